@@ -1,0 +1,395 @@
+"""The environment base classes: a Gymnasium env with text observations and text actions.
+
+A family provides two small things: a ``Verifier`` (picklable, configuration only, so the
+pool can ship it to worker processes) and a source of tasks: a finite list
+(``DatasetEnv._load_tasks``) or a seeded generator (``ProceduralEnv.generate``).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, ClassVar, SupportsIndex, overload
+
+import gymnasium
+import numpy as np
+
+from rlvr_envs.formats import PromptFormat, get_format
+from rlvr_envs.types import Reason, Task, Verdict
+
+if TYPE_CHECKING:
+    from rlvr_envs.pool import VerificationPool
+    from rlvr_envs.registry import EnvSpec
+
+DEFAULT_MAX_COMPLETION_CHARS = 2_000_000
+"""Completions longer than this are refused (``format_error``) without being parsed."""
+
+DEFAULT_TIME_BUDGET_S = 2.0
+
+
+class Verifier(ABC):
+    """Decides whether a completion solves a task.
+
+    Holds configuration only (no task data), pickles small, and is a pure function of its
+    arguments. It should return a ``Verdict`` for any input; the env and the pool turn an
+    exception that escapes anyway into ``verifier_error``, and a call that runs past
+    ``time_budget_s`` into ``timeout``.
+    """
+
+    time_budget_s: float = DEFAULT_TIME_BUDGET_S
+
+    @abstractmethod
+    def verify(self, task: Task, completion: str) -> Verdict: ...
+
+    def __call__(self, task: Task, completion: str) -> Verdict:
+        return self.verify(task, completion)
+
+
+def guard_completion(completion: object, max_chars: int) -> Verdict | None:
+    """A verdict for completions that must not reach a verifier at all, else None."""
+    if not isinstance(completion, str):
+        return Verdict.failure(
+            Reason.FORMAT_ERROR, details={"error": f"completion must be str, got {type(completion).__name__}"}
+        )
+    if len(completion) > max_chars:
+        return Verdict.failure(
+            Reason.FORMAT_ERROR,
+            details={"error": f"completion has {len(completion)} characters; the cap is {max_chars}"},
+        )
+    return None
+
+
+def run_verifier(verifier: Verifier, task: Task, completion: object, max_chars: int) -> Verdict:
+    """Call a verifier in-process, turning bad input and escaped exceptions into verdicts."""
+    start = time.perf_counter()
+    verdict = guard_completion(completion, max_chars)
+    if verdict is None:
+        try:
+            verdict = verifier.verify(task, completion)  # type: ignore[arg-type]
+            if not isinstance(verdict, Verdict):
+                raise TypeError(f"verifier returned {type(verdict).__name__}, not Verdict")
+        except Exception as exc:
+            verdict = Verdict.failure(
+                Reason.VERIFIER_ERROR, details={"error": f"{type(exc).__name__}: {exc}"[:500]}
+            )
+    return verdict.timed(time.perf_counter() - start)
+
+
+class TextSpace(gymnasium.spaces.Text):
+    """Any Python string up to ``max_length`` characters (Gymnasium's Text limits the charset)."""
+
+    def __init__(self, max_length: int, seed: int | None = None) -> None:
+        super().__init__(max_length=max_length, min_length=0, seed=seed)
+
+    def contains(self, x: Any) -> bool:
+        return isinstance(x, str) and len(x) <= self.max_length
+
+    def __repr__(self) -> str:
+        return f"TextSpace(max_length={self.max_length})"
+
+
+class Env(gymnasium.Env[str, str], ABC):
+    """Base of every environment.
+
+    Args:
+        verifier: the family's verifier.
+        prompt_format: name of a prompt format (``plain``, ``r1``, ``answer_tag``) or a format.
+        max_turns: 1 for single-turn envs; more lets a family give feedback and continue.
+        isolation: ``"pool"`` runs ``step`` and ``verify_batch`` in worker processes under a
+            hard time budget; ``"inline"`` calls the verifier in this process (no budget).
+        pool: a ``VerificationPool`` to use instead of the shared default one.
+        time_budget_s: per-verification budget; defaults to the verifier's.
+        max_completion_chars: completions longer than this get ``format_error`` unread.
+    """
+
+    family: ClassVar[str] = ""
+    default_prompt_format: ClassVar[str] = "plain"
+    public_metadata_keys: ClassVar[tuple[str, ...]] = ()
+    """Task metadata keys safe to show the policy in ``info`` (never anything answer-bearing)."""
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": []}  # type: ignore[misc]
+
+    def __init__(
+        self,
+        verifier: Verifier,
+        *,
+        prompt_format: str | PromptFormat | None = None,
+        max_turns: int = 1,
+        isolation: str = "pool",
+        pool: VerificationPool | None = None,
+        time_budget_s: float | None = None,
+        max_completion_chars: int = DEFAULT_MAX_COMPLETION_CHARS,
+        max_prompt_chars: int = 1_000_000,
+    ) -> None:
+        if max_turns < 1:
+            raise ValueError(f"max_turns must be at least 1, got {max_turns}")
+        if isolation not in ("pool", "inline"):
+            raise ValueError(f"isolation must be 'pool' or 'inline', got {isolation!r}")
+        self.verifier = verifier
+        self.prompt_format = get_format(prompt_format or self.default_prompt_format)
+        self.max_turns = max_turns
+        self.isolation = isolation
+        self._pool = pool
+        self.time_budget_s = time_budget_s if time_budget_s is not None else verifier.time_budget_s
+        self.max_completion_chars = max_completion_chars
+        self.observation_space = TextSpace(max_prompt_chars)
+        self.action_space = TextSpace(max_completion_chars)
+        self.env_spec: EnvSpec | None = None
+        self._task: Task | None = None
+        self._turn = 0
+
+    # -- identity ------------------------------------------------------------------------------
+    @property
+    def env_id(self) -> str:
+        return self.env_spec.id if self.env_spec is not None else type(self).__name__
+
+    # -- data ----------------------------------------------------------------------------------
+    @property
+    @abstractmethod
+    def tasks(self) -> Sequence[Task]:
+        """The env's tasks (lazily loaded or generated)."""
+
+    @property
+    def procedural(self) -> bool:
+        return False
+
+    def sample(self, n: int, seed: int | None = None) -> list[Task]:
+        """``n`` tasks drawn with ``seed`` (without replacement while the data lasts)."""
+        if n < 0:
+            raise ValueError(f"n must be non-negative, got {n}")
+        rng = random.Random(seed)
+        tasks = self.tasks
+        if n <= len(tasks):
+            return [tasks[i] for i in rng.sample(range(len(tasks)), n)]
+        return [tasks[rng.randrange(len(tasks))] for _ in range(n)]
+
+    def get_task(self, task_id: str) -> Task:
+        for task in self.tasks:
+            if task.id == task_id:
+                return task
+        raise KeyError(f"{self.env_id} has no task with id {task_id!r}")
+
+    # -- rendering completions (used by the conformance kit and the demo) -----------------------
+    def answer_text(self, task: Task) -> str | None:
+        """The gold answer as the policy would write it, or None if the family has no such form."""
+        return None
+
+    def gold_completion(self, task: Task) -> str | None:
+        """A completion that must score 1, or None when the family cannot write one."""
+        text = self.answer_text(task)
+        return None if text is None else self.prompt_format.render_answer(text)
+
+    def hedged_completion(self, task: Task, n_candidates: int = 50) -> str | None:
+        """The gold answer offered among ``n_candidates`` others as one final answer: must score 0."""
+        gold = self.answer_text(task)
+        if gold is None:
+            return None
+        rng = random.Random(task.fingerprint)
+        candidates = [str(rng.randint(-1000, 10_000)) for _ in range(n_candidates)]
+        candidates.insert(rng.randrange(n_candidates + 1), gold)
+        return self.prompt_format.render_answer(", ".join(candidates))
+
+    # -- verification --------------------------------------------------------------------------
+    def verify(self, task: Task, completion: str) -> Verdict:
+        """Verify in this process. Pure; never raises on model output."""
+        return run_verifier(self.verifier, task, completion, self.max_completion_chars)
+
+    @property
+    def pool(self) -> VerificationPool:
+        if self._pool is None:
+            from rlvr_envs.pool import default_pool
+
+            self._pool = default_pool()
+        return self._pool
+
+    def verify_batch(self, tasks: Sequence[Task], completions: Sequence[str]) -> list[Verdict]:
+        """Verify many completions in parallel; the result is in input order."""
+        if len(tasks) != len(completions):
+            raise ValueError(f"got {len(tasks)} tasks but {len(completions)} completions")
+        if self.isolation == "inline":
+            return [self.verify(t, c) for t, c in zip(tasks, completions)]
+        return self.pool.map(
+            self.verifier, tasks, completions, timeout_s=self.time_budget_s,
+            max_completion_chars=self.max_completion_chars,
+        )
+
+    async def averify_batch(self, tasks: Sequence[Task], completions: Sequence[str]) -> list[Verdict]:
+        """``verify_batch`` for asyncio callers (does not block the event loop)."""
+        import asyncio
+
+        if self.isolation == "inline":
+            return await asyncio.to_thread(self.verify_batch, tasks, completions)
+        return await self.pool.amap(
+            self.verifier, tasks, completions, timeout_s=self.time_budget_s,
+            max_completion_chars=self.max_completion_chars,
+        )
+
+    # -- gymnasium API ---------------------------------------------------------------------------
+    def _pick_task(self, options: dict[str, Any] | None) -> Task:
+        options = options or {}
+        if "task" in options:
+            task = options["task"]
+            return task if isinstance(task, Task) else Task.model_validate(task)
+        if "task_id" in options:
+            return self.get_task(options["task_id"])
+        if "index" in options:
+            return self.tasks[int(options["index"])]
+        return self._draw_task()
+
+    def _draw_task(self) -> Task:
+        return self.tasks[int(self.np_random.integers(len(self.tasks)))]
+
+    def task_info(self, task: Task) -> dict[str, Any]:
+        """What the policy side may know about a task: never the answer."""
+        return {
+            "env_id": self.env_id,
+            "task_id": task.id,
+            "task_fingerprint": task.fingerprint,
+            "messages": self.prompt_format.messages(task.prompt),
+            "difficulty": task.difficulty.model_dump(mode="json"),
+            "metadata": {k: task.metadata[k] for k in self.public_metadata_keys if k in task.metadata},
+            "turn": self._turn,
+        }
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        super().reset(seed=seed)
+        self._task = self._pick_task(options)
+        self._turn = 0
+        return self.prompt_format.user_message(self._task.prompt), self.task_info(self._task)
+
+    @property
+    def current_task(self) -> Task | None:
+        return self._task
+
+    def feedback(self, task: Task, verdict: Verdict) -> str:
+        """The next observation of a multi-turn episode after a failed attempt."""
+        return f"Your answer was not accepted ({verdict.reason.value}). Try again."
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        if self._task is None:
+            raise RuntimeError("call reset() before step()")
+        task = self._task
+        self._turn += 1
+        if self.isolation == "pool":
+            verdict = self.verify_batch([task], [action])[0]
+        else:
+            verdict = self.verify(task, action)
+        terminated = verdict.passed or self.max_turns == 1
+        truncated = not terminated and self._turn >= self.max_turns
+        obs = "" if terminated or truncated else self.feedback(task, verdict)
+        info = self.task_info(task)
+        info["verdict"] = verdict
+        if terminated or truncated:
+            self._task = None
+        return obs, float(verdict.reward), terminated, truncated, info
+
+
+class DatasetEnv(Env):
+    """An env over a finite list of tasks, loaded on first use."""
+
+    @abstractmethod
+    def _load_tasks(self) -> Sequence[Task]:
+        """Load the tasks (called once, lazily)."""
+
+    @cached_property
+    def _tasks(self) -> Sequence[Task]:
+        tasks = list(self._load_tasks())
+        if not tasks:
+            raise ValueError(f"{self.env_id}: the data source holds no tasks")
+        return tasks
+
+    @property
+    def tasks(self) -> Sequence[Task]:
+        return self._tasks
+
+    def get_task(self, task_id: str) -> Task:
+        index = self.__dict__.get("_task_index")
+        if index is None:
+            index = self.__dict__["_task_index"] = {t.id: t for t in self.tasks}
+        try:
+            return index[task_id]  # type: ignore[no-any-return]
+        except KeyError:
+            raise KeyError(f"{self.env_id} has no task with id {task_id!r}") from None
+
+
+class ProceduralTasks(Sequence[Task]):
+    """A lazily generated, indexable view of ``size`` tasks of a procedural env."""
+
+    def __init__(self, env: ProceduralEnv, size: int, seed: int) -> None:
+        self._env, self._size, self._seed = env, size, seed
+
+    def __len__(self) -> int:
+        return self._size
+
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> Task: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Task]: ...
+    def __getitem__(self, index: SupportsIndex | slice) -> Task | list[Task]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._size))]
+        i = int(index)
+        if i < 0:
+            i += self._size
+        if not 0 <= i < self._size:
+            raise IndexError(f"task index {index} out of range for {self._size} tasks")
+        return self._env.task_from_seed(self._seed * 1_000_003 + i)
+
+    def __iter__(self) -> Iterator[Task]:
+        return (self[i] for i in range(self._size))
+
+
+class ProceduralEnv(Env):
+    """An env whose tasks come from a seeded generator: unlimited, no download.
+
+    ``tasks`` is a fixed, reproducible view of ``size`` tasks (for listing, profiling and
+    evaluation); ``reset()`` and ``sample()`` draw fresh ones without limit.
+    """
+
+    def __init__(self, verifier: Verifier, *, size: int = 1000, seed: int = 0, **kwargs: Any) -> None:
+        super().__init__(verifier, **kwargs)
+        if size < 1:
+            raise ValueError(f"size must be at least 1, got {size}")
+        self.size = size
+        self.seed = seed
+
+    @property
+    def procedural(self) -> bool:
+        return True
+
+    @abstractmethod
+    def generate(self, rng: random.Random) -> Task:
+        """Make one task from ``rng``; the same rng state must give the same task."""
+
+    def task_from_seed(self, seed: int) -> Task:
+        task = self.generate(random.Random(seed))
+        # The seed leads the id, so a task can be regenerated from its id alone (get_task).
+        return task.model_copy(update={"id": f"{seed}:{task.id}"})
+
+    @cached_property
+    def _tasks(self) -> ProceduralTasks:
+        return ProceduralTasks(self, self.size, self.seed)
+
+    @property
+    def tasks(self) -> Sequence[Task]:
+        return self._tasks
+
+    def sample(self, n: int, seed: int | None = None) -> list[Task]:
+        if n < 0:
+            raise ValueError(f"n must be non-negative, got {n}")
+        rng = random.Random(seed)
+        return [self.task_from_seed(rng.getrandbits(48)) for _ in range(n)]
+
+    def get_task(self, task_id: str) -> Task:
+        head = task_id.split(":", 1)[0]
+        if head.isdigit():
+            task = self.task_from_seed(int(head))
+            if task.id == task_id:
+                return task
+        raise KeyError(f"{self.env_id} has no task with id {task_id!r}")
+
+    def _draw_task(self) -> Task:
+        return self.task_from_seed(int(self.np_random.integers(np.iinfo(np.int64).max)))

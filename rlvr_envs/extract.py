@@ -1,0 +1,138 @@
+"""Answer extraction shared by every family, by training and by evaluation.
+
+One extractor for both is deliberate: a reward computed with one parser and an accuracy
+reported with another is a classic silent bug in RLVR pipelines.
+
+Every function here is linear in the completion length and never raises on any ``str``.
+Only the *final* answer counts: the last ``<answer>`` block, the last ``\\boxed{}``, the last
+``####`` line, the last "answer is" phrase. An unbalanced last ``\\boxed{`` is no answer; we do
+not fall back to an earlier box, because that would reward writing several candidates.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+METHODS: tuple[str, ...] = ("answer_tag", "boxed", "hashes", "answer_is")
+"""Extraction methods, in the order ``extract_answer`` tries them by default."""
+
+MAX_ANSWER_CHARS = 10_000
+"""Longest answer we read; a longer span is treated as no answer (it is never a real one)."""
+
+_BOX_COMMANDS = ("\\boxed", "\\fbox")
+_ANSWER_IS = re.compile(
+    r"(?:final\s+answer\s*(?:is|:)|the\s+answer\s+is|answer\s*:)\s*", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """What was read from a completion and how."""
+
+    text: str
+    method: str
+
+
+def _balanced_span(text: str, open_index: int) -> str | None:
+    """Content of the brace group opening at ``open_index``, or None if it never closes."""
+    depth = 0
+    limit = min(len(text), open_index + MAX_ANSWER_CHARS + 2)
+    i = open_index
+    while i < limit:
+        ch = text[i]
+        if ch == "\\" and i + 1 < limit and text[i + 1] in "{}":
+            i += 2  # an escaped brace (\{ or \}) does not nest
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return text[open_index + 1 : i]
+        i += 1
+    return None
+
+
+def last_boxed(text: str) -> str | None:
+    """Content of the last ``\\boxed{...}`` or ``\\fbox{...}`` (nested braces allowed)."""
+    start = max(text.rfind(cmd) for cmd in _BOX_COMMANDS)
+    if start < 0:
+        return None
+    cmd = next(c for c in _BOX_COMMANDS if text.startswith(c, start))
+    i = j = start + len(cmd)
+    while j < len(text) and text[j] == " ":
+        j += 1
+    if j < len(text) and text[j] == "{":
+        content = _balanced_span(text, j)
+        return content.strip() if content is not None else None
+    if j > i:  # "\boxed 5": the command applied to a single token
+        token = re.match(r"[^\s$]+", text[j : j + MAX_ANSWER_CHARS])
+        return token.group(0) if token else None
+    return None
+
+
+def answer_tag(text: str, tag: str = "answer") -> str | None:
+    """Content of the last complete ``<tag>...</tag>`` block."""
+    open_tag, close_tag = f"<{tag}>", f"</{tag}>"
+    start = text.rfind(open_tag)
+    if start < 0:
+        return None
+    end = text.find(close_tag, start)
+    if end < 0:
+        return None
+    content = text[start + len(open_tag) : end]
+    return content.strip() if len(content) <= MAX_ANSWER_CHARS else None
+
+
+def hashes_answer(text: str) -> str | None:
+    """The text after the last ``####`` marker (GSM8K style), up to the end of its line."""
+    start = text.rfind("####")
+    if start < 0:
+        return None
+    line = text[start + 4 :].split("\n", 1)[0].strip()
+    return line[:MAX_ANSWER_CHARS] or None
+
+
+def answer_is(text: str) -> str | None:
+    """The phrase after the last "The answer is" / "Final answer:" / "Answer:"."""
+    last = None
+    for last in _ANSWER_IS.finditer(text):
+        pass
+    if last is None:
+        return None
+    rest = text[last.end() :].split("\n", 1)[0].strip()
+    rest = rest.strip().strip("$").strip()
+    if rest.startswith("\\(") and rest.endswith("\\)"):
+        rest = rest[2:-2].strip()
+    rest = rest.rstrip(".").strip()
+    return rest[:MAX_ANSWER_CHARS] or None
+
+
+_EXTRACTORS = {"answer_tag": answer_tag, "boxed": last_boxed, "hashes": hashes_answer, "answer_is": answer_is}
+
+
+def extract_answer(text: object, methods: Sequence[str] = METHODS) -> Extraction | None:
+    """Read the final answer from a completion, trying ``methods`` in order.
+
+    A boxed answer inside an ``<answer>`` block is unwrapped, so R1-style completions that
+    box their answer read the same as plain ones. Returns None when nothing is found; never
+    raises for any input (non-strings read as no answer).
+    """
+    if not isinstance(text, str) or not text:
+        return None
+    unknown = [m for m in methods if m not in _EXTRACTORS]
+    if unknown:
+        raise ValueError(f"unknown extraction method(s) {unknown}; choose from {list(METHODS)}")
+    for method in methods:
+        found = _EXTRACTORS[method](text)
+        if found is None:
+            continue
+        if method == "answer_tag":
+            inner = last_boxed(found)
+            if inner is not None:
+                found = inner
+        if found:
+            return Extraction(found, method)
+    return None

@@ -1,0 +1,321 @@
+"""A process pool for verification with a hard per-call time budget.
+
+Each slot owns one worker process and one parent thread. A call that runs past its budget
+gets its worker's whole process group killed and a ``timeout`` verdict; a worker that dies
+(segfault, OOM kill) yields ``verifier_error`` for the call it was running; in both cases
+the slot starts a fresh worker for the next call, and the other slots keep serving.
+Callable from any thread (``map``/``submit``) and from asyncio (``amap``). No signals.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import hashlib
+import os
+import pickle
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any
+
+from rlvr_envs.env import DEFAULT_MAX_COMPLETION_CHARS, Verifier, guard_completion
+from rlvr_envs.types import Reason, Task, Verdict
+
+_STARTUP_TIMEOUT_S = 120.0
+"""Loading a verifier may import heavy libraries; that time never counts against a budget."""
+
+
+@dataclass
+class _Job:
+    key: str
+    blob: bytes
+    task: Task
+    completion: str
+    timeout_s: float
+    max_chars: int
+    future: Future[Verdict]
+
+
+class WorkerDied(Exception):
+    pass
+
+
+class _Worker:
+    """One verification subprocess in its own process group."""
+
+    def __init__(self, memory_mb: int) -> None:
+        env = dict(os.environ)
+        # The worker must import what the caller can (plugins installed editable, test modules).
+        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "rlvr_envs._worker", str(memory_mb)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            start_new_session=True,
+            env=env,
+        )
+        assert self.proc.stdin is not None and self.proc.stdout is not None  # noqa: S101 (Popen contract)
+        self._to = Connection(os.dup(self.proc.stdin.fileno()), readable=False)
+        self._from = Connection(os.dup(self.proc.stdout.fileno()), writable=False)
+        self.proc.stdin.close()
+        self.proc.stdout.close()
+        self.loaded: set[str] = set()
+
+    def request(self, message: tuple[Any, ...], timeout_s: float) -> Any:
+        """Send and wait for the reply; raises TimeoutError or WorkerDied."""
+        try:
+            self._to.send_bytes(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+            ready = self._from.poll(timeout_s)
+        except (EOFError, OSError) as exc:
+            raise WorkerDied(self._death_note()) from exc
+        if not ready:
+            raise TimeoutError(f"no reply within {timeout_s:g} s")
+        try:
+            return pickle.loads(self._from.recv_bytes())
+        except (EOFError, OSError, pickle.UnpicklingError) as exc:
+            raise WorkerDied(self._death_note()) from exc
+
+    def _death_note(self) -> str:
+        try:
+            code: int | None = self.proc.wait(0.5)
+        except subprocess.TimeoutExpired:
+            code = None
+        if code is None:
+            return "worker stopped answering"
+        if code < 0:
+            try:
+                return f"worker killed by {signal.Signals(-code).name}"
+            except ValueError:
+                return f"worker killed by signal {-code}"
+        return f"worker exited with code {code}"
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.proc.wait()
+        for conn in (self._to, self._from):
+            conn.close()
+
+    def close(self, grace_s: float = 1.0) -> None:
+        self._to.close()  # EOF tells the worker to exit
+        try:
+            self.proc.wait(grace_s)
+        except subprocess.TimeoutExpired:
+            pass
+        self.kill()
+
+
+class VerificationPool:
+    """Worker processes that run verifiers under a hard time budget.
+
+    Args:
+        workers: number of worker processes (default: CPU count).
+        memory_mb: address-space limit per worker (0 for none).
+        default_timeout_s: budget for calls that do not give one.
+        max_completion_chars: completions longer than this are refused unread.
+    """
+
+    def __init__(
+        self,
+        workers: int | None = None,
+        *,
+        memory_mb: int = 4096,
+        default_timeout_s: float = 2.0,
+        max_completion_chars: int = DEFAULT_MAX_COMPLETION_CHARS,
+    ) -> None:
+        self.workers = workers or os.cpu_count() or 1
+        if self.workers < 1:
+            raise ValueError(f"workers must be at least 1, got {workers}")
+        self.memory_mb = memory_mb
+        self.default_timeout_s = default_timeout_s
+        self.max_completion_chars = max_completion_chars
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._blobs: OrderedDict[int, tuple[Verifier, str, bytes]] = OrderedDict()
+        self._blob_lock = threading.Lock()
+        self._closed = False
+        self.stats = {"timeouts": 0, "crashes": 0, "restarts": 0}
+        self._threads = [
+            threading.Thread(target=self._slot, name=f"rlvr-verify-{i}", daemon=True) for i in range(self.workers)
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    # -- public API ------------------------------------------------------------------------------
+    def submit(
+        self,
+        verifier: Verifier,
+        task: Task,
+        completion: str,
+        *,
+        timeout_s: float | None = None,
+        max_completion_chars: int | None = None,
+    ) -> Future[Verdict]:
+        """Queue one verification; the future always resolves to a Verdict."""
+        if self._closed:
+            raise RuntimeError("the verification pool is closed")
+        future: Future[Verdict] = Future()
+        max_chars = max_completion_chars or self.max_completion_chars
+        refused = guard_completion(completion, max_chars)
+        if refused is not None:
+            future.set_result(refused)
+            return future
+        key, blob = self._pickled(verifier)
+        budget = timeout_s if timeout_s is not None else getattr(verifier, "time_budget_s", self.default_timeout_s)
+        self._jobs.put(_Job(key, blob, task, completion, budget, max_chars, future))
+        return future
+
+    def map(
+        self,
+        verifier: Verifier,
+        tasks: Sequence[Task],
+        completions: Sequence[str],
+        *,
+        timeout_s: float | None = None,
+        max_completion_chars: int | None = None,
+    ) -> list[Verdict]:
+        """Verify pairs in parallel; results come back in input order."""
+        if len(tasks) != len(completions):
+            raise ValueError(f"got {len(tasks)} tasks but {len(completions)} completions")
+        futures = [
+            self.submit(verifier, t, c, timeout_s=timeout_s, max_completion_chars=max_completion_chars)
+            for t, c in zip(tasks, completions)
+        ]
+        return [f.result() for f in futures]
+
+    async def amap(
+        self,
+        verifier: Verifier,
+        tasks: Sequence[Task],
+        completions: Sequence[str],
+        *,
+        timeout_s: float | None = None,
+        max_completion_chars: int | None = None,
+    ) -> list[Verdict]:
+        """``map`` for asyncio code: awaits without blocking the event loop."""
+        if len(tasks) != len(completions):
+            raise ValueError(f"got {len(tasks)} tasks but {len(completions)} completions")
+        futures = [
+            asyncio.wrap_future(
+                self.submit(verifier, t, c, timeout_s=timeout_s, max_completion_chars=max_completion_chars)
+            )
+            for t, c in zip(tasks, completions)
+        ]
+        return list(await asyncio.gather(*futures))
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        for _ in self._threads:
+            self._jobs.put(None)
+        for thread in self._threads:
+            thread.join(timeout=10)
+
+    def __enter__(self) -> VerificationPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- internals -------------------------------------------------------------------------------
+    def _pickled(self, verifier: Verifier) -> tuple[str, bytes]:
+        with self._blob_lock:
+            cached = self._blobs.get(id(verifier))
+            if cached is not None and cached[0] is verifier:
+                self._blobs.move_to_end(id(verifier))
+                return cached[1], cached[2]
+            blob = pickle.dumps(verifier, protocol=pickle.HIGHEST_PROTOCOL)
+            key = hashlib.sha256(blob).hexdigest()
+            self._blobs[id(verifier)] = (verifier, key, blob)
+            while len(self._blobs) > 64:
+                self._blobs.popitem(last=False)
+            return key, blob
+
+    def _slot(self) -> None:
+        worker: _Worker | None = None
+        try:
+            while True:
+                job = self._jobs.get()
+                if job is None:
+                    return
+                if job.future.set_running_or_notify_cancel():
+                    worker = self._run(worker, job)
+        finally:
+            if worker is not None:
+                worker.close()
+
+    def _run(self, worker: _Worker | None, job: _Job) -> _Worker | None:
+        """Run one job, retrying once on a fresh worker if the worker could not even start."""
+        for attempt in range(2):
+            try:
+                if worker is None:
+                    worker = _Worker(self.memory_mb)
+                    self.stats["restarts"] += 1
+                if job.key not in worker.loaded:
+                    reply = worker.request(("load", job.key, job.blob), _STARTUP_TIMEOUT_S)
+                    if reply[2] is not None:
+                        job.future.set_result(
+                            Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"cannot load verifier: {reply[2]}"})
+                        )
+                        return worker
+                    worker.loaded.add(job.key)
+            except (WorkerDied, TimeoutError, OSError) as exc:
+                if worker is not None:
+                    worker.kill()
+                worker = None
+                if attempt == 1:
+                    job.future.set_result(
+                        Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"worker failed to start: {exc!r}"})
+                    )
+                    return None
+                continue
+            break
+        assert worker is not None  # noqa: S101 (loop invariant)
+        start = time.perf_counter()
+        try:
+            reply = worker.request(("verify", job.key, job.task, job.completion, job.max_chars), job.timeout_s)
+            job.future.set_result(reply[1] if reply[0] == "verdict" else
+                                  Verdict.failure(Reason.VERIFIER_ERROR, details={"error": str(reply[1])}))
+            return worker
+        except TimeoutError:
+            self.stats["timeouts"] += 1
+            worker.kill()
+            job.future.set_result(
+                Verdict.failure(
+                    Reason.TIMEOUT,
+                    details={"error": f"verification exceeded its {job.timeout_s:g} s budget"},
+                    elapsed_s=time.perf_counter() - start,
+                )
+            )
+        except WorkerDied as exc:
+            self.stats["crashes"] += 1
+            worker.kill()
+            job.future.set_result(
+                Verdict.failure(Reason.VERIFIER_ERROR, details={"error": str(exc)}, elapsed_s=time.perf_counter() - start)
+            )
+        return None
+
+
+_default_pool: VerificationPool | None = None
+_default_lock = threading.Lock()
+
+
+def default_pool() -> VerificationPool:
+    """The process-wide shared pool, created on first use and closed at exit."""
+    global _default_pool
+    with _default_lock:
+        if _default_pool is None or _default_pool._closed:
+            _default_pool = VerificationPool()
+            atexit.register(_default_pool.close)
+        return _default_pool

@@ -1,0 +1,313 @@
+"""The versioned environment registry.
+
+Ids look like Gymnasium's: ``family-name-vN`` (``math-aime-v0``); ``make("math-aime")``
+gives the latest version. The registry holds only data: entry points are strings resolved
+when an env is made. Families are plugins found through the entry-point group
+``rlvr_envs.envs``; an entry point named ``math`` claims the ids ``math`` and ``math-*`` and
+is imported only when one of those ids is asked for or the full list is requested. A plugin
+that fails to load is reported against its own ids and never breaks the others.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import re
+import threading
+import warnings
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rlvr_envs.env import Env
+
+ENTRY_POINT_GROUP = "rlvr_envs.envs"
+_ID_PATTERN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9_.\-]*?)(?:-v(?P<version>\d+))?$")
+
+
+class RegistryError(Exception):
+    """Base class of registry errors."""
+
+
+class UnknownEnvError(RegistryError, KeyError):
+    """No environment has this name."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
+class UnknownVersionError(UnknownEnvError):
+    """The name exists but not at this version."""
+
+
+class PluginLoadError(RegistryError, ImportError):
+    """A plugin family (or an entry point of one) could not be loaded."""
+
+
+class RegistrationError(RegistryError, ValueError):
+    """A malformed or conflicting registration."""
+
+
+class DeprecatedEnvWarning(UserWarning):
+    """The requested environment version is deprecated."""
+
+
+def parse_id(env_id: str) -> tuple[str, int | None]:
+    """Split ``"math-aime-v0"`` into ``("math-aime", 0)``; a bare name gives version None."""
+    if not isinstance(env_id, str):
+        raise RegistrationError(f"environment ids are strings, got {type(env_id).__name__}")
+    match = _ID_PATTERN.match(env_id)
+    if match is None:
+        raise RegistrationError(
+            f"malformed environment id {env_id!r}: expected 'family-name-vN' (letters, digits, '_', '-', '.')"
+        )
+    version = match.group("version")
+    return match.group("name"), None if version is None else int(version)
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    """Everything the registry knows about one versioned id, without importing its code."""
+
+    id: str
+    name: str
+    version: int
+    entry_point: str | Callable[..., Any]
+    family: str
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+    description: str = ""
+    data_source: str = ""
+    size: int | None = None
+    """Number of tasks, or None for a procedural (unbounded) env."""
+    difficulty_fields: tuple[str, ...] = ()
+    deprecated: str | None = None
+    plugin: str | None = None
+
+    @property
+    def size_label(self) -> str:
+        return "procedural" if self.size is None else str(self.size)
+
+    def make(self, **kwargs: Any) -> Env:
+        return make(self.id, **kwargs)
+
+
+def load_entry_point(entry_point: str | Callable[..., Any]) -> Callable[..., Any]:
+    """Resolve ``"package.module:attr"`` (or pass a callable through)."""
+    if callable(entry_point):
+        return entry_point
+    module_name, _, attr = entry_point.partition(":")
+    if not module_name or not attr:
+        raise RegistrationError(f"entry point {entry_point!r} must look like 'package.module:attribute'")
+    module = importlib.import_module(module_name)
+    target: Any = module
+    for part in attr.split("."):
+        target = getattr(target, part)
+    return target  # type: ignore[no-any-return]
+
+
+class Registry(Mapping[str, EnvSpec]):
+    """Ids to specs. Iterating or ``len()`` loads every plugin; lookups load only what they need."""
+
+    def __init__(self, group: str = ENTRY_POINT_GROUP) -> None:
+        self.group = group
+        self._specs: dict[str, EnvSpec] = {}
+        self._lock = threading.RLock()
+        self._entry_points: dict[str, list[metadata.EntryPoint]] | None = None
+        self._loaded_targets: set[str] = set()
+        self._plugin_errors: dict[str, PluginLoadError] = {}
+        self._loading_plugin: str | None = None
+
+    # -- registration ------------------------------------------------------------------------
+    def register(
+        self,
+        id: str,
+        entry_point: str | Callable[..., Any],
+        *,
+        family: str | None = None,
+        description: str = "",
+        data_source: str = "",
+        size: int | None = None,
+        difficulty_fields: tuple[str, ...] | list[str] = (),
+        deprecated: str | None = None,
+        override: bool = False,
+        **kwargs: Any,
+    ) -> EnvSpec:
+        name, version = parse_id(id)
+        if version is None:
+            raise RegistrationError(f"register {id!r} with a version suffix, e.g. '{id}-v0'")
+        if not (callable(entry_point) or (isinstance(entry_point, str) and ":" in entry_point)):
+            raise RegistrationError(f"entry point for {id!r} must be 'module:attr' or a callable")
+        spec = EnvSpec(
+            id=id,
+            name=name,
+            version=version,
+            entry_point=entry_point,
+            family=family or name.split("-", 1)[0],
+            kwargs=dict(kwargs),
+            description=description,
+            data_source=data_source,
+            size=size,
+            difficulty_fields=tuple(difficulty_fields),
+            deprecated=deprecated,
+            plugin=self._loading_plugin,
+        )
+        with self._lock:
+            existing = self._specs.get(id)
+            if existing is not None and existing != spec and not override:
+                raise RegistrationError(
+                    f"{id!r} is already registered (entry point {existing.entry_point!r}"
+                    f"{', plugin ' + existing.plugin if existing.plugin else ''}); pass override=True to replace it"
+                )
+            self._specs[id] = spec
+        return spec
+
+    # -- plugins -----------------------------------------------------------------------------
+    def _plugin_entry_points(self) -> dict[str, list[metadata.EntryPoint]]:
+        if self._entry_points is None:
+            found: dict[str, list[metadata.EntryPoint]] = {}
+            for ep in metadata.entry_points(group=self.group):
+                found.setdefault(ep.name, []).append(ep)
+            self._entry_points = found
+        return self._entry_points
+
+    def _load_plugin(self, plugin: str) -> None:
+        for ep in self._plugin_entry_points().get(plugin, []):
+            if ep.value in self._loaded_targets:
+                continue
+            self._loaded_targets.add(ep.value)
+            self._loading_plugin = plugin
+            try:
+                ep.load()()
+            except Exception as exc:
+                dist = getattr(ep, "dist", None)
+                where = f" from distribution {dist.name!r}" if dist is not None else ""
+                self._plugin_errors[plugin] = PluginLoadError(
+                    f"plugin {plugin!r} ({ep.value}{where}) failed to load: {type(exc).__name__}: {exc}"
+                )
+                self._plugin_errors[plugin].__cause__ = exc
+            finally:
+                self._loading_plugin = None
+
+    def _plugins_for(self, name: str) -> list[str]:
+        return [p for p in self._plugin_entry_points() if name == p or name.startswith(p + "-")]
+
+    def load_all(self) -> None:
+        """Import every installed plugin family (what a full listing needs)."""
+        with self._lock:
+            for plugin in list(self._plugin_entry_points()):
+                self._load_plugin(plugin)
+
+    @property
+    def plugin_errors(self) -> dict[str, PluginLoadError]:
+        """Plugins that failed to load so far, by entry-point name."""
+        return dict(self._plugin_errors)
+
+    def refresh(self) -> None:
+        """Forget the cached entry-point list (after installing a plugin at run time)."""
+        with self._lock:
+            self._entry_points = None
+
+    # -- lookup ------------------------------------------------------------------------------
+    def _versions(self, name: str) -> list[EnvSpec]:
+        return sorted((s for s in self._specs.values() if s.name == name), key=lambda s: s.version)
+
+    def resolve(self, env_id: str) -> EnvSpec:
+        """The spec for ``env_id``, loading the plugin that claims it if needed."""
+        name, version = parse_id(env_id)
+        with self._lock:
+            if not self._versions(name):
+                for plugin in self._plugins_for(name):
+                    self._load_plugin(plugin)
+            if not self._versions(name):
+                for plugin in self._plugins_for(name):
+                    if plugin in self._plugin_errors:
+                        raise self._plugin_errors[plugin]
+                self.load_all()
+            versions = self._versions(name)
+            if not versions:
+                raise UnknownEnvError(self._unknown_message(env_id))
+            if version is None:
+                current = [s for s in versions if s.deprecated is None]
+                return (current or versions)[-1]
+            for spec in versions:
+                if spec.version == version:
+                    return spec
+            available = ", ".join(s.id for s in versions)
+            raise UnknownVersionError(f"{name!r} has no version v{version}; available: {available}")
+
+    def _unknown_message(self, env_id: str) -> str:
+        names = sorted({s.name for s in self._specs.values()} | set(self._specs))
+        close = difflib.get_close_matches(env_id, names, n=3, cutoff=0.6)
+        msg = f"no environment named {env_id!r}"
+        if close:
+            msg += f"; did you mean {' or '.join(repr(c) for c in close)}?"
+        else:
+            msg += "; `rlvr-envs list` shows what is installed"
+        if self._plugin_errors:
+            msg += f" (plugins that failed to load: {', '.join(sorted(self._plugin_errors))})"
+        return msg
+
+    # -- Mapping -----------------------------------------------------------------------------
+    def __getitem__(self, env_id: str) -> EnvSpec:
+        return self.resolve(env_id)
+
+    def __iter__(self) -> Iterator[str]:
+        self.load_all()
+        return iter(sorted(self._specs))
+
+    def __len__(self) -> int:
+        self.load_all()
+        return len(self._specs)
+
+    def __contains__(self, env_id: object) -> bool:
+        if not isinstance(env_id, str):
+            return False
+        try:
+            self.resolve(env_id)
+        except RegistryError:
+            return False
+        return True
+
+    def latest(self) -> list[EnvSpec]:
+        """The newest version of every name, sorted by id."""
+        self.load_all()
+        by_name: dict[str, EnvSpec] = {}
+        for spec in self._specs.values():
+            if spec.name not in by_name or spec.version > by_name[spec.name].version:
+                by_name[spec.name] = spec
+        return [by_name[n] for n in sorted(by_name)]
+
+
+registry = Registry()
+
+
+def register(id: str, entry_point: str | Callable[..., Any], **kwargs: Any) -> EnvSpec:
+    """Register an environment id. See ``Registry.register`` for the options."""
+    return registry.register(id, entry_point, **kwargs)
+
+
+def spec(env_id: str) -> EnvSpec:
+    """The spec of ``env_id`` (latest version when none is given)."""
+    return registry.resolve(env_id)
+
+
+def make(env_id: str, **kwargs: Any) -> Env:
+    """Create an environment by id; ``kwargs`` override the registered defaults."""
+    from rlvr_envs.env import Env
+
+    env_spec = registry.resolve(env_id)
+    if env_spec.deprecated is not None:
+        warnings.warn(f"{env_spec.id} is deprecated: {env_spec.deprecated}", DeprecatedEnvWarning, stacklevel=2)
+    try:
+        factory = load_entry_point(env_spec.entry_point)
+    except (ImportError, AttributeError) as exc:
+        raise PluginLoadError(
+            f"cannot load the entry point {env_spec.entry_point!r} of {env_spec.id}: {type(exc).__name__}: {exc}"
+        ) from exc
+    env = factory(**{**env_spec.kwargs, **kwargs})
+    if not isinstance(env, Env):
+        raise RegistrationError(f"entry point of {env_spec.id} returned {type(env).__name__}, not rlvr_envs.Env")
+    env.env_spec = env_spec
+    return env

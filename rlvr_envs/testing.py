@@ -1,0 +1,146 @@
+"""Conformance kit: ``check_env(env)`` checks what every rlvr-envs environment promises.
+
+Plugin authors run it in their own test suites, exactly as this project does over every
+registered id. It raises ``ConformanceError`` listing every broken promise at once.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rlvr_envs.env import Env
+from rlvr_envs.types import Task, Verdict
+
+ADVERSARIAL_COMPLETIONS: tuple[str, ...] = ("", "I don't know", "True", "False", "None")
+
+
+class ConformanceError(AssertionError):
+    """An environment broke one or more of the promises ``check_env`` checks."""
+
+
+@dataclass
+class ConformanceReport:
+    env_id: str
+    tasks_checked: int = 0
+    gold_checked: int = 0
+    adversarial_checked: int = 0
+    failures: list[str] = field(default_factory=list)
+
+    def fail(self, message: str) -> None:
+        self.failures.append(message)
+
+
+def _contains_key(value: Any, key: str) -> bool:
+    if isinstance(value, dict):
+        return key in value or any(_contains_key(v, key) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_contains_key(v, key) for v in value)
+    return False
+
+
+def adversarial_completions(env: Env, task: Task) -> dict[str, str]:
+    """The completions that must never be rewarded, by name."""
+    out = {f"literal {c!r}": c for c in ADVERSARIAL_COMPLETIONS}
+    out["prompt echoed back"] = env.prompt_format.user_message(task.prompt)
+    hedged = env.hedged_completion(task)
+    if hedged is not None:
+        out["gold hedged among 50 candidates"] = hedged
+    return out
+
+
+def _check_task(env: Env, task: Task, report: ConformanceReport, use_pool: bool) -> None:
+    where = f"{report.env_id} task {task.id!r}"
+    restored = Task.model_validate_json(task.model_dump_json())
+    if restored != task or restored.fingerprint != task.fingerprint:
+        report.fail(f"{where}: does not round-trip through JSON")
+    json.loads(task.model_dump_json())
+
+    obs, info = env.reset(options={"task": task})
+    if not env.observation_space.contains(obs):
+        report.fail(f"{where}: observation is not in the observation space")
+    if _contains_key(info, "answer"):
+        report.fail(f"{where}: reset info carries a key named 'answer'")
+    answer_json = json.dumps(task.answer, ensure_ascii=False, default=str)
+    if len(answer_json) >= 12 and answer_json in json.dumps(info, ensure_ascii=False, default=str):
+        report.fail(f"{where}: reset info contains the task's answer")
+
+    cases: dict[str, tuple[str, bool]] = {}
+    gold = env.gold_completion(task)
+    if gold is not None:
+        cases["gold"] = (gold, True)
+    for name, text in adversarial_completions(env, task).items():
+        cases[name] = (text, False)
+
+    names = list(cases)
+    inline: list[Verdict] = []
+    for name in names:
+        completion, should_pass = cases[name]
+        first, second = env.verify(task, completion), env.verify(task, completion)
+        inline.append(first)
+        if first != second:
+            report.fail(f"{where}: verify is not deterministic on the {name} completion")
+        if should_pass and (not first.passed or first.reward != 1.0):
+            report.fail(f"{where}: gold completion scored {first.reward} ({first.reason.value}): {first.details}")
+        if not should_pass and (first.passed or first.reward != 0.0):
+            report.fail(f"{where}: {name} completion scored {first.reward} ({first.reason.value})")
+    report.gold_checked += int(gold is not None)
+    report.adversarial_checked += len(names) - int(gold is not None)
+
+    if use_pool:
+        pooled = env.verify_batch([task] * len(names), [cases[n][0] for n in names])
+        for name, a, b in zip(names, inline, pooled):
+            if a != b:
+                report.fail(f"{where}: the pool gave {b.reason.value} but inline gave {a.reason.value} on {name}")
+    report.tasks_checked += 1
+
+
+def check_env(
+    env: Env,
+    *,
+    n_tasks: int = 3,
+    seeds: Sequence[int] = (0, 1),
+    use_pool: bool = True,
+    gymnasium_check: bool = True,
+) -> ConformanceReport:
+    """Check the promises every environment makes; raise ``ConformanceError`` on any break.
+
+    Checked: Gymnasium's own ``check_env``; tasks round-trip through JSON; ``reset`` info
+    never carries the answer; ``verify`` is deterministic; gold completions (where the family
+    can render one) score 1; the adversarial completions (empty, "I don't know", "True",
+    "False", "None", the prompt echoed, the gold hedged among fifty candidates) score 0;
+    the pool agrees with in-process verification.
+    """
+    report = ConformanceReport(env_id=env.env_id)
+    if not isinstance(env, Env):
+        raise ConformanceError(f"{type(env).__name__} is not an rlvr_envs.Env")
+    if gymnasium_check:
+        from gymnasium.utils.env_checker import check_env as gym_check_env
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                gym_check_env(env, skip_render_check=True)
+            except Exception as exc:  # gymnasium raises AssertionError and others
+                report.fail(f"{report.env_id}: gymnasium check_env failed: {type(exc).__name__}: {exc}")
+
+    seen: set[str] = set()
+    tasks: list[Task] = list(env.tasks[: min(n_tasks, len(env.tasks))])
+    for seed in seeds:
+        a, b = env.sample(n_tasks, seed=seed), env.sample(n_tasks, seed=seed)
+        if [t.fingerprint for t in a] != [t.fingerprint for t in b]:
+            report.fail(f"{report.env_id}: sample(n, seed={seed}) is not deterministic")
+        tasks.extend(a)
+    for task in tasks:
+        if task.fingerprint in seen:
+            continue
+        seen.add(task.fingerprint)
+        _check_task(env, task, report, use_pool)
+
+    if report.failures:
+        listing = "\n  - ".join(report.failures)
+        raise ConformanceError(f"{len(report.failures)} conformance failure(s):\n  - {listing}")
+    return report
