@@ -349,12 +349,29 @@ class ProceduralEnv(Env):
     evaluation); ``reset()`` and ``sample()`` draw fresh ones without limit.
     """
 
-    def __init__(self, verifier: Verifier, *, size: int = 1000, seed: int = 0, **kwargs: Any) -> None:
+    max_level: ClassVar[int | None] = None
+    """Generators with difficulty levels accept ``level`` in 1..max_level; None means no levels."""
+
+    def __init__(
+        self, verifier: Verifier, *, size: int = 1000, seed: int = 0, level: int | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(verifier, **kwargs)
         if size < 1:
             raise ValueError(f"size must be at least 1, got {size}")
         self.size = size
         self.seed = seed
+        self.level: int | None = None
+        if level is not None or self.max_level is not None:
+            self.set_level(1 if level is None else level)
+
+    def set_level(self, level: int) -> None:
+        """Move to another difficulty level (curricula call this); regenerates ``tasks``."""
+        if self.max_level is None:
+            raise TypeError(f"{type(self).__name__} has no difficulty levels")
+        if not isinstance(level, int) or not 1 <= level <= self.max_level:
+            raise ValueError(f"level must be an integer in 1..{self.max_level}, got {level!r}")
+        self.level = level
+        self.__dict__.pop("_tasks", None)
 
     @property
     def procedural(self) -> bool:

@@ -306,8 +306,15 @@ def make(env_id: str, **kwargs: Any) -> Env:
         raise PluginLoadError(
             f"cannot load the entry point {env_spec.entry_point!r} of {env_spec.id}: {type(exc).__name__}: {exc}"
         ) from exc
+    band = kwargs.pop("pass_rate_band", None)
+    profile = kwargs.pop("profile", None)
     env = factory(**{**env_spec.kwargs, **kwargs})
     if not isinstance(env, Env):
         raise RegistrationError(f"entry point of {env_spec.id} returned {type(env).__name__}, not rlvr_envs.Env")
     env.env_spec = env_spec
+    if band is not None or profile is not None:
+        # Keep only the tasks whose measured pass rate lies in the band (see rlvr_envs.difficulty).
+        from rlvr_envs.difficulty.filter import filter_env
+
+        env = filter_env(env, band=band if band is not None else (0.2, 0.8), profile=profile)
     return env
