@@ -21,17 +21,17 @@ _EXPORTS = {
     "DatasetEnv": "rlvr_envs.env",
     "ProceduralEnv": "rlvr_envs.env",
     "Verifier": "rlvr_envs.env",
-    "register": "rlvr_envs.registry",
-    "make": "rlvr_envs.registry",
-    "spec": "rlvr_envs.registry",
-    "registry": "rlvr_envs.registry",
-    "EnvSpec": "rlvr_envs.registry",
-    "RegistryError": "rlvr_envs.registry",
-    "UnknownEnvError": "rlvr_envs.registry",
-    "UnknownVersionError": "rlvr_envs.registry",
-    "PluginLoadError": "rlvr_envs.registry",
-    "RegistrationError": "rlvr_envs.registry",
-    "DeprecatedEnvWarning": "rlvr_envs.registry",
+    "register": "rlvr_envs.registration",
+    "make": "rlvr_envs.registration",
+    "spec": "rlvr_envs.registration",
+    "registry": "rlvr_envs.registration",
+    "EnvSpec": "rlvr_envs.registration",
+    "RegistryError": "rlvr_envs.registration",
+    "UnknownEnvError": "rlvr_envs.registration",
+    "UnknownVersionError": "rlvr_envs.registration",
+    "PluginLoadError": "rlvr_envs.registration",
+    "RegistrationError": "rlvr_envs.registration",
+    "DeprecatedEnvWarning": "rlvr_envs.registration",
     "extract_answer": "rlvr_envs.extract",
     "PromptFormat": "rlvr_envs.formats",
     "get_format": "rlvr_envs.formats",
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from rlvr_envs.extract import extract_answer
     from rlvr_envs.formats import PromptFormat, get_format
     from rlvr_envs.pool import VerificationPool
-    from rlvr_envs.registry import (
+    from rlvr_envs.registration import (
         DeprecatedEnvWarning,
         EnvSpec,
         PluginLoadError,

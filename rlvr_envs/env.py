@@ -22,7 +22,7 @@ from rlvr_envs.types import Reason, Task, Verdict
 
 if TYPE_CHECKING:
     from rlvr_envs.pool import VerificationPool
-    from rlvr_envs.registry import EnvSpec
+    from rlvr_envs.registration import EnvSpec
 
 DEFAULT_MAX_COMPLETION_CHARS = 2_000_000
 """Completions longer than this are refused (``format_error``) without being parsed."""

@@ -103,7 +103,7 @@ def answer_is(text: str) -> str | None:
     if last is None:
         return None
     rest = text[last.end() :].split("\n", 1)[0].strip()
-    rest = rest.strip().strip("$").strip()
+    rest = rest.rstrip(".").strip().strip("$").strip()
     if rest.startswith("\\(") and rest.endswith("\\)"):
         rest = rest[2:-2].strip()
     rest = rest.rstrip(".").strip()

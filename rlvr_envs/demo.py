@@ -1,0 +1,73 @@
+"""``make demo``: a tour of the hub, then the end-to-end training demo when it is installed.
+
+The tour lists the environments, resets one, and verifies a correct and a wrong
+completion. With ``rlvr_trainers`` installed it then hands over to the training demo
+(tiny model, SFT warm start, profiling, DAPO, held-out evaluation).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from collections.abc import Sequence
+
+PREFERRED_ENVS = ("math-arith", "ifeval-synth", "rg-chain_sum")
+
+
+def tour() -> int:
+    import rlvr_envs
+    from rlvr_envs.cli.core import format_table
+
+    specs = rlvr_envs.registry.latest()
+    print(f"== {len(specs)} environments registered ==")
+    rows = [[s.id, s.family, s.size_label, s.data_source or "-"] for s in specs]
+    shown = rows if len(rows) <= 25 else rows[:20] + [["...", "", "", ""]]
+    print(format_table(shown, ["id", "family", "tasks", "data source"]))
+    for plugin, error in sorted(rlvr_envs.registry.plugin_errors.items()):
+        print(f"warning: {error}")
+
+    env_id = next((i for i in PREFERRED_ENVS if any(s.name == i for s in specs)), None)
+    if env_id is None:
+        print("no procedural environment installed; install a family (see README) to continue the tour")
+        return 1
+    env = rlvr_envs.make(env_id)
+    prompt, info = env.reset(seed=7)
+    task = env.current_task
+    print(f"\n== {env.env_id}: reset(seed=7) ==")
+    print(f"task {info['task_id']}, difficulty {info['difficulty']}")
+    print(f"prompt:\n{prompt}\n")
+    if task is None:
+        return 1
+    gold = env.gold_completion(task)
+    completions = {"wrong answer": env.prompt_format.render_answer("-123456789"), "no answer": "I don't know"}
+    if gold is not None:
+        completions = {"correct answer": gold, **completions}
+    verdicts = env.verify_batch([task] * len(completions), list(completions.values()))
+    print(f"== verify_batch through the process pool ({env.pool.workers} workers) ==")
+    table = [
+        [name, repr(text if len(text) < 60 else text[:57] + "..."), v.reason.value, f"{v.reward:g}", f"{v.elapsed_s * 1e3:.1f} ms"]
+        for (name, text), v in zip(completions.items(), verdicts)
+    ]
+    print(format_table(table, ["completion", "text", "reason", "reward", "time"]))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m rlvr_envs.demo", description=__doc__)
+    parser.add_argument("--tour-only", action="store_true", help="skip the training demo")
+    args, rest = parser.parse_known_args(argv)
+    status = tour()
+    if args.tour_only or status:
+        return status
+    if importlib.util.find_spec("rlvr_trainers") is None:
+        print("\n(rlvr_trainers is not installed: skipping the training demo)")
+        return 0
+    from rlvr_trainers.demo import main as train_demo
+
+    print("\n== end-to-end training demo ==", flush=True)
+    return int(train_demo(rest) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,72 @@
+import pytest
+
+from rlvr_envs.extract import MAX_ANSWER_CHARS, answer_is, extract_answer, hashes_answer, last_boxed
+
+BOXED = [
+    (r"so \boxed{5}", "5"),
+    (r"first \boxed{1} then \boxed{2}", "2"),
+    (r"\boxed{\frac{1}{2}}", r"\frac{1}{2}"),
+    (r"\boxed{\left\{1, 2\right\}}", r"\left\{1, 2\right\}"),
+    (r"\boxed{ {a}^{ {b} } }", "{a}^{ {b} }"),
+    (r"\fbox{7}", "7"),
+    (r"\boxed{3} and then \fbox{4}", "4"),
+    (r"\boxed 9 is it", "9"),
+    (r"answer $\boxed{x^2}$.", "x^2"),
+    (r"\boxed{1} \boxed{2", None),  # an unbalanced last box is no answer: never fall back to an earlier one
+    (r"no box here", None),
+    (r"\boxed", None),
+    (r"\boxed{}", ""),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), BOXED)
+def test_last_boxed(text, expected):
+    assert last_boxed(text) == expected
+
+
+EXTRACT = [
+    ("<think>\\boxed{1}</think><answer>42</answer>", "42", "answer_tag"),
+    ("<answer> \\boxed{7} </answer>", "7", "answer_tag"),
+    ("<answer>1</answer> more <answer>2</answer>", "2", "answer_tag"),
+    ("<answer>unclosed 5", None, None),
+    ("Natalia sold 48 clips.\n#### 72", "72", "hashes"),
+    ("The answer is 17.", "17", "answer_is"),
+    ("So the final answer is $\\frac{3}{4}$.", "\\frac{3}{4}", "answer_is"),
+    ("Final Answer: 12", "12", "answer_is"),
+    ("The answer is \\boxed{3}", "3", "boxed"),
+    ("", None, None),
+    ("I don't know", None, None),
+]
+
+
+@pytest.mark.parametrize(("text", "expected", "method"), EXTRACT)
+def test_extract_answer(text, expected, method):
+    found = extract_answer(text)
+    if expected is None:
+        assert found is None
+    else:
+        assert found is not None and found.text == expected and found.method == method
+
+
+@pytest.mark.parametrize("value", [None, 5, b"\\boxed{1}", ["\\boxed{1}"], 3.5])
+def test_non_strings_are_no_answer(value):
+    assert extract_answer(value) is None
+
+
+def test_method_order_is_selectable_and_validated():
+    text = "#### 3\n\\boxed{4}"
+    assert extract_answer(text).text == "4"
+    assert extract_answer(text, ("hashes", "boxed")).text == "3"
+    with pytest.raises(ValueError, match="unknown extraction method"):
+        extract_answer(text, ("regex",))
+
+
+def test_hostile_inputs_are_linear_and_harmless():
+    assert extract_answer("\\boxed{" * 50_000) is None
+    assert extract_answer("{" * 1_000_000 + "\\boxed{1}") is not None
+    huge = "reasoning " * 100_000 + "\\boxed{12}"
+    assert extract_answer(huge).text == "12"
+    assert last_boxed("\\boxed{" + "a" * (MAX_ANSWER_CHARS + 10) + "}") is None
+    assert extract_answer("\x00\xff<answer>\x00</answer>").text == "\x00"
+    assert hashes_answer("#### ") is None
+    assert answer_is("the answer is") is None
