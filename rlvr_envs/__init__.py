@@ -39,7 +39,33 @@ _EXPORTS = {
     "VerificationPool": "rlvr_envs.pool",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "DatasetEnv",
+    "DeprecatedEnvWarning",
+    "Difficulty",
+    "Env",
+    "EnvSpec",
+    "PassRate",
+    "PluginLoadError",
+    "ProceduralEnv",
+    "PromptFormat",
+    "Reason",
+    "RegistrationError",
+    "RegistryError",
+    "RewardShaping",
+    "Task",
+    "UnknownEnvError",
+    "UnknownVersionError",
+    "Verdict",
+    "VerificationPool",
+    "Verifier",
+    "extract_answer",
+    "get_format",
+    "make",
+    "register",
+    "registry",
+    "spec",
+]
 
 if TYPE_CHECKING:
     from rlvr_envs.env import DatasetEnv, Env, ProceduralEnv, Verifier

@@ -22,9 +22,9 @@ def tour() -> int:
     specs = rlvr_envs.registry.latest()
     print(f"== {len(specs)} environments registered ==")
     rows = [[s.id, s.family, s.size_label, s.data_source or "-"] for s in specs]
-    shown = rows if len(rows) <= 25 else rows[:20] + [["...", "", "", ""]]
+    shown = rows if len(rows) <= 25 else [*rows[:20], ["...", "", "", ""]]
     print(format_table(shown, ["id", "family", "tasks", "data source"]))
-    for plugin, error in sorted(rlvr_envs.registry.plugin_errors.items()):
+    for _plugin, error in sorted(rlvr_envs.registry.plugin_errors.items()):
         print(f"warning: {error}")
 
     env_id = next((i for i in PREFERRED_ENVS if any(s.name == i for s in specs)), None)
@@ -46,7 +46,13 @@ def tour() -> int:
     verdicts = env.verify_batch([task] * len(completions), list(completions.values()))
     print(f"== verify_batch through the process pool ({env.pool.workers} workers) ==")
     table = [
-        [name, repr(text if len(text) < 60 else text[:57] + "..."), v.reason.value, f"{v.reward:g}", f"{v.elapsed_s * 1e3:.1f} ms"]
+        [
+            name,
+            repr(text if len(text) < 60 else text[:57] + "..."),
+            v.reason.value,
+            f"{v.reward:g}",
+            f"{v.elapsed_s * 1e3:.1f} ms",
+        ]
         for (name, text), v in zip(completions.items(), verdicts)
     ]
     print(format_table(table, ["completion", "text", "reason", "reward", "time"]))

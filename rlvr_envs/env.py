@@ -72,9 +72,7 @@ def run_verifier(verifier: Verifier, task: Task, completion: object, max_chars: 
             if not isinstance(verdict, Verdict):
                 raise TypeError(f"verifier returned {type(verdict).__name__}, not Verdict")
         except Exception as exc:
-            verdict = Verdict.failure(
-                Reason.VERIFIER_ERROR, details={"error": f"{type(exc).__name__}: {exc}"[:500]}
-            )
+            verdict = Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"{type(exc).__name__}: {exc}"[:500]})
     return verdict.timed(time.perf_counter() - start)
 
 
@@ -212,7 +210,10 @@ class Env(gymnasium.Env[str, str], ABC):
         if self.isolation == "inline":
             return [self.verify(t, c) for t, c in zip(tasks, completions)]
         return self.pool.map(
-            self.verifier, tasks, completions, timeout_s=self.time_budget_s,
+            self.verifier,
+            tasks,
+            completions,
+            timeout_s=self.time_budget_s,
             max_completion_chars=self.max_completion_chars,
         )
 
@@ -223,7 +224,10 @@ class Env(gymnasium.Env[str, str], ABC):
         if self.isolation == "inline":
             return await asyncio.to_thread(self.verify_batch, tasks, completions)
         return await self.pool.amap(
-            self.verifier, tasks, completions, timeout_s=self.time_budget_s,
+            self.verifier,
+            tasks,
+            completions,
+            timeout_s=self.time_budget_s,
             max_completion_chars=self.max_completion_chars,
         )
 
@@ -310,7 +314,7 @@ class DatasetEnv(Env):
         if index is None:
             index = self.__dict__["_task_index"] = {t.id: t for t in self.tasks}
         try:
-            return index[task_id]  # type: ignore[no-any-return]
+            return index[task_id]
         except KeyError:
             raise KeyError(f"{self.env_id} has no task with id {task_id!r}") from None
 

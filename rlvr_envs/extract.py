@@ -22,9 +22,7 @@ MAX_ANSWER_CHARS = 10_000
 """Longest answer we read; a longer span is treated as no answer (it is never a real one)."""
 
 _BOX_COMMANDS = ("\\boxed", "\\fbox")
-_ANSWER_IS = re.compile(
-    r"(?:final\s+answer\s*(?:is|:)|the\s+answer\s+is|answer\s*:)\s*", re.IGNORECASE
-)
+_ANSWER_IS = re.compile(r"(?:final\s+answer\s*(?:is|:)|the\s+answer\s+is|answer\s*:)\s*", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -98,8 +96,8 @@ def hashes_answer(text: str) -> str | None:
 def answer_is(text: str) -> str | None:
     """The phrase after the last "The answer is" / "Final answer:" / "Answer:"."""
     last = None
-    for last in _ANSWER_IS.finditer(text):
-        pass
+    for match in _ANSWER_IS.finditer(text):
+        last = match
     if last is None:
         return None
     rest = text[last.end() :].split("\n", 1)[0].strip()

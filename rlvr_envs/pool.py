@@ -63,7 +63,7 @@ class _Worker:
             start_new_session=True,
             env=env,
         )
-        assert self.proc.stdin is not None and self.proc.stdout is not None  # noqa: S101 (Popen contract)
+        assert self.proc.stdin is not None and self.proc.stdout is not None
         self._to = Connection(os.dup(self.proc.stdin.fileno()), readable=False)
         self._from = Connection(os.dup(self.proc.stdout.fileno()), writable=False)
         self.proc.stdin.close()
@@ -266,7 +266,9 @@ class VerificationPool:
                     reply = worker.request(("load", job.key, job.blob), _STARTUP_TIMEOUT_S)
                     if reply[2] is not None:
                         job.future.set_result(
-                            Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"cannot load verifier: {reply[2]}"})
+                            Verdict.failure(
+                                Reason.VERIFIER_ERROR, details={"error": f"cannot load verifier: {reply[2]}"}
+                            )
                         )
                         return worker
                     worker.loaded.add(job.key)
@@ -281,12 +283,15 @@ class VerificationPool:
                     return None
                 continue
             break
-        assert worker is not None  # noqa: S101 (loop invariant)
+        assert worker is not None
         start = time.perf_counter()
         try:
             reply = worker.request(("verify", job.key, job.task, job.completion, job.max_chars), job.timeout_s)
-            job.future.set_result(reply[1] if reply[0] == "verdict" else
-                                  Verdict.failure(Reason.VERIFIER_ERROR, details={"error": str(reply[1])}))
+            job.future.set_result(
+                reply[1]
+                if reply[0] == "verdict"
+                else Verdict.failure(Reason.VERIFIER_ERROR, details={"error": str(reply[1])})
+            )
             return worker
         except TimeoutError:
             self.stats["timeouts"] += 1
@@ -302,7 +307,9 @@ class VerificationPool:
             self.stats["crashes"] += 1
             worker.kill()
             job.future.set_result(
-                Verdict.failure(Reason.VERIFIER_ERROR, details={"error": str(exc)}, elapsed_s=time.perf_counter() - start)
+                Verdict.failure(
+                    Reason.VERIFIER_ERROR, details={"error": str(exc)}, elapsed_s=time.perf_counter() - start
+                )
             )
         return None
 

@@ -104,7 +104,7 @@ def load_entry_point(entry_point: str | Callable[..., Any]) -> Callable[..., Any
     target: Any = module
     for part in attr.split("."):
         target = getattr(target, part)
-    return target  # type: ignore[no-any-return]
+    return target
 
 
 class Registry(Mapping[str, EnvSpec]):

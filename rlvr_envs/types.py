@@ -127,7 +127,12 @@ class Verdict(BaseModel):
         if reason is Reason.OK:
             raise ValueError("a failure verdict cannot have reason 'ok'")
         return cls(
-            reward=reward, passed=False, reason=reason, extracted=extracted, details=details, elapsed_s=elapsed_s
+            reward=reward,
+            passed=False,
+            reason=reason,
+            extracted=extracted,
+            details=details,
+            elapsed_s=elapsed_s,
         )
 
     def __eq__(self, other: object) -> bool:

@@ -112,7 +112,10 @@ raise RuntimeError("this plugin is broken on purpose")
 
 
 def _install_fake_plugins(tmp_path):
-    for name, source, ep_name in [("goodfam_plugin", PLUGIN_GOOD, "goodfam"), ("badfam_plugin", PLUGIN_BROKEN, "badfam")]:
+    for name, source, ep_name in [
+        ("goodfam_plugin", PLUGIN_GOOD, "goodfam"),
+        ("badfam_plugin", PLUGIN_BROKEN, "badfam"),
+    ]:
         (tmp_path / f"{name}.py").write_text(textwrap.dedent(source))
         dist = tmp_path / f"{name}-0.1.dist-info"
         dist.mkdir()
@@ -125,27 +128,33 @@ def _run(tmp_path, code):
     import os
 
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), os.getcwd()]))
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env,
-                          timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def test_import_loads_no_family_and_no_heavy_module(tmp_path):
     _install_fake_plugins(tmp_path)
-    out = _run(tmp_path, """
+    out = _run(
+        tmp_path,
+        """
         import json, sys
         import rlvr_envs
         heavy = ["torch", "sympy", "datasets", "reasoning_gym", "transformers", "gymnasium", "pydantic",
                  "goodfam_plugin", "badfam_plugin", "rlvr_math", "rlvr_code", "rlvr_ifeval", "rlvr_reasoning_gym"]
         print(json.dumps([m for m in heavy if m in sys.modules]))
-    """)
+    """,
+    )
     assert out == []
 
 
 def test_plugins_load_lazily_and_a_broken_one_only_breaks_its_own_ids(tmp_path):
     _install_fake_plugins(tmp_path)
-    out = _run(tmp_path, """
+    out = _run(
+        tmp_path,
+        """
         import json, sys
         import rlvr_envs
         env = rlvr_envs.make("goodfam-add")
@@ -159,7 +168,8 @@ def test_plugins_load_lazily_and_a_broken_one_only_breaks_its_own_ids(tmp_path):
         result["listed"] = [i for i in ids if i.startswith(("goodfam", "badfam"))]
         result["errors"] = sorted(rlvr_envs.registry.plugin_errors)
         print(json.dumps(result))
-    """)
+    """,
+    )
     assert out["made"] == "goodfam-add-v0"
     assert out["good_loaded"] and not out["bad_loaded_before_listing"]
     assert "badfam" in out["bad_error"] and "broken on purpose" in out["bad_error"]

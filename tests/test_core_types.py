@@ -7,8 +7,13 @@ from rlvr_envs import Difficulty, PassRate, Reason, Task, Verdict
 
 
 def make_task(**kw):
-    base = dict(id="t1", prompt="What is 2+2?", answer={"value": 4}, metadata={"src": "x"},
-                difficulty=Difficulty(level=2, config={"digits": 1}, label="easy"))
+    base = dict(
+        id="t1",
+        prompt="What is 2+2?",
+        answer={"value": 4},
+        metadata={"src": "x"},
+        difficulty=Difficulty(level=2, config={"digits": 1}, label="easy"),
+    )
     base.update(kw)
     return Task(**base)
 

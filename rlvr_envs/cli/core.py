@@ -33,7 +33,10 @@ def parse_env_args(pairs: list[str] | None) -> dict[str, Any]:
 
 def _add_env_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--arg", action="append", metavar="KEY=VALUE", dest="env_args",
+        "--arg",
+        action="append",
+        metavar="KEY=VALUE",
+        dest="env_args",
         help="keyword argument for make(), e.g. --arg path=data.jsonl (repeatable; values parse as JSON when they can)",
     )
 
@@ -60,19 +63,33 @@ def cmd_list(args: argparse.Namespace) -> int:
         specs = [s for s in specs if s.family == args.family]
     if args.json:
         rows = [
-            {"id": s.id, "family": s.family, "version": s.version, "size": s.size, "data_source": s.data_source,
-             "difficulty_fields": list(s.difficulty_fields), "deprecated": s.deprecated}
+            {
+                "id": s.id,
+                "family": s.family,
+                "version": s.version,
+                "size": s.size,
+                "data_source": s.data_source,
+                "difficulty_fields": list(s.difficulty_fields),
+                "deprecated": s.deprecated,
+            }
             for s in specs
         ]
         print(json.dumps(rows, indent=2))
     else:
         rows_txt = [
-            [s.id, s.family, f"v{s.version}", s.size_label, s.data_source or "-", ", ".join(s.difficulty_fields) or "-"]
+            [
+                s.id,
+                s.family,
+                f"v{s.version}",
+                s.size_label,
+                s.data_source or "-",
+                ", ".join(s.difficulty_fields) or "-",
+            ]
             for s in specs
         ]
         print(format_table(rows_txt, ["id", "family", "version", "tasks", "data source", "difficulty"]))
         print(f"\n{len(specs)} environment(s)")
-    for plugin, error in sorted(registry.plugin_errors.items()):
+    for _plugin, error in sorted(registry.plugin_errors.items()):
         print(f"warning: {error}", file=sys.stderr)
     return 0
 
@@ -142,8 +159,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
     out_path = Path(args.output)
     passed = 0
     chunk = max(1, args.batch_size)
-    with out_path.open("w", encoding="utf-8") as out, tqdm(total=len(rows), desc="verify", unit="row",
-                                                           disable=args.quiet, file=sys.stderr) as bar:
+    with (
+        out_path.open("w", encoding="utf-8") as out,
+        tqdm(total=len(rows), desc="verify", unit="row", disable=args.quiet, file=sys.stderr) as bar,
+    ):
         for start in range(0, len(rows), chunk):
             part = rows[start : start + chunk]
             verdicts = env.verify_batch([t for t, _ in part], [c for _, c in part])

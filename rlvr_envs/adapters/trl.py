@@ -1,0 +1,243 @@
+"""TRL adapter: any env as a ``GRPOTrainer`` reward function, plus the dataset it reads.
+
+    from rlvr_envs.adapters.trl import build_dataset, reward_function
+    train = build_dataset("math-gsm8k", n=512)
+    trainer = GRPOTrainer(model=..., reward_funcs=[reward_function("math-gsm8k")], train_dataset=train)
+
+The dataset holds the prompt the policy sees plus two columns the policy never sees:
+``env_id`` and ``task`` (the task as JSON, answer included). TRL hands every non-prompt column
+to reward functions as keyword arguments, which is how the reward function finds the task.
+Nothing here imports torch; ``build_dataset`` imports ``datasets`` when called.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from rlvr_envs.adapters.routing import EnvRouter, task_from_json, task_to_json
+from rlvr_envs.shaping import RewardShaping
+from rlvr_envs.types import Reason, Task, Verdict
+
+if TYPE_CHECKING:
+    from rlvr_envs.env import Env
+
+TASK_COLUMN = "task"
+ENV_COLUMN = "env_id"
+
+
+def completion_text(completion: object) -> object:
+    """The text of a completion in TRL's standard (str) or conversational (messages) form.
+
+    Anything else is passed through unchanged, so the verifier turns it into a verdict.
+    """
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, Sequence) and completion and all(isinstance(m, Mapping) for m in completion):
+        # A conversational completion: the assistant turns, in order.
+        return "".join(str(m.get("content", "")) for m in completion if m.get("role", "assistant") == "assistant")
+    if isinstance(completion, Sequence) and not completion:
+        return ""
+    return completion
+
+
+class RewardFunction:
+    """A TRL reward function backed by one or more envs.
+
+    Called as TRL does: ``fn(prompts=..., completions=..., completion_ids=..., **columns)``,
+    where ``columns`` are the dataset's other columns, one value per completion. Returns one
+    float per completion, or ``None`` where the verifier itself failed (``verifier_error``):
+    TRL leaves a ``None`` out of the reward instead of training on a false zero.
+
+    Attributes:
+        last_verdicts: the verdicts of the most recent call (for logging).
+        reason_counts: how often each ``Reason`` has come up across all calls.
+    """
+
+    def __init__(
+        self,
+        router: EnvRouter,
+        shaping: RewardShaping | None = None,
+        *,
+        name: str = "rlvr_reward",
+        task_column: str = TASK_COLUMN,
+        env_column: str = ENV_COLUMN,
+    ) -> None:
+        self.router = router
+        self.shaping = shaping
+        self.__name__ = name  # TRL names the logged reward column after this
+        self.task_column = task_column
+        self.env_column = env_column
+        self.last_verdicts: list[Verdict] = []
+        self.reason_counts: Counter[str] = Counter()
+
+    def __call__(
+        self,
+        prompts: Sequence[Any] | None = None,
+        completions: Sequence[Any] | None = None,
+        completion_ids: Sequence[Sequence[int]] | None = None,
+        **columns: Any,
+    ) -> list[float | None]:
+        if completions is None:
+            raise TypeError("the reward function needs completions=... (TRL passes it as a keyword)")
+        tasks_column = columns.get(self.task_column)
+        if tasks_column is None:
+            raise KeyError(
+                f"the dataset has no {self.task_column!r} column; build it with "
+                "rlvr_envs.adapters.trl.build_dataset (or add the task JSON yourself)"
+            )
+        n = len(completions)
+        if len(tasks_column) != n:
+            raise ValueError(f"got {n} completions but {len(tasks_column)} values in column {self.task_column!r}")
+        env_ids = columns.get(self.env_column) or [None] * n
+        rows = [(env_ids[i], task_from_json(tasks_column[i]), completion_text(completions[i])) for i in range(n)]
+        verdicts = self.router.verify(rows)
+        self.last_verdicts = verdicts
+        self.reason_counts.update(v.reason.value for v in verdicts)
+        rewards: list[float | None] = []
+        for i, verdict in enumerate(verdicts):
+            if verdict.reason is Reason.VERIFIER_ERROR:
+                rewards.append(None)
+                continue
+            if self.shaping is None:
+                rewards.append(float(verdict.reward))
+                continue
+            text = rows[i][2]
+            length = len(completion_ids[i]) if completion_ids is not None else None
+            rewards.append(float(self.shaping(verdict, text if isinstance(text, str) else "", length)))
+        return rewards
+
+
+def reward_function(
+    envs: str | Env | Sequence[str | Env] | None = None,
+    *,
+    format_weight: float = 0.0,
+    l_max: int | None = None,
+    l_cache: int = 0,
+    overlong_weight: float = 1.0,
+    shaping: RewardShaping | None = None,
+    name: str | None = None,
+    **make_kwargs: Any,
+) -> RewardFunction:
+    """A TRL reward function for ``envs`` (one id, several ids, env objects, or None for any id).
+
+    Args:
+        envs: which envs rows may come from; rows are routed by their ``env_id`` column.
+        format_weight: bonus for following the prompt format's layout (0 turns it off).
+        l_max, l_cache, overlong_weight: DAPO soft over-length penalty in tokens (off when
+            ``l_max`` is None); lengths come from TRL's ``completion_ids``.
+        shaping: a ready ``RewardShaping`` instead of the three options above.
+        name: the name TRL logs the reward under.
+        make_kwargs: passed to ``rlvr_envs.make`` (for example ``prompt_format="r1"``).
+    """
+    router = EnvRouter(envs, make_kwargs=make_kwargs)
+    if shaping is None and (format_weight or l_max is not None):
+        default = router.default
+        fmt = default.prompt_format.name if default is not None else make_kwargs.get("prompt_format", "plain")
+        shaping = RewardShaping(
+            format_weight=format_weight, prompt_format=fmt, l_max=l_max, l_cache=l_cache,
+            overlong_weight=overlong_weight,
+        )
+    if name is None:
+        ids = list(router.envs)
+        name = "reward_" + (ids[0] if len(ids) == 1 else "mixed")
+    return RewardFunction(router, shaping, name=name.replace("-", "_"))
+
+
+def prompt_for(env: Env, task: Task, conversational: bool = True) -> list[dict[str, str]] | str:
+    """What the policy sees for ``task``: chat messages, or one string for base models."""
+    if conversational:
+        return env.prompt_format.messages(task.prompt)
+    user = env.prompt_format.user_message(task.prompt)
+    system = env.prompt_format.system_prompt
+    return f"{system}\n\n{user}" if system else user
+
+
+def split_counts(n: int, weights: Sequence[float]) -> list[int]:
+    """``n`` rows shared out in proportion to ``weights`` (largest remainders, sums to ``n``)."""
+    if any(w < 0 for w in weights) or not sum(weights) > 0:
+        raise ValueError(f"mixing weights must be non-negative with a positive sum, got {list(weights)}")
+    total = float(sum(weights))
+    exact = [n * w / total for w in weights]
+    counts = [int(x) for x in exact]
+    order = sorted(range(len(weights)), key=lambda i: exact[i] - counts[i], reverse=True)
+    for i in order[: n - sum(counts)]:
+        counts[i] += 1
+    return counts
+
+
+def build_rows(
+    envs: str | Env | Sequence[str | Env],
+    n: int | None = None,
+    *,
+    weights: Sequence[float] | None = None,
+    seed: int = 0,
+    conversational: bool = True,
+    exclude: set[str] | None = None,
+    **make_kwargs: Any,
+) -> list[dict[str, Any]]:
+    """Rows ``{prompt, env_id, task, task_id}`` drawn from ``envs``, shuffled with ``seed``.
+
+    Args:
+        n: total rows (None: every task of each finite env; procedural envs need ``n``).
+        weights: mixing weights, one per env (default equal).
+        exclude: task fingerprints to leave out (keeps a held-out split unseen in training).
+    """
+    router = EnvRouter(envs if not isinstance(envs, (str, bytes)) else [envs], make_kwargs=make_kwargs)
+    env_list = list(router.envs.values())
+    weights = list(weights) if weights is not None else [1.0] * len(env_list)
+    if len(weights) != len(env_list):
+        raise ValueError(f"got {len(weights)} mixing weights for {len(env_list)} envs")
+    exclude = exclude or set()
+    rows: list[dict[str, Any]] = []
+    counts = split_counts(n, weights) if n is not None else [None] * len(env_list)
+    for k, (env, count) in enumerate(zip(env_list, counts)):
+        if count is None and env.procedural:
+            raise ValueError(f"{env.env_id} is procedural: pass n (the number of rows to generate)")
+        tasks = _draw(env, count, seed + k, exclude)
+        for task in tasks:
+            rows.append({
+                "prompt": prompt_for(env, task, conversational),
+                ENV_COLUMN: env.env_id,
+                TASK_COLUMN: task_to_json(task),
+                "task_id": task.id,
+            })
+    random.Random(seed).shuffle(rows)
+    return rows
+
+
+def _draw(env: Env, count: int | None, seed: int, exclude: set[str]) -> list[Task]:
+    if count is None:
+        return [t for t in env.tasks if t.fingerprint not in exclude]
+    if not env.procedural:
+        order = list(range(len(env.tasks)))
+        random.Random(seed).shuffle(order)
+        kept = (env.tasks[i] for i in order if env.tasks[i].fingerprint not in exclude)
+        return [t for _, t in zip(range(count), kept)]
+    out: list[Task] = []
+    seen = set(exclude)
+    rng = random.Random(seed)
+    # Procedural generators may repeat small problems: draw until enough distinct ones.
+    for _ in range(50):
+        for task in env.sample(max(count - len(out), 1) * 2, seed=rng.getrandbits(32)):
+            if task.fingerprint not in seen:
+                seen.add(task.fingerprint)
+                out.append(task)
+                if len(out) == count:
+                    return out
+    return out
+
+
+def build_dataset(
+    envs: str | Env | Sequence[str | Env],
+    n: int | None = None,
+    **kwargs: Any,
+) -> Any:
+    """``build_rows`` as a Hugging Face ``datasets.Dataset`` (what ``GRPOTrainer`` expects)."""
+    try:
+        import datasets
+    except ImportError as exc:  # pragma: no cover - depends on the installation
+        raise ImportError("build_dataset needs the 'datasets' package: pip install datasets") from exc
+    return datasets.Dataset.from_list(build_rows(envs, n, **kwargs))

@@ -1,0 +1,36 @@
+"""The conformance kit over every registered id, one test case per id.
+
+Families whose presets need local data provide ``tests/<dir>/conformance.py`` with
+``make_env(env_id) -> Env | None``; otherwise the id is made with ``rlvr_envs.make``.
+"""
+
+import importlib
+from pathlib import Path
+
+import pytest
+
+import rlvr_envs
+from rlvr_envs.testing import check_env
+
+TESTS = Path(__file__).parent
+HOOKS = [importlib.import_module(f"tests.{p.parent.name}.conformance") for p in sorted(TESTS.glob("*/conformance.py"))]
+IDS = [s.id for s in rlvr_envs.registry.latest() if not s.family.startswith("toy")]
+
+
+def make_for_conformance(env_id):
+    for hook in HOOKS:
+        env = hook.make_env(env_id)
+        if env is not None:
+            return env
+    return rlvr_envs.make(env_id)
+
+
+def test_every_installed_plugin_loads():
+    assert rlvr_envs.registry.plugin_errors == {}
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_conformance(env_id):
+    env = make_for_conformance(env_id)
+    report = check_env(env, n_tasks=2, seeds=(0,))
+    assert report.tasks_checked >= 1

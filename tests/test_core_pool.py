@@ -1,0 +1,105 @@
+import asyncio
+import threading
+import time
+
+import pytest
+
+from rlvr_envs import Reason
+from rlvr_envs.pool import VerificationPool
+from tests.helpers.toy import AddVerifier, HangingVerifier, ToyAddEnv
+
+
+@pytest.fixture(scope="module")
+def pool():
+    with VerificationPool(2) as p:
+        yield p
+
+
+@pytest.fixture(scope="module")
+def tasks():
+    return ToyAddEnv().tasks[:10]
+
+
+def gold(task):
+    return f"\\boxed{{{task.answer}}}"
+
+
+def test_results_come_back_in_input_order(pool, tasks):
+    completions = [gold(t) if i % 2 else "\\boxed{-1}" for i, t in enumerate(tasks)]
+    verdicts = pool.map(AddVerifier(), tasks, completions)
+    assert [v.passed for v in verdicts] == [bool(i % 2) for i in range(len(tasks))]
+
+
+def test_a_hanging_verifier_times_out_and_the_pool_keeps_serving(pool, tasks):
+    start = time.perf_counter()
+    verdicts = pool.map(HangingVerifier(), tasks[:4], ["hang", gold(tasks[1]), "hang", gold(tasks[3])])
+    elapsed = time.perf_counter() - start
+    assert [v.reason for v in verdicts] == [Reason.TIMEOUT, Reason.OK, Reason.TIMEOUT, Reason.OK]
+    assert verdicts[0].reward == 0.0 and "budget" in verdicts[0].details["error"]
+    assert elapsed < 10  # budget is 0.5 s each; generous bound for a loaded machine
+    assert pool.map(AddVerifier(), tasks[:2], [gold(t) for t in tasks[:2]])[0].passed
+
+
+def test_a_segfaulting_verifier_is_a_verifier_error_not_a_wrong_answer(pool, tasks):
+    verdicts = pool.map(HangingVerifier(), tasks[:3], ["crash", gold(tasks[1]), "raise"])
+    assert verdicts[0].reason is Reason.VERIFIER_ERROR and "SIGSEGV" in verdicts[0].details["error"]
+    assert verdicts[1].passed
+    assert verdicts[2].reason is Reason.VERIFIER_ERROR and "verifier bug" in verdicts[2].details["error"]
+
+
+def test_oversized_and_non_string_completions_are_refused_unread(tasks):
+    with VerificationPool(1, max_completion_chars=100) as small:
+        verdicts = small.map(AddVerifier(), tasks[:3], ["x" * 101, None, gold(tasks[2])])
+    assert [v.reason for v in verdicts] == [Reason.FORMAT_ERROR, Reason.FORMAT_ERROR, Reason.OK]
+    assert "cap is 100" in verdicts[0].details["error"]
+
+
+def test_callable_from_many_threads(pool, tasks):
+    results = {}
+
+    def worker(i):
+        results[i] = pool.map(AddVerifier(), tasks, [gold(t) for t in tasks])
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert len(results) == 6 and all(v.passed for vs in results.values() for v in vs)
+
+
+def test_callable_from_asyncio_without_blocking_the_loop(pool, tasks):
+    async def main():
+        ticks = 0
+
+        async def ticker():
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0.01)
+
+        tick_task = asyncio.create_task(ticker())
+        verdicts = await pool.amap(HangingVerifier(), tasks[:2], ["hang", gold(tasks[1])])
+        tick_task.cancel()
+        return verdicts, ticks
+
+    verdicts, ticks = asyncio.run(main())
+    assert verdicts[0].reason is Reason.TIMEOUT and verdicts[1].passed
+    assert ticks >= 10  # the loop kept running while a worker hung for 0.5 s
+
+
+def test_env_verify_batch_and_async_go_through_the_pool(tasks):
+    env = ToyAddEnv(verifier=HangingVerifier())
+    verdicts = env.verify_batch(tasks[:2], ["hang", gold(tasks[1])])
+    assert verdicts[0].reason is Reason.TIMEOUT and verdicts[1].passed
+    verdicts = asyncio.run(env.averify_batch(tasks[:2], [gold(tasks[0]), "x"]))
+    assert verdicts[0].passed and verdicts[1].reason is Reason.NO_ANSWER
+    with pytest.raises(ValueError, match="2 tasks but 1 completions"):
+        env.verify_batch(tasks[:2], ["x"])
+
+
+def test_closed_pool_refuses_work(tasks):
+    p = VerificationPool(1)
+    p.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        p.submit(AddVerifier(), tasks[0], "x")
