@@ -29,6 +29,25 @@ def _limit_memory(megabytes: int) -> None:
         pass
 
 
+def _verify(verifiers: dict[str, Any], key: str, task: Any, completion: str, max_chars: int) -> Any:
+    from rlvr_envs.env import run_verifier
+    from rlvr_envs.types import Reason, Verdict
+
+    try:
+        return run_verifier(verifiers[key], task, completion, max_chars)
+    except MemoryError:
+        return Verdict.failure(Reason.VERIFIER_ERROR, details={"error": "verifier ran out of memory"})
+
+
+def _send(outbox: Connection, reply: tuple[Any, ...]) -> None:
+    try:
+        outbox.send_bytes(pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL))
+    except MemoryError:
+        from rlvr_envs.types import Reason, Verdict
+
+        outbox.send_bytes(pickle.dumps(("verdict", Verdict.failure(Reason.VERIFIER_ERROR))))
+
+
 def main() -> None:
     memory_mb = int(sys.argv[1]) if len(sys.argv) > 1 else 0
     # Protocol on private copies of fds 0/1; anything the verifier prints goes to stderr.
@@ -38,9 +57,6 @@ def main() -> None:
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     _limit_memory(memory_mb)
-
-    from rlvr_envs.env import run_verifier
-    from rlvr_envs.types import Reason, Verdict
 
     verifiers: dict[str, Any] = {}
     while True:
@@ -56,19 +72,14 @@ def main() -> None:
                 reply: tuple[Any, ...] = ("loaded", key, None)
             except Exception as exc:
                 reply = ("loaded", key, f"{type(exc).__name__}: {exc}")
-        elif kind == "verify":
-            _, key, task, completion, max_chars = message
-            try:
-                verdict = run_verifier(verifiers[key], task, completion, max_chars)
-            except MemoryError:
-                verdict = Verdict.failure(Reason.VERIFIER_ERROR, details={"error": "verifier ran out of memory"})
-            reply = ("verdict", verdict)
+        elif kind == "verify_many":
+            # One reply per item, sent as soon as it is ready: the pool times each item separately.
+            for key, task, completion, max_chars in message[1]:
+                _send(outbox, ("verdict", _verify(verifiers, key, task, completion, max_chars)))
+            continue
         else:
             reply = ("error", f"unknown message {kind!r}")
-        try:
-            outbox.send_bytes(pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL))
-        except MemoryError:
-            outbox.send_bytes(pickle.dumps(("verdict", Verdict.failure(Reason.VERIFIER_ERROR))))
+        _send(outbox, reply)
 
 
 if __name__ == "__main__":

@@ -43,6 +43,7 @@ class _Job:
     timeout_s: float
     max_chars: int
     future: Future[Verdict]
+    started: bool = False
 
 
 class WorkerDied(Exception):
@@ -70,10 +71,15 @@ class _Worker:
         self.proc.stdout.close()
         self.loaded: set[str] = set()
 
-    def request(self, message: tuple[Any, ...], timeout_s: float) -> Any:
-        """Send and wait for the reply; raises TimeoutError or WorkerDied."""
+    def send(self, message: tuple[Any, ...]) -> None:
         try:
             self._to.send_bytes(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+        except OSError as exc:
+            raise WorkerDied(self._death_note()) from exc
+
+    def receive(self, timeout_s: float) -> Any:
+        """The next reply; raises TimeoutError when none comes in time, WorkerDied on EOF."""
+        try:
             ready = self._from.poll(timeout_s)
         except (EOFError, OSError) as exc:
             raise WorkerDied(self._death_note()) from exc
@@ -83,6 +89,11 @@ class _Worker:
             return pickle.loads(self._from.recv_bytes())
         except (EOFError, OSError, pickle.UnpicklingError) as exc:
             raise WorkerDied(self._death_note()) from exc
+
+    def request(self, message: tuple[Any, ...], timeout_s: float) -> Any:
+        """Send and wait for the reply; raises TimeoutError or WorkerDied."""
+        self.send(message)
+        return self.receive(timeout_s)
 
     def _death_note(self) -> str:
         try:
@@ -124,6 +135,7 @@ class VerificationPool:
         memory_mb: address-space limit per worker (0 for none).
         default_timeout_s: budget for calls that do not give one.
         max_completion_chars: completions longer than this are refused unread.
+        max_batch: most queued calls sent to a worker in one message (each keeps its own budget).
     """
 
     def __init__(
@@ -133,7 +145,9 @@ class VerificationPool:
         memory_mb: int = 4096,
         default_timeout_s: float = 2.0,
         max_completion_chars: int = DEFAULT_MAX_COMPLETION_CHARS,
+        max_batch: int = 32,
     ) -> None:
+        self.max_batch = max(1, max_batch)
         self.workers = workers or os.cpu_count() or 1
         if self.workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
@@ -244,74 +258,110 @@ class VerificationPool:
 
     def _slot(self) -> None:
         worker: _Worker | None = None
+        stopping = False
         try:
-            while True:
-                job = self._jobs.get()
-                if job is None:
+            while not stopping:
+                first = self._jobs.get()
+                if first is None:
                     return
-                if job.future.set_running_or_notify_cancel():
-                    worker = self._run(worker, job)
+                batch = [first]
+                # Pipelining: take what is already queued and send it in one message. Verdicts
+                # stream back one by one, so each job still gets its own budget.
+                while len(batch) < self.max_batch:
+                    try:
+                        more = self._jobs.get_nowait()
+                    except queue.Empty:
+                        break
+                    if more is None:
+                        stopping = True
+                        break
+                    batch.append(more)
+                runnable = [job for job in batch if job.started or job.future.set_running_or_notify_cancel()]
+                for job in runnable:
+                    job.started = True
+                if runnable:
+                    worker = self._run_batch(worker, runnable)
         finally:
             if worker is not None:
                 worker.close()
 
-    def _run(self, worker: _Worker | None, job: _Job) -> _Worker | None:
-        """Run one job, retrying once on a fresh worker if the worker could not even start."""
+    def _ready_worker(self, worker: _Worker | None, batch: list[_Job]) -> tuple[_Worker | None, list[_Job]]:
+        """A live worker with every verifier of ``batch`` loaded, and the jobs it can run."""
         for attempt in range(2):
             try:
                 if worker is None:
                     worker = _Worker(self.memory_mb)
                     self.stats["restarts"] += 1
-                if job.key not in worker.loaded:
-                    reply = worker.request(("load", job.key, job.blob), _STARTUP_TIMEOUT_S)
-                    if reply[2] is not None:
-                        job.future.set_result(
-                            Verdict.failure(
-                                Reason.VERIFIER_ERROR, details={"error": f"cannot load verifier: {reply[2]}"}
+                runnable = []
+                for job in batch:
+                    if job.key not in worker.loaded:
+                        reply = worker.request(("load", job.key, job.blob), _STARTUP_TIMEOUT_S)
+                        if reply[2] is not None:
+                            job.future.set_result(
+                                Verdict.failure(
+                                    Reason.VERIFIER_ERROR, details={"error": f"cannot load verifier: {reply[2]}"}
+                                )
                             )
-                        )
-                        return worker
-                    worker.loaded.add(job.key)
+                            continue
+                        worker.loaded.add(job.key)
+                    runnable.append(job)
+                return worker, runnable
             except (WorkerDied, TimeoutError, OSError) as exc:
                 if worker is not None:
                     worker.kill()
                 worker = None
                 if attempt == 1:
-                    job.future.set_result(
-                        Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"worker failed to start: {exc!r}"})
-                    )
-                    return None
-                continue
-            break
-        assert worker is not None
-        start = time.perf_counter()
-        try:
-            reply = worker.request(("verify", job.key, job.task, job.completion, job.max_chars), job.timeout_s)
-            job.future.set_result(
-                reply[1]
-                if reply[0] == "verdict"
-                else Verdict.failure(Reason.VERIFIER_ERROR, details={"error": str(reply[1])})
-            )
+                    for job in batch:
+                        if not job.future.done():
+                            job.future.set_result(
+                                Verdict.failure(
+                                    Reason.VERIFIER_ERROR, details={"error": f"worker failed to start: {exc!r}"}
+                                )
+                            )
+        return None, []
+
+    def _run_batch(self, worker: _Worker | None, batch: list[_Job]) -> _Worker | None:
+        worker, batch = self._ready_worker(worker, batch)
+        if worker is None or not batch:
             return worker
-        except TimeoutError:
-            self.stats["timeouts"] += 1
+        items = [(job.key, job.task, job.completion, job.max_chars) for job in batch]
+        try:
+            worker.send(("verify_many", items))
+        except WorkerDied:
+            # Nothing ran: the worker died between calls. Requeue everything on a fresh worker.
             worker.kill()
-            job.future.set_result(
-                Verdict.failure(
+            self.stats["crashes"] += 1
+            for job in batch:
+                self._jobs.put(job)
+            return None
+        for index, job in enumerate(batch):
+            start = time.perf_counter()
+            try:
+                reply = worker.receive(job.timeout_s)
+            except TimeoutError:
+                self.stats["timeouts"] += 1
+                verdict = Verdict.failure(
                     Reason.TIMEOUT,
                     details={"error": f"verification exceeded its {job.timeout_s:g} s budget"},
                     elapsed_s=time.perf_counter() - start,
                 )
-            )
-        except WorkerDied as exc:
-            self.stats["crashes"] += 1
-            worker.kill()
-            job.future.set_result(
-                Verdict.failure(
+            except WorkerDied as exc:
+                self.stats["crashes"] += 1
+                verdict = Verdict.failure(
                     Reason.VERIFIER_ERROR, details={"error": str(exc)}, elapsed_s=time.perf_counter() - start
                 )
-            )
-        return None
+            else:
+                if reply[0] == "verdict":
+                    job.future.set_result(reply[1])
+                else:
+                    job.future.set_result(Verdict.failure(Reason.VERIFIER_ERROR, details={"error": str(reply[1])}))
+                continue
+            worker.kill()
+            job.future.set_result(verdict)
+            for rest in batch[index + 1 :]:  # not started, or lost with the worker: run them again
+                self._jobs.put(rest)
+            return None
+        return worker
 
 
 _default_pool: VerificationPool | None = None

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rlvr_envs.env import Env
-from rlvr_envs.types import Task, Verdict
+from rlvr_envs.env import Env, Verifier
+from rlvr_envs.extract import extract_answer
+from rlvr_envs.types import Reason, Task, Verdict
 
 ADVERSARIAL_COMPLETIONS: tuple[str, ...] = ("", "I don't know", "True", "False", "None")
 
@@ -144,3 +145,15 @@ def check_env(
         listing = "\n  - ".join(report.failures)
         raise ConformanceError(f"{len(report.failures)} conformance failure(s):\n  - {listing}")
     return report
+
+
+class ExactAnswerVerifier(Verifier):
+    """Reference verifier for tests and benchmarks: the extracted answer must equal ``str(task.answer)``."""
+
+    def verify(self, task: Task, completion: str) -> Verdict:
+        found = extract_answer(completion)
+        if found is None:
+            return Verdict.failure(Reason.NO_ANSWER)
+        if found.text.strip() == str(task.answer):
+            return Verdict.correct(found.text)
+        return Verdict.failure(Reason.WRONG, extracted=found.text)
