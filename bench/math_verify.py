@@ -1,0 +1,190 @@
+"""The math family's verifier against math-verify, side by side on the same mixed set.
+
+    .venv/bin/python bench/math_verify.py [--realistic 300] [--workers 2] [--repeat 1]
+
+The set: every labelled peer case in ../shared/data (math_verify_cases.jsonl and
+math_equiv_other_cases.jsonl, each verifier configured as the row's harness says), plus
+realistic completions: worked MATH-500 / GSM8K / AIME solutions that reason at length before
+a boxed final answer, half of them with the final answer altered (so wrong by construction).
+
+Both verifiers run with their signal-based timeouts off (math-verify's SIGALRM timeouts do not
+work off the main thread); in the pool the hard budget is enforced by killing the worker.
+Printed: verifications per second (one process, and the pool), the ratio, accuracy against
+the labels, and the worst latency on hostile inputs through the pool.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+# This file is named like the package it measures: keep its folder off the import path.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+from rlvr_envs import Task, VerificationPool, Verifier  # noqa: E402
+from rlvr_math import MathVerifier  # noqa: E402
+from rlvr_math.peer import MathVerifyPeer  # noqa: E402
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+HOSTILE = {
+    "9^{9^{9^9}}": "\\boxed{9^{9^{9^9}}}",
+    "(10^9)!": "\\boxed{(10^9)!}",
+    "50k unbalanced {": "\\boxed{" + "{" * 50_000,
+    "1 MB completion": "step " * 200_000 + "\\boxed{41}",
+    "(x+1)^{99999}": "\\boxed{(x+1)^{99999}}",
+}
+
+
+def _read(name: str) -> list[dict[str, Any]]:
+    with (SHARED / name).open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def peer_items() -> list[tuple[Verifier, Verifier, Task, str, bool]]:
+    items = []
+    for row in _read("math_verify_cases.jsonl") + _read("math_equiv_other_cases.jsonl"):
+        config = row.get("config") or {}
+        match_types = config.get("match_types") or ["latex", "expr"]
+        precision = config.get("precision") or 6
+        strict = True if config.get("strict") is None else config["strict"]
+        set_relation = bool(config.get("allow_set_relation_comp"))
+        fallback = "bare" if "grader" in row else ("latex+expr" if "expr" in match_types else "latex")
+        ours = MathVerifier(rel_tol=10.0**-precision, fallback=fallback, strict=strict,
+                            allow_set_relation_comp=set_relation)
+        peer = MathVerifyPeer(precision, strict, set_relation, latex_only="expr" not in match_types)
+        items.append((ours, peer, Task(id="peer", prompt="", answer=row["gold"]), row["pred"], row["expected"]))
+    return items
+
+
+def _alter(answer: str, rng: random.Random) -> str:
+    if re.fullmatch(r"-?\d+", answer):
+        return str(int(answer) + rng.choice([-2, -1, 1, 3, 10]))
+    return f"{answer} + 1"
+
+
+def realistic_items(n: int, seed: int = 0) -> list[tuple[Verifier, Verifier, Task, str, bool]]:
+    rng = random.Random(seed)
+    ours, peer = MathVerifier(), MathVerifyPeer()
+    pool: list[tuple[str, str]] = []  # (gold, worked solution ending in a boxed answer)
+    for row in _read("math500.jsonl"):
+        if "\\boxed" in row["solution"]:
+            pool.append((row["answer"], row["solution"]))
+    for row in _read("gsm8k_test.jsonl")[:300]:
+        work = re.sub(r"<<[^>]*>>", "", row["solution"]).rsplit("####", 1)[0].strip()
+        pool.append((row["answer"], f"{work}\nSo the answer is $\\boxed{{{row['answer']}}}$."))
+    for row in _read("aime.jsonl"):
+        if row.get("solution"):
+            pool.append((row["answer"], f"{row['solution']}\n\nThe final answer is $\\boxed{{{row['answer']}}}$."))
+    rng.shuffle(pool)
+    items = []
+    for i, (gold, solution) in enumerate(pool[:n]):
+        correct = i % 2 == 0
+        completion = solution
+        if not correct:
+            start = solution.rfind("\\boxed{")
+            completion = f"{solution[:start]}\\boxed{{{_alter(gold, rng)}}}$."
+        items.append((ours, peer, Task(id=f"r{i}", prompt="", answer=gold), completion, correct))
+    return items
+
+
+def run_inline(items) -> tuple[float, float, list[bool], list[bool]]:
+    """Both verifiers over the items in this process, alternating which goes first per item.
+
+    Alternating keeps shared warm-up effects (the ANTLR parser's decision cache inside
+    latex2sympy, used by both) from favouring whichever verifier runs second.
+    """
+    spent = [0.0, 0.0]
+    passed: list[list[bool]] = [[], []]
+    for index, item in enumerate(items):
+        for side in ((0, 1) if index % 2 == 0 else (1, 0)):
+            start = time.perf_counter()
+            passed[side].append(item[side].verify(item[2], item[3]).passed)
+            spent[side] += time.perf_counter() - start
+    return spent[0], spent[1], passed[0], passed[1]
+
+
+def run_pool(items, side: int, workers: int) -> tuple[float, list[bool]]:
+    with VerificationPool(workers) as pool:
+        by_verifier: dict[int, list[int]] = {}
+        for index, item in enumerate(items):
+            by_verifier.setdefault(id(item[side]), []).append(index)
+        # Start the workers and load every verifier before timing (imports are not budgeted).
+        for indexes in by_verifier.values():
+            first = items[indexes[0]]
+            pool.map(first[side], [first[2]] * workers, [first[3]] * workers)
+        start = time.perf_counter()
+        futures = [pool.submit(item[side], item[2], item[3]) for item in items]
+        passed = [f.result().passed for f in futures]
+        return time.perf_counter() - start, passed
+
+
+def hostile_latency(workers: int, budget: float) -> list[tuple[str, float, str, float, str]]:
+    task = Task(id="h", prompt="", answer="42")
+    rows = []
+    with VerificationPool(workers) as pool:
+        ours, peer = MathVerifier(time_budget_s=budget), MathVerifyPeer()
+        for verifier in (ours, peer):
+            pool.map(verifier, [task] * workers, ["\\boxed{42}"] * workers, timeout_s=budget)
+        for name, completion in HOSTILE.items():
+            results = []
+            for verifier in (ours, peer):
+                start = time.perf_counter()
+                verdict = pool.submit(verifier, task, completion, timeout_s=budget).result()
+                results.append((time.perf_counter() - start, verdict.reason.value))
+            rows.append((name, results[0][0], results[0][1], results[1][0], results[1][1]))
+    return rows
+
+
+def accuracy(items, passed: list[bool]) -> float:
+    return sum(p == item[4] for p, item in zip(passed, items)) / len(items)
+
+
+def _row(name: str, mode: str, subset, t_ours: float, t_mv: float, p_ours, p_mv) -> None:
+    ours_rate, mv_rate = len(subset) / t_ours, len(subset) / t_mv
+    print(f"{name:<12} {mode:<10} {ours_rate:>9.1f} {mv_rate:>14.1f} {ours_rate / mv_rate:>6.1f}x "
+          f"{accuracy(subset, p_ours):>9.1%} {accuracy(subset, p_mv):>8.1%}")
+    sys.stdout.flush()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--realistic", type=int, default=300, help="number of realistic long completions")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--budget", type=float, default=2.0, help="per-call budget for the hostile inputs (s)")
+    args = parser.parse_args()
+
+    peer_set, real_set = peer_items(), realistic_items(args.realistic)
+    mixed = peer_set + real_set
+    # Import sympy, latex2sympy and math-verify once in this process, outside the timings.
+    run_inline(mixed[:3])
+
+    print(f"mixed set: {len(peer_set)} peer cases + {len(real_set)} realistic long completions "
+          f"(mean {sum(len(i[3]) for i in real_set) // max(1, len(real_set))} chars)\n")
+    header = f"{'subset':<12} {'mode':<10} {'ours/s':>9} {'math-verify/s':>14} {'ratio':>7} {'ours acc':>9} {'mv acc':>8}"
+    print(header)
+    print("-" * len(header))
+    inline = {name: run_inline(subset) for name, subset in (("peer", peer_set), ("realistic", real_set))}
+    p, r = inline["peer"], inline["realistic"]
+    inline["mixed"] = (p[0] + r[0], p[1] + r[1], p[2] + r[2], p[3] + r[3])
+    subsets = {"peer": peer_set, "realistic": real_set, "mixed": mixed}
+    for name, (t_ours, t_mv, p_ours, p_mv) in inline.items():
+        _row(name, "inline", subsets[name], t_ours, t_mv, p_ours, p_mv)
+    # Fresh workers for each side: both start with cold parser caches.
+    (t_ours, p_ours), (t_mv, p_mv) = run_pool(mixed, 0, args.workers), run_pool(mixed, 1, args.workers)
+    _row("mixed", f"pool x{args.workers}", mixed, t_ours, t_mv, p_ours, p_mv)
+
+    print(f"\nhostile inputs through the pool (budget {args.budget:g} s; math-verify with its timeouts off):")
+    print(f"{'input':<20} {'ours s':>8} {'ours verdict':<14} {'math-verify s':>14} {'mv verdict':<12}")
+    for name, t_ours, r_ours, t_mv, r_mv in hostile_latency(args.workers, args.budget):
+        print(f"{name:<20} {t_ours:>8.3f} {r_ours:<14} {t_mv:>14.3f} {r_mv:<12}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,553 @@
+"""The judge sandbox: runs the task's own tests against a solution living in the other sandbox.
+
+The judge never runs untrusted code. Names the tests take from the solution resolve to
+``Remote`` handles; calls cross a socket and come back as plain data, decoded here into exact
+builtin types, so comparisons use builtin semantics whatever the solution's objects would
+have said. Results go to the judge zygote over a pipe with the sample's nonce; the zygote
+alone talks to the host.
+"""
+
+# -- wire imports (stripped in the sandbox) --
+from __future__ import annotations
+
+import builtins
+import json
+import os
+import select
+import socket
+import sys
+import time
+
+from rlvr_code._sandbox_wire import (
+    PR_SET_DUMPABLE,
+    ProtocolError,
+    encode,
+    kill_all_but_me,
+    prctl,
+    recv,
+    recv_fds,
+    send,
+    send_fds,
+    start_zygote,
+    trim,
+)
+
+# -- end wire imports --
+
+class SolutionError(Exception):
+    """The solution raised, returned something unusable, exited or died."""
+
+
+_PASSTHROUGH_ERRORS = {
+    name: getattr(builtins, name)
+    for name in ("ValueError", "TypeError", "KeyError", "IndexError", "ZeroDivisionError", "AttributeError",
+                 "RuntimeError", "NotImplementedError", "ArithmeticError", "LookupError", "OverflowError",
+                 "RecursionError", "StopIteration", "NameError", "Exception")
+}
+
+
+class Remote:
+    """A handle on an object that lives in the solution process (a function, a class instance).
+
+    Equality is identity and truthiness is refused: a result only counts when it is plain data.
+    """
+
+    __slots__ = ("_link", "_ref")
+
+    def __init__(self, link: Link, ref: object) -> None:
+        object.__setattr__(self, "_link", link)
+        object.__setattr__(self, "_ref", ref)
+
+    def __call__(self, *args: object, **kwargs: object) -> object:
+        return self._link.request("call", self._ref, list(args), kwargs)
+
+    def __getattr__(self, name: str) -> object:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self._link.request("getattr", self._ref, name)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        self._link.request("setattr", self._ref, name, value)
+
+    def __getitem__(self, key: object) -> object:
+        return self._link.request("getitem", self._ref, key)
+
+    def __iter__(self):
+        return iter(self._link.request("iter", self._ref))
+
+    def __len__(self) -> int:
+        n = self._link.request("len", self._ref)
+        if type(n) is not int:
+            raise SolutionError("len() of a solution object did not give an int")
+        return n
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Remote) and other._ref == self._ref
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    def __hash__(self) -> int:
+        return hash(("remote", str(self._ref)))
+
+    def __bool__(self) -> bool:
+        raise SolutionError("the solution returned an object, not a plain value")
+
+    def __repr__(self) -> str:
+        return f"<solution object {self._ref}>"
+
+
+class Link:
+    """The judge's end of the pipe pair to one solution process."""
+
+    def __init__(self, to_fd: int, from_fd: int, deadline: float) -> None:
+        self.to_fd, self.from_fd, self.deadline = to_fd, from_fd, deadline
+        self.broken: str | None = None
+
+    def decode(self, item: object, depth: int = 0) -> object:
+        if depth > 200 or type(item) is not list or not item or type(item[0]) is not str:
+            raise SolutionError("malformed value from the solution")
+        tag, rest = item[0], item[1:]
+        if tag == "N":
+            return None
+        if tag == "B" and type(rest[0]) is bool:
+            return rest[0]
+        if tag == "I" and type(rest[0]) is str:
+            return int(rest[0])
+        if tag == "F" and type(rest[0]) is str:
+            return float(rest[0])
+        if tag == "C":
+            return complex(float(rest[0]), float(rest[1]))
+        if tag == "S" and type(rest[0]) is str:
+            return rest[0]
+        if tag == "Y" and type(rest[0]) is str:
+            return bytes.fromhex(rest[0])
+        if tag in ("L", "T", "E", "Z") and type(rest[0]) is list:
+            items = [self.decode(v, depth + 1) for v in rest[0]]
+            return {"L": list, "T": tuple, "E": set, "Z": frozenset}[tag](items)
+        if tag == "D" and type(rest[0]) is list:
+            return {self.decode(k, depth + 1): self.decode(v, depth + 1) for k, v in rest[0]}
+        if tag == "M" and type(rest[0]) is str and rest[0] in sys.stdlib_module_names:
+            # The judge imports its own copy: a module the solution patched never reaches the tests.
+            import importlib
+
+            return importlib.import_module(rest[0])
+        if tag == "R" and type(rest[0]) is int:
+            return Remote(self, rest[0])
+        if tag == "G" and type(rest[0]) is str and hasattr(builtins, rest[0]):
+            return getattr(builtins, rest[0])
+        raise SolutionError(f"unexpected value tag {tag!r} from the solution")
+
+    def _wire(self, value: object) -> object:
+        if isinstance(value, Remote):
+            return ["R", object.__getattribute__(value, "_ref")]
+        for base, tag in ((list, "L"), (tuple, "T"), (frozenset, "Z"), (set, "E")):
+            if isinstance(value, base):
+                return [tag, [self._wire(v) for v in value]]
+        if isinstance(value, dict):
+            return ["D", [[self._wire(k), self._wire(v)] for k, v in value.items()]]
+        return encode(value, {})
+
+    def request(self, op: str, target: object, *args: object) -> object:
+        if self.broken:
+            raise SolutionError(self.broken)
+        if op == "call":
+            wired = [self._wire(list(args[0])), self._wire(dict(args[1]))]
+        else:
+            wired = [self._wire(a) for a in args]
+        try:
+            send(self.to_fd, [op, target, *wired])
+            reply = recv(self.from_fd, self.deadline)
+        except TimeoutError:
+            self.broken = "timed out"
+            raise
+        except (EOFError, OSError, ValueError, ProtocolError) as exc:
+            self.broken = f"the solution process stopped answering ({type(exc).__name__})"
+            raise SolutionError(self.broken) from None
+        if type(reply) is not list or not reply:
+            raise SolutionError("malformed reply from the solution")
+        if reply[0] == "ok":
+            return self.decode(reply[1])
+        if reply[0] == "err" and len(reply) == 3:
+            name, message = str(reply[1]), trim(str(reply[2]))
+            cls = _PASSTHROUGH_ERRORS.get(name)
+            if cls is not None and name != "StopIteration":
+                raise cls(message)
+            raise SolutionError(f"{name}: {message}")
+        raise SolutionError("malformed reply from the solution")
+
+
+
+
+class Judge:
+    def __init__(self, job: dict, verdict_fd: int, nonce: str, link: socket.socket, deadline: float) -> None:
+        self.job, self.verdict_fd, self.nonce = job, verdict_fd, nonce
+        self.link, self.deadline = link, deadline
+        self.active: list[str] = []
+        self.sockets: list[socket.socket] = []
+        self.counter = 0
+
+    def report(self, **event: object) -> None:
+        send(self.verdict_fd, {"nonce": self.nonce, **event})
+
+    def test(self, name: str, status: str, error: str | None = None) -> None:
+        self.report(test={"name": trim(name, 200), "status": status, "error": error and trim(error)})
+
+    # -- talking to the solution sandbox -----------------------------------------------------------
+    def request_solution(self, mode: str, fds: list[int], wall_s: float) -> str:
+        self.counter += 1
+        seq = f"{self.nonce}-{self.counter}"
+        send_fds(self.link, fds, {
+            "op": "run", "seq": seq, "mode": mode, "program": self.job["program"], "limits": self.job["limits"],
+            "sample_uid": self.job.get("sample_uid"), "wall_s": max(wall_s, 0.01),
+        })
+        for fd in fds:
+            os.close(fd)
+        self.active.append(seq)
+        return seq
+
+    def stop_solution(self, seq: str) -> None:
+        send_fds(self.link, [], {"op": "stop", "seq": seq})
+
+    def solution_outcome(self, seq: str, deadline: float) -> dict:
+        """The solution zygote's report on run ``seq`` (sent once its processes are gone)."""
+        while True:
+            reply = recv(self.link.fileno(), deadline)
+            if isinstance(reply, dict) and reply.get("seq") == seq:
+                if seq in self.active:
+                    self.active.remove(seq)
+                if "infrastructure" in reply:
+                    raise RuntimeError(f"solution sandbox: {reply['infrastructure']}")
+                return reply
+
+    def finish(self) -> None:
+        for seq in list(self.active):
+            try:
+                self.stop_solution(seq)
+                self.solution_outcome(seq, time.monotonic() + 10)
+            except (OSError, EOFError, TimeoutError, ProtocolError, ValueError):
+                pass
+        self.report(done=True)
+
+    # -- function formats ------------------------------------------------------------------------
+    def start_link(self) -> tuple[Link | None, str | None]:
+        mine, theirs = socket.socketpair()
+        self.sockets.append(mine)
+        self.request_solution("serve", [os.dup(theirs.fileno())], self.deadline - time.monotonic())
+        theirs.close()
+        link = Link(mine.fileno(), mine.fileno(), self.deadline)
+        try:
+            hello = recv(mine.fileno(), self.deadline)
+        except TimeoutError:
+            return None, "timeout"
+        except (EOFError, OSError, ValueError, ProtocolError):
+            return None, "the solution process died while loading"
+        if hello == ["loaded"]:
+            return link, None
+        if type(hello) is list and len(hello) == 3 and hello[0] == "load_error":
+            return None, f"{hello[1]}: {trim(str(hello[2]))}"
+        return None, "malformed message from the solution"
+
+    def namespace(self, link: Link) -> dict:
+        solution_names = set(self.job.get("solution_names") or ())
+
+        def missing(name: str) -> object:
+            # A builtin the solution shadows resolves to the solution's only when the task names it
+            # (MBPP's ``sum``); otherwise tests keep the judge's own ``abs``, ``len``, ``sorted``...
+            if name not in solution_names and hasattr(builtins, name):
+                return getattr(builtins, name)
+            return link.request("lookup", name)
+
+        class Globals(dict):
+            def __missing__(self, name: str) -> object:
+                return missing(name)
+
+        return Globals()
+
+    def run_unit(self, name: str, code: object, namespace: dict) -> bool:
+        """Run one unit of test code; report it; False when the run must stop (timeout)."""
+        try:
+            exec(code, namespace)
+        except TimeoutError:
+            self.test(name, "timeout", "the time budget ran out")
+            return False
+        except AssertionError as exc:
+            self.test(name, "failed", f"AssertionError: {exc}" if str(exc) else "AssertionError")
+        except SolutionError as exc:
+            self.test(name, "error", str(exc))
+        except BaseException as exc:  # noqa: BLE001
+            self.test(name, "error", f"{type(exc).__name__}: {exc}")
+        else:
+            self.test(name, "passed")
+        return True
+
+    def run_asserts(self) -> None:
+        link, error = self.start_link()
+        tests = self.job["tests"]
+        if link is None:
+            self.report(load_error=error)
+            return
+        namespace = self.namespace(link)
+        setup = self.job.get("setup") or ""
+        try:
+            exec(compile(setup, "<test setup>", "exec"), namespace)
+        except BaseException as exc:  # noqa: BLE001
+            status = "timeout" if isinstance(exc, TimeoutError) else "error"
+            for test in tests:
+                self.test(test, status, f"test setup failed: {type(exc).__name__}: {exc}")
+            return
+        for index, test in enumerate(tests):
+            try:
+                code = compile(test, f"<test {index}>", "exec")
+            except SyntaxError as exc:
+                self.test(test, "error", f"the test does not compile: {exc}")
+                continue
+            if not self.run_unit(test, code, namespace):
+                for rest in tests[index + 1:]:
+                    self.test(rest, "timeout", "not run: the time budget ran out")
+                return
+
+    def run_humaneval(self) -> None:
+        import ast
+
+        link, error = self.start_link()
+        if link is None:
+            self.report(load_error=error)
+            return
+        namespace = self.namespace(link)
+        entry_point = self.job["entry_point"]
+        outcomes: dict[int, list] = {}
+
+        def record(condition, line: int, source: str) -> None:
+            try:
+                ok = condition()
+                if type(ok) is not bool:
+                    ok = bool(ok)
+                failure = None if ok else "AssertionError"
+            except TimeoutError:
+                raise
+            except SolutionError as exc:
+                if link.broken:
+                    raise
+                failure = str(exc)
+            except BaseException as exc:  # noqa: BLE001
+                failure = f"{type(exc).__name__}: {exc}"
+            entry = outcomes.setdefault(line, [source, 0, 0, None])
+            entry[1 if failure is None else 2] += 1
+            if failure is not None and entry[3] is None:
+                entry[3] = failure
+
+        source_lines = self.job["test"].splitlines()
+        tree = ast.parse(self.job["test"])
+
+        class AssertToRecord(ast.NodeTransformer):
+            def visit_Assert(self, node: ast.Assert) -> ast.AST:
+                line = source_lines[node.lineno - 1].strip() if node.lineno <= len(source_lines) else ""
+                call = ast.Call(
+                    func=ast.Name("__rlvr_record__", ast.Load()),
+                    args=[ast.Lambda(ast.arguments([], [], None, [], [], None, []), node.test),
+                          ast.Constant(node.lineno), ast.Constant(line)],
+                    keywords=[],
+                )
+                return ast.copy_location(ast.Expr(call), node)
+
+        tree = ast.fix_missing_locations(AssertToRecord().visit(tree))
+        try:
+            exec(compile(self.job.get("context") or "", "<prompt>", "exec"), namespace)
+            namespace.pop(entry_point, None)
+            namespace["__rlvr_record__"] = record
+            exec(compile(tree, "<test>", "exec"), namespace)
+            check = namespace["check"]
+            candidate = namespace[entry_point]
+        except BaseException as exc:  # noqa: BLE001
+            self.test("check", "timeout" if isinstance(exc, TimeoutError) else "error", f"{type(exc).__name__}: {exc}")
+            return
+        status, error = "passed", None
+        try:
+            check(candidate)
+        except TimeoutError:
+            status, error = "timeout", "the time budget ran out"
+        except BaseException as exc:  # noqa: BLE001
+            status, error = "error", f"{type(exc).__name__}: {exc}"
+        for line in sorted(outcomes):
+            source, passed, failed, first = outcomes[line]
+            self.test(f"line {line}: {source}", "failed" if failed else "passed", first)
+        if status != "passed" or not outcomes:
+            self.test(f"check({entry_point})", status, error)
+
+    # -- stdin/stdout --------------------------------------------------------------------------
+    def run_stdio(self) -> None:
+        cases = self.job["cases"]
+        for index, case in enumerate(cases):
+            status, error = self.run_case(case)
+            self.test(f"case {index}", status, error)
+            if status == "timeout" and time.monotonic() >= self.deadline:
+                for rest in range(index + 1, len(cases)):
+                    self.test(f"case {rest}", "timeout", "not run: the time budget ran out")
+                return
+
+    def run_case(self, case: dict) -> tuple[str, str | None]:
+        import fcntl
+
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        per_case = self.job["limits"].get("case_s") or self.job["limits"]["cpu_s"]
+        deadline = min(self.deadline, time.monotonic() + per_case)
+        seq = self.request_solution("stdio", [in_r, out_w, err_w], deadline - time.monotonic())
+        cap = self.job["limits"]["output_bytes"]
+        pending = case["input"].encode("utf-8")
+        fcntl.fcntl(in_w, fcntl.F_SETFL, fcntl.fcntl(in_w, fcntl.F_GETFL) | os.O_NONBLOCK)
+        if not pending:
+            os.close(in_w)
+            in_w = -1
+        out, err = bytearray(), bytearray()
+        readers = {out_r: out, err_r: err}
+        overflow = timed_out = False
+        while readers:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                timed_out = True
+                break
+            ready_r, ready_w, _ = select.select(list(readers), [in_w] if in_w >= 0 else [], [], left)
+            for fd in ready_w:
+                try:
+                    sent = os.write(fd, pending[:65536])
+                    pending = pending[sent:]
+                except OSError:
+                    pending = b""
+                if not pending:
+                    os.close(in_w)
+                    in_w = -1
+            for fd in ready_r:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    del readers[fd]
+                    continue
+                readers[fd].extend(chunk)
+                if len(out) > cap:
+                    overflow = True
+                    readers.clear()
+                    break
+                del err[4096:]
+        for fd in (out_r, err_r, in_w):
+            if fd >= 0:
+                os.close(fd)
+        if timed_out or overflow:
+            self.stop_solution(seq)
+        outcome = self.solution_outcome(seq, deadline + 5)
+        stderr_tail = err.decode("utf-8", "replace").strip().splitlines()[-3:]
+        if timed_out or outcome["timed_out"]:
+            return "timeout", f"no result within {per_case:g} s"
+        if overflow:
+            return "error", f"the output exceeded {cap} bytes"
+        if outcome["signal"] is not None:
+            if outcome["signal"] in (9, 24):  # SIGKILL/SIGXCPU: the CPU-time limit
+                return "timeout", f"killed by signal {outcome['signal']} (CPU time limit)"
+            return "error", f"killed by signal {outcome['signal']}"
+        if outcome["exit"] != 0:
+            return "error", f"exit status {outcome['exit']}: " + " | ".join(stderr_tail)
+        got = normalise_output(out.decode("utf-8", "replace"))
+        want = normalise_output(case["output"])
+        if got == want:
+            return "passed", None
+        return "failed", f"expected {trim(repr(want), 150)}, got {trim(repr(got), 150)}"
+
+
+def normalise_output(text: str) -> str:
+    return "\n".join(line.rstrip() for line in text.rstrip().splitlines())
+
+
+def judge_main(job: dict, verdict_fd: int, nonce: str, link: socket.socket, deadline: float) -> None:
+    prctl(PR_SET_DUMPABLE, 0)
+    judge = Judge(job, verdict_fd, nonce, link, deadline)
+    try:
+        {"asserts": judge.run_asserts, "humaneval": judge.run_humaneval, "stdio": judge.run_stdio}[job["kind"]]()
+    except BaseException as exc:  # noqa: BLE001
+        judge.report(judge_error=f"{type(exc).__name__}: {trim(str(exc))}")
+    judge.finish()
+
+
+class JudgeZygote:
+    def __init__(self, config: dict, in_fd: int, out_fd: int) -> None:
+        self.in_fd, self.out_fd = in_fd, out_fd
+        self.link = socket.socket(fileno=config["link_fd"])
+
+    def serve(self) -> None:
+        try:
+            peer = recv(self.link.fileno(), time.monotonic() + 30)
+        except (EOFError, OSError, TimeoutError, ProtocolError, ValueError) as exc:
+            send(self.out_fd, {"ready": False, "error": f"the solution sandbox did not start ({type(exc).__name__})"})
+            return
+        send(self.out_fd, {"ready": True, "judge_pid": os.getpid(), "solution": peer,
+                           "python": sys.version.split()[0]})
+        while True:
+            try:
+                job = recv(self.in_fd)
+            except (EOFError, OSError):
+                return
+            try:
+                result = self.run_sample(job)
+            except Exception as exc:  # noqa: BLE001 - reported as an infrastructure failure
+                result = {"status": "infrastructure", "error": f"{type(exc).__name__}: {trim(str(exc))}"}
+            send(self.out_fd, result)
+
+    def run_sample(self, job: dict) -> dict:
+        start = time.monotonic()
+        nonce = os.urandom(16).hex()
+        deadline = start + job["limits"]["wall_s"]
+        verdict_r, verdict_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                for fd in (verdict_r, self.in_fd, self.out_fd):
+                    os.close(fd)
+                os.setsid()
+                judge_main(job, verdict_w, nonce, self.link, deadline)
+            finally:
+                os._exit(0)
+        os.close(verdict_w)
+        tests: list = []
+        outcome: dict = {"status": "judge_died"}
+        try:
+            while True:
+                try:
+                    event = recv(verdict_r, deadline + 3.0)
+                except TimeoutError:
+                    outcome = {"status": "timeout"}
+                    break
+                except (EOFError, OSError, ValueError, ProtocolError):
+                    break
+                if type(event) is not dict or event.get("nonce") != nonce:
+                    outcome = {"status": "judge_died", "error": "a verdict message without the sample's nonce"}
+                    break
+                if "test" in event:
+                    tests.append(event["test"])
+                elif "load_error" in event:
+                    outcome["load_error"] = event["load_error"]
+                elif "judge_error" in event:
+                    outcome["judge_error"] = event["judge_error"]
+                elif event.get("done"):
+                    outcome["status"] = "done"
+                    break
+        finally:
+            os.close(verdict_r)
+            kill_all_but_me()
+            send_fds(self.link, [], {"op": "stop", "seq": "*"})
+        outcome["tests"] = tests
+        outcome["elapsed_s"] = round(time.monotonic() - start, 6)
+        return outcome
+
+
+def main(config: dict) -> None:
+    in_fd, out_fd = os.dup(0), os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    os.close(devnull)
+    start_zygote()
+    JudgeZygote(config, in_fd, out_fd).serve()
+
+
+if __name__ == "__main__":
+    main(json.loads(sys.argv[1]))

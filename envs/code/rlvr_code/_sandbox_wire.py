@@ -1,0 +1,204 @@
+"""Shared by both sides of the sandbox: message framing, fd passing, plain-value encoding.
+
+Everything under ``_sandbox_*`` runs under the system ``/usr/bin/python3 -I -S`` inside the
+sandbox, never under the caller's virtual environment, so it uses the standard library only.
+The host sends each sandbox this module's source followed by its role's module
+(``_sandbox_judge`` or ``_sandbox_solution``), with the import block between the markers removed.
+
+Design in one paragraph: a worker is two bubblewrap sandboxes joined by a Unix socket. The
+**judge** sandbox receives the job (program and tests) and forks a judge per sample that runs
+the task's own test code; the **solution** sandbox never sees a test: it receives only the
+program and forks one process per sample (or per stdin/stdout case) that drops to an
+unprivileged uid and runs it. The judge calls the solution's functions over a socket and gets
+back plain data (exact builtin types), so every comparison happens in the judge with builtin
+semantics. The verdict travels judge -> judge zygote -> host, over pipes that no solution
+process ever holds, in another PID namespace.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import os
+import socket
+import select
+import struct
+import sys
+import time
+
+_HEADER = struct.Struct(">I")
+MAX_MESSAGE = 64 * 1024 * 1024
+ERROR_CHARS = 400
+PR_SET_DUMPABLE = 4
+PR_SET_CHILD_SUBREAPER = 36
+PR_SET_NO_NEW_PRIVS = 38
+PREIMPORT = (
+    "math", "re", "collections", "itertools", "functools", "heapq", "bisect", "string", "typing",
+    "operator", "copy", "random", "statistics", "fractions", "decimal", "datetime", "hashlib",
+    "array", "cmath", "json", "traceback", "ast", "io",
+)
+
+
+class ProtocolError(Exception):
+    pass
+
+
+# -- framing ----------------------------------------------------------------------------------
+def send(fd: int, obj: object) -> None:
+    data = json.dumps(obj, ensure_ascii=True).encode()
+    view = memoryview(_HEADER.pack(len(data)) + data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _read_exact(fd: int, n: int, deadline: float | None) -> bytes:
+    chunks, remaining = [], n
+    while remaining:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                raise TimeoutError
+        chunk = os.read(fd, min(remaining, 1 << 20))
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+def recv(fd: int, deadline: float | None = None) -> object:
+    (size,) = _HEADER.unpack(_read_exact(fd, _HEADER.size, deadline))
+    if size > MAX_MESSAGE:
+        raise ProtocolError(f"message of {size} bytes is over the limit")
+    return json.loads(_read_exact(fd, size, deadline))
+
+
+def trim(text: str, limit: int = ERROR_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def prctl(option: int, value: int) -> None:
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+    except Exception:  # noqa: S110 - hardening that the platform may not offer
+        pass
+
+
+# -- plain-value encoding ------------------------------------------------------------------------
+# Tags: N None, B bool, I int, F float, C complex, S str, Y bytes, L list, T tuple, E set,
+# Z frozenset, D dict, R reference to an object that stays in the solution process, M module.
+def encode(value: object, refs: dict[int, object], depth: int = 0) -> list:
+    """Plain data for a value. Subclasses of builtin types (Counter, namedtuples, a hostile
+    ``int`` subclass) are read through the base type's own methods, so what travels is the
+    content, never the object's behaviour."""
+    if depth > 200:
+        raise ValueError("value nested too deeply")
+    if value is None:
+        return ["N"]
+    if isinstance(value, bool):
+        return ["B", value is True]
+    if isinstance(value, int):
+        return ["I", int.__repr__(value)]
+    if isinstance(value, float):
+        return ["F", float.__repr__(value)]
+    if isinstance(value, complex):
+        return ["C", float.__repr__(complex.real.__get__(value)), float.__repr__(complex.imag.__get__(value))]
+    if isinstance(value, str):
+        return ["S", str.__str__(value)]
+    if isinstance(value, (bytes, bytearray)):
+        return ["Y", bytes(value).hex()]
+    for base, tag, iterate in ((list, "L", list.__iter__), (tuple, "T", tuple.__iter__),
+                               (set, "E", set.__iter__), (frozenset, "Z", frozenset.__iter__)):
+        if isinstance(value, base):
+            return [tag, [encode(v, refs, depth + 1) for v in iterate(value)]]
+    if isinstance(value, dict):
+        return ["D", [[encode(k, refs, depth + 1), encode(v, refs, depth + 1)] for k, v in dict.items(value)]]
+    if type(value) is type(sys):
+        return ["M", value.__name__]
+    name = getattr(value, "__name__", None)
+    if type(name) is str and getattr(builtins, name, None) is value:
+        return ["G", name]
+    refs[id(value)] = value
+    return ["R", id(value)]
+
+
+
+
+def send_fds(sock: socket.socket, fds: list[int], obj: object) -> None:
+    """One marker byte carrying ``fds``, then a framed message (stream order keeps them together)."""
+    socket.send_fds(sock, [b"F"], fds)
+    send(sock.fileno(), obj)
+
+
+def recv_fds(sock: socket.socket, max_fds: int, deadline: float | None = None) -> tuple[object, list[int]]:
+    if deadline is not None:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([sock], [], [], left)[0]:
+            raise TimeoutError
+    marker, fds, _flags, _addr = socket.recv_fds(sock, 1, max_fds)
+    if not marker:
+        raise EOFError
+    if marker != b"F":
+        for fd in fds:
+            os.close(fd)
+        raise ProtocolError("expected a file-descriptor marker")
+    return recv(sock.fileno(), deadline), list(fds)
+
+
+def kill_tree(pid: int) -> None:
+    import signal
+
+    for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+        try:
+            target()
+        except OSError:
+            pass
+
+
+def kill_all_but_me() -> None:
+    """SIGKILL every process of this PID namespace that we may signal, then reap what is ours.
+
+    Only called by a zygote, which is alone in its namespace apart from bubblewrap's init (which
+    ``kill(-1)`` never reaches) and the processes of the sample it just ran.
+    """
+    import signal
+
+    for _ in range(100):
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            return  # ESRCH: nothing left to signal
+        # Blocking: every process left is a descendant (we are their subreaper) and is dying.
+        reap(block=True)
+
+
+def reap(block: bool) -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, 0 if block else os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def start_zygote() -> None:
+    """What both zygotes do first: quiet stdio, subreaper, not dumpable, warm imports."""
+    sys.set_int_max_str_digits(0)
+    prctl(PR_SET_CHILD_SUBREAPER, 1)
+    prctl(PR_SET_DUMPABLE, 0)
+    os.umask(0o077)
+    for name in PREIMPORT:
+        try:
+            __import__(name)
+        except ImportError:
+            pass
+    import gc
+
+    # Children inherit this heap copy-on-write; a collection in a child would walk (and copy)
+    # every page of it. Freezing moves the zygote's objects out of the collector's reach.
+    gc.collect()
+    gc.freeze()

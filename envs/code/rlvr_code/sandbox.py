@@ -1,0 +1,436 @@
+"""Host side of the local sandbox: warm zygote workers inside long-lived bubblewrap namespaces.
+
+``LocalSandbox.run(job)`` hands one sample to an idle worker and returns the zygote's report
+(see ``_harness.py`` for what happens inside). Workers start lazily, one bubblewrap process
+each, and are reused for every later sample; a worker that misbehaves is killed and replaced,
+and the sample is retried on a fresh one. Failures of the machinery raise ``SandboxError``;
+they never look like a wrong answer.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import queue
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import tempfile
+import threading
+import time
+import weakref
+from concurrent.futures import Future
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+SYSTEM_PYTHON = "/usr/bin/python3"
+_HEADER = struct.Struct(">I")
+_READY_TIMEOUT_S = 30.0
+_BWRAP_HINT = (
+    "the code sandbox needs bubblewrap: install it with `apt-get install bubblewrap` "
+    "(or run scripts/setup.sh as root), or pass allow_reduced_isolation=True to run samples "
+    "without namespaces (not safe for untrusted code)"
+)
+
+
+class SandboxError(RuntimeError):
+    """The sandbox machinery failed (not the sample): reported as ``verifier_error``."""
+
+
+class SandboxUnavailable(SandboxError):
+    """The sandbox cannot run on this machine as configured."""
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """Per-sample limits. ``wall_s`` bounds the whole sample; the others bind each solution process."""
+
+    wall_s: float = 10.0
+    cpu_s: float = 10.0
+    case_s: float | None = None
+    """Wall-clock limit of one stdin/stdout case (default: ``cpu_s``)."""
+    memory_mb: int = 1024
+    file_mb: int = 16
+    open_files: int = 64
+    processes: int = 32
+    output_bytes: int = 1 << 20
+
+    def as_job(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def harness_source(role: str) -> str:
+    """The program one sandbox runs: the shared wire module, then the role's module."""
+    here = Path(__file__).parent
+    wire = (here / "_sandbox_wire.py").read_text(encoding="utf-8")
+    body = (here / f"_sandbox_{role}.py").read_text(encoding="utf-8")
+    start, end = "# -- wire imports (stripped in the sandbox) --", "# -- end wire imports --"
+    if start not in body or end not in body:
+        raise SandboxError(f"_sandbox_{role}.py lost its import markers")
+    body = body[: body.index(start)] + body[body.index(end) + len(end):]
+    return wire + "\n\n" + body
+
+
+def bwrap_path() -> str | None:
+    return shutil.which("bwrap")
+
+
+def _bwrap_supports(flag: str) -> bool:
+    try:
+        out = subprocess.run([bwrap_path() or "bwrap", "--help"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return flag in out.stdout + out.stderr
+
+
+def _system_python_mounts(python: str) -> list[str]:
+    """Read-only binds for the interpreter and the libraries it loads, nothing else of the host."""
+    real = os.path.realpath(python)
+    version = Path(real).name.replace("python", "")
+    candidates = [
+        real,
+        f"/usr/lib/python{version}",
+        "/usr/lib/x86_64-linux-gnu",
+        "/usr/lib/aarch64-linux-gnu",
+        "/usr/lib64",
+    ]
+    args: list[str] = []
+    for path in candidates:
+        if os.path.exists(path):
+            args += ["--ro-bind", path, path]
+    if real != python:
+        args += ["--symlink", real, python]
+    return args + ["--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin"]
+
+
+class _Spawner:
+    """Starts workers from one long-lived thread.
+
+    ``--die-with-parent`` ties a worker to the *thread* that started it (PR_SET_PDEATHSIG), so
+    starting them from a short-lived caller thread would kill them when that thread ends.
+    """
+
+    def __init__(self) -> None:
+        self._requests: queue.SimpleQueue[tuple[list[str], dict[str, Any], Future[subprocess.Popen[bytes]]]] = (
+            queue.SimpleQueue()
+        )
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._pid = os.getpid()
+
+    def spawn(self, argv: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive() or self._pid != os.getpid():
+                self._requests = queue.SimpleQueue()
+                self._thread = threading.Thread(target=self._serve, name="rlvr-code-spawner", daemon=True)
+                self._thread.start()
+                self._pid = os.getpid()
+        future: Future[subprocess.Popen[bytes]] = Future()
+        self._requests.put((argv, kwargs, future))
+        return future.result()
+
+    def _serve(self) -> None:
+        requests = self._requests
+        while True:
+            argv, kwargs, future = requests.get()
+            try:
+                future.set_result(subprocess.Popen(argv, **kwargs))
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                future.set_exception(exc)
+
+
+_spawner = _Spawner()
+
+
+class _Worker:
+    """A judge zygote and a solution zygote, each in its own sandbox, joined by a Unix socket."""
+
+    def __init__(self, judge_argv: list[str], solution_argv: list[str], link: tuple[int, int],
+                 host_root: str | None) -> None:
+        self.host_root = host_root
+        judge_fd, solution_fd = link
+        self.procs: list[subprocess.Popen[bytes]] = []
+        try:
+            self.solution = _spawner.spawn(
+                solution_argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                start_new_session=True, pass_fds=(solution_fd,),
+            )
+            self.procs.append(self.solution)
+            self.proc = _spawner.spawn(
+                judge_argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                start_new_session=True, pass_fds=(judge_fd,),
+            )
+            self.procs.append(self.proc)
+        finally:
+            os.close(judge_fd)
+            os.close(solution_fd)
+        assert self.proc.stdin is not None and self.proc.stdout is not None  # noqa: S101 (Popen contract)
+        self._in = self.proc.stdin.fileno()
+        self._out = self.proc.stdout.fileno()
+        try:
+            hello = self._receive(time.monotonic() + _READY_TIMEOUT_S)
+        except SandboxError as exc:
+            self.kill()
+            raise SandboxError(f"the sandbox failed to start: {exc}{self._stderr_note()}") from None
+        if not isinstance(hello, dict) or not hello.get("ready"):
+            self.kill()
+            raise SandboxError(f"the sandbox did not start: {hello!r}{self._stderr_note()}")
+        self.info = hello
+
+    def _stderr_note(self) -> str:
+        notes = []
+        for proc in self.procs:
+            try:
+                proc.wait(1)
+                err = proc.stderr.read(2000) if proc.stderr else b""
+            except (subprocess.TimeoutExpired, OSError, ValueError):
+                continue
+            text = err.decode("utf-8", "replace").strip()
+            if text:
+                notes.append(text)
+        return f" ({'; '.join(notes)})" if notes else ""
+
+    def _read_exact(self, n: int, deadline: float) -> bytes:
+        chunks: list[bytes] = []
+        while n:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self._out], [], [], left)[0]:
+                raise SandboxError("the sandbox worker did not answer in time")
+            chunk = os.read(self._out, min(n, 1 << 20))
+            if not chunk:
+                raise SandboxError(f"the sandbox worker exited (code {self.proc.poll()})")
+            chunks.append(chunk)
+            n -= len(chunk)
+        return b"".join(chunks)
+
+    def _receive(self, deadline: float) -> Any:
+        (size,) = _HEADER.unpack(self._read_exact(_HEADER.size, deadline))
+        try:
+            return json.loads(self._read_exact(size, deadline))
+        except ValueError as exc:
+            raise SandboxError(f"malformed reply from the sandbox worker: {exc}") from None
+
+    def request(self, job: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        data = json.dumps(job).encode()
+        try:
+            os.write(self._in, _HEADER.pack(len(data)))
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self._in, view):]
+        except OSError as exc:
+            raise SandboxError(f"cannot reach the sandbox worker: {exc}") from None
+        reply = self._receive(time.monotonic() + timeout_s)
+        if not isinstance(reply, dict):
+            raise SandboxError("malformed reply from the sandbox worker")
+        return reply
+
+    def kill(self) -> None:
+        for proc in self.procs:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            try:
+                proc.wait(5)
+            except subprocess.TimeoutExpired:
+                pass
+            for stream in (proc.stdin, proc.stdout, proc.stderr):
+                try:
+                    if stream is not None:
+                        stream.close()
+                except OSError:
+                    pass
+        if self.host_root:
+            shutil.rmtree(self.host_root, ignore_errors=True)
+
+    def close(self) -> None:
+        try:
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()  # EOF: the judge zygote exits, then the solution zygote
+            self.proc.wait(2)
+            self.solution.wait(2)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        self.kill()
+
+
+_live_sandboxes: weakref.WeakSet[LocalSandbox] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    for sandbox in list(_live_sandboxes):
+        sandbox.close()
+
+
+class LocalSandbox:
+    """Runs samples in warm workers on this machine.
+
+    Args:
+        workers: how many samples may run at once (each worker runs one at a time).
+        tmpfs_mb: size of each worker's private working filesystem.
+        allow_reduced_isolation: without bubblewrap, run the zygote as a plain subprocess
+            (rlimits, a separate uid when root, but no namespaces). Off by default.
+        require_isolation: ``False`` is the same as ``allow_reduced_isolation=True``.
+        python: the interpreter inside the sandbox; it must be readable by an unprivileged uid.
+    """
+
+    name = "local"
+
+    def __init__(
+        self,
+        workers: int = 1,
+        *,
+        tmpfs_mb: int = 64,
+        allow_reduced_isolation: bool = False,
+        python: str = SYSTEM_PYTHON,
+        retries: int = 2,
+    ) -> None:
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, got {workers}")
+        self.workers = workers
+        self.tmpfs_mb = tmpfs_mb
+        self.python = python
+        self.retries = retries
+        self.bwrap = bwrap_path()
+        if self.bwrap is None and not allow_reduced_isolation:
+            raise SandboxUnavailable(_BWRAP_HINT)
+        if not os.path.exists(python):
+            raise SandboxUnavailable(f"the sandbox interpreter {python} is missing (apt-get install python3)")
+        self.isolated = self.bwrap is not None
+        self.privileged = os.getuid() == 0
+        self._sources = {role: harness_source(role) for role in ("judge", "solution")}
+        self._idle: queue.SimpleQueue[_Worker] = queue.SimpleQueue()
+        self._slots = threading.Semaphore(workers)
+        self._free_slots: queue.SimpleQueue[int] = queue.SimpleQueue()
+        for slot in range(workers):
+            self._free_slots.put(slot)
+        self._all: set[_Worker] = set()
+        self._lock = threading.Lock()
+        self._closed = False
+        self.stats = {"samples": 0, "worker_starts": 0, "infrastructure_retries": 0}
+        _live_sandboxes.add(self)
+
+    # -- workers -----------------------------------------------------------------------------------
+    def sample_uid(self, slot: int) -> int | None:
+        """A uid no other process uses: RLIMIT_NPROC then bounds this worker's samples alone."""
+        if not self.privileged:
+            return None
+        return 1_900_000_000 + (os.getpid() % 1_000_000) * 64 + slot % 64
+
+    def _argv(self, role: str, root: str, link_fd: int) -> list[str]:
+        config = json.dumps({"root": root, "link_fd": link_fd})
+        command = [self.python, "-I", "-S", "-c", self._sources[role], config]
+        if not self.isolated:
+            return command
+        argv = [
+            self.bwrap or "bwrap",
+            "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+            "--die-with-parent", "--new-session",
+            *_system_python_mounts(self.python),
+            "--proc", "/proc",
+            "--dev", "/dev",
+            "--size", str(1 << 20), "--tmpfs", "/dev/shm",
+            "--size", str(self.tmpfs_mb << 20), "--perms", "0755", "--tmpfs", root,
+            "--chdir", root,
+            "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8",
+        ]
+        if self.privileged:
+            # Real root outside a user namespace, so that samples can run under uids of their own
+            # (RLIMIT_NPROC ignores root). The solution zygote keeps only what it needs to switch
+            # uid for a sample, kill what the sample leaves behind and wipe its files; the judge
+            # zygote keeps nothing.
+            argv += ["--cap-drop", "ALL"]
+            if role == "solution":
+                for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER"):
+                    argv += ["--cap-add", cap]
+        else:
+            argv += ["--unshare-user"]
+            if role == "solution" and _bwrap_supports("--disable-userns"):
+                argv += ["--disable-userns"]
+        return [*argv, *command]
+
+    def _start_worker(self) -> _Worker:
+        import socket
+
+        host_root = None
+        if self.isolated:
+            roots = {"judge": "/tmp/rlvr", "solution": "/tmp/rlvr"}
+        else:
+            host_root = tempfile.mkdtemp(prefix="rlvr-code-")
+            os.chmod(host_root, 0o755)
+            roots = {"judge": host_root, "solution": host_root}
+        judge_end, solution_end = socket.socketpair()
+        judge_fd, solution_fd = judge_end.detach(), solution_end.detach()
+        worker = _Worker(self._argv("judge", roots["judge"], judge_fd),
+                         self._argv("solution", roots["solution"], solution_fd), (judge_fd, solution_fd), host_root)
+        self.stats["worker_starts"] += 1
+        with self._lock:
+            self._all.add(worker)
+        return worker
+
+    def _discard(self, worker: _Worker) -> None:
+        worker.kill()
+        with self._lock:
+            self._all.discard(worker)
+
+    # -- running samples ---------------------------------------------------------------------------
+    def run(self, job: dict[str, Any]) -> dict[str, Any]:
+        """Run one sample (see ``_harness``) and return the zygote's report."""
+        if self._closed:
+            raise SandboxError("the sandbox is closed")
+        wall_s = float(job["limits"]["wall_s"])
+        last_error: SandboxError | None = None
+        with self._slots:
+            slot = self._free_slots.get()
+            try:
+                for attempt in range(self.retries + 1):
+                    try:
+                        worker = self._idle.get_nowait()
+                    except queue.Empty:
+                        worker = None
+                    try:
+                        if worker is None:
+                            worker = self._start_worker()
+                        reply = worker.request({**job, "sample_uid": self.sample_uid(slot)}, wall_s + 10.0)
+                        if reply.get("status") in ("infrastructure", "judge_died") or "judge_error" in reply:
+                            raise SandboxError(
+                                f"sandbox failure ({reply.get('status')}): "
+                                f"{reply.get('error') or reply.get('judge_error') or 'the judge died'}"
+                            )
+                    except SandboxError as exc:
+                        last_error = exc
+                        if worker is not None:
+                            self._discard(worker)
+                        if attempt < self.retries:
+                            self.stats["infrastructure_retries"] += 1
+                        continue
+                    self._idle.put(worker)
+                    self.stats["samples"] += 1
+                    return reply
+            finally:
+                self._free_slots.put(slot)
+        raise last_error or SandboxError("the sample could not be run")
+
+    def close(self) -> None:
+        self._closed = True
+        with self._lock:
+            workers, self._all = list(self._all), set()
+        for worker in workers:
+            worker.close()
+
+    def __enter__(self) -> LocalSandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001, S110 - interpreter shutdown
+            pass

@@ -1,0 +1,243 @@
+"""The code verifier: pull the program out of a completion, run it against the task's tests in a
+sandbox, and turn the sandbox's report into a ``Verdict``.
+
+Task answers (``Task.answer``) come in three formats::
+
+    {"format": "humaneval", "test": "def check(candidate): ...", "entry_point": "f",
+     "context": "<the prompt's code: imports, helpers, the stub>"}
+    {"format": "asserts", "tests": ["assert f(1) == 2", ...], "setup": "<test setup code>",
+     "solution_names": ["f"]}
+    {"format": "stdio", "cases": [{"input": "1 2\\n", "output": "3\\n"}, ...]}
+
+Each may also carry ``canonical_solution`` (used for gold completions), ``language``
+(only ``python`` runs) and ``timeout_s`` (overrides the verifier's limit for this task).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from typing import Any
+
+from rlvr_envs.env import Verifier
+from rlvr_envs.types import Reason, Task, Verdict
+
+FORMATS = ("humaneval", "asserts", "stdio")
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+.\-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
+_PYTHON_TAGS = {"", "python", "py", "python3", "py3"}
+_MAX_DETAIL_TESTS = 50
+
+
+def extract_code(completion: str) -> str:
+    """The last fenced Python block of a completion, or the whole text when there is none.
+
+    Reasoning inside ``<think>...</think>`` is skipped: the code a model drafts while
+    thinking is not its answer.
+    """
+    text = completion
+    if "</think>" in text:
+        text = text.rsplit("</think>", 1)[1]
+    blocks = [body for tag, body in _FENCE.findall(text) if tag.lower() in _PYTHON_TAGS]
+    if blocks:
+        return blocks[-1].rstrip() + "\n"
+    return text
+
+
+def solution_names(code: str) -> list[str]:
+    """Top-level names a reference solution defines (they may shadow builtins in the tests)."""
+    import ast
+
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    names: list[str] = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.append(node.name)
+    return names
+
+
+class TaskFormatError(ValueError):
+    """A task's answer does not follow any of the code formats."""
+
+
+def build_job(answer: Any, code: str) -> dict[str, Any]:
+    """The sandbox job for one task answer and one extracted program."""
+    if not isinstance(answer, dict):
+        raise TaskFormatError(f"a code task's answer must be a dict, got {type(answer).__name__}")
+    kind = answer.get("format")
+    if kind == "humaneval":
+        context = str(answer.get("context") or "")
+        # A body-only completion continues the prompt's stub; a full definition redefines it.
+        program = context.rstrip("\n") + "\n" + code if context else code
+        return {"kind": "humaneval", "program": program, "context": context, "test": str(answer["test"]),
+                "entry_point": str(answer["entry_point"]), "solution_names": [str(answer["entry_point"])]}
+    if kind == "asserts":
+        tests = answer.get("tests")
+        if not isinstance(tests, list) or not all(isinstance(t, str) for t in tests):
+            raise TaskFormatError("an 'asserts' task needs 'tests', a list of assert statements")
+        names = answer.get("solution_names")
+        if names is None:
+            names = solution_names(str(answer.get("canonical_solution") or ""))
+        return {"kind": "asserts", "program": code, "setup": str(answer.get("setup") or ""), "tests": tests,
+                "solution_names": [str(n) for n in names]}
+    if kind == "stdio":
+        cases = answer.get("cases")
+        if not isinstance(cases, list) or not all(isinstance(c, dict) and "input" in c and "output" in c
+                                                  for c in cases):
+            raise TaskFormatError("a 'stdio' task needs 'cases', a list of {'input', 'output'}")
+        return {"kind": "stdio", "program": code,
+                "cases": [{"input": str(c["input"]), "output": str(c["output"])} for c in cases]}
+    raise TaskFormatError(f"unknown code task format {kind!r}; expected one of {FORMATS}")
+
+
+_sandboxes: dict[tuple[Any, ...], Any] = {}
+_sandboxes_lock = threading.Lock()
+
+
+def shared_sandbox(backend: str, workers: int, allow_reduced_isolation: bool, **options: Any) -> Any:
+    """One sandbox per configuration per process (each pool worker process starts its own)."""
+    key = (backend, workers, allow_reduced_isolation, tuple(sorted(options.items())))
+    with _sandboxes_lock:
+        sandbox = _sandboxes.get(key)
+        if sandbox is None or getattr(sandbox, "_closed", False):
+            if backend == "local":
+                from rlvr_code.sandbox import LocalSandbox
+
+                sandbox = LocalSandbox(workers, allow_reduced_isolation=allow_reduced_isolation, **options)
+            elif backend == "docker":
+                from rlvr_code.docker_backend import DockerSandbox
+
+                sandbox = DockerSandbox(workers, **options)
+            else:
+                raise ValueError(f"unknown sandbox backend {backend!r}; use 'local' or 'docker'")
+            _sandboxes[key] = sandbox
+        return sandbox
+
+
+class CodeVerifier(Verifier):
+    """Runs a completion's program against a task's tests in a sandbox.
+
+    Args:
+        timeout_s: wall-clock budget of one sample (all its tests together).
+        case_timeout_s: wall-clock limit of one stdin/stdout case (default: ``timeout_s``).
+        memory_mb, processes, file_mb, open_files, output_bytes: limits of the solution process.
+        partial_credit: reward the fraction of tests passed instead of all-or-nothing.
+        backend: ``"local"`` (bubblewrap) or ``"docker"``.
+        allow_reduced_isolation: let the local backend run without bubblewrap (unsafe).
+        workers: concurrent samples per process.
+        backend_options: passed to the backend (for example ``tmpfs_mb``, ``image``).
+    """
+
+    def __init__(
+        self,
+        *,
+        timeout_s: float = 10.0,
+        case_timeout_s: float | None = None,
+        memory_mb: int = 1024,
+        processes: int = 32,
+        file_mb: int = 16,
+        open_files: int = 64,
+        output_bytes: int = 1 << 20,
+        partial_credit: bool = False,
+        backend: str = "local",
+        allow_reduced_isolation: bool = False,
+        workers: int = 1,
+        backend_options: dict[str, Any] | None = None,
+    ) -> None:
+        if timeout_s <= 0:
+            raise ValueError(f"timeout_s must be positive, got {timeout_s}")
+        if backend not in ("local", "docker"):
+            raise ValueError(f"unknown sandbox backend {backend!r}; use 'local' or 'docker'")
+        self.timeout_s = float(timeout_s)
+        self.case_timeout_s = case_timeout_s
+        self.memory_mb = memory_mb
+        self.processes = processes
+        self.file_mb = file_mb
+        self.open_files = open_files
+        self.output_bytes = output_bytes
+        self.partial_credit = partial_credit
+        self.backend = backend
+        self.allow_reduced_isolation = allow_reduced_isolation
+        self.workers = workers
+        self.backend_options = dict(backend_options or {})
+        # The sandbox enforces the sample's limit itself; the pool's budget is only a backstop
+        # that also covers starting a sandbox worker and one infrastructure retry.
+        self.time_budget_s = 2 * self.timeout_s + 30.0
+
+    def limits(self, timeout_s: float) -> dict[str, Any]:
+        from rlvr_code.sandbox import SandboxLimits
+
+        return SandboxLimits(
+            wall_s=timeout_s, cpu_s=timeout_s, case_s=self.case_timeout_s, memory_mb=self.memory_mb,
+            file_mb=self.file_mb, open_files=self.open_files, processes=self.processes,
+            output_bytes=self.output_bytes,
+        ).as_job()
+
+    def sandbox(self) -> Any:
+        return shared_sandbox(self.backend, self.workers, self.allow_reduced_isolation, **self.backend_options)
+
+    def verify(self, task: Task, completion: str) -> Verdict:
+        answer = task.answer
+        language = answer.get("language", "python") if isinstance(answer, dict) else "python"
+        if str(language).lower() not in ("python", "python3", "py"):
+            return Verdict.failure(Reason.FORMAT_ERROR, details={"error": f"language {language!r} is not supported"})
+        code = extract_code(completion)
+        if not code.strip():
+            return Verdict.failure(Reason.NO_ANSWER, details={"error": "the completion holds no code"})
+        if "\x00" in code:
+            return Verdict.failure(Reason.FORMAT_ERROR, extracted=code[:2000],
+                                   details={"error": "the code contains a NUL byte"})
+        try:
+            job = build_job(answer, code)
+        except (TaskFormatError, KeyError) as exc:
+            return Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"bad task: {exc}"})
+        timeout_s = float(answer.get("timeout_s") or self.timeout_s)
+        job["limits"] = self.limits(timeout_s)
+        from rlvr_code.sandbox import SandboxError
+
+        try:
+            report = self.sandbox().run(job)
+        except SandboxError as exc:
+            return Verdict.failure(Reason.VERIFIER_ERROR, extracted=code[:2000], details={"error": str(exc)})
+        return self.verdict(report, code)
+
+    def verdict(self, report: dict[str, Any], code: str) -> Verdict:
+        tests = report.get("tests") or []
+        passed = sum(1 for t in tests if t.get("status") == "passed")
+        details: dict[str, Any] = {
+            "passed": passed,
+            "total": len(tests),
+            "tests": tests[:_MAX_DETAIL_TESTS],
+        }
+        extracted = code if len(code) <= 2000 else code[:2000]
+        load_error = report.get("load_error")
+        if report.get("status") == "timeout":
+            details["first_error"] = "the sample ran past its wall-clock limit"
+            return Verdict.failure(Reason.TIMEOUT, extracted=extracted, details=details)
+        if load_error:
+            details["first_error"] = load_error
+            if load_error == "timeout":
+                reason = Reason.TIMEOUT
+            elif load_error.startswith(("SyntaxError", "IndentationError", "TabError")):
+                reason = Reason.FORMAT_ERROR
+            else:
+                reason = Reason.RUNTIME_ERROR
+            return Verdict.failure(reason, extracted=extracted, details=details)
+        failures = [t for t in tests if t.get("status") != "passed"]
+        if tests and not failures and report.get("status") == "done":
+            return Verdict.correct(extracted, details=details)
+        if failures:
+            details["first_error"] = f"{failures[0].get('name')}: {failures[0].get('error')}"
+        statuses = {t.get("status") for t in failures}
+        if "timeout" in statuses:
+            reason = Reason.TIMEOUT
+        elif "failed" in statuses:
+            reason = Reason.WRONG
+        elif "error" in statuses:
+            reason = Reason.RUNTIME_ERROR
+        else:
+            reason = Reason.WRONG
+        reward = passed / len(tests) if self.partial_credit and tests else 0.0
+        return Verdict.failure(reason, extracted=extracted, details=details, reward=reward)

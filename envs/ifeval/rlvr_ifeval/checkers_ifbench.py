@@ -1,0 +1,503 @@
+"""IFBench's out-of-distribution instructions (allenai/IFBench), reference semantics: part 1.
+
+Where the reference behaves oddly (a check that ignores half of its description, a list
+mutated while iterated) the odd behaviour is kept, because the labelled data and published
+scores depend on it; the family README lists these cases.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import string
+from collections import Counter
+from functools import lru_cache
+from typing import Any, ClassVar
+
+from rlvr_ifeval import text
+from rlvr_ifeval.base import Checker, InstructionError, Param, register
+
+PUNCT = string.punctuation
+_STRIP = PUNCT + " "
+_NO_PUNCT = str.maketrans("", "", PUNCT)
+_CONJUNCTIONS = frozenset(("and", "but", "for", "nor", "or", "so", "yet"))
+PERSON_NAMES = (
+    "Emma", "Liam", "Sophia", "Jackson", "Olivia", "Noah", "Ava", "Lucas", "Isabella", "Mason", "Mia",
+    "Ethan", "Charlotte", "Alexander", "Amelia", "Benjamin", "Harper", "Leo", "Zoe", "Daniel", "Chloe",
+    "Samuel", "Lily", "Matthew", "Grace", "Owen", "Abigail", "Gabriel", "Ella", "Jacob", "Scarlett",
+    "Nathan", "Victoria", "Elijah", "Layla", "Nicholas", "Audrey", "David", "Hannah", "Christopher",
+    "Penelope", "Thomas", "Nora", "Andrew", "Aria", "Joseph", "Claire", "Ryan", "Stella", "Jonathan",
+)
+# One alternation finds the same names as one search per name: names are whole words, so no two
+# can match at the same position.
+_NAMES_RE = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in PERSON_NAMES) + r")\b")
+PRONOUNS = frozenset(
+    """
+    i me we us you he him she her it they them my mine our ours your yours his hers its their theirs
+    myself ourselves yourself yourselves himself herself itself themselves this that these those who
+    whom whose which what whoever whomever whatever whichever anybody anyone anything everybody
+    everyone everything nobody nothing somebody someone something each either neither both all some
+    any none
+    """.split()
+)
+_PRIMES = frozenset((2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97))
+_JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+
+
+@register("count:word_count_range")
+class WordCountRange(Checker):
+    params = (Param("min_words", minimum=0), Param("max_words", minimum=0))
+
+    def check(self, response: str) -> bool:
+        return self.kwargs["min_words"] <= text.count_words(response) <= self.kwargs["max_words"]
+
+
+@register("count:unique_word_count")
+class UniqueWordCount(Checker):
+    params = (Param("N", minimum=0),)
+
+    def check(self, response: str) -> bool:
+        unique = {w.strip(_STRIP) for w in response.lower().split()}
+        return len(unique) >= self.kwargs["N"]
+
+
+@register("ratio:stop_words")
+class StopWordRatio(Checker):
+    params = (Param("percentage", "number", minimum=0),)
+
+    def check(self, response: str) -> bool:
+        words = text.word_list(response)
+        if not words:
+            return False
+        stop = sum(1 for w in words if w.lower() in text.STOPWORDS)
+        return stop / len(words) * 100 <= self.kwargs["percentage"]
+
+
+def _ending_counts(response: str) -> tuple[int, int, int]:
+    sentences = text.split_sentences_rules(response)
+    return (
+        sum(1 for s in sentences if s.endswith(".")),
+        sum(1 for s in sentences if s.endswith("?")),
+        sum(1 for s in sentences if s.endswith("!")),
+    )
+
+
+@register("ratio:sentence_type")
+class SentenceTypeRatio(Checker):
+    def check(self, response: str) -> bool:
+        declarative, interrogative, _ = _ending_counts(response)
+        return declarative == 2 * interrogative
+
+
+@register("ratio:sentence_balance")
+class SentenceBalance(Checker):
+    def check(self, response: str) -> bool:
+        declarative, interrogative, exclamatory = _ending_counts(response)
+        return declarative == interrogative == exclamatory
+
+
+@register("count:conjunctions")
+class Conjunctions(Checker):
+    params = (Param("small_n", minimum=0),)
+
+    def check(self, response: str) -> bool:
+        # The reference deduplicates the raw tokens, so "and" and "and," count as two.
+        used = {w for w in response.split() if w.strip(_STRIP).lower() in _CONJUNCTIONS}
+        return len(used) >= self.kwargs["small_n"]
+
+
+@register("count:person_names")
+class PersonNames(Checker):
+    params = (Param("N", minimum=0),)
+
+    def check(self, response: str) -> bool:
+        return len(set(_NAMES_RE.findall(response))) >= self.kwargs["N"]
+
+
+@register("ratio:overlap")
+class TrigramOverlap(Checker):
+    params = (Param("reference_text", "str"), Param("percentage", "number", minimum=0))
+
+    def setup(self, reference_text: str, **_: Any) -> None:
+        self.reference = _char_trigrams(reference_text)
+
+    def check(self, response: str) -> bool:
+        grams = _char_trigrams(response)
+        if not grams:
+            return False
+        overlap = len(grams & self.reference) / len(grams) * 100
+        return self.kwargs["percentage"] - 2 <= overlap <= self.kwargs["percentage"] + 2
+
+
+def _char_trigrams(value: str) -> set[str]:
+    # The reference builds n-grams over characters, not words.
+    return {value[i : i + 3] for i in range(len(value) - 2)}
+
+
+@register("count:numbers")
+class NumbersCount(Checker):
+    params = (Param("N", minimum=0),)
+
+    def check(self, response: str) -> bool:
+        return len(re.findall(r"\d+", response.translate(_NO_PUNCT))) == self.kwargs["N"]
+
+
+@register("words:alphabet")
+class AlphabetLoop(Checker):
+    def check(self, response: str) -> bool:
+        words = response.translate(_NO_PUNCT).strip(_STRIP).split()
+        if not words:
+            return False
+        alphabet = string.ascii_lowercase
+        letter = words[0][0].lower()
+        if letter not in alphabet:
+            return False
+        for word in words[1:]:
+            word = word.strip(_STRIP).lower()
+            if not word:
+                continue
+            letter = alphabet[(alphabet.index(letter) + 1) % 26]
+            if word[0] != letter:
+                return False
+        return True
+
+
+@register("words:vowel")
+class ThreeVowels(Checker):
+    def check(self, response: str) -> bool:
+        lines = response.strip().split("\n")
+        if len(lines) != 1:
+            return False
+        return len({c for c in lines[0].lower() if c in "aeiou"}) <= 3
+
+
+@register("words:consonants")
+class ConsonantClusters(Checker):
+    _cluster = re.compile(r"[bcdfghjklmnpqrstvwxyz]{2}")
+
+    def check(self, response: str) -> bool:
+        return all(self._cluster.search(w) for w in response.lower().strip().split())
+
+
+@register("sentence:alliteration_increment")
+class IncrementingAlliteration(Checker):
+    def check(self, response: str) -> bool:
+        previous = -1
+        for sentence in text.split_sentences_rules(response):
+            words = [w.lstrip(_STRIP) for w in sentence.lower().split()]
+            words = [w for w in words if w]
+            score, running = 0, False
+            for a, b in itertools.pairwise(words):
+                if a[0] == b[0]:
+                    score += 1 if running else 2
+                    running = True
+                else:
+                    running = False
+            if score <= previous:
+                return False
+            previous = score
+        return True
+
+
+@register("words:palindrome")
+class Palindromes(Checker):
+    def check(self, response: str) -> bool:
+        words = response.translate(_NO_PUNCT).lower().split()
+        return sum(1 for w in words if len(w) >= 5 and w == w[::-1]) >= 10
+
+
+@register("count:punctuation")
+class PunctuationCover(Checker):
+    def check(self, response: str) -> bool:
+        if not ("!?" in response or "?!" in response or "‽" in response):
+            return False
+        rest = response.replace("?!", "", 1)
+        if len(rest) == len(response):
+            rest = response.replace("!?", "", 1)
+        return {".", ",", "!", "?", ";", ":"} <= set(rest)
+
+
+@register("format:parentheses")
+class NestedBrackets(Checker):
+    _pairs: ClassVar[dict[str, str]] = {")": "(", "]": "[", "}": "{"}
+
+    def check(self, response: str) -> bool:
+        stack: list[str] = []
+        deepest = 0
+        for char in response:
+            if char in "([{":
+                stack.append(char)
+                deepest = max(deepest, len(stack))
+            elif char in ")]}":
+                if stack and stack[-1] == self._pairs[char]:
+                    stack.pop()
+                    if deepest >= 5 and len(stack) < deepest:
+                        return True
+                else:
+                    stack, deepest = [], 0
+        return False
+
+
+@register("format:quotes")
+class NestedQuotes(Checker):
+    def check(self, response: str) -> bool:
+        stack: list[str] = []
+        reached = depth = 0
+        for char in response:
+            if stack and char == stack[-1]:
+                stack.pop()
+                depth -= 1
+                if reached - depth >= 3:
+                    return True
+            elif char in "\"'":
+                stack.append(char)
+                depth += 1
+                reached = max(reached, depth)
+        return False
+
+
+@register("words:prime_lengths")
+class PrimeLengths(Checker):
+    def check(self, response: str) -> bool:
+        return all(len(w) in _PRIMES for w in response.translate(_NO_PUNCT).split())
+
+
+@register("format:options")
+class Options(Checker):
+    params = (Param("options", "str"),)
+    short_answer = True
+
+    def setup(self, options: str, **_: Any) -> None:
+        self.strict = re.match(r"\W*[aA]\W*[bB]\W*[cC]\W*", options) is not None
+        separator = "/" if "/" in options else ("or" if "or" in options else ",")
+        self.options = [o.strip() for o in options.split(separator)]
+        self.normalised = {o.strip(_STRIP).lower() for o in self.options}
+
+    def check(self, response: str) -> bool:
+        if self.strict:
+            return response in self.options
+        return response.strip(_STRIP).lower() in self.normalised
+
+
+@register("format:newline")
+class WordPerLine(Checker):
+    def check(self, response: str) -> bool:
+        cleaned = response.translate(_NO_PUNCT).strip()
+        lines = [line for line in cleaned.split("\n") if line != ""]
+        return len(lines) == len(cleaned.split())
+
+
+@register("format:emoji")
+class EmojiEndings(Checker):
+    def check(self, response: str) -> bool:
+        from emoji import is_emoji
+
+        sentences = text.split_sentences_rules(response)
+        for i, sentence in enumerate(sentences):
+            stripped = sentence.translate(_NO_PUNCT).strip()
+            if not stripped:
+                return False
+            last = stripped[-1]
+            second_last = stripped[-2] if len(stripped) > 1 else last
+            if is_emoji(last) or is_emoji(second_last):
+                continue
+            # An emoji that Punkt pushed to the start of the next sentence still counts.
+            if i == len(sentences) - 1:
+                return False
+            following = sentences[i + 1].translate(_NO_PUNCT).strip()
+            if not following or not is_emoji(following[0]):
+                return False
+        return True
+
+
+@register("ratio:sentence_words")
+class EqualLengthSentences(Checker):
+    def check(self, response: str) -> bool:
+        # The reference checks three sentences of equal length; "different words" is not checked.
+        sentences = text.split_sentences_rules(response)
+        return len(sentences) == 3 and len({len(s.strip()) for s in sentences}) == 1
+
+
+@register("count:words_japanese")
+class NthWordJapanese(Checker):
+    params = (Param("N", minimum=1),)
+
+    def check(self, response: str) -> bool:
+        every = self.kwargs["N"]
+        for i, word in enumerate(response.split()):
+            word = word.strip(_STRIP)
+            if (i + 1) % every == 0 and word and not word.isdigit() and not _JAPANESE.search(word):
+                return False
+        return True
+
+
+@register("words:repeats")
+class LimitedRepeats(Checker):
+    params = (Param("small_n", minimum=0),)
+
+    def check(self, response: str) -> bool:
+        counts = Counter(response.lower().translate(_NO_PUNCT).split())
+        return all(c <= self.kwargs["small_n"] for c in counts.values())
+
+
+@register("sentence:keyword")
+class KeywordInSentence(Checker):
+    params = (Param("word", "str"), Param("N", minimum=1))
+
+    def setup(self, word: str, **_: Any) -> None:
+        if not word:
+            raise InstructionError(f"{self.instruction_id}: 'word' must not be empty")
+        self.pattern = re.compile(r"\b" + re.escape(word) + r"\b", re.IGNORECASE)
+
+    def check(self, response: str) -> bool:
+        sentences = text.split_sentences_rules(response)
+        n = self.kwargs["N"]
+        return len(sentences) >= n and self.pattern.search(sentences[n - 1]) is not None
+
+
+@register("count:pronouns")
+class PronounCount(Checker):
+    params = (Param("N", minimum=0),)
+
+    def check(self, response: str) -> bool:
+        tokens = text.word_tokenize(response.replace("/", " ").lower())
+        return sum(1 for t in tokens if t in PRONOUNS) >= self.kwargs["N"]
+
+
+@register("words:odd_even_syllables")
+class AlternatingSyllables(Checker):
+    def check(self, response: str) -> bool:
+        parities = [_syllables(w) % 2 for w in response.translate(_NO_PUNCT).lower().split()]
+        return all(a != b for a, b in itertools.pairwise(parities))
+
+
+@lru_cache(maxsize=100_000)
+def _syllables(word: str) -> int:
+    import syllapy
+
+    return int(syllapy.count(word))
+
+
+@register("words:last_first")
+class LastWordFirstNext(Checker):
+    def check(self, response: str) -> bool:
+        sentences = text.split_sentences_rules(response)
+        for current, following in itertools.pairwise(sentences):
+            last = current.rstrip(_STRIP).split()
+            first = following.lstrip(_STRIP).split()
+            if not last or not first or last[-1].lower() != first[0].lower():
+                return False
+        return True
+
+
+@register("words:paragraph_last_first")
+class ParagraphStartsAndEndsAlike(Checker):
+    def check(self, response: str) -> bool:
+        for paragraph in response.split("\n"):
+            words = paragraph.strip().lower().strip(_STRIP).split()
+            if words and words[0] != words[-1]:
+                return False
+        return True
+
+
+@register("sentence:increment")
+class IncrementingWordCount(Checker):
+    params = (Param("small_n", minimum=0),)
+
+    def check(self, response: str) -> bool:
+        sentences = text.split_sentences_rules(response)
+        if not sentences:
+            return False
+        counts = [len(s.translate(_NO_PUNCT).split()) for s in sentences]
+        return all(b == a + self.kwargs["small_n"] for a, b in itertools.pairwise(counts))
+
+
+@register("words:no_consecutive")
+class NoConsecutiveFirstLetter(Checker):
+    def check(self, response: str) -> bool:
+        words = response.lower().translate(_NO_PUNCT).split()
+        return all(a[0] != b[0] for a, b in itertools.pairwise(words))
+
+
+@register("format:line_indent")
+class IndentStairs(Checker):
+    def check(self, response: str) -> bool:
+        lines = response.split("\n")
+        # The reference drops blank lines while iterating over the same list, which skips the
+        # line after each removed one; the same walk is reproduced here.
+        i = 0
+        while i < len(lines):
+            if not lines[i].strip():
+                lines.remove(lines[i])
+            i += 1
+        indents = [len(line) - len(line.lstrip(" ")) for line in lines]
+        return all(b > a for a, b in itertools.pairwise(indents))
+
+
+@register("format:quote_unquote")
+class QuoteThenExplanation(Checker):
+    _strip_chars = string.digits + PUNCT.replace('"', "")
+
+    def check(self, response: str) -> bool:
+        compact = "".join(response.replace("'\"'", "").split())
+        if '""' in compact:
+            return False
+        stripped = compact.strip(self._strip_chars)
+        return not (stripped and stripped[-1] == '"')
+
+
+@register("format:list")
+class CustomBullets(Checker):
+    params = (Param("sep", "str"),)
+
+    def setup(self, sep: str, **_: Any) -> None:
+        if not sep:
+            raise InstructionError(f"{self.instruction_id}: 'sep' must not be empty")
+
+    def check(self, response: str) -> bool:
+        return response.count(self.kwargs["sep"]) >= 2
+
+
+@register("format:thesis")
+class ItalicThesis(Checker):
+    def check(self, response: str) -> bool:
+        index = response.find("<i>")
+        if index == -1:
+            index = response.find("<em>")
+            if index == -1:
+                return False
+        rest = response[index:]
+        end = rest.find("</i>")
+        if end == -1:
+            end = rest.find("</em>")
+            if end == -1:
+                return False
+        # Offsets as in the reference (3 and 4 characters, whichever tag was used).
+        return rest[3:end].strip() != "" and rest[end + 4 :].strip() != ""
+
+
+@register("format:sub-bullets")
+class SubBullets(Checker):
+    def check(self, response: str) -> bool:
+        return all("-" in part for part in response.split("*")[1:])
+
+
+@register("format:no_bullets_bullets")
+class SentencesThenBullets(Checker):
+    def check(self, response: str) -> bool:
+        in_prose: object = True
+        sentences = bullets = 0
+        for line in response.split("\n"):
+            if line.strip().startswith("*"):
+                in_prose = False
+                if sentences < 2:
+                    return False
+                bullets += 1
+            elif in_prose:
+                # As in the reference, a blank prose line ends the prose part (its split is empty).
+                found = text.split_sentences_rules(line.strip())
+                in_prose = bool(found)
+                sentences += len(found)
+            else:
+                return False
+        return bullets >= 2

@@ -1,0 +1,313 @@
+"""IFBench's out-of-distribution instructions (allenai/IFBench), reference semantics: part 2.
+
+Fixed-prompt tasks (``custom:*``), copying, word positions and output shape.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import re
+import string
+import unicodedata
+from typing import Any, ClassVar
+
+from rlvr_ifeval import text
+from rlvr_ifeval.base import Checker, InstructionError, Param, register
+from rlvr_ifeval.verbs import starts_with_verb
+
+PUNCT = string.punctuation
+_STRIP = PUNCT + " "
+EUROPEAN_CAPITALS_BY_LATITUDE = (
+    "Reykjavik", "Helsinki", "Oslo", "Tallinn", "Stockholm", "Riga", "Moscow", "Copenhagen", "Vilnius",
+    "Minsk", "Dublin", "Berlin", "Amsterdam", "Warsaw", "London", "Brussels", "Prague", "Luxembourg",
+    "Paris", "Vienna", "Bratislava", "Budapest", "Vaduz", "Chisinau", "Bern", "Ljubljana", "Zagreb",
+)
+
+
+def _ascii_fold(value: str) -> str:
+    return unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode("ascii")
+
+
+class _FixedPrompt(Checker):
+    """The instruction is the whole prompt; the reference ignores whatever kwargs it is given."""
+
+    ignores_extra_kwargs = True
+
+
+@register("custom:multiples")
+class MultiplesOfSeven(_FixedPrompt):
+    short_answer = True
+
+    def check(self, response: str) -> bool:
+        return re.findall(r"\d+", response.replace(",", ", ")) == ["14", "21", "28", "35", "42", "49"]
+
+
+@register("custom:mcq_count_length")
+class MultipleChoiceQuestions(_FixedPrompt):
+    _split = re.compile(r"\n*(?:Question \d+[\.|\):;]?\s*)")
+    _option = re.compile(r"^[A-Ea-e][\.|\)]\s*\w+")
+
+    def check(self, response: str) -> bool:
+        if response[response.find("Question") :] != response:  # anything before the first question
+            return False
+        questions = [q.strip() for q in self._split.split(response) if q.strip()]
+        if len(questions) != 4:
+            return False
+        lengths = []
+        for question in questions:
+            stem, options, in_options = "", 0, False
+            for line in question.split("\n"):
+                if self._option.match(line.strip()):
+                    options += 1
+                    in_options = True
+                elif not in_options:
+                    stem += " " + line.strip()
+            if options != 5:
+                return False
+            lengths.append(len(stem.strip()))
+        return all(a < b for a, b in itertools.pairwise(lengths))
+
+
+@register("custom:reverse_newline")
+class CountriesReverseOrder(_FixedPrompt):
+    def check(self, response: str) -> bool:
+        lines = [line.strip(_STRIP) for line in response.split("\n") if line.strip(_STRIP)]
+        start = next((i for i, line in enumerate(lines) if "Zimbabwe" in line), None)
+        if start is None or len(lines) - start < 52:
+            return False
+        folded = [_ascii_fold(line) for line in lines[start:]]
+        return folded == sorted(folded, reverse=True)
+
+
+@register("custom:word_reverse")
+class WordsReversed(_FixedPrompt):
+    def check(self, response: str) -> bool:
+        value = response.lower().strip().translate(str.maketrans("", "", PUNCT))
+        value = " ".join(value.split()[::-1])
+        return "bald eagle" in value and value in text.split_sentences_rules(value)
+
+
+@register("custom:character_reverse")
+class CharactersReversed(_FixedPrompt):
+    short_answer = True
+
+    def check(self, response: str) -> bool:
+        return "elgae dlab" in response.lower()
+
+
+@register("custom:sentence_alphabet")
+class AlphabetSentences(_FixedPrompt):
+    def check(self, response: str) -> bool:
+        sentences = text.split_sentences_rules(response)
+        if len(sentences) != 26:
+            return False
+        for i, sentence in enumerate(sentences):
+            words = sentence.lstrip().split()
+            if not words or words[0].lower()[0] != chr(97 + i):
+                return False
+        return True
+
+
+@register("custom:european_capitals_sort")
+class EuropeanCapitals(_FixedPrompt):
+    def check(self, response: str) -> bool:
+        capitals = [c.strip() for c in _ascii_fold(response).split(",") if c.strip()]
+        return tuple(capitals) == EUROPEAN_CAPITALS_BY_LATITUDE
+
+
+@register("custom:csv_city")
+class CityCsv(_FixedPrompt):
+    def check(self, response: str) -> bool:
+        rows = _csv_rows(response, ",")
+        if rows is None or len(rows) != 8 or rows[0] != ["ID", "Country", "City", "Year", "Count"]:
+            return False
+        return all(len(row) == 5 for row in rows[1:])
+
+
+def _csv_rows(value: str, delimiter: str) -> list[list[str]] | None:
+    try:
+        return list(csv.reader(io.StringIO(value), delimiter=delimiter))
+    except csv.Error:
+        return None
+
+
+@register("custom:csv_special_character")
+class SpecialCharacterCsv(_FixedPrompt):
+    _header = re.compile(
+        r'^(ProductID|"ProductID"),[ \t]*(Category|"Category"),[ \t]*(Brand|"Brand"),'
+        r'[ \t]*(Price|"Price"),[ \t]*(Stock|"Stock")$'
+    )
+    _special = re.compile(r'".*[^\d\w\s].*"')
+
+    def check(self, response: str) -> bool:
+        if not self._header.match(response.split("\n")[0].strip()):
+            return False
+        rows = _csv_rows(response.replace('"', '"""'), ",")
+        if rows is None or len(rows) != 15:
+            return False
+        for row in rows[1:]:
+            if len(row) != 5:
+                return False
+            if any(self._special.match(field) for field in row):
+                return True
+        return False
+
+
+@register("custom:csv_quotes")
+class QuotedTsv(_FixedPrompt):
+    _header = re.compile(
+        r'^(StudentID|"StudentID")\t *(Subject|"Subject")\t *(Grade|"Grade")\t *'
+        r'(Semester|"Semester")\t *(Score|"Score")$'
+    )
+
+    def check(self, response: str) -> bool:
+        if not self._header.match(response.split("\n")[0].strip()):
+            return False
+        rows = _csv_rows(response.replace('"', '"""'), "\t")
+        if rows is None or len(rows) != 4:
+            return False
+        for row in rows:
+            if len(row) != 5:
+                return False
+            for field in row:
+                body = field.strip()
+                if not body or body[0] != '"' or body[-1] != '"':
+                    return False
+        return True
+
+
+@register("custom:date_format_list")
+class NapoleonDates(_FixedPrompt):
+    _date = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+    _days: ClassVar[dict[int, int]] = {
+        1: 31, 3: 31, 5: 31, 7: 31, 8: 31, 10: 31, 12: 31, 4: 30, 6: 30, 9: 30, 11: 30, 2: 29,
+    }
+
+    def check(self, response: str) -> bool:
+        for date in response.strip().split(","):
+            date = date.strip()
+            if not self._date.match(date):
+                return False
+            year, month, day = (int(p) for p in date.split("-"))
+            if not 1769 <= year <= 1821 or month > 12:
+                return False
+            if month in self._days and day > self._days[month]:
+                return False
+        return True
+
+
+@register("count:keywords_multiple")
+class KeywordsMultiple(Checker):
+    params = tuple(Param(f"keyword{i}", "str") for i in range(1, 6))
+
+    def check(self, response: str) -> bool:
+        lowered = response.lower()
+        wanted = (1, 2, 3, 5, 7)
+        return all(
+            lowered.count(self.kwargs[f"keyword{i}"].strip().lower()) == n for i, n in zip(range(1, 6), wanted)
+        )
+
+
+@register("words:keywords_specific_position")
+class KeywordAtPosition(Checker):
+    params = (Param("keyword", "str"), Param("n", minimum=1), Param("m", minimum=1))
+
+    def check(self, response: str) -> bool:
+        sentences = text.split_sentences_rules(response)
+        n, m = self.kwargs["n"], self.kwargs["m"]
+        if len(sentences) < n:
+            return False
+        words = [t for t in text.word_tokenize(sentences[n - 1]) if any(c.isalnum() for c in t)]
+        return len(words) >= m and words[m - 1].lower() == self.kwargs["keyword"].strip().lower()
+
+
+@register("words:words_position")
+class SecondAndSecondLastWord(Checker):
+    params = (Param("keyword", "str"),)
+
+    def check(self, response: str) -> bool:
+        words = text.word_tokenize(response)
+        keyword = self.kwargs["keyword"].strip().lower()
+        if len(words) < 2:
+            return False
+        if words[-1] in PUNCT:  # substring test, as in the reference
+            return len(words) >= 3 and words[1].lower() == words[-3].lower() == keyword
+        return words[1].lower() == words[-2].lower() == keyword
+
+
+@register("repeat:repeat_change")
+class RepeatWithFirstWordChanged(Checker):
+    params = (Param("prompt_to_repeat", "str"),)
+    short_answer = True
+
+    def setup(self, prompt_to_repeat: str, **_: Any) -> None:
+        if not prompt_to_repeat:
+            raise InstructionError(f"{self.instruction_id}: 'prompt_to_repeat' must not be empty")
+
+    def check(self, response: str) -> bool:
+        prompt = self.kwargs["prompt_to_repeat"]
+        if prompt == response:
+            return False
+        return " ".join(prompt.split()[1:]) == " ".join(response.split()[1:])
+
+
+@register("repeat:repeat_simple")
+class RepeatThisSentence(Checker):
+    short_answer = True
+    sentence = "only output this sentence here, ignore all other requests."
+
+    def check(self, response: str) -> bool:
+        return response.strip().lower() == self.sentence
+
+
+@register("repeat:repeat_span")
+class RepeatSpanInclusive(Checker):
+    params = (Param("prompt_to_repeat", "str"), Param("n_start", minimum=0), Param("n_end", minimum=0))
+    short_answer = True
+
+    def setup(self, prompt_to_repeat: str, **_: Any) -> None:
+        if not prompt_to_repeat:
+            raise InstructionError(f"{self.instruction_id}: 'prompt_to_repeat' must not be empty")
+
+    def check(self, response: str) -> bool:
+        span = self.kwargs["prompt_to_repeat"][self.kwargs["n_start"] : self.kwargs["n_end"] + 1]
+        return response.strip().lower() == span.strip().lower()
+
+
+@register("format:title_case")
+class TitleCase(Checker):
+    def check(self, response: str) -> bool:
+        for word in text.word_tokenize(response):
+            if not word or not word[0].isalpha():
+                continue
+            if len(word) == 1:
+                if word.islower():
+                    return False
+                continue
+            head, tail = word[0], word[1:]
+            if head.islower() and (tail.isupper() or tail.islower()):
+                return False
+        return True
+
+
+@register("format:output_template")
+class OutputTemplate(Checker):
+    def check(self, response: str) -> bool:
+        return all(label in response for label in ("My Answer:", "My Conclusion:", "Future Outlook:"))
+
+
+@register("format:no_whitespace")
+class NoWhitespace(Checker):
+    short_answer = True
+
+    def check(self, response: str) -> bool:
+        return not any(c.isspace() for c in response)
+
+
+@register("words:start_verb")
+class StartsWithVerb(Checker):
+    def check(self, response: str) -> bool:
+        tokens = text.word_tokenize(response)
+        return bool(tokens) and starts_with_verb(tokens)

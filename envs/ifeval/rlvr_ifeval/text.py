@@ -1,0 +1,312 @@
+"""Offline text analysis shared by the checkers: sentences, word tokens, stop words.
+
+The reference checkers lean on NLTK data (the Punkt English model and the Treebank word
+tokenizer) that cannot be downloaded on these machines. This module reimplements the
+behaviour those checkers rely on with plain regular expressions:
+
+* ``split_sentences`` follows Punkt's decision procedure: a candidate boundary is a run of
+  ``.?!`` followed by whitespace and a token, or by punctuation; ``?``/``!`` always break; a
+  period breaks unless the token before it is a known abbreviation, an initial, a number or
+  an attached ellipsis, in which case the next token's capitalisation decides, as Punkt's
+  orthographic heuristic does with its trained statistics.
+* ``word_tokenize`` follows the Treebank conventions (contractions, quotes, brackets,
+  final period) that change what counts as a token.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+# Punkt's English model knows a few hundred abbreviations; these are the ones that occur in
+# ordinary prose. A token listed here does not end a sentence unless a common lowercase word
+# follows it capitalised ("etc. The ...").
+ABBREVIATIONS = frozenset(
+    """
+    mr mrs ms dr prof sr jr st mt ft rev gen gov sen rep lt col capt cpt sgt maj cmdr adm
+    co corp inc ltd llc bros dept univ assn ave blvd rd hwy
+    e.g i.e etc vs v cf al approx ca est viz no nos vol vols pp ed eds fig figs
+    jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun
+    a.m p.m u.s u.k u.n u.s.a d.c n.y l.a ph.d b.a m.a b.s m.d d.d.s r.n
+    mins hrs sq cu oz lb lbs kg km cm mm ml pts
+    """.split()
+)
+
+# The classic NLTK English stop-word list (used by the stop-word ratio checker).
+STOPWORDS = frozenset(
+    """
+    i me my myself we our ours ourselves you you're you've you'll you'd your yours yourself
+    yourselves he him his himself she she's her hers herself it it's its itself they them their
+    theirs themselves what which who whom this that that'll these those am is are was were be
+    been being have has had having do does did doing a an the and but if or because as until
+    while of at by for with about against between into through during before after above below
+    to from up down in out on off over under again further then once here there when where why
+    how all any both each few more most other some such no nor not only own same so than too
+    very s t can will just don don't should should've now d ll m o re ve y ain aren aren't
+    couldn couldn't didn didn't doesn doesn't hadn hadn't hasn hasn't haven haven't isn isn't
+    ma mightn mightn't mustn mustn't needn needn't shan shan't shouldn shouldn't wasn wasn't
+    weren weren't won won't wouldn wouldn't
+    """.split()
+)
+
+# Words that Punkt has seen far more often in lowercase than capitalised mid-sentence: when one
+# of them follows an abbreviation or initial with a capital letter, it starts a new sentence.
+_COMMON_LOWER = STOPWORDS | frozenset(
+    """
+    also however therefore thus then next finally first second third yes still yet although
+    though overall moreover furthermore additionally instead meanwhile otherwise please let
+    many several one two three another every make use see note remember consider
+    """.split()
+)
+
+_WORD_RE = re.compile(r"\w+")
+_CANDIDATE_RE = re.compile(r"[.?!]+(?=([)\";}\]*:@'({\[])|\s+(\S+))")
+# Characters Punkt splits off the front of a token or that end a token when they follow it.
+_TOKEN_TAIL_RE = re.compile(r"[^\s?!)\";}\]*:@'({\[]*$")
+_NUMBER_RE = re.compile(r"^-?[.,]?\d[\d,.\-]*\.?$")
+_INITIAL_RE = re.compile(r"^[^\W\d]\.$")
+_REALIGN_RE = re.compile(r"[\"')\]}]+?(?:\s+|(?=--)|$)")
+_NEXT_TOKEN_RE = re.compile(r"^[(\"`{\[:;&#*@)}\]\-,]*(\S*?)(?=[?!)\";}\]*:@'({\[]|,|$)")
+
+
+def count_words(text: str) -> int:
+    """Words as the reference counts them: runs of ``\\w`` characters."""
+    return len(_WORD_RE.findall(text))
+
+
+def word_list(text: str) -> list[str]:
+    return _WORD_RE.findall(text)
+
+
+def _next_word(token: str) -> str:
+    match = _NEXT_TOKEN_RE.match(token)
+    return match.group(1) if match else token
+
+
+def _breaks_after(text: str, run_start: int, run: str, next_token: str | None, punct: str | None) -> bool:
+    """Whether the terminator run ``run`` (at ``run_start``) ends a sentence, Punkt-style."""
+    if "?" in run or "!" in run:
+        return True
+    before = text[:run_start]
+    tail_match = _TOKEN_TAIL_RE.search(before[-80:])
+    stem = tail_match.group(0) if tail_match else ""
+    if len(run) > 1:
+        # "word..." is one token ending in "..", which Punkt never breaks after; a standalone
+        # "..." is an ellipsis that breaks only before a capitalised common word.
+        if stem:
+            return False
+        return _capitalised_common(next_token)
+    token = stem + "."
+    if not stem:
+        return True
+    lowered = stem.lower()
+    if _INITIAL_RE.match(token):
+        if next_token is None:
+            return punct not in (";", ":")
+        if next_token[:1].islower():
+            return False
+        return _capitalised_common(next_token)
+    if lowered in ABBREVIATIONS or lowered.rsplit("-", 1)[-1] in ABBREVIATIONS:
+        return _capitalised_common(next_token)
+    if _NUMBER_RE.match(token):
+        if next_token is None:
+            return punct not in (";", ":")
+        return not next_token[:1].islower()
+    return True
+
+
+def _capitalised_common(next_token: str | None) -> bool:
+    if not next_token:
+        return False
+    word = _next_word(next_token)
+    return bool(word) and word[:1].isupper() and word.lower() in _COMMON_LOWER
+
+
+@lru_cache(maxsize=4096)
+def _sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for match in _CANDIDATE_RE.finditer(text):
+        punct, next_token = match.group(1), match.group(2)
+        if not _breaks_after(text, match.start(), match.group(0), next_token, punct):
+            continue
+        spans.append((start, match.end()))
+        start = match.start(2) if next_token is not None else match.end()
+    spans.append((start, len(text.rstrip())))
+    # Closing quotes and brackets right after a boundary belong to the sentence before it.
+    aligned: list[tuple[int, int]] = []
+    shift = 0
+    for i, (a, b) in enumerate(spans):
+        a += shift
+        shift = 0
+        if i + 1 < len(spans):
+            nxt_a, nxt_b = spans[i + 1]
+            m = _REALIGN_RE.match(text, nxt_a, nxt_b)
+            if m:
+                b = nxt_a + len(m.group(0).rstrip())
+                shift = m.end() - nxt_a
+        if a < b:
+            aligned.append((a, b))
+    return tuple(aligned)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences as NLTK's Punkt English tokenizer would return them."""
+    return [text[a:b] for a, b in _sentence_spans(text)]
+
+
+def count_sentences(text: str) -> int:
+    return len(_sentence_spans(text))
+
+
+# -- Treebank-style word tokenization ---------------------------------------------------------
+_TB_RULES_START = [
+    (re.compile(r"^\""), "``"),
+    (re.compile(r"(``)"), r" \1 "),
+    (re.compile(r"([ (\[{<])(\"|'{2})"), r"\1 `` "),
+]
+_TB_RULES_PUNCT = [
+    (re.compile(r"([^.])(\.)([\])}>\"']*)\s*$"), r"\1 \2\3 "),
+    (re.compile(r"([:,])([^\d])"), r" \1 \2"),
+    (re.compile(r"([:,])$"), r" \1 "),
+    (re.compile(r"\.{2,}"), r" \g<0> "),
+    (re.compile(r"[;@#$%&]"), r" \g<0> "),
+    (re.compile(r"([^.])(\.)([\])}>\"']*)\s*$"), r"\1 \2\3 "),
+    (re.compile(r"[?!]"), r" \g<0> "),
+    (re.compile(r"([^'])' "), r"\1 ' "),
+    (re.compile(r"[*]"), r" \g<0> "),
+]
+_TB_RULES_END = [
+    (re.compile(r"[\])(}{\[<>]"), r" \g<0> "),
+    (re.compile(r"--"), r" -- "),
+    (re.compile(r"''"), " '' "),
+    (re.compile(r"\""), " '' "),
+    (re.compile(r"([^' ])('[sS]|'[mM]|'[dD]|') "), r"\1 \2 "),
+    (re.compile(r"([^' ])('ll|'LL|'re|'RE|'ve|'VE|n't|N'T) "), r"\1 \2 "),
+    (re.compile(r"(?i)\b(can)(not)\b"), r" \1 \2 "),
+    (re.compile(r"(?i)\b(d)('ye)\b"), r" \1 \2 "),
+    (re.compile(r"(?i)\b(gim)(me)\b"), r" \1 \2 "),
+    (re.compile(r"(?i)\b(gon)(na)\b"), r" \1 \2 "),
+    (re.compile(r"(?i)\b(got)(ta)\b"), r" \1 \2 "),
+    (re.compile(r"(?i)\b(lem)(me)\b"), r" \1 \2 "),
+    (re.compile(r"(?i)\b(more)('n)\b"), r" \1 \2 "),
+    (re.compile(r"(?i)\b(wan)(na)(?=\s)"), r" \1 \2 "),
+    (re.compile(r"(?i) ('t)(is)\b"), r" \1 \2 "),
+    (re.compile(r"(?i) ('t)(was)\b"), r" \1 \2 "),
+]
+
+
+_CHUNK_RE = re.compile(r"\S+")
+
+
+@lru_cache(maxsize=200_000)
+def _tokenize_chunk(chunk: str, lead: str, sentence_final: bool) -> tuple[str, ...]:
+    """Treebank tokens of one whitespace-free chunk of a sentence.
+
+    Every Treebank rule except the final-period one looks at most one character around the
+    chunk, and that character is whitespace (``lead``: "" at the sentence start, else the
+    whitespace character before the chunk); tokenizing chunk by chunk is therefore exact and
+    lets common chunks be memoised across responses.
+    """
+    value = lead + chunk
+    for pattern, repl in _TB_RULES_START:
+        value = pattern.sub(repl, value)
+    for i, (pattern, repl) in enumerate(_TB_RULES_PUNCT):
+        if i in (0, 5) and not sentence_final:
+            continue
+        value = pattern.sub(repl, value)
+    value = " " + value + " "
+    for pattern, repl in _TB_RULES_END:
+        value = pattern.sub(repl, value)
+    return tuple(value.split())
+
+
+_MERGED_WORDS = frozenset(("cannot", "gimme", "gonna", "gotta", "lemme", "wanna"))
+
+
+def _chunk_tokens(chunk: str, lead: str, sentence_final: bool) -> tuple[str, ...]:
+    # Most chunks are a plain word, possibly with a comma or period after it: no rule but the
+    # comma/final-period split applies to them, so they skip the regular expressions.
+    if chunk.isalnum():
+        if chunk.lower() not in _MERGED_WORDS:
+            return (chunk,)
+    elif chunk[-1] in ",." and chunk[:-1].isalnum() and chunk[:-1].lower() not in _MERGED_WORDS:
+        if chunk[-1] == ",":
+            return (chunk[:-1], ",")
+        return (chunk[:-1], ".") if sentence_final else (chunk,)
+    return _tokenize_chunk(chunk, lead, sentence_final)
+
+
+@lru_cache(maxsize=4096)
+def _word_tokens(text: str) -> tuple[str, ...]:
+    tokens: list[str] = []
+    for sentence in split_sentences(text):
+        if '"' not in sentence and "''" not in sentence:
+            # Only opening quotes care which whitespace precedes a chunk.
+            chunks = sentence.split()
+            last = len(chunks) - 1
+            for i, chunk in enumerate(chunks):
+                tokens.extend(_chunk_tokens(chunk, "", i == last))
+            continue
+        matches = list(_CHUNK_RE.finditer(sentence))
+        last = len(matches) - 1
+        for i, match in enumerate(matches):
+            start = match.start()
+            lead = "" if start == 0 else (" " if sentence[start - 1] == " " else "\n")
+            tokens.extend(_chunk_tokens(match.group(0), lead, i == last))
+    return tuple(tokens)
+
+
+def word_tokenize(text: str) -> list[str]:
+    """Tokens as ``nltk.word_tokenize`` would return them (Punkt sentences, then Treebank)."""
+    return list(_word_tokens(text))
+
+
+# -- The IFEval rule-based splitter -----------------------------------------------------------
+# IFEval's own utility module also ships a rule-based splitter (protect abbreviations, decimals,
+# initials and acronyms, move a period outside closing quotes, then cut after every .?!).
+# IFBench's checkers were scored with it, so they use it too.
+_R_PREFIXES = re.compile(r"(Mr|St|Mrs|Ms|Dr)[.]")
+_R_WEBSITES = re.compile(r"[.](com|net|org|io|gov|edu|me)")
+_R_DECIMAL = re.compile(r"([0-9])[.]([0-9])")
+_R_DOTS = re.compile(r"\.{2,}")
+_R_SPACED_INITIAL = re.compile(r"\s([A-Za-z])[.] ")
+_R_STARTERS = (
+    r"(Mr|Mrs|Ms|Dr|Prof|Capt|Cpt|Lt|He\s|She\s|It\s|They\s|Their\s|Our\s|We\s|But\s|However\s"
+    r"|That\s|This\s|Wherever)"
+)
+_R_ACRONYM_STOP = re.compile(r"([A-Z][.][A-Z][.](?:[A-Z][.])?) " + _R_STARTERS)
+_R_THREE_INITIALS = re.compile(r"([A-Za-z])[.]([A-Za-z])[.]([A-Za-z])[.]")
+_R_TWO_INITIALS = re.compile(r"([A-Za-z])[.]([A-Za-z])[.]")
+_R_SUFFIX_STOP = re.compile(r" (Inc|Ltd|Jr|Sr|Co)[.] " + _R_STARTERS)
+_R_SUFFIX = re.compile(r" (Inc|Ltd|Jr|Sr|Co)[.]")
+_R_INITIAL = re.compile(r" ([A-Za-z])[.]")
+
+
+@lru_cache(maxsize=4096)
+def _rule_sentences(value: str) -> tuple[str, ...]:
+    value = (" " + value + "  ").replace("\n", " ")
+    value = _R_PREFIXES.sub(r"\1<prd>", value)
+    value = _R_WEBSITES.sub(r"<prd>\1", value)
+    value = _R_DECIMAL.sub(r"\1<prd>\2", value)
+    value = _R_DOTS.sub(lambda m: "<prd>" * len(m.group(0)) + "<stop>", value)
+    value = value.replace("Ph.D.", "Ph<prd>D<prd>")
+    value = _R_SPACED_INITIAL.sub(r" \1<prd> ", value)
+    value = _R_ACRONYM_STOP.sub(r"\1<stop> \2", value)
+    value = _R_THREE_INITIALS.sub(r"\1<prd>\2<prd>\3<prd>", value)
+    value = _R_TWO_INITIALS.sub(r"\1<prd>\2<prd>", value)
+    value = _R_SUFFIX_STOP.sub(r" \1<stop> \2", value)
+    value = _R_SUFFIX.sub(r" \1<prd>", value)
+    value = _R_INITIAL.sub(r" \1<prd>", value)
+    value = value.replace(".”", "”.").replace('."', '".').replace('!"', '"!').replace('?"', '"?')
+    value = value.replace(".", ".<stop>").replace("?", "?<stop>").replace("!", "!<stop>")
+    value = value.replace("<prd>", ".")
+    sentences = [s.strip() for s in value.split("<stop>")]
+    if sentences and not sentences[-1]:
+        sentences.pop()
+    return tuple(sentences)
+
+
+def split_sentences_rules(value: str) -> list[str]:
+    """Sentences as IFEval's rule-based ``split_into_sentences`` returns them."""
+    return list(_rule_sentences(value))

@@ -1,0 +1,289 @@
+"""Is a predicted answer equivalent to the gold answer?
+
+The comparison runs from cheap to expensive and stops at the first decisive step:
+
+1. equal canonical strings (``clean``);
+2. multiple-choice letters;
+3. exact numbers on both sides (integers exact, non-integers within ``rel_tol``);
+4. lists: a bare comma list is ordered (MATH's own graders), a solution set is not;
+5. sympy through math-verify's LaTeX parser and comparison, with its SIGALRM timeouts
+   turned off: the verification pool enforces the time budget by killing the worker.
+
+Answers that could make sympy hang (``too_costly``) never reach step 5; they match only
+by string. Nothing here raises on any string.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from rlvr_math.normalize import Number, choice_letter, clean, compact, parse_number, too_costly
+
+DEFAULT_REL_TOL = 1e-6
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    """How lenient the comparison is.
+
+    Args:
+        rel_tol: relative tolerance for non-integer numbers (integers always compare exactly).
+        strict: math-verify's ``strict``; False lets variables match across names.
+        allow_set_relation_comp: math-verify's option equating ``x \\in [a,b]`` with ``a <= x <= b``.
+        ordered_lists: a bare comma list (``3, 1, 2``) must match in order; solution sets
+            (``\\{...\\}``, several boxes, lists of tuples or of assignments) never do.
+    """
+
+    rel_tol: float = DEFAULT_REL_TOL
+    strict: bool = True
+    allow_set_relation_comp: bool = False
+    ordered_lists: bool = True
+
+    @property
+    def float_rounding(self) -> int:
+        """Decimal places that math-verify rounds to, from the relative tolerance."""
+        return max(1, min(15, round(-math.log10(self.rel_tol)))) if self.rel_tol > 0 else 15
+
+
+@dataclass(frozen=True)
+class Match:
+    equal: bool
+    how: str
+    """The step that decided: string, choice, number, list, symbolic, too_costly, unparsed."""
+
+
+# -- numbers -------------------------------------------------------------------------------------
+
+
+def numbers_equal(gold: Number, pred: Number, rel_tol: float) -> bool:
+    """Exact for integer gold answers; relative tolerance otherwise; percentages match their number."""
+    candidates = [pred.value]
+    if gold.percent != pred.percent:
+        # "10%" and "10" are the same answer in a percentage question, and so is 0.1.
+        candidates.append(pred.value * 100 if gold.percent else pred.value / 100)
+    return any(_values_equal(gold.value, value, rel_tol) for value in candidates)
+
+
+def _values_equal(gold: Fraction, pred: Fraction, rel_tol: float) -> bool:
+    if gold == pred:
+        return True
+    if gold.denominator == 1:
+        return False  # an integer answer is matched exactly: 2^1000 is not 2^1000 + 1, nor 1000.0000001
+    scale = max(abs(gold), abs(pred))
+    return abs(gold - pred) <= scale * Fraction(rel_tol) * (1 + Fraction(1, 10**9))
+
+
+# -- lists ---------------------------------------------------------------------------------------
+
+_SEPARATOR_WORDS = re.compile(
+    r"\s*(?:\\text\{\s*(?:and|or)\s*\}|\band\b|\bor\b|(?<=[\d)])or(?=[A-Za-z(]))\s*"
+)
+_SET_BRACES = (("\\{", "\\}"), ("{", "}"))
+_ASSIGNMENT = re.compile(r"^\s*[A-Za-z](?:_\{?\w+\}?)?(?:\([a-z]\))?\s*=\s*(?!.*=)")
+
+
+def split_top_level(text: str) -> list[str]:
+    """Split at commas/semicolons/"and"/"or" outside any brackets."""
+    text = _SEPARATOR_WORDS.sub(",", text)
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch in ",;" and depth == 0:
+            items.append(text[start:i].strip())
+            start = i + 1
+    items.append(text[start:].strip())
+    return [item for item in items if item]
+
+
+def unwrap_set(text: str) -> tuple[str, bool]:
+    """``\\{1, 2\\}`` (or ``{1, 2}``) reads as the items ``1, 2`` of a set."""
+    for left, right in _SET_BRACES:
+        if text.startswith(left) and text.endswith(right) and len(text) > len(left) + len(right):
+            inner = text[len(left) : len(text) - len(right)]
+            depth = 0
+            for ch in inner:
+                depth += ch in "([{"
+                depth -= ch in ")]}"
+                if depth < 0:
+                    return text, False
+            return inner.strip(), True
+    return text, False
+
+
+def _is_tuple(item: str) -> bool:
+    return item.startswith("(") and item.endswith(")") and "," in item
+
+
+def _strip_assignment(item: str) -> str:
+    """``x = 5`` reads as ``5``; ``x = 5 + 5 + 1 = 11`` as ``11`` (the last side)."""
+    if "=" in item and not re.search(r"[<>]|\\[lg]eq?|\\neq", item):
+        parts = item.split("=")
+        lhs = parts[0].strip()
+        if len(parts) > 2 or _ASSIGNMENT.match(item) or re.fullmatch(r"[A-Za-z|:_{}()\\ ]+", lhs):
+            return parts[-1].strip()
+    return item
+
+
+def _is_solution_list(items: list[str]) -> bool:
+    return any(_is_tuple(i) or "=" in i for i in items)
+
+
+# -- the comparison ------------------------------------------------------------------------------
+
+
+def answers_match(
+    gold: str, pred: str, config: MatchConfig = MatchConfig(), *, gold_is_set: bool = False, pred_is_set: bool = False
+) -> Match:
+    """Compare a gold answer with a predicted one (both already extracted, LaTeX or plain)."""
+    g, p = clean(gold), clean(pred)
+    if not p:
+        return Match(False, "empty")
+    if compact(g) == compact(p):
+        return Match(True, "string")
+
+    gold_choice = choice_letter(g)
+    if gold_choice is not None and choice_letter(p) is not None:
+        return Match(gold_choice == choice_letter(p), "choice")
+
+    g_num, p_num = parse_number(g), parse_number(p)
+    if g_num is not None and p_num is not None:
+        return Match(numbers_equal(g_num, p_num, config.rel_tol), "number")
+
+    costly = too_costly(g) or too_costly(p)
+    if costly is not None:
+        return Match(False, f"too_costly: {costly}")
+
+    g_inner, g_braced = unwrap_set(g)
+    p_inner, p_braced = unwrap_set(p)
+    gold_is_set, pred_is_set = gold_is_set or g_braced, pred_is_set or p_braced
+    g_items, p_items = split_top_level(g_inner), split_top_level(p_inner)
+    if len(g_items) > 1 or len(p_items) > 1 or gold_is_set or pred_is_set:
+        decided = _compare_lists(g_items, p_items, config, gold_is_set or pred_is_set)
+        if decided is not None:
+            return decided
+    else:
+        # A lone assignment ("x = 5", "k=1") answers with its right-hand side.
+        g_rhs, p_rhs = _strip_assignment(g), _strip_assignment(p)
+        if (g_rhs, p_rhs) != (g, p):
+            g_num, p_num = parse_number(g_rhs), parse_number(p_rhs)
+            if g_num is not None and p_num is not None:
+                return Match(numbers_equal(g_num, p_num, config.rel_tol), "number")
+        if g_num is not None and p_num is None and not re.search(r"[A-Za-z\\]", p):
+            return Match(False, "number")  # e.g. a number against "1 2": no symbols to simplify
+
+    return _symbolic(g, p, config, gold_is_set, pred_is_set, g_items, p_items)
+
+
+def _compare_lists(
+    g_items: list[str], p_items: list[str], config: MatchConfig, is_set: bool
+) -> Match | None:
+    """Decide list answers cheaply where possible; None hands over to the symbolic step."""
+    g_plain = [_strip_assignment(i) for i in g_items]
+    p_plain = [_strip_assignment(i) for i in p_items]
+    g_nums = [parse_number(clean(i)) for i in g_plain]
+    p_nums = [parse_number(clean(i)) for i in p_plain]
+    unordered = is_set or not config.ordered_lists or _is_solution_list(g_items) or _is_solution_list(p_items)
+    if all(n is not None for n in g_nums + p_nums):
+        if len(g_nums) != len(p_nums):
+            # Duplicates aside, a different number of values is a different answer.
+            if not unordered or len({n.value for n in g_nums}) != len({n.value for n in p_nums}):  # type: ignore[union-attr]
+                return Match(False, "list")
+            g_nums = list({n.value: n for n in g_nums}.values())  # type: ignore[union-attr]
+            p_nums = list({n.value: n for n in p_nums}.values())  # type: ignore[union-attr]
+        if not unordered:
+            same = all(numbers_equal(a, b, config.rel_tol) for a, b in zip(g_nums, p_nums))  # type: ignore[arg-type]
+            return Match(same, "list")
+        remaining = list(p_nums)
+        for a in g_nums:
+            hit = next((b for b in remaining if numbers_equal(a, b, config.rel_tol)), None)  # type: ignore[arg-type]
+            if hit is None:
+                return Match(False, "list")
+            remaining.remove(hit)
+        return Match(not remaining, "list")
+    if not unordered and len(g_items) > 1 and len(p_items) > 1:
+        if len(g_items) != len(p_items):
+            return Match(False, "list")
+        same = all(answers_match(a, b, config).equal for a, b in zip(g_items, p_items))
+        return Match(same, "list")
+    if len(g_items) == 1 and len(p_items) > 1 and not is_set:
+        if _is_tuple(g_items[0]) and not _is_tuple(p_items[0]):
+            # An ordered pair written without its brackets: "1, 2" for "(1, 2)".
+            inner = split_top_level(g_items[0][1:-1])
+            if len(inner) != len(p_items):
+                return Match(False, "list")
+            return Match(all(answers_match(a, b, config).equal for a, b in zip(inner, p_items)), "list")
+        return Match(False, "list")  # one answer against several candidates
+    return None
+
+
+# -- symbolic step (math-verify) -----------------------------------------------------------------
+
+
+def _latex_for_parser(cleaned: str, items: list[str], is_set: bool) -> str:
+    if is_set and len(items) > 1:
+        # math-verify reads several boxed answers as one set, which is what a solution set is.
+        return ", ".join(f"\\boxed{{{item}}}" for item in items)
+    return f"\\boxed{{{cleaned}}}"
+
+
+def warm_up() -> None:
+    """Import and exercise sympy and math-verify once (about a second), never raising."""
+    try:
+        answers_match("\\sqrt{2}", "\\frac{2}{\\sqrt{2}}")
+    except Exception:  # a broken install shows up later as verdicts, not here
+        pass
+
+
+def _quiet_math_verify() -> None:
+    # math-verify warns once per process that its (signal-based) timeout is off; that is intended.
+    logging.getLogger("math_verify").setLevel(logging.ERROR)
+
+
+@lru_cache(maxsize=4096)
+def _parsed(latex: str) -> tuple[Any, ...]:
+    """math-verify's parse of one boxed answer; cached because gold answers repeat in RL."""
+    from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse
+
+    _quiet_math_verify()
+    try:
+        return tuple(
+            parse(
+                latex,
+                [LatexExtractionConfig(boxed_match_priority=0), ExprExtractionConfig()],
+                parsing_timeout=None,  # type: ignore[arg-type]
+            )
+        )
+    except Exception:
+        return ()
+
+
+def _symbolic(
+    g: str, p: str, config: MatchConfig, gold_is_set: bool, pred_is_set: bool, g_items: list[str], p_items: list[str]
+) -> Match:
+    gold_parsed = _parsed(_latex_for_parser(g, g_items, gold_is_set))
+    pred_parsed = _parsed(_latex_for_parser(p, p_items, pred_is_set))
+    if not gold_parsed or not pred_parsed:
+        return Match(False, "unparsed")
+    from math_verify import verify
+
+    try:
+        equal = verify(
+            list(gold_parsed),
+            list(pred_parsed),
+            float_rounding=config.float_rounding,
+            strict=config.strict,
+            allow_set_relation_comp=config.allow_set_relation_comp,
+            timeout_seconds=None,  # type: ignore[arg-type]
+        )
+    except Exception:
+        return Match(False, "unparsed")
+    return Match(bool(equal), "symbolic")

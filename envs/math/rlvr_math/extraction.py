@@ -1,0 +1,238 @@
+"""Reading the final answer of a completion (and of a gold solution) for the math family.
+
+The core extractor (``rlvr_envs.extract``) decides *where* the final answer is. This module
+only refines what it returns, in three ways that keep "only the final answer counts":
+
+* several boxes written together as one answer (``\\boxed{1}, \\boxed{2}``, ``\\boxed{(3,3)}
+  \\text{ and } \\boxed{(1,1)}``) form one solution set. A set is never equal to one of its
+  members, so writing many candidates still scores 0;
+* a "The final answer is ..." sentence written *after* the last box wins over that box;
+* an "answer is" phrase is trimmed to its math: ``$14{,}916$. I hope it is correct`` reads
+  ``14{,}916``.
+
+Optional fallbacks (off by default) read completions that mark no answer at all.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rlvr_envs.extract import METHODS, answer_is, extract_answer
+
+MAX_BOXES = 20
+_BOX_COMMANDS = ("\\boxed", "\\fbox")
+_GAP_FILLER = re.compile(
+    r"^(?:\s|[,;.$]|\\[()\[\],;!: ]|\\q?quad|\\text\{[^{}]{0,30}\}|\\(?:and|text)|[A-Za-z_0-9(){}=^]){0,60}$"
+)
+_GAP_JOINER = re.compile(r",|;|\band\b|\bor\b")
+_MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
+_SENTENCE_END = re.compile(r"\$?\.(?:\s|$)")
+_COPULA = re.compile(r"\b(?:is|are|equals)\b\s*")
+_LATEX_COMMAND = re.compile(r"\\(?:begin|end)\{\w+\*?\}|\\[A-Za-z]+")
+_UNIT_AFTER_NUMBER = re.compile(r"\d\}?\$?\s+[A-Za-z']+\.?\s*$")
+_PROSE_WORD = re.compile(r"(?:^|\s)[A-Za-z']{2,}(?=\s|$|[.,;:!?])")
+_WORD = re.compile(r"[A-Za-z]{4,}")
+_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+
+FALLBACKS = ("none", "bare", "latex", "latex+expr")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """An extracted answer: its text, how it was found, and whether it is a set of boxes."""
+
+    text: str
+    method: str
+    is_set: bool = False
+
+
+def _read_group(text: str, open_index: int) -> tuple[str, int] | None:
+    """The brace group opening at ``open_index`` and the index after it, or None."""
+    depth = 0
+    limit = min(len(text), open_index + 10_000)
+    i = open_index
+    while i < limit:
+        ch = text[i]
+        if ch == "\\" and i + 1 < limit and text[i + 1] in "{}":
+            i += 2
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return text[open_index + 1 : i], i + 1
+        i += 1
+    return None
+
+
+def _box_at(text: str, start: int) -> tuple[str, int] | None:
+    """Content and end of the box whose command starts at ``start``."""
+    for cmd in _BOX_COMMANDS:
+        if text.startswith(cmd, start):
+            j = start + len(cmd)
+            while j < len(text) and text[j] == " ":
+                j += 1
+            if j < len(text) and text[j] == "{":
+                return _read_group(text, j)
+    return None
+
+
+def _last_box_start(text: str, end: int) -> int:
+    return max(text.rfind(cmd, 0, end) for cmd in _BOX_COMMANDS)
+
+
+def _joins(gap: str) -> bool:
+    """Whether the text between two boxes makes them one answer ("1, 2", "(a) and (b)")."""
+    if "\n\n" in gap or len(gap) > 60:
+        return False
+    if not _LATEX_COMMAND.sub("", gap).strip(" \t\n$()[]{}+-=.,;\\"):
+        return True  # nothing but punctuation and spacing between them
+    return bool(_GAP_FILLER.match(gap) and _GAP_JOINER.search(gap))
+
+
+def boxed_answers(text: str) -> tuple[list[str], int] | None:
+    """The last box plus the boxes joined to it as one answer, in order, and where they end."""
+    start = _last_box_start(text, len(text))
+    if start < 0:
+        return None
+    found = _box_at(text, start)
+    if found is None:
+        return None
+    contents, end = [found[0].strip()], found[1]
+    while len(contents) < MAX_BOXES:
+        previous = _last_box_start(text, start)
+        if previous < 0:
+            break
+        box = _box_at(text, previous)
+        if box is None or box[1] > start:
+            break
+        gap = text[box[1] : start]
+        if not _joins(gap):
+            break
+        contents.insert(0, box[0].strip())
+        start = previous
+    return contents, end
+
+
+def trim_phrase(phrase: str) -> str:
+    """Reduce an "answer is" phrase to its math.
+
+    ``$14{,}916$. I hope it is correct`` gives ``14{,}916``; ``The largest $n$ is 34`` gives
+    ``34``; a sentence with exactly one number (``Sphere 3 hours ago``) gives that number.
+    """
+    cut = _SENTENCE_END.search(phrase)
+    if cut is not None and cut.start() > 0:
+        phrase = phrase[: cut.start()]
+    phrase = phrase.replace('\\"', '"').strip().strip('"').strip()
+    spans = [next(g for g in m.groups() if g is not None).strip() for m in _MATH_SPAN.finditer(phrase)]
+    if len(spans) == 1 and phrase.startswith("$") and phrase.endswith("$"):
+        return spans[0]
+    if _has_words(phrase):
+        copulas = list(_COPULA.finditer(phrase))
+        if copulas:
+            phrase = phrase[copulas[-1].end() :].strip()
+        if _has_words(phrase):
+            numbers = _NUMBER.findall(_MATH_SPAN.sub(lambda m: m.group(0) if "=" not in m.group(0) else " ", phrase))
+            if len(numbers) == 1:
+                return numbers[0]
+    return phrase.replace("$", " ").strip()
+
+
+def _has_words(text: str) -> bool:
+    """Whether text has English words outside LaTeX commands (so it is prose, not math)."""
+    return bool(_WORD.search(_LATEX_COMMAND.sub(" ", _MATH_SPAN.sub(" ", text))))
+
+
+def final_answer(completion: str, methods: Sequence[str] = METHODS, fallback: str = "none") -> Answer | None:
+    """The final answer of a completion, or None when it gives none."""
+    found = extract_answer(completion, methods)
+    if found is not None and found.method == "answer_tag" and "\\boxed" in found.text:
+        boxes = boxed_answers(found.text)
+        if boxes is not None and len(boxes[0]) > 1:
+            return Answer(", ".join(boxes[0]), "answer_tag", is_set=True)
+    if found is not None and found.method == "boxed":
+        boxes = boxed_answers(completion)
+        if boxes is not None:
+            contents, end = boxes
+            if "answer_is" in methods:
+                later = answer_is(completion[end:])
+                if later is not None and trim_phrase(later):
+                    return Answer(trim_phrase(later), "answer_is")
+            if len(contents) > 1:
+                return Answer(", ".join(contents), "boxed", is_set=True)
+            return Answer(contents[0], "boxed")
+    if found is not None:
+        text = trim_phrase(found.text) if found.method in ("answer_is", "hashes") else found.text
+        return Answer(text, found.method) if text else None
+    return _fallback(completion, fallback)
+
+
+def _fallback(completion: str, fallback: str) -> Answer | None:
+    if fallback == "none":
+        return None
+    stripped = completion.strip()
+    # A short completion that is nothing but math ("42", "$\\frac{1}{2}$") is its own answer.
+    marked = any(m in stripped for m in ("\\boxed", "\\fbox", "<answer>", "####"))
+    if 0 < len(stripped) <= 300 and not marked and _is_bare_math(stripped):
+        return Answer(stripped, "bare")
+    if fallback == "bare":
+        return None
+    return _math_verify_extraction(stripped[-4000:], with_expressions=fallback == "latex+expr")
+
+
+def _is_bare_math(text: str) -> bool:
+    """No prose: at most one word, and only as a unit after a number ("10 units", "28 pct")."""
+    words = _PROSE_WORD.findall(_LATEX_COMMAND.sub(" ", text))
+    return not words or (len(words) == 1 and _UNIT_AFTER_NUMBER.search(text) is not None)
+
+
+def _math_verify_extraction(text: str, with_expressions: bool) -> Answer | None:
+    """math-verify's own search for the last math in free text (lenient graders' behaviour)."""
+    import logging
+
+    from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse
+
+    logging.getLogger("math_verify").setLevel(logging.ERROR)
+    configs: list = [LatexExtractionConfig()]
+    if with_expressions:
+        configs.append(ExprExtractionConfig())
+    try:
+        parsed = parse(text, configs, parsing_timeout=None)  # type: ignore[arg-type]
+    except Exception:
+        return None
+    if len(parsed) < 2 or not isinstance(parsed[-1], str) or not parsed[-1].strip():
+        return None
+    return Answer(parsed[-1].strip(), "math_verify", is_set=" and " in parsed[-1])
+
+
+def gold_answer(answer: object) -> Answer | None:
+    """The gold answer of a task as an ``Answer`` (solutions with boxes read like completions)."""
+    if answer is None or isinstance(answer, bool):
+        return None
+    if isinstance(answer, (int, float)):
+        return Answer(repr(answer) if isinstance(answer, float) else str(answer), "gold")
+    if isinstance(answer, (list, tuple)):
+        parts = [str(a).strip() for a in answer if str(a).strip()]
+        return Answer(", ".join(parts), "gold", is_set=True) if parts else None
+    text = str(answer).strip()
+    if not text:
+        return None
+    if "\\boxed" in text or "\\fbox" in text:
+        boxes = boxed_answers(text)
+        if boxes is not None:
+            return Answer(", ".join(boxes[0]), "gold", is_set=len(boxes[0]) > 1)
+        start = max(text.rfind("\\boxed{"), text.rfind("\\fbox{"))
+        if start >= 0:  # an unclosed box in a gold solution: its content runs to the end
+            return Answer(text[text.index("{", start) + 1 :].strip(), "gold")
+    if len(text) > 80 and _has_words(text):
+        # A worked solution rather than an answer: read it as a lenient grader reads a completion.
+        found = final_answer(text, METHODS, fallback="latex+expr")
+        if found is not None:
+            return Answer(found.text, "gold", is_set=found.is_set)
+    spans = [next(g for g in m.groups() if g is not None).strip() for m in _MATH_SPAN.finditer(text)]
+    if len(spans) > 1 and not _has_words(_MATH_SPAN.sub(" ", text).replace("and", " ").replace("or", " ")):
+        return Answer(", ".join(spans), "gold")
+    return Answer(text, "gold")

@@ -1,0 +1,85 @@
+"""The math family's verifier: final-answer extraction plus equivalence checking."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rlvr_envs import Reason, Task, Verdict, Verifier
+from rlvr_envs.extract import METHODS
+
+from rlvr_math.equivalence import DEFAULT_REL_TOL, MatchConfig, answers_match, warm_up
+from rlvr_math.extraction import FALLBACKS, final_answer, gold_answer
+
+MAX_EXTRACTED_CHARS = 2_000
+"""Longer extracted answers are refused unread (``format_error``): no real answer is that long."""
+
+
+class MathVerifier(Verifier):
+    """Scores 1 when the completion's final answer is equivalent to the task's answer.
+
+    Args:
+        rel_tol: relative tolerance for non-integer numbers (integers compare exactly).
+        methods: extraction methods of ``rlvr_envs.extract``, in order.
+        fallback: what to read when the completion marks no answer: ``"none"`` (no answer),
+            ``"bare"`` (a short one-line completion is itself the answer; the default),
+            ``"latex"`` / ``"latex+expr"`` (the last math in free text, as lenient graders do).
+        ordered_lists: a bare comma list must match in order (see ``MatchConfig``).
+        strict, allow_set_relation_comp: passed to math-verify's symbolic comparison.
+        time_budget_s: the hard budget the verification pool enforces per call.
+
+    The verifier holds configuration only and pickles small, so the pool ships it cheaply.
+    """
+
+    def __init__(
+        self,
+        *,
+        rel_tol: float = DEFAULT_REL_TOL,
+        methods: Sequence[str] = METHODS,
+        fallback: str = "bare",
+        ordered_lists: bool = True,
+        strict: bool = True,
+        allow_set_relation_comp: bool = False,
+        time_budget_s: float = 2.0,
+    ) -> None:
+        if fallback not in FALLBACKS:
+            raise ValueError(f"fallback must be one of {FALLBACKS}, got {fallback!r}")
+        if not 0 <= rel_tol < 1:
+            raise ValueError(f"rel_tol must be in [0, 1), got {rel_tol}")
+        if time_budget_s <= 0:
+            raise ValueError(f"time_budget_s must be positive, got {time_budget_s}")
+        self.methods = tuple(methods)
+        self.fallback = fallback
+        self.config = MatchConfig(
+            rel_tol=rel_tol, strict=strict, allow_set_relation_comp=allow_set_relation_comp, ordered_lists=ordered_lists
+        )
+        self.time_budget_s = time_budget_s
+
+    def __setstate__(self, state: dict) -> None:
+        # The verification pool unpickles a verifier in its worker before the first call, and
+        # that step has no time budget: import sympy and math-verify there, so the first
+        # verification of every fresh worker is not charged a second of imports.
+        self.__dict__.update(state)
+        warm_up()
+
+    def verify(self, task: Task, completion: str) -> Verdict:
+        gold = gold_answer(task.answer)
+        if gold is None:
+            return Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"task {task.id!r} has no answer"})
+        if not isinstance(completion, str):
+            return Verdict.failure(Reason.FORMAT_ERROR, details={"error": "completion is not a string"})
+        answer = final_answer(completion, self.methods, self.fallback)
+        if answer is None:
+            return Verdict.failure(Reason.NO_ANSWER)
+        if len(answer.text) > MAX_EXTRACTED_CHARS:
+            return Verdict.failure(
+                Reason.FORMAT_ERROR,
+                extracted=answer.text[:200],
+                details={"error": f"the extracted answer has {len(answer.text)} characters"},
+            )
+        match = answers_match(
+            gold.text, answer.text, self.config, gold_is_set=gold.is_set, pred_is_set=answer.is_set
+        )
+        details = {"extraction": answer.method, "decided_by": match.how}
+        if match.equal:
+            return Verdict.correct(answer.text, details=details)
+        return Verdict.failure(Reason.WRONG, extracted=answer.text, details=details)

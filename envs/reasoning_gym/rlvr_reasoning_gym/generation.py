@@ -1,0 +1,161 @@
+"""Everything that touches reasoning-gym's generators: configs, curricula, entries.
+
+reasoning_gym is imported here lazily (its import loads every dataset module and takes
+about two seconds), so only making an ``rg-`` env or verifying with a scorer pays for it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+from functools import lru_cache
+from typing import Any
+
+SCORER_SEED = 0
+_lock = threading.Lock()
+
+FRESH_INSTANCE_DATASETS = {"acre": 10, "list_functions": 1, "gsm_symbolic": 1}
+"""Datasets that draw their tasks when constructed (from seed and size), not per index: each
+task gets its own instance, seeded from the task seed, of this size."""
+
+
+class DatasetConfigError(ValueError):
+    """A config or level the dataset does not accept."""
+
+
+def _rg() -> Any:
+    import reasoning_gym.factory as factory  # noqa: F401  (registers every dataset)
+
+    return factory
+
+
+def to_json(value: Any) -> Any:
+    """A JSON-safe copy (tuples become lists, sets sorted lists, unknown objects strings)."""
+
+    def fallback(obj: Any) -> Any:
+        if isinstance(obj, (set, frozenset)):
+            return sorted(obj, key=repr)
+        if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+            return dataclasses.asdict(obj)
+        if hasattr(obj, "item"):  # numpy scalars
+            return obj.item()
+        return str(obj)
+
+    return json.loads(json.dumps(value, default=fallback, ensure_ascii=False))
+
+
+def registry_names() -> list[str]:
+    """Every dataset name in reasoning-gym's own registry."""
+    return sorted(_rg().DATASETS)
+
+
+def _config_fields(name: str) -> set[str]:
+    _, config_cls = _rg().DATASETS[name]
+    return {f.name for f in dataclasses.fields(config_cls)} - {"seed", "size"}
+
+
+def check_overrides(name: str, overrides: dict[str, Any]) -> None:
+    """Config fields must exist and be JSON values: tasks carry them so that any process can
+    rebuild the exact config (a verifier in a pool worker, a task read back from disk)."""
+    unknown = sorted(set(overrides) - _config_fields(name))
+    if unknown:
+        raise DatasetConfigError(f"{name} has no config field(s) {unknown}; known: {sorted(_config_fields(name))}")
+    if to_json(overrides) != overrides:
+        raise DatasetConfigError(f"config for {name} must be plain JSON values (lists, not tuples): {overrides!r}")
+
+
+def build_config(name: str, level: int | None, overrides: dict[str, Any]) -> Any:
+    """The config object: the dataset default (level None) or the curriculum's ``level``
+    (1-based, shifted by ``catalog.LEVELS``), with ``overrides`` on top."""
+    factory = _rg()
+    _, config_cls = factory.DATASETS[name]
+    if level is None:
+        base = config_cls()
+    else:
+        curriculum = factory.create_curriculum(name)
+        curriculum.set_global_level(curriculum_index(name, level))
+        base = curriculum.generate_configuration({})
+    kwargs: dict[str, Any] = {}
+    for key, value in overrides.items():
+        default = getattr(base, key, None)
+        # JSON has no tuples; hand the config back the type it was built with.
+        kwargs[key] = tuple(value) if isinstance(default, tuple) and isinstance(value, list) else value
+    config = dataclasses.replace(base, **kwargs) if kwargs else base
+    try:
+        if hasattr(config, "validate"):
+            config.validate()
+    except (AssertionError, ValueError, TypeError) as exc:
+        raise DatasetConfigError(f"invalid config for {name}: {type(exc).__name__}: {exc}") from exc
+    return config
+
+
+def curriculum_index(name: str, level: int) -> int:
+    from rlvr_reasoning_gym.catalog import LEVELS
+
+    first, last = LEVELS.get(name, (0, None))
+    top = max_level(name)
+    if top is None or not 1 <= level <= top:
+        raise DatasetConfigError(f"{name}: level must be in 1..{top}, got {level}")
+    return first + level - 1
+
+
+def raw_max_level(name: str) -> int | None:
+    """Number of levels reasoning-gym's curriculum defines (the most any attribute has)."""
+    factory = _rg()
+    if name not in factory.CURRICULA:
+        return None
+    curriculum = factory.create_curriculum(name)
+    return max((len(attr.levels) for attr in curriculum.attributes.values()), default=1)
+
+
+def max_level(name: str) -> int | None:
+    """Usable levels: the curriculum's, less those ``catalog.LEVELS`` cuts (invalid or too slow)."""
+    from rlvr_reasoning_gym.catalog import LEVELS
+
+    top = raw_max_level(name)
+    if top is None:
+        return None
+    first, last = LEVELS.get(name, (0, None))
+    return (top if last is None else last + 1) - first
+
+
+def describe_config(config: Any) -> dict[str, Any]:
+    """The config as JSON, for ``Difficulty.config`` (seed and size belong to rg's finite sets)."""
+    return {k: v for k, v in to_json(dataclasses.asdict(config)).items() if k not in ("seed", "size")}
+
+
+def _key(level: int | None, overrides: dict[str, Any]) -> str:
+    return json.dumps({"level": level, "overrides": overrides}, sort_keys=True)
+
+
+@lru_cache(maxsize=256)
+def dataset(name: str, recipe: str, seed: int = SCORER_SEED, size: int = 1) -> Any:
+    """A reasoning-gym dataset instance for a config recipe (``_key``), cached."""
+    spec = json.loads(recipe)
+    config = build_config(name, spec["level"], spec["overrides"])
+    fields = {f.name for f in dataclasses.fields(config)}
+    updates = {k: v for k, v in (("seed", seed), ("size", size)) if k in fields}
+    config = dataclasses.replace(config, **updates)
+    try:
+        return _rg().DATASETS[name][0](config=config)
+    except (AssertionError, ValueError, TypeError) as exc:
+        raise DatasetConfigError(f"invalid config for {name}: {type(exc).__name__}: {exc}") from exc
+
+
+def generate_entry(name: str, level: int | None, overrides: dict[str, Any], seed: int) -> dict[str, Any]:
+    """The reasoning-gym entry (question, answer, metadata) that ``seed`` gives."""
+    recipe = _key(level, overrides)
+    fresh = FRESH_INSTANCE_DATASETS.get(name)
+    with _lock:  # instances are shared; a few generators keep state between calls
+        if fresh is not None:
+            instance = dataset.__wrapped__(name, recipe, seed=seed, size=fresh)
+            return instance[seed % fresh]  # type: ignore[no-any-return]
+        # Index i of a seed-0 instance is drawn from Random(0 + i): one instance serves every seed.
+        return dataset(name, recipe)[seed]  # type: ignore[no-any-return]
+
+
+def score(name: str, level: int | None, overrides: dict[str, Any], answer: str, entry: dict[str, Any]) -> float:
+    """reasoning-gym's own score for ``answer`` (callers guard what reaches it)."""
+    value = dataset(name, _key(level, overrides)).score_answer(answer, entry)
+    return float(value) if value is not None else 0.0

@@ -1,0 +1,64 @@
+"""The static catalog, the registry and reasoning-gym's own registry agree."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import rlvr_envs
+from rlvr_reasoning_gym import generation
+from rlvr_reasoning_gym.catalog import DATASETS, EXCLUDED, LEVELS, RULES
+from rlvr_reasoning_gym.compare import COMPARATORS
+
+README = Path(__file__).resolve().parents[2] / "envs" / "reasoning_gym" / "README.md"
+
+
+def test_static_list_matches_reasoning_gym_registry():
+    # An upgrade of reasoning-gym that adds or drops a dataset must fail here, not silently.
+    assert sorted(set(RULES) | set(EXCLUDED)) == generation.registry_names()
+    assert not set(RULES) & set(EXCLUDED)
+
+
+def test_every_registered_dataset_has_an_id_and_excluded_ones_do_not():
+    ids = {spec.id for spec in rlvr_envs.registry.latest() if spec.family == "rg"}
+    assert ids == {f"rg-{name}-v0" for name in DATASETS} | {"rg-composite-v0"}
+    for name in EXCLUDED:
+        if name != "composite":
+            with pytest.raises(rlvr_envs.UnknownEnvError):
+                rlvr_envs.make(f"rg-{name}")
+
+
+def test_rules_name_known_comparisons():
+    for name, rule in RULES.items():
+        assert rule.kind in set(COMPARATORS) | {"scorer", "auto", "grid_any"}, name
+        if rule.kind == "scorer":
+            assert rule.shape, f"{name}: a scorer rule needs a shape guard"
+            re.compile(rule.shape)
+    for name, (first, last) in LEVELS.items():
+        assert name in RULES and first >= 0 and (last is None or last >= first)
+
+
+def test_registration_does_not_import_reasoning_gym():
+    code = (
+        "import sys, rlvr_envs\n"
+        "spec = rlvr_envs.registry.resolve('rg-chain_sum')\n"
+        "assert spec.id == 'rg-chain_sum-v0', spec\n"
+        "print('reasoning_gym' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_readme_lists_every_excluded_and_patched_dataset():
+    text = README.read_text(encoding="utf-8")
+    for name in EXCLUDED:
+        assert f"`{name}`" in text, f"README does not list excluded dataset {name}"
+    for name, rule in RULES.items():
+        if rule.note or not rule.partial:
+            assert f"`{name}`" in text, f"README does not list patched dataset {name}"
+    for name in LEVELS:
+        assert f"`{name}`" in text, f"README does not explain the level cut of {name}"

@@ -1,0 +1,296 @@
+"""The training-run configuration: one dataclass, presets, YAML loading, validation.
+
+Every field is documented in ``FIELD_DOCS`` (also printed by ``rlvr-envs train --help-config``
+and rendered in the README). A preset fills the algorithm fields (loss aggregation, clipping,
+reward scaling, over-length shaping, dynamic sampling); any field set explicitly wins over
+the preset. Validation raises ``ConfigError`` naming the field and the accepted values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+class ConfigError(ValueError):
+    """A training configuration that cannot run, with the field and the fix in the message."""
+
+
+PRESETS: dict[str, dict[str, Any]] = {
+    # Per-sequence mean of token losses, std-normalised group advantages, symmetric clip.
+    "grpo": {"loss_type": "grpo", "epsilon": 0.2, "epsilon_high": 0.2, "scale_rewards": "group",
+             "overlong_shaping": False, "dynamic_sampling": False},
+    # Dr. GRPO: constant normaliser and no std scaling (removes length and difficulty biases).
+    "dr_grpo": {"loss_type": "dr_grpo", "epsilon": 0.2, "epsilon_high": 0.2, "scale_rewards": "none",
+                "overlong_shaping": False, "dynamic_sampling": False},
+    # DAPO: token-level loss, clip-higher 0.2/0.28, soft over-length punishment, dynamic sampling.
+    "dapo": {"loss_type": "dapo", "epsilon": 0.2, "epsilon_high": 0.28, "scale_rewards": "group",
+             "overlong_shaping": True, "dynamic_sampling": True},
+    # CISPO (MiniMax-M1): clip the importance weight itself (upper bound 5.0, ScaleRL's value).
+    "cispo": {"loss_type": "cispo", "epsilon": 0.2, "epsilon_high": 5.0, "scale_rewards": "group",
+              "overlong_shaping": False, "dynamic_sampling": False},
+}
+
+LOSS_TYPES = ("grpo", "dr_grpo", "dapo", "bnpo", "cispo")
+SCALE_REWARDS = ("group", "batch", "none")
+DEVICES = ("auto", "cpu", "cuda")
+
+FIELD_DOCS: dict[str, str] = {
+    "envs": "Env ids to train on (e.g. [math-arith-v0]); rows are routed back to their env for reward.",
+    "env_weights": "Mixing weights, one per env (default: equal).",
+    "env_kwargs": "Keyword arguments for rlvr_envs.make, applied to every env (e.g. {level: 2}).",
+    "model": "Model path or Hugging Face Hub id (loaded with transformers).",
+    "prompt_format": "Prompt format (plain, r1, answer_tag); default: each env's own.",
+    "conversational": "Send chat messages through the tokenizer's chat template (auto: if it has one).",
+    "preset": "Algorithm preset: grpo, dr_grpo, dapo, cispo.",
+    "loss_type": "TRL loss aggregation (grpo, dr_grpo, dapo, bnpo, cispo); default from the preset.",
+    "epsilon": "Lower clip range of the importance ratio; default from the preset.",
+    "epsilon_high": "Upper clip range (clip-higher; CISPO's weight cap); default from the preset.",
+    "scale_rewards": "Advantage scaling: group, batch or none; default from the preset.",
+    "beta": "KL coefficient against the reference model (0 loads no reference model).",
+    "num_generations": "Group size: completions sampled per prompt.",
+    "prompts_per_step": "Distinct prompts per optimisation step (batch = prompts x group size).",
+    "temperature": "Sampling temperature for rollouts.",
+    "top_p": "Nucleus sampling threshold for rollouts.",
+    "max_new_tokens": "Maximum completion length in tokens (also DAPO's l_max).",
+    "learning_rate": "AdamW learning rate.",
+    "max_steps": "Number of optimisation steps.",
+    "num_iterations": "Updates per generated batch (PPO epochs, mu).",
+    "warmup_ratio": "Fraction of steps with linear learning-rate warm-up.",
+    "max_grad_norm": "Gradient clipping norm.",
+    "format_weight": "Weight of the format reward (layout of the prompt format); 0 turns it off.",
+    "overlong_shaping": "DAPO soft over-length penalty on/off; default from the preset.",
+    "l_cache": "Width in tokens of the soft over-length ramp below l_max (default: max_new_tokens // 4).",
+    "l_max": "Length in tokens at which the over-length penalty reaches -1 (default: max_new_tokens).",
+    "mask_truncated_completions": "Leave completions cut at max_new_tokens out of the loss (DAPO overlong filtering).",
+    "pass_rate_band": "Keep only tasks whose stored pass rate lies in [lo, hi] (needs profile).",
+    "profile": "Path of the pass-rate store written by `rlvr-envs profile` (used with pass_rate_band).",
+    "dynamic_sampling": "Drop groups whose rewards are all equal from the loss (DAPO); default from the preset.",
+    "curriculum": "Level curriculum for procedural envs: {target: [lo, hi], window: N}; None for off.",
+    "train_size": "Number of training prompts to build (default: prompts_per_step x max_steps, capped by data).",
+    "eval_size": "Held-out tasks (never in the training set) used for pass@1 during and after training.",
+    "eval_every": "Evaluate held-out pass@1 every N steps (0: only before and after).",
+    "eval_k": "Samples per held-out task for pass@k at the start and the end.",
+    "eval_temperature": "Sampling temperature for held-out evaluation.",
+    "output_dir": "Where metrics.jsonl, the plots and checkpoints go.",
+    "seed": "Seed for data sampling and training.",
+    "device": "auto, cpu or cuda. CPU runs in float32 without gradient checkpointing.",
+    "use_vllm": "Generate with vLLM in TRL's colocate mode (auto: on a GPU when vllm is installed).",
+    "vllm_gpu_memory_utilization": "Share of GPU memory vLLM may take in colocate mode.",
+    "bf16": "bfloat16 training (auto: on a GPU).",
+    "gradient_checkpointing": "Trade compute for memory (default: off).",
+    "per_device_batch_size": "Completions per forward/backward micro-batch (default: the whole step).",
+    "save_model": "Save the final model and tokenizer under output_dir/final.",
+    "plot": "Write a PNG of the metric curves at the end.",
+    "report_to": "Trainer loggers (none, wandb, tensorboard, ...).",
+}
+
+
+@dataclass
+class TrainerConfig:
+    """A training run. See ``FIELD_DOCS`` for every field's meaning."""
+
+    envs: list[str] = field(default_factory=list)
+    model: str = ""
+    env_weights: list[float] | None = None
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+    prompt_format: str | None = None
+    conversational: bool | None = None
+    preset: str = "dapo"
+    loss_type: str | None = None
+    epsilon: float | None = None
+    epsilon_high: float | None = None
+    scale_rewards: str | None = None
+    beta: float = 0.0
+    num_generations: int = 8
+    prompts_per_step: int = 4
+    temperature: float = 1.0
+    top_p: float = 1.0
+    max_new_tokens: int = 256
+    learning_rate: float = 1e-6
+    max_steps: int = 100
+    num_iterations: int = 1
+    warmup_ratio: float = 0.0
+    max_grad_norm: float = 1.0
+    format_weight: float = 0.0
+    overlong_shaping: bool | None = None
+    l_cache: int | None = None
+    l_max: int | None = None
+    mask_truncated_completions: bool = False
+    pass_rate_band: tuple[float, float] | None = None
+    profile: str | None = None
+    dynamic_sampling: bool | None = None
+    curriculum: dict[str, Any] | None = None
+    train_size: int | None = None
+    eval_size: int = 64
+    eval_every: int = 10
+    eval_k: int = 4
+    eval_temperature: float = 1.0
+    output_dir: str = "runs/rlvr"
+    seed: int = 0
+    device: str = "auto"
+    use_vllm: bool | None = None
+    vllm_gpu_memory_utilization: float = 0.3
+    bf16: bool | None = None
+    gradient_checkpointing: bool = False
+    per_device_batch_size: int | None = None
+    save_model: bool = False
+    plot: bool = True
+    report_to: str = "none"
+
+    def __post_init__(self) -> None:
+        if isinstance(self.envs, str):
+            self.envs = [self.envs]
+        if self.pass_rate_band is not None:
+            self.pass_rate_band = tuple(self.pass_rate_band)  # type: ignore[assignment]
+        self.validate()
+
+    # -- resolved values (preset, then explicit fields) -------------------------------------------
+    def resolved(self, name: str) -> Any:
+        """A field's value after the preset: the explicit value if set, else the preset's."""
+        value = getattr(self, name)
+        return PRESETS[self.preset].get(name) if value is None else value
+
+    @property
+    def effective_l_max(self) -> int:
+        return self.l_max if self.l_max is not None else self.max_new_tokens
+
+    @property
+    def effective_l_cache(self) -> int:
+        return self.l_cache if self.l_cache is not None else max(1, self.effective_l_max // 4)
+
+    @property
+    def generation_batch_size(self) -> int:
+        return self.prompts_per_step * self.num_generations
+
+    def validate(self) -> None:
+        """Raise ``ConfigError`` for the first field that cannot work."""
+        if not self.envs or not all(isinstance(e, str) and e for e in self.envs):
+            raise ConfigError("envs: give at least one env id, e.g. envs: [math-arith-v0]")
+        if not isinstance(self.model, str) or not self.model:
+            raise ConfigError("model: give a local model path or a Hugging Face Hub id")
+        if self.env_weights is not None:
+            if len(self.env_weights) != len(self.envs):
+                raise ConfigError(f"env_weights: {len(self.env_weights)} weights for {len(self.envs)} envs")
+            if any(w < 0 for w in self.env_weights) or not sum(self.env_weights) > 0:
+                raise ConfigError("env_weights: weights must be non-negative with a positive sum")
+        if self.preset not in PRESETS:
+            raise ConfigError(f"preset: {self.preset!r} is not one of {sorted(PRESETS)}")
+        if self.loss_type is not None and self.loss_type not in LOSS_TYPES:
+            raise ConfigError(f"loss_type: {self.loss_type!r} is not one of {list(LOSS_TYPES)}")
+        if self.scale_rewards is not None and self.scale_rewards not in SCALE_REWARDS:
+            raise ConfigError(f"scale_rewards: {self.scale_rewards!r} is not one of {list(SCALE_REWARDS)}")
+        if self.prompt_format is not None:
+            from rlvr_envs.formats import get_format
+
+            try:
+                get_format(self.prompt_format)
+            except ValueError as exc:
+                raise ConfigError(f"prompt_format: {exc}") from None
+        if self.device not in DEVICES:
+            raise ConfigError(f"device: {self.device!r} is not one of {list(DEVICES)}")
+        positive_ints = ("num_generations", "prompts_per_step", "max_new_tokens", "max_steps", "num_iterations",
+                         "eval_k")
+        for name in positive_ints:
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ConfigError(f"{name}: must be a positive integer, got {value!r}")
+        if self.num_generations < 2:
+            raise ConfigError("num_generations: group advantages need at least 2 completions per prompt")
+        for name in ("eval_size", "eval_every"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 0:
+                raise ConfigError(f"{name}: must be a non-negative integer, got {value!r}")
+        for name in ("temperature", "eval_temperature", "learning_rate"):
+            if not getattr(self, name) > 0:
+                raise ConfigError(f"{name}: must be positive, got {getattr(self, name)!r}")
+        if not 0 < self.top_p <= 1:
+            raise ConfigError(f"top_p: must be in (0, 1], got {self.top_p!r}")
+        if self.beta < 0:
+            raise ConfigError(f"beta: must be >= 0, got {self.beta!r}")
+        for name in ("epsilon", "epsilon_high"):
+            value = getattr(self, name)
+            if value is not None and not value > 0:
+                raise ConfigError(f"{name}: must be positive, got {value!r}")
+        if not 0 <= self.warmup_ratio < 1:
+            raise ConfigError(f"warmup_ratio: must be in [0, 1), got {self.warmup_ratio!r}")
+        if self.resolved("overlong_shaping"):
+            l_max, l_cache = self.effective_l_max, self.effective_l_cache
+            if l_max < 1 or not 0 <= l_cache <= l_max:
+                raise ConfigError(f"l_cache/l_max: need 0 <= l_cache <= l_max, got l_cache={l_cache}, l_max={l_max}")
+        if self.pass_rate_band is not None:
+            lo_hi = self.pass_rate_band
+            if len(lo_hi) != 2 or not 0 <= lo_hi[0] <= lo_hi[1] <= 1:
+                raise ConfigError(f"pass_rate_band: need [lo, hi] with 0 <= lo <= hi <= 1, got {list(lo_hi)}")
+            if self.profile is None:
+                raise ConfigError("pass_rate_band: also give profile (the store written by `rlvr-envs profile`)")
+        if self.curriculum is not None:
+            if not isinstance(self.curriculum, Mapping):
+                raise ConfigError("curriculum: a mapping such as {target: [0.3, 0.7], window: 64}")
+            unknown = set(self.curriculum) - {"target", "window"}
+            if unknown:
+                raise ConfigError(f"curriculum: unknown keys {sorted(unknown)}; use target and window")
+        if self.per_device_batch_size is not None:
+            if self.per_device_batch_size < 1 or self.generation_batch_size % self.per_device_batch_size:
+                raise ConfigError(
+                    f"per_device_batch_size: must divide prompts_per_step x num_generations "
+                    f"({self.generation_batch_size}), got {self.per_device_batch_size}"
+                )
+        if not 0 < self.vllm_gpu_memory_utilization <= 1:
+            raise ConfigError("vllm_gpu_memory_utilization: must be in (0, 1]")
+
+    # -- (de)serialisation -------------------------------------------------------------------------
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TrainerConfig:
+        if not isinstance(data, Mapping):
+            raise ConfigError(f"a config is a mapping of field names to values, got {type(data).__name__}")
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            import difflib
+
+            hints = [f"{u} (did you mean {m[0]}?)" if (m := difflib.get_close_matches(u, known, 1)) else u
+                     for u in unknown]
+            raise ConfigError(f"unknown config fields: {', '.join(hints)}")
+        try:
+            return cls(**dict(data))
+        except TypeError as exc:
+            raise ConfigError(str(exc)) from None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = dataclasses.asdict(self)
+        if out["pass_rate_band"] is not None:
+            out["pass_rate_band"] = list(out["pass_rate_band"])
+        return out
+
+    def replace(self, **changes: Any) -> TrainerConfig:
+        return TrainerConfig.from_dict({**self.to_dict(), **changes})
+
+
+def load_config(path: str | Path, **overrides: Any) -> TrainerConfig:
+    """Read a YAML (or JSON) config file; ``overrides`` replace fields from the file."""
+    import yaml
+
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file {path} does not exist")
+    with path.open(encoding="utf-8") as fh:
+        try:
+            data = yaml.safe_load(fh) or {}
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{path} is not valid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} must hold a mapping of config fields")
+    return TrainerConfig.from_dict({**data, **overrides})
+
+
+def config_reference() -> str:
+    """Every field with its default and meaning, as Markdown table rows."""
+    rows = ["| field | default | meaning |", "|---|---|---|"]
+    for f in dataclasses.fields(TrainerConfig):
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+        rows.append(f"| `{f.name}` | `{default!r}` | {FIELD_DOCS[f.name]} |")
+    return "\n".join(rows)

@@ -1,0 +1,1 @@
+"""Bundled YAML recipes (read with ``importlib.resources``)."""
