@@ -294,7 +294,11 @@ def spec(env_id: str) -> EnvSpec:
 
 
 def make(env_id: str, **kwargs: Any) -> Env:
-    """Create an environment by id; ``kwargs`` override the registered defaults."""
+    """Create an environment by id; ``kwargs`` override the registered defaults.
+
+    ``pass_rate_band=(lo, hi)``, ``profile=PATH`` and ``pass_rate_sampler=FINGERPRINT`` keep only
+    the tasks whose pass rate measured by ``rlvr-envs profile`` lies in the band.
+    """
     from rlvr_envs.env import Env
 
     env_spec = registry.resolve(env_id)
@@ -308,6 +312,7 @@ def make(env_id: str, **kwargs: Any) -> Env:
         ) from exc
     band = kwargs.pop("pass_rate_band", None)
     profile = kwargs.pop("profile", None)
+    sampler = kwargs.pop("pass_rate_sampler", None)
     env = factory(**{**env_spec.kwargs, **kwargs})
     if not isinstance(env, Env):
         raise RegistrationError(f"entry point of {env_spec.id} returned {type(env).__name__}, not rlvr_envs.Env")
@@ -316,5 +321,5 @@ def make(env_id: str, **kwargs: Any) -> Env:
         # Keep only the tasks whose measured pass rate lies in the band (see rlvr_envs.difficulty).
         from rlvr_envs.difficulty.filter import filter_env
 
-        env = filter_env(env, band=band if band is not None else (0.2, 0.8), profile=profile)
+        env = filter_env(env, band=band if band is not None else (0.2, 0.8), profile=profile, sampler=sampler)
     return env

@@ -26,17 +26,18 @@ if ! command -v bwrap >/dev/null 2>&1; then
   fi
 fi
 
-# Every local distribution: the core, each envs/<family>/ and trainers/.
-dists=(-e ".[dev]")
-for d in envs/*/ trainers/; do
-  [ -f "$d/pyproject.toml" ] && dists+=(-e "$d")
-done
-
-# torch must come from the local CPU wheel: any other spec downloads GB of CUDA wheels.
-if grep -qs '"torch' envs/*/pyproject.toml trainers/pyproject.toml; then
-  "$VENV/bin/python" -c 'import torch' 2>/dev/null || { echo "setup: installing torch==2.13.0 (CPU)"; "${PIP[@]}" install torch==2.13.0; }
-  dists+=(torch==2.13.0)
+# torch must come from the local CPU wheel: any other spec downloads GB of CUDA wheels. Install
+# it first and pin it again below, so no distribution's requirements can swap it.
+if ! "$VENV/bin/python" -c 'import sys, torch; sys.exit(torch.__version__.split("+")[0] != "2.13.0")' 2>/dev/null; then
+  echo "setup: installing torch==2.13.0 (CPU)"
+  "${PIP[@]}" install torch==2.13.0
 fi
 
-echo "setup: installing ${#dists[@]} requirement(s) editable into $VENV"
+# Every local distribution: the core (with its dev and hf extras), each envs/<family>/ and trainers/.
+dists=(-e ".[dev,hf]" torch==2.13.0)
+for d in envs/*/ trainers/; do
+  if [ -f "$d/pyproject.toml" ]; then dists+=(-e "$d"); fi
+done
+
+echo "setup: installing the core and $(( (${#dists[@]} - 3) / 2 )) local distribution(s) editable into $VENV"
 "${PIP[@]}" install "${dists[@]}"
