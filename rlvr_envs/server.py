@@ -175,6 +175,7 @@ class RewardServer:
     @property
     def url(self) -> str:
         host, port = self.httpd.server_address[:2]
+        host = host.decode() if isinstance(host, bytes) else host
         return f"http://{host}:{port}"
 
     def start(self) -> RewardServer:

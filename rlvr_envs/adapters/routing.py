@@ -62,8 +62,8 @@ class EnvRouter:
         items: Sequence[str | Env]
         if envs is None:
             items = ()
-        elif isinstance(envs, (str, bytes)) or not isinstance(envs, Sequence):
-            items = [envs]  # type: ignore[list-item]
+        elif isinstance(envs, str) or not isinstance(envs, Sequence):
+            items = [envs]
         else:
             items = envs
         for item in items:

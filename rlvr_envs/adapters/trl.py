@@ -135,9 +135,10 @@ def reward_function(
     router = EnvRouter(envs, make_kwargs=make_kwargs)
     if shaping is None and (format_weight or l_max is not None):
         default = router.default
-        fmt = default.prompt_format.name if default is not None else make_kwargs.get("prompt_format", "plain")
+        # The format object itself, so a custom (unregistered) format works too.
+        fmt = default.prompt_format if default is not None else make_kwargs.get("prompt_format", "plain")
         shaping = RewardShaping(
-            format_weight=format_weight, prompt_format=fmt, l_max=l_max, l_cache=l_cache,
+            format_weight=format_weight, prompt_format=fmt,  # type: ignore[arg-type]  # get_format takes either l_max=l_max, l_cache=l_cache,
             overlong_weight=overlong_weight,
         )
     if name is None:

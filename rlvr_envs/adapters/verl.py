@@ -8,8 +8,9 @@ file, ``custom_reward_function.name=compute_score``)::
 Rows follow verl's schema: ``data_source`` (the env id, used to route scoring back),
 ``prompt`` (chat messages), ``ability`` (the family), ``reward_model`` (``style: rule`` and
 ``ground_truth``: the answer as JSON) and ``extra_info`` (split, index, task id and the whole
-task as JSON, which verifiers that need metadata read). Presets that read local data must be set up once with ``configure(...)``; procedural envs
-are made from the row's id. Nothing here imports torch or verl.
+task as JSON, which verifiers that need metadata read). Procedural envs are made from the
+row's id; presets that read local data are set up once with ``configure(...)``. Nothing
+here imports torch or verl.
 """
 
 from __future__ import annotations

@@ -6,6 +6,11 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rlvr_envs.env import Env
+    from rlvr_envs.types import Task
 
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
@@ -108,7 +113,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _row(env, task, fmt: str) -> dict:  # type: ignore[no-untyped-def]
+def _row(env: Env, task: Task, fmt: str) -> dict[str, object]:
     from rlvr_envs.adapters.trl import prompt_for
 
     if fmt == "openrlhf":

@@ -235,3 +235,20 @@ def test_two_writers_on_one_task_never_collide(env, tmp_path):
     assert [s.index for s in stores[1].samples(env.env_id, "k")] == list(range(80))
     for store in stores:
         store.close()
+
+
+def test_curriculum_and_audit_read_the_same_store(env, tmp_path):
+    from rlvr_envs.audit import audit
+    from rlvr_envs.difficulty.curriculum import PassRateCurriculum
+    from tests.difficulty.helpers_difficulty import formatting_sampler
+
+    db = tmp_path / "p.sqlite"
+    profile_env(env, formatting_sampler(), db, n=4, progress=False)
+    curriculum = PassRateCurriculum.from_profile(env, db, (0.2, 0.8))
+    # The strict toy verifier accepts only the plain form: one of four samples passes on every task.
+    assert {curriculum.rate(t) for t in env.tasks} == {0.25}
+    with PassRateStore(db) as store:
+        found = audit(store, env.env_id, env=None)  # without the env the stored answer is the gold
+    assert found.zero_reward == 3 * found.scanned // 4
+    assert {m.extracted for m in found.near_misses} >= {f"{env.tasks[0].answer}.0"}
+    assert all(m.extracted != "-7" for m in found.near_misses)

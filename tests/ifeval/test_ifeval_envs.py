@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import sys
 
 import pytest
 from rlvr_ifeval.base import InstructionError
@@ -129,10 +130,14 @@ def test_bad_rows_fail_loading_with_the_row_named() -> None:
 
 
 def test_preset_without_data_offline_names_the_data_option(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    import types
+
+    def offline(*args: object, **kwargs: object) -> None:
+        raise ConnectionError("Couldn't reach 'google/IFEval' on the Hub (offline)")
+
+    monkeypatch.setitem(sys.modules, "datasets", types.SimpleNamespace(load_dataset=offline))
     env = rlvr_envs.make("ifeval")
-    with pytest.raises(RuntimeError, match="data="):
+    with pytest.raises(RuntimeError, match=r"google/IFEval.*data="):
         _ = env.tasks
 
 
@@ -189,3 +194,24 @@ def test_evaluate_matches_env_verdict_on_random_subsets() -> None:
         verdict = verifier.verify(task, row["response"])
         results = evaluate(row["instruction_id_list"], row["kwargs"], row["response"])
         assert verdict.passed == all(r.followed for r in results)
+
+
+def test_registered_ids_and_entry_points() -> None:
+    assert rlvr_envs.spec("ifeval").id == "ifeval-v0" and rlvr_envs.spec("ifeval").size == 541
+    assert rlvr_envs.spec("ifbench").id == "ifbench-v0" and rlvr_envs.spec("ifbench").size == 300
+    assert rlvr_envs.spec("ifeval-synth").size is None
+    from importlib import metadata
+
+    names = {ep.name: ep.value for ep in metadata.entry_points(group="rlvr_envs.envs")}
+    assert names["ifeval"] == names["ifbench"] == "rlvr_ifeval.registration:register_envs"
+
+
+@pytest.mark.parametrize("level", [1, 3, 5])
+def test_adversarial_completions_never_score_on_synth_tasks(level: int) -> None:
+    from rlvr_envs.testing import adversarial_completions
+
+    env = IFEvalSynthEnv(level=level, partial_credit=True)
+    for task in env.sample(40, seed=level):
+        for name, completion in adversarial_completions(env, task).items():
+            verdict = env.verify(task, completion)
+            assert verdict.reward == 0.0 and not verdict.passed, (name, task.prompt)

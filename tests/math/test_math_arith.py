@@ -6,10 +6,10 @@ import re
 from fractions import Fraction
 
 import pytest
-
-import rlvr_envs
 from rlvr_math.arith import LEVELS
 from rlvr_math.normalize import parse_number
+
+import rlvr_envs
 
 
 @pytest.fixture
@@ -59,14 +59,14 @@ def _solve(prompt: str) -> Fraction:
         left, right = prompt.removeprefix("Solve for x:").split("=")
 
         def side(text: str, x: int) -> int:
-            return eval(re.sub(r"(\d)x", r"\1*x", text), {"x": x})  # noqa: S307 - our own generated text
+            return eval(re.sub(r"(\d)x", r"\1*x", text), {"x": x})
 
         # Linear: a x + b = 0 after moving terms; two evaluations give slope and intercept.
         f0 = side(left, 0) - side(right, 0)
         f1 = side(left, 1) - side(right, 1)
         return Fraction(-f0, f1 - f0)
     body = prompt.removeprefix("What is ").removeprefix("Compute ").rstrip("?.")
-    return Fraction(eval(re.sub(r"(\d+)", r"Fraction(\1)", body), {"Fraction": Fraction}))  # noqa: S307
+    return Fraction(eval(re.sub(r"(\d+)", r"Fraction(\1)", body), {"Fraction": Fraction}))
 
 
 def test_levels_grow_in_size(env):

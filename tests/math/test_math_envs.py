@@ -8,9 +8,9 @@ import subprocess
 import sys
 
 import pytest
+from rlvr_math.data import DataUnavailableError
 
 import rlvr_envs
-from rlvr_math.data import DataUnavailableError
 from tests.helpers.data import read_jsonl, shared_path
 
 
@@ -183,3 +183,33 @@ def test_answer_never_reaches_reset_info(math500):
         assert "answer" not in json.dumps(info["metadata"])
         assert set(info["metadata"]) <= {"subject", "level"}
         assert obs.startswith(task.prompt)
+
+
+def test_hub_loading_maps_the_hub_layouts(monkeypatch):
+    """With the Hub mocked: the dataset ids asked for, and their columns mapped to tasks."""
+    datasets = pytest.importorskip("datasets")
+    asked = []
+    hub = {
+        "HuggingFaceH4/aime_2024": [
+            {"id": 60, "problem": "P1", "answer": "033", "year": "2024",
+             "url": "https://artofproblemsolving.com/wiki/index.php/2024_AIME_II_Problems/Problem_4"},
+        ],
+        "MathArena/aime_2025": [{"problem_idx": 17, "problem": "P2", "answer": 70}],
+        "HuggingFaceH4/MATH-500": [
+            {"problem": "Q", "answer": "\\frac{1}{2}", "subject": "Algebra", "level": 3, "unique_id": "test/a/1.json"}
+        ],
+        "openai/gsm8k": [{"question": "Q", "answer": "work\n#### 1,000"}],
+    }
+
+    def fake_load_dataset(dataset_id, config=None, split=None, data_files=None):
+        asked.append((dataset_id, config, split))
+        return hub[dataset_id]
+
+    monkeypatch.setattr(datasets, "load_dataset", fake_load_dataset)
+    aime = rlvr_envs.make("math-aime")
+    assert [(t.id, t.answer, t.metadata["part"]) for t in aime.tasks] == [("2024-II-4", "33", "II"), ("2025-II-2", "70", "II")]
+    math500 = rlvr_envs.make("math-500")
+    assert math500.tasks[0].difficulty.label == 3 and math500.tasks[0].id == "test/a/1.json"
+    gsm8k = rlvr_envs.make("math-gsm8k")
+    assert gsm8k.tasks[0].answer == "1000"
+    assert ("openai/gsm8k", "main", "test") in asked and ("HuggingFaceH4/MATH-500", None, "test") in asked

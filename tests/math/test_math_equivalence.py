@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from rlvr_envs import Task
 from rlvr_math import MathVerifier
 from rlvr_math.equivalence import MatchConfig, answers_match
+
+from rlvr_envs import Task
 from tests.helpers.data import read_jsonl
 
 PEER_FILES = ("math_verify_cases.jsonl", "math_equiv_other_cases.jsonl")
@@ -136,6 +136,10 @@ CONVENTIONS = [
     ("10, 4, -2", "10, 4, -2", True),
     ("10, 4, -2", "4, 10, -2", False),
     ("(1, 2), (3, 4)", "(3, 4), (1, 2)", True),
+    # assignments to distinct names match name by name
+    ("x = 1, y = 2", "y = 2, x = 1", True),
+    ("x = 1, y = 2", "x = 2, y = 1", False),
+    ("x = 1, x = -1", "x = -1, x = 1", True),
     # multiple choice letters
     ("C", "(C)", True),
     ("\\text{(C)}", "C", True),

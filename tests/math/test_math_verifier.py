@@ -6,10 +6,10 @@ import pickle
 import time
 
 import pytest
-
-from rlvr_envs import Reason, Task, VerificationPool
 from rlvr_math import MathVerifier
 from rlvr_math.envs import MathEnv
+
+from rlvr_envs import Reason, Task, VerificationPool
 
 TASK = Task(id="t", prompt="What is 6 * 7?", answer="42")
 
@@ -141,3 +141,49 @@ def test_invalid_options_are_rejected():
         MathVerifier(rel_tol=2.0)
     with pytest.raises(ValueError, match="time_budget_s"):
         MathVerifier(time_budget_s=0)
+
+
+@pytest.mark.parametrize(
+    ("completion", "passed"),
+    [
+        ("So $a = \\boxed{3}$, and therefore the final answer is \\boxed{42}.", True),
+        ("\\boxed{42}. I am confident the answer is right.", True),
+        ("\\boxed{42}. Hmm, checking again, the final answer is $41$.", False),
+        ("We get \\boxed{40} apples and \\boxed{2} pears", False),
+    ],
+)
+def test_intermediate_boxes_and_trailing_remarks(completion, passed):
+    assert verify(completion).passed is passed
+
+
+def test_verification_is_thread_safe():
+    """math-verify's own timeouts use SIGALRM, which fails off the main thread; ours are off."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    cases = [
+        ("\\sqrt{2}", "\\boxed{\\frac{2}{\\sqrt{2}}}", True),
+        ("(x+1)^2", "\\boxed{x^2+2x+1}", True),
+        ("[0, 1)", "\\boxed{(0, 1)}", False),
+        ("\\frac{1}{3}", "\\boxed{0.333333}", True),
+    ] * 5
+    verifier = MathVerifier()
+    with ThreadPoolExecutor(4) as pool:
+        verdicts = list(pool.map(lambda c: verifier.verify(Task(id="t", prompt="", answer=c[0]), c[1]), cases))
+    assert [v.passed for v in verdicts] == [c[2] for c in cases]
+    assert all(v.reason is not Reason.VERIFIER_ERROR for v in verdicts)
+
+
+def test_integer_answers_never_import_sympy():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, rlvr_envs\n"
+        "env = rlvr_envs.make('math-arith', isolation='inline', level=6)\n"
+        "for t in env.sample(50, seed=0):\n"
+        "    assert env.verify(t, env.gold_completion(t)).passed\n"
+        "    assert not env.verify(t, env.hedged_completion(t)).passed\n"
+        "print('sympy' in sys.modules, 'math_verify' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "False False", out.stdout + out.stderr

@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
-
-import rlvr_envs
 from rlvr_reasoning_gym import generation
 from rlvr_reasoning_gym.catalog import DATASETS, EXCLUDED, LEVELS, RULES
 from rlvr_reasoning_gym.compare import COMPARATORS
+
+import rlvr_envs
 
 README = Path(__file__).resolve().parents[2] / "envs" / "reasoning_gym" / "README.md"
 
@@ -38,8 +38,10 @@ def test_rules_name_known_comparisons():
         if rule.kind == "scorer":
             assert rule.shape, f"{name}: a scorer rule needs a shape guard"
             re.compile(rule.shape)
-    for name, (first, last) in LEVELS.items():
-        assert name in RULES and first >= 0 and (last is None or last >= first)
+    for name, usable in LEVELS.items():
+        assert name in RULES and list(usable) == sorted(set(usable)), name
+        raw = generation.raw_max_level(name)
+        assert raw is not None and all(0 <= i < raw for i in usable), name
 
 
 def test_registration_does_not_import_reasoning_gym():

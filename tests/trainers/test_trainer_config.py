@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-
 from rlvr_trainers.config import FIELD_DOCS, PRESETS, ConfigError, TrainerConfig, config_reference, load_config
 
 BASE = {"envs": ["math-arith-v0"], "model": "some/model"}
@@ -106,7 +105,7 @@ def test_grpo_args_for_cpu_dapo():
                         output_dir="/tmp/rlvr-test-args")
     args = build_grpo_args(cfg, "cpu")
     assert (args.loss_type, args.epsilon, args.epsilon_high, args.beta) == ("dapo", 0.2, 0.28, 0.0)
-    assert args.use_cpu and not args.bf16 and not args.gradient_checkpointing and not args.use_vllm
+    assert args.use_cpu and not args.bf16 and not getattr(args, "activation_checkpointing", args.gradient_checkpointing) and not args.use_vllm
     assert args.per_device_train_batch_size * args.gradient_accumulation_steps == 32
     assert args.num_generations == 8 and args.max_completion_length == 64
     with pytest.raises(ValueError, match="GPU"):

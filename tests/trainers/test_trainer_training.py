@@ -8,13 +8,13 @@ import pytest
 
 pytest.importorskip("trl")
 
-import torch  # noqa: E402
+import torch
+from rlvr_trainers.config import TrainerConfig
+from rlvr_trainers.tiny import build_model, build_tokenizer
+from rlvr_trainers.train import run
 
-import rlvr_envs  # noqa: E402
-from rlvr_envs.adapters.trl import prompt_for  # noqa: E402
-from rlvr_trainers.config import TrainerConfig  # noqa: E402
-from rlvr_trainers.tiny import build_model, build_tokenizer  # noqa: E402
-from rlvr_trainers.train import run  # noqa: E402
+import rlvr_envs
+from rlvr_envs.adapters.trl import prompt_for
 
 
 @pytest.fixture(scope="module")
@@ -68,17 +68,54 @@ def test_training_steps_change_weights_and_log_metrics(tmp_path, arith):
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["steps"] == 3
 
 
-def test_env_reward_end_to_end_with_dynamic_sampling(tmp_path, arith):
-    """The real env reward: an untrained model earns nothing, every group is flat and dropped,
-    so the loss is empty and the weights stay as they were."""
+def test_dynamic_sampling_drops_flat_groups_from_the_loss(tmp_path, arith):
     torch.manual_seed(1)
     model, tokenizer = _tiny(arith)
     before = _snapshot(model)
-    summary = run(_config(tmp_path, max_steps=2, eval_every=0, plot=False), model=model, tokenizer=tokenizer,
-                  envs=[arith], quiet=True)
+
+    def constant(prompts=None, completions=(), **_):
+        return [1.0] * len(completions)
+
+    summary = run(_config(tmp_path, max_steps=2, eval_size=0, plot=False), model=model, tokenizer=tokenizer,
+                  envs=[arith], reward_funcs=[constant], quiet=True)
     records = [json.loads(line) for line in open(summary["metrics_path"], encoding="utf-8")]
-    assert all(r["reward_mean"] <= 0.0 for r in records)  # wrong answers, possibly minus the length penalty
-    flat = [r for r in records if r["frac_reward_zero_std"] == 1.0]
-    assert all(r["frac_groups_dropped"] == 1.0 for r in flat)
-    if len(flat) == len(records):
-        assert not _changed(before, model), "dropped groups must not move the weights"
+    assert [r["frac_groups_dropped"] for r in records] == [1.0, 1.0]
+    assert not _changed(before, model), "groups left out of the loss must not move the weights"
+
+
+def test_env_reward_runs_inside_the_trainer(tmp_path, arith):
+    from rlvr_envs.adapters.trl import reward_function
+
+    torch.manual_seed(2)
+    model, tokenizer = _tiny(arith)
+    fn = reward_function(arith, l_max=8, l_cache=2)
+    summary = run(_config(tmp_path, max_steps=2, eval_size=0, plot=False), model=model, tokenizer=tokenizer,
+                  envs=[arith], reward_funcs=[fn], quiet=True)
+    records = [json.loads(line) for line in open(summary["metrics_path"], encoding="utf-8")]
+    # 2 steps x 2 prompts x 4 rollouts, every one verified through the pool.
+    assert sum(fn.reason_counts.values()) == 16
+    assert set(fn.reason_counts) <= {"ok", "wrong", "no_answer", "format_error"}
+    assert all(-1.0 <= r["reward_mean"] <= 1.0 for r in records)
+
+
+def test_level_curriculum_moves_the_env_level_from_verdicts(tmp_path):
+    from rlvr_envs.adapters.trl import reward_function
+
+    env = rlvr_envs.make("math-arith", level=3, prompt_format="answer_tag")
+    torch.manual_seed(3)
+    model, tokenizer = _tiny(env)
+    fn = reward_function(env)
+    # An untrained model fails everything: each full window (one step of 2 x 4) is below the band.
+    cfg = _config(tmp_path, eval_size=0, plot=False, curriculum={"target": [0.5, 0.9], "window": 8})
+    summary = run(cfg, model=model, tokenizer=tokenizer, envs=[env], reward_funcs=[fn], quiet=True)
+    records = [json.loads(line) for line in open(summary["metrics_path"], encoding="utf-8")]
+    assert [r["level"] for r in records] == [2, 1, 1]
+    assert env.level == 1
+
+
+def test_curriculum_needs_a_leveled_procedural_env(tmp_path, arith):
+    gsm_like = rlvr_envs.make("math-arith", level=1)
+    model, tokenizer = _tiny(arith)
+    with pytest.raises(ValueError, match="exactly one procedural env"):
+        run(_config(tmp_path, curriculum={"target": [0.2, 0.8]}), model=model, tokenizer=tokenizer,
+            envs=[arith, gsm_like.__class__(size=10, seed=1, level=1)], quiet=True)

@@ -36,6 +36,7 @@ class DemoSettings:
     out_dir: str = "demo_output"
     seed: int = 0
     sft_steps: int = 150
+    sft_tasks: int = 2000
     sft_lr: float = 1e-3
     profile_pool: int = 192
     profile_samples: int = 8
@@ -52,6 +53,17 @@ class DemoSettings:
     eval_k: int = 8
     eval_every: int = 20
     control: bool = False
+    control_only: bool = False
+
+
+def terse_format() -> Any:
+    """``answer_tag`` without the instruction line: the tiny model learns the layout in SFT,
+    and prompts a third as long make every RL step cheaper on a CPU."""
+    from rlvr_envs.formats import ANSWER_TAG, PromptFormat
+
+    return PromptFormat(name="demo_terse", system_prompt=None, instruction="",
+                        answer_template=ANSWER_TAG.answer_template, format_pattern=ANSWER_TAG.format_pattern,
+                        methods=ANSWER_TAG.methods)
 
 
 def make_demo_env(settings: DemoSettings) -> Any:
@@ -60,7 +72,7 @@ def make_demo_env(settings: DemoSettings) -> Any:
     from rlvr_envs.registration import load_entry_point
 
     kwargs = json.loads(settings.env_kwargs)
-    kwargs.setdefault("prompt_format", settings.prompt_format)
+    kwargs.setdefault("prompt_format", terse_format() if settings.prompt_format == "terse" else settings.prompt_format)
     if ":" in settings.env:
         return load_entry_point(settings.env)(**kwargs)
     try:
@@ -85,8 +97,6 @@ def _print(msg: str) -> None:
 
 
 def run_demo(settings: DemoSettings, quiet: bool = False) -> dict[str, Any]:
-    import copy
-
     import torch
 
     from rlvr_envs.adapters.trl import prompt_for
@@ -108,8 +118,10 @@ def run_demo(settings: DemoSettings, quiet: bool = False) -> dict[str, Any]:
     # Held-out tasks first, so that nothing drawn afterwards for training can overlap them.
     heldout = _distinct(env.sample(settings.heldout * 2, seed=settings.seed + 1_000_003), settings.heldout, set())
     held_fp = {t.fingerprint for t in heldout}
-    sft_tasks = _distinct(env.sample(4000, seed=settings.seed + 1), 2000, held_fp)
-    pool = _distinct(env.sample(settings.profile_pool * 3, seed=settings.seed + 2), settings.profile_pool, held_fp)
+    sft_tasks = _distinct(env.sample(settings.sft_tasks * 2, seed=settings.seed + 1), settings.sft_tasks, held_fp)
+    # RL tasks are new to the model too: what it learns there has to generalise, not be recalled.
+    seen = held_fp | {t.fingerprint for t in sft_tasks}
+    pool = _distinct(env.sample(settings.profile_pool * 3, seed=settings.seed + 2), settings.profile_pool, seen)
 
     def text(task: Any) -> str:
         return prompt_for(env, task, conversational=False)  # type: ignore[return-value]
@@ -149,40 +161,47 @@ def run_demo(settings: DemoSettings, quiet: bool = False) -> dict[str, Any]:
     train_env = TaskSubsetEnv(env, band)
 
     config = TrainerConfig(
-        envs=[env_id], model="(built in memory)", preset="dapo", prompt_format=settings.prompt_format,
+        envs=[env_id], model="(built in memory)", preset="dapo",
         conversational=False, num_generations=settings.group_size, prompts_per_step=settings.prompts_per_step,
         temperature=1.0, max_new_tokens=settings.max_new_tokens, learning_rate=settings.rl_lr,
-        max_steps=settings.rl_steps, num_iterations=settings.rl_iterations, train_size=len(band), eval_every=settings.eval_every,
+        max_steps=settings.rl_steps, num_iterations=settings.rl_iterations, train_size=len(band),
+        eval_every=settings.eval_every,
         eval_k=settings.eval_k, eval_temperature=1.0, output_dir=str(out / "dapo"), seed=settings.seed,
         device="cpu",
     )
-    start_state = copy.deepcopy(model.state_dict()) if settings.control else None
     heldout_pairs = [(env_id, task) for task in heldout]
-    _print(f"[demo] DAPO: {settings.rl_steps} steps x {settings.prompts_per_step} prompts x {settings.group_size} "
-           f"rollouts, lr {settings.rl_lr:g}, clip 0.2/0.28, token-level loss, soft over-length shaping, "
-           "dynamic sampling")
-    result = run(config, model=model, tokenizer=tokenizer, envs=[train_env], heldout_tasks=heldout_pairs, quiet=quiet)
-    summary: dict[str, Any] = {"settings": asdict(settings), "env_id": env_id, "band_tasks": len(band),
-                               "before": result["before"], "after": result["after"],
-                               "rl_seconds": result["train_seconds"], "plot": result.get("plot_path"),
-                               "metrics": result["metrics_path"]}
-    _report("DAPO with the verifier's reward", result, settings.eval_k)
-
-    if settings.control and start_state is not None:
+    summary: dict[str, Any] = {"settings": asdict(settings), "env_id": env_id, "band_tasks": len(band)}
+    if settings.control or settings.control_only:
+        # The control starts from a copy of the same warm start, so both runs share their "before".
+        # A fresh module with the same weights (a deepcopy would also copy patched methods).
         control_model = build_model(tokenizer, hidden_size=settings.hidden_size, layers=settings.layers,
                                     seed=settings.seed)
-        control_model.load_state_dict(start_state)
-        control_cfg = config.replace(output_dir=str(out / "control"), eval_every=0)
-        control = run(control_cfg, model=control_model, tokenizer=tokenizer, envs=[train_env],
-                      heldout_tasks=heldout_pairs, reward_funcs=[random_reward(settings.seed)], quiet=quiet)
-        summary["control"] = {"before": control["before"], "after": control["after"]}
+        control_model.load_state_dict(model.state_dict())
+        _print(f"[demo] control: {settings.rl_steps} steps with a coin-flip reward that ignores the completion")
+        control = run(config.replace(output_dir=str(out / "control"), eval_every=0), model=control_model,
+                      tokenizer=tokenizer, envs=[train_env], heldout_tasks=heldout_pairs,
+                      reward_funcs=[random_reward(settings.seed)], quiet=quiet)
+        summary["control"] = {"before": control["before"], "after": control["after"],
+                              "rl_seconds": control["train_seconds"]}
         _report("control: same run with a random reward", control, settings.eval_k)
+    if settings.control_only:
+        summary.update(before=summary["control"]["before"], after=summary["control"]["after"], plot=None)
+    else:
+        _print(f"[demo] DAPO: {settings.rl_steps} steps x {settings.prompts_per_step} prompts x "
+               f"{settings.group_size} rollouts, lr {settings.rl_lr:g}, clip 0.2/0.28, token-level loss, "
+               "soft over-length shaping, dynamic sampling")
+        result = run(config, model=model, tokenizer=tokenizer, envs=[train_env], heldout_tasks=heldout_pairs,
+                     quiet=quiet)
+        summary.update(before=result["before"], after=result["after"], rl_seconds=result["train_seconds"],
+                       plot=result.get("plot_path"), metrics=result["metrics_path"])
+        _report("DAPO with the verifier's reward", result, settings.eval_k)
 
-    sample, _ = generate(model, tokenizer, [text(heldout[0])], n=1, temperature=0, max_new_tokens=settings.max_new_tokens)
+    sample, _ = generate(model, tokenizer, [text(heldout[0])], n=1, temperature=0,
+                         max_new_tokens=settings.max_new_tokens)
     _print(f"[demo] example after training:\n  prompt: {heldout[0].prompt!r}\n  completion: {sample[0][0]!r}")
     summary["total_seconds"] = round(time.perf_counter() - t0, 1)
     (out / "demo_summary.json").write_text(json.dumps(summary, indent=2))
-    _print(f"[demo] plots and metrics in {out.resolve()} (curves: {summary['plot']}); "
+    _print(f"[demo] plots and metrics in {out.resolve()} (curves: {summary.get('plot')}); "
            f"total {summary['total_seconds']:.0f} s")
     return summary
 

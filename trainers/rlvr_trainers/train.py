@@ -9,6 +9,7 @@ curriculum for procedural envs, and CPU/GPU defaults that need no accelerate con
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -36,7 +37,9 @@ def build_grpo_args(config: TrainerConfig, device: str) -> Any:
     from trl import GRPOConfig
 
     on_gpu = device == "cuda"
-    use_vllm = config.use_vllm if config.use_vllm is not None else (on_gpu and importlib.util.find_spec("vllm") is not None)
+    use_vllm = config.use_vllm
+    if use_vllm is None:
+        use_vllm = on_gpu and importlib.util.find_spec("vllm") is not None
     if use_vllm and not on_gpu:
         raise ValueError("use_vllm needs a GPU (device is cpu)")
     batch = config.generation_batch_size
@@ -67,12 +70,15 @@ def build_grpo_args(config: TrainerConfig, device: str) -> Any:
         "seed": config.seed,
         "use_cpu": not on_gpu,
         "bf16": config.bf16 if config.bf16 is not None else on_gpu,
-        "gradient_checkpointing": config.gradient_checkpointing,
         "use_vllm": use_vllm,
         "dataloader_num_workers": 0,
         "remove_unused_columns": False,
         "disable_dropout": True,
     }
+    # transformers 5 renamed gradient_checkpointing to activation_checkpointing.
+    fields = {f.name for f in dataclasses.fields(GRPOConfig)}
+    checkpointing = "activation_checkpointing" if "activation_checkpointing" in fields else "gradient_checkpointing"
+    kwargs[checkpointing] = config.gradient_checkpointing
     if use_vllm:
         kwargs.update(vllm_mode="colocate", vllm_gpu_memory_utilization=config.vllm_gpu_memory_utilization)
     return GRPOConfig(**kwargs)
@@ -124,12 +130,16 @@ def make_trainer_class() -> type:
             output = super()._generate_and_score_completions(inputs)
             if not self.model.training or self._last_rewards is None:
                 return output
+            from rlvr_envs.difficulty.dynamic import zero_variance_groups
+
             weights = self.reward_weights.to(self._last_rewards.device).unsqueeze(0)
             rewards = (self._last_rewards * weights).nansum(dim=1)
-            groups = rewards.view(-1, self.num_generations)
+            # Rows every reward function left out (None) stay NaN, so their group is kept, not dropped.
+            rewards[torch.isnan(self._last_rewards).all(dim=1)] = float("nan")
             # A group whose rewards are all equal has zero advantage everywhere: it carries no
             # gradient, but under token-level losses it still dilutes the normaliser.
-            flat = (groups.max(dim=1).values - groups.min(dim=1).values).abs() < 1e-6
+            flat = torch.tensor(zero_variance_groups(rewards.tolist(), self.num_generations, atol=1e-6))
+            flat &= ~torch.isnan(rewards).view(-1, self.num_generations).any(dim=1).cpu()
             fraction = flat.float().mean().item()
             self._metrics["train"]["frac_groups_dropped"].append(fraction if self.dynamic_sampling else 0.0)
             if self.dynamic_sampling and flat.any():
@@ -203,9 +213,7 @@ def make_metrics_callback(config: TrainerConfig, held: _Held, tokenizer: Any, lo
             record.update(self._pending_eval)
             self._pending_eval = {}
             if curriculum is not None:
-                level = curriculum.observe(record["reward_mean"])
-                if level is not None:
-                    record["level"] = level
+                record["level"] = curriculum.step()
             self.records.append(record)
             self._fh.write(json.dumps(record) + "\n")
             self._fh.flush()
@@ -254,7 +262,8 @@ def heldout_items(router: Any, config: TrainerConfig, conversational: bool, toke
     return items
 
 
-def run(config: TrainerConfig, *, model: Any = None, tokenizer: Any = None, reward_funcs: Sequence[RewardFn] | None = None,
+def run(config: TrainerConfig, *, model: Any = None, tokenizer: Any = None,
+        reward_funcs: Sequence[RewardFn] | None = None,
         envs: Sequence[Any] | None = None, heldout_tasks: Sequence[tuple[str, Any]] | None = None,
         quiet: bool = False) -> dict[str, Any]:
     """Train with ``config``; returns a summary with the held-out scores before and after.
@@ -286,15 +295,23 @@ def run(config: TrainerConfig, *, model: Any = None, tokenizer: Any = None, rewa
     held = _Held(router, heldout_items(router, config, conversational, tokenizer, heldout_tasks))
     exclude = {task.fingerprint for _, task, _ in held.items}
     train_size = config.train_size or config.prompts_per_step * config.max_steps
-    train_dataset = build_dataset(list(router.envs.values()), train_size, weights=config.env_weights,
-                                  seed=config.seed, conversational=conversational, exclude=exclude)
+    curriculum_env = _curriculum_env(config, router) if config.curriculum else None
+    if curriculum_env is not None:
+        train_dataset = make_level_dataset(curriculum_env, train_size, config.seed, conversational, exclude)
+    else:
+        train_dataset = build_dataset(list(router.envs.values()), train_size, weights=config.env_weights,
+                                      seed=config.seed, conversational=conversational, exclude=exclude)
     if reward_funcs is None:
         reward_funcs = [reward_function(
             list(router.envs.values()), format_weight=config.format_weight,
             l_max=config.effective_l_max if config.resolved("overlong_shaping") else None,
             l_cache=config.effective_l_cache,
         )]
-    curriculum = _curriculum(config, router) if config.curriculum else None
+    curriculum = None
+    if curriculum_env is not None:
+        spec = dict(config.curriculum or {})
+        curriculum = LevelSchedule(curriculum_env, reward_funcs[0], target=tuple(spec.get("target", (0.2, 0.8))),
+                                   window=int(spec.get("window", config.generation_batch_size * 4)))
     out_dir = Path(config.output_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "config.json").write_text(json.dumps(config.to_dict(), indent=2))
@@ -338,33 +355,72 @@ def run(config: TrainerConfig, *, model: Any = None, tokenizer: Any = None, rewa
     return summary
 
 
-class _LevelSteps:
-    """Adapts the difficulty package's ``LevelCurriculum`` to per-step mean rewards."""
+class LevelSchedule:
+    """A level curriculum in the training loop: the env reward's verdicts of each step go to
+    ``rlvr_envs.difficulty.curriculum.LevelCurriculum``, which moves the env's level; the
+    training rows are drawn at the current level (see ``LevelDataset``)."""
 
-    def __init__(self, curricula: list[Any]) -> None:
-        self.curricula = curricula
-
-    def observe(self, reward_mean: float | None) -> int | None:
-        if reward_mean is None:
-            return None
-        level = None
-        for curriculum in self.curricula:
-            level = curriculum.update(float(reward_mean))
-        return level
-
-
-def _curriculum(config: TrainerConfig, router: Any) -> _LevelSteps:
-    try:
+    def __init__(self, env: Any, reward_fn: Any, target: tuple[float, float], window: int) -> None:
         from rlvr_envs.difficulty.curriculum import LevelCurriculum
-    except ImportError as exc:
-        raise RuntimeError("curriculum needs rlvr_envs.difficulty.curriculum, which is not installed") from exc
-    spec = dict(config.curriculum or {})
-    target = tuple(spec.get("target", (0.3, 0.7)))
-    curricula = [LevelCurriculum(env, target=target, window=int(spec.get("window", 64)))
-                 for env in router.envs.values() if getattr(env, "max_level", None)]
-    if not curricula:
-        raise ValueError("curriculum: none of the envs has difficulty levels")
-    return _LevelSteps(curricula)
+
+        self.curriculum = LevelCurriculum(env, target=target, window=window)
+        self.reward_fn = reward_fn
+
+    def step(self) -> int:
+        verdicts = getattr(self.reward_fn, "last_verdicts", None)
+        if verdicts:
+            self.curriculum.observe(verdicts)
+            self.reward_fn.last_verdicts = []
+        return self.curriculum.level
+
+
+def make_level_dataset(env: Any, size: int, seed: int, conversational: bool, exclude: set[str]) -> Any:
+    """Training rows drawn from ``env`` at its current level, generated when read.
+
+    A ``datasets.Dataset`` of indices with an on-the-fly transform (TRL accepts only
+    ``datasets`` objects). Rows are cached by (index, level): TRL reads an index once per
+    rollout of a group and all of them must be the same task; after a level change the same
+    index yields a fresh task of the new level.
+    """
+    import random
+
+    import datasets
+
+    from rlvr_envs.adapters.routing import task_to_json
+    from rlvr_envs.adapters.trl import ENV_COLUMN, TASK_COLUMN, prompt_for
+
+    cache: dict[tuple[int, int | None], dict[str, Any]] = {}
+
+    def row_for(index: int) -> dict[str, Any]:
+        key = (int(index), env.level)
+        row = cache.get(key)
+        if row is None:
+            rng = random.Random(f"{seed}:{key}")
+            task = env.task_from_seed(rng.getrandbits(48))
+            for _ in range(20):  # never a held-out task
+                if task.fingerprint not in exclude:
+                    break
+                task = env.task_from_seed(rng.getrandbits(48))
+            row = {"prompt": prompt_for(env, task, conversational), ENV_COLUMN: env.env_id,
+                   TASK_COLUMN: task_to_json(task), "task_id": task.id}
+            cache[key] = row
+        return row
+
+    def transform(batch: dict[str, list[Any]]) -> dict[str, list[Any]]:
+        rows = [row_for(i) for i in batch["row_index"]]
+        return {k: [r[k] for r in rows] for k in ("prompt", ENV_COLUMN, TASK_COLUMN, "task_id")}
+
+    dataset = datasets.Dataset.from_dict({"row_index": list(range(size))})
+    dataset.set_transform(transform)
+    return dataset
+
+
+def _curriculum_env(config: TrainerConfig, router: Any) -> Any:
+    envs = list(router.envs.values())
+    if len(envs) != 1 or getattr(envs[0], "max_level", None) is None or not envs[0].procedural:
+        raise ValueError("curriculum: needs exactly one procedural env with difficulty levels "
+                         f"(got {[e.env_id for e in envs]})")
+    return envs[0]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

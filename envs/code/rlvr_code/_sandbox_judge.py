@@ -19,13 +19,14 @@ import sys
 import time
 
 from rlvr_code._sandbox_wire import (
+    MAX_REPLY,
     PR_SET_DUMPABLE,
+    PREIMPORT,
     ProtocolError,
     encode,
     kill_all_but_me,
     prctl,
     recv,
-    recv_fds,
     send,
     send_fds,
     start_zygote,
@@ -127,11 +128,17 @@ class Link:
             return {"L": list, "T": tuple, "E": set, "Z": frozenset}[tag](items)
         if tag == "D" and type(rest[0]) is list:
             return {self.decode(k, depth + 1): self.decode(v, depth + 1) for k, v in rest[0]}
-        if tag == "M" and type(rest[0]) is str and rest[0] in sys.stdlib_module_names:
-            # The judge imports its own copy: a module the solution patched never reaches the tests.
-            import importlib
+        if tag == "M" and type(rest[0]) is str:
+            # The judge uses its own copy: a module the solution patched never reaches the tests.
+            # Only modules the judge already has or the zygote's warm set; nothing else is imported
+            # on the solution's say-so.
+            if rest[0] in sys.modules:
+                return sys.modules[rest[0]]
+            if rest[0] in PREIMPORT:
+                import importlib
 
-            return importlib.import_module(rest[0])
+                return importlib.import_module(rest[0])
+            raise SolutionError(f"the tests cannot use the solution's module {rest[0]!r}")
         if tag == "R" and type(rest[0]) is int:
             return Remote(self, rest[0])
         if tag == "G" and type(rest[0]) is str and hasattr(builtins, rest[0]):
@@ -157,7 +164,7 @@ class Link:
             wired = [self._wire(a) for a in args]
         try:
             send(self.to_fd, [op, target, *wired])
-            reply = recv(self.from_fd, self.deadline)
+            reply = recv(self.from_fd, self.deadline, MAX_REPLY)
         except TimeoutError:
             self.broken = "timed out"
             raise
@@ -218,6 +225,8 @@ class Judge:
                     self.active.remove(seq)
                 if "infrastructure" in reply:
                     raise RuntimeError(f"solution sandbox: {reply['infrastructure']}")
+                if not reply.get("setup_ok") and not reply.get("stopped") and not reply.get("timed_out"):
+                    raise RuntimeError("solution sandbox: the sample process failed before the program started")
                 return reply
 
     def finish(self) -> None:
@@ -233,7 +242,7 @@ class Judge:
     def start_link(self) -> tuple[Link | None, str | None]:
         mine, theirs = socket.socketpair()
         self.sockets.append(mine)
-        self.request_solution("serve", [os.dup(theirs.fileno())], self.deadline - time.monotonic())
+        seq = self.request_solution("serve", [os.dup(theirs.fileno())], self.deadline - time.monotonic())
         theirs.close()
         link = Link(mine.fileno(), mine.fileno(), self.deadline)
         try:
@@ -241,7 +250,11 @@ class Judge:
         except TimeoutError:
             return None, "timeout"
         except (EOFError, OSError, ValueError, ProtocolError):
-            return None, "the solution process died while loading"
+            # Either the program ended the process while loading, or the sandbox could not even
+            # start it; the zygote's report tells which (an infrastructure failure raises here).
+            outcome = self.solution_outcome(seq, time.monotonic() + 5)
+            how = f"signal {outcome['signal']}" if outcome.get("signal") is not None else f"exit {outcome.get('exit')}"
+            return None, f"the solution process died while loading ({how})"
         if hello == ["loaded"]:
             return link, None
         if type(hello) is list and len(hello) == 3 and hello[0] == "load_error":
@@ -254,7 +267,9 @@ class Judge:
         def missing(name: str) -> object:
             # A builtin the solution shadows resolves to the solution's only when the task names it
             # (MBPP's ``sum``); otherwise tests keep the judge's own ``abs``, ``len``, ``sorted``...
-            if name not in solution_names and hasattr(builtins, name):
+            if name in solution_names:
+                return Remote(link, ["name", name])  # resolved by the solution on first use: one round trip less
+            if hasattr(builtins, name):
                 return getattr(builtins, name)
             return link.request("lookup", name)
 
@@ -275,7 +290,7 @@ class Judge:
             self.test(name, "failed", f"AssertionError: {exc}" if str(exc) else "AssertionError")
         except SolutionError as exc:
             self.test(name, "error", str(exc))
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:
             self.test(name, "error", f"{type(exc).__name__}: {exc}")
         else:
             self.test(name, "passed")
@@ -291,7 +306,7 @@ class Judge:
         setup = self.job.get("setup") or ""
         try:
             exec(compile(setup, "<test setup>", "exec"), namespace)
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:
             status = "timeout" if isinstance(exc, TimeoutError) else "error"
             for test in tests:
                 self.test(test, status, f"test setup failed: {type(exc).__name__}: {exc}")
@@ -330,7 +345,7 @@ class Judge:
                 if link.broken:
                     raise
                 failure = str(exc)
-            except BaseException as exc:  # noqa: BLE001
+            except BaseException as exc:
                 failure = f"{type(exc).__name__}: {exc}"
             entry = outcomes.setdefault(line, [source, 0, 0, None])
             entry[1 if failure is None else 2] += 1
@@ -359,7 +374,7 @@ class Judge:
             exec(compile(tree, "<test>", "exec"), namespace)
             check = namespace["check"]
             candidate = namespace[entry_point]
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:
             self.test("check", "timeout" if isinstance(exc, TimeoutError) else "error", f"{type(exc).__name__}: {exc}")
             return
         status, error = "passed", None
@@ -367,10 +382,10 @@ class Judge:
             check(candidate)
         except TimeoutError:
             status, error = "timeout", "the time budget ran out"
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:
             status, error = "error", f"{type(exc).__name__}: {exc}"
         for line in sorted(outcomes):
-            source, passed, failed, first = outcomes[line]
+            source, _passed, failed, first = outcomes[line]
             self.test(f"line {line}: {source}", "failed" if failed else "passed", first)
         if status != "passed" or not outcomes:
             self.test(f"check({entry_point})", status, error)
@@ -463,7 +478,7 @@ def judge_main(job: dict, verdict_fd: int, nonce: str, link: socket.socket, dead
     judge = Judge(job, verdict_fd, nonce, link, deadline)
     try:
         {"asserts": judge.run_asserts, "humaneval": judge.run_humaneval, "stdio": judge.run_stdio}[job["kind"]]()
-    except BaseException as exc:  # noqa: BLE001
+    except BaseException as exc:
         judge.report(judge_error=f"{type(exc).__name__}: {trim(str(exc))}")
     judge.finish()
 
@@ -472,6 +487,7 @@ class JudgeZygote:
     def __init__(self, config: dict, in_fd: int, out_fd: int) -> None:
         self.in_fd, self.out_fd = in_fd, out_fd
         self.link = socket.socket(fileno=config["link_fd"])
+        self.pid_namespace = bool(config.get("pid_namespace"))
 
     def serve(self) -> None:
         try:
@@ -488,7 +504,7 @@ class JudgeZygote:
                 return
             try:
                 result = self.run_sample(job)
-            except Exception as exc:  # noqa: BLE001 - reported as an infrastructure failure
+            except Exception as exc:
                 result = {"status": "infrastructure", "error": f"{type(exc).__name__}: {trim(str(exc))}"}
             send(self.out_fd, result)
 
@@ -532,14 +548,14 @@ class JudgeZygote:
                     break
         finally:
             os.close(verdict_r)
-            kill_all_but_me()
+            kill_all_but_me(self.pid_namespace, pgid=pid)
             send_fds(self.link, [], {"op": "stop", "seq": "*"})
         outcome["tests"] = tests
         outcome["elapsed_s"] = round(time.monotonic() - start, 6)
         return outcome
 
 
-def main(config: dict) -> None:
+def run_judge_sandbox(config: dict) -> None:
     in_fd, out_fd = os.dup(0), os.dup(1)
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
@@ -550,4 +566,4 @@ def main(config: dict) -> None:
 
 
 if __name__ == "__main__":
-    main(json.loads(sys.argv[1]))
+    run_judge_sandbox(json.loads(sys.argv[1]))

@@ -78,17 +78,25 @@ def _error_of(exc: BaseException) -> list:
         return ["err", "Exception", "unprintable exception"]
 
 
-def _decode_in_solution(item: list, refs: dict[int, object]) -> object:
+def _resolve(target: object, refs: dict[int, object], namespace: dict) -> object:
+    if type(target) is list and len(target) == 2 and target[0] == "name":
+        if target[1] not in namespace:
+            raise NameError(f"name {target[1]!r} is not defined by the solution")
+        return namespace[target[1]]
+    return refs[target]
+
+
+def _decode_in_solution(item: list, refs: dict[int, object], namespace: dict) -> object:
     tag, rest = item[0], item[1:]
     if tag == "R":
-        return refs[rest[0]]
+        return _resolve(rest[0], refs, namespace)
     if tag == "G":
         return getattr(builtins, rest[0])
     if tag in ("L", "T", "E", "Z"):
-        items = [_decode_in_solution(v, refs) for v in rest[0]]
+        items = [_decode_in_solution(v, refs, namespace) for v in rest[0]]
         return {"L": list, "T": tuple, "E": set, "Z": frozenset}[tag](items)
     if tag == "D":
-        return {_decode_in_solution(k, refs): _decode_in_solution(v, refs) for k, v in rest[0]}
+        return {_decode_in_solution(k, refs, namespace): _decode_in_solution(v, refs, namespace) for k, v in rest[0]}
     return {"N": lambda: None, "B": lambda: rest[0], "I": lambda: int(rest[0]), "F": lambda: float(rest[0]),
             "C": lambda: complex(float(rest[0]), float(rest[1])), "S": lambda: rest[0],
             "Y": lambda: bytes.fromhex(rest[0])}[tag]()
@@ -100,7 +108,7 @@ def serve_solution(program: str, fd: int) -> None:
     namespace: dict[str, object] = {"__name__": "solution", "__builtins__": builtins}
     try:
         exec(compile(program, "<solution>", "exec"), namespace)
-    except BaseException as exc:  # noqa: BLE001 - anything the program raises is its failure
+    except BaseException as exc:
         send(fd, ["load_error", *_error_of(exc)[1:]])
         return
     send(fd, ["loaded"])
@@ -111,13 +119,13 @@ def serve_solution(program: str, fd: int) -> None:
             return
         try:
             op, target, *args = message
-            args = [_decode_in_solution(a, refs) for a in args]
+            args = [_decode_in_solution(a, refs, namespace) for a in args]
             if op == "lookup":
                 if target not in namespace:
                     raise NameError(f"name {target!r} is not defined by the solution")
                 result = namespace[target]
             else:
-                obj = refs[target]
+                obj = _resolve(target, refs, namespace)
                 if op == "call":
                     result = obj(*args[0], **args[1])
                 elif op == "getattr":
@@ -133,7 +141,7 @@ def serve_solution(program: str, fd: int) -> None:
                 else:
                     raise ValueError(f"unknown operation {op!r}")
             reply = ["ok", encode(result, refs)]
-        except BaseException as exc:  # noqa: BLE001 - SystemExit in the function is a failure too
+        except BaseException as exc:
             reply = _error_of(exc)
         send(fd, reply)
 
@@ -150,13 +158,13 @@ def run_stdio_program(program: str) -> None:
         exec(compile(program, "<solution>", "exec"), {"__name__": "__main__", "__builtins__": builtins})
     except SystemExit as exc:
         code = 0 if exc.code is None else exc.code if isinstance(exc.code, int) else 1
-    except BaseException:  # noqa: BLE001
+    except BaseException:
         traceback.print_exc()
         code = 1
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except BaseException:  # noqa: BLE001, S110
+        except BaseException:
             pass
     os._exit(code & 0xFF)
 
@@ -165,6 +173,7 @@ class SolutionZygote:
     def __init__(self, config: dict) -> None:
         self.link = socket.socket(fileno=config["link_fd"])
         self.workdir = os.path.join(config["root"], "work")
+        self.pid_namespace = bool(config.get("pid_namespace"))
 
     def serve(self) -> None:
         send(self.link.fileno(), {"ready": True, "uid": os.getuid(), "pid": os.getpid()})
@@ -179,8 +188,8 @@ class SolutionZygote:
                 continue
             try:
                 reply = self.run(request, fds)
-            except Exception as exc:  # noqa: BLE001 - reported to the judge as an infrastructure failure
-                kill_all_but_me()
+            except Exception as exc:
+                kill_all_but_me(self.pid_namespace)
                 reply = {"seq": request.get("seq"), "infrastructure": f"{type(exc).__name__}: {trim(str(exc))}"}
             send(self.link.fileno(), reply)
 
@@ -193,7 +202,13 @@ class SolutionZygote:
         if uid is not None and os.getuid() == 0:
             os.chown(self.workdir, uid, uid)
         serve = request["mode"] == "serve"
-        pid = os.fork()
+        setup_r, setup_w = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            for fd in (*fds, setup_r, setup_w):  # the judge sees EOF, then this run's infrastructure report
+                os.close(fd)
+            raise
         if pid == 0:
             try:
                 self.link.close()
@@ -205,14 +220,18 @@ class SolutionZygote:
                 parked = [fcntl.fcntl(fd, fcntl.F_DUPFD, 256) for fd in sources]
                 for target, fd in enumerate(parked):
                     os.dup2(fd, target)
-                become_solution(request, self.workdir, set(range(len(parked))))
-            except BaseException:  # noqa: BLE001
+                setup_fd = fcntl.fcntl(setup_w, fcntl.F_DUPFD, len(parked))
+                become_solution(request, self.workdir, {*range(len(parked)), setup_fd})
+                # Set-up done: say so, then close the pipe before the first line of the program.
+                os.write(setup_fd, b"1")
+                os.close(setup_fd)
+            except BaseException:
                 os._exit(120)
             if serve:
                 serve_solution(request["program"], 3)
                 os._exit(0)
             run_stdio_program(request["program"])
-        for fd in fds:
+        for fd in (*fds, setup_w):
             os.close(fd)
         outcome: dict = {"seq": request["seq"], "exit": None, "signal": None, "timed_out": False, "stopped": False}
         pidfd = os.pidfd_open(pid)
@@ -245,14 +264,21 @@ class SolutionZygote:
                         break
         finally:
             os.close(pidfd)
-            kill_all_but_me()
+            kill_all_but_me(self.pid_namespace, pgid=pid, uid=uid)
+            # The set-up byte is written before the program starts, so it is there by now if ever.
+            os.set_blocking(setup_r, False)
+            try:
+                outcome["setup_ok"] = os.read(setup_r, 1) == b"1"
+            except BlockingIOError:
+                outcome["setup_ok"] = False
+            os.close(setup_r)
             shutil.rmtree(self.workdir, ignore_errors=True)
         if os.path.exists(self.workdir):
             raise RuntimeError("could not wipe the working directory")
         return outcome
 
 
-def main(config: dict) -> None:
+def run_solution_sandbox(config: dict) -> None:
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
@@ -261,4 +287,4 @@ def main(config: dict) -> None:
 
 
 if __name__ == "__main__":
-    main(json.loads(sys.argv[1]))
+    run_solution_sandbox(json.loads(sys.argv[1]))

@@ -7,11 +7,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from rlvr_code.verifier import CodeVerifier, solution_names
 from rlvr_envs.env import DatasetEnv
 from rlvr_envs.formats import PROMPT_FORMATS, PromptFormat, register_format
 from rlvr_envs.types import Difficulty, Task
-
-from rlvr_code.verifier import CodeVerifier, solution_names
 
 CODE_FORMAT = PromptFormat(
     name="code",

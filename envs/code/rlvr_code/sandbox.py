@@ -1,10 +1,10 @@
 """Host side of the local sandbox: warm zygote workers inside long-lived bubblewrap namespaces.
 
-``LocalSandbox.run(job)`` hands one sample to an idle worker and returns the zygote's report
-(see ``_harness.py`` for what happens inside). Workers start lazily, one bubblewrap process
-each, and are reused for every later sample; a worker that misbehaves is killed and replaced,
-and the sample is retried on a fresh one. Failures of the machinery raise ``SandboxError``;
-they never look like a wrong answer.
+``LocalSandbox.run(job)`` hands one sample to an idle worker and returns the judge zygote's
+report. A worker is two bubblewrap sandboxes (judge and solution; ``_sandbox_wire.py`` has the
+design); workers start lazily and are reused for every later sample; a worker that misbehaves
+is killed and replaced, and the sample is retried on a fresh one. Failures of the machinery
+raise ``SandboxError``; they never look like a wrong answer.
 """
 
 from __future__ import annotations
@@ -56,23 +56,33 @@ class SandboxLimits:
     memory_mb: int = 1024
     file_mb: int = 16
     open_files: int = 64
-    processes: int = 32
+    processes: int = 16
     output_bytes: int = 1 << 20
 
     def as_job(self) -> dict[str, Any]:
         return asdict(self)
 
 
+_IMPORTS_START = "# -- wire imports (stripped in the sandbox) --"
+_IMPORTS_END = "# -- end wire imports --"
+_MAIN_GUARD = '\n\nif __name__ == "__main__":'
+
+
+def sandbox_module_source(role: str, *, keep_main: bool = True) -> str:
+    """A role module's source without its development imports (the wire module precedes it)."""
+    body = (Path(__file__).parent / f"_sandbox_{role}.py").read_text(encoding="utf-8")
+    if _IMPORTS_START not in body or _IMPORTS_END not in body:
+        raise SandboxError(f"_sandbox_{role}.py lost its import markers")
+    body = body[: body.index(_IMPORTS_START)] + body[body.index(_IMPORTS_END) + len(_IMPORTS_END):]
+    if not keep_main and _MAIN_GUARD in body:
+        body = body[: body.index(_MAIN_GUARD)] + "\n"
+    return body
+
+
 def harness_source(role: str) -> str:
     """The program one sandbox runs: the shared wire module, then the role's module."""
-    here = Path(__file__).parent
-    wire = (here / "_sandbox_wire.py").read_text(encoding="utf-8")
-    body = (here / f"_sandbox_{role}.py").read_text(encoding="utf-8")
-    start, end = "# -- wire imports (stripped in the sandbox) --", "# -- end wire imports --"
-    if start not in body or end not in body:
-        raise SandboxError(f"_sandbox_{role}.py lost its import markers")
-    body = body[: body.index(start)] + body[body.index(end) + len(end):]
-    return wire + "\n\n" + body
+    wire = (Path(__file__).parent / "_sandbox_wire.py").read_text(encoding="utf-8")
+    return wire + "\n\n" + sandbox_module_source(role)
 
 
 def bwrap_path() -> str | None:
@@ -98,13 +108,18 @@ def _system_python_mounts(python: str) -> list[str]:
         "/usr/lib/aarch64-linux-gnu",
         "/usr/lib64",
     ]
+    present = [path for path in candidates if os.path.exists(path)]
+    parents = sorted({str(parent) for path in present for parent in Path(path).parents if str(parent) != "/"},
+                     key=lambda p: p.count("/"))
     args: list[str] = []
-    for path in candidates:
-        if os.path.exists(path):
-            args += ["--ro-bind", path, path]
+    for parent in parents:
+        # bubblewrap would create these 0700 (root only): the sample's uid must traverse them.
+        args += ["--perms", "0755", "--dir", parent]
+    for path in present:
+        args += ["--ro-bind", path, path]
     if real != python:
         args += ["--symlink", real, python]
-    return args + ["--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin"]
+    return [*args, "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin"]
 
 
 class _Spawner:
@@ -139,7 +154,7 @@ class _Spawner:
             argv, kwargs, future = requests.get()
             try:
                 future.set_result(subprocess.Popen(argv, **kwargs))
-            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+            except BaseException as exc:
                 future.set_exception(exc)
 
 
@@ -168,7 +183,7 @@ class _Worker:
         finally:
             os.close(judge_fd)
             os.close(solution_fd)
-        assert self.proc.stdin is not None and self.proc.stdout is not None  # noqa: S101 (Popen contract)
+        assert self.proc.stdin is not None and self.proc.stdout is not None
         self._in = self.proc.stdin.fileno()
         self._out = self.proc.stdout.fileno()
         try:
@@ -323,7 +338,7 @@ class LocalSandbox:
         return 1_900_000_000 + (os.getpid() % 1_000_000) * 64 + slot % 64
 
     def _argv(self, role: str, root: str, link_fd: int) -> list[str]:
-        config = json.dumps({"root": root, "link_fd": link_fd})
+        config = json.dumps({"root": root, "link_fd": link_fd, "pid_namespace": self.isolated})
         command = [self.python, "-I", "-S", "-c", self._sources[role], config]
         if not self.isolated:
             return command
@@ -380,7 +395,7 @@ class LocalSandbox:
 
     # -- running samples ---------------------------------------------------------------------------
     def run(self, job: dict[str, Any]) -> dict[str, Any]:
-        """Run one sample (see ``_harness``) and return the zygote's report."""
+        """Run one sample and return the judge zygote's report (status, tests, load_error, elapsed_s)."""
         if self._closed:
             raise SandboxError("the sandbox is closed")
         wall_s = float(job["limits"]["wall_s"])
@@ -432,5 +447,5 @@ class LocalSandbox:
     def __del__(self) -> None:
         try:
             self.close()
-        except Exception:  # noqa: BLE001, S110 - interpreter shutdown
+        except Exception:
             pass

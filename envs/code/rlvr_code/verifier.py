@@ -24,6 +24,7 @@ from rlvr_envs.types import Reason, Task, Verdict
 
 FORMATS = ("humaneval", "asserts", "stdio")
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+.\-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
+_ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
 _PYTHON_TAGS = {"", "python", "py", "python3", "py3"}
 _MAX_DETAIL_TESTS = 50
 
@@ -40,15 +41,21 @@ def extract_code(completion: str) -> str:
     blocks = [body for tag, body in _FENCE.findall(text) if tag.lower() in _PYTHON_TAGS]
     if blocks:
         return blocks[-1].rstrip() + "\n"
+    answers = _ANSWER_TAG.findall(text)
+    if answers:
+        return answers[-1].strip()
     return text
 
 
 def solution_names(code: str) -> list[str]:
     """Top-level names a reference solution defines (they may shadow builtins in the tests)."""
     import ast
+    import warnings
 
     try:
-        tree = ast.parse(code)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # MBPP's code has invalid escape sequences
+            tree = ast.parse(code)
     except SyntaxError:
         return []
     names: list[str] = []
@@ -98,7 +105,10 @@ _sandboxes_lock = threading.Lock()
 
 def shared_sandbox(backend: str, workers: int, allow_reduced_isolation: bool, **options: Any) -> Any:
     """One sandbox per configuration per process (each pool worker process starts its own)."""
-    key = (backend, workers, allow_reduced_isolation, tuple(sorted(options.items())))
+    import os
+
+    # The pid is part of the key: a forked child must start its own workers, not share the parent's pipes.
+    key = (os.getpid(), backend, workers, allow_reduced_isolation, tuple(sorted(options.items())))
     with _sandboxes_lock:
         sandbox = _sandboxes.get(key)
         if sandbox is None or getattr(sandbox, "_closed", False):
@@ -136,7 +146,7 @@ class CodeVerifier(Verifier):
         timeout_s: float = 10.0,
         case_timeout_s: float | None = None,
         memory_mb: int = 1024,
-        processes: int = 32,
+        processes: int = 16,
         file_mb: int = 16,
         open_files: int = 64,
         output_bytes: int = 1 << 20,

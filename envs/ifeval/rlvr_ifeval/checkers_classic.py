@@ -173,8 +173,11 @@ class Postscript(Checker):
         elif marker == "P.S.":
             body = r"\s*p\.\s?s\..*$"
         else:
-            body = r"\s*" + re.escape(marker.lower()) + r".*$"
-        self.pattern = re.compile(body, flags=re.MULTILINE)
+            body = r"\s*" + marker.lower() + r".*$"  # the reference does not escape the marker
+        try:
+            self.pattern = re.compile(body, flags=re.MULTILINE)
+        except re.error:
+            self.pattern = re.compile(r"\s*" + re.escape(marker.lower()) + r".*$", flags=re.MULTILINE)
 
     def check(self, response: str) -> bool:
         return self.pattern.search(response.lower()) is not None
@@ -233,11 +236,8 @@ class JsonFormat(Checker):
     def check(self, response: str) -> bool:
         body = response.strip()
         for prefix in ("```json", "```Json", "```JSON", "```"):
-            if body.startswith(prefix):
-                body = body[len(prefix):]
-                break
-        if body.endswith("```"):
-            body = body[:-3]
+            body = body.removeprefix(prefix)
+        body = body.removesuffix("```")
         try:
             json.loads(body.strip())
         except (ValueError, RecursionError):

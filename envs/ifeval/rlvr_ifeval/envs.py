@@ -28,7 +28,6 @@ VERBATIM_FORMAT = _VERBATIM
 """The prompt exactly as written, no system prompt, the whole completion is the response."""
 
 
-
 def resolve_format(fmt: str | PromptFormat) -> PromptFormat:
     """A prompt format by name; "verbatim" is ours even if another plugin took the name."""
     if fmt == _VERBATIM.name:

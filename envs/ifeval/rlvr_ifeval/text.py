@@ -122,7 +122,7 @@ def _capitalised_common(next_token: str | None) -> bool:
     return bool(word) and word[:1].isupper() and word.lower() in _COMMON_LOWER
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=128)
 def _sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
     spans: list[tuple[int, int]] = []
     start = 0
@@ -237,7 +237,7 @@ def _chunk_tokens(chunk: str, lead: str, sentence_final: bool) -> tuple[str, ...
     return _tokenize_chunk(chunk, lead, sentence_final)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=128)
 def _word_tokens(text: str) -> tuple[str, ...]:
     tokens: list[str] = []
     for sentence in split_sentences(text):
@@ -283,7 +283,7 @@ _R_SUFFIX = re.compile(r" (Inc|Ltd|Jr|Sr|Co)[.]")
 _R_INITIAL = re.compile(r" ([A-Za-z])[.]")
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=128)
 def _rule_sentences(value: str) -> tuple[str, ...]:
     value = (" " + value + "  ").replace("\n", " ")
     value = _R_PREFIXES.sub(r"\1<prd>", value)

@@ -13,7 +13,6 @@ from fractions import Fraction
 from typing import Any, ClassVar
 
 from rlvr_envs import Difficulty, ProceduralEnv, Task
-
 from rlvr_math.envs import _make_verifier
 from rlvr_math.verifier import MathVerifier
 

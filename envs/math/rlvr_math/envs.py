@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from rlvr_envs import DatasetEnv, Difficulty, Task
-
 from rlvr_math.data import DataUnavailableError, Record, load_preset, records_from
 from rlvr_math.verifier import MathVerifier
 
@@ -164,7 +163,7 @@ class AimeEnv(_PresetEnv):
         url = str(_first(row, "url") or "")
         year_text = str(_first(row, "year") or "") or _search(r"(20\d\d)", contest + " " + url + " " + source)
         year = int(year_text) if year_text and year_text.isdigit() else None
-        number_raw = _first(row, "problem_number", "problem_idx", "id")
+        number_raw = _search(r"Problem_(\d+)", url) or _first(row, "problem_number", "problem_idx")
         number = int(number_raw) if str(number_raw).isdigit() else index + 1
         part = _search(r"AIME\s*(?:20\d\d\s*)?(II|I)\b", contest) or _search(r"AIME_(II|I)_", url)
         if not part and "aime_2025" in source.lower() and number > 15:

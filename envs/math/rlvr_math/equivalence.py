@@ -5,7 +5,7 @@ The comparison runs from cheap to expensive and stops at the first decisive step
 1. equal canonical strings (``clean``);
 2. multiple-choice letters;
 3. exact numbers on both sides (integers exact, non-integers within ``rel_tol``);
-4. lists: a bare comma list is ordered (MATH's own graders), a solution set is not;
+4. lists: sets and bare comma lists unordered (optionally ordered), tuples ordered;
 5. sympy through math-verify's LaTeX parser and comparison, with its SIGALRM timeouts
    turned off: the verification pool enforces the time budget by killing the worker.
 
@@ -36,14 +36,16 @@ class MatchConfig:
         rel_tol: relative tolerance for non-integer numbers (integers always compare exactly).
         strict: math-verify's ``strict``; False lets variables match across names.
         allow_set_relation_comp: math-verify's option equating ``x \\in [a,b]`` with ``a <= x <= b``.
-        ordered_lists: a bare comma list (``3, 1, 2``) must match in order; solution sets
-            (``\\{...\\}``, several boxes, lists of tuples or of assignments) never do.
+        ordered_lists: whether a bare comma list (``3, 1, 2``) must match in order. Off by
+            default: MATH asks for "all solutions, separated by commas", a set. hendrycks'
+            MATH grader compares such lists in order; turn this on to grade like it. Sets
+            (``\\{...\\}``, several boxes, lists of tuples) are unordered either way.
     """
 
     rel_tol: float = DEFAULT_REL_TOL
     strict: bool = True
     allow_set_relation_comp: bool = False
-    ordered_lists: bool = True
+    ordered_lists: bool = False
 
     @property
     def float_rounding(self) -> int:
@@ -133,6 +135,30 @@ def _strip_assignment(item: str) -> str:
     return item
 
 
+def _named_values(items: list[str]) -> dict[str, str] | None:
+    """``x = 1, y = 2`` as ``{"x": "1", "y": "2"}``; None unless every item assigns a distinct name."""
+    named: dict[str, str] = {}
+    for item in items:
+        if item.count("=") != 1 or re.search(r"[<>!]|\\[lg]eq?|\\neq", item):
+            return None
+        lhs, rhs = (part.strip() for part in item.split("="))
+        name = compact(lhs)
+        if not re.fullmatch(r"[A-Za-z](?:_\{?\w+\}?)?(?:\([a-z]\))?", name) or name in named:
+            return None
+        named[name] = rhs
+    return named
+
+
+def _compare_named(g_items: list[str], p_items: list[str], config: MatchConfig) -> Match | None:
+    """Assignments to distinct names match name by name: ``x=1, y=2`` is not ``x=2, y=1``."""
+    if len(g_items) < 2 or len(p_items) < 2:
+        return None
+    gold, pred = _named_values(g_items), _named_values(p_items)
+    if gold is None or pred is None or set(gold) != set(pred):
+        return None
+    return Match(all(answers_match(gold[k], pred[k], config).equal for k in gold), "list")
+
+
 def _is_solution_list(items: list[str]) -> bool:
     return any(_is_tuple(i) or "=" in i for i in items)
 
@@ -187,6 +213,9 @@ def _compare_lists(
     g_items: list[str], p_items: list[str], config: MatchConfig, is_set: bool
 ) -> Match | None:
     """Decide list answers cheaply where possible; None hands over to the symbolic step."""
+    by_name = _compare_named(g_items, p_items, config)
+    if by_name is not None:
+        return by_name
     g_plain = [_strip_assignment(i) for i in g_items]
     p_plain = [_strip_assignment(i) for i in p_items]
     g_nums = [parse_number(clean(i)) for i in g_plain]
@@ -235,12 +264,30 @@ def _latex_for_parser(cleaned: str, items: list[str], is_set: bool) -> str:
     return f"\\boxed{{{cleaned}}}"
 
 
+_WARM_UP_PAIRS = (
+    ("\\sqrt{2}", "\\frac{2}{\\sqrt{2}}"),
+    ("(x+1)^2", "x^2+2x+1"),
+    ("\\left( 3, \\frac{\\pi}{2} \\right)", "(3, \\pi/2)"),
+)
+_warmed = False
+
+
 def warm_up() -> None:
-    """Import and exercise sympy and math-verify once (about a second), never raising."""
-    try:
-        answers_match("\\sqrt{2}", "\\frac{2}{\\sqrt{2}}")
-    except Exception:  # a broken install shows up later as verdicts, not here
-        pass
+    """Import sympy and math-verify and exercise the LaTeX parser on typical answers.
+
+    Costs one to a few seconds, once per process; the parser then answers typical inputs
+    from its warmed decision cache. Never raises: a broken install shows up later as verdicts.
+    """
+    global _warmed
+    if _warmed:
+        return
+    _warmed = True
+    for gold, pred in _WARM_UP_PAIRS:
+        try:
+            answers_match(gold, pred)
+        except Exception:
+            return
+    _parsed.cache_clear()  # keep the cache for real answers
 
 
 def _quiet_math_verify() -> None:

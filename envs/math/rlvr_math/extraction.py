@@ -10,7 +10,9 @@ only refines what it returns, in three ways that keep "only the final answer cou
 * an "answer is" phrase is trimmed to its math: ``$14{,}916$. I hope it is correct`` reads
   ``14{,}916``.
 
-Optional fallbacks (off by default) read completions that mark no answer at all.
+``fallback`` decides what a completion that marks no answer gives: nothing (``"none"``), the
+whole completion when it is short and only math (``"bare"``, the verifier's default), or the
+last math in free text as math-verify finds it (``"latex"``, ``"latex+expr"``; lenient).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ _GAP_FILLER = re.compile(
     r"^(?:\s|[,;.$]|\\[()\[\],;!: ]|\\q?quad|\\text\{[^{}]{0,30}\}|\\(?:and|text)|[A-Za-z_0-9(){}=^]){0,60}$"
 )
 _GAP_JOINER = re.compile(r",|;|\band\b|\bor\b")
+_ANNOUNCES_ANSWER = re.compile(r"answer|final|therefore|thus|hence|\bso\b|result", re.IGNORECASE)
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
 _SENTENCE_END = re.compile(r"\$?\.(?:\s|$)")
 _COPULA = re.compile(r"\b(?:is|are|equals)\b\s*")
@@ -86,8 +89,8 @@ def _last_box_start(text: str, end: int) -> int:
 
 def _joins(gap: str) -> bool:
     """Whether the text between two boxes makes them one answer ("1, 2", "(a) and (b)")."""
-    if "\n\n" in gap or len(gap) > 60:
-        return False
+    if "\n\n" in gap or len(gap) > 60 or _ANNOUNCES_ANSWER.search(gap):
+        return False  # "\boxed{3}, so the final answer is \boxed{5}": 3 was a step, not a part
     if not _LATEX_COMMAND.sub("", gap).strip(" \t\n$()[]{}+-=.,;\\"):
         return True  # nothing but punctuation and spacing between them
     return bool(_GAP_FILLER.match(gap) and _GAP_JOINER.search(gap))
@@ -159,8 +162,10 @@ def final_answer(completion: str, methods: Sequence[str] = METHODS, fallback: st
             contents, end = boxes
             if "answer_is" in methods:
                 later = answer_is(completion[end:])
-                if later is not None and trim_phrase(later):
-                    return Answer(trim_phrase(later), "answer_is")
+                trimmed = trim_phrase(later) if later is not None else ""
+                # Only a later phrase that states math counts ("the answer is right" does not).
+                if trimmed and _is_bare_math(trimmed):
+                    return Answer(trimmed, "answer_is")
             if len(contents) > 1:
                 return Answer(", ".join(contents), "boxed", is_set=True)
             return Answer(contents[0], "boxed")

@@ -22,7 +22,9 @@ MAX_FACTORIAL = 2_000
 # -- cleaning ------------------------------------------------------------------------------------
 
 _DELIMITERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
-_TEXT_COMMANDS = re.compile(r"\\(?:text|textbf|textit|textrm|textnormal|mathrm|mathbf|mbox|operatorname)\s*\{([^{}]*)\}")
+_TEXT_COMMANDS = re.compile(
+    r"\\(?:text|textbf|textit|textrm|textnormal|mathrm|mathbf|mbox|operatorname)\s*\{([^{}]*)\}"
+)
 _UNIT_TAIL = re.compile(
     r"(?:\s*\\(?:text|textbf|textrm|textnormal|mathrm|mbox)\s*\{\s*[A-Za-z][A-Za-z .]*\}(?:\^\{?\d\}?)?)+$"
 )

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from rlvr_envs import Reason, Task, Verdict, Verifier
 from rlvr_envs.extract import METHODS
-
 from rlvr_math.equivalence import DEFAULT_REL_TOL, MatchConfig, answers_match, warm_up
-from rlvr_math.extraction import FALLBACKS, final_answer, gold_answer
+from rlvr_math.extraction import FALLBACKS, Answer, final_answer, gold_answer
 
 MAX_EXTRACTED_CHARS = 2_000
 """Longer extracted answers are refused unread (``format_error``): no real answer is that long."""
+
+
+@lru_cache(maxsize=8192)
+def _cached_gold(answer: str | int) -> Answer | None:
+    # In RL every prompt is verified once per sampled completion: read its gold answer once.
+    return gold_answer(answer)
 
 
 class MathVerifier(Verifier):
@@ -23,7 +29,7 @@ class MathVerifier(Verifier):
         fallback: what to read when the completion marks no answer: ``"none"`` (no answer),
             ``"bare"`` (a short one-line completion is itself the answer; the default),
             ``"latex"`` / ``"latex+expr"`` (the last math in free text, as lenient graders do).
-        ordered_lists: a bare comma list must match in order (see ``MatchConfig``).
+        ordered_lists: a bare comma list must match in order (off: it is a set; see ``MatchConfig``).
         strict, allow_set_relation_comp: passed to math-verify's symbolic comparison.
         time_budget_s: the hard budget the verification pool enforces per call.
 
@@ -36,7 +42,7 @@ class MathVerifier(Verifier):
         rel_tol: float = DEFAULT_REL_TOL,
         methods: Sequence[str] = METHODS,
         fallback: str = "bare",
-        ordered_lists: bool = True,
+        ordered_lists: bool = False,
         strict: bool = True,
         allow_set_relation_comp: bool = False,
         time_budget_s: float = 2.0,
@@ -62,7 +68,8 @@ class MathVerifier(Verifier):
         warm_up()
 
     def verify(self, task: Task, completion: str) -> Verdict:
-        gold = gold_answer(task.answer)
+        cacheable = isinstance(task.answer, (str, int)) and not isinstance(task.answer, bool)
+        gold = _cached_gold(task.answer) if cacheable else gold_answer(task.answer)
         if gold is None:
             return Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"task {task.id!r} has no answer"})
         if not isinstance(completion, str):

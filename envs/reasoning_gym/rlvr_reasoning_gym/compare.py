@@ -197,11 +197,11 @@ def same_word_list(answer: str, gold: str) -> bool:
 
 def same_number_set(answer: str, gold: str, abs_tol: float = 1e-4) -> bool:
     """Comma-separated numbers as a multiset (polynomial roots); each must match one gold value."""
-    try:
-        a = sorted(float(parse_decimal(x) or "nan") for x in _unwrap(answer).split(","))
-        g = sorted(float(parse_decimal(x) or "nan") for x in gold.split(","))
-    except (TypeError, ValueError):
+    parsed_a = [parse_decimal(x) for x in _unwrap(answer).split(",")]
+    parsed_g = [parse_decimal(x) for x in gold.split(",")]
+    if any(x is None or not x.is_finite() for x in parsed_a + parsed_g):
         return False
+    a, g = sorted(float(x) for x in parsed_a), sorted(float(x) for x in parsed_g)  # type: ignore[arg-type]
     return len(a) == len(g) and all(math.isclose(x, y, abs_tol=abs_tol) for x, y in zip(a, g))
 
 

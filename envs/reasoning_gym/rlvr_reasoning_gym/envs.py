@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from rlvr_envs import Difficulty, ProceduralEnv, Task
 from rlvr_envs.extract import MAX_ANSWER_CHARS
-
 from rlvr_reasoning_gym import generation
 from rlvr_reasoning_gym.blocklist import is_clean
 from rlvr_reasoning_gym.catalog import DATASETS, RULES
@@ -16,6 +16,10 @@ from rlvr_reasoning_gym.scoring import DEFAULT_TIME_BUDGET_S, ReasoningGymVerifi
 
 MAX_REDRAWS = 100
 """Tasks rejected by the word filter (or without a writable answer) are redrawn this often."""
+
+REJECTED: Counter[tuple[str, str]] = Counter()
+"""Draws rejected in this process, by (dataset, reason): the benchmark and tests report them,
+so that a rule that wrongly fails gold answers shows up instead of hiding behind redraws."""
 
 
 class TaskGenerationError(RuntimeError):
@@ -48,8 +52,10 @@ def draw_task(name: str, level: int | None, overrides: dict[str, Any], descripti
         }
         gold = gold_text(name, payload)
         if not gold or not gold.strip() or len(gold) > MAX_ANSWER_CHARS - 100:
+            REJECTED[name, "no readable gold"] += 1
             continue
         if not is_clean(entry["question"], gold):
+            REJECTED[name, "blocked word"] += 1
             continue
         task = Task(
             id=f"{name}-{seed}",
@@ -60,6 +66,7 @@ def draw_task(name: str, level: int | None, overrides: dict[str, Any], descripti
         )
         if judge(RULES[name], name, gold.strip(), payload, task):
             return task
+        REJECTED[name, "gold fails its rule"] += 1
     raise TaskGenerationError(f"{name}: no acceptable task in {MAX_REDRAWS} draws (level {level}, config {overrides})")
 
 

@@ -13,6 +13,8 @@ from functools import lru_cache
 from typing import Any
 
 SCORER_SEED = 0
+SHARED_SIZE = 2**31
+"""Size of the shared seed-0 instance: large enough that every 31-bit seed is a valid index."""
 _lock = threading.Lock()
 
 FRESH_INSTANCE_DATASETS = {"acre": 10, "list_functions": 1, "gsm_symbolic": 1}
@@ -25,7 +27,7 @@ class DatasetConfigError(ValueError):
 
 
 def _rg() -> Any:
-    import reasoning_gym.factory as factory  # noqa: F401  (registers every dataset)
+    import reasoning_gym.factory as factory
 
     return factory
 
@@ -91,13 +93,14 @@ def build_config(name: str, level: int | None, overrides: dict[str, Any]) -> Any
 
 
 def curriculum_index(name: str, level: int) -> int:
+    """0-based curriculum level for our 1-based ``level``."""
     from rlvr_reasoning_gym.catalog import LEVELS
 
-    first, last = LEVELS.get(name, (0, None))
     top = max_level(name)
     if top is None or not 1 <= level <= top:
         raise DatasetConfigError(f"{name}: level must be in 1..{top}, got {level}")
-    return first + level - 1
+    usable = LEVELS.get(name)
+    return level - 1 if usable is None else usable[level - 1]
 
 
 def raw_max_level(name: str) -> int | None:
@@ -110,14 +113,12 @@ def raw_max_level(name: str) -> int | None:
 
 
 def max_level(name: str) -> int | None:
-    """Usable levels: the curriculum's, less those ``catalog.LEVELS`` cuts (invalid or too slow)."""
+    """Usable levels: the curriculum's, less those ``catalog.LEVELS`` cuts; None for none."""
     from rlvr_reasoning_gym.catalog import LEVELS
 
-    top = raw_max_level(name)
-    if top is None:
-        return None
-    first, last = LEVELS.get(name, (0, None))
-    return (top if last is None else last + 1) - first
+    if name in LEVELS:
+        return len(LEVELS[name]) or None
+    return raw_max_level(name)
 
 
 def describe_config(config: Any) -> dict[str, Any]:
@@ -152,7 +153,10 @@ def generate_entry(name: str, level: int | None, overrides: dict[str, Any], seed
             instance = dataset.__wrapped__(name, recipe, seed=seed, size=fresh)
             return instance[seed % fresh]  # type: ignore[no-any-return]
         # Index i of a seed-0 instance is drawn from Random(0 + i): one instance serves every seed.
-        return dataset(name, recipe)[seed]  # type: ignore[no-any-return]
+        # Its size only bounds the index (some configs refuse a large size at validation: word_ladder).
+        instance = dataset(name, recipe)
+        instance.size = SHARED_SIZE
+        return instance[seed]  # type: ignore[no-any-return]
 
 
 def score(name: str, level: int | None, overrides: dict[str, Any], answer: str, entry: dict[str, Any]) -> float:

@@ -4,7 +4,6 @@ static catalog, and ``rg-composite-v0``. Imports neither reasoning_gym nor the e
 from __future__ import annotations
 
 from rlvr_envs import register
-
 from rlvr_reasoning_gym.catalog import DATASETS, RG_VERSION, RULES
 
 DATA_SOURCE = f"reasoning-gym=={RG_VERSION} (procedural, no download)"

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import copy
 import re
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from rlvr_envs import Reason, Task, Verdict, Verifier
 from rlvr_envs.extract import METHODS, extract_answer
-
 from rlvr_reasoning_gym.catalog import RULES, Rule
 from rlvr_reasoning_gym.compare import COMPARATORS, grid_rows, parse_int, same_text
 
@@ -24,7 +23,7 @@ DEFAULT_TIME_BUDGET_S = 5.0
 """Symbolic scorers (integration by sympy) need more than the core's default."""
 
 
-@lru_cache(maxsize=None)
+@cache
 def _shape(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
