@@ -58,7 +58,8 @@ def peer_items() -> list[tuple[Verifier, Verifier, Task, str, bool]]:
         set_relation = bool(config.get("allow_set_relation_comp"))
         fallback = "bare" if "grader" in row else ("latex+expr" if "expr" in match_types else "latex")
         ours = MathVerifier(rel_tol=10.0**-precision, fallback=fallback, strict=strict,
-                            allow_set_relation_comp=set_relation)
+                            allow_set_relation_comp=set_relation,
+                            ordered_lists="hendrycks" in row.get("grader", ""))
         peer = MathVerifyPeer(precision, strict, set_relation, latex_only="expr" not in match_types)
         items.append((ours, peer, Task(id="peer", prompt="", answer=row["gold"]), row["pred"], row["expected"]))
     return items

@@ -181,3 +181,43 @@ def test_a_sample_that_cannot_be_set_up_is_a_verifier_error(answer):
     verdict = verifier.verify(task, fenced("def f():\n    return 1\nprint(1)\n"))
     assert verdict.reason is Reason.VERIFIER_ERROR
     assert "before the program started" in verdict.details["error"]
+
+
+def _bwrap_pids() -> set[int]:
+    import os
+
+    pids = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                    argv = fh.read().split(b"\0")
+                if argv[0].endswith(b"bwrap") and b"--unshare-pid" in argv:
+                    pids.add(int(entry))
+            except OSError:
+                pass
+    return pids
+
+
+@needs_bwrap
+def test_a_pool_worker_killed_at_its_budget_takes_its_sandboxes_with_it():
+    import time
+
+    from rlvr_envs.pool import VerificationPool
+
+    with_pool = VerificationPool(workers=1)
+    try:
+        env = CodeEnv(data=PYTHON_TASKS, pool=with_pool, time_budget_s=2.0, timeout_s=30)
+        task = env.get_task("add")
+        before = _bwrap_pids()
+        hang = "```python\ndef add(a, b):\n    while True:\n        pass\n```"
+        verdict = env.verify_batch([task], [hang])[0]
+        assert verdict.reason is Reason.TIMEOUT
+        deadline = time.monotonic() + 5
+        while (sample_processes() or _bwrap_pids() - before) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert sample_processes() == []
+        assert _bwrap_pids() - before == set()
+        assert env.verify_batch([task], [env.gold_completion(task)])[0].passed  # the pool recovers
+    finally:
+        with_pool.close()

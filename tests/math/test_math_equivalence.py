@@ -41,6 +41,8 @@ def verifier_for(row: dict) -> MathVerifier:
         fallback=fallback,
         strict=True if strict is None else strict,
         allow_set_relation_comp=bool(config.get("allow_set_relation_comp")),
+        # hendrycks' MATH is_equiv compares comma lists in order; math-verify reads them as sets.
+        ordered_lists="hendrycks" in row.get("grader", ""),
     )
 
 
@@ -132,9 +134,12 @@ CONVENTIONS = [
     ("(-\\infty, 2] \\cup (3, \\infty)", "(-\\infty,2]\\cup(3,\\infty)", True),
     ("\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}", "\\begin{bmatrix}1&2\\\\3&4\\end{bmatrix}", True),
     ("\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}", "\\begin{pmatrix}1&2\\\\3&5\\end{pmatrix}", False),
-    # bare lists are ordered (MATH's graders); lists of tuples are solution sets
+    # bare lists are solution sets ("enter all solutions, separated by commas"), as are lists of tuples
     ("10, 4, -2", "10, 4, -2", True),
-    ("10, 4, -2", "4, 10, -2", False),
+    ("10, 4, -2", "4, 10, -2", True),
+    ("10, 4, -2", "4, 10, 2", False),
+    ("1, -2", "1, -2, 5", False),
+    ("x+1, 2x", "2x, x+1", True),
     ("(1, 2), (3, 4)", "(3, 4), (1, 2)", True),
     # assignments to distinct names match name by name
     ("x = 1, y = 2", "y = 2, x = 1", True),
@@ -162,9 +167,13 @@ def test_relative_tolerance_is_configurable():
     assert not answers_match("2.5", "2.5000001", MatchConfig(rel_tol=0)).equal
 
 
-def test_unordered_lists_option():
-    assert answers_match("10, 4, -2", "4, 10, -2", MatchConfig(ordered_lists=False)).equal
-    assert not answers_match("10, 4, -2", "4, 10, 2", MatchConfig(ordered_lists=False)).equal
+def test_ordered_lists_option():
+    """hendrycks' grading: a bare comma list must come in the gold's order."""
+    ordered = MatchConfig(ordered_lists=True)
+    assert not answers_match("10, 4, -2", "4, 10, -2", ordered).equal
+    assert answers_match("10, 4, -2", "10, 4, -2", ordered).equal
+    assert answers_match("\\{10, 4, -2\\}", "\\{4, 10, -2\\}", ordered).equal  # explicit sets stay sets
+    assert answers_match("(1, 2), (3, 4)", "(3, 4), (1, 2)", ordered).equal  # and so do lists of tuples
 
 
 @pytest.mark.parametrize(

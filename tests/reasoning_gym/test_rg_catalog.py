@@ -64,3 +64,26 @@ def test_readme_lists_every_excluded_and_patched_dataset():
             assert f"`{name}`" in text, f"README does not list patched dataset {name}"
     for name in LEVELS:
         assert f"`{name}`" in text, f"README does not explain the level cut of {name}"
+
+
+NEAR_MISSES = [
+    " " * 20_000 + "x",
+    "Move disk 1 from Peg 1 to Peg 3\n" * 2_000 + "Move disk",
+    "0 1\n" * 5_000 + "2",
+    "A → " * 5_000 + "D",
+    "x**2 + " * 2_000 + "x**",
+    "1" * 20_000 + "!",
+    "((((" * 3_000,
+    "WORD, " * 5_000 + ",",
+]
+
+
+@pytest.mark.parametrize("name", sorted(n for n, r in RULES.items() if r.shape))
+def test_shape_guards_do_not_backtrack_on_long_near_misses(name):
+    import time
+
+    pattern = re.compile(RULES[name].shape)
+    for text in NEAR_MISSES:
+        start = time.perf_counter()
+        pattern.fullmatch(text)
+        assert time.perf_counter() - start < 0.5, (name, text[:40])

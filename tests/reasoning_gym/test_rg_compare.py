@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from rlvr_reasoning_gym import compare
 
 CASES = [

@@ -42,12 +42,13 @@ def adversarial_answers(gold: str) -> dict[str, str]:
         "gold inside a sentence": f"I am not sure, maybe {gold} or something else",
         "gold twice": f"{gold}\n{gold}",
         "gold in a list": f"{gold}, 0, 1",
-        "junk then gold": f"7 {gold}",
+        "junk then gold": f"so {gold}",
     }
     stripped = gold.strip()
     if _NUMBER.fullmatch(stripped) and float(stripped) != 0:
         out["sign flipped"] = stripped[1:] if stripped.startswith("-") else f"-{stripped}"
-        out["off by one"] = str(int(float(stripped)) + 1) if "." not in stripped else f"{float(stripped) + 1:g}"
+        value = float(stripped)  # off by more than any dataset's tolerance (3 significant figures)
+        out["clearly off"] = f"{value + abs(value) + 1:g}" if "." in stripped else str(int(stripped) + abs(int(stripped)) + 1)
     flips = {"true": "False", "false": "True", "yes": "No", "no": "Yes"}
     if stripped.lower() in flips:
         out["flipped"] = flips[stripped.lower()]

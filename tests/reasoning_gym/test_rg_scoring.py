@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from rlvr_reasoning_gym import generation
+from rlvr_reasoning_gym.blocklist import blocked_words_in, is_clean
 
 import rlvr_envs
 from rlvr_envs import Reason, Task
-from rlvr_reasoning_gym import generation
-from rlvr_reasoning_gym.blocklist import blocked_words_in, is_clean
 
 
 def _env(name: str, **kwargs) -> rlvr_envs.Env:

@@ -110,3 +110,11 @@ def test_grpo_args_for_cpu_dapo():
     assert args.num_generations == 8 and args.max_completion_length == 64
     with pytest.raises(ValueError, match="GPU"):
         build_grpo_args(cfg.replace(use_vllm=True), "cpu")
+
+
+def test_readme_documents_every_field():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "trainers" / "README.md").read_text(encoding="utf-8")
+    missing = [f.name for f in dataclasses.fields(TrainerConfig) if f"| `{f.name}` |" not in readme]
+    assert not missing, f"trainers/README.md lacks {missing}; paste rlvr_trainers.config.config_reference()"

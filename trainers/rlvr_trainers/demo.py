@@ -35,7 +35,7 @@ class DemoSettings:
     prompt_format: str = "answer_tag"
     out_dir: str = "demo_output"
     seed: int = 0
-    sft_steps: int = 150
+    sft_steps: int = 450
     sft_tasks: int = 2000
     sft_lr: float = 1e-3
     profile_pool: int = 192
@@ -119,9 +119,8 @@ def run_demo(settings: DemoSettings, quiet: bool = False) -> dict[str, Any]:
     heldout = _distinct(env.sample(settings.heldout * 2, seed=settings.seed + 1_000_003), settings.heldout, set())
     held_fp = {t.fingerprint for t in heldout}
     sft_tasks = _distinct(env.sample(settings.sft_tasks * 2, seed=settings.seed + 1), settings.sft_tasks, held_fp)
-    # RL tasks are new to the model too: what it learns there has to generalise, not be recalled.
-    seen = held_fp | {t.fingerprint for t in sft_tasks}
-    pool = _distinct(env.sample(settings.profile_pool * 3, seed=settings.seed + 2), settings.profile_pool, seen)
+    # RL may revisit SFT tasks (level 2 has only ~670 problems); held-out ones stay unseen by both.
+    pool = _distinct(env.sample(settings.profile_pool * 3, seed=settings.seed + 2), settings.profile_pool, held_fp)
 
     def text(task: Any) -> str:
         return prompt_for(env, task, conversational=False)  # type: ignore[return-value]
@@ -156,6 +155,9 @@ def run_demo(settings: DemoSettings, quiet: bool = False) -> dict[str, Any]:
            f"{sum(r < lo for r in rates)} too hard, {len(band)} in the band [{lo}, {hi}], "
            f"{sum(r > hi for r in rates)} too easy")
     if len(band) < settings.prompts_per_step:
+        if len(pool) < settings.prompts_per_step:
+            raise SystemExit(f"[demo] only {len(pool)} training tasks left after the held-out split; "
+                             "use a level with more distinct problems")
         _print("[demo] warning: the band is nearly empty; training on the whole pool instead")
         band = pool
     train_env = TaskSubsetEnv(env, band)

@@ -274,6 +274,8 @@ class _Worker:
 
 
 _live_sandboxes: weakref.WeakSet[LocalSandbox] = weakref.WeakSet()
+_uid_offsets_taken = 0
+_uid_lock = threading.Lock()
 
 
 @atexit.register
@@ -321,6 +323,10 @@ class LocalSandbox:
         self._sources = {role: harness_source(role) for role in ("judge", "solution")}
         self._idle: queue.SimpleQueue[_Worker] = queue.SimpleQueue()
         self._slots = threading.Semaphore(workers)
+        global _uid_offsets_taken
+        with _uid_lock:
+            # Sandboxes of one process take distinct uids (64 per process before they repeat).
+            self._uid_offset, _uid_offsets_taken = _uid_offsets_taken, _uid_offsets_taken + workers
         self._free_slots: queue.SimpleQueue[int] = queue.SimpleQueue()
         for slot in range(workers):
             self._free_slots.put(slot)
@@ -335,7 +341,7 @@ class LocalSandbox:
         """A uid no other process uses: RLIMIT_NPROC then bounds this worker's samples alone."""
         if not self.privileged:
             return None
-        return 1_900_000_000 + (os.getpid() % 1_000_000) * 64 + slot % 64
+        return 1_900_000_000 + (os.getpid() % 1_000_000) * 64 + (self._uid_offset + slot) % 64
 
     def _argv(self, role: str, root: str, link_fd: int) -> list[str]:
         config = json.dumps({"root": root, "link_fd": link_fd, "pid_namespace": self.isolated})

@@ -266,8 +266,6 @@ def _latex_for_parser(cleaned: str, items: list[str], is_set: bool) -> str:
 
 _WARM_UP_PAIRS = (
     ("\\sqrt{2}", "\\frac{2}{\\sqrt{2}}"),
-    ("(x+1)^2", "x^2+2x+1"),
-    ("\\left( 3, \\frac{\\pi}{2} \\right)", "(3, \\pi/2)"),
 )
 _warmed = False
 
@@ -275,8 +273,9 @@ _warmed = False
 def warm_up() -> None:
     """Import sympy and math-verify and exercise the LaTeX parser on typical answers.
 
-    Costs one to a few seconds, once per process; the parser then answers typical inputs
-    from its warmed decision cache. Never raises: a broken install shows up later as verdicts.
+    Costs about a second once per process (sympy's import and the parser's set-up). Kept
+    small on purpose: a worker killed at its budget pays it again when it restarts. Never
+    raises: a broken install shows up later as verdicts.
     """
     global _warmed
     if _warmed:

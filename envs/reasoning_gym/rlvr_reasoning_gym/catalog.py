@@ -43,6 +43,10 @@ SYMPY_EXPR = (
     r"(?:[ \d.+\-*/(),]|\b(?:sin|cos|tan|cot|sec|csc|asin|acos|atan|sinh|cosh|tanh|exp|log|ln|sqrt|pi|E|C|"
     r"[a-zA-Z])\b){1,8000}"
 )
+_HANOI_MOVE = r"Move disk \d+ from Peg \d+ to Peg \d+"
+_HANOI = rf"{_HANOI_MOVE}(?:[ \t]*\n\s*+{_HANOI_MOVE})*"
+# Shapes are matched against hostile text: no nested quantifiers that can backtrack (a test
+# feeds every shape long near-misses), hence the possessive "\s*+" where two runs meet.
 JSON_LIST = r"\[[\s\S]*\]"
 JSON_OBJECT = r"\{[\s\S]*\}"
 
@@ -99,7 +103,7 @@ RULES: dict[str, Rule] = {
     "intermediate_integration": Rule("scorer", shape=SYMPY_EXPR, note="any antiderivative (+C)"),
     "isomorphic_strings": _BOOL,
     "jugs": Rule("scorer", shape=JSON_LIST),
-    "kakurasu": Rule("scorer", shape=r"[01](?:[ \t]+[01])*(?:\s*\n\s*[01](?:[ \t]+[01])*)*"),
+    "kakurasu": Rule("scorer", shape=r"[01](?:[ \t]+[01])*(?:[ \t]*\n\s*+[01](?:[ \t]+[01])*)*"),
     "knight_swap": Rule("scorer", shape=rf"[Nn]o|{JSON_LIST}"),
     "knights_knaves": Rule("assignment", note="scorer ignored surrounding text"),
     "largest_island": _INTEGER,
@@ -130,7 +134,7 @@ RULES: dict[str, Rule] = {
     "products": _INTEGER,
     "propositional_logic": Rule("scorer", shape=r"[A-Z ()¬∧∨→↔]{1,300}", gold_key="example_answer"),
     "puzzle24": Rule("scorer", shape=ARITHMETIC),
-    "quantum_lock": Rule("scorer", shape=r"[ABC](?:\s*(?:→|->|,)?\s*[ABC])*"),
+    "quantum_lock": Rule("scorer", shape=r"[ABC](?:\s*+(?:→|->|,)?\s*+[ABC])*"),
     "ransom_note": _BOOL,
     "rearc": _GRID,
     "rectangle_count": _INTEGER,
@@ -156,7 +160,7 @@ RULES: dict[str, Rule] = {
     "time_intervals": Rule(
         "scorer", shape=r"\d+ days?(?:, \d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?|\d{1,3}:\d{2}(?::\d{2}(?:\.\d+)?)?"
     ),
-    "tower_of_hanoi": Rule("scorer", shape=r"(?:\s*Move disk \d+ from Peg \d+ to Peg \d+\s*)+"),
+    "tower_of_hanoi": Rule("scorer", shape=_HANOI),
     "tsumego": _TEXT_CI,
     "word_ladder": Rule("scorer", shape=r"[A-Za-z]+(?:\s*,\s*[A-Za-z]+)+"),
     "word_sequence_reversal": Rule("word_list"),

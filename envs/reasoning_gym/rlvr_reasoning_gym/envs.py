@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import random
 from collections import Counter
 from collections.abc import Mapping
@@ -68,6 +69,13 @@ def draw_task(name: str, level: int | None, overrides: dict[str, Any], descripti
             return task
         REJECTED[name, "gold fails its rule"] += 1
     raise TaskGenerationError(f"{name}: no acceptable task in {MAX_REDRAWS} draws (level {level}, config {overrides})")
+
+
+def _fresh_info(info: dict[str, Any]) -> dict[str, Any]:
+    # The core copies public metadata by reference; rg_difficulty is a dict, and Gymnasium
+    # requires every reset()/step() info to be new data (a caller may mutate what it gets).
+    info["metadata"] = copy.deepcopy(info["metadata"])
+    return info
 
 
 class ReasoningGymEnv(ProceduralEnv):
@@ -140,6 +148,9 @@ class ReasoningGymEnv(ProceduralEnv):
         payload = task.answer
         return gold_text(payload["dataset"], payload) if isinstance(payload, dict) else None
 
+    def task_info(self, task: Task) -> dict[str, Any]:
+        return _fresh_info(super().task_info(task))
+
 
 class CompositeEnv(ProceduralEnv):
     """A weighted mixture of reasoning-gym datasets; each task is judged by its own dataset's rule.
@@ -176,7 +187,10 @@ class CompositeEnv(ProceduralEnv):
         self.overrides: dict[str, dict[str, Any]] = {}
         for name, value in spec.items():
             _check_dataset(name)
-            weight, config = (value.get("weight", 1.0), value.get("config", {})) if isinstance(value, Mapping) else (value, {})
+            if isinstance(value, Mapping):
+                weight, config = value.get("weight", 1.0), value.get("config", {})
+            else:
+                weight, config = value, {}
             if not isinstance(weight, (int, float)) or weight < 0:
                 raise ValueError(f"weight of {name} must be a non-negative number, got {weight!r}")
             generation.check_overrides(name, dict(config))
@@ -220,3 +234,6 @@ class CompositeEnv(ProceduralEnv):
     def answer_text(self, task: Task) -> str | None:
         payload = task.answer
         return gold_text(payload["dataset"], payload) if isinstance(payload, dict) else None
+
+    def task_info(self, task: Task) -> dict[str, Any]:
+        return _fresh_info(super().task_info(task))

@@ -9,6 +9,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
@@ -148,7 +150,7 @@ def generate_entry(name: str, level: int | None, overrides: dict[str, Any], seed
     """The reasoning-gym entry (question, answer, metadata) that ``seed`` gives."""
     recipe = _key(level, overrides)
     fresh = FRESH_INSTANCE_DATASETS.get(name)
-    with _lock:  # instances are shared; a few generators keep state between calls
+    with _lock, _seeded_global_rngs(seed):  # instances are shared; a few generators keep state
         if fresh is not None:
             instance = dataset.__wrapped__(name, recipe, seed=seed, size=fresh)
             return instance[seed % fresh]  # type: ignore[no-any-return]
@@ -157,6 +159,27 @@ def generate_entry(name: str, level: int | None, overrides: dict[str, Any], seed
         instance = dataset(name, recipe)
         instance.size = SHARED_SIZE
         return instance[seed]  # type: ignore[no-any-return]
+
+
+@contextmanager
+def _seeded_global_rngs(seed: int) -> Iterator[None]:
+    """Seed the global ``random`` and numpy generators for one task, then restore them.
+
+    Some generated programs (codeio's reference solutions) draw from the global generators,
+    which made the same seed give different tasks; the caller's streams are left untouched.
+    """
+    import random
+
+    import numpy as np
+
+    saved_py, saved_np = random.getstate(), np.random.get_state()
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    try:
+        yield
+    finally:
+        random.setstate(saved_py)
+        np.random.set_state(saved_np)
 
 
 def score(name: str, level: int | None, overrides: dict[str, Any], answer: str, entry: dict[str, Any]) -> float:

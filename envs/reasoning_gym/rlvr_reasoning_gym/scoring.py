@@ -50,14 +50,23 @@ def _entry(task: Task, payload: dict[str, Any]) -> dict[str, Any]:
     return {"question": task.prompt, "answer": payload.get("answer"), "metadata": copy.deepcopy(payload["metadata"])}
 
 
+def has_shape(rule: Rule, answer: str) -> bool:
+    """The whole answer matches the rule's shape guard (only such text reaches a scorer)."""
+    return rule.shape is not None and _shape(rule.shape).fullmatch(answer.strip()) is not None
+
+
+def _rg_score(name: str, answer: str, payload: dict[str, Any], task: Task) -> float:
+    from rlvr_reasoning_gym.generation import score
+
+    return score(name, payload.get("level"), payload.get("overrides", {}), answer, _entry(task, payload))
+
+
 def judge(rule: Rule, name: str, answer: str, payload: dict[str, Any], task: Task) -> bool:
     """True when ``answer`` (the extracted final answer) is correct for the task."""
     if rule.kind == "scorer":
-        if rule.shape is None or _shape(rule.shape).fullmatch(answer.strip()) is None:
+        if not has_shape(rule, answer):
             return False
-        from rlvr_reasoning_gym.generation import score
-
-        return score(name, payload.get("level"), payload.get("overrides", {}), answer.strip(), _entry(task, payload)) == 1.0
+        return _rg_score(name, answer.strip(), payload, task) == 1.0
     gold = gold_text(name, payload)
     if gold is None:
         return False
@@ -106,15 +115,9 @@ class ReasoningGymVerifier(Verifier):
             return Verdict.correct(found.text, details={"dataset": name})
         details: dict[str, Any] = {"dataset": name}
         reward = 0.0
-        if self.partial_credit and rule.partial and self._may_show_scorer(rule, found.text):
-            from rlvr_reasoning_gym.generation import score
-
-            raw = score(name, payload.get("level"), payload.get("overrides", {}), found.text, _entry(task, payload))
+        if self.partial_credit and rule.partial and (rule.kind != "scorer" or has_shape(rule, found.text)):
+            raw = _rg_score(name, found.text, payload, task)
             details["rg_score"] = raw
             # A full score for an answer our check rejects is the scorer's flaw, not partial credit.
             reward = raw if 0.0 <= raw < 1.0 else 0.0
         return Verdict.failure(Reason.WRONG, extracted=found.text, details=details, reward=reward)
-
-    @staticmethod
-    def _may_show_scorer(rule: Rule, answer: str) -> bool:
-        return rule.kind != "scorer" or (rule.shape is not None and _shape(rule.shape).fullmatch(answer.strip()) is not None)
