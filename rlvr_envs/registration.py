@@ -80,14 +80,18 @@ class EnvSpec:
     description: str = ""
     data_source: str = ""
     size: int | None = None
-    """Number of tasks, or None for a procedural (unbounded) env."""
+    """Number of tasks, or None for a procedural (unbounded) env or one over the user's data."""
+    user_data: bool = False
+    """True for a generic id whose tasks come from the user (``make(id, data=...)``)."""
     difficulty_fields: tuple[str, ...] = ()
     deprecated: str | None = None
     plugin: str | None = None
 
     @property
     def size_label(self) -> str:
-        return "procedural" if self.size is None else str(self.size)
+        if self.size is not None:
+            return str(self.size)
+        return "user data" if self.user_data else "procedural"
 
     def make(self, **kwargs: Any) -> Env:
         return make(self.id, **kwargs)
@@ -129,6 +133,7 @@ class Registry(Mapping[str, EnvSpec]):
         description: str = "",
         data_source: str = "",
         size: int | None = None,
+        user_data: bool = False,
         difficulty_fields: tuple[str, ...] | list[str] = (),
         deprecated: str | None = None,
         override: bool = False,
@@ -149,6 +154,7 @@ class Registry(Mapping[str, EnvSpec]):
             description=description,
             data_source=data_source,
             size=size,
+            user_data=user_data,
             difficulty_fields=tuple(difficulty_fields),
             deprecated=deprecated,
             plugin=self._loading_plugin,

@@ -138,7 +138,10 @@ def reward_function(
         # The format object itself, so a custom (unregistered) format works too.
         fmt = default.prompt_format if default is not None else make_kwargs.get("prompt_format", "plain")
         shaping = RewardShaping(
-            format_weight=format_weight, prompt_format=fmt,  # type: ignore[arg-type]  # get_format takes either l_max=l_max, l_cache=l_cache,
+            format_weight=format_weight,
+            prompt_format=fmt,  # type: ignore[arg-type]  # get_format accepts a name or a format
+            l_max=l_max,
+            l_cache=l_cache,
             overlong_weight=overlong_weight,
         )
     if name is None:

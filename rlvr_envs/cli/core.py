@@ -68,6 +68,7 @@ def cmd_list(args: argparse.Namespace) -> int:
                 "family": s.family,
                 "version": s.version,
                 "size": s.size,
+                "user_data": s.user_data,
                 "data_source": s.data_source,
                 "difficulty_fields": list(s.difficulty_fields),
                 "deprecated": s.deprecated,

@@ -42,6 +42,10 @@ FORGERIES = {
     "redefined check": "def check(candidate):\n    return True\n" + WRONG,
     "redefined builtins": "import builtins\nbuiltins.AssertionError = type('X', (BaseException,), {})\n"
                           "builtins.abs = lambda x: 0\nbuiltins.len = lambda x: 0\n" + WRONG,
+    "builtins replaced during the call": "import builtins\n"
+                                         "def has_close_elements(numbers, threshold):\n"
+                                         "    builtins.len = lambda x: 0\n    builtins.isinstance = lambda *a: True\n"
+                                         "    builtins.type = lambda x: bool\n    return False\n",
     "__eq__ always true": "class Yes:\n    def __eq__(self, other):\n        return True\n    __hash__ = object.__hash__\n"
                           "    def __bool__(self):\n        return True\n"
                           "def has_close_elements(numbers, threshold):\n    return Yes()\n",

@@ -174,3 +174,29 @@ def test_pool_agrees_with_inline():
     inline = [env.verify(t, c) for t, c in zip(tasks, completions)]
     assert pooled == inline
     assert [v.passed for v in pooled] == [True, True, False, False]
+
+
+def test_set_level_is_all_or_nothing():
+    env = _env("chain_sum", level=2)
+    before = (env.level, dict(env.config))
+    with pytest.raises(ValueError):
+        env.set_level(99)
+    assert (env.level, env.config) == before
+
+
+def _datasets_with_levels() -> list[str]:
+    from rlvr_reasoning_gym.catalog import DATASETS
+
+    return [name for name in DATASETS if generation.max_level(name)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", _datasets_with_levels())
+def test_hardest_level_gold_scores_one_and_hedges_zero(name):
+    env = _env(name)
+    env.set_level(env.max_level)
+    task = env.sample(1, seed=3)[0]
+    assert task.difficulty.level == env.max_level
+    assert env.verify(task, env.gold_completion(task)).passed
+    for bad in (env.hedged_completion(task), "<answer>I don't know</answer>"):
+        assert env.verify(task, bad).reward == 0.0

@@ -102,6 +102,22 @@ def _decode_in_solution(item: list, refs: dict[int, object], namespace: dict) ->
             "Y": lambda: bytes.fromhex(rest[0])}[tag]()
 
 
+_PRISTINE_BUILTINS = dict(vars(builtins))
+
+
+def _restore_builtins(current: dict = builtins.__dict__, pristine: dict = _PRISTINE_BUILTINS) -> None:
+    """Undo whatever the solution did to the builtins module (``builtins.len = ...``).
+
+    The harness shares this interpreter with the solution, and every function in it (and in
+    the standard library) looks names up in that one module. Written without any builtin
+    name lookup, since those are what may have been replaced.
+    """
+    for key in [*current]:
+        if key not in pristine:
+            del current[key]
+    current.update(pristine)
+
+
 def serve_solution(program: str, fd: int) -> None:
     """Run the solution's module, then answer the judge's calls until the pipe closes."""
     refs: dict[int, object] = {}
@@ -109,8 +125,10 @@ def serve_solution(program: str, fd: int) -> None:
     try:
         exec(compile(program, "<solution>", "exec"), namespace)
     except BaseException as exc:
+        _restore_builtins()
         send(fd, ["load_error", *_error_of(exc)[1:]])
         return
+    _restore_builtins()
     send(fd, ["loaded"])
     while True:
         try:
@@ -140,8 +158,10 @@ def serve_solution(program: str, fd: int) -> None:
                     result = len(obj)
                 else:
                     raise ValueError(f"unknown operation {op!r}")
+            _restore_builtins()
             reply = ["ok", encode(result, refs)]
         except BaseException as exc:
+            _restore_builtins()
             reply = _error_of(exc)
         send(fd, reply)
 

@@ -7,7 +7,7 @@ def register_envs() -> None:
     from rlvr_envs import register
 
     register(
-        "code-python-v0", "rlvr_code.envs:CodeEnv", size=None, data_source="your own data (data=...)",
+        "code-python-v0", "rlvr_code.envs:CodeEnv", size=None, user_data=True, data_source="your own data (data=...)",
         description="Python tasks from your data (asserts, HumanEval-style check() or stdin/stdout cases), "
                     "verified in a bubblewrap sandbox",
     )

@@ -20,6 +20,7 @@ def register_envs() -> None:
     rlvr_envs.register(
         "ifbench-v0",
         _ENV,
+        family="ifeval",
         size=300,
         data_source="hf:allenai/IFBench_test (train) or data=<local IFBench_test.jsonl>",
         difficulty_fields=("label",),

@@ -11,6 +11,7 @@ def register_envs() -> None:
         "rlvr_math.envs:MathEnv",
         description="Your own math problems (data= JSONL/JSON/Parquet/CSV path, list of dicts or datasets.Dataset)",
         data_source="user data (data=...)",
+        user_data=True,
     )
     register(
         "math-aime-v0",

@@ -43,7 +43,12 @@ def draw_task(name: str, level: int | None, overrides: dict[str, Any], descripti
     """
     for _ in range(MAX_REDRAWS):
         seed = rng.getrandbits(31)
-        entry = generation.generate_entry(name, level, overrides, seed)
+        try:
+            entry = generation.generate_entry(name, level, overrides, seed)
+        except (ValueError, RuntimeError, IndexError, KeyError, AssertionError) as exc:
+            # Some generators give up on unlucky seeds ("failed to generate a valid puzzle").
+            REJECTED[name, f"generator error: {type(exc).__name__}"] += 1
+            continue
         payload = {
             "dataset": name,
             "answer": generation.to_json(entry.get("answer")),
@@ -133,11 +138,13 @@ class ReasoningGymEnv(ProceduralEnv):
 
     def _use_config(self, level: int | None) -> None:
         config = generation.build_config(self.dataset, level, self.config_overrides)
+        generation.dataset(self.dataset, generation.recipe_key(level, self.config_overrides))  # fail now
         self.config = generation.describe_config(config)
         """The dataset config now in force, as JSON (also on every task's ``difficulty``)."""
-        generation.dataset(self.dataset, generation._key(level, self.config_overrides))  # fail now, not later
 
     def set_level(self, level: int) -> None:
+        if self.max_level is not None:  # a bad level or config raises before anything changes
+            generation.build_config(self.dataset, level, self.config_overrides)
         super().set_level(level)
         self._use_config(level)
 

@@ -128,13 +128,13 @@ def describe_config(config: Any) -> dict[str, Any]:
     return {k: v for k, v in to_json(dataclasses.asdict(config)).items() if k not in ("seed", "size")}
 
 
-def _key(level: int | None, overrides: dict[str, Any]) -> str:
+def recipe_key(level: int | None, overrides: dict[str, Any]) -> str:
     return json.dumps({"level": level, "overrides": overrides}, sort_keys=True)
 
 
 @lru_cache(maxsize=256)
 def dataset(name: str, recipe: str, seed: int = SCORER_SEED, size: int = 1) -> Any:
-    """A reasoning-gym dataset instance for a config recipe (``_key``), cached."""
+    """A reasoning-gym dataset instance for a config recipe (``recipe_key``), cached."""
     spec = json.loads(recipe)
     config = build_config(name, spec["level"], spec["overrides"])
     fields = {f.name for f in dataclasses.fields(config)}
@@ -148,7 +148,7 @@ def dataset(name: str, recipe: str, seed: int = SCORER_SEED, size: int = 1) -> A
 
 def generate_entry(name: str, level: int | None, overrides: dict[str, Any], seed: int) -> dict[str, Any]:
     """The reasoning-gym entry (question, answer, metadata) that ``seed`` gives."""
-    recipe = _key(level, overrides)
+    recipe = recipe_key(level, overrides)
     fresh = FRESH_INSTANCE_DATASETS.get(name)
     with _lock, _seeded_global_rngs(seed):  # instances are shared; a few generators keep state
         if fresh is not None:
@@ -184,5 +184,5 @@ def _seeded_global_rngs(seed: int) -> Iterator[None]:
 
 def score(name: str, level: int | None, overrides: dict[str, Any], answer: str, entry: dict[str, Any]) -> float:
     """reasoning-gym's own score for ``answer`` (callers guard what reaches it)."""
-    value = dataset(name, _key(level, overrides)).score_answer(answer, entry)
+    value = dataset(name, recipe_key(level, overrides)).score_answer(answer, entry)
     return float(value) if value is not None else 0.0
