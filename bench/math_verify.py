@@ -7,7 +7,7 @@ math_equiv_other_cases.jsonl, each verifier configured as the row's harness says
 realistic completions: worked MATH-500 / GSM8K / AIME solutions that reason at length before
 a boxed final answer, half of them with the final answer altered (so wrong by construction).
 
-Both verifiers run with their signal-based timeouts off (math-verify's SIGALRM timeouts do not
+Both verifiers run with their signal-based timeouts off (math-verify's alarm-signal timeouts do not
 work off the main thread); in the pool the hard budget is enforced by killing the worker.
 Printed: verifications per second (one process, and the pool), the ratio, accuracy against
 the labels, and the worst latency on hostile inputs through the pool.

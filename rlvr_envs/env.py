@@ -7,6 +7,7 @@ pool can ship it to worker processes) and a source of tasks: a finite list
 
 from __future__ import annotations
 
+import copy
 import random
 import time
 from abc import ABC, abstractmethod
@@ -254,7 +255,8 @@ class Env(gymnasium.Env[str, str], ABC):
             "task_fingerprint": task.fingerprint,
             "messages": self.prompt_format.messages(task.prompt),
             "difficulty": task.difficulty.model_dump(mode="json"),
-            "metadata": {k: task.metadata[k] for k in self.public_metadata_keys if k in task.metadata},
+            # A copy: info dicts of reset() and step() must not share mutable state with the task.
+            "metadata": copy.deepcopy({k: task.metadata[k] for k in self.public_metadata_keys if k in task.metadata}),
             "turn": self._turn,
         }
 

@@ -68,3 +68,11 @@ def test_comparison(kind, answer, gold, expected):
 @pytest.mark.parametrize("hostile", ["", "\x00" * 50, "[" * 5000, "9" * 5000 + "e999999", "{'a': " * 300, "😀" * 100])
 def test_comparisons_never_raise_on_hostile_text(kind, hostile):
     assert compare.COMPARATORS[kind](hostile, "1") in (True, False)
+
+
+@pytest.mark.parametrize(
+    ("answer", "gold", "expected"),
+    [("Bob.", "bob", True), ("bob", "Bob.", True), ("bob..", "bob", False), ("bob. alice", "bob", False)],
+)
+def test_case_free_text_ignores_one_final_period(answer, gold, expected):
+    assert compare.same_text(answer, gold, case=False, period=True) is expected

@@ -200,3 +200,20 @@ def test_hardest_level_gold_scores_one_and_hedges_zero(name):
     assert env.verify(task, env.gold_completion(task)).passed
     for bad in (env.hedged_completion(task), "<answer>I don't know</answer>"):
         assert env.verify(task, bad).reward == 0.0
+
+
+def test_step_level_follows_the_pass_rate():
+    env = _env("chain_sum")
+    assert env.level is None
+    assert env.step_level(0.9) == 1  # entering the curriculum starts at the easiest level
+    assert env.step_level(0.95) == 2
+    assert env.step_level(0.5) == 2
+    assert env.step_level(0.1) == 1
+    assert env.step_level(0.0) == 1
+    for _ in range(env.max_level + 2):
+        env.step_level(1.0)
+    assert env.level == env.max_level
+    with pytest.raises(ValueError):
+        env.step_level(1.5)
+    mix = rlvr_envs.make("rg-composite", datasets=["chain_sum", "gcd"], isolation="inline", level=1)
+    assert mix.step_level(0.9) == 2 and {t.difficulty.level for t in mix.sample(4, seed=0)} == {2}

@@ -33,7 +33,7 @@ class DemoSettings:
     env: str = DEFAULT_ENV
     env_kwargs: str = '{"level": 2}'
     prompt_format: str = "answer_tag"
-    out_dir: str = "demo_output"
+    out_dir: str = "runs/demo"
     seed: int = 0
     sft_steps: int = 450
     sft_tasks: int = 2000

@@ -6,7 +6,7 @@ The comparison runs from cheap to expensive and stops at the first decisive step
 2. multiple-choice letters;
 3. exact numbers on both sides (integers exact, non-integers within ``rel_tol``);
 4. lists: sets and bare comma lists unordered (optionally ordered), tuples ordered;
-5. sympy through math-verify's LaTeX parser and comparison, with its SIGALRM timeouts
+5. sympy through math-verify's LaTeX parser and comparison, with its alarm-signal timeouts
    turned off: the verification pool enforces the time budget by killing the worker.
 
 Answers that could make sympy hang (``too_costly``) never reach step 5; they match only

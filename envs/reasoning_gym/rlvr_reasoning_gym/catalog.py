@@ -53,7 +53,7 @@ JSON_OBJECT = r"\{[\s\S]*\}"
 _INTEGER = Rule("integer")
 _DECIMAL = Rule("decimal")
 _TEXT = Rule("text")
-_TEXT_CI = Rule("text", {"case": False})
+_TEXT_CI = Rule("text", {"case": False, "period": True})  # "Bob." is the answer "bob"
 _BOOL = Rule("bool")
 _TOKENS = Rule("tokens")
 _GRID = Rule("grid")
@@ -73,7 +73,7 @@ RULES: dict[str, Rule] = {
     "binary_matrix": Rule("grid", partial=False, note="scorer eval()s the answer"),
     "bitwise_arithmetic": Rule("scorer", shape=r"[+-]?(?:0[xX][0-9a-fA-F]+|0[bB][01]+|0[oO][0-7]+|\d+)"),
     "caesar_cipher": _TEXT_CI,
-    "calendar_arithmetic": Rule("auto", {"case": False}),
+    "calendar_arithmetic": Rule("auto", {"case": False, "period": True}),
     "chain_sum": _INTEGER,
     "circuit_logic": _INTEGER,
     "codeio": Rule("literal", {"rel_tol": 1e-9}),
@@ -88,7 +88,7 @@ RULES: dict[str, Rule] = {
     "decimal_arithmetic": Rule("scorer", shape=NUMBER, note="tolerance of one unit in the last asked place"),
     "decimal_chain_sum": _DECIMAL,
     "dice": Rule("fraction", note="a reduced fraction, as asked"),
-    "emoji_mystery": _TEXT,
+    "emoji_mystery": Rule("text", {"period": True}),
     "family_relationships": _TEXT_CI,
     "figlet_font": Rule("text", {"case": False, "drop_spaces": True}),
     "fraction_simplification": Rule("fraction"),
@@ -142,7 +142,7 @@ RULES: dict[str, Rule] = {
     "rotten_oranges": _INTEGER,
     "rubiks_cube": Rule("scorer", shape=r"(?:[URFDLBMESxyzurfdlb]w?['2]?\s*)+", gold_key="example_correct_answer"),
     "self_reference": _INTEGER,
-    "sentence_reordering": _TEXT,
+    "sentence_reordering": Rule("text", {"period": True}),
     "shortest_path": Rule("scorer", shape=r"infeasible|(?:up|down|left|right)(?:\s+(?:up|down|left|right))*"),
     "simple_equations": _DECIMAL,
     "simple_geometry": Rule("number"),

@@ -90,8 +90,8 @@ def normalise_text(text: str, *, case: bool = True, drop_spaces: bool = False) -
 def same_text(answer: str, gold: str, *, case: bool = True, drop_spaces: bool = False, period: bool = False) -> bool:
     a = normalise_text(answer, case=case, drop_spaces=drop_spaces)
     g = normalise_text(gold, case=case, drop_spaces=drop_spaces)
-    if period:  # sentences: a missing or extra final period is not an error
-        a, g = a.rstrip("."), g.rstrip(".")
+    if period:  # a missing or extra final period is not an error (only one: "bob.." is not "bob")
+        a, g = a.removesuffix("."), g.removesuffix(".")
     return bool(a) and a == g
 
 

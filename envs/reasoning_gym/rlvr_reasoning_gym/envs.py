@@ -83,6 +83,27 @@ def _fresh_info(info: dict[str, Any]) -> dict[str, Any]:
     return info
 
 
+def step_level(env: ProceduralEnv, pass_rate: float, *, raise_at: float = 0.8, lower_at: float = 0.2) -> int | None:
+    """Move ``env`` one level up when ``pass_rate`` >= ``raise_at``, one down when <= ``lower_at``.
+
+    The simplest pass-rate curriculum (a level is entered at 1 when the env had none); returns
+    the level now in force. Richer schedules call ``env.set_level`` themselves.
+    """
+    if env.max_level is None:
+        raise TypeError(f"{env.env_id} has no difficulty levels")
+    if not 0.0 <= pass_rate <= 1.0 or not 0.0 <= lower_at < raise_at <= 1.0:
+        raise ValueError(f"need 0 <= pass_rate <= 1 and 0 <= lower_at < raise_at <= 1, got {pass_rate}, "
+                         f"{lower_at}, {raise_at}")
+    level = env.level or 1
+    if pass_rate >= raise_at:
+        level = min(level + 1, env.max_level) if env.level is not None else 1
+    elif pass_rate <= lower_at:
+        level = max(level - 1, 1)
+    if level != env.level:
+        env.set_level(level)
+    return env.level
+
+
 class ReasoningGymEnv(ProceduralEnv):
     """Every task of one reasoning-gym dataset, seeded and unlimited.
 
@@ -154,6 +175,10 @@ class ReasoningGymEnv(ProceduralEnv):
     def answer_text(self, task: Task) -> str | None:
         payload = task.answer
         return gold_text(payload["dataset"], payload) if isinstance(payload, dict) else None
+
+    def step_level(self, pass_rate: float, **thresholds: float) -> int | None:
+        """See ``step_level``: one level up or down from a measured pass rate."""
+        return step_level(self, pass_rate, **thresholds)
 
     def task_info(self, task: Task) -> dict[str, Any]:
         return _fresh_info(super().task_info(task))
@@ -241,6 +266,10 @@ class CompositeEnv(ProceduralEnv):
     def answer_text(self, task: Task) -> str | None:
         payload = task.answer
         return gold_text(payload["dataset"], payload) if isinstance(payload, dict) else None
+
+    def step_level(self, pass_rate: float, **thresholds: float) -> int | None:
+        """See ``step_level``: one level up or down from a measured pass rate."""
+        return step_level(self, pass_rate, **thresholds)
 
     def task_info(self, task: Task) -> dict[str, Any]:
         return _fresh_info(super().task_info(task))
