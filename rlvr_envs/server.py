@@ -36,7 +36,7 @@ class BadRequest(ValueError):
 def response_text(query: str, prompt: str | None) -> str:
     """The response part of an OpenRLHF query (prompt + response)."""
     if prompt and query.startswith(prompt):
-        return query[len(prompt):]
+        return query[len(prompt) :]
     return query
 
 
@@ -153,8 +153,9 @@ class RewardHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 256
 
-    def __init__(self, address: tuple[str, int], router: EnvRouter, shaping: RewardShaping | None,
-                 verbose: bool) -> None:
+    def __init__(
+        self, address: tuple[str, int], router: EnvRouter, shaping: RewardShaping | None, verbose: bool
+    ) -> None:
         super().__init__(address, _Handler)
         self.router, self.shaping, self.verbose = router, shaping, verbose
 
@@ -166,8 +167,16 @@ class RewardServer:
     blocks (the CLI). ``port=0`` picks a free port; ``url`` tells which.
     """
 
-    def __init__(self, envs: str | Any | Sequence[Any] | None = None, *, host: str = "127.0.0.1", port: int = 5000,
-                 shaping: RewardShaping | None = None, verbose: bool = False, **make_kwargs: Any) -> None:
+    def __init__(
+        self,
+        envs: str | Any | Sequence[Any] | None = None,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 5000,
+        shaping: RewardShaping | None = None,
+        verbose: bool = False,
+        **make_kwargs: Any,
+    ) -> None:
         self.router = EnvRouter(envs, make_kwargs=make_kwargs)
         self.httpd = RewardHTTPServer((host, port), self.router, shaping, verbose)
         self._thread: threading.Thread | None = None

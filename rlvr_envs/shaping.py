@@ -49,7 +49,7 @@ class RewardShaping:
 
     correctness_weight: float = 1.0
     format_weight: float = 0.0
-    prompt_format: str = "plain"
+    prompt_format: str | PromptFormat = "plain"
     l_max: int | None = None
     l_cache: int = 0
     overlong_weight: float = 1.0

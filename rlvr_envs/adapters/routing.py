@@ -133,8 +133,11 @@ class EnvRouter:
             else:
                 pending.append(
                     env.pool.submit(
-                        env.verifier, task, completion,  # type: ignore[arg-type]
-                        timeout_s=env.time_budget_s, max_completion_chars=env.max_completion_chars,
+                        env.verifier,
+                        task,
+                        completion,  # type: ignore[arg-type]
+                        timeout_s=env.time_budget_s,
+                        max_completion_chars=env.max_completion_chars,
                     )
                 )
         return [p if isinstance(p, Verdict) else p.result() for p in pending]

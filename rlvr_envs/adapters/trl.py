@@ -139,7 +139,7 @@ def reward_function(
         fmt = default.prompt_format if default is not None else make_kwargs.get("prompt_format", "plain")
         shaping = RewardShaping(
             format_weight=format_weight,
-            prompt_format=fmt,  # type: ignore[arg-type]  # get_format accepts a name or a format
+            prompt_format=fmt,  # get_format accepts a name or a format
             l_max=l_max,
             l_cache=l_cache,
             overlong_weight=overlong_weight,
@@ -202,12 +202,14 @@ def build_rows(
             raise ValueError(f"{env.env_id} is procedural: pass n (the number of rows to generate)")
         tasks = _draw(env, count, seed + k, exclude)
         for task in tasks:
-            rows.append({
-                "prompt": prompt_for(env, task, conversational),
-                ENV_COLUMN: env.env_id,
-                TASK_COLUMN: task_to_json(task),
-                "task_id": task.id,
-            })
+            rows.append(
+                {
+                    "prompt": prompt_for(env, task, conversational),
+                    ENV_COLUMN: env.env_id,
+                    TASK_COLUMN: task_to_json(task),
+                    "task_id": task.id,
+                }
+            )
     random.Random(seed).shuffle(rows)
     return rows
 

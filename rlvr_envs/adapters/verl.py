@@ -65,10 +65,16 @@ def task_for(data_source: str, ground_truth: Any, extra_info: dict[str, Any] | N
     return Task(id=task_id, prompt="", answer=answer)
 
 
-def _verdicts(data_sources: Sequence[str], solution_strs: Sequence[Any], ground_truths: Sequence[Any],
-              extra_infos: Sequence[dict[str, Any] | None]) -> list[Verdict]:
-    rows = [(ds, task_for(ds, gt, ei), sol) for ds, sol, gt, ei in zip(data_sources, solution_strs, ground_truths,
-                                                                     extra_infos)]
+def _verdicts(
+    data_sources: Sequence[str],
+    solution_strs: Sequence[Any],
+    ground_truths: Sequence[Any],
+    extra_infos: Sequence[dict[str, Any] | None],
+) -> list[Verdict]:
+    rows = [
+        (ds, task_for(ds, gt, ei), sol)
+        for ds, sol, gt, ei in zip(data_sources, solution_strs, ground_truths, extra_infos)
+    ]
     return _router().verify(rows)
 
 
@@ -81,20 +87,27 @@ def _score(verdict: Verdict) -> dict[str, Any]:
     }
 
 
-def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_info: dict[str, Any] | None = None,
-                  **_: Any) -> float:
+def compute_score(
+    data_source: str, solution_str: str, ground_truth: Any, extra_info: dict[str, Any] | None = None, **_: Any
+) -> float:
     """verl's custom reward function: the reward of one response (0.0 on a verifier error)."""
     return float(_verdicts([data_source], [solution_str], [ground_truth], [extra_info])[0].reward)
 
 
-def compute_score_detailed(data_source: str, solution_str: str, ground_truth: Any,
-                           extra_info: dict[str, Any] | None = None, **_: Any) -> dict[str, Any]:
+def compute_score_detailed(
+    data_source: str, solution_str: str, ground_truth: Any, extra_info: dict[str, Any] | None = None, **_: Any
+) -> dict[str, Any]:
     """Like ``compute_score`` but a dict (``score``, ``acc``, ``verifier_error``) verl logs per key."""
     return _score(_verdicts([data_source], [solution_str], [ground_truth], [extra_info])[0])
 
 
-def compute_score_batch(data_sources: Sequence[str], solution_strs: Sequence[str], ground_truths: Sequence[Any],
-                        extra_infos: Sequence[dict[str, Any] | None] | None = None, **_: Any) -> list[dict[str, Any]]:
+def compute_score_batch(
+    data_sources: Sequence[str],
+    solution_strs: Sequence[str],
+    ground_truths: Sequence[Any],
+    extra_infos: Sequence[dict[str, Any] | None] | None = None,
+    **_: Any,
+) -> list[dict[str, Any]]:
     """For verl's batch reward manager: every response verified in parallel through the pool."""
     extra = list(extra_infos) if extra_infos is not None else [None] * len(data_sources)
     return [_score(v) for v in _verdicts(data_sources, solution_strs, ground_truths, extra)]
@@ -104,13 +117,18 @@ def verl_rows(env: Env, tasks: Sequence[Task] | None = None, *, split: str = "tr
     """The env's tasks (or ``tasks``) as verl rows."""
     rows = []
     for index, task in enumerate(env.tasks if tasks is None else tasks):
-        rows.append({
-            "data_source": env.env_id,
-            "prompt": env.prompt_format.messages(task.prompt),
-            "ability": env.family or "rlvr",
-            "reward_model": {"style": "rule", "ground_truth": json.dumps(task.answer, ensure_ascii=False, default=str)},
-            "extra_info": {"split": split, "index": index, "task_id": task.id, "task": task_to_json(task)},
-        })
+        rows.append(
+            {
+                "data_source": env.env_id,
+                "prompt": env.prompt_format.messages(task.prompt),
+                "ability": env.family or "rlvr",
+                "reward_model": {
+                    "style": "rule",
+                    "ground_truth": json.dumps(task.answer, ensure_ascii=False, default=str),
+                },
+                "extra_info": {"split": split, "index": index, "task_id": task.id, "task": task_to_json(task)},
+            }
+        )
     return rows
 
 

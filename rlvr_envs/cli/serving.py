@@ -17,11 +17,13 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     from rlvr_envs.cli.core import _add_env_args
 
     serve = subparsers.add_parser(
-        "serve", help="HTTP reward server (OpenRLHF /get_reward protocol)",
+        "serve",
+        help="HTTP reward server (OpenRLHF /get_reward protocol)",
         description="Serve POST /get_reward (OpenRLHF remote reward protocol) for the given envs.",
     )
-    serve.add_argument("env_ids", nargs="*", metavar="ENV_ID",
-                       help="envs to serve (none: any registered id named in the labels)")
+    serve.add_argument(
+        "env_ids", nargs="*", metavar="ENV_ID", help="envs to serve (none: any registered id named in the labels)"
+    )
     serve.add_argument("--host", default="127.0.0.1", help="interface to bind (default %(default)s)")
     serve.add_argument("--port", type=int, default=5000, help="port (default %(default)s; 0 picks a free one)")
     serve.add_argument("--format-weight", type=float, default=0.0, help="add a format reward with this weight")
@@ -30,18 +32,21 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     serve.set_defaults(func=cmd_serve)
 
     train = subparsers.add_parser(
-        "train", help="train a model with the bundled GRPO/DAPO trainer (needs rlvr-trainers)",
+        "train",
+        help="train a model with the bundled GRPO/DAPO trainer (needs rlvr-trainers)",
         description="Run the bundled trainer (TRL GRPOTrainer) from a YAML config; see trainers/README.md.",
     )
     train.add_argument("--config", required=True, help="YAML config file")
-    train.add_argument("--set", nargs="*", default=[], metavar="FIELD=VALUE",
-                       help="override config fields (values parse as YAML)")
+    train.add_argument(
+        "--set", nargs="*", default=[], metavar="FIELD=VALUE", help="override config fields (values parse as YAML)"
+    )
     train.set_defaults(func=cmd_train)
 
     export = subparsers.add_parser(
-        "export", help="write an env's tasks for another trainer (verl parquet, OpenRLHF or TRL JSONL)",
+        "export",
+        help="write an env's tasks for another trainer (verl parquet, OpenRLHF or TRL JSONL)",
         description="Export tasks: verl parquet (data_source, prompt, ability, reward_model, extra_info), "
-                    "OpenRLHF JSONL (prompt, label) or TRL JSONL (prompt, env_id, task).",
+        "OpenRLHF JSONL (prompt, label) or TRL JSONL (prompt, env_id, task).",
     )
     export.add_argument("env_id", metavar="ENV_ID")
     export.add_argument("--format", choices=("verl", "openrlhf", "trl"), default="verl")
@@ -80,8 +85,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     try:
         from rlvr_trainers.train import main as train_main
     except ImportError as exc:
-        print(f"rlvr-envs train needs the rlvr-trainers distribution (pip install -e trainers): {exc}",
-              file=sys.stderr)
+        print(f"rlvr-envs train needs the rlvr-trainers distribution (pip install -e trainers): {exc}", file=sys.stderr)
         return 2
     return int(train_main(["--config", args.config, "--set", *args.set]))
 
@@ -120,5 +124,8 @@ def _row(env: Env, task: Task, fmt: str) -> dict[str, object]:
         from rlvr_envs.server import openrlhf_label
 
         return {"prompt": prompt_for(env, task, conversational=True), "label": openrlhf_label(env.env_id, task)}
-    return {"prompt": prompt_for(env, task, conversational=True), "env_id": env.env_id,
-            "task": json.loads(task.model_dump_json())}
+    return {
+        "prompt": prompt_for(env, task, conversational=True),
+        "env_id": env.env_id,
+        "task": json.loads(task.model_dump_json()),
+    }

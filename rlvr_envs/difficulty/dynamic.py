@@ -48,7 +48,8 @@ def zero_variance_groups(rewards: Sequence[float], group_size: int, atol: float 
     out = []
     for start in range(0, len(rewards), group_size):
         group = [float(r) for r in rewards[start : start + group_size]]
-        out.append(max(group) - min(group) <= atol)
+        # max/min silently skip NaN depending on its position; check it first.
+        out.append(not any(math.isnan(r) for r in group) and max(group) - min(group) <= atol)
     return out
 
 

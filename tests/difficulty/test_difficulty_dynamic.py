@@ -24,6 +24,7 @@ def test_zero_variance_groups_flags_constant_groups():
     assert zero_variance_groups([0.3, 0.3000001], 2) == [False]
     assert zero_variance_groups([0.3, 0.3000001], 2, atol=1e-6) == [True]
     assert zero_variance_groups([math.nan, math.nan], 2) == [False]  # never silently drop NaN rewards
+    assert zero_variance_groups([1.0, math.nan, math.nan, 1.0], 2) == [False, False]  # wherever the NaN sits
     assert zero_variance_groups([], 4) == []
     with pytest.raises(ValueError, match="do not split"):
         zero_variance_groups([1, 0, 1], 2)
