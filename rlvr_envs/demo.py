@@ -21,8 +21,12 @@ def tour() -> int:
 
     specs = rlvr_envs.registry.latest()
     print(f"== {len(specs)} environments registered ==")
-    rows = [[s.id, s.family, s.size_label, s.data_source or "-"] for s in specs]
-    shown = rows if len(rows) <= 25 else [*rows[:20], ["...", "", "", ""]]
+    by_family: dict[str, list[list[str]]] = {}
+    for s in specs:
+        by_family.setdefault(s.family, []).append([s.id, s.family, s.size_label, s.data_source or "-"])
+    shown: list[list[str]] = []
+    for rows in by_family.values():  # a family with many ids (reasoning-gym) is summarised
+        shown += rows if len(rows) <= 6 else [*rows[:3], [f"... and {len(rows) - 3} more", rows[0][1], "", ""]]
     print(format_table(shown, ["id", "family", "tasks", "data source"]))
     for _plugin, error in sorted(rlvr_envs.registry.plugin_errors.items()):
         print(f"warning: {error}")
