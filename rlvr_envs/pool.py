@@ -189,6 +189,23 @@ class VerificationPool:
         self._jobs.put(_Job(key, blob, task, completion, budget, max_chars, future))
         return future
 
+    def submit_many(
+        self,
+        verifier: Verifier,
+        tasks: Sequence[Task],
+        completions: Sequence[str],
+        *,
+        timeout_s: float | None = None,
+        max_completion_chars: int | None = None,
+    ) -> list[Future[Verdict]]:
+        """Queue every pair at once (so all workers get busy) and return their futures in order."""
+        if len(tasks) != len(completions):
+            raise ValueError(f"got {len(tasks)} tasks but {len(completions)} completions")
+        return [
+            self.submit(verifier, t, c, timeout_s=timeout_s, max_completion_chars=max_completion_chars)
+            for t, c in zip(tasks, completions)
+        ]
+
     def map(
         self,
         verifier: Verifier,
@@ -199,12 +216,9 @@ class VerificationPool:
         max_completion_chars: int | None = None,
     ) -> list[Verdict]:
         """Verify pairs in parallel; results come back in input order."""
-        if len(tasks) != len(completions):
-            raise ValueError(f"got {len(tasks)} tasks but {len(completions)} completions")
-        futures = [
-            self.submit(verifier, t, c, timeout_s=timeout_s, max_completion_chars=max_completion_chars)
-            for t, c in zip(tasks, completions)
-        ]
+        futures = self.submit_many(
+            verifier, tasks, completions, timeout_s=timeout_s, max_completion_chars=max_completion_chars
+        )
         return [f.result() for f in futures]
 
     async def amap(
@@ -217,15 +231,10 @@ class VerificationPool:
         max_completion_chars: int | None = None,
     ) -> list[Verdict]:
         """``map`` for asyncio code: awaits without blocking the event loop."""
-        if len(tasks) != len(completions):
-            raise ValueError(f"got {len(tasks)} tasks but {len(completions)} completions")
-        futures = [
-            asyncio.wrap_future(
-                self.submit(verifier, t, c, timeout_s=timeout_s, max_completion_chars=max_completion_chars)
-            )
-            for t, c in zip(tasks, completions)
-        ]
-        return list(await asyncio.gather(*futures))
+        futures = self.submit_many(
+            verifier, tasks, completions, timeout_s=timeout_s, max_completion_chars=max_completion_chars
+        )
+        return list(await asyncio.gather(*(asyncio.wrap_future(f) for f in futures)))
 
     def close(self) -> None:
         if self._closed:
