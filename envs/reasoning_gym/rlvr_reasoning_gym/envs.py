@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import random
 from collections import Counter
 from collections.abc import Mapping
@@ -76,13 +75,6 @@ def draw_task(name: str, level: int | None, overrides: dict[str, Any], descripti
     raise TaskGenerationError(f"{name}: no acceptable task in {MAX_REDRAWS} draws (level {level}, config {overrides})")
 
 
-def _fresh_info(info: dict[str, Any]) -> dict[str, Any]:
-    # The core copies public metadata by reference; rg_difficulty is a dict, and Gymnasium
-    # requires every reset()/step() info to be new data (a caller may mutate what it gets).
-    info["metadata"] = copy.deepcopy(info["metadata"])
-    return info
-
-
 def step_level(env: ProceduralEnv, pass_rate: float, *, raise_at: float = 0.8, lower_at: float = 0.2) -> int | None:
     """Move ``env`` one level up when ``pass_rate`` >= ``raise_at``, one down when <= ``lower_at``.
 
@@ -104,7 +96,21 @@ def step_level(env: ProceduralEnv, pass_rate: float, *, raise_at: float = 0.8, l
     return env.level
 
 
-class ReasoningGymEnv(ProceduralEnv):
+class _ReasoningGymBase(ProceduralEnv):
+    """What single-dataset and composite envs share: gold rendering and level stepping."""
+
+    public_metadata_keys: ClassVar[tuple[str, ...]] = ("dataset", "rg_difficulty")
+
+    def answer_text(self, task: Task) -> str | None:
+        payload = task.answer
+        return gold_text(payload["dataset"], payload) if isinstance(payload, dict) else None
+
+    def step_level(self, pass_rate: float, **thresholds: float) -> int | None:
+        """See ``step_level``: one level up or down from a measured pass rate."""
+        return step_level(self, pass_rate, **thresholds)
+
+
+class ReasoningGymEnv(_ReasoningGymBase):
     """Every task of one reasoning-gym dataset, seeded and unlimited.
 
     Args:
@@ -117,7 +123,6 @@ class ReasoningGymEnv(ProceduralEnv):
 
     family: ClassVar[str] = "rg"
     default_prompt_format: ClassVar[str] = "answer_tag"
-    public_metadata_keys: ClassVar[tuple[str, ...]] = ("dataset", "rg_difficulty")
 
     def __init__(
         self,
@@ -172,19 +177,8 @@ class ReasoningGymEnv(ProceduralEnv):
     def generate(self, rng: random.Random) -> Task:
         return draw_task(self.dataset, self.level, self.config_overrides, self.config, rng)
 
-    def answer_text(self, task: Task) -> str | None:
-        payload = task.answer
-        return gold_text(payload["dataset"], payload) if isinstance(payload, dict) else None
 
-    def step_level(self, pass_rate: float, **thresholds: float) -> int | None:
-        """See ``step_level``: one level up or down from a measured pass rate."""
-        return step_level(self, pass_rate, **thresholds)
-
-    def task_info(self, task: Task) -> dict[str, Any]:
-        return _fresh_info(super().task_info(task))
-
-
-class CompositeEnv(ProceduralEnv):
+class CompositeEnv(_ReasoningGymBase):
     """A weighted mixture of reasoning-gym datasets; each task is judged by its own dataset's rule.
 
     Args:
@@ -195,7 +189,6 @@ class CompositeEnv(ProceduralEnv):
 
     family: ClassVar[str] = "rg"
     default_prompt_format: ClassVar[str] = "answer_tag"
-    public_metadata_keys: ClassVar[tuple[str, ...]] = ("dataset", "rg_difficulty")
 
     def __init__(
         self,
@@ -262,14 +255,3 @@ class CompositeEnv(ProceduralEnv):
     def generate(self, rng: random.Random) -> Task:
         name = rng.choices(self._names, weights=[self.weights[n] for n in self._names])[0]
         return draw_task(name, self._level_for(name), self.overrides[name], self.configs[name], rng)
-
-    def answer_text(self, task: Task) -> str | None:
-        payload = task.answer
-        return gold_text(payload["dataset"], payload) if isinstance(payload, dict) else None
-
-    def step_level(self, pass_rate: float, **thresholds: float) -> int | None:
-        """See ``step_level``: one level up or down from a measured pass rate."""
-        return step_level(self, pass_rate, **thresholds)
-
-    def task_info(self, task: Task) -> dict[str, Any]:
-        return _fresh_info(super().task_info(task))
