@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -66,7 +67,7 @@ def _coerce(instruction_id: str, param: Param, value: Any) -> Any:
     raise InstructionError(f"{where}: unknown parameter kind {param.kind!r}")
 
 
-class Checker:
+class Checker(ABC):
     """One instruction with its arguments bound.
 
     Subclasses set ``instruction_id``, ``params`` and implement ``check``. ``short_answer``
@@ -97,11 +98,12 @@ class Checker:
         self.kwargs = values
         self.setup(**values)
 
-    def setup(self, **kwargs: Any) -> None:
+    def setup(self, **kwargs: Any) -> None:  # noqa: B027 -- optional hook; most checkers need none
         """Derive whatever ``check`` needs from the validated kwargs (may raise InstructionError)."""
 
+    @abstractmethod
     def check(self, response: str) -> bool:
-        raise NotImplementedError
+        """True when ``response`` follows the instruction."""
 
     def allows_short_answer(self) -> bool:
         """Whether a correct response to this instruction may be only a few words long."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from abc import abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -127,8 +128,9 @@ class _PresetEnv(MathDatasetEnv):
     def _load_tasks(self) -> list[Task]:
         return self._finish([self.task_from_record(i, row, source) for i, (source, row) in enumerate(self._sourced)])
 
+    @abstractmethod
     def task_from_record(self, index: int, row: Record, source: str) -> Task:
-        raise NotImplementedError
+        """Turn one source row into a Task (each preset knows its columns)."""
 
 
 def _first(row: Record, *keys: str) -> Any:
