@@ -1,4 +1,5 @@
-"""The demo's control: the same RL run with a reward that ignores the completion must not help."""
+"""The demo: from one warm start, RL with the verifier's reward must help and a random reward
+must not."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ import pytest
 
 pytest.importorskip("trl")
 
-from rlvr_trainers.demo import DemoSettings, random_reward, run_demo
+from rlvr_trainers.demo import ABSTENTION, DemoSettings, habit_pairs, random_reward, run_demo
+
+from rlvr_envs import Task
 
 
 def test_random_reward_ignores_the_completion():
@@ -17,14 +20,48 @@ def test_random_reward_ignores_the_completion():
     assert 0.35 < sum(rewards[:200]) / 200 < 0.65 and 0.35 < sum(rewards[200:]) / 200 < 0.65
 
 
-def test_control_run_with_a_random_reward_does_not_improve(tmp_path):
-    # The demo's own warm start, then a shortened schedule: fewer RL steps, fewer held-out tasks.
+class _Format:
+    @staticmethod
+    def render_answer(answer: str) -> str:
+        return f"<answer>{answer}</answer>"
+
+
+class _Env:
+    prompt_format = _Format()
+
+
+@pytest.mark.parametrize("rate", [0.25, 0.5, 0.6, 0.75])
+def test_habit_pairs_make_up_the_requested_share(rate):
+    tasks = [Task(id=str(i), prompt=f"What is {i} + 3?", answer=str(i + 3)) for i in range(400)]
+    gold = [(t.prompt, f"<answer>{t.answer}</answer>") for t in tasks]
+    abstain = habit_pairs(_Env(), tasks, rate, "abstain", lambda t: t.prompt)
+    assert {c for _, c in abstain} == {ABSTENTION}
+    share = len(abstain) / (len(abstain) + len(gold))
+    assert abs(share - rate) < 0.04, share
+    copy = habit_pairs(_Env(), tasks, rate, "copy", lambda t: t.prompt)
+    # The copied answer is the question's first number, never the sum (3 is never 0).
+    assert all(c == f"<answer>{p.split()[2]}</answer>" for p, c in copy)
+
+
+def test_habit_settings_are_checked():
+    task = [Task(id="0", prompt="What is 1 + 2?", answer="3")]
+    assert habit_pairs(_Env(), task, 0.0, "abstain", lambda t: t.prompt) == []
+    with pytest.raises(SystemExit, match="below 1"):
+        habit_pairs(_Env(), task, 1.0, "abstain", lambda t: t.prompt)
+    with pytest.raises(SystemExit, match="habit must be one of"):
+        habit_pairs(_Env(), task, 0.5, "ramble", lambda t: t.prompt)
+
+
+def test_verifier_reward_helps_and_random_reward_does_not(tmp_path):
+    # The demo's own warm start, then a shortened schedule for both runs: 40 RL steps, 64
+    # held-out tasks x 4 samples. In the full demo pass@1 has gained about 35 points by step 40.
     settings = DemoSettings(out_dir=str(tmp_path), profile_pool=64, profile_samples=4, rl_steps=40,
-                            heldout=64, eval_k=4, control_only=True)
+                            heldout=64, eval_k=4, eval_every=0, control=True)
     summary = run_demo(settings, quiet=True)
-    before, after = summary["control"]["before"], summary["control"]["after"]
-    assert before["n_tasks"] == 64
-    # The warm start must leave room to improve, or this test could not see an improvement.
-    assert before["pass@1"] < 0.8
-    # 64 tasks x 4 samples: allow sampling noise, but no gain of the size the real reward gives.
-    assert after["pass@1"] <= before["pass@1"] + 0.06, (before, after)
+    control, real = summary["control"], summary
+    assert real["before"]["n_tasks"] == 64
+    # The warm start must leave room to improve, or neither assertion could fail.
+    assert real["before"]["pass@1"] < 0.5 and control["before"]["pass@1"] < 0.5
+    # Sampling noise allowed, but no gain of the size the verifier's reward gives.
+    assert control["after"]["pass@1"] <= control["before"]["pass@1"] + 0.06, control
+    assert real["after"]["pass@1"] >= real["before"]["pass@1"] + 0.2, (real["before"], real["after"])

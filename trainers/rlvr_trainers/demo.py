@@ -1,14 +1,16 @@
 """The end-to-end demo: a tiny model learns arithmetic by RL with verifiable rewards, on a CPU.
 
 1. build a byte-level BPE tokenizer and a Llama-style model locally (no downloads);
-2. warm-start it with a short SFT on the env's gold answers, stopping early on purpose so
-   that many tasks are still failed some of the time;
+2. warm-start it with a short SFT on the env's gold answers, then a few SFT steps that teach
+   it a bad habit on most prompts (by default it declines to answer: "I am not sure."), the
+   way a cautious instruction-tuned model often arrives at RL;
 3. profile pass rates on a pool of training tasks and keep the learning band;
 4. train with the ``dapo`` preset on TRL's GRPOTrainer;
 5. evaluate pass@1 and pass@k on held-out tasks that were never in training, before and after.
 
-``--control`` repeats step 4 from the same warm start with a random reward instead of the
-verifier: it must not improve, which shows the gain comes from the reward signal.
+The control (on by default, ``--no-control`` to skip) repeats step 4 from the same warm start
+with a random reward instead of the verifier: it must not improve, which shows that the gain
+comes from the reward signal and not from training as such.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -28,16 +31,23 @@ DEFAULT_ENV = "math-arith"
 
 @dataclass
 class DemoSettings:
-    """Knobs of the demo; the defaults fit in about six minutes on two CPU cores."""
+    """Knobs of the demo; the defaults fit in about four minutes on two CPU cores.
+
+    ``habit`` is the bad habit of the warm start (``abstain`` or ``copy``), followed on a share
+    ``habit_rate`` of its answers after ``habit_steps`` SFT steps (0 steps: no habit).
+    """
 
     env: str = DEFAULT_ENV
     env_kwargs: str = '{"level": 2}'
-    prompt_format: str = "answer_tag"
+    prompt_format: str = "terse"
     out_dir: str = "runs/demo"
     seed: int = 0
-    sft_steps: int = 450
+    sft_steps: int = 900
     sft_tasks: int = 2000
     sft_lr: float = 1e-3
+    habit: str = "abstain"
+    habit_rate: float = 0.6
+    habit_steps: int = 100
     profile_pool: int = 192
     profile_samples: int = 8
     band: tuple[float, float] = (0.1, 0.9)
@@ -52,7 +62,7 @@ class DemoSettings:
     heldout: int = 128
     eval_k: int = 8
     eval_every: int = 20
-    control: bool = False
+    control: bool = True
     control_only: bool = False
 
 
@@ -82,6 +92,39 @@ def make_demo_env(settings: DemoSettings) -> Any:
                          "(pip install -e envs/math) or pass --env module:Class") from None
 
 
+def habit_pairs(env: Any, tasks: Sequence[Any], rate: float, kind: str, text: Any) -> list[tuple[str, str]]:
+    """SFT pairs that show a bad habit, to mix with the gold pairs so that a share ``rate`` of
+    the warm start's answers follow it, on every problem alike.
+
+    ``abstain``: decline to answer ("I am not sure."); ``copy``: answer with the first number
+    of the question instead of working it out.
+    """
+    if rate <= 0:
+        return []
+    if rate >= 1:
+        raise SystemExit("habit_rate must be below 1: the warm start also needs gold answers")
+    if kind not in HABITS:
+        raise SystemExit(f"habit must be one of {sorted(HABITS)}, not {kind!r}")
+    pairs = []
+    for task in tasks:
+        if kind == "abstain":
+            pairs.append((text(task), ABSTENTION))
+        elif found := _FIRST_NUMBER.search(task.prompt):
+            pairs.append((text(task), env.prompt_format.render_answer(found.group())))
+    # Whole copies plus a random remainder keep the share exact in expectation.
+    share = rate / (1 - rate)
+    whole, rest = int(share), share - int(share)
+    rng = random.Random(len(pairs))
+    return pairs * whole + [pair for pair in pairs if rng.random() < rest]
+
+
+ABSTENTION = "I am not sure."
+HABIT_WORDS = {"abstain": f"declining to answer ({ABSTENTION!r})",
+               "copy": "copying the question's first number"}
+HABITS = tuple(HABIT_WORDS)
+_FIRST_NUMBER = re.compile(r"-?\d+")
+
+
 def random_reward(seed: int) -> Any:
     """A reward that ignores the completion: a fair coin per completion (the control)."""
     rng = random.Random(seed)
@@ -99,6 +142,7 @@ def _print(msg: str) -> None:
 def run_demo(settings: DemoSettings, quiet: bool = False) -> dict[str, Any]:
     import torch
 
+    from rlvr_envs.adapters.routing import EnvRouter
     from rlvr_envs.adapters.trl import prompt_for
     from rlvr_trainers.config import TrainerConfig
     from rlvr_trainers.evaluation import evaluate, generate
@@ -131,7 +175,10 @@ def run_demo(settings: DemoSettings, quiet: bool = False) -> dict[str, Any]:
         raise SystemExit(f"{env_id} cannot render gold answers (answer_text), which the SFT warm start needs")
     _print(f"[demo] env {env_id}: {len(pairs)} SFT pairs, {len(pool)} tasks to profile, "
            f"{len(heldout)} held-out tasks (disjoint by fingerprint)")
-    tokenizer = build_tokenizer([p + c for p, c in pairs[:1000]] + [text(t) for t in heldout[:50]])
+    habit = habit_pairs(env, sft_tasks, settings.habit_rate, settings.habit, text) if settings.habit_steps > 0 else []
+    # The habit's text is in the tokenizer's corpus too, so that it is as short in tokens as an
+    # answer: otherwise the over-length penalty alone would push the policy away from it.
+    tokenizer = build_tokenizer([p + c for p, c in pairs[:1000] + habit[:100]] + [text(t) for t in heldout[:50]])
     model = build_model(tokenizer, hidden_size=settings.hidden_size, layers=settings.layers, seed=settings.seed)
     n_params = sum(p.numel() for p in model.parameters())
     _print(f"[demo] tiny Llama-style model: {n_params / 1e6:.2f} M parameters, vocabulary {len(tokenizer)}")
@@ -141,10 +188,24 @@ def run_demo(settings: DemoSettings, quiet: bool = False) -> dict[str, Any]:
                                    seed=settings.seed)
     _print(f"[demo] SFT warm start: {settings.sft_steps} steps, loss {losses[0]:.2f} -> {losses[-1]:.2f} "
            f"({time.perf_counter() - t:.0f} s)")
-
-    from rlvr_envs.adapters.routing import EnvRouter
-
+    heldout_items = [(env_id, task, text(task)) for task in heldout]
     router = EnvRouter(env)
+
+    def greedy(m: Any) -> float:
+        return evaluate(m, tokenizer, router, heldout_items, k=1, temperature=0,
+                        max_new_tokens=settings.max_new_tokens).pass_at_1
+
+    skill = evaluate(model, tokenizer, router, heldout_items, k=1, temperature=1.0,
+                     max_new_tokens=settings.max_new_tokens).pass_at_1
+    skill_greedy = greedy(model)
+    _print(f"[demo] after the gold SFT: held-out pass@1 {skill:.1%}, greedy {skill_greedy:.1%}")
+    if habit:
+        t = time.perf_counter()
+        losses = supervised_warm_start(model, tokenizer, pairs + habit, steps=settings.habit_steps,
+                                       learning_rate=settings.sft_lr, seed=settings.seed + 1)
+        _print(f"[demo] bad habit: {settings.habit_steps} SFT steps with {settings.habit_rate:.0%} of the answers "
+               f"{HABIT_WORDS[settings.habit]}, loss {losses[-1]:.2f} ({time.perf_counter() - t:.0f} s)")
+
     t = time.perf_counter()
     profile = evaluate(model, tokenizer, router, [(env_id, task, text(task)) for task in pool],
                        k=settings.profile_samples, temperature=1.0, max_new_tokens=settings.max_new_tokens)
@@ -172,16 +233,9 @@ def run_demo(settings: DemoSettings, quiet: bool = False) -> dict[str, Any]:
         device="cpu",
     )
     heldout_pairs = [(env_id, task) for task in heldout]
-    heldout_items = [(env_id, task, text(task)) for task in heldout]
-
-    def greedy(m: Any) -> float:
-        # Greedy held-out pass@1 is what sharpening alone can reach: RL at temperature 1 moves
-        # sampled pass@1 towards it, and only what the model newly learns moves it up.
-        return evaluate(m, tokenizer, router, heldout_items, k=1, temperature=0,
-                        max_new_tokens=settings.max_new_tokens).pass_at_1
-
     greedy_before = greedy(model)
     summary: dict[str, Any] = {"settings": asdict(settings), "env_id": env_id, "band_tasks": len(band),
+                               "gold_sft": {"pass@1": skill, "greedy": skill_greedy},
                                "greedy_before": greedy_before}
     if settings.control or settings.control_only:
         # The control starts from a copy of the same warm start, so both runs share their "before".
@@ -239,7 +293,7 @@ def _report(title: str, result: dict[str, Any], k: int, greedy: tuple[float, flo
            f"({(after['pass@1'] - before['pass@1']) * 100:+.1f} points)")
     _print(f"  held-out pass@{k}: {before[f'pass@{k}']:6.1%} -> {after[f'pass@{k}']:6.1%}")
     if greedy is not None:
-        _print(f"  held-out greedy pass@1: {greedy[0]:6.1%} -> {greedy[1]:6.1%} (what sharpening alone can reach)")
+        _print(f"  held-out greedy pass@1: {greedy[0]:6.1%} -> {greedy[1]:6.1%}")
 
 
 def parse_args(argv: Sequence[str] | None) -> DemoSettings:
@@ -254,7 +308,8 @@ def parse_args(argv: Sequence[str] | None) -> DemoSettings:
     parser.add_argument("--rl-steps", type=int, default=defaults.rl_steps)
     parser.add_argument("--rl-lr", type=float, default=defaults.rl_lr)
     parser.add_argument("--heldout", type=int, default=defaults.heldout)
-    parser.add_argument("--control", action="store_true", help="also run the random-reward control")
+    parser.add_argument("--control", action=argparse.BooleanOptionalAction, default=defaults.control,
+                        help="also run the random-reward control (default: on)")
     parser.add_argument("--set", nargs="*", default=[], metavar="FIELD=VALUE",
                         help="any other DemoSettings field (values parse as JSON)")
     args = parser.parse_args(argv)
