@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import pytest
@@ -188,3 +189,53 @@ def test_language_shortcuts_agree_with_langdetect() -> None:
     assert hits >= 20
     # Capitalised English is left to langdetect, which often calls it German.
     assert obvious_language("THE QUICK BROWN FOX JUMPS OVER THE LAZY DOG AND THEN IT RUNS AWAY " * 3) is None
+
+
+def _treebank_without_shortcuts(sentence: str) -> list[str]:
+    """Every Treebank rule on every chunk, none skipped: what the shortcuts must reproduce."""
+    tokens: list[str] = []
+    chunks = list(re.finditer(r"\S+", sentence))
+    for i, match in enumerate(chunks):
+        start = match.start()
+        value = ("" if start == 0 else (" " if sentence[start - 1] == " " else "\n")) + match.group(0)
+        for pattern, repl in text._TB_RULES_START:
+            value = pattern.sub(repl, value)
+        for j, (pattern, repl) in enumerate(text._TB_RULES_PUNCT):
+            if j not in (0, 5) or i == len(chunks) - 1:
+                value = pattern.sub(repl, value)
+        value = " " + value + " "
+        for pattern, repl in text._TB_RULES_END:
+            value = pattern.sub(repl, value)
+        tokens.extend(value.split())
+    return tokens
+
+
+def test_word_tokenize_shortcuts_change_no_token() -> None:
+    rows = read_jsonl("ifeval_gpt4_responses_labeled.jsonl") + read_jsonl("ifbench_responses_labeled.jsonl")
+    samples = [r["response"] for r in rows[::3]]
+    samples += [s.upper() for s in samples[::4]] + [s.replace("/", " ").lower() for s in samples[::4]]
+    samples += ["I cannot go, gonna stay. Well-known e.g. things -- 3,000 of them.", "'Tis \"quoted\" (yes)!"]
+    for sample in samples:
+        expected = [t for s in text.split_sentences(sample) for t in _treebank_without_shortcuts(s)]
+        assert text.word_tokenize(sample) == expected, sample[:80]
+
+
+def test_rule_sentence_shortcuts_change_no_sentence() -> None:
+    rows = read_jsonl("ifeval_gpt4_responses_labeled.jsonl") + read_jsonl("ifbench_responses_labeled.jsonl")
+    samples = [r["response"] for r in rows[::2]] + [
+        "Mr. Smith met Mrs. Jones at 3.5 p.m. in the U.S.A. on Main St. today... Really? Yes!",
+        "Acme Inc. He left. J. R. R. Tolkien wrote. Visit example.com now. A.B. They came.",
+    ]
+    for sample in samples:
+        value = (" " + sample + "  ").replace("\n", " ")
+        for _, pattern, repl in text._R_RULES_BEFORE_PHD:
+            value = pattern.sub(repl, value)
+        value = value.replace("Ph.D.", "Ph<prd>D<prd>")
+        for _, pattern, repl in text._R_RULES_AFTER_PHD:
+            value = pattern.sub(repl, value)
+        value = value.replace(".”", "”.").replace('."', '".').replace('!"', '"!').replace('?"', '"?')
+        value = value.replace(".", ".<stop>").replace("?", "?<stop>").replace("!", "!<stop>")
+        expected = [s.strip() for s in value.replace("<prd>", ".").split("<stop>")]
+        if expected and not expected[-1]:
+            expected.pop()
+        assert text.split_sentences_rules(sample) == expected, sample[:80]

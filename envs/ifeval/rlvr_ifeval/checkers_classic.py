@@ -293,7 +293,7 @@ class CapitalWordFrequency(Checker):
     params = (Param("capital_frequency", minimum=0), Param("capital_relation", "str", choices=RELATIONS))
 
     def check(self, response: str) -> bool:
-        found = sum(1 for token in text.word_tokenize(response) if token.isupper())
+        found = sum(map(str.isupper, text.word_tokenize(response)))
         return compare(found, self.kwargs["capital_relation"], self.kwargs["capital_frequency"])
 
 

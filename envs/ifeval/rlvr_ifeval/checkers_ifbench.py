@@ -41,6 +41,8 @@ PRONOUNS = frozenset(
     """.split()
 )
 _PRIMES = frozenset((2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97))
+_BRACKETS = re.compile(r"[()\[\]{}]")
+_QUOTES = re.compile("[\"']")
 _JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 
 
@@ -129,9 +131,9 @@ class TrigramOverlap(Checker):
         return self.kwargs["percentage"] - 2 <= overlap <= self.kwargs["percentage"] + 2
 
 
-def _char_trigrams(value: str) -> set[str]:
-    # The reference builds n-grams over characters, not words.
-    return {value[i : i + 3] for i in range(len(value) - 2)}
+def _char_trigrams(value: str) -> set[tuple[str, str, str]]:
+    # The reference builds n-grams over characters, not words (as tuples here: same sets).
+    return set(zip(value, value[1:], value[2:]))
 
 
 @register("count:numbers")
@@ -224,7 +226,7 @@ class NestedBrackets(Checker):
     def check(self, response: str) -> bool:
         stack: list[str] = []
         deepest = 0
-        for char in response:
+        for char in _BRACKETS.findall(response):  # other characters change nothing
             if char in "([{":
                 stack.append(char)
                 deepest = max(deepest, len(stack))
@@ -243,7 +245,7 @@ class NestedQuotes(Checker):
     def check(self, response: str) -> bool:
         stack: list[str] = []
         reached = depth = 0
-        for char in response:
+        for char in _QUOTES.findall(response):  # other characters change nothing
             if stack and char == stack[-1]:
                 stack.pop()
                 depth -= 1
@@ -367,7 +369,8 @@ class PronounCount(Checker):
 @register("words:odd_even_syllables")
 class AlternatingSyllables(Checker):
     def check(self, response: str) -> bool:
-        parities = [_syllables(w) % 2 for w in response.translate(_NO_PUNCT).lower().split()]
+        # Lazily: the first two neighbours of equal parity decide (the reference counts all).
+        parities = (_syllables(w) % 2 for w in response.translate(_NO_PUNCT).lower().split())
         return all(a != b for a, b in itertools.pairwise(parities))
 
 

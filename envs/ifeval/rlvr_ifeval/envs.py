@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,6 @@ def resolve_format(fmt: str | PromptFormat) -> PromptFormat:
 DEFAULT_MIN_WORDS = 5
 _THINK_RE = re.compile(r"^\s*<think>.*?</think>", re.DOTALL)
 _ANSWER_RE = re.compile(r"<answer>(.*)</answer>", re.DOTALL)
-_SPACE_RE = re.compile(r"\s+")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 MAX_CONTROL_FRACTION = 0.005
 
@@ -48,7 +48,18 @@ def canonical_answer(answer: Any) -> str:
 
 
 def _normalise(value: str) -> str:
-    return _SPACE_RE.sub(" ", value).strip().casefold()
+    # str.split() and the regex \s both split on str.isspace() characters.
+    return " ".join(value.split()).casefold()
+
+
+@lru_cache(maxsize=4096)
+def _normalised_prompts(prompt: str, prompt_format: str) -> tuple[str, ...]:
+    """The task prompt as an echo of it would start, longest first (tasks repeat in a batch)."""
+    prompts = {_normalise(prompt)}
+    fmt = PROMPT_FORMATS.get(prompt_format)
+    if fmt is not None:
+        prompts.add(_normalise(fmt.user_message(prompt)))
+    return tuple(sorted(prompts, key=len, reverse=True))
 
 
 class IFEvalVerifier(Verifier):
@@ -95,13 +106,9 @@ class IFEvalVerifier(Verifier):
         body = _normalise(response)
         if not body:
             return "empty response"
-        if len(_CONTROL_RE.findall(response)) > MAX_CONTROL_FRACTION * len(response):
+        if _CONTROL_RE.search(response) and len(_CONTROL_RE.findall(response)) > MAX_CONTROL_FRACTION * len(response):
             return "binary data, not text"
-        prompts = {_normalise(task.prompt)}
-        fmt = PROMPT_FORMATS.get(self.prompt_format)
-        if fmt is not None:
-            prompts.add(_normalise(fmt.user_message(task.prompt)))
-        for prompt in sorted(prompts, key=len, reverse=True):
+        for prompt in _normalised_prompts(task.prompt, self.prompt_format):
             if prompt and body.startswith(prompt):
                 body = body[len(prompt) :]
                 if text.count_words(body) < max(self.min_words, 1):

@@ -62,9 +62,10 @@ def build_checkers(instruction_ids: Sequence[str], kwargs: Sequence[Mapping[str,
     return [build_checker(i, k) for i, k in zip(instruction_ids, kwargs)]
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=4096)
 def cached_checkers(answer_json: str) -> tuple[Checker, ...]:
-    """Checkers for a task answer given as canonical JSON (tasks repeat across a batch)."""
+    """Checkers for a task answer given as canonical JSON (tasks repeat across a batch, and
+    a data set of a few thousand tasks is validated once per worker)."""
     import json
 
     answer = json.loads(answer_json)

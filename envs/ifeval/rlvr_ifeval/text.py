@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
 # Punkt's English model knows a few hundred abbreviations; these are the ones that occur in
 # ordinary prose. A token listed here does not end a sentence unless a common lowercase word
@@ -62,20 +63,25 @@ _COMMON_LOWER = STOPWORDS | frozenset(
 _WORD_RE = re.compile(r"\w+")
 _CANDIDATE_RE = re.compile(r"[.?!]+(?=([)\";}\]*:@'({\[])|\s+(\S+))")
 # Characters Punkt splits off the front of a token or that end a token when they follow it.
-_TOKEN_TAIL_RE = re.compile(r"[^\s?!)\";}\]*:@'({\[]*$")
+_TOKEN_TAIL_RE = re.compile(r"[^\s?!)\";}\]*:@'({\[]*")
 _NUMBER_RE = re.compile(r"^-?[.,]?\d[\d,.\-]*\.?$")
 _INITIAL_RE = re.compile(r"^[^\W\d]\.$")
 _REALIGN_RE = re.compile(r"[\"')\]}]+?(?:\s+|(?=--)|$)")
 _NEXT_TOKEN_RE = re.compile(r"^[(\"`{\[:;&#*@)}\]\-,]*(\S*?)(?=[?!)\";}\]*:@'({\[]|,|$)")
 
 
+@lru_cache(maxsize=128)
+def _word_runs(text: str) -> tuple[str, ...]:
+    return tuple(_WORD_RE.findall(text))
+
+
 def count_words(text: str) -> int:
     """Words as the reference counts them: runs of ``\\w`` characters."""
-    return len(_WORD_RE.findall(text))
+    return len(_word_runs(text))
 
 
 def word_list(text: str) -> list[str]:
-    return _WORD_RE.findall(text)
+    return list(_word_runs(text))
 
 
 def _next_word(token: str) -> str:
@@ -87,9 +93,11 @@ def _breaks_after(text: str, run_start: int, run: str, next_token: str | None, p
     """Whether the terminator run ``run`` (at ``run_start``) ends a sentence, Punkt-style."""
     if "?" in run or "!" in run:
         return True
-    before = text[:run_start]
-    tail_match = _TOKEN_TAIL_RE.search(before[-80:])
-    stem = tail_match.group(0) if tail_match else ""
+    # The token before the run: the longest suffix of (at most 80) characters that Punkt keeps
+    # in a token, read as a prefix of the reversed window (a "$"-anchored search would retry
+    # from every position).
+    window = text[max(0, run_start - 80):run_start]
+    stem = _TOKEN_TAIL_RE.match(window[::-1]).group(0)[::-1]  # type: ignore[union-attr]
     if len(run) > 1:
         # "word..." is one token ending in "..", which Punkt never breaks after; a standalone
         # "..." is an ellipsis that breaks only before a capitalised common word.
@@ -197,6 +205,41 @@ _TB_RULES_END = [
 
 
 _CHUNK_RE = re.compile(r"\S+")
+# The rules from here on split merged words ("cannot", "gonna", "'tis"); each needs one of
+# these letter sequences, so one search decides whether any of them can apply.
+_FIRST_CONTRACTION_RULE = 6
+_ANY_CONTRACTION = re.compile(r"(?i)cannot|d'ye|gimme|gonna|gotta|lemme|more'n|wanna|'tis|'twas")
+
+
+def _may_contract(value: str) -> bool:
+    # Each of those sequences has an apostrophe or a double n, m or t.
+    if "'" not in value:
+        low = value.lower()
+        if "nn" not in low and "mm" not in low and "tt" not in low:
+            return False
+    return _ANY_CONTRACTION.search(value) is not None
+
+# Characters one of which each rule needs (in the stage order of the lists above). The rules
+# that run before another only add spaces, except that a double quote becomes `` or ''.
+_START_NEEDS = ('"', "`", "\"'")
+_PUNCT_NEEDS = (".", ":,", ":,", ".", ";@#$%&", ".", "?!", "'", "*")
+_END_NEEDS = ("])(}{[<>", "-", "'", '"', "'", "'")
+_TRIGGERS = frozenset("".join(_START_NEEDS + _PUNCT_NEEDS + _END_NEEDS))
+
+
+@lru_cache(maxsize=1024)
+def _rules_for(present: frozenset[str], sentence_final: bool) -> tuple[tuple, tuple, tuple]:
+    """The Treebank rules that can match a chunk containing the trigger characters ``present``."""
+    if '"' in present:
+        present = present | {"`", "'"}
+
+    def pick(rules: list, needs: tuple[str, ...], skip: tuple[int, ...] = ()) -> tuple:
+        return tuple(rule for i, (rule, need) in enumerate(zip(rules, needs))
+                     if i not in skip and not present.isdisjoint(need))
+
+    final_only = () if sentence_final else (0, 5)
+    return (pick(_TB_RULES_START, _START_NEEDS), pick(_TB_RULES_PUNCT, _PUNCT_NEEDS, final_only),
+            pick(_TB_RULES_END[:_FIRST_CONTRACTION_RULE], _END_NEEDS))
 
 
 @lru_cache(maxsize=200_000)
@@ -208,16 +251,23 @@ def _tokenize_chunk(chunk: str, lead: str, sentence_final: bool) -> tuple[str, .
     whitespace character before the chunk); tokenizing chunk by chunk is therefore exact and
     lets common chunks be memoised across responses.
     """
+    # Only the rules whose characters occur are tried, and a rule is only run where its
+    # pattern occurs (``sub`` with a template goes through Python-level code on every call).
     value = lead + chunk
-    for pattern, repl in _TB_RULES_START:
-        value = pattern.sub(repl, value)
-    for i, (pattern, repl) in enumerate(_TB_RULES_PUNCT):
-        if i in (0, 5) and not sentence_final:
-            continue
-        value = pattern.sub(repl, value)
+    start_rules, punct_rules, end_rules = _rules_for(_TRIGGERS.intersection(value), sentence_final)
+    for pattern, repl in start_rules:
+        if pattern.search(value):
+            value = pattern.sub(repl, value)
+    for pattern, repl in punct_rules:
+        if pattern.search(value):
+            value = pattern.sub(repl, value)
     value = " " + value + " "
-    for pattern, repl in _TB_RULES_END:
-        value = pattern.sub(repl, value)
+    for pattern, repl in end_rules:
+        if pattern.search(value):
+            value = pattern.sub(repl, value)
+    if _may_contract(value):
+        for pattern, repl in _TB_RULES_END[_FIRST_CONTRACTION_RULE:]:
+            value = pattern.sub(repl, value)
     return tuple(value.split())
 
 
@@ -237,16 +287,36 @@ def _chunk_tokens(chunk: str, lead: str, sentence_final: bool) -> tuple[str, ...
     return _tokenize_chunk(chunk, lead, sentence_final)
 
 
+# A sentence of plain chunks (letters, digits and single hyphens, a comma after a chunk, a
+# period after the last) has Treebank tokens that one findall gives: no rule but the comma and
+# final-period splits applies to such chunks. Merged words ("gonna") are the exception.
+_SIMPLE_SENTENCE = re.compile(r"\s*+(?:(?:[^\W_]|-)++,?+\s++)*+(?:[^\W_]|-)++[,.]?+\s*+")
+_SIMPLE_TOKEN = re.compile(r"(?:[^\W_]|-)+|[,.]")
+_MERGED_RUN = re.compile(r"(?<![^\W_])(?:cannot|gimme|gonna|gotta|lemme|wanna)(?![^\W_])")
+
+
+def _has_merged_word(sentence: str) -> bool:
+    # Each merged word has a double n, m or t; most sentences fail that test cheaply.
+    low = sentence.lower()
+    return ("nn" in low or "mm" in low or "tt" in low) and _MERGED_RUN.search(low) is not None
+
+
 @lru_cache(maxsize=128)
 def _word_tokens(text: str) -> tuple[str, ...]:
     tokens: list[str] = []
     for sentence in split_sentences(text):
+        if _SIMPLE_SENTENCE.fullmatch(sentence) and "--" not in sentence and not _has_merged_word(sentence):
+            tokens.extend(_SIMPLE_TOKEN.findall(sentence))
+            continue
         if '"' not in sentence and "''" not in sentence:
             # Only opening quotes care which whitespace precedes a chunk.
             chunks = sentence.split()
             last = len(chunks) - 1
             for i, chunk in enumerate(chunks):
-                tokens.extend(_chunk_tokens(chunk, "", i == last))
+                if chunk.isalnum() and chunk.lower() not in _MERGED_WORDS:
+                    tokens.append(chunk)
+                else:
+                    tokens.extend(_chunk_tokens(chunk, "", i == last))
             continue
         matches = list(_CHUNK_RE.finditer(sentence))
         last = len(matches) - 1
@@ -283,21 +353,40 @@ _R_SUFFIX = re.compile(r" (Inc|Ltd|Jr|Sr|Co)[.]")
 _R_INITIAL = re.compile(r" ([A-Za-z])[.]")
 
 
+# Each rule with a cheap necessary condition: a pattern that starts with a literal period (which
+# the regex engine finds quickly), checking what precedes it with a fixed-width lookbehind. Most
+# texts fail every condition, and the rules themselves, which start with a character class,
+# would scan the text position by position.
+_R_RULES_BEFORE_PHD: tuple[tuple[re.Pattern[str], re.Pattern[str], Any], ...] = (
+    (re.compile(r"\.(?<=(?:Mr|St|Ms|Dr|rs)\.)"), _R_PREFIXES, r"\1<prd>"),
+    (_R_WEBSITES, _R_WEBSITES, r"<prd>\1"),
+    (re.compile(r"\.[0-9]"), _R_DECIMAL, r"\1<prd>\2"),
+    (re.compile(r"\.\."), _R_DOTS, lambda m: "<prd>" * len(m.group(0)) + "<stop>"),
+)
+_TWO_INITIALS_NEEDED = re.compile(r"\.[A-Za-z]\.")
+_R_RULES_AFTER_PHD: tuple[tuple[re.Pattern[str], re.Pattern[str], Any], ...] = (
+    (re.compile(r"\.(?<=\s[A-Za-z]\.) "), _R_SPACED_INITIAL, r" \1<prd> "),
+    (_TWO_INITIALS_NEEDED, _R_ACRONYM_STOP, r"\1<stop> \2"),
+    (_TWO_INITIALS_NEEDED, _R_THREE_INITIALS, r"\1<prd>\2<prd>\3<prd>"),
+    (_TWO_INITIALS_NEEDED, _R_TWO_INITIALS, r"\1<prd>\2<prd>"),
+    (re.compile(r"\.(?<= (?:Inc|Ltd)\.)|\.(?<= (?:Jr|Sr|Co)\.)"), _R_SUFFIX_STOP, r" \1<stop> \2"),
+    (re.compile(r"\.(?<= (?:Inc|Ltd)\.)|\.(?<= (?:Jr|Sr|Co)\.)"), _R_SUFFIX, r" \1<prd>"),
+    (re.compile(r"\.(?<= [A-Za-z]\.)"), _R_INITIAL, r" \1<prd>"),
+)
+
+
 @lru_cache(maxsize=128)
 def _rule_sentences(value: str) -> tuple[str, ...]:
     value = (" " + value + "  ").replace("\n", " ")
-    value = _R_PREFIXES.sub(r"\1<prd>", value)
-    value = _R_WEBSITES.sub(r"<prd>\1", value)
-    value = _R_DECIMAL.sub(r"\1<prd>\2", value)
-    value = _R_DOTS.sub(lambda m: "<prd>" * len(m.group(0)) + "<stop>", value)
+    # Most rules find nothing in a given text; a search is much cheaper than a ``sub`` whose
+    # template is expanded by Python-level code.
+    for needed, pattern, repl in _R_RULES_BEFORE_PHD:
+        if needed.search(value) and pattern.search(value):
+            value = pattern.sub(repl, value)
     value = value.replace("Ph.D.", "Ph<prd>D<prd>")
-    value = _R_SPACED_INITIAL.sub(r" \1<prd> ", value)
-    value = _R_ACRONYM_STOP.sub(r"\1<stop> \2", value)
-    value = _R_THREE_INITIALS.sub(r"\1<prd>\2<prd>\3<prd>", value)
-    value = _R_TWO_INITIALS.sub(r"\1<prd>\2<prd>", value)
-    value = _R_SUFFIX_STOP.sub(r" \1<stop> \2", value)
-    value = _R_SUFFIX.sub(r" \1<prd>", value)
-    value = _R_INITIAL.sub(r" \1<prd>", value)
+    for needed, pattern, repl in _R_RULES_AFTER_PHD:
+        if needed.search(value) and pattern.search(value):
+            value = pattern.sub(repl, value)
     value = value.replace(".”", "”.").replace('."', '".').replace('!"', '"!').replace('?"', '"?')
     value = value.replace(".", ".<stop>").replace("?", "?<stop>").replace("!", "!<stop>")
     value = value.replace("<prd>", ".")
