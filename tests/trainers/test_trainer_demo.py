@@ -62,6 +62,10 @@ def test_verifier_reward_helps_and_random_reward_does_not(tmp_path):
     assert real["before"]["n_tasks"] == 64
     # The warm start must leave room to improve, or neither assertion could fail.
     assert real["before"]["pass@1"] < 0.5 and control["before"]["pass@1"] < 0.5
-    # Sampling noise allowed, but no gain of the size the verifier's reward gives.
-    assert control["after"]["pass@1"] <= control["before"]["pass@1"] + 0.06, control
-    assert real["after"]["pass@1"] >= real["before"]["pass@1"] + 0.2, (real["before"], real["after"])
+    control_gain = control["after"]["pass@1"] - control["before"]["pass@1"]
+    real_gain = real["after"]["pass@1"] - real["before"]["pass@1"]
+    # A random reward's updates are noise: the answer-or-decline choice drifts a few points
+    # either way (-9 to +7 over 120 steps in the README's seeds), never by the verifier's gain.
+    assert control_gain <= 0.10, control
+    assert real_gain >= 0.20, (real["before"], real["after"])
+    assert real_gain >= control_gain + 0.15

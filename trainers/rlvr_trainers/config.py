@@ -68,7 +68,10 @@ FIELD_DOCS: dict[str, str] = {
     "mask_truncated_completions": "Leave completions cut at max_new_tokens out of the loss (DAPO overlong filtering).",
     "pass_rate_band": "Keep only tasks whose stored pass rate lies in [lo, hi] (needs profile).",
     "profile": "Path of the pass-rate store written by `rlvr-envs profile` (used with pass_rate_band).",
-    "dynamic_sampling": "Drop groups whose rewards are all equal from the loss (DAPO); default from the preset.",
+    "dynamic_sampling": ("Replace groups whose rewards are all equal by fresh ones and drop those left (DAPO); "
+                         "default from the preset."),
+    "refill_rounds": ("With dynamic sampling, rounds of fresh prompts drawn per step to replace flat groups "
+                      "(0: only drop them; single process only)."),
     "curriculum": "Level curriculum for procedural envs: {target: [lo, hi], window: N}; None for off.",
     "train_size": "Number of training prompts to build (default: prompts_per_step x max_steps, capped by data).",
     "eval_size": "Held-out tasks (never in the training set) used for pass@1 during and after training.",
@@ -123,6 +126,7 @@ class TrainerConfig:
     pass_rate_band: tuple[float, float] | None = None
     profile: str | None = None
     dynamic_sampling: bool | None = None
+    refill_rounds: int = 2
     curriculum: dict[str, Any] | None = None
     train_size: int | None = None
     eval_size: int = 64
@@ -200,7 +204,7 @@ class TrainerConfig:
                 raise ConfigError(f"{name}: must be a positive integer, got {value!r}")
         if self.num_generations < 2:
             raise ConfigError("num_generations: group advantages need at least 2 completions per prompt")
-        for name in ("eval_size", "eval_every"):
+        for name in ("eval_size", "eval_every", "refill_rounds"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 0:
                 raise ConfigError(f"{name}: must be a non-negative integer, got {value!r}")

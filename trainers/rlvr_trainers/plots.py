@@ -37,7 +37,8 @@ def plot_metrics(records: list[dict[str, Any]], path: Path, before: dict[str, An
     ax.set_xlabel("step")
 
     ax = axes[1][0]
-    ax.plot(steps, [r.get("frac_groups_dropped") or 0.0 for r in records], label="dropped (dynamic sampling)")
+    ax.plot(steps, [r.get("frac_groups_refilled") or 0.0 for r in records], label="replaced by fresh prompts")
+    ax.plot(steps, [r.get("frac_groups_dropped") or 0.0 for r in records], label="dropped (still equal)")
     ax.plot(steps, [r.get("frac_reward_zero_std") or 0.0 for r in records], label="zero-variance", alpha=0.6)
     ax.set_ylim(0, 1)
     ax.legend()

@@ -1,7 +1,8 @@
 """Run a ``TrainerConfig`` on TRL's ``GRPOTrainer``, adding what TRL lacks.
 
 Added on top of TRL: env-backed reward functions (verification in the core pool, ``None`` on
-verifier errors), DAPO dynamic sampling (zero-variance groups leave the loss), a held-out
+verifier errors), DAPO dynamic sampling (groups whose rewards are all equal are replaced by
+groups of fresh prompts, and those still equal leave the loss), a held-out
 split never seen in training with pass@1 every N steps, JSONL metrics, PNG curves, a level
 curriculum for procedural envs, and CPU/GPU defaults that need no accelerate config.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import random
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -104,9 +106,12 @@ def make_trainer_class() -> type:
     class RLVRGRPOTrainer(GRPOTrainer):
         """GRPOTrainer whose zero-variance groups can be dropped from the loss (DAPO)."""
 
-        def __init__(self, *args: Any, dynamic_sampling: bool = False, **kwargs: Any) -> None:
+        def __init__(self, *args: Any, dynamic_sampling: bool = False, refill_rounds: int = 0,
+                     **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self.dynamic_sampling = dynamic_sampling
+            self.refill_rounds = refill_rounds
+            self._refill_rng = random.Random(self.args.seed + 7919)
             self._last_rewards: torch.Tensor | None = None
             self.rlvr_history: list[dict[str, float]] = []
 
@@ -126,23 +131,61 @@ def make_trainer_class() -> type:
             self._last_rewards = rewards_per_func
             return rewards_per_func
 
-        def _generate_and_score_completions(self, inputs):  # type: ignore[override]
-            output = super()._generate_and_score_completions(inputs)
-            if not self.model.training or self._last_rewards is None:
-                return output
+        def _flat_groups(self) -> torch.Tensor:
+            """Per group of the last scored batch: whether all its rewards are equal."""
             from rlvr_envs.difficulty.dynamic import zero_variance_groups
 
+            if self._last_rewards is None:
+                raise RuntimeError("no rewards scored yet")
             weights = self.reward_weights.to(self._last_rewards.device).unsqueeze(0)
             rewards = (self._last_rewards * weights).nansum(dim=1)
             # Rows every reward function left out (None) stay NaN, so their group is kept, not dropped.
             rewards[torch.isnan(self._last_rewards).all(dim=1)] = float("nan")
-            # A group whose rewards are all equal has zero advantage everywhere: it carries no
-            # gradient, but under token-level losses it still dilutes the normaliser.
             flat = torch.tensor(zero_variance_groups(rewards.tolist(), self.num_generations, atol=1e-6))
-            flat &= ~torch.isnan(rewards).view(-1, self.num_generations).any(dim=1).cpu()
-            fraction = flat.float().mean().item()
-            self._metrics["train"]["frac_groups_dropped"].append(fraction if self.dynamic_sampling else 0.0)
-            if self.dynamic_sampling and flat.any():
+            return flat & ~torch.isnan(rewards).view(-1, self.num_generations).any(dim=1).cpu()
+
+        def _fresh_rows(self, n_groups: int) -> list[Any]:
+            data = self.train_dataset
+            picks = [self._refill_rng.randrange(len(data)) for _ in range(n_groups)]
+            return [data[i] for i in picks for _ in range(self.num_generations)]
+
+        def _refill(self, output: dict[str, Any], flat: torch.Tensor) -> tuple[dict[str, Any], torch.Tensor, int]:
+            """DAPO's over-sampling: up to ``refill_rounds`` rounds of fresh prompts replace flat groups."""
+            from rlvr_trainers.refill import can_refill, replace_groups
+
+            replaced = 0
+            # Several processes would each have to agree on which groups to redraw; one does not.
+            if self.accelerator.num_processes != 1 or not can_refill(output):
+                return output, flat, replaced
+            for _ in range(self.refill_rounds):
+                targets = flat.nonzero().flatten().tolist()
+                if not targets:
+                    break
+                fresh = super()._generate_and_score_completions(self._fresh_rows(len(targets)))
+                sources = (~self._flat_groups()).nonzero().flatten().tolist()
+                pairs = list(zip(targets, sources))
+                if pairs:
+                    output = replace_groups(output, fresh, [t for t, _ in pairs], [s for _, s in pairs],
+                                            self.num_generations, self.processing_class.pad_token_id)
+                    flat[[t for t, _ in pairs]] = False
+                    replaced += len(pairs)
+            return output, flat, replaced
+
+        def _generate_and_score_completions(self, inputs):  # type: ignore[override]
+            output = super()._generate_and_score_completions(inputs)
+            if not self.model.training or self._last_rewards is None:
+                return output
+            flat = self._flat_groups()
+            replaced = 0
+            if self.dynamic_sampling and flat.any() and self.refill_rounds > 0:
+                output, flat, replaced = self._refill(output, flat)
+            n_groups = flat.numel()
+            self._metrics["train"]["frac_groups_refilled"].append(replaced / n_groups)
+            self._metrics["train"]["frac_groups_dropped"].append(
+                flat.float().mean().item() if self.dynamic_sampling else 0.0)
+            if self.dynamic_sampling and (flat.any() or replaced):
+                # A group whose rewards are all equal has zero advantage everywhere: it carries no
+                # gradient, but under token-level losses it still dilutes the normaliser.
                 keep_all = (~flat).repeat_interleave(self.num_generations)
                 n_local = output["completion_ids"].size(0)
                 start = self.accelerator.process_index * n_local
@@ -204,6 +247,7 @@ def make_metrics_callback(config: TrainerConfig, held: _Held, tokenizer: Any, lo
                 "reward_mean": logs.get("reward"),
                 "reward_std": logs.get("reward_std"),
                 "frac_groups_dropped": logs.get("frac_groups_dropped", 0.0),
+                "frac_groups_refilled": logs.get("frac_groups_refilled", 0.0),
                 "frac_reward_zero_std": logs.get("frac_reward_zero_std"),
                 "mean_completion_length": logs.get("completions/mean_length"),
                 "loss": logs.get("loss"),
@@ -329,7 +373,7 @@ def run(config: TrainerConfig, *, model: Any = None, tokenizer: Any = None,
     trainer = trainer_cls(
         model=model, reward_funcs=list(reward_funcs), args=args, train_dataset=train_dataset,
         processing_class=tokenizer, callbacks=[callback],
-        dynamic_sampling=bool(config.resolved("dynamic_sampling")),
+        dynamic_sampling=bool(config.resolved("dynamic_sampling")), refill_rounds=config.refill_rounds,
     )
     # Our callback draws one compact progress bar; TRL's own printers would dump every log dict.
     from transformers.trainer_callback import PrinterCallback, ProgressCallback
