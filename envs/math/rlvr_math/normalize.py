@@ -11,6 +11,9 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+from rlvr_math.tokens import ArithmeticReader
+from rlvr_math.tokens import Refused as _Refused
+
 MAX_SYMBOLIC_CHARS = 600
 """Answers longer than this are compared as strings only (no real answer is that long)."""
 
@@ -40,7 +43,11 @@ _DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|°|\\degree\b")
 _BRACED_COMMA = re.compile(r"(?<=\d)\s*\{\s*,\s*\}\s*(?=\d)")
 _SHORT_SQRT = re.compile(r"\\sqrt\s*(\d)")
 _SHORT_FRAC = re.compile(r"\\frac\s*(\d)\s*(\d)")
-_DOUBLE_BACKSLASH_COMMAND = re.compile(r"\\\\(?=(?:[dtc]?frac|sqrt|boxed|text|pi|cdot|times)(?![a-z]))")
+# Answers copied from escaped strings double every backslash (\\frac). Three backslashes are a
+# matrix row break before a command (1\\\frac12), so a backslash before the pair rules it out.
+_DOUBLE_BACKSLASH_COMMAND = re.compile(
+    r"(?<!\\)\\\\(?=(?:[dtc]?frac|sqrt|boxed|text|pi|cdot|times|left|right)(?![a-z]))"
+)
 _WHITESPACE = re.compile(r"\s+")
 
 
@@ -163,14 +170,12 @@ def _decimal(text: str) -> Fraction | None:
         return None
 
 
-class _Refused(Exception):
-    """The text is not simple exact arithmetic (or would cost too much to evaluate)."""
 
 
 _TOKEN = re.compile(r"\s*(\d+\.?\d*|\.\d+|\\frac|\\binom|\\cdot|\\times|\\div|\*\*|[-+*/^!(){}\[\]])")
 
 
-class _Evaluator:
+class _Evaluator(ArithmeticReader):
     """Recursive-descent evaluation of integer/fraction arithmetic written in LaTeX or ASCII.
 
     Grammar: expr = term (('+'|'-') term)*; term = unary (('*'|'/'|'\\cdot'|...) unary)*;
@@ -180,39 +185,7 @@ class _Evaluator:
     """
 
     def __init__(self, text: str) -> None:
-        self.tokens: list[str] = []
-        pos = 0
-        while pos < len(text):
-            match = _TOKEN.match(text, pos)
-            if match is None:
-                if text[pos:].strip():
-                    raise _Refused(text[pos:])
-                break
-            self.tokens.append(match.group(1))
-            pos = match.end()
-        self.i = 0
-
-    def run(self) -> Fraction:
-        value = self.expr()
-        if self.i != len(self.tokens):
-            raise _Refused("trailing tokens")
-        return value
-
-    def peek(self) -> str | None:
-        return self.tokens[self.i] if self.i < len(self.tokens) else None
-
-    def take(self, expected: str | None = None) -> str:
-        token = self.peek()
-        if token is None or (expected is not None and token != expected):
-            raise _Refused(f"expected {expected}")
-        self.i += 1
-        return token
-
-    def expr(self) -> Fraction:
-        value = self.term()
-        while self.peek() in ("+", "-"):
-            value = value + self.term() if self.take() == "+" else value - self.term()
-        return value
+        super().__init__(text, _TOKEN)
 
     def term(self) -> Fraction:
         value = self.unary()
@@ -222,15 +195,6 @@ class _Evaluator:
             value = value / right if op in ("/", "\\div") else value * right
             _check_size(value)
         return value
-
-    def unary(self) -> Fraction:
-        if self.peek() == "-":
-            self.take()
-            return -self.unary()
-        if self.peek() == "+":
-            self.take()
-            return self.unary()
-        return self.power()
 
     def power(self) -> Fraction:
         base = self.postfix()

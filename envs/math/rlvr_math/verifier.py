@@ -20,6 +20,20 @@ def _cached_gold(answer: str | int) -> Answer | None:
     return gold_answer(answer)
 
 
+def clear_caches() -> None:
+    """Forget every cached gold answer, LaTeX parse and computed value.
+
+    The caches are bounded LRUs (a few thousand entries each); this is for benchmarks that
+    must verify each case from scratch, and for callers that want the memory back.
+    """
+    from rlvr_math.closed_form import closed_form_value
+    from rlvr_math.equivalence import _parsed
+    from rlvr_math.rational import parse_rational
+
+    for cache in (_cached_gold, _parsed, closed_form_value, parse_rational):
+        cache.cache_clear()
+
+
 class MathVerifier(Verifier):
     """Scores 1 when the completion's final answer is equivalent to the task's answer.
 
