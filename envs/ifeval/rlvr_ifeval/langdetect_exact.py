@@ -10,16 +10,20 @@ runs the same algorithm on the same data:
   expressions; characters are normalised by ``str.translate`` through a memo of langdetect's
   own ``NGram.normalize``.
 * N-grams: the same ordered list, built for all positions at once with arrays (see
-  ``ngram_rows``); n-grams are looked up as integer keys in a hash table over the profiles,
-  or in small direct tables when the normalised text is ASCII (letters and spaces only).
-  The profiles are stored sparsely (about 2 of 55 languages per n-gram).
+  ``ngram_rows``) from langdetect's character normalisation tabulated for the Basic
+  Multilingual Plane; n-grams are looked up as integer keys in a hash table over the
+  profiles, or in small direct tables when the normalised text is ASCII (letters and spaces
+  only). The profiles are a dense matrix, a row per n-gram.
 * Random walk: the seeded generator's 32-bit outputs are drawn once per process, so the
   ``choice`` draws (rejection sampling on ``n.bit_length()`` bits) and ``gauss`` values are
-  read off that stream instead of being drawn one call at a time. Probabilities are updated
-  with numpy in the same order of IEEE operations (sequential products between
-  normalisations, normalisation by the same left-to-right ``sum``), so every probability is
-  bit-identical to langdetect's. Trials stop early once the leader cannot be overtaken by the
-  trials left.
+  read off that stream instead of being drawn one call at a time. ``detect`` runs each trial
+  as ``langdetect_walk.walk`` (a few array operations a trial, the same stop step as
+  langdetect, probabilities equal up to rounding) and replays borderline trials, and texts
+  whose leader is within rounding of a tie, exactly: with numpy in the same order of IEEE
+  operations (sequential products between normalisations, normalisation by the same
+  left-to-right ``sum``), so every probability is bit-identical to langdetect's
+  (``probabilities(text, exact=True)``). Trials stop early once the leader cannot be
+  overtaken by the trials left.
 
 ``self_check()`` compares the stream emulation with Python's ``random`` at first use; if a
 future Python changes ``choice`` or ``gauss``, the caller falls back to langdetect itself.
@@ -33,13 +37,19 @@ import re
 import threading
 from typing import Any
 
+from rlvr_ifeval import langdetect_walk
+
 _SEED = 0
 _MAX_CHAR_MEMO = 20_000
+_BMP = 0x10000
 # langdetect never draws more than n_trial * (ITERATION_LIMIT + 1) n-grams plus two gauss
 # pairs per two trials; with rejection sampling that is at most a few tens of thousands of
 # 32-bit words. The stream grows on demand if a text ever needs more.
 _INITIAL_STREAM_WORDS = 1 << 16
 _FIRST_CHUNK_STEPS = 96
+# The walk's probabilities differ from langdetect's by rounding (about 1e-12, at most 1e-7):
+# a leader this close to a tie or to the 0.1 reporting threshold is recomputed exactly.
+_LABEL_MARGIN = 1e-6
 _EMPTY_KEY = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
 _VECTOR_PROBES = 2
@@ -98,23 +108,21 @@ class _Engine:
         self.prob_threshold = Detector.PROB_THRESHOLD
         self.n_trial = 7  # Detector's default n_trial
         self.lock = threading.Lock()
-        # The profiles, a row per n-gram, stored sparsely (an n-gram has probabilities for
-        # about 2 of the 55 languages: 2 MB instead of a 38 MB matrix), and an open-addressing
-        # hash table from n-gram keys to rows, probed with array operations.
+        # The profiles as a dense matrix, a row per n-gram (38 MB; langdetect's own dict of
+        # Python floats, which the factory keeps, is several times larger): the walk reads
+        # a row per step, and gathering dense rows is far cheaper than expanding sparse ones.
         grams = list(self.table)
-        languages, probabilities, row_starts = [], [], [0]
-        for gram in grams:
-            for language, probability in enumerate(self.table[gram]):
-                if probability:
-                    languages.append(language)
-                    probabilities.append(probability)
-            row_starts.append(len(languages))
-        self.row_languages = np.array(languages, dtype=np.intp)
-        self.row_probabilities = np.array(probabilities, dtype=np.float64)
-        self.row_starts = np.array(row_starts, dtype=np.intp)
+        self.profiles = np.array([self.table[gram] for gram in grams], dtype=np.float64)
+        self.profiles.setflags(write=False)
+        # An open-addressing hash table from n-gram keys to rows, probed with array operations.
         self._build_gram_table([_gram_key(g) for g in grams])
         self._build_ascii_tables(grams)
         self.kinds = _CharKinds()
+        # langdetect's character normalisation and ``isupper`` for the whole Basic Multilingual
+        # Plane, computed once (about 0.15 s): fixed tables, independent of any text.
+        self.bmp_normal = np.array([ord(NGram.normalize(chr(c))) for c in range(_BMP)], dtype=np.uint32)
+        self.bmp_upper = np.array([chr(c).isupper() for c in range(_BMP)], dtype=bool)
+        self.ascii_normal = str.maketrans({c: chr(self.bmp_normal[c]) for c in range(128)})
         self.rng = random.Random(_SEED)
         self.stream = np.empty(0, dtype=np.int64)
         self._extend_stream(_INITIAL_STREAM_WORDS)
@@ -173,10 +181,37 @@ class _Engine:
         if "  " in text:
             text = _SPACES.sub(" ", text)
         if not ascii_only:
-            latin = len(_LATIN.findall(text))
-            if latin * 2 < len(_NON_LATIN.findall(text)):
+            # Counted on code points: [A-z] is U+0041-U+007A; "non-Latin" is U+0300 and above
+            # outside Latin Extended Additional (U+1E00-U+1EFF), as langdetect's regex says.
+            points = self.np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=self.np.uint32)
+            latin = int(self.np.count_nonzero((points >= 0x41) & (points <= 0x7A)))
+            non_latin = int(self.np.count_nonzero((points >= 0x300) & ((points < 0x1E00) | (points > 0x1EFF))))
+            if latin * 2 < non_latin:
                 text = _LATIN.sub("", text)
         return text
+
+    def _normalised_points(self, padded: str) -> tuple[Any, Any]:
+        """Code points of ``padded`` after langdetect's character normalisation, and which of
+        them are capitals (``isupper``)."""
+        np = self.np
+        if padded.isascii():
+            # ASCII normalises to ASCII letters and spaces, where only A-Z are capitals.
+            normal = np.frombuffer(padded.translate(self.ascii_normal).encode("ascii"), dtype=np.uint8)
+            return normal, (normal >= ord("A")) & (normal <= ord("Z"))
+        points = np.frombuffer(padded.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        if points.max() < _BMP:
+            normal = self.bmp_normal[points]
+            if normal.max() < _BMP:
+                return normal, self.bmp_upper[normal]
+        # Beyond the Basic Multilingual Plane (emoji, rare scripts): memoised per character.
+        if len(self.chars) > _MAX_CHAR_MEMO:
+            self.chars = _CharNormaliser(self.normalize)
+        if len(self.kinds) > _MAX_CHAR_MEMO:
+            self.kinds = _CharKinds()
+        normalised = padded.translate(self.chars)
+        normal = np.frombuffer(normalised.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        upper = np.frombuffer(normalised.translate(self.kinds).encode("ascii"), dtype=np.uint8) == ord("U")
+        return normal, upper
 
     def ngram_rows(self, text: str) -> Any:
         """Detector._extract_ngrams, as profile rows, in langdetect's order.
@@ -189,17 +224,13 @@ class _Engine:
         the profiles. The same grams are built here for all positions at once.
         """
         np = self.np
-        if len(self.chars) > _MAX_CHAR_MEMO:
-            self.chars = _CharNormaliser(self.normalize)
-        if len(self.kinds) > _MAX_CHAR_MEMO:
-            self.kinds = _CharKinds()
-        padded = " " + self.prepared_text(text).translate(self.chars)
-        positions = len(padded) - 1
+        normal, upper = self._normalised_points(" " + self.prepared_text(text))
+        positions = len(normal) - 1
         if positions < 1:
             return np.empty(0, dtype=np.intp)
-        if padded.isascii():
+        if normal.max() < 128:
             # Normalised ASCII text holds only letters and spaces: index small direct tables.
-            codes = self.ascii_codes[np.frombuffer(padded.encode("ascii"), dtype=np.uint8)]
+            codes = self.ascii_codes[normal]
             pairs = codes[:-1] * _ASCII_SYMBOLS + codes[1:]
             rows = np.empty((positions, 3), dtype=np.intp)
             rows[:, 0] = self.ascii_rows[0][codes[1:]]
@@ -208,15 +239,14 @@ class _Engine:
             rows[1:, 2] = self.ascii_rows[2][pairs[:-1] * _ASCII_SYMBOLS + codes[2:]]
         else:
             # Code points + 1, so that the keys of 1-, 2- and 3-grams fall in disjoint ranges.
-            points = np.frombuffer(padded.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.uint64) + 1
+            points = normal.astype(np.uint64) + 1
             keys = np.empty((positions, 3), dtype=np.uint64)
             keys[:, 0] = points[1:]
             keys[:, 1] = (points[:-1] << 21) | points[1:]
             keys[0, 2] = 0  # no 3-gram at the first position; key 0 is no n-gram
             keys[1:, 2] = (points[:-2] << 42) | (points[1:-1] << 21) | points[2:]
             rows = self._rows_of(keys.ravel()).reshape(positions, 3)
-        kinds = np.frombuffer(padded.translate(self.kinds).encode("ascii"), dtype=np.uint8)
-        space, upper = kinds == ord("S"), kinds == ord("U")
+        space = normal == ord(" ")
         capitals = upper[1:] & upper[:-1]
         rows[space[1:] | capitals, 0] = -1
         rows[(space[1:] & space[:-1]) | capitals, 1] = -1
@@ -285,41 +315,56 @@ class _Engine:
 
     def profile_rows(self, rows: Any) -> Any:
         """The dense profile rows (n-gram probabilities for each language) of ``rows``."""
-        np = self.np
-        starts, ends = self.row_starts[rows], self.row_starts[rows + 1]
-        counts = ends - starts
-        dense = np.zeros((len(rows), self.n_langs))
-        # Positions of every stored entry of the wanted rows, row after row.
-        offsets = np.repeat(starts - (np.cumsum(counts) - counts), counts) + np.arange(int(counts.sum()))
-        dense[np.repeat(np.arange(len(rows)), counts), self.row_languages[offsets]] = self.row_probabilities[offsets]
-        return dense
+        return self.profiles[rows]
 
     # -- detection --------------------------------------------------------------------------
-    def detect(self, text: str) -> str | None:
-        """langdetect's label for ``text`` with seed 0; None where it finds no features."""
-        total = self.probabilities(text, early_stop=True)
+    def detect(self, text: str, *, exact: bool = False) -> str | None:
+        """langdetect's label for ``text`` with seed 0; None where it finds no features.
+
+        By default the trials run as ``langdetect_walk.walk`` (the same stop steps, hence the
+        same draws, with probabilities equal up to rounding); where the final leader is within
+        rounding of a tie or of langdetect's 0.1 reporting threshold the text is replayed
+        exactly. ``exact=True`` always replays langdetect's arithmetic bit for bit.
+        """
+        total = self.probabilities(text, early_stop=True, exact=exact)
         if total is None:
             return None
+        if not exact:
+            second, first = self.np.partition(total, -2)[-2:]
+            if first - second <= _LABEL_MARGIN or abs(first - self.prob_threshold) <= _LABEL_MARGIN:
+                total = self.probabilities(text, early_stop=True, exact=True)
         best = int(self.np.argmax(total))
         if total[best] <= self.prob_threshold:
             return "unknown"
         return self.langs[best]
 
-    def probabilities(self, text: str, *, early_stop: bool = False) -> Any:
-        """langdetect's ``langprob`` vector (bit for bit), or None without features.
+    def probabilities(self, text: str, *, early_stop: bool = False, exact: bool = True,
+                      trace: list | None = None) -> Any:
+        """langdetect's ``langprob`` vector, or None without features: bit for bit with
+        ``exact``, else up to rounding (see ``detect``).
 
         With ``early_stop`` the trials stop once the leader cannot be overtaken by the trials
         left (each adds at most 1/n_trial to any language); the leader is then final but the
-        vector partial.
+        vector partial. ``trace`` receives (steps, stream position after, walked) per trial,
+        where walked says the vectorised walk decided the trial.
         """
         np = self.np
         gram_rows = self.ngram_rows(text)
         n = len(gram_rows)
         if n == 0:
             return None
-        # The text's own profile rows as a small dense matrix that the trials read.
-        distinct, gram_rows = np.unique(gram_rows, return_inverse=True)
-        profiles = self.profile_rows(distinct)
+        if exact:
+            profiles = self.profiles
+
+            def take(pos: int, count: int) -> tuple[Any, Any]:
+                draws, word_pos = self._draws(pos, n, count)
+                return profiles[gram_rows[draws]], word_pos
+            margin = 1e-9
+        else:
+            draws = langdetect_walk.Draws(self, gram_rows, n)
+            take = draws.take
+            # Above the walk's rounding, so that an early stop is certain for langdetect too.
+            margin = _LABEL_MARGIN
         n_trial = self.n_trial
         total = np.zeros(self.n_langs)
         pos = 0
@@ -332,41 +377,45 @@ class _Engine:
             else:
                 gauss, cached_gauss = cached_gauss, None
             weight = (self.alpha + gauss * self.alpha_width) / self.base_freq
-            prob, steps, pos = self._trial(profiles, gram_rows, n, pos, weight, chunk)
+            walked = None if exact else langdetect_walk.walk(self, draws, pos, weight, chunk)
+            prob, steps, pos = walked or self._trial(take, pos, weight, chunk)
+            if trace is not None:
+                trace.append((steps, pos, walked is not None))
             # Trials of one text tend to take similar numbers of steps.
             chunk = max(16, steps + 10)
             total += prob / n_trial
             if early_stop and trial < n_trial:
                 second, first = np.partition(total, -2)[-2:]
-                if first - second > (n_trial - trial) / n_trial + 1e-9:
+                if first - second > (n_trial - trial) / n_trial + margin:
                     break
         return total
 
-    def _trial(self, profiles: Any, gram_rows: Any, n: int, pos: int, weight: float,
-               chunk: int) -> tuple[Any, int, int]:
-        """One trial of the random walk from stream word ``pos``: the normalised
-        probabilities, the number of steps taken and the stream position after them."""
+    def _trial(self, take: Any, pos: int, weight: float, chunk: int) -> tuple[Any, int, int]:
+        """One trial of the random walk from stream word ``pos``, in langdetect's exact order
+        of operations: the normalised probabilities, the number of steps taken and the stream
+        position after them. ``take(pos, count)`` gives the profile rows of the next ``count``
+        draws and the stream position each consumed."""
         np = self.np
         multiply = np.multiply.reduce
         divide = np.divide
         limit, threshold = self.iteration_limit, self.conv_threshold
         steps = min(chunk, limit + 1)
-        draws, word_pos = self._draws(pos, n, steps)
+        rows, word_pos = take(pos, steps)
         # factors[s + 1] is step s's factor. Before the product over steps a..b, row a (step
         # a-1's factor, already used) receives the normalised probabilities, so one reduction
         # multiplies in exactly langdetect's order: ((prob * f_a) * f_a+1) ... * f_b.
         factors = np.empty((steps + 1, self.n_langs))
-        np.add(weight, profiles[gram_rows[draws]], out=factors[1:])
+        np.add(weight, rows, out=factors[1:])
         factors[0] = 1.0 / self.n_langs
         start = end = 0
         while True:
             if end >= steps:
                 # Not converged within the chunk: draw a longer one (the same draws first).
                 slot = factors[start].copy()
-                steps = min(4 * steps, limit + 1)
-                draws, word_pos = self._draws(pos, n, steps)
+                steps = min(max(4 * steps, end + 1), limit + 1)
+                rows, word_pos = take(pos, steps)
                 factors = np.empty((steps + 1, self.n_langs))
-                np.add(weight, profiles[gram_rows[draws]], out=factors[1:])
+                np.add(weight, rows, out=factors[1:])
                 factors[start] = slot
             prob = multiply(factors[start:end + 2], 0)
             values = prob.tolist()
@@ -389,8 +438,6 @@ def _gram_key(gram: str) -> int:
 
 _SPACES = re.compile(" {2,}")
 _LATIN = re.compile("[A-z]")
-# Characters at or above U+0300 outside "Latin Extended Additional" (U+1E00-U+1EFF).
-_NON_LATIN = re.compile("[\u0300-\u1dff\u1f00-\U0010ffff]")
 
 _ENGINE: _Engine | None = None
 _ENGINE_LOCK = threading.Lock()

@@ -66,8 +66,8 @@ def obvious_language(text: str) -> str | None:
     words = _ASCII_WORD.findall(text.lower())
     if len(words) < 20:
         return None
-    stop = sum(1 for w in words if w in STOPWORDS)
-    markers = sum(1 for w in words if w in _ENGLISH_MARKERS)
+    stop = sum(map(STOPWORDS.__contains__, words))
+    markers = sum(map(_ENGLISH_MARKERS.__contains__, words))
     if stop >= 0.35 * len(words) and markers >= 0.08 * len(words):
         return "en"
     return None
