@@ -138,11 +138,11 @@ def run_pool(items, side: int, workers: int) -> tuple[float, list[bool]]:
         by_verifier: dict[int, list[int]] = {}
         for index, item in enumerate(items):
             by_verifier.setdefault(id(item[side]), []).append(index)
-        # Start the workers and load every verifier before timing (imports are not budgeted),
-        # on a neutral task: running the measured items here would warm caches for the timing.
-        neutral = Task(id="load", prompt="", answer="1")
+        # Start the workers and load every verifier in each before timing (imports and a
+        # verifier's own load-time warm-up are not budgeted), on an empty completion: running the
+        # measured items here would warm caches for the timing.
         for indexes in by_verifier.values():
-            pool.map(items[indexes[0]][side], [neutral] * workers, ["\\boxed{1}"] * workers)
+            pool.preload(items[indexes[0]][side])
         start = time.perf_counter()
         futures = [pool.submit(item[side], item[2], item[3]) for item in items]
         passed = [f.result().passed for f in futures]
@@ -151,19 +151,17 @@ def run_pool(items, side: int, workers: int) -> tuple[float, list[bool]]:
 
 def hostile_latency(workers: int, budget: float) -> list[tuple[str, float, str, float, str]]:
     task = Task(id="h", prompt="", answer="42")
-    rows = []
-    with VerificationPool(workers) as pool:
-        ours, peer = MathVerifier(time_budget_s=budget), MathVerifyPeer()
-        for verifier in (ours, peer):
-            pool.map(verifier, [task] * workers, ["\\boxed{42}"] * workers, timeout_s=budget)
-        for name, completion in HOSTILE.items():
-            results = []
-            for verifier in (ours, peer):
+    results: dict[str, list[tuple[float, str]]] = {name: [] for name in HOSTILE}
+    # One pool per verifier, as a user runs one: a worker the peer's timeout kills restarts
+    # and reloads, and that wait must not be charged to the other verifier's next call.
+    for verifier in (MathVerifier(time_budget_s=budget), MathVerifyPeer()):
+        with VerificationPool(workers) as pool:
+            pool.preload(verifier)
+            for name, completion in HOSTILE.items():
                 start = time.perf_counter()
                 verdict = pool.submit(verifier, task, completion, timeout_s=budget).result()
-                results.append((time.perf_counter() - start, verdict.reason.value))
-            rows.append((name, results[0][0], results[0][1], results[1][0], results[1][1]))
-    return rows
+                results[name].append((time.perf_counter() - start, verdict.reason.value))
+    return [(name, ours[0], ours[1], peer[0], peer[1]) for name, (ours, peer) in results.items()]
 
 
 def accuracy(items, passed: list[bool]) -> float:

@@ -44,6 +44,8 @@ class _Job:
     max_chars: int
     future: Future[Verdict]
     started: bool = False
+    barrier: threading.Barrier | None = None
+    """Set for ``preload`` jobs: a slot runs one alone, then waits until every slot has run one."""
 
 
 class WorkerDied(Exception):
@@ -157,6 +159,7 @@ class VerificationPool:
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._blobs: OrderedDict[int, tuple[Verifier, str, bytes]] = OrderedDict()
         self._blob_lock = threading.Lock()
+        self._barriers: set[threading.Barrier] = set()
         self._closed = False
         self.stats = {"timeouts": 0, "crashes": 0, "restarts": 0}
         self._threads = [
@@ -221,6 +224,36 @@ class VerificationPool:
         )
         return [f.result() for f in futures]
 
+    def preload(self, verifier: Verifier, timeout_s: float = _STARTUP_TIMEOUT_S) -> None:
+        """Start every worker and load ``verifier`` in each, before any work is queued.
+
+        Loading (imports, a verifier's own warm-up in ``__setstate__``) never counts against a
+        call's budget, but without this the first calls a worker receives wait for it. Each
+        worker also runs the verifier once on an empty completion. Blocks until all have.
+        """
+        if self._closed:
+            raise RuntimeError("the verification pool is closed")
+        key, blob = self._pickled(verifier)
+        barrier = threading.Barrier(self.workers, timeout=timeout_s)
+        probe = Task(id="preload", prompt="", answer="")
+        futures: list[Future[Verdict]] = []
+        with self._blob_lock:
+            self._barriers.add(barrier)
+        try:
+            for _ in range(self.workers):
+                future: Future[Verdict] = Future()
+                self._jobs.put(
+                    _Job(
+                        key, blob, probe, "", self.default_timeout_s, self.max_completion_chars, future, barrier=barrier
+                    )
+                )
+                futures.append(future)
+            for future in futures:
+                future.result(timeout=timeout_s)
+        finally:
+            with self._blob_lock:
+                self._barriers.discard(barrier)
+
     async def amap(
         self,
         verifier: Verifier,
@@ -240,6 +273,9 @@ class VerificationPool:
         if self._closed:
             return
         self._closed = True
+        with self._blob_lock:
+            for barrier in self._barriers:
+                barrier.abort()  # a slot waiting in preload must not hold up closing
         for _ in self._threads:
             self._jobs.put(None)
         for thread in self._threads:
@@ -275,8 +311,9 @@ class VerificationPool:
                     return
                 batch = [first]
                 # Pipelining: take what is already queued and send it in one message. Verdicts
-                # stream back one by one, so each job still gets its own budget.
-                while len(batch) < self.max_batch:
+                # stream back one by one, so each job still gets its own budget. A preload job
+                # runs alone, so that each slot takes exactly one.
+                while first.barrier is None and len(batch) < self.max_batch:
                     try:
                         more = self._jobs.get_nowait()
                     except queue.Empty:
@@ -284,12 +321,20 @@ class VerificationPool:
                     if more is None:
                         stopping = True
                         break
+                    if more.barrier is not None:
+                        self._jobs.put(more)  # for another slot, or this one once its batch is done
+                        break
                     batch.append(more)
                 runnable = [job for job in batch if job.started or job.future.set_running_or_notify_cancel()]
                 for job in runnable:
                     job.started = True
                 if runnable:
                     worker = self._run_batch(worker, runnable)
+                if first.barrier is not None:
+                    try:
+                        first.barrier.wait()
+                    except threading.BrokenBarrierError:
+                        pass  # preload timed out or the pool is closing
         finally:
             if worker is not None:
                 worker.close()

@@ -103,3 +103,31 @@ def test_closed_pool_refuses_work(tasks):
     p.close()
     with pytest.raises(RuntimeError, match="closed"):
         p.submit(AddVerifier(), tasks[0], "x")
+
+
+def test_preload_loads_the_verifier_in_every_worker_before_work_arrives(tmp_path, tasks):
+    from tests.helpers.toy import LoadRecordingVerifier
+
+    log = tmp_path / "loads.txt"
+    verifier = LoadRecordingVerifier(str(log), warm_up_s=0.3)
+    with VerificationPool(3) as fresh:
+        fresh.preload(verifier)
+        loaded = log.read_text().split()
+        # One load in each of the three workers (pipelining alone would send the first queued
+        # calls to one worker and leave the others to load later, inside the measured work).
+        assert len(loaded) == 3 and len(set(loaded)) == 3
+        start = time.perf_counter()
+        verdicts = fresh.map(verifier, tasks, [gold(t) for t in tasks])
+        assert all(v.passed for v in verdicts)
+        assert time.perf_counter() - start < 0.3 * 3, "calls after preload waited for a load"
+        assert log.read_text().split() == loaded, "no worker loaded the verifier a second time"
+
+
+def test_preload_then_close_does_not_hang_and_a_closed_pool_refuses_preload(tasks):
+    pool = VerificationPool(2)
+    pool.preload(AddVerifier())
+    start = time.perf_counter()
+    pool.close()
+    assert time.perf_counter() - start < 5
+    with pytest.raises(RuntimeError, match="closed"):
+        pool.preload(AddVerifier())

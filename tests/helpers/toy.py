@@ -64,3 +64,22 @@ class ToyListEnv(DatasetEnv):
 
     def answer_text(self, task: Task) -> str:
         return str(task.answer)
+
+
+class LoadRecordingVerifier(AddVerifier):
+    """Appends its worker's pid to ``path`` whenever it is loaded (unpickled), after a slow
+    warm-up: for checking which workers a pool has loaded it in."""
+
+    def __init__(self, path: str, warm_up_s: float = 0.0) -> None:
+        super().__init__()
+        self.path = path
+        self.warm_up_s = warm_up_s
+
+    def __setstate__(self, state: dict) -> None:
+        import os
+        import time
+
+        self.__dict__.update(state)
+        time.sleep(self.warm_up_s)
+        with open(self.path, "a", encoding="utf-8") as fh:
+            fh.write(f"{os.getpid()}\n")

@@ -312,14 +312,29 @@ _WARM_UP_PAIRS = (
     ("(x+1)^2", "x^2+2x+1"),
 )
 _WARM_UP_SYMBOLIC = ("\\tan^2(y)+1", "\\sec^2(y)")  # parse, compare and simplify (sympy imports more on first use)
+# Generic answer shapes (not taken from any benchmark) parsed once at load: the LaTeX parser
+# builds its prediction cache (ANTLR's DFA) shape by shape, about 0.1 s for each new kind of
+# construct, so a fresh worker would otherwise pay it on its first real answers, inside their
+# budgets. Load time is not budgeted by the pool.
+_WARM_UP_SHAPES = (
+    "\\frac{a+b}{c-d}", "\\sqrt[3]{x^2+1}", "\\sum_{k=0}^{n-1} a_k b_{n-k}", "\\int_0^1 x^2\\,dx",
+    "\\left(\\frac{1}{2}, -\\frac{3}{4}\\right)", "[0, \\infty)", "(-\\infty, 2] \\cup (3, 5)",
+    "\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}", "y = -\\frac{1}{2}x + \\frac{3}{4}",
+    "x^2/4 + y^2/3 = 1", "2\\sin(x)\\cos(x)", "\\log_2 8 + \\ln(e^2)", "\\binom{10}{3}\\cdot 5!",
+    "\\{1, 2, 3\\}", "f(x) = 3x^2 - 2x + 1", "\\pi r^2 h", "x_{1}=2, x_{2}=-3", "a \\le b < c",
+    "\\frac{\\sqrt{3}}{2} + i\\frac{1}{2}", "10^{\\frac{-5+\\sqrt{13}}{6}}", "e^{i\\pi} + 1", "|x-1| + |y|",
+    "\\dfrac{7}{3}\\text{ cm}", "45^\\circ", "\\tan^{-1}(x)", "\\lim_{x\\to 0} \\frac{\\sin x}{x}",
+)
 _warmed = False
 
 
 def warm_up() -> None:
-    """Import sympy, mpmath and math-verify, and run the symbolic step once.
+    """Import sympy, mpmath and math-verify, run the symbolic step once and parse a set of
+    generic answer shapes (``_WARM_UP_SHAPES``).
 
-    Costs about a second once per process (sympy's import and the parser's set-up). Kept
-    small on purpose: a worker killed at its budget pays it again when it restarts. The
+    Costs about 3-4 seconds once per process (sympy's import, the parser's set-up and its
+    prediction cache); a worker killed at its budget pays it again when it restarts, at load
+    time, which the pool does not count against any budget. The
     pairs are decided by the fast paths in ``answers_match``, so the symbolic step is called
     directly as well, on a pair that needs ``simplify`` (whose first call imports more of
     sympy). Never raises: a broken install shows up later as verdicts.
@@ -333,6 +348,8 @@ def warm_up() -> None:
             answers_match(gold, pred)
         gold, pred = _WARM_UP_SYMBOLIC
         _symbolic(gold, pred, MatchConfig(), False, False, [gold], [pred])
+        for shape in _WARM_UP_SHAPES:
+            _parsed(f"\\boxed{{{shape}}}")
     except Exception:
         return
     _parsed.cache_clear()  # keep the cache for real answers
