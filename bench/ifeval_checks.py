@@ -27,7 +27,6 @@ When the peer cannot be loaded at all the script says so and compares with a nai
 from __future__ import annotations
 
 import argparse
-import functools
 import importlib
 import json
 import subprocess
@@ -141,13 +140,16 @@ def main() -> None:
                   *timed(ours_pass(language_only), args.seconds)))
     from rlvr_ifeval import langdetect_exact
 
-    # The same checks with every trial replayed in langdetect's exact arithmetic instead of
-    # the vectorised walk (same labels; shows what the walk saves).
+    # The same checks without numba's compiled walk (langdetect_jit): the numpy paths a
+    # machine without numba runs (same labels; shows what compiling the walk saves).
     engine = langdetect_exact.engine()
-    engine.detect = functools.partial(type(engine).detect, engine, exact=True)
-    table.append(("rlvr_ifeval, exact walk (bit for bit)", "IFEval+IFBench, the 3 language-detection ids",
+    compiled = engine.compiled
+    engine.compiled = False
+    table.append(("rlvr_ifeval, numpy walk (no numba)", "IFEval+IFBench, the 3 language-detection ids",
                   *timed(ours_pass(language_only), args.seconds)))
-    del engine.detect
+    engine.compiled = compiled
+    if not compiled:
+        print("(numba is not installed: every rlvr_ifeval row used the numpy walk)")
     from rlvr_ifeval.language import langdetect_language
 
     def langdetect_pass() -> int:

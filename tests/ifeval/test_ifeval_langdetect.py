@@ -104,7 +104,7 @@ def _generated_texts(count: int) -> list[str]:
 
 def _trials(engine, text: str, exact: bool) -> list[tuple[int, int]]:
     trace: list = []
-    engine.probabilities(text, exact=exact, trace=trace)
+    engine.probabilities(text, exact=exact, compiled=False, trace=trace)
     return [(steps, pos) for steps, pos, _ in trace]
 
 
@@ -116,9 +116,9 @@ def test_walk_stops_where_langdetect_stops_on_every_shared_text() -> None:
     walked = trials = 0
     for index, text in enumerate(texts):
         exact_trace: list = []
-        exact = engine.probabilities(text, exact=True, trace=exact_trace)
+        exact = engine.probabilities(text, exact=True, compiled=False, trace=exact_trace)
         trace: list = []
-        fast = engine.probabilities(text, exact=False, trace=trace)
+        fast = engine.probabilities(text, exact=False, compiled=False, trace=trace)
         if exact is None:
             assert fast is None, text[:60]
             continue
@@ -135,8 +135,8 @@ def test_walk_stops_where_langdetect_stops_on_every_shared_text() -> None:
 @pytest.mark.parametrize("bad", ["\x00" * 50, "\ufffe\uffff" * 100, "😀" * 3000, "a\u0301" * 500, "Ω" * 10_000])
 def test_walk_agrees_on_hostile_text(bad: str) -> None:
     engine = langdetect_exact.engine()
-    if engine.probabilities(bad, exact=True) is None:
-        assert engine.probabilities(bad, exact=False) is None
+    if engine.probabilities(bad, exact=True, compiled=False) is None:
+        assert engine.probabilities(bad, exact=False, compiled=False) is None
         return
     assert _trials(engine, bad, exact=False) == _trials(engine, bad, exact=True)
     assert engine.detect(bad) == langdetect_language(bad)
@@ -152,11 +152,11 @@ def test_borderline_trials_are_replayed_exactly(monkeypatch) -> None:
     replayed = 0
     for text in _shared_texts(60):
         trace: list = []
-        fast = engine.probabilities(text, exact=False, trace=trace)
+        fast = engine.probabilities(text, exact=False, compiled=False, trace=trace)
         assert all(steps == engine.iteration_limit + 1 for steps, _, walked in trace if walked)
         if not any(walked for _, _, walked in trace):
             replayed += 1
-            assert fast.tolist() == engine.probabilities(text, exact=True).tolist()
+            assert fast.tolist() == engine.probabilities(text, exact=True, compiled=False).tolist()
     assert replayed > 10
 
 
@@ -217,3 +217,24 @@ def test_walk_follows_a_plain_scripted_trial() -> None:
             prob, steps, pos = result
             assert (steps, pos) == (exact_steps, exact_pos)
             assert abs(prob - exact_prob).max() < 1e-9
+
+
+# -- the compiled loop (langdetect_jit) ------------------------------------------------------
+
+
+def test_compiled_walk_is_bit_identical_to_the_numpy_replay() -> None:
+    from rlvr_ifeval import langdetect_jit
+
+    if langdetect_jit.KERNEL is None:
+        pytest.skip("numba is not installed")
+    engine = langdetect_exact.engine()
+    for text in [*_all_shared_texts()[::3], *_generated_texts(200), *EDGE_TEXTS]:
+        compiled_trace: list = []
+        compiled = engine.probabilities(text, trace=compiled_trace, compiled=True)
+        numpy_trace: list = []
+        reference = engine.probabilities(text, exact=True, trace=numpy_trace, compiled=False)
+        if reference is None:
+            assert compiled is None, text[:60]
+            continue
+        assert compiled_trace == numpy_trace, text[:60]
+        assert compiled.tolist() == reference.tolist(), text[:60]

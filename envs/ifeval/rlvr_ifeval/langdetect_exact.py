@@ -37,7 +37,7 @@ import re
 import threading
 from typing import Any
 
-from rlvr_ifeval import langdetect_walk
+from rlvr_ifeval import langdetect_jit, langdetect_walk
 
 _SEED = 0
 _MAX_CHAR_MEMO = 20_000
@@ -113,6 +113,7 @@ class _Engine:
         # a row per step, and gathering dense rows is far cheaper than expanding sparse ones.
         grams = list(self.table)
         self.profiles = np.array([self.table[gram] for gram in grams], dtype=np.float64)
+        self.compiled = langdetect_jit.KERNEL is not None
         self.profiles.setflags(write=False)
         # An open-addressing hash table from n-gram keys to rows, probed with array operations.
         self._build_gram_table([_gram_key(g) for g in grams])
@@ -329,7 +330,7 @@ class _Engine:
         total = self.probabilities(text, early_stop=True, exact=exact)
         if total is None:
             return None
-        if not exact:
+        if not exact and not self.compiled:
             second, first = self.np.partition(total, -2)[-2:]
             if first - second <= _LABEL_MARGIN or abs(first - self.prob_threshold) <= _LABEL_MARGIN:
                 total = self.probabilities(text, early_stop=True, exact=True)
@@ -339,7 +340,7 @@ class _Engine:
         return self.langs[best]
 
     def probabilities(self, text: str, *, early_stop: bool = False, exact: bool = True,
-                      trace: list | None = None) -> Any:
+                      trace: list | None = None, compiled: bool | None = None) -> Any:
         """langdetect's ``langprob`` vector, or None without features: bit for bit with
         ``exact``, else up to rounding (see ``detect``).
 
@@ -353,7 +354,13 @@ class _Engine:
         n = len(gram_rows)
         if n == 0:
             return None
-        if exact:
+        # The compiled loop is exact, so it serves both modes; ``compiled=False`` keeps the
+        # numpy paths (they are the reference the compiled loop is tested against).
+        compiled = self.compiled if compiled is None else compiled and self.compiled
+        if compiled:
+            gram_rows = self.np.ascontiguousarray(gram_rows, dtype=self.np.int64)
+            margin = 1e-9
+        elif exact:
             profiles = self.profiles
 
             def take(pos: int, count: int) -> tuple[Any, Any]:
@@ -377,8 +384,12 @@ class _Engine:
             else:
                 gauss, cached_gauss = cached_gauss, None
             weight = (self.alpha + gauss * self.alpha_width) / self.base_freq
-            walked = None if exact else langdetect_walk.walk(self, draws, pos, weight, chunk)
-            prob, steps, pos = walked or self._trial(take, pos, weight, chunk)
+            if compiled:
+                walked = None
+                prob, steps, pos = self._trial_compiled(gram_rows, n, pos, weight, chunk)
+            else:
+                walked = None if exact else langdetect_walk.walk(self, draws, pos, weight, chunk)
+                prob, steps, pos = walked or self._trial(take, pos, weight, chunk)
             if trace is not None:
                 trace.append((steps, pos, walked is not None))
             # Trials of one text tend to take similar numbers of steps.
@@ -389,6 +400,23 @@ class _Engine:
                 if first - second > (n_trial - trial) / n_trial + margin:
                     break
         return total
+
+    def _trial_compiled(self, gram_rows: Any, n: int, pos: int, weight: float,
+                        chunk: int) -> tuple[Any, int, int]:
+        """``_trial`` through numba's compiled loop (``langdetect_jit``): the same result, bit
+        for bit, for the same draws."""
+        np = self.np
+        limit = self.iteration_limit
+        prob = np.full(self.n_langs, 1.0 / self.n_langs)
+        done, steps = 0, min(chunk, limit + 1)
+        while True:
+            draws, word_pos = self._draws(pos, n, steps)
+            k = langdetect_jit.KERNEL(self.profiles, gram_rows, draws[done:], done, weight, self.conv_threshold,
+                                      limit, prob)
+            if k >= 0:
+                end = done + k
+                return prob, end + 1, int(word_pos[end]) + 1
+            done, steps = steps, min(4 * steps, limit + 1)
 
     def _trial(self, take: Any, pos: int, weight: float, chunk: int) -> tuple[Any, int, int]:
         """One trial of the random walk from stream word ``pos``, in langdetect's exact order
