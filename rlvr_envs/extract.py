@@ -33,10 +33,11 @@ class Extraction:
     method: str
 
 
-def _balanced_span(text: str, open_index: int) -> str | None:
-    """Content of the brace group opening at ``open_index``, or None if it never closes."""
+def balanced_group(text: str, open_index: int, window: int = MAX_ANSWER_CHARS + 2) -> tuple[str, int] | None:
+    """The content of the brace group opening at ``open_index`` and the index just after it,
+    or None if it does not close within ``window`` characters (escaped braces do not nest)."""
     depth = 0
-    limit = min(len(text), open_index + MAX_ANSWER_CHARS + 2)
+    limit = min(len(text), open_index + window)
     i = open_index
     while i < limit:
         ch = text[i]
@@ -48,7 +49,7 @@ def _balanced_span(text: str, open_index: int) -> str | None:
         elif ch == "}":
             depth -= 1
             if depth == 0:
-                return text[open_index + 1 : i]
+                return text[open_index + 1 : i], i + 1
         i += 1
     return None
 
@@ -63,8 +64,8 @@ def last_boxed(text: str) -> str | None:
     while j < len(text) and text[j] == " ":
         j += 1
     if j < len(text) and text[j] == "{":
-        content = _balanced_span(text, j)
-        return content.strip() if content is not None else None
+        group = balanced_group(text, j)
+        return group[0].strip() if group is not None else None
     if j > i:  # "\boxed 5": the command applied to a single token
         token = re.match(r"[^\s$]+", text[j : j + MAX_ANSWER_CHARS])
         return token.group(0) if token else None

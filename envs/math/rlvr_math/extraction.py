@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rlvr_envs.extract import METHODS, answer_is, extract_answer
+from rlvr_envs.extract import METHODS, answer_is, balanced_group, extract_answer
 
 MAX_BOXES = 20
 _BOX_COMMANDS = ("\\boxed", "\\fbox")
@@ -51,26 +51,6 @@ class Answer:
     is_set: bool = False
 
 
-def _read_group(text: str, open_index: int) -> tuple[str, int] | None:
-    """The brace group opening at ``open_index`` and the index after it, or None."""
-    depth = 0
-    limit = min(len(text), open_index + 10_000)
-    i = open_index
-    while i < limit:
-        ch = text[i]
-        if ch == "\\" and i + 1 < limit and text[i + 1] in "{}":
-            i += 2
-            continue
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return text[open_index + 1 : i], i + 1
-        i += 1
-    return None
-
-
 def _box_at(text: str, start: int) -> tuple[str, int] | None:
     """Content and end of the box whose command starts at ``start``."""
     for cmd in _BOX_COMMANDS:
@@ -79,7 +59,7 @@ def _box_at(text: str, start: int) -> tuple[str, int] | None:
             while j < len(text) and text[j] == " ":
                 j += 1
             if j < len(text) and text[j] == "{":
-                return _read_group(text, j)
+                return balanced_group(text, j, window=10_000)
     return None
 
 
