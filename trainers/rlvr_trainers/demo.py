@@ -233,7 +233,8 @@ def run_demo(settings: DemoSettings, quiet: bool = False) -> dict[str, Any]:
         device="cpu",
     )
     heldout_pairs = [(env_id, task) for task in heldout]
-    greedy_before = greedy(model)
+    # Without a habit the model is the one just evaluated after the gold SFT.
+    greedy_before = greedy(model) if habit else skill_greedy
     summary: dict[str, Any] = {"settings": asdict(settings), "env_id": env_id, "band_tasks": len(band),
                                "gold_sft": {"pass@1": skill, "greedy": skill_greedy},
                                "greedy_before": greedy_before}

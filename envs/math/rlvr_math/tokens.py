@@ -4,7 +4,7 @@ closed-form constants, rational expressions)."""
 from __future__ import annotations
 
 import re
-from abc import abstractmethod
+from abc import ABC, abstractmethod
 from typing import Any
 
 
@@ -45,7 +45,7 @@ class TokenCursor:
             raise Refused("trailing tokens")
 
 
-class ArithmeticReader(TokenCursor):
+class ArithmeticReader(TokenCursor, ABC):
     """A reader that evaluates as it parses: ``expr = term (('+'|'-') term)*`` and
     ``unary = ('+'|'-') unary | power``; subclasses define ``term`` and ``power`` over their
     own value type (exact fractions, high-precision floats)."""
