@@ -161,6 +161,7 @@ def test_docker_backend_skips_without_an_engine():
 
     ok, why = docker_available()
     if not ok:
+        # The container program itself is tested under bubblewrap in test_code_docker_harness.py.
         pytest.skip(f"no Docker engine here: {why}")
     with DockerSandbox() as box:  # pragma: no cover - needs an engine
         verifier = CodeVerifier(backend="docker")
