@@ -8,7 +8,7 @@ import time
 
 import pytest
 from rlvr_ifeval import instruction_ids, text
-from rlvr_ifeval.base import REGISTRY, InstructionError
+from rlvr_ifeval.base import REGISTRY, InstructionError, compile_keyword
 from rlvr_ifeval.language import detect_language
 from rlvr_ifeval.scoring import build_checker, evaluate, loose_variants
 
@@ -218,6 +218,7 @@ def test_word_tokenize_shortcuts_change_no_token() -> None:
     for sample in samples:
         expected = [t for s in text.split_sentences(sample) for t in _treebank_without_shortcuts(s)]
         assert text.word_tokenize(sample) == expected, sample[:80]
+        assert list(text.iter_word_tokens(sample)) == expected, sample[:80]
 
 
 def test_rule_sentence_shortcuts_change_no_sentence() -> None:
@@ -239,3 +240,27 @@ def test_rule_sentence_shortcuts_change_no_sentence() -> None:
         if expected and not expected[-1]:
             expected.pop()
         assert text.split_sentences_rules(sample) == expected, sample[:80]
+
+
+@pytest.mark.parametrize(
+    ("words", "response", "followed"),
+    [
+        (["cat", "dog"], "A Dog barked.", False),
+        (["cat", "dog"], "Dogs and cats everywhere.", True),  # word-bounded: plurals differ
+        (["a|b", "zebra"], "xb is here", False),  # the reference's precedence: \ba|b\b
+        (["a|b", "zebra"], "xyz", True),
+        (["c++", "dog"], "I write c++ daily", False),  # a possessive repeat in Python 3.11: matches "c"
+        (["(x", "dog"], "say (x now", True),  # invalid regex taken literally: \b before "(" fails here
+        (["(x", "dog"], "a(x now", False),
+        (["(a)\\1", "dog"], "aa here", False),  # a group: searched one by one
+        (["x[", "dog"], "text x[ more", True),
+        (["hello world", "dog"], "say HELLO WORLD", False),
+    ],
+)
+def test_forbidden_words_as_one_search_match_one_by_one(words: list[str], response: str, followed: bool) -> None:
+    checker = build_checker("keywords:forbidden_words", {"forbidden_words": words})
+    one_by_one = not any(
+        compile_keyword("keywords:forbidden_words", w, word_bounded=True).search(response) for w in words
+    )
+    assert checker.check(response) is followed
+    assert one_by_one is followed

@@ -54,6 +54,16 @@ class ForbiddenWords(Checker):
     def setup(self, forbidden_words: list[str], **_: Any) -> None:
         words = sorted(set(forbidden_words))
         self.patterns = [compile_keyword(self.instruction_id, w, word_bounded=True) for w in words]
+        if len(self.patterns) > 1 and not any(p.groups for p in self.patterns):
+            # One search for all the words: an alternation of the (grouped) patterns matches
+            # somewhere exactly when one of them does. Not with groups: backreferences would
+            # point at another word's group.
+            try:
+                combined = re.compile("|".join(f"(?:{p.pattern})" for p in self.patterns), flags=re.IGNORECASE)
+            except re.error:
+                pass
+            else:
+                self.patterns = [combined]
 
     def check(self, response: str) -> bool:
         return not any(p.search(response) for p in self.patterns)

@@ -279,7 +279,7 @@ class RepeatSpanInclusive(Checker):
 @register("format:title_case")
 class TitleCase(Checker):
     def check(self, response: str) -> bool:
-        for word in text.word_tokenize(response):
+        for word in text.iter_word_tokens(response):
             if not word or not word[0].isalpha():
                 continue
             if len(word) == 1:
@@ -309,5 +309,6 @@ class NoWhitespace(Checker):
 @register("words:start_verb")
 class StartsWithVerb(Checker):
     def check(self, response: str) -> bool:
-        tokens = text.word_tokenize(response)
+        # Only the first two tokens matter; the rest of the text is not tokenized.
+        tokens = list(itertools.islice(text.iter_word_tokens(response), 2))
         return bool(tokens) and starts_with_verb(tokens)

@@ -16,6 +16,7 @@ behaviour those checkers rely on with plain regular expressions:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
@@ -70,8 +71,15 @@ _REALIGN_RE = re.compile(r"[\"')\]}]+?(?:\s+|(?=--)|$)")
 _NEXT_TOKEN_RE = re.compile(r"^[(\"`{\[:;&#*@)}\]\-,]*(\S*?)(?=[?!)\";}\]*:@'({\[]|,|$)")
 
 
+# ASCII text: every character that is not ``\w`` becomes a space, so ``bytes.split`` gives the
+# runs of ``\w`` characters (the same words as ``_WORD_RE.findall``, several times faster).
+_ASCII_NON_WORD_TO_SPACE = bytes(c if c < 128 and (chr(c).isalnum() or c == ord("_")) else 32 for c in range(256))
+
+
 @lru_cache(maxsize=128)
 def _word_runs(text: str) -> tuple[str, ...]:
+    if text.isascii():
+        return tuple(text.encode("ascii").translate(_ASCII_NON_WORD_TO_SPACE).decode("ascii").split())
     return tuple(_WORD_RE.findall(text))
 
 
@@ -305,31 +313,43 @@ def _has_merged_word(sentence: str) -> bool:
 def _word_tokens(text: str) -> tuple[str, ...]:
     tokens: list[str] = []
     for sentence in split_sentences(text):
-        if _SIMPLE_SENTENCE.fullmatch(sentence) and "--" not in sentence and not _has_merged_word(sentence):
-            tokens.extend(_SIMPLE_TOKEN.findall(sentence))
-            continue
-        if '"' not in sentence and "''" not in sentence:
-            # Only opening quotes care which whitespace precedes a chunk.
-            chunks = sentence.split()
-            last = len(chunks) - 1
-            for i, chunk in enumerate(chunks):
-                if chunk.isalnum() and chunk.lower() not in _MERGED_WORDS:
-                    tokens.append(chunk)
-                else:
-                    tokens.extend(_chunk_tokens(chunk, "", i == last))
-            continue
-        matches = list(_CHUNK_RE.finditer(sentence))
-        last = len(matches) - 1
-        for i, match in enumerate(matches):
-            start = match.start()
-            lead = "" if start == 0 else (" " if sentence[start - 1] == " " else "\n")
-            tokens.extend(_chunk_tokens(match.group(0), lead, i == last))
+        tokens.extend(_sentence_tokens(sentence))
     return tuple(tokens)
+
+
+def _sentence_tokens(sentence: str) -> list[str]:
+    if _SIMPLE_SENTENCE.fullmatch(sentence) and "--" not in sentence and not _has_merged_word(sentence):
+        return _SIMPLE_TOKEN.findall(sentence)
+    tokens: list[str] = []
+    if '"' not in sentence and "''" not in sentence:
+        # Only opening quotes care which whitespace precedes a chunk.
+        chunks = sentence.split()
+        last = len(chunks) - 1
+        for i, chunk in enumerate(chunks):
+            if chunk.isalnum() and chunk.lower() not in _MERGED_WORDS:
+                tokens.append(chunk)
+            else:
+                tokens.extend(_chunk_tokens(chunk, "", i == last))
+        return tokens
+    matches = list(_CHUNK_RE.finditer(sentence))
+    last = len(matches) - 1
+    for i, match in enumerate(matches):
+        start = match.start()
+        lead = "" if start == 0 else (" " if sentence[start - 1] == " " else "\n")
+        tokens.extend(_chunk_tokens(match.group(0), lead, i == last))
+    return tokens
 
 
 def word_tokenize(text: str) -> list[str]:
     """Tokens as ``nltk.word_tokenize`` would return them (Punkt sentences, then Treebank)."""
     return list(_word_tokens(text))
+
+
+def iter_word_tokens(text: str) -> Iterator[str]:
+    """``word_tokenize``'s tokens, tokenizing one sentence at a time as they are consumed, for
+    checkers that usually decide on the first few tokens."""
+    for a, b in _sentence_spans(text):
+        yield from _sentence_tokens(text[a:b])
 
 
 # -- The IFEval rule-based splitter -----------------------------------------------------------
