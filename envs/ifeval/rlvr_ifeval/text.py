@@ -295,20 +295,6 @@ def _chunk_tokens(chunk: str, lead: str, sentence_final: bool) -> tuple[str, ...
     return _tokenize_chunk(chunk, lead, sentence_final)
 
 
-# A sentence of plain chunks (letters, digits and single hyphens, a comma after a chunk, a
-# period after the last) has Treebank tokens that one findall gives: no rule but the comma and
-# final-period splits applies to such chunks. Merged words ("gonna") are the exception.
-_SIMPLE_SENTENCE = re.compile(r"\s*+(?:(?:[^\W_]|-)++,?+\s++)*+(?:[^\W_]|-)++[,.]?+\s*+")
-_SIMPLE_TOKEN = re.compile(r"(?:[^\W_]|-)+|[,.]")
-_MERGED_RUN = re.compile(r"(?<![^\W_])(?:cannot|gimme|gonna|gotta|lemme|wanna)(?![^\W_])")
-
-
-def _has_merged_word(sentence: str) -> bool:
-    # Each merged word has a double n, m or t; most sentences fail that test cheaply.
-    low = sentence.lower()
-    return ("nn" in low or "mm" in low or "tt" in low) and _MERGED_RUN.search(low) is not None
-
-
 @lru_cache(maxsize=128)
 def _word_tokens(text: str) -> tuple[str, ...]:
     tokens: list[str] = []
@@ -318,8 +304,8 @@ def _word_tokens(text: str) -> tuple[str, ...]:
 
 
 def _sentence_tokens(sentence: str) -> list[str]:
-    if _SIMPLE_SENTENCE.fullmatch(sentence) and "--" not in sentence and not _has_merged_word(sentence):
-        return _SIMPLE_TOKEN.findall(sentence)
+    # A loop over str.split's chunks beats scanning the sentence with regular expressions:
+    # most chunks are plain words, settled by one isalnum call each.
     tokens: list[str] = []
     if '"' not in sentence and "''" not in sentence:
         # Only opening quotes care which whitespace precedes a chunk.
