@@ -27,6 +27,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+from rlvr_math.equations import equations_match
 from rlvr_math.latex_parse import parse_boxed
 from rlvr_math.normalize import Number, choice_letter, clean, compact, parse_number, too_costly
 from rlvr_math.structures import compare_structures, number_tuple
@@ -257,6 +258,10 @@ def answers_match(
                 return _symbolic(g_rhs, p_rhs, config, False, False, [g_rhs], [p_rhs])
         if g_num is not None and p_num is None and not re.search(r"[A-Za-z\\]", p):
             return Match(False, "number")  # e.g. a number against "1 2": no symbols to simplify
+        if config.strict and not gold_is_set and not pred_is_set:
+            same_solutions = equations_match(g, p)
+            if same_solutions is not None:
+                return Match(same_solutions, "equation")
 
     return _symbolic(g, p, config, gold_is_set, pred_is_set, g_items, p_items)
 
