@@ -312,8 +312,12 @@ class VerificationPool:
                 batch = [first]
                 # Pipelining: take what is already queued and send it in one message. Verdicts
                 # stream back one by one, so each job still gets its own budget. A preload job
-                # runs alone, so that each slot takes exactly one.
-                while first.barrier is None and len(batch) < self.max_batch:
+                # runs alone, so that each slot takes exactly one. No slot takes more than its
+                # share of the queue: near the end of a burst, one worker holding a long batch
+                # while the others idle would set the time of the whole burst.
+                share = max(1, (self._jobs.qsize() + 1) // self.workers)
+                limit = min(self.max_batch, share)
+                while first.barrier is None and len(batch) < limit:
                     try:
                         more = self._jobs.get_nowait()
                     except queue.Empty:

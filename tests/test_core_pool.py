@@ -131,3 +131,17 @@ def test_preload_then_close_does_not_hang_and_a_closed_pool_refuses_preload(task
     assert time.perf_counter() - start < 5
     with pytest.raises(RuntimeError, match="closed"):
         pool.preload(AddVerifier())
+
+
+def test_a_burst_is_shared_between_workers_not_batched_onto_one(tasks):
+    from tests.helpers.toy import SlowPidVerifier
+
+    verifier = SlowPidVerifier(0.05)
+    with VerificationPool(2, max_batch=32) as fresh:
+        fresh.preload(verifier)
+        many = (tasks * 3)[:24]
+        verdicts = fresh.map(verifier, many, ["x"] * len(many))
+    pids = [v.details["pid"] for v in verdicts]
+    counts = sorted(pids.count(pid) for pid in set(pids))
+    # 24 queued calls and max_batch 32: one slot used to take all of them in one message.
+    assert len(counts) == 2 and counts[0] >= 8, counts

@@ -83,3 +83,14 @@ class LoadRecordingVerifier(AddVerifier):
         time.sleep(self.warm_up_s)
         with open(self.path, "a", encoding="utf-8") as fh:
             fh.write(f"{os.getpid()}\n")
+
+
+class SlowPidVerifier(Verifier):
+    """Takes ``seconds`` per call and reports which worker process ran it."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def verify(self, task: Task, completion: str) -> Verdict:
+        time.sleep(self.seconds)
+        return Verdict.correct(details={"pid": os.getpid()})
