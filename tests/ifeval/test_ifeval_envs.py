@@ -215,3 +215,51 @@ def test_adversarial_completions_never_score_on_synth_tasks(level: int) -> None:
         for name, completion in adversarial_completions(env, task).items():
             verdict = env.verify(task, completion)
             assert verdict.reward == 0.0 and not verdict.passed, (name, task.prompt)
+
+
+def _degenerate_by_normalising_everything(verifier: IFEvalVerifier, task: Task, response: str, checkers) -> str | None:
+    """The guard written plainly (the whole response normalised first): what the windowed
+    version in IFEvalVerifier.degenerate must decide on every input."""
+    from rlvr_ifeval import text
+    from rlvr_ifeval.envs import _CONTROL_RE, MAX_CONTROL_FRACTION, _normalise, _normalised_prompts
+
+    body = _normalise(response)
+    if not body:
+        return "empty response"
+    if _CONTROL_RE.search(response) and len(_CONTROL_RE.findall(response)) > MAX_CONTROL_FRACTION * len(response):
+        return "binary data, not text"
+    for prompt in _normalised_prompts(task.prompt, verifier.prompt_format):
+        if prompt and body.startswith(prompt):
+            body = body[len(prompt) :]
+            if text.count_words(body) < max(verifier.min_words, 1):
+                return "the response only echoes the prompt"
+            break
+    if verifier.min_words and text.count_words(body) < verifier.min_words:
+        if not any(c.allows_short_answer() for c in checkers):
+            return f"fewer than {verifier.min_words} words, and no instruction asks for a short answer"
+    return None
+
+
+def test_degenerate_guard_decides_as_if_it_normalised_the_whole_response() -> None:
+    rows = read_jsonl("ifeval_gpt4_responses_labeled.jsonl")[::7] + read_jsonl("ifbench_responses_labeled.jsonl")[::7]
+    rng = random.Random(3)
+    cases = []
+    for row in rows:
+        prompt, response = row["prompt"], row["response"]
+        cases += [
+            (prompt, response),
+            (prompt, prompt + "\n\n" + response),  # an echo, then an answer
+            (prompt, prompt.upper() + "   ok"),  # an echo (case and spacing differ) and one word
+            (prompt, " " * 5000 + prompt + " yes"),  # whitespace longer than the window
+            (prompt, "İstanbul " * rng.randrange(1, 4)),  # casefold splits İ into two \w runs
+            (prompt, response[: rng.randrange(0, 40)]),
+            (prompt, "\x00\x07" * rng.randrange(1, 30) + response),  # control characters, ASCII
+            (prompt, "é\x1b" * rng.randrange(1, 30) + response),  # and not
+        ]
+    checkers = build_checkers(["punctuation:no_comma"], [{}])
+    for min_words in (0, 5, 50):
+        verifier = IFEvalVerifier(min_words=min_words)
+        for prompt, response in cases:
+            task = Task(id="t", prompt=prompt, answer={"instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]})
+            expected = _degenerate_by_normalising_everything(verifier, task, response, checkers)
+            assert verifier.degenerate(task, response, checkers) == expected, (min_words, response[:80])

@@ -13,10 +13,21 @@ from tests.helpers.data import read_jsonl
 # Vietnamese marks, mostly non-Latin text (Latin letters dropped), CJK and kana
 # normalisation, a lone surrogate, full-width letters, text past the 10,000-character cut.
 EDGE_TEXTS = [
-    "", " ", "12345 !!! ...", "A", "x", "AB CD", "etchings", "Bonjour tout le monde",
+    "",
+    " ",
+    "12345 !!! ...",
+    "A",
+    "x",
+    "AB CD",
+    "etchings",
+    "Bonjour tout le monde",
     "see https://example.com/a?b=c and mail me at someone@example.org ABC",
-    "Tiếng Việt có dấu rất là đẹp", "Привет, как дела? Hello there", "日本語のテキストです。カタカナも",
-    "한국어 텍스트입니다", "\ud800 lone surrogate here", "Ｆｕｌｌ ｗｉｄｔｈ ｔｅｘｔ",
+    "Tiếng Việt có dấu rất là đẹp",
+    "Привет, как дела? Hello there",
+    "日本語のテキストです。カタカナも",
+    "한국어 텍스트입니다",
+    "\ud800 lone surrogate here",
+    "Ｆｕｌｌ ｗｉｄｔｈ ｔｅｘｔ",
     "word " * 2500 + "mot français à la fin",
 ]
 
@@ -24,7 +35,7 @@ EDGE_TEXTS = [
 def _shared_texts(step: int) -> list[str]:
     rows = read_jsonl("ifeval_gpt4_responses_labeled.jsonl") + read_jsonl("ifbench_responses_labeled.jsonl")
     responses = [r["response"] for r in rows[::step]]
-    return responses + [t.upper() for t in responses[::2]] + [r["prompt"] for r in rows[::step * 3]]
+    return responses + [t.upper() for t in responses[::2]] + [r["prompt"] for r in rows[:: step * 3]]
 
 
 def _langdetect_detector(text: str):
@@ -88,8 +99,10 @@ def _generated_texts(count: int) -> list[str]:
     import random
 
     rng = random.Random(7)
-    words = ("the and of house maison das Haus casa dom дом σπίτι บ้าน 家 집 jumba nyumba talo "
-             "haus huis hus hús ház kuća dům kotiin 123 ... ! Über ÉCOLE ÇA ß ñ ø å").split()
+    words = (
+        "the and of house maison das Haus casa dom дом σπίτι บ้าน 家 집 jumba nyumba talo "
+        "haus huis hus hús ház kuća dům kotiin 123 ... ! Über ÉCOLE ÇA ß ñ ø å"
+    ).split()
     texts = []
     for _ in range(count):
         shape = rng.random()
@@ -217,24 +230,3 @@ def test_walk_follows_a_plain_scripted_trial() -> None:
             prob, steps, pos = result
             assert (steps, pos) == (exact_steps, exact_pos)
             assert abs(prob - exact_prob).max() < 1e-9
-
-
-# -- the compiled loop (langdetect_jit) ------------------------------------------------------
-
-
-def test_compiled_walk_is_bit_identical_to_the_numpy_replay() -> None:
-    from rlvr_ifeval import langdetect_jit
-
-    if langdetect_jit.KERNEL is None:
-        pytest.skip("numba is not installed")
-    engine = langdetect_exact.engine()
-    for text in [*_all_shared_texts()[::3], *_generated_texts(200), *EDGE_TEXTS]:
-        compiled_trace: list = []
-        compiled = engine.probabilities(text, trace=compiled_trace, compiled=True)
-        numpy_trace: list = []
-        reference = engine.probabilities(text, exact=True, trace=numpy_trace, compiled=False)
-        if reference is None:
-            assert compiled is None, text[:60]
-            continue
-        assert compiled_trace == numpy_trace, text[:60]
-        assert compiled.tolist() == reference.tolist(), text[:60]

@@ -40,6 +40,7 @@ DEFAULT_MIN_WORDS = 5
 _THINK_RE = re.compile(r"^\s*<think>.*?</think>", re.DOTALL)
 _ANSWER_RE = re.compile(r"<answer>(.*)</answer>", re.DOTALL)
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])  # the same set
 MAX_CONTROL_FRACTION = 0.005
 
 
@@ -50,6 +51,34 @@ def canonical_answer(answer: Any) -> str:
 def _normalise(value: str) -> str:
     # str.split() and the regex \s both split on str.isspace() characters.
     return " ".join(value.split()).casefold()
+
+
+_FIRST_WINDOW = 256
+
+
+def _normalised_head(response: str, prompts: Sequence[str]) -> tuple[str, bool]:
+    """A beginning of ``_normalise(response)`` that settles whether it starts with each prompt,
+    and whether it is all of it.
+
+    Normalising works per character and per whitespace run, so normalising the response's first
+    characters gives a beginning of the normalised response. It settles a prompt once it is at
+    least as long or already differs from it; the window grows until every prompt is settled.
+    """
+    window = _FIRST_WINDOW
+    while True:
+        head = _normalise(response[:window])
+        if window >= len(response):
+            return head, True
+        if not any(len(p) > len(head) and p.startswith(head) for p in prompts):
+            return head, False
+        window *= 4
+
+
+def _control_characters(response: str) -> int:
+    if response.isascii():  # bytes.translate deletes in C, far faster than a regex scan
+        raw = response.encode("ascii")
+        return len(raw) - len(raw.translate(None, _CONTROL_BYTES))
+    return len(_CONTROL_RE.findall(response))
 
 
 @lru_cache(maxsize=4096)
@@ -73,7 +102,9 @@ class IFEvalVerifier(Verifier):
         prompt_format: name of the env's prompt format; ``r1`` requires a closed ``<think>``.
     """
 
-    time_budget_s = 10.0  # the first language detection in a worker loads langdetect's profiles
+    # Loading language detection (langdetect's profiles, numba's kernels: 2-5 s) happens when a
+    # worker unpickles the verifier (``__setstate__``), which the pool does not budget.
+    time_budget_s = 5.0
 
     def __init__(
         self,
@@ -90,6 +121,17 @@ class IFEvalVerifier(Verifier):
         self.min_words = min_words
         self.prompt_format = prompt_format
 
+    def __setstate__(self, state: dict) -> None:
+        # The verification pool unpickles a verifier in its worker before the first call: load
+        # language detection there, so that no call's budget pays for it.
+        self.__dict__.update(state)
+        try:
+            from rlvr_ifeval.language import warm_up
+
+            warm_up()
+        except Exception:  # a broken install shows up in the verdicts, with its reason
+            pass
+
     def response_text(self, completion: str) -> str | None:
         """The part of a completion that is the response (None: required layout missing)."""
         if self.prompt_format == "r1":
@@ -99,24 +141,30 @@ class IFEvalVerifier(Verifier):
             answer = _ANSWER_RE.search(tail)
             return answer.group(1) if answer else tail
         # Reasoning models often lead with a think block even when not asked to; it is not the response.
-        return _THINK_RE.sub("", completion, count=1)
+        think = _THINK_RE.match(completion)  # anchored at the start: sub() would try every position
+        return completion[think.end() :] if think else completion
 
     def degenerate(self, task: Task, response: str, checkers: Sequence[Checker]) -> str | None:
         """Why a response is not an attempt at the task, or None."""
-        body = _normalise(response)
-        if not body:
+        if not response.strip():  # what str.split() drops, strip() strips: nothing else is left
             return "empty response"
-        if _CONTROL_RE.search(response) and len(_CONTROL_RE.findall(response)) > MAX_CONTROL_FRACTION * len(response):
+        if _control_characters(response) > MAX_CONTROL_FRACTION * len(response):
             return "binary data, not text"
-        for prompt in _normalised_prompts(task.prompt, self.prompt_format):
-            if prompt and body.startswith(prompt):
-                body = body[len(prompt) :]
+        prompts = [p for p in _normalised_prompts(task.prompt, self.prompt_format) if p]
+        head, complete = _normalised_head(response, prompts)
+        body: str | None = head if complete else None
+        for prompt in prompts:
+            if head.startswith(prompt):
+                body = (head if complete else _normalise(response))[len(prompt) :]
                 if text.count_words(body) < max(self.min_words, 1):
                     return "the response only echoes the prompt"
                 break
-        if self.min_words and text.count_words(body) < self.min_words:
-            if not any(c.allows_short_answer() for c in checkers):
-                return f"fewer than {self.min_words} words, and no instruction asks for a short answer"
+        if self.min_words:
+            if body is None and text.count_words(head) >= self.min_words:
+                return None  # the beginning alone has enough words
+            if text.count_words(_normalise(response) if body is None else body) < self.min_words:
+                if not any(c.allows_short_answer() for c in checkers):
+                    return f"fewer than {self.min_words} words, and no instruction asks for a short answer"
         return None
 
     def verify(self, task: Task, completion: str) -> Verdict:

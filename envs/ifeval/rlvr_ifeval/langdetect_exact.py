@@ -24,6 +24,10 @@ runs the same algorithm on the same data:
   left-to-right ``sum``), so every probability is bit-identical to langdetect's
   (``probabilities(text, exact=True)``). Trials stop early once the leader cannot be
   overtaken by the trials left.
+* With numba (``langdetect_jit``), text preparation and n-grams are one compiled pass and
+  all trials of a text one compiled loop, bit-identical to the exact replay (``gauss``
+  weights tabulated per stream position by CPython's ``math``); the numpy paths above are
+  the fallback and the reference the kernels are tested against.
 
 ``self_check()`` compares the stream emulation with Python's ``random`` at first use; if a
 future Python changes ``choice`` or ``gauss``, the caller falls back to langdetect itself.
@@ -37,7 +41,7 @@ import re
 import threading
 from typing import Any
 
-from rlvr_ifeval import langdetect_jit, langdetect_walk
+from rlvr_ifeval import langdetect_compiled, langdetect_jit, langdetect_walk
 
 _SEED = 0
 _MAX_CHAR_MEMO = 20_000
@@ -113,7 +117,9 @@ class _Engine:
         # a row per step, and gathering dense rows is far cheaper than expanding sparse ones.
         grams = list(self.table)
         self.profiles = np.array([self.table[gram] for gram in grams], dtype=np.float64)
-        self.compiled = langdetect_jit.KERNEL is not None
+        # Whether to use numba's kernels (langdetect_jit) where they exist; benchmarks and
+        # tests switch it off to run the numpy paths.
+        self.compiled = langdetect_jit.NGRAMS is not None
         self.profiles.setflags(write=False)
         # An open-addressing hash table from n-gram keys to rows, probed with array operations.
         self._build_gram_table([_gram_key(g) for g in grams])
@@ -126,20 +132,35 @@ class _Engine:
         self.ascii_normal = str.maketrans({c: chr(self.bmp_normal[c]) for c in range(128)})
         self.rng = random.Random(_SEED)
         self.stream = np.empty(0, dtype=np.int64)
+        # (stream, first weights, second weights) for the compiled trials, replaced as a whole
+        # when the stream grows, so that a reader never pairs a stream with shorter tables.
+        self.weighted_stream: tuple[Any, Any, Any] | None = None
         self._extend_stream(_INITIAL_STREAM_WORDS)
+        # Kernels that fail or differ here are never used (a broken cache or toolchain then
+        # costs speed, not verdicts).
+        self.kernels_ok = self.compiled and langdetect_compiled.kernels_agree(self)
+        self.compiled = self.kernels_ok
 
     # -- the seeded stream ------------------------------------------------------------------
     def _extend_stream(self, words: int) -> None:
         raw = self.rng.getrandbits(32 * words).to_bytes(4 * words, "little")
         fresh = self.np.frombuffer(raw, dtype="<u4").astype(self.np.int64)
-        self.stream = self.np.concatenate([self.stream, fresh])
+        stream = self.np.concatenate([self.stream, fresh])
+        stream.setflags(write=False)
+        if langdetect_jit.TRIALS is not None:
+            self.weighted_stream = (stream, *langdetect_compiled.gauss_weights(self, stream))
+        self.stream = stream
+
+    def _grow_stream(self, seen: int) -> None:
+        """Double the stream unless another thread has grown it past ``seen`` words already."""
+        with self.lock:
+            if len(self.stream) <= seen:
+                self._extend_stream(len(self.stream))
 
     def _words(self, start: int, count: int) -> Any:
-        if start + count > len(self.stream):
-            with self.lock:
-                while start + count > len(self.stream):
-                    self._extend_stream(len(self.stream))
-        return self.stream[start:start + count]
+        while start + count > len(self.stream):
+            self._grow_stream(start + count - 1)
+        return self.stream[start : start + count]
 
     def _uniform(self, pos: int) -> float:
         """``random.random()`` from the two 32-bit words at ``pos`` (CPython's genrand_res53)."""
@@ -214,7 +235,7 @@ class _Engine:
         upper = np.frombuffer(normalised.translate(self.kinds).encode("ascii"), dtype=np.uint8) == ord("U")
         return normal, upper
 
-    def ngram_rows(self, text: str) -> Any:
+    def ngram_rows(self, text: str, *, compiled: bool | None = None) -> Any:
         """Detector._extract_ngrams, as profile rows, in langdetect's order.
 
         langdetect reads the text one character at a time with a buffer of the last three
@@ -222,9 +243,12 @@ class _Engine:
         it emits the 1-gram (unless it is a space), the 2-gram (unless both are spaces) and
         the 3-gram (unless the character before is a space, which began the buffer), all
         skipped when character i and the one before are both capitals, and keeps those in
-        the profiles. The same grams are built here for all positions at once.
+        the profiles. The same grams are built here for all positions at once, or in one
+        compiled pass (``langdetect_jit.NGRAMS``; ``compiled=False`` forces the numpy path).
         """
         np = self.np
+        if self.compiled if compiled is None else compiled and self.compiled:
+            return langdetect_compiled.ngram_rows(self, text)
         normal, upper = self._normalised_points(" " + self.prepared_text(text))
         positions = len(normal) - 1
         if positions < 1:
@@ -269,6 +293,8 @@ class _Engine:
         self.table_keys = np.array(table_keys, dtype=np.uint64)
         self.table_rows = np.array(table_rows, dtype=np.int32)
         self.table_mask = mask
+        self.table_mask_u64 = np.uint64(mask)
+        self.table_shift_u64 = np.uint64(64 - mask.bit_length())
         self.row_of_key = {key: row for row, key in enumerate(keys)}
 
     def _build_ascii_tables(self, grams: list[str]) -> None:
@@ -276,9 +302,11 @@ class _Engine:
         np = self.np
         symbol = {ch: i for i, ch in enumerate(_ASCII_ALPHABET)}
         self.ascii_codes = np.zeros(128, dtype=np.intp)  # other ASCII never survives normalising
+        self.ascii_symbol = np.full(128, -1, dtype=np.intp)  # the compiled pass checks instead
         for ch, i in symbol.items():
-            self.ascii_codes[ord(ch)] = i
-        self.ascii_rows = [np.full(_ASCII_SYMBOLS ** size, -1, dtype=np.int32) for size in (1, 2, 3)]
+            self.ascii_codes[ord(ch)] = self.ascii_symbol[ord(ch)] = i
+        self.no_capitals = np.zeros(0, dtype=bool)
+        self.ascii_rows = [np.full(_ASCII_SYMBOLS**size, -1, dtype=np.int32) for size in (1, 2, 3)]
         for row, gram in enumerate(grams):
             if all(ch in symbol for ch in gram):
                 index = 0
@@ -322,15 +350,16 @@ class _Engine:
     def detect(self, text: str, *, exact: bool = False) -> str | None:
         """langdetect's label for ``text`` with seed 0; None where it finds no features.
 
-        By default the trials run as ``langdetect_walk.walk`` (the same stop steps, hence the
-        same draws, with probabilities equal up to rounding); where the final leader is within
-        rounding of a tie or of langdetect's 0.1 reporting threshold the text is replayed
-        exactly. ``exact=True`` always replays langdetect's arithmetic bit for bit.
+        With numba's kernels the trials are langdetect's arithmetic bit for bit. Otherwise
+        they run as ``langdetect_walk.walk`` (the same stop steps, hence the same draws, with
+        probabilities equal up to rounding); where the final leader is within rounding of a
+        tie or of langdetect's 0.1 reporting threshold the text is replayed exactly.
+        ``exact=True`` always gives langdetect's arithmetic bit for bit.
         """
         total = self.probabilities(text, early_stop=True, exact=exact)
         if total is None:
             return None
-        if not exact and not self.compiled:
+        if not exact and not self._use_compiled_trials(None):
             second, first = self.np.partition(total, -2)[-2:]
             if first - second <= _LABEL_MARGIN or abs(first - self.prob_threshold) <= _LABEL_MARGIN:
                 total = self.probabilities(text, early_stop=True, exact=True)
@@ -339,8 +368,15 @@ class _Engine:
             return "unknown"
         return self.langs[best]
 
-    def probabilities(self, text: str, *, early_stop: bool = False, exact: bool = True,
-                      trace: list | None = None, compiled: bool | None = None) -> Any:
+    def probabilities(
+        self,
+        text: str,
+        *,
+        early_stop: bool = False,
+        exact: bool = True,
+        trace: list | None = None,
+        compiled: bool | None = None,
+    ) -> Any:
         """langdetect's ``langprob`` vector, or None without features: bit for bit with
         ``exact``, else up to rounding (see ``detect``).
 
@@ -350,22 +386,21 @@ class _Engine:
         where walked says the vectorised walk decided the trial.
         """
         np = self.np
-        gram_rows = self.ngram_rows(text)
+        gram_rows = self.ngram_rows(text, compiled=compiled)
         n = len(gram_rows)
         if n == 0:
             return None
         # The compiled loop is exact, so it serves both modes; ``compiled=False`` keeps the
         # numpy paths (they are the reference the compiled loop is tested against).
-        compiled = self.compiled if compiled is None else compiled and self.compiled
-        if compiled:
-            gram_rows = self.np.ascontiguousarray(gram_rows, dtype=self.np.int64)
-            margin = 1e-9
-        elif exact:
+        if self._use_compiled_trials(compiled):
+            return langdetect_compiled.probabilities(self, gram_rows, early_stop, trace)
+        if exact:
             profiles = self.profiles
 
             def take(pos: int, count: int) -> tuple[Any, Any]:
                 draws, word_pos = self._draws(pos, n, count)
                 return profiles[gram_rows[draws]], word_pos
+
             margin = 1e-9
         else:
             draws = langdetect_walk.Draws(self, gram_rows, n)
@@ -384,12 +419,8 @@ class _Engine:
             else:
                 gauss, cached_gauss = cached_gauss, None
             weight = (self.alpha + gauss * self.alpha_width) / self.base_freq
-            if compiled:
-                walked = None
-                prob, steps, pos = self._trial_compiled(gram_rows, n, pos, weight, chunk)
-            else:
-                walked = None if exact else langdetect_walk.walk(self, draws, pos, weight, chunk)
-                prob, steps, pos = walked or self._trial(take, pos, weight, chunk)
+            walked = None if exact else langdetect_walk.walk(self, draws, pos, weight, chunk)
+            prob, steps, pos = walked or self._trial(take, pos, weight, chunk)
             if trace is not None:
                 trace.append((steps, pos, walked is not None))
             # Trials of one text tend to take similar numbers of steps.
@@ -401,22 +432,9 @@ class _Engine:
                     break
         return total
 
-    def _trial_compiled(self, gram_rows: Any, n: int, pos: int, weight: float,
-                        chunk: int) -> tuple[Any, int, int]:
-        """``_trial`` through numba's compiled loop (``langdetect_jit``): the same result, bit
-        for bit, for the same draws."""
-        np = self.np
-        limit = self.iteration_limit
-        prob = np.full(self.n_langs, 1.0 / self.n_langs)
-        done, steps = 0, min(chunk, limit + 1)
-        while True:
-            draws, word_pos = self._draws(pos, n, steps)
-            k = langdetect_jit.KERNEL(self.profiles, gram_rows, draws[done:], done, weight, self.conv_threshold,
-                                      limit, prob)
-            if k >= 0:
-                end = done + k
-                return prob, end + 1, int(word_pos[end]) + 1
-            done, steps = steps, min(4 * steps, limit + 1)
+    def _use_compiled_trials(self, compiled: bool | None) -> bool:
+        wanted = self.compiled if compiled is None else compiled and self.compiled
+        return wanted and langdetect_jit.TRIALS is not None
 
     def _trial(self, take: Any, pos: int, weight: float, chunk: int) -> tuple[Any, int, int]:
         """One trial of the random walk from stream word ``pos``, in langdetect's exact order
@@ -445,7 +463,7 @@ class _Engine:
                 factors = np.empty((steps + 1, self.n_langs))
                 np.add(weight, rows, out=factors[1:])
                 factors[start] = slot
-            prob = multiply(factors[start:end + 2], 0)
+            prob = multiply(factors[start : end + 2], 0)
             values = prob.tolist()
             total = sum(values)
             # max(p) / total equals max(p / total): rounding is monotonic.

@@ -68,7 +68,7 @@ class Draws:
         first = int(self.engine.np.searchsorted(self.positions, pos)) + skip
         while first + count > len(self.positions):
             self._scan(2 * self.words)
-        return self.engine.profiles[self.rows[first:first + count]], self.positions[first:first + count]
+        return self.engine.profiles[self.rows[first : first + count]], self.positions[first : first + count]
 
 
 def walk(engine: Any, draws: Draws, pos: int, weight: float, guess: int) -> tuple[Any, int, int] | None:
