@@ -30,6 +30,8 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
+from rlvr_math import parse_replay
+
 _OTHER_MATCHES = re.compile(r"\$|\\\(|\\\[|final answer", re.IGNORECASE)
 _DECIMAL = re.compile(r"\d+\.\d*|\.\d+")
 
@@ -46,19 +48,25 @@ def _machinery() -> tuple[Any, Any, Any, Any]:
     from math_verify.parser import get_last_eq
 
     class _TwoStageParser:
-        """Stands in for the generated parser: ``math()`` tries SLL, then LL on any error."""
+        """Stands in for the generated parser: ``math()`` replays the choices recorded for an
+        input of the same token types (``parse_replay``), else tries SLL, then LL on any error."""
 
         def __init__(self, make: Any, text: str) -> None:
             self._make, self._text = make, text
 
         def math(self) -> Any:
             parser = self._make(self._text)
+            shape = parse_replay.shape_of(parser)
+            tree = parse_replay.replay(parser, shape)
+            if tree is not None:
+                return tree
+            parser = self._make(self._text)
             parser._interp.predictionMode = PredictionMode.SLL
             try:
-                return parser.math()
+                return parse_replay.record(parser, shape)
             except Exception:
                 # A syntax error in SLL mode may be a real one or need full context: LL decides.
-                return self._make(self._text).math()
+                return parse_replay.record(self._make(self._text), shape)
 
     class _TwoStageConverter(_Latex2Sympy):
         def create_parser(self, latex_str: str) -> Any:
