@@ -105,7 +105,9 @@ def forget_answers() -> None:
 
     Ours: the gold-answer, parse and value LRUs. math-verify's: its small (20-entry) caches of
     parsed LaTeX and expressions. The parser's decision cache (ANTLR's DFA, shared by both) is
-    not an answer cache and stays, as it does in any long-running process.
+    not an answer cache and stays, as it does in any long-running process; so does ours of
+    full-context choices per sequence of token types (``rlvr_math.parse_replay``, which holds
+    token types and alternative numbers, no answer text), which only our side has.
     """
     import math_verify.parser as mv_parser
 

@@ -83,7 +83,9 @@ def test_a_replay_that_does_not_follow_the_recording_parses_normally(convert):
     _converted(convert, "x^2/4 + y^2/3 = 1")  # records the shape's choices
     shape, choices = next(iter(parse_replay._choices.items()))
     # Corrupt them: the replay must notice, parse normally and record the right choices.
-    parse_replay._choices[shape] = tuple((decision + 1, alt) for decision, alt in choices)
+    corrupted = choices[:]
+    corrupted[0] += 1  # the first decision number
+    parse_replay._choices[shape] = corrupted
     through_bad_recording = _converted(convert, "x^2/9 + y^2/5 = 1")
     assert parse_replay._choices[shape] == choices
     parse_replay.forget()

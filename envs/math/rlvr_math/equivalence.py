@@ -333,6 +333,14 @@ _WARM_UP_SHAPES = (
     "-1 < t \\le 6", "5 + 4i", "\\frac{1}{2} - \\frac{\\sqrt{3}}{2}i", "2^{\\frac{1}{3}}", "e^{-2t}\\cos(3t)",
     "|2u+3| - |u|", "12\\text{ meters}", "30^{\\circ}", "\\arcsin\\left(\\frac{1}{3}\\right)",
     "\\lim_{n\\to\\infty} \\left(1+\\frac{1}{n}\\right)^n", "t \\in (0, 3]", "\\pm\\sqrt{7}", "4x - 2y + z = 5",
+    "\\frac{a}{b} + \\frac{c}{d}", "3\\sqrt{5} - 2\\sqrt{3}", "\\sqrt{p^2 + q^2}", "t^3 - 6t^2 + 11t - 6",
+    "(t-1)(t+2)(t-3)", "\\frac{1}{\\sqrt{14}}", "\\cos\\phi - i\\sin\\phi", "\\sin^2 u + \\cos^2 u",
+    "\\log_{10}(t+1)", "\\ln|u| + C", "\\int u e^u\\,du", "g'(t) = 2t", "\\angle PQR = 72^\\circ", "PQ = 13",
+    "\\vec{w} = (2, -5, 4)", "u \\geq -6", "u < -1 \\text{ or } u > 8", "\\frac{m(m+1)}{2}", "2^{m} + 1",
+    "(m+2)!", "\\binom{m}{j} q^j (1-q)^{m-j}", "\\lfloor u \\rfloor", "\\lceil \\frac{11}{3} \\rceil",
+    "b_m = 5m - 4", "(p, q, r) = (4, 0, -2)", "\\$17.25", "64\\%", "11:6", "\\max(p, q)", "\\gcd(14, 35)",
+    "\\frac{\\pi}{12}", "\\sqrt[5]{t}", "e^{t^2}", "\\tan\\left(\\frac{\\pi}{8}\\right)",
+    "\\left[-\\frac{2}{5}, 1\\right)", "\\frac{7\\sqrt{2}}{10}", "(2, -1), (-3, 4)", "\\pm \\frac{3}{7}",
 )
 _warmed = False
 

@@ -20,10 +20,13 @@ alternative numbers, and it is kept for the life of the process.
 
 from __future__ import annotations
 
+from array import array
 from typing import Any
 
 _MAX_SHAPES = 20_000
-_choices: dict[tuple[int, ...], tuple[tuple[int, int], ...]] = {}
+# Per shape, the decisions and the alternatives chosen, interleaved: 8 bytes a choice, so the
+# cache stays within a few MB at its cap.
+_choices: dict[tuple[int, ...], array] = {}
 
 
 class ReplayMismatch(Exception):
@@ -35,11 +38,12 @@ class _Recording:
 
     def __init__(self, simulator: Any) -> None:
         self._simulator = simulator
-        self.choices: list[tuple[int, int]] = []
+        self.choices = array("i")
 
     def adaptivePredict(self, input: Any, decision: int, outer_context: Any) -> int:
         alt = self._simulator.adaptivePredict(input, decision, outer_context)
-        self.choices.append((decision, alt))
+        self.choices.append(decision)
+        self.choices.append(alt)
         return int(alt)
 
     def __getattr__(self, name: str) -> Any:
@@ -49,16 +53,16 @@ class _Recording:
 class _Replaying:
     """Wraps a parser's ATN simulator and answers each decision from a recording."""
 
-    def __init__(self, simulator: Any, choices: tuple[tuple[int, int], ...]) -> None:
+    def __init__(self, simulator: Any, choices: array) -> None:
         self._simulator = simulator
         self._choices = choices
-        self._next = 0
+        self._next = 0  # index into choices: a decision, then its alternative
 
     def adaptivePredict(self, input: Any, decision: int, outer_context: Any) -> int:
-        if self._next >= len(self._choices) or self._choices[self._next][0] != decision:
-            raise ReplayMismatch(f"decision {decision} at step {self._next}")
-        alt = self._choices[self._next][1]
-        self._next += 1
+        if self._next >= len(self._choices) or self._choices[self._next] != decision:
+            raise ReplayMismatch(f"decision {decision} at choice {self._next // 2}")
+        alt = self._choices[self._next + 1]
+        self._next += 2
         return alt
 
     @property
@@ -103,7 +107,7 @@ def record(parser: Any, shape: tuple[int, ...]) -> Any:
         parser._interp = recording._simulator
     if len(_choices) >= _MAX_SHAPES:
         _choices.clear()
-    _choices[shape] = tuple(recording.choices)
+    _choices[shape] = recording.choices
     return tree
 
 
