@@ -34,7 +34,7 @@ import hashlib
 import random
 from fractions import Fraction
 
-from rlvr_math.rational import MAX_CHARS, POINTS, SAMPLE_BITS, Node, _evaluate, _Parser
+from rlvr_math.rational import MAX_CHARS, POINTS, SAMPLE_BITS, Node, _degree, _evaluate, _Parser
 from rlvr_math.tokens import Refused
 
 MAX_DEGREE = 2
@@ -75,24 +75,6 @@ def _is_polynomial(node: Node) -> bool:
     return _is_polynomial(node[1]) and _is_polynomial(node[2])
 
 
-def _polynomial_degree(node: Node) -> int:
-    """The total degree of a polynomial tree (at most; exact unless terms cancel)."""
-    kind = node[0]
-    if kind == "num":
-        return 0
-    if kind == "var":
-        return 1
-    if kind == "neg":
-        return _polynomial_degree(node[1])
-    if kind == "pow":
-        return _polynomial_degree(node[1]) * node[2]
-    if kind == "*":
-        return _polynomial_degree(node[1]) + _polynomial_degree(node[2])
-    if kind == "/":
-        return _polynomial_degree(node[1])  # divisions are by constants here
-    return max(_polynomial_degree(node[1]), _polynomial_degree(node[2]))  # + and -
-
-
 def _equation(cleaned: str) -> tuple[Node, frozenset[str], int] | None:
     """``lhs - rhs`` as a tree, its variables and a bound on its degree."""
     if len(cleaned) > MAX_CHARS or cleaned.count("=") != 1 or any(r in cleaned for r in _OTHER_RELATIONS):
@@ -107,7 +89,7 @@ def _equation(cleaned: str) -> tuple[Node, frozenset[str], int] | None:
     variables = sides[0][1] | sides[1][1]
     if not variables:
         return None
-    return tree, variables, _polynomial_degree(tree)
+    return tree, variables, _degree(tree, polynomial=True)
 
 
 def equations_match(gold: str, pred: str) -> bool | None:

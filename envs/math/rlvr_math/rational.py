@@ -91,18 +91,25 @@ def rational_identity(gold: str, pred: str) -> bool | None:
     return None
 
 
-def _degree(node: Node) -> int:
-    """An upper bound on the total degree of numerator and denominator (for the error bound)."""
+def _degree(node: Node, *, polynomial: bool = False) -> int:
+    """An upper bound on the total degree of numerator and denominator (for the error bound).
+
+    With ``polynomial`` (a tree whose divisions are all by constants) the bound is the degree
+    itself, unless terms cancel: a sum then has the larger degree of its terms, not their total.
+    """
     kind = node[0]
     if kind == "num":
         return 0
     if kind == "var":
         return 1
     if kind == "neg":
-        return _degree(node[1])
+        return _degree(node[1], polynomial=polynomial)
     if kind == "pow":
-        return _degree(node[1]) * abs(node[2])
-    return _degree(node[1]) + _degree(node[2])  # + - * / each at most add the degrees
+        return _degree(node[1], polynomial=polynomial) * abs(node[2])
+    left, right = _degree(node[1], polynomial=polynomial), _degree(node[2], polynomial=polynomial)
+    if polynomial and kind in ("+", "-"):
+        return max(left, right)
+    return left + right  # + - * / each at most add the degrees
 
 
 def _evaluate(node: Node, point: dict[str, Fraction]) -> Fraction:
