@@ -175,7 +175,21 @@ def _is_bare_math(text: str) -> bool:
 
 
 def _math_verify_extraction(text: str, with_expressions: bool) -> Answer | None:
-    """math-verify's own search for the last math in free text (lenient graders' behaviour)."""
+    """math-verify's own search for the last math in free text (lenient graders' behaviour),
+    walked by ``lenient`` with our faster LaTeX parser (the same answer; see its tests)."""
+    from rlvr_math.lenient import first_candidate_if_any_converts
+
+    try:
+        found = first_candidate_if_any_converts(text, with_expressions)
+    except Exception:
+        return None
+    if found is None or not found.strip():
+        return None
+    return Answer(found.strip(), "math_verify", is_set=" and " in found)
+
+
+def _math_verify_parse_extraction(text: str, with_expressions: bool) -> Answer | None:
+    """The same through math-verify's ``parse`` itself: the reference ``lenient`` is tested against."""
     import logging
 
     from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse

@@ -111,6 +111,25 @@ def _machinery_if_usable() -> tuple[Any, Any, Any, Any] | None:
         return None
 
 
+def convert_as_math_verify(latex: str) -> Any:
+    """What math-verify's ``parse_latex_cached`` gives for an already normalised string: the
+    expression; on failure, the last side of an equation chain's, or None when there is no
+    chain (exceptions from that second attempt propagate, as there)."""
+    machinery = _machinery_if_usable()
+    if machinery is None:
+        from math_verify.parser import parse_latex_cached
+
+        return parse_latex_cached(latex)
+    convert, _, _, get_last_eq = machinery
+    try:
+        return convert(latex)
+    except Exception:
+        last = get_last_eq(latex)
+        if last != latex:
+            return convert(last)
+        return None
+
+
 def parse_boxed(latex: str) -> tuple[Any, ...] | None:
     """``(expression, normalised string)`` for ``\\boxed{X}`` (or several boxes), as
     math-verify's ``parse`` gives; ``(normalised string,)`` when the content does not convert.
