@@ -28,20 +28,18 @@ def first_candidate_if_any_converts(text: str, with_expressions: bool) -> str | 
     configs: list[Any] = [LatexExtractionConfig()]
     if with_expressions:
         configs.append(ExprExtractionConfig())
-    patterns = [
-        (priority, index, pattern, config)
-        for index, (pairs, config) in enumerate(get_extraction_regexes(configs))
-        for pattern, priority in pairs
-    ]
+    # Every pattern with its priority, in the order of the configurations (a stable sort by
+    # priority keeps that order among equals, as math-verify's does).
+    targets = get_extraction_regexes(configs)
+    patterns = sorted(
+        ((priority, pattern, config) for pairs, config in targets for pattern, priority in pairs), key=lambda p: p[0]
+    )
     fallback: str | None = None
     for priority in sorted({p[0] for p in patterns}):
         # Candidates of this priority, rightmost end first, then leftmost start; ties keep the
-        # order of the patterns (sorting is stable).
+        # order of the patterns.
         found = [
-            (match, config)
-            for p, _, pattern, config in sorted(patterns, key=lambda p: (p[0], p[1]))
-            if p == priority
-            for match in pattern.finditer(text)
+            (match, config) for p, pattern, config in patterns if p == priority for match in pattern.finditer(text)
         ]
         found.sort(key=lambda mc: (mc[0].end(), -mc[0].start()), reverse=True)
         for match, config in found:
