@@ -297,10 +297,7 @@ def _chunk_tokens(chunk: str, lead: str, sentence_final: bool) -> tuple[str, ...
 
 @lru_cache(maxsize=128)
 def _word_tokens(text: str) -> tuple[str, ...]:
-    tokens: list[str] = []
-    for sentence in split_sentences(text):
-        tokens.extend(_sentence_tokens(sentence))
-    return tuple(tokens)
+    return tuple(iter_word_tokens(text))
 
 
 def _sentence_tokens(sentence: str) -> list[str]:

@@ -57,10 +57,11 @@ def _machinery() -> tuple[Any, Any, Any, Any]:
         def math(self) -> Any:
             parser = self._make(self._text)
             shape = parse_replay.shape_of(parser)
-            tree = parse_replay.replay(parser, shape)
-            if tree is not None:
-                return tree
-            parser = self._make(self._text)
+            if parse_replay.knows(shape):
+                tree = parse_replay.replay(parser, shape)
+                if tree is not None:
+                    return tree
+                parser = self._make(self._text)  # the failed replay consumed this one
             parser._interp.predictionMode = PredictionMode.SLL
             try:
                 return parse_replay.record(parser, shape)
@@ -144,21 +145,17 @@ def parse_boxed(latex: str) -> tuple[Any, ...] | None:
     machinery = _machinery_if_usable()
     if machinery is None:
         return None  # a latex2sympy2_extended without this internal class: use the public path
-    convert, normalize_latex, boxed_config, get_last_eq = machinery
+    _, normalize_latex, boxed_config, _ = machinery
     try:
         normalized = normalize_latex(latex, boxed_config)
     except Exception:
         return None
     try:
-        return convert(normalized), normalized
+        expression = convert_as_math_verify(normalized)
     except Exception:
-        pass
-    last = get_last_eq(normalized)
-    if last != normalized:
-        try:
-            return convert(last), normalized
-        except Exception:
-            pass
+        expression = None
+    if expression is not None:
+        return expression, normalized
     # Deliberately not math-verify's next step: when the box does not convert, its parse goes
     # on to look for a number elsewhere in the text, which in a box we extracted ourselves
     # means inside the answer: "\boxed{(x, y) + 3}" would read as 3 and match a gold 3. The

@@ -80,6 +80,11 @@ def shape_of(parser: Any) -> tuple[int, ...]:
     return tuple(token.type for token in stream.tokens)
 
 
+def knows(shape: tuple[int, ...]) -> bool:
+    """Whether choices are recorded for this shape."""
+    return shape in _choices
+
+
 def replay(parser: Any, shape: tuple[int, ...]) -> Any | None:
     """``parser.math()`` from a recording of this shape's choices; None without one (or when
     the replay does not follow the recording: the caller then parses normally)."""
