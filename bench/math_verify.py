@@ -14,6 +14,11 @@ the labels, and the worst latency on hostile inputs through the pool. In process
 twice: first in a fresh process (the LaTeX parser builds its decision cache as it meets new
 shapes, which dominates the first few hundred parses), then again with that cache warm, as
 in a long training run. Both passes verify every item from empty answer caches.
+
+In process, the two verifiers share what a process keeps: ANTLR's prediction cache (our saved
+one, ``rlvr_math.parser_snapshot``, is installed in the generated parser both use) and sympy's
+caches, so whichever verifier meets a shape first builds them for the other too. The pool
+rows give each verifier its own processes: the comparison a user running a pool gets.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from typing import Any
 # This file is named like the package it measures: keep its folder off the import path.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
-from rlvr_math import MathVerifier  # noqa: E402
+from rlvr_math import MathVerifier, parser_snapshot  # noqa: E402
 from rlvr_math.peer import MathVerifyPeer  # noqa: E402
 from rlvr_math.verifier import clear_caches  # noqa: E402
 
@@ -195,11 +200,15 @@ def main() -> None:
 
     peer_set, real_set = peer_items(), realistic_items(args.realistic)
     mixed = peer_set + real_set
-    # Import sympy, latex2sympy and math-verify once in this process, outside the timings.
+    # Import sympy, latex2sympy and math-verify once in this process, outside the timings, and
+    # install the parser's saved prediction cache (part of our set-up, like an import; in
+    # process it serves math-verify's parses too, since both use the same generated parser).
     run_inline(mixed[:3])
+    snapshot = parser_snapshot.load()
 
     print(f"mixed set: {len(peer_set)} peer cases + {len(real_set)} realistic long completions "
-          f"(mean {sum(len(i[3]) for i in real_set) // max(1, len(real_set))} chars)\n")
+          f"(mean {sum(len(i[3]) for i in real_set) // max(1, len(real_set))} chars); "
+          f"parser snapshot {'loaded' if snapshot else 'NOT loaded (built for another parser version)'}\n")
     header = f"{'subset':<12} {'mode':<14} {'ours/s':>9} {'math-verify/s':>14} {'ratio':>7} {'ours acc':>9} {'mv acc':>8}"
     print(header)
     print("-" * len(header))

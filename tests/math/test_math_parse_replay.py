@@ -13,19 +13,11 @@ import re
 import pytest
 from rlvr_math import latex_parse, parse_replay
 
-from tests.helpers.data import read_jsonl
+from tests.helpers.data import math_answers
 
 
 def _answers() -> list[str]:
-    seen: dict[str, None] = {}
-    for row in read_jsonl("math_verify_cases.jsonl") + read_jsonl("math_equiv_other_cases.jsonl"):
-        for value in (row["gold"], row["pred"]):
-            text = value.strip().strip("$").strip()
-            if 0 < len(text) <= 120 and "\\boxed" not in text and "\n" not in text:
-                seen[text] = None
-    for row in read_jsonl("math500.jsonl")[::4]:
-        seen[row["answer"]] = None
-    return list(seen)[::2]
+    return math_answers(math500_every=4)[::2]
 
 
 def _other_digits(text: str) -> str:

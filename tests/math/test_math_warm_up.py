@@ -16,7 +16,7 @@ from rlvr_math.equivalence import _WARM_UP_PAIRS, _WARM_UP_SHAPES, _WARM_UP_SYMB
 
 from tests.helpers.data import shared_path
 
-_WARM_UP_STRINGS = [*_WARM_UP_SHAPES, *(a for pair in _WARM_UP_PAIRS for a in pair), *_WARM_UP_SYMBOLIC]
+_WARM_UP_STRINGS = [*_WARM_UP_SHAPES, *(a for pair in (*_WARM_UP_PAIRS, *_WARM_UP_SYMBOLIC) for a in pair)]
 
 
 def _squeezed(value: str) -> str:

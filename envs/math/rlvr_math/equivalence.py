@@ -316,13 +316,27 @@ _WARM_UP_PAIRS = (
     ("\\sqrt{23}", "\\frac{23}{\\sqrt{23}}"),  # a constant: mpmath's first use
     ("(t-2)^2", "t^2-4t+4"),
 )
-_WARM_UP_SYMBOLIC = ("\\cot^2(u)+1", "\\csc^2(u)")  # parse, compare and simplify (sympy imports more on first use)
+# Pairs for the symbolic step itself. sympy sets up much of itself on first use (simplify's
+# helpers, Sum simplification, sets and intervals, matrices): about 1 s for the first
+# comparison of two sums, against 0.3 s afterwards, which a fresh worker would pay inside a
+# budgeted call. Generic pairs, one per kind, each compared as math-verify does with and
+# without set relations.
+_WARM_UP_SYMBOLIC = (
+    ("\\cot^2(u)+1", "\\csc^2(u)"),
+    ("W_m = \\sum_{r=1}^{m} (r + h_r)", "W_m = \\sum_{r=1}^{m} h_r + \\frac{m(m+1)}{2}"),
+    ("-13 \\le w \\le 8", "w \\in [-13, 8]"),
+    ("\\begin{pmatrix} \\sqrt[3]{u} & 1 \\\\ 0 & u^2 \\end{pmatrix}",
+     "\\begin{pmatrix} u^{1/3} & 1 \\\\ 0 & u \\cdot u \\end{pmatrix}"),
+    ("(-\\infty, -6) \\cup (11, \\infty)", "[-6, 11]"),
+)
 # Generic answer shapes parsed once at load: the LaTeX parser builds its prediction cache
 # (ANTLR's DFA) shape by shape, about 0.1 s for each new kind of construct, so a fresh worker
-# would otherwise pay it on its first real answers, inside their budgets. Load time is not
-# budgeted by the pool. None of these strings occurs in the benchmark's or the tests' data
-# (tests/math/test_math_warm_up.py checks), so the benchmark does not time answers the
-# workers have already parsed.
+# would otherwise pay it on its first real answers, inside their budgets. The saved cache
+# (rlvr_math.parser_snapshot, built from these and a generic corpus) covers them already;
+# parsing them still warms the converter, and builds their cache where no snapshot matches
+# the installed parser. Load time is not budgeted by the pool. None of these strings occurs
+# in the benchmark's or the tests' data (tests/math/test_math_warm_up.py checks), so the
+# benchmark does not time answers the workers have already parsed.
 _WARM_UP_SHAPES = (
     "\\frac{p-q}{r+s}", "\\sqrt[4]{y^3-2}", "\\sum_{j=1}^{m} c_j d_{m-j}", "\\prod_{i=1}^{n} (1+t_i)",
     "\\int_{1}^{2} \\frac{dt}{t}", "\\left(-\\frac{5}{7}, \\frac{2}{9}\\right)", "(-2, 9]",
@@ -346,15 +360,16 @@ _warmed = False
 
 
 def warm_up() -> None:
-    """Import sympy, mpmath and math-verify, run the symbolic step once and parse a set of
-    generic answer shapes (``_WARM_UP_SHAPES``).
+    """Import sympy, mpmath and math-verify, load the parser's saved prediction cache, run
+    the symbolic step on a few generic pairs and parse a set of generic answer shapes
+    (``_WARM_UP_SHAPES``).
 
-    Costs about 3-4 seconds once per process (sympy's import, the parser's set-up and its
-    prediction cache); a worker killed at its budget pays it again when it restarts, at load
-    time, which the pool does not count against any budget. The
-    pairs are decided by the fast paths in ``answers_match``, so the symbolic step is called
-    directly as well, on a pair that needs ``simplify`` (whose first call imports more of
-    sympy). Never raises: a broken install shows up later as verdicts.
+    Costs about 3-4 seconds once per process (imports, the saved cache, sympy's first uses);
+    a worker killed at its budget pays it again when it restarts, at load time, which the
+    pool does not count against any budget. ``_WARM_UP_PAIRS`` are decided by the fast paths
+    in ``answers_match``, so the symbolic step is called directly as well, on pairs that need
+    ``simplify`` and the set and matrix comparisons (``_WARM_UP_SYMBOLIC``). Never raises: a
+    broken install shows up later as verdicts.
     """
     global _warmed
     if _warmed:
@@ -363,8 +378,9 @@ def warm_up() -> None:
     try:
         for gold, pred in _WARM_UP_PAIRS:
             answers_match(gold, pred)
-        gold, pred = _WARM_UP_SYMBOLIC
-        _symbolic(gold, pred, MatchConfig(), False, False, [gold], [pred])
+        for gold, pred in _WARM_UP_SYMBOLIC:
+            for config in (MatchConfig(), MatchConfig(allow_set_relation_comp=True)):
+                _symbolic(gold, pred, config, False, False, [gold], [pred])
         for shape in _WARM_UP_SHAPES:
             _parsed(f"\\boxed{{{shape}}}")
     except Exception:

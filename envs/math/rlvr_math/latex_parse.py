@@ -30,7 +30,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from rlvr_math import parse_replay
+from rlvr_math import parse_replay, parser_snapshot
 
 _OTHER_MATCHES = re.compile(r"\$|\\\(|\\\[|final answer", re.IGNORECASE)
 _DECIMAL = re.compile(r"\d+\.\d*|\.\d+")
@@ -92,6 +92,9 @@ def _machinery() -> tuple[Any, Any, Any, Any]:
         # real symbols unless the answer looks complex.
         return _TwoStageConverter(None, is_real=not should_treat_as_complex(latex), convert_degrees=False).parse(latex)
 
+    # The prediction cache ANTLR would otherwise build answer by answer in every process
+    # (rlvr_math.parser_snapshot); without a matching snapshot it is built as before.
+    parser_snapshot.load()
     boxed_config = replace(LatexExtractionConfig(boxed_match_priority=0).normalization_config, boxed="last")
     try:
         works = str(convert("2x+1")) == "2*x + 1"
