@@ -498,7 +498,7 @@ def _saved_state_class() -> Any:
     class SavedDFAState(DFAState):
         __slots__ = ("_error", "_index", "_saved", "_states")
 
-        @property  # type: ignore[override]
+        @property
         def configs(self) -> Any:
             try:
                 return configs_slot.__get__(self, DFAState)
@@ -511,7 +511,7 @@ def _saved_state_class() -> Any:
         def configs(self, value: Any) -> None:
             configs_slot.__set__(self, value)
 
-        @property  # type: ignore[override]
+        @property
         def edges(self) -> Any:
             try:
                 return edges_slot.__get__(self, DFAState)
@@ -554,7 +554,7 @@ def _states(saved: _Saved) -> list[Any]:
 
 
 def _state_table_class() -> type[dict[Any, Any]]:
-    class SavedStateTable(dict):  # type: ignore[type-arg]
+    class SavedStateTable(dict):
         """A DFA's table of states (ANTLR's ``dfa.states``) that also finds equal saved states."""
 
         def __init__(self, by_fingerprint: dict[int, list[Any]]) -> None:
@@ -577,9 +577,10 @@ def _state_table_class() -> type[dict[Any, Any]]:
 def load(path: Path = SNAPSHOT_PATH) -> bool:
     """Install the saved DFAs in the generated parser's class, once per process.
 
-    All or nothing, and only while every DFA is still empty (a process that has parsed keeps
-    what it built). False, and the parser builds its cache as usual, when the file is
-    missing, was built for another grammar or runtime, or does not check out.
+    Where this process has parsed already (for instance through math-verify), the states it
+    built stay, and the saved ones join them: ANTLR's lookup of a new state finds an equal
+    saved one and continues from there. False, and the parser builds its cache as usual, when
+    the file is missing, was built for another grammar or runtime, or does not check out.
     """
     global _loaded
     with _lock:
@@ -608,9 +609,6 @@ def load(path: Path = SNAPSHOT_PATH) -> bool:
         except Exception as exc:  # a damaged file must never stop verification
             _log.warning("parser snapshot %s not used: %r", path, exc)
             return False
-        if any(dfa._states or (dfa.s0 is not None and (not dfa.precedenceDfa or dfa.s0.edges)) for dfa in dfas):
-            _log.info("parser snapshot not used: this process has parsed already")
-            return False
         by_decision: dict[int, dict[int, list[Any]]] = {}
         a = saved.a
         for index, state in enumerate(states):
@@ -618,7 +616,29 @@ def load(path: Path = SNAPSHOT_PATH) -> bool:
             by_decision.setdefault(a["st_dfa"][index], {}).setdefault(fingerprint, []).append(state)
         table_class = _state_table_class()
         for dfa, start in starts:
-            dfa.s0 = start
-            dfa._states = table_class(by_decision.get(dfa.decision, {}))
+            table = table_class(by_decision.get(dfa.decision, {}))
+            table.update(dfa._states)  # states this process built already (it may have parsed)
+            dfa._states = table
+            _install_start(dfa, start)
         _loaded = True
         return True
+
+
+def _install_start(dfa: Any, start: Any) -> None:
+    """Make the saved start state(s) the DFA's, keeping any this process has built.
+
+    A precedence DFA has one start state per operator precedence (the edges of its ``s0``);
+    the saved ones fill the precedences not yet met. Another DFA's own start state, if any, is
+    replaced by the saved one when they hold the same configurations (they always do: both are
+    the decision's closure); the states built from the old one stay findable in the table.
+    """
+    if dfa.s0 is None or (dfa.precedenceDfa and not dfa.s0.edges):
+        dfa.s0 = start  # not used yet in this process
+        return
+    if not dfa.precedenceDfa:
+        if dfa.s0.configs == start.configs:
+            dfa.s0 = start
+        return
+    for precedence, saved in enumerate(start.edges or ()):
+        if saved is not None and dfa.getPrecedenceStartState(precedence) is None:
+            dfa.setPrecedenceStartState(precedence, saved)
