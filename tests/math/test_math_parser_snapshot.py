@@ -116,9 +116,9 @@ def test_a_loaded_snapshot_writes_back_byte_for_byte(tmp_path):
     again = tmp_path / "again.bin.gz"
     code = (
         "import pathlib, sys\n"
-        "from rlvr_math import parser_snapshot\n"
+        "from rlvr_math import parser_snapshot, snapshot_writer\n"
         "assert parser_snapshot.load()\n"
-        "parser_snapshot.dump(pathlib.Path(sys.argv[1]))\n"
+        "snapshot_writer.dump(pathlib.Path(sys.argv[1]))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code, str(again)],

@@ -10,6 +10,7 @@ import time
 
 from rlvr_math import parser_snapshot, shape_corpus
 from rlvr_math.equivalence import _WARM_UP_SHAPES, _parsed
+from rlvr_math.snapshot_writer import dump
 
 
 def main() -> None:
@@ -25,7 +26,7 @@ def main() -> None:
             print(f"  slow shape ({time.perf_counter() - began:.1f} s): {shape}", flush=True)
         if index % 500 == 0:
             print(f"  {index}/{len(shapes)} shapes parsed, {time.perf_counter() - start:.0f} s", flush=True)
-    counts = parser_snapshot.dump()
+    counts = dump()
     size_kib = parser_snapshot.SNAPSHOT_PATH.stat().st_size // 1024
     print(
         f"wrote {parser_snapshot.SNAPSHOT_PATH} ({size_kib} KiB): {counts}, {len(shapes)} shapes "
