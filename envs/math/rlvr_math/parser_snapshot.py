@@ -421,7 +421,12 @@ def load(path: Path = SNAPSHOT_PATH) -> bool:
             return False
         by_decision: dict[int, dict[int, list[Any]]] = {}
         a = saved.a
+        # A precedence DFA's s0 only holds its start states by precedence; ANTLR never puts it
+        # in the table of states, and a lookup must never return it.
+        precedence_heads = {start for _, precedence, start in header["dfas"] if precedence}
         for index, state in enumerate(states):
+            if index in precedence_heads:
+                continue
             fingerprint = (a["st_fp_lo"][index] & 0xFFFFFFFF) | ((a["st_fp_hi"][index] & 0xFFFFFFFF) << 32)
             by_decision.setdefault(a["st_dfa"][index], {}).setdefault(fingerprint, []).append(state)
         table_class = _state_table_class()
