@@ -54,7 +54,6 @@ _PROBE = textwrap.dedent(
         except Exception as exc:
             results.append("error: " + type(exc).__name__)
     print(json.dumps({"loaded": bool(parser_snapshot._loaded), "built": built, "results": results}))
-    print("built", built, file=sys.stderr)
     """
 )
 

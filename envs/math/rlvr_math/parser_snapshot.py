@@ -171,6 +171,7 @@ class _Saved:
                 raise ValueError(f"unknown semantic context row {row[0]!r}")
         self.predicates = predicates
         self._contexts: dict[int, Any] = {}
+        self.states: list[Any] = []  # filled by _states(); edge tables point into it
         self._check(len(parser.atn.states))
 
     def _check(self, atn_size: int) -> None:
@@ -198,10 +199,10 @@ class _Saved:
         _check_indexes(a["edges"][1::2], -2, n_states, "edge target")
         _check_indexes(a["predicted"][0::2], 0, len(self.predicates), "predicate")
         edges, lengths, at = a["edges"], a["st_edges_len"], a["st_edges_at"]
-        _check_indexes(edges[0::2], 0, max(lengths, default=0), "edge symbol")
         for index in range(n_states):
-            if at[index + 1] > at[index] and max(edges[2 * at[index] : 2 * at[index + 1] : 2]) >= lengths[index]:
-                raise ValueError("snapshot edge beyond its table")
+            symbols = edges[2 * at[index] : 2 * at[index + 1] : 2]
+            if symbols and (min(symbols) < 0 or max(symbols) >= lengths[index]):
+                raise ValueError("snapshot edge outside its table")
         kinds, first, second = a["ctx_kind"], a["ctx_a"], a["ctx_b"]
         parents = a["ctx_parents"]
         if len(first) != n_contexts or len(second) != n_contexts or len(a["ctx_returns"]) != len(parents):
@@ -286,7 +287,9 @@ class _Saved:
         configs.configLookup = None  # as ATNConfigSet.setReadonly leaves it
         return configs
 
-    def edges(self, index: int, states: list[Any], error: Any) -> list[Any] | None:
+    def edges(self, index: int) -> list[Any] | None:
+        from antlr4.atn.ParserATNSimulator import ParserATNSimulator
+
         a = self.a
         if not a["st_flags"][index] & _HAS_EDGES:
             return None
@@ -294,7 +297,7 @@ class _Saved:
         pool = a["edges"]
         for at in range(2 * a["st_edges_at"][index], 2 * a["st_edges_at"][index + 1], 2):
             target = pool[at + 1]
-            table[pool[at]] = error if target == -2 else states[target]
+            table[pool[at]] = ParserATNSimulator.ERROR if target == -2 else self.states[target]
         return table
 
 
@@ -306,7 +309,7 @@ def _saved_state_class() -> Any:
     configs_slot, edges_slot = DFAState.__dict__["configs"], DFAState.__dict__["edges"]
 
     class SavedDFAState(DFAState):
-        __slots__ = ("_error", "_index", "_saved", "_states")
+        __slots__ = ("_index", "_saved")
 
         @property
         def configs(self) -> Any:
@@ -326,7 +329,7 @@ def _saved_state_class() -> Any:
             try:
                 return edges_slot.__get__(self, DFAState)
             except AttributeError:
-                value = self._saved.edges(self._index, self._states, self._error)
+                value = self._saved.edges(self._index)
                 edges_slot.__set__(self, value)
                 return value
 
@@ -338,12 +341,11 @@ def _saved_state_class() -> Any:
 
 
 def _states(saved: _Saved) -> list[Any]:
-    from antlr4.atn.ParserATNSimulator import ParserATNSimulator
     from antlr4.dfa.DFAState import PredPrediction
 
     state_class = _saved_state_class()
     a = saved.a
-    states: list[Any] = []
+    states = saved.states
     for index, flags in enumerate(a["st_flags"]):
         state = object.__new__(state_class)
         state.stateNumber = index
@@ -358,7 +360,7 @@ def _states(saved: _Saved) -> list[Any]:
                 PredPrediction(saved.predicates[pool[at]], pool[at + 1])
                 for at in range(2 * a["st_predicates_at"][index], 2 * a["st_predicates_at"][index + 1], 2)
             ]
-        state._saved, state._index, state._states, state._error = saved, index, states, ParserATNSimulator.ERROR
+        state._saved, state._index = saved, index
         states.append(state)
     return states
 

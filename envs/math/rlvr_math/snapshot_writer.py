@@ -36,7 +36,8 @@ from rlvr_math.parser_snapshot import (
 class _Writer:
     """Numbers prediction contexts, semantic contexts and DFA states, and lays them out as
     arrays. Iterative throughout: context chains and DFA paths can be deeper than Python's
-    recursion limit. Contexts refer only to earlier contexts (parents first)."""
+    recursion limit. Contexts refer only to earlier contexts (parents first). Objects are
+    known by id(): the parser's DFAs hold every one of them for the length of a dump."""
 
     def __init__(self, error_state: Any) -> None:
         from antlr4.atn.SemanticContext import SemanticContext
@@ -75,7 +76,6 @@ class _Writer:
         self._predicate_ids: dict[int, int] = {}
         self._state_ids: dict[int, int] = {}
         self._states: list[Any] = []
-        self._keep: list[Any] = []  # every numbered object stays alive, so no id() is reused meanwhile
 
     def context(self, context: Any) -> int:
         from antlr4.PredictionContext import ArrayPredictionContext, SingletonPredictionContext
@@ -112,7 +112,6 @@ class _Writer:
                 parent = current.parentCtx
                 row = (_SINGLETON, -1 if parent is None else self._contexts[id(parent)], current.returnState)
             self._contexts[id(current)] = len(a["ctx_kind"])
-            self._keep.append(current)
             for name, value in zip(("ctx_kind", "ctx_a", "ctx_b"), row):
                 a[name].append(value)
         return self._contexts[id(context)]
@@ -134,7 +133,6 @@ class _Writer:
         else:
             raise TypeError(f"unknown semantic context {type(predicate).__name__}")
         self._predicate_ids[id(predicate)] = len(self.predicates)
-        self._keep.append(predicate)
         self.predicates.append(row)
         return len(self.predicates) - 1
 
