@@ -1,0 +1,280 @@
+"""Layers 2 and 3 behind one interface, and the kimina-lean-server backend.
+
+The kernel-level audit is the same for every backend. After the proof, in the same environment:
+
+- ``theorem _rlvr_check_… : type_of% @_rlvr_ref_… := @NAME``, where ``_rlvr_ref_…`` is the
+  task's own statement elaborated *before* any of the completion's code (so a helper instance
+  or definition cannot change what it means): the proved constant exists and its type is the
+  task's statement (up to definitional unfolding, which the kernel checks);
+- ``#print axioms NAME`` for every audited constant: only ``propext``, ``Classical.choice``,
+  ``Quot.sound`` (plus ``Lean.ofReduceBool`` / ``Lean.trustCompiler`` when ``native_decide`` is
+  allowed). ``sorryAx`` is an unfinished proof; anything else is a new axiom.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+from rlvr_envs import Reason, Verdict
+from rlvr_lean.protocol import (
+    CommandResponse,
+    Message,
+    ProtocolError,
+    check_kimina,
+    check_response,
+    parse_axioms,
+    parse_kimina,
+)
+from rlvr_lean.shape import Prepared
+
+STANDARD_AXIOMS = frozenset({"propext", "Classical.choice", "Quot.sound"})
+NATIVE_AXIOMS = frozenset({"Lean.ofReduceBool", "Lean.trustCompiler"})
+
+
+class LeanUnavailable(RuntimeError):
+    """The backend cannot run Lean here; the message says what to install."""
+
+
+@dataclass(frozen=True)
+class AuditPlan:
+    text: str
+    purposes: tuple[tuple[str, str], ...]
+    """Per line of ``text``: ("check", name) or ("axioms", name)."""
+
+
+def audit_plan(prepared: Prepared) -> AuditPlan:
+    lines: list[str] = []
+    purposes: list[tuple[str, str]] = []
+    if prepared.ref_name and prepared.audit_names:
+        main = prepared.audit_names[0]
+        lines.append(
+            f"theorem _rlvr_check_{prepared.ref_name.removeprefix('_rlvr_ref_')} : "
+            f"type_of% @{prepared.ref_name} := @{main}"
+        )
+        purposes.append(("check", main))
+    for name in prepared.audit_names:
+        lines.append(f"#print axioms {name}")
+        purposes.append(("axioms", name))
+    return AuditPlan("\n".join(lines) + "\n", tuple(purposes))
+
+
+def judge_audit(
+    plan: AuditPlan, messages: tuple[Message, ...], *, allow_native: bool, line_offset: int = 0
+) -> Verdict | None:
+    """Layer 3 from the messages of the audit lines (``line_offset`` lines before them)."""
+    allowed = STANDARD_AXIOMS | (NATIVE_AXIOMS if allow_native else frozenset())
+    by_line: dict[int, list[Message]] = {}
+    for m in messages:
+        line = (m.pos.line if m.pos else 1) - line_offset
+        by_line.setdefault(line, []).append(m)
+    stray = [
+        m for line, ms in by_line.items() if not 1 <= line <= len(plan.purposes) for m in ms if m.severity == "error"
+    ]
+    if stray:  # the code left something open that swallowed the audit (an unclosed term, a section)
+        return Verdict.failure(
+            Reason.WRONG, details={"layer": "audit", "rule": "lean_error", "error": stray[0].data[:500]}
+        )
+    for index, (purpose, name) in enumerate(plan.purposes, start=1):
+        here = by_line.get(index, [])
+        errors = [m for m in here if m.severity == "error"]
+        if purpose == "check" and errors:
+            text = errors[0].data
+            if "unknown" in text.lower() and name in text:
+                return Verdict.failure(
+                    Reason.WRONG,
+                    details={
+                        "layer": "audit",
+                        "rule": "missing_constant",
+                        "error": f"no constant `{name}` was defined",
+                    },
+                )
+            return Verdict.failure(
+                Reason.SANDBOX_VIOLATION,
+                details={
+                    "layer": "audit",
+                    "rule": "statement_mismatch",
+                    "error": f"`{name}` does not have the task's statement: {text[:500]}",
+                },
+            )
+        if purpose == "axioms":
+            if errors:
+                return Verdict.failure(
+                    Reason.WRONG,
+                    details={"layer": "audit", "rule": "missing_constant", "error": errors[0].data[:500], "name": name},
+                )
+            found = parse_axioms(tuple(here))
+            if not found:
+                return Verdict.failure(
+                    Reason.VERIFIER_ERROR,
+                    details={"layer": "audit", "error": f"`#print axioms {name}` gave no answer"},
+                )
+            axioms = next(iter(found.values()))
+            if "sorryAx" in axioms:
+                return Verdict.failure(
+                    Reason.WRONG, details={"layer": "audit", "rule": "sorry", "name": name, "axioms": list(axioms)}
+                )
+            extra = sorted(set(axioms) - allowed)
+            if extra:
+                return Verdict.failure(
+                    Reason.SANDBOX_VIOLATION,
+                    details={
+                        "layer": "audit",
+                        "rule": "axioms",
+                        "name": name,
+                        "axioms": list(axioms),
+                        "not_allowed": extra,
+                    },
+                )
+    return None
+
+
+def restrict(resp: CommandResponse, first: int, last: int) -> CommandResponse:
+    """The part of a whole-file response that lies on lines ``first..last``."""
+
+    def inside(pos: object) -> bool:
+        return pos is not None and first <= pos.line <= last  # type: ignore[attr-defined]
+
+    return CommandResponse(
+        env=resp.env,
+        messages=tuple(m for m in resp.messages if inside(m.pos)),
+        sorries=tuple(s for s in resp.sorries if inside(s.pos)),
+        time=resp.time,
+    )
+
+
+class Backend(ABC):
+    """Runs layers 2 and 3 for a prepared proof; returns the final verdict."""
+
+    name = ""
+
+    @abstractmethod
+    def check(self, prepared: Prepared, *, allow_native: bool, timeout_s: float) -> Verdict: ...
+
+    def check_many(self, items: list[Prepared], *, allow_native: bool, timeout_s: float) -> list[Verdict]:
+        return [self.check(p, allow_native=allow_native, timeout_s=timeout_s) for p in items]
+
+    def close(self) -> None:  # noqa: B027 - optional hook: a backend without resources has nothing to release
+        """Release processes or connections."""
+
+
+def _lines(text: str) -> int:
+    return text.count("\n")
+
+
+def assemble_file(prepared: Prepared) -> tuple[str, tuple[int, int], int, AuditPlan]:
+    """One Lean file for servers that check whole files: header, reference statement, code, audit.
+
+    Returns the file, the 1-based line range of the completion's code, the line offset of the
+    audit and the audit plan."""
+    header = prepared.header if prepared.header.endswith("\n") or not prepared.header else prepared.header + "\n"
+    ref = f"{prepared.ref_declaration}\n\n" if prepared.ref_declaration else ""
+    before = header + ref
+    plan = audit_plan(prepared)
+    code = prepared.code if prepared.code.endswith("\n") else prepared.code + "\n"
+    first = _lines(before) + 1
+    last = first + _lines(code) - 1
+    text = before + code + "\n" + plan.text
+    return text, (first, last), last + 1, plan
+
+
+class KiminaBackend(Backend):
+    """kimina-lean-server's HTTP ``/verify``: batches, retries on connection errors and 5xx, timeouts.
+
+    The server checks whole files, so the header, the reference statement, the proof and the
+    audit go in one file, and each message is attributed by its line.
+    """
+
+    name = "kimina"
+
+    def __init__(self, url: str, *, batch_size: int = 8, retries: int = 2, api_key: str | None = None) -> None:
+        self.url = url.rstrip("/")
+        if not self.url.endswith("/verify"):
+            self.url += "/verify"
+        self.batch_size = batch_size
+        self.retries = retries
+        self.api_key = api_key
+
+    def _post(self, payload: dict, timeout_s: float) -> dict:
+        body = json.dumps(payload).encode()
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        last: Exception | None = None
+        for attempt in range(self.retries + 1):
+            request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
+            try:
+                with urllib.request.urlopen(request, timeout=timeout_s) as reply:
+                    return json.loads(reply.read().decode("utf-8"))
+            except urllib.error.HTTPError as exc:
+                last = exc
+                if exc.code < 500:
+                    raise LeanUnavailable(
+                        f"kimina-lean-server at {self.url} refused the request: HTTP {exc.code}"
+                    ) from exc
+            except (urllib.error.URLError, OSError, json.JSONDecodeError) as exc:
+                last = exc
+            time.sleep(min(2.0, 0.25 * 2**attempt))
+        raise LeanUnavailable(
+            f"kimina-lean-server at {self.url} cannot be reached ({type(last).__name__}: {last}); start it "
+            "(https://github.com/project-numina/kimina-lean-server: "
+            "`docker run -p 8000:8000 projectnumina/kimina-lean-server`) "
+            "or pass lean_backend='local' with a Lean project"
+        )
+
+    def check(self, prepared: Prepared, *, allow_native: bool, timeout_s: float) -> Verdict:
+        return self.check_many([prepared], allow_native=allow_native, timeout_s=timeout_s)[0]
+
+    def check_many(self, items: list[Prepared], *, allow_native: bool, timeout_s: float) -> list[Verdict]:
+        out: list[Verdict] = []
+        for at in range(0, len(items), self.batch_size):
+            batch = items[at : at + self.batch_size]
+            files = [assemble_file(p) for p in batch]
+            payload = {
+                # "code" is the field of current servers, "proof" of early ones; each ignores the other.
+                "codes": [{"custom_id": str(i), "code": f[0], "proof": f[0]} for i, f in enumerate(files)],
+                "timeout": int(max(1, timeout_s)),
+                "infotree_type": None,
+                "disable_cache": False,
+            }
+            try:
+                reply = self._post(payload, timeout_s * len(batch) + 30)
+                results = {r.custom_id: r for r in parse_kimina(reply)}
+            except (LeanUnavailable, ProtocolError) as exc:
+                out.extend(
+                    Verdict.failure(Reason.VERIFIER_ERROR, details={"layer": "lean", "error": str(exc)}) for _ in batch
+                )
+                continue
+            for i, (_text, (first, last), audit_offset, plan) in enumerate(files):
+                out.append(judge_whole_file(results.get(str(i)), first, last, audit_offset, plan, allow_native))
+        return out
+
+
+def judge_whole_file(result, first: int, last: int, audit_offset: int, plan: AuditPlan, allow_native: bool) -> Verdict:
+    if result is None:
+        return Verdict.failure(
+            Reason.VERIFIER_ERROR, details={"layer": "lean", "error": "the server returned no result"}
+        )
+    verdict = check_kimina(result, line_offset=first - 1) if result.error or result.response is None else None
+    if verdict is not None:
+        return verdict
+    resp = result.response
+    outside = [m for m in resp.errors if m.pos is None or m.pos.line < first]
+    if outside:
+        return Verdict.failure(
+            Reason.VERIFIER_ERROR,
+            details={
+                "layer": "lean",
+                "error": f"the task's header or statement fails to elaborate: {outside[0].data[:300]}",
+            },
+        )
+    verdict = check_response(restrict(resp, first, last), line_offset=first - 1)
+    if verdict is not None:
+        return verdict
+    audit = restrict(resp, audit_offset, 10**9)
+    verdict = judge_audit(plan, audit.messages, allow_native=allow_native, line_offset=audit_offset)
+    return verdict if verdict is not None else Verdict.correct(details={"layer": "audit", "backend": "kimina"})

@@ -1,0 +1,191 @@
+"""A Lean 4 aware tokenizer: enough of Lean's lexical grammar that nothing can hide from the policy.
+
+What it gets right, because a checker that gets it wrong can be fooled:
+
+- comments: ``--`` to end of line, and block comments ``/- -/`` that *nest* (``/- /- -/ sorry -/``
+  is one comment; ``/- -/ sorry`` is not); doc comments ``/-- -/`` and ``/-! -/`` are comments too;
+- string literals with escapes, raw strings ``r"..."`` / ``r#"..."#``, and interpolated strings
+  (``s!"..{code}.."``) whose ``{}`` parts are code and are tokenized as code;
+- char literals (``'a'``, ``'\\n'``) apart from the ``'`` inside names (``h'``, ``cases'``);
+- names with ``«»`` parts (``«sorry»`` reads as the name ``sorry``), dotted names, subscripts,
+  ``ℝ``-style letter symbols, the ``!``/``?`` suffixes of ``exact?`` and ``#eval!``;
+- name literals (`` `foo ``) are their own kind, so `` `sorry `` is not the ``sorry`` term.
+
+Unterminated comments or strings raise ``LexError``: the policy rejects what it cannot read.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+IDENT, NUMBER, STRING, CHAR, NAME_LIT, HASH_CMD, SYMBOL = "ident", "number", "string", "char", "name", "hash", "symbol"
+
+
+class LexError(ValueError):
+    """The text cannot be tokenized as Lean (an unterminated comment or string)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    kind: str
+    text: str
+    """For names: the name with ``«»`` removed (``«a b».c`` -> ``a b.c``); else the source text."""
+    start: int
+    end: int
+    line_start: bool
+    """True when the token is the first thing on its line at column 0 (where commands begin)."""
+
+
+# Lean 4's identifier letters: Unicode letters except λ Π Σ (they are binders), plus `_`.
+_ID_START = r"(?:(?![λΠΣ])[^\W\d])"
+_ID_REST = r"(?:(?![λΠΣ])[\w'!?₀-₉ₐ-ₜᵢ-ᵪⱼ])"
+_PART = rf"(?:«[^»]*»|{_ID_START}{_ID_REST}*)"
+_IDENT_RE = rf"{_PART}(?:\.{_PART})*"
+_MASTER = re.compile(
+    r"(?P<ws>\s+)"
+    r"|(?P<line_comment>--[^\n]*)"
+    r"|(?P<block>/-)"
+    r"|(?P<raw>r#*\")"
+    rf"|(?P<interp>{_ID_START}{_ID_REST}*!\")"
+    r"|(?P<string>\")"
+    rf"|(?P<ident>{_IDENT_RE})"
+    r"|(?P<number>0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+|\d[\d_]*(?:\.\d+)?(?:[eE][+-]?\d+)?)"
+    r"|(?P<char>'(?:\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|u\{[0-9a-fA-F]+\}|.)|[^\\'\n])')"
+    rf"|(?P<name_lit>``?{_IDENT_RE})"
+    r"|(?P<hash>#[a-zA-Z_][\w!?]*)"
+    r"|(?P<symbol>:=|@\[|=>|<;>|<\||\|>|->|<-|\S)",
+    re.UNICODE,
+)
+_STRING_BODY = re.compile(r'(?:[^"\\]|\\.)*"', re.DOTALL)
+
+
+def _strip_guillemets(text: str) -> str:
+    return text.replace("«", "").replace("»", "") if "«" in text else text
+
+
+def _skip_block_comment(src: str, pos: int) -> int:
+    """``pos`` is just after an opening ``/-``; returns the index after the matching ``-/``."""
+    depth = 1
+    n = len(src)
+    while depth:
+        nxt_open = src.find("/-", pos)
+        nxt_close = src.find("-/", pos)
+        if nxt_close < 0:
+            raise LexError(f"unterminated comment /- starting before offset {pos}")
+        if 0 <= nxt_open < nxt_close:
+            depth += 1
+            pos = nxt_open + 2
+        else:
+            depth -= 1
+            pos = nxt_close + 2
+        if pos > n:
+            raise LexError("unterminated comment")
+    return pos
+
+
+class _Lexer:
+    def __init__(self, src: str) -> None:
+        self.src = src
+        self.tokens: list[Token] = []
+
+    def _line_start(self, start: int) -> bool:
+        return start == 0 or self.src[start - 1] == "\n"
+
+    def add(self, kind: str, text: str, start: int, end: int) -> None:
+        self.tokens.append(Token(kind, text, start, end, self._line_start(start)))
+
+    def run(self, pos: int = 0, stop_at_brace: bool = False) -> int:
+        src, n = self.src, len(self.src)
+        depth = 0
+        while pos < n:
+            m = _MASTER.match(src, pos)
+            if m is None:  # pragma: no cover - the symbol branch matches any non-space character
+                raise LexError(f"cannot read offset {pos}")
+            kind = m.lastgroup or SYMBOL
+            end = m.end()
+            if kind == "ws" or kind == "line_comment":
+                pos = end
+            elif kind == "block":
+                pos = _skip_block_comment(src, end)
+            elif kind == "string":
+                body = _STRING_BODY.match(src, end)
+                if body is None:
+                    raise LexError(f"unterminated string at offset {pos}")
+                self.add(STRING, src[pos : body.end()], pos, body.end())
+                pos = body.end()
+            elif kind == "raw":
+                hashes = end - pos - 2
+                close = src.find('"' + "#" * hashes, end)
+                if close < 0:
+                    raise LexError(f"unterminated raw string at offset {pos}")
+                stop = close + 1 + hashes
+                self.add(STRING, src[pos:stop], pos, stop)
+                pos = stop
+            elif kind == "interp":
+                pos = self._interpolated(pos, end)
+            elif kind == "symbol":
+                text = m.group()
+                if stop_at_brace:
+                    if text == "{":
+                        depth += 1
+                    elif text == "}":
+                        if depth == 0:
+                            return end
+                        depth -= 1
+                self.add(SYMBOL, text, pos, end)
+                pos = end
+            else:
+                text = m.group()
+                if kind in (IDENT, NAME_LIT):
+                    text = _strip_guillemets(text)
+                self.add(kind, text, pos, end)
+                pos = end
+        if stop_at_brace:
+            raise LexError("unterminated {…} in an interpolated string")
+        return pos
+
+    def _interpolated(self, start: int, body: int) -> int:
+        """``s!"text {code} text"``: the text parts are a string, the ``{}`` parts are code."""
+        src, n = self.src, len(self.src)
+        self.add(IDENT, src[start : body - 2], start, body - 2)
+        pos = body
+        seg_start = body - 1
+        while pos < n:
+            ch = src[pos]
+            if ch == "\\":
+                pos += 2
+            elif ch == '"':
+                self.add(STRING, src[seg_start : pos + 1], seg_start, pos + 1)
+                return pos + 1
+            elif ch == "{":
+                self.add(STRING, src[seg_start:pos], seg_start, pos)
+                pos = self.run(pos + 1, stop_at_brace=True)
+                seg_start = pos
+            else:
+                pos += 1
+        raise LexError(f"unterminated interpolated string at offset {start}")
+
+
+def tokenize(src: str) -> list[Token]:
+    """The tokens of ``src`` without whitespace and comments; raises ``LexError`` on unreadable text."""
+    lexer = _Lexer(src)
+    lexer.run()
+    return lexer.tokens
+
+
+@lru_cache(maxsize=4096)
+def tokenize_cached(src: str) -> tuple[Token, ...]:
+    """``tokenize`` for task text (headers, statements, references): read once per distinct text."""
+    return tuple(tokenize(src))
+
+
+def line_of(src: str, offset: int) -> int:
+    """1-based line number of ``offset`` in ``src``."""
+    return src.count("\n", 0, offset) + 1
+
+
+def base_name(text: str) -> str:
+    """The last component of a dotted name without ``!``/``?`` suffixes: ``Lean.ofReduceBool`` -> ``ofReduceBool``."""
+    return text.rsplit(".", 1)[-1].rstrip("!?")

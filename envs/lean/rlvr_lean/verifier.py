@@ -1,0 +1,242 @@
+"""The Lean family's verifier: static policy, then the Lean check, then the kernel-level audit.
+
+Task schema (``Task.answer``), either shape:
+
+- statement: ``{"header": "import Mathlib ...", "statement": "theorem foo ... :="}``
+- reference file: ``{"reference": "import Mathlib\\n def f ... := sorry\\n theorem t ... := sorry"}``
+
+Either may add ``"allow_native_decide": true`` (the task allows ``native_decide``).
+
+Without a backend (no Lean project, no server) every completion the static layer accepts gets
+``verifier_error`` with what to install: never a reward for an unchecked proof, never a 0 that
+a trainer would read as a wrong proof.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rlvr_envs import Reason, Task, Verdict, Verifier
+from rlvr_lean.backends import Backend, KiminaBackend
+from rlvr_lean.policy import LeanPolicy, Violation
+from rlvr_lean.reference import parse_reference, prepare_reference
+from rlvr_lean.shape import Prepared, TaskFormatError, extract_lean, parse_statement, prepare_statement
+from rlvr_lean.tokens import LexError
+
+BACKENDS = ("auto", "local", "kimina", "none")
+NO_BACKEND = (
+    "no Lean backend is configured, so this proof cannot be checked: pass lean_project= (a Lean project "
+    "with the REPL built; or set RLVR_LEAN_PROJECT) or kimina_url= (a kimina-lean-server; or set "
+    "RLVR_KIMINA_URL). `rlvr-envs lean doctor` says what is missing."
+)
+
+
+def task_shape(answer: Any) -> str:
+    """``"statement"`` or ``"reference"``; ``TaskFormatError`` for anything else."""
+    if isinstance(answer, Mapping):
+        if isinstance(answer.get("reference"), str):
+            return "reference"
+        if isinstance(answer.get("statement"), str):
+            return "statement"
+    raise TaskFormatError("a Lean task's answer must be {'header', 'statement'} or {'reference'}")
+
+
+def static_check(task: Task, completion: str, policy: LeanPolicy) -> Prepared | Verdict:
+    """Layer 1 alone: the prepared code for Lean, or the verdict that ends verification here."""
+    try:
+        shape = task_shape(task.answer)
+        if task.answer.get("allow_native_decide") and not policy.allow_native_decide:
+            policy = dataclasses.replace(policy, allow_native_decide=True)
+        if shape == "statement":
+            target: Any = parse_statement(str(task.answer.get("header") or ""), task.answer["statement"])
+        else:
+            target = parse_reference(task.answer["reference"])
+    except TaskFormatError as exc:
+        return Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"task {task.id!r}: {exc}"})
+    lean = extract_lean(completion)
+    if lean is None:
+        return Verdict.failure(Reason.NO_ANSWER)
+    try:
+        result = (
+            prepare_statement(target, lean, policy) if shape == "statement" else prepare_reference(target, lean, policy)
+        )
+    except LexError as exc:
+        return Verdict.failure(
+            Reason.FORMAT_ERROR, extracted=lean[:2000], details={"layer": "static", "error": str(exc)}
+        )
+    if result is None:
+        return Verdict.failure(Reason.NO_ANSWER, extracted=lean[:2000])
+    if isinstance(result, Violation):
+        return Verdict.failure(result.reason, extracted=lean[:2000], details=result.details())
+    return result
+
+
+class LeanVerifier(Verifier):
+    """Scores 1 when the proof passes all three layers.
+
+    Args:
+        backend: ``"local"`` (REPL processes in ``lean_project``), ``"kimina"`` (``kimina_url``),
+            ``"none"`` (static layer only; everything else is ``verifier_error``) or ``"auto"``
+            (kimina when a URL is given, else local when a project is given, else none).
+        lean_project, repl_path, repl_command: where the local REPL runs (see ``LocalBackend``).
+        kimina_url, kimina_batch_size, kimina_api_key: the server backend.
+        proof_timeout_s: wall-clock budget of one proof (the REPL is killed and replaced past it).
+        header_timeout_s, max_repls, max_uses, max_rss_mb, pickle_dir: the local pool.
+        policy: a ``LeanPolicy``, or its fields as keywords (``allow_native_decide``, ...).
+    """
+
+    def __init__(
+        self,
+        *,
+        backend: str = "auto",
+        lean_project: str | None = None,
+        repl_path: str | None = None,
+        repl_command: Sequence[str] | None = None,
+        kimina_url: str | None = None,
+        kimina_batch_size: int = 8,
+        kimina_api_key: str | None = None,
+        proof_timeout_s: float = 60.0,
+        header_timeout_s: float = 300.0,
+        max_repls: int = 2,
+        max_uses: int = 200,
+        max_rss_mb: float = 12_000,
+        pickle_dir: str | None = None,
+        policy: LeanPolicy | None = None,
+        **policy_options: Any,
+    ) -> None:
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+        if proof_timeout_s <= 0:
+            raise ValueError(f"proof_timeout_s must be positive, got {proof_timeout_s}")
+        if policy is not None and policy_options:
+            raise TypeError("pass either policy= or its fields, not both")
+        self.policy = policy if policy is not None else LeanPolicy(**policy_options)
+        kimina_url = kimina_url or os.environ.get("RLVR_KIMINA_URL") or None
+        lean_project = lean_project or os.environ.get("RLVR_LEAN_PROJECT") or None
+        pickle_dir = pickle_dir or os.environ.get("RLVR_LEAN_PICKLE_DIR") or None
+        if backend == "auto":
+            backend = "kimina" if kimina_url else ("local" if lean_project or repl_command else "none")
+        if backend == "kimina" and not kimina_url:
+            raise ValueError("backend='kimina' needs kimina_url= (or RLVR_KIMINA_URL)")
+        self.backend_name = backend
+        self.options: dict[str, Any] = {
+            "lean_project": lean_project,
+            "repl_path": repl_path,
+            "repl_command": list(repl_command) if repl_command is not None else None,
+            "kimina_url": kimina_url,
+            "kimina_batch_size": kimina_batch_size,
+            "kimina_api_key": kimina_api_key,
+            "header_timeout_s": header_timeout_s,
+            "max_repls": max_repls,
+            "max_uses": max_uses,
+            "max_rss_mb": max_rss_mb,
+            "pickle_dir": pickle_dir,
+        }
+        self.proof_timeout_s = proof_timeout_s
+        # The pool's hard budget covers a header load and the proof; the proof budget is ours.
+        self.time_budget_s = proof_timeout_s * 2 + header_timeout_s
+        self._backend: Backend | None = None
+
+    # The backend holds processes and sockets: it is made lazily and never pickled.
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_backend"] = None
+        return state
+
+    @property
+    def backend(self) -> Backend | None:
+        if self._backend is None and self.backend_name != "none":
+            o = self.options
+            if self.backend_name == "kimina":
+                self._backend = KiminaBackend(
+                    o["kimina_url"], batch_size=o["kimina_batch_size"], api_key=o["kimina_api_key"]
+                )
+            else:
+                from rlvr_lean.repl import LocalBackend
+
+                self._backend = LocalBackend(
+                    o["lean_project"],
+                    repl_path=o["repl_path"],
+                    command=o["repl_command"],
+                    max_repls=o["max_repls"],
+                    max_uses=o["max_uses"],
+                    max_rss_mb=o["max_rss_mb"],
+                    header_timeout_s=o["header_timeout_s"],
+                    pickle_dir=o["pickle_dir"],
+                )
+        return self._backend
+
+    def close(self) -> None:
+        if self._backend is not None:
+            self._backend.close()
+            self._backend = None
+
+    def _allow_native(self, task: Task) -> bool:
+        return self.policy.allow_native_decide or bool(
+            isinstance(task.answer, Mapping) and task.answer.get("allow_native_decide")
+        )
+
+    def _finish(self, prepared: Prepared, verdict: Verdict) -> Verdict:
+        return verdict.model_copy(update={"extracted": prepared.extracted[:2000]})
+
+    def verify(self, task: Task, completion: str) -> Verdict:
+        if not isinstance(completion, str):
+            return Verdict.failure(Reason.FORMAT_ERROR, details={"error": "completion is not a string"})
+        first = static_check(task, completion, self.policy)
+        if isinstance(first, Verdict):
+            return first
+        backend = self.backend
+        if backend is None:
+            return Verdict.failure(
+                Reason.VERIFIER_ERROR, extracted=first.extracted[:2000], details={"layer": "lean", "error": NO_BACKEND}
+            )
+        verdict = backend.check(first, allow_native=self._allow_native(task), timeout_s=self.proof_timeout_s)
+        return self._finish(first, verdict)
+
+    def verify_many(
+        self, tasks: Sequence[Task], completions: Sequence[str], *, workers: int | None = None
+    ) -> list[Verdict]:
+        """Static layer inline, then Lean for the rest: one batched request per server call, or
+        ``max_repls`` proofs at a time on the local pool. Order is kept."""
+        out: list[Verdict | None] = [None] * len(tasks)
+        todo: list[tuple[int, Prepared, bool]] = []
+        for i, (task, completion) in enumerate(zip(tasks, completions)):
+            if not isinstance(completion, str):
+                out[i] = Verdict.failure(Reason.FORMAT_ERROR, details={"error": "completion is not a string"})
+                continue
+            first = static_check(task, completion, self.policy)
+            if isinstance(first, Verdict):
+                out[i] = first
+            else:
+                todo.append((i, first, self._allow_native(task)))
+        backend = self.backend if todo else None
+        if todo and backend is None:
+            for i, prepared, _ in todo:
+                out[i] = Verdict.failure(
+                    Reason.VERIFIER_ERROR,
+                    extracted=prepared.extracted[:2000],
+                    details={"layer": "lean", "error": NO_BACKEND},
+                )
+        elif todo and backend is not None:
+            if isinstance(backend, KiminaBackend):
+                for native in (False, True):
+                    group = [(i, p) for i, p, n in todo if n is native]
+                    verdicts = backend.check_many(
+                        [p for _, p in group], allow_native=native, timeout_s=self.proof_timeout_s
+                    )
+                    for (i, p), v in zip(group, verdicts):
+                        out[i] = self._finish(p, v)
+            else:
+                from concurrent.futures import ThreadPoolExecutor
+
+                with ThreadPoolExecutor(max_workers=workers or self.options["max_repls"]) as pool:
+                    futures = [
+                        (i, p, pool.submit(backend.check, p, allow_native=n, timeout_s=self.proof_timeout_s))
+                        for i, p, n in todo
+                    ]
+                    for i, p, fut in futures:
+                        out[i] = self._finish(p, fut.result())
+        return [v if v is not None else Verdict.failure(Reason.VERIFIER_ERROR) for v in out]
