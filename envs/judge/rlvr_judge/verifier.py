@@ -1,0 +1,338 @@
+"""The judge family's verifier: reference equivalence and rubrics, cached, ensembled, guarded.
+
+A task's answer is ``{"reference": str | None, "rubric": [criterion, ...] | None}``. With a
+rubric the response is graded against it (the reference, if any, is shown to the judge as
+context); without one, the judge decides whether the response's final answer is equivalent to
+the reference. Every judge failure is ``verifier_error`` (trainer adapters turn it into None).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from rlvr_envs import Reason, Task, Verdict, Verifier
+from rlvr_judge.cache import JudgeCache, cache_key
+from rlvr_judge.client import JudgeClient, JudgeError
+from rlvr_judge.rubric import Criterion, CriterionError, aggregate_explicit, check_programmatic, parse_rubric
+from rlvr_judge.templates import CRITERION_V0, HOLISTIC_V0, REF_V0, Template
+
+RATIONALE_CHARS = 300
+FINAL_ANSWER_CHARS = 2_000
+MIN_ECHO_CHARS = 24
+MIN_REFERENCE_ECHO_CHARS = 48
+_WS = re.compile(r"\s+")
+_THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
+
+
+def normalise(text: str) -> str:
+    """Case- and whitespace-insensitive form for echo checks (no word splitting: CJK-safe)."""
+    return _WS.sub(" ", text.casefold()).strip()
+
+
+def strip_reasoning(completion: str) -> str | None:
+    """The response without reasoning: what follows the last ``</think>``; None if a think block never closes."""
+    _head, sep, tail = completion.rpartition("</think>")
+    if sep:
+        return tail.strip()
+    if _THINK_OPEN.search(completion):
+        return None
+    return completion.strip()
+
+
+def final_answer(response: str) -> tuple[str, str]:
+    """(text, how) the judge sees in reference mode: the marked final answer, else the response's end."""
+    from rlvr_envs.extract import extract_answer
+
+    found = extract_answer(response)
+    if found is not None and found.text.strip():
+        return found.text.strip()[:FINAL_ANSWER_CHARS], found.method
+    return response[-FINAL_ANSWER_CHARS:].strip(), "whole response"
+
+
+def _hash(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, ensure_ascii=False).encode("utf-8")).hexdigest()[:24]
+
+
+class JudgeVerifier(Verifier):
+    """Scores a response with one or more judges, by reference or by rubric.
+
+    Args:
+        judges: the ``JudgeClient``s (several: an ensemble of judges).
+        samples: judgements per judge; above 1 they are sampled at ``sample_temperature`` with
+            seeds 0..k-1 (an ensemble of samples of one judge).
+        combine: ``majority`` (yes when more than half say yes; a tie is no) or ``mean`` (the
+            yes-fraction is the credit).
+        aggregation: ``explicit`` (one judge call per judge criterion, weighted sum) or
+            ``implicit`` (one holistic call given the whole rubric, 0-10 scaled to [0, 1]).
+        pass_threshold: reward at or above which the verdict passes.
+        cache: a ``JudgeCache``, a path, ``None`` for the default path, or ``False`` for none.
+        max_response_chars: longer responses are refused (``format_error``) before any judge call:
+            padding must not push the grading instructions out of the judge's context, or cost.
+        time_budget_s: the pool's hard budget per verification (when run in the pool).
+    """
+
+    def __init__(
+        self,
+        judges: list[JudgeClient],
+        *,
+        samples: int = 1,
+        sample_temperature: float = 0.7,
+        combine: str = "majority",
+        aggregation: str = "explicit",
+        pass_threshold: float = 1.0,
+        cache: JudgeCache | str | bool | None = None,
+        max_response_chars: int = 32_000,
+        time_budget_s: float | None = None,
+    ) -> None:
+        if not judges:
+            raise ValueError("at least one judge is needed")
+        if samples < 1:
+            raise ValueError(f"samples must be at least 1, got {samples}")
+        if combine not in ("majority", "mean"):
+            raise ValueError(f"combine must be 'majority' or 'mean', got {combine!r}")
+        if aggregation not in ("explicit", "implicit"):
+            raise ValueError(f"aggregation must be 'explicit' or 'implicit', got {aggregation!r}")
+        if not 0 < pass_threshold <= 1:
+            raise ValueError(f"pass_threshold must be in (0, 1], got {pass_threshold}")
+        self.judges = list(judges)
+        self.samples = samples
+        self.sample_temperature = sample_temperature
+        self.combine = combine
+        self.aggregation = aggregation
+        self.pass_threshold = pass_threshold
+        self.max_response_chars = max_response_chars
+        if cache is False:
+            self.cache: JudgeCache | None = None
+        elif isinstance(cache, JudgeCache):
+            self.cache = cache
+        else:
+            self.cache = JudgeCache(cache if isinstance(cache, str) else None)
+        worst_call = max(j.timeout_s * (j.max_retries + 1) + j.max_backoff_s * j.max_retries for j in judges)
+        self.time_budget_s = time_budget_s if time_budget_s is not None else 2 * worst_call + 5
+
+    # -- one judged question, over the ensemble -------------------------------------------------
+    def _members(self) -> list[tuple[JudgeClient, float | None, int | None, str]]:
+        out: list[tuple[JudgeClient, float | None, int | None, str]] = []
+        for j in self.judges:
+            if self.samples == 1:
+                out.append((j, None, None, j.fingerprint))
+            else:
+                for s in range(self.samples):
+                    out.append((j, self.sample_temperature, s, f"{j.fingerprint}|t={self.sample_temperature}|s={s}"))
+        return out
+
+    def _ask(self, template: Template, task: Task, shown: Any, role: str, **fields: str) -> dict[str, Any]:
+        """Ask every ensemble member; the per-member values, keys and counts (raises JudgeError)."""
+        response = fields.pop("response")
+        members = self._members()
+        shown_hash = _hash(shown)
+
+        def one(member: tuple[JudgeClient, float | None, int | None, str]) -> tuple[dict[str, Any], str, bool]:
+            judge, temperature, seed, fp = member
+            key = cache_key(fp, template.key, task.fingerprint, shown_hash, role)
+            if self.cache is not None:
+                hit = self.cache.get(key)
+                if hit is not None:
+                    return hit, key, True
+            messages, _ = template.render(response, **fields)
+            judgement = judge.judge(messages, template, temperature=temperature, seed=seed)
+            value = dict(judgement.value)
+            if "rationale" in value:
+                value["rationale"] = str(value["rationale"])[:RATIONALE_CHARS]
+            if self.cache is not None:
+                self.cache.put(key, fp, template.key, value)
+            return value, key, False
+
+        if len(members) == 1:
+            results = [one(members[0])]
+        else:
+            with ThreadPoolExecutor(max_workers=min(len(members), 16)) as pool:
+                results = list(pool.map(one, members))
+        return {
+            "values": [r[0] for r in results],
+            "keys": [r[1] for r in results],
+            "hits": sum(r[2] for r in results),
+            "judges": [m[0].name for m in members],
+        }
+
+    def _combine_votes(self, values: list[dict[str, Any]]) -> tuple[float, float, list[str]]:
+        votes = [v["verdict"] for v in values]
+        yes = sum(v == "yes" for v in votes)
+        n = len(votes)
+        credit = yes / n if self.combine == "mean" else float(yes * 2 > n)
+        disagreement = 1 - max(yes, n - yes) / n
+        return credit, disagreement, votes
+
+    # -- Verifier --------------------------------------------------------------------------------
+    def verify(self, task: Task, completion: str) -> Verdict:
+        answer = task.answer if isinstance(task.answer, dict) else None
+        reference = answer.get("reference") if answer else None
+        raw_rubric = answer.get("rubric") if answer else None
+        if (reference is None or not str(reference).strip()) and not raw_rubric:
+            return Verdict.failure(
+                Reason.VERIFIER_ERROR, details={"error": f"task {task.id!r} has neither a reference nor a rubric"}
+            )
+        try:
+            rubric = parse_rubric(raw_rubric) if raw_rubric else None
+        except CriterionError as exc:
+            return Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"task {task.id!r}: {exc}"})
+        if not isinstance(completion, str):
+            return Verdict.failure(Reason.FORMAT_ERROR, details={"error": "completion is not a string"})
+        response = strip_reasoning(completion)
+        if response is None:
+            return Verdict.failure(Reason.FORMAT_ERROR, details={"error": "a <think> block is never closed"})
+        if not response:
+            return Verdict.failure(Reason.NO_ANSWER, details={"guard": "empty response"})
+        if len(response) > (cap := self.max_response_chars):
+            return Verdict.failure(
+                Reason.FORMAT_ERROR,
+                details={"guard": f"the response has {len(response)} characters; the judge's cap is {cap}"},
+            )
+        guard = self._guard(task, response, rubric, None if reference is None else str(reference))
+        if guard is not None:
+            return Verdict.failure(Reason.WRONG, extracted=response[:200], details={"guard": guard})
+        try:
+            if rubric is None:
+                return self._verify_reference(task, response, str(reference))
+            return self._verify_rubric(task, response, rubric, None if reference is None else str(reference))
+        except JudgeError as exc:
+            return Verdict.failure(
+                Reason.VERIFIER_ERROR,
+                details={"error": f"judge call failed: {exc}"[:600], "judges": [j.name for j in self.judges]},
+            )
+
+    def _guard(self, task: Task, response: str, rubric: list[Criterion] | None, reference: str | None) -> str | None:
+        """Why the response is rejected before any judge sees it, or None."""
+        said, prompt = normalise(response), normalise(task.prompt)
+        if prompt and prompt in said and len(said) - len(prompt) < max(40, len(prompt) // 5):
+            return "the response only echoes the prompt"
+        if rubric is not None:
+            for i, c in enumerate(rubric):
+                text = normalise(c.text)
+                if len(text) >= MIN_ECHO_CHARS and text in said:
+                    return f"the response repeats rubric criterion {i} verbatim"
+        if reference is not None:
+            ref = normalise(reference)
+            if (
+                len(ref) >= MIN_REFERENCE_ECHO_CHARS
+                and ref in said
+                and (rubric is not None or len(said) >= 2 * len(ref))
+            ):
+                return "the response repeats the reference answer verbatim"
+        return None
+
+    def _verify_reference(self, task: Task, response: str, reference: str) -> Verdict:
+        answer, how = final_answer(response)
+        asked = self._ask(
+            REF_V0, task, [task.prompt, reference, answer], "reference",
+            response=answer, question=task.prompt, reference=reference,
+        )  # fmt: skip
+        credit, disagreement, votes = self._combine_votes(asked["values"])
+        details = {
+            "mode": "reference",
+            "template": REF_V0.key,
+            "final_answer": how,
+            "votes": votes,
+            "disagreement": disagreement,
+            "rationale": asked["values"][0].get("rationale", ""),
+            "cache_key": asked["keys"][0] if len(asked["keys"]) == 1 else asked["keys"],
+        }
+        return self._verdict(credit, answer, details)
+
+    def _verify_rubric(self, task: Task, response: str, rubric: list[Criterion], reference: str | None) -> Verdict:
+        reference_block = f"Reference answer (for context):\n{reference}\n\n" if reference else ""
+        entries: list[dict[str, Any]] = []
+        credits: list[float] = []
+        judged: list[int] = []
+        for i, c in enumerate(rubric):
+            entry: dict[str, Any] = {"index": i, "text": c.text[:200], "kind": c.kind, "weight": c.weight}
+            if c.required:
+                entry["required"] = True
+            if c.kind != "judge":
+                met, how = check_programmatic(c, response)
+                entry.update(met=met, by=how)
+                credits.append(float(met))
+            else:
+                judged.append(i)
+                credits.append(0.0)
+            entries.append(entry)
+        disagreements: list[float] = []
+        if self.aggregation == "explicit" and judged:
+
+            def ask(i: int) -> dict[str, Any]:
+                return self._ask(
+                    CRITERION_V0, task, [task.prompt, reference, rubric[i].text, response], f"criterion:{i}",
+                    response=response, question=task.prompt, reference_block=reference_block, criterion=rubric[i].text,
+                )  # fmt: skip
+
+            if len(judged) == 1:
+                answers = [ask(judged[0])]
+            else:
+                with ThreadPoolExecutor(max_workers=min(len(judged), 8)) as pool:
+                    answers = list(pool.map(ask, judged))
+            for i, asked in zip(judged, answers):
+                credit, disagreement, votes = self._combine_votes(asked["values"])
+                credits[i] = credit
+                disagreements.append(disagreement)
+                entries[i].update(
+                    met=credit if self.combine == "mean" else credit >= 0.5,
+                    by="judge",
+                    votes=votes,
+                    disagreement=disagreement,
+                    rationale=asked["values"][0].get("rationale", ""),
+                    cache_key=asked["keys"][0] if len(asked["keys"]) == 1 else asked["keys"],
+                )
+        details: dict[str, Any] = {"mode": f"rubric-{self.aggregation}", "criteria": entries}
+        if self.aggregation == "explicit":
+            reward, why = aggregate_explicit(rubric, credits)
+            details["template"] = CRITERION_V0.key if judged else None
+        else:
+            reward, why, extra = self._holistic(task, response, rubric, reference_block, credits)
+            details.update(extra)
+            disagreements.append(extra["disagreement"])
+        if why:
+            details["zeroed_by"] = why
+        details["disagreement"] = max(disagreements) if disagreements else 0.0
+        return self._verdict(reward, None, details)
+
+    def _holistic(
+        self, task: Task, response: str, rubric: list[Criterion], reference_block: str, credits: list[float]
+    ) -> tuple[float, str | None, dict[str, Any]]:
+        lines = []
+        for i, c in enumerate(rubric):
+            tag = "REQUIRED " if c.required else ("PENALTY " if c.penalty else "")
+            lines.append(f"{i + 1}. {tag}(weight {abs(c.weight):g}) {c.text}")
+        rubric_text = "\n".join(lines)
+        asked = self._ask(
+            HOLISTIC_V0, task, [task.prompt, reference_block, rubric_text, response], "holistic",
+            response=response, question=task.prompt, reference_block=reference_block, rubric=rubric_text,
+        )  # fmt: skip
+        scores = [v["score"] / 10 for v in asked["values"]]
+        if self.combine == "mean":
+            score = sum(scores) / len(scores)
+        else:
+            score = sorted(scores)[len(scores) // 2]  # the median: the majority's grade
+        spread = max(scores) - min(scores)
+        why = None
+        for i, c in enumerate(rubric):
+            if c.kind != "judge" and c.required and credits[i] < 0.5:
+                score, why = 0.0, f"required criterion {i} not met"
+                break
+        extra = {
+            "template": HOLISTIC_V0.key,
+            "holistic_scores": scores,
+            "rationale": asked["values"][0].get("rationale", ""),
+            "cache_key": asked["keys"][0] if len(asked["keys"]) == 1 else asked["keys"],
+            "disagreement": spread,
+        }
+        return score, why, extra
+
+    def _verdict(self, reward: float, extracted: str | None, details: dict[str, Any]) -> Verdict:
+        reward = min(1.0, max(0.0, float(reward)))
+        if reward >= self.pass_threshold - 1e-9:
+            return Verdict.correct(extracted, details=details, reward=reward)
+        return Verdict.failure(Reason.WRONG, extracted=extracted, details=details, reward=reward)

@@ -1,0 +1,14 @@
+"""The conformance kit on the three judge ids, graded by the scripted stand-in judge."""
+
+import pytest
+
+from rlvr_envs.testing import check_env
+from tests.judge.conformance import make_env
+
+
+@pytest.mark.parametrize("env_id", ["judge-ref-v0", "rubric-v0", "judge-v0"])
+def test_conformance_with_the_scripted_judge(env_id):
+    env = make_env(env_id)
+    report = check_env(env, n_tasks=3, seeds=(0, 1))
+    assert report.tasks_checked >= 3
+    assert report.gold_checked >= 1
