@@ -1,6 +1,7 @@
 """The math family's verifier against math-verify, side by side on the same mixed set.
 
     .venv/bin/python bench/math_verify.py [--realistic 300] [--workers 2] [--pool-items 300]
+    .venv/bin/python bench/math_verify.py --hostile-only [--batch 100] [--repeats 3]
 
 The set: every labelled peer case in ../shared/data (math_verify_cases.jsonl and
 math_equiv_other_cases.jsonl, each verifier configured as the row's harness says), plus
@@ -35,11 +36,10 @@ from typing import Any
 # This file is named like the package it measures: keep its folder off the import path.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
+from rlvr_envs import Task, VerificationPool, Verifier  # noqa: E402
 from rlvr_math import MathVerifier, parser_snapshot  # noqa: E402
 from rlvr_math.peer import MathVerifyPeer  # noqa: E402
 from rlvr_math.verifier import clear_caches  # noqa: E402
-
-from rlvr_envs import Task, VerificationPool, Verifier  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -49,7 +49,14 @@ HOSTILE = {
     "50k unbalanced {": "\\boxed{" + "{" * 50_000,
     "1 MB completion": "step " * 200_000 + "\\boxed{41}",
     "(x+1)^{99999}": "\\boxed{(x+1)^{99999}}",
+    # Expansion-heavy but short (issue 21): refused by the cost bound of rlvr_math.cost.
+    "(x+y+z+w+u+v)^{99}": "\\boxed{(x+y+z+w+u+v)^{99}}",
+    "((x+y+z)^9)^9": "\\boxed{((x+y+z)^{9})^{9}}",
+    "sin((x+y+z)^30)": "\\boxed{\\sin((x+y+z)^{30})}",
+    "nested fractions": "\\boxed{\\frac{1}{1+\\frac{1}{(x+y)^{30}+\\frac{1}{(x+z)^{30}}}}}",
+    "42 perhaps": "\\boxed{42 perhaps}",
 }
+EXPANSION_HEAVY = "\\boxed{(x+y+z+w+u+v)^{99}}"
 
 
 def _read(name: str) -> list[dict[str, Any]]:
@@ -68,7 +75,9 @@ def peer_items() -> list[tuple[Verifier, Verifier, Task, str, bool]]:
         fallback = "bare" if "grader" in row else ("latex+expr" if "expr" in match_types else "latex")
         ours = MathVerifier(rel_tol=10.0**-precision, fallback=fallback, strict=strict,
                             allow_set_relation_comp=set_relation,
-                            ordered_lists="hendrycks" in row.get("grader", ""))
+                            ordered_lists="hendrycks" in row.get("grader", ""),
+                            # math-verify reads "x = 5+5+1 = 7 = 11" by its last side (its convention)
+                            chains="consistent" if "grader" in row else "last")
         peer = MathVerifyPeer(precision, strict, set_relation, latex_only="expr" not in match_types)
         items.append((ours, peer, Task(id="peer", prompt="", answer=row["gold"]), row["pred"], row["expected"]))
     return items
@@ -179,6 +188,25 @@ def hostile_latency(workers: int, budget: float) -> list[tuple[str, float, str, 
     return [(name, ours[0], ours[1], peer[0], peer[1]) for name, (ours, peer) in results.items()]
 
 
+def hostile_batch(workers: int, budget: float, size: int, repeats: int) -> dict[str, list[float]]:
+    """Wall time of a batch of ``size`` completions, 10% of them ``EXPANSION_HEAVY``, through a
+    fresh pool per verifier (loaded before timing), ``repeats`` times: issue 21's scenario."""
+    task = Task(id="b", prompt="", answer="42")
+    rng = random.Random(0)
+    completions = [EXPANSION_HEAVY if i % 10 == 0 else f"so \\boxed{{{rng.randint(1, 99)}}}" for i in range(size)]
+    times: dict[str, list[float]] = {"ours": [], "math-verify": []}
+    for name, verifier in (("ours", MathVerifier(time_budget_s=budget)), ("math-verify", MathVerifyPeer())):
+        for _ in range(repeats):
+            with VerificationPool(workers) as pool:
+                pool.preload(verifier)
+                start = time.perf_counter()
+                futures = [pool.submit(verifier, task, c, timeout_s=budget) for c in completions]
+                for future in futures:
+                    future.result()
+                times[name].append(time.perf_counter() - start)
+    return times
+
+
 def accuracy(items, passed: list[bool]) -> float:
     return sum(p == item[4] for p, item in zip(passed, items)) / len(items)
 
@@ -196,7 +224,13 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--pool-items", type=int, default=300, help="items of the mixed set run through the pool")
     parser.add_argument("--budget", type=float, default=2.0, help="per-call budget for the hostile inputs (s)")
+    parser.add_argument("--hostile-only", action="store_true", help="only the hostile rows and the hostile batch")
+    parser.add_argument("--batch", type=int, default=100, help="size of the hostile batch (10%% expansion-heavy)")
+    parser.add_argument("--repeats", type=int, default=3, help="repeats of the hostile batch")
     args = parser.parse_args()
+    if args.hostile_only:
+        print_hostile(args)
+        return
 
     peer_set, real_set = peer_items(), realistic_items(args.realistic)
     mixed = peer_set + real_set
@@ -232,11 +266,21 @@ def main() -> None:
     timed_half, warm_half = mixed[1::2], mixed[0::2]
     (t_ours, p_ours), (t_mv, p_mv) = (run_pool(timed_half, side, args.workers, warm_half) for side in (0, 1))
     _row("mixed, odd", f"pool x{args.workers}, warm", timed_half, t_ours, t_mv, p_ours, p_mv)
+    print_hostile(args)
 
+
+def print_hostile(args: argparse.Namespace) -> None:
     print(f"\nhostile inputs through the pool (budget {args.budget:g} s; math-verify with its timeouts off):")
     print(f"{'input':<20} {'ours s':>8} {'ours verdict':<14} {'math-verify s':>14} {'mv verdict':<12}")
     for name, t_ours, r_ours, t_mv, r_mv in hostile_latency(args.workers, args.budget):
         print(f"{name:<20} {t_ours:>8.3f} {r_ours:<14} {t_mv:>14.3f} {r_mv:<12}")
+    if args.batch > 0 and args.repeats > 0:
+        times = hostile_batch(args.workers, args.budget, args.batch, args.repeats)
+        print(f"\nbatch of {args.batch}, 10% {EXPANSION_HEAVY}, pool x{args.workers}, {args.repeats} runs (s):")
+        print(f"{'verifier':<12} {'min':>8} {'median':>8} {'max':>8}")
+        for name, spent in times.items():
+            ordered = sorted(spent)
+            print(f"{name:<12} {ordered[0]:>8.2f} {ordered[len(ordered) // 2]:>8.2f} {ordered[-1]:>8.2f}")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,12 @@ Every function here is linear in the completion length and never raises on any `
 Only the *final* answer counts: the last ``<answer>`` block, the last ``\\boxed{}``, the last
 ``####`` line, the last "answer is" phrase. An unbalanced last ``\\boxed{`` is no answer; we do
 not fall back to an earlier box, because that would reward writing several candidates.
+
+Reasoning is not an answer. When a completion has a ``<think>`` block (in any prompt format,
+not only ``r1``), only the text after the last ``</think>`` is read; a ``</think>`` without an
+opening tag (chat templates that put ``<think>`` in the prompt) ends the reasoning the same way,
+and a ``<think>`` that is never closed means the completion ended while reasoning: no answer.
+``after_reasoning`` is that rule on its own, for families that read the response themselves.
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ MAX_ANSWER_CHARS = 10_000
 """Longest answer we read; a longer span is treated as no answer (it is never a real one)."""
 
 _BOX_COMMANDS = ("\\boxed", "\\fbox")
+_THINK_OPEN = re.compile(r"<think\s*>", re.IGNORECASE)
+_THINK_CLOSE = re.compile(r"</think\s*>", re.IGNORECASE)
 _ANSWER_IS = re.compile(r"(?:final\s+answer\s*(?:is|:)|the\s+answer\s+is|answer\s*:)\s*", re.IGNORECASE)
 
 
@@ -31,6 +39,20 @@ class Extraction:
 
     text: str
     method: str
+
+
+def after_reasoning(text: str) -> str | None:
+    """The response part of a completion: the text after the last ``</think>``, the whole text
+    when it has no think tags, or None when a ``<think>`` is never closed."""
+    if "<" not in text:
+        return text
+    last_close = None
+    for match in _THINK_CLOSE.finditer(text):
+        last_close = match
+    rest = text[last_close.end() :] if last_close is not None else text
+    if _THINK_OPEN.search(rest):
+        return None  # reasoning (re)opened and never closed: the completion ends mid-thought
+    return rest
 
 
 def balanced_group(text: str, open_index: int, window: int = MAX_ANSWER_CHARS + 2) -> tuple[str, int] | None:
@@ -112,15 +134,21 @@ def answer_is(text: str) -> str | None:
 _EXTRACTORS = {"answer_tag": answer_tag, "boxed": last_boxed, "hashes": hashes_answer, "answer_is": answer_is}
 
 
-def extract_answer(text: object, methods: Sequence[str] = METHODS) -> Extraction | None:
+def extract_answer(text: object, methods: Sequence[str] = METHODS, *, skip_reasoning: bool = True) -> Extraction | None:
     """Read the final answer from a completion, trying ``methods`` in order.
 
     A boxed answer inside an ``<answer>`` block is unwrapped, so R1-style completions that
-    box their answer read the same as plain ones. Returns None when nothing is found; never
-    raises for any input (non-strings read as no answer).
+    box their answer read the same as plain ones. With ``skip_reasoning`` (the default) only
+    the text after the reasoning counts (``after_reasoning``). Returns None when nothing is
+    found; never raises for any input (non-strings read as no answer).
     """
     if not isinstance(text, str) or not text:
         return None
+    if skip_reasoning:
+        visible = after_reasoning(text)
+        if visible is None:
+            return None
+        text = visible
     unknown = [m for m in methods if m not in _EXTRACTORS]
     if unknown:
         raise ValueError(f"unknown extraction method(s) {unknown}; choose from {list(METHODS)}")

@@ -1,6 +1,6 @@
 import pytest
 
-from rlvr_envs.extract import MAX_ANSWER_CHARS, answer_is, extract_answer, hashes_answer, last_boxed
+from rlvr_envs.extract import MAX_ANSWER_CHARS, after_reasoning, answer_is, extract_answer, hashes_answer, last_boxed
 
 BOXED = [
     (r"so \boxed{5}", "5"),
@@ -70,3 +70,48 @@ def test_hostile_inputs_are_linear_and_harmless():
     assert extract_answer("\x00\xff<answer>\x00</answer>").text == "\x00"
     assert hashes_answer("#### ") is None
     assert answer_is("the answer is") is None
+
+
+REASONING = [
+    # Only the text after the reasoning counts, in every prompt format.
+    ("<think>so \\boxed{42}</think>", None),  # the answer only inside <think>: no answer
+    ("<think>so \\boxed{42}</think> Therefore \\boxed{41}", "41"),
+    ("<think>\\boxed{42}</think><answer>41</answer>", "41"),
+    ("<think>The answer is 42.</think>", None),
+    ("<think>#### 42</think>\n", None),
+    ("<think>so \\boxed{42}", None),  # never closed: the completion ended while reasoning
+    ("<think>a</think> \\boxed{5} <think>more thoughts", None),  # reopened and never closed
+    ("Let me see.</think> \\boxed{7}", "7"),  # the template opened <think> in the prompt
+    ("<Think>x</Think> \\boxed{3}", "3"),
+    ("<think>1</think><think>\\boxed{2}</think>", None),
+    ("no tags \\boxed{8}", "8"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), REASONING)
+def test_only_text_after_reasoning_counts(text, expected):
+    found = extract_answer(text)
+    assert (found.text if found else None) == expected
+
+
+def test_reasoning_rule_holds_for_every_prompt_format_and_can_be_turned_off():
+    from rlvr_envs.formats import PROMPT_FORMATS
+
+    for fmt in PROMPT_FORMATS.values():
+        assert fmt.extract(fmt.render_answer("42")).text == "42", fmt.name
+        thought_only = "<think>" + fmt.render_answer("42") + "</think>"
+        assert fmt.extract(thought_only) is None, fmt.name
+    assert extract_answer("<think>\\boxed{42}</think>", skip_reasoning=False).text == "42"
+    assert after_reasoning("<think>a</think>b") == "b"
+    assert after_reasoning("<think>a") is None
+    assert after_reasoning("plain") == "plain"
+
+
+def test_reasoning_rule_is_linear():
+    import time
+
+    hostile = "<think>" * 200_000 + "</think>" * 200_000 + "\\boxed{1}"
+    start = time.perf_counter()
+    assert extract_answer(hostile).text == "1"
+    assert extract_answer("</think" * 300_000) is None
+    assert time.perf_counter() - start < 2.0

@@ -6,10 +6,10 @@ import re
 from fractions import Fraction
 
 import pytest
-from rlvr_math.arith import LEVELS
-from rlvr_math.normalize import parse_number
 
 import rlvr_envs
+from rlvr_math.arith import LEVELS
+from rlvr_math.normalize import parse_number
 
 
 @pytest.fixture

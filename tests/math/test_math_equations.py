@@ -9,6 +9,7 @@ one coefficient off, a plane missing a variable, a conic with the wrong constant
 from __future__ import annotations
 
 import pytest
+
 from rlvr_math.equations import equations_match
 from rlvr_math.equivalence import MatchConfig, _symbolic, answers_match, split_top_level
 from rlvr_math.normalize import clean

@@ -12,6 +12,7 @@ import math
 import time
 
 import pytest
+
 from rlvr_math.closed_form import closed_form_value
 from rlvr_math.equivalence import MatchConfig, _symbolic, answers_match, split_top_level
 from rlvr_math.normalize import clean
@@ -226,6 +227,7 @@ SEVERAL_BOXES = [
 def test_two_stage_parse_gives_math_verify_result(latex):
     """SLL-then-LL parsing returns exactly what math-verify's own parse returns."""
     from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse
+
     from rlvr_math.latex_parse import parse_boxed
 
     ours = parse_boxed(latex)
@@ -301,9 +303,8 @@ def test_an_answer_that_does_not_parse_is_not_searched_for_numbers(gold, pred):
 
 
 def test_junk_boxes_ending_in_the_answer_score_zero():
-    from rlvr_math import MathVerifier
-
     from rlvr_envs import Task
+    from rlvr_math import MathVerifier
 
     task = Task(id="t", prompt="p", answer="3")
     for completion in ("\\boxed{(x, y) + 3}", "\\boxed{(x,y)+3}, \\boxed{(a, b) + 3}"):

@@ -4,8 +4,8 @@ on our parser (``rlvr_math.lenient``); it must find what math-verify's ``parse``
 from __future__ import annotations
 
 import pytest
-from rlvr_math.extraction import _math_verify_extraction, _math_verify_parse_extraction
 
+from rlvr_math.extraction import _math_verify_extraction, _math_verify_parse_extraction
 from tests.helpers.data import read_jsonl
 
 

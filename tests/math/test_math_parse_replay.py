@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from rlvr_math import latex_parse, parse_replay
 
+from rlvr_math import latex_parse, parse_replay
 from tests.helpers.data import math_answers
 
 

@@ -18,8 +18,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from rlvr_math import parser_snapshot, shape_corpus
 
+from rlvr_math import parser_snapshot, shape_corpus
 from tests.helpers.data import SHARED_DATA, math_answers, read_jsonl
 
 _PROBE = textwrap.dedent(

@@ -6,10 +6,10 @@ import pickle
 import time
 
 import pytest
-from rlvr_math import MathVerifier
-from rlvr_math.envs import MathEnv
 
 from rlvr_envs import Reason, Task, VerificationPool
+from rlvr_math import MathVerifier
+from rlvr_math.envs import MathEnv
 
 TASK = Task(id="t", prompt="What is 6 * 7?", answer="42")
 

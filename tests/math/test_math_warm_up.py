@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 
 import pytest
+
 from rlvr_math import equivalence
 from rlvr_math.equivalence import _WARM_UP_PAIRS, _WARM_UP_SHAPES, _WARM_UP_SYMBOLIC
-
 from tests.helpers.data import shared_path
 
 _WARM_UP_STRINGS = [*_WARM_UP_SHAPES, *(a for pair in (*_WARM_UP_PAIRS, *_WARM_UP_SYMBOLIC) for a in pair)]

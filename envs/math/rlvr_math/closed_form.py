@@ -35,8 +35,6 @@ _TOKEN = re.compile(r"\s*(\d+\.?\d*|\.\d+|\\frac|\\sqrt|\\pi|\\cdot|\\times|\\di
 _ATOM_STARTS = ("(", "\\frac", "\\sqrt", "\\pi")
 
 
-
-
 @dataclass(frozen=True)
 class ClosedForm:
     """A real constant: its value to ``WORKING_DIGITS`` digits, and whether it is exact.

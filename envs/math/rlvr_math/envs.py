@@ -9,10 +9,21 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from rlvr_envs import DatasetEnv, Difficulty, Task
-from rlvr_math.data import DataUnavailableError, Record, load_preset, records_from
+from rlvr_envs.data import require_fields
+from rlvr_envs.errors import DataError
+from rlvr_math.data import Record, SourcedRow, load_preset, records_from
 from rlvr_math.verifier import MathVerifier
 
-_VERIFIER_OPTIONS = ("rel_tol", "methods", "fallback", "ordered_lists", "strict", "allow_set_relation_comp")
+_VERIFIER_OPTIONS = (
+    "rel_tol",
+    "methods",
+    "fallback",
+    "ordered_lists",
+    "strict",
+    "allow_set_relation_comp",
+    "percent",
+    "chains",
+)
 
 
 def _make_verifier(verifier: MathVerifier | None, options: dict[str, Any]) -> MathVerifier:
@@ -43,7 +54,7 @@ class MathDatasetEnv(DatasetEnv):
         seen: set[str] = set()
         for task in tasks:
             if task.id in seen:
-                raise DataUnavailableError(f"{self.env_id}: duplicate task id {task.id!r}; pass id_key=")
+                raise DataError(f"{self.env_id}: duplicate task id {task.id!r}; pass id_key= a column of unique ids")
             seen.add(task.id)
         return tasks[: self.limit] if self.limit is not None else tasks
 
@@ -85,26 +96,29 @@ class MathEnv(MathDatasetEnv):
         self.difficulty_key = difficulty_key
         self.metadata_keys = tuple(metadata_keys)
         self.public_metadata_keys = tuple(public_metadata)  # type: ignore[misc]
+        self._source = str(data) if isinstance(data, (str, Path)) else "data"
         self._records = records_from(data, split)
         self._tasks  # noqa: B018 -- load now, so bad data fails at make() time
 
     def _load_tasks(self) -> list[Task]:
         tasks = []
+        columns = {"prompt": self.problem_key, "answer": self.answer_key}
         for index, row in enumerate(self._records):
-            missing = [k for k in (self.problem_key, self.answer_key) if k not in row]
-            if missing:
-                raise DataUnavailableError(
-                    f"row {index} has no column {missing[0]!r} (columns: {sorted(row)}); "
-                    f"set problem_key=/answer_key= to your column names"
-                )
-            answer = row[self.answer_key]
-            if answer is None or str(answer).strip() == "":
-                raise DataUnavailableError(f"row {index} has an empty answer")
+            # A missing or null prompt or answer is never stringified into 'None' (which would
+            # then be the answer that earns the reward).
+            fields = require_fields(
+                row, columns, source=self._source, row_number=index + 1, mapping_hint="problem_key=/answer_key="
+            )
+            answer = fields["answer"]
+            if self.id_key is not None:
+                identity = require_fields(
+                    row, {"id": self.id_key}, source=self._source, row_number=index + 1, mapping_hint="id_key="
+                )["id"]
             label = row.get(self.difficulty_key) if self.difficulty_key else None
             tasks.append(
                 Task(
-                    id=str(row[self.id_key]) if self.id_key else str(index),
-                    prompt=str(row[self.problem_key]),
+                    id=str(identity) if self.id_key else str(index),
+                    prompt=str(fields["prompt"]),
                     answer=answer if isinstance(answer, (int, str)) else str(answer),
                     metadata={k: row.get(k) for k in self.metadata_keys if k in row},
                     difficulty=Difficulty(label=label if isinstance(label, (str, int, float)) else None),
@@ -114,23 +128,75 @@ class MathEnv(MathDatasetEnv):
 
 
 class _PresetEnv(MathDatasetEnv):
-    """A well-known set loaded from the Hub, or from ``path=`` / ``data_files=`` offline."""
+    """A well-known set loaded from the Hub, or from ``data=`` (alias ``path=``) / ``data_files=``.
+
+    ``problem_key=`` / ``answer_key=`` name the columns when a file uses other names than the
+    preset's (hendrycks MATH keeps its worked solution, with the boxed answer, in ``solution``).
+    A row whose prompt or answer is missing or null fails at ``make`` with its source, row number
+    and column.
+    """
 
     hub_sources: ClassVar[list[tuple[str, str | None, str]]] = []
     preset_name: ClassVar[str] = ""
+    prompt_columns: ClassVar[tuple[str, ...]] = ("problem", "question")
+    answer_columns: ClassVar[tuple[str, ...]] = ("answer",)
 
-    def __init__(self, *, path: str | Path | None = None, data_files: Any = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *,
+        data: Any = None,
+        path: str | Path | None = None,
+        data_files: Any = None,
+        split: str | None = None,
+        problem_key: str | None = None,
+        answer_key: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if data is not None and path is not None:
+            raise TypeError(f"{self.preset_name}: pass data= or its alias path=, not both")
         super().__init__(**kwargs)
-        self.path, self.data_files = path, data_files
-        self._sourced = load_preset(self.preset_name, path=path, data_files=data_files, hub=self.hub_sources)
-        self._tasks  # noqa: B018 -- load now, so a missing source fails at make() time
+        self.data = data if data is not None else path
+        self.path, self.data_files = self.data, data_files
+        self.problem_key, self.answer_key = problem_key, answer_key
+        self._sourced = load_preset(
+            self.preset_name, data=self.data, data_files=data_files, hub=self.hub_sources, split=split
+        )
+        self._tasks  # noqa: B018 -- load now, so a missing source or a bad row fails at make() time
 
     def _load_tasks(self) -> list[Task]:
-        return self._finish([self.task_from_record(i, row, source) for i, (source, row) in enumerate(self._sourced)])
+        return self._finish([self._row_task(i, sourced) for i, sourced in enumerate(self._sourced)])
+
+    def _row_task(self, index: int, sourced: SourcedRow) -> Task:
+        source, number, row = sourced
+        if not isinstance(row, dict):
+            raise DataError(f"{self.preset_name}: {source} row {number}: expected an object, got {type(row).__name__}")
+        prompt_column = self.problem_key or self._column(row, self.prompt_columns, "prompt", source, number)
+        answer_column = self.answer_key or self._column(row, self.answer_columns, "answer", source, number)
+        fields = require_fields(
+            row,
+            {"prompt": prompt_column, "answer": answer_column},
+            source=f"{self.preset_name}: {source}",
+            row_number=number,
+            mapping_hint="problem_key=/answer_key=",
+        )
+        return self.task_from_record(index, row, source, str(fields["prompt"]), fields["answer"])
+
+    def _column(self, row: Record, candidates: tuple[str, ...], role: str, source: str, number: int) -> str:
+        """The first of the preset's known column names for ``role`` that the row has."""
+        found = next((c for c in candidates if c in row), None)
+        if found is None:
+            looked = " or ".join(repr(c) for c in candidates)
+            option = "problem_key=" if role == "prompt" else "answer_key="
+            raise DataError(
+                f"{self.preset_name}: {source} row {number}: no column {looked} for the {role} "
+                f"(columns: {sorted(str(k) for k in row)[:20]}); map your own column with {option} "
+                "(problem_key=/answer_key=)"
+            )
+        return found
 
     @abstractmethod
-    def task_from_record(self, index: int, row: Record, source: str) -> Task:
-        """Turn one source row into a Task (each preset knows its columns)."""
+    def task_from_record(self, index: int, row: Record, source: str, prompt: str, answer: Any) -> Task:
+        """Turn one source row (its prompt and answer already checked) into a Task."""
 
 
 def _first(row: Record, *keys: str) -> Any:
@@ -157,8 +223,10 @@ class AimeEnv(_PresetEnv):
             tasks = [t for t in tasks if t.metadata.get("year") in self.years]
         return tasks
 
-    def task_from_record(self, index: int, row: Record, source: str) -> Task:
-        answer = str(_first(row, "answer", "Answer")).strip()
+    answer_columns = ("answer", "Answer")
+
+    def task_from_record(self, index: int, row: Record, source: str, prompt: str, answer: Any) -> Task:
+        answer = str(answer).strip()
         if re.fullmatch(r"\d+", answer):
             answer = str(int(answer))
         contest = str(_first(row, "contest") or "")
@@ -175,7 +243,7 @@ class AimeEnv(_PresetEnv):
         label = f"AIME {year or ''} {part}".replace("  ", " ").strip()
         return Task(
             id=f"{year}-{part or 'x'}-{number}",
-            prompt=str(_first(row, "problem", "question")),
+            prompt=prompt,
             answer=answer,
             metadata={"year": year, "part": part or None, "problem_number": number, "contest": label},
             difficulty=Difficulty(label=label, config={"year": year, "part": part or None, "problem_number": number}),
@@ -207,14 +275,14 @@ class Math500Env(_PresetEnv):
             tasks = [t for t in tasks if t.metadata.get("subject") in self.subjects]
         return tasks
 
-    def task_from_record(self, index: int, row: Record, source: str) -> Task:
+    def task_from_record(self, index: int, row: Record, source: str, prompt: str, answer: Any) -> Task:
         level_raw = str(_first(row, "level") or "")
         level = int(m.group(0)) if (m := re.search(r"\d", level_raw)) else None
         subject = str(_first(row, "subject", "type") or "") or None
         return Task(
             id=str(_first(row, "unique_id") or index),
-            prompt=str(_first(row, "problem")),
-            answer=str(_first(row, "answer")).strip(),
+            prompt=prompt,
+            answer=str(answer).strip(),
             metadata={"subject": subject, "level": level, "unique_id": _first(row, "unique_id")},
             difficulty=Difficulty(label=level, config={"subject": subject, "level": level}),
         )
@@ -226,11 +294,14 @@ class Gsm8kEnv(_PresetEnv):
     preset_name = "math-gsm8k"
     hub_sources: ClassVar[list[tuple[str, str | None, str]]] = [("openai/gsm8k", "main", "test")]
 
-    def task_from_record(self, index: int, row: Record, source: str) -> Task:
-        raw = str(_first(row, "answer", "answer_raw"))
-        final = raw.rsplit("####", 1)[-1].strip().replace(",", "")
+    answer_columns = ("answer", "answer_raw")
+
+    def task_from_record(self, index: int, row: Record, source: str, prompt: str, answer: Any) -> Task:
+        final = str(answer).rsplit("####", 1)[-1].strip().replace(",", "")
+        if not final:
+            raise DataError(f"{self.preset_name}: {source}: the answer of row {index + 1} has nothing after '####'")
         return Task(
             id=f"test-{_first(row, 'index') if _first(row, 'index') is not None else index}",
-            prompt=str(_first(row, "problem", "question")),
+            prompt=prompt,
             answer=final,
         )

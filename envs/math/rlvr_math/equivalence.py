@@ -12,8 +12,9 @@ The comparison runs from cheap to expensive and stops at the first decisive step
 6. sympy through math-verify's LaTeX parser and comparison, with its alarm-signal timeouts
    turned off: the verification pool enforces the time budget by killing the worker.
 
-Answers that could make sympy hang (``too_costly``) never reach steps 4-6; they match only
-by string. Nothing here raises on any string.
+Answers that could make sympy hang (``too_costly``) never reach steps 4-6, and answers whose
+expansion is bounded above a few hundred monomials (``cost``) never reach step 6; they match
+only by string or by the cheap steps. Nothing here raises on any string.
 """
 
 from __future__ import annotations
@@ -27,12 +28,14 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+from rlvr_math.cost import refusal as expansion_refusal
 from rlvr_math.equations import equations_match
 from rlvr_math.latex_parse import parse_boxed
 from rlvr_math.normalize import Number, choice_letter, clean, compact, parse_number, too_costly
 from rlvr_math.structures import compare_structures, number_tuple
 
 DEFAULT_REL_TOL = 1e-6
+PERCENT_CONVENTIONS = ("either", "fraction", "number", "strict")
 
 
 @dataclass(frozen=True)
@@ -47,12 +50,23 @@ class MatchConfig:
             default: MATH asks for "all solutions, separated by commas", a set. hendrycks'
             MATH grader compares such lists in order; turn this on to grade like it. Sets
             (``\\{...\\}``, several boxes, lists of tuples) are unordered either way.
+        percent: what a percentage sign on one side only means. ``"either"`` (the default):
+            ``50\\%`` equals both 50 and 0.5, since datasets write a percentage answer both
+            ways (hendrycks' MATH grader accepts ``10\\%`` for 10). ``"fraction"``: ``50\\%`` is
+            0.5 only; ``"number"``: it is 50 only (the sign is a unit); ``"strict"``: a
+            percentage equals only a percentage. Both sides written as percentages always compare
+            by their numbers.
     """
 
     rel_tol: float = DEFAULT_REL_TOL
     strict: bool = True
     allow_set_relation_comp: bool = False
     ordered_lists: bool = False
+    percent: str = "either"
+
+    def __post_init__(self) -> None:
+        if self.percent not in PERCENT_CONVENTIONS:
+            raise ValueError(f"percent must be one of {PERCENT_CONVENTIONS}, got {self.percent!r}")
 
     @property
     def float_rounding(self) -> int:
@@ -70,12 +84,19 @@ class Match:
 # -- numbers -------------------------------------------------------------------------------------
 
 
-def numbers_equal(gold: Number, pred: Number, rel_tol: float) -> bool:
-    """Exact for integer gold answers; relative tolerance otherwise; percentages match their number."""
+def numbers_equal(gold: Number, pred: Number, rel_tol: float, percent: str = "either") -> bool:
+    """Exact for integer gold answers; relative tolerance otherwise; a percentage on one side
+    only is read by the ``percent`` convention (``MatchConfig.percent``)."""
     candidates = [pred.value]
     if gold.percent != pred.percent:
-        # "10%" and "10" are the same answer in a percentage question, and so is 0.1.
-        candidates.append(pred.value * 100 if gold.percent else pred.value / 100)
+        if percent == "strict":
+            return False
+        as_fraction = pred.value * 100 if gold.percent else pred.value / 100
+        if percent == "fraction":
+            candidates = [as_fraction]  # "10%" is 0.1
+        elif percent == "either":
+            # "10%" and "10" are the same answer in a percentage question, and so is 0.1.
+            candidates.append(as_fraction)
     return any(_values_equal(gold.value, value, rel_tol) for value in candidates)
 
 
@@ -90,9 +111,7 @@ def _values_equal(gold: Fraction, pred: Fraction, rel_tol: float) -> bool:
 
 # -- lists ---------------------------------------------------------------------------------------
 
-_SEPARATOR_WORDS = re.compile(
-    r"\s*(?:\\text\{\s*(?:and|or)\s*\}|\band\b|\bor\b|(?<=[\d)])or(?=[A-Za-z(]))\s*"
-)
+_SEPARATOR_WORDS = re.compile(r"\s*(?:\\text\{\s*(?:and|or)\s*\}|\band\b|\bor\b|(?<=[\d)])or(?=[A-Za-z(]))\s*")
 _SET_BRACES = (("\\{", "\\}"), ("{", "}"))
 _ASSIGNMENT = re.compile(r"^\s*[A-Za-z](?:_\{?\w+\}?)?(?:\([a-z]\))?\s*=\s*(?!.*=)")
 
@@ -175,12 +194,16 @@ def _tuple_key(numbers: tuple[Number, ...]) -> tuple[Fraction, ...]:
 
 
 def _tuples_equal(gold: tuple[Number, ...], pred: tuple[Number, ...], rel_tol: float) -> bool:
-    return len(gold) == len(pred) and all(numbers_equal(a, b, rel_tol) for a, b in zip(gold, pred))
+    return len(gold) == len(pred) and all(numbers_equal(a, b, rel_tol) for a, b in zip(gold, pred))  # no % in tuples
 
 
 def _match_values(
-    g_vals: list[Any], p_vals: list[Any], unordered: bool, config: MatchConfig,
-    key: Callable[[Any], Any], equal: Callable[[Any, Any, float], bool],
+    g_vals: list[Any],
+    p_vals: list[Any],
+    unordered: bool,
+    config: MatchConfig,
+    key: Callable[[Any], Any],
+    equal: Callable[[Any, Any, float], bool],
 ) -> Match:
     """Compare two lists of exactly known values (numbers or tuples of numbers)."""
     if len(g_vals) != len(p_vals):
@@ -219,14 +242,14 @@ def answers_match(
 
     g_num, p_num = parse_number(g), parse_number(p)
     if g_num is not None and p_num is not None:
-        return Match(numbers_equal(g_num, p_num, config.rel_tol), "number")
+        return Match(numbers_equal(g_num, p_num, config.rel_tol, config.percent), "number")
 
     costly = too_costly(g) or too_costly(p)
     if costly is not None:
         return Match(False, f"too_costly: {costly}")
 
     if not gold_is_set and not pred_is_set:
-        structured = compare_structures(g, p, config.rel_tol, config.strict)
+        structured = compare_structures(g, p, config.rel_tol, config.strict, config.percent)
         if structured is not None:
             return Match(*structured)
 
@@ -247,8 +270,10 @@ def answers_match(
                 return Match(True, "string")  # "S_{ABC}:S = 7:32" answers "7:32"
             g_num, p_num = parse_number(g_rhs), parse_number(p_rhs)
             if g_num is not None and p_num is not None:
-                return Match(numbers_equal(g_num, p_num, config.rel_tol), "number")
-            structured = compare_structures(g_rhs, p_rhs, config.rel_tol, config.strict) if same_names else None
+                return Match(numbers_equal(g_num, p_num, config.rel_tol, config.percent), "number")
+            structured = (
+                compare_structures(g_rhs, p_rhs, config.rel_tol, config.strict, config.percent) if same_names else None
+            )
             if structured is not None:
                 return Match(*structured)
             if same_names and config.strict and _ASSIGNMENT.match(g) and _ASSIGNMENT.match(p):
@@ -266,9 +291,7 @@ def answers_match(
     return _symbolic(g, p, config, gold_is_set, pred_is_set, g_items, p_items)
 
 
-def _compare_lists(
-    g_items: list[str], p_items: list[str], config: MatchConfig, is_set: bool
-) -> Match | None:
+def _compare_lists(g_items: list[str], p_items: list[str], config: MatchConfig, is_set: bool) -> Match | None:
     """Decide list answers cheaply where possible; None hands over to the symbolic step."""
     by_name = _compare_named(g_items, p_items, config)
     if by_name is not None:
@@ -279,7 +302,11 @@ def _compare_lists(
     p_nums = [parse_number(clean(i)) for i in p_plain]
     unordered = is_set or not config.ordered_lists or _is_solution_list(g_items) or _is_solution_list(p_items)
     if all(n is not None for n in g_nums + p_nums):
-        return _match_values(g_nums, p_nums, unordered, config, lambda n: n.value, numbers_equal)  # type: ignore[arg-type]
+
+        def equal(a: Number, b: Number, rel_tol: float) -> bool:
+            return numbers_equal(a, b, rel_tol, config.percent)
+
+        return _match_values(g_nums, p_nums, unordered, config, lambda n: n.value, equal)
     if unordered:
         # Lists of points, "(1, 2), (3, 4)": a solution set of tuples of plain numbers.
         g_tuples = [number_tuple(i) for i in g_plain]
@@ -325,8 +352,10 @@ _WARM_UP_SYMBOLIC = (
     ("\\cot^2(u)+1", "\\csc^2(u)"),
     ("W_m = \\sum_{r=1}^{m} (r + h_r)", "W_m = \\sum_{r=1}^{m} h_r + \\frac{m(m+1)}{2}"),
     ("-13 \\le w \\le 8", "w \\in [-13, 8]"),
-    ("\\begin{pmatrix} \\sqrt[3]{u} & 1 \\\\ 0 & u^2 \\end{pmatrix}",
-     "\\begin{pmatrix} u^{1/3} & 1 \\\\ 0 & u \\cdot u \\end{pmatrix}"),
+    (
+        "\\begin{pmatrix} \\sqrt[3]{u} & 1 \\\\ 0 & u^2 \\end{pmatrix}",
+        "\\begin{pmatrix} u^{1/3} & 1 \\\\ 0 & u \\cdot u \\end{pmatrix}",
+    ),
     ("(-\\infty, -6) \\cup (11, \\infty)", "[-6, 11]"),
 )
 # Generic answer shapes parsed once at load: the LaTeX parser builds its prediction cache
@@ -338,23 +367,76 @@ _WARM_UP_SYMBOLIC = (
 # in the benchmark's or the tests' data (tests/math/test_math_warm_up.py checks), so the
 # benchmark does not time answers the workers have already parsed.
 _WARM_UP_SHAPES = (
-    "\\frac{p-q}{r+s}", "\\sqrt[4]{y^3-2}", "\\sum_{j=1}^{m} c_j d_{m-j}", "\\prod_{i=1}^{n} (1+t_i)",
-    "\\int_{1}^{2} \\frac{dt}{t}", "\\left(-\\frac{5}{7}, \\frac{2}{9}\\right)", "(-2, 9]",
-    "(-\\infty, -4) \\cup [6, 8]", "\\begin{bmatrix} 5 & -1 \\\\ 0 & 7 \\end{bmatrix}",
-    "\\begin{pmatrix} 2 \\\\ -1 \\\\ 6 \\end{pmatrix}", "z = \\frac{3}{5}w - \\frac{1}{7}",
-    "\\frac{u^2}{9} - \\frac{v^2}{16} = 1", "3\\cos(2t) - \\sin(t)", "\\log_{3} 27 - \\ln 5",
-    "\\binom{8}{2} + 4!", "\\{-1, 0, 4\\}", "g(t) = -t^3 + 5t", "\\frac{4}{3}\\pi R^3", "a_{1}=5, a_{2}=-7",
-    "-1 < t \\le 6", "5 + 4i", "\\frac{1}{2} - \\frac{\\sqrt{3}}{2}i", "2^{\\frac{1}{3}}", "e^{-2t}\\cos(3t)",
-    "|2u+3| - |u|", "12\\text{ meters}", "30^{\\circ}", "\\arcsin\\left(\\frac{1}{3}\\right)",
-    "\\lim_{n\\to\\infty} \\left(1+\\frac{1}{n}\\right)^n", "t \\in (0, 3]", "\\pm\\sqrt{7}", "4x - 2y + z = 5",
-    "\\frac{a}{b} + \\frac{c}{d}", "3\\sqrt{5} - 2\\sqrt{3}", "\\sqrt{p^2 + q^2}", "t^3 - 6t^2 + 11t - 6",
-    "(t-1)(t+2)(t-3)", "\\frac{1}{\\sqrt{14}}", "\\cos\\phi - i\\sin\\phi", "\\sin^2 u + \\cos^2 u",
-    "\\log_{10}(t+1)", "\\ln|u| + C", "\\int u e^u\\,du", "g'(t) = 2t", "\\angle PQR = 72^\\circ", "PQ = 13",
-    "\\vec{w} = (2, -5, 4)", "u \\geq -6", "u < -1 \\text{ or } u > 8", "\\frac{m(m+1)}{2}", "2^{m} + 1",
-    "(m+2)!", "\\binom{m}{j} q^j (1-q)^{m-j}", "\\lfloor u \\rfloor", "\\lceil \\frac{11}{3} \\rceil",
-    "b_m = 5m - 4", "(p, q, r) = (4, 0, -2)", "\\$17.25", "64\\%", "11:6", "\\max(p, q)", "\\gcd(14, 35)",
-    "\\frac{\\pi}{12}", "\\sqrt[5]{t}", "e^{t^2}", "\\tan\\left(\\frac{\\pi}{8}\\right)",
-    "\\left[-\\frac{2}{5}, 1\\right)", "\\frac{7\\sqrt{2}}{10}", "(2, -1), (-3, 4)", "\\pm \\frac{3}{7}",
+    "\\frac{p-q}{r+s}",
+    "\\sqrt[4]{y^3-2}",
+    "\\sum_{j=1}^{m} c_j d_{m-j}",
+    "\\prod_{i=1}^{n} (1+t_i)",
+    "\\int_{1}^{2} \\frac{dt}{t}",
+    "\\left(-\\frac{5}{7}, \\frac{2}{9}\\right)",
+    "(-2, 9]",
+    "(-\\infty, -4) \\cup [6, 8]",
+    "\\begin{bmatrix} 5 & -1 \\\\ 0 & 7 \\end{bmatrix}",
+    "\\begin{pmatrix} 2 \\\\ -1 \\\\ 6 \\end{pmatrix}",
+    "z = \\frac{3}{5}w - \\frac{1}{7}",
+    "\\frac{u^2}{9} - \\frac{v^2}{16} = 1",
+    "3\\cos(2t) - \\sin(t)",
+    "\\log_{3} 27 - \\ln 5",
+    "\\binom{8}{2} + 4!",
+    "\\{-1, 0, 4\\}",
+    "g(t) = -t^3 + 5t",
+    "\\frac{4}{3}\\pi R^3",
+    "a_{1}=5, a_{2}=-7",
+    "-1 < t \\le 6",
+    "5 + 4i",
+    "\\frac{1}{2} - \\frac{\\sqrt{3}}{2}i",
+    "2^{\\frac{1}{3}}",
+    "e^{-2t}\\cos(3t)",
+    "|2u+3| - |u|",
+    "12\\text{ meters}",
+    "30^{\\circ}",
+    "\\arcsin\\left(\\frac{1}{3}\\right)",
+    "\\lim_{n\\to\\infty} \\left(1+\\frac{1}{n}\\right)^n",
+    "t \\in (0, 3]",
+    "\\pm\\sqrt{7}",
+    "4x - 2y + z = 5",
+    "\\frac{a}{b} + \\frac{c}{d}",
+    "3\\sqrt{5} - 2\\sqrt{3}",
+    "\\sqrt{p^2 + q^2}",
+    "t^3 - 6t^2 + 11t - 6",
+    "(t-1)(t+2)(t-3)",
+    "\\frac{1}{\\sqrt{14}}",
+    "\\cos\\phi - i\\sin\\phi",
+    "\\sin^2 u + \\cos^2 u",
+    "\\log_{10}(t+1)",
+    "\\ln|u| + C",
+    "\\int u e^u\\,du",
+    "g'(t) = 2t",
+    "\\angle PQR = 72^\\circ",
+    "PQ = 13",
+    "\\vec{w} = (2, -5, 4)",
+    "u \\geq -6",
+    "u < -1 \\text{ or } u > 8",
+    "\\frac{m(m+1)}{2}",
+    "2^{m} + 1",
+    "(m+2)!",
+    "\\binom{m}{j} q^j (1-q)^{m-j}",
+    "\\lfloor u \\rfloor",
+    "\\lceil \\frac{11}{3} \\rceil",
+    "b_m = 5m - 4",
+    "(p, q, r) = (4, 0, -2)",
+    "\\$17.25",
+    "64\\%",
+    "11:6",
+    "\\max(p, q)",
+    "\\gcd(14, 35)",
+    "\\frac{\\pi}{12}",
+    "\\sqrt[5]{t}",
+    "e^{t^2}",
+    "\\tan\\left(\\frac{\\pi}{8}\\right)",
+    "\\left[-\\frac{2}{5}, 1\\right)",
+    "\\frac{7\\sqrt{2}}{10}",
+    "(2, -1), (-3, 4)",
+    "\\pm \\frac{3}{7}",
 )
 _warmed = False
 
@@ -422,6 +504,11 @@ def _parsed(latex: str) -> tuple[Any, ...]:
 def _symbolic(
     g: str, p: str, config: MatchConfig, gold_is_set: bool, pred_is_set: bool, g_items: list[str], p_items: list[str]
 ) -> Match:
+    # A short answer can still make sympy expand for minutes ("(x+y+z+w+u+v)^{99}"): bound the
+    # expansion from the expression tree first, and refuse instead of spending the budget.
+    refused = expansion_refusal(g, p)
+    if refused is not None:
+        return Match(False, f"refused: {refused}")
     gold_parsed = _parsed(_latex_for_parser(g, g_items, gold_is_set))
     pred_parsed = _parsed(_latex_for_parser(p, p_items, pred_is_set))
     if not gold_parsed or not pred_parsed:

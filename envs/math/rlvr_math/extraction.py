@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rlvr_envs.extract import METHODS, answer_is, balanced_group, extract_answer
+from rlvr_envs.extract import METHODS, after_reasoning, answer_is, balanced_group, extract_answer
 
 MAX_BOXES = 20
 _BOX_COMMANDS = ("\\boxed", "\\fbox")
@@ -49,6 +49,8 @@ class Answer:
     text: str
     method: str
     is_set: bool = False
+    raw: str = ""
+    """What the answer was read from before trimming (an "answer is" sentence), for the hedge check."""
 
 
 def _box_at(text: str, start: int) -> tuple[str, int] | None:
@@ -130,7 +132,15 @@ def _has_words(text: str) -> bool:
 
 
 def final_answer(completion: str, methods: Sequence[str] = METHODS, fallback: str = "none") -> Answer | None:
-    """The final answer of a completion, or None when it gives none."""
+    """The final answer of a completion, or None when it gives none.
+
+    Only the text after the reasoning counts (``rlvr_envs.extract.after_reasoning``): an answer
+    written only inside ``<think>`` is no answer, nor is anything after an unclosed ``<think>``.
+    """
+    visible = after_reasoning(completion)
+    if visible is None:
+        return None
+    completion = visible
     found = extract_answer(completion, methods)
     if found is not None and found.method == "answer_tag" and "\\boxed" in found.text:
         boxes = boxed_answers(found.text)
@@ -145,14 +155,22 @@ def final_answer(completion: str, methods: Sequence[str] = METHODS, fallback: st
                 trimmed = trim_phrase(later) if later is not None else ""
                 # Only a later phrase that states math counts ("the answer is right" does not).
                 if trimmed and _is_bare_math(trimmed):
-                    return Answer(trimmed, "answer_is")
+                    return Answer(trimmed, "answer_is", raw=_first_sentence(later or ""))
             if len(contents) > 1:
                 return Answer(", ".join(contents), "boxed", is_set=True)
             return Answer(contents[0], "boxed")
     if found is not None:
-        text = trim_phrase(found.text) if found.method in ("answer_is", "hashes") else found.text
-        return Answer(text, found.method) if text else None
+        phrase = found.method in ("answer_is", "hashes")
+        text = trim_phrase(found.text) if phrase else found.text
+        raw = _first_sentence(found.text) if phrase else found.text
+        return Answer(text, found.method, raw=raw) if text else None
     return _fallback(completion, fallback)
+
+
+def _first_sentence(phrase: str) -> str:
+    """An "answer is" phrase up to its sentence end: what a hedge in it would qualify."""
+    cut = _SENTENCE_END.search(phrase)
+    return phrase[: cut.start()] if cut is not None and cut.start() > 0 else phrase
 
 
 def _fallback(completion: str, fallback: str) -> Answer | None:

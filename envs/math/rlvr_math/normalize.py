@@ -170,8 +170,6 @@ def _decimal(text: str) -> Fraction | None:
         return None
 
 
-
-
 _TOKEN = re.compile(r"\s*(\d+\.?\d*|\.\d+|\\frac|\\binom|\\cdot|\\times|\\div|\*\*|[-+*/^!(){}\[\]])")
 
 

@@ -32,7 +32,11 @@ class MathVerifyPeer(Verifier):
         gold = parse(gold_text, configs, parsing_timeout=None)  # type: ignore[arg-type]
         pred = parse(completion, configs, parsing_timeout=None)  # type: ignore[arg-type]
         equal = verify(
-            gold, pred, float_rounding=self.precision, strict=self.strict,
-            allow_set_relation_comp=self.set_relation, timeout_seconds=None,  # type: ignore[arg-type]
+            gold,
+            pred,
+            float_rounding=self.precision,
+            strict=self.strict,
+            allow_set_relation_comp=self.set_relation,
+            timeout_seconds=None,  # type: ignore[arg-type]
         )
         return Verdict.correct() if equal else Verdict.failure(Reason.WRONG)

@@ -47,8 +47,6 @@ _REFUSED_LETTERS = frozenset("eEiI")
 Node = tuple[Any, ...]
 
 
-
-
 @lru_cache(maxsize=4096)
 def parse_rational(cleaned: str) -> tuple[Node, frozenset[str]] | None:
     """The expression tree and its variables, or None outside the grammar / without variables."""

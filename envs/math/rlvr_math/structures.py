@@ -90,7 +90,7 @@ def matrix_cells(cleaned: str) -> tuple[tuple[str, ...], ...] | None:
     return cells
 
 
-def scalars_equal(gold: str, pred: str, rel_tol: float) -> bool | None:
+def scalars_equal(gold: str, pred: str, rel_tol: float, percent: str = "either") -> bool | None:
     """Two plain numbers or constants compared by value; None when either is something else."""
     from rlvr_math.equivalence import numbers_equal
 
@@ -99,7 +99,7 @@ def scalars_equal(gold: str, pred: str, rel_tol: float) -> bool | None:
         return True
     g_num, p_num = parse_number(g), parse_number(p)
     if g_num is not None and p_num is not None:
-        return numbers_equal(g_num, p_num, rel_tol)
+        return numbers_equal(g_num, p_num, rel_tol, percent)
     if _percent(g_num) or _percent(p_num):
         return None
     g_form, p_form = closed_form_value(g), closed_form_value(p)
@@ -112,18 +112,20 @@ def _percent(number: Number | None) -> bool:
     return number is not None and number.percent
 
 
-def _all_equal(pairs: list[tuple[str, str]], rel_tol: float) -> bool | None:
+def _all_equal(pairs: list[tuple[str, str]], rel_tol: float, percent: str = "either") -> bool | None:
     """False as soon as one pair differs; None if some pair is undecided and none differs."""
     undecided = False
     for gold, pred in pairs:
-        equal = scalars_equal(gold, pred, rel_tol)
+        equal = scalars_equal(gold, pred, rel_tol, percent)
         if equal is False:
             return False
         undecided = undecided or equal is None
     return None if undecided else True
 
 
-def compare_structures(gold: str, pred: str, rel_tol: float, strict: bool = True) -> tuple[bool, str] | None:
+def compare_structures(
+    gold: str, pred: str, rel_tol: float, strict: bool = True, percent: str = "either"
+) -> tuple[bool, str] | None:
     """Decide two cleaned answers that are matrices, tuples/intervals, constants or rational
     expressions (the latter only with ``strict``: otherwise variables match across names); else None."""
     g_cells, p_cells = matrix_cells(gold), matrix_cells(pred)
@@ -131,7 +133,7 @@ def compare_structures(gold: str, pred: str, rel_tol: float, strict: bool = True
         if len(g_cells) != len(p_cells) or len(g_cells[0]) != len(p_cells[0]):
             return False, "matrix"  # a column is not a row, nor a 2x2 a 2x3
         pairs = [(g, p) for g_row, p_row in zip(g_cells, p_cells) for g, p in zip(g_row, p_row)]
-        equal = _all_equal(pairs, rel_tol)
+        equal = _all_equal(pairs, rel_tol, percent)
         return None if equal is None else (equal, "matrix")
     if g_cells is not None or p_cells is not None:
         return None
@@ -145,7 +147,7 @@ def compare_structures(gold: str, pred: str, rel_tol: float, strict: bool = True
             return None  # (1, 2, 3) against [1, 2, 3] is a tuple against a list: sympy decides
         if len(g_tuple.items) != len(p_tuple.items):
             return False, "tuple"
-        equal = _all_equal(list(zip(g_tuple.items, p_tuple.items)), rel_tol)
+        equal = _all_equal(list(zip(g_tuple.items, p_tuple.items)), rel_tol, percent)
         return None if equal is None else (equal, "tuple")
     if g_tuple is not None or p_tuple is not None:
         return None

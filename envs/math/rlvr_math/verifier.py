@@ -6,9 +6,11 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from rlvr_envs import Reason, Task, Verdict, Verifier
-from rlvr_envs.extract import METHODS
+from rlvr_envs.extract import METHODS, after_reasoning
 from rlvr_math.equivalence import DEFAULT_REL_TOL, MatchConfig, answers_match, warm_up
 from rlvr_math.extraction import FALLBACKS, Answer, final_answer, gold_answer
+from rlvr_math.hedging import CHAINS, strip_approximation
+from rlvr_math.hedging import refusal as answer_refusal
 
 MAX_EXTRACTED_CHARS = 2_000
 """Longer extracted answers are refused unread (``format_error``): no real answer is that long."""
@@ -45,6 +47,11 @@ class MathVerifier(Verifier):
             ``"latex"`` / ``"latex+expr"`` (the last math in free text, as lenient graders do).
         ordered_lists: a bare comma list must match in order (off: it is a set; see ``MatchConfig``).
         strict, allow_set_relation_comp: passed to math-verify's symbolic comparison.
+        percent: what ``50\\%`` against a gold 50 or 0.5 means: ``"either"`` (equal to both, the
+            default), ``"fraction"`` (0.5 only), ``"number"`` (50 only), ``"strict"`` (neither).
+        chains: ``"consistent"`` (default): a chain ``x = 12 = 11`` whose plain-number sides differ
+            scores 0; ``"last"``: a chain answers with its last side whatever the others say
+            (math-verify's convention).
         time_budget_s: the hard budget the verification pool enforces per call.
 
     The verifier holds configuration only and pickles small, so the pool ships it cheaply.
@@ -59,8 +66,12 @@ class MathVerifier(Verifier):
         ordered_lists: bool = False,
         strict: bool = True,
         allow_set_relation_comp: bool = False,
+        percent: str = "either",
+        chains: str = "consistent",
         time_budget_s: float = 2.0,
     ) -> None:
+        if chains not in CHAINS:
+            raise ValueError(f"chains must be one of {CHAINS}, got {chains!r}")
         if fallback not in FALLBACKS:
             raise ValueError(f"fallback must be one of {FALLBACKS}, got {fallback!r}")
         if not 0 <= rel_tol < 1:
@@ -68,9 +79,14 @@ class MathVerifier(Verifier):
         if time_budget_s <= 0:
             raise ValueError(f"time_budget_s must be positive, got {time_budget_s}")
         self.methods = tuple(methods)
+        self.chains = chains
         self.fallback = fallback
         self.config = MatchConfig(
-            rel_tol=rel_tol, strict=strict, allow_set_relation_comp=allow_set_relation_comp, ordered_lists=ordered_lists
+            rel_tol=rel_tol,
+            strict=strict,
+            allow_set_relation_comp=allow_set_relation_comp,
+            ordered_lists=ordered_lists,
+            percent=percent,
         )
         self.time_budget_s = time_budget_s
 
@@ -88,8 +104,15 @@ class MathVerifier(Verifier):
             return Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"task {task.id!r} has no answer"})
         if not isinstance(completion, str):
             return Verdict.failure(Reason.FORMAT_ERROR, details={"error": "completion is not a string"})
+        if after_reasoning(completion) is None:
+            error = "a <think> block is never closed: the completion ends while reasoning"
+            return Verdict.failure(Reason.NO_ANSWER, details={"error": error})
         answer = final_answer(completion, self.methods, self.fallback)
         if answer is None:
+            if "</think" in completion.lower():
+                return Verdict.failure(
+                    Reason.NO_ANSWER, details={"error": "no answer after </think> (reasoning is not read)"}
+                )
             return Verdict.failure(Reason.NO_ANSWER)
         if len(answer.text) > MAX_EXTRACTED_CHARS:
             return Verdict.failure(
@@ -97,10 +120,17 @@ class MathVerifier(Verifier):
                 extracted=answer.text[:200],
                 details={"error": f"the extracted answer has {len(answer.text)} characters"},
             )
-        match = answers_match(
-            gold.text, answer.text, self.config, gold_is_set=gold.is_set, pred_is_set=answer.is_set
-        )
+        refused = answer_refusal(answer.text, answer.raw, gold.text, gold.is_set, self.chains)
+        if refused is not None:
+            details = {"extraction": answer.method, "refused": refused}
+            return Verdict.failure(Reason.WRONG, extracted=answer.text, details=details)
+        pred = strip_approximation(answer.text, gold.text)
+        match = answers_match(gold.text, pred, self.config, gold_is_set=gold.is_set, pred_is_set=answer.is_set)
         details = {"extraction": answer.method, "decided_by": match.how}
+        if match.how.startswith("refused: "):
+            details["refused"] = match.how.removeprefix("refused: ")
+        elif match.how.startswith("too_costly: "):
+            details["refused"] = "too costly for sympy: " + match.how.removeprefix("too_costly: ")
         if match.equal:
             return Verdict.correct(answer.text, details=details)
         return Verdict.failure(Reason.WRONG, extracted=answer.text, details=details)

@@ -1,0 +1,148 @@
+"""Answers that say more than one thing: hedged, offering alternatives, or contradicting themselves.
+
+The cleaning that makes ``\\boxed{12 \\text{ cm}}`` read as 12 also made ``\\boxed{3 perhaps}`` read
+as 3 (a trailing word looks like a unit), and ``x = 12 = 11`` answered with its last side, 11. A
+policy trained on such rewards learns to hedge. Every check here runs on the extracted answer
+before it is compared, and each refusal scores 0 with its reason in the verdict's details:
+
+* **hedges**: a word or phrase of uncertainty (``perhaps``, ``maybe``, ``probably``, ``possibly``,
+  ``not sure``, ``I think``, ``I guess``, a question mark, and the same in Chinese and Japanese,
+  matched as substrings there because those scripts have no spaces). A hedge word that the gold
+  answer itself contains (a yes/no/maybe question) is not a hedge;
+* **alternatives**: ``3 or 4``, ``either 3 or 4``, ``3 (or 4)`` when the gold answer is one value
+  (a gold set, list or tuple, or a gold written with "or", is compared as usual: ``x = 3 or x = 4``
+  is a fine way to give a solution set);
+* **self-contradicting chains**: in ``a = b = c`` (or ``12 = 11``) every side that is a plain number
+  must have the same value; a decimal side may be that value rounded (``\\frac{1}{3} = 0.333``).
+  ``x = 5 + 5 + 1 = 11`` is a chain that agrees and is answered by its last side, as before.
+  ``chains="last"`` turns this check off and reads any chain by its last side, math-verify's
+  convention (its test suite labels ``x = 5+5+1 = 7 = 11`` equal to ``x = 11``).
+
+Approximation is not hedging: word problems ask for approximate values, and the gold answer
+sets the precision. A leading ``\\approx``, ``≈``, ``~``, "approximately", "about", "around" or
+"roughly" before a plain number is dropped (``\\approx 3.14`` answers ``3.14``, and is still wrong
+for ``\\pi`` under the default relative tolerance); see ``strip_approximation``.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from rlvr_math.normalize import clean, parse_number
+
+_HEDGE_WORDS = re.compile(
+    r"\b(?:perhaps|maybe|probably|possibly|presumably|unsure|uncertain|not\s+(?:sure|certain)"
+    r"|i\s+(?:think|guess|believe|suppose)|(?:my\s+)?(?:best\s+)?guess|or\s+so"
+    r"|if\s+i(?:'m|\s+am)\s+not\s+mistaken|don'?t\s+know|do\s+not\s+know)\b",
+    re.IGNORECASE,
+)
+_HEDGE_CJK = ("也许", "或许", "大概", "可能是", "不确定", "不知道", "たぶん", "多分", "かもしれない", "おそらく")
+_QUESTION = re.compile(r"\?|？")
+_ALTERNATIVE = re.compile(r"\bor\b|\\lor\b|\\vee\b|\beither\b", re.IGNORECASE)
+_LIST_MARK = re.compile(r",|;|\\\{|\\lbrace|\\cup|\band\b")
+_APPROX = re.compile(
+    r"^\s*(?:\\approx|≈|~|\\sim|(?:approximately|approx\.?|about|around|roughly)(?![A-Za-z]))\s*", re.IGNORECASE
+)
+_RELATION = re.compile(r"[<>]|\\[lg]eq?\b|\\ne(?:q)?\b|\\approx|\\le|\\ge|\\sim|\\equiv|\\pm|\\mp")
+_DECIMALS = re.compile(r"(?<![\d.])\d*\.(\d+)(?![\d.])")
+
+
+def hedge(pred_raw: str, gold: str) -> str | None:
+    """The hedge in an answer ("perhaps", "not sure", "?"), unless the gold answer says it too."""
+    gold_lower = gold.lower()
+    for match in _HEDGE_WORDS.finditer(pred_raw):
+        word = " ".join(match.group(0).lower().split())
+        if word not in " ".join(gold_lower.split()):
+            return word
+    for word in _HEDGE_CJK:
+        if word in pred_raw and word not in gold:
+            return word
+    if _QUESTION.search(pred_raw) and not _QUESTION.search(gold):
+        return "?"
+    return None
+
+
+def alternatives(pred: str, gold: str, gold_is_set: bool) -> bool:
+    """Whether a one-value gold answer is answered with alternatives ("3 or 4")."""
+    if gold_is_set or _ALTERNATIVE.search(gold) or _LIST_MARK.search(gold) or _is_bracketed_list(gold):
+        return False
+    return bool(_ALTERNATIVE.search(pred))
+
+
+def _is_bracketed_list(text: str) -> bool:
+    t = text.strip().strip("$").strip()
+    return len(t) > 2 and t[0] in "([" and t[-1] in ")]" and "," in t
+
+
+def contradiction(pred: str) -> str | None:
+    """``12 = 11``: two sides of one chain of equalities that are different plain numbers."""
+    for item in _top_level_split(pred, ",;"):
+        if "=" not in item or _RELATION.search(item):
+            continue
+        sides = [s.strip() for s in _top_level_split(item, "=")]
+        values: list[tuple[Fraction, int | None, str]] = []
+        for side in sides:
+            number = parse_number(clean(side)) if side else None
+            if number is not None and not number.percent:
+                values.append((number.value, _decimal_places(side), side.strip().strip("$").strip()))
+        for i in range(len(values)):
+            for j in range(i + 1, len(values)):
+                if not _agree(values[i], values[j]):
+                    return f"{values[i][2]} = {values[j][2]}"
+    return None
+
+
+def _decimal_places(side: str) -> int | None:
+    places = [len(m.group(1)) for m in _DECIMALS.finditer(side)]
+    return min(places) if places else None
+
+
+def _agree(a: tuple[Fraction, int | None, str], b: tuple[Fraction, int | None, str]) -> bool:
+    if a[0] == b[0]:
+        return True
+    # A decimal side may be the other side rounded or truncated to its digits: 1/3 = 0.333.
+    places = [p for p in (a[1], b[1]) if p is not None]
+    if not places:
+        return False
+    return abs(a[0] - b[0]) <= Fraction(1, 10 ** min(places))
+
+
+def _top_level_split(text: str, separators: str) -> list[str]:
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch in separators and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    items.append(text[start:])
+    return items
+
+
+def strip_approximation(pred: str, gold: str) -> str:
+    """``\\approx 3.14`` as ``3.14`` (a plain number after a leading approximation marker)."""
+    cleaned = clean(pred)  # "\\text{approximately } 250" reads "approximately 250"
+    match = _APPROX.match(cleaned)
+    if match is None or _APPROX.match(clean(gold)):
+        return pred
+    rest = cleaned[match.end() :].strip()
+    return rest if rest and parse_number(clean(rest)) is not None else pred
+
+
+CHAINS = ("consistent", "last")
+
+
+def refusal(pred: str, pred_raw: str, gold: str, gold_is_set: bool, chains: str = "consistent") -> str | None:
+    """Why this answer scores 0 before any comparison (a reason for the details), or None."""
+    word = hedge(pred_raw or pred, gold)
+    if word is not None:
+        return f"hedged answer ({word!r})"
+    if alternatives(pred, gold, gold_is_set):
+        return "alternatives offered for a one-value answer"
+    clash = contradiction(pred) if chains == "consistent" else None
+    if clash is not None:
+        return f"self-contradicting answer ({clash})"
+    return None
