@@ -7,6 +7,7 @@ passed (both methods must agree with the labels, or the speed means nothing).
 
     .venv/bin/python bench/code_sandbox.py                 # HumanEval, 2 x 164 samples
     .venv/bin/python bench/code_sandbox.py --mbpp          # also all 974 MBPP canonical solutions
+    .venv/bin/python bench/code_sandbox.py --leftovers     # what a program leaves behind costs the next one
 
 The naive runner has no isolation at all (it runs the sample as the calling user, with the
 caller's network and files); the sandbox runs with full isolation (bubblewrap namespaces, a
@@ -29,7 +30,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO.parent / "shared" / "data"
 
-BUG = '''
+BUG = """
 
 _rlvr_bench_original = {entry}
 
@@ -45,7 +46,7 @@ def {entry}(*args, **kwargs):
     if isinstance(result, (list, tuple)):
         return type(result)(list(result) + [None])
     return "wrong"
-'''
+"""
 
 
 def humaneval_samples(path: Path, limit: int | None) -> list[tuple[dict, str, bool]]:
@@ -64,8 +65,9 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def run_naive(samples: list[tuple[dict, str, bool]], lanes: int, timeout_s: float,
-              command: list[str]) -> tuple[list, float]:
+def run_naive(
+    samples: list[tuple[dict, str, bool]], lanes: int, timeout_s: float, command: list[str]
+) -> tuple[list, float]:
     workdir = Path(tempfile.mkdtemp(prefix="rlvr-bench-naive-"))
 
     def one(item: tuple[int, tuple[dict, str, bool]]) -> tuple[bool, float]:
@@ -121,8 +123,12 @@ def summary_row(name: str, lanes: int, samples: list, results: list, elapsed: fl
     good = sum(1 for (passed, _), (_, _, label) in zip(results, samples) if passed and label)
     bad = sum(1 for (passed, _), (_, _, label) in zip(results, samples) if passed and not label)
     return {
-        "method": name, "lanes": lanes, "samples": len(results), "per_s": len(results) / elapsed,
-        "p50_ms": 1000 * statistics.median(latencies), "p99_ms": 1000 * percentile(latencies, 0.99),
+        "method": name,
+        "lanes": lanes,
+        "samples": len(results),
+        "per_s": len(results) / elapsed,
+        "p50_ms": 1000 * statistics.median(latencies),
+        "p99_ms": 1000 * percentile(latencies, 0.99),
         "canonical_passed": f"{good}/{sum(1 for s in samples if s[2])}",
         "buggy_passed": f"{bad}/{sum(1 for s in samples if not s[2])}",
     }
@@ -149,10 +155,63 @@ def run_mbpp(path: Path, lanes: int, timeout_s: float) -> None:
     elapsed = time.perf_counter() - start
     sandbox.close()
     failed = [(tid, reason) for tid, passed, reason in results if not passed]
-    print(f"\nMBPP canonical solutions through the sandbox: {len(results) - len(failed)}/{len(results)} passed "
-          f"in {elapsed:.1f} s ({len(results) / elapsed:.1f}/s, per-sample limit {timeout_s:g} s)")
+    print(
+        f"\nMBPP canonical solutions through the sandbox: {len(results) - len(failed)}/{len(results)} passed "
+        f"in {elapsed:.1f} s ({len(results) / elapsed:.1f}/s, per-sample limit {timeout_s:g} s)"
+    )
     if failed:
         print(f"  failed: {failed[:20]}")
+
+
+LEFTOVERS = {
+    "nothing (floor: gold after gold)": "def f():\n    return 1\n",
+    "2,000 files of 4 KiB": "def f():\n    for i in range(2000):\n        open(str(i), 'w').write('x' * 4096)\n    return 0\n",
+    "3,000 nested directories": "import os\ndef f():\n    for _ in range(3000):\n        os.mkdir('d')\n"
+    "        os.chdir('d')\n    return 0\n",
+    "directory flood (1M attempted)": "import os\ndef f():\n    try:\n        for i in range(1_000_000):\n"
+    "            os.mkdir(str(i))\n    except OSError:\n        pass\n    return 0\n",
+}
+
+
+def run_leftovers(repeats: int, timeout_s: float) -> None:
+    """Each kind of leftover, then a gold sample on the same worker: the gold one's latency must
+    not depend on what the previous sample left (cleanup is bounded and outside its budget)."""
+    from rlvr_code.sandbox import LocalSandbox
+    from rlvr_code.verifier import CodeVerifier
+    from rlvr_envs.types import Task
+
+    task = Task(
+        id="leftovers", prompt="p", answer={"format": "asserts", "tests": ["assert f() == 1"], "solution_names": ["f"]}
+    )
+    gold = "```python\ndef f():\n    return 1\n```"
+    verifier = CodeVerifier(timeout_s=timeout_s)
+    sandbox = LocalSandbox(workers=1)
+    verifier.sandbox = lambda: sandbox  # type: ignore[method-assign]
+    verifier.verify(task, gold)  # start the worker outside the timings
+    print(
+        f"\nLeftovers, then a gold sample on the same worker ({repeats} repeats, min/median/max ms; "
+        f"inode bound: {getattr(sandbox, 'work_inodes', None)})\n"
+    )
+    header = f"{'left behind':<34} {'that sample':>22} {'next gold sample':>22} {'verdicts':>18}"
+    print(header)
+    print("-" * len(header))
+    for name, program in LEFTOVERS.items():
+        own, after, reasons = [], [], set()
+        for _ in range(repeats):
+            start = time.perf_counter()
+            verdict = verifier.verify(task, f"```python\n{program}```")
+            own.append(1000 * (time.perf_counter() - start))
+            start = time.perf_counter()
+            next_verdict = verifier.verify(task, gold)
+            after.append(1000 * (time.perf_counter() - start))
+            reasons.add(f"{verdict.reason.value}/{next_verdict.reason.value}")
+
+        def spread(values: list[float]) -> str:
+            return f"{min(values):.0f}/{statistics.median(values):.0f}/{max(values):.0f}"
+
+        print(f"{name:<34} {spread(own):>22} {spread(after):>22} {','.join(sorted(reasons)):>18}")
+    print(f"\nSandbox stats: {sandbox.stats}")
+    sandbox.close()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -163,7 +222,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=20.0, help="per-sample limit in seconds")
     parser.add_argument("--mbpp", action="store_true", help="also run all MBPP canonical solutions")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON too")
+    parser.add_argument(
+        "--leftovers",
+        action="store_true",
+        help="only measure what leftovers (files, deep nesting, inode floods) cost the next sample",
+    )
+    parser.add_argument("--repeats", type=int, default=5, help="repeats per kind of leftover")
     args = parser.parse_args(argv)
+    if args.leftovers:
+        run_leftovers(args.repeats, min(args.timeout, 10.0))
+        return 0
 
     samples = humaneval_samples(args.data / "humaneval.jsonl", args.limit)
     # The issue's baseline is the caller's interpreter; a lean system interpreter is shown too,
@@ -179,16 +247,22 @@ def main(argv: list[str] | None = None) -> int:
     boxed, boxed_s, stats = run_sandbox(samples, args.lanes, args.timeout)
     sandbox_row = summary_row("rlvr_code LocalSandbox (bwrap, full isolation)", args.lanes, samples, boxed, boxed_s)
     rows.append(sandbox_row)
-    print(f"HumanEval canonical + buggy variants, {len(samples)} samples, {args.lanes} lanes, "
-          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end\n")
-    header = (f"{'method':<52} {'lanes':>5} {'samples/s':>10} {'p50 ms':>8} {'p99 ms':>8} "
-              f"{'canonical ok':>13} {'buggy ok':>9} {'sandbox x':>9}")
+    print(
+        f"HumanEval canonical + buggy variants, {len(samples)} samples, {args.lanes} lanes, "
+        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end\n"
+    )
+    header = (
+        f"{'method':<52} {'lanes':>5} {'samples/s':>10} {'p50 ms':>8} {'p99 ms':>8} "
+        f"{'canonical ok':>13} {'buggy ok':>9} {'sandbox x':>9}"
+    )
     print(header)
     print("-" * len(header))
     for row in rows:
-        print(f"{row['method']:<52} {row['lanes']:>5} {row['per_s']:>10.1f} {row['p50_ms']:>8.1f} "
-              f"{row['p99_ms']:>8.1f} {row['canonical_passed']:>13} {row['buggy_passed']:>9} "
-              f"{sandbox_row['per_s'] / row['per_s']:>8.1f}x")
+        print(
+            f"{row['method']:<52} {row['lanes']:>5} {row['per_s']:>10.1f} {row['p50_ms']:>8.1f} "
+            f"{row['p99_ms']:>8.1f} {row['canonical_passed']:>13} {row['buggy_passed']:>9} "
+            f"{sandbox_row['per_s'] / row['per_s']:>8.1f}x"
+        )
     print(f"\n'sandbox x' = sandbox throughput / this row's throughput. Sandbox stats: {stats}")
     if args.json:
         print(json.dumps(rows, indent=2))

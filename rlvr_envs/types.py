@@ -11,7 +11,7 @@ import json
 from enum import Enum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class Reason(str, Enum):
@@ -98,8 +98,111 @@ class Task(BaseModel):
         return hash((self.id, self.fingerprint))
 
 
+# Size limits of a verdict. A verdict carries text that came from the completion (the extracted
+# answer, error messages, names a program chose), so a short hostile completion could otherwise
+# make a verdict of any size (an exception class named with 60 million characters). Every
+# verdict is bounded when it is built, whichever family built it:
+MAX_EXTRACTED_CHARS = 4096
+"""``extracted`` keeps at most this many characters (the start, then a truncation marker)."""
+MAX_DETAIL_STRING_CHARS = 2048
+"""Each string inside ``details`` (at any depth) keeps at most this many characters."""
+MAX_DETAIL_KEY_CHARS = 200
+"""Each string key of a dict inside ``details``."""
+MAX_DETAIL_ITEMS = 1000
+"""Each list, tuple or dict inside ``details`` keeps its first this many items, then a marker."""
+MAX_DETAIL_DEPTH = 16
+"""Containers nested deeper than this are replaced by a marker string."""
+MAX_DETAILS_BYTES = 32 * 1024
+"""``details`` as JSON stays under this size; past it only short top-level entries are kept."""
+TRUNCATED_KEY = "truncated"
+"""The key, in a dict of ``details`` that had to be cut down, of a note saying so."""
+_SHORT_ENTRY_BYTES = 256
+# With these limits a verdict's JSON is at most about 4096 * 6 (every character escaped) + 32 KiB
+# + a few hundred bytes: under 64 KiB.
+
+
+def trim_text(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters, the cut marked; unchanged when it fits."""
+    if len(text) <= limit:
+        return text
+    marker = f"... [truncated: {len(text)} characters in all]"
+    return text[: max(limit - len(marker), 0)] + marker[:limit]
+
+
+def _json_size(value: Any) -> int:
+    """An upper bound of ``value``'s UTF-8 JSON size (ASCII escapes are never shorter)."""
+    try:
+        return len(json.dumps(value, ensure_ascii=True, default=str))
+    except (ValueError, TypeError, RecursionError):
+        return MAX_DETAILS_BYTES + 1  # an int past str()'s digit limit, a cycle: treat as oversized
+
+
+def _bounded(value: Any, chars: int, items: int, depth: int = 0) -> Any:
+    if isinstance(value, str):
+        return trim_text(value, chars)
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, (bytes, bytearray)):
+        return value if len(value) <= chars else bytes(value[:chars])
+    if not isinstance(value, (dict, list, tuple)):
+        return value  # other objects serialize through their own rules; the total cap still applies
+    if depth >= MAX_DETAIL_DEPTH:
+        return "[nested too deeply: truncated]"
+    if isinstance(value, dict):
+        out: dict[Any, Any] = {}
+        for index, (key, item) in enumerate(value.items()):
+            if index >= items:
+                out[TRUNCATED_KEY] = f"{len(value) - items} more entries left out"
+                break
+            if isinstance(key, str):
+                key = trim_text(key, MAX_DETAIL_KEY_CHARS)
+            out[key] = _bounded(item, chars, items, depth + 1)
+        return out
+    kept = [_bounded(item, chars, items, depth + 1) for item in value[:items]]
+    if len(value) > items:
+        kept.append(f"... [{len(value) - items} more items left out]")
+    return tuple(kept) if isinstance(value, tuple) else kept
+
+
+def bounded_details(details: Any) -> Any:
+    """``details`` within the verdict limits (see ``MAX_DETAILS_BYTES``); unchanged when it fits.
+
+    Strings are cut to ``MAX_DETAIL_STRING_CHARS`` and containers to ``MAX_DETAIL_ITEMS``; if
+    the whole is still over ``MAX_DETAILS_BYTES`` the cut is repeated ten times tighter, and if
+    even that is too big only the short top-level entries are kept, beside a ``truncated`` note.
+    """
+    if details is None:
+        return None
+    bounded = _bounded(details, MAX_DETAIL_STRING_CHARS, MAX_DETAIL_ITEMS)
+    size = _json_size(bounded)
+    if size <= MAX_DETAILS_BYTES:
+        return bounded
+    note = f"details were about {size} bytes, over the {MAX_DETAILS_BYTES}-byte limit, and were cut down"
+    tighter = _bounded(details, MAX_DETAIL_STRING_CHARS // 10, MAX_DETAIL_ITEMS // 10)
+    if isinstance(tighter, dict):
+        tighter = {**tighter, TRUNCATED_KEY: note}
+    if _json_size(tighter) <= MAX_DETAILS_BYTES:
+        return tighter
+    if not isinstance(tighter, dict):
+        return {TRUNCATED_KEY: note}
+    # Keep what consumers usually read (counts, flags, short messages), in order, within budget.
+    kept: dict[Any, Any] = {}
+    budget = MAX_DETAILS_BYTES - len(note) - 64
+    for key, item in tighter.items():
+        entry = _json_size({str(key): item})
+        if entry <= _SHORT_ENTRY_BYTES and entry <= budget and key != TRUNCATED_KEY:
+            kept[key] = item
+            budget -= entry
+    kept[TRUNCATED_KEY] = note
+    return kept
+
+
 class Verdict(BaseModel):
-    """The outcome of verifying one completion against one task."""
+    """The outcome of verifying one completion against one task.
+
+    Text in a verdict is bounded at construction (``MAX_EXTRACTED_CHARS``, ``MAX_DETAIL_*``,
+    ``MAX_DETAILS_BYTES``), so no completion can make a verdict larger than about 64 KiB of JSON.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -109,6 +212,16 @@ class Verdict(BaseModel):
     extracted: str | None = None
     details: Any = None
     elapsed_s: float = 0.0
+
+    @field_validator("extracted")
+    @classmethod
+    def _bound_extracted(cls, value: str | None) -> str | None:
+        return value if value is None else trim_text(value, MAX_EXTRACTED_CHARS)
+
+    @field_validator("details")
+    @classmethod
+    def _bound_details(cls, value: Any) -> Any:
+        return bounded_details(value)
 
     @classmethod
     def correct(cls, extracted: str | None = None, details: Any = None, reward: float = 1.0) -> Verdict:

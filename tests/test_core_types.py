@@ -62,3 +62,100 @@ def test_verdict_reasons_are_distinct_and_equality_ignores_timing():
     ok = Verdict.correct("4")
     assert ok.passed and ok.reward == 1.0 and ok.reason is Reason.OK
     assert Verdict.model_validate_json(ok.model_dump_json()) == ok
+
+
+# -- verdict size limits (issue 21: a 60-character completion made a 60 MB verdict) --------------
+from rlvr_envs import types as core_types  # noqa: E402
+
+VERDICT_JSON_CAP = 64 * 1024
+
+
+def test_small_verdicts_are_left_exactly_as_built():
+    details = {
+        "passed": 2,
+        "total": 3,
+        "tests": [{"name": "assert f(1) == 2", "status": "failed", "error": None}],
+        "pair": (1, 2.5),
+        "flags": [True, None],
+        "blob": b"\x00\x01",
+    }
+    verdict = Verdict.failure(Reason.WRONG, extracted="def f(x):\n    return x\n", details=details)
+    assert verdict.details == details and type(verdict.details["pair"]) is tuple
+    assert verdict.extracted == "def f(x):\n    return x\n"
+
+
+def test_huge_strings_in_a_verdict_are_trimmed_with_a_marker():
+    name = "E" * 10_000_000  # what a 60-character completion can raise: a class named with 10 MB
+    verdict = Verdict.failure(
+        Reason.RUNTIME_ERROR,
+        extracted="x" * 1_000_000,
+        details={"first_error": f"{name}: boom", "tests": [{"name": "t", "error": name}], name: "a key of 10 MB"},
+    )
+    dumped = verdict.model_dump_json()
+    assert len(dumped.encode()) < VERDICT_JSON_CAP
+    assert len(verdict.extracted) == core_types.MAX_EXTRACTED_CHARS
+    assert verdict.extracted.startswith("xxx") and verdict.extracted.endswith("1000000 characters in all]")
+    assert len(verdict.details["first_error"]) <= core_types.MAX_DETAIL_STRING_CHARS
+    assert "truncated" in verdict.details["first_error"]
+    assert len(verdict.details["tests"][0]["error"]) <= core_types.MAX_DETAIL_STRING_CHARS
+    assert all(len(key) <= core_types.MAX_DETAIL_KEY_CHARS for key in verdict.details)
+    # Trimming is idempotent: a verdict survives the JSON round trip (workers, HTTP) unchanged.
+    assert Verdict.model_validate_json(dumped) == verdict
+
+
+def test_oversized_details_keep_their_short_entries_and_say_they_were_cut():
+    details = {
+        "passed": 0,
+        "total": 5000,
+        "reason_text": "short",
+        "tests": [{"error": "e" * 3000}] * 5000,
+        "matrix": [["y" * 500] * 200] * 200,
+    }
+    verdict = Verdict.failure(Reason.WRONG, details=details)
+    assert len(verdict.model_dump_json().encode()) < VERDICT_JSON_CAP
+    assert verdict.details["passed"] == 0 and verdict.details["total"] == 5000
+    assert verdict.details["reason_text"] == "short"
+    assert "over the 32768-byte limit" in verdict.details[core_types.TRUNCATED_KEY]
+
+
+def test_deep_wide_and_odd_details_are_bounded():
+    deep: object = "leaf"
+    for _ in range(10_000):
+        deep = [deep]
+    wide = list(range(100_000))
+    verdict = Verdict.failure(Reason.WRONG, details={"deep": deep, "wide": wide, "big_int": 10**10_000})
+    assert len(verdict.model_dump_json().encode()) < VERDICT_JSON_CAP
+    assert core_types.TRUNCATED_KEY in verdict.details
+    # A list of huge strings (details need not be a dict) is cut to size too.
+    listed = Verdict.failure(Reason.WRONG, details=["z" * 100_000] * 2000)
+    assert len(listed.model_dump_json().encode()) < VERDICT_JSON_CAP
+
+
+def test_non_ascii_text_is_trimmed_by_characters_and_stays_under_the_cap():
+    verdict = Verdict.correct("答" * 100_000, details={"note": "ภาษาไทย" * 10_000})
+    assert len(verdict.extracted) == core_types.MAX_EXTRACTED_CHARS and verdict.extracted.startswith("答答")
+    assert len(verdict.model_dump_json().encode()) < VERDICT_JSON_CAP
+    assert verdict.passed and verdict.reward == 1.0
+
+
+def test_every_family_verifier_bounds_a_hostile_completion():
+    # The cap lives in Verdict, so it holds for any family; each installed one is checked here.
+    huge = "\\boxed{" + "9" * 2_000_000 + "} <answer>" + "E" * 2_000_000 + "</answer>"
+    checked = 0
+    for module, build, task in (
+        ("rlvr_math.verifier", lambda m: m.MathVerifier(), Task(id="m", prompt="p", answer="4")),
+        (
+            "rlvr_ifeval.envs",
+            lambda m: m.IFEvalVerifier(),
+            Task(id="i", prompt="p", answer={"instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]}),
+        ),
+    ):
+        try:
+            family = __import__(module, fromlist=["_"])
+        except ImportError:
+            continue
+        verdict = build(family).verify(task, huge)
+        assert len(verdict.model_dump_json().encode()) < VERDICT_JSON_CAP, module
+        checked += 1
+    if checked == 0:
+        pytest.skip("no family installed")

@@ -6,16 +6,35 @@ from rlvr_envs import Env, make
 from tests.helpers.data import shared_path
 
 PYTHON_TASKS = [
-    {"id": "double", "prompt": "Read an integer n from stdin and print 2*n.",
-     "answer": {"format": "stdio", "cases": [{"input": "3\n", "output": "6\n"}, {"input": "-4\n", "output": "-8\n"}],
-                "canonical_solution": "print(2 * int(input()))"}},
-    {"id": "add", "prompt": "Write add(a, b) returning a + b.",
-     "answer": {"format": "asserts", "tests": ["assert add(1, 2) == 3", "assert add(-1, 1) == 0"],
-                "canonical_solution": "def add(a, b):\n    return a + b"}},
-    {"id": "square", "prompt": "Write square(x).",
-     "answer": {"format": "humaneval", "entry_point": "square", "context": "def square(x):\n    \"\"\"x squared\"\"\"\n",
-                "test": "def check(candidate):\n    assert candidate(3) == 9\n    assert candidate(-2) == 4\n",
-                "canonical_solution": "def square(x):\n    return x * x"}},
+    {
+        "id": "double",
+        "prompt": "Read an integer n from stdin and print 2*n.",
+        "answer": {
+            "format": "stdio",
+            "cases": [{"input": "3\n", "output": "6\n"}, {"input": "-4\n", "output": "-8\n"}],
+            "canonical_solution": "print(2 * int(input()))",
+        },
+    },
+    {
+        "id": "add",
+        "prompt": "Write add(a, b) returning a + b.",
+        "answer": {
+            "format": "asserts",
+            "tests": ["assert add(1, 2) == 3", "assert add(-1, 1) == 0"],
+            "canonical_solution": "def add(a, b):\n    return a + b",
+        },
+    },
+    {
+        "id": "square",
+        "prompt": "Write square(x).",
+        "answer": {
+            "format": "humaneval",
+            "entry_point": "square",
+            "context": 'def square(x):\n    """x squared"""\n',
+            "test": "def check(candidate):\n    assert candidate(3) == 9\n    assert candidate(-2) == 4\n",
+            "canonical_solution": "def square(x):\n    return x * x",
+        },
+    },
 ]
 
 

@@ -32,26 +32,70 @@ def humaneval_task(index: int = 0) -> Task:
 
 
 def asserts_task(tests: list[str], setup: str = "", names: tuple[str, ...] = ()) -> Task:
-    return Task(id="hostile", prompt="hostile",
-                answer={"format": "asserts", "tests": tests, "setup": setup, "solution_names": list(names)})
+    return Task(
+        id="hostile",
+        prompt="hostile",
+        answer={"format": "asserts", "tests": tests, "setup": setup, "solution_names": list(names)},
+    )
+
+
+def _status(pid: int) -> dict[str, str]:
+    try:
+        with open(f"/proc/{pid}/status", encoding="utf-8") as fh:
+            return dict(line.split(":\t", 1) for line in fh.read().splitlines() if ":\t" in line)
+    except OSError:
+        return {}
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return fh.read().replace(b"\0", b" ")[:120].decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _belongs_to_another_process_tree(pid: int) -> bool:
+    """Whether a sample process was started by some other live Python process than this one.
+
+    Several test runs (or a pool of another user) may verify code on one machine at once: their
+    samples are theirs to check. Walks up past the sandbox (sample processes, zygotes, bwrap)
+    to the first ordinary process: this process or one of its descendants (a pool worker) makes
+    the sample ours; another Python process makes it someone else's; anything else (init, a
+    subreaper) means the sample outlived its sandbox, and it counts.
+    """
+    me = os.getpid()
+    seen = set()
+    while pid > 1 and pid not in seen:
+        seen.add(pid)
+        status = _status(pid)
+        if not status:
+            return False
+        uid = int(status.get("Uid", "0").split()[0])
+        command = _cmdline(pid)
+        in_sandbox = uid >= SAMPLE_UID_BASE or command.startswith(("/usr/bin/bwrap", "bwrap", "/usr/bin/python3 -I -S"))
+        if not in_sandbox:
+            ancestor = pid
+            while ancestor > 1:
+                if ancestor == me:
+                    return False
+                ancestor = int(_status(ancestor).get("PPid", "0") or 0)
+            return "python" in command
+        pid = int(status.get("PPid", "0") or 0)
+    return False
 
 
 def sample_processes() -> list[tuple[int, int, str]]:
-    """Host processes running under a sample uid (there must be none between samples)."""
+    """Processes running under a sample uid that this test run started, or that outlived their
+    sandbox (there must be none between samples)."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
-        try:
-            with open(f"/proc/{entry}/status", encoding="utf-8") as fh:
-                status = fh.read()
-            with open(f"/proc/{entry}/cmdline", "rb") as fh:
-                cmdline = fh.read().replace(b"\0", b" ")[:120].decode("utf-8", "replace")
-        except OSError:
+        status = _status(int(entry))
+        if not status:
             continue
-        for line in status.splitlines():
-            if line.startswith("Uid:"):
-                uid = int(line.split()[1])
-                if uid >= SAMPLE_UID_BASE:
-                    found.append((int(entry), uid, cmdline))
+        uid = int(status.get("Uid", "0").split()[0])
+        if uid >= SAMPLE_UID_BASE and not _belongs_to_another_process_tree(int(entry)):
+            found.append((int(entry), uid, _cmdline(int(entry))))
     return found

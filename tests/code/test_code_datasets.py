@@ -6,9 +6,9 @@ import shutil
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+
 from rlvr_code.envs import humaneval_task, mbpp_task, task_from_row
 from rlvr_code.verifier import CodeVerifier
-
 from rlvr_envs.types import Reason
 from tests.code.helpers_code import fenced, humaneval_rows, mbpp_rows
 from tests.helpers.data import read_jsonl
@@ -59,10 +59,12 @@ def test_broken_humaneval_solutions_fail(verifier, mutation):
     if mutation == "return None":
         programs = [row["prompt"] + "    return None\n" for row in rows]
     else:
-        programs = [row["prompt"] + row["canonical_solution"] + f"\n_orig = {row['entry_point']}\n"
-                    f"def {row['entry_point']}(*a, **k):\n    r = _orig(*a, **k)\n"
-                    "    return r + 1 if type(r) in (int, float) else (not r if type(r) is bool else [r])\n"
-                    for row in rows]
+        programs = [
+            row["prompt"] + row["canonical_solution"] + f"\n_orig = {row['entry_point']}\n"
+            f"def {row['entry_point']}(*a, **k):\n    r = _orig(*a, **k)\n"
+            "    return r + 1 if type(r) in (int, float) else (not r if type(r) is bool else [r])\n"
+            for row in rows
+        ]
     verdicts = verify_all(verifier, [(t, fenced(p)) for t, p in zip(tasks, programs)])
     passed = [t.id for t, v in zip(tasks, verdicts) if v.passed]
     # HumanEval/4x tests that happen to accept None or a perturbed value would show up here.
@@ -104,8 +106,9 @@ def test_mbpp_partial_credit_counts_tests():
 PEER_CASES = read_jsonl("code_peer_cases.jsonl")
 
 
-@pytest.mark.parametrize("index", range(len(PEER_CASES)), ids=[c["test_function"] + f"-{i}"
-                                                                 for i, c in enumerate(PEER_CASES)])
+@pytest.mark.parametrize(
+    "index", range(len(PEER_CASES)), ids=[c["test_function"] + f"-{i}" for i, c in enumerate(PEER_CASES)]
+)
 def test_verl_stdio_cases_get_their_expected_verdicts(index):
     case = PEER_CASES[index]
     task = task_from_row({**case, "code": None, "id": f"peer-{index}"}, index)

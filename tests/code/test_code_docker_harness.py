@@ -15,15 +15,16 @@ import shutil
 import subprocess
 
 import pytest
+
 from rlvr_code.docker_backend import DockerSandbox
 from rlvr_code.sandbox import _system_python_mounts
 from rlvr_code.verifier import CodeVerifier
-
 from rlvr_envs.types import Reason
 from tests.code.helpers_code import asserts_task, fenced
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None or os.getuid() != 0,
-                                reason="needs bubblewrap and root, as a container's uid 0 has")
+pytestmark = pytest.mark.skipif(
+    shutil.which("bwrap") is None or os.getuid() != 0, reason="needs bubblewrap and root, as a container's uid 0 has"
+)
 
 _PYTHON = "/usr/bin/python3"
 
@@ -50,15 +51,31 @@ class _Containers:
 
     def run(self, image, command, *, volumes, cap_add, **options) -> _Container:
         self.runs.append({"image": image, **options})
-        (folder, mount), = volumes.items()
+        ((folder, mount),) = volumes.items()
         _image_python, *args = command  # the image's interpreter; the host's stands in for it
-        argv = ["bwrap", "--unshare-pid", "--unshare-net", "--die-with-parent", *_system_python_mounts(_PYTHON),
-                "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--ro-bind", folder, mount["bind"],
-                "--chdir", "/tmp", "--cap-drop", "ALL"]
+        argv = [
+            "bwrap",
+            "--unshare-pid",
+            "--unshare-net",
+            "--die-with-parent",
+            *_system_python_mounts(_PYTHON),
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            "--tmpfs",
+            "/tmp",
+            "--ro-bind",
+            folder,
+            mount["bind"],
+            "--chdir",
+            "/tmp",
+            "--cap-drop",
+            "ALL",
+        ]
         for cap in cap_add:
             argv += ["--cap-add", f"CAP_{cap}"]
-        return _Container(subprocess.Popen([*argv, _PYTHON, *args], stdout=subprocess.PIPE,
-                                           stderr=subprocess.DEVNULL))
+        return _Container(subprocess.Popen([*argv, _PYTHON, *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL))
 
 
 class _Client:
@@ -84,5 +101,6 @@ def test_the_container_program_judges_right_wrong_and_cheating_solutions(docker_
     assert not verifier.verify(task, fenced("import sys\nsys.exit(0)\n")).passed
     # Each sample got a container of its own, without network, read-only but for /tmp.
     assert len(client.containers.runs) == 3
-    assert all(run["network_disabled"] and run["read_only"] and run["cap_drop"] == ["ALL"]
-               for run in client.containers.runs)
+    assert all(
+        run["network_disabled"] and run["read_only"] and run["cap_drop"] == ["ALL"] for run in client.containers.runs
+    )

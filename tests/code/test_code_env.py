@@ -6,12 +6,12 @@ import pickle
 import shutil
 
 import pytest
+
+import rlvr_envs
 from rlvr_code import sandbox as sandbox_module
 from rlvr_code.envs import CodeEnv
 from rlvr_code.sandbox import LocalSandbox, SandboxError, SandboxUnavailable
 from rlvr_code.verifier import CodeVerifier, build_job, extract_code
-
-import rlvr_envs
 from rlvr_envs.types import Reason, Task
 from tests.code.conformance import PYTHON_TASKS
 from tests.code.helpers_code import asserts_task, fenced, sample_processes
@@ -20,15 +20,18 @@ from tests.helpers.data import shared_path
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
 
 
-@pytest.mark.parametrize("completion, code", [
-    ("```python\ndef f():\n    return 1\n```", "def f():\n    return 1\n"),
-    ("text\n```py\na = 1\n```\nmore\n```python\nb = 2\n```\nthe end", "b = 2\n"),
-    ("```cpp\nint main(){}\n```\n```\nc = 3\n```", "c = 3\n"),
-    ("<think>```python\nwrong = 1\n```</think> ```python\nright = 1\n```", "right = 1\n"),
-    ("<think>x</think> <answer>a = 1</answer>", "a = 1"),
-    ("x = 1\nprint(x)", "x = 1\nprint(x)"),
-    ("```python\nunterminated = 1\n", "unterminated = 1\n"),
-])
+@pytest.mark.parametrize(
+    "completion, code",
+    [
+        ("```python\ndef f():\n    return 1\n```", "def f():\n    return 1\n"),
+        ("text\n```py\na = 1\n```\nmore\n```python\nb = 2\n```\nthe end", "b = 2\n"),
+        ("```cpp\nint main(){}\n```\n```\nc = 3\n```", "c = 3\n"),
+        ("<think>```python\nwrong = 1\n```</think> ```python\nright = 1\n```", "right = 1\n"),
+        ("<think>x</think> <answer>a = 1</answer>", "a = 1"),
+        ("x = 1\nprint(x)", "x = 1\nprint(x)"),
+        ("```python\nunterminated = 1\n", "unterminated = 1\n"),
+    ],
+)
 def test_extract_code(completion, code):
     assert extract_code(completion) == code
 
@@ -124,8 +127,10 @@ def test_reduced_isolation_is_an_explicit_opt_in(monkeypatch):
         task = asserts_task(["assert f() == 1"], names=("f",))
         assert verifier.verify(task, "def f():\n    return 1\n").passed
         assert verifier.verify(task, "def f():\n    return 2\n").reason is Reason.WRONG
-        daemon = ("import os, time\ndef f():\n    if os.fork() == 0:\n        os.setsid()\n"
-                  "        time.sleep(600)\n    return 1\n")
+        daemon = (
+            "import os, time\ndef f():\n    if os.fork() == 0:\n        os.setsid()\n"
+            "        time.sleep(600)\n    return 1\n"
+        )
         assert verifier.verify(task, daemon).passed
     assert sample_processes() == []
 
@@ -172,8 +177,13 @@ def test_docker_backend_skips_without_an_engine():
 
 
 @needs_bwrap
-@pytest.mark.parametrize("answer", [{"format": "asserts", "tests": ["assert f() == 1"], "solution_names": ["f"]},
-                                    {"format": "stdio", "cases": [{"input": "", "output": "1"}]}])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"format": "asserts", "tests": ["assert f() == 1"], "solution_names": ["f"]},
+        {"format": "stdio", "cases": [{"input": "", "output": "1"}]},
+    ],
+)
 def test_a_sample_that_cannot_be_set_up_is_a_verifier_error(answer):
     # An open-files limit above the hard limit makes the sandbox's own set-up fail after fork,
     # before any of the program runs: that is the machinery's failure, never the policy's.

@@ -13,11 +13,11 @@ from __future__ import annotations
 import builtins
 import json
 import os
-import select
 import socket
 import sys
 import time
 
+from rlvr_code._sandbox_stdio import StdioCases, ended_as
 from rlvr_code._sandbox_wire import (
     MAX_REPLY,
     PR_SET_DUMPABLE,
@@ -35,15 +35,50 @@ from rlvr_code._sandbox_wire import (
 
 # -- end wire imports --
 
+
 class SolutionError(Exception):
     """The solution raised, returned something unusable, exited or died."""
 
 
+HELLO_LIMIT = 1 << 20
+"""Largest first message of a solution process (``loaded`` or a load error of trimmed text)."""
+# Standard-library modules a test may use without importing them resolve to the judge's own
+# copy; these few are left out because importing them does something (open a browser, print).
+_NOT_BY_NAME = frozenset({"antigravity", "this", "idlelib", "tkinter", "turtle", "turtledemo"})
+
+
+def judge_module(name: str) -> object | None:
+    """The judge's own standard-library module ``name``, or None when it is not one."""
+    import importlib
+
+    known = getattr(sys, "stdlib_module_names", None) or frozenset(PREIMPORT) | frozenset(sys.builtin_module_names)
+    if name.startswith("_") or name in _NOT_BY_NAME or name not in known:
+        return None
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
 _PASSTHROUGH_ERRORS = {
     name: getattr(builtins, name)
-    for name in ("ValueError", "TypeError", "KeyError", "IndexError", "ZeroDivisionError", "AttributeError",
-                 "RuntimeError", "NotImplementedError", "ArithmeticError", "LookupError", "OverflowError",
-                 "RecursionError", "StopIteration", "NameError", "Exception")
+    for name in (
+        "ValueError",
+        "TypeError",
+        "KeyError",
+        "IndexError",
+        "ZeroDivisionError",
+        "AttributeError",
+        "RuntimeError",
+        "NotImplementedError",
+        "ArithmeticError",
+        "LookupError",
+        "OverflowError",
+        "RecursionError",
+        "StopIteration",
+        "NameError",
+        "Exception",
+    )
 }
 
 
@@ -101,9 +136,31 @@ class Remote:
 class Link:
     """The judge's end of the pipe pair to one solution process."""
 
-    def __init__(self, to_fd: int, from_fd: int, deadline: float) -> None:
+    def __init__(self, to_fd: int, from_fd: int, deadline: float, ended=None) -> None:
         self.to_fd, self.from_fd, self.deadline = to_fd, from_fd, deadline
         self.broken: str | None = None
+        self.timed_out = False
+        # () -> str: waits (at most until the deadline) for the zygote's report on the process.
+        self.ended = ended
+
+    def _fail(self, exc: BaseException) -> BaseException:
+        """The error to raise once the process stopped answering.
+
+        Under load the judge may wake up only after the solution zygote has already killed a
+        process that ran out of time, and then sees end-of-file rather than its own deadline:
+        the zygote's report (or the clock) says which it was, so a timeout stays a timeout.
+        """
+        why = None
+        if isinstance(exc, (EOFError, OSError)) and self.ended is not None:
+            why = self.ended() if time.monotonic() < self.deadline else "timeout"
+        if why == "timeout" or (why is None and time.monotonic() >= self.deadline):
+            self.broken, self.timed_out = "timed out", True
+            return TimeoutError()
+        if isinstance(exc, ProtocolError):
+            self.broken = f"the solution sent an unusable reply ({trim(str(exc), 120)})"
+        else:
+            self.broken = f"the solution process stopped answering ({why or type(exc).__name__})"
+        return SolutionError(self.broken)
 
     def decode(self, item: object, depth: int = 0) -> object:
         if depth > 200 or type(item) is not list or not item or type(item[0]) is not str:
@@ -156,6 +213,8 @@ class Link:
         return encode(value, {})
 
     def request(self, op: str, target: object, *args: object) -> object:
+        if self.timed_out:
+            raise TimeoutError()
         if self.broken:
             raise SolutionError(self.broken)
         if op == "call":
@@ -166,17 +225,17 @@ class Link:
             send(self.to_fd, [op, target, *wired])
             reply = recv(self.from_fd, self.deadline, MAX_REPLY)
         except TimeoutError:
-            self.broken = "timed out"
+            self.broken, self.timed_out = "timed out", True
             raise
         except (EOFError, OSError, ValueError, ProtocolError) as exc:
-            self.broken = f"the solution process stopped answering ({type(exc).__name__})"
-            raise SolutionError(self.broken) from None
+            raise self._fail(exc) from None
         if type(reply) is not list or not reply:
             raise SolutionError("malformed reply from the solution")
         if reply[0] == "ok":
             return self.decode(reply[1])
         if reply[0] == "err" and len(reply) == 3:
-            name, message = str(reply[1]), trim(str(reply[2]))
+            # Both come from the solution: an exception class may be named with megabytes.
+            name, message = trim(str(reply[1]), 200), trim(str(reply[2]))
             cls = _PASSTHROUGH_ERRORS.get(name)
             if cls is not None and name != "StopIteration":
                 raise cls(message)
@@ -184,9 +243,7 @@ class Link:
         raise SolutionError("malformed reply from the solution")
 
 
-
-
-class Judge:
+class Judge(StdioCases):
     def __init__(self, job: dict, verdict_fd: int, nonce: str, link: socket.socket, deadline: float) -> None:
         self.job, self.verdict_fd, self.nonce = job, verdict_fd, nonce
         self.link, self.deadline = link, deadline
@@ -204,10 +261,19 @@ class Judge:
     def request_solution(self, mode: str, fds: list[int], wall_s: float) -> str:
         self.counter += 1
         seq = f"{self.nonce}-{self.counter}"
-        send_fds(self.link, fds, {
-            "op": "run", "seq": seq, "mode": mode, "program": self.job["program"], "limits": self.job["limits"],
-            "sample_uid": self.job.get("sample_uid"), "wall_s": max(wall_s, 0.01),
-        })
+        send_fds(
+            self.link,
+            fds,
+            {
+                "op": "run",
+                "seq": seq,
+                "mode": mode,
+                "program": self.job["program"],
+                "limits": self.job["limits"],
+                "sample_uid": self.job.get("sample_uid"),
+                "wall_s": max(wall_s, 0.01),
+            },
+        )
         for fd in fds:
             os.close(fd)
         self.active.append(seq)
@@ -225,6 +291,8 @@ class Judge:
                     self.active.remove(seq)
                 if "infrastructure" in reply:
                     raise RuntimeError(f"solution sandbox: {reply['infrastructure']}")
+                if reply.get("retired"):
+                    return reply
                 if not reply.get("setup_ok") and not reply.get("stopped") and not reply.get("timed_out"):
                     raise RuntimeError("solution sandbox: the sample process failed before the program started")
                 return reply
@@ -244,34 +312,78 @@ class Judge:
         self.sockets.append(mine)
         seq = self.request_solution("serve", [os.dup(theirs.fileno())], self.deadline - time.monotonic())
         theirs.close()
-        link = Link(mine.fileno(), mine.fileno(), self.deadline)
+        link = Link(mine.fileno(), mine.fileno(), self.deadline, ended=lambda: self.ended(seq))
         try:
-            hello = recv(mine.fileno(), self.deadline)
+            hello = recv(mine.fileno(), self.deadline, HELLO_LIMIT)
         except TimeoutError:
             return None, "timeout"
-        except (EOFError, OSError, ValueError, ProtocolError):
+        except (EOFError, OSError):
             # Either the program ended the process while loading, or the sandbox could not even
             # start it; the zygote's report tells which (an infrastructure failure raises here).
-            outcome = self.solution_outcome(seq, time.monotonic() + 5)
-            how = f"signal {outcome['signal']}" if outcome.get("signal") is not None else f"exit {outcome.get('exit')}"
-            return None, f"the solution process died while loading ({how})"
+            how = self.ended(seq)
+            return None, "timeout" if how == "timeout" else f"the solution process died while loading ({how})"
+        except (ValueError, ProtocolError) as exc:
+            return None, f"malformed message from the solution ({trim(str(exc), 120)})"
         if hello == ["loaded"]:
             return link, None
         if type(hello) is list and len(hello) == 3 and hello[0] == "load_error":
-            return None, f"{hello[1]}: {trim(str(hello[2]))}"
+            return None, f"{trim(str(hello[1]), 200)}: {trim(str(hello[2]))}"
         return None, "malformed message from the solution"
 
+    def ended(self, seq: str) -> str:
+        """How run ``seq`` ended, once its socket went quiet: waits for the zygote's report, but
+        never past the sample's deadline (a process that closed its socket and spins is a timeout)."""
+        if seq not in self.active:
+            return "the solution process had already ended"
+        try:
+            outcome = self.solution_outcome(seq, self.deadline)
+        except TimeoutError:
+            return "timeout"  # still running at the deadline; finish() stops it
+        except RuntimeError as exc:
+            # The machinery failed, not the program: make the whole sample an infrastructure
+            # failure (retried on a fresh worker), whatever the test code does with this run.
+            self.report(judge_error=trim(str(exc)))
+            return "the sandbox failed"
+        return ended_as(outcome)
+
     def namespace(self, link: Link) -> dict:
+        """The tests' globals. A name the task's own code (setup, prompt, tests) does not define
+        resolves, in this order, to: the solution's object when the task names it as the
+        solution's (the entry point, the reference solution's functions and classes); the
+        judge's import of what the reference solution imports (``import math``, ``from
+        collections import Counter``); the judge's builtin; the judge's standard-library module
+        of that name (MBPP/596 uses ``sys`` unimported); and only then the solution's namespace.
+        A solution that binds ``sys``, ``math`` or ``len`` to a fake therefore never reaches a
+        test, and whatever does come from the solution is a proxy whose results are plain data.
+        """
         solution_names = set(self.job.get("solution_names") or ())
+        judge_imports = dict(self.job.get("judge_imports") or {})
 
         def missing(name: str) -> object:
             # A builtin the solution shadows resolves to the solution's only when the task names it
             # (MBPP's ``sum``); otherwise tests keep the judge's own ``abs``, ``len``, ``sorted``...
             if name in solution_names:
                 return Remote(link, ["name", name])  # resolved by the solution on first use: one round trip less
+            if name in judge_imports:
+                return imported(name, *judge_imports[name])
             if hasattr(builtins, name):
                 return getattr(builtins, name)
+            module = judge_module(name)
+            if module is not None:
+                return module
             return link.request("lookup", name)
+
+        def imported(name: str, module_name: str, attribute: str | None) -> object:
+            import importlib
+
+            try:
+                module = importlib.import_module(module_name)
+                return module if attribute is None else getattr(module, attribute)
+            except (ImportError, AttributeError):
+                raise NameError(
+                    f"name {name!r} is the reference solution's import from {module_name!r}, "
+                    "which the judge cannot import"
+                ) from None
 
         class Globals(dict):
             def __missing__(self, name: str) -> object:
@@ -318,7 +430,7 @@ class Judge:
                 self.test(test, "error", f"the test does not compile: {exc}")
                 continue
             if not self.run_unit(test, code, namespace):
-                for rest in tests[index + 1:]:
+                for rest in tests[index + 1 :]:
                     self.test(rest, "timeout", "not run: the time budget ran out")
                 return
 
@@ -360,8 +472,11 @@ class Judge:
                 line = source_lines[node.lineno - 1].strip() if node.lineno <= len(source_lines) else ""
                 call = ast.Call(
                     func=ast.Name("__rlvr_record__", ast.Load()),
-                    args=[ast.Lambda(ast.arguments([], [], None, [], [], None, []), node.test),
-                          ast.Constant(node.lineno), ast.Constant(line)],
+                    args=[
+                        ast.Lambda(ast.arguments([], [], None, [], [], None, []), node.test),
+                        ast.Constant(node.lineno),
+                        ast.Constant(line),
+                    ],
                     keywords=[],
                 )
                 return ast.copy_location(ast.Expr(call), node)
@@ -390,88 +505,6 @@ class Judge:
         if status != "passed" or not outcomes:
             self.test(f"check({entry_point})", status, error)
 
-    # -- stdin/stdout --------------------------------------------------------------------------
-    def run_stdio(self) -> None:
-        cases = self.job["cases"]
-        for index, case in enumerate(cases):
-            status, error = self.run_case(case)
-            self.test(f"case {index}", status, error)
-            if status == "timeout" and time.monotonic() >= self.deadline:
-                for rest in range(index + 1, len(cases)):
-                    self.test(f"case {rest}", "timeout", "not run: the time budget ran out")
-                return
-
-    def run_case(self, case: dict) -> tuple[str, str | None]:
-        import fcntl
-
-        in_r, in_w = os.pipe()
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
-        per_case = self.job["limits"].get("case_s") or self.job["limits"]["cpu_s"]
-        deadline = min(self.deadline, time.monotonic() + per_case)
-        seq = self.request_solution("stdio", [in_r, out_w, err_w], deadline - time.monotonic())
-        cap = self.job["limits"]["output_bytes"]
-        pending = case["input"].encode("utf-8")
-        fcntl.fcntl(in_w, fcntl.F_SETFL, fcntl.fcntl(in_w, fcntl.F_GETFL) | os.O_NONBLOCK)
-        if not pending:
-            os.close(in_w)
-            in_w = -1
-        out, err = bytearray(), bytearray()
-        readers = {out_r: out, err_r: err}
-        overflow = timed_out = False
-        while readers:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                timed_out = True
-                break
-            ready_r, ready_w, _ = select.select(list(readers), [in_w] if in_w >= 0 else [], [], left)
-            for fd in ready_w:
-                try:
-                    sent = os.write(fd, pending[:65536])
-                    pending = pending[sent:]
-                except OSError:
-                    pending = b""
-                if not pending:
-                    os.close(in_w)
-                    in_w = -1
-            for fd in ready_r:
-                chunk = os.read(fd, 65536)
-                if not chunk:
-                    del readers[fd]
-                    continue
-                readers[fd].extend(chunk)
-                if len(out) > cap:
-                    overflow = True
-                    readers.clear()
-                    break
-                del err[4096:]
-        for fd in (out_r, err_r, in_w):
-            if fd >= 0:
-                os.close(fd)
-        if timed_out or overflow:
-            self.stop_solution(seq)
-        outcome = self.solution_outcome(seq, deadline + 5)
-        stderr_tail = err.decode("utf-8", "replace").strip().splitlines()[-3:]
-        if timed_out or outcome["timed_out"]:
-            return "timeout", f"no result within {per_case:g} s"
-        if overflow:
-            return "error", f"the output exceeded {cap} bytes"
-        if outcome["signal"] is not None:
-            if outcome["signal"] in (9, 24):  # SIGKILL/SIGXCPU: the CPU-time limit
-                return "timeout", f"killed by signal {outcome['signal']} (CPU time limit)"
-            return "error", f"killed by signal {outcome['signal']}"
-        if outcome["exit"] != 0:
-            return "error", f"exit status {outcome['exit']}: " + " | ".join(stderr_tail)
-        got = normalise_output(out.decode("utf-8", "replace"))
-        want = normalise_output(case["output"])
-        if got == want:
-            return "passed", None
-        return "failed", f"expected {trim(repr(want), 150)}, got {trim(repr(got), 150)}"
-
-
-def normalise_output(text: str) -> str:
-    return "\n".join(line.rstrip() for line in text.rstrip().splitlines())
-
 
 def judge_main(job: dict, verdict_fd: int, nonce: str, link: socket.socket, deadline: float) -> None:
     prctl(PR_SET_DUMPABLE, 0)
@@ -481,6 +514,9 @@ def judge_main(job: dict, verdict_fd: int, nonce: str, link: socket.socket, dead
     except BaseException as exc:
         judge.report(judge_error=f"{type(exc).__name__}: {trim(str(exc))}")
     judge.finish()
+
+
+SYNC_TIMEOUT_S = 5.0
 
 
 class JudgeZygote:
@@ -495,8 +531,7 @@ class JudgeZygote:
         except (EOFError, OSError, TimeoutError, ProtocolError, ValueError) as exc:
             send(self.out_fd, {"ready": False, "error": f"the solution sandbox did not start ({type(exc).__name__})"})
             return
-        send(self.out_fd, {"ready": True, "judge_pid": os.getpid(), "solution": peer,
-                           "python": sys.version.split()[0]})
+        send(self.out_fd, {"ready": True, "judge_pid": os.getpid(), "solution": peer, "python": sys.version.split()[0]})
         while True:
             try:
                 job = recv(self.in_fd)
@@ -507,6 +542,8 @@ class JudgeZygote:
             except Exception as exc:
                 result = {"status": "infrastructure", "error": f"{type(exc).__name__}: {trim(str(exc))}"}
             send(self.out_fd, result)
+            if result.get("retire"):
+                return  # the host replaces this worker
 
     def run_sample(self, job: dict) -> dict:
         start = time.monotonic()
@@ -540,7 +577,7 @@ class JudgeZygote:
                 if "test" in event:
                     tests.append(event["test"])
                 elif "load_error" in event:
-                    outcome["load_error"] = event["load_error"]
+                    outcome["load_error"] = trim(str(event["load_error"]))
                 elif "judge_error" in event:
                     outcome["judge_error"] = event["judge_error"]
                 elif event.get("done"):
@@ -552,7 +589,28 @@ class JudgeZygote:
             send_fds(self.link, [], {"op": "stop", "seq": "*"})
         outcome["tests"] = tests
         outcome["elapsed_s"] = round(time.monotonic() - start, 6)
+        retire = self.sync(nonce)
+        if retire:
+            outcome["retire"] = retire
         return outcome
+
+    def sync(self, token: str) -> str | None:
+        """Wait until the solution zygote has answered every run and cleaned up after it.
+
+        The reply to the host waits for this, so the next sample never starts while the last
+        one's leftovers are still being removed (and never pays for it in its own budget). Any
+        doubt (no answer, a garbled stream after a judge killed mid-message) retires the worker.
+        """
+        try:
+            send_fds(self.link, [], {"op": "sync", "token": token})
+            until = time.monotonic() + SYNC_TIMEOUT_S
+            while True:
+                message = recv(self.link.fileno(), until)
+                if isinstance(message, dict) and message.get("synced") == token:
+                    return message.get("retire") or None
+                # Otherwise a report on a run the judge no longer waited for: dropped.
+        except (EOFError, OSError, TimeoutError, ProtocolError, ValueError) as exc:
+            return f"the solution sandbox did not confirm it was clean ({type(exc).__name__})"
 
 
 def run_judge_sandbox(config: dict) -> None:

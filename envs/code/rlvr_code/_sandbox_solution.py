@@ -3,8 +3,15 @@
 Its zygote takes requests from the judge over a Unix socket: a program, limits and the file
 descriptors the program may use (a socket for function calls, or stdin/stdout/stderr pipes for
 a stdin/stdout case). For each request it forks a process that drops privileges and runs the
-program, enforces the wall clock, then kills every process left in the namespace and wipes the
-working directory before answering.
+program, enforces the wall clock, then kills every process left in the namespace and drops the
+sample's working filesystem before answering.
+
+Each sample gets a tmpfs of its own, mounted fresh on the working directory with a size and an
+inode bound and unmounted (not walked) afterwards: what a program leaves behind, a million
+empty directories or a chain of directories nested thousands deep, costs one ``umount`` and
+can neither slow the next sample nor make the cleanup fail. Where mounting is not allowed
+(reduced isolation, or a kernel that refuses it) the directory is wiped by ``wipe_tree``,
+which needs no recursion and a constant number of file descriptors.
 """
 
 # -- wire imports (stripped in the sandbox) --
@@ -31,6 +38,120 @@ from rlvr_code._sandbox_wire import (
 )
 
 # -- end wire imports --
+
+MS_NOSUID, MS_NODEV, MNT_DETACH, CLONE_NEWNS = 2, 4, 2, 0x00020000
+PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, _LINUX_CAPABILITY_VERSION_3 = 47, 4, 0x20080522
+
+
+def _libc():
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def mount_tmpfs(path: str, size_bytes: int, inodes: int, uid: int | None) -> None:
+    """A fresh tmpfs on ``path``, owned by ``uid``, bounded in bytes and in inodes."""
+    import ctypes
+
+    options = f"size={size_bytes},nr_inodes={inodes},mode=0700"
+    if uid is not None:
+        options += f",uid={uid},gid={uid}"
+    if _libc().mount(b"rlvr-work", path.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options.encode()) != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"mount tmpfs on {path}: {os.strerror(errno)}")
+
+
+def unshare_mounts() -> None:
+    """A mount namespace of our own. In user-namespace mode (not root) bubblewrap's mount
+    namespace belongs to an outer user namespace, so mounting needs one owned by ours."""
+    import ctypes
+
+    if _libc().unshare(CLONE_NEWNS) != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"unshare(CLONE_NEWNS): {os.strerror(errno)}")
+
+
+def drop_capabilities() -> None:
+    """Empty every capability set of this process (ambient, effective, permitted, inheritable).
+
+    As root the switch to the sample's uid already clears them; in user-namespace mode the
+    sample keeps the zygote's uid, and would otherwise keep its CAP_SYS_ADMIN.
+    """
+    import ctypes
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+    libc = _libc()
+    libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    header, data = Header(_LINUX_CAPABILITY_VERSION_3, 0), (Data * 2)()
+    if libc.capset(ctypes.byref(header), data) != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"capset: {os.strerror(errno)}")
+
+
+def unmount(path: str) -> None:
+    import ctypes
+
+    if _libc().umount2(path.encode(), MNT_DETACH) != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"umount {path}: {os.strerror(errno)}")
+
+
+def wipe_tree(path: str) -> None:
+    """Delete ``path`` and everything under it, however deep, with O(1) open files.
+
+    ``shutil.rmtree`` recurses (a chain of 1,000 directories raises ``RecursionError``) and
+    holds a descriptor per level. Here a directory that will not go is emptied by moving its
+    entries up into the top directory under fresh names and deleting what is there: a chain
+    of depth n costs n renames.
+    """
+    import stat
+
+    if not os.path.lexists(path):
+        return
+    if not stat.S_ISDIR(os.lstat(path).st_mode):
+        os.unlink(path)
+        return
+    os.chmod(path, 0o700)  # the sample may have locked its own directories (mode 000)
+    top = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    prefix, counter = f".rlvr-wipe-{os.urandom(6).hex()}-", 0
+    try:
+        pending = os.listdir(top)
+        while pending:
+            name = pending.pop()
+            try:
+                os.unlink(name, dir_fd=top)
+                continue
+            except IsADirectoryError:
+                pass
+            except FileNotFoundError:
+                continue
+            try:
+                os.rmdir(name, dir_fd=top)
+                continue
+            except OSError:
+                pass
+            # A directory with entries: lift them into the top directory, then drop it.
+            os.chmod(name, 0o700, dir_fd=top)  # not a symlink: unlink would have removed it
+            sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=top)
+            try:
+                for child in os.listdir(sub):
+                    counter += 1
+                    os.rename(child, f"{prefix}{counter}", src_dir_fd=sub, dst_dir_fd=top)
+                    pending.append(f"{prefix}{counter}")
+            finally:
+                os.close(sub)
+            os.rmdir(name, dir_fd=top)
+            if not pending:
+                pending = os.listdir(top)  # nothing should be left; if something is, go again
+    finally:
+        os.close(top)
+    os.rmdir(path)
+
 
 def become_solution(request: dict, workdir: str, keep: set[int]) -> None:
     """Everything between fork and the first line of untrusted code: the point of no return."""
@@ -66,6 +187,7 @@ def become_solution(request: dict, workdir: str, keep: set[int]) -> None:
         os.setuid(uid)
         if os.getuid() == 0 or os.geteuid() == 0:
             os._exit(121)  # never run untrusted code as root
+    drop_capabilities()  # raises (the sample is not run) if it cannot
     prctl(PR_SET_NO_NEW_PRIVS, 1)
     os.environ.clear()
     os.environ.update({"PATH": "/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8"})
@@ -73,7 +195,8 @@ def become_solution(request: dict, workdir: str, keep: set[int]) -> None:
 
 def _error_of(exc: BaseException) -> list:
     try:
-        return ["err", type(exc).__name__, trim(str(exc))]
+        # Trimmed here so a class named with megabytes still reports; the judge trims again.
+        return ["err", trim(type(exc).__name__, 200), trim(str(exc))]
     except BaseException:
         return ["err", "Exception", "unprintable exception"]
 
@@ -97,9 +220,15 @@ def _decode_in_solution(item: list, refs: dict[int, object], namespace: dict) ->
         return {"L": list, "T": tuple, "E": set, "Z": frozenset}[tag](items)
     if tag == "D":
         return {_decode_in_solution(k, refs, namespace): _decode_in_solution(v, refs, namespace) for k, v in rest[0]}
-    return {"N": lambda: None, "B": lambda: rest[0], "I": lambda: int(rest[0]), "F": lambda: float(rest[0]),
-            "C": lambda: complex(float(rest[0]), float(rest[1])), "S": lambda: rest[0],
-            "Y": lambda: bytes.fromhex(rest[0])}[tag]()
+    return {
+        "N": lambda: None,
+        "B": lambda: rest[0],
+        "I": lambda: int(rest[0]),
+        "F": lambda: float(rest[0]),
+        "C": lambda: complex(float(rest[0]), float(rest[1])),
+        "S": lambda: rest[0],
+        "Y": lambda: bytes.fromhex(rest[0]),
+    }[tag]()
 
 
 _PRISTINE_BUILTINS = dict(vars(builtins))
@@ -189,22 +318,63 @@ def run_stdio_program(program: str) -> None:
     os._exit(code & 0xFF)
 
 
+# The solution zygote's own kill deadline trails the judge's by this much: the judge, which
+# knows the sample's budget, always decides and reports a timeout itself, even when the
+# machine is so loaded that it wakes up late.
+DEADLINE_GRACE_S = 1.0
+
+
 class SolutionZygote:
     def __init__(self, config: dict) -> None:
         self.link = socket.socket(fileno=config["link_fd"])
         self.workdir = os.path.join(config["root"], "work")
         self.pid_namespace = bool(config.get("pid_namespace"))
+        self.work_bytes = int(config.get("work_bytes") or 64 << 20)
+        self.work_inodes = int(config.get("work_inodes") or 10_000)
+        self.fresh_mounts = False
+        self.retire: str | None = None
+        if config.get("mount_work"):
+            # Only inside a mount namespace of our own: outside one, a mount would be the host's.
+            try:
+                os.mkdir(self.workdir, 0o755)
+                try:
+                    mount_tmpfs(self.workdir, self.work_bytes, self.work_inodes, None)
+                except OSError:
+                    unshare_mounts()
+                    mount_tmpfs(self.workdir, self.work_bytes, self.work_inodes, None)
+                unmount(self.workdir)
+                self.fresh_mounts = True
+            except OSError:
+                self.fresh_mounts = False
 
     def serve(self) -> None:
-        send(self.link.fileno(), {"ready": True, "uid": os.getuid(), "pid": os.getpid()})
+        send(
+            self.link.fileno(),
+            {"ready": True, "uid": os.getuid(), "pid": os.getpid(), "fresh_mounts": self.fresh_mounts},
+        )
         while True:
             try:
                 request, fds = recv_fds(self.link, 4)
             except (EOFError, OSError, ProtocolError, ValueError):
                 return
+            if isinstance(request, dict) and request.get("op") == "sync":
+                # The judge zygote asks once a sample is over: by now every run has been answered
+                # and cleaned up, so the next sample starts on an idle, clean zygote.
+                for fd in fds:
+                    os.close(fd)
+                send(self.link.fileno(), {"synced": request.get("token"), "retire": self.retire})
+                if self.retire:
+                    return
+                continue
             if not isinstance(request, dict) or request.get("op") != "run":
                 for fd in fds:  # a stop for a run that already ended
                     os.close(fd)
+                continue
+            if self.retire:
+                # A case of this sample left what could not be cleaned: no more runs on this zygote.
+                for fd in fds:
+                    os.close(fd)
+                send(self.link.fileno(), {"seq": request.get("seq"), "retired": self.retire})
                 continue
             try:
                 reply = self.run(request, fds)
@@ -213,14 +383,40 @@ class SolutionZygote:
                 reply = {"seq": request.get("seq"), "infrastructure": f"{type(exc).__name__}: {trim(str(exc))}"}
             send(self.link.fileno(), reply)
 
+    def prepare_workdir(self, uid: int | None) -> None:
+        if self.fresh_mounts:
+            mount_tmpfs(self.workdir, self.work_bytes, self.work_inodes, uid)
+            return
+        if os.path.lexists(self.workdir):
+            wipe_tree(self.workdir)
+        os.mkdir(self.workdir, 0o700)
+        if uid is not None:
+            os.chown(self.workdir, uid, uid)
+
+    def drop_workdir(self) -> None:
+        """Remove what the sample left. Never raises: a failure retires this zygote instead."""
+        try:
+            if self.fresh_mounts:
+                unmount(self.workdir)  # O(1) for us: the kernel frees the (bounded) inodes
+            else:
+                wipe_tree(self.workdir)
+        except Exception as exc:
+            # What the sample left behind is its own business, not an infrastructure failure of
+            # its sample: the sample's outcome stands, and this worker is replaced afterwards.
+            self.retire = f"the working directory could not be cleaned ({type(exc).__name__}: {trim(str(exc), 200)})"
+
     def run(self, request: dict, fds: list[int]) -> dict:
         import select
-        import shutil
 
-        os.mkdir(self.workdir, 0o700)
         uid = request.get("sample_uid")
-        if uid is not None and os.getuid() == 0:
-            os.chown(self.workdir, uid, uid)
+        if uid is not None and os.getuid() != 0:
+            uid = None
+        try:
+            self.prepare_workdir(uid)
+        except BaseException:
+            for fd in fds:
+                os.close(fd)
+            raise
         serve = request["mode"] == "serve"
         setup_r, setup_w = os.pipe()
         try:
@@ -255,7 +451,7 @@ class SolutionZygote:
             os.close(fd)
         outcome: dict = {"seq": request["seq"], "exit": None, "signal": None, "timed_out": False, "stopped": False}
         pidfd = os.pidfd_open(pid)
-        deadline = time.monotonic() + float(request["wall_s"])
+        deadline = time.monotonic() + float(request["wall_s"]) + DEADLINE_GRACE_S
         try:
             while True:
                 left = deadline - time.monotonic()
@@ -278,8 +474,11 @@ class SolutionZygote:
                         break
                     for fd in extra:
                         os.close(fd)
-                    if isinstance(message, dict) and message.get("op") == "stop" and \
-                            message.get("seq") in ("*", request["seq"]):
+                    if (
+                        isinstance(message, dict)
+                        and message.get("op") == "stop"
+                        and message.get("seq") in ("*", request["seq"])
+                    ):
                         outcome["stopped"] = True
                         break
         finally:
@@ -292,9 +491,7 @@ class SolutionZygote:
             except BlockingIOError:
                 outcome["setup_ok"] = False
             os.close(setup_r)
-            shutil.rmtree(self.workdir, ignore_errors=True)
-        if os.path.exists(self.workdir):
-            raise RuntimeError("could not wipe the working directory")
+            self.drop_workdir()
         return outcome
 
 

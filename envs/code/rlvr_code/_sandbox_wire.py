@@ -2,8 +2,9 @@
 
 Everything under ``_sandbox_*`` runs under the system ``/usr/bin/python3 -I -S`` inside the
 sandbox, never under the caller's virtual environment, so it uses the standard library only.
-The host sends each sandbox this module's source followed by its role's module
-(``_sandbox_judge`` or ``_sandbox_solution``), with the import block between the markers removed.
+The host sends each sandbox this module's source followed by its role's module(s)
+(``_sandbox_stdio`` and ``_sandbox_judge``, or ``_sandbox_solution``), with the import block
+between the markers removed.
 
 Design in one paragraph: a worker is two bubblewrap sandboxes joined by a Unix socket. The
 **judge** sandbox receives the job (program and tests) and forks a judge per sample that runs
@@ -35,9 +36,29 @@ PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_NO_NEW_PRIVS = 38
 PREIMPORT = (
-    "math", "re", "collections", "itertools", "functools", "heapq", "bisect", "string", "typing",
-    "operator", "copy", "random", "statistics", "fractions", "decimal", "datetime", "hashlib",
-    "array", "cmath", "json", "traceback", "ast", "io",
+    "math",
+    "re",
+    "collections",
+    "itertools",
+    "functools",
+    "heapq",
+    "bisect",
+    "string",
+    "typing",
+    "operator",
+    "copy",
+    "random",
+    "statistics",
+    "fractions",
+    "decimal",
+    "datetime",
+    "hashlib",
+    "array",
+    "cmath",
+    "json",
+    "traceback",
+    "ast",
+    "io",
 )
 
 
@@ -112,8 +133,12 @@ def encode(value: object, refs: dict[int, object], depth: int = 0) -> list:
         return ["S", str.__str__(value)]
     if isinstance(value, (bytes, bytearray)):
         return ["Y", bytes(value).hex()]
-    for base, tag, iterate in ((list, "L", list.__iter__), (tuple, "T", tuple.__iter__),
-                               (set, "E", set.__iter__), (frozenset, "Z", frozenset.__iter__)):
+    for base, tag, iterate in (
+        (list, "L", list.__iter__),
+        (tuple, "T", tuple.__iter__),
+        (set, "E", set.__iter__),
+        (frozenset, "Z", frozenset.__iter__),
+    ):
         if isinstance(value, base):
             return [tag, [encode(v, refs, depth + 1) for v in iterate(value)]]
     if isinstance(value, dict):
@@ -125,8 +150,6 @@ def encode(value: object, refs: dict[int, object], depth: int = 0) -> list:
         return ["G", name]
     refs[id(value)] = value
     return ["R", id(value)]
-
-
 
 
 def send_fds(sock: socket.socket, fds: list[int], obj: object) -> None:

@@ -29,7 +29,7 @@ from rlvr_code.sandbox import SandboxError, SandboxUnavailable, sandbox_module_s
 _HEADER = struct.Struct(">I")
 SAMPLE_UID = 1_900_000_000
 
-_ONESHOT = '''
+_ONESHOT = """
 
 def run_oneshot(config: dict) -> None:
     judge_end, solution_end = socket.socketpair()
@@ -46,7 +46,7 @@ def run_oneshot(config: dict) -> None:
 
 
 run_oneshot(json.loads(sys.argv[1]))
-'''
+"""
 
 
 def docker_available() -> tuple[bool, str]:
@@ -64,8 +64,13 @@ def docker_available() -> tuple[bool, str]:
 
 def oneshot_source() -> str:
     wire = (Path(__file__).parent / "_sandbox_wire.py").read_text(encoding="utf-8")
-    parts = [wire, sandbox_module_source("solution", keep_main=False),
-             sandbox_module_source("judge", keep_main=False), _ONESHOT]
+    parts = [
+        wire,
+        sandbox_module_source("solution", keep_main=False),
+        sandbox_module_source("stdio", keep_main=False),
+        sandbox_module_source("judge", keep_main=False),
+        _ONESHOT,
+    ]
     return "\n\n".join(parts)
 
 
@@ -74,7 +79,7 @@ def _frames(data: bytes) -> list[Any]:
     while offset + _HEADER.size <= len(data):
         (size,) = _HEADER.unpack_from(data, offset)
         offset += _HEADER.size
-        out.append(json.loads(data[offset: offset + size]))
+        out.append(json.loads(data[offset : offset + size]))
         offset += size
     return out
 
@@ -87,12 +92,22 @@ class DockerSandbox:
         image: an image with Python 3.10+ (the standard library is all the harness needs).
         python: the interpreter inside the image.
         tmpfs_mb, pids: the container's working filesystem size and process limit.
+        work_inodes: files and directories the container's ``/tmp`` may hold (tmpfs ``nr_inodes``).
     """
 
     name = "docker"
 
-    def __init__(self, workers: int = 1, *, image: str = "python:3.11-slim", python: str = "python3",
-                 tmpfs_mb: int = 64, pids: int = 64, client: Any = None) -> None:
+    def __init__(
+        self,
+        workers: int = 1,
+        *,
+        image: str = "python:3.11-slim",
+        python: str = "python3",
+        tmpfs_mb: int = 64,
+        pids: int = 64,
+        work_inodes: int = 10_000,
+        client: Any = None,
+    ) -> None:
         if client is None:
             ok, why = docker_available()
             if not ok:
@@ -102,6 +117,7 @@ class DockerSandbox:
             client = docker.from_env()
         self.client = client
         self.image, self.python, self.tmpfs_mb, self.pids = image, python, tmpfs_mb, pids
+        self.work_inodes = work_inodes
         self._slots = threading.Semaphore(workers)
         self._source = oneshot_source()
         self._closed = False
@@ -128,11 +144,20 @@ class DockerSandbox:
         container = None
         try:
             container = self.client.containers.run(
-                self.image, [self.python, "-I", "-S", "-c", self._source, config], detach=True,
-                network_disabled=True, read_only=True, tmpfs={"/tmp": f"size={self.tmpfs_mb}m,mode=0755"},
-                mem_limit=f"{memory_mb + 256}m", pids_limit=self.pids, security_opt=["no-new-privileges"],
-                cap_drop=["ALL"], cap_add=["SETUID", "SETGID", "KILL", "CHOWN", "DAC_OVERRIDE", "FOWNER"],
-                volumes={folder: {"bind": "/job", "mode": "ro"}}, working_dir="/tmp", user="0",
+                self.image,
+                [self.python, "-I", "-S", "-c", self._source, config],
+                detach=True,
+                network_disabled=True,
+                read_only=True,
+                tmpfs={"/tmp": f"size={self.tmpfs_mb}m,nr_inodes={self.work_inodes},mode=0755"},
+                mem_limit=f"{memory_mb + 256}m",
+                pids_limit=self.pids,
+                security_opt=["no-new-privileges"],
+                cap_drop=["ALL"],
+                cap_add=["SETUID", "SETGID", "KILL", "CHOWN", "DAC_OVERRIDE", "FOWNER"],
+                volumes={folder: {"bind": "/job", "mode": "ro"}},
+                working_dir="/tmp",
+                user="0",
             )
             self.stats["worker_starts"] += 1
             container.wait(timeout=wall_s + 60)

@@ -23,8 +23,18 @@ if "code" not in PROMPT_FORMATS:
     register_format(CODE_FORMAT)
 
 _VERIFIER_OPTIONS = (
-    "timeout_s", "case_timeout_s", "memory_mb", "processes", "file_mb", "open_files", "output_bytes",
-    "partial_credit", "backend", "allow_reduced_isolation", "workers", "backend_options",
+    "timeout_s",
+    "case_timeout_s",
+    "memory_mb",
+    "processes",
+    "file_mb",
+    "open_files",
+    "output_bytes",
+    "partial_credit",
+    "backend",
+    "allow_reduced_isolation",
+    "workers",
+    "backend_options",
 )
 
 
@@ -54,7 +64,10 @@ def humaneval_task(row: dict[str, Any]) -> Task:
         id=str(row["task_id"]),
         prompt=f"Complete the following Python function.\n\n```python\n{prompt}```",
         answer={
-            "format": "humaneval", "context": prompt, "test": row["test"], "entry_point": row["entry_point"],
+            "format": "humaneval",
+            "context": prompt,
+            "test": row["test"],
+            "entry_point": row["entry_point"],
             "canonical_solution": prompt + row["canonical_solution"],
         },
         metadata={"source": "humaneval", "entry_point": row["entry_point"]},
@@ -68,8 +81,11 @@ def mbpp_task(row: dict[str, Any]) -> Task:
         id=f"mbpp/{row['task_id']}",
         prompt=f"{row['text']}\nYour code should pass this test:\n\n{shown}",
         answer={
-            "format": "asserts", "tests": tests, "setup": row.get("test_setup_code") or "",
-            "canonical_solution": row["code"], "solution_names": solution_names(row["code"]),
+            "format": "asserts",
+            "tests": tests,
+            "setup": row.get("test_setup_code") or "",
+            "canonical_solution": row["code"],
+            "solution_names": solution_names(row["code"]),
         },
         metadata={"source": "mbpp", "split": row.get("split")},
     )
@@ -80,7 +96,8 @@ def stdio_task(row: dict[str, Any], index: int) -> Task:
     if len(inputs) != len(outputs):
         raise ValueError(f"row {index}: {len(inputs)} inputs but {len(outputs)} outputs")
     answer: dict[str, Any] = {
-        "format": "stdio", "cases": [{"input": i, "output": o} for i, o in zip(inputs, outputs)],
+        "format": "stdio",
+        "cases": [{"input": i, "output": o} for i, o in zip(inputs, outputs)],
     }
     for key in ("language", "timeout_s"):
         if row.get(key) is not None:
@@ -99,8 +116,12 @@ def stdio_task(row: dict[str, Any], index: int) -> Task:
 def task_from_row(row: dict[str, Any], index: int) -> Task:
     """Accept native rows ({id, prompt, answer}) and HumanEval, MBPP and stdin/stdout layouts."""
     if isinstance(row.get("answer"), dict) and "format" in row["answer"]:
-        return Task(id=str(row.get("id", index)), prompt=str(row["prompt"]), answer=row["answer"],
-                    metadata=dict(row.get("metadata") or {}))
+        return Task(
+            id=str(row.get("id", index)),
+            prompt=str(row["prompt"]),
+            answer=row["answer"],
+            metadata=dict(row.get("metadata") or {}),
+        )
     if "entry_point" in row and "test" in row:
         return humaneval_task(row)
     if "test_list" in row:
@@ -129,8 +150,9 @@ class CodeEnv(DatasetEnv):
     default_prompt_format: ClassVar[str] = "code"
     public_metadata_keys: ClassVar[tuple[str, ...]] = ("source", "split", "entry_point")
 
-    def __init__(self, data: Any = None, *, limit: int | None = None, verifier: CodeVerifier | None = None,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, data: Any = None, *, limit: int | None = None, verifier: CodeVerifier | None = None, **kwargs: Any
+    ) -> None:
         options = {k: kwargs.pop(k) for k in _VERIFIER_OPTIONS if k in kwargs}
         if verifier is None:
             verifier = CodeVerifier(**options)
@@ -173,8 +195,10 @@ class CodeEnv(DatasetEnv):
     def feedback(self, task: Task, verdict: Any) -> str:
         details = verdict.details if isinstance(verdict.details, dict) else {}
         first = details.get("first_error") or verdict.reason.value
-        return (f"Your program did not pass the tests ({details.get('passed', 0)}/{details.get('total', '?')} "
-                f"passed). First problem: {first}\nFix the program and answer again.")
+        return (
+            f"Your program did not pass the tests ({details.get('passed', 0)}/{details.get('total', '?')} "
+            f"passed). First problem: {first}\nFix the program and answer again."
+        )
 
 
 def _hub_rows(name: str, config: str | None, splits: Sequence[str]) -> list[dict[str, Any]]:

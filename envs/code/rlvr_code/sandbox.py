@@ -73,16 +73,21 @@ def sandbox_module_source(role: str, *, keep_main: bool = True) -> str:
     body = (Path(__file__).parent / f"_sandbox_{role}.py").read_text(encoding="utf-8")
     if _IMPORTS_START not in body or _IMPORTS_END not in body:
         raise SandboxError(f"_sandbox_{role}.py lost its import markers")
-    body = body[: body.index(_IMPORTS_START)] + body[body.index(_IMPORTS_END) + len(_IMPORTS_END):]
+    body = body[: body.index(_IMPORTS_START)] + body[body.index(_IMPORTS_END) + len(_IMPORTS_END) :]
     if not keep_main and _MAIN_GUARD in body:
         body = body[: body.index(_MAIN_GUARD)] + "\n"
     return body
 
 
+HARNESS_PARTS = {"judge": ("stdio", "judge"), "solution": ("solution",)}
+"""The modules after ``_sandbox_wire`` that make up each role's program, in order."""
+
+
 def harness_source(role: str) -> str:
-    """The program one sandbox runs: the shared wire module, then the role's module."""
+    """The program one sandbox runs: the shared wire module, then the role's module(s)."""
     wire = (Path(__file__).parent / "_sandbox_wire.py").read_text(encoding="utf-8")
-    return wire + "\n\n" + sandbox_module_source(role)
+    parts = HARNESS_PARTS[role]
+    return "\n\n".join([wire, *(sandbox_module_source(part, keep_main=part == role) for part in parts)])
 
 
 def bwrap_path() -> str | None:
@@ -109,8 +114,10 @@ def _system_python_mounts(python: str) -> list[str]:
         "/usr/lib64",
     ]
     present = [path for path in candidates if os.path.exists(path)]
-    parents = sorted({str(parent) for path in present for parent in Path(path).parents if str(parent) != "/"},
-                     key=lambda p: p.count("/"))
+    parents = sorted(
+        {str(parent) for path in present for parent in Path(path).parents if str(parent) != "/"},
+        key=lambda p: p.count("/"),
+    )
     args: list[str] = []
     for parent in parents:
         # bubblewrap would create these 0700 (root only): the sample's uid must traverse them.
@@ -160,24 +167,46 @@ class _Spawner:
 
 _spawner = _Spawner()
 
+SOLUTION_ZYGOTE_CAPS = (
+    "CAP_SETUID",
+    "CAP_SETGID",
+    "CAP_KILL",
+    "CAP_CHOWN",
+    "CAP_DAC_OVERRIDE",
+    "CAP_FOWNER",
+    "CAP_SYS_ADMIN",
+)
+# The judge zygote answers at most its deadline + 3 s after a job, plus up to 5 s for the
+# solution zygote's clean-up confirmation; past this the worker is presumed stuck.
+_REPLY_MARGIN_S = 20.0
+
 
 class _Worker:
     """A judge zygote and a solution zygote, each in its own sandbox, joined by a Unix socket."""
 
-    def __init__(self, judge_argv: list[str], solution_argv: list[str], link: tuple[int, int],
-                 host_root: str | None) -> None:
+    def __init__(
+        self, judge_argv: list[str], solution_argv: list[str], link: tuple[int, int], host_root: str | None
+    ) -> None:
         self.host_root = host_root
         judge_fd, solution_fd = link
         self.procs: list[subprocess.Popen[bytes]] = []
         try:
             self.solution = _spawner.spawn(
-                solution_argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                start_new_session=True, pass_fds=(solution_fd,),
+                solution_argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                pass_fds=(solution_fd,),
             )
             self.procs.append(self.solution)
             self.proc = _spawner.spawn(
-                judge_argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                start_new_session=True, pass_fds=(judge_fd,),
+                judge_argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                pass_fds=(judge_fd,),
             )
             self.procs.append(self.proc)
         finally:
@@ -235,7 +264,7 @@ class _Worker:
             os.write(self._in, _HEADER.pack(len(data)))
             view = memoryview(data)
             while view:
-                view = view[os.write(self._in, view):]
+                view = view[os.write(self._in, view) :]
         except OSError as exc:
             raise SandboxError(f"cannot reach the sandbox worker: {exc}") from None
         reply = self._receive(time.monotonic() + timeout_s)
@@ -289,7 +318,9 @@ class LocalSandbox:
 
     Args:
         workers: how many samples may run at once (each worker runs one at a time).
-        tmpfs_mb: size of each worker's private working filesystem.
+        tmpfs_mb: size of each sample's private working filesystem (a fresh tmpfs per sample).
+        work_inodes: files, directories and links a sample may create there (tmpfs
+            ``nr_inodes``): bounds the kernel memory and the cleanup a sample can cost.
         allow_reduced_isolation: without bubblewrap, run the zygote as a plain subprocess
             (rlimits, a separate uid when root, but no namespaces). Off by default.
         require_isolation: ``False`` is the same as ``allow_reduced_isolation=True``.
@@ -303,6 +334,7 @@ class LocalSandbox:
         workers: int = 1,
         *,
         tmpfs_mb: int = 64,
+        work_inodes: int = 10_000,
         allow_reduced_isolation: bool = False,
         python: str = SYSTEM_PYTHON,
         retries: int = 2,
@@ -311,6 +343,7 @@ class LocalSandbox:
             raise ValueError(f"workers must be at least 1, got {workers}")
         self.workers = workers
         self.tmpfs_mb = tmpfs_mb
+        self.work_inodes = work_inodes
         self.python = python
         self.retries = retries
         self.bwrap = bwrap_path()
@@ -333,7 +366,7 @@ class LocalSandbox:
         self._all: set[_Worker] = set()
         self._lock = threading.Lock()
         self._closed = False
-        self.stats = {"samples": 0, "worker_starts": 0, "infrastructure_retries": 0}
+        self.stats = {"samples": 0, "worker_starts": 0, "infrastructure_retries": 0, "retired_workers": 0}
         _live_sandboxes.add(self)
 
     # -- workers -----------------------------------------------------------------------------------
@@ -344,35 +377,71 @@ class LocalSandbox:
         return 1_900_000_000 + (os.getpid() % 1_000_000) * 64 + (self._uid_offset + slot) % 64
 
     def _argv(self, role: str, root: str, link_fd: int) -> list[str]:
-        config = json.dumps({"root": root, "link_fd": link_fd, "pid_namespace": self.isolated})
+        config = json.dumps(
+            {
+                "root": root,
+                "link_fd": link_fd,
+                "pid_namespace": self.isolated,
+                # A fresh tmpfs per sample, only inside bubblewrap's mount namespace.
+                "mount_work": self.isolated,
+                "work_bytes": self.tmpfs_mb << 20,
+                "work_inodes": self.work_inodes,
+            }
+        )
         command = [self.python, "-I", "-S", "-c", self._sources[role], config]
         if not self.isolated:
             return command
         argv = [
             self.bwrap or "bwrap",
-            "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-            "--die-with-parent", "--new-session",
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--die-with-parent",
+            "--new-session",
             *_system_python_mounts(self.python),
-            "--proc", "/proc",
-            "--dev", "/dev",
-            "--size", str(1 << 20), "--tmpfs", "/dev/shm",
-            "--size", str(self.tmpfs_mb << 20), "--perms", "0755", "--tmpfs", root,
-            "--chdir", root,
-            "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8",
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            "--size",
+            str(1 << 20),
+            "--tmpfs",
+            "/dev/shm",
+            "--size",
+            str(self.tmpfs_mb << 20),
+            "--perms",
+            "0755",
+            "--tmpfs",
+            root,
+            "--chdir",
+            root,
+            "--clearenv",
+            "--setenv",
+            "PATH",
+            "/usr/bin:/bin",
+            "--setenv",
+            "LANG",
+            "C.UTF-8",
         ]
         if self.privileged:
             # Real root outside a user namespace, so that samples can run under uids of their own
             # (RLIMIT_NPROC ignores root). The solution zygote keeps only what it needs to switch
-            # uid for a sample, kill what the sample leaves behind and wipe its files; the judge
-            # zygote keeps nothing.
+            # uid for a sample, kill what the sample leaves behind, mount and unmount each
+            # sample's tmpfs (CAP_SYS_ADMIN, used for nothing else; the sample itself holds no
+            # capability) and wipe files as a fallback; the judge zygote keeps nothing.
             argv += ["--cap-drop", "ALL"]
             if role == "solution":
-                for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER"):
+                for cap in SOLUTION_ZYGOTE_CAPS:
                     argv += ["--cap-add", cap]
         else:
             argv += ["--unshare-user"]
-            if role == "solution" and _bwrap_supports("--disable-userns"):
-                argv += ["--disable-userns"]
+            if role == "solution":
+                # Inside its own user namespace: lets the zygote mount each sample's tmpfs there.
+                argv += ["--cap-add", "CAP_SYS_ADMIN"]
+                if _bwrap_supports("--disable-userns"):
+                    argv += ["--disable-userns"]
         return [*argv, *command]
 
     def _start_worker(self) -> _Worker:
@@ -387,8 +456,12 @@ class LocalSandbox:
             roots = {"judge": host_root, "solution": host_root}
         judge_end, solution_end = socket.socketpair()
         judge_fd, solution_fd = judge_end.detach(), solution_end.detach()
-        worker = _Worker(self._argv("judge", roots["judge"], judge_fd),
-                         self._argv("solution", roots["solution"], solution_fd), (judge_fd, solution_fd), host_root)
+        worker = _Worker(
+            self._argv("judge", roots["judge"], judge_fd),
+            self._argv("solution", roots["solution"], solution_fd),
+            (judge_fd, solution_fd),
+            host_root,
+        )
         self.stats["worker_starts"] += 1
         with self._lock:
             self._all.add(worker)
@@ -417,7 +490,7 @@ class LocalSandbox:
                     try:
                         if worker is None:
                             worker = self._start_worker()
-                        reply = worker.request({**job, "sample_uid": self.sample_uid(slot)}, wall_s + 10.0)
+                        reply = worker.request({**job, "sample_uid": self.sample_uid(slot)}, wall_s + _REPLY_MARGIN_S)
                         if reply.get("status") in ("infrastructure", "judge_died") or "judge_error" in reply:
                             raise SandboxError(
                                 f"sandbox failure ({reply.get('status')}): "
@@ -430,7 +503,12 @@ class LocalSandbox:
                         if attempt < self.retries:
                             self.stats["infrastructure_retries"] += 1
                         continue
-                    self._idle.put(worker)
+                    if reply.get("retire"):
+                        # The sample's result stands; its worker could not be made clean again.
+                        self._discard(worker)
+                        self.stats["retired_workers"] += 1
+                    else:
+                        self._idle.put(worker)
                     self.stats["samples"] += 1
                     return reply
             finally:

@@ -20,13 +20,16 @@ import threading
 from typing import Any
 
 from rlvr_envs.env import Verifier
-from rlvr_envs.types import Reason, Task, Verdict
+from rlvr_envs.types import Reason, Task, Verdict, trim_text
 
 FORMATS = ("humaneval", "asserts", "stdio")
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+.\-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
 _PYTHON_TAGS = {"", "python", "py", "python3", "py3"}
 _MAX_DETAIL_TESTS = 50
+_MAX_EXTRACTED = 2000
+_MAX_ERROR = 1000
+_MAX_TEST_FIELD = 600
 
 
 def extract_code(completion: str) -> str:
@@ -50,19 +53,67 @@ def extract_code(completion: str) -> str:
 def solution_names(code: str) -> list[str]:
     """Top-level names a reference solution defines (they may shadow builtins in the tests)."""
     import ast
-    import warnings
 
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # MBPP's code has invalid escape sequences
-            tree = ast.parse(code)
-    except SyntaxError:
+    tree = _parse(code)  # MBPP's code has invalid escape sequences: warnings are silenced
+    if tree is None:
         return []
     names: list[str] = []
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.append(node.name)
     return names
+
+
+def _parse(code: str):
+    import ast
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def reference_imports(code: str) -> dict[str, list[str | None]]:
+    """Names a reference solution binds by top-level imports: name -> [module, attribute or None].
+
+    A test written against the reference may use them without importing them itself (``math``
+    in ``assert math.isclose(...)``); the judge then resolves them by importing the same module
+    itself, never by asking the solution under test, which could bind ``math`` to a fake.
+    """
+    import ast
+
+    tree = _parse(code)
+    found: dict[str, list[str | None]] = {}
+    for node in tree.body if tree is not None else ():
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    found[alias.asname] = [alias.name, None]
+                else:
+                    top = alias.name.split(".")[0]
+                    found[top] = [top, None]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                if alias.name != "*":
+                    found[alias.asname or alias.name] = [node.module, alias.name]
+    return found
+
+
+def called_names(tests: list[str]) -> list[str]:
+    """Names the tests call directly, ``f(...)``: a module is never called, a solution's function is."""
+    import ast
+    import builtins
+
+    names: dict[str, None] = {}
+    for test in tests:
+        tree = _parse(test)
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not hasattr(builtins, node.func.id):
+                names[node.func.id] = None
+    return list(names)
 
 
 class TaskFormatError(ValueError):
@@ -78,24 +129,45 @@ def build_job(answer: Any, code: str) -> dict[str, Any]:
         context = str(answer.get("context") or "")
         # A body-only completion continues the prompt's stub; a full definition redefines it.
         program = context.rstrip("\n") + "\n" + code if context else code
-        return {"kind": "humaneval", "program": program, "context": context, "test": str(answer["test"]),
-                "entry_point": str(answer["entry_point"]), "solution_names": [str(answer["entry_point"])]}
+        return {
+            "kind": "humaneval",
+            "program": program,
+            "context": context,
+            "test": str(answer["test"]),
+            "entry_point": str(answer["entry_point"]),
+            "solution_names": [str(answer["entry_point"])],
+            "judge_imports": reference_imports(str(answer.get("canonical_solution") or "")),
+        }
     if kind == "asserts":
         tests = answer.get("tests")
         if not isinstance(tests, list) or not all(isinstance(t, str) for t in tests):
             raise TaskFormatError("an 'asserts' task needs 'tests', a list of assert statements")
+        reference = str(answer.get("canonical_solution") or "")
         names = answer.get("solution_names")
         if names is None:
-            names = solution_names(str(answer.get("canonical_solution") or ""))
-        return {"kind": "asserts", "program": code, "setup": str(answer.get("setup") or ""), "tests": tests,
-                "solution_names": [str(n) for n in names]}
+            # Without a declared interface: the reference's functions and classes, else whatever
+            # the tests call by a bare name (so a function named like a module, ``calendar(3)``,
+            # still comes from the solution).
+            names = solution_names(reference) if reference.strip() else called_names(tests)
+        return {
+            "kind": "asserts",
+            "program": code,
+            "setup": str(answer.get("setup") or ""),
+            "tests": tests,
+            "solution_names": [str(n) for n in names],
+            "judge_imports": reference_imports(reference),
+        }
     if kind == "stdio":
         cases = answer.get("cases")
-        if not isinstance(cases, list) or not all(isinstance(c, dict) and "input" in c and "output" in c
-                                                  for c in cases):
+        if not isinstance(cases, list) or not all(
+            isinstance(c, dict) and "input" in c and "output" in c for c in cases
+        ):
             raise TaskFormatError("a 'stdio' task needs 'cases', a list of {'input', 'output'}")
-        return {"kind": "stdio", "program": code,
-                "cases": [{"input": str(c["input"]), "output": str(c["output"])} for c in cases]}
+        return {
+            "kind": "stdio",
+            "program": code,
+            "cases": [{"input": str(c["input"]), "output": str(c["output"])} for c in cases],
+        }
     raise TaskFormatError(f"unknown code task format {kind!r}; expected one of {FORMATS}")
 
 
@@ -180,8 +252,13 @@ class CodeVerifier(Verifier):
         from rlvr_code.sandbox import SandboxLimits
 
         return SandboxLimits(
-            wall_s=timeout_s, cpu_s=timeout_s, case_s=self.case_timeout_s, memory_mb=self.memory_mb,
-            file_mb=self.file_mb, open_files=self.open_files, processes=self.processes,
+            wall_s=timeout_s,
+            cpu_s=timeout_s,
+            case_s=self.case_timeout_s,
+            memory_mb=self.memory_mb,
+            file_mb=self.file_mb,
+            open_files=self.open_files,
+            processes=self.processes,
             output_bytes=self.output_bytes,
         ).as_job()
 
@@ -197,8 +274,9 @@ class CodeVerifier(Verifier):
         if not code.strip():
             return Verdict.failure(Reason.NO_ANSWER, details={"error": "the completion holds no code"})
         if "\x00" in code:
-            return Verdict.failure(Reason.FORMAT_ERROR, extracted=code[:2000],
-                                   details={"error": "the code contains a NUL byte"})
+            return Verdict.failure(
+                Reason.FORMAT_ERROR, extracted=code[:2000], details={"error": "the code contains a NUL byte"}
+            )
         try:
             job = build_job(answer, code)
         except (TaskFormatError, KeyError) as exc:
@@ -210,19 +288,26 @@ class CodeVerifier(Verifier):
         try:
             report = self.sandbox().run(job)
         except SandboxError as exc:
-            return Verdict.failure(Reason.VERIFIER_ERROR, extracted=code[:2000], details={"error": str(exc)})
+            return Verdict.failure(
+                Reason.VERIFIER_ERROR,
+                extracted=code[:_MAX_EXTRACTED],
+                details={"error": trim_text(str(exc), _MAX_ERROR)},
+            )
         return self.verdict(report, code)
 
     def verdict(self, report: dict[str, Any], code: str) -> Verdict:
-        tests = report.get("tests") or []
+        # Every string here may carry text the program chose (an exception's class name, its
+        # message, its stderr): each is cut at the source, and the Verdict bounds the whole again.
+        tests = [_clean_test(t) for t in report.get("tests") or [] if isinstance(t, dict)]
         passed = sum(1 for t in tests if t.get("status") == "passed")
         details: dict[str, Any] = {
             "passed": passed,
             "total": len(tests),
             "tests": tests[:_MAX_DETAIL_TESTS],
         }
-        extracted = code if len(code) <= 2000 else code[:2000]
+        extracted = code if len(code) <= _MAX_EXTRACTED else code[:_MAX_EXTRACTED]
         load_error = report.get("load_error")
+        load_error = trim_text(str(load_error), _MAX_ERROR) if load_error else None
         if report.get("status") == "timeout":
             details["first_error"] = "the sample ran past its wall-clock limit"
             return Verdict.failure(Reason.TIMEOUT, extracted=extracted, details=details)
@@ -239,7 +324,7 @@ class CodeVerifier(Verifier):
         if tests and not failures and report.get("status") == "done":
             return Verdict.correct(extracted, details=details)
         if failures:
-            details["first_error"] = f"{failures[0].get('name')}: {failures[0].get('error')}"
+            details["first_error"] = trim_text(f"{failures[0].get('name')}: {failures[0].get('error')}", _MAX_ERROR)
         statuses = {t.get("status") for t in failures}
         if "timeout" in statuses:
             reason = Reason.TIMEOUT
@@ -251,3 +336,8 @@ class CodeVerifier(Verifier):
             reason = Reason.WRONG
         reward = passed / len(tests) if self.partial_credit and tests else 0.0
         return Verdict.failure(reason, extracted=extracted, details=details, reward=reward)
+
+
+def _clean_test(test: dict[str, Any]) -> dict[str, Any]:
+    """One test's entry with its strings cut (names come from the task, errors from the program)."""
+    return {key: trim_text(value, _MAX_TEST_FIELD) if isinstance(value, str) else value for key, value in test.items()}
