@@ -4,9 +4,11 @@
     train = build_dataset("math-gsm8k", n=512)
     trainer = GRPOTrainer(model=..., reward_funcs=[reward_function("math-gsm8k")], train_dataset=train)
 
-The dataset holds the prompt the policy sees plus two columns the policy never sees:
-``env_id`` and ``task`` (the task as JSON, answer included). TRL hands every non-prompt column
-to reward functions as keyword arguments, which is how the reward function finds the task.
+The dataset holds the prompt the policy sees plus columns the policy never sees: ``env_id``
+(with its version), ``task`` (the task as JSON, answer included) and ``verifier`` (the env's
+verifier spec, see ``rlvr_envs.adapters.rows``). TRL hands every non-prompt column to reward
+functions as keyword arguments, so the reward function verifies a row from the row alone:
+``reward_function()`` with no env id scores any exported row without loading a dataset.
 Nothing here imports torch; ``build_dataset`` imports ``datasets`` when called.
 """
 
@@ -18,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rlvr_envs.adapters.routing import EnvRouter, task_from_json, task_to_json
+from rlvr_envs.adapters.rows import spec_to_json, verifier_spec
 from rlvr_envs.shaping import RewardShaping
 from rlvr_envs.types import Reason, Task, Verdict
 
@@ -26,6 +29,7 @@ if TYPE_CHECKING:
 
 TASK_COLUMN = "task"
 ENV_COLUMN = "env_id"
+VERIFIER_COLUMN = "verifier"
 
 
 def completion_text(completion: object) -> object:
@@ -64,12 +68,14 @@ class RewardFunction:
         name: str = "rlvr_reward",
         task_column: str = TASK_COLUMN,
         env_column: str = ENV_COLUMN,
+        verifier_column: str = VERIFIER_COLUMN,
     ) -> None:
         self.router = router
         self.shaping = shaping
         self.__name__ = name  # TRL names the logged reward column after this
         self.task_column = task_column
         self.env_column = env_column
+        self.verifier_column = verifier_column
         self.last_verdicts: list[Verdict] = []
         self.reason_counts: Counter[str] = Counter()
 
@@ -92,7 +98,10 @@ class RewardFunction:
         if len(tasks_column) != n:
             raise ValueError(f"got {n} completions but {len(tasks_column)} values in column {self.task_column!r}")
         env_ids = columns.get(self.env_column) or [None] * n
-        rows = [(env_ids[i], task_from_json(tasks_column[i]), completion_text(completions[i])) for i in range(n)]
+        specs = columns.get(self.verifier_column) or [None] * n
+        rows = [
+            (env_ids[i], task_from_json(tasks_column[i]), completion_text(completions[i]), specs[i]) for i in range(n)
+        ]
         verdicts = self.router.verify(rows)
         self.last_verdicts = verdicts
         self.reason_counts.update(v.reason.value for v in verdicts)
@@ -124,7 +133,9 @@ def reward_function(
     """A TRL reward function for ``envs`` (one id, several ids, env objects, or None for any id).
 
     Args:
-        envs: which envs rows may come from; rows are routed by their ``env_id`` column.
+        envs: which envs rows may come from; rows are routed by their ``env_id`` column. With
+            None, any row built by ``build_dataset`` is verified from its own ``verifier``
+            column, with no dataset loaded (an env is made only for rows without one).
         format_weight: bonus for following the prompt format's layout (0 turns it off).
         l_max, l_cache, overlong_weight: DAPO soft over-length penalty in tokens (off when
             ``l_max`` is None); lengths come from TRL's ``completion_ids``.
@@ -182,7 +193,7 @@ def build_rows(
     exclude: set[str] | None = None,
     **make_kwargs: Any,
 ) -> list[dict[str, Any]]:
-    """Rows ``{prompt, env_id, task, task_id}`` drawn from ``envs``, shuffled with ``seed``.
+    """Rows ``{prompt, env_id, task, verifier, task_id}`` drawn from ``envs``, shuffled with ``seed``.
 
     Args:
         n: total rows (None: every task of each finite env; procedural envs need ``n``).
@@ -201,12 +212,14 @@ def build_rows(
         if count is None and env.procedural:
             raise ValueError(f"{env.env_id} is procedural: pass n (the number of rows to generate)")
         tasks = _draw(env, count, seed + k, exclude)
+        spec = spec_to_json(verifier_spec(env))
         for task in tasks:
             rows.append(
                 {
                     "prompt": prompt_for(env, task, conversational),
                     ENV_COLUMN: env.env_id,
                     TASK_COLUMN: task_to_json(task),
+                    VERIFIER_COLUMN: spec,
                     "task_id": task.id,
                 }
             )

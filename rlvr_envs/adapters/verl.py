@@ -5,76 +5,124 @@ file, ``custom_reward_function.name=compute_score``)::
 
     rlvr-envs export math-gsm8k --format verl --out data/gsm8k_train.parquet
 
-Rows follow verl's schema: ``data_source`` (the env id, used to route scoring back),
-``prompt`` (chat messages), ``ability`` (the family), ``reward_model`` (``style: rule`` and
-``ground_truth``: the answer as JSON) and ``extra_info`` (split, index, task id and the whole
-task as JSON, which verifiers that need metadata read). Procedural envs are made from the
-row's id; presets that read local data are set up once with ``configure(...)``. Nothing
-here imports torch or verl.
+Rows follow verl's schema, as verl's own preprocessors write it: ``data_source`` (the env id,
+or ``--data-source`` such as ``openai/gsm8k`` so verl's default scorer routes it), ``prompt``
+(chat messages), ``ability`` (the family), ``reward_model`` (``style: rule``, ``ground_truth``:
+the answer as plain text for text and number answers, JSON for structured ones) and
+``extra_info`` (split, index, ``env_id``, task id, the whole task as JSON and the verifier
+spec). A row verifies from the row alone: no dataset is loaded, so verl can load this file as
+its own module copy (it does: ``spec_from_file_location("custom_module", path)``) offline and
+without a wrapper. Rows written by verl's preprocessors (ground truth only) are verified by the
+env their ``data_source`` names, or by the math verifier for verl's math data sources.
+Nothing here imports torch or verl.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import threading
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rlvr_envs.adapters.routing import EnvRouter, task_from_json, task_to_json
+from rlvr_envs.adapters.rows import spec_to_json, verifier_spec
 from rlvr_envs.types import Reason, Task, Verdict
 
 if TYPE_CHECKING:
     from rlvr_envs.env import Env
 
-_ROUTER: EnvRouter | None = None
+VERL_DATA_SOURCES: dict[str, str] = {
+    # verl's own data sources (verl.utils.reward_score.default_compute_score) -> the env that verifies them.
+    "openai/gsm8k": "math-gsm8k",
+    "lighteval/MATH": "math-500",
+    "DigitalLearningGmbH/MATH-lighteval": "math-500",
+    "HuggingFaceH4/MATH-500": "math-500",
+}
+_DEFAULT_MATH_VERIFIER = {"v": 1, "class": "rlvr_math.verifier:MathVerifier"}
+"""A spec without state: the math verifier with its default options (for verl's own math rows)."""
+
+_STATE_LOCK = threading.Lock()
+
+
+def _shared() -> dict[str, Any]:
+    """State shared by every copy of this file in the process.
+
+    verl imports the reward file as its own module (``custom_module``), a second copy beside
+    ``rlvr_envs.adapters.verl``: a ``configure()`` call on one must reach the other, so the
+    router lives on the routing module, which both copies import under its one name.
+    """
+    import rlvr_envs.adapters.routing as routing
+
+    with _STATE_LOCK:
+        state = routing.__dict__.setdefault("_verl_state", {})
+        if "router" not in state:
+            state["router"] = EnvRouter(None)
+        return state
 
 
 def _router() -> EnvRouter:
     """One router per process serving any id: verl calls ``compute_score`` as a plain function."""
-    global _ROUTER
-    if _ROUTER is None:
-        _ROUTER = EnvRouter(None)
-    return _ROUTER
+    router: EnvRouter = _shared()["router"]
+    return router
 
 
 def configure(envs: Sequence[Env | str] = (), **make_kwargs: Any) -> EnvRouter:
-    """Choose the envs ``compute_score`` uses (call it where verl imports your reward file).
+    """Choose the envs ``compute_score`` uses for rows that do not carry their verifier.
 
-    By default an env is made from its id on first use with no arguments, which is right for
-    procedural envs; a preset that reads local data (``path=...``) must be configured here,
-    as an env object or with ``make_kwargs``.
+    Rows exported by this version carry everything and need no configuration. Rows from other
+    exporters (ground truth only) whose env reads local data need that env here, as an env
+    object or with ``make_kwargs``.
     """
-    global _ROUTER
-    _ROUTER = EnvRouter(None, make_kwargs=make_kwargs)
+    router = EnvRouter(None, make_kwargs=make_kwargs)
     for env in envs:
-        _ROUTER.add(env)
-    return _ROUTER
+        router.add(env)
+    _shared()["router"] = router
+    return router
+
+
+def _answer(ground_truth: Any) -> Any:
+    if isinstance(ground_truth, bytes):
+        ground_truth = ground_truth.decode("utf-8", "replace")
+    if isinstance(ground_truth, str):
+        text = ground_truth.strip()
+        # Not "[": "[0, 1]" is a closed interval in math, not a JSON list.
+        if text[:1] == "{" or (len(text) > 1 and text[0] == text[-1] == '"'):
+            try:
+                return json.loads(text)  # a structured answer, or a row written JSON-quoted (older exports)
+            except json.JSONDecodeError:
+                pass
+    return ground_truth
+
+
+def row_for(data_source: str, ground_truth: Any, extra_info: Mapping[str, Any] | None) -> tuple[str, Task, Any]:
+    """``(env id, task, verifier spec)`` of a verl row: our exported task if present, else the bare answer."""
+    info = extra_info if isinstance(extra_info, Mapping) else {}
+    env_id = str(info.get("env_id") or VERL_DATA_SOURCES.get(data_source, data_source))
+    spec = info.get("verifier") or None
+    if spec is None and not info.get("env_id") and data_source in VERL_DATA_SOURCES:
+        spec = _DEFAULT_MATH_VERIFIER
+    if info.get("task"):
+        return env_id, task_from_json(info["task"]), spec
+    task_id = str(info.get("task_id") or info.get("index") or "verl")
+    return env_id, Task(id=task_id, prompt="", answer=_answer(ground_truth)), spec
 
 
 def task_for(data_source: str, ground_truth: Any, extra_info: dict[str, Any] | None) -> Task:
-    """Rebuild the task from a verl row: the exported task JSON if present, else the bare answer."""
-    if extra_info and extra_info.get("task"):
-        return task_from_json(extra_info["task"])
-    answer = ground_truth
-    if isinstance(ground_truth, str):
-        try:
-            answer = json.loads(ground_truth)
-        except json.JSONDecodeError:
-            answer = ground_truth  # a plain-text answer written by another exporter
-    task_id = str((extra_info or {}).get("task_id") or (extra_info or {}).get("index") or "verl")
-    return Task(id=task_id, prompt="", answer=answer)
+    """The task of a verl row (see ``row_for``)."""
+    return row_for(data_source, ground_truth, extra_info)[1]
 
 
 def _verdicts(
     data_sources: Sequence[str],
     solution_strs: Sequence[Any],
     ground_truths: Sequence[Any],
-    extra_infos: Sequence[dict[str, Any] | None],
+    extra_infos: Sequence[Mapping[str, Any] | None],
 ) -> list[Verdict]:
-    rows = [
-        (ds, task_for(ds, gt, ei), sol)
-        for ds, sol, gt, ei in zip(data_sources, solution_strs, ground_truths, extra_infos)
-    ]
+    rows = []
+    for ds, sol, gt, ei in zip(data_sources, solution_strs, ground_truths, extra_infos):
+        env_id, task, spec = row_for(ds, gt, ei)
+        rows.append((env_id, task, sol, spec))
     return _router().verify(rows)
 
 
@@ -113,36 +161,64 @@ def compute_score_batch(
     return [_score(v) for v in _verdicts(data_sources, solution_strs, ground_truths, extra)]
 
 
-def verl_rows(env: Env, tasks: Sequence[Task] | None = None, *, split: str = "train") -> list[dict[str, Any]]:
+def ground_truth_text(answer: Any) -> str:
+    """The answer as verl's preprocessors store it: text as is, numbers as text, the rest as JSON."""
+    if isinstance(answer, str):
+        return answer
+    if isinstance(answer, bool) or answer is None:
+        return json.dumps(answer)
+    if isinstance(answer, (int, float)):
+        return str(answer)
+    return json.dumps(answer, ensure_ascii=False, default=str, sort_keys=True)
+
+
+def verl_rows(
+    env: Env, tasks: Sequence[Task] | None = None, *, split: str = "train", data_source: str | None = None
+) -> list[dict[str, Any]]:
     """The env's tasks (or ``tasks``) as verl rows."""
+    spec = spec_to_json(verifier_spec(env))
     rows = []
     for index, task in enumerate(env.tasks if tasks is None else tasks):
         rows.append(
             {
-                "data_source": env.env_id,
+                "data_source": data_source or env.env_id,
                 "prompt": env.prompt_format.messages(task.prompt),
                 "ability": env.family or "rlvr",
-                "reward_model": {
-                    "style": "rule",
-                    "ground_truth": json.dumps(task.answer, ensure_ascii=False, default=str),
+                "reward_model": {"style": "rule", "ground_truth": ground_truth_text(task.answer)},
+                "extra_info": {
+                    "split": split,
+                    "index": index,
+                    "env_id": env.env_id,
+                    "task_id": task.id,
+                    "task": task_to_json(task),
+                    "verifier": spec,
                 },
-                "extra_info": {"split": split, "index": index, "task_id": task.id, "task": task_to_json(task)},
             }
         )
     return rows
 
 
-def export_parquet(env: Env, path: str | Path, *, n: int | None = None, seed: int = 0, split: str = "train") -> Path:
+def export_parquet(
+    env: Env,
+    path: str | Path,
+    *,
+    n: int | None = None,
+    seed: int = 0,
+    split: str = "train",
+    data_source: str | None = None,
+) -> Path:
     """Write the env's tasks in verl's parquet schema; ``n`` samples that many (procedural envs need it)."""
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError as exc:  # pragma: no cover - depends on the installation
         raise ImportError("export_parquet needs pyarrow: pip install pyarrow") from exc
+    path = Path(path)
+    if path.suffix.lower() != ".parquet":
+        raise ValueError(f"verl reads Parquet: name the output file *.parquet, not {path.name!r}")
     if n is None and env.procedural:
         raise ValueError(f"{env.env_id} is procedural: pass n (how many tasks to export)")
     tasks = list(env.tasks) if n is None else env.sample(n, seed=seed)
-    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.Table.from_pylist(verl_rows(env, tasks, split=split)), path)
+    pq.write_table(pa.Table.from_pylist(verl_rows(env, tasks, split=split, data_source=data_source)), path)
     return path

@@ -137,7 +137,7 @@ def test_shaping_adds_format_and_overlong_terms(arith):
 
 def test_dataset_builder_emits_prompt_and_reward_columns(arith):
     ds = build_dataset(arith, 12, seed=2)
-    assert set(ds.column_names) == {"prompt", "env_id", "task", "task_id"}
+    assert set(ds.column_names) == {"prompt", "env_id", "task", "verifier", "task_id"}
     first = ds[0]
     task = task_from_json(first["task"])
     # The policy sees the env's messages and nothing else; the answer travels in the task column.

@@ -1,0 +1,388 @@
+"""What the reward server reads and answers, without any HTTP: request bodies in, replies out.
+
+Two request schemas:
+
+- OpenRLHF's remote reward (``POST /get_reward``): ``{"query": [...], "prompts": [...],
+  "labels": [...]}`` -> ``{"rewards": [...], "scores": [...], "extra_logs": {...}}``. OpenRLHF
+  decodes each whole sequence with ``skip_special_tokens=False``, so a query is left padding,
+  maybe a BOS token, the templated prompt, the response, the end-of-sequence token and right
+  padding. ``split_query`` finds the response in that.
+- Our batch schema (``POST /verify``): ``{"rows": [{"env_id", "task" | "task_id", "completion"}]}``
+  -> ``{"verdicts": [Verdict as JSON, ...]}``.
+
+Every malformed input raises ``BadRequest`` with the reason (HTTP 400); nothing a client sends
+reaches a 500.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from rlvr_envs.types import Reason, Task, Verdict
+
+if TYPE_CHECKING:
+    from rlvr_envs.adapters.routing import EnvRouter
+    from rlvr_envs.shaping import RewardShaping
+
+DEFAULT_SPECIAL_TOKENS: tuple[str, ...] = (
+    # End-of-sequence, end-of-turn and padding text of common chat templates, as a tokenizer
+    # decodes them with skip_special_tokens=False (OpenRLHF's query).
+    "</s>",  # Llama 2, Mistral
+    "<s>",  # their BOS
+    "<|im_end|>",  # ChatML: Qwen, Yi, OpenHermes
+    "<|endoftext|>",  # Qwen's pad/EOS, GPT-2, Phi-2
+    "<|eot_id|>",  # Llama 3 end of turn
+    "<|end_of_text|>",  # Llama 3 EOS
+    "<|begin_of_text|>",  # Llama 3 BOS
+    "<|finetune_right_pad_id|>",  # Llama 3.1 pad
+    "<end_of_turn>",  # Gemma
+    "<eos>",  # Gemma EOS
+    "<bos>",  # Gemma BOS
+    "<pad>",  # Gemma, T5 pad
+    "<|end|>",  # Phi-3
+    "<|endoftext|>",
+    "<｜end▁of▁sentence｜>",  # DeepSeek (full-width bars)
+    "<｜begin▁of▁sentence｜>",
+    "<|EOT|>",  # DeepSeek Coder
+    "<|return|>",  # gpt-oss
+    "<|im_start|>",  # never part of a response
+    "[PAD]",
+)
+
+_ASSISTANT_MARKERS = (
+    "<|im_start|>assistant\n",
+    "<|start_header_id|>assistant<|end_header_id|>\n\n",
+    "<start_of_turn>model\n",
+    "<|assistant|>\n",
+    "<｜Assistant｜>",
+    "[/INST]",
+)
+
+MAX_ITEMS = 65_536
+"""The most samples one request may hold."""
+
+
+class BadRequest(ValueError):
+    """The request is malformed; the message goes back to the client with status 400."""
+
+
+@dataclass
+class SpecialTokens:
+    """Special-token text to strip from queries and responses (longest first, so ``<s>`` never eats ``</s>``)."""
+
+    tokens: tuple[str, ...] = DEFAULT_SPECIAL_TOKENS
+    _sorted: tuple[str, ...] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._sorted = tuple(sorted({t for t in self.tokens if t}, key=len, reverse=True))
+
+    def strip_end(self, text: str) -> str:
+        """``text`` without trailing special tokens (and the whitespace between them)."""
+        while True:
+            trimmed = text.rstrip()
+            for token in self._sorted:
+                if trimmed.endswith(token):
+                    text = trimmed[: -len(token)]
+                    break
+            else:
+                return text
+
+    def strip_start(self, text: str) -> str:
+        """``text`` without leading special tokens (left padding, BOS)."""
+        while True:
+            for token in self._sorted:
+                if text.startswith(token):
+                    text = text[len(token) :]
+                    break
+            else:
+                return text
+
+
+def split_query(query: str, prompt: str | None, tokens: SpecialTokens) -> tuple[str, bool]:
+    """``(response, prompt_found)`` of an OpenRLHF query (padding + prompt + response + EOS + padding).
+
+    The prompt is looked for after the leading padding and BOS, then anywhere (first match).
+    When it is absent (a tokenizer that does not decode back to the same text), the response is
+    what follows the last assistant-turn marker, else the whole query: ``prompt_found`` is then
+    False and the reply flags the sample in ``extra_logs["prompt_not_found"]``.
+    """
+    body = tokens.strip_start(query)
+    if prompt:
+        bare = tokens.strip_start(prompt)
+        for candidate in (prompt, bare):
+            if candidate and body.startswith(candidate):
+                return tokens.strip_end(body[len(candidate) :]), True
+        for candidate in (prompt, bare):
+            at = query.find(candidate) if candidate else -1
+            if at >= 0:
+                return tokens.strip_end(query[at + len(candidate) :]), True
+    elif prompt == "":
+        return tokens.strip_end(body), True
+    cut = max((query.rfind(m) + len(m) if m in query else -1) for m in _ASSISTANT_MARKERS)
+    if cut >= 0:
+        return tokens.strip_end(query[cut:]), False
+    return tokens.strip_end(body), prompt is None
+
+
+def response_text(query: str, prompt: str | None, tokens: SpecialTokens | None = None) -> str:
+    """The response part of an OpenRLHF query (see ``split_query``)."""
+    return split_query(query, prompt, tokens or SpecialTokens(()))[0]
+
+
+# -- rows ----------------------------------------------------------------------------------------------
+@dataclass
+class TaskPolicy:
+    """Which envs and task sources the server accepts (see the security model in the README).
+
+    Args:
+        allow_envs: glob patterns of env ids (``code-*``); None accepts every id the router serves.
+        task_source: ``"label"`` verifies the task a request carries; ``"dataset"`` only tasks of
+            the served envs' own data (a label's task must match one by id and content), so a
+            client cannot send its own unit tests to the code sandbox.
+    """
+
+    allow_envs: tuple[str, ...] | None = None
+    task_source: str = "label"
+
+    def __post_init__(self) -> None:
+        if self.task_source not in ("label", "dataset"):
+            raise ValueError(f"task_source must be 'label' or 'dataset', got {self.task_source!r}")
+
+    def check_env(self, env_id: str | None, where: str) -> None:
+        if self.allow_envs is None or env_id is None:
+            return
+        import fnmatch
+
+        from rlvr_envs.registration import parse_id
+
+        try:
+            name, _ = parse_id(env_id)
+        except ValueError as exc:
+            raise BadRequest(f"{where}: {exc}") from None
+        if not any(fnmatch.fnmatchcase(env_id, p) or fnmatch.fnmatchcase(name, p) for p in self.allow_envs):
+            raise BadRequest(
+                f"{where}: env {env_id!r} is not accepted by this server (allowed: {list(self.allow_envs)})"
+            )
+
+
+def _task(value: Any, where: str) -> Task:
+    from rlvr_envs.adapters.routing import task_from_json
+
+    try:
+        return task_from_json(value)
+    except (ValueError, TypeError) as exc:  # pydantic's ValidationError is a ValueError
+        raise BadRequest(f"{where}: the task does not parse: {str(exc)[:300]}") from None
+
+
+def resolve_task(
+    router: EnvRouter, policy: TaskPolicy, env_id: str | None, task: Task | None, task_id: Any, where: str
+) -> Task:
+    """The task to verify: the one sent, or the served env's own (by id) when the policy says so."""
+    from rlvr_envs.adapters.routing import RoutingError
+
+    if task is None and task_id is None:
+        raise BadRequest(f"{where}: give the task (or its task_id)")
+    if policy.task_source == "label" and task is not None:
+        return task
+    if task_id is not None and not isinstance(task_id, (str, int)):
+        raise BadRequest(f"{where}: task_id must be a string")
+    try:
+        env = router.env_for(env_id) if env_id or router.default is not None else None
+    except RoutingError as exc:
+        raise BadRequest(f"{where}: {exc}") from None
+    if env is None or env.env_id not in router.envs:
+        raise BadRequest(f"{where}: tasks by id need the env served by name (rlvr-envs serve ID)")
+    wanted = str(task_id) if task_id is not None else task.id  # type: ignore[union-attr]
+    try:
+        own = env.get_task(wanted)
+    except (KeyError, IndexError, ValueError):
+        raise BadRequest(f"{where}: {env.env_id} has no task {wanted!r}") from None
+    if task is not None and task.fingerprint != own.fingerprint:
+        raise BadRequest(
+            f"{where}: the task differs from {env.env_id}'s task {wanted!r}; this server verifies only its own"
+        )
+    return own
+
+
+def _label(label: Any, prompt: str | None, index: int) -> tuple[str | None, Task | None, Any, Any]:
+    """(env id, task, task id, verifier spec) from one OpenRLHF label."""
+    parsed = label
+    if isinstance(label, str):
+        text = label.strip()
+        if text[:1] == "{":
+            try:
+                parsed = json.loads(text)
+            except json.JSONDecodeError:
+                parsed = label
+            except RecursionError:
+                raise BadRequest(f"labels[{index}]: the label nests too deeply") from None
+    if isinstance(parsed, Mapping) and ("task" in parsed or "task_id" in parsed):
+        env_id = parsed.get("env_id")
+        if env_id is not None and not isinstance(env_id, str):
+            raise BadRequest(f"labels[{index}]: env_id must be a string")
+        task = _task(parsed["task"], f"labels[{index}]") if parsed.get("task") is not None else None
+        return env_id, task, parsed.get("task_id"), parsed.get("verifier")
+    if isinstance(parsed, (list, dict)) or parsed is None:
+        raise BadRequest(
+            f"labels[{index}]: expected our label ({{env_id, task}}) or a bare answer, got {type(parsed).__name__}"
+        )
+    return None, Task(id=f"label-{index}", prompt=prompt or "", answer=parsed), None, None
+
+
+def _list(body: Mapping[str, Any], key: str, n: int | None, what: str) -> list[Any] | None:
+    value = body.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise BadRequest(f"{key!r} must be a list of {what}")
+    if n is not None and len(value) != n:
+        raise BadRequest(f"{key!r} must be a list as long as 'query' ({n}), got {len(value)}")
+    return value
+
+
+@dataclass
+class Scoring:
+    """What a request is scored with: the router, shaping, special tokens and the policy."""
+
+    router: EnvRouter
+    shaping: RewardShaping | None = None
+    tokens: SpecialTokens = field(default_factory=SpecialTokens)
+    policy: TaskPolicy = field(default_factory=TaskPolicy)
+
+
+def _routing_error() -> type[Exception]:
+    from rlvr_envs.adapters.routing import RoutingError
+
+    return RoutingError
+
+
+def openrlhf_rows(scoring: Scoring, body: Mapping[str, Any]) -> tuple[list[tuple[Any, ...]], list[bool]]:
+    """The router rows of an OpenRLHF request and, per sample, whether its prompt was found."""
+    queries = body.get("query")
+    if not isinstance(queries, list):
+        raise BadRequest("'query' must be a list of strings (prompt + response)")
+    n = len(queries)
+    if n > MAX_ITEMS:
+        raise BadRequest(f"at most {MAX_ITEMS} samples per request, got {n}")
+    prompts = _list(body, "prompts", n, "strings")
+    labels = _list(body, "labels", n, "labels")
+    if labels is None:
+        raise BadRequest(f"'labels' must be a list as long as 'query' ({n}): each names the task to verify")
+    rows, found = [], []
+    for i, query in enumerate(queries):
+        if not isinstance(query, str):
+            raise BadRequest(f"query[{i}] must be a string, got {type(query).__name__}")
+        prompt = prompts[i] if prompts is not None else None
+        if prompt is not None and not isinstance(prompt, str):
+            raise BadRequest(f"prompts[{i}] must be a string, got {type(prompt).__name__}")
+        env_id, task, task_id, spec = _label(labels[i], prompt, i)
+        scoring.policy.check_env(env_id, f"labels[{i}]")
+        if env_id is None and scoring.router.default is None:
+            raise BadRequest(
+                f"labels[{i}] names no env and this server serves {len(scoring.router.envs)} envs; "
+                "use labels written by `rlvr-envs export --format openrlhf`"
+            )
+        task = resolve_task(scoring.router, scoring.policy, env_id, task, task_id, f"labels[{i}]")
+        text, ok = split_query(query, prompt, scoring.tokens)
+        rows.append((env_id, task, text, spec))
+        found.append(ok)
+    return rows, found
+
+
+async def score_openrlhf(scoring: Scoring, body: Mapping[str, Any]) -> dict[str, Any]:
+    """Verify one OpenRLHF request body; raises ``BadRequest`` if it is malformed."""
+    rows, found = openrlhf_rows(scoring, body)
+    try:
+        verdicts = await scoring.router.averify(rows)
+    except _routing_error() as exc:
+        raise BadRequest(str(exc)) from None
+    return openrlhf_reply(scoring, rows, verdicts, found)
+
+
+def openrlhf_reply(
+    scoring: Scoring, rows: Sequence[tuple[Any, ...]], verdicts: Sequence[Verdict], found: Sequence[bool]
+) -> dict[str, Any]:
+    rewards = []
+    for verdict, row in zip(verdicts, rows):
+        reward = float(verdict.reward)
+        if scoring.shaping is not None:
+            reward = float(scoring.shaping(verdict, row[2]))
+        rewards.append(reward)
+    return {
+        "rewards": rewards,
+        "scores": [float(v.reward) for v in verdicts],
+        "extra_logs": {
+            "passed": [float(v.passed) for v in verdicts],
+            # OpenRLHF cannot skip a sample: infrastructure failures are flagged so a run can count them.
+            "verifier_error": [float(v.reason is Reason.VERIFIER_ERROR) for v in verdicts],
+            "timeout": [float(v.reason is Reason.TIMEOUT) for v in verdicts],
+            "prompt_not_found": [float(not ok) for ok in found],
+        },
+    }
+
+
+def batch_rows(scoring: Scoring, body: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+    """The router rows of a ``POST /verify`` body."""
+    items = body.get("rows")
+    if not isinstance(items, list):
+        raise BadRequest("'rows' must be a list of {env_id, task (or task_id), completion}")
+    if len(items) > MAX_ITEMS:
+        raise BadRequest(f"at most {MAX_ITEMS} rows per request, got {len(items)}")
+    rows = []
+    for i, item in enumerate(items):
+        where = f"rows[{i}]"
+        if not isinstance(item, Mapping):
+            raise BadRequest(f"{where} must be an object")
+        env_id = item.get("env_id")
+        if env_id is not None and not isinstance(env_id, str):
+            raise BadRequest(f"{where}: env_id must be a string")
+        if env_id is None and scoring.router.default is None:
+            raise BadRequest(f"{where}: give env_id (this server serves more than one env)")
+        scoring.policy.check_env(env_id, where)
+        completion = item.get("completion")
+        if not isinstance(completion, str):
+            raise BadRequest(f"{where}: completion must be a string")
+        task = _task(item["task"], where) if item.get("task") is not None else None
+        task = resolve_task(scoring.router, scoring.policy, env_id, task, item.get("task_id"), where)
+        rows.append((env_id, task, completion, item.get("verifier")))
+    return rows
+
+
+async def score_batch(scoring: Scoring, body: Mapping[str, Any]) -> dict[str, Any]:
+    rows = batch_rows(scoring, body)
+    try:
+        verdicts = await scoring.router.averify(rows)
+    except _routing_error() as exc:
+        raise BadRequest(str(exc)) from None
+    return {"verdicts": [v.model_dump(mode="json") for v in verdicts]}
+
+
+def openrlhf_label(env_id: str, task: Task, verifier: Mapping[str, Any] | None = None) -> str:
+    """The label string for one task, as ``rlvr-envs export --format openrlhf`` writes it."""
+    label: dict[str, Any] = {"env_id": env_id, "task": json.loads(task.model_dump_json())}
+    if verifier is not None:
+        label["verifier"] = dict(verifier)
+    return json.dumps(label, ensure_ascii=False)
+
+
+def tokenizer_special_tokens(path: str) -> tuple[str, ...]:
+    """The special-token text of a local Hugging Face tokenizer (``--tokenizer``)."""
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(path)
+    found: Iterable[str] = list(getattr(tok, "all_special_tokens", []) or [])
+    extra = [getattr(tok, name, None) for name in ("eos_token", "pad_token", "bos_token")]
+    return tuple(dict.fromkeys([*found, *(t for t in extra if isinstance(t, str))]))
+
+
+_TOKEN_RE = re.compile(r"^\S{1,200}$")
+
+
+def check_token_text(token: str) -> str:
+    if not _TOKEN_RE.match(token):
+        raise ValueError(f"a special token to strip must be 1-200 non-space characters, got {token!r}")
+    return token
