@@ -5,7 +5,7 @@ STAMP := $(VENV)/.setup-stamp
 SETUP_INPUTS := scripts/setup.sh pyproject.toml $(wildcard envs/*/pyproject.toml) $(wildcard trainers/pyproject.toml)
 PYTEST_ARGS ?=
 
-.PHONY: setup test demo lint bench clean
+.PHONY: setup test test-fast demo lint bench clean
 
 setup: $(STAMP)
 
@@ -16,12 +16,21 @@ $(STAMP): $(SETUP_INPUTS)
 test: setup
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
+# The inner loop: everything not marked slow (long) or live (needs an external tool): ~50 s of CPU.
+test-fast: setup
+	$(BIN)/python -m pytest -m "not slow and not live" -q -p no:cacheprovider $(PYTEST_ARGS)
+
+# The core's tour, then the trainers' demo: two commands, so the core never imports the trainers.
 demo: setup
 	$(BIN)/python -m rlvr_envs.demo
+	@if $(BIN)/python -c "import rlvr_trainers" 2>/dev/null; then \
+		echo; echo "== end-to-end training demo =="; $(BIN)/python -m rlvr_trainers.demo; \
+	else echo "(rlvr_trainers is not installed: skipping the training demo)"; fi
 
+# ruff and mypy over the core, every family, the trainers, bench/ and tests/ (config: pyproject.toml).
 lint: setup
-	$(BIN)/ruff check rlvr_envs
-	$(BIN)/ruff format --check rlvr_envs
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
 clean:

@@ -2,6 +2,12 @@
 next to reasoning-gym's own generation and scoring of the same dataset in the same run.
 
     .venv/bin/python bench/reasoning_gym_envs.py [--n 8] [--datasets chain_sum,sudoku ...]
+    .venv/bin/python bench/reasoning_gym_envs.py --shapes [--repeats 5]
+
+``--shapes`` times every shape guard (``catalog.RULES[...].shape``) on the long near-misses of
+``tests/reasoning_gym/test_rg_catalog.py`` (min/median/max over repeats, slowest first), next to
+a linear scan of the same text (``str.count``) as the floor: a guard that backtracks shows up
+as orders of magnitude above it. The test only checks that no guard hangs.
 
 Our generation includes what reasoning-gym's does not: JSON-normalising the entry, the word
 filter and checking the task's own gold answer (redrawing rejected tasks). Our verification
@@ -22,6 +28,40 @@ def _rate(count: int, seconds: float) -> float:
     return count / seconds if seconds > 0 else float("inf")
 
 
+def bench_shapes(repeats: int) -> None:
+    import re
+    from pathlib import Path
+
+    from rlvr_reasoning_gym.catalog import RULES
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.reasoning_gym.test_rg_catalog import NEAR_MISSES
+
+    rows = []
+    for name, rule in sorted(RULES.items()):
+        if not rule.shape:
+            continue
+        pattern = re.compile(rule.shape)
+        times, floor = [], []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            for text in NEAR_MISSES:
+                pattern.fullmatch(text)
+            times.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            for text in NEAR_MISSES:
+                text.count("x")
+            floor.append(time.perf_counter() - start)
+        rows.append((name, min(times), statistics.median(times), max(times), statistics.median(floor)))
+    rows.sort(key=lambda r: -r[2])
+    print(f"{len(NEAR_MISSES)} near-misses (up to {max(map(len, NEAR_MISSES))} chars) per guard, {repeats} repeats")
+    header = f"{'dataset':<26}{'min ms':>10}{'median ms':>11}{'max ms':>10}{'scan ms':>10}"
+    print(header)
+    print("-" * len(header))
+    for name, lo, med, hi, scan in rows:
+        print(f"{name:<26}{lo * 1e3:>10.2f}{med * 1e3:>11.2f}{hi * 1e3:>10.2f}{scan * 1e3:>10.3f}")
+
+
 def bench_dataset(name: str, n: int) -> dict[str, float | str]:
     import reasoning_gym
 
@@ -31,7 +71,7 @@ def bench_dataset(name: str, n: int) -> dict[str, float | str]:
     start = time.perf_counter()
     tasks = env.sample(n, seed=123)
     ours_gen = time.perf_counter() - start
-    completions = [env.gold_completion(t) for t in tasks]
+    completions = [env.gold_completion(t) or "" for t in tasks]  # every rg task has a gold
     start = time.perf_counter()
     verdicts = [env.verify(t, c) for t, c in zip(tasks, completions)]
     ours_verify = time.perf_counter() - start
@@ -63,7 +103,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=8, help="tasks per dataset")
     parser.add_argument("--datasets", default="", help="comma-separated names (default: all)")
+    parser.add_argument("--shapes", action="store_true", help="time the shape guards on long near-misses instead")
+    parser.add_argument("--repeats", type=int, default=5, help="repeats for --shapes")
     args = parser.parse_args(argv)
+    if args.shapes:
+        bench_shapes(args.repeats)
+        return
     names = [d for d in args.datasets.split(",") if d] or list(DATASETS)
 
     start = time.perf_counter()
@@ -84,17 +129,21 @@ def main(argv: list[str] | None = None) -> None:
     print(header)
     print("-" * len(header))
     for r in good:
-        print(f"{r['dataset']:<26}{r['gen/s']:>10.1f}{r['rg gen/s']:>10.1f}{r['verify/s']:>11.1f}"
-              f"{r['rg score/s']:>12.1f}{r['gold ok']:>9}")
+        print(
+            f"{r['dataset']:<26}{r['gen/s']:>10.1f}{r['rg gen/s']:>10.1f}{r['verify/s']:>11.1f}"
+            f"{r['rg score/s']:>12.1f}{r['gold ok']:>9}"
+        )
     for r in rows:
         if "error" in r:
             print(f"{r['dataset']:<26}ERROR {r['error']}")
     if good:
         med = {k: statistics.median(float(r[k]) for r in good) for k in ("gen/s", "rg gen/s", "verify/s", "rg score/s")}
         print("-" * len(header))
-        print(f"{'median':<26}{med['gen/s']:>10.1f}{med['rg gen/s']:>10.1f}{med['verify/s']:>11.1f}"
-              f"{med['rg score/s']:>12.1f}")
-    rejected = {}
+        print(
+            f"{'median':<26}{med['gen/s']:>10.1f}{med['rg gen/s']:>10.1f}{med['verify/s']:>11.1f}"
+            f"{med['rg score/s']:>12.1f}"
+        )
+    rejected: dict[str, list[str]] = {}
     for (name, reason), count in rg_envs.REJECTED.items():
         rejected.setdefault(name, []).append(f"{reason}: {count}")
     if rejected:

@@ -2,6 +2,9 @@
 
 ``import rlvr_envs`` is kept cheap: names below are imported on first use, and no
 environment family is loaded until one of its ids is made or listed.
+
+``rlvr_envs.spec(id)`` is the spec of an id (as ``gymnasium.spec``); the ``EnvSpec`` class and
+the registration checks live in ``rlvr_envs.specs`` (a module named ``spec`` would shadow it).
 """
 
 from __future__ import annotations
@@ -20,18 +23,25 @@ _EXPORTS = {
     "Env": "rlvr_envs.env",
     "DatasetEnv": "rlvr_envs.env",
     "ProceduralEnv": "rlvr_envs.env",
-    "Verifier": "rlvr_envs.env",
+    "Verifier": "rlvr_envs.verifier",
     "register": "rlvr_envs.registration",
     "make": "rlvr_envs.registration",
     "spec": "rlvr_envs.registration",
     "registry": "rlvr_envs.registration",
-    "EnvSpec": "rlvr_envs.registration",
-    "RegistryError": "rlvr_envs.registration",
-    "UnknownEnvError": "rlvr_envs.registration",
-    "UnknownVersionError": "rlvr_envs.registration",
-    "PluginLoadError": "rlvr_envs.registration",
-    "RegistrationError": "rlvr_envs.registration",
-    "DeprecatedEnvWarning": "rlvr_envs.registration",
+    "EnvSpec": "rlvr_envs.specs",
+    "RegistryError": "rlvr_envs.errors",
+    "UnknownEnvError": "rlvr_envs.errors",
+    "UnknownVersionError": "rlvr_envs.errors",
+    "PluginLoadError": "rlvr_envs.errors",
+    "RegistrationError": "rlvr_envs.errors",
+    "DeprecatedEnvWarning": "rlvr_envs.errors",
+    "RlvrEnvsError": "rlvr_envs.errors",
+    "DataError": "rlvr_envs.errors",
+    "DataUnavailableError": "rlvr_envs.errors",
+    "ConfigurationError": "rlvr_envs.errors",
+    "SampleExhaustedWarning": "rlvr_envs.errors",
+    "Wrapper": "rlvr_envs.wrappers",
+    "TaskListWrapper": "rlvr_envs.wrappers",
     "extract_answer": "rlvr_envs.extract",
     "PromptFormat": "rlvr_envs.formats",
     "get_format": "rlvr_envs.formats",
@@ -40,6 +50,9 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "ConfigurationError",
+    "DataError",
+    "DataUnavailableError",
     "DatasetEnv",
     "DeprecatedEnvWarning",
     "Difficulty",
@@ -53,12 +66,16 @@ __all__ = [
     "RegistrationError",
     "RegistryError",
     "RewardShaping",
+    "RlvrEnvsError",
+    "SampleExhaustedWarning",
     "Task",
+    "TaskListWrapper",
     "UnknownEnvError",
     "UnknownVersionError",
     "Verdict",
     "VerificationPool",
     "Verifier",
+    "Wrapper",
     "extract_answer",
     "get_format",
     "make",
@@ -68,25 +85,29 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from rlvr_envs.env import DatasetEnv, Env, ProceduralEnv, Verifier
-    from rlvr_envs.extract import extract_answer
-    from rlvr_envs.formats import PromptFormat, get_format
-    from rlvr_envs.pool import VerificationPool
-    from rlvr_envs.registration import (
+    from rlvr_envs.env import DatasetEnv, Env, ProceduralEnv
+    from rlvr_envs.errors import (
+        ConfigurationError,
+        DataError,
+        DataUnavailableError,
         DeprecatedEnvWarning,
-        EnvSpec,
         PluginLoadError,
         RegistrationError,
         RegistryError,
+        RlvrEnvsError,
+        SampleExhaustedWarning,
         UnknownEnvError,
         UnknownVersionError,
-        make,
-        register,
-        registry,
-        spec,
     )
+    from rlvr_envs.extract import extract_answer
+    from rlvr_envs.formats import PromptFormat, get_format
+    from rlvr_envs.pool import VerificationPool
+    from rlvr_envs.registration import make, register, registry, spec
     from rlvr_envs.shaping import RewardShaping
+    from rlvr_envs.specs import EnvSpec
     from rlvr_envs.types import Difficulty, PassRate, Reason, Task, Verdict
+    from rlvr_envs.verifier import Verifier
+    from rlvr_envs.wrappers import TaskListWrapper, Wrapper
 
 
 def __getattr__(name: str) -> Any:

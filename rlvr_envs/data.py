@@ -73,18 +73,25 @@ def require_fields(
 
 def read_file(path: str | Path) -> list[Record]:
     """Rows from a JSONL, JSON (a list of objects), Parquet or CSV file."""
+    return [row for _, row in read_file_numbered(path)]
+
+
+def read_file_numbered(path: str | Path) -> list[tuple[int, Record]]:
+    """``read_file`` with, for each row, the number a person finds it under: the line of a JSONL
+    file (blank lines counted, so an error message points at the right line), the line of a CSV
+    row (the header is line 1), the 1-based position in a JSON list or a Parquet file."""
     path = Path(path).expanduser()
     if not path.exists():
         raise DataUnavailableError(f"no such data file: {path}")
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
-        rows: list[Record] = []
+        rows: list[tuple[int, Record]] = []
         with path.open(encoding="utf-8") as fh:
             for line_number, line in enumerate(fh, start=1):
                 if not line.strip():
                     continue
                 try:
-                    rows.append(json.loads(line))
+                    rows.append((line_number, json.loads(line)))
                 except json.JSONDecodeError as exc:
                     raise DataUnavailableError(f"{path} line {line_number} is not valid JSON: {exc.msg}") from exc
         return rows
@@ -94,18 +101,24 @@ def read_file(path: str | Path) -> list[Record]:
             loaded = next((v for v in loaded.values() if isinstance(v, list)), None)
         if not isinstance(loaded, list):
             raise DataUnavailableError(f"{path} must hold a list of objects")
-        return loaded
+        return list(enumerate(loaded, start=1))
     if suffix == ".parquet":
         try:
             import pyarrow.parquet as pq
         except ImportError as exc:
             raise DataUnavailableError(f"reading {path} needs pyarrow (pip install pyarrow)") from exc
-        return pq.read_table(path).to_pylist()
+        return list(enumerate(pq.read_table(path).to_pylist(), start=1))
     if suffix == ".csv":
         import csv
 
         with path.open(encoding="utf-8", newline="") as fh:
-            return list(csv.DictReader(fh))
+            reader = csv.DictReader(fh)
+            out: list[tuple[int, Record]] = []
+            start = 2  # the header is line 1; a row ends on reader.line_num (quoted newlines span lines)
+            for row in reader:
+                out.append((start, dict(row)))
+                start = reader.line_num + 1
+            return out
     raise DataUnavailableError(f"{path}: unsupported file type {suffix!r} (use .jsonl, .json, .parquet or .csv)")
 
 
@@ -115,6 +128,28 @@ def records_from(data: Any, split: str | None = None, limit: int | None = None) 
         raise DataError(f"limit= must be a non-negative integer, got {limit!r}")
     rows = _records(data, split)
     return rows if limit is None else rows[:limit]
+
+
+def numbered_records(data: Any, split: str | None = None, limit: int | None = None) -> list[tuple[int, Record]]:
+    """``records_from`` with the number to quote for each row in an error (see ``read_file_numbered``);
+    rows of a list or a ``datasets`` object are numbered from 1 in order. Use it with
+    ``require_fields(row, ..., row_number=number)``."""
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 0):
+        raise DataError(f"limit= must be a non-negative integer, got {limit!r}")
+    if isinstance(data, (str, Path)):
+        rows = read_file_numbered(data)
+    else:
+        rows = list(enumerate(_records(data, split), start=1))
+    return rows if limit is None else rows[:limit]
+
+
+def source_name(data: Any) -> str:
+    """How an error message names a data source: the path, or the kind of object."""
+    if isinstance(data, (str, Path)):
+        return str(data)
+    if hasattr(data, "column_names"):
+        return "the datasets object"
+    return "the data rows"
 
 
 def _records(data: Any, split: str | None) -> list[Record]:

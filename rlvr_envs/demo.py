@@ -1,14 +1,14 @@
-"""``make demo``: a tour of the hub, then the end-to-end training demo when it is installed.
+"""The core's tour of the hub: the first half of ``make demo``.
 
 The tour lists the environments, resets one, and verifies a correct and a wrong
-completion. With ``rlvr_trainers`` installed it then hands over to the training demo
-(tiny model, SFT warm start, profiling, DAPO, held-out evaluation).
+completion. ``make demo`` then runs the training demo (``python -m rlvr_trainers.demo``:
+tiny model, SFT warm start, profiling, DAPO, held-out evaluation) as a second command, so the
+core never imports the trainers.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
 from collections.abc import Sequence
 
@@ -65,18 +65,9 @@ def tour() -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rlvr_envs.demo", description=__doc__)
-    parser.add_argument("--tour-only", action="store_true", help="skip the training demo")
-    args, rest = parser.parse_known_args(argv)
-    status = tour()
-    if args.tour_only or status:
-        return status
-    if importlib.util.find_spec("rlvr_trainers") is None:
-        print("\n(rlvr_trainers is not installed: skipping the training demo)")
-        return 0
-    from rlvr_trainers.demo import main as train_demo
-
-    print("\n== end-to-end training demo ==", flush=True)
-    return int(train_demo(rest) or 0)
+    parser.add_argument("--tour-only", action="store_true", help="(the default now; kept for old scripts)")
+    parser.parse_args(argv)
+    return tour()
 
 
 if __name__ == "__main__":

@@ -9,72 +9,31 @@ from __future__ import annotations
 
 import copy
 import random
-import time
+import warnings
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, SupportsIndex, overload
 
 import gymnasium
 import numpy as np
 
+from rlvr_envs.errors import ConfigurationError, SampleExhaustedWarning
 from rlvr_envs.formats import PromptFormat, get_format
-from rlvr_envs.types import Reason, Task, Verdict
+from rlvr_envs.types import Task, Verdict
+
+# Re-exported: these lived here before ``rlvr_envs.verifier`` (families import them from either).
+from rlvr_envs.verifier import (  # noqa: F401
+    DEFAULT_MAX_COMPLETION_CHARS,
+    DEFAULT_TIME_BUDGET_S,
+    Verifier,
+    guard_completion,
+    run_verifier,
+)
 
 if TYPE_CHECKING:
     from rlvr_envs.pool import VerificationPool
-    from rlvr_envs.registration import EnvSpec
-
-DEFAULT_MAX_COMPLETION_CHARS = 2_000_000
-"""Completions longer than this are refused (``format_error``) without being parsed."""
-
-DEFAULT_TIME_BUDGET_S = 2.0
-
-
-class Verifier(ABC):
-    """Decides whether a completion solves a task.
-
-    Holds configuration only (no task data), pickles small, and is a pure function of its
-    arguments. It should return a ``Verdict`` for any input; the env and the pool turn an
-    exception that escapes anyway into ``verifier_error``, and a call that runs past
-    ``time_budget_s`` into ``timeout``.
-    """
-
-    time_budget_s: float = DEFAULT_TIME_BUDGET_S
-
-    @abstractmethod
-    def verify(self, task: Task, completion: str) -> Verdict: ...
-
-    def __call__(self, task: Task, completion: str) -> Verdict:
-        return self.verify(task, completion)
-
-
-def guard_completion(completion: object, max_chars: int) -> Verdict | None:
-    """A verdict for completions that must not reach a verifier at all, else None."""
-    if not isinstance(completion, str):
-        return Verdict.failure(
-            Reason.FORMAT_ERROR, details={"error": f"completion must be str, got {type(completion).__name__}"}
-        )
-    if len(completion) > max_chars:
-        return Verdict.failure(
-            Reason.FORMAT_ERROR,
-            details={"error": f"completion has {len(completion)} characters; the cap is {max_chars}"},
-        )
-    return None
-
-
-def run_verifier(verifier: Verifier, task: Task, completion: object, max_chars: int) -> Verdict:
-    """Call a verifier in-process, turning bad input and escaped exceptions into verdicts."""
-    start = time.perf_counter()
-    verdict = guard_completion(completion, max_chars)
-    if verdict is None:
-        try:
-            verdict = verifier.verify(task, completion)  # type: ignore[arg-type]
-            if not isinstance(verdict, Verdict):
-                raise TypeError(f"verifier returned {type(verdict).__name__}, not Verdict")
-        except Exception as exc:
-            verdict = Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"{type(exc).__name__}: {exc}"[:500]})
-    return verdict.timed(time.perf_counter() - start)
+    from rlvr_envs.specs import EnvSpec
 
 
 class TextSpace(gymnasium.spaces.Text):
@@ -102,10 +61,15 @@ class Env(gymnasium.Env[str, str], ABC):
         pool: a ``VerificationPool`` to use instead of the shared default one.
         time_budget_s: per-verification budget; defaults to the verifier's.
         max_completion_chars: completions longer than this get ``format_error`` unread.
+        limit: keep at most this many tasks (the first ones of a dataset; a procedural env's
+            fixed ``tasks`` view). The same option in every family.
     """
 
     family: ClassVar[str] = ""
     default_prompt_format: ClassVar[str] = "plain"
+    prompt_formats: ClassVar[Mapping[str, PromptFormat]] = {}
+    """Prompt formats this env class owns, selectable by name (``make(id, prompt_format="code")``)
+    besides the built-in ones; a family declares them here instead of filling a global table."""
     public_metadata_keys: ClassVar[tuple[str, ...]] = ()
     """Task metadata keys safe to show the policy in ``info`` (never anything answer-bearing)."""
 
@@ -122,13 +86,15 @@ class Env(gymnasium.Env[str, str], ABC):
         time_budget_s: float | None = None,
         max_completion_chars: int = DEFAULT_MAX_COMPLETION_CHARS,
         max_prompt_chars: int = 1_000_000,
+        limit: int | None = None,
     ) -> None:
+        self.limit = check_limit(limit)
         if max_turns < 1:
             raise ValueError(f"max_turns must be at least 1, got {max_turns}")
         if isolation not in ("pool", "inline"):
             raise ValueError(f"isolation must be 'pool' or 'inline', got {isolation!r}")
         self.verifier = verifier
-        self.prompt_format = get_format(prompt_format or self.default_prompt_format)
+        self.prompt_format = self.resolve_format(prompt_format or self.default_prompt_format)
         self.max_turns = max_turns
         self.isolation = isolation
         self._pool = pool
@@ -137,8 +103,27 @@ class Env(gymnasium.Env[str, str], ABC):
         self.observation_space = TextSpace(max_prompt_chars)
         self.action_space = TextSpace(max_completion_chars)
         self.env_spec: EnvSpec | None = None
+        """The registry's spec (set by ``make``); ``spec`` holds Gymnasium's form of it."""
         self._task: Task | None = None
         self._turn = 0
+
+    @classmethod
+    def resolve_format(cls, fmt: str | PromptFormat) -> PromptFormat:
+        """A format by name: the class's own (``prompt_formats``) first, then the built-in ones."""
+        if isinstance(fmt, PromptFormat):
+            return fmt
+        own = cls.prompt_formats.get(fmt) if isinstance(fmt, str) else None
+        if own is not None:
+            return own
+        try:
+            return get_format(fmt)
+        except ValueError:
+            from rlvr_envs.formats import PROMPT_FORMATS
+
+            choices = sorted(set(cls.prompt_formats) | set(PROMPT_FORMATS))
+            raise ConfigurationError(
+                f"unknown prompt format {fmt!r} for {cls.__name__}; choose from {choices}"
+            ) from None
 
     # -- identity ------------------------------------------------------------------------------
     @property
@@ -156,14 +141,12 @@ class Env(gymnasium.Env[str, str], ABC):
         return False
 
     def sample(self, n: int, seed: int | None = None) -> list[Task]:
-        """``n`` tasks drawn with ``seed`` (without replacement while the data lasts)."""
-        if n < 0:
-            raise ValueError(f"n must be non-negative, got {n}")
-        rng = random.Random(seed)
-        tasks = self.tasks
-        if n <= len(tasks):
-            return [tasks[i] for i in rng.sample(range(len(tasks)), n)]
-        return [tasks[rng.randrange(len(tasks))] for _ in range(n)]
+        """``n`` tasks drawn with ``seed``: without replacement while the data lasts.
+
+        Asking for more than the env holds draws every task once, then again in a fresh order,
+        with a ``SampleExhaustedWarning`` (so 100 draws from 60 tasks give all 60).
+        """
+        return sample_without_replacement(self.tasks, n, seed, self.env_id)
 
     def get_task(self, task_id: str) -> Task:
         for task in self.tasks:
@@ -303,6 +286,8 @@ class DatasetEnv(Env):
     @cached_property
     def _tasks(self) -> Sequence[Task]:
         tasks = list(self._load_tasks())
+        if self.limit is not None:
+            tasks = tasks[: self.limit]
         if not tasks:
             raise ValueError(f"{self.env_id}: the data source holds no tasks")
         return tasks
@@ -362,9 +347,10 @@ class ProceduralEnv(Env):
         self, verifier: Verifier, *, size: int = 1000, seed: int = 0, level: int | None = None, **kwargs: Any
     ) -> None:
         super().__init__(verifier, **kwargs)
-        if size < 1:
-            raise ValueError(f"size must be at least 1, got {size}")
-        self.size = size
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise ConfigurationError(f"size must be a positive integer, got {size!r}")
+        # limit= caps the fixed view, as it caps a dataset: the same option in every family.
+        self.size = size if self.limit is None else min(size, self.limit)
         self.seed = seed
         self.level: int | None = None
         if level is not None or self.max_level is not None:
@@ -375,7 +361,7 @@ class ProceduralEnv(Env):
         if self.max_level is None:
             raise TypeError(f"{type(self).__name__} has no difficulty levels")
         if not isinstance(level, int) or not 1 <= level <= self.max_level:
-            raise ValueError(f"level must be an integer in 1..{self.max_level}, got {level!r}")
+            raise ConfigurationError(f"level must be an integer in 1..{self.max_level}, got {level!r}")
         self.level = level
         self.__dict__.pop("_tasks", None)
 
@@ -400,9 +386,27 @@ class ProceduralEnv(Env):
     def tasks(self) -> Sequence[Task]:
         return self._tasks
 
+    def distinct_tasks(self) -> int | None:
+        """How many distinct tasks the generator can make at the current settings, when that is
+        small enough to matter (``sample`` warns past it); None for practically unlimited."""
+        spec = self.env_spec
+        known = spec.distinct_tasks if spec is not None else None
+        if isinstance(known, Mapping):
+            return known.get(self.level) if self.level is not None else None
+        return known
+
     def sample(self, n: int, seed: int | None = None) -> list[Task]:
-        if n < 0:
-            raise ValueError(f"n must be non-negative, got {n}")
+        """``n`` fresh tasks from seeds drawn with ``seed`` (unlimited)."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise ValueError(f"n must be a non-negative integer, got {n!r}")
+        distinct = self.distinct_tasks()
+        if distinct is not None and n > distinct:
+            warnings.warn(
+                f"{self.env_id}: sample({n}) asked for more than the {distinct} distinct tasks it can make"
+                f"{'' if self.level is None else f' at level {self.level}'}; tasks will repeat",
+                SampleExhaustedWarning,
+                stacklevel=2,
+            )
         rng = random.Random(seed)
         return [self.task_from_seed(rng.getrandbits(48)) for _ in range(n)]
 
@@ -416,3 +420,31 @@ class ProceduralEnv(Env):
 
     def _draw_task(self) -> Task:
         return self.task_from_seed(int(self.np_random.integers(np.iinfo(np.int64).max)))
+
+
+def check_limit(limit: object) -> int | None:
+    if limit is None:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise ConfigurationError(f"limit= must be a positive integer, got {limit!r}")
+    return limit
+
+
+def sample_without_replacement(tasks: Sequence[Task], n: int, seed: int | None, env_id: str) -> list[Task]:
+    """``n`` of ``tasks`` drawn with ``seed``: every task once before any twice, with a warning then."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise ValueError(f"n must be a non-negative integer, got {n!r}")
+    rng = random.Random(seed)
+    size = len(tasks)
+    if n <= size:
+        return [tasks[i] for i in rng.sample(range(size), n)]
+    warnings.warn(
+        f"{env_id}: sample({n}) asked for more than its {size} distinct tasks; every task was drawn once, "
+        f"then again in a fresh order ({n - size} repeats)",
+        SampleExhaustedWarning,
+        stacklevel=3,
+    )
+    out: list[Task] = []
+    while len(out) < n:
+        out.extend(tasks[i] for i in rng.sample(range(size), min(size, n - len(out))))
+    return out

@@ -2,9 +2,38 @@
 
 Errors about *data* (a file, a row, a Hub download) are raised when an env is made or its tasks
 are loaded, never while verifying model output: verification returns a ``Verdict`` instead.
+Each class also derives from the built-in a caller would naturally catch (``KeyError`` for an
+unknown id, ``ValueError`` for a bad row, ``ImportError`` for a plugin that does not import), so
+code written against the built-ins keeps working.
+
+```
+RlvrEnvsError
+├── DataError (ValueError)                    a data row is unusable
+├── DataUnavailableError (RuntimeError)       the data cannot be had (offline, missing file)
+├── RegistryError
+│   ├── UnknownEnvError (KeyError)            no environment has this name
+│   │   └── UnknownVersionError               the name exists, not at this version
+│   ├── PluginLoadError (ImportError)         a plugin or an entry point did not load
+│   └── RegistrationError (ValueError)        a malformed or conflicting registration
+└── ConfigurationError (ValueError)           an option an env does not accept (bad level, band...)
+```
 """
 
 from __future__ import annotations
+
+__all__ = [
+    "ConfigurationError",
+    "DataError",
+    "DataUnavailableError",
+    "DeprecatedEnvWarning",
+    "PluginLoadError",
+    "RegistrationError",
+    "RegistryError",
+    "RlvrEnvsError",
+    "SampleExhaustedWarning",
+    "UnknownEnvError",
+    "UnknownVersionError",
+]
 
 
 class RlvrEnvsError(Exception):
@@ -21,3 +50,38 @@ class DataError(RlvrEnvsError, ValueError):
 
 class DataUnavailableError(RlvrEnvsError, RuntimeError):
     """The data of an environment cannot be had (offline, missing file, unreadable format)."""
+
+
+class ConfigurationError(RlvrEnvsError, ValueError):
+    """An option the environment (or a filter, a curriculum) does not accept."""
+
+
+class RegistryError(RlvrEnvsError):
+    """Base class of registry errors."""
+
+
+class UnknownEnvError(RegistryError, KeyError):
+    """No environment has this name."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
+class UnknownVersionError(UnknownEnvError):
+    """The name exists but not at this version."""
+
+
+class PluginLoadError(RegistryError, ImportError):
+    """A plugin family (or an entry point of one) could not be loaded."""
+
+
+class RegistrationError(RegistryError, ValueError):
+    """A malformed or conflicting registration."""
+
+
+class DeprecatedEnvWarning(UserWarning):
+    """The requested environment version is deprecated."""
+
+
+class SampleExhaustedWarning(UserWarning):
+    """``sample(n)`` asked for more tasks than the env holds: every task was drawn, then some again."""

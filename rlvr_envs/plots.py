@@ -34,12 +34,11 @@ def _save(fig: Any, path: str | Path) -> Path:
 
 def plot_difficulty_card(card: DifficultyCard, path: str | Path) -> Path:
     """Pass-rate histogram with the target band shaded, plus the band counts."""
-    from rlvr_envs.difficulty.card import HISTOGRAM_BINS
-
     plt = _pyplot()
+    bins = len(card.histogram)  # the card's own binning: plots never imports the difficulty package
     fig, (ax_hist, ax_bands) = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw={"width_ratios": [3, 2]})
-    edges = [i / HISTOGRAM_BINS for i in range(HISTOGRAM_BINS)]
-    ax_hist.bar(edges, card.histogram, width=1 / HISTOGRAM_BINS, align="edge", color="#4c72b0", edgecolor="white")
+    edges = [i / bins for i in range(bins)]
+    ax_hist.bar(edges, card.histogram, width=1 / bins, align="edge", color="#4c72b0", edgecolor="white")
     ax_hist.axvspan(card.band[0], card.band[1], color="#55a868", alpha=0.15, label="target band")
     ax_hist.set_xlim(0, 1)
     ax_hist.set_xlabel("measured pass rate")

@@ -10,91 +10,48 @@ that fails to load is reported against its own ids and never breaks the others.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import importlib
-import re
 import threading
 import warnings
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
+
+# The errors live in rlvr_envs.errors; re-exported here where they were first defined.
+from rlvr_envs.errors import (
+    DeprecatedEnvWarning,
+    PluginLoadError,
+    RegistrationError,
+    RegistryError,
+    UnknownEnvError,
+    UnknownVersionError,
+)
+from rlvr_envs.specs import EnvSpec, check_defaults, check_entry_point, check_metadata, parse_id
 
 if TYPE_CHECKING:
     from rlvr_envs.env import Env
 
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "DeprecatedEnvWarning",
+    "EnvSpec",
+    "PluginLoadError",
+    "RegistrationError",
+    "Registry",
+    "RegistryError",
+    "UnknownEnvError",
+    "UnknownVersionError",
+    "load_entry_point",
+    "make",
+    "parse_id",
+    "register",
+    "registry",
+    "spec",
+]
+
 ENTRY_POINT_GROUP = "rlvr_envs.envs"
-_ID_PATTERN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9_.\-]*?)(?:-v(?P<version>\d+))?$")
-
-
-class RegistryError(Exception):
-    """Base class of registry errors."""
-
-
-class UnknownEnvError(RegistryError, KeyError):
-    """No environment has this name."""
-
-    def __str__(self) -> str:  # KeyError would repr() the message
-        return str(self.args[0]) if self.args else ""
-
-
-class UnknownVersionError(UnknownEnvError):
-    """The name exists but not at this version."""
-
-
-class PluginLoadError(RegistryError, ImportError):
-    """A plugin family (or an entry point of one) could not be loaded."""
-
-
-class RegistrationError(RegistryError, ValueError):
-    """A malformed or conflicting registration."""
-
-
-class DeprecatedEnvWarning(UserWarning):
-    """The requested environment version is deprecated."""
-
-
-def parse_id(env_id: str) -> tuple[str, int | None]:
-    """Split ``"math-aime-v0"`` into ``("math-aime", 0)``; a bare name gives version None."""
-    if not isinstance(env_id, str):
-        raise RegistrationError(f"environment ids are strings, got {type(env_id).__name__}")
-    match = _ID_PATTERN.match(env_id)
-    if match is None:
-        raise RegistrationError(
-            f"malformed environment id {env_id!r}: expected 'family-name-vN' (letters, digits, '_', '-', '.')"
-        )
-    version = match.group("version")
-    return match.group("name"), None if version is None else int(version)
-
-
-@dataclass(frozen=True)
-class EnvSpec:
-    """Everything the registry knows about one versioned id, without importing its code."""
-
-    id: str
-    name: str
-    version: int
-    entry_point: str | Callable[..., Any]
-    family: str
-    kwargs: Mapping[str, Any] = field(default_factory=dict)
-    description: str = ""
-    data_source: str = ""
-    size: int | None = None
-    """Number of tasks, or None for a procedural (unbounded) env or one over the user's data."""
-    user_data: bool = False
-    """True for a generic id whose tasks come from the user (``make(id, data=...)``)."""
-    difficulty_fields: tuple[str, ...] = ()
-    deprecated: str | None = None
-    plugin: str | None = None
-
-    @property
-    def size_label(self) -> str:
-        if self.size is not None:
-            return str(self.size)
-        return "user data" if self.user_data else "procedural"
-
-    def make(self, **kwargs: Any) -> Env:
-        return make(self.id, **kwargs)
 
 
 def load_entry_point(entry_point: str | Callable[..., Any]) -> Callable[..., Any]:
@@ -129,6 +86,7 @@ class Registry(Mapping[str, EnvSpec]):
         id: str,
         entry_point: str | Callable[..., Any],
         *,
+        kwargs: Mapping[str, Any] | None = None,
         family: str | None = None,
         description: str = "",
         data_source: str = "",
@@ -136,21 +94,48 @@ class Registry(Mapping[str, EnvSpec]):
         user_data: bool = False,
         difficulty_fields: tuple[str, ...] | list[str] = (),
         deprecated: str | None = None,
+        distinct_tasks: int | Mapping[int, int] | None = None,
         override: bool = False,
-        **kwargs: Any,
+        **defaults: Any,
     ) -> EnvSpec:
+        """Register ``id`` (with a ``-vN`` suffix) for ``entry_point``; nothing is imported.
+
+        Env defaults go in ``kwargs={...}`` (Gymnasium's form) or, as before, as extra keywords;
+        an extra keyword that looks like a misspelt option (``data_sorce=``) is refused at once.
+        """
         name, version = parse_id(id)
         if version is None:
             raise RegistrationError(f"register {id!r} with a version suffix, e.g. '{id}-v0'")
-        if not (callable(entry_point) or (isinstance(entry_point, str) and ":" in entry_point)):
-            raise RegistrationError(f"entry point for {id!r} must be 'module:attr' or a callable")
+        check_entry_point(entry_point, id)
+        if kwargs is not None and not isinstance(kwargs, Mapping):
+            raise RegistrationError(f"{id}: kwargs= must be a mapping of env defaults, got {type(kwargs).__name__}")
+        check_defaults(id, defaults)
+        env_kwargs = dict(kwargs or {})
+        both = sorted(set(env_kwargs) & set(defaults))
+        if both:
+            raise RegistrationError(f"{id}: {both} given both in kwargs= and as keywords")
+        env_kwargs.update(defaults)
+        bad_keys = [k for k in env_kwargs if not isinstance(k, str) or not k.isidentifier()]
+        if bad_keys:
+            raise RegistrationError(f"{id}: env defaults {bad_keys} are not valid keyword argument names")
+        check_metadata(
+            id,
+            family=family,
+            description=description,
+            data_source=data_source,
+            size=size,
+            user_data=user_data,
+            difficulty_fields=difficulty_fields,
+            deprecated=deprecated,
+            distinct_tasks=distinct_tasks,
+        )
         spec = EnvSpec(
             id=id,
             name=name,
             version=version,
             entry_point=entry_point,
             family=family or name.split("-", 1)[0],
-            kwargs=dict(kwargs),
+            kwargs=env_kwargs,
             description=description,
             data_source=data_source,
             size=size,
@@ -158,6 +143,7 @@ class Registry(Mapping[str, EnvSpec]):
             difficulty_fields=tuple(difficulty_fields),
             deprecated=deprecated,
             plugin=self._loading_plugin,
+            distinct_tasks=dict(distinct_tasks) if isinstance(distinct_tasks, Mapping) else distinct_tasks,
         )
         with self._lock:
             existing = self._specs.get(id)
@@ -168,6 +154,23 @@ class Registry(Mapping[str, EnvSpec]):
                 )
             self._specs[id] = spec
         return spec
+
+    def unregister(self, env_id: str) -> None:
+        """Forget one versioned id (tests, notebooks)."""
+        with self._lock:
+            self._specs.pop(env_id, None)
+
+    @contextlib.contextmanager
+    def isolated(self) -> Iterator[Registry]:
+        """Registrations made inside the block are forgotten after it (what the tests use)."""
+        with self._lock:
+            saved = dict(self._specs), set(self._loaded_targets), dict(self._plugin_errors)
+        try:
+            yield self
+        finally:
+            with self._lock:
+                # Plugins first loaded inside the block are forgotten too, so they load again later.
+                self._specs, self._loaded_targets, self._plugin_errors = saved
 
     # -- plugins -----------------------------------------------------------------------------
     def _plugin_entry_points(self) -> dict[str, list[metadata.EntryPoint]]:
@@ -204,6 +207,20 @@ class Registry(Mapping[str, EnvSpec]):
         with self._lock:
             for plugin in list(self._plugin_entry_points()):
                 self._load_plugin(plugin)
+
+    def family_matches(self, spec: EnvSpec, name: str) -> bool:
+        """Whether ``name`` designates ``spec``'s family: the family (``rg``), its plugin's entry-point
+        name, or its distribution's name with or without ``rlvr-envs-`` (``reasoning-gym``)."""
+        wanted = _norm(name)
+        if wanted in (_norm(spec.family), _norm(spec.plugin or "")):
+            return True
+        for ep in self._plugin_entry_points().get(spec.plugin or "", []):
+            dist = getattr(ep, "dist", None)
+            if dist is not None:
+                full = _norm(dist.name)
+                if wanted in (full, full.removeprefix("rlvr-envs-")):
+                    return True
+        return False
 
     @property
     def plugin_errors(self) -> dict[str, PluginLoadError]:
@@ -286,28 +303,57 @@ class Registry(Mapping[str, EnvSpec]):
         return [by_name[n] for n in sorted(by_name)]
 
 
+def _norm(name: str) -> str:
+    return name.strip().lower().replace("_", "-")
+
+
 registry = Registry()
 
 
-def register(id: str, entry_point: str | Callable[..., Any], **kwargs: Any) -> EnvSpec:
+def register(id: str, entry_point: str | Callable[..., Any], **options: Any) -> EnvSpec:
     """Register an environment id. See ``Registry.register`` for the options."""
-    return registry.register(id, entry_point, **kwargs)
+    return registry.register(id, entry_point, **options)
 
 
 def spec(env_id: str) -> EnvSpec:
     """The spec of ``env_id`` (latest version when none is given)."""
-    return registry.resolve(env_id)
+    return registry.resolve(_import_module_of(env_id))
 
 
-def make(env_id: str, **kwargs: Any) -> Env:
+def _import_module_of(env_id: str) -> str:
+    """``"my_pkg.envs:parity-v0"`` imports ``my_pkg.envs`` (which registers) and gives ``parity-v0``.
+
+    Gymnasium's form, for a package that registers its ids on import instead of through an
+    entry point (a notebook, a package that is not installed).
+    """
+    if not isinstance(env_id, str) or ":" not in env_id:
+        return env_id
+    module, _, bare = env_id.partition(":")
+    try:
+        importlib.import_module(module)
+    except ImportError as exc:
+        raise PluginLoadError(f"cannot import {module!r} to register {bare!r}: {type(exc).__name__}: {exc}") from exc
+    return bare
+
+
+def make(
+    env_id: str,
+    *,
+    pass_rate_band: tuple[float, float] | None = None,
+    profile: Any = None,
+    pass_rate_sampler: Any = None,
+    **kwargs: Any,
+) -> Env:
     """Create an environment by id; ``kwargs`` override the registered defaults.
 
+    ``env_id`` may be ``"package.module:id"``: the module is imported first (it registers the id).
     ``pass_rate_band=(lo, hi)``, ``profile=PATH`` and ``pass_rate_sampler=FINGERPRINT`` keep only
-    the tasks whose pass rate measured by ``rlvr-envs profile`` lies in the band.
+    the tasks whose pass rate measured by ``rlvr-envs profile`` lies in the band (default band
+    0.2-0.8 when only ``profile`` is given); they never reach the env's constructor.
     """
     from rlvr_envs.env import Env
 
-    env_spec = registry.resolve(env_id)
+    env_spec = registry.resolve(_import_module_of(env_id))
     if env_spec.deprecated is not None:
         warnings.warn(f"{env_spec.id} is deprecated: {env_spec.deprecated}", DeprecatedEnvWarning, stacklevel=2)
     try:
@@ -316,16 +362,16 @@ def make(env_id: str, **kwargs: Any) -> Env:
         raise PluginLoadError(
             f"cannot load the entry point {env_spec.entry_point!r} of {env_spec.id}: {type(exc).__name__}: {exc}"
         ) from exc
-    band = kwargs.pop("pass_rate_band", None)
-    profile = kwargs.pop("profile", None)
-    sampler = kwargs.pop("pass_rate_sampler", None)
-    env = factory(**{**env_spec.kwargs, **kwargs})
+    merged = {**env_spec.kwargs, **kwargs}
+    env = factory(**merged)
     if not isinstance(env, Env):
         raise RegistrationError(f"entry point of {env_spec.id} returned {type(env).__name__}, not rlvr_envs.Env")
     env.env_spec = env_spec
-    if band is not None or profile is not None:
+    env.spec = env_spec.to_gymnasium(merged)
+    if pass_rate_band is not None or profile is not None or pass_rate_sampler is not None:
         # Keep only the tasks whose measured pass rate lies in the band (see rlvr_envs.difficulty).
         from rlvr_envs.difficulty.filter import filter_env
 
-        env = filter_env(env, band=band if band is not None else (0.2, 0.8), profile=profile, sampler=sampler)
+        band = pass_rate_band if pass_rate_band is not None else (0.2, 0.8)
+        env = filter_env(env, band=band, profile=profile, sampler=pass_rate_sampler)
     return env

@@ -2,24 +2,38 @@
 
 Plugin authors run it in their own test suites, exactly as this project does over every
 registered id. It raises ``ConformanceError`` listing every broken promise at once.
+
+From a third party's own pytest, either call ``check_env`` in a test, or enable the plugin
+(``pytest -p rlvr_envs.testing``, or ``pytest_plugins = ["rlvr_envs.testing"]`` in a
+``conftest.py``) and use its fixture::
+
+    def test_my_ids_conform(rlvr_conformance):
+        rlvr_conformance("parity-v0")              # make(id) then check_env, with a 1-worker pool
+        rlvr_conformance(my_env, n_tasks=5)        # or an env made any other way
+
+Offline conformance data: envs whose presets need data pass it as ``make`` keywords (the
+fixture forwards ``**make_kwargs``); keep small copies under ``tests/conformance_data/`` of the
+package and point ``data=`` there, so the check never needs the network.
 """
 
 from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rlvr_envs.env import Env, Verifier
+from rlvr_envs.env import Env
+from rlvr_envs.errors import RlvrEnvsError
 from rlvr_envs.extract import extract_answer
 from rlvr_envs.types import Reason, Task, Verdict
+from rlvr_envs.verifier import Verifier
 
 ADVERSARIAL_COMPLETIONS: tuple[str, ...] = ("", "I don't know", "True", "False", "None")
 
 
-class ConformanceError(AssertionError):
+class ConformanceError(RlvrEnvsError, AssertionError):
     """An environment broke one or more of the promises ``check_env`` checks."""
 
 
@@ -157,3 +171,39 @@ class ExactAnswerVerifier(Verifier):
         if found.text.strip() == str(task.answer):
             return Verdict.correct(found.text)
         return Verdict.failure(Reason.WRONG, extracted=found.text)
+
+
+def check_id(env_id: str, *, n_tasks: int = 3, seeds: Sequence[int] = (0, 1), **make_kwargs: Any) -> ConformanceReport:
+    """``make(env_id, **make_kwargs)`` on a one-worker pool of its own, then ``check_env``."""
+    import rlvr_envs
+    from rlvr_envs.pool import VerificationPool
+
+    with VerificationPool(1) as pool:
+        env = rlvr_envs.make(env_id, pool=pool, **make_kwargs)
+        return check_env(env, n_tasks=n_tasks, seeds=seeds)
+
+
+# -- pytest plugin: ``pytest -p rlvr_envs.testing`` ------------------------------------------------
+try:  # pytest is a test-time dependency only; the kit itself works without it
+    import pytest as _pytest
+except ImportError:  # pragma: no cover
+    _pytest = None  # type: ignore[assignment]
+
+if _pytest is not None:
+
+    @_pytest.fixture
+    def rlvr_conformance() -> Iterator[Callable[..., ConformanceReport]]:
+        """Check an id (made with the given ``make`` keywords) or an env; fails the test on any break."""
+        import rlvr_envs
+
+        with rlvr_envs.registry.isolated():
+
+            def run(target: str | Env, **kwargs: Any) -> ConformanceReport:
+                if isinstance(target, Env):
+                    return check_env(target, **kwargs)
+                check_keys = {"n_tasks", "seeds"}
+                checks = {k: v for k, v in kwargs.items() if k in check_keys}
+                make_kwargs = {k: v for k, v in kwargs.items() if k not in check_keys}
+                return check_id(target, **checks, **make_kwargs)
+
+            yield run

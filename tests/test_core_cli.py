@@ -95,3 +95,106 @@ def test_env_args_parse_json_values():
 def test_no_command_prints_help(capsys):
     assert main([]) == 2
     assert "rlvr-envs" in capsys.readouterr().out
+
+
+# -- subcommands from the rlvr_envs.cli entry-point group ---------------------------------------
+
+CLI_GOOD = """
+def add_parsers(subparsers):
+    p = subparsers.add_parser("hello", help="say hello (from a plugin)")
+    p.add_argument("--name", default="world")
+    p.set_defaults(func=lambda args: print(f"hello {args.name}") or 0)
+"""
+CLI_TRAIN = """
+def add_parsers(subparsers):
+    p = subparsers.add_parser("train", help="the plugin's trainer")
+    p.add_argument("--config", required=True)
+    p.set_defaults(func=lambda args: print(f"plugin train {args.config}") or 0)
+"""
+CLI_CLASH = """
+def add_parsers(subparsers):
+    subparsers.add_parser("extra", help="added before the clash").set_defaults(func=lambda a: 0)
+    subparsers.add_parser("list", help="tries to take a core command")
+"""
+CLI_BROKEN = "raise RuntimeError('cli plugin broken on purpose')\n"
+
+
+def _fake_cli_plugins(tmp_path, plugins):
+    for ep_name, source in plugins.items():
+        module = f"cliplug_{ep_name}"
+        (tmp_path / f"{module}.py").write_text(source)
+        dist = tmp_path / f"{module}-0.1.dist-info"
+        dist.mkdir()
+        (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\nVersion: 0.1\n")
+        (dist / "entry_points.txt").write_text(f"[rlvr_envs.cli]\n{ep_name} = {module}:add_parsers\n")
+
+
+def _cli(tmp_path, *argv):
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), os.getcwd()]))
+    code = "import sys; from rlvr_envs.cli import main; sys.exit(main(sys.argv[1:]))"
+    return subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_plugins_add_subcommands_and_a_broken_one_only_warns(tmp_path):
+    _fake_cli_plugins(tmp_path, {"good": CLI_GOOD, "broken": CLI_BROKEN, "clash": CLI_CLASH})
+    proc = _cli(tmp_path, "hello", "--name", "plugin")
+    assert proc.returncode == 0 and proc.stdout.strip() == "hello plugin", proc.stderr
+    assert "cli plugin broken on purpose" in proc.stderr and "'broken'" in proc.stderr
+    assert "wants the command 'list'" in proc.stderr
+    helped = _cli(tmp_path, "--help")
+    assert helped.returncode == 0 and "hello" in helped.stdout and "say hello" in helped.stdout
+    assert "added before the clash" not in helped.stdout  # a plugin that failed half-way adds nothing
+    listed = _cli(tmp_path, "list", "--family", "no-such-family")
+    assert listed.returncode == 0 and "0 environment(s)" in listed.stdout
+    assert "broken on purpose" not in listed.stderr  # a core command does not even import the plugins
+
+
+def _only_these_cli_plugins(monkeypatch, tmp_path, plugins):
+    """In this process, the rlvr_envs.cli group holds exactly ``plugins`` (not the installed ones)."""
+    from importlib import metadata
+
+    import rlvr_envs.cli as cli
+
+    for ep_name, source in plugins.items():
+        (tmp_path / f"cliplug_{ep_name}.py").write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    eps = [metadata.EntryPoint(n, f"cliplug_{n}:add_parsers", cli.ENTRY_POINT_GROUP) for n in plugins]
+    monkeypatch.setattr(cli, "plugin_entry_points", lambda: eps)
+
+
+def test_a_plugin_takes_over_train_from_the_core_fallback(tmp_path, monkeypatch, capsys):
+    _only_these_cli_plugins(monkeypatch, tmp_path, {"trainers": CLI_TRAIN})
+    assert main(["train", "--config", "x.yaml"]) == 0
+    assert capsys.readouterr().out.strip() == "plugin train x.yaml"
+
+
+def test_a_plugin_that_fails_after_taking_train_gives_the_fallback_back(tmp_path, monkeypatch, capsys):
+    from rlvr_envs.cli import _core_parser
+
+    if "train" not in _core_parser()[2]:
+        pytest.skip("the core has no `train` fallback any more (rlvr-trainers provides it)")
+    half = CLI_TRAIN + "    raise RuntimeError('failed after adding train')\n"
+    _only_these_cli_plugins(monkeypatch, tmp_path, {"trainershalf": half})
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    captured = capsys.readouterr()
+    assert "bundled" in captured.out and "failed after adding train" in captured.err
+
+
+def test_list_accepts_the_family_or_its_distribution_name(capsys):
+    import rlvr_envs
+
+    rlvr_envs.register("toyfam-add-v0", "tests.helpers.toy:ToyAddEnv", family="toyfam", distinct_tasks={1: 10})
+    assert main(["list", "--family", "toyfam"]) == 0
+    out = capsys.readouterr().out
+    assert "toyfam-add-v0" in out and "level 1: 10" in out and "sample() repeats" in out
+    if any(s.family == "rg" for s in rlvr_envs.registry.latest()):
+        counts = []
+        for name in ("rg", "reasoning-gym", "reasoning_gym"):
+            assert main(["list", "--json", "--family", name]) == 0
+            counts.append(len(json.loads(capsys.readouterr().out)))
+        assert counts[0] > 100 and len(set(counts)) == 1

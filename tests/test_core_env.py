@@ -1,9 +1,14 @@
+import warnings
+from typing import ClassVar
+
 import gymnasium
 import pytest
 
 from rlvr_envs import Reason, Task, Verdict
 from rlvr_envs.env import TextSpace
+from rlvr_envs.errors import ConfigurationError, SampleExhaustedWarning
 from rlvr_envs.testing import ConformanceError, check_env
+from rlvr_envs.wrappers import TaskListWrapper, Wrapper
 from tests.helpers.toy import AddVerifier, ToyAddEnv, ToyListEnv
 
 
@@ -91,7 +96,8 @@ def test_dataset_env_sampling_and_lookup():
     env = ToyListEnv(n=5, isolation="inline")
     assert len(env.tasks) == 5 and env.get_task("t3").answer == 6
     assert sorted(t.id for t in env.sample(5, seed=1)) == [f"t{i}" for i in range(5)]
-    assert len(env.sample(12, seed=1)) == 12
+    with pytest.warns(SampleExhaustedWarning, match="sample\\(12\\).*5 distinct"):
+        assert len(env.sample(12, seed=1)) == 12
     with pytest.raises(KeyError):
         env.get_task("t9")
 
@@ -131,3 +137,84 @@ def test_conformance_kit_passes_a_sound_env_and_catches_an_unsound_one():
 def test_tasks_from_other_envs_of_the_family_verify_too(env):
     foreign = Task(id="x", prompt="What is 1 + 1?", answer=2)
     assert env.verify(foreign, "\\boxed{2}").passed
+
+
+def test_sample_past_the_data_draws_every_task_before_any_twice():
+    env = ToyListEnv(n=60, isolation="inline")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len({t.id for t in env.sample(60, seed=3)}) == 60  # no warning while the data lasts
+    with pytest.warns(SampleExhaustedWarning, match="40 repeats"):
+        drawn = env.sample(100, seed=3)
+    assert len(drawn) == 100 and len({t.id for t in drawn}) == 60  # was 48 distinct with replacement
+    counts = {t.id: sum(d.id == t.id for d in drawn) for t in env.tasks}
+    assert set(counts.values()) == {1, 2}
+    with pytest.warns(SampleExhaustedWarning):
+        assert [t.id for t in env.sample(100, seed=3)] == [t.id for t in drawn]  # still deterministic
+    with pytest.raises(ValueError):
+        env.sample(-1)
+
+
+def test_limit_is_the_same_option_for_datasets_and_generators():
+    assert [t.id for t in ToyListEnv(n=9, limit=4).tasks] == ["t0", "t1", "t2", "t3"]
+    assert len(ToyAddEnv(size=50, limit=7).tasks) == 7
+    for bad in (0, -1, 2.5, True, "3"):
+        with pytest.raises(ConfigurationError, match="limit="):
+            ToyListEnv(limit=bad)
+
+
+def test_procedural_env_warns_past_its_distinct_tasks():
+    import rlvr_envs
+
+    rlvr_envs.register("toysmall-add-v0", "tests.helpers.toy:ToyAddEnv", kwargs={"digits": 1}, distinct_tasks=100)
+    env = rlvr_envs.make("toysmall-add", isolation="inline")
+    assert env.distinct_tasks() == 100
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        env.sample(100, seed=0)
+    with pytest.warns(SampleExhaustedWarning, match="100 distinct tasks"):
+        env.sample(101, seed=0)
+
+
+def test_task_list_wrapper_delegates_everything_but_the_tasks():
+    inner = ToyAddEnv(isolation="inline", max_turns=2)
+    chosen = inner.sample(4, seed=5)
+    env = TaskListWrapper(inner, chosen)
+    assert isinstance(env, Wrapper) and env.unwrapped is inner and env.env is inner
+    assert env.prompt_format is inner.prompt_format and env.verifier is inner.verifier and env.digits == 2
+    assert list(env.tasks) == chosen and not env.procedural and env.env_id == inner.env_id
+    assert {env.reset(seed=s)[1]["task_id"] for s in range(30)} <= {t.id for t in chosen}
+    assert env.reset(seed=4)[0] == env.reset(seed=4)[0]
+    _, info = env.reset(options={"task_id": chosen[1].id})
+    assert info["task_id"] == chosen[1].id and env.current_task == chosen[1]
+    obs, reward, terminated, truncated, _ = env.step("\\boxed{-1}")  # the inner env's multi-turn episode
+    assert (reward, terminated, truncated) == (0.0, False, False) and "not accepted" in obs
+    _, reward, terminated, _, info = env.step(env.gold_completion(chosen[1]))
+    assert reward == 1.0 and terminated and info["verdict"].reason is Reason.OK
+    with pytest.raises(KeyError):
+        env.get_task("nope")
+    with pytest.raises(ConfigurationError):
+        TaskListWrapper(inner, [])
+    with pytest.raises(TypeError):
+        Wrapper(object())
+    check_env(env, n_tasks=2, seeds=(0,), use_pool=False)
+
+
+def test_an_env_class_owns_its_prompt_formats_without_a_global_table():
+    from rlvr_envs.formats import PROMPT_FORMATS, PromptFormat, get_format
+
+    shout = PromptFormat("shout", None, "ANSWER IN <answer> TAGS.", "<answer>{answer}</answer>", r".*<answer>.*")
+
+    class ShoutEnv(ToyAddEnv):
+        prompt_formats: ClassVar[dict[str, PromptFormat]] = {"shout": shout}
+
+    env = ShoutEnv(prompt_format="shout", isolation="inline")
+    assert env.prompt_format is shout and env.reset(seed=0)[0].endswith("ANSWER IN <answer> TAGS.")
+    assert ShoutEnv(prompt_format="r1").prompt_format.name == "r1"  # the built-in ones still work
+    assert "shout" not in PROMPT_FORMATS
+    with pytest.raises(ValueError):
+        get_format("shout")
+    with pytest.raises(ConfigurationError, match="choose from.*shout"):
+        ShoutEnv(prompt_format="whisper")
+    with pytest.raises(ConfigurationError):
+        ToyAddEnv(prompt_format="shout")  # another class does not see it

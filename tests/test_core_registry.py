@@ -175,3 +175,144 @@ def test_plugins_load_lazily_and_a_broken_one_only_breaks_its_own_ids(tmp_path):
     assert "badfam" in out["bad_error"] and "broken on purpose" in out["bad_error"]
     assert out["listed"] == ["goodfam-add-v0", "goodfam-list-v0"]
     assert out["errors"] == ["badfam"]
+
+
+# -- errors, registration checks, make() options -----------------------------------------------
+
+
+def test_every_error_derives_from_one_base_and_its_builtin():
+    from rlvr_envs import errors
+
+    assert issubclass(errors.UnknownEnvError, errors.RlvrEnvsError) and issubclass(errors.UnknownEnvError, KeyError)
+    assert issubclass(errors.UnknownVersionError, errors.UnknownEnvError)
+    assert issubclass(errors.PluginLoadError, ImportError) and issubclass(errors.RegistrationError, ValueError)
+    assert issubclass(errors.DataError, ValueError) and issubclass(errors.DataUnavailableError, errors.RlvrEnvsError)
+    from rlvr_envs.difficulty.filter import EmptyFilterError
+    from rlvr_envs.testing import ConformanceError
+
+    assert issubclass(EmptyFilterError, errors.RlvrEnvsError) and issubclass(ConformanceError, errors.RlvrEnvsError)
+    # The registry module still exports them, as the same classes.
+    assert UnknownEnvError is errors.UnknownEnvError and RegistrationError is errors.RegistrationError
+
+
+def test_the_package_ships_py_typed():
+    from importlib import resources
+
+    assert resources.files("rlvr_envs").joinpath("py.typed").is_file()
+
+
+def test_registration_metadata_is_checked_at_once(reg):
+    with pytest.raises(RegistrationError, match="did you mean 'data_source'"):
+        reg.register("toy-add-v0", TOY, data_sorce="typo")
+    with pytest.raises(RegistrationError, match="did you mean 'difficulty_fields'"):
+        reg.register("toy-add-v0", TOY, dificulty_fields=("level",))
+    with pytest.raises(RegistrationError, match="tuple of field names"):
+        reg.register("toy-add-v0", TOY, difficulty_fields="level")  # would have become ('l', 'e', ...)
+    with pytest.raises(RegistrationError, match="size="):
+        reg.register("toy-add-v0", TOY, size="60")
+    with pytest.raises(RegistrationError, match="kwargs= must be a mapping"):
+        reg.register("toy-add-v0", TOY, kwargs=["digits", 1])
+    with pytest.raises(RegistrationError, match="both"):
+        reg.register("toy-add-v0", TOY, kwargs={"digits": 1}, digits=2)
+    with pytest.raises(RegistrationError, match="package.module:attribute"):
+        reg.register("toy-add-v0", "tests.helpers.toy:")
+    assert reg._specs == {}  # nothing half-registered
+
+
+def test_env_defaults_by_kwargs_or_keywords_are_the_same(reg):
+    a = reg.register("toy-add-v0", TOY, kwargs={"digits": 1})
+    b = reg.register("toy-add-v1", TOY, digits=1)
+    assert a.kwargs == b.kwargs == {"digits": 1}
+
+
+def test_make_filter_options_are_keyword_only_and_never_reach_the_env(tmp_path):
+    import inspect
+
+    params = inspect.signature(make).parameters
+    for name in ("pass_rate_band", "profile", "pass_rate_sampler"):
+        assert params[name].kind is inspect.Parameter.KEYWORD_ONLY
+    registry.register("toykw-add-v0", TOY)
+    with pytest.raises(ValueError, match="needs profile"):
+        make("toykw-add", pass_rate_sampler="abc")
+
+
+def test_make_accepts_gymnasiums_module_form(tmp_path, monkeypatch):
+    (tmp_path / "toy_module_form.py").write_text(
+        "import rlvr_envs\nrlvr_envs.register('toymod-add-v0', 'tests.helpers.toy:ToyAddEnv', override=True)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    env = make("toy_module_form:toymod-add", size=3)
+    assert env.env_id == "toymod-add-v0" and len(env.tasks) == 3
+    with pytest.raises(PluginLoadError, match="no_such_module_for_ids"):
+        make("no_such_module_for_ids:x-v0")
+    sys.modules.pop("toy_module_form", None)
+
+
+def test_env_spec_is_gymnasiums_and_rebuilds_the_env():
+    import gymnasium
+
+    registry.register("toygym-add-v0", TOY, kwargs={"digits": 1})
+    env = make("toygym-add", size=4)
+    assert env.env_spec.id == "toygym-add-v0"
+    assert isinstance(env.spec, gymnasium.envs.registration.EnvSpec) and env.spec.id == "rlvr_envs/toygym-add-v0"
+    again = gymnasium.make(env.spec)
+    assert again.unwrapped.env_id == "toygym-add-v0" and again.unwrapped.digits == 1 and len(again.unwrapped.tasks) == 4
+
+
+def test_gymnasium_make_finds_our_ids_after_importing_rlvr_envs_gym(tmp_path):
+    _install_fake_plugins(tmp_path)
+    out = _run(
+        tmp_path,
+        """
+        import json, gymnasium
+        env = gymnasium.make("rlvr_envs.gym:rlvr_envs/goodfam-add-v0", size=3)
+        obs, info = env.reset(seed=0)
+        later = gymnasium.make("rlvr_envs/goodfam-list")  # registered by the import above
+        print(json.dumps({"id": env.unwrapped.env_id, "spec": env.spec.id, "task": info["task_id"],
+                          "later": later.unwrapped.env_id, "n": len(later.unwrapped.tasks)}))
+    """,
+    )
+    assert out["id"] == "goodfam-add-v0" and out["spec"] == "rlvr_envs/goodfam-add-v0"
+    assert out["later"] == "goodfam-list-v0" and out["n"] == 5
+
+
+def test_registry_isolation_between_tests_part_one():
+    registry.register("toyleak-add-v0", TOY)
+    assert "toyleak-add" in registry
+
+
+def test_registry_isolation_between_tests_part_two():
+    # Runs after part one (file order): its registration must be gone.
+    assert "toyleak-add-v0" not in registry._specs
+
+
+def test_pool_workers_import_neither_gymnasium_nor_numpy(tmp_path):
+    out = _run(
+        tmp_path,
+        """
+        import json, sys
+        import rlvr_envs.pool, rlvr_envs._worker, rlvr_envs.verifier
+        print(json.dumps(sorted(m for m in ("gymnasium", "numpy") if m in sys.modules)))
+    """,
+    )
+    assert out == []
+
+
+def test_a_pool_worker_process_verifies_without_gymnasium():
+    from rlvr_envs.pool import VerificationPool
+    from rlvr_envs.types import Task
+    from tests.core_light import ModulesVerifier
+
+    with VerificationPool(1) as pool:
+        [verdict] = pool.map(ModulesVerifier(), [Task(id="x", prompt="p", answer=1)], ["c"], timeout_s=60)
+    assert verdict.passed, verdict
+    assert verdict.details["loaded"] == [], verdict.details
+
+
+def test_rlvr_envs_spec_stays_the_lookup_function_once_the_specs_module_is_loaded():
+    import rlvr_envs
+    import rlvr_envs.specs  # the module of EnvSpec must not shadow the package's spec()
+
+    registry.register("toyspec-add-v0", TOY)
+    assert callable(rlvr_envs.spec) and rlvr_envs.spec("toyspec-add").id == "toyspec-add-v0"
+    assert rlvr_envs.EnvSpec is rlvr_envs.specs.EnvSpec

@@ -1,4 +1,4 @@
-"""``rlvr-envs list | show | verify``."""
+"""``rlvr-envs list | show | verify | new``."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
     specs = registry.latest() if not args.all_versions else [registry[i] for i in registry]
     if args.family:
-        specs = [s for s in specs if s.family == args.family]
+        specs = [s for s in specs if registry.family_matches(s, args.family)]
     if args.json:
         rows = [
             {
@@ -72,6 +72,7 @@ def cmd_list(args: argparse.Namespace) -> int:
                 "data_source": s.data_source,
                 "difficulty_fields": list(s.difficulty_fields),
                 "deprecated": s.deprecated,
+                "distinct_tasks": s.distinct_tasks,
             }
             for s in specs
         ]
@@ -89,6 +90,9 @@ def cmd_list(args: argparse.Namespace) -> int:
             for s in specs
         ]
         print(format_table(rows_txt, ["id", "family", "version", "tasks", "data source", "difficulty"]))
+        notes = [f"  {s.id}: {s.distinct_label()}" for s in specs if s.distinct_label()]
+        if notes:
+            print("\nsmall task spaces:\n" + "\n".join(notes))
         print(f"\n{len(specs)} environment(s)")
     for _plugin, error in sorted(registry.plugin_errors.items()):
         print(f"warning: {error}", file=sys.stderr)
@@ -175,9 +179,18 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_new(args: argparse.Namespace) -> int:
+    from rlvr_envs.scaffold import package_name, write_package
+
+    root = write_package(args.name, args.out, force=args.force)
+    print(f"wrote the family package {package_name(args.name)} to {root}")
+    print(f"next: cd {root} && pip install -e . && pytest   (see CONTRIBUTING.md)")
+    return 0
+
+
 def add_parsers(subparsers: Any) -> None:
     p = subparsers.add_parser("list", help="list the registered environments")
-    p.add_argument("--family", help="only this family")
+    p.add_argument("--family", help="only this family: its name (rg) or its distribution's (reasoning-gym)")
     p.add_argument("--all-versions", action="store_true", help="every version, not only the latest")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_list)
@@ -198,3 +211,12 @@ def add_parsers(subparsers: Any) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_env_args(p)
     p.set_defaults(func=cmd_verify)
+
+    p = subparsers.add_parser(
+        "new",
+        help="write a new environment family package (entry point, env, verifier, README, conformance test)",
+    )
+    p.add_argument("name", metavar="NAME", help="family name and id prefix, e.g. demo-family")
+    p.add_argument("--out", default=".", help="parent directory (default: the current one); writes OUT/NAME")
+    p.add_argument("--force", action="store_true", help="write into an existing non-empty directory")
+    p.set_defaults(func=cmd_new)

@@ -1,9 +1,9 @@
 """Keep the tasks whose measured pass rate lies in a band, as an env a training loop can use.
 
 ``filter_env(env, band=(0.2, 0.8), profile="profiles.sqlite")`` returns a ``FilteredEnv``:
-a ``DatasetEnv`` over the kept tasks (each with ``difficulty.pass_rate`` filled) that
-delegates verification, prompt format and rendering to the original env, so rewards are
-exactly those of the original. ``rlvr_envs.make(id, pass_rate_band=..., profile=...)`` calls it.
+a ``rlvr_envs.wrappers.TaskListWrapper`` over the kept tasks (each with ``difficulty.pass_rate``
+filled); verification, prompt format, rendering and episodes are the wrapped env's, so rewards
+are exactly those of the original. ``rlvr_envs.make(id, pass_rate_band=..., profile=...)`` calls it.
 """
 
 from __future__ import annotations
@@ -15,22 +15,24 @@ from pathlib import Path
 from typing import Any
 
 from rlvr_envs.difficulty.store import PassRateStore, TaskRecord, sampler_key
-from rlvr_envs.env import DatasetEnv, Env
-from rlvr_envs.types import Task, Verdict
+from rlvr_envs.env import Env
+from rlvr_envs.errors import ConfigurationError
+from rlvr_envs.types import Task
+from rlvr_envs.wrappers import TaskListWrapper
 
 Band = tuple[float, float]
 
 
-class EmptyFilterError(ValueError):
+class EmptyFilterError(ConfigurationError):
     """No task's pass rate lies in the requested band."""
 
 
 def check_band(band: Sequence[float]) -> Band:
     if len(band) != 2:
-        raise ValueError(f"a pass-rate band is two numbers (low, high), got {band!r}")
+        raise ConfigurationError(f"a pass-rate band is two numbers (low, high), got {band!r}")
     lo, hi = float(band[0]), float(band[1])
     if not 0.0 <= lo <= hi <= 1.0:
-        raise ValueError(f"a pass-rate band needs 0 <= low <= high <= 1, got ({lo}, {hi})")
+        raise ConfigurationError(f"a pass-rate band needs 0 <= low <= high <= 1, got ({lo}, {hi})")
     return lo, hi
 
 
@@ -38,53 +40,15 @@ def in_band(rate: float, band: Band) -> bool:
     return band[0] <= rate <= band[1]
 
 
-class FilteredEnv(DatasetEnv):
-    """The tasks of ``inner`` that passed a filter; everything else is ``inner``'s."""
+class FilteredEnv(TaskListWrapper[Env]):
+    """The tasks of ``inner`` that passed a filter; everything else is ``inner``'s (a ``Wrapper``)."""
 
     def __init__(self, inner: Env, tasks: Sequence[Task]) -> None:
-        super().__init__(
-            inner.verifier,
-            prompt_format=inner.prompt_format,
-            max_turns=inner.max_turns,
-            isolation=inner.isolation,
-            pool=inner._pool,
-            time_budget_s=inner.time_budget_s,
-            max_completion_chars=inner.max_completion_chars,
-            max_prompt_chars=getattr(inner.observation_space, "max_length", 1_000_000),
-        )
-        self.inner = inner
-        self._kept = list(tasks)
-        self.env_spec = inner.env_spec
-        self.family = inner.family  # type: ignore[misc]
-        self.public_metadata_keys = inner.public_metadata_keys  # type: ignore[misc]
+        super().__init__(inner, tasks)
 
     @property
-    def env_id(self) -> str:
-        return self.inner.env_id
-
-    def _load_tasks(self) -> Sequence[Task]:
-        return self._kept
-
-    def answer_text(self, task: Task) -> str | None:
-        return self.inner.answer_text(task)
-
-    def gold_completion(self, task: Task) -> str | None:
-        return self.inner.gold_completion(task)
-
-    def hedged_completion(self, task: Task, n_candidates: int = 50) -> str | None:
-        return self.inner.hedged_completion(task, n_candidates)
-
-    def feedback(self, task: Task, verdict: Verdict) -> str:
-        return self.inner.feedback(task, verdict)
-
-    def verify(self, task: Task, completion: str) -> Verdict:
-        return self.inner.verify(task, completion)
-
-    def verify_batch(self, tasks: Sequence[Task], completions: Sequence[str]) -> list[Verdict]:
-        return self.inner.verify_batch(tasks, completions)
-
-    async def averify_batch(self, tasks: Sequence[Task], completions: Sequence[str]) -> list[Verdict]:
-        return await self.inner.averify_batch(tasks, completions)
+    def inner(self) -> Env:
+        return self.env
 
 
 @dataclass(frozen=True)
@@ -119,7 +83,9 @@ def filter_tasks(
         # make() forwards only band and profile, so a sampler rides along as (store, sampler).
         profile, sampler = profile
     if profile is None:
-        raise ValueError("filtering by pass rate needs profile=PATH (a pass-rate store written by `rlvr-envs profile`)")
+        raise ConfigurationError(
+            "filtering by pass rate needs profile=PATH (a pass-rate store written by `rlvr-envs profile`)"
+        )
     own = not isinstance(profile, PassRateStore)
     db = PassRateStore.open(profile)
     try:

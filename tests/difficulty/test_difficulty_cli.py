@@ -64,6 +64,7 @@ def run_child(args: list[str], **kwargs) -> subprocess.Popen:
     )
 
 
+@pytest.mark.slow
 def test_profile_killed_mid_run_resumes_and_loses_nothing(tmp_path):
     size, n = 30, 4
     expected = len({t.fingerprint for t in ToyAddEnv(size=size).tasks})
@@ -193,6 +194,7 @@ def test_filter_command_writes_jsonl_and_parquet(tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_eval_command_reports_pass_at_k_maj_at_k_and_writes_plots(tmp_path, capsys):
     db, plots, metrics = tmp_path / "e.sqlite", tmp_path / "plots", tmp_path / "m.json"
     code = main(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from rlvr_reasoning_gym import compare
 
 CASES = [
@@ -48,7 +49,12 @@ CASES = [
     ("complex", "2 3i", "23i", False),
     ("assignment", "Bob is a knave and Ann is a knight", "Ann is a knight, and Bob is a knave.", True),
     ("assignment", "Ann is a knight, and Bob is a knight.", "Ann is a knight, and Bob is a knave.", False),
-    ("assignment", "Ann is a knight, Ann is a knave, and Bob is a knave", "Ann is a knight, and Bob is a knave.", False),
+    (
+        "assignment",
+        "Ann is a knight, Ann is a knave, and Bob is a knave",
+        "Ann is a knight, and Bob is a knave.",
+        False,
+    ),
     ("fraction", "$\\frac{3}{4}$", "3/4", True),
     ("fraction", "6/8", "3/4", False),
     ("fraction", "0.75", "3/4", False),

@@ -10,12 +10,17 @@ import re
 from functools import cache
 
 import pytest
-from rlvr_reasoning_gym.catalog import DATASETS
 
 import rlvr_envs
 from rlvr_envs import Task
+from rlvr_reasoning_gym.catalog import DATASETS
 
-IDS = [f"rg-{name}" for name in DATASETS] + ["rg-composite"]
+FAST_IDS = ("rg-chain_sum", "rg-word_sorting", "rg-knights_knaves", "rg-composite")
+"""Checked by `make test-fast`; every id is checked by the full suite (the rest are marked slow)."""
+IDS = [
+    pytest.param(env_id, marks=() if env_id in FAST_IDS else pytest.mark.slow)
+    for env_id in [f"rg-{name}" for name in DATASETS] + ["rg-composite"]
+]
 N_TASKS = 2
 _NUMBER = re.compile(r"[+-]?\d+(?:\.\d+)?")
 
@@ -23,8 +28,9 @@ _NUMBER = re.compile(r"[+-]?\d+(?:\.\d+)?")
 @cache
 def _env(env_id: str) -> rlvr_envs.Env:
     if env_id == "rg-composite":
-        return rlvr_envs.make(env_id, datasets={"chain_sum": 2.0, "word_sorting": 1.0, "knights_knaves": 1.0},
-                              isolation="inline")
+        return rlvr_envs.make(
+            env_id, datasets={"chain_sum": 2.0, "word_sorting": 1.0, "knights_knaves": 1.0}, isolation="inline"
+        )
     return rlvr_envs.make(env_id, isolation="inline")
 
 
@@ -48,7 +54,9 @@ def adversarial_answers(gold: str) -> dict[str, str]:
     if _NUMBER.fullmatch(stripped) and float(stripped) != 0:
         out["sign flipped"] = stripped[1:] if stripped.startswith("-") else f"-{stripped}"
         value = float(stripped)  # off by more than any dataset's tolerance (3 significant figures)
-        out["clearly off"] = f"{value + abs(value) + 1:g}" if "." in stripped else str(int(stripped) + abs(int(stripped)) + 1)
+        out["clearly off"] = (
+            f"{value + abs(value) + 1:g}" if "." in stripped else str(int(stripped) + abs(int(stripped)) + 1)
+        )
     flips = {"true": "False", "false": "True", "yes": "No", "no": "Yes"}
     if stripped.lower() in flips:
         out["flipped"] = flips[stripped.lower()]

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from rlvr_reasoning_gym import generation
-from rlvr_reasoning_gym.blocklist import blocked_words_in, is_clean
 
 import rlvr_envs
 from rlvr_envs import Reason, Task
+from rlvr_reasoning_gym import generation
+from rlvr_reasoning_gym.blocklist import blocked_words_in, is_clean
 
 
 def _env(name: str, **kwargs) -> rlvr_envs.Env:
@@ -154,8 +154,9 @@ def test_word_filter_redraws_tasks_with_blocked_words(monkeypatch):
 
 
 def test_composite_mixes_by_weight_and_judges_each_task_by_its_dataset():
-    env = rlvr_envs.make("rg-composite", datasets={"chain_sum": 1.0, "word_sorting": 1.0, "gcd": 0.0},
-                         isolation="inline")
+    env = rlvr_envs.make(
+        "rg-composite", datasets={"chain_sum": 1.0, "word_sorting": 1.0, "gcd": 0.0}, isolation="inline"
+    )
     tasks = env.sample(20, seed=0)
     names = {t.metadata["dataset"] for t in tasks}
     assert names == {"chain_sum", "word_sorting"}
@@ -202,18 +203,23 @@ def test_hardest_level_gold_scores_one_and_hedges_zero(name):
         assert env.verify(task, bad).reward == 0.0
 
 
-def test_step_level_follows_the_pass_rate():
+def test_the_core_level_curriculum_moves_rg_levels_with_the_pass_rate():
+    from rlvr_envs.difficulty import LevelCurriculum
+
     env = _env("chain_sum")
-    assert env.level is None
-    assert env.step_level(0.9) == 1  # entering the curriculum starts at the easiest level
-    assert env.step_level(0.95) == 2
-    assert env.step_level(0.5) == 2
-    assert env.step_level(0.1) == 1
-    assert env.step_level(0.0) == 1
+    assert env.level is None and not hasattr(env, "step_level")  # the family has no curriculum of its own
+    curriculum = LevelCurriculum(env, target=(0.2, 0.8), window=4)
+    assert env.level == 1  # entering the curriculum starts at the easiest level
+    assert curriculum.update(0.9, count=4) == 2 and env.level == 2
+    assert {t.difficulty.level for t in env.sample(3, seed=0)} == {2}
+    assert curriculum.update(0.5, count=4) is None and env.level == 2
+    assert curriculum.update(0.1, count=4) == 1
+    assert curriculum.update(0.0, count=4) is None and env.level == 1
     for _ in range(env.max_level + 2):
-        env.step_level(1.0)
+        curriculum.update(1.0, count=4)
     assert env.level == env.max_level
     with pytest.raises(ValueError):
-        env.step_level(1.5)
+        curriculum.update(1.5)
     mix = rlvr_envs.make("rg-composite", datasets=["chain_sum", "gcd"], isolation="inline", level=1)
-    assert mix.step_level(0.9) == 2 and {t.difficulty.level for t in mix.sample(4, seed=0)} == {2}
+    assert LevelCurriculum(mix, window=1).observe([True]) == 2
+    assert {t.difficulty.level for t in mix.sample(4, seed=0)} == {2}

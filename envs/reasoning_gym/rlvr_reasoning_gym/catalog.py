@@ -61,8 +61,9 @@ _GRID = Rule("grid")
 RULES: dict[str, Rule] = {
     "ab": _TOKENS,
     "acre": _TEXT_CI,
-    "advanced_geometry": Rule("scorer", shape=rf"{NUMBER}°?|\(\s*{NUMBER}\s*,\s*{NUMBER}\s*\)",
-                              note="scorer rounds; shape guard stops junk"),
+    "advanced_geometry": Rule(
+        "scorer", shape=rf"{NUMBER}°?|\(\s*{NUMBER}\s*,\s*{NUMBER}\s*\)", note="scorer rounds; shape guard stops junk"
+    ),
     "aiw": _INTEGER,
     "arc_1d": _TOKENS,
     "arc_agi": _GRID,
@@ -98,8 +99,7 @@ RULES: dict[str, Rule] = {
     "gcd": _INTEGER,
     "graph_color": Rule("scorer", shape=JSON_OBJECT, gold_key="possible_answer"),
     "group_anagrams": Rule("nested_sets"),
-    "gsm_symbolic": Rule("number", partial=False,
-                         note="scorer reads the first number and fails negative answers"),
+    "gsm_symbolic": Rule("number", partial=False, note="scorer reads the first number and fails negative answers"),
     "intermediate_integration": Rule("scorer", shape=SYMPY_EXPR, note="any antiderivative (+C)"),
     "isomorphic_strings": _BOOL,
     "jugs": Rule("scorer", shape=JSON_LIST),

@@ -1,4 +1,8 @@
-"""Gymnasium envs over reasoning-gym's generators: one per dataset, plus a weighted mixture."""
+"""Gymnasium envs over reasoning-gym's generators: one per dataset, plus a weighted mixture.
+
+Levels follow reasoning-gym's curricula (``set_level``); to move them with measured pass rates
+use the core's ``rlvr_envs.difficulty.LevelCurriculum(env, target=(0.2, 0.8))``.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +11,14 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from rlvr_envs import Difficulty, ProceduralEnv, Task
+from rlvr_envs.env import ProceduralEnv
+from rlvr_envs.errors import ConfigurationError, RlvrEnvsError
 from rlvr_envs.extract import MAX_ANSWER_CHARS
+from rlvr_envs.types import Difficulty, Task
 from rlvr_reasoning_gym import generation
 from rlvr_reasoning_gym.blocklist import is_clean
 from rlvr_reasoning_gym.catalog import DATASETS, RULES
-from rlvr_reasoning_gym.scoring import DEFAULT_TIME_BUDGET_S, ReasoningGymVerifier, gold_text, judge
+from rlvr_reasoning_gym.verifier import DEFAULT_TIME_BUDGET_S, ReasoningGymVerifier, gold_text, judge
 
 MAX_REDRAWS = 100
 """Tasks rejected by the word filter (or without a writable answer) are redrawn this often."""
@@ -22,17 +28,20 @@ REJECTED: Counter[tuple[str, str]] = Counter()
 so that a rule that wrongly fails gold answers shows up instead of hiding behind redraws."""
 
 
-class TaskGenerationError(RuntimeError):
+class TaskGenerationError(RlvrEnvsError, RuntimeError):
     """No acceptable task came out of the generator within ``MAX_REDRAWS`` draws."""
 
 
 def _check_dataset(name: str) -> None:
     if name not in RULES:
-        raise ValueError(f"{name!r} is not a registered reasoning-gym dataset; choose from {', '.join(DATASETS)}")
+        raise ConfigurationError(
+            f"{name!r} is not a registered reasoning-gym dataset; choose from {', '.join(DATASETS)}"
+        )
 
 
-def draw_task(name: str, level: int | None, overrides: dict[str, Any], description: dict[str, Any],
-              rng: random.Random) -> Task:
+def draw_task(
+    name: str, level: int | None, overrides: dict[str, Any], description: dict[str, Any], rng: random.Random
+) -> Task:
     """One task of ``name``: seeds come from ``rng``; rejected tasks are redrawn from it.
 
     Rejected: a prompt or answer with a blocked word, an answer too long to be read back
@@ -75,29 +84,8 @@ def draw_task(name: str, level: int | None, overrides: dict[str, Any], descripti
     raise TaskGenerationError(f"{name}: no acceptable task in {MAX_REDRAWS} draws (level {level}, config {overrides})")
 
 
-def step_level(env: ProceduralEnv, pass_rate: float, *, raise_at: float = 0.8, lower_at: float = 0.2) -> int | None:
-    """Move ``env`` one level up when ``pass_rate`` >= ``raise_at``, one down when <= ``lower_at``.
-
-    The simplest pass-rate curriculum (a level is entered at 1 when the env had none); returns
-    the level now in force. Richer schedules call ``env.set_level`` themselves.
-    """
-    if env.max_level is None:
-        raise TypeError(f"{env.env_id} has no difficulty levels")
-    if not 0.0 <= pass_rate <= 1.0 or not 0.0 <= lower_at < raise_at <= 1.0:
-        raise ValueError(f"need 0 <= pass_rate <= 1 and 0 <= lower_at < raise_at <= 1, got {pass_rate}, "
-                         f"{lower_at}, {raise_at}")
-    level = env.level or 1
-    if pass_rate >= raise_at:
-        level = min(level + 1, env.max_level) if env.level is not None else 1
-    elif pass_rate <= lower_at:
-        level = max(level - 1, 1)
-    if level != env.level:
-        env.set_level(level)
-    return env.level
-
-
 class _ReasoningGymBase(ProceduralEnv):
-    """What single-dataset and composite envs share: gold rendering and level stepping."""
+    """What single-dataset and composite envs share: gold rendering, the verifier, the prompt format."""
 
     public_metadata_keys: ClassVar[tuple[str, ...]] = ("dataset", "rg_difficulty")
 
@@ -105,9 +93,18 @@ class _ReasoningGymBase(ProceduralEnv):
         payload = task.answer
         return gold_text(payload["dataset"], payload) if isinstance(payload, dict) else None
 
-    def step_level(self, pass_rate: float, **thresholds: float) -> int | None:
-        """See ``step_level``: one level up or down from a measured pass rate."""
-        return step_level(self, pass_rate, **thresholds)
+    @classmethod
+    def _verifier_and_format(
+        cls, prompt_format: Any, partial_credit: bool, time_budget_s: float | None
+    ) -> tuple[ReasoningGymVerifier, Any]:
+        # The verifier reads the answer the way the chosen prompt format asks for it.
+        fmt = cls.resolve_format(prompt_format or cls.default_prompt_format)
+        verifier = ReasoningGymVerifier(
+            methods=tuple(fmt.methods),
+            partial_credit=partial_credit,
+            time_budget_s=time_budget_s or DEFAULT_TIME_BUDGET_S,
+        )
+        return verifier, fmt
 
 
 class ReasoningGymEnv(_ReasoningGymBase):
@@ -132,6 +129,7 @@ class ReasoningGymEnv(_ReasoningGymBase):
         partial_credit: bool = False,
         size: int = 1000,
         seed: int = 0,
+        limit: int | None = None,
         time_budget_s: float | None = None,
         prompt_format: Any = None,
         isolation: str = "pool",
@@ -145,16 +143,9 @@ class ReasoningGymEnv(_ReasoningGymBase):
         generation.check_overrides(dataset, config)
         self.config_overrides = dict(config)
         extra: dict[str, Any] = {} if max_completion_chars is None else {"max_completion_chars": max_completion_chars}
-        from rlvr_envs.formats import get_format
-
-        fmt = get_format(prompt_format or self.default_prompt_format)
-        verifier = ReasoningGymVerifier(
-            methods=tuple(fmt.methods),
-            partial_credit=partial_credit,
-            time_budget_s=time_budget_s or DEFAULT_TIME_BUDGET_S,
-        )
+        verifier, fmt = self._verifier_and_format(prompt_format, partial_credit, time_budget_s)
         super().__init__(
-            verifier, size=size, seed=seed, prompt_format=fmt, isolation=isolation, pool=pool, **extra
+            verifier, size=size, seed=seed, limit=limit, prompt_format=fmt, isolation=isolation, pool=pool, **extra
         )
         # Set after the base init so that level=None keeps the dataset's defaults instead of level 1.
         self.max_level = generation.max_level(dataset)  # type: ignore[misc]
@@ -198,6 +189,7 @@ class CompositeEnv(_ReasoningGymBase):
         partial_credit: bool = False,
         size: int = 1000,
         seed: int = 0,
+        limit: int | None = None,
         time_budget_s: float | None = None,
         prompt_format: Any = None,
         isolation: str = "pool",
@@ -207,7 +199,7 @@ class CompositeEnv(_ReasoningGymBase):
         if not isinstance(spec, Mapping):
             spec = dict.fromkeys(spec, 1.0)
         if not spec:
-            raise ValueError("rg-composite needs at least one dataset")
+            raise ConfigurationError("rg-composite needs at least one dataset")
         self.weights: dict[str, float] = {}
         self.overrides: dict[str, dict[str, Any]] = {}
         for name, value in spec.items():
@@ -217,19 +209,13 @@ class CompositeEnv(_ReasoningGymBase):
             else:
                 weight, config = value, {}
             if not isinstance(weight, (int, float)) or weight < 0:
-                raise ValueError(f"weight of {name} must be a non-negative number, got {weight!r}")
+                raise ConfigurationError(f"weight of {name} must be a non-negative number, got {weight!r}")
             generation.check_overrides(name, dict(config))
             self.weights[name], self.overrides[name] = float(weight), dict(config)
         if sum(self.weights.values()) <= 0:
-            raise ValueError("rg-composite weights sum to zero")
-        from rlvr_envs.formats import get_format
-
-        fmt = get_format(prompt_format or self.default_prompt_format)
-        verifier = ReasoningGymVerifier(
-            methods=tuple(fmt.methods), partial_credit=partial_credit,
-            time_budget_s=time_budget_s or DEFAULT_TIME_BUDGET_S,
-        )
-        super().__init__(verifier, size=size, seed=seed, prompt_format=fmt, isolation=isolation, pool=pool)
+            raise ConfigurationError("rg-composite weights sum to zero")
+        verifier, fmt = self._verifier_and_format(prompt_format, partial_credit, time_budget_s)
+        super().__init__(verifier, size=size, seed=seed, limit=limit, prompt_format=fmt, isolation=isolation, pool=pool)
         self._names = sorted(self.weights)
         levels = [generation.max_level(n) for n in self._names]
         self._max_levels = dict(zip(self._names, levels))

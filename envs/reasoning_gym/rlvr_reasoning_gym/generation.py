@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
+from rlvr_envs.errors import ConfigurationError
+
 SCORER_SEED = 0
 SHARED_SIZE = 2**31
 """Size of the shared seed-0 instance: large enough that every 31-bit seed is a valid index."""
@@ -24,7 +26,7 @@ FRESH_INSTANCE_DATASETS = {"acre": 10, "list_functions": 1, "gsm_symbolic": 1}
 task gets its own instance, seeded from the task seed, of this size."""
 
 
-class DatasetConfigError(ValueError):
+class DatasetConfigError(ConfigurationError):
     """A config or level the dataset does not accept."""
 
 
@@ -153,12 +155,12 @@ def generate_entry(name: str, level: int | None, overrides: dict[str, Any], seed
     with _lock, _seeded_global_rngs(seed):  # instances are shared; a few generators keep state
         if fresh is not None:
             instance = dataset.__wrapped__(name, recipe, seed=seed, size=fresh)
-            return instance[seed % fresh]  # type: ignore[no-any-return]
+            return instance[seed % fresh]
         # Index i of a seed-0 instance is drawn from Random(0 + i): one instance serves every seed.
         # Its size only bounds the index (some configs refuse a large size at validation: word_ladder).
         instance = dataset(name, recipe)
         instance.size = SHARED_SIZE
-        return instance[seed]  # type: ignore[no-any-return]
+        return instance[seed]
 
 
 @contextmanager

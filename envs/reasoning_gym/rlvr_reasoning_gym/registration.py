@@ -1,5 +1,6 @@
 """Entry point of the ``rg`` plugin: registers ``rg-<dataset>-v0`` for every dataset in the
-static catalog, and ``rg-composite-v0``. Imports neither reasoning_gym nor the env module."""
+static catalog, and ``rg-composite-v0``. Ids and versions only: imports neither reasoning_gym
+nor the env module."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ def register_envs() -> None:
         register(
             f"rg-{name}-v0",
             "rlvr_reasoning_gym.envs:ReasoningGymEnv",
-            dataset=name,
+            kwargs={"dataset": name},
+            family="rg",
             size=None,
             data_source=DATA_SOURCE,
             difficulty_fields=DIFFICULTY_FIELDS,
@@ -26,6 +28,7 @@ def register_envs() -> None:
     register(
         "rg-composite-v0",
         "rlvr_reasoning_gym.envs:CompositeEnv",
+        family="rg",
         size=None,
         data_source=DATA_SOURCE,
         difficulty_fields=DIFFICULTY_FIELDS,

@@ -1,4 +1,4 @@
-"""The verifier: read the final answer, then judge it with the dataset's rule.
+"""The family's verifier: read the final answer, then judge it with the dataset's rule.
 
 Binary by default: reward 1 only for a correct final answer. With ``partial_credit=True``
 a wrong answer earns reasoning-gym's own partial score, except where that scorer is
@@ -14,8 +14,9 @@ import re
 from functools import cache
 from typing import Any
 
-from rlvr_envs import Reason, Task, Verdict, Verifier
 from rlvr_envs.extract import METHODS, extract_answer
+from rlvr_envs.types import Reason, Task, Verdict
+from rlvr_envs.verifier import Verifier
 from rlvr_reasoning_gym.catalog import RULES, Rule
 from rlvr_reasoning_gym.compare import COMPARATORS, grid_rows, parse_int, same_text
 

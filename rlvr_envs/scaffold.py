@@ -1,0 +1,356 @@
+"""``rlvr-envs new NAME``: write a working family package that a contributor then edits.
+
+The package has the shape every family has (``../shared/DESIGN.md``, "One family shape"): a
+``pyproject.toml`` with the ``rlvr_envs.envs`` entry point, ``registration.py`` (ids only),
+``envs.py`` (a procedural env and an env over the user's own rows), ``verifier.py``, a README
+with the sections every family README has, and a conformance test that passes as generated,
+with its offline data under ``tests/conformance_data/``. See CONTRIBUTING.md.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from rlvr_envs.errors import ConfigurationError
+
+NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
+
+
+def package_name(name: str) -> str:
+    return "rlvr_" + name.replace("-", "_")
+
+
+def render(name: str) -> dict[str, str]:
+    """Relative path -> file text of the package for family ``name``."""
+    if not NAME_PATTERN.match(name):
+        raise ConfigurationError(
+            f"family name {name!r}: use lower-case letters, digits and single hyphens, starting with a letter "
+            "(it becomes the id prefix: NAME-v0, NAME-parity-v0)"
+        )
+    pkg = package_name(name)
+    title = name.replace("-", " ").title().replace(" ", "")
+    subs = {"NAME": name, "PKG": pkg, "TITLE": title}
+
+    def fill(text: str) -> str:
+        for key, value in subs.items():
+            text = text.replace(f"@{key}@", value)
+        return text.lstrip("\n")
+
+    return {path: fill(text) for path, text in _TEMPLATES.items()}
+
+
+def write_package(name: str, out: str | Path = ".", *, force: bool = False) -> Path:
+    """Write the package into ``out/NAME``; refuses a non-empty directory unless ``force``."""
+    files = render(name)
+    root = Path(out).expanduser() / name
+    if root.exists() and any(root.iterdir()) and not force:
+        raise ConfigurationError(f"{root} exists and is not empty (pass --force to write over it)")
+    for rel, text in files.items():
+        path = root / rel.replace("@PKG@", package_name(name))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+_TEMPLATES: dict[str, str] = {}
+
+_TEMPLATES["pyproject.toml"] = """
+[build-system]
+requires = ["setuptools>=68"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "rlvr-envs-@NAME@"
+version = "0.1.0"
+description = "rlvr-envs plugin family @NAME@"
+readme = "README.md"
+requires-python = ">=3.10"
+dependencies = ["rlvr-envs"]
+
+[project.optional-dependencies]
+test = ["pytest>=8"]
+
+# The entry point's name is the id prefix the family claims: @NAME@, @NAME@-*.
+[project.entry-points."rlvr_envs.envs"]
+@NAME@ = "@PKG@.registration:register_envs"
+
+# Subcommands for `rlvr-envs` would go here (a callable add_parsers(subparsers)):
+# [project.entry-points."rlvr_envs.cli"]
+# @NAME@ = "@PKG@.cli:add_parsers"
+
+[tool.setuptools.packages.find]
+include = ["@PKG@*"]
+
+[tool.pytest.ini_options]
+testpaths = ["tests"]
+pythonpath = ["."]
+"""
+
+_TEMPLATES["@PKG@/__init__.py"] = '''
+"""rlvr-envs family @NAME@. Importing it is cheap: registration reads no env code."""
+'''
+
+_TEMPLATES["@PKG@/registration.py"] = '''
+"""Ids and versions only: nothing here imports the env or the verifier.
+
+Bump an id's version (-v1) whenever a change alters any reward, so published results stay
+reproducible.
+"""
+
+from __future__ import annotations
+
+import rlvr_envs
+
+
+def register_envs() -> None:
+    rlvr_envs.register(
+        "@NAME@-v0",
+        "@PKG@.envs:@TITLE@Env",
+        user_data=True,
+        data_source="your rows: make('@NAME@', data='rows.jsonl')",
+        description="your own prompt/answer rows, answers compared exactly",
+    )
+    rlvr_envs.register(
+        "@NAME@-parity-v0",
+        "@PKG@.envs:ParityEnv",
+        kwargs={"max_number": 999},
+        data_source="procedural",
+        difficulty_fields=("level",),
+        description="is this number even or odd? (procedural example)",
+    )
+'''
+
+_TEMPLATES["@PKG@/verifier.py"] = '''
+"""The family's verifier: picklable configuration only, a pure function, never raises on model output."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from rlvr_envs.extract import METHODS, extract_answer
+from rlvr_envs.types import Reason, Task, Verdict
+from rlvr_envs.verifier import Verifier
+
+
+def normalise(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).strip().casefold()
+
+
+class ExactVerifier(Verifier):
+    """The final answer (last <answer>, \\\\boxed{}, "#### x", "The answer is") must equal the task's."""
+
+    time_budget_s = 1.0
+
+    def __init__(self, methods: tuple[str, ...] = METHODS) -> None:
+        self.methods = tuple(methods)  # how the chosen prompt format asks for the answer
+
+    def verify(self, task: Task, completion: str) -> Verdict:
+        found = extract_answer(completion, self.methods)
+        if found is None:
+            return Verdict.failure(Reason.NO_ANSWER)
+        if normalise(found.text) == normalise(str(task.answer)):
+            return Verdict.correct(found.text)
+        return Verdict.failure(Reason.WRONG, extracted=found.text)
+'''
+
+_TEMPLATES["@PKG@/envs.py"] = '''
+"""The family's env classes: subclasses of the core's ProceduralEnv and DatasetEnv."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from rlvr_envs.data import numbered_records, require_fields, source_name
+from rlvr_envs.env import DatasetEnv, ProceduralEnv
+from rlvr_envs.errors import DataUnavailableError
+from rlvr_envs.formats import get_format
+from rlvr_envs.types import Difficulty, Task
+
+from @PKG@.verifier import ExactVerifier
+
+
+def _verifier(prompt_format: Any, default: str) -> tuple[ExactVerifier, Any]:
+    fmt = get_format(prompt_format or default)
+    return ExactVerifier(tuple(fmt.methods)), fmt
+
+
+class ParityEnv(ProceduralEnv):
+    """Is n even or odd? Levels widen the range of n. Options: level, max_number, size/limit, seed."""
+
+    family: ClassVar[str] = "@NAME@"
+    max_level: ClassVar[int | None] = 3
+
+    def __init__(self, *, max_number: int = 999, prompt_format: Any = None, **kwargs: Any) -> None:
+        verifier, fmt = _verifier(prompt_format, self.default_prompt_format)
+        self.max_number = max_number
+        super().__init__(verifier, prompt_format=fmt, **kwargs)
+
+    def generate(self, rng: random.Random) -> Task:
+        top = self.max_number * 10 ** ((self.level or 1) - 1)
+        n = rng.randint(0, top)
+        return Task(
+            id="parity",
+            prompt=f"Is {n} even or odd? Answer with one word.",
+            answer="even" if n % 2 == 0 else "odd",
+            difficulty=Difficulty(level=self.level),
+        )
+
+    def answer_text(self, task: Task) -> str | None:  # lets the kit render gold and hedged completions
+        return str(task.answer)
+
+
+class @TITLE@Env(DatasetEnv):
+    """Your own rows. Options: data= (path, list of dicts, datasets object), split=, limit=,
+    prompt_key=/answer_key=/id_key= (column mapping), prompt_format=."""
+
+    family: ClassVar[str] = "@NAME@"
+
+    def __init__(
+        self,
+        data: Any = None,
+        *,
+        split: str | None = None,
+        prompt_key: str = "prompt",
+        answer_key: str = "answer",
+        id_key: str | None = None,
+        prompt_format: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        if data is None:
+            raise DataUnavailableError("@NAME@: pass your rows with make('@NAME@', data='rows.jsonl')")
+        verifier, fmt = _verifier(prompt_format, self.default_prompt_format)
+        super().__init__(verifier, prompt_format=fmt, **kwargs)
+        self.data, self.split = data, split
+        self.prompt_key, self.answer_key, self.id_key = prompt_key, answer_key, id_key
+        self._tasks  # noqa: B018 -- load now, so bad data fails at make() and names the row
+
+    def _load_tasks(self) -> Sequence[Task]:
+        source = source_name(self.data)
+        tasks = []
+        for number, row in numbered_records(self.data, split=self.split):
+            values = require_fields(
+                row,
+                {"prompt": self.prompt_key, "answer": self.answer_key},
+                source=source,
+                row_number=number,
+                mapping_hint="prompt_key=/answer_key=",
+            )
+            task_id = str(row[self.id_key]) if self.id_key else f"row-{number}"
+            tasks.append(Task(id=task_id, prompt=str(values["prompt"]), answer=str(values["answer"]).strip()))
+        return tasks
+
+    def answer_text(self, task: Task) -> str | None:
+        return str(task.answer)
+'''
+
+_TEMPLATES["README.md"] = """
+# rlvr-envs-@NAME@
+
+A family of [rlvr-envs](https://github.com/) environments. Install it next to rlvr-envs with
+`pip install -e .`; then `rlvr-envs list --family @NAME@` shows its ids.
+
+```python
+import rlvr_envs
+
+env = rlvr_envs.make("@NAME@-parity", level=2)
+env = rlvr_envs.make("@NAME@", data="rows.jsonl", limit=100)  # rows with "prompt" and "answer"
+```
+
+## Ids
+
+| id | tasks | options |
+|---|---|---|
+| `@NAME@-v0` | your rows | `data=` (path, rows or dataset), `split=`, `limit=`, `prompt_key=`/`answer_key=`/`id_key=` |
+| `@NAME@-parity-v0` | procedural, levels 1-3 | `level=`, `max_number=`, `size=`/`limit=`, `seed=` |
+
+## Task schema
+
+`Task.prompt` is the question; `Task.answer` the exact answer as a string; `Task.difficulty.level`
+the generator level (parity).
+
+## Verdicts
+
+| reason | when |
+|---|---|
+| `ok` | the final answer equals the task's (after Unicode NFKC, trimming and case folding) |
+| `wrong` | another final answer |
+| `no_answer` | no final answer found in the completion |
+| `format_error` | not a string, or over the size cap (never reaches the verifier) |
+
+Hostile completions (empty, "I don't know", the prompt echoed, the answer hedged among fifty
+candidates) score 0: `pytest` checks it with the rlvr-envs conformance kit.
+
+## Measured
+
+Nothing measured yet. Put agreement with a reference grader and speed here, with the command
+that produced each figure.
+"""
+
+_TEMPLATES["tests/conftest.py"] = '''
+import pytest
+import rlvr_envs
+
+pytest_plugins = ["rlvr_envs.testing"]  # the conformance kit's `rlvr_conformance` fixture
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _registered():
+    """Register the ids even when the package is not installed (a fresh clone)."""
+    from @PKG@.registration import register_envs
+
+    if "@NAME@-parity-v0" not in rlvr_envs.registry:
+        register_envs()
+'''
+
+_TEMPLATES["tests/conformance_data/rows.jsonl"] = """
+{"id": "capital-fr", "prompt": "What is the capital of France?", "answer": "Paris"}
+{"id": "capital-jp", "prompt": "日本の首都はどこですか？", "answer": "東京"}
+{"id": "sum", "prompt": "What is 17 + 25?", "answer": "42"}
+"""
+
+_TEMPLATES["tests/test_conformance.py"] = '''
+"""The conformance kit over every id of the family, plus the family's own checks.
+
+Offline conformance data lives in tests/conformance_data/ (small, checked in): the kit never
+needs the network.
+"""
+
+from pathlib import Path
+
+import pytest
+import rlvr_envs
+from rlvr_envs.errors import DataError, DataUnavailableError
+
+DATA = Path(__file__).parent / "conformance_data"
+
+
+def test_parity_conforms(rlvr_conformance):
+    report = rlvr_conformance("@NAME@-parity-v0")
+    assert report.gold_checked > 0 and report.adversarial_checked > 0
+
+
+def test_user_rows_conform(rlvr_conformance):
+    report = rlvr_conformance("@NAME@-v0", data=str(DATA / "rows.jsonl"))
+    assert report.gold_checked > 0
+
+
+def test_answers_are_compared_exactly():
+    env = rlvr_envs.make("@NAME@", data=str(DATA / "rows.jsonl"), id_key="id", isolation="inline")
+    task = env.get_task("capital-jp")
+    assert env.verify(task, "<answer>東京</answer>").passed
+    assert env.verify(task, "\\\\boxed{東京}").passed
+    for bad in ["<answer>京都</answer>", "<answer>東京 or 京都</answer>", "", "東京", None, "x" * 3_000_000]:
+        assert env.verify(task, bad).reward == 0.0
+
+
+def test_missing_data_and_bad_rows_fail_at_make(tmp_path):
+    with pytest.raises(DataUnavailableError, match="data="):
+        rlvr_envs.make("@NAME@")
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"prompt": "p", "answer": "a"}\\n\\n{"prompt": "q"}\\n')
+    with pytest.raises(DataError, match="row 3"):
+        rlvr_envs.make("@NAME@", data=str(rows))
+'''

@@ -1,0 +1,72 @@
+"""The verifier protocol and the in-process call guard.
+
+Kept apart from ``rlvr_envs.env`` so that pool workers, which only call verifiers, import
+neither gymnasium nor numpy: a worker loads this module, ``rlvr_envs.types`` and the family's
+own verifier, nothing else.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+
+from rlvr_envs.types import Reason, Task, Verdict
+
+DEFAULT_MAX_COMPLETION_CHARS = 2_000_000
+"""Completions longer than this are refused (``format_error``) without being parsed."""
+
+DEFAULT_TIME_BUDGET_S = 2.0
+
+__all__ = [
+    "DEFAULT_MAX_COMPLETION_CHARS",
+    "DEFAULT_TIME_BUDGET_S",
+    "Verifier",
+    "guard_completion",
+    "run_verifier",
+]
+
+
+class Verifier(ABC):
+    """Decides whether a completion solves a task.
+
+    Holds configuration only (no task data), pickles small, and is a pure function of its
+    arguments. It should return a ``Verdict`` for any input; the env and the pool turn an
+    exception that escapes anyway into ``verifier_error``, and a call that runs past
+    ``time_budget_s`` into ``timeout``.
+    """
+
+    time_budget_s: float = DEFAULT_TIME_BUDGET_S
+
+    @abstractmethod
+    def verify(self, task: Task, completion: str) -> Verdict: ...
+
+    def __call__(self, task: Task, completion: str) -> Verdict:
+        return self.verify(task, completion)
+
+
+def guard_completion(completion: object, max_chars: int) -> Verdict | None:
+    """A verdict for completions that must not reach a verifier at all, else None."""
+    if not isinstance(completion, str):
+        return Verdict.failure(
+            Reason.FORMAT_ERROR, details={"error": f"completion must be str, got {type(completion).__name__}"}
+        )
+    if len(completion) > max_chars:
+        return Verdict.failure(
+            Reason.FORMAT_ERROR,
+            details={"error": f"completion has {len(completion)} characters; the cap is {max_chars}"},
+        )
+    return None
+
+
+def run_verifier(verifier: Verifier, task: Task, completion: object, max_chars: int) -> Verdict:
+    """Call a verifier in-process, turning bad input and escaped exceptions into verdicts."""
+    start = time.perf_counter()
+    verdict = guard_completion(completion, max_chars)
+    if verdict is None:
+        try:
+            verdict = verifier.verify(task, completion)  # type: ignore[arg-type]
+            if not isinstance(verdict, Verdict):
+                raise TypeError(f"verifier returned {type(verdict).__name__}, not Verdict")
+        except Exception as exc:
+            verdict = Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"{type(exc).__name__}: {exc}"[:500]})
+    return verdict.timed(time.perf_counter() - start)
