@@ -83,7 +83,8 @@ def test_rows_without_a_verifier_column_still_fall_back_to_the_env(math500):
 
 
 def test_spec_round_trips_every_family_verifier(math500, ifeval_partial):
-    envs = [math500, ifeval_partial, rlvr_envs.make("math-arith", level=2), rlvr_envs.make("code-humaneval")]
+    envs = [math500, ifeval_partial, rlvr_envs.make("math-arith", level=2),
+            rlvr_envs.make("code-humaneval", data=str(shared_path("humaneval.jsonl")), limit=2)]
     for env in envs:
         spec = json.loads(json.dumps(verifier_spec(env)))
         rebuilt = verifier_from_spec(env.env_id, spec)

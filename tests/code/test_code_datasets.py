@@ -111,7 +111,8 @@ PEER_CASES = read_jsonl("code_peer_cases.jsonl")
 )
 def test_verl_stdio_cases_get_their_expected_verdicts(index):
     case = PEER_CASES[index]
-    task = task_from_row({**case, "code": None, "id": f"peer-{index}"}, index)
+    # verl's rows carry no problem statement; a row without one is refused (issue 20), so name one.
+    task = task_from_row({**case, "code": None, "id": f"peer-{index}", "prompt": case["note"]}, index)
     timeout = float(case.get("timeout_s") or 10.0)
     verifier = CodeVerifier(timeout_s=timeout, case_timeout_s=min(timeout, 3.0), partial_credit=True)
     verdict = verifier.verify(task, fenced(case["code"]))

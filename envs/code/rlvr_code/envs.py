@@ -1,14 +1,25 @@
-"""Code environments: ``code-python`` (your own data), ``code-humaneval`` and ``code-mbpp``."""
+"""Code environments: ``code-python`` (your own data), ``code-humaneval`` and ``code-mbpp``.
+
+Rows come through the core loader (``rlvr_envs.data``: files, lists of dicts, ``datasets``
+objects, the Hub) and are checked when the env is made. A row whose prompt, tests or expected
+outputs are missing, null or empty raises ``DataError`` naming the source, the row and the
+column, and the option that maps a column of another name (``columns=``, ``prompt_key=``,
+``id_key=``): a prompt of ``None`` used to become the text ``"None"``, a null stdin case the input
+``"None"``, and an empty test list a task that every program passes.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from rlvr_code.verifier import CodeVerifier, solution_names
+from rlvr_code.verifier import FORMATS, CodeVerifier, solution_names
+from rlvr_envs.data import is_missing, load_hub, numbered_records, require_fields
 from rlvr_envs.env import DatasetEnv
+from rlvr_envs.errors import ConfigurationError, DataError
 from rlvr_envs.formats import PROMPT_FORMATS, PromptFormat, register_format
 from rlvr_envs.types import Difficulty, Task
 
@@ -37,109 +48,309 @@ _VERIFIER_OPTIONS = (
     "backend_options",
 )
 
-
-def _read_rows(source: Any) -> list[dict[str, Any]]:
-    """Rows from a JSONL/JSON/Parquet path, a list of dicts, or a ``datasets.Dataset``."""
-    if isinstance(source, (str, Path)):
-        path = Path(source)
-        if not path.exists():
-            raise FileNotFoundError(f"code data file {path} does not exist")
-        if path.suffix == ".parquet":
-            import pyarrow.parquet as pq  # lazily: only Parquet users need it
-
-            return pq.read_table(path).to_pylist()
-        text = path.read_text(encoding="utf-8")
-        if path.suffix == ".json":
-            data = json.loads(text)
-            return list(data if isinstance(data, list) else data.get("data", []))
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
-    if isinstance(source, Iterable):
-        return [dict(row) for row in source]
-    raise TypeError(f"cannot read code tasks from {type(source).__name__}")
+SourcedRow = tuple[str, int, Any]
+"""A row, the source it came from (a file, ``data`` or a Hub dataset id) and its 1-based number there."""
 
 
-def humaneval_task(row: dict[str, Any]) -> Task:
-    prompt = row["prompt"]
+@dataclass(frozen=True)
+class RowPlace:
+    """Where a row came from, and the user's names for the layout's columns, for error messages.
+
+    ``columns`` maps a layout field (``prompt``, ``test``, ``test_list``, ``inputs``, ``id``...) to
+    the column that holds it in the user's rows.
+    """
+
+    source: str = "data"
+    row_number: int = 1
+    columns: Mapping[str, str] = field(default_factory=dict)
+
+    def column(self, name: str) -> str:
+        return self.columns.get(name, name)
+
+    def has(self, row: Mapping[str, Any], name: str) -> bool:
+        return self.column(name) in row
+
+    def error(self, message: str) -> DataError:
+        return DataError(f"{self.source} row {self.row_number}: {message}")
+
+    def need(self, row: Mapping[str, Any], name: str) -> Any:
+        """The value of a required field: present, not null, not blank."""
+        column = self.column(name)
+        hint = f"columns={{{name!r}: 'your column'}}"
+        return require_fields(row, {name: column}, source=self.source, row_number=self.row_number, mapping_hint=hint)[
+            name
+        ]
+
+    def optional(self, row: Mapping[str, Any], name: str) -> Any:
+        value = row.get(self.column(name))
+        return None if is_missing(value) else value
+
+    def text(self, row: Mapping[str, Any], name: str) -> str:
+        value = self.need(row, name)
+        if not isinstance(value, str):
+            raise self.error(f"the {name} column {self.column(name)!r} must be text, got {type(value).__name__}")
+        return value
+
+    def items(self, row: Mapping[str, Any], name: str, *, blank_ok: bool) -> list[str]:
+        """A required, non-empty list of strings (a JSON list in a CSV cell is read as one)."""
+        column = self.column(name)
+        value = self.need(row, name)
+        if isinstance(value, str) and value.lstrip().startswith("["):
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError:
+                pass
+        if hasattr(value, "tolist") and not isinstance(value, str):
+            value = value.tolist()  # a numpy array from pandas or a Parquet reader
+        if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Sequence):
+            raise self.error(f"the {name} column {column!r} must be a list, got {type(value).__name__}")
+        if not value:
+            raise self.error(f"the {name} column {column!r} is an empty list")
+        out: list[str] = []
+        for position, item in enumerate(value, start=1):
+            if item is None or (not blank_ok and is_missing(item)):
+                shown = "null" if item is None else "empty"
+                raise self.error(f"item {position} of the {name} column {column!r} is {shown}")
+            if isinstance(item, bool) or not isinstance(item, (str, int, float)):
+                raise self.error(
+                    f"item {position} of the {name} column {column!r} must be text, got {type(item).__name__}"
+                )
+            out.append(item if isinstance(item, str) else str(item))
+        return out
+
+    def identity(self, row: Mapping[str, Any], candidates: Sequence[str], default: str) -> str:
+        """The row's id: the mapped ``id`` column (required), else the first id column present."""
+        if "id" in self.columns:
+            return str(self.need(row, "id"))
+        for name in candidates:
+            value = row.get(name)
+            if not is_missing(value):
+                return str(value)
+        return default
+
+
+def _place(place: RowPlace | None) -> RowPlace:
+    return place if place is not None else RowPlace()
+
+
+def humaneval_task(row: Mapping[str, Any], place: RowPlace | None = None, *, preset: bool = True) -> Task:
+    """A HumanEval row (``task_id, prompt, test, entry_point, canonical_solution``) as a task.
+
+    ``preset=True`` (HumanEval itself) also requires ``task_id`` and ``canonical_solution``; your
+    own rows in this layout may leave the solution out (then there is no gold completion).
+    """
+    place = _place(place)
+    prompt = place.text(row, "prompt")
+    test = place.text(row, "test")
+    entry_point = place.text(row, "entry_point").strip()
+    if not entry_point.isidentifier():
+        raise place.error(
+            f"the entry_point column {place.column('entry_point')!r} is not a Python name: {entry_point!r}"
+        )
+    solution = place.text(row, "canonical_solution") if preset else place.optional(row, "canonical_solution")
+    if preset:
+        task_id = str(place.need(row, "id" if "id" in place.columns else "task_id"))
+    else:
+        task_id = place.identity(row, ("task_id", "id"), str(place.row_number - 1))
+    answer: dict[str, Any] = {"format": "humaneval", "context": prompt, "test": test, "entry_point": entry_point}
+    if solution is not None:
+        answer["canonical_solution"] = prompt + str(solution)
     return Task(
-        id=str(row["task_id"]),
+        id=task_id,
         prompt=f"Complete the following Python function.\n\n```python\n{prompt}```",
-        answer={
-            "format": "humaneval",
-            "context": prompt,
-            "test": row["test"],
-            "entry_point": row["entry_point"],
-            "canonical_solution": prompt + row["canonical_solution"],
-        },
-        metadata={"source": "humaneval", "entry_point": row["entry_point"]},
+        answer=answer,
+        metadata={"source": "humaneval", "entry_point": entry_point},
     )
 
 
-def mbpp_task(row: dict[str, Any]) -> Task:
-    tests = list(row["test_list"])
-    shown = tests[0] if tests else ""
+def mbpp_task(row: Mapping[str, Any], place: RowPlace | None = None, *, preset: bool = True) -> Task:
+    """An MBPP row (``task_id, text, test_list, code``, optional ``test_setup_code``) as a task.
+
+    The description is ``text`` (MBPP "full") or ``prompt`` (MBPP "sanitized", whose
+    ``test_imports`` join the setup). ``preset=True`` also requires ``task_id`` and ``code``.
+    """
+    place = _place(place)
+    if "text" not in place.columns and "text" not in row and "prompt" in row:
+        place = RowPlace(place.source, place.row_number, {**place.columns, "text": "prompt"})
+    text = place.text(row, "text")
+    tests = place.items(row, "test_list", blank_ok=False)
+    code = place.text(row, "code") if preset else place.optional(row, "code")
+    setup = str(place.optional(row, "test_setup_code") or "")
+    raw_imports = place.optional(row, "test_imports")
+    if raw_imports is not None and not (hasattr(raw_imports, "__len__") and len(raw_imports) == 0):
+        imports = place.items(row, "test_imports", blank_ok=False)
+        setup = "\n".join([*imports, setup]) if setup else "\n".join(imports)
+    if preset:
+        task_id = f"mbpp/{place.need(row, 'id' if 'id' in place.columns else 'task_id')}"
+    else:
+        number = place.optional(row, "task_id")
+        task_id = f"mbpp/{number}" if number is not None else place.identity(row, ("id",), str(place.row_number - 1))
+    answer: dict[str, Any] = {"format": "asserts", "tests": tests, "setup": setup}
+    if code is not None:
+        answer["canonical_solution"] = str(code)
+        answer["solution_names"] = solution_names(str(code))
     return Task(
-        id=f"mbpp/{row['task_id']}",
-        prompt=f"{row['text']}\nYour code should pass this test:\n\n{shown}",
-        answer={
-            "format": "asserts",
-            "tests": tests,
-            "setup": row.get("test_setup_code") or "",
-            "canonical_solution": row["code"],
-            "solution_names": solution_names(row["code"]),
-        },
+        id=task_id,
+        prompt=f"{text}\nYour code should pass this test:\n\n{tests[0]}",
+        answer=answer,
         metadata={"source": "mbpp", "split": row.get("split")},
     )
 
 
-def stdio_task(row: dict[str, Any], index: int) -> Task:
-    inputs, outputs = row["inputs"], row["outputs"]
+def stdio_task(row: Mapping[str, Any], index: int, place: RowPlace | None = None) -> Task:
+    """A row of stdin/stdout cases (``prompt`` or ``question``, ``inputs``, ``outputs``) as a task.
+
+    An input or an expected output may be the empty string, never null; a row without a problem
+    statement is refused rather than given a generic one.
+    """
+    place = _place(place)
+    if "prompt" not in place.columns and "prompt" not in row and "question" in row:
+        place = RowPlace(place.source, place.row_number, {**place.columns, "prompt": "question"})
+    prompt = place.text(row, "prompt")
+    inputs = place.items(row, "inputs", blank_ok=True)
+    outputs = place.items(row, "outputs", blank_ok=True)
     if len(inputs) != len(outputs):
-        raise ValueError(f"row {index}: {len(inputs)} inputs but {len(outputs)} outputs")
-    answer: dict[str, Any] = {
-        "format": "stdio",
-        "cases": [{"input": i, "output": o} for i, o in zip(inputs, outputs)],
-    }
+        raise place.error(
+            f"{len(inputs)} inputs (column {place.column('inputs')!r}) but {len(outputs)} outputs "
+            f"(column {place.column('outputs')!r})"
+        )
+    answer: dict[str, Any] = {"format": "stdio", "cases": [{"input": i, "output": o} for i, o in zip(inputs, outputs)]}
     for key in ("language", "timeout_s"):
         if row.get(key) is not None:
             answer[key] = row[key]
-    if row.get("code") or row.get("canonical_solution"):
-        answer["canonical_solution"] = row.get("canonical_solution") or row["code"]
+    solution = place.optional(row, "canonical_solution") or place.optional(row, "code")
+    if solution is not None:
+        answer["canonical_solution"] = str(solution)
+    label = row.get("difficulty")
     return Task(
-        id=str(row.get("id", row.get("task_id", f"stdio/{index}"))),
-        prompt=str(row.get("prompt") or row.get("question") or "Write a program that reads standard input."),
+        id=place.identity(row, ("id", "task_id"), f"stdio/{index}"),
+        prompt=prompt,
         answer=answer,
         metadata={k: row[k] for k in ("source", "difficulty") if k in row},
-        difficulty=Difficulty(label=row.get("difficulty")) if row.get("difficulty") is not None else Difficulty(),
+        difficulty=Difficulty(label=label) if isinstance(label, (str, int, float)) else Difficulty(),
     )
 
 
-def task_from_row(row: dict[str, Any], index: int) -> Task:
-    """Accept native rows ({id, prompt, answer}) and HumanEval, MBPP and stdin/stdout layouts."""
-    if isinstance(row.get("answer"), dict) and "format" in row["answer"]:
-        return Task(
-            id=str(row.get("id", index)),
-            prompt=str(row["prompt"]),
-            answer=row["answer"],
-            metadata=dict(row.get("metadata") or {}),
+def _check_native_answer(answer: Mapping[str, Any], place: RowPlace) -> None:
+    """The fields each task format needs, checked at load (the verifier would call them verifier errors)."""
+    kind = answer.get("format")
+    column = place.column("answer")
+    if kind not in FORMATS:
+        raise place.error(f"the answer column {column!r} has format {kind!r}; expected one of {list(FORMATS)}")
+
+    def missing(key: str, what: str) -> DataError:
+        return place.error(f"the answer column {column!r} ({kind}) needs {key!r}, {what}")
+
+    if kind == "humaneval":
+        for key in ("test", "entry_point"):
+            if is_missing(answer.get(key)) or not isinstance(answer.get(key), str):
+                raise missing(key, "a non-empty string")
+    elif kind == "asserts":
+        tests = answer.get("tests")
+        if not isinstance(tests, list) or not tests or any(not isinstance(t, str) or is_missing(t) for t in tests):
+            raise missing("tests", "a non-empty list of assert statements")
+    else:
+        cases = answer.get("cases")
+        if not isinstance(cases, list) or not cases:
+            raise missing("cases", "a non-empty list of {'input', 'output'}")
+        for position, case in enumerate(cases, start=1):
+            if not isinstance(case, Mapping) or case.get("input") is None or case.get("output") is None:
+                raise missing("cases", f"a list of {{'input', 'output'}} strings (case {position} is {case!r:.80})")
+
+
+def native_task(row: Mapping[str, Any], index: int, place: RowPlace | None = None) -> Task:
+    """A row already in the task schema: ``{id, prompt, answer: {format, ...}, metadata?}``."""
+    place = _place(place)
+    prompt = place.text(row, "prompt")
+    answer = place.need(row, "answer")
+    if not isinstance(answer, Mapping):
+        raise place.error(f"the answer column {place.column('answer')!r} must be an object with a 'format'")
+    _check_native_answer(answer, place)
+    metadata = row.get("metadata")
+    return Task(
+        id=place.identity(row, ("id",), str(index)),
+        prompt=prompt,
+        answer=dict(answer),
+        metadata=dict(metadata) if isinstance(metadata, Mapping) else {},
+    )
+
+
+def task_from_row(row: Any, index: int, place: RowPlace | None = None) -> Task:
+    """Accept native rows ({id, prompt, answer}) and HumanEval, MBPP and stdin/stdout layouts.
+
+    ``index`` is the row's 0-based position (the id of a row that has none); ``place`` says where
+    the row came from for error messages (default: ``data`` row ``index + 1``).
+    """
+    place = place if place is not None else RowPlace(row_number=index + 1)
+    if not isinstance(row, Mapping):
+        raise place.error(f"expected an object with columns, got {type(row).__name__}")
+    answer = row.get(place.column("answer"))
+    if isinstance(answer, Mapping) and "format" in answer:
+        return native_task(row, index, place)
+    # One column of a layout picks it, so a row missing another of its columns is told which.
+    if place.has(row, "entry_point") or place.has(row, "test"):
+        return humaneval_task(row, place, preset=False)
+    if place.has(row, "test_list") or place.has(row, "text"):
+        return mbpp_task(row, place, preset=False)
+    if place.has(row, "inputs") or place.has(row, "outputs"):
+        return stdio_task(row, index, place)
+    if place.has(row, "answer"):
+        raise place.error(
+            f"the answer column {place.column('answer')!r} must be an object with a 'format' "
+            f"(one of {list(FORMATS)}), got {answer!r:.80}"
         )
-    if "entry_point" in row and "test" in row:
-        return humaneval_task(row)
-    if "test_list" in row:
-        return mbpp_task(row)
-    if "inputs" in row and "outputs" in row:
-        return stdio_task(row, index)
-    raise ValueError(
-        f"row {index} is not a code task: expected {{id, prompt, answer: {{format, ...}}}} or HumanEval, "
-        f"MBPP or stdin/stdout fields; got keys {sorted(row)}"
+    raise place.error(
+        "not a code task: expected {id, prompt, answer: {format, ...}} or HumanEval (prompt, test, entry_point), "
+        f"MBPP (text, test_list) or stdin/stdout (prompt, inputs, outputs) columns; got columns "
+        f"{sorted(str(k) for k in row)[:20]}; map your own with columns={{'test_list': 'your column', ...}}"
+    )
+
+
+def _columns(columns: Mapping[str, str] | None, prompt_key: str | None, id_key: str | None) -> dict[str, str]:
+    if columns is not None and not isinstance(columns, Mapping):
+        raise ConfigurationError(f"columns= must map a field name to your column name, got {type(columns).__name__}")
+    out = dict(columns or {})
+    for name, value in (("prompt", prompt_key), ("id", id_key)):
+        if value is not None:
+            if name in out and out[name] != value:
+                raise ConfigurationError(f"{name}_key={value!r} and columns={{{name!r}: {out[name]!r}}} disagree")
+            out[name] = value
+    bad = {k: v for k, v in out.items() if not isinstance(k, str) or not isinstance(v, str)}
+    if bad:
+        raise ConfigurationError(f"columns= must map field names to column names (strings), got {bad}")
+    return out
+
+
+def _data_or_path(env_name: str, data: Any, path: Any) -> Any:
+    if data is not None and path is not None:
+        raise TypeError(f"{env_name}: pass data= or its alias path=, not both")
+    return data if data is not None else path
+
+
+def _is_dataset_dict(data: Any) -> bool:
+    return hasattr(data, "column_names") and hasattr(data, "keys") and callable(data.keys)
+
+
+def _hub_hint(env_name: str, file_name: str) -> str:
+    return (
+        f"make({env_name!r}, data='/path/to/{file_name}') (JSONL, JSON, Parquet or CSV, a list of dicts "
+        "or a datasets.Dataset; path= works too)"
     )
 
 
 class CodeEnv(DatasetEnv):
     """Python programming tasks verified by running unit tests in a sandbox.
 
+    The rows are read and checked when the env is made, so a missing file, an unreachable Hub
+    or a bad row fails at ``make``.
+
     Args:
-        data: a path (JSONL, JSON, Parquet), a list of dicts or a ``datasets.Dataset``.
+        data: a path (JSONL, JSON, Parquet, CSV), a list of dicts or a ``datasets.Dataset``; rows
+            in the task schema or in HumanEval, MBPP or stdin/stdout layout.
+        split: the split of a ``datasets.DatasetDict``.
         limit: keep only the first ``limit`` tasks.
+        columns: your column names for the layouts' fields, e.g. ``{"prompt": "question",
+            "test_list": "tests"}``; ``prompt_key=`` and ``id_key=`` are short for two of them.
         verifier: a ready ``CodeVerifier``; otherwise one is built from the options below.
         timeout_s, partial_credit, backend, allow_reduced_isolation, memory_mb, ...: see
             ``CodeVerifier``.
@@ -149,29 +360,70 @@ class CodeEnv(DatasetEnv):
     family: ClassVar[str] = "code"
     default_prompt_format: ClassVar[str] = "code"
     public_metadata_keys: ClassVar[tuple[str, ...]] = ("source", "split", "entry_point")
+    env_name: ClassVar[str] = "code-python"
 
     def __init__(
-        self, data: Any = None, *, limit: int | None = None, verifier: CodeVerifier | None = None, **kwargs: Any
+        self,
+        data: Any = None,
+        *,
+        split: str | None = None,
+        limit: int | None = None,
+        columns: Mapping[str, str] | None = None,
+        prompt_key: str | None = None,
+        id_key: str | None = None,
+        verifier: CodeVerifier | None = None,
+        **kwargs: Any,
     ) -> None:
         options = {k: kwargs.pop(k) for k in _VERIFIER_OPTIONS if k in kwargs}
         if verifier is None:
             verifier = CodeVerifier(**options)
         elif options:
             raise TypeError(f"pass either verifier or verifier options, not both ({sorted(options)})")
-        super().__init__(verifier, **kwargs)
+        super().__init__(verifier, limit=limit, **kwargs)
         self.data = data
-        self.limit = limit
-
-    def _rows(self) -> list[dict[str, Any]]:
-        if self.data is None:
-            raise ValueError("code-python needs your tasks: make('code-python', data='tasks.jsonl' or a list of dicts)")
-        return _read_rows(self.data)
-
-    def _load_tasks(self) -> Sequence[Task]:
-        rows = self._rows()
+        self.split = split
+        self.columns = _columns(columns, prompt_key, id_key)
+        rows = self._sourced_rows()
         if self.limit is not None:
             rows = rows[: self.limit]
-        return [task_from_row(row, i) for i, row in enumerate(rows)]
+        self._loaded = self._build(rows)
+        self._tasks  # noqa: B018 -- an empty source fails at make() too
+
+    # -- rows ----------------------------------------------------------------------------------
+    def _sourced_rows(self) -> list[SourcedRow]:
+        if self.data is None:
+            raise ConfigurationError(
+                f"{self.env_name} needs your tasks: pass data= a .jsonl/.json/.parquet/.csv path, a list of dicts "
+                "or a datasets.Dataset (for ready-made sets use code-humaneval or code-mbpp)"
+            )
+        return self._user_rows(self.split)
+
+    def _user_rows(self, split: str | None) -> list[SourcedRow]:
+        source = str(self.data) if isinstance(self.data, (str, Path)) else "data"
+        return [(source, number, row) for number, row in numbered_records(self.data, split)]
+
+    def _row_task(self, index: int, place: RowPlace, row: Any) -> Task:
+        return task_from_row(row, index, place)
+
+    def _build(self, rows: list[SourcedRow]) -> list[Task]:
+        tasks: list[Task] = []
+        first_seen: dict[str, tuple[str, int]] = {}
+        for index, (source, number, row) in enumerate(rows):
+            place = RowPlace(source, number, self.columns)
+            if not isinstance(row, Mapping):
+                raise place.error(f"expected an object with columns, got {type(row).__name__}")
+            task = self._row_task(index, place, row)
+            if task.id in first_seen:
+                where = "{} row {}".format(*first_seen[task.id])
+                raise place.error(
+                    f"task id {task.id!r} is already the id of {where}; map a column of unique ids with id_key="
+                )
+            first_seen[task.id] = (source, number)
+            tasks.append(task)
+        return tasks
+
+    def _load_tasks(self) -> Sequence[Task]:
+        return self._loaded
 
     # -- completions the conformance kit and the demo use ------------------------------------------
     def answer_text(self, task: Task) -> str | None:
@@ -201,61 +453,86 @@ class CodeEnv(DatasetEnv):
         )
 
 
-def _hub_rows(name: str, config: str | None, splits: Sequence[str]) -> list[dict[str, Any]]:
-    try:
-        import datasets  # lazily: heavy, and only presets without a local path need it
-    except ImportError as exc:
-        raise ImportError("loading from the Hugging Face Hub needs `pip install datasets` (or pass path=...)") from exc
-    rows: list[dict[str, Any]] = []
-    try:
-        for split in splits:
-            ds = datasets.load_dataset(name, config, split=split)
-            rows.extend({**row, "split": split} for row in ds)
-    except Exception as exc:  # offline, missing, renamed: say how to use a local copy instead
-        raise RuntimeError(
-            f"could not load {name!r} from the Hugging Face Hub ({type(exc).__name__}: {exc}); "
-            f"pass path='/path/to/file.jsonl' to use a local copy"
-        ) from exc
-    return rows
-
-
 class HumanEvalEnv(CodeEnv):
-    """HumanEval (164 problems): complete a function; ``check(candidate)`` decides."""
+    """HumanEval (164 problems): complete a function; ``check(candidate)`` decides.
 
-    hub_name = "openai/openai_humaneval"
+    Args:
+        data: a local copy (alias ``path=``): JSONL/JSON/Parquet/CSV, rows or a ``datasets``
+            object with HumanEval's columns; without it, ``openai/openai_humaneval`` from the Hub.
+    """
 
-    def __init__(self, path: str | Path | None = None, **kwargs: Any) -> None:
-        super().__init__(data=path, **kwargs)
+    env_name: ClassVar[str] = "code-humaneval"
+    hub_name: ClassVar[str] = "openai/openai_humaneval"
 
-    def _rows(self) -> list[dict[str, Any]]:
+    def __init__(self, data: Any = None, *, path: str | Path | None = None, **kwargs: Any) -> None:
+        super().__init__(_data_or_path(self.env_name, data, path), **kwargs)
+
+    @property
+    def path(self) -> Any:
+        return self.data
+
+    def _sourced_rows(self) -> list[SourcedRow]:
         if self.data is not None:
-            return _read_rows(self.data)
-        return _hub_rows(self.hub_name, None, ["test"])
+            return self._user_rows(self.split)
+        hint = _hub_hint(self.env_name, "HumanEval.jsonl")
+        rows = load_hub(self.hub_name, split=self.split or "test", env_name=self.env_name, option_hint=hint)
+        return [(self.hub_name, number, row) for number, row in enumerate(rows, start=1)]
+
+    def _row_task(self, index: int, place: RowPlace, row: Any) -> Task:
+        return humaneval_task(row, place, preset=True)
 
 
 class MbppEnv(CodeEnv):
     """MBPP (974 problems in splits prompt/train/validation/test); code, then setup, then asserts.
 
     Args:
-        path: a local copy (JSONL with MBPP's fields); otherwise the Hub.
-        split: ``"all"`` (default), ``"train"``, ``"test"``, ``"validation"`` or ``"prompt"``.
+        data: a local copy (alias ``path=``) with MBPP's columns; without it the Hub's
+            ``google-research-datasets/mbpp`` (config ``full``).
+        split: ``"all"`` (default), ``"train"``, ``"test"``, ``"validation"`` or ``"prompt"``; a
+            local copy is filtered on its ``split`` column (a ``DatasetDict`` by its splits).
     """
 
-    hub_name = "google-research-datasets/mbpp"
-    splits = ("prompt", "train", "validation", "test")
+    env_name: ClassVar[str] = "code-mbpp"
+    hub_name: ClassVar[str] = "google-research-datasets/mbpp"
+    splits: ClassVar[tuple[str, ...]] = ("prompt", "train", "validation", "test")
 
-    def __init__(self, path: str | Path | None = None, split: str = "all", **kwargs: Any) -> None:
+    def __init__(self, data: Any = None, *, path: str | Path | None = None, split: str = "all", **kwargs: Any) -> None:
         if split != "all" and split not in self.splits:
-            raise ValueError(f"unknown MBPP split {split!r}; choose 'all' or one of {self.splits}")
-        super().__init__(data=path, **kwargs)
-        self.split = split
+            raise ConfigurationError(f"unknown MBPP split {split!r}; choose 'all' or one of {self.splits}")
+        super().__init__(_data_or_path(self.env_name, data, path), split=split, **kwargs)
 
-    def _rows(self) -> list[dict[str, Any]]:
-        wanted = self.splits if self.split == "all" else (self.split,)
+    @property
+    def path(self) -> Any:
+        return self.data
+
+    def _sourced_rows(self) -> list[SourcedRow]:
+        split = self.split or "all"
+        wanted = self.splits if split == "all" else (split,)
+        if self.data is not None and _is_dataset_dict(self.data):
+            available = [s for s in wanted if s in self.data.keys()]
+            if not available:
+                raise DataError(f"{self.env_name}: the DatasetDict has splits {list(self.data.keys())}, not {wanted}")
+            return [
+                (f"data[{s}]", number, {**row, "split": s})
+                for s in available
+                for number, row in numbered_records(self.data, s)
+            ]
         if self.data is not None:
-            rows = _read_rows(self.data)
-            if self.split != "all":
-                rows = [r for r in rows if r.get("split") == self.split]
-            return rows
-        rows = _hub_rows(self.hub_name, "full", wanted)
-        return sorted(rows, key=lambda r: int(r["task_id"]))
+            rows = self._user_rows(None)
+            if split == "all":
+                return rows
+            if not any(isinstance(r, Mapping) and "split" in r for _, _, r in rows):
+                raise DataError(
+                    f"{self.env_name}: split={split!r} picks rows by their 'split' column, which the rows of "
+                    f"{rows[0][0] if rows else 'data'} lack; pass split='all' (default) or a file of that split"
+                )
+            return [(s, n, r) for s, n, r in rows if isinstance(r, Mapping) and r.get("split") == split]
+        hint = _hub_hint(self.env_name, "mbpp.jsonl")
+        out: list[SourcedRow] = []
+        for name in wanted:
+            rows_of_split = load_hub(self.hub_name, "full", split=name, env_name=self.env_name, option_hint=hint)
+            out.extend((f"{self.hub_name}[{name}]", n, {**r, "split": name}) for n, r in enumerate(rows_of_split, 1))
+        return sorted(out, key=lambda sourced: int(sourced[2].get("task_id") or 0))
+
+    def _row_task(self, index: int, place: RowPlace, row: Any) -> Task:
+        return mbpp_task(row, place, preset=True)

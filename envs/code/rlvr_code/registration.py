@@ -11,7 +11,7 @@ def register_envs() -> None:
         "rlvr_code.envs:CodeEnv",
         size=None,
         user_data=True,
-        data_source="your own data (data=...)",
+        data_source="your own data (data=: path, rows or dataset; split=, limit=, columns=)",
         description="Python tasks from your data (asserts, HumanEval-style check() or stdin/stdout cases), "
         "verified in a bubblewrap sandbox",
     )
@@ -19,14 +19,14 @@ def register_envs() -> None:
         "code-humaneval-v0",
         "rlvr_code.envs:HumanEvalEnv",
         size=164,
-        data_source="openai/openai_humaneval (Hub) or path=",
+        data_source="openai/openai_humaneval (Hub) or data= (alias path=)",
         description="HumanEval: complete a function, checked by its check(candidate) tests in a sandbox",
     )
     register(
         "code-mbpp-v0",
         "rlvr_code.envs:MbppEnv",
         size=974,
-        data_source="google-research-datasets/mbpp, config full (Hub) or path=",
+        data_source="google-research-datasets/mbpp, config full (Hub) or data= (alias path=); split=",
         difficulty_fields=("split",),
         description="MBPP: write a function from a description, checked by its assert statements in a sandbox",
     )
