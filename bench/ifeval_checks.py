@@ -1,6 +1,7 @@
 """Instruction checks per second per core: rlvr_ifeval versus the IFEval reference (lm-eval).
 
-Run: ``.venv/bin/python bench/ifeval_checks.py [--seconds 2]``
+Run: ``.venv/bin/python bench/ifeval_checks.py [--seconds 2]``; ``--hostile`` instead times the
+quadratic inputs of issue 21 (runs of newlines) against the reference's own patterns.
 
 Both implementations check the same labelled responses (../shared/data: IFEval GPT-4
 responses and IFBench sample outputs) in one process, i.e. on one core. Checkers are built
@@ -103,8 +104,13 @@ def timed(run_pass: Callable[[], int], seconds: float) -> tuple[int, float, floa
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time budget per row of the table")
+    parser.add_argument("--hostile", action="store_true", help="time hostile inputs against the reference patterns")
+    parser.add_argument("--repeats", type=int, default=3, help="repeats per hostile row")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "envs" / "ifeval"))
+    if args.hostile:
+        hostile(args.repeats)
+        return
     from rlvr_ifeval.envs import IFEvalVerifier
     from rlvr_ifeval.scoring import build_checker, build_checkers
 
@@ -223,6 +229,93 @@ def main() -> None:
           f"{'checks/s/core':>13} {'best pass':>10}")
     for name, subset, checks, seconds, best in table:
         print(f"{name:<44} {subset:<46} {checks:>7} {seconds:>6.2f} {checks / seconds:>13,.0f} {best:>10,.0f}")
+
+
+def _cpu_runs(run: Callable[[], object], repeats: int) -> list[float]:
+    times = []
+    for _ in range(repeats):
+        clear_caches()  # the per-text memos would make every repeat after the first free
+        start = time.process_time()
+        run()
+        times.append(time.process_time() - start)
+    return times
+
+
+def hostile(repeats: int) -> None:
+    """Issue 21: runs of newlines made the postscript and bullet checks quadratic (the reference's
+    patterns, which this package used to search as written). CPU seconds, min/median/max."""
+    import re
+    import statistics
+
+    from rlvr_ifeval.scoring import build_checker
+    from rlvr_ifeval.verifier import IFEvalVerifier
+
+    from rlvr_envs import Task
+
+    reference = {
+        "detectable_content:postscript": lambda r: re.search(r"\s*p\.\s?s\..*$", r.lower(), flags=re.MULTILINE),
+        "detectable_format:number_bullet_lists": lambda r: (
+            re.findall(r"^\s*\*[^\*].*$", r, flags=re.MULTILINE) + re.findall(r"^\s*-.*$", r, flags=re.MULTILINE)
+        ),
+        "detectable_content:number_placeholders": lambda r: re.findall(r"\[.*?\]", r),
+        "length_constraints:number_sentences": lambda r: re.findall(r"[.?!]+(?=([)\";}\]*:@'({\[])|\s+(\S+))", r),
+    }
+    kwargs = {
+        "detectable_content:postscript": {"postscript_marker": "P.S."},
+        "detectable_format:number_bullet_lists": {"num_bullets": 3},
+        "detectable_content:number_placeholders": {"num_placeholders": 2},
+        "length_constraints:number_sentences": {"num_sentences": 3, "relation": "at least"},
+    }
+    # The largest size the reference is run at (it grows as n**2; the sentence pattern faster).
+    reference_up_to = {
+        "detectable_content:postscript": 100_000,
+        "detectable_format:number_bullet_lists": 100_000,
+        "detectable_content:number_placeholders": 30_000,
+        "length_constraints:number_sentences": 10_000,
+    }
+    inputs = {
+        "detectable_content:postscript": "\n",
+        "detectable_format:number_bullet_lists": "\n",
+        "detectable_content:number_placeholders": "[",
+        "length_constraints:number_sentences": ".",
+    }
+
+    def cell(times: list[float]) -> str:
+        return f"{min(times):.4f} / {statistics.median(times):.4f} / {max(times):.4f}"
+
+    print(f"{'instruction':<40} {'input':<14} {'reference pattern (s)':>30} {'rlvr_ifeval (s)':>30}")
+    for instruction, unit in inputs.items():
+        checker = build_checker(instruction, kwargs[instruction])
+        for size in (3_000, 10_000, 30_000, 100_000, 1_000_000):
+            response = unit * size
+            ours = _cpu_runs(lambda c=checker, r=response: c.check(r), repeats)
+            if size <= reference_up_to[instruction]:
+                theirs = cell(
+                    _cpu_runs(lambda f=reference[instruction], r=response: f(r), 1 if size >= 30_000 else repeats)
+                )
+            else:
+                theirs = "not run (quadratic)"
+            print(f"{instruction:<40} {f'{size:,} x {unit!r}':<14} {theirs:>30} {cell(ours):>30}")
+
+    # The issue's batch: 100 labelled responses, 5 of them replaced by 100k newlines.
+    rows = load_rows()[:100]
+    tasks = [Task(id=str(i), prompt=r["prompt"], answer={k: r[k] for k in ("instruction_id_list", "kwargs")})
+             for i, r in enumerate(rows)]
+    hostile_task = Task(id="h", prompt="Write.", answer={
+        "instruction_id_list": ["detectable_content:postscript", "detectable_format:number_bullet_lists"],
+        "kwargs": [{"postscript_marker": "P.S."}, {"num_bullets": 3}]})
+    responses = [r["response"] for r in rows]
+    batch_tasks = list(tasks)
+    for i in range(0, 100, 20):
+        batch_tasks[i], responses[i] = hostile_task, "\n" * 100_000
+    verifier = IFEvalVerifier(guard=False)
+    from rlvr_ifeval.language import warm_up
+
+    warm_up()  # loaded when a pool worker unpickles the verifier, outside any budget
+    [verifier.verify(t, r["response"]) for t, r in zip(tasks, rows)]  # build each task's checkers once
+    clean = _cpu_runs(lambda: [verifier.verify(t, r["response"]) for t, r in zip(tasks, rows)], repeats)
+    mixed = _cpu_runs(lambda: [verifier.verify(t, c) for t, c in zip(batch_tasks, responses)], repeats)
+    print(f"\nbatch of 100 labelled responses: {cell(clean)} s; with 5 of them 100k newlines: {cell(mixed)} s")
 
 
 if __name__ == "__main__":

@@ -30,8 +30,8 @@ def _limit_memory(megabytes: int) -> None:
 
 
 def _verify(verifiers: dict[str, Any], key: str, task: Any, completion: str, max_chars: int) -> Any:
-    from rlvr_envs.env import run_verifier
     from rlvr_envs.types import Reason, Verdict
+    from rlvr_envs.verifier import run_verifier
 
     try:
         return run_verifier(verifiers[key], task, completion, max_chars)

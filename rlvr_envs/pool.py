@@ -3,7 +3,9 @@
 Each slot owns one worker process and one parent thread. A call that runs past its budget
 gets its worker's whole process group killed and a ``timeout`` verdict; a worker that dies
 (segfault, OOM kill) yields ``verifier_error`` for the call it was running; in both cases
-the slot starts a fresh worker for the next call, and the other slots keep serving.
+the slot starts a fresh worker for the next call, and the other slots keep serving. Only a
+call that ran can fail so: calls queued behind it, or waiting while replacement workers die
+before or while loading the verifier, go back to the queue for a healthy worker.
 Callable from any thread (``map``/``submit``) and from asyncio (``amap``). No signals.
 """
 
@@ -27,11 +29,16 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
-from rlvr_envs.env import DEFAULT_MAX_COMPLETION_CHARS, Verifier, guard_completion
 from rlvr_envs.types import Reason, Task, Verdict
+from rlvr_envs.verifier import DEFAULT_MAX_COMPLETION_CHARS, Verifier, guard_completion
 
 _STARTUP_TIMEOUT_S = 120.0
 """Loading a verifier may import heavy libraries; that time never counts against a budget."""
+
+_MAX_START_ROUNDS = 3
+"""A call whose worker dies while starting or loading its verifier (before the call ran) goes back
+to the queue, for any slot; after this many rounds of two fresh workers each it gets
+``verifier_error``, so a verifier that kills every worker it is loaded in cannot loop forever."""
 
 
 @dataclass
@@ -46,6 +53,8 @@ class _Job:
     started: bool = False
     barrier: threading.Barrier | None = None
     """Set for ``preload`` jobs: a slot runs one alone, then waits until every slot has run one."""
+    start_failures: int = 0
+    """Rounds in which no worker could be started or load the verifier for this job (it never ran)."""
 
 
 class WorkerDied(Exception):
@@ -161,7 +170,7 @@ class VerificationPool:
         self._blob_lock = threading.Lock()
         self._barriers: set[threading.Barrier] = set()
         self._closed = False
-        self.stats = {"timeouts": 0, "crashes": 0, "restarts": 0}
+        self.stats = {"timeouts": 0, "crashes": 0, "restarts": 0, "requeued": 0}
         self._threads = [
             threading.Thread(target=self._slot, name=f"rlvr-verify-{i}", daemon=True) for i in range(self.workers)
         ]
@@ -344,8 +353,14 @@ class VerificationPool:
                 worker.close()
 
     def _ready_worker(self, worker: _Worker | None, batch: list[_Job]) -> tuple[_Worker | None, list[_Job]]:
-        """A live worker with every verifier of ``batch`` loaded, and the jobs it can run."""
-        for attempt in range(2):
+        """A live worker with every verifier of ``batch`` loaded, and the jobs it can run.
+
+        When two workers in a row die while starting or loading, none of the batch's calls has
+        run: they go back to the queue (for a healthy worker of any slot) instead of failing;
+        only a call that has been through ``_MAX_START_ROUNDS`` such rounds gets ``verifier_error``.
+        """
+        failure: BaseException | None = None
+        for _attempt in range(2):
             try:
                 if worker is None:
                     worker = _Worker(self.memory_mb)
@@ -354,7 +369,7 @@ class VerificationPool:
                 for job in batch:
                     if job.key not in worker.loaded:
                         reply = worker.request(("load", job.key, job.blob), _STARTUP_TIMEOUT_S)
-                        if reply[2] is not None:
+                        if reply[2] is not None:  # unpickling raised: deterministic, no retry helps
                             job.future.set_result(
                                 Verdict.failure(
                                     Reason.VERIFIER_ERROR, details={"error": f"cannot load verifier: {reply[2]}"}
@@ -365,17 +380,27 @@ class VerificationPool:
                     runnable.append(job)
                 return worker, runnable
             except (WorkerDied, TimeoutError, OSError) as exc:
+                failure = exc
                 if worker is not None:
                     worker.kill()
                 worker = None
-                if attempt == 1:
-                    for job in batch:
-                        if not job.future.done():
-                            job.future.set_result(
-                                Verdict.failure(
-                                    Reason.VERIFIER_ERROR, details={"error": f"worker failed to start: {exc!r}"}
-                                )
-                            )
+        self.stats["crashes"] += 1
+        for job in batch:
+            if job.future.done():
+                continue
+            job.start_failures += 1
+            # Not a preload job (its slot waits at the barrier for it) and not after close (no
+            # slot would take it again).
+            if job.start_failures < _MAX_START_ROUNDS and job.barrier is None and not self._closed:
+                self.stats["requeued"] += 1
+                self._jobs.put(job)  # it never ran: retry it, on whichever worker is healthy
+                continue
+            job.future.set_result(
+                Verdict.failure(
+                    Reason.VERIFIER_ERROR,
+                    details={"error": f"no worker could start and load the verifier: {failure!r}"},
+                )
+            )
         return None, []
 
     def _run_batch(self, worker: _Worker | None, batch: list[_Job]) -> _Worker | None:
@@ -427,7 +452,15 @@ _default_lock = threading.Lock()
 
 
 def default_pool() -> VerificationPool:
-    """The process-wide shared pool, created on first use and closed at exit."""
+    """The process-wide shared pool, created on first use and closed at exit.
+
+    With ``RLVR_POOL=ray`` it is the Ray backend's shared pool (``rlvr_envs.backends``), which
+    has this class's interface; every caller of ``default_pool`` (envs, adapters, CLI, server) follows.
+    """
+    if os.environ.get("RLVR_POOL", "").strip().lower() not in ("", "local"):
+        from rlvr_envs.backends import get_pool
+
+        return get_pool()  # type: ignore[return-value]
     global _default_pool
     with _default_lock:
         if _default_pool is None or _default_pool._closed:

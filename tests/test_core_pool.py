@@ -145,3 +145,57 @@ def test_a_burst_is_shared_between_workers_not_batched_onto_one(tasks):
     counts = sorted(pids.count(pid) for pid in set(pids))
     # 24 queued calls and max_batch 32: one slot used to take all of them in one message.
     assert len(counts) == 2 and counts[0] >= 8, counts
+
+
+class FlakyLoadVerifier(AddVerifier):
+    """Kills the worker process it is being loaded in on the loads numbered ``dying_loads``
+    (counted across processes in ``path``), and on the completion "crash" while verifying."""
+
+    def __init__(self, path: str, dying_loads: tuple[int, ...]) -> None:
+        super().__init__()
+        self.path = path
+        self.dying_loads = dying_loads
+
+    def __setstate__(self, state: dict) -> None:
+        import os
+        import signal
+
+        self.__dict__.update(state)
+        with open(self.path, "a+", encoding="utf-8") as fh:
+            fh.write("x")
+            fh.seek(0)
+            number = len(fh.read())
+        if number in self.dying_loads:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    def verify(self, task, completion):
+        if completion == "crash":
+            import os
+            import signal
+
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().verify(task, completion)
+
+
+def test_calls_that_never_ran_are_retried_when_replacement_workers_die_while_loading(tmp_path, tasks):
+    # Issue 21: the first call kills its worker; the two replacements die while loading the
+    # verifier. Only the call that ran may fail; the 32 others used to get verifier_error too.
+    verifier = FlakyLoadVerifier(str(tmp_path / "loads"), dying_loads=(2, 3))
+    many = (tasks * 4)[:33]
+    with VerificationPool(1, max_batch=64) as fresh:
+        verdicts = fresh.map(verifier, many, ["crash"] + [gold(t) for t in many[1:]])
+        assert fresh.stats["requeued"] == 32
+    assert verdicts[0].reason is Reason.VERIFIER_ERROR
+    assert [v.reason for v in verdicts[1:]] == [Reason.OK] * 32
+    assert (tmp_path / "loads").read_text() == "xxxx"  # one load, two deaths while loading, one load
+
+
+def test_a_verifier_that_kills_every_worker_it_loads_in_fails_each_call_once_not_forever(tmp_path, tasks):
+    verifier = FlakyLoadVerifier(str(tmp_path / "loads"), dying_loads=tuple(range(1, 100)))
+    start = time.perf_counter()
+    with VerificationPool(1) as fresh:
+        verdicts = fresh.map(verifier, tasks[:3], [gold(t) for t in tasks[:3]])
+    assert all(v.reason is Reason.VERIFIER_ERROR and "load the verifier" in v.details["error"] for v in verdicts)
+    # Bounded: three rounds of two fresh workers for the batch, then verifier_error.
+    assert len((tmp_path / "loads").read_text()) == 2 * 3
+    assert time.perf_counter() - start < 60

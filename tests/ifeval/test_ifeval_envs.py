@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import itertools
 import random
-import sys
+import time
 
 import pytest
-from rlvr_ifeval.base import InstructionError
 from rlvr_ifeval.envs import IFEvalEnv, IFEvalVerifier
 from rlvr_ifeval.scoring import build_checkers, evaluate
 from rlvr_ifeval.synth import SPECS, IFEvalSynthEnv, compatible
 
 import rlvr_envs
 from rlvr_envs import Reason, Task
+from rlvr_envs.errors import DataError, DataUnavailableError
 from tests.helpers.data import read_jsonl, shared_path
 
 
@@ -123,22 +123,21 @@ def test_ifbench_env_size_and_info_hide_the_answer() -> None:
     assert "kwargs" not in str(info["metadata"])
 
 
-def test_bad_rows_fail_loading_with_the_row_named() -> None:
+def test_bad_rows_fail_at_make_with_the_row_named() -> None:
     rows = [{"key": 7, "prompt": "p", "instruction_id_list": ["keywords:frequency"], "kwargs": [{"keyword": "x"}]}]
-    with pytest.raises(InstructionError, match="row 0 \\(key 7\\)"):
-        _ = IFEvalEnv(data=rows).tasks
+    with pytest.raises(DataError, match="row 1 \\(key 7\\)"):
+        IFEvalEnv(data=rows)
 
 
-def test_preset_without_data_offline_names_the_data_option(monkeypatch: pytest.MonkeyPatch) -> None:
-    import types
-
-    def offline(*args: object, **kwargs: object) -> None:
-        raise ConnectionError("Couldn't reach 'google/IFEval' on the Hub (offline)")
-
-    monkeypatch.setitem(sys.modules, "datasets", types.SimpleNamespace(load_dataset=offline))
-    env = rlvr_envs.make("ifeval")
-    with pytest.raises(RuntimeError, match=r"google/IFEval.*data="):
-        _ = env.tasks
+def test_preset_without_data_offline_fails_at_make_naming_the_data_option(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    for env_id in ("ifeval", "ifbench", "ifeval-v0"):
+        start = time.perf_counter()
+        with pytest.raises(DataUnavailableError, match=r"data="):
+            rlvr_envs.make(env_id)
+        assert time.perf_counter() - start < 1.0
+    with pytest.raises(DataUnavailableError, match=r"data="):
+        rlvr_envs.make("ifeval-data")
 
 
 def test_synth_is_seeded_and_levels_set_instruction_count() -> None:
@@ -197,9 +196,14 @@ def test_evaluate_matches_env_verdict_on_random_subsets() -> None:
 
 
 def test_registered_ids_and_entry_points() -> None:
-    assert rlvr_envs.spec("ifeval").id == "ifeval-v0" and rlvr_envs.spec("ifeval").size == 541
-    assert rlvr_envs.spec("ifbench").id == "ifbench-v0" and rlvr_envs.spec("ifbench").size == 300
-    assert rlvr_envs.spec("ifeval-synth").size is None
+    resolve = rlvr_envs.registry.resolve
+    assert resolve("ifeval").id == "ifeval-v1" and resolve("ifeval").size == 541
+    assert resolve("ifbench").id == "ifbench-v1" and resolve("ifbench").size == 300
+    assert resolve("ifeval-synth").id == "ifeval-synth-v1" and resolve("ifeval-synth").size is None
+    assert resolve("ifeval-data").user_data
+    # The benchmark presets score as the reference by default; v0 kept the guard.
+    assert resolve("ifeval").kwargs["guard"] is False and resolve("ifeval-v0").kwargs["guard"] is True
+    assert resolve("ifbench-v0").kwargs["guard_words"] == "w_runs"
     from importlib import metadata
 
     names = {ep.name: ep.value for ep in metadata.entry_points(group="rlvr_envs.envs")}
@@ -220,8 +224,7 @@ def test_adversarial_completions_never_score_on_synth_tasks(level: int) -> None:
 def _degenerate_by_normalising_everything(verifier: IFEvalVerifier, task: Task, response: str, checkers) -> str | None:
     """The guard written plainly (the whole response normalised first): what the windowed
     version in IFEvalVerifier.degenerate must decide on every input."""
-    from rlvr_ifeval import text
-    from rlvr_ifeval.envs import _CONTROL_RE, MAX_CONTROL_FRACTION, _normalise, _normalised_prompts
+    from rlvr_ifeval.verifier import _CONTROL_RE, MAX_CONTROL_FRACTION, _normalise, _normalised_prompts
 
     body = _normalise(response)
     if not body:
@@ -231,10 +234,10 @@ def _degenerate_by_normalising_everything(verifier: IFEvalVerifier, task: Task, 
     for prompt in _normalised_prompts(task.prompt, verifier.prompt_format):
         if prompt and body.startswith(prompt):
             body = body[len(prompt) :]
-            if text.count_words(body) < max(verifier.min_words, 1):
+            if verifier.count_words(body) < max(verifier.min_words, 1):
                 return "the response only echoes the prompt"
             break
-    if verifier.min_words and text.count_words(body) < verifier.min_words:
+    if verifier.min_words and verifier.count_words(body) < verifier.min_words:
         if not any(c.allows_short_answer() for c in checkers):
             return f"fewer than {verifier.min_words} words, and no instruction asks for a short answer"
     return None
@@ -257,8 +260,9 @@ def test_degenerate_guard_decides_as_if_it_normalised_the_whole_response() -> No
             (prompt, "é\x1b" * rng.randrange(1, 30) + response),  # and not
         ]
     checkers = build_checkers(["punctuation:no_comma"], [{}])
-    for min_words in (0, 5, 50):
-        verifier = IFEvalVerifier(min_words=min_words)
+    cases += [("p", "我们明天去公园然后去书店。" * rng.randrange(1, 3)), ("p", "วันนี้อากาศดีมาก " * 2), ("p", "中 " * 300)]
+    for min_words, words in itertools.product((0, 5, 50), ("scripts", "w_runs")):
+        verifier = IFEvalVerifier(min_words=min_words, guard_words=words)
         for prompt, response in cases:
             task = Task(id="t", prompt=prompt, answer={"instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]})
             expected = _degenerate_by_normalising_everything(verifier, task, response, checkers)

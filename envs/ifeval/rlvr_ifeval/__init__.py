@@ -11,10 +11,14 @@ __all__ = ["IFEvalEnv", "IFEvalSynthEnv", "IFEvalVerifier", "InstructionError", 
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("IFEvalEnv", "IFEvalVerifier"):
-        from rlvr_ifeval import envs
+    if name == "IFEvalEnv":
+        from rlvr_ifeval.envs import IFEvalEnv
 
-        return getattr(envs, name)
+        return IFEvalEnv
+    if name == "IFEvalVerifier":
+        from rlvr_ifeval.verifier import IFEvalVerifier
+
+        return IFEvalVerifier
     if name == "IFEvalSynthEnv":
         from rlvr_ifeval.synth import IFEvalSynthEnv
 

@@ -145,6 +145,7 @@ class NumberOfWords(Checker):
 @register("length_constraints:nth_paragraph_first_word")
 class NthParagraphFirstWord(Checker):
     params = (Param("num_paragraphs", minimum=0), Param("nth_paragraph", minimum=1), Param("first_word", "str"))
+    _stop = re.compile("[.,?!'\"]")
 
     def check(self, response: str) -> bool:
         paragraphs = re.split(r"\n\n", response)
@@ -156,20 +157,29 @@ class NthParagraphFirstWord(Checker):
         if not paragraph:
             return False
         word = paragraph.split()[0].strip().lstrip("'").lstrip('"')
-        first = []
-        for char in word:
-            if char in ".,?!'\"":
-                break
-            first.append(char.lower())
-        return count == self.kwargs["num_paragraphs"] and "".join(first) == self.kwargs["first_word"].lower()
+        stop = self._stop.search(word)
+        prefix = word[: stop.start()] if stop else word
+        wanted = self.kwargs["first_word"].lower()
+        # Lowercased character by character, as the reference does (str.lower of the whole word
+        # would turn a final sigma into "ς"); a character never lowercases to nothing, so a
+        # prefix longer than the wanted word cannot match (and a 1 MB word is not walked).
+        if len(prefix) > len(wanted):
+            return False
+        return count == self.kwargs["num_paragraphs"] and "".join(c.lower() for c in prefix) == wanted
 
 
 @register("detectable_content:number_placeholders")
 class Placeholders(Checker):
     params = (Param("num_placeholders", minimum=0),)
 
+    # The reference's r"\[.*?\]" scans from every "[" to the end of its line when no "]" follows,
+    # quadratic on a line of brackets. Excluding "[" from the inside finds one match where it finds
+    # one: both end at the first "]" after the first "[" of a stretch (so the count is the same),
+    # and every "[" is scanned past once.
+    _placeholder = re.compile(r"\[[^\[\]\n]*\]")
+
     def check(self, response: str) -> bool:
-        return len(re.findall(r"\[.*?\]", response)) >= self.kwargs["num_placeholders"]
+        return len(self._placeholder.findall(response)) >= self.kwargs["num_placeholders"]
 
 
 @register("detectable_content:postscript")
@@ -177,17 +187,21 @@ class Postscript(Checker):
     params = (Param("postscript_marker", "str"),)
 
     def setup(self, postscript_marker: str, **_: Any) -> None:
+        # The reference searches r"\s*" + marker + r".*$" (multiline). The leading \s* and the
+        # trailing .*$ can match empty, so they never decide whether there is a match; searched
+        # as written, \s* retries every position of a run of whitespace (quadratic: 100k
+        # newlines took 7 s). The marker alone finds a match exactly when the reference does.
         marker = postscript_marker.strip()
         if marker == "P.P.S":
-            body = r"\s*p\.\s?p\.\s?s.*$"
+            body = r"p\.\s?p\.\s?s"
         elif marker == "P.S.":
-            body = r"\s*p\.\s?s\..*$"
+            body = r"p\.\s?s\."
         else:
-            body = r"\s*" + marker.lower() + r".*$"  # the reference does not escape the marker
+            body = marker.lower()  # the reference does not escape the marker
         try:
             self.pattern = re.compile(body, flags=re.MULTILINE)
         except re.error:
-            self.pattern = re.compile(r"\s*" + re.escape(marker.lower()) + r".*$", flags=re.MULTILINE)
+            self.pattern = re.compile(re.escape(marker.lower()), flags=re.MULTILINE)
 
     def check(self, response: str) -> bool:
         return self.pattern.search(response.lower()) is not None
@@ -196,11 +210,21 @@ class Postscript(Checker):
 @register("detectable_format:number_bullet_lists")
 class BulletList(Checker):
     params = (Param("num_bullets", minimum=0),)
-    _star = re.compile(r"^\s*\*[^\*].*$", flags=re.MULTILINE)
-    _dash = re.compile(r"^\s*-.*$", flags=re.MULTILINE)
+    # The reference counts r"^\s*\*[^\*].*$" and r"^\s*-.*$" (multiline). \s* crosses newlines,
+    # so on a run of blank lines every line start rescanned the rest of the run (quadratic: 100k
+    # newlines took 14 s). Every line start inside one run of whitespace reaches the same first
+    # non-space character, so they all match or all fail alike: the second alternative consumes
+    # a run that fails, and the scan goes on after it. Group 1 is set only for real bullets.
+    _star = re.compile(r"^(?:\s*(\*[^\*].*$)|\s+)", flags=re.MULTILINE)
+    _dash = re.compile(r"^(?:\s*(-.*$)|\s+)", flags=re.MULTILINE)
+
+    @staticmethod
+    def _count(pattern: re.Pattern[str], response: str) -> int:
+        found = pattern.findall(response)
+        return len(found) - found.count("")
 
     def check(self, response: str) -> bool:
-        found = len(self._star.findall(response)) + len(self._dash.findall(response))
+        found = self._count(self._star, response) + self._count(self._dash, response)
         return found == self.kwargs["num_bullets"]
 
 
@@ -257,10 +281,20 @@ class JsonFormat(Checker):
 
 @register("detectable_format:title")
 class Title(Checker):
-    _title = re.compile(r"<<[^\n]+>>")
+    # The reference: any match of r"<<[^\n]+>>" that is not blank once the "<"s before it and the
+    # ">"s after it are stripped. Searched so, a line of "<" costs n**2 (each "<<" scans to the end
+    # of the line and back). That match starts at the line's first "<<" and ends at its last
+    # ">>"; it is not blank when, after the run of "<" that opens it, comes either a character
+    # other than whitespace and ">" with a ">>" later, or a ">" then whitespace then a ">>"
+    # (the ">" is then not part of the closing run). This pattern anchors at the line start,
+    # reaches the first "<<" without ambiguity and decides each alternative in one pass.
+    _title = re.compile(
+        r"^[^<\n]*(?:<(?!<)[^<\n]*)*<<<*(?!<)(?:(?:[^\S\n]|>)*[^\s>]|[^>\n]*>\S*[^\S\n])[^\n]*>>",
+        flags=re.MULTILINE,
+    )
 
     def check(self, response: str) -> bool:
-        return any(t.lstrip("<").rstrip(">").strip() for t in self._title.findall(response))
+        return "<<" in response and self._title.search(response) is not None
 
 
 @register("combination:two_responses")
@@ -303,8 +337,10 @@ class CapitalWordFrequency(Checker):
     params = (Param("capital_frequency", minimum=0), Param("capital_relation", "str", choices=RELATIONS))
 
     def check(self, response: str) -> bool:
-        found = sum(map(str.isupper, text.word_tokenize(response)))
-        return compare(found, self.kwargs["capital_relation"], self.kwargs["capital_frequency"])
+        # Counting stops at the threshold, which settles both relations.
+        threshold = self.kwargs["capital_frequency"]
+        found = text.count_upper_tokens(response, stop_at=max(threshold, 1))
+        return compare(found, self.kwargs["capital_relation"], threshold)
 
 
 @register("change_case:english_capital")

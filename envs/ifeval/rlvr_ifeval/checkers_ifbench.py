@@ -8,6 +8,7 @@ scores depend on it; the family README lists these cases.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 import string
 from collections import Counter
@@ -20,6 +21,13 @@ from rlvr_ifeval.base import Checker, InstructionError, Param, register
 PUNCT = string.punctuation
 _STRIP = PUNCT + " "
 _NO_PUNCT = str.maketrans("", "", PUNCT)
+_PUNCT_RE = re.compile("[" + re.escape(PUNCT) + "]")
+
+
+def drop_punctuation(value: str) -> str:
+    """``value.translate(_NO_PUNCT)``; for non-ASCII text a regular expression, which does the
+    same in a few milliseconds where ``str.translate`` takes 60 ms a megabyte."""
+    return value.translate(_NO_PUNCT) if value.isascii() else _PUNCT_RE.sub("", value)
 _CONJUNCTIONS = frozenset(("and", "but", "for", "nor", "or", "so", "yet"))
 PERSON_NAMES = (
     "Emma", "Liam", "Sophia", "Jackson", "Olivia", "Noah", "Ava", "Lucas", "Isabella", "Mason", "Mia",
@@ -141,13 +149,13 @@ class NumbersCount(Checker):
     params = (Param("N", minimum=0),)
 
     def check(self, response: str) -> bool:
-        return len(re.findall(r"\d+", response.translate(_NO_PUNCT))) == self.kwargs["N"]
+        return len(re.findall(r"\d+", drop_punctuation(response))) == self.kwargs["N"]
 
 
 @register("words:alphabet")
 class AlphabetLoop(Checker):
     def check(self, response: str) -> bool:
-        words = response.translate(_NO_PUNCT).strip(_STRIP).split()
+        words = drop_punctuation(response).strip(_STRIP).split()
         if not words:
             return False
         alphabet = string.ascii_lowercase
@@ -204,7 +212,7 @@ class IncrementingAlliteration(Checker):
 @register("words:palindrome")
 class Palindromes(Checker):
     def check(self, response: str) -> bool:
-        words = response.translate(_NO_PUNCT).lower().split()
+        words = drop_punctuation(response).lower().split()
         return sum(1 for w in words if len(w) >= 5 and w == w[::-1]) >= 10
 
 
@@ -224,6 +232,8 @@ class NestedBrackets(Checker):
     _pairs: ClassVar[dict[str, str]] = {")": "(", "]": "[", "}": "{"}
 
     def check(self, response: str) -> bool:
+        if ")" not in response and "]" not in response and "}" not in response:
+            return False  # only a closing bracket can make it True
         stack: list[str] = []
         deepest = 0
         for char in _BRACKETS.findall(response):  # other characters change nothing
@@ -261,7 +271,7 @@ class NestedQuotes(Checker):
 @register("words:prime_lengths")
 class PrimeLengths(Checker):
     def check(self, response: str) -> bool:
-        return all(len(w) in _PRIMES for w in response.translate(_NO_PUNCT).split())
+        return all(len(w) in _PRIMES for w in drop_punctuation(response).split())
 
 
 @register("format:options")
@@ -284,7 +294,7 @@ class Options(Checker):
 @register("format:newline")
 class WordPerLine(Checker):
     def check(self, response: str) -> bool:
-        cleaned = response.translate(_NO_PUNCT).strip()
+        cleaned = drop_punctuation(response).strip()
         lines = [line for line in cleaned.split("\n") if line != ""]
         return len(lines) == len(cleaned.split())
 
@@ -296,7 +306,7 @@ class EmojiEndings(Checker):
 
         sentences = text.split_sentences_rules(response)
         for i, sentence in enumerate(sentences):
-            stripped = sentence.translate(_NO_PUNCT).strip()
+            stripped = drop_punctuation(sentence).strip()
             if not stripped:
                 return False
             last = stripped[-1]
@@ -306,7 +316,7 @@ class EmojiEndings(Checker):
             # An emoji that Punkt pushed to the start of the next sentence still counts.
             if i == len(sentences) - 1:
                 return False
-            following = sentences[i + 1].translate(_NO_PUNCT).strip()
+            following = drop_punctuation(sentences[i + 1]).strip()
             if not following or not is_emoji(following[0]):
                 return False
         return True
@@ -338,7 +348,7 @@ class LimitedRepeats(Checker):
     params = (Param("small_n", minimum=0),)
 
     def check(self, response: str) -> bool:
-        counts = Counter(response.lower().translate(_NO_PUNCT).split())
+        counts = Counter(drop_punctuation(response.lower()).split())
         return all(c <= self.kwargs["small_n"] for c in counts.values())
 
 
@@ -362,15 +372,17 @@ class PronounCount(Checker):
     params = (Param("N", minimum=0),)
 
     def check(self, response: str) -> bool:
-        tokens = text.word_tokenize(response.replace("/", " ").lower())
-        return sum(1 for t in tokens if t in PRONOUNS) >= self.kwargs["N"]
+        # Counting stops at N; sentences without a letter (no pronoun token) are not tokenized.
+        wanted = self.kwargs["N"]
+        found = text.count_tokens_in(response.replace("/", " ").lower(), PRONOUNS, stop_at=wanted)
+        return found >= wanted
 
 
 @register("words:odd_even_syllables")
 class AlternatingSyllables(Checker):
     def check(self, response: str) -> bool:
         # Lazily: the first two neighbours of equal parity decide (the reference counts all).
-        parities = (_syllables(w) % 2 for w in response.translate(_NO_PUNCT).lower().split())
+        parities = (_syllables(w) % 2 for w in drop_punctuation(response).lower().split())
         return all(a != b for a, b in itertools.pairwise(parities))
 
 
@@ -411,20 +423,28 @@ class IncrementingWordCount(Checker):
         sentences = text.split_sentences_rules(response)
         if not sentences:
             return False
-        counts = [len(s.translate(_NO_PUNCT).split()) for s in sentences]
+        counts = [len(drop_punctuation(s).split()) for s in sentences]
         return all(b == a + self.kwargs["small_n"] for a, b in itertools.pairwise(counts))
 
 
 @register("words:no_consecutive")
 class NoConsecutiveFirstLetter(Checker):
     def check(self, response: str) -> bool:
-        words = response.lower().translate(_NO_PUNCT).split()
+        words = drop_punctuation(response.lower()).split()
         return all(a[0] != b[0] for a, b in itertools.pairwise(words))
 
 
 @register("format:line_indent")
 class IndentStairs(Checker):
     def check(self, response: str) -> bool:
+        # The walk below removes at most every other line, so at least half the lines remain; the
+        # k-th remaining line needs an indent (and a length) of at least k for the indents to
+        # rise, so m remaining lines need m(m-1)/2 characters. A response with more lines than
+        # that allows fails without the walk, whose list.remove calls are quadratic in the lines.
+        lines_total = response.count("\n") + 1
+        most_remaining = (1 + math.isqrt(1 + 8 * len(response))) // 2 + 1
+        if lines_total // 2 > most_remaining:
+            return False
         lines = response.split("\n")
         # The reference drops blank lines while iterating over the same list, which skips the
         # line after each removed one; the same walk is reproduced here.

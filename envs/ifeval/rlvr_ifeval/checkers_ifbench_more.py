@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from rlvr_ifeval import text
 from rlvr_ifeval.base import Checker, InstructionError, Param, register
+from rlvr_ifeval.checkers_ifbench import drop_punctuation
 from rlvr_ifeval.verbs import starts_with_verb
 
 PUNCT = string.punctuation
@@ -46,7 +47,11 @@ class MultiplesOfSeven(_FixedPrompt):
 
 @register("custom:mcq_count_length")
 class MultipleChoiceQuestions(_FixedPrompt):
-    _split = re.compile(r"\n*(?:Question \d+[\.|\):;]?\s*)")
+    # The reference splits on r"\n*(?:Question \d+[\.|\):;]?\s*)"; from inside a run of newlines
+    # that is not followed by a question it rescans the rest of the run (quadratic). Every
+    # position of a run reaches the same end, and a match never ends inside a run (its \s* takes
+    # all of it), so a run is tried from its start only: the same matches, each run scanned once.
+    _split = re.compile(r"(?:(?<!\n)\n+)?Question \d+[\.|\):;]?\s*")
     _option = re.compile(r"^[A-Ea-e][\.|\)]\s*\w+")
 
     def check(self, response: str) -> bool:
@@ -84,7 +89,7 @@ class CountriesReverseOrder(_FixedPrompt):
 @register("custom:word_reverse")
 class WordsReversed(_FixedPrompt):
     def check(self, response: str) -> bool:
-        value = response.lower().strip().translate(str.maketrans("", "", PUNCT))
+        value = drop_punctuation(response.lower().strip())
         value = " ".join(value.split()[::-1])
         return "bald eagle" in value and value in text.split_sentences_rules(value)
 
@@ -120,15 +125,16 @@ class EuropeanCapitals(_FixedPrompt):
 @register("custom:csv_city")
 class CityCsv(_FixedPrompt):
     def check(self, response: str) -> bool:
-        rows = _csv_rows(response, ",")
+        rows = _csv_rows(response, ",", 8)
         if rows is None or len(rows) != 8 or rows[0] != ["ID", "Country", "City", "Year", "Count"]:
             return False
         return all(len(row) == 5 for row in rows[1:])
 
 
-def _csv_rows(value: str, delimiter: str) -> list[list[str]] | None:
+def _csv_rows(value: str, delimiter: str, most: int) -> list[list[str]] | None:
+    """The first ``most`` + 1 rows (enough to tell that there are more than ``most``)."""
     try:
-        return list(csv.reader(io.StringIO(value), delimiter=delimiter))
+        return list(itertools.islice(csv.reader(io.StringIO(value), delimiter=delimiter), most + 1))
     except csv.Error:
         return None
 
@@ -144,7 +150,7 @@ class SpecialCharacterCsv(_FixedPrompt):
     def check(self, response: str) -> bool:
         if not self._header.match(response.split("\n")[0].strip()):
             return False
-        rows = _csv_rows(response.replace('"', '"""'), ",")
+        rows = _csv_rows(response.replace('"', '"""'), ",", 15)
         if rows is None or len(rows) != 15:
             return False
         for row in rows[1:]:
@@ -165,7 +171,7 @@ class QuotedTsv(_FixedPrompt):
     def check(self, response: str) -> bool:
         if not self._header.match(response.split("\n")[0].strip()):
             return False
-        rows = _csv_rows(response.replace('"', '"""'), "\t")
+        rows = _csv_rows(response.replace('"', '"""'), "\t", 4)
         if rows is None or len(rows) != 4:
             return False
         for row in rows:

@@ -28,10 +28,17 @@ class RepeatPhraseWithOneChange(Checker):
         if len(words) < 2:
             raise InstructionError(f"{self.instruction_id}: 'phrase' needs at least two words, got {phrase!r}")
         self.reference = words
-        self.pattern = re.compile(re.escape(words[0]) + " .*? " + re.escape(words[-1]))
+        # The reference finds re.escape(first) + " .*? " + re.escape(last). Where no " last"
+        # follows on the line, that fails from every later "first " on the line as well, after
+        # scanning to the line's end each time (quadratic on "first first first ..."). Here the
+        # stretch up to the first " last" (or the end of the line) is taken atomically (a
+        # lookahead group and a backreference) and a failing attempt consumes it: group 1 is
+        # the reference's match when group 2 is set.
+        first, last = re.escape(words[0]), re.escape(words[-1])
+        self.pattern = re.compile(f"({first} (?=((?:(?! {last})[^\\n])*))\\2( {last})?)")
 
     def check(self, response: str) -> bool:
-        found = self.pattern.findall(response)
+        found = [whole for whole, _, end in self.pattern.findall(response) if end]
         if len(found) != self.kwargs["small_n"]:
             return False
         differences = 0

@@ -1,37 +1,68 @@
-"""Entry-point target: registers the IFEval family's ids (``ifeval-*`` and ``ifbench-*``)."""
+"""Entry-point target: registers the IFEval family's ids. Ids and versions only: nothing heavy
+is imported (the entry points are strings, loaded at ``make``).
+
+Versions (a change that alters any reward bumps the version; the old one stays):
+
+* ``ifeval-v1``, ``ifbench-v1``: score exactly as the reference checker (``guard=False``), so
+  ``rlvr-envs eval`` reproduces published numbers; the guard is opt-in (``guard=True``).
+* ``ifeval-v0``, ``ifbench-v0``: the degenerate-response guard on, words counted as ``\\w``
+  runs (a Chinese or Thai sentence is one word), as these ids scored before.
+* ``ifeval-synth-v1``, ``ifeval-data-v0`` (your own data): training envs, the guard on, words
+  counted per script. ``ifeval-synth-v0`` keeps the ``\\w``-run count.
+"""
 
 from __future__ import annotations
 
 import rlvr_envs
 
 _ENV = "rlvr_ifeval.envs:IFEvalEnv"
+_SYNTH = "rlvr_ifeval.synth:IFEvalSynthEnv"
+_OLD_GUARD = {"guard": True, "guard_words": "w_runs"}
 
 
 def register_envs() -> None:
+    for version, guard in ((0, _OLD_GUARD), (1, {"guard": False})):
+        rlvr_envs.register(
+            f"ifeval-v{version}",
+            _ENV,
+            kwargs={"hub_dataset": "google/IFEval", "env_name": "ifeval", **guard},
+            size=541,
+            data_source="hf:google/IFEval (train) or data=<local input_data.jsonl>",
+            difficulty_fields=("label",),
+            description=(
+                "IFEval: 541 prompts with 25 kinds of verifiable instructions; "
+                + ("reference scoring (guard opt-in)." if version else "strict scoring with the v0 response guard.")
+            ),
+        )
+        rlvr_envs.register(
+            f"ifbench-v{version}",
+            _ENV,
+            kwargs={"hub_dataset": "allenai/IFBench_test", "env_name": "ifbench", **guard},
+            family="ifeval",
+            size=300,
+            data_source="hf:allenai/IFBench_test (train) or data=<local IFBench_test.jsonl>",
+            difficulty_fields=("label",),
+            description=(
+                "IFBench: 300 prompts with 58 out-of-distribution verifiable instructions; "
+                + ("reference scoring (guard opt-in)." if version else "the v0 response guard.")
+            ),
+        )
     rlvr_envs.register(
-        "ifeval-v0",
+        "ifeval-data-v0",
         _ENV,
-        size=541,
-        data_source="hf:google/IFEval (train) or data=<local input_data.jsonl>",
+        kwargs={"env_name": "ifeval-data"},
+        user_data=True,
+        data_source="your own data (data=...: prompt, instruction_id_list, kwargs)",
         difficulty_fields=("label",),
-        description="IFEval: 541 prompts with 25 kinds of verifiable instructions; strict reference scoring.",
-        hub_dataset="google/IFEval",
+        description="Your own prompts with IFEval/IFBench/IFEvalG instructions; the response guard on.",
     )
-    rlvr_envs.register(
-        "ifbench-v0",
-        _ENV,
-        family="ifeval",
-        size=300,
-        data_source="hf:allenai/IFBench_test (train) or data=<local IFBench_test.jsonl>",
-        difficulty_fields=("label",),
-        description="IFBench: 300 prompts with 58 out-of-distribution verifiable instructions.",
-        hub_dataset="allenai/IFBench_test",
-    )
-    rlvr_envs.register(
-        "ifeval-synth-v0",
-        "rlvr_ifeval.synth:IFEvalSynthEnv",
-        size=None,
-        data_source="procedural (built-in base prompts, or base_prompts=[...])",
-        difficulty_fields=("level", "n_instructions", "kind_weight"),
-        description="Base prompts with 1..5 compatible IFEval instructions attached; level = number of instructions.",
-    )
+    for version, guard in ((0, _OLD_GUARD), (1, {})):
+        rlvr_envs.register(
+            f"ifeval-synth-v{version}",
+            _SYNTH,
+            kwargs=dict(guard),
+            size=None,
+            data_source="procedural (built-in base prompts, or base_prompts=[...])",
+            difficulty_fields=("level", "n_instructions", "kind_weight"),
+            description="Base prompts with 1..5 compatible IFEval instructions attached; level = instruction count.",
+        )

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 from rlvr_envs import ProceduralEnv, Task
 from rlvr_ifeval.checkers_classic import LANGUAGES
-from rlvr_ifeval.envs import DEFAULT_MIN_WORDS, VERBATIM_FORMAT, IFEvalVerifier, resolve_format
+from rlvr_ifeval.verifier import DEFAULT_MIN_WORDS, VERBATIM_FORMAT, IFEvalVerifier, resolve_format
 
 FORMS = (
     "a short essay", "a blog post", "a letter to a friend", "a product description", "a short story",
@@ -258,7 +258,7 @@ class IFEvalSynthEnv(ProceduralEnv):
         base_prompts: your own base prompts; by default prompts are generated from built-in
             forms and topics.
         level: 1..5, the number of instructions attached (heavier kinds unlock with level).
-        partial_credit, loose, min_words: see ``IFEvalVerifier``.
+        partial_credit, loose, guard, min_words, guard_words: see ``IFEvalVerifier``.
     """
 
     family = "ifeval"
@@ -272,7 +272,9 @@ class IFEvalSynthEnv(ProceduralEnv):
         base_prompts: Sequence[str] | None = None,
         partial_credit: bool = False,
         loose: bool = False,
+        guard: bool = True,
         min_words: int = DEFAULT_MIN_WORDS,
+        guard_words: str = "scripts",
         prompt_format: Any = None,
         **kwargs: Any,
     ) -> None:
@@ -283,7 +285,12 @@ class IFEvalSynthEnv(ProceduralEnv):
                 raise ValueError("base_prompts must hold at least one non-empty string")
         self.base_prompts = tuple(base_prompts) if base_prompts else None
         verifier = IFEvalVerifier(
-            partial_credit=partial_credit, loose=loose, min_words=min_words, prompt_format=fmt.name
+            partial_credit=partial_credit,
+            loose=loose,
+            guard=guard,
+            min_words=min_words,
+            guard_words=guard_words,
+            prompt_format=fmt.name,
         )
         super().__init__(verifier, prompt_format=fmt, **kwargs)
 

@@ -62,7 +62,10 @@ _COMMON_LOWER = STOPWORDS | frozenset(
 )
 
 _WORD_RE = re.compile(r"\w+")
-_CANDIDATE_RE = re.compile(r"[.?!]+(?=([)\";}\]*:@'({\[])|\s+(\S+))")
+# The lookbehind starts a candidate only at the beginning of a run of terminators: a run that is
+# not followed by a boundary fails from every position inside it, and retrying each position made
+# a run of n periods cost n**2 steps (the matches are the same: only a whole run can match).
+_CANDIDATE_RE = re.compile(r"(?<![.?!])[.?!]+(?=([)\";}\]*:@'({\[])|\s+(\S+))")
 # Characters Punkt splits off the front of a token or that end a token when they follow it.
 _TOKEN_TAIL_RE = re.compile(r"[^\s?!)\";}\]*:@'({\[]*")
 _NUMBER_RE = re.compile(r"^-?[.,]?\d[\d,.\-]*\.?$")
@@ -86,6 +89,33 @@ def _word_runs(text: str) -> tuple[str, ...]:
 def count_words(text: str) -> int:
     """Words as the reference counts them: runs of ``\\w`` characters."""
     return len(_word_runs(text))
+
+
+# Scripts written without spaces between words. Han ideographs and kana: one word a character
+# (a Chinese word averages about 1.5 characters, so this errs towards more words, which a guard
+# against too-short answers should). Thai, Lao, Khmer, Myanmar: one word per four code points
+# (vowel signs and tone marks included; "วันนี้อากาศดีมาก", four words, has 16).
+_IDEOGRAPHIC = re.compile(
+    "[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+    "\U00020000-\U0003134f]"
+)
+_SOUTHEAST_ASIAN = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff]")
+_NO_SPACE_SCRIPTS = re.compile(_IDEOGRAPHIC.pattern[:-1] + _SOUTHEAST_ASIAN.pattern[1:])
+SOUTHEAST_ASIAN_CHARS_PER_WORD = 4
+
+
+def count_words_any_script(text: str) -> int:
+    """Words in any script, for judging length: ``\\w`` runs (as ``count_words``), except that
+    text in scripts written without spaces is counted by characters (see above) instead of
+    making a whole sentence one word. Not the reference's count: checkers keep ``count_words``."""
+    if text.isascii():
+        return count_words(text)
+    ideographs = len(_IDEOGRAPHIC.findall(text))
+    southeast = len(_SOUTHEAST_ASIAN.findall(text))
+    if not ideographs and not southeast:
+        return count_words(text)
+    rest = _NO_SPACE_SCRIPTS.sub(" ", text)
+    return count_words(rest) + ideographs + -(-southeast // SOUTHEAST_ASIAN_CHARS_PER_WORD)
 
 
 def word_list(text: str) -> list[str]:
@@ -301,26 +331,34 @@ def _word_tokens(text: str) -> tuple[str, ...]:
 
 
 def _sentence_tokens(sentence: str) -> list[str]:
+    return list(_iter_sentence_tokens(sentence))
+
+
+def _iter_sentence_tokens(sentence: str) -> Iterator[str]:
     # A loop over str.split's chunks beats scanning the sentence with regular expressions:
-    # most chunks are plain words, settled by one isalnum call each.
-    tokens: list[str] = []
+    # most chunks are plain words, settled by one isalnum call each. Tokens are produced as the
+    # chunks are read (checkers that decide on the first tokens stop early), and no list of
+    # match objects is kept: half a million of them made the garbage collector's passes grow
+    # with the text, and a 1 MB sentence cost 15x a 100 kB one.
     if '"' not in sentence and "''" not in sentence:
         # Only opening quotes care which whitespace precedes a chunk.
         chunks = sentence.split()
         last = len(chunks) - 1
         for i, chunk in enumerate(chunks):
             if chunk.isalnum() and chunk.lower() not in _MERGED_WORDS:
-                tokens.append(chunk)
+                yield chunk
             else:
-                tokens.extend(_chunk_tokens(chunk, "", i == last))
-        return tokens
-    matches = list(_CHUNK_RE.finditer(sentence))
-    last = len(matches) - 1
-    for i, match in enumerate(matches):
+                yield from _chunk_tokens(chunk, "", i == last)
+        return
+    pending: tuple[str, str] | None = None
+    for match in _CHUNK_RE.finditer(sentence):
+        if pending is not None:
+            yield from _chunk_tokens(pending[0], pending[1], False)
         start = match.start()
         lead = "" if start == 0 else (" " if sentence[start - 1] == " " else "\n")
-        tokens.extend(_chunk_tokens(match.group(0), lead, i == last))
-    return tokens
+        pending = (match.group(0), lead)
+    if pending is not None:
+        yield from _chunk_tokens(pending[0], pending[1], True)
 
 
 def word_tokenize(text: str) -> list[str]:
@@ -332,7 +370,69 @@ def iter_word_tokens(text: str) -> Iterator[str]:
     """``word_tokenize``'s tokens, tokenizing one sentence at a time as they are consumed, for
     checkers that usually decide on the first few tokens."""
     for a, b in _sentence_spans(text):
-        yield from _sentence_tokens(text[a:b])
+        yield from _iter_sentence_tokens(text[a:b])
+
+
+@lru_cache(maxsize=1)
+def _uncased_uppercase() -> re.Pattern[str]:
+    """Uppercase letters that ``str.lower`` leaves alone (letterlike symbols such as "ℝ"), as a
+    class of ranges around them (a superset, which only means a sentence is tokenized): a class
+    of the single characters made the search 30x slower on CJK text."""
+    import sys
+
+    ranges: list[list[int]] = []
+    for c in range(sys.maxunicode + 1):
+        if chr(c).isupper() and chr(c).lower() == chr(c):
+            if ranges and c - ranges[-1][1] <= 64:
+                ranges[-1][1] = c
+            else:
+                ranges.append([c, c])
+    return re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges) + "]")
+
+
+def has_uppercase(value: str) -> bool:
+    """Whether ``value`` has a character for which ``str.isupper`` holds (or a titlecase one)."""
+    if value.isascii():
+        return value != value.lower()
+    return value != value.lower() or _uncased_uppercase().search(value) is not None
+
+
+def count_upper_tokens(text: str, stop_at: int) -> int:
+    """How many of ``word_tokenize(text)``'s tokens are uppercase, counting no further than
+    ``stop_at``. Tokenizing only splits and requotes (it changes no letter), so a sentence without
+    an uppercase character has no uppercase token and is not tokenized."""
+    found = 0
+    for a, b in _sentence_spans(text):
+        sentence = text[a:b]
+        if not has_uppercase(sentence):
+            continue
+        for token in _iter_sentence_tokens(sentence):
+            if token.isupper():
+                found += 1
+                if found >= stop_at:
+                    return found
+    return found
+
+
+_ASCII_LETTER = re.compile(r"[A-Za-z]")
+
+
+def count_tokens_in(text: str, vocabulary: frozenset[str], stop_at: int) -> int:
+    """How many of ``word_tokenize(text)``'s tokens are in ``vocabulary`` (ASCII words), counting
+    no further than ``stop_at``; a sentence without an ASCII letter has none and is skipped."""
+    found = 0
+    if found >= stop_at:
+        return found
+    for a, b in _sentence_spans(text):
+        sentence = text[a:b]
+        if _ASCII_LETTER.search(sentence) is None:
+            continue
+        for token in _iter_sentence_tokens(sentence):
+            if token in vocabulary:
+                found += 1
+                if found >= stop_at:
+                    return found
+    return found
 
 
 # -- The IFEval rule-based splitter -----------------------------------------------------------

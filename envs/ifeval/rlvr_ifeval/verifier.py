@@ -1,0 +1,223 @@
+"""The IFEval family's verifier: a response checked against the task's instructions.
+
+``IFEvalVerifier`` is what the pool ships to its workers; it holds configuration only. The
+degenerate-response guard (``guard=True``) rejects texts that do not attempt the task; with
+``guard=False`` the verdict is the reference checker's, which is how the benchmark presets
+score by default.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from rlvr_envs.formats import PROMPT_FORMATS, PromptFormat, get_format, register_format
+from rlvr_envs.types import Reason, Task, Verdict
+from rlvr_envs.verifier import Verifier
+from rlvr_ifeval import text
+from rlvr_ifeval.base import Checker, InstructionError
+from rlvr_ifeval.scoring import cached_checkers, check_response
+
+_VERBATIM = PromptFormat(
+    name="verbatim",
+    system_prompt=None,
+    instruction="",
+    answer_template="{answer}",
+    format_pattern=r".*",
+    methods=(),
+)
+if PROMPT_FORMATS.get(_VERBATIM.name, _VERBATIM) == _VERBATIM:
+    register_format(_VERBATIM)
+VERBATIM_FORMAT = _VERBATIM
+"""The prompt exactly as written, no system prompt, the whole completion is the response."""
+
+
+def resolve_format(fmt: str | PromptFormat) -> PromptFormat:
+    """A prompt format by name; "verbatim" is ours even if another plugin took the name."""
+    if fmt == _VERBATIM.name:
+        return _VERBATIM
+    return get_format(fmt)
+
+
+GUARD_WORDS = ("scripts", "w_runs")
+"""How the guard counts words: ``scripts`` (``text.count_words_any_script``: Chinese, Japanese,
+Thai and other scripts written without spaces counted per character) or ``w_runs`` (runs of
+``\\w``, which makes a whole Chinese sentence one word: the ``-v0`` ids keep it)."""
+
+
+DEFAULT_MIN_WORDS = 5
+_THINK_RE = re.compile(r"^\s*<think>.*?</think>", re.DOTALL)
+_ANSWER_RE = re.compile(r"<answer>(.*)</answer>", re.DOTALL)
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])  # the same set
+MAX_CONTROL_FRACTION = 0.005
+
+
+def canonical_answer(answer: Any) -> str:
+    return json.dumps(answer, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def _normalise(value: str) -> str:
+    # str.split() and the regex \s both split on str.isspace() characters.
+    return " ".join(value.split()).casefold()
+
+
+_FIRST_WINDOW = 256
+
+
+def _normalised_head(response: str, prompts: Sequence[str]) -> tuple[str, bool]:
+    """A beginning of ``_normalise(response)`` that settles whether it starts with each prompt,
+    and whether it is all of it.
+
+    Normalising works per character and per whitespace run, so normalising the response's first
+    characters gives a beginning of the normalised response. It settles a prompt once it is at
+    least as long or already differs from it; the window grows until every prompt is settled.
+    """
+    window = _FIRST_WINDOW
+    while True:
+        head = _normalise(response[:window])
+        if window >= len(response):
+            return head, True
+        if not any(len(p) > len(head) and p.startswith(head) for p in prompts):
+            return head, False
+        window *= 4
+
+
+def _control_characters(response: str) -> int:
+    if response.isascii():  # bytes.translate deletes in C, far faster than a regex scan
+        raw = response.encode("ascii")
+        return len(raw) - len(raw.translate(None, _CONTROL_BYTES))
+    return len(_CONTROL_RE.findall(response))
+
+
+@lru_cache(maxsize=4096)
+def _normalised_prompts(prompt: str, prompt_format: str) -> tuple[str, ...]:
+    """The task prompt as an echo of it would start, longest first (tasks repeat in a batch)."""
+    prompts = {_normalise(prompt)}
+    fmt = PROMPT_FORMATS.get(prompt_format)
+    if fmt is not None:
+        prompts.add(_normalise(fmt.user_message(prompt)))
+    return tuple(sorted(prompts, key=len, reverse=True))
+
+
+class IFEvalVerifier(Verifier):
+    """Checks a response against the task's instructions.
+
+    Args:
+        partial_credit: reward the fraction of instructions followed instead of all-or-nothing.
+        loose: use the reference's loose mode (response variants) instead of strict.
+        guard: reject degenerate responses (empty, binary, a prompt echo, fewer than
+            ``min_words`` words where no instruction asks for a short answer) with
+            ``no_answer``; False scores exactly as the reference checker does.
+        min_words: the guard's word minimum; 0 keeps only the empty/binary/echo checks.
+        guard_words: how the guard counts words (``GUARD_WORDS``).
+        prompt_format: name of the env's prompt format; ``r1`` requires a closed ``<think>``.
+    """
+
+    # Loading language detection (langdetect's profiles, numba's kernels: 2-5 s) happens when a
+    # worker unpickles the verifier (``__setstate__``), which the pool does not budget.
+    time_budget_s = 5.0
+
+    def __init__(
+        self,
+        *,
+        partial_credit: bool = False,
+        loose: bool = False,
+        guard: bool = True,
+        min_words: int = DEFAULT_MIN_WORDS,
+        guard_words: str = "scripts",
+        prompt_format: str = _VERBATIM.name,
+    ) -> None:
+        if min_words < 0:
+            raise ValueError(f"min_words must be non-negative, got {min_words}")
+        if guard_words not in GUARD_WORDS:
+            raise ValueError(f"guard_words must be one of {GUARD_WORDS}, got {guard_words!r}")
+        self.partial_credit = partial_credit
+        self.loose = loose
+        self.guard = guard
+        self.min_words = min_words
+        self.guard_words = guard_words
+        self.prompt_format = prompt_format
+
+    def __setstate__(self, state: dict) -> None:
+        # Verifiers pickled before guard/guard_words existed keep their old behaviour.
+        state.setdefault("guard", True)
+        state.setdefault("guard_words", "w_runs")
+        self.__dict__.update(state)
+        try:
+            from rlvr_ifeval.language import warm_up
+
+            warm_up()
+        except Exception:  # a broken install shows up in the verdicts, with its reason
+            pass
+
+    def count_words(self, value: str) -> int:
+        """Words as the guard counts them (``guard_words``)."""
+        if self.guard_words == "w_runs":
+            return text.count_words(value)
+        return text.count_words_any_script(value)
+
+    def response_text(self, completion: str) -> str | None:
+        """The part of a completion that is the response (None: required layout missing)."""
+        if self.prompt_format == "r1":
+            __, sep, tail = completion.rpartition("</think>")
+            if not sep:
+                return None
+            answer = _ANSWER_RE.search(tail)
+            return answer.group(1) if answer else tail
+        # Reasoning models often lead with a think block even when not asked to; it is not the response.
+        think = _THINK_RE.match(completion)  # anchored at the start: sub() would try every position
+        return completion[think.end() :] if think else completion
+
+    def degenerate(self, task: Task, response: str, checkers: Sequence[Checker]) -> str | None:
+        """Why a response is not an attempt at the task, or None."""
+        if not response.strip():  # what str.split() drops, strip() strips: nothing else is left
+            return "empty response"
+        if _control_characters(response) > MAX_CONTROL_FRACTION * len(response):
+            return "binary data, not text"
+        prompts = [p for p in _normalised_prompts(task.prompt, self.prompt_format) if p]
+        head, complete = _normalised_head(response, prompts)
+        body: str | None = head if complete else None
+        for prompt in prompts:
+            if head.startswith(prompt):
+                body = (head if complete else _normalise(response))[len(prompt) :]
+                if self.count_words(body) < max(self.min_words, 1):
+                    return "the response only echoes the prompt"
+                break
+        if self.min_words:
+            if body is None and self.count_words(head) >= self.min_words:
+                return None  # the beginning alone has enough words
+            if self.count_words(_normalise(response) if body is None else body) < self.min_words:
+                if not any(c.allows_short_answer() for c in checkers):
+                    return f"fewer than {self.min_words} words, and no instruction asks for a short answer"
+        return None
+
+    def verify(self, task: Task, completion: str) -> Verdict:
+        try:
+            checkers = cached_checkers(canonical_answer(task.answer))
+        except (InstructionError, ValueError, TypeError) as exc:
+            return Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"malformed task: {exc}"[:500]})
+        if not checkers:
+            return Verdict.failure(Reason.VERIFIER_ERROR, details={"error": "the task lists no instructions"})
+        response = self.response_text(completion)
+        if response is None:
+            return Verdict.failure(Reason.FORMAT_ERROR, details={"error": "no closing </think> before the response"})
+        why = self.degenerate(task, response, checkers) if self.guard else None
+        results = check_response(checkers, response, loose=self.loose)
+        followed = sum(r.followed for r in results)
+        details: dict[str, Any] = {
+            "mode": "loose" if self.loose else "strict",
+            "followed": followed,
+            "total": len(results),
+            "instructions": [r.as_dict() for r in results],
+        }
+        if why is not None:
+            # Rejected, but the per-instruction results are still there to read.
+            return Verdict.failure(Reason.NO_ANSWER, details={"rejected": why, **details})
+        if followed == len(results):
+            return Verdict.correct(details=details)
+        reward = followed / len(results) if self.partial_credit else 0.0
+        return Verdict.failure(Reason.WRONG, details=details, reward=reward)
