@@ -14,7 +14,7 @@ from rlvr_envs.testing import check_env
 
 TESTS = Path(__file__).parent
 HOOKS = [importlib.import_module(f"tests.{p.parent.name}.conformance") for p in sorted(TESTS.glob("*/conformance.py"))]
-FAST_IDS = ("math-arith-v0", "ifeval-synth-v0", "rg-chain_sum-v0")
+FAST_IDS = ("math-arith-v0", "ifeval-synth-v1", "rg-chain_sum-v0")
 """Checked by `make test-fast`; the full suite checks every id (the others are marked slow)."""
 IDS = [
     pytest.param(s.id, marks=() if s.id in FAST_IDS else pytest.mark.slow)
