@@ -54,18 +54,32 @@ def test_serve_answers_get_reward(tmp_path):
     env = rlvr_envs.make("math-arith")
     task = env.sample(1, seed=3)[0]
     proc = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from rlvr_envs.cli import main; sys.exit(main())", "serve", "math-arith",
-         "--port", "0"],
-        stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        [
+            sys.executable,
+            "-c",
+            "import sys; from rlvr_envs.cli import main; sys.exit(main())",
+            "serve",
+            "math-arith",
+            "--port",
+            "0",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     try:
         line = proc.stdout.readline()  # "rlvr-envs reward server on http://127.0.0.1:PORT/get_reward ..."
         url = line.split(" on ", 1)[1].split()[0]
         from rlvr_envs.server import openrlhf_label
 
-        body = {"query": [env.gold_completion(task), "no"], "prompts": ["", ""],
-                "labels": [openrlhf_label(env.env_id, task)] * 2}
-        request = urllib.request.Request(url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+        body = {
+            "query": [env.gold_completion(task), "no"],
+            "prompts": ["", ""],
+            "labels": [openrlhf_label(env.env_id, task)] * 2,
+        }
+        request = urllib.request.Request(
+            url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+        )
         with urllib.request.urlopen(request, timeout=60) as response:
             assert json.loads(response.read())["rewards"] == [1.0, 0.0]
     finally:
@@ -75,9 +89,8 @@ def test_serve_answers_get_reward(tmp_path):
 
 def test_train_from_a_yaml_config_with_a_saved_model(tmp_path, capsys):
     pytest.importorskip("trl")
-    from rlvr_trainers.tiny import build_model, build_tokenizer
-
     from rlvr_envs.adapters.trl import prompt_for
+    from rlvr_trainers.tiny import build_model, build_tokenizer
 
     env = rlvr_envs.make("math-arith", prompt_format="answer_tag")
     corpus = [prompt_for(env, t, conversational=False) + env.gold_completion(t) for t in env.sample(100, seed=0)]
@@ -95,3 +108,14 @@ def test_train_from_a_yaml_config_with_a_saved_model(tmp_path, capsys):
     assert saved["steps"] == 1 and saved["device"] == "cpu" and "pass@1" in saved["after"]
     assert (tmp_path / "out" / "final" / "config.json").exists()
     assert json.loads((tmp_path / "out" / "config.json").read_text())["learning_rate"] == 0.001
+
+
+def test_train_comes_from_the_trainers_entry_point():
+    from importlib import metadata
+
+    from rlvr_envs.cli import build_parser
+
+    assert any(ep.value == "rlvr_trainers.cli:add_parsers" for ep in metadata.entry_points(group="rlvr_envs.cli"))
+    args = build_parser().parse_args(["train", "--config", "run.yaml", "--resume"])
+    assert args.func.__module__ == "rlvr_trainers.cli" and args.resume == "latest"
+    assert build_parser().parse_args(["train", "--config", "run.yaml"]).resume is None

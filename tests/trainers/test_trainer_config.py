@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+
 from rlvr_trainers.config import FIELD_DOCS, PRESETS, ConfigError, TrainerConfig, config_reference, load_config
 
 BASE = {"envs": ["math-arith-v0"], "model": "some/model"}
@@ -28,10 +29,13 @@ def test_every_field_is_documented():
 )
 def test_presets_resolve(preset, loss, eps, eps_high, scale, overlong, dynamic):
     cfg = TrainerConfig(**BASE, preset=preset)
-    assert [cfg.resolved(k) for k in ("loss_type", "epsilon", "epsilon_high", "scale_rewards",
-                                      "overlong_shaping", "dynamic_sampling")] == [
-        loss, eps, eps_high, scale, overlong, dynamic]
+    assert [
+        cfg.resolved(k)
+        for k in ("loss_type", "epsilon", "epsilon_high", "scale_rewards", "overlong_shaping", "dynamic_sampling")
+    ] == [loss, eps, eps_high, scale, overlong, dynamic]
     assert cfg.beta == 0.0
+    # Every preset leaves truncated completions in the loss (verl's DAPO recipe does too).
+    assert cfg.resolved("mask_truncated_completions") is False
 
 
 def test_explicit_fields_win_over_the_preset():
@@ -61,6 +65,19 @@ def test_explicit_fields_win_over_the_preset():
         ({"curriculum": {"speed": 2}}, "curriculum"),
         ({"per_device_batch_size": 3}, "per_device_batch_size"),
         ({"scale_rewards": "std"}, "scale_rewards"),
+        ({"vllm_mode": "remote"}, "vllm_mode"),
+        ({"dynamic_sampling_metric": "acc"}, "dynamic_sampling_metric"),
+        ({"lora": {"rank": 8}}, "lora"),
+        ({"lora": {"r": 0}}, "lora"),
+        ({"top_k": -1}, "top_k"),
+        ({"min_p": 2.0}, "min_p"),
+        ({"repetition_penalty": 0}, "repetition_penalty"),
+        ({"eval_every_k": 0}, "eval_every_k"),
+        ({"eval_envs": [""]}, "eval_envs"),
+        ({"save_total_limit": 0}, "save_total_limit"),
+        ({"save_steps": -1}, "save_steps"),
+        ({"steps_per_generation": 0}, "steps_per_generation"),
+        ({"chat_template_kwargs": ["enable_thinking"]}, "chat_template_kwargs"),
     ],
 )
 def test_invalid_configs_name_the_field(changes, fragment):
@@ -75,8 +92,10 @@ def test_unknown_fields_suggest_the_right_name():
 
 def test_yaml_round_trip_and_overrides(tmp_path):
     path = tmp_path / "run.yaml"
-    path.write_text("envs: [math-arith-v0]\nmodel: m\npreset: dr_grpo\nnum_generations: 4\npass_rate_band: [0.2, 0.8]\n"
-                    "profile: store.db\n")
+    path.write_text(
+        "envs: [math-arith-v0]\nmodel: m\npreset: dr_grpo\nnum_generations: 4\npass_rate_band: [0.2, 0.8]\n"
+        "profile: store.db\n"
+    )
     cfg = load_config(path, max_steps=7)
     assert (cfg.preset, cfg.num_generations, cfg.max_steps, cfg.pass_rate_band) == ("dr_grpo", 4, 7, (0.2, 0.8))
     assert TrainerConfig.from_dict(cfg.to_dict()) == cfg
@@ -93,19 +112,33 @@ def test_bundled_recipes_validate():
 
     recipes = [p for p in resources.files("rlvr_trainers.recipes").iterdir() if p.name.endswith(".yaml")]
     assert recipes
-    for recipe in recipes:
-        load_config(str(recipe))
+    loaded = {recipe.name: load_config(str(recipe)) for recipe in recipes}
+    qwen = loaded["qwen3_1.7b_spell_backward.yaml"]
+    # Qwen3's thinking mode is a recipe choice, passed to the chat template.
+    assert qwen.chat_template_kwargs == {"enable_thinking": False}
+    assert (qwen.bf16, qwen.learning_rate, qwen.use_vllm, qwen.save_steps > 0) == (True, 1e-6, True, True)
 
 
 def test_grpo_args_for_cpu_dapo():
     pytest.importorskip("trl")
     from rlvr_trainers.train import build_grpo_args
 
-    cfg = TrainerConfig(**BASE, preset="dapo", prompts_per_step=4, num_generations=8, max_new_tokens=64,
-                        output_dir="/tmp/rlvr-test-args")
+    cfg = TrainerConfig(
+        **BASE,
+        preset="dapo",
+        prompts_per_step=4,
+        num_generations=8,
+        max_new_tokens=64,
+        output_dir="/tmp/rlvr-test-args",
+    )
     args = build_grpo_args(cfg, "cpu")
     assert (args.loss_type, args.epsilon, args.epsilon_high, args.beta) == ("dapo", 0.2, 0.28, 0.0)
-    assert args.use_cpu and not args.bf16 and not getattr(args, "activation_checkpointing", args.gradient_checkpointing) and not args.use_vllm
+    assert (
+        args.use_cpu
+        and not args.bf16
+        and not getattr(args, "activation_checkpointing", args.gradient_checkpointing)
+        and not args.use_vllm
+    )
     assert args.per_device_train_batch_size * args.gradient_accumulation_steps == 32
     assert args.num_generations == 8 and args.max_completion_length == 64
     with pytest.raises(ValueError, match="GPU"):

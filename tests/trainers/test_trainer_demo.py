@@ -7,9 +7,8 @@ import pytest
 
 pytest.importorskip("trl")
 
-from rlvr_trainers.demo import ABSTENTION, DemoSettings, habit_pairs, random_reward, run_demo
-
 from rlvr_envs import Task
+from rlvr_trainers.demo import ABSTENTION, DemoSettings, any_answer_reward, habit_pairs, random_reward, run_demo
 
 
 def test_random_reward_ignores_the_completion():
@@ -18,6 +17,18 @@ def test_random_reward_ignores_the_completion():
     assert set(rewards) == {0.0, 1.0}
     # Same completion, different rewards: nothing about the text reaches the reward.
     assert 0.35 < sum(rewards[:200]) / 200 < 0.65 and 0.35 < sum(rewards[200:]) / 200 < 0.65
+
+
+def test_any_answer_reward_pays_right_and_wrong_answers_alike_but_not_declining():
+    import rlvr_envs
+    from rlvr_envs.adapters.routing import task_to_json
+
+    env = rlvr_envs.make("math-arith", level=2, prompt_format="answer_tag")
+    task = env.sample(1, seed=0)[0]
+    completions = [env.gold_completion(task), "<answer>-999</answer>", ABSTENTION, "", "<answer>"]
+    fn = any_answer_reward(env)
+    rewards = fn(completions=completions, task=[task_to_json(task)] * 5, env_id=[env.env_id] * 5)
+    assert rewards == [1.0, 1.0, 0.0, 0.0, 0.0]
 
 
 class _Format:
@@ -55,8 +66,17 @@ def test_habit_settings_are_checked():
 def test_verifier_reward_helps_and_random_reward_does_not(tmp_path):
     # The demo's own warm start, then a shortened schedule for both runs: 40 RL steps, 64
     # held-out tasks x 4 samples. In the full demo pass@1 has gained about 35 points by step 40.
-    settings = DemoSettings(out_dir=str(tmp_path), profile_pool=64, profile_samples=4, rl_steps=40,
-                            heldout=64, eval_k=4, eval_every=0, control=True)
+    settings = DemoSettings(
+        out_dir=str(tmp_path),
+        profile_pool=64,
+        profile_samples=4,
+        rl_steps=40,
+        heldout=64,
+        eval_k=4,
+        eval_every=0,
+        control=True,
+        controls=("random",),  # the any-answer control is covered by its own test and by make demo
+    )
     summary = run_demo(settings, quiet=True)
     control, real = summary["control"], summary
     assert real["before"]["n_tasks"] == 64

@@ -9,12 +9,12 @@ import pytest
 pytest.importorskip("trl")
 
 import torch
-from rlvr_trainers.config import TrainerConfig
-from rlvr_trainers.tiny import build_model, build_tokenizer
-from rlvr_trainers.train import run
 
 import rlvr_envs
 from rlvr_envs.adapters.trl import prompt_for
+from rlvr_trainers.config import TrainerConfig
+from rlvr_trainers.tiny import build_model, build_tokenizer
+from rlvr_trainers.train import run
 
 
 @pytest.fixture(scope="module")
@@ -30,9 +30,22 @@ def _tiny(env):
 
 
 def _config(tmp_path, **changes):
-    base = dict(envs=["math-arith-v0"], model="(in memory)", preset="dapo", conversational=False, num_generations=4,
-                prompts_per_step=2, max_new_tokens=8, learning_rate=1e-3, max_steps=3, eval_size=4, eval_every=2,
-                eval_k=2, output_dir=str(tmp_path / "run"), device="cpu")
+    base = dict(
+        envs=["math-arith-v0"],
+        model="(in memory)",
+        preset="dapo",
+        conversational=False,
+        num_generations=4,
+        prompts_per_step=2,
+        max_new_tokens=8,
+        learning_rate=1e-3,
+        max_steps=3,
+        eval_size=4,
+        eval_every=2,
+        eval_k=2,
+        output_dir=str(tmp_path / "run"),
+        device="cpu",
+    )
     return TrainerConfig(**{**base, **changes})
 
 
@@ -48,12 +61,14 @@ def test_training_steps_change_weights_and_log_metrics(tmp_path, arith):
     torch.manual_seed(0)
     model, tokenizer = _tiny(arith)
     before = _snapshot(model)
+
     # A reward that always has variance inside a group, so every step has a gradient.
     def alternating(prompts=None, completions=(), **_):
         return [float(i % 2) for i in range(len(completions))]
 
-    summary = run(_config(tmp_path), model=model, tokenizer=tokenizer, envs=[arith], reward_funcs=[alternating],
-                  quiet=True)
+    summary = run(
+        _config(tmp_path), model=model, tokenizer=tokenizer, envs=[arith], reward_funcs=[alternating], quiet=True
+    )
     assert _changed(before, model), "three optimisation steps left every weight unchanged"
     records = [json.loads(line) for line in open(summary["metrics_path"], encoding="utf-8")]
     assert [r["step"] for r in records] == [1, 2, 3]
@@ -76,8 +91,14 @@ def test_dynamic_sampling_drops_flat_groups_from_the_loss(tmp_path, arith):
     def constant(prompts=None, completions=(), **_):
         return [1.0] * len(completions)
 
-    summary = run(_config(tmp_path, max_steps=2, eval_size=0, plot=False), model=model, tokenizer=tokenizer,
-                  envs=[arith], reward_funcs=[constant], quiet=True)
+    summary = run(
+        _config(tmp_path, max_steps=2, eval_size=0, plot=False),
+        model=model,
+        tokenizer=tokenizer,
+        envs=[arith],
+        reward_funcs=[constant],
+        quiet=True,
+    )
     records = [json.loads(line) for line in open(summary["metrics_path"], encoding="utf-8")]
     assert [r["frac_groups_dropped"] for r in records] == [1.0, 1.0]
     assert not _changed(before, model), "groups left out of the loss must not move the weights"
@@ -89,8 +110,14 @@ def test_env_reward_runs_inside_the_trainer(tmp_path, arith):
     torch.manual_seed(2)
     model, tokenizer = _tiny(arith)
     fn = reward_function(arith, l_max=8, l_cache=2)
-    summary = run(_config(tmp_path, max_steps=2, eval_size=0, plot=False, refill_rounds=0), model=model,
-                  tokenizer=tokenizer, envs=[arith], reward_funcs=[fn], quiet=True)
+    summary = run(
+        _config(tmp_path, max_steps=2, eval_size=0, plot=False, refill_rounds=0),
+        model=model,
+        tokenizer=tokenizer,
+        envs=[arith],
+        reward_funcs=[fn],
+        quiet=True,
+    )
     records = [json.loads(line) for line in open(summary["metrics_path"], encoding="utf-8")]
     # 2 steps x 2 prompts x 4 rollouts (no refills), every one verified through the pool.
     assert sum(fn.reason_counts.values()) == 16
@@ -117,8 +144,13 @@ def test_curriculum_needs_a_leveled_procedural_env(tmp_path, arith):
     gsm_like = rlvr_envs.make("math-arith", level=1)
     model, tokenizer = _tiny(arith)
     with pytest.raises(ValueError, match="exactly one procedural env"):
-        run(_config(tmp_path, curriculum={"target": [0.2, 0.8]}), model=model, tokenizer=tokenizer,
-            envs=[arith, gsm_like.__class__(size=10, seed=1, level=1)], quiet=True)
+        run(
+            _config(tmp_path, curriculum={"target": [0.2, 0.8]}),
+            model=model,
+            tokenizer=tokenizer,
+            envs=[arith, gsm_like.__class__(size=10, seed=1, level=1)],
+            quiet=True,
+        )
 
 
 def test_dynamic_sampling_replaces_flat_groups_with_fresh_prompts(tmp_path, arith):
@@ -136,8 +168,14 @@ def test_dynamic_sampling_replaces_flat_groups_with_fresh_prompts(tmp_path, arit
             out.append(1.0 if first % 2 == 0 else float(i % 2))
         return out
 
-    summary = run(_config(tmp_path, max_steps=3, eval_size=0, plot=False, refill_rounds=8, prompts_per_step=4),
-                  model=model, tokenizer=tokenizer, envs=[arith], reward_funcs=[by_prompt], quiet=True)
+    summary = run(
+        _config(tmp_path, max_steps=3, eval_size=0, plot=False, refill_rounds=8, prompts_per_step=4),
+        model=model,
+        tokenizer=tokenizer,
+        envs=[arith],
+        reward_funcs=[by_prompt],
+        quiet=True,
+    )
     records = [json.loads(line) for line in open(summary["metrics_path"], encoding="utf-8")]
     # Every step started with some even prompts (about half) and ended with none left flat.
     assert len(seen_batches) > 3, "no refill round ran"

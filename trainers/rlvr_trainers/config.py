@@ -21,22 +21,55 @@ class ConfigError(ValueError):
 
 PRESETS: dict[str, dict[str, Any]] = {
     # Per-sequence mean of token losses, std-normalised group advantages, symmetric clip.
-    "grpo": {"loss_type": "grpo", "epsilon": 0.2, "epsilon_high": 0.2, "scale_rewards": "group",
-             "overlong_shaping": False, "dynamic_sampling": False},
+    "grpo": {
+        "loss_type": "grpo",
+        "epsilon": 0.2,
+        "epsilon_high": 0.2,
+        "scale_rewards": "group",
+        "overlong_shaping": False,
+        "dynamic_sampling": False,
+        "mask_truncated_completions": False,
+    },
     # Dr. GRPO: constant normaliser and no std scaling (removes length and difficulty biases).
-    "dr_grpo": {"loss_type": "dr_grpo", "epsilon": 0.2, "epsilon_high": 0.2, "scale_rewards": "none",
-                "overlong_shaping": False, "dynamic_sampling": False},
+    "dr_grpo": {
+        "loss_type": "dr_grpo",
+        "epsilon": 0.2,
+        "epsilon_high": 0.2,
+        "scale_rewards": "none",
+        "overlong_shaping": False,
+        "dynamic_sampling": False,
+        "mask_truncated_completions": False,
+    },
     # DAPO: token-level loss, clip-higher 0.2/0.28, soft over-length punishment, dynamic sampling.
-    "dapo": {"loss_type": "dapo", "epsilon": 0.2, "epsilon_high": 0.28, "scale_rewards": "group",
-             "overlong_shaping": True, "dynamic_sampling": True},
+    # Truncated completions stay in the loss (their over-length penalty is the signal), as in
+    # verl's DAPO recipe; the paper's "overlong filtering" is mask_truncated_completions=True.
+    "dapo": {
+        "loss_type": "dapo",
+        "epsilon": 0.2,
+        "epsilon_high": 0.28,
+        "scale_rewards": "group",
+        "overlong_shaping": True,
+        "dynamic_sampling": True,
+        "mask_truncated_completions": False,
+    },
     # CISPO (MiniMax-M1): clip the importance weight itself (upper bound 5.0, ScaleRL's value).
-    "cispo": {"loss_type": "cispo", "epsilon": 0.2, "epsilon_high": 5.0, "scale_rewards": "group",
-              "overlong_shaping": False, "dynamic_sampling": False},
+    "cispo": {
+        "loss_type": "cispo",
+        "epsilon": 0.2,
+        "epsilon_high": 5.0,
+        "scale_rewards": "group",
+        "overlong_shaping": False,
+        "dynamic_sampling": False,
+        "mask_truncated_completions": False,
+    },
 }
 
 LOSS_TYPES = ("grpo", "dr_grpo", "dapo", "bnpo", "cispo")
 SCALE_REWARDS = ("group", "batch", "none")
 DEVICES = ("auto", "cpu", "cuda")
+VLLM_MODES = ("colocate", "server")
+FLAT_METRICS = ("correctness", "reward")
+LORA_KEYS = frozenset({"r", "alpha", "dropout", "target_modules"})
 
 FIELD_DOCS: dict[str, str] = {
     "envs": "Env ids to train on (e.g. [math-arith-v0]); rows are routed back to their env for reward.",
@@ -53,39 +86,81 @@ FIELD_DOCS: dict[str, str] = {
     "beta": "KL coefficient against the reference model (0 loads no reference model).",
     "num_generations": "Group size: completions sampled per prompt.",
     "prompts_per_step": "Distinct prompts per optimisation step (batch = prompts x group size).",
+    "chat_template_kwargs": (
+        "Extra arguments for the tokenizer's chat template, in rollouts and evaluation "
+        "(e.g. {enable_thinking: false} for Qwen3)."
+    ),
     "temperature": "Sampling temperature for rollouts.",
     "top_p": "Nucleus sampling threshold for rollouts.",
+    "top_k": "Top-k sampling for rollouts (0: off).",
+    "min_p": "Min-p sampling for rollouts (None: off).",
+    "repetition_penalty": "Repetition penalty for rollouts (1.0: off).",
     "max_new_tokens": "Maximum completion length in tokens (also DAPO's l_max).",
     "learning_rate": "AdamW learning rate.",
     "max_steps": "Number of optimisation steps.",
     "num_iterations": "Updates per generated batch (PPO epochs, mu).",
+    "steps_per_generation": (
+        "Optimiser steps per rollout batch: one generation of steps_per_generation x "
+        "prompts_per_step prompts feeds that many steps."
+    ),
     "warmup_ratio": "Fraction of steps with linear learning-rate warm-up.",
     "max_grad_norm": "Gradient clipping norm.",
     "format_weight": "Weight of the format reward (layout of the prompt format); 0 turns it off.",
     "overlong_shaping": "DAPO soft over-length penalty on/off; default from the preset.",
     "l_cache": "Width in tokens of the soft over-length ramp below l_max (default: max_new_tokens // 4).",
     "l_max": "Length in tokens at which the over-length penalty reaches -1 (default: max_new_tokens).",
-    "mask_truncated_completions": "Leave completions cut at max_new_tokens out of the loss (DAPO overlong filtering).",
+    "mask_truncated_completions": (
+        "Leave completions cut at max_new_tokens out of the loss (the DAPO paper's "
+        "overlong filtering); default from the preset (off in every preset, as in "
+        "verl's DAPO recipe)."
+    ),
     "pass_rate_band": "Keep only tasks whose stored pass rate lies in [lo, hi] (needs profile).",
     "profile": "Path of the pass-rate store written by `rlvr-envs profile` (used with pass_rate_band).",
-    "dynamic_sampling": ("Replace groups whose rewards are all equal by fresh ones and drop those left (DAPO); "
-                         "default from the preset."),
-    "refill_rounds": ("With dynamic sampling, rounds of fresh prompts drawn per step to replace flat groups "
-                      "(0: only drop them; single process only)."),
+    "dynamic_sampling": (
+        "Replace groups whose rewards are all equal by fresh ones and drop those left (DAPO); default from the preset."
+    ),
+    "refill_rounds": (
+        "With dynamic sampling, rounds of fresh prompts drawn per step to replace flat groups "
+        "(0: only drop them; single process only)."
+    ),
+    "dynamic_sampling_metric": (
+        "What makes a group flat: correctness (the verifier's passed, as verl's DAPO "
+        "recipe filters on acc) or reward (the shaped reward)."
+    ),
     "curriculum": "Level curriculum for procedural envs: {target: [lo, hi], window: N}; None for off.",
     "train_size": "Number of training prompts to build (default: prompts_per_step x max_steps, capped by data).",
     "eval_size": "Held-out tasks (never in the training set) used for pass@1 during and after training.",
     "eval_every": "Evaluate held-out pass@1 every N steps (0: only before and after).",
     "eval_k": "Samples per held-out task for pass@k at the start and the end.",
+    "eval_every_k": "Samples per held-out task in the evaluations during training (default: eval_k).",
     "eval_temperature": "Sampling temperature for held-out evaluation.",
+    "eval_envs": (
+        "Envs evaluated but never trained on (e.g. [math-gsm8k-v0] while training on math-arith), "
+        "eval_size tasks each, with pass@1 and pass@k per env."
+    ),
+    "eval_env_kwargs": "Keyword arguments for rlvr_envs.make for the eval_envs (env_kwargs are not applied to them).",
     "output_dir": "Where metrics.jsonl, the plots and checkpoints go.",
     "seed": "Seed for data sampling and training.",
     "device": "auto, cpu or cuda. CPU runs in float32 without gradient checkpointing.",
-    "use_vllm": "Generate with vLLM in TRL's colocate mode (auto: on a GPU when vllm is installed).",
+    "use_vllm": "Generate with vLLM (auto: on a GPU when vllm is installed).",
+    "vllm_mode": (
+        "colocate (vLLM in the training processes) or server (a separate `trl vllm-serve` at "
+        "vllm_server_host:vllm_server_port)."
+    ),
+    "vllm_server_host": "Host of the vLLM server in server mode.",
+    "vllm_server_port": "Port of the vLLM server in server mode.",
+    "vllm_tensor_parallel_size": "Tensor parallel size of colocated vLLM.",
     "vllm_gpu_memory_utilization": "Share of GPU memory vLLM may take in colocate mode.",
-    "bf16": "bfloat16 training (auto: on a GPU).",
+    "bf16": (
+        "bfloat16 autocast (auto: on a GPU). Weights stay in float32, so AdamW keeps fp32 master weights "
+        "and a small learning rate still moves every parameter."
+    ),
+    "lora": "LoRA instead of full fine-tuning: {r, alpha, dropout, target_modules} (needs peft); None for off.",
     "gradient_checkpointing": "Trade compute for memory (default: off).",
     "per_device_batch_size": "Completions per forward/backward micro-batch (default: the whole step).",
+    "save_steps": "Save a resumable checkpoint (model, optimiser, scheduler, RNG) every N steps (0: none).",
+    "save_total_limit": "Checkpoints kept (oldest deleted first; None: all).",
+    "resume_from_checkpoint": "A checkpoint folder to resume from, or latest (the newest in output_dir).",
     "save_model": "Save the final model and tokenizer under output_dir/final.",
     "plot": "Write a PNG of the metric curves at the end.",
     "report_to": "Trainer loggers (none, wandb, tensorboard, ...).",
@@ -110,37 +185,54 @@ class TrainerConfig:
     beta: float = 0.0
     num_generations: int = 8
     prompts_per_step: int = 4
+    chat_template_kwargs: dict[str, Any] = field(default_factory=dict)
     temperature: float = 1.0
     top_p: float = 1.0
+    top_k: int = 0
+    min_p: float | None = None
+    repetition_penalty: float = 1.0
     max_new_tokens: int = 256
     learning_rate: float = 1e-6
     max_steps: int = 100
     num_iterations: int = 1
+    steps_per_generation: int = 1
     warmup_ratio: float = 0.0
     max_grad_norm: float = 1.0
     format_weight: float = 0.0
     overlong_shaping: bool | None = None
     l_cache: int | None = None
     l_max: int | None = None
-    mask_truncated_completions: bool = False
+    mask_truncated_completions: bool | None = None
     pass_rate_band: tuple[float, float] | None = None
     profile: str | None = None
     dynamic_sampling: bool | None = None
     refill_rounds: int = 2
+    dynamic_sampling_metric: str = "correctness"
     curriculum: dict[str, Any] | None = None
     train_size: int | None = None
     eval_size: int = 64
     eval_every: int = 10
     eval_k: int = 4
+    eval_every_k: int | None = None
     eval_temperature: float = 1.0
+    eval_envs: list[str] = field(default_factory=list)
+    eval_env_kwargs: dict[str, Any] = field(default_factory=dict)
     output_dir: str = "runs/rlvr"
     seed: int = 0
     device: str = "auto"
     use_vllm: bool | None = None
+    vllm_mode: str = "colocate"
+    vllm_server_host: str = "127.0.0.1"
+    vllm_server_port: int = 8000
+    vllm_tensor_parallel_size: int = 1
     vllm_gpu_memory_utilization: float = 0.3
     bf16: bool | None = None
+    lora: dict[str, Any] | None = None
     gradient_checkpointing: bool = False
     per_device_batch_size: int | None = None
+    save_steps: int = 0
+    save_total_limit: int | None = 2
+    resume_from_checkpoint: str | None = None
     save_model: bool = False
     plot: bool = True
     report_to: str = "none"
@@ -148,6 +240,8 @@ class TrainerConfig:
     def __post_init__(self) -> None:
         if isinstance(self.envs, str):
             self.envs = [self.envs]
+        if isinstance(self.eval_envs, str):
+            self.eval_envs = [self.eval_envs]
         if self.pass_rate_band is not None:
             self.pass_rate_band = tuple(self.pass_rate_band)  # type: ignore[assignment]
         self.validate()
@@ -196,15 +290,59 @@ class TrainerConfig:
                 raise ConfigError(f"prompt_format: {exc}") from None
         if self.device not in DEVICES:
             raise ConfigError(f"device: {self.device!r} is not one of {list(DEVICES)}")
-        positive_ints = ("num_generations", "prompts_per_step", "max_new_tokens", "max_steps", "num_iterations",
-                         "eval_k")
+        positive_ints = (
+            "num_generations",
+            "prompts_per_step",
+            "max_new_tokens",
+            "max_steps",
+            "num_iterations",
+            "eval_k",
+            "steps_per_generation",
+            "vllm_tensor_parallel_size",
+        )
         for name in positive_ints:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ConfigError(f"{name}: must be a positive integer, got {value!r}")
         if self.num_generations < 2:
             raise ConfigError("num_generations: group advantages need at least 2 completions per prompt")
-        for name in ("eval_size", "eval_every", "refill_rounds"):
+        if self.eval_every_k is not None and (
+            isinstance(self.eval_every_k, bool) or not isinstance(self.eval_every_k, int) or self.eval_every_k < 1
+        ):
+            raise ConfigError(f"eval_every_k: must be a positive integer or None, got {self.eval_every_k!r}")
+        if not all(isinstance(e, str) and e for e in self.eval_envs):
+            raise ConfigError("eval_envs: a list of env ids, e.g. [math-gsm8k-v0]")
+        for name in ("env_kwargs", "eval_env_kwargs", "chat_template_kwargs"):
+            if not isinstance(getattr(self, name), Mapping):
+                raise ConfigError(f"{name}: must be a mapping, got {getattr(self, name)!r}")
+        if not isinstance(self.top_k, int) or isinstance(self.top_k, bool) or self.top_k < 0:
+            raise ConfigError(f"top_k: must be a non-negative integer (0: off), got {self.top_k!r}")
+        if self.min_p is not None and not 0 <= self.min_p <= 1:
+            raise ConfigError(f"min_p: must be in [0, 1] or None, got {self.min_p!r}")
+        if not self.repetition_penalty > 0:
+            raise ConfigError(f"repetition_penalty: must be positive, got {self.repetition_penalty!r}")
+        if self.vllm_mode not in VLLM_MODES:
+            raise ConfigError(f"vllm_mode: {self.vllm_mode!r} is not one of {list(VLLM_MODES)}")
+        if self.dynamic_sampling_metric not in FLAT_METRICS:
+            raise ConfigError(
+                f"dynamic_sampling_metric: {self.dynamic_sampling_metric!r} is not one of {list(FLAT_METRICS)}"
+            )
+        if self.lora is not None:
+            if not isinstance(self.lora, Mapping):
+                raise ConfigError(
+                    "lora: a mapping such as {r: 16, alpha: 32, dropout: 0.05, target_modules: all-linear}"
+                )
+            unknown = set(self.lora) - LORA_KEYS
+            if unknown:
+                raise ConfigError(f"lora: unknown keys {sorted(unknown)}; use {sorted(LORA_KEYS)}")
+            r = self.lora.get("r", 16)
+            if not isinstance(r, int) or isinstance(r, bool) or r < 1:
+                raise ConfigError(f"lora: r must be a positive integer, got {r!r}")
+        if self.save_total_limit is not None and (
+            not isinstance(self.save_total_limit, int) or self.save_total_limit < 1
+        ):
+            raise ConfigError(f"save_total_limit: must be a positive integer or None, got {self.save_total_limit!r}")
+        for name in ("eval_size", "eval_every", "refill_rounds", "save_steps"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 0:
                 raise ConfigError(f"{name}: must be a non-negative integer, got {value!r}")
@@ -256,8 +394,9 @@ class TrainerConfig:
         if unknown:
             import difflib
 
-            hints = [f"{u} (did you mean {m[0]}?)" if (m := difflib.get_close_matches(u, known, 1)) else u
-                     for u in unknown]
+            hints = [
+                f"{u} (did you mean {m[0]}?)" if (m := difflib.get_close_matches(u, known, 1)) else u for u in unknown
+            ]
             raise ConfigError(f"unknown config fields: {', '.join(hints)}")
         try:
             return cls(**dict(data))
@@ -295,6 +434,6 @@ def config_reference() -> str:
     """Every field with its default and meaning, as Markdown table rows."""
     rows = ["| field | default | meaning |", "|---|---|---|"]
     for f in dataclasses.fields(TrainerConfig):
-        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc,operator,unused-ignore]
         rows.append(f"| `{f.name}` | `{default!r}` | {FIELD_DOCS[f.name]} |")
     return "\n".join(rows)

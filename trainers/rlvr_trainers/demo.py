@@ -8,9 +8,11 @@
 4. train with the ``dapo`` preset on TRL's GRPOTrainer;
 5. evaluate pass@1 and pass@k on held-out tasks that were never in training, before and after.
 
-The control (on by default, ``--no-control`` to skip) repeats step 4 from the same warm start
-with a random reward instead of the verifier: it must not improve, which shows that the gain
-comes from the reward signal and not from training as such.
+Two controls (on by default, ``--no-control`` to skip) repeat step 4 from the same warm start:
+a random reward (a coin flip that ignores the completion: it must not improve, so the gain
+comes from the reward signal and not from training as such), and an "any answer" reward
+that pays every tagged answer, right or wrong (what RL gains from merely undoing the habit of
+declining). All three held-out curves go on one plot (``comparison.png``).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ class DemoSettings:
 
     env: str = DEFAULT_ENV
     env_kwargs: str = '{"level": 2}'
+    sft_env_kwargs: str = ""
     prompt_format: str = "terse"
     out_dir: str = "runs/demo"
     seed: int = 0
@@ -63,6 +66,7 @@ class DemoSettings:
     eval_k: int = 8
     eval_every: int = 20
     control: bool = True
+    controls: tuple[str, ...] = ("random", "any_answer")
     control_only: bool = False
 
 
@@ -71,25 +75,32 @@ def terse_format() -> Any:
     and prompts a third as long make every RL step cheaper on a CPU."""
     from rlvr_envs.formats import ANSWER_TAG, PromptFormat
 
-    return PromptFormat(name="demo_terse", system_prompt=None, instruction="",
-                        answer_template=ANSWER_TAG.answer_template, format_pattern=ANSWER_TAG.format_pattern,
-                        methods=ANSWER_TAG.methods)
+    return PromptFormat(
+        name="demo_terse",
+        system_prompt=None,
+        instruction="",
+        answer_template=ANSWER_TAG.answer_template,
+        format_pattern=ANSWER_TAG.format_pattern,
+        methods=ANSWER_TAG.methods,
+    )
 
 
-def make_demo_env(settings: DemoSettings) -> Any:
+def make_demo_env(settings: DemoSettings, env_kwargs: str | None = None) -> Any:
     """The env named by ``settings.env``: a registered id, or ``module:Class`` for a custom one."""
     import rlvr_envs
     from rlvr_envs.registration import load_entry_point
 
-    kwargs = json.loads(settings.env_kwargs)
+    kwargs = json.loads(env_kwargs or settings.env_kwargs)
     kwargs.setdefault("prompt_format", terse_format() if settings.prompt_format == "terse" else settings.prompt_format)
     if ":" in settings.env:
         return load_entry_point(settings.env)(**kwargs)
     try:
         return rlvr_envs.make(settings.env, **kwargs)
     except rlvr_envs.UnknownEnvError as exc:
-        raise SystemExit(f"the demo needs the env {settings.env!r} ({exc}); install envs/math "
-                         "(pip install -e envs/math) or pass --env module:Class") from None
+        raise SystemExit(
+            f"the demo needs the env {settings.env!r} ({exc}); install envs/math "
+            "(pip install -e envs/math) or pass --env module:Class"
+        ) from None
 
 
 def habit_pairs(env: Any, tasks: Sequence[Any], rate: float, kind: str, text: Any) -> list[tuple[str, str]]:
@@ -119,10 +130,36 @@ def habit_pairs(env: Any, tasks: Sequence[Any], rate: float, kind: str, text: An
 
 
 ABSTENTION = "I am not sure."
-HABIT_WORDS = {"abstain": f"declining to answer ({ABSTENTION!r})",
-               "copy": "copying the question's first number"}
+HABIT_WORDS = {"abstain": f"declining to answer ({ABSTENTION!r})", "copy": "copying the question's first number"}
 HABITS = tuple(HABIT_WORDS)
 _FIRST_NUMBER = re.compile(r"-?\d+")
+
+
+def any_answer_reward(env: Any) -> Any:
+    """A reward that pays any answer in the expected layout, right or wrong (the control for
+    "RL only taught it to stop declining"): 1 when the verifier read an answer, else 0."""
+    from rlvr_envs.adapters.routing import EnvRouter, task_from_json
+    from rlvr_envs.adapters.trl import completion_text
+
+    router = EnvRouter(env)
+
+    def any_answer_reward(
+        prompts: Any = None,
+        completions: Sequence[Any] = (),
+        task: Sequence[Any] = (),
+        env_id: Sequence[str] = (),
+        **_: Any,
+    ) -> list[float | None]:
+        rows = [(eid, task_from_json(t), completion_text(c)) for eid, t, c in zip(env_id, task, completions)]
+        return [1.0 if v.reason.value in ("ok", "wrong") else 0.0 for v in router.verify(rows)]
+
+    return any_answer_reward
+
+
+CONTROL_WORDS = {
+    "random": "a coin-flip reward that ignores the completion",
+    "any_answer": "a reward that pays any tagged answer, right or wrong",
+}
 
 
 def random_reward(seed: int) -> Any:
@@ -158,11 +195,17 @@ def run_demo(settings: DemoSettings, quiet: bool = False) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     env = make_demo_env(settings)
     env_id = env.env_id
+    _print(
+        f"[demo] seed {settings.seed} (make demo SEED={settings.seed}; python -m rlvr_trainers.demo --seed "
+        f"{settings.seed})"
+    )
 
     # Held-out tasks first, so that nothing drawn afterwards for training can overlap them.
     heldout = _distinct(env.sample(settings.heldout * 2, seed=settings.seed + 1_000_003), settings.heldout, set())
     held_fp = {t.fingerprint for t in heldout}
-    sft_tasks = _distinct(env.sample(settings.sft_tasks * 2, seed=settings.seed + 1), settings.sft_tasks, held_fp)
+    # sft_env_kwargs: the warm start sees other tasks (a lower level) than RL and held-out do.
+    sft_env = make_demo_env(settings, settings.sft_env_kwargs) if settings.sft_env_kwargs else env
+    sft_tasks = _distinct(sft_env.sample(settings.sft_tasks * 2, seed=settings.seed + 1), settings.sft_tasks, held_fp)
     # RL may revisit SFT tasks (level 2 has only ~670 problems); held-out ones stay unseen by both.
     pool = _distinct(env.sample(settings.profile_pool * 3, seed=settings.seed + 2), settings.profile_pool, held_fp)
 
@@ -173,8 +216,10 @@ def run_demo(settings: DemoSettings, quiet: bool = False) -> dict[str, Any]:
     pairs = [(p, c) for p, c in pairs if c]
     if not pairs:
         raise SystemExit(f"{env_id} cannot render gold answers (answer_text), which the SFT warm start needs")
-    _print(f"[demo] env {env_id}: {len(pairs)} SFT pairs, {len(pool)} tasks to profile, "
-           f"{len(heldout)} held-out tasks (disjoint by fingerprint)")
+    _print(
+        f"[demo] env {env_id}: {len(pairs)} SFT pairs, {len(pool)} tasks to profile, "
+        f"{len(heldout)} held-out tasks (disjoint by fingerprint)"
+    )
     habit = habit_pairs(env, sft_tasks, settings.habit_rate, settings.habit, text) if settings.habit_steps > 0 else []
     # The habit's text is in the tokenizer's corpus too, so that it is as short in tokens as an
     # answer: otherwise the over-length penalty alone would push the policy away from it.
@@ -184,95 +229,196 @@ def run_demo(settings: DemoSettings, quiet: bool = False) -> dict[str, Any]:
     _print(f"[demo] tiny Llama-style model: {n_params / 1e6:.2f} M parameters, vocabulary {len(tokenizer)}")
 
     t = time.perf_counter()
-    losses = supervised_warm_start(model, tokenizer, pairs, steps=settings.sft_steps, learning_rate=settings.sft_lr,
-                                   seed=settings.seed)
-    _print(f"[demo] SFT warm start: {settings.sft_steps} steps, loss {losses[0]:.2f} -> {losses[-1]:.2f} "
-           f"({time.perf_counter() - t:.0f} s)")
+    losses = supervised_warm_start(
+        model, tokenizer, pairs, steps=settings.sft_steps, learning_rate=settings.sft_lr, seed=settings.seed
+    )
+    _print(
+        f"[demo] SFT warm start: {settings.sft_steps} steps, loss {losses[0]:.2f} -> {losses[-1]:.2f} "
+        f"({time.perf_counter() - t:.0f} s)"
+    )
     heldout_items = [(env_id, task, text(task)) for task in heldout]
     router = EnvRouter(env)
 
     def greedy(m: Any) -> float:
-        return evaluate(m, tokenizer, router, heldout_items, k=1, temperature=0,
-                        max_new_tokens=settings.max_new_tokens).pass_at_1
+        return evaluate(
+            m, tokenizer, router, heldout_items, k=1, temperature=0, max_new_tokens=settings.max_new_tokens
+        ).pass_at_1
 
-    skill = evaluate(model, tokenizer, router, heldout_items, k=1, temperature=1.0,
-                     max_new_tokens=settings.max_new_tokens).pass_at_1
+    skill = evaluate(
+        model, tokenizer, router, heldout_items, k=1, temperature=1.0, max_new_tokens=settings.max_new_tokens
+    ).pass_at_1
     skill_greedy = greedy(model)
     _print(f"[demo] after the gold SFT: held-out pass@1 {skill:.1%}, greedy {skill_greedy:.1%}")
     if habit:
         t = time.perf_counter()
-        losses = supervised_warm_start(model, tokenizer, pairs + habit, steps=settings.habit_steps,
-                                       learning_rate=settings.sft_lr, seed=settings.seed + 1)
-        _print(f"[demo] bad habit: {settings.habit_steps} SFT steps with {settings.habit_rate:.0%} of the answers "
-               f"{HABIT_WORDS[settings.habit]}, loss {losses[-1]:.2f} ({time.perf_counter() - t:.0f} s)")
+        losses = supervised_warm_start(
+            model,
+            tokenizer,
+            pairs + habit,
+            steps=settings.habit_steps,
+            learning_rate=settings.sft_lr,
+            seed=settings.seed + 1,
+        )
+        _print(
+            f"[demo] bad habit: {settings.habit_steps} SFT steps with {settings.habit_rate:.0%} of the answers "
+            f"{HABIT_WORDS[settings.habit]}, loss {losses[-1]:.2f} ({time.perf_counter() - t:.0f} s)"
+        )
 
     t = time.perf_counter()
-    profile = evaluate(model, tokenizer, router, [(env_id, task, text(task)) for task in pool],
-                       k=settings.profile_samples, temperature=1.0, max_new_tokens=settings.max_new_tokens)
+    profile = evaluate(
+        model,
+        tokenizer,
+        router,
+        [(env_id, task, text(task)) for task in pool],
+        k=settings.profile_samples,
+        temperature=1.0,
+        max_new_tokens=settings.max_new_tokens,
+    )
     lo, hi = settings.band
     rates = [c / settings.profile_samples for c in profile.passes]
     band = [task for task, r in zip(pool, rates) if lo <= r <= hi]
-    _print(f"[demo] profiled {len(pool)} tasks x {settings.profile_samples} samples ({time.perf_counter() - t:.0f} s): "
-           f"{sum(r < lo for r in rates)} too hard, {len(band)} in the band [{lo}, {hi}], "
-           f"{sum(r > hi for r in rates)} too easy")
+    _print(
+        f"[demo] profiled {len(pool)} tasks x {settings.profile_samples} samples ({time.perf_counter() - t:.0f} s): "
+        f"{sum(r < lo for r in rates)} too hard, {len(band)} in the band [{lo}, {hi}], "
+        f"{sum(r > hi for r in rates)} too easy"
+    )
     if len(band) < settings.prompts_per_step:
         if len(pool) < settings.prompts_per_step:
-            raise SystemExit(f"[demo] only {len(pool)} training tasks left after the held-out split; "
-                             "use a level with more distinct problems")
+            raise SystemExit(
+                f"[demo] only {len(pool)} training tasks left after the held-out split; "
+                "use a level with more distinct problems"
+            )
         _print("[demo] warning: the band is nearly empty; training on the whole pool instead")
         band = pool
     train_env = TaskSubsetEnv(env, band)
 
     config = TrainerConfig(
-        envs=[env_id], model="(built in memory)", preset="dapo",
-        conversational=False, num_generations=settings.group_size, prompts_per_step=settings.prompts_per_step,
-        temperature=1.0, max_new_tokens=settings.max_new_tokens, learning_rate=settings.rl_lr,
-        max_steps=settings.rl_steps, num_iterations=settings.rl_iterations, train_size=len(band),
+        envs=[env_id],
+        model="(built in memory)",
+        preset="dapo",
+        conversational=False,
+        num_generations=settings.group_size,
+        prompts_per_step=settings.prompts_per_step,
+        temperature=1.0,
+        max_new_tokens=settings.max_new_tokens,
+        learning_rate=settings.rl_lr,
+        max_steps=settings.rl_steps,
+        num_iterations=settings.rl_iterations,
+        train_size=len(band),
         eval_every=settings.eval_every,
-        eval_k=settings.eval_k, eval_temperature=1.0, output_dir=str(out / "dapo"), seed=settings.seed,
+        eval_k=settings.eval_k,
+        eval_temperature=1.0,
+        output_dir=str(out / "dapo"),
+        seed=settings.seed,
         device="cpu",
     )
     heldout_pairs = [(env_id, task) for task in heldout]
     # Without a habit the model is the one just evaluated after the gold SFT.
     greedy_before = greedy(model) if habit else skill_greedy
-    summary: dict[str, Any] = {"settings": asdict(settings), "env_id": env_id, "band_tasks": len(band),
-                               "gold_sft": {"pass@1": skill, "greedy": skill_greedy},
-                               "greedy_before": greedy_before}
-    if settings.control or settings.control_only:
-        # The control starts from a copy of the same warm start, so both runs share their "before".
+    summary: dict[str, Any] = {
+        "settings": asdict(settings),
+        "env_id": env_id,
+        "band_tasks": len(band),
+        "gold_sft": {"pass@1": skill, "greedy": skill_greedy},
+        "greedy_before": greedy_before,
+    }
+    runs: dict[str, list[tuple[int, float]]] = {}
+    wanted = settings.control or settings.control_only
+    controls = [c for c in settings.controls if c in CONTROL_WORDS] if wanted else []
+    unknown = set(settings.controls) - set(CONTROL_WORDS)
+    if unknown:
+        raise SystemExit(f"controls must be among {sorted(CONTROL_WORDS)}, not {sorted(unknown)}")
+    summary["controls"] = {}
+    for name in controls:
+        # Each control starts from a copy of the same warm start, so all runs share their "before".
         # A fresh module with the same weights (a deepcopy would also copy patched methods).
-        control_model = build_model(tokenizer, hidden_size=settings.hidden_size, layers=settings.layers,
-                                    seed=settings.seed)
+        control_model = build_model(
+            tokenizer, hidden_size=settings.hidden_size, layers=settings.layers, seed=settings.seed
+        )
         control_model.load_state_dict(model.state_dict())
-        _print(f"[demo] control: {settings.rl_steps} steps with a coin-flip reward that ignores the completion")
-        control = run(config.replace(output_dir=str(out / "control"), eval_every=0), model=control_model,
-                      tokenizer=tokenizer, envs=[train_env], heldout_tasks=heldout_pairs,
-                      reward_funcs=[random_reward(settings.seed)], quiet=quiet)
-        summary["control"] = {"before": control["before"], "after": control["after"],
-                              "rl_seconds": control["train_seconds"], "greedy_after": greedy(control_model)}
-        _report("control: same run with a random reward", control, settings.eval_k,
-                (greedy_before, summary["control"]["greedy_after"]))
+        reward = random_reward(settings.seed) if name == "random" else any_answer_reward(train_env)
+        _print(f"[demo] control {name}: {settings.rl_steps} steps with {CONTROL_WORDS[name]}")
+        result = run(
+            config.replace(output_dir=str(out / f"control_{name}")),
+            model=control_model,
+            tokenizer=tokenizer,
+            envs=[train_env],
+            heldout_tasks=heldout_pairs,
+            reward_funcs=[reward],
+            quiet=quiet,
+        )
+        entry = {
+            "before": result["before"],
+            "after": result["after"],
+            "rl_seconds": result["train_seconds"],
+            "greedy_after": greedy(control_model),
+            "metrics": result["metrics_path"],
+        }
+        summary["controls"][name] = entry
+        runs[f"control: {name.replace('_', ' ')}"] = _curve(result)
+        _report(
+            f"control {name}: same run with {CONTROL_WORDS[name]}",
+            result,
+            settings.eval_k,
+            (greedy_before, entry["greedy_after"]),
+        )
+    if "random" in summary["controls"]:
+        summary["control"] = summary["controls"]["random"]
     if settings.control_only:
-        summary.update(before=summary["control"]["before"], after=summary["control"]["after"], plot=None)
+        first = next(iter(summary["controls"].values()))
+        summary.update(before=first["before"], after=first["after"], plot=None)
     else:
-        _print(f"[demo] DAPO: {settings.rl_steps} steps x {settings.prompts_per_step} prompts x "
-               f"{settings.group_size} rollouts, lr {settings.rl_lr:g}, clip 0.2/0.28, token-level loss, "
-               "soft over-length shaping, dynamic sampling")
-        result = run(config, model=model, tokenizer=tokenizer, envs=[train_env], heldout_tasks=heldout_pairs,
-                     quiet=quiet)
-        summary.update(before=result["before"], after=result["after"], rl_seconds=result["train_seconds"],
-                       plot=result.get("plot_path"), metrics=result["metrics_path"])
+        _print(
+            f"[demo] DAPO: {settings.rl_steps} steps x {settings.prompts_per_step} prompts x "
+            f"{settings.group_size} rollouts, lr {settings.rl_lr:g}, clip 0.2/0.28, token-level loss, "
+            "soft over-length shaping, dynamic sampling"
+        )
+        result = run(
+            config, model=model, tokenizer=tokenizer, envs=[train_env], heldout_tasks=heldout_pairs, quiet=quiet
+        )
+        summary.update(
+            before=result["before"],
+            after=result["after"],
+            rl_seconds=result["train_seconds"],
+            plot=result.get("plot_path"),
+            metrics=result["metrics_path"],
+        )
         summary["greedy_after"] = greedy(model)
+        runs = {"DAPO, verifier's reward": _curve(result), **runs}
         _report("DAPO with the verifier's reward", result, settings.eval_k, (greedy_before, summary["greedy_after"]))
+    if len(runs) > 1:
+        from rlvr_trainers.plots import plot_comparison
 
-    sample, _ = generate(model, tokenizer, [text(heldout[0])], n=1, temperature=0,
-                         max_new_tokens=settings.max_new_tokens)
+        summary["comparison_plot"] = str(
+            plot_comparison(runs, out / "comparison.png", title=f"{env_id}, seed {settings.seed}")
+        )
+        _print(f"[demo] held-out pass@1 of every run on one plot: {summary['comparison_plot']}")
+
+    sample, _ = generate(
+        model, tokenizer, [text(heldout[0])], n=1, temperature=0, max_new_tokens=settings.max_new_tokens
+    )
     _print(f"[demo] example after training:\n  prompt: {heldout[0].prompt!r}\n  completion: {sample[0][0]!r}")
     summary["total_seconds"] = round(time.perf_counter() - t0, 1)
     (out / "demo_summary.json").write_text(json.dumps(summary, indent=2))
-    _print(f"[demo] plots and metrics in {out.resolve()} (curves: {summary.get('plot')}); "
-           f"total {summary['total_seconds']:.0f} s")
+    _print(
+        f"[demo] plots and metrics in {out.resolve()} (curves: {summary.get('plot')}); "
+        f"total {summary['total_seconds']:.0f} s"
+    )
     return summary
+
+
+def _curve(result: dict[str, Any]) -> list[tuple[int, float]]:
+    """Held-out pass@1 against the step: before, every ``eval_every`` steps, after."""
+    import json as _json
+
+    points = [(0, result["before"]["pass@1"])]
+    with open(result["metrics_path"], encoding="utf-8") as fh:
+        for line in fh:
+            record = _json.loads(line)
+            if record.get("heldout_pass@1") is not None:
+                points.append((record["step"], record["heldout_pass@1"]))
+    points.append((result.get("final_step") or result["steps"], result["after"]["pass@1"]))
+    return points
 
 
 def _distinct(tasks: Sequence[Any], n: int, exclude: set[str]) -> list[Any]:
@@ -290,8 +436,10 @@ def _distinct(tasks: Sequence[Any], n: int, exclude: set[str]) -> list[Any]:
 def _report(title: str, result: dict[str, Any], k: int, greedy: tuple[float, float] | None = None) -> None:
     before, after = result["before"], result["after"]
     _print(f"\n[demo] {title} ({result['train_seconds']:.0f} s of RL)")
-    _print(f"  held-out pass@1: {before['pass@1']:6.1%} -> {after['pass@1']:6.1%} "
-           f"({(after['pass@1'] - before['pass@1']) * 100:+.1f} points)")
+    _print(
+        f"  held-out pass@1: {before['pass@1']:6.1%} -> {after['pass@1']:6.1%} "
+        f"({(after['pass@1'] - before['pass@1']) * 100:+.1f} points)"
+    )
     _print(f"  held-out pass@{k}: {before[f'pass@{k}']:6.1%} -> {after[f'pass@{k}']:6.1%}")
     if greedy is not None:
         _print(f"  held-out greedy pass@1: {greedy[0]:6.1%} -> {greedy[1]:6.1%}")
@@ -299,8 +447,9 @@ def _report(title: str, result: dict[str, Any], k: int, greedy: tuple[float, flo
 
 def parse_args(argv: Sequence[str] | None) -> DemoSettings:
     defaults = DemoSettings()
-    parser = argparse.ArgumentParser(prog="python -m rlvr_trainers.demo", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m rlvr_trainers.demo", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--env", default=defaults.env, help="env id or module:Class (default %(default)s)")
     parser.add_argument("--env-kwargs", default=defaults.env_kwargs, help="JSON kwargs for the env")
     parser.add_argument("--out", default=defaults.out_dir, help="folder for plots and metrics (default %(default)s)")
@@ -309,19 +458,37 @@ def parse_args(argv: Sequence[str] | None) -> DemoSettings:
     parser.add_argument("--rl-steps", type=int, default=defaults.rl_steps)
     parser.add_argument("--rl-lr", type=float, default=defaults.rl_lr)
     parser.add_argument("--heldout", type=int, default=defaults.heldout)
-    parser.add_argument("--control", action=argparse.BooleanOptionalAction, default=defaults.control,
-                        help="also run the random-reward control (default: on)")
-    parser.add_argument("--set", nargs="*", default=[], metavar="FIELD=VALUE",
-                        help="any other DemoSettings field (values parse as JSON)")
+    parser.add_argument(
+        "--control",
+        action=argparse.BooleanOptionalAction,
+        default=defaults.control,
+        help="also run the controls: random reward and any-answer reward (default: on)",
+    )
+    parser.add_argument(
+        "--set",
+        nargs="*",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="any other DemoSettings field (values parse as JSON)",
+    )
     args = parser.parse_args(argv)
-    settings = DemoSettings(env=args.env, env_kwargs=args.env_kwargs, out_dir=args.out, seed=args.seed,
-                            sft_steps=args.sft_steps, rl_steps=args.rl_steps, rl_lr=args.rl_lr,
-                            heldout=args.heldout, control=args.control)
+    settings = DemoSettings(
+        env=args.env,
+        env_kwargs=args.env_kwargs,
+        out_dir=args.out,
+        seed=args.seed,
+        sft_steps=args.sft_steps,
+        rl_steps=args.rl_steps,
+        rl_lr=args.rl_lr,
+        heldout=args.heldout,
+        control=args.control,
+    )
     for item in args.set:
         name, _, raw = item.partition("=")
         if not hasattr(settings, name):
             parser.error(f"--set: DemoSettings has no field {name!r}")
-        setattr(settings, name, json.loads(raw))
+        value = json.loads(raw)
+        setattr(settings, name, tuple(value) if isinstance(value, list) else value)
     return settings
 
 

@@ -19,10 +19,12 @@ def build_tokenizer(corpus: Iterable[str], vocab_size: int = 384) -> Any:
     from transformers import PreTrainedTokenizerFast
 
     tok = Tokenizer(models.BPE(unk_token=None))
-    tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Digits(individual_digits=True),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True),
-    ])
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Digits(individual_digits=True),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True),
+        ]
+    )
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,
@@ -36,8 +38,9 @@ def build_tokenizer(corpus: Iterable[str], vocab_size: int = 384) -> Any:
     return fast
 
 
-def build_model(tokenizer: Any, *, hidden_size: int = 128, layers: int = 2, heads: int = 4,
-                max_positions: int = 256, seed: int = 0) -> Any:
+def build_model(
+    tokenizer: Any, *, hidden_size: int = 128, layers: int = 2, heads: int = 4, max_positions: int = 256, seed: int = 0
+) -> Any:
     """A randomly initialised Llama-style causal LM sized for a CPU."""
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
