@@ -24,7 +24,7 @@ test-fast: setup
 demo: setup
 	$(BIN)/python -m rlvr_envs.demo
 	@if $(BIN)/python -c "import rlvr_trainers" 2>/dev/null; then \
-		echo; echo "== end-to-end training demo =="; $(BIN)/python -m rlvr_trainers.demo; \
+		echo; echo "== end-to-end training demo =="; $(BIN)/python -m rlvr_trainers.demo $(if $(SEED),--seed $(SEED)); \
 	else echo "(rlvr_trainers is not installed: skipping the training demo)"; fi
 
 # ruff and mypy over the core, every family, the trainers, bench/ and tests/ (config: pyproject.toml).

@@ -36,7 +36,10 @@ fi
 # Every local distribution: the core (with its dev and hf extras), each envs/<family>/ and trainers/.
 dists=(-e ".[dev,hf]" torch==2.13.0)
 for d in envs/*/ trainers/; do
-  if [ -f "$d/pyproject.toml" ]; then dists+=(-e "$d"); fi
+  if [ -f "$d/pyproject.toml" ]; then
+    # the trainers with LoRA (peft), so the LoRA test runs on a fresh machine too
+    if [ "$d" = "trainers/" ]; then dists+=(-e "./trainers[lora]"); else dists+=(-e "$d"); fi
+  fi
 done
 
 echo "setup: installing the core and $(( (${#dists[@]} - 3) / 2 )) local distribution(s) editable into $VENV"
