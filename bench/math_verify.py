@@ -65,7 +65,7 @@ def _read(name: str) -> list[dict[str, Any]]:
 
 
 def peer_items() -> list[tuple[Verifier, Verifier, Task, str, bool]]:
-    items = []
+    items: list[tuple[Verifier, Verifier, Task, str, bool]] = []
     for row in _read("math_verify_cases.jsonl") + _read("math_equiv_other_cases.jsonl"):
         config = row.get("config") or {}
         match_types = config.get("match_types") or ["latex", "expr"]
@@ -73,11 +73,15 @@ def peer_items() -> list[tuple[Verifier, Verifier, Task, str, bool]]:
         strict = True if config.get("strict") is None else config["strict"]
         set_relation = bool(config.get("allow_set_relation_comp"))
         fallback = "bare" if "grader" in row else ("latex+expr" if "expr" in match_types else "latex")
-        ours = MathVerifier(rel_tol=10.0**-precision, fallback=fallback, strict=strict,
-                            allow_set_relation_comp=set_relation,
-                            ordered_lists="hendrycks" in row.get("grader", ""),
-                            # math-verify reads "x = 5+5+1 = 7 = 11" by its last side (its convention)
-                            chains="consistent" if "grader" in row else "last")
+        ours = MathVerifier(
+            rel_tol=10.0**-precision,
+            fallback=fallback,
+            strict=strict,
+            allow_set_relation_comp=set_relation,
+            ordered_lists="hendrycks" in row.get("grader", ""),
+            # math-verify reads "x = 5+5+1 = 7 = 11" by its last side (its convention)
+            chains="consistent" if "grader" in row else "last",
+        )
         peer = MathVerifyPeer(precision, strict, set_relation, latex_only="expr" not in match_types)
         items.append((ours, peer, Task(id="peer", prompt="", answer=row["gold"]), row["pred"], row["expected"]))
     return items
@@ -103,7 +107,7 @@ def realistic_items(n: int, seed: int = 0) -> list[tuple[Verifier, Verifier, Tas
         if row.get("solution"):
             pool.append((row["answer"], f"{row['solution']}\n\nThe final answer is $\\boxed{{{row['answer']}}}$."))
     rng.shuffle(pool)
-    items = []
+    items: list[tuple[Verifier, Verifier, Task, str, bool]] = []
     for i, (gold, solution) in enumerate(pool[:n]):
         correct = i % 2 == 0
         completion = solution
@@ -142,7 +146,7 @@ def run_inline(items) -> tuple[float, float, list[bool], list[bool]]:
     passed: list[list[bool]] = [[], []]
     for index, item in enumerate(items):
         forget_answers()
-        for side in ((0, 1) if index % 2 == 0 else (1, 0)):
+        for side in (0, 1) if index % 2 == 0 else (1, 0):
             start = time.perf_counter()
             passed[side].append(item[side].verify(item[2], item[3]).passed)
             spent[side] += time.perf_counter() - start
@@ -213,8 +217,10 @@ def accuracy(items, passed: list[bool]) -> float:
 
 def _row(name: str, mode: str, subset, t_ours: float, t_mv: float, p_ours, p_mv) -> None:
     ours_rate, mv_rate = len(subset) / t_ours, len(subset) / t_mv
-    print(f"{name:<12} {mode:<14} {ours_rate:>9.1f} {mv_rate:>14.1f} {ours_rate / mv_rate:>6.1f}x "
-          f"{accuracy(subset, p_ours):>9.1%} {accuracy(subset, p_mv):>8.1%}")
+    print(
+        f"{name:<12} {mode:<14} {ours_rate:>9.1f} {mv_rate:>14.1f} {ours_rate / mv_rate:>6.1f}x "
+        f"{accuracy(subset, p_ours):>9.1%} {accuracy(subset, p_mv):>8.1%}"
+    )
     sys.stdout.flush()
 
 
@@ -240,10 +246,14 @@ def main() -> None:
     snapshot = parser_snapshot.load()
     run_inline(mixed[:3])
 
-    print(f"mixed set: {len(peer_set)} peer cases + {len(real_set)} realistic long completions "
-          f"(mean {sum(len(i[3]) for i in real_set) // max(1, len(real_set))} chars); "
-          f"parser snapshot {'loaded' if snapshot else 'NOT loaded (built for another parser version)'}\n")
-    header = f"{'subset':<12} {'mode':<14} {'ours/s':>9} {'math-verify/s':>14} {'ratio':>7} {'ours acc':>9} {'mv acc':>8}"
+    print(
+        f"mixed set: {len(peer_set)} peer cases + {len(real_set)} realistic long completions "
+        f"(mean {sum(len(i[3]) for i in real_set) // max(1, len(real_set))} chars); "
+        f"parser snapshot {'loaded' if snapshot else 'NOT loaded (built for another parser version)'}\n"
+    )
+    header = (
+        f"{'subset':<12} {'mode':<14} {'ours/s':>9} {'math-verify/s':>14} {'ratio':>7} {'ours acc':>9} {'mv acc':>8}"
+    )
     print(header)
     print("-" * len(header))
     inline = {name: run_inline(subset) for name, subset in (("peer", peer_set), ("realistic", real_set))}

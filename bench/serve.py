@@ -219,6 +219,7 @@ def main() -> None:
             env=env,
             cwd=REPO,
         )
+        assert proc.stdout is not None  # a pipe
         try:
             url = proc.stdout.readline().strip()
             if not url.startswith("http"):

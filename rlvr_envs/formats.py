@@ -88,7 +88,11 @@ def get_format(fmt: str | PromptFormat) -> PromptFormat:
 
 
 def register_format(fmt: PromptFormat) -> None:
-    """Add a custom prompt format so it can be selected by name."""
+    """Add a custom prompt format to the global table so it can be selected by name everywhere.
+
+    A family's own format belongs on its env class instead (``Env.prompt_formats``): importing a
+    family then changes nothing global, and the name still works in ``make(id, prompt_format=...)``.
+    """
     if fmt.name in PROMPT_FORMATS and PROMPT_FORMATS[fmt.name] != fmt:
         raise ValueError(f"a different prompt format named {fmt.name!r} is already registered")
     PROMPT_FORMATS[fmt.name] = fmt

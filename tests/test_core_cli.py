@@ -166,23 +166,22 @@ def _only_these_cli_plugins(monkeypatch, tmp_path, plugins):
     monkeypatch.setattr(cli, "plugin_entry_points", lambda: eps)
 
 
-def test_a_plugin_takes_over_train_from_the_core_fallback(tmp_path, monkeypatch, capsys):
+def test_train_comes_only_from_a_plugin(tmp_path, monkeypatch, capsys):
+    from rlvr_envs.cli import _core_parser
+
+    assert "train" not in _core_parser()[2]  # the core never imports the trainers
     _only_these_cli_plugins(monkeypatch, tmp_path, {"trainers": CLI_TRAIN})
     assert main(["train", "--config", "x.yaml"]) == 0
     assert capsys.readouterr().out.strip() == "plugin train x.yaml"
 
 
-def test_a_plugin_that_fails_after_taking_train_gives_the_fallback_back(tmp_path, monkeypatch, capsys):
-    from rlvr_envs.cli import _core_parser
-
-    if "train" not in _core_parser()[2]:
-        pytest.skip("the core has no `train` fallback any more (rlvr-trainers provides it)")
+def test_a_plugin_that_fails_half_way_leaves_no_command_behind(tmp_path, monkeypatch, capsys):
     half = CLI_TRAIN + "    raise RuntimeError('failed after adding train')\n"
     _only_these_cli_plugins(monkeypatch, tmp_path, {"trainershalf": half})
     with pytest.raises(SystemExit):
         main(["train", "--help"])
     captured = capsys.readouterr()
-    assert "bundled" in captured.out and "failed after adding train" in captured.err
+    assert "invalid choice: 'train'" in captured.err and "failed after adding train" in captured.err
 
 
 def test_list_accepts_the_family_or_its_distribution_name(capsys):

@@ -111,7 +111,7 @@ def test_reasoning_rule_is_linear():
     import time
 
     hostile = "<think>" * 200_000 + "</think>" * 200_000 + "\\boxed{1}"
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time, generous: a quadratic scan takes minutes here, not seconds
     assert extract_answer(hostile).text == "1"
     assert extract_answer("</think" * 300_000) is None
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 10.0

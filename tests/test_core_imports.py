@@ -156,12 +156,9 @@ def upward_arrows(graph: dict[str, set[str]]) -> list[str]:
 
 PENDING = {
     # Being removed in the same round of work (issue 17); delete each line when its change lands:
-    "rlvr_envs.cli.serving -> rlvr_trainers.train",  # `train` moves to rlvr_trainers' rlvr_envs.cli entry point
-    "rlvr_math.equivalence <-> rlvr_math.structures",  # the math family's own circle
     # ray_pool imports Verifier/guard_completion from rlvr_envs.env instead of rlvr_envs.verifier:
     "rlvr_envs.backends <-> rlvr_envs.backends._ray_actor <-> rlvr_envs.backends.ray_pool <-> rlvr_envs.env"
     " <-> rlvr_envs.pool",
-    "rlvr_judge.tiny_judge -> rlvr_trainers.tiny",  # the judge's tiny model builder, from the trainers
     "rlvr_trainers.cli <-> rlvr_trainers.train",  # the trainers' new `train` subcommand module
 }
 

@@ -39,6 +39,7 @@ def _serve(*args: str) -> tuple[subprocess.Popen, str]:
         text=True,
         cwd=REPO_ROOT,
     )
+    assert proc.stdout is not None and proc.stderr is not None  # both are pipes
     line = proc.stdout.readline()
     if "reward server on" not in line:
         proc.kill()
@@ -88,12 +89,33 @@ def test_serve_two_presets_each_from_its_own_file():
         proc.wait(timeout=10)
 
 
+def test_serve_with_a_format_reward_for_an_env_that_owns_its_format(tmp_path):
+    """code-python's `code` format belongs to its class, not the global table: the shaping gets the object."""
+    rows = tmp_path / "code.jsonl"
+    row = {"prompt": "def f():\n", "test": "def check(candidate):\n    assert candidate() == 1\n", "entry_point": "f"}
+    rows.write_text(json.dumps(row) + "\n")
+    proc, url = _serve("code-python", "--arg", f"data={rows}", "--format-weight", "0.5")
+    try:
+        with urllib.request.urlopen(url + "/health", timeout=30) as response:
+            assert json.loads(response.read())["envs"] == ["code-python-v0"]
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
 def test_serve_refuses_an_ambiguous_path_and_export_a_wrong_suffix(tmp_path):
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO_ROOT)}
+
     def run(*a):
         return subprocess.run(
-            [sys.executable, "-m", "rlvr_envs.cli", *a], env=env, capture_output=True, text=True, timeout=120, cwd=REPO_ROOT
+            [sys.executable, "-m", "rlvr_envs.cli", *a],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=REPO_ROOT,
         )
+
     proc = run("serve", "math-500", "math-gsm8k", "--port", "0", "--arg", "path=x.jsonl")
     assert proc.returncode != 0 and "which env" in proc.stderr
     out = tmp_path / "x.jsonl"

@@ -239,7 +239,7 @@ def test_idle_and_slow_connections_are_closed(any_server):
         b'{"query": ["a"], "labels": ["{\\"env_id\\": \\"math-arith\\", \\"task\\": {\\"id\\": 1}}"]}',
         b'{"query": ["a"], "labels": ["{\\"env_id\\": \\"math-arith\\", \\"task_id\\": [1]}"]}',
         b'{"query": ["a"], "labels": ["' + b'{\\"a\\":' * 50_000 + b'"]}',  # a label nested past the recursion limit
-        b'{"rows": [{"env_id": "math-arith", "completion": "x", "task": "' + b'[' * 50_000 + b'"}]}',
+        b'{"rows": [{"env_id": "math-arith", "completion": "x", "task": "' + b"[" * 50_000 + b'"}]}',
     ],
 )
 def test_bad_input_gets_400_with_a_reason_never_500(any_server, raw):

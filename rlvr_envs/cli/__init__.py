@@ -28,12 +28,8 @@ ENTRY_POINT_GROUP = "rlvr_envs.cli"
 SUBCOMMAND_MODULES = (
     "rlvr_envs.cli.core",  # list, show, verify, new
     "rlvr_envs.cli.difficulty",  # profile, filter, eval, audit
-    "rlvr_envs.cli.serving",  # serve, train, export
+    "rlvr_envs.cli.serving",  # serve, export
 )
-
-REPLACEABLE = frozenset({"train"})
-"""Core commands a plugin may take over: ``train`` belongs to rlvr-trainers, which declares it
-through ``rlvr_envs.cli``; the core keeps a fallback until every installation does."""
 
 
 class CliPluginWarning(UserWarning):
@@ -41,23 +37,18 @@ class CliPluginWarning(UserWarning):
 
 
 class _Subparsers:
-    """The subparsers action as one source of commands sees it: refuses names already taken
-    (except ``REPLACEABLE`` core fallbacks, which a plugin replaces) and records its names."""
+    """The subparsers action as one source of commands sees it: refuses names already taken and
+    records its names."""
 
     def __init__(self, action: Any, source: str, owners: dict[str, str]) -> None:
         self._action = action
         self._source = source
         self._owners = owners
-        self.replaced: dict[str, tuple[str, Any, list[Any]]] = {}
-        """Core fallbacks this source replaced: name -> (owner, parser, choice actions), to put back."""
 
     def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
         owner = self._owners.get(name)
         if owner is not None:
-            if name in REPLACEABLE and owner.startswith("rlvr_envs.") and not self._source.startswith("rlvr_envs."):
-                self.replaced[name] = (owner, *_drop_parser(self._action, name))
-            else:
-                raise _NameTaken(f"{self._source} wants the command {name!r}, which {owner} already provides")
+            raise _NameTaken(f"{self._source} wants the command {name!r}, which {owner} already provides")
         for alias in kwargs.get("aliases", ()):
             if alias in self._owners:
                 raise _NameTaken(f"{self._source} wants the alias {alias!r}, which {self._owners[alias]} provides")
@@ -95,9 +86,6 @@ def _add_from(add_parsers: Callable[[Any], None], action: Any, source: str, owne
     except Exception as exc:
         for name in [n for n, o in owners.items() if o == source]:  # a half-added plugin leaves nothing behind
             _drop_parser(action, name)
-        for name, (_owner, parser, choices) in view.replaced.items():  # and the core's fallbacks come back
-            action._name_parser_map[name] = parser
-            action._choices_actions.extend(choices)
         owners.clear()
         owners.update(before)
         what = str(exc) if isinstance(exc, _NameTaken) else f"{type(exc).__name__}: {exc}"
@@ -148,8 +136,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         warnings.showwarning = _show_warning
         parser, action, owners = _core_parser()
         first = next((a for a in argv if not a.startswith("-")), None)
-        # A core command needs no plugin imported; help, an unknown name or `train` need them all.
-        if first is None or first in REPLACEABLE or owners.get(first, "plugin").startswith("plugin"):
+        # A core command needs no plugin imported; help or any other name (`train`) needs them all.
+        if first is None or owners.get(first, "plugin").startswith("plugin"):
             _add_plugins(action, owners)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -1,4 +1,5 @@
-"""``rlvr-envs serve | train | export``: the reward server, the bundled trainer, data export."""
+"""``rlvr-envs serve | export``: the reward server and data export (``train`` comes from rlvr-trainers' own
+``rlvr_envs.cli`` entry point)."""
 
 from __future__ import annotations
 
@@ -79,17 +80,6 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     serve.add_argument("--verbose", action="store_true", help="log every request")
     _add_env_args(serve)
     serve.set_defaults(func=cmd_serve)
-
-    train = subparsers.add_parser(
-        "train",
-        help="train a model with the bundled GRPO/DAPO trainer (needs rlvr-trainers)",
-        description="Run the bundled trainer (TRL GRPOTrainer) from a YAML config; see trainers/README.md.",
-    )
-    train.add_argument("--config", required=True, help="YAML config file")
-    train.add_argument(
-        "--set", nargs="*", default=[], metavar="FIELD=VALUE", help="override config fields (values parse as YAML)"
-    )
-    train.set_defaults(func=cmd_train)
 
     export = subparsers.add_parser(
         "export",
@@ -176,7 +166,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     )
     if args.format_weight:
         default = server.router.default
-        fmt = default.prompt_format.name if default is not None else "plain"
+        # The format object, not its name: a family's own format (code's) is not in the global table.
+        fmt = default.prompt_format if default is not None else "plain"
         server.shaping = RewardShaping(format_weight=args.format_weight, prompt_format=fmt)
     served = ", ".join(server.router.envs) or "any registered id (verified from the labels)"
     auth = "token required" if server.token else "no token (loopback only)"
@@ -188,15 +179,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     finally:
         server.stop()
     return 0
-
-
-def cmd_train(args: argparse.Namespace) -> int:
-    try:
-        from rlvr_trainers.train import main as train_main
-    except ImportError as exc:
-        print(f"rlvr-envs train needs the rlvr-trainers distribution (pip install -e trainers): {exc}", file=sys.stderr)
-        return 2
-    return int(train_main(["--config", args.config, "--set", *args.set]))
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -83,8 +83,12 @@ def test_rows_without_a_verifier_column_still_fall_back_to_the_env(math500):
 
 
 def test_spec_round_trips_every_family_verifier(math500, ifeval_partial):
-    envs = [math500, ifeval_partial, rlvr_envs.make("math-arith", level=2),
-            rlvr_envs.make("code-humaneval", data=str(shared_path("humaneval.jsonl")), limit=2)]
+    envs = [
+        math500,
+        ifeval_partial,
+        rlvr_envs.make("math-arith", level=2),
+        rlvr_envs.make("code-humaneval", data=str(shared_path("humaneval.jsonl")), limit=2),
+    ]
     for env in envs:
         spec = json.loads(json.dumps(verifier_spec(env)))
         rebuilt = verifier_from_spec(env.env_id, spec)
@@ -235,8 +239,14 @@ def test_verl_loads_the_adapter_file_as_its_own_module_and_scores_offline(tmp_pa
     script.write_text(VERL_LOADER)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "PYTHONPATH": str(REPO_ROOT)}
     out = tmp_path / "scores.json"
-    proc = subprocess.run([sys.executable, str(script), verl_adapter.__file__, str(out), str(ours), str(native)],
-                          env=env, capture_output=True, text=True, timeout=240, cwd=tmp_path)
+    proc = subprocess.run(
+        [sys.executable, str(script), verl_adapter.__file__, str(out), str(ours), str(native)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = json.loads(out.read_text())
     assert result["copy_is_separate"]
@@ -249,11 +259,35 @@ def test_trl_jsonl_export_of_two_families_loads_with_datasets_and_scores_offline
     from rlvr_envs.cli import main
 
     ifeval_rows = tmp_path / "ifeval_rows.jsonl"
-    ifeval_rows.write_text(json.dumps({"key": 3, "prompt": "Say hi.", "instruction_id_list": ["startend:end_checker"],
-                                       "kwargs": [{"end_phrase": END_PHRASE}]}) + "\n")
+    ifeval_rows.write_text(
+        json.dumps(
+            {
+                "key": 3,
+                "prompt": "Say hi.",
+                "instruction_id_list": ["startend:end_checker"],
+                "kwargs": [{"end_phrase": END_PHRASE}],
+            }
+        )
+        + "\n"
+    )
     parts = [tmp_path / "a.jsonl", tmp_path / "b.jsonl"]
-    assert main(["export", "math-500", "--format", "trl", "-n", "3", "--out", str(parts[0]),
-                 "--arg", f"path={shared_path('math500.jsonl')}"]) == 0
+    assert (
+        main(
+            [
+                "export",
+                "math-500",
+                "--format",
+                "trl",
+                "-n",
+                "3",
+                "--out",
+                str(parts[0]),
+                "--arg",
+                f"path={shared_path('math500.jsonl')}",
+            ]
+        )
+        == 0
+    )
     assert main(["export", "ifeval", "--format", "trl", "--out", str(parts[1]), "--arg", f"data={ifeval_rows}"]) == 0
     mixed = tmp_path / "mixed.jsonl"
     mixed.write_text(parts[0].read_text() + parts[1].read_text())
@@ -262,7 +296,11 @@ def test_trl_jsonl_export_of_two_families_loads_with_datasets_and_scores_offline
     completions = []
     for row in ds:
         task = task_from_json(row["task"])
-        good = f"\\boxed{{{task.answer}}}" if row["env_id"].startswith("math") else f"Hello there, friend of mine. {END_PHRASE}"
+        good = (
+            f"\\boxed{{{task.answer}}}"
+            if row["env_id"].startswith("math")
+            else f"Hello there, friend of mine. {END_PHRASE}"
+        )
         completions.append(good)
     columns = {k: ds[k] for k in ("task", "env_id", "verifier")}
     assert reward_function()(prompts=ds["prompt"], completions=completions, **columns) == [1.0] * 4

@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import rlvr_envs
-from rlvr_envs import ProceduralEnv, Task
+from rlvr_envs import Difficulty, ProceduralEnv, Task
 from rlvr_envs.samplers.base import FunctionSampler, SamplingParams
 from tests.helpers.toy import AddVerifier
 
@@ -32,7 +32,7 @@ class LeveledAddEnv(ProceduralEnv):
     def generate(self, rng: random.Random) -> Task:
         digits = self.level or 1
         a, b = (rng.randint(0, 10**digits - 1) for _ in range(2))
-        return Task(id="add", prompt=f"What is {a} + {b}?", answer=a + b, difficulty={"level": digits})
+        return Task(id="add", prompt=f"What is {a} + {b}?", answer=a + b, difficulty=Difficulty(level=digits))
 
     def answer_text(self, task: Task) -> str:
         return str(task.answer)

@@ -54,7 +54,7 @@ def test_pass_at_k_edge_cases_and_bad_input():
         with pytest.raises(ValueError):
             pass_at_k(*bad)
     with pytest.raises(TypeError):
-        pass_at_k(4.0, 2, 1)  # type: ignore[arg-type]
+        pass_at_k(4.0, 2, 1)
     with pytest.raises(ValueError):
         mean_pass_at_k([], 1)
 

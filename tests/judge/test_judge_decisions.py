@@ -307,6 +307,25 @@ def test_rows_without_prompt_rubric_or_reference_raise_data_error(server):
         stand_in_env(server, data=[{"prompt": "a", "rubric": [{"kind": "ifeval", "instruction_id": "nope:nope"}]}])
 
 
+def test_a_bad_row_is_named_by_its_file_line_and_limit_reads_the_first_rows(server, tmp_path):
+    path = tmp_path / "gappy.jsonl"
+    path.write_text('\n{"prompt": "a", "reference": "b"}\n\n{"reference": "x"}\n{"prompt": "c", "reference": "d"}\n')
+    with pytest.raises(DataError, match=r"gappy.jsonl row 4: .*'prompt'"):
+        stand_in_env(server, data=str(path))
+    env = stand_in_env(server, data=str(path), limit=1)  # only the rows kept are read
+    assert [t.prompt for t in env.tasks] == ["a"] and env.limit == 1
+    assert (
+        rlvr_envs.make(
+            "judge",
+            base_url=server.base_url,
+            model="m",
+            data=[{"prompt": "a", "reference": "b"}],
+            prompt_format="judge-verbatim",
+        ).prompt_format.name
+        == "judge-verbatim"
+    )
+
+
 def test_make_without_a_judge_names_the_options(monkeypatch):
     monkeypatch.delenv("RLVR_JUDGE_BASE_URL", raising=False)
     for env_id in ("judge-ref", "rubric"):

@@ -49,7 +49,10 @@ class Served:
 
     def start(self, wait_s: float = 120) -> None:
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1"}
-        cmd = [_transformers_cli(), "serve", str(self.model_dir), "--host", "127.0.0.1", "--port", str(self.port),
+        cli = _transformers_cli()
+        if cli is None:
+            raise RuntimeError("the `transformers` command is not installed")
+        cmd = [cli, "serve", str(self.model_dir), "--host", "127.0.0.1", "--port", str(self.port),
                "--device", "cpu"]  # fmt: skip
         self.proc = subprocess.Popen(
             cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True

@@ -88,6 +88,27 @@ def test_user_data_rows_must_have_statement_and_header():
     assert core.tasks[0].answer == {"header": "", "statement": "theorem a : True :="}
 
 
+def test_a_bad_row_is_named_by_its_file_line_and_limit_keeps_the_first_tasks(tmp_path):
+    good = {"header": "import Mathlib", "statement": "theorem a : True :="}
+    path = tmp_path / "gappy.jsonl"
+    path.write_text("\n" + json.dumps(good) + "\n\n" + json.dumps({"header": "import Mathlib"}) + "\n")
+    with pytest.raises(DataError, match=r"gappy.jsonl row 4: .*'statement'"):
+        rlvr_envs.make("lean", data=str(path))
+    minif2f = tmp_path / "minif2f.jsonl"
+    stated = {"header": "import Mathlib", "formal_statement": "theorem a : True :="}
+    rows = [{"name": f"mathd_algebra_{i}", "split": "valid" if i % 2 else "test", **stated} for i in range(6)]
+    rows[5] = {"name": "mathd_algebra_5", "split": "valid", "header": "import Mathlib"}
+    minif2f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(DataError, match=r"minif2f.jsonl row 6: .*'formal_statement'"):
+        rlvr_envs.make("lean-minif2f", data=str(minif2f), split="valid")
+    rows[5]["formal_statement"] = "theorem a : True :="
+    minif2f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    env = rlvr_envs.make("lean-minif2f", data=str(minif2f), split="valid", limit=2)
+    assert [t.id for t in env.tasks] == ["mathd_algebra_1", "mathd_algebra_3"]
+    with pytest.raises(ValueError, match="limit"):
+        rlvr_envs.make("lean", data=[good], limit=0)
+
+
 def test_column_mapping_and_reference_rows():
     rows = [
         {"src": "import Mathlib\n", "thm": "theorem a : True :=", "key": "A", "lvl": 3},

@@ -33,7 +33,7 @@ def test_same_seed_same_tasks_and_fresh_draws_are_unlimited(env):
 
 
 def test_level_one_is_tiny(env):
-    for task in env.sample(300, seed=0):
+    for task in env.sample(150, seed=0):  # level 1 has 155 distinct tasks; more would warn that they repeat
         match = re.fullmatch(r"What is (\d) ([+-]) (\d)\?", task.prompt)
         assert match, task.prompt
         assert 0 <= int(task.answer) <= 18

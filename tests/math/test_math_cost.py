@@ -45,15 +45,15 @@ def test_expansion_heavy_answers_are_refused_at_once_with_a_reason(answer):
     assert refusal(clean("11"), clean(answer)) is not None, expansion_cost(clean(answer))
     verifier = MathVerifier()
     for gold in ("11", "x^2 + 1", "\\frac{\\sqrt{3}}{2}"):
-        start = time.perf_counter()
+        start = time.process_time()  # CPU time: a hang guard; bench/math_hostile.py measures the speed
         verdict = verifier.verify(Task(id="t", prompt="p", answer=gold), f"So \\boxed{{{answer}}}.")
-        elapsed = time.perf_counter() - start
+        elapsed = time.process_time() - start
         assert not verdict.passed and verdict.reason is Reason.WRONG, verdict
         # Refused, or decided by a sympy-free step (rational expressions are evaluated at points).
         assert "too costly" in verdict.details.get("refused", "") or verdict.details["decided_by"] == "rational", (
             verdict
         )
-        assert elapsed < 0.5, f"{answer} against {gold} took {elapsed:.2f} s"
+        assert elapsed < 5.0, f"{answer} against {gold} took {elapsed:.2f} s of CPU"
 
 
 def test_the_issue_case_names_the_refusal():

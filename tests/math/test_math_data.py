@@ -120,3 +120,29 @@ def test_every_preset_fails_at_make_offline_within_seconds_naming_the_option():
         assert name == "DataUnavailableError" and float(seconds) < 1.0, line
         assert "data=" in message and "path=" in message, line
     assert time.perf_counter() - start < 60
+
+
+@pytest.mark.parametrize("env_id", [*PRESETS, "math"])
+def test_a_bad_row_is_named_by_its_line_in_the_file(tmp_path, env_id):
+    """Blank lines count: the message points at the file's line, not at the n-th row."""
+    good = dict(PRESETS.get(env_id, {"problem": "What is 1+1?", "answer": "2"}))
+    broken = {k: v for k, v in good.items() if k != "answer"}
+    if env_id == "math-aime":
+        broken["url"] = "x/2024_AIME_I_Problems/Problem_2"
+    path = tmp_path / "gappy.jsonl"
+    path.write_text("\n" + json.dumps(good) + "\n\n\n" + json.dumps(broken) + "\n", encoding="utf-8")
+    for option in ("data", "data_files") if env_id != "math" else ("data",):
+        with pytest.raises(DataError) as caught:
+            rlvr_envs.make(env_id, **{option: str(path)})
+        message = str(caught.value)
+        assert "gappy.jsonl" in message and "row 5:" in message and "'answer'" in message, message
+
+
+def test_limit_keeps_the_first_tasks_after_the_presets_filters(tmp_path):
+    rows = [{"problem": f"p{i}", "answer": str(i), "unique_id": f"u{i}", "level": 1 + i % 5} for i in range(20)]
+    path = _write(tmp_path, rows)
+    env = rlvr_envs.make("math-500", data=str(path), levels=[5], limit=3)
+    assert [t.id for t in env.tasks] == ["u4", "u9", "u14"]
+    assert len(rlvr_envs.make("math", data=str(path), limit=7).tasks) == 7
+    with pytest.raises(ValueError, match="limit"):
+        rlvr_envs.make("math", data=str(path), limit=0)

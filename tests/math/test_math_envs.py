@@ -146,7 +146,9 @@ def test_custom_data_from_parquet(tmp_path):
     import pyarrow.parquet as pq
 
     path = tmp_path / "mine.parquet"
-    pq.write_table(pa.Table.from_pylist([{k: r.get(k) for k in ("question", "solution", "uid", "lvl")} for r in ROWS]), path)
+    pq.write_table(
+        pa.Table.from_pylist([{k: r.get(k) for k in ("question", "solution", "uid", "lvl")} for r in ROWS]), path
+    )
     _check_custom(rlvr_envs.make("math", data=path, **COLUMNS))
 
 
@@ -193,8 +195,13 @@ def test_hub_loading_maps_the_hub_layouts(monkeypatch):
     asked = []
     hub = {
         "HuggingFaceH4/aime_2024": [
-            {"id": 60, "problem": "P1", "answer": "033", "year": "2024",
-             "url": "https://artofproblemsolving.com/wiki/index.php/2024_AIME_II_Problems/Problem_4"},
+            {
+                "id": 60,
+                "problem": "P1",
+                "answer": "033",
+                "year": "2024",
+                "url": "https://artofproblemsolving.com/wiki/index.php/2024_AIME_II_Problems/Problem_4",
+            },
         ],
         "MathArena/aime_2025": [{"problem_idx": 17, "problem": "P2", "answer": 70}],
         "HuggingFaceH4/MATH-500": [
@@ -210,7 +217,10 @@ def test_hub_loading_maps_the_hub_layouts(monkeypatch):
     monkeypatch.setattr(datasets, "load_dataset", fake_load_dataset)
     monkeypatch.setattr(rlvr_envs.data, "hub_offline_reason", lambda *a, **k: None)  # the Hub "reachable"
     aime = rlvr_envs.make("math-aime")
-    assert [(t.id, t.answer, t.metadata["part"]) for t in aime.tasks] == [("2024-II-4", "33", "II"), ("2025-II-2", "70", "II")]
+    assert [(t.id, t.answer, t.metadata["part"]) for t in aime.tasks] == [
+        ("2024-II-4", "33", "II"),
+        ("2025-II-2", "70", "II"),
+    ]
     math500 = rlvr_envs.make("math-500")
     assert math500.tasks[0].difficulty.label == 3 and math500.tasks[0].id == "test/a/1.json"
     gsm8k = rlvr_envs.make("math-gsm8k")

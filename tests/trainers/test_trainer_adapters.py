@@ -72,8 +72,15 @@ def test_conversational_completions_are_read(arith):
 def test_hostile_completions_never_raise(arith):
     task = arith.sample(1, seed=4)[0]
     fn = reward_function(arith)
-    hostile = ["", "\x00" * 1000, "\\boxed{" * 5000, "<answer>" + "9" * 100_000 + "</answer>", None, 42,
-               "x" * 3_000_000]
+    hostile = [
+        "",
+        "\x00" * 1000,
+        "\\boxed{" * 5000,
+        "<answer>" + "9" * 100_000 + "</answer>",
+        None,
+        42,
+        "x" * 3_000_000,
+    ]
     rewards = fn(prompts=[""] * len(hostile), completions=hostile, task=[task.model_dump_json()] * len(hostile))
     assert rewards == [0.0] * len(hostile)
 
@@ -129,8 +136,9 @@ def test_shaping_adds_format_and_overlong_terms(arith):
     task = arith.sample(1, seed=5)[0]
     gold = arith.gold_completion(task)
     fn = reward_function(arith, format_weight=0.5, l_max=10, l_cache=4)
-    rewards = fn(prompts=["", ""], completions=[gold, gold], completion_ids=[[0] * 3, [0] * 10],
-                 task=[task_to_json(task)] * 2)
+    rewards = fn(
+        prompts=["", ""], completions=[gold, gold], completion_ids=[[0] * 3, [0] * 10], task=[task_to_json(task)] * 2
+    )
     # 1 (correct) + 0.5 (format); the second is at l_max, so the soft penalty is -1.
     assert rewards == [1.5, 0.5]
 

@@ -45,8 +45,14 @@ def _sample(env, task, correct: bool) -> tuple[str, str, str]:
 def test_get_reward_scores_gold_and_wrong(server, arith):
     tasks = arith.sample(4, seed=11)
     samples = [_sample(arith, t, ok) for t in tasks for ok in (True, False)]
-    status, body = _post(server.url, {"query": [q for q, _, _ in samples], "prompts": [p for _, p, _ in samples],
-                                      "labels": [lbl for _, _, lbl in samples]})
+    status, body = _post(
+        server.url,
+        {
+            "query": [q for q, _, _ in samples],
+            "prompts": [p for _, p, _ in samples],
+            "labels": [lbl for _, _, lbl in samples],
+        },
+    )
     assert status == 200
     assert body["rewards"] == [1.0, 0.0] * 4
     assert body["scores"] == [1.0, 0.0] * 4
@@ -57,8 +63,9 @@ def test_get_reward_scores_gold_and_wrong(server, arith):
 def test_bare_answer_labels_on_a_single_env_server(server, arith):
     task = arith.sample(1, seed=12)[0]
     prompt = arith.prompt_format.user_message(task.prompt)
-    status, body = _post(server.url, {"query": [prompt + arith.gold_completion(task)], "prompts": [prompt],
-                                      "labels": [str(task.answer)]})
+    status, body = _post(
+        server.url, {"query": [prompt + arith.gold_completion(task)], "prompts": [prompt], "labels": [str(task.answer)]}
+    )
     assert status == 200 and body["rewards"] == [1.0]
 
 
@@ -66,8 +73,10 @@ def test_answer_in_the_prompt_is_not_read_as_the_response(server, arith):
     # The query repeats the prompt; a prompt that shows an answer must not earn the reward.
     task = arith.sample(1, seed=13)[0]
     prompt = arith.prompt_format.user_message(task.prompt) + arith.gold_completion(task)
-    status, body = _post(server.url, {"query": [prompt + "I am not sure."], "prompts": [prompt],
-                                      "labels": [openrlhf_label(arith.env_id, task)]})
+    status, body = _post(
+        server.url,
+        {"query": [prompt + "I am not sure."], "prompts": [prompt], "labels": [openrlhf_label(arith.env_id, task)]},
+    )
     assert status == 200 and body["rewards"] == [0.0]
     assert response_text("abcdef", "abc") == "def" and response_text("xyz", "abc") == "xyz"
 
@@ -80,8 +89,10 @@ def test_answer_in_the_prompt_is_not_read_as_the_response(server, arith):
         ({"prompts": []}, "'query'"),
         ({"query": ["a", "b"], "labels": ["1"]}, "'labels'"),
         ({"query": ["a"], "prompts": ["a", "b"], "labels": ["1"]}, "'prompts'"),
-        ({"query": ["a"], "labels": [json.dumps({"env_id": "math-500-v0", "task": {"id": "x", "prompt": "p"}})]},
-         "cannot be verified here"),
+        (
+            {"query": ["a"], "labels": [json.dumps({"env_id": "math-500-v0", "task": {"id": "x", "prompt": "p"}})]},
+            "cannot be verified here",
+        ),
     ],
 )
 def test_malformed_requests_get_400_with_a_reason(server, body, fragment):
@@ -103,9 +114,17 @@ def test_load_many_concurrent_requests_none_lost_all_right(server, arith):
         picks = [(rng.choice(tasks), rng.random() < 0.5) for _ in range(16)]
         samples = [_sample(arith, t, ok) for t, ok in picks]
         # A unique tag in each request: replies must come back to the request that asked.
-        requests.append(({"query": [q for q, _, _ in samples], "prompts": [p for _, p, _ in samples],
-                          "labels": [lbl for _, _, lbl in samples], "tag": r},
-                         [1.0 if ok else 0.0 for _, ok in picks]))
+        requests.append(
+            (
+                {
+                    "query": [q for q, _, _ in samples],
+                    "prompts": [p for _, p, _ in samples],
+                    "labels": [lbl for _, _, lbl in samples],
+                    "tag": r,
+                },
+                [1.0 if ok else 0.0 for _, ok in picks],
+            )
+        )
     start = time.perf_counter()
     with ThreadPoolExecutor(max_workers=32) as pool:
         replies = list(pool.map(lambda item: _post(server.url, item[0]), requests))

@@ -20,7 +20,7 @@ from rlvr_code.verifier import FORMATS, CodeVerifier, solution_names
 from rlvr_envs.data import is_missing, load_hub, numbered_records, require_fields
 from rlvr_envs.env import DatasetEnv
 from rlvr_envs.errors import ConfigurationError, DataError
-from rlvr_envs.formats import PROMPT_FORMATS, PromptFormat, register_format
+from rlvr_envs.formats import PromptFormat
 from rlvr_envs.types import Difficulty, Task
 
 CODE_FORMAT = PromptFormat(
@@ -30,8 +30,6 @@ CODE_FORMAT = PromptFormat(
     answer_template="```python\n{answer}\n```",
     format_pattern=r".*```(?:python|py|python3)?[ \t]*\n.*?```.*",
 )
-if "code" not in PROMPT_FORMATS:
-    register_format(CODE_FORMAT)
 
 _VERIFIER_OPTIONS = (
     "timeout_s",
@@ -359,6 +357,8 @@ class CodeEnv(DatasetEnv):
 
     family: ClassVar[str] = "code"
     default_prompt_format: ClassVar[str] = "code"
+    # The class owns its format (make(id, prompt_format="code")); nothing is added to the global table.
+    prompt_formats: ClassVar[Mapping[str, PromptFormat]] = {CODE_FORMAT.name: CODE_FORMAT}
     public_metadata_keys: ClassVar[tuple[str, ...]] = ("source", "split", "entry_point")
     env_name: ClassVar[str] = "code-python"
 

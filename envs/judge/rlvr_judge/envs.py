@@ -8,13 +8,13 @@ use it as the gold completion). A task's answer is ``{"reference": ..., "rubric"
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from typing import Any, ClassVar
 
 from rlvr_envs import DatasetEnv, Task, Verdict
-from rlvr_envs.data import is_missing, records_from, require_fields
+from rlvr_envs.data import is_missing, numbered_records, require_fields
 from rlvr_envs.errors import DataError
 from rlvr_envs.formats import PromptFormat
 from rlvr_judge.cache import JudgeCache
@@ -50,10 +50,14 @@ def row_to_task(
     id_key: str | None = None,
     needs: str = "either",
     source: str = "data",
+    row_number: int | None = None,
 ) -> Task:
-    """One data row as a judge task; ``DataError`` naming the row and the column options when unusable."""
+    """One data row as a judge task; ``DataError`` naming the row and the column options when unusable.
+
+    ``index`` gives the default id; ``row_number`` (default ``index + 1``) is the number errors quote,
+    the row's line in its file."""
     k = keys
-    number = index + 1
+    number = index + 1 if row_number is None else row_number
     hint = "prompt_key=/reference_key=/rubric_key="
     needed = {"prompt": k["prompt"]}
     if needs in ("reference", "rubric"):
@@ -101,7 +105,8 @@ class JudgeDatasetEnv(DatasetEnv):
     """
 
     family = "judge"
-    default_prompt_format: ClassVar[Any] = VERBATIM
+    default_prompt_format: ClassVar[str] = VERBATIM.name
+    prompt_formats: ClassVar[Mapping[str, PromptFormat]] = {VERBATIM.name: VERBATIM}
     needs: ClassVar[str] = "either"
     """Which of reference / rubric a row must have: ``reference``, ``rubric`` or ``either``."""
     builtin_data: ClassVar[str | None] = None
@@ -132,17 +137,20 @@ class JudgeDatasetEnv(DatasetEnv):
                 "or a datasets.Dataset, with rows {'prompt', 'reference' and/or 'rubric'}"
             )
         judges = resolve_judges(judge, base_url, model, **client_options)
-        super().__init__(JudgeVerifier(judges, cache=cache, **verifier_options), isolation=isolation, **kwargs)
+        super().__init__(
+            JudgeVerifier(judges, cache=cache, **verifier_options), isolation=isolation, limit=limit, **kwargs
+        )
         self.keys = {"prompt": prompt_key, "reference": reference_key, "rubric": rubric_key, "example": example_key}
         self.id_key = id_key
         if data is None:
             source = resources.files("rlvr_judge") / "data" / str(self.builtin_data)
             self._source = f"built-in {self.builtin_data}"
             with resources.as_file(source) as path:
-                self._records = records_from(path, split, limit)
+                self._records = numbered_records(path, split, limit)
         else:
             self._source = str(data) if isinstance(data, str) else type(data).__name__
-            self._records = records_from(data, split, limit)
+            # Only the first `limit` rows are read and checked (the base class's limit= then keeps them all).
+            self._records = numbered_records(data, split, limit)
         self._tasks  # noqa: B018 -- load now, so bad data fails at make() time
 
     @property
@@ -151,10 +159,12 @@ class JudgeDatasetEnv(DatasetEnv):
 
     def _load_tasks(self) -> list[Task]:
         tasks, seen = [], set()
-        for index, row in enumerate(self._records):
-            task = row_to_task(row, index, keys=self.keys, id_key=self.id_key, needs=self.needs, source=self._source)
+        for index, (number, row) in enumerate(self._records):
+            task = row_to_task(
+                row, index, keys=self.keys, id_key=self.id_key, needs=self.needs, source=self._source, row_number=number
+            )
             if task.id in seen:
-                raise DataError(f"{self._source} row {index + 1}: duplicate task id {task.id!r}; pass id_key=")
+                raise DataError(f"{self._source} row {number}: duplicate task id {task.id!r}; pass id_key=")
             seen.add(task.id)
             tasks.append(task)
         return tasks

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from rlvr_envs import DatasetEnv, Difficulty, Task, Verdict
-from rlvr_envs.data import load_hub, records_from, require_fields
+from rlvr_envs.data import load_hub, numbered_records, require_fields
 from rlvr_envs.env import guard_completion
 from rlvr_envs.errors import DataError, DataUnavailableError
 from rlvr_lean.reference import parse_reference
@@ -75,11 +75,9 @@ class LeanDatasetEnv(DatasetEnv):
     family = "lean"
     public_metadata_keys = ("name", "split", "source")
 
-    def __init__(self, *, verifier: LeanVerifier | None = None, limit: int | None = None, **kwargs: Any) -> None:
+    def __init__(self, *, verifier: LeanVerifier | None = None, **kwargs: Any) -> None:
+        # limit= is the base class's: every row is checked, then the first `limit` tasks are kept.
         super().__init__(_verifier(verifier, kwargs), **kwargs)
-        if limit is not None and (not isinstance(limit, int) or limit < 1):
-            raise ValueError(f"limit must be a positive integer, got {limit!r}")
-        self.limit = limit
 
     def verify_batch(self, tasks: Sequence[Task], completions: Sequence[str]) -> list[Verdict]:
         # Lean runs in its own processes (REPLs or a server) with its own budgets, so the batch
@@ -148,7 +146,7 @@ class LeanDatasetEnv(DatasetEnv):
             if task.id in seen:
                 raise DataError(f"{self.env_id}: duplicate task id {task.id!r}; pass id_key=")
             seen.add(task.id)
-        return tasks[: self.limit] if self.limit is not None else tasks
+        return tasks
 
 
 class LeanEnv(LeanDatasetEnv):
@@ -186,13 +184,13 @@ class LeanEnv(LeanDatasetEnv):
         self.id_key, self.informal_key, self.difficulty_key = id_key, informal_key, difficulty_key
         self.default_header = default_header
         self._source = str(data) if isinstance(data, str) else type(data).__name__
-        self._records = records_from(data, split)
+        self._records = numbered_records(data, split)  # (the row's line in its file, the row)
         self._tasks  # noqa: B018 -- load now, so bad data fails at make() time
 
     def _load_tasks(self) -> list[Task]:
         tasks = []
         hint = "header_key=/statement_key= (or reference_key=)"
-        for number, row in enumerate(self._records, start=1):
+        for index, (number, row) in enumerate(self._records):
             if isinstance(row, dict) and row.get(self.keys["reference"]) not in (None, ""):
                 ref = require_fields(row, {"reference": self.keys["reference"]}, source=self._source, row_number=number)
                 header, statement, reference = None, None, str(ref["reference"])
@@ -220,7 +218,7 @@ class LeanEnv(LeanDatasetEnv):
                         )["header"]
                     )
                 statement, reference = str(values["statement"]), None
-            task_id = str(row[self.id_key]) if self.id_key else str(number - 1)
+            task_id = str(row[self.id_key]) if self.id_key else str(index)
             tasks.append(
                 self.make_task(
                     task_id=task_id,
@@ -240,15 +238,17 @@ class _HubLeanEnv(LeanDatasetEnv):
     hub_id: ClassVar[str] = ""
     hub_split: ClassVar[str] = "train"
 
-    def _rows(self, data: Any, hub_id: str | None, split: str) -> list[dict[str, Any]]:
+    def _rows(self, data: Any, hub_id: str | None, split: str) -> list[tuple[int, dict[str, Any]]]:
+        """(number, row) pairs: a file's rows numbered by their line, so errors point at it after filtering."""
         if data is not None:
-            return records_from(data)
-        return load_hub(
+            return numbered_records(data)
+        rows = load_hub(
             hub_id or self.hub_id,
             split=split,
             env_name=self.preset,
             option_hint=f"make({self.preset!r}, data='/path/to/file.jsonl')",
         )
+        return list(enumerate(rows, start=1))
 
     preset: ClassVar[str] = ""
 
@@ -271,12 +271,12 @@ class MiniF2FEnv(_HubLeanEnv):
         self._source = str(data) if isinstance(data, str) else (hub_id or self.hub_id)
         hub_split = "validation" if split == "valid" else "test"
         rows = self._rows(data, hub_id, hub_split)
-        self._records = [r for r in rows if str(r.get("split", split)) in (split, hub_split)]
+        self._records = [(n, r) for n, r in rows if str(r.get("split", split)) in (split, hub_split)]
         self._tasks  # noqa: B018 -- load now, so missing data fails at make() time
 
     def _load_tasks(self) -> list[Task]:
         tasks = []
-        for number, row in enumerate(self._records, start=1):
+        for number, row in self._records:
             values = require_fields(
                 row,
                 {"name": "name" if "name" in row else "id", "header": "header", "statement": "formal_statement"},
@@ -313,17 +313,17 @@ class LeanWorkbookEnv(_HubLeanEnv):
         super().__init__(**kwargs)
         self._source = str(data) if isinstance(data, str) else (hub_id or self.hub_id)
         rows = self._rows(data, hub_id, "train")
-        self._records = [r for r in rows if not proved_only or str(r.get("status", "proved")) == "proved"]
+        self._records = [(n, r) for n, r in rows if not proved_only or str(r.get("status", "proved")) == "proved"]
         self._tasks  # noqa: B018
 
     def _load_tasks(self) -> list[Task]:
         tasks = []
-        for number, row in enumerate(self._records, start=1):
+        for index, (number, row) in enumerate(self._records):
             values = require_fields(row, {"statement": "formal_statement"}, source=self._source, row_number=number)
             header = row.get("header") if isinstance(row.get("header"), str) and row.get("header") else DEFAULT_HEADER
             tasks.append(
                 self.make_task(
-                    task_id=str(row.get("id", number - 1)),
+                    task_id=str(row.get("id", index)),
                     header=header,
                     statement=str(values["statement"]),
                     reference=None,

@@ -3,7 +3,8 @@
 Files, lists of dicts, ``datasets`` objects and Hub downloads are the core's (``read_file``,
 ``records_from``, ``load_hub``: offline, a Hub load fails in under a second naming the option).
 This module adds only the presets' part: several sources tagged by name (AIME is two Hub
-datasets), ``data_files=``, and the rows' row numbers within their source for error messages.
+datasets) and ``data_files=``; each row keeps its number within its source (a file's line) for error
+messages.
 
 ``DataUnavailableError`` is the core class, importable from here as before.
 """
@@ -13,7 +14,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rlvr_envs.data import FILE_SUFFIXES, Record, load_hub, read_file, records_from, require_fields
+from rlvr_envs.data import (
+    FILE_SUFFIXES,
+    Record,
+    load_hub,
+    numbered_records,
+    read_file,
+    read_file_numbered,
+    records_from,
+    require_fields,
+)
 from rlvr_envs.errors import DataError, DataUnavailableError
 
 __all__ = [
@@ -60,11 +70,12 @@ def load_preset(
         f"make({env_name!r}, data='/path/to/file.jsonl') (JSONL, JSON, Parquet or CSV; path= and data_files= work too)"
     )
     if data is not None:
-        return _numbered(_source_name(data), records_from(data, split))
+        # The number of each row is the one a person finds it under (a JSONL or CSV file's line).
+        return [(_source_name(data), number, row) for number, row in numbered_records(data, split)]
     if data_files is not None:
         files = data_files if isinstance(data_files, (list, tuple)) else [data_files]
         if all(Path(str(f)).suffix.lower() in FILE_SUFFIXES for f in files):
-            return [row for f in files for row in _numbered(str(f), read_file(f))]
+            return [(str(f), number, row) for f in files for number, row in read_file_numbered(f)]
         rows = load_hub("json", None, split="train", env_name=env_name, data_files=data_files, option_hint=hint)
         return _numbered("data_files", rows)
     out: list[SourcedRow] = []

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from rlvr_envs import DatasetEnv, Difficulty, Task
-from rlvr_envs.data import require_fields
+from rlvr_envs.data import numbered_records, require_fields
 from rlvr_envs.errors import DataError
-from rlvr_math.data import Record, SourcedRow, load_preset, records_from
+from rlvr_math.data import Record, SourcedRow, load_preset
 from rlvr_math.verifier import MathVerifier
 
 _VERIFIER_OPTIONS = (
@@ -41,11 +41,10 @@ class MathDatasetEnv(DatasetEnv):
     family = "math"
     default_prompt_format = "plain"
 
-    def __init__(self, *, verifier: MathVerifier | None = None, limit: int | None = None, **kwargs: Any) -> None:
+    def __init__(self, *, verifier: MathVerifier | None = None, **kwargs: Any) -> None:
+        # limit= (and every other Env option) is the base class's: it keeps the first tasks after
+        # the presets' own filters (years=, levels=, subjects=).
         super().__init__(_make_verifier(verifier, kwargs), **kwargs)
-        if limit is not None and limit < 1:
-            raise ValueError(f"limit must be positive, got {limit}")
-        self.limit = limit
 
     def answer_text(self, task: Task) -> str:
         return str(task.answer)
@@ -56,7 +55,7 @@ class MathDatasetEnv(DatasetEnv):
             if task.id in seen:
                 raise DataError(f"{self.env_id}: duplicate task id {task.id!r}; pass id_key= a column of unique ids")
             seen.add(task.id)
-        return tasks[: self.limit] if self.limit is not None else tasks
+        return tasks
 
 
 class MathEnv(MathDatasetEnv):
@@ -97,22 +96,22 @@ class MathEnv(MathDatasetEnv):
         self.metadata_keys = tuple(metadata_keys)
         self.public_metadata_keys = tuple(public_metadata)  # type: ignore[misc]
         self._source = str(data) if isinstance(data, (str, Path)) else "data"
-        self._records = records_from(data, split)
+        self._records = numbered_records(data, split)
         self._tasks  # noqa: B018 -- load now, so bad data fails at make() time
 
     def _load_tasks(self) -> list[Task]:
         tasks = []
         columns = {"prompt": self.problem_key, "answer": self.answer_key}
-        for index, row in enumerate(self._records):
+        for index, (number, row) in enumerate(self._records):
             # A missing or null prompt or answer is never stringified into 'None' (which would
-            # then be the answer that earns the reward).
+            # then be the answer that earns the reward). ``number`` is the row's line in its file.
             fields = require_fields(
-                row, columns, source=self._source, row_number=index + 1, mapping_hint="problem_key=/answer_key="
+                row, columns, source=self._source, row_number=number, mapping_hint="problem_key=/answer_key="
             )
             answer = fields["answer"]
             if self.id_key is not None:
                 identity = require_fields(
-                    row, {"id": self.id_key}, source=self._source, row_number=index + 1, mapping_hint="id_key="
+                    row, {"id": self.id_key}, source=self._source, row_number=number, mapping_hint="id_key="
                 )["id"]
             label = row.get(self.difficulty_key) if self.difficulty_key else None
             tasks.append(

@@ -31,7 +31,7 @@ from typing import Any
 from rlvr_math.cost import refusal as expansion_refusal
 from rlvr_math.equations import equations_match
 from rlvr_math.latex_parse import parse_boxed
-from rlvr_math.normalize import Number, choice_letter, clean, compact, parse_number, too_costly
+from rlvr_math.normalize import Number, choice_letter, clean, compact, numbers_equal, parse_number, too_costly
 from rlvr_math.structures import compare_structures, number_tuple
 
 DEFAULT_REL_TOL = 1e-6
@@ -82,31 +82,6 @@ class Match:
 
 
 # -- numbers -------------------------------------------------------------------------------------
-
-
-def numbers_equal(gold: Number, pred: Number, rel_tol: float, percent: str = "either") -> bool:
-    """Exact for integer gold answers; relative tolerance otherwise; a percentage on one side
-    only is read by the ``percent`` convention (``MatchConfig.percent``)."""
-    candidates = [pred.value]
-    if gold.percent != pred.percent:
-        if percent == "strict":
-            return False
-        as_fraction = pred.value * 100 if gold.percent else pred.value / 100
-        if percent == "fraction":
-            candidates = [as_fraction]  # "10%" is 0.1
-        elif percent == "either":
-            # "10%" and "10" are the same answer in a percentage question, and so is 0.1.
-            candidates.append(as_fraction)
-    return any(_values_equal(gold.value, value, rel_tol) for value in candidates)
-
-
-def _values_equal(gold: Fraction, pred: Fraction, rel_tol: float) -> bool:
-    if gold == pred:
-        return True
-    if gold.denominator == 1:
-        return False  # an integer answer is matched exactly: 2^1000 is not 2^1000 + 1, nor 1000.0000001
-    scale = max(abs(gold), abs(pred))
-    return abs(gold - pred) <= scale * Fraction(rel_tol) * (1 + Fraction(1, 10**9))
 
 
 # -- lists ---------------------------------------------------------------------------------------
@@ -312,7 +287,7 @@ def _compare_lists(g_items: list[str], p_items: list[str], config: MatchConfig, 
         g_tuples = [number_tuple(i) for i in g_plain]
         p_tuples = [number_tuple(i) for i in p_plain]
         if all(t is not None for t in g_tuples + p_tuples):
-            return _match_values(g_tuples, p_tuples, True, config, _tuple_key, _tuples_equal)  # type: ignore[arg-type]
+            return _match_values(g_tuples, p_tuples, True, config, _tuple_key, _tuples_equal)
     if not unordered and len(g_items) > 1 and len(p_items) > 1:
         if len(g_items) != len(p_items):
             return Match(False, "list")
@@ -494,7 +469,7 @@ def _parsed(latex: str) -> tuple[Any, ...]:
             parse(
                 latex,
                 [LatexExtractionConfig(boxed_match_priority=0), ExprExtractionConfig()],
-                parsing_timeout=None,  # type: ignore[arg-type]
+                parsing_timeout=None,
             )
         )
     except Exception:
@@ -523,7 +498,7 @@ def _symbolic(
             float_rounding=config.float_rounding,
             strict=config.strict,
             allow_set_relation_comp=config.allow_set_relation_comp,
-            timeout_seconds=None,  # type: ignore[arg-type]
+            timeout_seconds=None,
         )
     except Exception:
         return Match(False, "unparsed")

@@ -217,7 +217,7 @@ def _math_verify_parse_extraction(text: str, with_expressions: bool) -> Answer |
     if with_expressions:
         configs.append(ExprExtractionConfig())
     try:
-        parsed = parse(text, configs, parsing_timeout=None)  # type: ignore[arg-type]
+        parsed = parse(text, configs, parsing_timeout=None)
     except Exception:
         return None
     if len(parsed) < 2 or not isinstance(parsed[-1], str) or not parsed[-1].strip():

@@ -127,6 +127,31 @@ class Number:
     percent: bool = False
 
 
+def numbers_equal(gold: Number, pred: Number, rel_tol: float, percent: str = "either") -> bool:
+    """Exact for integer gold answers; relative tolerance otherwise; a percentage on one side
+    only is read by the ``percent`` convention (``MatchConfig.percent``)."""
+    candidates = [pred.value]
+    if gold.percent != pred.percent:
+        if percent == "strict":
+            return False
+        as_fraction = pred.value * 100 if gold.percent else pred.value / 100
+        if percent == "fraction":
+            candidates = [as_fraction]  # "10%" is 0.1
+        elif percent == "either":
+            # "10%" and "10" are the same answer in a percentage question, and so is 0.1.
+            candidates.append(as_fraction)
+    return any(_values_equal(gold.value, value, rel_tol) for value in candidates)
+
+
+def _values_equal(gold: Fraction, pred: Fraction, rel_tol: float) -> bool:
+    if gold == pred:
+        return True
+    if gold.denominator == 1:
+        return False  # an integer answer is matched exactly: 2^1000 is not 2^1000 + 1, nor 1000.0000001
+    scale = max(abs(gold), abs(pred))
+    return abs(gold - pred) <= scale * Fraction(rel_tol) * (1 + Fraction(1, 10**9))
+
+
 _THOUSANDS = re.compile(r"^[+-]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?$")
 _SPACED_THOUSANDS = re.compile(r"^[+-]?[1-9]\d{0,2}(?: \d{3})+(?:\.\d+)?$")
 _DECIMAL_COMMA = re.compile(r"^[+-]?\d+,\d+$")

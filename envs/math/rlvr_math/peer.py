@@ -29,14 +29,14 @@ class MathVerifyPeer(Verifier):
         gold_text = str(task.answer)
         if not any(marker in gold_text for marker in ("$", "\\boxed", "\\(", "\\[")):
             gold_text = f"${gold_text}$"
-        gold = parse(gold_text, configs, parsing_timeout=None)  # type: ignore[arg-type]
-        pred = parse(completion, configs, parsing_timeout=None)  # type: ignore[arg-type]
+        gold = parse(gold_text, configs, parsing_timeout=None)
+        pred = parse(completion, configs, parsing_timeout=None)
         equal = verify(
             gold,
             pred,
             float_rounding=self.precision,
             strict=self.strict,
             allow_set_relation_comp=self.set_relation,
-            timeout_seconds=None,  # type: ignore[arg-type]
+            timeout_seconds=None,
         )
         return Verdict.correct() if equal else Verdict.failure(Reason.WRONG)

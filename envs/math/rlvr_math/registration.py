@@ -4,6 +4,20 @@ from __future__ import annotations
 
 from rlvr_envs import register
 
+ARITH_DISTINCT_TASKS = {
+    1: 155,
+    2: 672,
+    3: 20_000,
+    4: 52_020,
+    5: 1_288_048,
+    6: 1_458,
+    7: 6_498,
+    8: 9_826_000,
+    9: 2_689_600,
+}
+"""Distinct prompts math-arith can make at each level, counted exhaustively from the generator in
+rlvr_math.arith (tests/math/test_math_arith_distinct.py recounts them); ``sample(n)`` warns past them."""
+
 
 def register_envs() -> None:
     register(
@@ -40,6 +54,7 @@ def register_envs() -> None:
         "math-arith-v0",
         "rlvr_math.arith:ArithEnv",
         size=None,
+        distinct_tasks=ARITH_DISTINCT_TASKS,
         data_source="procedural (no download)",
         difficulty_fields=("level", "config.kind", "config.max_operand", "config.terms", "config.ops"),
         description="Integer and fraction arithmetic and linear equations, levels 1-9 (level 1: one-digit +/-)",

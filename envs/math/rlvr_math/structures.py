@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rlvr_math.closed_form import closed_form_value, closed_forms_equal
-from rlvr_math.normalize import Number, clean, compact, parse_number
+from rlvr_math.normalize import Number, clean, compact, numbers_equal, parse_number
 from rlvr_math.rational import rational_identity
 
 _NAME = r"[A-Za-z](?:_\{?\w+\}?)?"
@@ -92,8 +92,6 @@ def matrix_cells(cleaned: str) -> tuple[tuple[str, ...], ...] | None:
 
 def scalars_equal(gold: str, pred: str, rel_tol: float, percent: str = "either") -> bool | None:
     """Two plain numbers or constants compared by value; None when either is something else."""
-    from rlvr_math.equivalence import numbers_equal
-
     g, p = clean(gold), clean(pred)
     if compact(g) == compact(p):
         return True
