@@ -55,6 +55,8 @@ def docker_available() -> tuple[bool, str]:
         import docker
     except ImportError:
         return False, "the docker SDK is not installed (pip install docker)"
+    if not hasattr(docker, "from_env"):  # run from the repo root, `docker` is the docker/ folder of Dockerfiles
+        return False, "the docker SDK is not installed (pip install docker)"
     try:
         docker.from_env().ping()
     except Exception as exc:
@@ -68,7 +70,10 @@ def oneshot_source() -> str:
         wire,
         sandbox_module_source("solution", keep_main=False),
         sandbox_module_source("stdio", keep_main=False),
+        sandbox_module_source("warm", keep_main=False),
+        sandbox_module_source("batch", keep_main=False),
         sandbox_module_source("judge", keep_main=False),
+        sandbox_module_source("judge_zygote", keep_main=False),
         _ONESHOT,
     ]
     return "\n\n".join(parts)
