@@ -322,10 +322,10 @@ def test_a_retired_worker_keeps_its_verdict_and_is_replaced():
 def test_the_judge_zygote_waits_for_the_solution_zygote_to_be_clean(answer, retire):
     import threading
 
-    from rlvr_code import _sandbox_judge, _sandbox_wire
+    from rlvr_code import _sandbox_judge_zygote, _sandbox_wire
 
     judge_end, solution_end = socket.socketpair()
-    zygote = _sandbox_judge.JudgeZygote.__new__(_sandbox_judge.JudgeZygote)
+    zygote = _sandbox_judge_zygote.JudgeZygote.__new__(_sandbox_judge_zygote.JudgeZygote)
     zygote.link = judge_end
 
     def solution_zygote() -> None:

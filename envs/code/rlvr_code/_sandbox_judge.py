@@ -11,25 +11,22 @@ alone talks to the host.
 from __future__ import annotations
 
 import builtins
-import json
 import os
 import socket
 import sys
 import time
 
+from rlvr_code._sandbox_batch import asserts_runs, humaneval_test_code
 from rlvr_code._sandbox_stdio import StdioCases, ended_as
+from rlvr_code._sandbox_warm import CompileCache
 from rlvr_code._sandbox_wire import (
     MAX_REPLY,
-    PR_SET_DUMPABLE,
     PREIMPORT,
     ProtocolError,
     encode,
-    kill_all_but_me,
-    prctl,
     recv,
     send,
     send_fds,
-    start_zygote,
     trim,
 )
 
@@ -142,6 +139,20 @@ class Link:
         self.timed_out = False
         # () -> str: waits (at most until the deadline) for the zygote's report on the process.
         self.ended = ended
+        self.pending: list = []  # requests sent ahead in a batch, in order (``_sandbox_batch``)
+        self.on_diverge = None
+
+    def prefetch(self, calls: list) -> None:
+        """Send ``calls`` (target, args, kwargs) ahead in one message; each answer is read when
+        the test makes that call."""
+        if self.timed_out or self.broken or self.pending:
+            return
+        wired = [["call", target, self._wire(list(args)), self._wire(dict(kwargs))] for target, args, kwargs in calls]
+        try:
+            send(self.to_fd, ["batch", [item[1:] for item in wired]])
+        except OSError:
+            return  # the next request meets the same error, as it would have
+        self.pending = wired
 
     def _fail(self, exc: BaseException) -> BaseException:
         """The error to raise once the process stopped answering.
@@ -221,8 +232,18 @@ class Link:
             wired = [self._wire(list(args[0])), self._wire(dict(args[1]))]
         else:
             wired = [self._wire(a) for a in args]
+        message = [op, target, *wired]
+        ahead = bool(self.pending)
+        if ahead and self.pending.pop(0) != message:
+            # Never expected (a batch holds only calls the tests must make next); the host then
+            # runs the sample again without batching, so the verdict is exact regardless.
+            self.pending, self.broken = [], "batch diverged"
+            if self.on_diverge is not None:
+                self.on_diverge()
+            raise SolutionError(self.broken)
         try:
-            send(self.to_fd, [op, target, *wired])
+            if not ahead:
+                send(self.to_fd, message)
             reply = recv(self.from_fd, self.deadline, MAX_REPLY)
         except TimeoutError:
             self.broken, self.timed_out = "timed out", True
@@ -232,6 +253,8 @@ class Link:
         if type(reply) is not list or not reply:
             raise SolutionError("malformed reply from the solution")
         if reply[0] == "ok":
+            if len(reply) == 3 and reply[2] == "end":
+                self.pending = []  # the solution ended the batch here: the rest come one by one
             return self.decode(reply[1])
         if reply[0] == "err" and len(reply) == 3:
             # Both come from the solution: an exception class may be named with megabytes.
@@ -244,14 +267,28 @@ class Link:
 
 
 class Judge(StdioCases):
-    def __init__(self, job: dict, verdict_fd: int, nonce: str, link: socket.socket, deadline: float) -> None:
+    def __init__(
+        self,
+        job: dict,
+        verdict_fd: int,
+        nonce: str,
+        link: socket.socket,
+        deadline: float,
+        cache: CompileCache | None = None,
+    ) -> None:
         self.job, self.verdict_fd, self.nonce = job, verdict_fd, nonce
         self.link, self.deadline = link, deadline
+        self.cache = cache or CompileCache()
         self.active: list[str] = []
         self.sockets: list[socket.socket] = []
         self.counter = 0
+        self.failed = False
+        self.retire: str | None = None  # the solution zygote's word that it could not clean up
+        self.batching = job.get("batch", True) is not False  # the host turns it off for a retry
 
     def report(self, **event: object) -> None:
+        if "judge_error" in event:
+            self.failed = True
         send(self.verdict_fd, {"nonce": self.nonce, **event})
 
     def test(self, name: str, status: str, error: str | None = None) -> None:
@@ -289,6 +326,8 @@ class Judge(StdioCases):
             if isinstance(reply, dict) and reply.get("seq") == seq:
                 if seq in self.active:
                     self.active.remove(seq)
+                if reply.get("retire"):
+                    self.retire = str(reply["retire"])
                 if "infrastructure" in reply:
                     raise RuntimeError(f"solution sandbox: {reply['infrastructure']}")
                 if reply.get("retired"):
@@ -297,14 +336,29 @@ class Judge(StdioCases):
                     raise RuntimeError("solution sandbox: the sample process failed before the program started")
                 return reply
 
-    def finish(self) -> None:
+    def run(self) -> None:
+        """Judge the job; a failure of the judge itself is reported, never raised."""
+        try:
+            {"asserts": self.run_asserts, "humaneval": self.run_humaneval, "stdio": self.run_stdio}[self.job["kind"]]()
+        except BaseException as exc:
+            self.report(judge_error=f"{type(exc).__name__}: {trim(str(exc))}")
+
+    def stop_runs(self) -> None:
+        """End every solution run of this sample and wait for the zygote's report on each (it is
+        sent once the run's processes are gone and its working filesystem is dropped)."""
         for seq in list(self.active):
             try:
                 self.stop_solution(seq)
                 self.solution_outcome(seq, time.monotonic() + 10)
             except (OSError, EOFError, TimeoutError, ProtocolError, ValueError):
                 pass
-        self.report(done=True)
+        for sock in self.sockets:
+            sock.close()
+        self.sockets = []
+
+    def finish(self, **extra: object) -> None:
+        self.stop_runs()
+        self.report(done=True, idle=not self.active, retire=self.retire, **extra)
 
     # -- function formats ------------------------------------------------------------------------
     def start_link(self) -> tuple[Link | None, str | None]:
@@ -313,6 +367,7 @@ class Judge(StdioCases):
         seq = self.request_solution("serve", [os.dup(theirs.fileno())], self.deadline - time.monotonic())
         theirs.close()
         link = Link(mine.fileno(), mine.fileno(), self.deadline, ended=lambda: self.ended(seq))
+        link.on_diverge = lambda: self.report(judge_error="batch diverged")
         try:
             hello = recv(mine.fileno(), self.deadline, HELLO_LIMIT)
         except TimeoutError:
@@ -391,6 +446,12 @@ class Judge(StdioCases):
 
         return Globals()
 
+    def batch_allowed(self, names: set, namespace: dict) -> bool:
+        """Whether the builtins a batch's asserts use are the judge's builtins in this sample."""
+        solution_names = set(self.job.get("solution_names") or ())
+        judge_imports = self.job.get("judge_imports") or {}
+        return self.batching and not any(n in namespace or n in solution_names or n in judge_imports for n in names)
+
     def run_unit(self, name: str, code: object, namespace: dict) -> bool:
         """Run one unit of test code; report it; False when the run must stop (timeout)."""
         try:
@@ -417,15 +478,24 @@ class Judge(StdioCases):
         namespace = self.namespace(link)
         setup = self.job.get("setup") or ""
         try:
-            exec(compile(setup, "<test setup>", "exec"), namespace)
+            exec(self.cache.get(("setup", setup), lambda: compile(setup, "<test setup>", "exec")), namespace)
         except BaseException as exc:
             status = "timeout" if isinstance(exc, TimeoutError) else "error"
             for test in tests:
                 self.test(test, status, f"test setup failed: {type(exc).__name__}: {exc}")
             return
+        runs: dict = {}
+        if self.batching:
+            names = frozenset(self.job.get("solution_names") or ())
+            runs = self.cache.get(("runs", tuple(tests), names), lambda: asserts_runs(tests, names))
         for index, test in enumerate(tests):
+            run = runs.get(index)
+            if run is not None:
+                calls, builtin_names = run
+                if not any(name in namespace for name, _, _ in calls) and self.batch_allowed(builtin_names, namespace):
+                    link.prefetch([(["name", name], args, kwargs) for name, args, kwargs in calls])
             try:
-                code = compile(test, f"<test {index}>", "exec")
+                code = self.cache.get(("test", index, test), lambda t=test, i=index: compile(t, f"<test {i}>", "exec"))
             except SyntaxError as exc:
                 self.test(test, "error", f"the test does not compile: {exc}")
                 continue
@@ -435,8 +505,6 @@ class Judge(StdioCases):
                 return
 
     def run_humaneval(self) -> None:
-        import ast
-
         link, error = self.start_link()
         if link is None:
             self.report(load_error=error)
@@ -464,29 +532,24 @@ class Judge(StdioCases):
             if failure is not None and entry[3] is None:
                 entry[3] = failure
 
-        source_lines = self.job["test"].splitlines()
-        tree = ast.parse(self.job["test"])
+        test_code, runs = self.cache.get(("humaneval", self.job["test"]), lambda: humaneval_test_code(self.job["test"]))
 
-        class AssertToRecord(ast.NodeTransformer):
-            def visit_Assert(self, node: ast.Assert) -> ast.AST:
-                line = source_lines[node.lineno - 1].strip() if node.lineno <= len(source_lines) else ""
-                call = ast.Call(
-                    func=ast.Name("__rlvr_record__", ast.Load()),
-                    args=[
-                        ast.Lambda(ast.arguments([], [], None, [], [], None, []), node.test),
-                        ast.Constant(node.lineno),
-                        ast.Constant(line),
-                    ],
-                    keywords=[],
-                )
-                return ast.copy_location(ast.Expr(call), node)
+        def batch(target: object, index: int) -> None:
+            try:
+                calls, builtin_names = runs[index]
+                if type(target) is Remote and self.batch_allowed(builtin_names, namespace):
+                    ref = object.__getattribute__(target, "_ref")
+                    link.prefetch([(ref, args, kwargs) for _, args, kwargs in calls])
+            except Exception:
+                pass  # without a batch, each call goes on its own, as it always could
 
-        tree = ast.fix_missing_locations(AssertToRecord().visit(tree))
         try:
-            exec(compile(self.job.get("context") or "", "<prompt>", "exec"), namespace)
+            context = self.job.get("context") or ""
+            exec(self.cache.get(("prompt", context), lambda: compile(context, "<prompt>", "exec")), namespace)
             namespace.pop(entry_point, None)
             namespace["__rlvr_record__"] = record
-            exec(compile(tree, "<test>", "exec"), namespace)
+            namespace["__rlvr_batch__"] = batch
+            exec(test_code, namespace)
             check = namespace["check"]
             candidate = namespace[entry_point]
         except BaseException as exc:
@@ -504,124 +567,3 @@ class Judge(StdioCases):
             self.test(f"line {line}: {source}", "failed" if failed else "passed", first)
         if status != "passed" or not outcomes:
             self.test(f"check({entry_point})", status, error)
-
-
-def judge_main(job: dict, verdict_fd: int, nonce: str, link: socket.socket, deadline: float) -> None:
-    prctl(PR_SET_DUMPABLE, 0)
-    judge = Judge(job, verdict_fd, nonce, link, deadline)
-    try:
-        {"asserts": judge.run_asserts, "humaneval": judge.run_humaneval, "stdio": judge.run_stdio}[job["kind"]]()
-    except BaseException as exc:
-        judge.report(judge_error=f"{type(exc).__name__}: {trim(str(exc))}")
-    judge.finish()
-
-
-SYNC_TIMEOUT_S = 5.0
-
-
-class JudgeZygote:
-    def __init__(self, config: dict, in_fd: int, out_fd: int) -> None:
-        self.in_fd, self.out_fd = in_fd, out_fd
-        self.link = socket.socket(fileno=config["link_fd"])
-        self.pid_namespace = bool(config.get("pid_namespace"))
-
-    def serve(self) -> None:
-        try:
-            peer = recv(self.link.fileno(), time.monotonic() + 30)
-        except (EOFError, OSError, TimeoutError, ProtocolError, ValueError) as exc:
-            send(self.out_fd, {"ready": False, "error": f"the solution sandbox did not start ({type(exc).__name__})"})
-            return
-        send(self.out_fd, {"ready": True, "judge_pid": os.getpid(), "solution": peer, "python": sys.version.split()[0]})
-        while True:
-            try:
-                job = recv(self.in_fd)
-            except (EOFError, OSError):
-                return
-            try:
-                result = self.run_sample(job)
-            except Exception as exc:
-                result = {"status": "infrastructure", "error": f"{type(exc).__name__}: {trim(str(exc))}"}
-            send(self.out_fd, result)
-            if result.get("retire"):
-                return  # the host replaces this worker
-
-    def run_sample(self, job: dict) -> dict:
-        start = time.monotonic()
-        nonce = os.urandom(16).hex()
-        deadline = start + job["limits"]["wall_s"]
-        verdict_r, verdict_w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            try:
-                for fd in (verdict_r, self.in_fd, self.out_fd):
-                    os.close(fd)
-                os.setsid()
-                judge_main(job, verdict_w, nonce, self.link, deadline)
-            finally:
-                os._exit(0)
-        os.close(verdict_w)
-        tests: list = []
-        outcome: dict = {"status": "judge_died"}
-        try:
-            while True:
-                try:
-                    event = recv(verdict_r, deadline + 3.0)
-                except TimeoutError:
-                    outcome = {"status": "timeout"}
-                    break
-                except (EOFError, OSError, ValueError, ProtocolError):
-                    break
-                if type(event) is not dict or event.get("nonce") != nonce:
-                    outcome = {"status": "judge_died", "error": "a verdict message without the sample's nonce"}
-                    break
-                if "test" in event:
-                    tests.append(event["test"])
-                elif "load_error" in event:
-                    outcome["load_error"] = trim(str(event["load_error"]))
-                elif "judge_error" in event:
-                    outcome["judge_error"] = event["judge_error"]
-                elif event.get("done"):
-                    outcome["status"] = "done"
-                    break
-        finally:
-            os.close(verdict_r)
-            kill_all_but_me(self.pid_namespace, pgid=pid)
-            send_fds(self.link, [], {"op": "stop", "seq": "*"})
-        outcome["tests"] = tests
-        outcome["elapsed_s"] = round(time.monotonic() - start, 6)
-        retire = self.sync(nonce)
-        if retire:
-            outcome["retire"] = retire
-        return outcome
-
-    def sync(self, token: str) -> str | None:
-        """Wait until the solution zygote has answered every run and cleaned up after it.
-
-        The reply to the host waits for this, so the next sample never starts while the last
-        one's leftovers are still being removed (and never pays for it in its own budget). Any
-        doubt (no answer, a garbled stream after a judge killed mid-message) retires the worker.
-        """
-        try:
-            send_fds(self.link, [], {"op": "sync", "token": token})
-            until = time.monotonic() + SYNC_TIMEOUT_S
-            while True:
-                message = recv(self.link.fileno(), until)
-                if isinstance(message, dict) and message.get("synced") == token:
-                    return message.get("retire") or None
-                # Otherwise a report on a run the judge no longer waited for: dropped.
-        except (EOFError, OSError, TimeoutError, ProtocolError, ValueError) as exc:
-            return f"the solution sandbox did not confirm it was clean ({type(exc).__name__})"
-
-
-def run_judge_sandbox(config: dict) -> None:
-    in_fd, out_fd = os.dup(0), os.dup(1)
-    devnull = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(devnull, fd)
-    os.close(devnull)
-    start_zygote()
-    JudgeZygote(config, in_fd, out_fd).serve()
-
-
-if __name__ == "__main__":
-    run_judge_sandbox(json.loads(sys.argv[1]))

@@ -28,7 +28,9 @@ from rlvr_code._sandbox_wire import (
     PR_SET_NO_NEW_PRIVS,
     ProtocolError,
     encode,
+    has_ref,
     kill_all_but_me,
+    libc,
     prctl,
     recv,
     recv_fds,
@@ -44,9 +46,7 @@ PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, _LINUX_CAPABILITY_VERSION_3 = 47, 4, 0
 
 
 def _libc():
-    import ctypes
-
-    return ctypes.CDLL(None, use_errno=True)
+    return libc()
 
 
 def mount_tmpfs(path: str, size_bytes: int, inodes: int, uid: int | None) -> None:
@@ -71,6 +71,28 @@ def unshare_mounts() -> None:
         raise OSError(errno, f"unshare(CLONE_NEWNS): {os.strerror(errno)}")
 
 
+_CAP_STRUCTS: list = []
+
+
+def _cap_structs() -> tuple:
+    """capset's header and data types, made once (in the zygote, before any fork)."""
+    if not _CAP_STRUCTS:
+        import ctypes
+
+        class Header(ctypes.Structure):
+            _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+        class Data(ctypes.Structure):
+            _fields_ = [
+                ("effective", ctypes.c_uint32),
+                ("permitted", ctypes.c_uint32),
+                ("inheritable", ctypes.c_uint32),
+            ]
+
+        _CAP_STRUCTS.extend((Header, Data * 2))
+    return _CAP_STRUCTS[0], _CAP_STRUCTS[1]
+
+
 def drop_capabilities() -> None:
     """Empty every capability set of this process (ambient, effective, permitted, inheritable).
 
@@ -79,15 +101,10 @@ def drop_capabilities() -> None:
     """
     import ctypes
 
-    class Header(ctypes.Structure):
-        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
-
-    class Data(ctypes.Structure):
-        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
-
+    header_type, data_type = _cap_structs()
     libc = _libc()
     libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
-    header, data = Header(_LINUX_CAPABILITY_VERSION_3, 0), (Data * 2)()
+    header, data = header_type(_LINUX_CAPABILITY_VERSION_3, 0), data_type()
     if libc.capset(ctypes.byref(header), data) != 0:
         errno = ctypes.get_errno()
         raise OSError(errno, f"capset: {os.strerror(errno)}")
@@ -264,6 +281,9 @@ def serve_solution(program: str, fd: int) -> None:
             message = recv(fd)
         except (EOFError, OSError):
             return
+        if type(message) is list and len(message) == 2 and message[0] == "batch" and type(message[1]) is list:
+            serve_batch(message[1], refs, namespace, fd)
+            continue
         try:
             op, target, *args = message
             args = [_decode_in_solution(a, refs, namespace) for a in args]
@@ -293,6 +313,28 @@ def serve_solution(program: str, fd: int) -> None:
             _restore_builtins()
             reply = _error_of(exc)
         send(fd, reply)
+
+
+def serve_batch(calls: list, refs: dict[int, object], namespace: dict, fd: int) -> None:
+    """Calls the judge sent ahead (``_sandbox_batch``): run in order, each answered as it returns,
+    exactly as if each had come alone. An answer holding an object that stays here ends the
+    batch: the judge may go on to use that object, so it asks for everything after one by one."""
+    for item in calls:
+        try:
+            target, wired_args, wired_kwargs = item
+            args = _decode_in_solution(wired_args, refs, namespace)
+            kwargs = _decode_in_solution(wired_kwargs, refs, namespace)
+            obj = _resolve(target, refs, namespace)
+            result = obj(*args, **kwargs)
+            _restore_builtins()
+            encoded = encode(result, refs)
+            reply = ["ok", encoded, "end"] if has_ref(encoded) else ["ok", encoded]
+        except BaseException as exc:
+            _restore_builtins()
+            reply = _error_of(exc)
+        send(fd, reply)
+        if len(reply) == 3 and reply[0] == "ok":
+            return
 
 
 def run_stdio_program(program: str) -> None:
@@ -492,6 +534,8 @@ class SolutionZygote:
                 outcome["setup_ok"] = False
             os.close(setup_r)
             self.drop_workdir()
+            if self.retire:
+                outcome["retire"] = self.retire  # the judge passes it on: no extra round trip to learn it
         return outcome
 
 
@@ -499,6 +543,7 @@ def run_solution_sandbox(config: dict) -> None:
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
+    _cap_structs()
     start_zygote()
     SolutionZygote(config).serve()
 

@@ -3,12 +3,14 @@
 Everything under ``_sandbox_*`` runs under the system ``/usr/bin/python3 -I -S`` inside the
 sandbox, never under the caller's virtual environment, so it uses the standard library only.
 The host sends each sandbox this module's source followed by its role's module(s)
-(``_sandbox_stdio`` and ``_sandbox_judge``, or ``_sandbox_solution``), with the import block
-between the markers removed.
+(``_sandbox_stdio``, ``_sandbox_warm``, ``_sandbox_batch``, ``_sandbox_judge`` and
+``_sandbox_judge_zygote``, or ``_sandbox_solution``), with the import block between the
+markers removed.
 
 Design in one paragraph: a worker is two bubblewrap sandboxes joined by a Unix socket. The
-**judge** sandbox receives the job (program and tests) and forks a judge per sample that runs
-the task's own test code; the **solution** sandbox never sees a test: it receives only the
+**judge** sandbox receives the job (program and tests) and hands it to a warm judge (one
+process for many samples, replaced whenever a sample leaves a trace in it) that runs the
+task's own test code; the **solution** sandbox never sees a test: it receives only the
 program and forks one process per sample (or per stdin/stdout case) that drops to an
 unprivileged uid and runs it. The judge calls the solution's functions over a socket and gets
 back plain data (exact builtin types), so every comparison happens in the judge with builtin
@@ -60,6 +62,8 @@ PREIMPORT = (
     "ast",
     "io",
 )
+HARNESS_IMPORTS = ("resource", "fcntl", "ctypes", "signal", "select", "importlib", "stat", "ast")
+"""What the harness itself uses after a fork: imported in the zygote, so no sample reads them from disk."""
 
 
 class ProtocolError(Exception):
@@ -101,11 +105,21 @@ def trim(text: str, limit: int = ERROR_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def prctl(option: int, value: int) -> None:
-    try:
+_LIBC: list = []
+
+
+def libc():
+    """The C library, loaded once per process (``dlopen`` costs a sample about 0.15 ms a call)."""
+    if not _LIBC:
         import ctypes
 
-        ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+        _LIBC.append(ctypes.CDLL(None, use_errno=True))
+    return _LIBC[0]
+
+
+def prctl(option: int, value: int) -> None:
+    try:
+        libc().prctl(option, value, 0, 0, 0)
     except Exception:
         pass
 
@@ -150,6 +164,20 @@ def encode(value: object, refs: dict[int, object], depth: int = 0) -> list:
         return ["G", name]
     refs[id(value)] = value
     return ["R", id(value)]
+
+
+def has_ref(item: object) -> bool:
+    """Whether an encoded value holds a handle on an object that stays in the solution."""
+    if type(item) is not list or not item:
+        return False
+    tag = item[0]
+    if tag == "R":
+        return True
+    if tag in ("L", "T", "E", "Z"):
+        return any(has_ref(v) for v in item[1])
+    if tag == "D":
+        return any(has_ref(k) or has_ref(v) for k, v in item[1])
+    return False
 
 
 def send_fds(sock: socket.socket, fds: list[int], obj: object) -> None:
@@ -244,11 +272,12 @@ def start_zygote() -> None:
     prctl(PR_SET_CHILD_SUBREAPER, 1)
     prctl(PR_SET_DUMPABLE, 0)
     os.umask(0o077)
-    for name in PREIMPORT:
+    for name in (*PREIMPORT, *HARNESS_IMPORTS):
         try:
             __import__(name)
         except ImportError:
             pass
+    libc()
     import gc
 
     # Children inherit this heap copy-on-write; a collection in a child would walk (and copy)

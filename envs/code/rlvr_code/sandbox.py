@@ -79,15 +79,15 @@ def sandbox_module_source(role: str, *, keep_main: bool = True) -> str:
     return body
 
 
-HARNESS_PARTS = {"judge": ("stdio", "judge"), "solution": ("solution",)}
-"""The modules after ``_sandbox_wire`` that make up each role's program, in order."""
+HARNESS_PARTS = {"judge": ("stdio", "warm", "batch", "judge", "judge_zygote"), "solution": ("solution",)}
+"""The modules after ``_sandbox_wire`` that make up each role's program, in order (the last has the main)."""
 
 
 def harness_source(role: str) -> str:
     """The program one sandbox runs: the shared wire module, then the role's module(s)."""
     wire = (Path(__file__).parent / "_sandbox_wire.py").read_text(encoding="utf-8")
     parts = HARNESS_PARTS[role]
-    return "\n\n".join([wire, *(sandbox_module_source(part, keep_main=part == role) for part in parts)])
+    return "\n\n".join([wire, *(sandbox_module_source(part, keep_main=part == parts[-1]) for part in parts)])
 
 
 def bwrap_path() -> str | None:
@@ -325,6 +325,11 @@ class LocalSandbox:
             (rlimits, a separate uid when root, but no namespaces). Off by default.
         require_isolation: ``False`` is the same as ``allow_reduced_isolation=True``.
         python: the interpreter inside the sandbox; it must be readable by an unprivileged uid.
+        warm_judge: keep one judge process per worker across samples (replaced whenever a
+            sample leaves a trace in it; see ``_sandbox_warm``) instead of forking one per
+            sample. Verdicts are the same either way; ``False`` is for comparing them.
+        batch_asserts: send the calls of consecutive straight-line asserts to the solution in
+            one message (``_sandbox_batch``). Verdicts are the same either way.
     """
 
     name = "local"
@@ -338,6 +343,8 @@ class LocalSandbox:
         allow_reduced_isolation: bool = False,
         python: str = SYSTEM_PYTHON,
         retries: int = 2,
+        warm_judge: bool = True,
+        batch_asserts: bool = True,
     ) -> None:
         if workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
@@ -346,6 +353,8 @@ class LocalSandbox:
         self.work_inodes = work_inodes
         self.python = python
         self.retries = retries
+        self.warm_judge = warm_judge
+        self.batch_asserts = batch_asserts
         self.bwrap = bwrap_path()
         if self.bwrap is None and not allow_reduced_isolation:
             raise SandboxUnavailable(_BWRAP_HINT)
@@ -366,7 +375,13 @@ class LocalSandbox:
         self._all: set[_Worker] = set()
         self._lock = threading.Lock()
         self._closed = False
-        self.stats = {"samples": 0, "worker_starts": 0, "infrastructure_retries": 0, "retired_workers": 0}
+        self.stats = {
+            "samples": 0,
+            "worker_starts": 0,
+            "judge_starts": 0,
+            "infrastructure_retries": 0,
+            "retired_workers": 0,
+        }
         _live_sandboxes.add(self)
 
     # -- workers -----------------------------------------------------------------------------------
@@ -386,6 +401,7 @@ class LocalSandbox:
                 "mount_work": self.isolated,
                 "work_bytes": self.tmpfs_mb << 20,
                 "work_inodes": self.work_inodes,
+                "warm_judge": self.warm_judge,
             }
         )
         command = [self.python, "-I", "-S", "-c", self._sources[role], config]
@@ -478,6 +494,8 @@ class LocalSandbox:
         if self._closed:
             raise SandboxError("the sandbox is closed")
         wall_s = float(job["limits"]["wall_s"])
+        if not self.batch_asserts:
+            job = {**job, "batch": False}
         last_error: SandboxError | None = None
         with self._slots:
             slot = self._free_slots.get()
@@ -498,6 +516,8 @@ class LocalSandbox:
                             )
                     except SandboxError as exc:
                         last_error = exc
+                        if "batch diverged" in str(exc):
+                            job = {**job, "batch": False}  # never expected; exact either way
                         if worker is not None:
                             self._discard(worker)
                         if attempt < self.retries:
@@ -510,6 +530,7 @@ class LocalSandbox:
                     else:
                         self._idle.put(worker)
                     self.stats["samples"] += 1
+                    self.stats["judge_starts"] += 1 if reply.pop("judge_started", False) else 0
                     return reply
             finally:
                 self._free_slots.put(slot)

@@ -1,0 +1,172 @@
+"""The warm judge: one judge process serves sample after sample, checked clean between them.
+
+Part of the judge harness (sent after ``_sandbox_stdio`` and before ``_sandbox_judge``). A fork
+per sample cost more CPU than the sample's own tests (the fork, then copy-on-write faults on
+every page the judge touched, then tearing the copy down); a judge that stays up pays that once.
+
+What one sample's tests could leave behind in the judge's interpreter must not reach the next
+sample, so that every sample is judged as if by a fresh fork of the zygote:
+
+* reset before each sample: the ``random`` seed (a fork reseeds it from the OS, so does this),
+  the ``decimal`` context, the recursion limit, the int-to-string digit limit, the working
+  directory and the umask;
+* compared after each sample with the state captured when the judge started: the set of loaded
+  modules, every module's namespace (by identity: one dictionary comparison per module),
+  builtins, the environment, ``sys.path`` and import hooks, tracing and profiling hooks, the
+  collector's settings, signal handlers and interval timers, open descriptors, threads, child
+  processes and the resident memory. On any difference the judge exits after reporting the
+  sample, and the next sample gets a freshly forked judge.
+
+The judge never runs untrusted code (the solution's values arrive as plain data), so what can
+change here is what the task's own tests do; a solution's module handed to the tests is the
+judge's copy, and setting an attribute on it shows as a changed module namespace.
+"""
+
+# -- wire imports (stripped in the sandbox) --
+from __future__ import annotations
+
+import os
+import sys
+
+# -- end wire imports --
+
+MAX_SAMPLES_PER_JUDGE = 1000
+"""A warm judge is replaced after this many samples anyway (bounds slow growth nobody checks)."""
+MAX_RESIDENT_GROWTH = 256 << 20
+CACHE_ENTRIES = 512
+
+
+class CleanState:
+    """The judge interpreter's state as a fresh fork of the zygote has it (see the module docstring)."""
+
+    def __init__(self) -> None:
+        import builtins
+        import decimal
+        import gc
+        import signal
+
+        self.modules = {
+            name: (module, dict(vars(module)))
+            for name, module in list(sys.modules.items())
+            if module is not None and hasattr(module, "__dict__")
+        }
+        self.module_names = set(sys.modules)
+        self.builtins = dict(vars(builtins))
+        self.environ = dict(os.environ)
+        self.path = (list(sys.path), list(sys.meta_path), list(sys.path_hooks), dict(sys.path_importer_cache))
+        self.recursion_limit = sys.getrecursionlimit()
+        self.digits = sys.get_int_max_str_digits()
+        self.decimal_context = decimal.getcontext().copy()
+        self.cwd = os.getcwd()
+        self.umask = os.umask(0o077)
+        os.umask(self.umask)
+        self.gc = (gc.isenabled(), gc.get_threshold())
+        self.signals = self._signals(signal)
+        self.fds = self._fds()
+        self.resident = self._resident()
+
+    @staticmethod
+    def _signals(signal) -> list:
+        handlers = []
+        for number in sorted(signal.valid_signals()):
+            try:
+                handlers.append(signal.getsignal(number))
+            except (OSError, ValueError):
+                handlers.append(None)
+        return handlers
+
+    @staticmethod
+    def _fds() -> list[str]:
+        return sorted(os.listdir("/proc/self/fd"))
+
+    @staticmethod
+    def _resident() -> int:
+        try:
+            with open("/proc/self/statm", "rb") as fh:
+                return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, ValueError, IndexError):
+            return 0
+
+    def reset(self) -> None:
+        """What a fork would give each sample afresh."""
+        import decimal
+        import random
+
+        random.seed()
+        decimal.setcontext(self.decimal_context.copy())
+        sys.setrecursionlimit(self.recursion_limit)
+        sys.set_int_max_str_digits(self.digits)
+        os.chdir(self.cwd)
+        os.umask(self.umask)
+
+    def changed(self) -> str | None:
+        """What differs from a fresh judge after a sample, or None when nothing does."""
+        import builtins
+        import gc
+        import signal
+
+        if set(sys.modules) != self.module_names:
+            return "modules loaded"
+        for name, (module, namespace) in self.modules.items():
+            if sys.modules.get(name) is not module or vars(module) != namespace:
+                return f"module {name} changed"
+        if vars(builtins) != self.builtins:
+            return "builtins changed"
+        if dict(os.environ) != self.environ:
+            return "environment changed"
+        if (list(sys.path), list(sys.meta_path), list(sys.path_hooks), dict(sys.path_importer_cache)) != self.path:
+            return "import paths changed"
+        if sys.gettrace() is not None or sys.getprofile() is not None:
+            return "a trace or profile hook is set"
+        if (gc.isenabled(), gc.get_threshold()) != self.gc:
+            return "collector settings changed"
+        if self._signals(signal) != self.signals:
+            return "signal handlers changed"
+        for timer in (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF):
+            if signal.getitimer(timer) != (0.0, 0.0):
+                return "an interval timer is set"
+        if self._fds() != self.fds:
+            return "descriptors left open"
+        if len(os.listdir("/proc/self/task")) != 1:
+            return "threads left running"
+        try:
+            os.waitpid(-1, os.WNOHANG)
+            return "child processes left"
+        except ChildProcessError:
+            pass
+        if self._resident() > self.resident + MAX_RESIDENT_GROWTH:
+            return "memory grew"
+        return None
+
+
+class CompileCache:
+    """Compiled test code by source, kept across the samples of one warm judge.
+
+    Compiling (and, for HumanEval, rewriting each ``assert``) is the same work for every sample
+    of a task; a training run verifies many completions of each task. Only successful compiles
+    are kept; a code object is immutable, so a cached one runs exactly as a fresh one would.
+    """
+
+    def __init__(self, entries: int = CACHE_ENTRIES) -> None:
+        self.entries = entries
+        self.store: dict = {}
+
+    def get(self, key: tuple, build):
+        try:
+            return self.store[key]
+        except KeyError:
+            pass
+        value = build()
+        if len(self.store) >= self.entries:
+            self.store.clear()
+        self.store[key] = value
+        return value
+
+
+def stray_processes(keep: set[int]) -> list[int]:
+    """Processes in this PID namespace other than ``keep`` and bubblewrap's init."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) != 1 and int(entry) not in keep:
+            found.append(int(entry))
+    return found
