@@ -7,6 +7,12 @@ the slot starts a fresh worker for the next call, and the other slots keep servi
 call that ran can fail so: calls queued behind it, or waiting while replacement workers die
 before or while loading the verifier, go back to the queue for a healthy worker.
 Callable from any thread (``map``/``submit``) and from asyncio (``amap``). No signals.
+
+Workers fork from a zygote that loaded and warmed the verifier once (``rlvr_envs.zygote``), so a
+replacement serves in milliseconds; without ``fork`` they are spawned and load it themselves.
+Calls travel in messages and verdicts come back in chunks; a shared progress page
+(``rlvr_envs._worker.Progress``) tells the parent which call a worker is on since when, so each
+call keeps its own hard budget however its verdict travels.
 """
 
 from __future__ import annotations
@@ -17,23 +23,32 @@ import hashlib
 import os
 import pickle
 import queue
-import signal
-import subprocess
-import sys
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
-from typing import Any
 
+from rlvr_envs._handle import WorkerDied, _Worker
+from rlvr_envs._worker import dumps
 from rlvr_envs.types import Reason, Task, Verdict
 from rlvr_envs.verifier import DEFAULT_MAX_COMPLETION_CHARS, Verifier, guard_completion
+from rlvr_envs.zygote import ZYGOTE_SUPPORTED, Zygote, ZygoteDied
 
 _STARTUP_TIMEOUT_S = 120.0
 """Loading a verifier may import heavy libraries; that time never counts against a budget."""
+
+START_METHODS = ("zygote", "spawn")
+
+_TOP_UP_S = 0.004
+"""A worker whose queued calls should take less than this gets its next message before it
+finishes them (about two chunk flushes: it keeps busy while this process reads a chunk)."""
+
+_SAFE_UNREAD_BYTES = 32 * 1024
+"""Most bytes of messages a busy worker has not read yet that a send may add to: half a Linux
+pipe's default 64 KiB (sixteen pages, however the writes fall on them), far under a Unix
+socket's send buffer, so such a send never blocks."""
 
 _MAX_START_ROUNDS = 3
 """A call whose worker dies while starting or loading its verifier (before the call ran) goes back
@@ -53,89 +68,10 @@ class _Job:
     started: bool = False
     barrier: threading.Barrier | None = None
     """Set for ``preload`` jobs: a slot runs one alone, then waits until every slot has run one."""
+    cheap: bool = False
+    """The verifier declares itself ``bounded_cheap``."""
     start_failures: int = 0
     """Rounds in which no worker could be started or load the verifier for this job (it never ran)."""
-
-
-class WorkerDied(Exception):
-    pass
-
-
-class _Worker:
-    """One verification subprocess in its own process group."""
-
-    def __init__(self, memory_mb: int) -> None:
-        env = dict(os.environ)
-        # The worker must import what the caller can (plugins installed editable, test modules).
-        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "rlvr_envs._worker", str(memory_mb)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            start_new_session=True,
-            env=env,
-        )
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self._to = Connection(os.dup(self.proc.stdin.fileno()), readable=False)
-        self._from = Connection(os.dup(self.proc.stdout.fileno()), writable=False)
-        self.proc.stdin.close()
-        self.proc.stdout.close()
-        self.loaded: set[str] = set()
-
-    def send(self, message: tuple[Any, ...]) -> None:
-        try:
-            self._to.send_bytes(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
-        except OSError as exc:
-            raise WorkerDied(self._death_note()) from exc
-
-    def receive(self, timeout_s: float) -> Any:
-        """The next reply; raises TimeoutError when none comes in time, WorkerDied on EOF."""
-        try:
-            ready = self._from.poll(timeout_s)
-        except (EOFError, OSError) as exc:
-            raise WorkerDied(self._death_note()) from exc
-        if not ready:
-            raise TimeoutError(f"no reply within {timeout_s:g} s")
-        try:
-            return pickle.loads(self._from.recv_bytes())
-        except (EOFError, OSError, pickle.UnpicklingError) as exc:
-            raise WorkerDied(self._death_note()) from exc
-
-    def request(self, message: tuple[Any, ...], timeout_s: float) -> Any:
-        """Send and wait for the reply; raises TimeoutError or WorkerDied."""
-        self.send(message)
-        return self.receive(timeout_s)
-
-    def _death_note(self) -> str:
-        try:
-            code: int | None = self.proc.wait(0.5)
-        except subprocess.TimeoutExpired:
-            code = None
-        if code is None:
-            return "worker stopped answering"
-        if code < 0:
-            try:
-                return f"worker killed by {signal.Signals(-code).name}"
-            except ValueError:
-                return f"worker killed by signal {-code}"
-        return f"worker exited with code {code}"
-
-    def kill(self) -> None:
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        self.proc.wait()
-        for conn in (self._to, self._from):
-            conn.close()
-
-    def close(self, grace_s: float = 1.0) -> None:
-        self._to.close()  # EOF tells the worker to exit
-        try:
-            self.proc.wait(grace_s)
-        except subprocess.TimeoutExpired:
-            pass
-        self.kill()
 
 
 class VerificationPool:
@@ -147,6 +83,10 @@ class VerificationPool:
         default_timeout_s: budget for calls that do not give one.
         max_completion_chars: completions longer than this are refused unread.
         max_batch: most queued calls sent to a worker in one message (each keeps its own budget).
+        start: ``"zygote"`` (the default where ``fork`` exists): workers fork from one process
+            that loaded and warmed each verifier once (``rlvr_envs.zygote``), so a replacement
+            after a timeout or crash serves at once; ``"spawn"``: each worker is a fresh
+            interpreter that loads the verifier itself. ``RLVR_POOL_START`` sets the default.
     """
 
     def __init__(
@@ -156,8 +96,19 @@ class VerificationPool:
         memory_mb: int = 4096,
         default_timeout_s: float = 2.0,
         max_completion_chars: int = DEFAULT_MAX_COMPLETION_CHARS,
-        max_batch: int = 32,
+        max_batch: int = 64,
+        start: str | None = None,
     ) -> None:
+        start = start or os.environ.get("RLVR_POOL_START", "").strip().lower() or "zygote"
+        if start not in START_METHODS:
+            raise ValueError(f"start must be one of {START_METHODS}, got {start!r}")
+        self.start = start if ZYGOTE_SUPPORTED else "spawn"
+        self._zygote: Zygote | None = None
+        self._zygote_lock = threading.Lock()
+        self._zygote_excluded: set[str] = set()
+        """Verifiers loaded in each worker instead: loading them killed a zygote or started threads."""
+        self._zygote_failures = 0
+        self._live: dict[str, _Worker] = {}
         self.max_batch = max(1, max_batch)
         self.workers = workers or os.cpu_count() or 1
         if self.workers < 1:
@@ -170,7 +121,7 @@ class VerificationPool:
         self._blob_lock = threading.Lock()
         self._barriers: set[threading.Barrier] = set()
         self._closed = False
-        self.stats = {"timeouts": 0, "crashes": 0, "restarts": 0, "requeued": 0}
+        self.stats = {"timeouts": 0, "crashes": 0, "restarts": 0, "requeued": 0, "forks": 0, "zygote_loads": 0}
         self._threads = [
             threading.Thread(target=self._slot, name=f"rlvr-verify-{i}", daemon=True) for i in range(self.workers)
         ]
@@ -198,7 +149,8 @@ class VerificationPool:
             return future
         key, blob = self._pickled(verifier)
         budget = timeout_s if timeout_s is not None else getattr(verifier, "time_budget_s", self.default_timeout_s)
-        self._jobs.put(_Job(key, blob, task, completion, budget, max_chars, future))
+        cheap = bool(getattr(verifier, "bounded_cheap", False))
+        self._jobs.put(_Job(key, blob, task, completion, budget, max_chars, future, cheap=cheap))
         return future
 
     def submit_many(
@@ -213,10 +165,24 @@ class VerificationPool:
         """Queue every pair at once (so all workers get busy) and return their futures in order."""
         if len(tasks) != len(completions):
             raise ValueError(f"got {len(tasks)} tasks but {len(completions)} completions")
-        return [
-            self.submit(verifier, t, c, timeout_s=timeout_s, max_completion_chars=max_completion_chars)
-            for t, c in zip(tasks, completions)
-        ]
+        if self._closed:
+            raise RuntimeError("the verification pool is closed")
+        # ``submit`` per pair, with what is the same for every pair worked out once.
+        max_chars = max_completion_chars or self.max_completion_chars
+        key, blob = self._pickled(verifier)
+        budget = timeout_s if timeout_s is not None else getattr(verifier, "time_budget_s", self.default_timeout_s)
+        cheap = bool(getattr(verifier, "bounded_cheap", False))
+        futures: list[Future[Verdict]] = []
+        put = self._jobs.put
+        for task, completion in zip(tasks, completions):
+            future: Future[Verdict] = Future()
+            refused = guard_completion(completion, max_chars)
+            if refused is not None:
+                future.set_result(refused)
+            else:
+                put(_Job(key, blob, task, completion, budget, max_chars, future, cheap=cheap))
+            futures.append(future)
+        return futures
 
     def map(
         self,
@@ -289,6 +255,14 @@ class VerificationPool:
             self._jobs.put(None)
         for thread in self._threads:
             thread.join(timeout=10)
+        with self._zygote_lock:
+            if self._zygote is not None:
+                self._zygote.close()
+                self._zygote = None
+
+    def worker_pids(self) -> list[int]:
+        """Process ids of the live workers (for measuring them; a worker may be replaced any time)."""
+        return [worker.pid for worker in list(self._live.values())]
 
     def __enter__(self) -> VerificationPool:
         return self
@@ -343,12 +317,17 @@ class VerificationPool:
                     job.started = True
                 if runnable:
                     worker = self._run_batch(worker, runnable)
+                    if worker is None:
+                        self._live.pop(threading.current_thread().name, None)
+                    else:
+                        self._live[threading.current_thread().name] = worker
                 if first.barrier is not None:
                     try:
                         first.barrier.wait()
                     except threading.BrokenBarrierError:
                         pass  # preload timed out or the pool is closing
         finally:
+            self._live.pop(threading.current_thread().name, None)
             if worker is not None:
                 worker.close()
 
@@ -363,7 +342,7 @@ class VerificationPool:
         for _attempt in range(2):
             try:
                 if worker is None:
-                    worker = _Worker(self.memory_mb)
+                    worker = self._new_worker(batch)
                     self.stats["restarts"] += 1
                 runnable = []
                 for job in batch:
@@ -403,13 +382,129 @@ class VerificationPool:
             )
         return None, []
 
+    def _new_worker(self, batch: list[_Job]) -> _Worker:
+        """A fresh worker: forked from the zygote with the batch's verifiers already loaded where
+        possible, else spawned. Any trouble with the zygote falls back to spawning."""
+        if self.start == "zygote" and not self._closed:
+            try:
+                return self._forked_worker(batch)
+            except (ZygoteDied, OSError):
+                self._zygote_failures += 1
+                if self._zygote_failures >= _MAX_START_ROUNDS:
+                    self.start = "spawn"  # this machine will not fork for us: stop trying
+        return _Worker.spawn(self.memory_mb)
+
+    def _forked_worker(self, batch: list[_Job]) -> _Worker:
+        with self._zygote_lock:
+            blobs = {job.key: job.blob for job in batch if job.key not in self._zygote_excluded}
+            for key, blob in blobs.items():
+                while key not in self._zygote_excluded:
+                    zygote = self._zygote
+                    if zygote is None or not zygote.alive():
+                        if zygote is not None:
+                            zygote.close()
+                        zygote = self._zygote = Zygote(self.memory_mb, _STARTUP_TIMEOUT_S)
+                    if key in zygote.loaded:
+                        break
+                    try:
+                        with zygote.lock:
+                            error, threaded = zygote.load(key, blob)
+                    except ZygoteDied:
+                        # Loading killed it: load this verifier in each worker from now on (where a
+                        # death costs one worker, and the calls it had not run are retried).
+                        self._zygote_excluded.add(key)
+                        zygote.close()
+                        self._zygote = None
+                        continue
+                    self.stats["zygote_loads"] += 1
+                    if error is not None:
+                        self._zygote_excluded.add(key)  # the worker's own load reports the error
+                    elif threaded:
+                        # Forking a process that runs threads is unsafe: a new zygote without it.
+                        self._zygote_excluded.add(key)
+                        zygote.close()
+                        self._zygote = None
+                    break
+            zygote = self._zygote
+            if zygote is None or not zygote.alive():
+                if zygote is not None:
+                    zygote.close()
+                zygote = self._zygote = Zygote(self.memory_mb, _STARTUP_TIMEOUT_S)
+            try:
+                worker = _Worker.fork(zygote)
+            except ZygoteDied:
+                zygote.close()
+                self._zygote = None
+                raise
+        self.stats["forks"] += 1
+        return worker
+
+    def _send_items(self, worker: _Worker, jobs: list[_Job], unread: list[tuple[int, int]]) -> None:
+        items = [(job.key, job.task, job.completion, job.max_chars) for job in jobs]
+        first = worker.next_seq
+        worker.next_seq += len(jobs)
+        unread.append((first, worker.send_bytes(dumps(("verify_many", first, items)))))
+
+    def _top_up(self, worker: _Worker, batch: list[_Job], done: int, unread: list[tuple[int, int]]) -> None:
+        """Up to two messages ahead of a worker that would otherwise wait for this thread."""
+        for _ in range(2):
+            if not self._top_up_once(worker, batch, done, unread):
+                return
+
+    def _top_up_once(self, worker: _Worker, batch: list[_Job], done: int, unread: list[tuple[int, int]]) -> bool:
+        """Send the worker its next items before it runs out, so that it never waits for the parent.
+
+        Only while what it has not read yet fits in its channel's buffer: a send that blocked on a
+        worker stuck in a call would stop this thread from enforcing that call's budget.
+        """
+        # Only for a worker about to run dry: with calls that take longer, topping up would load
+        # one worker with calls another, idle slot could run (the end of a burst would wait on it).
+        mean_s = worker.mean_s if worker.mean_s is not None else (0.0 if batch[-1].cheap else None)
+        if mean_s is None or (len(batch) - done) * mean_s > _TOP_UP_S or self._closed:
+            return False
+        seq = worker.progress.read()[0]
+        unread[:] = [(first, size) for first, size in unread if first > seq]
+        room = _SAFE_UNREAD_BYTES - sum(size for _, size in unread)
+        if len(unread) > 1 or room < _SAFE_UNREAD_BYTES // 2:
+            return False
+        share = max(1, (self._jobs.qsize() + 1) // self.workers)
+        more: list[_Job] = []
+        while len(more) < min(self.max_batch, share):
+            try:
+                job = self._jobs.get_nowait()
+            except queue.Empty:
+                break
+            if job is None or job.barrier is not None or job.key not in worker.loaded:
+                self._jobs.put(job)  # for a slot that is free: stop, preload, or a verifier to load
+                break
+            if job.started or job.future.set_running_or_notify_cancel():
+                job.started = True
+                more.append(job)
+        if not more:
+            return False
+        first = worker.next_seq
+        data = dumps(("verify_many", first, [(job.key, job.task, job.completion, job.max_chars) for job in more]))
+        if len(data) > room:
+            for job in more:  # too big to send to a busy worker: a free slot sends them
+                self._jobs.put(job)
+            return False
+        batch.extend(more)
+        worker.next_seq += len(more)
+        unread.append((first, len(data)))
+        try:
+            worker.send_bytes(data)
+        except WorkerDied:
+            return False  # the receive loop sees the death and requeues what did not run
+        return True
+
     def _run_batch(self, worker: _Worker | None, batch: list[_Job]) -> _Worker | None:
         worker, batch = self._ready_worker(worker, batch)
         if worker is None or not batch:
             return worker
-        items = [(job.key, job.task, job.completion, job.max_chars) for job in batch]
+        seq0 = worker.next_seq
+        unread: list[tuple[int, int]] = []  # (first sequence number, bytes) of messages the worker may not have read
         try:
-            worker.send(("verify_many", items))
+            self._send_items(worker, batch, unread)
         except WorkerDied:
             # Nothing ran: the worker died between calls. Requeue everything on a fresh worker.
             worker.kill()
@@ -417,31 +512,59 @@ class VerificationPool:
             for job in batch:
                 self._jobs.put(job)
             return None
-        for index, job in enumerate(batch):
-            start = time.perf_counter()
+        self._top_up(worker, batch, 0, unread)  # a second message in flight: the worker never waits on us
+        done = 0
+        while done < len(batch):
+            # The item running now, from the worker's progress page: its budget runs from the time
+            # the worker started it. Verdicts come a chunk at a time, so between chunks the page is
+            # the only word on where the worker is.
+            seq, started = worker.progress.read()
+            running = seq - seq0
+            now = time.monotonic()
+            if done <= running < len(batch):
+                wait = started + batch[running].timeout_s - now
+            else:  # not started on item ``done`` yet: it cannot finish later than this
+                running, wait = -1, batch[done].timeout_s
             try:
-                reply = worker.receive(job.timeout_s)
+                reply = worker.receive(wait)
             except TimeoutError:
+                if worker.progress.read()[0] != seq:
+                    continue  # it moved on since: recompute the deadline of the item it is on now
+                # Still on the same item past its budget; or, for a whole budget, not on to the
+                # next one at all (stuck between items): either way that item had its time.
+                index = running if running >= 0 else done
                 self.stats["timeouts"] += 1
+                budget = batch[index].timeout_s
                 verdict = Verdict.failure(
                     Reason.TIMEOUT,
-                    details={"error": f"verification exceeded its {job.timeout_s:g} s budget"},
-                    elapsed_s=time.perf_counter() - start,
+                    details={"error": f"verification exceeded its {budget:g} s budget"},
+                    elapsed_s=time.monotonic() - (started if running >= 0 else now),
                 )
             except WorkerDied as exc:
+                seq, started = worker.progress.read()
+                index = min(max(seq - seq0, done), len(batch) - 1)
                 self.stats["crashes"] += 1
                 verdict = Verdict.failure(
-                    Reason.VERIFIER_ERROR, details={"error": str(exc)}, elapsed_s=time.perf_counter() - start
+                    Reason.VERIFIER_ERROR, details={"error": str(exc)}, elapsed_s=time.monotonic() - started
                 )
             else:
-                if reply[0] == "verdict":
-                    job.future.set_result(reply[1])
+                if reply[0] != "verdicts" or reply[1] != seq0 + done:
+                    verdict = Verdict.failure(
+                        Reason.VERIFIER_ERROR, details={"error": f"unexpected worker reply {str(reply)[:200]}"}
+                    )
+                    index = done
                 else:
-                    job.future.set_result(Verdict.failure(Reason.VERIFIER_ERROR, details={"error": str(reply[1])}))
-                continue
+                    for verdict in reply[2]:
+                        batch[done].future.set_result(verdict)
+                        done += 1
+                    mean = sum(v.elapsed_s for v in reply[2]) / max(1, len(reply[2]))
+                    worker.mean_s = mean if worker.mean_s is None else 0.5 * (worker.mean_s + mean)
+                    self._top_up(worker, batch, done, unread)
+                    continue
             worker.kill()
-            job.future.set_result(verdict)
-            for rest in batch[index + 1 :]:  # not started, or lost with the worker: run them again
+            batch[index].future.set_result(verdict)
+            # Finished but not yet sent (lost with the worker), or not started: run them again.
+            for rest in batch[done:index] + batch[index + 1 :]:
                 self._jobs.put(rest)
             return None
         return worker

@@ -5,20 +5,31 @@ the sampler's fingerprint joined with the prompt format the env asked in (see
 ``sampler_key``). Each task's samples and its totals are written in one transaction, so a
 run killed at any point keeps everything verified before the kill and nothing half-written.
 WAL journaling lets readers (a filter, a progress check) work while a profile writes.
+
+Sample indices are claimed before they are generated (``ClaimLease``): profilers sharing one
+file split the work instead of each sampling every task, a top-up claims indices after the
+stored ones (and the sampler draws new seeds for them), and ``record_task`` refuses an index
+the store already holds. A claim lives as long as its owner: a profiler killed (even by
+``kill -9``) leaves claims that the next run takes over, at once on the same host (the owner's
+pid is gone) and after ``lease_s`` without a heartbeat elsewhere.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
+import socket
 import sqlite3
 import threading
 import time
+import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rlvr_envs.errors import RlvrEnvsError
 from rlvr_envs.types import PassRate, Task, Verdict
 
 _SCHEMA = """
@@ -55,7 +66,38 @@ CREATE TABLE IF NOT EXISTS samples (
     created REAL NOT NULL,
     PRIMARY KEY (env_id, task_fp, sampler, idx)
 );
+CREATE TABLE IF NOT EXISTS claims (
+    env_id TEXT NOT NULL,
+    task_fp TEXT NOT NULL,
+    sampler TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    owner TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (env_id, task_fp, sampler, idx)
+);
+CREATE INDEX IF NOT EXISTS claims_by_owner ON claims (owner);
+CREATE TABLE IF NOT EXISTS owners (
+    owner TEXT PRIMARY KEY,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    heartbeat REAL NOT NULL
+);
 """
+
+DEFAULT_LEASE_S = 120.0
+"""A claim whose owner sent no heartbeat for this long is taken over (owners on other hosts)."""
+
+
+class StoreError(RlvrEnvsError):
+    """The pass-rate store cannot do what was asked."""
+
+
+class DuplicateSampleError(StoreError, ValueError):
+    """A sample index the store already holds was written again (two writers drew the same sample)."""
+
+
+class CorruptStoreError(StoreError, ValueError):
+    """The file holds totals that cannot be (more passes than samples, negative counts)."""
 
 
 def storable(text: str | None) -> str | None:
@@ -73,6 +115,27 @@ def storable(text: str | None) -> str | None:
 def sampler_key(sampler_fingerprint: str, prompt_format: str) -> str:
     """The store's sampler key: what was sampled from, and how the question was laid out."""
     return f"{sampler_fingerprint}+{prompt_format}"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True  # exists, owned by someone else
+    return True
+
+
+def _runs(indices: Sequence[int]) -> list[tuple[int, int]]:
+    """Sorted indices as contiguous (start, count) runs: [0, 1, 2, 5, 6] -> [(0, 3), (5, 2)]."""
+    runs: list[tuple[int, int]] = []
+    for i in sorted(indices):
+        if runs and runs[-1][0] + runs[-1][1] == i:
+            runs[-1] = (runs[-1][0], runs[-1][1] + 1)
+        else:
+            runs.append((i, 1))
+    return runs
 
 
 class AmbiguousSamplerError(ValueError):
@@ -175,17 +238,38 @@ class PassRateStore:
         *,
         gen_s: float,
         verify_s: float,
+        indices: Sequence[int] | None = None,
     ) -> TaskRecord:
-        """Append one task's newly verified samples and update its totals, atomically."""
+        """Store one task's newly verified samples and update its totals, atomically.
+
+        ``indices`` are the sample indices the samples were drawn for (claimed through a
+        ``ClaimLease``); without them the samples go after the last stored one. An index the
+        store already holds raises ``DuplicateSampleError`` and nothing of the call is written.
+        The totals are recounted from the stored samples, so they always agree with them.
+        """
         if not len(completions) == len(verdicts) == len(lengths):
             raise ValueError("completions, verdicts and lengths must have the same length")
+        if indices is not None:
+            if len(indices) != len(completions):
+                raise ValueError(f"got {len(indices)} indices for {len(completions)} samples")
+            if len(set(indices)) != len(indices) or any(int(i) < 0 for i in indices):
+                raise ValueError(f"sample indices must be distinct and non-negative, got {list(indices)}")
         fp, now = task.fingerprint, time.time()
+        key = (env_id, fp, sampler)
         with self._write():
-            row = self._conn.execute(
-                "SELECT COALESCE(MAX(idx) + 1, 0) FROM samples WHERE env_id=? AND task_fp=? AND sampler=?",
-                (env_id, fp, sampler),
-            ).fetchone()
-            start = int(row[0])
+            if indices is None:
+                row = self._conn.execute(
+                    "SELECT COALESCE(MAX(idx) + 1, 0) FROM samples WHERE env_id=? AND task_fp=? AND sampler=?", key
+                ).fetchone()
+                chosen = [int(row[0]) + i for i in range(len(completions))]
+            else:
+                chosen = [int(i) for i in indices]
+                held = self._held(key, chosen)
+                if held:
+                    raise DuplicateSampleError(
+                        f"{self.path}: task {task.id!r} of {env_id} already holds sample(s) {held[:10]} "
+                        f"under sampler {sampler}; refusing to store them twice"
+                    )
             self._conn.executemany(
                 "INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
@@ -193,7 +277,7 @@ class PassRateStore:
                         env_id,
                         fp,
                         sampler,
-                        start + i,
+                        idx,
                         storable(c),
                         float(v.reward),
                         int(v.passed),
@@ -202,35 +286,40 @@ class PassRateStore:
                         int(n),
                         now,
                     )
-                    for i, (c, v, n) in enumerate(zip(completions, verdicts, lengths))
+                    for idx, c, v, n in zip(chosen, completions, verdicts, lengths)
                 ],
             )
-            passes = sum(int(v.passed) for v in verdicts)
-            reward = sum(float(v.reward) for v in verdicts)
+            self._conn.executemany(
+                "DELETE FROM claims WHERE env_id=? AND task_fp=? AND sampler=? AND idx=?",
+                [(*key, idx) for idx in chosen],
+            )
+            count, passes, reward = self._conn.execute(
+                "SELECT COUNT(*), COALESCE(SUM(passed), 0), COALESCE(SUM(reward), 0.0) FROM samples "
+                "WHERE env_id=? AND task_fp=? AND sampler=?",
+                key,
+            ).fetchone()
             self._conn.execute(
                 """INSERT INTO tasks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                    ON CONFLICT (env_id, task_fp, sampler) DO UPDATE SET
-                     passes = passes + excluded.passes, samples = samples + excluded.samples,
-                     reward_sum = reward_sum + excluded.reward_sum, gen_s = gen_s + excluded.gen_s,
+                     passes = excluded.passes, samples = excluded.samples,
+                     reward_sum = excluded.reward_sum, gen_s = gen_s + excluded.gen_s,
                      verify_s = verify_s + excluded.verify_s, updated = excluded.updated""",
-                (
-                    env_id,
-                    fp,
-                    sampler,
-                    task.id,
-                    task.model_dump_json(),
-                    passes,
-                    len(verdicts),
-                    reward,
-                    gen_s,
-                    verify_s,
-                    now,
-                ),
+                (env_id, fp, sampler, task.id, task.model_dump_json(), passes, count, reward, gen_s, verify_s, now),
             )
         record = self.task_record(env_id, sampler, fp)
         if record is None:  # pragma: no cover - just written in the same connection
             raise RuntimeError("the task row vanished right after it was written")
         return record
+
+    def _held(self, key: tuple[str, str, str], indices: Sequence[int]) -> list[int]:
+        held = {
+            r[0] for r in self._conn.execute("SELECT idx FROM samples WHERE env_id=? AND task_fp=? AND sampler=?", key)
+        }
+        return sorted(i for i in indices if i in held)
+
+    def lease(self, *, lease_s: float = DEFAULT_LEASE_S) -> ClaimLease:
+        """A claim owner for this process: ``with store.lease() as lease: lease.claim(...)``."""
+        return ClaimLease(self, lease_s=lease_s)
 
     # -- reading ---------------------------------------------------------------------------------
     def env_ids(self) -> list[str]:
@@ -279,6 +368,13 @@ class PassRateStore:
                 f"FROM tasks WHERE {where} ORDER BY rowid",
                 args,
             ).fetchall()
+        for r in rows:
+            if not (isinstance(r[4], int) and isinstance(r[5], int) and 0 <= r[4] <= r[5]):
+                raise CorruptStoreError(
+                    f"{self.path} is damaged: task {r[1][:16]} of {r[0]} under sampler {r[2]} "
+                    f"has passes={r[4]!r} and samples={r[5]!r} (passes must lie in 0..samples); "
+                    "re-profile into a fresh file, or delete that row from the `tasks` table and rerun the profile"
+                )
         return [
             TaskRecord(r[0], r[1], r[2], Task.model_validate_json(r[3]), r[4], r[5], r[6], r[7], r[8]) for r in rows
         ]
@@ -325,3 +421,108 @@ class PassRateStore:
             ).fetchall()
         for r in rows:
             yield SampleRecord(r[0], r[1], r[2], r[3], bool(r[4]), r[5], r[6], r[7])
+
+
+class ClaimLease:
+    """One claim owner (a profiler process) on a store: claims sample indices, keeps them alive.
+
+    ``claim`` hands out, per task, the indices still missing up to ``n`` that nobody else
+    holds or has claimed, in one write transaction, so concurrent profilers split the work.
+    A heartbeat thread keeps the claims alive while generation runs (minutes, for a large
+    model); closing the lease releases whatever was claimed but not stored.
+    """
+
+    def __init__(self, store: PassRateStore, *, lease_s: float = DEFAULT_LEASE_S) -> None:
+        if lease_s <= 0:
+            raise ValueError(f"lease_s must be positive, got {lease_s}")
+        self.store = store
+        self.lease_s = lease_s
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        with store._write():
+            store._conn.execute(
+                "INSERT OR REPLACE INTO owners VALUES (?, ?, ?, ?)",
+                (self.owner, socket.gethostname(), os.getpid(), time.time()),
+            )
+
+    def __enter__(self) -> ClaimLease:
+        self._thread = threading.Thread(target=self._beat, name="rlvr-store-lease", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _beat(self) -> None:
+        while not self._stop.wait(max(0.05, self.lease_s / 4)):
+            try:
+                with self.store._write():
+                    self.store._conn.execute("UPDATE owners SET heartbeat=? WHERE owner=?", (time.time(), self.owner))
+            except sqlite3.Error:
+                pass  # a busy or closing file; the next beat tries again
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+        try:
+            with self.store._write():
+                self.store._conn.execute("DELETE FROM claims WHERE owner=?", (self.owner,))
+                self.store._conn.execute("DELETE FROM owners WHERE owner=?", (self.owner,))
+        except (sqlite3.Error, sqlite3.ProgrammingError):
+            pass  # the store was closed first; the claims die with this pid anyway
+
+    def _drop_stale(self) -> None:
+        """Delete claims of owners that are gone: dead pid on this host, or no heartbeat for lease_s."""
+        conn, now, here = self.store._conn, time.time(), socket.gethostname()
+        stale = []
+        for owner, host, pid, beat in conn.execute("SELECT owner, host, pid, heartbeat FROM owners"):
+            if owner == self.owner:
+                continue
+            if now - beat > self.lease_s or (host == here and not _pid_alive(pid)):
+                stale.append(owner)
+        for owner in stale:
+            conn.execute("DELETE FROM claims WHERE owner=?", (owner,))
+            conn.execute("DELETE FROM owners WHERE owner=?", (owner,))
+        conn.execute("DELETE FROM claims WHERE owner NOT IN (SELECT owner FROM owners)")
+
+    def claim(self, env_id: str, sampler: str, tasks: Sequence[Task], n: int) -> dict[str, list[int]]:
+        """For each task (by fingerprint), the indices below which ``n`` samples will exist that this
+        owner must now generate: the lowest ones neither stored nor claimed by a live owner.
+        An empty list means the task is done or wholly in someone else's hands."""
+        if n < 1:
+            raise ValueError(f"n must be at least 1, got {n}")
+        out: dict[str, list[int]] = {}
+        conn = self.store._conn
+        with self.store._write():
+            self._drop_stale()
+            now = time.time()
+            conn.execute("UPDATE owners SET heartbeat=? WHERE owner=?", (now, self.owner))
+            for task in tasks:
+                fp = task.fingerprint
+                if fp in out:
+                    continue
+                key = (env_id, fp, sampler)
+                stored = {
+                    r[0]
+                    for r in conn.execute("SELECT idx FROM samples WHERE env_id=? AND task_fp=? AND sampler=?", key)
+                }
+                claimed = dict(
+                    conn.execute("SELECT idx, owner FROM claims WHERE env_id=? AND task_fp=? AND sampler=?", key)
+                )
+                mine = sorted(i for i, o in claimed.items() if o == self.owner and i not in stored)
+                taken = stored | set(claimed)
+                need = n - len(taken)
+                fresh: list[int] = []
+                i = 0
+                while len(fresh) < need:
+                    if i not in taken:
+                        fresh.append(i)
+                    i += 1
+                conn.executemany(
+                    "INSERT INTO claims VALUES (?, ?, ?, ?, ?, ?)", [(*key, j, self.owner, now) for j in fresh]
+                )
+                out[fp] = sorted(mine + fresh)
+        return out

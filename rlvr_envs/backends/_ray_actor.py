@@ -1,0 +1,87 @@
+"""The code that runs inside one Ray verification actor (imported there, never by ``import rlvr_envs``).
+
+An actor owns a one-worker local ``VerificationPool``: the verifier runs in a subprocess of the
+actor, in its own process group, so every guarantee of the local pool holds on each node
+unchanged (a hung call's worker group killed at its budget, a segfault → ``verifier_error``,
+the address-space cap, the code family's sandboxes and their bubblewrap check). The actor only
+batches: one Ray call carries a chunk of items and returns their verdicts in order.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import socket
+from concurrent.futures import Future
+from typing import Any
+
+from rlvr_envs.pool import VerificationPool
+from rlvr_envs.types import Reason, Task, Verdict
+
+
+class Prepickled:
+    """Stands in for a verifier the driver already pickled: the actor never unpickles it
+    (that would run its warm-up, or start sandboxes, in the actor process); pickling this
+    yields the driver's bytes, so the worker subprocess loads the real verifier."""
+
+    def __init__(self, blob: bytes, time_budget_s: float) -> None:
+        self.blob = blob
+        self.time_budget_s = time_budget_s
+
+    def __reduce__(self) -> tuple[Any, tuple[bytes]]:
+        return (pickle.loads, (self.blob,))
+
+
+class VerifierActor:
+    def __init__(self, memory_mb: int, default_timeout_s: float, max_batch: int, max_completion_chars: int) -> None:
+        self.pool = VerificationPool(
+            1,
+            memory_mb=memory_mb,
+            default_timeout_s=default_timeout_s,
+            max_batch=max_batch,
+            max_completion_chars=max_completion_chars,
+        )
+        self.verifiers: dict[str, Prepickled] = {}
+
+    def where(self) -> dict[str, Any]:
+        """Where this actor runs (for placement checks and for killing it in tests)."""
+        import ray
+
+        ctx = ray.get_runtime_context()
+        return {"node_id": ctx.get_node_id(), "pid": os.getpid(), "host": socket.gethostname()}
+
+    def _load(self, blobs: dict[str, tuple[bytes, float]]) -> None:
+        for key, (blob, budget) in blobs.items():
+            if key not in self.verifiers:
+                self.verifiers[key] = Prepickled(blob, budget)
+
+    def preload(self, blobs: dict[str, tuple[bytes, float]], key: str, timeout_s: float) -> bool:
+        self._load(blobs)
+        self.pool.preload(self.verifiers[key], timeout_s=timeout_s)  # type: ignore[arg-type]
+        return True
+
+    def verify(
+        self, blobs: dict[str, tuple[bytes, float]], items: list[tuple[str, Task, str, float, int]]
+    ) -> list[Verdict]:
+        self._load(blobs)
+        futures: list[Future[Verdict] | None] = []
+        for key, task, completion, timeout_s, max_chars in items:
+            verifier = self.verifiers.get(key)
+            if verifier is None:  # the driver thought this actor had it: never silently wrong
+                futures.append(None)
+                continue
+            futures.append(
+                self.pool.submit(verifier, task, completion, timeout_s=timeout_s, max_completion_chars=max_chars)  # type: ignore[arg-type]
+            )
+        return [
+            f.result()
+            if f is not None
+            else Verdict.failure(Reason.VERIFIER_ERROR, details={"error": "verifier not loaded on this actor"})
+            for f in futures
+        ]
+
+    def stats(self) -> dict[str, int]:
+        return dict(self.pool.stats)
+
+    def shutdown(self) -> None:
+        self.pool.close()
