@@ -47,6 +47,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import IO
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO.parent / "shared" / "data"
@@ -285,6 +286,13 @@ while True:
 """
 
 
+def _pipes(proc: subprocess.Popen) -> tuple[IO[bytes], IO[bytes]]:
+    """A zygote's stdin and stdout (always there: every zygote is started with both piped)."""
+    if proc.stdin is None or proc.stdout is None:
+        raise RuntimeError("the floor zygote was started without pipes")
+    return proc.stdin, proc.stdout
+
+
 class Floor:
     name = "isolated floor (bwrap, warm fork, uid, rlimits)"
 
@@ -303,7 +311,7 @@ class Floor:
         self.lock = threading.Lock()
         for uid in self.uids:
             proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-            if proc.stdout.read(1) != b"R":
+            if _pipes(proc)[1].read(1) != b"R":
                 raise RuntimeError("the floor zygote did not start")
             self.free.append((proc, uid))
 
@@ -314,9 +322,10 @@ class Floor:
                 proc, uid = self.free.pop()
             try:
                 data = json.dumps({"program": script(row, program), "uid": uid, "wall_s": self.timeout_s}).encode()
-                proc.stdin.write(struct.pack(">I", len(data)) + data)
-                proc.stdin.flush()
-                return proc.stdout.read(1) == b"1"
+                stdin, stdout = _pipes(proc)
+                stdin.write(struct.pack(">I", len(data)) + data)
+                stdin.flush()
+                return stdout.read(1) == b"1"
             finally:
                 with self.lock:
                     self.free.append((proc, uid))
@@ -325,7 +334,7 @@ class Floor:
 
     def close(self) -> None:
         for proc, _ in self.free:
-            proc.stdin.close()
+            _pipes(proc)[0].close()
             proc.wait(5)
 
 

@@ -88,7 +88,7 @@ def docker_verifier():
     client = _Client()
     box = DockerSandbox(client=client)
     verifier = CodeVerifier(backend="docker")
-    verifier.sandbox = lambda: box  # type: ignore[method-assign]
+    verifier.sandbox = lambda: box
     yield verifier, client
     box.close()
 

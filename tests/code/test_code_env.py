@@ -123,7 +123,7 @@ def test_reduced_isolation_is_an_explicit_opt_in(monkeypatch):
     with LocalSandbox(allow_reduced_isolation=True) as box:
         assert not box.isolated
         verifier = CodeVerifier(timeout_s=5)
-        verifier.sandbox = lambda: box  # type: ignore[method-assign]
+        verifier.sandbox = lambda: box
         task = asserts_task(["assert f() == 1"], names=("f",))
         assert verifier.verify(task, "def f():\n    return 1\n").passed
         assert verifier.verify(task, "def f():\n    return 2\n").reason is Reason.WRONG
@@ -138,7 +138,7 @@ def test_reduced_isolation_is_an_explicit_opt_in(monkeypatch):
 def test_a_broken_sandbox_is_a_retried_verifier_error():
     box = LocalSandbox(python="/usr/bin/true", retries=1)
     verifier = CodeVerifier(timeout_s=2)
-    verifier.sandbox = lambda: box  # type: ignore[method-assign]
+    verifier.sandbox = lambda: box
     verdict = verifier.verify(asserts_task(["assert f() == 1"], names=("f",)), "def f():\n    return 1\n")
     assert verdict.reason is Reason.VERIFIER_ERROR and verdict.is_infrastructure_failure
     assert box.stats["infrastructure_retries"] == 1
@@ -151,7 +151,7 @@ def test_a_broken_sandbox_is_a_retried_verifier_error():
 def test_a_killed_worker_is_replaced_and_the_sample_retried():
     box = LocalSandbox()
     verifier = CodeVerifier(timeout_s=5)
-    verifier.sandbox = lambda: box  # type: ignore[method-assign]
+    verifier.sandbox = lambda: box
     task = asserts_task(["assert f() == 1"], names=("f",))
     assert verifier.verify(task, fenced("def f():\n    return 1\n")).passed
     for worker in list(box._all):
@@ -170,7 +170,7 @@ def test_docker_backend_skips_without_an_engine():
         pytest.skip(f"no Docker engine here: {why}")
     with DockerSandbox() as box:  # pragma: no cover - needs an engine
         verifier = CodeVerifier(backend="docker")
-        verifier.sandbox = lambda: box  # type: ignore[method-assign]
+        verifier.sandbox = lambda: box
         task = asserts_task(["assert f() == 1"], names=("f",))
         assert verifier.verify(task, fenced("def f():\n    return 1\n")).passed
         assert not verifier.verify(task, fenced("import sys\nsys.exit(0)\n")).passed

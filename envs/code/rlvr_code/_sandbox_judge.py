@@ -15,6 +15,9 @@ import os
 import socket
 import sys
 import time
+from collections.abc import Callable
+from types import CodeType
+from typing import Any
 
 from rlvr_code._sandbox_batch import asserts_runs, humaneval_test_code
 from rlvr_code._sandbox_stdio import StdioCases, ended_as
@@ -94,7 +97,7 @@ class Remote:
     def __call__(self, *args: object, **kwargs: object) -> object:
         return self._link.request("call", self._ref, list(args), kwargs)
 
-    def __getattr__(self, name: str) -> object:
+    def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
         return self._link.request("getattr", self._ref, name)
@@ -140,7 +143,7 @@ class Link:
         # () -> str: waits (at most until the deadline) for the zygote's report on the process.
         self.ended = ended
         self.pending: list = []  # requests sent ahead in a batch, in order (``_sandbox_batch``)
-        self.on_diverge = None
+        self.on_diverge: Callable[[], None] | None = None
 
     def prefetch(self, calls: list) -> None:
         """Send ``calls`` (target, args, kwargs) ahead in one message; each answer is read when
@@ -223,7 +226,8 @@ class Link:
             return ["D", [[self._wire(k), self._wire(v)] for k, v in value.items()]]
         return encode(value, {})
 
-    def request(self, op: str, target: object, *args: object) -> object:
+    def request(self, op: str, target: object, *args: Any) -> Any:
+        """One operation on a solution object; its reply decoded (plain data of any shape, or a Remote)."""
         if self.timed_out:
             raise TimeoutError()
         if self.broken:
@@ -258,11 +262,11 @@ class Link:
             return self.decode(reply[1])
         if reply[0] == "err" and len(reply) == 3:
             # Both come from the solution: an exception class may be named with megabytes.
-            name, message = trim(str(reply[1]), 200), trim(str(reply[2]))
+            name, detail = trim(str(reply[1]), 200), trim(str(reply[2]))
             cls = _PASSTHROUGH_ERRORS.get(name)
             if cls is not None and name != "StopIteration":
-                raise cls(message)
-            raise SolutionError(f"{name}: {message}")
+                raise cls(detail)
+            raise SolutionError(f"{name}: {detail}")
         raise SolutionError("malformed reply from the solution")
 
 
@@ -452,7 +456,7 @@ class Judge(StdioCases):
         judge_imports = self.job.get("judge_imports") or {}
         return self.batching and not any(n in namespace or n in solution_names or n in judge_imports for n in names)
 
-    def run_unit(self, name: str, code: object, namespace: dict) -> bool:
+    def run_unit(self, name: str, code: CodeType, namespace: dict) -> bool:
         """Run one unit of test code; report it; False when the run must stop (timeout)."""
         try:
             exec(code, namespace)

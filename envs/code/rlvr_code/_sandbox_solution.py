@@ -23,6 +23,7 @@ import os
 import socket
 import sys
 import time
+from typing import Any
 
 from rlvr_code._sandbox_wire import (
     PR_SET_NO_NEW_PRIVS,
@@ -218,7 +219,7 @@ def _error_of(exc: BaseException) -> list:
         return ["err", "Exception", "unprintable exception"]
 
 
-def _resolve(target: object, refs: dict[int, object], namespace: dict) -> object:
+def _resolve(target: Any, refs: dict[int, Any], namespace: dict) -> Any:
     if type(target) is list and len(target) == 2 and target[0] == "name":
         if target[1] not in namespace:
             raise NameError(f"name {target[1]!r} is not defined by the solution")
@@ -226,7 +227,7 @@ def _resolve(target: object, refs: dict[int, object], namespace: dict) -> object
     return refs[target]
 
 
-def _decode_in_solution(item: list, refs: dict[int, object], namespace: dict) -> object:
+def _decode_in_solution(item: list, refs: dict[int, Any], namespace: dict) -> Any:
     tag, rest = item[0], item[1:]
     if tag == "R":
         return _resolve(rest[0], refs, namespace)
@@ -266,8 +267,8 @@ def _restore_builtins(current: dict = builtins.__dict__, pristine: dict = _PRIST
 
 def serve_solution(program: str, fd: int) -> None:
     """Run the solution's module, then answer the judge's calls until the pipe closes."""
-    refs: dict[int, object] = {}
-    namespace: dict[str, object] = {"__name__": "solution", "__builtins__": builtins}
+    refs: dict[int, Any] = {}
+    namespace: dict[str, Any] = {"__name__": "solution", "__builtins__": builtins}
     try:
         exec(compile(program, "<solution>", "exec"), namespace)
     except BaseException as exc:
@@ -298,7 +299,8 @@ def serve_solution(program: str, fd: int) -> None:
                 elif op == "getattr":
                     result = getattr(obj, args[0])
                 elif op == "setattr":
-                    result = setattr(obj, args[0], args[1])
+                    setattr(obj, args[0], args[1])
+                    result = None
                 elif op == "getitem":
                     result = obj[args[0]]
                 elif op == "iter":
@@ -315,7 +317,7 @@ def serve_solution(program: str, fd: int) -> None:
         send(fd, reply)
 
 
-def serve_batch(calls: list, refs: dict[int, object], namespace: dict, fd: int) -> None:
+def serve_batch(calls: list, refs: dict[int, Any], namespace: dict, fd: int) -> None:
     """Calls the judge sent ahead (``_sandbox_batch``): run in order, each answered as it returns,
     exactly as if each had come alone. An answer holding an object that stays here ends the
     batch: the judge may go on to use that object, so it asks for everything after one by one."""
@@ -500,7 +502,8 @@ class SolutionZygote:
                 if left <= 0:
                     outcome["timed_out"] = True
                     break
-                ready = select.select([pidfd, self.link], [], [], left)[0]
+                watched: list[int | socket.socket] = [pidfd, self.link]
+                ready = select.select(watched, [], [], left)[0]
                 if pidfd in ready:
                     _, status = os.waitpid(pid, 0)
                     if os.WIFSIGNALED(status):

@@ -29,6 +29,12 @@ import struct
 import sys
 import time
 
+# The sandbox never imports typing (start-up cost): the names below exist for the type checker
+# only, and every annotation stays an unevaluated string (``from __future__ import annotations``).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 _HEADER = struct.Struct(">I")
 MAX_MESSAGE = 64 * 1024 * 1024
 MAX_REPLY = 16 * 1024 * 1024
@@ -94,7 +100,8 @@ def _read_exact(fd: int, n: int, deadline: float | None) -> bytes:
     return b"".join(chunks)
 
 
-def recv(fd: int, deadline: float | None = None, limit: int = MAX_MESSAGE) -> object:
+def recv(fd: int, deadline: float | None = None, limit: int = MAX_MESSAGE) -> Any:
+    """One framed JSON message: any JSON value, which every reader checks before it trusts it."""
     (size,) = _HEADER.unpack(_read_exact(fd, _HEADER.size, deadline))
     if size > limit:
         raise ProtocolError(f"message of {size} bytes is over the limit")
@@ -154,7 +161,8 @@ def encode(value: object, refs: dict[int, object], depth: int = 0) -> list:
         (frozenset, "Z", frozenset.__iter__),
     ):
         if isinstance(value, base):
-            return [tag, [encode(v, refs, depth + 1) for v in iterate(value)]]
+            # ``iterate`` is the unbound ``__iter__`` of ``base``, which ``value`` is an instance of.
+            return [tag, [encode(v, refs, depth + 1) for v in iterate(value)]]  # type: ignore[arg-type]
     if isinstance(value, dict):
         return ["D", [[encode(k, refs, depth + 1), encode(v, refs, depth + 1)] for k, v in dict.items(value)]]
     if type(value) is type(sys):
@@ -186,7 +194,7 @@ def send_fds(sock: socket.socket, fds: list[int], obj: object) -> None:
     send(sock.fileno(), obj)
 
 
-def recv_fds(sock: socket.socket, max_fds: int, deadline: float | None = None) -> tuple[object, list[int]]:
+def recv_fds(sock: socket.socket, max_fds: int, deadline: float | None = None) -> tuple[Any, list[int]]:
     if deadline is not None:
         left = deadline - time.monotonic()
         if left <= 0 or not select.select([sock], [], [], left)[0]:
