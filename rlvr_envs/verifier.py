@@ -37,6 +37,12 @@ class Verifier(ABC):
 
     time_budget_s: float = DEFAULT_TIME_BUDGET_S
 
+    bounded_cheap: bool = False
+    """Declares that every call, on any input up to the size cap, takes far less than its budget
+    (measured: ``bench/pool_overhead.py``). The pool then sends such a verifier's calls in
+    chunks from the first message on, instead of after it has timed a few; each call keeps its
+    own hard budget either way."""
+
     @abstractmethod
     def verify(self, task: Task, completion: str) -> Verdict: ...
 

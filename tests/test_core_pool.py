@@ -110,7 +110,7 @@ def test_preload_loads_the_verifier_in_every_worker_before_work_arrives(tmp_path
 
     log = tmp_path / "loads.txt"
     verifier = LoadRecordingVerifier(str(log), warm_up_s=0.3)
-    with VerificationPool(3) as fresh:
+    with VerificationPool(3, start="spawn") as fresh:
         fresh.preload(verifier)
         loaded = log.read_text().split()
         # One load in each of the three workers (pipelining alone would send the first queued
@@ -182,7 +182,7 @@ def test_calls_that_never_ran_are_retried_when_replacement_workers_die_while_loa
     # verifier. Only the call that ran may fail; the 32 others used to get verifier_error too.
     verifier = FlakyLoadVerifier(str(tmp_path / "loads"), dying_loads=(2, 3))
     many = (tasks * 4)[:33]
-    with VerificationPool(1, max_batch=64) as fresh:
+    with VerificationPool(1, max_batch=64, start="spawn") as fresh:
         verdicts = fresh.map(verifier, many, ["crash"] + [gold(t) for t in many[1:]])
         assert fresh.stats["requeued"] == 32
     assert verdicts[0].reason is Reason.VERIFIER_ERROR
@@ -193,7 +193,7 @@ def test_calls_that_never_ran_are_retried_when_replacement_workers_die_while_loa
 def test_a_verifier_that_kills_every_worker_it_loads_in_fails_each_call_once_not_forever(tmp_path, tasks):
     verifier = FlakyLoadVerifier(str(tmp_path / "loads"), dying_loads=tuple(range(1, 100)))
     start = time.perf_counter()
-    with VerificationPool(1) as fresh:
+    with VerificationPool(1, start="spawn") as fresh:
         verdicts = fresh.map(verifier, tasks[:3], [gold(t) for t in tasks[:3]])
     assert all(v.reason is Reason.VERIFIER_ERROR and "load the verifier" in v.details["error"] for v in verdicts)
     # Bounded: three rounds of two fresh workers for the batch, then verifier_error.

@@ -1,0 +1,163 @@
+"""The pool's handle on one worker process: spawned, or forked by the zygote.
+
+Kept out of ``rlvr_envs.pool`` (which schedules calls) so that each file stays readable.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import subprocess
+import sys
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from typing import Any
+
+from rlvr_envs._worker import Progress, dumps
+from rlvr_envs.zygote import Zygote
+
+__all__ = ["WorkerDied", "_Worker"]
+
+
+class WorkerDied(Exception):
+    pass
+
+
+class _Worker:
+    """One verification subprocess in its own process group: spawned, or forked by a zygote."""
+
+    def __init__(
+        self, pid: int, to: Connection, from_: Connection, progress: Progress, wait: Callable[[float], int | None]
+    ) -> None:
+        self.pid = pid
+        self._to = to
+        self._from = from_
+        self.progress = progress
+        self._wait = wait
+        self.loaded: set[str] = set()
+        self.forked = False
+        self.returncode: int | None = None
+        self.next_seq = 0
+        self.mean_s: float | None = None
+        """Recent mean time of one call in this worker: decides when to send it more."""
+        """Sequence number of the next item sent: the progress page names items by it."""
+
+    @classmethod
+    def spawn(cls, memory_mb: int) -> _Worker:
+        env = dict(os.environ)
+        # The worker must import what the caller can (plugins installed editable, test modules).
+        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        progress = Progress.create()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "rlvr_envs._worker", str(memory_mb), str(progress.fd)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            pass_fds=(progress.fd,),
+            start_new_session=True,
+            env=env,
+        )
+        assert proc.stdin is not None and proc.stdout is not None
+        to = Connection(os.dup(proc.stdin.fileno()), readable=False)
+        from_ = Connection(os.dup(proc.stdout.fileno()), writable=False)
+        proc.stdin.close()
+        proc.stdout.close()
+
+        def wait(timeout_s: float) -> int | None:
+            try:
+                return proc.wait(timeout_s)
+            except subprocess.TimeoutExpired:
+                return None
+
+        return cls(proc.pid, to, from_, progress, wait)
+
+    @classmethod
+    def fork(cls, zygote: Zygote) -> _Worker:
+        with zygote.lock:
+            pid, sock, progress_fd = zygote.fork()
+        conn = Connection(sock.detach())
+
+        def wait(timeout_s: float) -> int | None:
+            # The zygote may be busy loading a verifier for another slot (seconds): a killed
+            # worker's reaping then waits for its next fork instead of holding up this slot.
+            if not zygote.lock.acquire(timeout=timeout_s):
+                zygote.unreaped.add(pid)
+                return None
+            try:
+                code = zygote.reap(pid, timeout_s)
+            finally:
+                zygote.lock.release()
+            if code is None:
+                zygote.unreaped.add(pid)
+            return code
+
+        worker = cls(pid, conn, conn, Progress(progress_fd), wait)
+        worker.loaded = set(zygote.loaded)
+        worker.forked = True
+        return worker
+
+    def send(self, message: tuple[Any, ...]) -> None:
+        self.send_bytes(dumps(message))
+
+    def send_bytes(self, data: bytes) -> int:
+        """Send a pickled message; returns its size."""
+        try:
+            self._to.send_bytes(data)
+        except OSError as exc:
+            raise WorkerDied(self._death_note()) from exc
+        return len(data)
+
+    def receive(self, timeout_s: float) -> Any:
+        """The next reply; raises TimeoutError when none comes in time, WorkerDied on EOF."""
+        try:
+            ready = self._from.poll(max(0.0, timeout_s))
+        except (EOFError, OSError) as exc:
+            raise WorkerDied(self._death_note()) from exc
+        if not ready:
+            raise TimeoutError(f"no reply within {timeout_s:g} s")
+        try:
+            data = self._from.recv_bytes()
+        except (EOFError, OSError) as exc:
+            raise WorkerDied(self._death_note()) from exc
+        try:
+            return pickle.loads(data)
+        except Exception as exc:  # a reply this process cannot read: the worker is of no use
+            self.kill()
+            raise WorkerDied(f"unreadable reply from the worker: {type(exc).__name__}: {exc}"[:500]) from exc
+
+    def request(self, message: tuple[Any, ...], timeout_s: float) -> Any:
+        """Send and wait for the reply; raises TimeoutError or WorkerDied."""
+        self.send(message)
+        return self.receive(timeout_s)
+
+    def _reap(self, timeout_s: float) -> int | None:
+        if self.returncode is None:
+            self.returncode = self._wait(timeout_s)
+        return self.returncode
+
+    def _death_note(self) -> str:
+        code = self._reap(0.5)
+        if code is None:
+            return "worker stopped answering"
+        if code < 0:
+            try:
+                return f"worker killed by {signal.Signals(-code).name}"
+            except ValueError:
+                return f"worker killed by signal {-code}"
+        return f"worker exited with code {code}"
+
+    def kill(self) -> None:
+        if self.returncode is None:  # once reaped, its group id may belong to someone else
+            try:
+                os.killpg(self.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            self._reap(5.0)  # the group id stays taken (a zombie) until it is reaped
+        self._to.close()
+        self._from.close()
+        self.progress.close()
+
+    def close(self, grace_s: float = 1.0) -> None:
+        self._to.close()  # EOF tells the worker to exit
+        self._reap(grace_s)
+        self.kill()
