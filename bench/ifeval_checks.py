@@ -36,7 +36,10 @@ import tempfile
 import time
 import zipfile
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
@@ -45,14 +48,14 @@ PEER_FILES = ("instructions.py", "instructions_registry.py", "instructions_util.
 
 
 def load_rows() -> list[dict]:
-    rows = []
+    rows: list[dict] = []
     for name in ("ifeval_gpt4_responses_labeled.jsonl", "ifbench_responses_labeled.jsonl"):
         with (DATA / name).open(encoding="utf-8") as fh:
             rows.extend(json.loads(line) for line in fh if line.strip())
     return rows
 
 
-def load_peer() -> tuple[object | None, str]:
+def load_peer() -> tuple[ModuleType | None, str]:
     """lm-eval's IFEval registry module, or None with the reason."""
     try:
         return importlib.import_module("lm_eval.tasks.ifeval.instructions_registry"), "installed lm_eval"
@@ -62,7 +65,9 @@ def load_peer() -> tuple[object | None, str]:
     try:
         subprocess.run(
             [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "lm-eval==0.4.13", "-d", str(workdir)],
-            check=True, capture_output=True, timeout=120,
+            check=True,
+            capture_output=True,
+            timeout=120,
         )
         wheel = next(workdir.glob("lm_eval-*.whl"))
         with zipfile.ZipFile(wheel) as zf:
@@ -81,8 +86,15 @@ def clear_caches() -> None:
     chunks, words and syllables that a long-running worker would keep warm."""
     from rlvr_ifeval import checkers_ifbench, langdetect_exact, language, text
 
-    for fn in (text._sentence_spans, text._word_tokens, text._tokenize_chunk, text._rule_sentences,
-               text._word_runs, language.detect_language, checkers_ifbench._syllables):
+    for fn in (
+        text._sentence_spans,
+        text._word_tokens,
+        text._tokenize_chunk,
+        text._rule_sentences,
+        text._word_runs,
+        language.detect_language,
+        checkers_ifbench._syllables,
+    ):
         fn.cache_clear()
     langdetect_exact.clear_text_memos()
 
@@ -111,15 +123,16 @@ def main() -> None:
     if args.hostile:
         hostile(args.repeats)
         return
+    from rlvr_envs import Task
     from rlvr_ifeval.envs import IFEvalVerifier
     from rlvr_ifeval.scoring import build_checker, build_checkers
 
-    from rlvr_envs import Task
-
     rows = load_rows()
     ours = [(build_checkers(r["instruction_id_list"], r["kwargs"]), r["response"]) for r in rows]
-    tasks = [Task(id=str(i), prompt=r["prompt"], answer={k: r[k] for k in ("instruction_id_list", "kwargs")})
-             for i, r in enumerate(rows)]
+    tasks = [
+        Task(id=str(i), prompt=r["prompt"], answer={k: r[k] for k in ("instruction_id_list", "kwargs")})
+        for i, r in enumerate(rows)
+    ]
     verifier = IFEvalVerifier(min_words=0)
     from rlvr_ifeval.language import warm_up
 
@@ -135,6 +148,7 @@ def main() -> None:
                     checker.check(response)
                     n += 1
             return n
+
         return run
 
     def verify_pass() -> int:
@@ -144,15 +158,25 @@ def main() -> None:
     table.append(("rlvr_ifeval checker.check", "IFEval+IFBench, all", *timed(ours_pass(ours), args.seconds)))
     table.append(("rlvr_ifeval IFEvalVerifier.verify", "IFEval+IFBench, all", *timed(verify_pass, args.seconds)))
     language_only = [([c for c in cs if c.instruction_id in LANGUAGE_IDS], r) for cs, r in ours]
-    table.append(("rlvr_ifeval checker.check", "IFEval+IFBench, the 3 language-detection ids",
-                  *timed(ours_pass(language_only), args.seconds)))
+    table.append(
+        (
+            "rlvr_ifeval checker.check",
+            "IFEval+IFBench, the 3 language-detection ids",
+            *timed(ours_pass(language_only), args.seconds),
+        )
+    )
     from rlvr_ifeval import langdetect_exact, language
 
     # The same checks without numba's kernels (langdetect_jit): the numpy and string paths a
     # machine without numba runs (same labels; shows what compiling saves).
     compiled = language.set_compiled(False)
-    table.append(("rlvr_ifeval, numpy walk (no numba)", "IFEval+IFBench, the 3 language-detection ids",
-                  *timed(ours_pass(language_only), args.seconds)))
+    table.append(
+        (
+            "rlvr_ifeval, numpy walk (no numba)",
+            "IFEval+IFBench, the 3 language-detection ids",
+            *timed(ours_pass(language_only), args.seconds),
+        )
+    )
     language.set_compiled(compiled)
     if not langdetect_exact.engine().compiled:
         print("(numba's kernels are unavailable here: every rlvr_ifeval row used the numpy walk)")
@@ -163,18 +187,30 @@ def main() -> None:
         # detection per response, skipped where the case test already fails the check.
         n = 0
         for checkers, response in language_only:
-            if any(c.instruction_id == "language:response_language" or (
-                    response.isupper() if c.instruction_id.endswith("capital") else response.islower())
-                   for c in checkers):
+            if any(
+                c.instruction_id == "language:response_language"
+                or (response.isupper() if c.instruction_id.endswith("capital") else response.islower())
+                for c in checkers
+            ):
                 langdetect_language(response)
             n += len(checkers)
         return n
 
-    table.append(("langdetect.detect (seed 0) as the detector", "IFEval+IFBench, the 3 language-detection ids",
-                  *timed(langdetect_pass, args.seconds)))
+    table.append(
+        (
+            "langdetect.detect (seed 0) as the detector",
+            "IFEval+IFBench, the 3 language-detection ids",
+            *timed(langdetect_pass, args.seconds),
+        )
+    )
     no_language = [([c for c in cs if c.instruction_id not in LANGUAGE_IDS], r) for cs, r in ours]
-    table.append(("rlvr_ifeval checker.check", "IFEval+IFBench, no language detection",
-                  *timed(ours_pass(no_language), args.seconds)))
+    table.append(
+        (
+            "rlvr_ifeval checker.check",
+            "IFEval+IFBench, no language detection",
+            *timed(ours_pass(no_language), args.seconds),
+        )
+    )
 
     peer, peer_source = load_peer()
     ifeval_rows = [r for r in rows if isinstance(r["key"], int)]
@@ -204,8 +240,9 @@ def main() -> None:
 
         subset = "IFEval, checks the peer can run offline"
         peer_no_language = [(m, [t for t in th if t.id not in LANGUAGE_IDS], r) for m, th, r in runnable]
-        table.append(("rlvr_ifeval checker.check", subset, *timed(ours_pass([(m, r) for m, _, r in runnable]),
-                                                                 args.seconds)))
+        table.append(
+            ("rlvr_ifeval checker.check", subset, *timed(ours_pass([(m, r) for m, _, r in runnable]), args.seconds))
+        )
         table.append((f"lm-eval IFEval ({peer_source})", subset, *timed(peer_pass, args.seconds)))
         subset = "same, no language detection"
         mine_nl = [([c for c in m if c.instruction_id not in LANGUAGE_IDS], r) for m, _, r in runnable]
@@ -225,8 +262,10 @@ def main() -> None:
 
         table.append(("naive: rebuild checker per check", "IFEval", *timed(naive_pass, args.seconds)))
 
-    print(f"{'implementation':<44} {'instruction set':<46} {'checks':>7} {'cpu s':>6} "
-          f"{'checks/s/core':>13} {'best pass':>10}")
+    print(
+        f"{'implementation':<44} {'instruction set':<46} {'checks':>7} {'cpu s':>6} "
+        f"{'checks/s/core':>13} {'best pass':>10}"
+    )
     for name, subset, checks, seconds, best in table:
         print(f"{name:<44} {subset:<46} {checks:>7} {seconds:>6.2f} {checks / seconds:>13,.0f} {best:>10,.0f}")
 
@@ -247,12 +286,11 @@ def hostile(repeats: int) -> None:
     import re
     import statistics
 
+    from rlvr_envs import Task
     from rlvr_ifeval.scoring import build_checker
     from rlvr_ifeval.verifier import IFEvalVerifier
 
-    from rlvr_envs import Task
-
-    reference = {
+    reference: dict[str, Callable[[str], object]] = {
         "detectable_content:postscript": lambda r: re.search(r"\s*p\.\s?s\..*$", r.lower(), flags=re.MULTILINE),
         "detectable_format:number_bullet_lists": lambda r: (
             re.findall(r"^\s*\*[^\*].*$", r, flags=re.MULTILINE) + re.findall(r"^\s*-.*$", r, flags=re.MULTILINE)
@@ -260,7 +298,7 @@ def hostile(repeats: int) -> None:
         "detectable_content:number_placeholders": lambda r: re.findall(r"\[.*?\]", r),
         "length_constraints:number_sentences": lambda r: re.findall(r"[.?!]+(?=([)\";}\]*:@'({\[])|\s+(\S+))", r),
     }
-    kwargs = {
+    kwargs: dict[str, dict[str, Any]] = {
         "detectable_content:postscript": {"postscript_marker": "P.S."},
         "detectable_format:number_bullet_lists": {"num_bullets": 3},
         "detectable_content:number_placeholders": {"num_placeholders": 2},
@@ -288,22 +326,27 @@ def hostile(repeats: int) -> None:
         checker = build_checker(instruction, kwargs[instruction])
         for size in (3_000, 10_000, 30_000, 100_000, 1_000_000):
             response = unit * size
-            ours = _cpu_runs(lambda c=checker, r=response: c.check(r), repeats)
+            ours = _cpu_runs(partial(checker.check, response), repeats)
             if size <= reference_up_to[instruction]:
-                theirs = cell(
-                    _cpu_runs(lambda f=reference[instruction], r=response: f(r), 1 if size >= 30_000 else repeats)
-                )
+                theirs = cell(_cpu_runs(partial(reference[instruction], response), 1 if size >= 30_000 else repeats))
             else:
                 theirs = "not run (quadratic)"
             print(f"{instruction:<40} {f'{size:,} x {unit!r}':<14} {theirs:>30} {cell(ours):>30}")
 
     # The issue's batch: 100 labelled responses, 5 of them replaced by 100k newlines.
     rows = load_rows()[:100]
-    tasks = [Task(id=str(i), prompt=r["prompt"], answer={k: r[k] for k in ("instruction_id_list", "kwargs")})
-             for i, r in enumerate(rows)]
-    hostile_task = Task(id="h", prompt="Write.", answer={
-        "instruction_id_list": ["detectable_content:postscript", "detectable_format:number_bullet_lists"],
-        "kwargs": [{"postscript_marker": "P.S."}, {"num_bullets": 3}]})
+    tasks = [
+        Task(id=str(i), prompt=r["prompt"], answer={k: r[k] for k in ("instruction_id_list", "kwargs")})
+        for i, r in enumerate(rows)
+    ]
+    hostile_task = Task(
+        id="h",
+        prompt="Write.",
+        answer={
+            "instruction_id_list": ["detectable_content:postscript", "detectable_format:number_bullet_lists"],
+            "kwargs": [{"postscript_marker": "P.S."}, {"num_bullets": 3}],
+        },
+    )
     responses = [r["response"] for r in rows]
     batch_tasks = list(tasks)
     for i in range(0, 100, 20):

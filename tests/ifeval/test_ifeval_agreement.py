@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+
 from rlvr_ifeval.base import InstructionError
 from rlvr_ifeval.scoring import build_checker, evaluate
-
 from tests.helpers.data import read_jsonl
 
 MIN_AGREEMENT = 0.995

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import json
+import random
 import re
 import time
 
 import pytest
+
 from rlvr_ifeval import instruction_ids, text
 from rlvr_ifeval.base import REGISTRY, InstructionError, compile_keyword
 from rlvr_ifeval.language import detect_language
 from rlvr_ifeval.scoring import build_checker, evaluate, loose_variants
-
 from tests.helpers.data import read_jsonl, shared_path
 
 
@@ -59,7 +60,7 @@ HOSTILE = [
     "True",
     "\x00\x01\x02 binary \xff",
     "(" * 5000 + ")" * 5000,
-    '"\'' * 3000,
+    "\"'" * 3000,
     "word. " * 20000,
     "🙂" * 1000,
     "```json\n{" * 500,
@@ -89,7 +90,11 @@ def test_checker_never_raises_and_stays_fast(instruction_id: str) -> None:
         ("length_constraints:number_words", {"num_words": "ten", "relation": "at least"}, "must be a number"),
         ("length_constraints:number_words", {"num_words": 2.5, "relation": "at least"}, "whole number"),
         ("punctuation:no_comma", {"strict": True}, "unexpected argument"),
-        ("keywords:letter_frequency", {"letter": "ab", "let_frequency": 2, "let_relation": "at least"}, "one character"),
+        (
+            "keywords:letter_frequency",
+            {"letter": "ab", "let_frequency": 2, "let_relation": "at least"},
+            "one character",
+        ),
         ("count:words_japanese", {"N": 0}, "at least 1"),
         ("combination:repeat_prompt", {"prompt_to_repeat": ""}, "must not be empty"),
         ("language:response_language", {"language": "English"}, "ISO 639-1"),
@@ -119,7 +124,7 @@ def test_strict_empty_response_follows_nothing() -> None:
 
 
 def test_loose_mode_drops_first_line_and_asterisks() -> None:
-    response = "Sure, here it is:\n\"Quoted answer without commas\""
+    response = 'Sure, here it is:\n"Quoted answer without commas"'
     strict = evaluate(["startend:quotation"], [{}], response)
     loose = evaluate(["startend:quotation"], [{}], response, loose=True)
     assert not strict[0].followed and loose[0].followed
@@ -150,8 +155,27 @@ def test_rule_based_sentence_split_moves_period_out_of_quotes() -> None:
 def test_treebank_style_tokens() -> None:
     tokens = text.word_tokenize("I DON'T know, it's NASA's \"BIG\" day (really). Can't stop.")
     assert tokens == [
-        "I", "DO", "N'T", "know", ",", "it", "'s", "NASA", "'s", "``", "BIG", "''", "day", "(", "really", ")",
-        ".", "Ca", "n't", "stop", ".",
+        "I",
+        "DO",
+        "N'T",
+        "know",
+        ",",
+        "it",
+        "'s",
+        "NASA",
+        "'s",
+        "``",
+        "BIG",
+        "''",
+        "day",
+        "(",
+        "really",
+        ")",
+        ".",
+        "Ca",
+        "n't",
+        "stop",
+        ".",
     ]
 
 
@@ -214,11 +238,24 @@ def test_word_tokenize_shortcuts_change_no_token() -> None:
     rows = read_jsonl("ifeval_gpt4_responses_labeled.jsonl") + read_jsonl("ifbench_responses_labeled.jsonl")
     samples = [r["response"] for r in rows[::3]]
     samples += [s.upper() for s in samples[::4]] + [s.replace("/", " ").lower() for s in samples[::4]]
-    samples += ["I cannot go, gonna stay. Well-known e.g. things -- 3,000 of them.", "'Tis \"quoted\" (yes)!"]
+    samples += ["I cannot go, gonna stay. Well-known e.g. things -- 3,000 of them.", '\'Tis "quoted" (yes)!']
     for sample in samples:
         expected = [t for s in text.split_sentences(sample) for t in _treebank_without_shortcuts(s)]
         assert text.word_tokenize(sample) == expected, sample[:80]
         assert list(text.iter_word_tokens(sample)) == expected, sample[:80]
+
+
+def test_word_tokenize_shortcuts_change_no_token_on_random_and_pathological_text() -> None:
+    # The character-class rules run as str.replace and contractions are ruled out by substring
+    # tests (issue 21): random text over the characters those rules and contractions are made of,
+    # and megabyte-scale runs of each, tokenize as every rule run on every chunk does.
+    rng = random.Random(21)
+    alphabet = [*"?!;@#$%&*[](){}<>'\"`.,:-nmtsydNT ", "\n", "can", "not", "gon", "na", "'t", "is", "'ve"]
+    samples = ["".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 30))) for _ in range(4000)]
+    samples += [unit * 20_000 for unit in ("!", "?!", "#", "*", "[", "<<", ">", "'", '"', "''", "nn'", "a'ta ")]
+    for sample in samples:
+        expected = [t for s in text.split_sentences(sample) for t in _treebank_without_shortcuts(s)]
+        assert text.word_tokenize(sample) == expected, sample[:80]
 
 
 def test_rule_sentence_shortcuts_change_no_sentence() -> None:

@@ -7,13 +7,13 @@ import random
 import time
 
 import pytest
-from rlvr_ifeval.envs import IFEvalEnv, IFEvalVerifier
-from rlvr_ifeval.scoring import build_checkers, evaluate
-from rlvr_ifeval.synth import SPECS, IFEvalSynthEnv, compatible
 
 import rlvr_envs
 from rlvr_envs import Reason, Task
 from rlvr_envs.errors import DataError, DataUnavailableError
+from rlvr_ifeval.envs import IFEvalEnv, IFEvalVerifier
+from rlvr_ifeval.scoring import build_checkers, evaluate
+from rlvr_ifeval.synth import SPECS, IFEvalSynthEnv, compatible
 from tests.helpers.data import read_jsonl, shared_path
 
 
@@ -119,6 +119,7 @@ def test_ifbench_env_size_and_info_hide_the_answer() -> None:
     env = rlvr_envs.make("ifbench", data=str(shared_path("ifbench_test.jsonl")), size=10)
     assert len(env.tasks) == 10
     obs, info = env.reset(seed=0)
+    assert env.current_task is not None
     assert obs == env.current_task.prompt
     assert "kwargs" not in str(info["metadata"])
 

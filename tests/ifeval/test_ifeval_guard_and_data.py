@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
-from rlvr_ifeval.verifier import IFEvalVerifier
 
 import rlvr_envs
 from rlvr_envs import Reason, Task
 from rlvr_envs.errors import DataError
+from rlvr_ifeval.verifier import IFEvalVerifier
 from tests.helpers.data import read_jsonl, shared_path
 
 NO_COMMA = Task(id="t", prompt="用中文回答。", answer={"instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]})
@@ -31,7 +32,9 @@ def test_an_answer_without_spaces_is_not_a_one_word_non_answer(language: str) ->
         # The v0 ids keep the old count, in which the whole sentence is one \w run (issue 17).
         assert IFEvalVerifier(guard_words="w_runs").verify(NO_COMMA, answer).reason is Reason.NO_ANSWER
     for env_id in ("ifeval-synth", "ifeval-data"):
-        kwargs = {} if env_id == "ifeval-synth" else {"data": [{"prompt": NO_COMMA.prompt, **NO_COMMA.answer}]}
+        kwargs: dict[str, Any] = (
+            {} if env_id == "ifeval-synth" else {"data": [{"prompt": NO_COMMA.prompt, **NO_COMMA.answer}]}
+        )
         assert rlvr_envs.make(env_id, **kwargs).verify(NO_COMMA, answer).passed
 
 

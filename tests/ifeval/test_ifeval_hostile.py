@@ -17,9 +17,11 @@ from functools import cache
 from typing import Any
 
 import pytest
-from rlvr_ifeval.base import REGISTRY, InstructionError
-from rlvr_ifeval.scoring import build_checker
 
+from rlvr_ifeval.base import REGISTRY, InstructionError
+from rlvr_ifeval.checkers_classic import Placeholders
+from rlvr_ifeval.checkers_ifevalg import RepeatPhraseWithOneChange
+from rlvr_ifeval.scoring import build_checker
 from tests.helpers.data import read_jsonl
 
 BIG = 1_000_000
@@ -210,6 +212,7 @@ def _random_texts(alphabet: str, count: int, seed: int) -> list[str]:
 
 def test_placeholders_bullets_and_titles_count_as_the_reference_patterns() -> None:
     placeholders = build_checker("detectable_content:number_placeholders", {"num_placeholders": 0})
+    assert isinstance(placeholders, Placeholders)
     title = build_checker("detectable_format:title", {})
     for response in _random_texts("[]<> \n\t*-a\u3000x", 6000, seed=1):
         assert len(placeholders._placeholder.findall(response)) == _reference_placeholders(response), response
@@ -227,6 +230,7 @@ def test_postscript_and_repeat_phrase_match_the_reference_patterns() -> None:
             assert checker.check(response) == _reference_postscript(response, marker), (marker, response)
     phrase = "a b c"
     checker = build_checker("copy:repeat_phrase", {"phrase": phrase, "small_n": 1})
+    assert isinstance(checker, RepeatPhraseWithOneChange)
     for response in _random_texts("abcx \n", 6000, seed=4):
         found = [whole for whole, _, end in checker.pattern.findall(response) if end]
         assert found == _reference_repeat_phrase(response, phrase), response
@@ -314,3 +318,94 @@ def test_nth_paragraph_first_word_decides_as_the_character_walk() -> None:
         )
         for value in _random_texts("abΣσİ.'\" \n\n", 4000, seed=11):
             assert checker.check(value) == _reference_first_word(value, 2, 1, wanted), (wanted, value)
+
+
+def _reference_sentence_spans(value: str) -> list[tuple[int, int]]:
+    """The Punkt-style split with every candidate judged by ``_breaks_after`` and every
+    boundary tried for closing quotes: what the split's shortcuts must reproduce."""
+    from rlvr_ifeval import text
+
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for match in text._CANDIDATE_RE.finditer(value):
+        if text._breaks_after(value, match.start(), match.group(0), match.group(2), match.group(1)):
+            spans.append((start, match.end()))
+            start = match.start(2) if match.group(2) is not None else match.end()
+    spans.append((start, len(value.rstrip())))
+    aligned, shift = [], 0
+    for i, (a, b) in enumerate(spans):
+        a, shift = a + shift, 0
+        if i + 1 < len(spans):
+            m = text._REALIGN_RE.match(value, *spans[i + 1])
+            if m:
+                b, shift = spans[i + 1][0] + len(m.group(0).rstrip()), m.end() - spans[i + 1][0]
+        if a < b:
+            aligned.append((a, b))
+    return aligned
+
+
+def test_sentence_split_shortcuts_change_no_sentence() -> None:
+    from rlvr_ifeval import text
+
+    rows = read_jsonl("ifeval_gpt4_responses_labeled.jsonl") + read_jsonl("ifbench_responses_labeled.jsonl")
+    samples = [r["response"] for r in rows]
+    samples += _random_texts(".?! \n)\"a'(]}*:@;\u2028\x1c\u3000A1-", 20000, seed=7)
+    samples += [_fill(unit, 200_000) for unit in (" .", ".", "a. ", "Word. ", '." ', ".) ", "? ", "!\n", ". '")]
+    for sample in samples:
+        assert list(text._sentence_spans(sample)) == _reference_sentence_spans(sample), sample[:80]
+
+
+def _shortcut_samples(seed: int) -> list[str]:
+    rows = read_jsonl("ifeval_gpt4_responses_labeled.jsonl") + read_jsonl("ifbench_responses_labeled.jsonl")
+    samples = [r["response"] for r in rows]
+    samples += _random_texts("ab A. ?!\n\"'.,-", 6000, seed=seed)
+    samples += ["", ".", "a", "a b", "a. b", "The end. The", "? ! .", "x. y. z. x"]
+    samples += [_fill(unit, 100_000) for unit in (" .", "Word. ", "!", "? ", "a b. ", "a ")]
+    return samples
+
+
+def test_checkers_reading_few_tokens_decide_as_on_the_whole_list() -> None:
+    # count_unique stops at the first repeat; start_end and words_position tokenize only the
+    # sentences at both ends (text.edge_tokens). Each decides as on word_tokenize's whole list.
+    import string
+
+    from rlvr_ifeval import text
+
+    unique = build_checker("count:count_unique", {})
+    start_end = build_checker("keywords:start_end", {})
+    for sample in _shortcut_samples(seed=8):
+        words = text.word_tokenize(sample)
+        for k in (1, 2, 3):
+            first, last = text.edge_tokens(sample, k)
+            if last is None:
+                assert first == words, sample[:80]
+            else:
+                assert len(words) >= 2 * k and first[:k] == words[:k] and last[-k:] == words[-k:], sample[:80]
+        assert unique.check(sample) == (len(words) == len(set(words))), sample[:80]
+        assert start_end.check(sample) == (len(words) >= 2 and words[0].lower() == words[-1].lower()), sample[:80]
+        for keyword in ("a", "b", "the", "end"):
+            position = build_checker("words:words_position", {"keyword": keyword})
+            if len(words) < 2:
+                expected = False
+            elif words[-1] in string.punctuation:
+                expected = len(words) >= 3 and words[1].lower() == words[-3].lower() == keyword
+            else:
+                expected = words[1].lower() == words[-2].lower() == keyword
+            assert position.check(sample) == expected, (keyword, sample[:80])
+
+
+def test_sentence_ending_checkers_decide_as_the_reference_loops() -> None:
+    import itertools
+
+    from rlvr_ifeval import text
+    from rlvr_ifeval.checkers_ifbench import _ending_counts, drop_punctuation
+
+    for sample in _shortcut_samples(seed=9):
+        sentences = text.split_sentences_rules(sample)
+        expected = tuple(sum(1 for s in sentences if s.endswith(end)) for end in ".?!")
+        assert _ending_counts(sample) == expected, sample[:80]
+        counts = [len(drop_punctuation(s).split()) for s in sentences]
+        for n in (0, 1, 2):
+            increment = build_checker("sentence:increment", {"small_n": n})
+            want = bool(sentences) and all(b == a + n for a, b in itertools.pairwise(counts))
+            assert increment.check(sample) == want, (n, sample[:80])

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+
 from rlvr_ifeval import langdetect_exact
 from rlvr_ifeval.language import langdetect_language
-
 from tests.helpers.data import read_jsonl
 
 # Texts that stress one rule each: no features, one letter (every trial runs to langdetect's
@@ -179,7 +181,7 @@ class _ScriptedDraws:
     def __init__(self, row_of_step) -> None:
         self.row_of_step = row_of_step
 
-    def take(self, pos: int, count: int, skip: int = 0):
+    def take(self, pos: int, count: int, skip: int = 0) -> tuple[Any, Any]:
         import numpy as np
 
         rows = np.array([self.row_of_step(s) for s in range(skip, skip + count)], dtype=float)

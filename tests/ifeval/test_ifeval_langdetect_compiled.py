@@ -16,9 +16,9 @@ from itertools import pairwise
 
 import numpy as np
 import pytest
+
 from rlvr_ifeval import langdetect_compiled, langdetect_exact, langdetect_jit
 from rlvr_ifeval.language import langdetect_language
-
 from tests.helpers.data import read_jsonl
 
 pytestmark = pytest.mark.skipif(langdetect_jit.NGRAMS is None, reason="numba is not installed")

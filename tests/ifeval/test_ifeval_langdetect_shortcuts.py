@@ -6,9 +6,9 @@ from __future__ import annotations
 import random
 
 import pytest
+
 from rlvr_ifeval import langdetect_jit, language
 from rlvr_ifeval.text import STOPWORDS
-
 from tests.helpers.data import read_jsonl
 
 pytestmark = pytest.mark.skipif(langdetect_jit.ENGLISH is None, reason="numba is not installed")

@@ -98,7 +98,9 @@ class Checker(ABC):
         self.kwargs = values
         self.setup(**values)
 
-    def setup(self, **kwargs: Any) -> None:  # noqa: B027 -- optional hook; most checkers need none
+    # ``*args`` too: mypy lets an override of a ``(*args: Any, **kwargs: Any)`` hook name the
+    # arguments it takes (``setup(self, keyword: str, **_)``); it is only called with keywords.
+    def setup(self, *args: Any, **kwargs: Any) -> None:  # noqa: B027 -- optional hook; most checkers need none
         """Derive whatever ``check`` needs from the validated kwargs (may raise InstructionError)."""
 
     @abstractmethod

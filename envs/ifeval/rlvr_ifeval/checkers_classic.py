@@ -15,12 +15,36 @@ from rlvr_ifeval.language import detect_language
 
 CONSTRAINED_RESPONSES = ("My answer is yes.", "My answer is no.", "My answer is maybe.")
 LANGUAGES = {
-    "en": "English", "es": "Spanish", "pt": "Portuguese", "ar": "Arabic", "hi": "Hindi",
-    "fr": "French", "ru": "Russian", "de": "German", "ja": "Japanese", "it": "Italian",
-    "bn": "Bengali", "uk": "Ukrainian", "th": "Thai", "ur": "Urdu", "ta": "Tamil", "te": "Telugu",
-    "bg": "Bulgarian", "ko": "Korean", "pl": "Polish", "he": "Hebrew", "fa": "Persian",
-    "vi": "Vietnamese", "ne": "Nepali", "sw": "Swahili", "kn": "Kannada", "mr": "Marathi",
-    "gu": "Gujarati", "pa": "Punjabi", "ml": "Malayalam", "fi": "Finnish",
+    "en": "English",
+    "es": "Spanish",
+    "pt": "Portuguese",
+    "ar": "Arabic",
+    "hi": "Hindi",
+    "fr": "French",
+    "ru": "Russian",
+    "de": "German",
+    "ja": "Japanese",
+    "it": "Italian",
+    "bn": "Bengali",
+    "uk": "Ukrainian",
+    "th": "Thai",
+    "ur": "Urdu",
+    "ta": "Tamil",
+    "te": "Telugu",
+    "bg": "Bulgarian",
+    "ko": "Korean",
+    "pl": "Polish",
+    "he": "Hebrew",
+    "fa": "Persian",
+    "vi": "Vietnamese",
+    "ne": "Nepali",
+    "sw": "Swahili",
+    "kn": "Kannada",
+    "mr": "Marathi",
+    "gu": "Gujarati",
+    "pa": "Punjabi",
+    "ml": "Malayalam",
+    "fi": "Finnish",
 }
 
 
@@ -72,7 +96,9 @@ class ForbiddenWords(Checker):
 @register("keywords:letter_frequency")
 class LetterFrequency(Checker):
     params = (
-        Param("letter", "str"), Param("let_frequency", minimum=0), Param("let_relation", "str", choices=RELATIONS),
+        Param("letter", "str"),
+        Param("let_frequency", minimum=0),
+        Param("let_relation", "str", choices=RELATIONS),
     )
 
     def setup(self, letter: str, **_: Any) -> None:
@@ -372,4 +398,3 @@ class Quotation(Checker):
     def check(self, response: str) -> bool:
         body = response.strip()
         return len(body) > 1 and body[0] == '"' and body[-1] == '"'
-

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 import re
 import string
 from collections import Counter
@@ -28,13 +29,60 @@ def drop_punctuation(value: str) -> str:
     """``value.translate(_NO_PUNCT)``; for non-ASCII text a regular expression, which does the
     same in a few milliseconds where ``str.translate`` takes 60 ms a megabyte."""
     return value.translate(_NO_PUNCT) if value.isascii() else _PUNCT_RE.sub("", value)
+
+
 _CONJUNCTIONS = frozenset(("and", "but", "for", "nor", "or", "so", "yet"))
 PERSON_NAMES = (
-    "Emma", "Liam", "Sophia", "Jackson", "Olivia", "Noah", "Ava", "Lucas", "Isabella", "Mason", "Mia",
-    "Ethan", "Charlotte", "Alexander", "Amelia", "Benjamin", "Harper", "Leo", "Zoe", "Daniel", "Chloe",
-    "Samuel", "Lily", "Matthew", "Grace", "Owen", "Abigail", "Gabriel", "Ella", "Jacob", "Scarlett",
-    "Nathan", "Victoria", "Elijah", "Layla", "Nicholas", "Audrey", "David", "Hannah", "Christopher",
-    "Penelope", "Thomas", "Nora", "Andrew", "Aria", "Joseph", "Claire", "Ryan", "Stella", "Jonathan",
+    "Emma",
+    "Liam",
+    "Sophia",
+    "Jackson",
+    "Olivia",
+    "Noah",
+    "Ava",
+    "Lucas",
+    "Isabella",
+    "Mason",
+    "Mia",
+    "Ethan",
+    "Charlotte",
+    "Alexander",
+    "Amelia",
+    "Benjamin",
+    "Harper",
+    "Leo",
+    "Zoe",
+    "Daniel",
+    "Chloe",
+    "Samuel",
+    "Lily",
+    "Matthew",
+    "Grace",
+    "Owen",
+    "Abigail",
+    "Gabriel",
+    "Ella",
+    "Jacob",
+    "Scarlett",
+    "Nathan",
+    "Victoria",
+    "Elijah",
+    "Layla",
+    "Nicholas",
+    "Audrey",
+    "David",
+    "Hannah",
+    "Christopher",
+    "Penelope",
+    "Thomas",
+    "Nora",
+    "Andrew",
+    "Aria",
+    "Joseph",
+    "Claire",
+    "Ryan",
+    "Stella",
+    "Jonathan",
 )
 # One alternation finds the same names as one search per name: names are whole words, so no two
 # can match at the same position.
@@ -83,13 +131,14 @@ class StopWordRatio(Checker):
         return stop / len(words) * 100 <= self.kwargs["percentage"]
 
 
+_LAST_CHAR = operator.itemgetter(slice(-1, None))
+
+
 def _ending_counts(response: str) -> tuple[int, int, int]:
-    sentences = text.split_sentences_rules(response)
-    return (
-        sum(1 for s in sentences if s.endswith(".")),
-        sum(1 for s in sentences if s.endswith("?")),
-        sum(1 for s in sentences if s.endswith("!")),
-    )
+    # The last characters, taken and counted in C: three generator passes over a megabyte of
+    # "!" (a million sentences) cost 0.18 s.
+    endings = list(map(_LAST_CHAR, text.rule_sentences(response)))
+    return endings.count("."), endings.count("?"), endings.count("!")
 
 
 @register("ratio:sentence_type")
@@ -420,10 +469,11 @@ class IncrementingWordCount(Checker):
     params = (Param("small_n", minimum=0),)
 
     def check(self, response: str) -> bool:
-        sentences = text.split_sentences_rules(response)
+        sentences = text.rule_sentences(response)
         if not sentences:
             return False
-        counts = [len(drop_punctuation(s).split()) for s in sentences]
+        # Counted as the comparison walks: the first sentence out of step decides.
+        counts = (len(drop_punctuation(s).split()) for s in sentences)
         return all(b == a + self.kwargs["small_n"] for a, b in itertools.pairwise(counts))
 
 

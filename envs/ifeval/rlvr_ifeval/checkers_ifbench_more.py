@@ -21,9 +21,33 @@ from rlvr_ifeval.verbs import starts_with_verb
 PUNCT = string.punctuation
 _STRIP = PUNCT + " "
 EUROPEAN_CAPITALS_BY_LATITUDE = (
-    "Reykjavik", "Helsinki", "Oslo", "Tallinn", "Stockholm", "Riga", "Moscow", "Copenhagen", "Vilnius",
-    "Minsk", "Dublin", "Berlin", "Amsterdam", "Warsaw", "London", "Brussels", "Prague", "Luxembourg",
-    "Paris", "Vienna", "Bratislava", "Budapest", "Vaduz", "Chisinau", "Bern", "Ljubljana", "Zagreb",
+    "Reykjavik",
+    "Helsinki",
+    "Oslo",
+    "Tallinn",
+    "Stockholm",
+    "Riga",
+    "Moscow",
+    "Copenhagen",
+    "Vilnius",
+    "Minsk",
+    "Dublin",
+    "Berlin",
+    "Amsterdam",
+    "Warsaw",
+    "London",
+    "Brussels",
+    "Prague",
+    "Luxembourg",
+    "Paris",
+    "Vienna",
+    "Bratislava",
+    "Budapest",
+    "Vaduz",
+    "Chisinau",
+    "Bern",
+    "Ljubljana",
+    "Zagreb",
 )
 
 
@@ -188,7 +212,18 @@ class QuotedTsv(_FixedPrompt):
 class NapoleonDates(_FixedPrompt):
     _date = re.compile(r"^\d{4}-\d{2}-\d{2}$")
     _days: ClassVar[dict[int, int]] = {
-        1: 31, 3: 31, 5: 31, 7: 31, 8: 31, 10: 31, 12: 31, 4: 30, 6: 30, 9: 30, 11: 30, 2: 29,
+        1: 31,
+        3: 31,
+        5: 31,
+        7: 31,
+        8: 31,
+        10: 31,
+        12: 31,
+        4: 30,
+        6: 30,
+        9: 30,
+        11: 30,
+        2: 29,
     }
 
     def check(self, response: str) -> bool:
@@ -211,9 +246,7 @@ class KeywordsMultiple(Checker):
     def check(self, response: str) -> bool:
         lowered = response.lower()
         wanted = (1, 2, 3, 5, 7)
-        return all(
-            lowered.count(self.kwargs[f"keyword{i}"].strip().lower()) == n for i, n in zip(range(1, 6), wanted)
-        )
+        return all(lowered.count(self.kwargs[f"keyword{i}"].strip().lower()) == n for i, n in zip(range(1, 6), wanted))
 
 
 @register("words:keywords_specific_position")
@@ -234,7 +267,9 @@ class SecondAndSecondLastWord(Checker):
     params = (Param("keyword", "str"),)
 
     def check(self, response: str) -> bool:
-        words = text.word_tokenize(response)
+        first, last = text.edge_tokens(response, 3)
+        # With ``last`` the list has at least 6 tokens, and only its ends are read.
+        words = first if last is None else first[:3] + last[-3:]
         keyword = self.kwargs["keyword"].strip().lower()
         if len(words) < 2:
             return False

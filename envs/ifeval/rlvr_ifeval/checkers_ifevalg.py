@@ -297,8 +297,13 @@ class CountingComposition(Checker):
 @register("count:count_unique")
 class AllWordsUnique(Checker):
     def check(self, response: str) -> bool:
-        tokens = text.word_tokenize(response)
-        return len(tokens) == len(set(tokens))
+        # Tokenized as the walk goes: the first repeated token decides.
+        seen: set[str] = set()
+        for token in text.iter_word_tokens(response):
+            if token in seen:
+                return False
+            seen.add(token)
+        return True
 
 
 @register("count:count_increment_word")
@@ -336,5 +341,7 @@ class KeywordAtPositionExact(Checker):
 @register("keywords:start_end")
 class StartsAndEndsAlike(Checker):
     def check(self, response: str) -> bool:
-        words = text.word_tokenize(response)
+        words, last = text.edge_tokens(response, 1)
+        if last is not None:  # at least two tokens; the first and the last
+            return words[0].lower() == last[-1].lower()
         return len(words) >= 2 and words[0].lower() == words[-1].lower()

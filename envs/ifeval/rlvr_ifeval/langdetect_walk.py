@@ -26,7 +26,7 @@ sum by more than rounding does.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Protocol
 
 _MARGIN = 1e-9
 _LOG_LOW = math.log(1e-250)
@@ -35,6 +35,12 @@ _LOG_HIGH = math.log(1e-30)
 # weights are (0.5 + 0.05 * gauss) / 10,000, so this never happens for a sane gauss draw.
 _MIN_WEIGHT = 1e-6
 _FIRST_STREAM_WORDS = 2048
+
+
+class DrawSource(Protocol):
+    """What ``walk`` needs of its draws (``Draws``, or a scripted stand-in in the tests)."""
+
+    def take(self, pos: int, count: int, skip: int = 0) -> tuple[Any, Any]: ...
 
 
 class Draws:
@@ -71,7 +77,7 @@ class Draws:
         return self.engine.profiles[self.rows[first : first + count]], self.positions[first : first + count]
 
 
-def walk(engine: Any, draws: Draws, pos: int, weight: float, guess: int) -> tuple[Any, int, int] | None:
+def walk(engine: Any, draws: DrawSource, pos: int, weight: float, guess: int) -> tuple[Any, int, int] | None:
     """One trial from stream word ``pos``: (probabilities, steps taken, stream position after),
     or None when the trial is borderline and must be replayed exactly.
 

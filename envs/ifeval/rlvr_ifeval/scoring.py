@@ -12,15 +12,11 @@ from rlvr_ifeval.base import REGISTRY, Checker, InstructionError
 
 _MODULES = (checkers_classic, checkers_ifbench, checkers_ifbench_more, checkers_ifevalg)
 
-IFEVAL_IDS: tuple[str, ...] = tuple(
-    i for i, c in REGISTRY.items() if c.__module__ == checkers_classic.__name__
-)
+IFEVAL_IDS: tuple[str, ...] = tuple(i for i, c in REGISTRY.items() if c.__module__ == checkers_classic.__name__)
 IFBENCH_NEW_IDS: tuple[str, ...] = tuple(
     i for i, c in REGISTRY.items() if c.__module__ in (checkers_ifbench.__name__, checkers_ifbench_more.__name__)
 )
-IFEVALG_NEW_IDS: tuple[str, ...] = tuple(
-    i for i, c in REGISTRY.items() if c.__module__ == checkers_ifevalg.__name__
-)
+IFEVALG_NEW_IDS: tuple[str, ...] = tuple(i for i, c in REGISTRY.items() if c.__module__ == checkers_ifevalg.__name__)
 SUITES: dict[str, tuple[str, ...]] = {
     "ifeval": IFEVAL_IDS,
     "ifbench": IFEVAL_IDS + IFBENCH_NEW_IDS,
@@ -52,7 +48,9 @@ def build_checker(instruction_id: str, kwargs: Mapping[str, Any] | None = None) 
     return cls(**{k: v for k, v in (kwargs or {}).items() if v is not None})
 
 
-def build_checkers(instruction_ids: Sequence[str], kwargs: Sequence[Mapping[str, Any] | None] | None) -> list[Checker]:
+def build_checkers(
+    instruction_ids: Sequence[str] | None, kwargs: Sequence[Mapping[str, Any] | None] | None
+) -> list[Checker]:
     if isinstance(instruction_ids, str) or not isinstance(instruction_ids, Sequence):
         raise InstructionError("instruction_id_list must be a list of instruction ids")
     if kwargs is None:

@@ -15,27 +15,78 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from rlvr_envs import ProceduralEnv, Task
+from rlvr_envs.types import Difficulty
 from rlvr_ifeval.checkers_classic import LANGUAGES
 from rlvr_ifeval.verifier import DEFAULT_MIN_WORDS, VERBATIM_FORMAT, IFEvalVerifier, resolve_format
 
 FORMS = (
-    "a short essay", "a blog post", "a letter to a friend", "a product description", "a short story",
-    "a speech", "a review", "a cover letter", "a summary", "a set of tips", "a travel guide entry",
-    "a news report", "a diary entry", "an explanation for a ten-year-old", "a persuasive op-ed",
+    "a short essay",
+    "a blog post",
+    "a letter to a friend",
+    "a product description",
+    "a short story",
+    "a speech",
+    "a review",
+    "a cover letter",
+    "a summary",
+    "a set of tips",
+    "a travel guide entry",
+    "a news report",
+    "a diary entry",
+    "an explanation for a ten-year-old",
+    "a persuasive op-ed",
 )
 TOPICS = (
-    "learning a second language", "the history of the bicycle", "urban gardening", "remote work",
-    "the water cycle", "a day at the beach", "saving money as a student", "the first moon landing",
-    "why sleep matters", "a new coffee shop in town", "climate adaptation in coastal cities",
-    "the life of honeybees", "choosing a laptop", "public libraries", "a rainy afternoon",
-    "volunteering at an animal shelter", "the invention of printing", "learning to cook",
-    "electric cars", "a mountain hike", "board games with family", "the ocean's deepest places",
-    "time management", "a favourite childhood memory", "how vaccines work", "street food",
-    "the importance of bridges", "starting a podcast", "birdwatching", "the northern lights",
+    "learning a second language",
+    "the history of the bicycle",
+    "urban gardening",
+    "remote work",
+    "the water cycle",
+    "a day at the beach",
+    "saving money as a student",
+    "the first moon landing",
+    "why sleep matters",
+    "a new coffee shop in town",
+    "climate adaptation in coastal cities",
+    "the life of honeybees",
+    "choosing a laptop",
+    "public libraries",
+    "a rainy afternoon",
+    "volunteering at an animal shelter",
+    "the invention of printing",
+    "learning to cook",
+    "electric cars",
+    "a mountain hike",
+    "board games with family",
+    "the ocean's deepest places",
+    "time management",
+    "a favourite childhood memory",
+    "how vaccines work",
+    "street food",
+    "the importance of bridges",
+    "starting a podcast",
+    "birdwatching",
+    "the northern lights",
 )
 KEYWORDS = (
-    "river", "lantern", "harvest", "compass", "velvet", "thunder", "orchard", "signal", "mosaic",
-    "anchor", "meadow", "puzzle", "copper", "whistle", "horizon", "pepper", "glacier", "ribbon",
+    "river",
+    "lantern",
+    "harvest",
+    "compass",
+    "velvet",
+    "thunder",
+    "orchard",
+    "signal",
+    "mosaic",
+    "anchor",
+    "meadow",
+    "puzzle",
+    "copper",
+    "whistle",
+    "horizon",
+    "pepper",
+    "glacier",
+    "ribbon",
 )
 END_PHRASES = ("Is there anything else I can help with?", "Any other questions?", "Let me know if you have more.")
 
@@ -180,8 +231,12 @@ def _language(rng: random.Random, used: dict[str, Any]) -> tuple[dict[str, Any],
 
 SPECS: tuple[Spec, ...] = (
     Spec("punctuation:no_comma", 1, 1, _no_args("In your entire response, refrain from the use of any commas.")),
-    Spec("detectable_format:title", 1, 1, _no_args(
-        "Your answer must contain a title, wrapped in double angular brackets, such as <<poem of joy>>.")),
+    Spec(
+        "detectable_format:title",
+        1,
+        1,
+        _no_args("Your answer must contain a title, wrapped in double angular brackets, such as <<poem of joy>>."),
+    ),
     Spec("startend:quotation", 1, 1, _no_args("Wrap your entire response with double quotation marks.")),
     Spec("keywords:existence", 1, 1, _existence),
     Spec("keywords:forbidden_words", 1, 1, _forbidden),
@@ -198,15 +253,35 @@ SPECS: tuple[Spec, ...] = (
     Spec("change_case:capital_word_frequency", 2, 3, _capital_words),
     Spec("detectable_format:multiple_sections", 3, 3, _sections),
     Spec("length_constraints:nth_paragraph_first_word", 3, 3, _nth_paragraph),
-    Spec("change_case:english_lowercase", 3, 3, _no_args(
-        "Your entire response should be in English, and in all lowercase letters. No capital letters are allowed.")),
-    Spec("change_case:english_capital", 3, 4, _no_args(
-        "Your entire response should be in English, and in all capital letters.")),
-    Spec("combination:two_responses", 3, 4, _no_args(
-        "Give two different responses. Responses and only responses should be separated by 6 asterisk "
-        "symbols: ******.")),
-    Spec("detectable_format:json_format", 3, 4, _no_args(
-        "Entire output should be wrapped in JSON format. You can use markdown ticks such as ```.")),
+    Spec(
+        "change_case:english_lowercase",
+        3,
+        3,
+        _no_args(
+            "Your entire response should be in English, and in all lowercase letters. No capital letters are allowed."
+        ),
+    ),
+    Spec(
+        "change_case:english_capital",
+        3,
+        4,
+        _no_args("Your entire response should be in English, and in all capital letters."),
+    ),
+    Spec(
+        "combination:two_responses",
+        3,
+        4,
+        _no_args(
+            "Give two different responses. Responses and only responses should be separated by 6 asterisk "
+            "symbols: ******."
+        ),
+    ),
+    Spec(
+        "detectable_format:json_format",
+        3,
+        4,
+        _no_args("Entire output should be wrapped in JSON format. You can use markdown ticks such as ```."),
+    ),
     Spec("language:response_language", 3, 4, _language),
 )
 _BY_ID = {s.instruction_id: s for s in SPECS}
@@ -214,16 +289,22 @@ _BY_ID = {s.instruction_id: s for s in SPECS}
 # Pairs that cannot both be followed (or only by a degenerate response).
 _CASE = ("change_case:english_lowercase", "change_case:english_capital", "change_case:capital_word_frequency")
 _LAYOUT = (
-    "length_constraints:number_paragraphs", "length_constraints:nth_paragraph_first_word",
-    "detectable_format:multiple_sections", "combination:two_responses",
+    "length_constraints:number_paragraphs",
+    "length_constraints:nth_paragraph_first_word",
+    "detectable_format:multiple_sections",
+    "combination:two_responses",
 )
 _CONFLICTS: set[frozenset[str]] = {
     frozenset(p)
     for p in [
-        (_CASE[0], _CASE[1]), (_CASE[0], _CASE[2]), (_CASE[1], _CASE[2]),
-        (_CASE[0], "detectable_content:postscript"), (_CASE[0], "detectable_format:multiple_sections"),
+        (_CASE[0], _CASE[1]),
+        (_CASE[0], _CASE[2]),
+        (_CASE[1], _CASE[2]),
+        (_CASE[0], "detectable_content:postscript"),
+        (_CASE[0], "detectable_format:multiple_sections"),
         (_CASE[1], "detectable_format:multiple_sections"),
-        ("startend:quotation", "detectable_format:title"), ("startend:quotation", "combination:two_responses"),
+        ("startend:quotation", "detectable_format:title"),
+        ("startend:quotation", "combination:two_responses"),
         ("startend:end_checker", "detectable_content:postscript"),
         ("startend:end_checker", "combination:two_responses"),
         ("detectable_content:postscript", "combination:two_responses"),
@@ -235,9 +316,14 @@ _CONFLICTS: set[frozenset[str]] = {
 _EXCLUSIVE = {
     "detectable_format:json_format": {"keywords:existence", "keywords:forbidden_words"},
     "language:response_language": {
-        "punctuation:no_comma", "detectable_format:title", "length_constraints:number_words",
-        "detectable_format:number_highlighted_sections", "detectable_format:number_bullet_lists",
-        "length_constraints:number_paragraphs", "startend:quotation", "detectable_content:number_placeholders",
+        "punctuation:no_comma",
+        "detectable_format:title",
+        "length_constraints:number_words",
+        "detectable_format:number_highlighted_sections",
+        "detectable_format:number_bullet_lists",
+        "length_constraints:number_paragraphs",
+        "startend:quotation",
+        "detectable_content:number_placeholders",
     },
 }
 
@@ -303,8 +389,7 @@ class IFEvalSynthEnv(ProceduralEnv):
     def _pick(rng: random.Random, level: int) -> list[Spec]:
         """``level`` mutually compatible instructions (greedy draws, restarted when stuck)."""
         candidates = [
-            s for s in SPECS
-            if s.min_level <= level and len(_EXCLUSIVE.get(s.instruction_id, SPECS)) + 1 >= level
+            s for s in SPECS if s.min_level <= level and len(_EXCLUSIVE.get(s.instruction_id, SPECS)) + 1 >= level
         ]
         chosen: list[Spec] = []
         for _ in range(100):
@@ -340,7 +425,7 @@ class IFEvalSynthEnv(ProceduralEnv):
             prompt=prompt,
             answer={"instruction_id_list": ids, "kwargs": kwargs},
             metadata={"base_prompt": base, "instruction_id_list": ids},
-            difficulty={"level": level, "config": {"n_instructions": len(ids), "kind_weight": weight}},
+            difficulty=Difficulty(level=level, config={"n_instructions": len(ids), "kind_weight": weight}),
         )
 
     def gold_completion(self, task: Task) -> str | None:
