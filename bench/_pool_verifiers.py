@@ -35,7 +35,7 @@ except ImportError:  # math family not installed: the bench skips its rows
 
 if _Math is not None:
 
-    class MathHangVerifier(_Math):  # type: ignore[misc,valid-type]
+    class MathHangVerifier(_Math):
         """The math verifier (with its 2-4 s load and warm-up), and a call that never returns."""
 
         def verify(self, task: Task, completion: str) -> Verdict:

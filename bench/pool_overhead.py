@@ -19,12 +19,14 @@ measured in the same repeat (so a busy shared machine slows both sides alike):
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -40,7 +42,20 @@ def mmm(values: Sequence[float], scale: float = 1.0, fmt: str = "{:.1f}") -> str
     return "/".join(fmt.format(x) for x in (v[0], statistics.median(v), v[-1]))
 
 
-def table(title: str, header: Sequence[str], rows: list[Sequence[str]]) -> None:
+def _direct_calls(verifier: Callable[[Task, str], Any], tasks: Sequence[Task], completions: Sequence[str]) -> list[Any]:
+    return [verifier(a, b) for a, b in zip(tasks, completions)]
+
+
+def _first_tasks(env: Any, n: int) -> list[Task]:
+    """The tasks ``reset(seed=0..n-1)`` draws."""
+    out: list[Task] = []
+    for i in range(n):
+        env.reset(seed=i)
+        out.append(env.current_task)
+    return out
+
+
+def table(title: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
     print(f"\n## {title}\n")
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
     print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
@@ -81,11 +96,11 @@ def overhead(repeats: int, sizes: Sequence[int]) -> None:
             for size in sizes:
                 t, c = tasks[:size], completions[:size]
                 cpu0 = _cpu_s(os.getpid())
-                direct = timed(lambda t=t, c=c: [verifier(a, b) for a, b in zip(t, c)]) / size
+                direct = timed(functools.partial(_direct_calls, verifier, t, c)) / size
                 direct_cpu = (_cpu_s(os.getpid()) - cpu0) / size
                 for workers, pool in ((1, one), (2, two)):
                     cpu0 = _pool_cpu_s(pool)
-                    per_call = timed(lambda pool=pool, t=t, c=c: pool.map(verifier, t, c)) / size
+                    per_call = timed(functools.partial(pool.map, verifier, t, c)) / size
                     cpu = (_pool_cpu_s(pool) - cpu0) / size
                     results.setdefault((size, workers), []).append((per_call, direct, cpu, direct_cpu))
     rows = []
@@ -159,7 +174,7 @@ def restart(repeats: int) -> None:
         for start in ("zygote", "spawn"):
             verifier = MathHangVerifier()
             with VerificationPool(1, start=start) as pool:
-                cold.setdefault(start, []).append(timed(lambda pool=pool, v=verifier: pool.preload(v)))
+                cold.setdefault(start, []).append(timed(functools.partial(pool.preload, verifier)))
                 hung = pool.submit(verifier, task, "hang", timeout_s=0.2).result()
                 if hung.reason.value != "timeout":
                     raise SystemExit(f"expected a timeout, got {hung}")
@@ -245,7 +260,7 @@ def families(repeats: int) -> None:
         "markdown": ("# title\n* item **bold** `code`\n" * (cap // 32))[:cap],
         "json-ish": ('{"a": [' * (cap // 8))[:cap],
     }
-    specs = [
+    specs: list[tuple[str, dict[str, Any]]] = [
         ("ifeval-v0", {"data": "/work/shared/data/ifeval_input_data.jsonl"}),
         ("rg-chain_sum", {}),
         ("math-arith-v0", {"level": 3}),
@@ -258,7 +273,7 @@ def families(repeats: int) -> None:
             except Exception as exc:  # family or data missing: say so
                 rows.append([env_id, "-", "-", "-", f"skipped: {type(exc).__name__}"])
                 continue
-            tasks = [env.reset(seed=i)[1] and env.current_task for i in range(4)]
+            tasks = _first_tasks(env, 4)
             budget = env.time_budget_s
             worst: dict[str, float] = {}
             reasons: dict[str, set[str]] = {}

@@ -19,6 +19,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -29,7 +30,7 @@ from rlvr_envs.pool import VerificationPool  # noqa: E402
 SIZES = (1, 256, 4096)
 
 
-def workload(env_id: str, n: int) -> tuple[object, list, list]:
+def workload(env_id: str, n: int) -> tuple[Any, list, list]:
     if env_id == "math-arith":
         env = rlvr_envs.make("math-arith", level=2)
         tasks = env.sample(min(n, 512), seed=0)
@@ -93,7 +94,7 @@ def main() -> None:
             env, _, _ = workload(env_id, 1)
             # Both pools live side by side and the repeats alternate between them, so a burst of
             # load from elsewhere on a shared machine hits both alike.
-            pools = {
+            pools: dict[str, Any] = {
                 "local": VerificationPool(args.workers),
                 "ray": RayVerificationPool(args.workers, num_cpus=1, grace_s=120),
             }

@@ -94,7 +94,18 @@ def test_serve_with_a_format_reward_for_an_env_that_owns_its_format(tmp_path):
     rows = tmp_path / "code.jsonl"
     row = {"prompt": "def f():\n", "test": "def check(candidate):\n    assert candidate() == 1\n", "entry_point": "f"}
     rows.write_text(json.dumps(row) + "\n")
-    proc, url = _serve("code-python", "--arg", f"data={rows}", "--format-weight", "0.5")
+    # also: the connection limits are accepted on the command line
+    proc, url = _serve(
+        "code-python",
+        "--arg",
+        f"data={rows}",
+        "--format-weight",
+        "0.5",
+        "--body-timeout",
+        "10",
+        "--max-connections",
+        "64",
+    )
     try:
         with urllib.request.urlopen(url + "/health", timeout=30) as response:
             assert json.loads(response.read())["envs"] == ["code-python-v0"]

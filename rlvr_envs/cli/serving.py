@@ -59,6 +59,18 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         help="seconds an idle keep-alive connection stays open (default %(default)s)",
     )
     serve.add_argument(
+        "--body-timeout",
+        type=float,
+        default=30.0,
+        help="seconds a request's whole body may take after its headers; then 408 and close (default %(default)s)",
+    )
+    serve.add_argument(
+        "--max-connections",
+        type=int,
+        default=None,
+        help="open connections at most; more get 503 (default: half the open-files limit, at most 1024)",
+    )
+    serve.add_argument(
         "--strip-token",
         action="append",
         default=[],
@@ -162,6 +174,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         special_tokens=tokens,
         max_body_bytes=int(args.max_body_mb * 1024 * 1024),
         idle_timeout_s=args.idle_timeout,
+        body_timeout_s=args.body_timeout,
+        max_connections=args.max_connections,
         **shared,
     )
     if args.format_weight:

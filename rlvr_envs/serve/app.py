@@ -3,7 +3,10 @@
 Routes: ``POST /get_reward`` (OpenRLHF), ``POST /verify`` (our batch schema), ``GET /health``.
 Bodies are read as a stream and refused past ``max_body_bytes`` (413, before the rest is read;
 a ``Content-Length`` over the cap is refused unread), so a huge or endless body costs at most
-the cap in memory. Idle keep-alive connections close after ``idle_timeout_s``. A token, when
+the cap in memory. Idle keep-alive connections close after ``idle_timeout_s``, a request's headers
+must arrive within twice that, and its body within ``body_timeout_s`` of the headers (408, then
+the connection is closed, whichever route it was for); past ``max_connections`` open connections a
+new one gets 503 and is closed at once, so stalled clients cannot use up the open-files limit. A token, when
 set, is required on every route but ``/health`` (``Authorization: Bearer``, ``X-RLVR-Token`` or
 ``?token=`` for clients such as OpenRLHF that cannot set headers); binding beyond loopback
 without one is refused at start.
@@ -38,6 +41,32 @@ if TYPE_CHECKING:
 TOKEN_ENV = "RLVR_SERVE_TOKEN"
 DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
 DEFAULT_IDLE_TIMEOUT_S = 5.0
+DEFAULT_BODY_TIMEOUT_S = 30.0
+"""A whole body must arrive within this (a 32 MB body at the cap needs about 9 Mbit/s)."""
+_BODY_GRACE_S = 1.0
+"""The connection-level body deadline fires this much after the app's, which answers 408 first
+when it reads the body; the connection-level one covers routes that never read it (401, 404)."""
+
+
+def default_max_connections() -> int:
+    """Half the open-files limit (the pool's pipes and data files need the rest), at most 1024."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (ImportError, OSError, ValueError):  # pragma: no cover - no `resource` (Windows)
+        return 1024
+    if soft == resource.RLIM_INFINITY or soft <= 0:
+        return 1024
+    return min(1024, max(16, soft // 2))
+
+
+def _raw_reply(status: str, message: str) -> bytes:
+    body = json.dumps({"error": message}).encode()
+    return (
+        f"HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n"
+        "connection: close\r\n\r\n"
+    ).encode() + body
 
 
 class ServerConfigError(ValueError):
@@ -60,24 +89,35 @@ class _TooLarge(Exception):
     pass
 
 
-def _protocol_class(header_timeout_s: float) -> Any:
+def _protocol_class(header_timeout_s: float, body_timeout_s: float = 1e9, max_connections: int | None = None) -> Any:
     """uvicorn's httptools protocol with deadlines it lacks, or "auto" when httptools is missing.
 
     uvicorn times out a connection only between requests (keep-alive): one that connects and
-    sends nothing, or sends a request line and then headers one byte a minute, stays open for
-    ever. Here a connection must send its first byte within the idle timeout, and every
-    request's headers must be complete within ``header_timeout_s`` of its first byte.
+    sends nothing, sends headers one byte a minute, or sends its headers and then stalls in the
+    body, stays open for ever. Here a connection must send its first byte within the idle
+    timeout, every request's headers must be complete within ``header_timeout_s`` of its first
+    byte, and its body within ``body_timeout_s`` of its headers. uvicorn's ``limit_concurrency``
+    answers 503 only once a request's headers are in, so a connection that never finishes them
+    still holds a file descriptor; past ``max_connections`` a new connection is refused at once.
     """
     try:
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
     except ImportError:  # pragma: no cover - httptools comes with the `serving` extra
         return "auto"
 
+    busy = _raw_reply("503 Service Unavailable", "the server has too many open connections; retry later")
+    too_slow = _raw_reply("408 Request Timeout", f"the body did not arrive within {body_timeout_s:g} s")
+
     class DeadlineProtocol(HttpToolsProtocol):
         _header_deadline: Any = None
+        _body_deadline: Any = None
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
+            if max_connections is not None and len(self.connections) > max_connections:
+                transport.write(busy)
+                transport.close()
+                return
             # No bytes yet: the keep-alive timer (cancelled by the first data) closes a silent connection.
             self.timeout_keep_alive_task = self.loop.call_later(
                 self.timeout_keep_alive, self.timeout_keep_alive_handler
@@ -93,6 +133,26 @@ def _protocol_class(header_timeout_s: float) -> Any:
                 self._header_deadline.cancel()
                 self._header_deadline = None
             super().on_headers_complete()
+            # Cancelled by on_message_complete, which for a body-less request follows at once.
+            if self._body_deadline is None:
+                self._body_deadline = self.loop.call_later(body_timeout_s + _BODY_GRACE_S, self._body_too_slow)
+
+        def on_message_complete(self) -> None:
+            if self._body_deadline is not None:
+                self._body_deadline.cancel()
+                self._body_deadline = None
+            super().on_message_complete()
+
+        def _body_too_slow(self) -> None:
+            self._body_deadline = None
+            if self.transport.is_closing():
+                return
+            cycle = self.cycle
+            if cycle is not None:
+                cycle.keep_alive = False
+                if not cycle.response_started:
+                    self.transport.write(too_slow)
+            self.transport.close()
 
         def _headers_too_slow(self) -> None:
             self._header_deadline = None
@@ -100,9 +160,11 @@ def _protocol_class(header_timeout_s: float) -> Any:
                 self.transport.close()
 
         def connection_lost(self, exc: Exception | None) -> None:
-            if self._header_deadline is not None:
-                self._header_deadline.cancel()
-                self._header_deadline = None
+            for name in ("_header_deadline", "_body_deadline"):
+                timer = getattr(self, name)
+                if timer is not None:
+                    timer.cancel()
+                    setattr(self, name, None)
             super().connection_lost(exc)
 
     return DeadlineProtocol
@@ -113,12 +175,12 @@ def create_app(
     *,
     token: str | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-    body_timeout_s: float = 60.0,
+    body_timeout_s: float = DEFAULT_BODY_TIMEOUT_S,
     info: dict[str, Any] | None = None,
 ) -> Any:
     """The Starlette app serving ``scoring``."""
     from starlette.applications import Starlette
-    from starlette.requests import Request
+    from starlette.requests import ClientDisconnect, Request
     from starlette.responses import Response
     from starlette.routing import Route
 
@@ -177,6 +239,9 @@ def create_app(
                 if not isinstance(body, dict):
                     raise BadRequest("the body must be a JSON object")
                 return reply(200, await score(scoring, body))
+            except ClientDisconnect:
+                # The client hung up mid-body: nobody to answer, and nothing for the error log.
+                return Response(status_code=400)
             except _TooLarge:
                 response = reply(413, {"error": f"the body is larger than the server's cap ({max_body_bytes} bytes)"})
                 response.headers["connection"] = "close"  # the unread rest of the body must not be parsed
@@ -236,7 +301,10 @@ class RewardServer:
             binding beyond loopback without a token raises ``ServerConfigError``.
         allow_envs: glob patterns of env ids accepted; task_source: ``label`` or ``dataset``.
         special_tokens: text stripped from queries (default: common chat templates' tokens).
-        max_body_bytes: request body cap; idle_timeout_s: keep-alive idle limit.
+        max_body_bytes: request body cap; idle_timeout_s: keep-alive idle limit (headers must
+            arrive within twice it); body_timeout_s: a body must arrive within this of its headers.
+        max_connections: open connections at most (default: half the open-files limit, at most
+            1024); a connection past it gets 503 and is closed.
         preload: load the served verifiers in every pool worker before serving.
     """
 
@@ -255,6 +323,8 @@ class RewardServer:
         special_tokens: Sequence[str] | None = None,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         idle_timeout_s: float = DEFAULT_IDLE_TIMEOUT_S,
+        body_timeout_s: float = DEFAULT_BODY_TIMEOUT_S,
+        max_connections: int | None = None,
         preload: bool = True,
         **make_kwargs: Any,
     ) -> None:
@@ -268,6 +338,12 @@ class RewardServer:
             )
         if max_body_bytes < 1:
             raise ServerConfigError("max_body_bytes must be positive")
+        if not body_timeout_s > 0:
+            raise ServerConfigError("body_timeout_s must be positive")
+        if max_connections is None:
+            max_connections = default_max_connections()
+        if max_connections < 1:
+            raise ServerConfigError("max_connections must be at least 1")
         policy = TaskPolicy(tuple(allow_envs) if allow_envs is not None else None, task_source)
         if envs is None and task_source == "dataset":
             raise ServerConfigError("task_source='dataset' needs the envs named (their data is what is accepted)")
@@ -296,7 +372,9 @@ class RewardServer:
         )
         if preload:
             router.preload()
-        self.app = create_app(self.scoring, token=self.token, max_body_bytes=max_body_bytes)
+        self.app = create_app(
+            self.scoring, token=self.token, max_body_bytes=max_body_bytes, body_timeout_s=body_timeout_s
+        )
         self.verbose = verbose
         # proto=IPPROTO_TCP: asyncio sets TCP_NODELAY on accepted sockets only when the proto says TCP;
         # with proto 0 every keep-alive reply waits out Nagle + delayed ACK (~40 ms), the old server's stall.
@@ -308,6 +386,8 @@ class RewardServer:
         self._socket.listen(2048)
         self._socket.setblocking(False)
         self.idle_timeout_s = idle_timeout_s
+        self.body_timeout_s = body_timeout_s
+        self.max_connections = max_connections
         self._server: Any = None
         self._thread: threading.Thread | None = None
 
@@ -329,11 +409,13 @@ class RewardServer:
 
         config = uvicorn.Config(
             self.app,
-            http=_protocol_class(max(1.0, self.idle_timeout_s * 2)),
+            http=_protocol_class(max(1.0, self.idle_timeout_s * 2), self.body_timeout_s, self.max_connections),
             log_level="info" if self.verbose else "warning",
             access_log=self.verbose,
             timeout_keep_alive=max(1, round(self.idle_timeout_s)),
-            limit_concurrency=4096,
+            # Connections past max_connections are refused in DeadlineProtocol; this is the same cap
+            # for the "auto" protocol (503 once headers are in; +1: uvicorn counts the new one too).
+            limit_concurrency=self.max_connections + 1,
             backlog=2048,
             lifespan="off",
             server_header=False,

@@ -98,10 +98,10 @@ def test_a_failing_sampler_keeps_what_was_committed_before_it_failed(env, tmp_pa
 
 def test_wrong_completion_counts_from_a_sampler_are_refused(env, tmp_path):
     bad = FunctionSampler(lambda text, n, seed: ["\\boxed{1}"] * n, "bad")
-    bad.generate = lambda prompts, n: [["x"] * (n - 1) for _ in prompts]  # type: ignore[method-assign]
+    bad.generate = lambda prompts, n: [["x"] * (n - 1) for _ in prompts]
     with pytest.raises(SamplerError, match="wanted"):
         profile_env(env, bad, tmp_path / "p.sqlite", n=3, progress=False)
-    bad.generate = lambda prompts, n: [[None] * n for _ in prompts]  # type: ignore[method-assign]
+    bad.generate = lambda prompts, n: [[None] * n for _ in prompts]
     with pytest.raises(SamplerError, match="not a string"):
         profile_env(env, bad, tmp_path / "p.sqlite", n=3, progress=False)
 

@@ -68,6 +68,7 @@ def test_assembled_code_uses_the_task_statement_and_the_completion_proof():
     assert prepared.ref_declaration.startswith("theorem _rlvr_ref_") and prepared.ref_declaration.endswith(":= sorry")
 
 
+THEOREM = "theorem t1 (a b : ℕ) (h : a = b) : b = a := "
 EXPLOITS = {
     "sorry": ("by sorry", "sorry"),
     "admit": ("by admit", "sorry"),
@@ -146,6 +147,73 @@ EXPLOITS = {
         "statement_drift",
     ),
     "namespace left open": ("namespace X\n\ntheorem t1 (a b : ℕ) (h : a = b) : b = a := h.symm", "scope"),
+    # Issue 21: names Lean reads as one identifier (`!`/`?` are identifier letters), `stop` (= `repeat sorry`).
+    "sorry!": ("by exact sorry!rfl", "sorry"),
+    "sorry?": ("by exact sorry?", "sorry"),
+    "admit!": ("by admit!", "sorry"),
+    "stop": ("by\n  stop\n  exact h.symm", "sorry"),
+    "admitGoal": ("by exact Lean.Elab.admitGoal", "sorry"),
+    # Issue 21: attributes that register meta code (a command elaborator could add declarations unchecked).
+    "@[tactic]": (
+        "open Lean Elab Tactic in\n@[tactic Lean.Parser.Tactic.decide] def myDecide : Tactic := fun _ => do\n"
+        "  (← getMainGoal).assign default\n\n" + THEOREM + "by decide",
+        "elab_attribute",
+    ),
+    "@[command_elab]": (
+        "open Lean Elab Command in\n@[command_elab Lean.Parser.Command.check] def forge : CommandElab := fun _ => do\n"
+        "  modifyEnv id\n\n" + THEOREM + "h.symm",
+        "elab_attribute",
+    ),
+    "@[term_elab]": (
+        "@[term_elab Lean.Parser.Term.sorry] def f : TermElab := fun _ _ => default\n\n" + THEOREM + "h.symm",
+        "elab_attribute",
+    ),
+    "@[macro]": (
+        "@[macro Lean.Parser.Tactic.decide] def m : Macro := fun _ => default\n\n" + THEOREM + "h.symm",
+        "elab_attribute",
+    ),
+    "@[delab]": ("@[delab app.Eq] def d : Delab := default\n\n" + THEOREM + "h.symm", "elab_attribute"),
+    "@[term_parser]": ("@[term_parser] def p : Parser := default\n\n" + THEOREM + "h.symm", "elab_attribute"),
+    "@[local command_elab] after a harmless one": (
+        "@[simp, local command_elab Lean.Parser.Command.check] def forge : CommandElab := default\n\n"
+        + THEOREM
+        + "h.symm",
+        "elab_attribute",
+    ),
+    "attribute [command_elab]": (
+        "def forge : CommandElab := default\nattribute [command_elab Lean.Parser.Command.check] forge\n\n"
+        + THEOREM
+        + "h.symm",
+        "elab_attribute",
+    ),
+    "@[builtin_tactic]": (
+        "@[builtin_tactic decide] def t : Tactic := default\n\n" + THEOREM + "h.symm",
+        "builtin_attribute",
+    ),
+    "@[builtin_command_elab]": (
+        "@[builtin_command_elab check] def t : CommandElab := default\n\n" + THEOREM + "h.symm",
+        "builtin_attribute",
+    ),
+    "@[init]": ("@[init] def hack : IO Unit := pure ()\n" + THEOREM + "h.symm", "init_attribute"),
+    "@[builtin_init]": ("@[builtin_init] def hack : IO Unit := pure ()\n" + THEOREM + "h.symm", "init_attribute"),
+    "attribute [init]": (
+        "def hack : IO Unit := pure ()\nattribute [init] hack\n" + THEOREM + "h.symm",
+        "init_attribute",
+    ),
+    "@[norm_num]": ("@[norm_num _ + _] def e : NormNumExt := default\n\n" + THEOREM + "h.symm", "extension_attribute"),
+    "@[positivity]": (
+        "@[positivity _ + _] def e : PositivityExt := default\n\n" + THEOREM + "h.symm",
+        "extension_attribute",
+    ),
+    "@[simproc]": ("def s : Simproc := default\nattribute [simproc] s\n\n" + THEOREM + "h.symm", "extension_attribute"),
+    "@[aesop tactic]": (
+        "@[aesop safe tactic] def t : TacticM Unit := default\n\n" + THEOREM + "by aesop",
+        "extension_attribute",
+    ),
+    "unknown attribute": ("@[my_new_attr] theorem l : True := trivial\n\n" + THEOREM + "h.symm", "unknown_attribute"),
+    "initialize": ("initialize pure ()\n\n" + THEOREM + "h.symm", "initialize"),
+    "builtin_initialize": ("builtin_initialize pure ()\n\n" + THEOREM + "h.symm", "initialize"),
+    "register_option": ("register_option foo : Bool := { defValue := true }\n\n" + THEOREM + "h.symm", "initialize"),
 }
 
 
@@ -175,6 +243,18 @@ def test_each_exploit_class_is_rejected_with_its_rule(name):
         "exact h.symm",
         ":= by exact h.symm",
         "namespace X\nlemma l (x y : ℕ) (h : x = y) : y = x := h.symm\nend X\n\ntheorem t1 (a b : ℕ) (h : a = b) : b = a := X.l a b h",
+        # Attributes that only tag proved theorems or tune the compiler (issue 21 keeps them).
+        "@[simp] lemma helper (x y : ℕ) (h : x = y) : y = x := h.symm\n\n" + THEOREM + "helper a b h",
+        "@[simp, norm_cast] lemma helper (x y : ℕ) (h : x = y) : y = x := h.symm\n\n" + THEOREM + "helper a b h",
+        "@[aesop safe apply (rule_sets := [Foo])] lemma helper (x y : ℕ) (h : x = y) : y = x := h.symm\n\n"
+        + THEOREM
+        + "helper a b h",
+        "@[reducible, inline] def two : ℕ := 2\n\n" + THEOREM + "h.symm",
+        "attribute [local simp] Nat.add_comm in\n" + THEOREM + "by simp [h]",
+        "attribute [-simp] Nat.add_comm\n\n" + THEOREM + "h.symm",
+        "by\n  have «stop» : True := trivial\n  exact h.symm",
+        "by\n  have stop_here : True := trivial\n  have sorry_free : True := trivial\n  exact h.symm",
+        'by\n  have : "sorry!".length = 6 := rfl\n  exact h.symm',
     ],
 )
 def test_harmless_text_is_not_rejected(completion):
@@ -215,6 +295,20 @@ def test_allowlists_loosen_one_rule_each():
         LeanPolicy(allow_rules={"everything"})
     forbidden = static_check(TASK, "by omega", LeanPolicy(extra_forbidden={"omega"}))
     assert forbidden.details["rule"] == "forbidden"
+
+
+def test_unknown_attributes_can_be_allowed_but_meta_code_attributes_stay_separate():
+    unknown = "@[my_new_attr] theorem l : True := trivial\n\n" + THEOREM + "h.symm"
+    assert isinstance(static_check(TASK, unknown, LeanPolicy(allow_rules={"unknown_attribute"})), Prepared)
+    elab = "@[command_elab Lean.Parser.Command.check] def f : CommandElab := default\n\n" + THEOREM + "h.symm"
+    assert static_check(TASK, elab, LeanPolicy(allow_rules={"unknown_attribute"})).details["rule"] == "elab_attribute"
+
+
+def test_stop_in_a_reference_fill_is_rejected():
+    reference = "import Mathlib\n\ntheorem r (a b : ℕ) (h : a = b) : b = a := sorry\n"
+    task = Task(id="r", prompt="p", answer={"reference": reference})
+    forged = "import Mathlib\n\ntheorem r (a b : ℕ) (h : a = b) : b = a := by\n  stop\n  exact h.symm\n"
+    assert NONE.verify(task, forged).details["rule"] == "sorry"
 
 
 def test_helpers_can_be_switched_off():

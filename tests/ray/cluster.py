@@ -135,6 +135,8 @@ class LocalCluster:
 
     def kill_node(self) -> None:
         """The second node lost: every process it started, SIGKILL, at once."""
+        if self.node is None:
+            return
         procs = [p for p in self._group(self.node) if str(self.tmp / "head") not in " ".join(p.cmdline() or [])]
         for p in procs:
             try:

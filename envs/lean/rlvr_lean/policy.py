@@ -5,8 +5,13 @@ allowed) and rejects, with the rule named, every construct that can make Lean ac
 that proves nothing: ``sorry``/``admit``, new axioms, ``unsafe``, ``partial`` definitions a later
 declaration uses, ``@[extern]``/``@[implemented_by]``/``@[csimp]``, ``export``, unsafe options,
 meta-programming that can forge declarations or redefine tactics (``run_cmd``, ``#eval``,
-``elab``, ``macro``, ``syntax``, ``notation``, local instances, ...), ``import``, ``#exit``,
-``native_decide`` / ``Lean.ofReduceBool`` (unless allowed) and statement drift.
+``elab``, ``macro``, ``syntax``, ``notation``, local instances, ...), attributes that register
+meta code (``@[tactic]``, ``@[command_elab]``, ``@[init]``, ``@[norm_num]``, ...: only attributes
+known to be harmless are accepted), ``initialize``, ``import``, ``#exit``, ``native_decide`` /
+``Lean.ofReduceBool`` (unless allowed) and statement drift.
+
+Kernel replay of new declarations is not implemented, so a command elaborator registered by the
+completion (which could add declarations the kernel never sees) must be stopped here.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from rlvr_lean.tokens import HASH_CMD, IDENT, SYMBOL, Token, base_name, line_of
 
 # Rule ids, as named in a verdict's ``details["rule"]``.
 RULES: dict[str, str] = {
-    "sorry": "`sorry` / `admit` / `sorryAx` leave the proof unfinished",
+    "sorry": "`sorry` / `admit` / `sorryAx` / `stop` leave the proof unfinished",
     "axiom": "a new `axiom` / `constant` can assert anything",
     "unsafe": "`unsafe` code is not checked by the kernel",
     "partial": "a `partial` definition is opaque and must not be used by what is proved",
@@ -28,7 +33,17 @@ RULES: dict[str, str] = {
     "csimp": "`@[csimp]` replaces a definition's code",
     "export": "`export` changes how names resolve",
     "unsafe_option": "`set_option debug.*` / `allowUnsafeReducibility` switch checks off",
-    "meta_code": "`run_cmd` / `run_tac` / `run_elab` / `#eval` / `elab` / `by_elab` / `initialize` run meta code",
+    "meta_code": "`run_cmd` / `run_tac` / `run_elab` / `#eval` / `elab` / `by_elab` / `simproc` run meta code",
+    "initialize": "`initialize` / `builtin_initialize` (and the `register_*` / `declare_*` commands) "
+    "run code at start-up",
+    "elab_attribute": "`@[tactic]` / `@[command_elab]` / `@[term_elab]` / `@[macro]` / `@[delab]` / parser attributes "
+    "register meta code that runs while later commands elaborate",
+    "builtin_attribute": "`@[builtin_*]` attributes register built-in meta code",
+    "init_attribute": "`@[init]` / `@[builtin_init]` run code when the module is initialised",
+    "extension_attribute": "`@[norm_num]` / `@[positivity]` / `@[simproc]` / `@[aesop … tactic]` / linter attributes "
+    "plug meta code into a tactic",
+    "unknown_attribute": "an attribute this policy does not know may register code: only attributes known to be "
+    "harmless are accepted (switch the rule off with allow_rules to accept others)",
     "syntax_extension": "`macro` / `macro_rules` / `syntax` / `notation` / `infix` can redefine tactics and terms",
     "local_instance": "a local/scoped instance or `attribute [instance]` changes how statements elaborate",
     "import": "a completion may not add imports",
@@ -43,9 +58,14 @@ RULES: dict[str, str] = {
 }
 
 _META_WORDS = frozenset(
-    "run_cmd run_tac run_elab run_meta elab elab_rules by_elab initialize builtin_initialize "
-    "simproc dsimproc simproc_decl dsimproc_decl builtin_simproc".split()
+    "run_cmd run_tac run_elab run_meta elab elab_rules by_elab "
+    "simproc dsimproc simproc_decl dsimproc_decl builtin_simproc builtin_dsimproc".split()
 )
+_INIT_WORDS = frozenset({"initialize", "builtin_initialize"})
+_SORRY_NAMES = frozenset({"sorry", "admit"})
+# Meta-level ways to close a goal without a proof; only meta code reaches them, so they are a
+# second line behind the rules that stop meta code from running at all.
+_SORRY_BASES = frozenset({"sorryAx", "admitGoal", "mkSorry", "mkLabeledSorry"})
 _SYNTAX_WORDS = frozenset(
     "macro macro_rules syntax declare_syntax_cat notation notation3 infix infixl infixr prefix postfix "
     "binder_predicate declare_simp_like_tactic".split()
@@ -53,6 +73,30 @@ _SYNTAX_WORDS = frozenset(
 _META_HASH = frozenset({"#eval", "#eval!", "#exec", "#run"})
 _NATIVE_NAMES = frozenset({"native_decide", "ofReduceBool", "reduceBool", "trustCompiler"})
 _ATTR_CODE_RULES = {"extern": "extern", "implemented_by": "implemented_by", "csimp": "csimp"}
+
+# Attributes that only tag a declaration the kernel has checked (a simp lemma is a proved
+# theorem) or tune the compiler, never running code the completion wrote. Everything else is
+# rejected: an allowlist, because Mathlib keeps adding attributes that register meta code.
+SAFE_ATTRIBUTES = frozenset(
+    "simp reducible irreducible semireducible inline noinline macro_inline always_inline specialize nospecialize "
+    "never_extract unbox ext norm_cast push_cast coe simps to_additive to_dual reassoc elementwise nolint "
+    "deprecated inherit_doc match_pattern elab_as_elim elab_without_expected_type induction_eliminator "
+    "cases_eliminator refl symm trans congr gcongr mono bound fun_prop continuity measurability field_simps "
+    "zify_simps qify_simps mfld_simps parity_simps nontriviality grind aesop pp_nodot pp_with_univ "
+    "pp_using_anonymous_constructor class expose wf_preprocess seval simps! mk_iff stacks kerodon".split()
+)
+# Attributes handled by a rule of their own elsewhere in ``scan``.
+_ATTRS_WITH_RULES = frozenset({"extern", "implemented_by", "csimp", "instance", "default_instance", "export"})
+_ELAB_ATTRIBUTES = frozenset(
+    "tactic command_elab term_elab macro delab app_delab app_unexpander quot_precheck incremental "
+    "code_action_provider command_code_action hole_code_action tactic_code_action widget widget_module "
+    "server_rpc_method run_builtin_parser_attribute_hooks run_parser_attribute_hooks key".split()
+)
+_ELAB_SUFFIXES = ("_elab", "_parser", "_delab", "_code_action", "_formatter", "_parenthesizer", "_unexpander")
+_INIT_ATTRIBUTES = frozenset({"init", "builtin_init"})
+_EXTENSION_ATTRIBUTES = frozenset("norm_num positivity simproc simprocs sevalprocs env_linter linter".split())
+_OPEN_BRACKETS = frozenset({"(", "[", "{", "⟨", "⦃"})
+_CLOSE_BRACKETS = frozenset({")", "]", "}", "⟩", "⦄"})
 
 DECL_KEYWORDS = frozenset(
     "theorem lemma example def abbrev instance structure inductive class opaque axiom constant "
@@ -141,9 +185,76 @@ def _attribute_spans(tokens: Sequence[Token]) -> list[bool]:
     return inside
 
 
+def attribute_heads(tokens: Sequence[Token]) -> dict[int, int]:
+    """``{index of an attribute's name: index after its arguments}`` for every attribute in
+    ``@[a, b x]`` and ``attribute [local a] n`` (``local``/``scoped``/``-`` before a name skipped)."""
+    heads: dict[int, int] = {}
+    n = len(tokens)
+    i = 0
+    while i < n:
+        tok = tokens[i]
+        opens = tok.kind == SYMBOL and (
+            tok.text == "@[" or (tok.text == "[" and i > 0 and tokens[i - 1].text == "attribute")
+        )
+        if not opens:
+            i += 1
+            continue
+        depth, head, j = 0, None, i + 1
+        expect = True
+        while j < n:
+            t = tokens[j]
+            if t.kind == SYMBOL and depth == 0 and t.text in ("]", ","):
+                if head is not None:
+                    heads[head] = j
+                head = None
+                if t.text == "]":
+                    break
+                expect = True
+            elif t.kind == SYMBOL and (t.text in _OPEN_BRACKETS or t.text == "@["):
+                depth += 1
+            elif t.kind == SYMBOL and t.text in _CLOSE_BRACKETS:
+                depth = max(0, depth - 1)
+            elif expect and not (t.text in ("local", "scoped") or (t.kind == SYMBOL and t.text == "-")):
+                head, expect = j, False
+            j += 1
+        if head is not None:  # an unclosed list: what Lean would reject anyway is judged too
+            heads[head] = j
+        i = j + 1
+    return heads
+
+
+def attribute_rule(tokens: Sequence[Token], head: int, end: int) -> str | None:
+    """The rule an attribute breaks (None: harmless, or judged by another rule of ``scan``)."""
+    name = tokens[head].text
+    if name in _ATTRS_WITH_RULES:
+        return None
+    if name in _INIT_ATTRIBUTES:
+        return "init_attribute"
+    if name.startswith("builtin_"):
+        return "builtin_attribute"
+    if name in _ELAB_ATTRIBUTES or name.endswith(_ELAB_SUFFIXES):
+        return "elab_attribute"
+    if name in _EXTENSION_ATTRIBUTES:
+        return "extension_attribute"
+    if name == "aesop" and any(t.text == "tactic" for t in tokens[head + 1 : end]):
+        return "extension_attribute"  # an aesop `tactic` rule runs a TacticM the completion defined
+    if tokens[head].kind != IDENT or name not in SAFE_ATTRIBUTES:
+        return "unknown_attribute"
+    return None
+
+
+def _sorry_like(name: str) -> bool:
+    """``sorry`` / ``admit`` and the identifiers ``sorry!``, ``sorry?x``, ``admit!`` (Lean's names may
+    carry ``!``/``?``, so these lex as one unknown name, not the keyword; rejected all the same)."""
+    if name in _SORRY_NAMES:
+        return True
+    return name[:5] in _SORRY_NAMES and name[5:6] in ("!", "?")
+
+
 def scan(tokens: Sequence[Token], src: str, policy: LeanPolicy) -> Violation | None:
     """The first rule the tokens break, or None. ``src`` is the text the tokens' offsets refer to."""
     attr = _attribute_spans(tokens)
+    heads = attribute_heads(tokens)
     partial_names: dict[str, int] = {}
     n = len(tokens)
 
@@ -156,11 +267,27 @@ def scan(tokens: Sequence[Token], src: str, policy: LeanPolicy) -> Violation | N
     for i, tok in enumerate(tokens):
         text = tok.text
         found: Violation | None = None
+        if i in heads:
+            rule = attribute_rule(tokens, i, heads[i])
+            if rule is not None:
+                found = hit(rule, i, f"attribute `{text}`: {RULES[rule]}")
+                if found is not None:
+                    return found
         if tok.kind == IDENT:
             name = text[7:] if text.startswith("_root_.") else text
             base = base_name(name)
-            if name in ("sorry", "admit") or base == "sorryAx":
+            if _sorry_like(name) or base in _SORRY_BASES:
                 found = hit("sorry", i)
+            elif name == "stop" and src[tok.start : tok.end] == "stop":
+                # A keyword since Lean 4's `macro "stop" tacticSeq : tactic => `(tactic| repeat sorry)`;
+                # `«stop»` is a plain name.
+                found = hit("sorry", i, "`stop` discards the rest of the proof (it is `repeat sorry`)")
+            elif name in _INIT_WORDS or (
+                name.startswith(("register_", "declare_"))
+                and name not in _SYNTAX_WORDS
+                and (tok.line_start or (i and tokens[i - 1].text in ("in", "local", "scoped")))
+            ):
+                found = hit("initialize", i)
             elif name == "axiom" or (name == "constant" and tok.line_start):
                 found = hit("axiom", i)
             elif name == "unsafe":
