@@ -30,7 +30,15 @@ MAX_ANSWER_CHARS = 10_000
 _BOX_COMMANDS = ("\\boxed", "\\fbox")
 _THINK_OPEN = re.compile(r"<think\s*>", re.IGNORECASE)
 _THINK_CLOSE = re.compile(r"</think\s*>", re.IGNORECASE)
-_ANSWER_IS = re.compile(r"(?:final\s+answer\s*(?:is|:)|the\s+answer\s+is|answer\s*:)\s*", re.IGNORECASE)
+# "The answer is: 18" (MetaMath), "**Answer:** 3", "**Final Answer: 18**", "Answer: **3**", and the
+# Chinese/Japanese "答案是 3", "答案：3", "答えは 3". Markdown bold around the marker or the answer
+# is formatting, never part of the answer (``answer_is`` strips it).
+_ANSWER_IS = re.compile(
+    r"(?:final\s+answer(?:\s*\*\*)?\s*(?:is\s*:?|:)|the\s+answer\s+is\s*:?|answer(?:\s*\*\*)?\s*:"
+    r"|答案\s*(?:是|为|為|:|：)|答え\s*(?:は|:|：))\s*",
+    re.IGNORECASE,
+)
+_BOLD = re.compile(r"^(?:\*\*|__)\s*|\s*(?:\*\*|__)$")
 
 
 @dataclass(frozen=True)
@@ -124,7 +132,9 @@ def answer_is(text: str) -> str | None:
     if last is None:
         return None
     rest = text[last.end() :].split("\n", 1)[0].strip()
-    rest = rest.rstrip(".").strip().strip("$").strip()
+    rest = _BOLD.sub("", rest).strip()
+    rest = rest.rstrip(".。").strip()
+    rest = _BOLD.sub("", rest).strip().strip("$").strip()
     if rest.startswith("\\(") and rest.endswith("\\)"):
         rest = rest[2:-2].strip()
     rest = rest.rstrip(".").strip()

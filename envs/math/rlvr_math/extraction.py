@@ -39,6 +39,8 @@ _PROSE_WORD = re.compile(r"(?:^|\s)[A-Za-z']{2,}(?=\s|$|[.,;:!?])")
 _WORD = re.compile(r"[A-Za-z]{4,}")
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 
+_MARKDOWN_BOLD = re.compile(r"^\*\*\s*(.+?)\s*\*\*$", re.DOTALL)
+
 FALLBACKS = ("none", "bare", "latex", "latex+expr")
 
 
@@ -159,6 +161,13 @@ def final_answer(completion: str, methods: Sequence[str] = METHODS, fallback: st
             if len(contents) > 1:
                 return Answer(", ".join(contents), "boxed", is_set=True)
             return Answer(contents[0], "boxed")
+    if found is not None and found.method == "answer_tag":
+        # "<answer>The answer is 3.</answer>", "<answer>Answer: 3</answer>", "<answer>**3**</answer>":
+        # the tag holds a sentence or markdown around the answer; read it like one outside a tag,
+        # and keep the whole tag for the hedge check.
+        inner = answer_is(found.text)
+        text = trim_phrase(inner) if inner is not None else _MARKDOWN_BOLD.sub(r"\1", found.text).strip()
+        return Answer(text, found.method, raw=found.text) if text else None
     if found is not None:
         phrase = found.method in ("answer_is", "hashes")
         text = trim_phrase(found.text) if phrase else found.text

@@ -46,6 +46,13 @@ _APPROX = re.compile(
 )
 _RELATION = re.compile(r"[<>]|\\[lg]eq?\b|\\ne(?:q)?\b|\\approx|\\le|\\ge|\\sim|\\equiv|\\pm|\\mp")
 _DECIMALS = re.compile(r"(?<![\d.])\d*\.(\d+)(?![\d.])")
+_CHAIN_LINK = re.compile(r"=|\\(?:approx|equiv|simeq|cong|sim)(?![A-Za-z])|≈")
+_APPROX_LINK = re.compile(r"\\(?:approx|simeq|sim)(?![A-Za-z])|≈")
+_INEQUALITY = re.compile(r"[<>]|\\[lg]eq?(?![A-Za-z])|\\ne(?:q)?(?![A-Za-z])|\\le|\\ge|\\pm|\\mp|\\neq|≤|≥|≠|:=")
+_MODULAR = re.compile(r"\\[pb]?mod(?![A-Za-z])|\bmod\b|\\pmod")
+_NAME = re.compile(r"^[A-Za-z](?:_\{?\w+\}?)?(?:\([A-Za-z0-9, ]*\))?'?$|^\\[A-Za-z]+(?:_\{?\w+\}?)?$")
+_INTEGER = re.compile(r"^[+-]?\d+$")
+_TRAILING_ELLIPSIS = re.compile(r"(?:\\[lc]?dots|\.\.\.|…)\s*\$?\s*\}?\s*$")
 
 
 def hedge(pred_raw: str, gold: str) -> str | None:
@@ -75,36 +82,67 @@ def _is_bracketed_list(text: str) -> bool:
     return len(t) > 2 and t[0] in "([" and t[-1] in ")]" and "," in t
 
 
-def contradiction(pred: str) -> str | None:
-    """``12 = 11``: two sides of one chain of equalities that are different plain numbers."""
+def contradiction(pred: str, gold: str = "") -> str | None:
+    """``12 = 11``: two sides of one chain that are different plain numbers.
+
+    The chain's links are ``=`` and the equivalence-like relations ``\\approx``, ``\\equiv``,
+    ``\\simeq``, ``\\cong``, ``\\sim`` (``5 \\approx 6`` answered 5 and 6 at once). Across an
+    approximate link a side may be the other rounded to its own digits (``\\frac{22}{7} \\approx 3.14``,
+    ``99.7 \\approx 100``). A modular chain (``\\pmod``) is left alone. When the gold answer is not a
+    relation, two sides that are both expressions (not a name being assigned) must be the same
+    rational expression: ``x+1 = x-1`` answers neither side.
+    """
+    gold_is_relation = bool(_CHAIN_LINK.search(gold) or _RELATION.search(gold))
     for item in _top_level_split(pred, ",;"):
-        if "=" not in item or _RELATION.search(item):
+        if not _CHAIN_LINK.search(item) or _INEQUALITY.search(item) or _MODULAR.search(item):
             continue
-        sides = [s.strip() for s in _top_level_split(item, "=")]
+        approximate = bool(_APPROX_LINK.search(item))
+        sides = [s.strip() for s in _top_level_split(_CHAIN_LINK.sub("\x00", item), "\x00")]
         values: list[tuple[Fraction, int | None, str]] = []
         for side in sides:
             number = parse_number(clean(side)) if side else None
             if number is not None and not number.percent:
-                values.append((number.value, _decimal_places(side), side.strip().strip("$").strip()))
+                values.append((number.value, _decimal_places(side, approximate), side.strip().strip("$").strip()))
         for i in range(len(values)):
             for j in range(i + 1, len(values)):
-                if not _agree(values[i], values[j]):
+                if not _agree(values[i], values[j], approximate):
                     return f"{values[i][2]} = {values[j][2]}"
+        if not gold_is_relation:
+            clash = _differing_expressions(sides)
+            if clash is not None:
+                return clash
     return None
 
 
-def _decimal_places(side: str) -> int | None:
+def _differing_expressions(sides: list[str]) -> str | None:
+    from rlvr_math.rational import rational_identity
+
+    expressions = [s for s in sides if s and not _NAME.match(s.strip().strip("$").strip())]
+    cleaned = [clean(s) for s in expressions]
+    for i in range(len(cleaned)):
+        for j in range(i + 1, len(cleaned)):
+            if rational_identity(cleaned[i], cleaned[j]) is False:
+                return f"{expressions[i].strip()} = {expressions[j].strip()}"
+    return None
+
+
+def _decimal_places(side: str, approximate: bool = False) -> int | None:
     places = [len(m.group(1)) for m in _DECIMALS.finditer(side)]
-    return min(places) if places else None
+    if places:
+        return min(places)
+    # "99.7 \approx 100": an integer is a value rounded to units, but only across an approximation.
+    return 0 if approximate and _INTEGER.match(clean(side)) else None
 
 
-def _agree(a: tuple[Fraction, int | None, str], b: tuple[Fraction, int | None, str]) -> bool:
+def _agree(a: tuple[Fraction, int | None, str], b: tuple[Fraction, int | None, str], approximate: bool = False) -> bool:
     if a[0] == b[0]:
         return True
     # A decimal side may be the other side rounded or truncated to its digits: 1/3 = 0.333.
     places = [p for p in (a[1], b[1]) if p is not None]
     if not places:
         return False
+    if approximate:
+        return abs(a[0] - b[0]) <= Fraction(1, 2 * 10 ** min(places))  # rounded: half a unit of the last digit
     return abs(a[0] - b[0]) <= Fraction(1, 10 ** min(places))
 
 
@@ -142,7 +180,9 @@ def refusal(pred: str, pred_raw: str, gold: str, gold_is_set: bool, chains: str 
         return f"hedged answer ({word!r})"
     if alternatives(pred, gold, gold_is_set):
         return "alternatives offered for a one-value answer"
-    clash = contradiction(pred) if chains == "consistent" else None
+    if _TRAILING_ELLIPSIS.search(pred) and not _TRAILING_ELLIPSIS.search(gold):
+        return "unfinished answer (trailing ellipsis)"
+    clash = contradiction(pred, gold) if chains == "consistent" else None
     if clash is not None:
         return f"self-contradicting answer ({clash})"
     return None

@@ -29,9 +29,58 @@ _TEXT_COMMANDS = re.compile(
     r"\\(?:text|textbf|textit|textrm|textnormal|mathrm|mathbf|mbox|operatorname)\s*\{([^{}]*)\}"
 )
 _UNIT_TAIL = re.compile(
-    r"(?:\s*\\(?:text|textbf|textrm|textnormal|mathrm|mbox)\s*\{\s*[A-Za-z][A-Za-z .]*\}(?:\^\{?\d\}?)?)+$"
+    r"(?:\s*\\(?:text|textbf|textrm|textnormal|mathrm|mbox)\s*\{\s*[A-Za-z][A-Za-z ./]*\}(?:\^\{?\d\}?)?)+$"
 )
-_WORD_UNIT_TAIL = re.compile(r"(?<=[\d}])\s+[A-Za-z]{2,}(?:\s+[A-Za-z]+)?(?:\^\{?\d\}?)?$")
+_WORD_UNIT_TAIL = re.compile(r"(?<=[\d}])\s+[A-Za-z]{2,}(?:/[A-Za-z]+)?(?:\s+[A-Za-z]+)?(?:\^\{?\d\}?)?$")
+# Words that make a trailing \text{...} a remark rather than a unit: "5 \text{ is wrong}",
+# "5 \text{ etc.}", "5 \text{ or more}" must not read as 5.
+_NOT_UNIT_WORDS = frozenset(
+    "is are was were be been not no or nor and but if else otherwise etc wrong incorrect correct right true "
+    "false maybe perhaps possibly probably likely unlikely also alternatively then so ie eg vs versus than "
+    "either neither only approximately about around roughly exactly nearly almost more less fewer least most "
+    "through until till except unless when while because since answer final or guess".split()
+)
+_WORD = re.compile(r"[A-Za-z]+")
+# Units written in Chinese or Japanese after a number: 1000元, 1000円, 12个, 5人, 3 cm の...
+_CJK_UNIT_TAIL = re.compile(r"(?<=[\d}])\s*[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]{1,4}$")
+_SIZE_COMMANDS = re.compile(
+    r"\\(?:tiny|scriptsize|footnotesize|small|normalsize|large|Large|LARGE|huge|Huge)(?![A-Za-z])\s*"
+)
+_FONT_ON_TOKEN = re.compile(r"\\(?:mathbf|boldsymbol|bm|textbf|mathrm|textrm)\s+(?=[\w.])")
+_ORDINAL = re.compile(
+    r"(?<=\d)\s*\^\s*(?:\{\s*(?:\\(?:text|mathrm|textrm)\s*)?\{?\s*(?:st|nd|rd|th)\s*\}?\s*\}"
+    r"|\\(?:text|mathrm)\s*\{\s*(?:st|nd|rd|th)\s*\})"
+)
+_TRIG_DEGREES = re.compile(
+    r"\\(sin|cos|tan|cot|sec|csc)\s*(?:\(\s*(\d+(?:\.\d+)?)\s*(?:\^\s*\{?\s*\\circ\s*\}?|°)\s*\)"
+    r"|(\d+(?:\.\d+)?)\s*(?:\^\s*\{?\s*\\circ\s*\}?|°))"
+)
+_MARKDOWN_BOLD = re.compile(r"^\*\*(?!\*)(.+?)\*\*$", re.DOTALL)
+_REPEATING = re.compile(r"^([+-]?)(\d*)\.(\d*)\\overline\{(\d{1,50})\}$")
+_UNICODE_SYMBOLS = {
+    "\u2212": "-",  # minus sign
+    "\ufe63": "-",
+    "\uff0d": "-",
+    "×": "\\times ",
+    "·": "\\cdot ",
+    "⋅": "\\cdot ",
+    "÷": "\\div ",
+    "π": "\\pi ",
+    "∞": "\\infty ",
+    "≤": "\\le ",
+    "≥": "\\ge ",
+    "≠": "\\ne ",
+    "≈": "\\approx ",
+    "∛": "\\sqrt[3]",
+    "∜": "\\sqrt[4]",
+}
+_VULGAR = {"½": (1, 2), "⅓": (1, 3), "⅔": (2, 3), "¼": (1, 4), "¾": (3, 4), "⅕": (1, 5), "⅖": (2, 5), "⅗": (3, 5),
+           "⅘": (4, 5), "⅙": (1, 6), "⅚": (5, 6), "⅐": (1, 7), "⅛": (1, 8), "⅜": (3, 8), "⅝": (5, 8), "⅞": (7, 8),
+           "⅑": (1, 9), "⅒": (1, 10)}  # fmt: skip
+_SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+"))
+_SUPERSCRIPT_RUN = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")
+_UNICODE_ROOT = re.compile(r"(\\sqrt\[\d\])?√?\s*(\d+(?:\.\d+)?|[A-Za-z])")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _PERCENT_WORDS = re.compile(r"(?<=[\d}])\s*(?:percentage|percent|pct)\b", re.IGNORECASE)
 _THIN_SPACES = re.compile(r"\\[,;:!]")
 _WIDE_SPACES = re.compile(r"\\ |\\q?quad\b|~|\\(?:displaystyle|textstyle)\b")
@@ -49,6 +98,68 @@ _DOUBLE_BACKSLASH_COMMAND = re.compile(
     r"(?<!\\)\\\\(?=(?:[dtc]?frac|sqrt|boxed|text|pi|cdot|times|left|right)(?![a-z]))"
 )
 _WHITESPACE = re.compile(r"\s+")
+
+
+def _unicode_math(text: str) -> str:
+    """Spell the Unicode math a model writes (``−1``, ``√2``, ``(x+1)²``, ``½``, ``π``) in LaTeX."""
+    for symbol, latex in _UNICODE_SYMBOLS.items():
+        text = text.replace(symbol, latex)
+    for symbol, (a, b) in _VULGAR.items():
+        text = text.replace(symbol, f"\\frac{{{a}}}{{{b}}}")  # after a digit: a mixed number, 2½ = 5/2
+    text = _SUPERSCRIPT_RUN.sub(lambda m: "^{" + "".join(_SUPERSCRIPTS[c] for c in m.group(0)) + "}", text)
+    if "√" in text:
+        text = _unicode_roots(text)
+    return text
+
+
+def _unicode_roots(text: str) -> str:
+    """``√2`` as ``\\sqrt{2}``, ``√(x+1)`` as ``\\sqrt{x+1}``, ``√{x}`` as ``\\sqrt{x}``."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch != "√":
+            out.append(ch)
+            i += 1
+            continue
+        j = i + 1
+        while j < len(text) and text[j] == " ":
+            j += 1
+        if j < len(text) and text[j] in "({":
+            closer = ")" if text[j] == "(" else "}"
+            depth, k = 0, j
+            while k < len(text):
+                depth += text[k] == text[j]
+                depth -= text[k] == closer
+                if depth == 0:
+                    break
+                k += 1
+            if k < len(text):
+                out.append("\\sqrt{" + text[j + 1 : k] + "}")
+                i = k + 1
+                continue
+        match = re.match(r"\d+(?:\.\d+)?|[A-Za-z]|\\[A-Za-z]+", text[j:])
+        if match is None:
+            out.append("\\sqrt")
+            i = j
+            continue
+        out.append("\\sqrt{" + match.group(0) + "}")
+        i = j + match.end()
+    return "".join(out)
+
+
+def _strip_tail(text: str, pattern: re.Pattern[str], *, need_number: bool) -> str:
+    """``text`` without a trailing unit, unless the tail is a remark ("is wrong", "or more")."""
+    match = pattern.search(text)
+    if match is None:
+        return text
+    words = {w.lower() for w in _WORD.findall(_TEXT_COMMANDS.sub(r" \1 ", match.group(0)))}
+    if words & _NOT_UNIT_WORDS:
+        return text
+    stripped = text[: match.start()].strip()
+    if not stripped or (need_number and parse_number(stripped) is None):
+        return text
+    return stripped
 
 
 def strip_delimiters(text: str) -> str:
@@ -74,35 +185,49 @@ def clean(text: str) -> str:
     ``\\frac{1}{2}``; turns "percent"/"pct" into ``%``.
     """
     text = _DOUBLE_BACKSLASH_COMMAND.sub(r"\\", text)
+    if _NON_ASCII.search(text):
+        text = _unicode_math(text)
     text = text.replace("\\$", "").replace("\\%", "%").replace("\\{", "\\lbrace ").replace("\\}", " \\rbrace")
-    text = strip_delimiters(text).replace("$", " ")
+    text = strip_delimiters(text)
+    bold = _MARKDOWN_BOLD.match(text)  # "**3**": markdown, never Python's power operator here
+    if bold is not None:
+        text = strip_delimiters(bold.group(1))
+    text = text.replace("$", " ")
     # "\\" is a matrix row break: keep it out of the way of the spacing commands.
     text = text.replace("\\\\", _ROW_BREAK)
     text = _THOUSANDS_GAP.sub(",", text)
     text = _THIN_SPACES.sub("", text)
     text = _WIDE_SPACES.sub(" ", text)
     text = _SIZING.sub("", text)
+    text = _SIZE_COMMANDS.sub("", text)
+    text = _FONT_ON_TOKEN.sub("", text)  # "\mathbf 3" is 3
     text = _FRAC_VARIANTS.sub(r"\\frac", text)
+    text = _ORDINAL.sub("", text)  # "12^{\text{th}}" is 12
+    # "\sin 60^\circ" is sin(pi/3): the degree mark changes the value inside a trigonometric function.
+    text = _TRIG_DEGREES.sub(lambda m: f"\\{m.group(1)}(\\frac{{{m.group(2) or m.group(3)}\\pi}}{{180}})", text)
     text = _DEGREES.sub("", text)
     text = _BRACED_COMMA.sub(",", text)
     text = _SHORT_SQRT.sub(r"\\sqrt{\1}", text)
     text = _SHORT_FRAC.sub(r"\\frac{\1}{\2}", text)
     text = _PERCENT_WORDS.sub("%", text)
     text = text.strip().rstrip(".").strip()
-    stripped = _UNIT_TAIL.sub("", text).strip()
-    if stripped:
-        text = stripped
-    stripped = _WORD_UNIT_TAIL.sub("", text).strip()
-    if stripped and parse_number(stripped) is not None:
-        text = stripped
+    text = _strip_tail(text, _UNIT_TAIL, need_number=False)
+    text = _strip_tail(text, _WORD_UNIT_TAIL, need_number=True)
+    text = _strip_tail(text, _CJK_UNIT_TAIL, need_number=True)
     text = _TEXT_COMMANDS.sub(r"\1", text)
     text = text.replace("\\lbrace ", "\\{").replace(" \\rbrace", "\\}").replace(_ROW_BREAK, "\\\\")
     return _WHITESPACE.sub(" ", text).strip()
 
 
+_DIGIT_GAP = re.compile(r"(?<=\d)\s+(?=\d)")
+
+
 def compact(text: str) -> str:
-    """``clean`` without any whitespace: the key for plain string equality."""
-    return _WHITESPACE.sub("", text)
+    """``clean`` without any whitespace: the key for plain string equality.
+
+    A space between two digits stays (as one space): ``5 \\quad 6`` is two numbers, not 56
+    (``1 000`` is still 1000, by the number step)."""
+    return _WHITESPACE.sub("", _DIGIT_GAP.sub("\x01", text)).replace("\x01", " ")
 
 
 # -- multiple choice -----------------------------------------------------------------------------
@@ -174,6 +299,13 @@ def parse_number(cleaned: str) -> Number | None:
     if not text or len(text) > MAX_SYMBOLIC_CHARS:
         return None
     value: Fraction | None = None
+    repeating = _REPEATING.match(text)
+    if repeating is not None:
+        # 0.\overline{3} = 1/3, 1.2\overline{45} = 1.2 + 45/9900
+        sign, whole, fixed, period = repeating.groups()
+        value = Fraction(int(whole or "0")) + Fraction(int(fixed or "0"), 10 ** len(fixed))
+        value += Fraction(int(period), (10 ** len(period) - 1) * 10 ** len(fixed))
+        return Number(-value if sign == "-" else value, percent)
     if _PLAIN.match(text):
         value = _decimal(text)
     elif _THOUSANDS.match(text) or _SPACED_THOUSANDS.match(text):
@@ -289,27 +421,109 @@ def _check_size(value: Fraction) -> None:
 
 # -- cost guard ----------------------------------------------------------------------------------
 
-_NESTED_POWER = re.compile(r"\^\s*\{[^{}]*\^|\^\s*\(?[\w.]+\)?\s*\^|\*\*[^*]*\*\*")
+# A tower written without braces (``x^2^3``, invalid LaTeX) or in Python (``2**3**4``). Markdown
+# bold (``**3**``) is gone by now: ``clean`` unwraps it.
+_UNGROUPED_TOWER = re.compile(r"\^\s*[\w.]+\s*\^|\*\*\s*[\w.]+\s*\*\*")
+_BRACED_EXPONENT = re.compile(r"\^\s*\{")
+_NUMERIC_POWER = re.compile(r"(\d+(?:\.\d+)?)\s*\^\s*(\{[^{}]*\}|\d+)")
 _BIG_EXPONENT = re.compile(r"(?:\^|\*\*)\s*\{?\s*\(?\s*-?\d{4,}")
-_BIG_FACTORIAL = re.compile(r"\d{5,}\s*!|\)\s*!")
+_BIG_FACTORIAL = re.compile(r"\d{5,}\s*!")
 _BIG_POWER_OF_TEN = re.compile(r"\d\s*[eE]\s*\+?\d{4,}")
+_LETTERS = re.compile(r"[A-Za-z]")
+_NUMERIC_COMMANDS = re.compile(r"\\(?:frac|cdot|times|div|binom)(?![A-Za-z])")
+_SYMBOL_POWER = re.compile(r"(?:[A-Za-z)]|\\[A-Za-z]+)\s*\^\s*(\{[^{}]*\}|\d+)")
+MAX_DEGREE_IN_EXPONENT = 12
+"""``e^{x^{12}}`` stays; ``e^{-x^{100}}`` (inside an integral, a red-team case that ran past the budget) goes."""
+MAX_TOWER_EXPONENT = 999
+"""A numeric exponent inside an exponent may reach this (``2^{2^{3}}``); the same limit as a literal."""
+
+
+def _is_numeric(text: str) -> bool:
+    return not _LETTERS.search(_NUMERIC_COMMANDS.sub(" ", text))
+
+
+def _small_number(text: str) -> bool:
+    value = parse_number(text)
+    return value is not None and abs(value.value) <= MAX_TOWER_EXPONENT
+
+
+def _costly_tower(cleaned: str) -> bool:
+    """A power tower whose exponent is a huge number: ``9^{9^{9^9}}``, ``x^{2^{100}}``, ``(x+1)^{10^{10}}``.
+
+    Symbolic towers are cheap for sympy and stay (``e^{x^2}``, ``x^{2^n}``, ``e^{-t^2/2}``): only a
+    numeric exponent, or a numeric power inside a symbolic one, that exceeds ``MAX_TOWER_EXPONENT``
+    (or that the exact evaluator refuses as too large) is refused.
+    """
+    from rlvr_envs.extract import balanced_group
+
+    for match in _BRACED_EXPONENT.finditer(cleaned):
+        group = balanced_group(cleaned, match.end() - 1, window=MAX_SYMBOLIC_CHARS + 2)
+        if group is None:
+            continue
+        exponent = group[0]
+        if "^" not in exponent and "**" not in exponent:
+            continue
+        if _is_numeric(exponent):
+            if not _small_number(exponent):
+                return True
+            continue
+        for power in _NUMERIC_POWER.finditer(exponent):
+            if _is_numeric(power.group(2)) and not _small_number(power.group(0)):
+                return True  # x^{2^{100}}: a number of 2^100 inside a symbolic exponent
+        for power in _SYMBOL_POWER.finditer(exponent):
+            degree = parse_number(power.group(1).strip("{}")) if _is_numeric(power.group(1)) else None
+            if degree is not None and abs(degree.value) > MAX_DEGREE_IN_EXPONENT:
+                return True  # e^{-x^{100}}: sympy's simplification of such exponentials can run for seconds
+    return False
+
+
+def _costly_factorial(cleaned: str) -> bool:
+    """``(10^9)!`` or ``{10^9}!``: a bracketed numeric argument beyond ``MAX_FACTORIAL``.
+
+    A symbolic argument is cheap (``(n+1)!``, ``(2n)!``: sympy keeps ``factorial(n + 1)``)."""
+    for i, ch in enumerate(cleaned):
+        if ch != "!" or i == 0:
+            continue
+        j = i - 1
+        while j >= 0 and cleaned[j] == " ":
+            j -= 1
+        if j < 0 or cleaned[j] not in ")}":
+            continue
+        closer, opener = cleaned[j], "(" if cleaned[j] == ")" else "{"
+        depth, k = 0, j
+        while k >= 0:
+            if cleaned[k] == closer:
+                depth += 1
+            elif cleaned[k] == opener:
+                depth -= 1
+                if depth == 0:
+                    break
+            k -= 1
+        argument = cleaned[k + 1 : j] if k >= 0 else cleaned[:j]
+        if _is_numeric(argument):
+            value = parse_number(argument)
+            if value is None or abs(value.value) > MAX_FACTORIAL:
+                return True
+    return False
 
 
 def too_costly(cleaned: str) -> str | None:
     """Why sympy must not see this answer (a reason string), or None when it is safe.
 
-    Catches what makes a computer algebra system hang or exhaust memory: power towers
-    (``9^{9^{9^9}}``), huge exponents, factorials of huge or composite arguments
-    (``(10^9)!``), very long or very deeply nested input.
+    Catches what makes a computer algebra system hang or exhaust memory: power towers with
+    huge numeric exponents (``9^{9^{9^9}}``), huge exponents, factorials of huge arguments
+    (``(10^9)!``), very long or very deeply nested input. Symbolic towers and factorials
+    (``e^{x^2}``, ``(n+1)!``) are cheap and pass; the expansion bound (``rlvr_math.cost``) still
+    applies to them.
     """
     if len(cleaned) > MAX_SYMBOLIC_CHARS:
         return f"answer longer than {MAX_SYMBOLIC_CHARS} characters"
-    if _NESTED_POWER.search(cleaned):
+    if _UNGROUPED_TOWER.search(cleaned) or _costly_tower(cleaned):
         return "nested exponents"
     if _BIG_EXPONENT.search(cleaned) or _BIG_POWER_OF_TEN.search(cleaned):
         return "huge exponent"
-    if _BIG_FACTORIAL.search(cleaned):
-        return "factorial of a huge or composite argument"
+    if _BIG_FACTORIAL.search(cleaned) or _costly_factorial(cleaned):
+        return "factorial of a huge argument"
     depth = deepest = 0
     for ch in cleaned:
         if ch in "{([":
