@@ -263,7 +263,9 @@ def test_degenerate_guard_decides_as_if_it_normalised_the_whole_response() -> No
     checkers = build_checkers(["punctuation:no_comma"], [{}])
     cases += [("p", "我们明天去公园然后去书店。" * rng.randrange(1, 3)), ("p", "วันนี้อากาศดีมาก " * 2), ("p", "中 " * 300)]
     for min_words, words in itertools.product((0, 5, 50), ("scripts", "w_runs")):
-        verifier = IFEvalVerifier(min_words=min_words, guard_words=words)
+        verifier = IFEvalVerifier(
+            min_words=min_words, guard_words=words, guard_rules="v0"
+        )  # the old rules, as the reference copy below
         for prompt, response in cases:
             task = Task(id="t", prompt=prompt, answer={"instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]})
             expected = _degenerate_by_normalising_everything(verifier, task, response, checkers)

@@ -19,6 +19,7 @@ from rlvr_envs.types import Reason, Task, Verdict
 from rlvr_envs.verifier import Verifier
 from rlvr_ifeval import text
 from rlvr_ifeval.base import Checker, InstructionError
+from rlvr_ifeval.guard import GUARD_RULES, content_rejection
 from rlvr_ifeval.scoring import cached_checkers, check_response
 
 _VERBATIM = PromptFormat(
@@ -114,6 +115,10 @@ class IFEvalVerifier(Verifier):
             ``no_answer``; False scores exactly as the reference checker does.
         min_words: the guard's word minimum; 0 keeps only the empty/binary/echo checks.
         guard_words: how the guard counts words (``GUARD_WORDS``).
+        guard_rules: ``"v1"``: the guard also applies the content rules of ``rlvr_ifeval.guard``
+            (copies of the prompt anywhere, floods, numbers, the instruction's own words,
+            refusals); ``"v0"``: the basic rules only. Default: ``"v0"`` with
+            ``guard_words="w_runs"`` (the ``-v0`` ids), else ``"v1"``.
         prompt_format: name of the env's prompt format; ``r1`` requires a closed ``<think>``.
     """
 
@@ -130,6 +135,7 @@ class IFEvalVerifier(Verifier):
         min_words: int = DEFAULT_MIN_WORDS,
         guard_words: str = "scripts",
         prompt_format: str = _VERBATIM.name,
+        guard_rules: str | None = None,
     ) -> None:
         if min_words < 0:
             raise ValueError(f"min_words must be non-negative, got {min_words}")
@@ -141,11 +147,17 @@ class IFEvalVerifier(Verifier):
         self.min_words = min_words
         self.guard_words = guard_words
         self.prompt_format = prompt_format
+        if guard_rules is None:
+            guard_rules = "v0" if guard_words == "w_runs" else "v1"
+        if guard_rules not in GUARD_RULES:
+            raise ValueError(f"guard_rules must be one of {GUARD_RULES}, got {guard_rules!r}")
+        self.guard_rules = guard_rules
 
     def __setstate__(self, state: dict) -> None:
         # Verifiers pickled before guard/guard_words existed keep their old behaviour.
         state.setdefault("guard", True)
         state.setdefault("guard_words", "w_runs")
+        state.setdefault("guard_rules", "v0")
         self.__dict__.update(state)
         try:
             from rlvr_ifeval.language import warm_up
@@ -174,6 +186,15 @@ class IFEvalVerifier(Verifier):
 
     def degenerate(self, task: Task, response: str, checkers: Sequence[Checker]) -> str | None:
         """Why a response is not an attempt at the task, or None."""
+        why = self._basic_degenerate(task, response, checkers)
+        if why is not None or self.guard_rules == "v0" or not self.min_words:
+            return why
+        if any(c.allows_short_answer() for c in checkers):
+            return None  # a fixed option or a copy is made of the prompt's own material by design
+        return content_rejection(task.prompt, self.prompt_format, response, checkers, self.min_words)
+
+    def _basic_degenerate(self, task: Task, response: str, checkers: Sequence[Checker]) -> str | None:
+        """The ``v0`` rules: empty, binary, an echo at the start, too few words."""
         if not response.strip():  # what str.split() drops, strip() strips: nothing else is left
             return "empty response"
         if _control_characters(response) > MAX_CONTROL_FRACTION * len(response):

@@ -1,0 +1,393 @@
+"""The degenerate-response guard's content rules (``guard_rules="v1"``, issue 21).
+
+The basic rules (empty, binary, an echo at the start, too few words) live in the verifier and
+are all that ``guard_rules="v0"`` applies. These rules catch responses that satisfy the letter
+of an instruction set without attempting the task: copies of the prompt, floods of one word,
+numbers or symbols, the instruction's own keywords or phrases, refusals. Each returns its own
+reason (``REJECTIONS``), and each asks the same question: once what is not the response's own
+(copies of the prompt, the instruction's literals, refusal sentences, repetition) is taken
+away, are there at least ``min_words`` words of an attempt left?
+
+Text is compared as a sequence of tokens: casefolded runs of letters and digits (punctuation,
+quotes, markup and underscores dropped, so a quoted or re-punctuated echo is still an echo),
+except that each character of a script written without spaces (Han, kana, Thai, Lao, Khmer,
+Myanmar) is a token of its own. Tokens weigh as ``text.count_words_any_script`` counts words:
+one each, a quarter for the Southeast Asian scripts (which spell a word with about four code
+points). Diversity is measured on the tokens, with runs of no-space characters taken as
+character bigrams (a Chinese text repeats characters such as 的 all the time, its bigrams far
+less).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import compress, count, filterfalse, pairwise
+from typing import Any
+
+from rlvr_envs.formats import PROMPT_FORMATS
+from rlvr_ifeval.base import Checker
+from rlvr_ifeval.text import SOUTHEAST_ASIAN_CHARS_PER_WORD
+
+GUARD_RULES = ("v0", "v1")
+"""``v0``: the basic rules only (the ``-v0`` ids). ``v1``: these content rules as well."""
+
+ECHO = "the response only echoes the prompt"
+NO_WORDS = "numbers, symbols or single letters, not words"
+MOSTLY_SYMBOLS = "mostly numbers or symbols, few words"
+LITERALS = "only the instruction's own words (its keywords, phrases or examples)"
+REFUSAL = "a refusal or 'I don't know', not an attempt"
+FEW_DISTINCT = "repetitive filler: too few distinct words"
+REPEATED = "repetitive filler: the same passage over and over"
+REJECTIONS = {
+    "echo": ECHO,
+    "no_words": NO_WORDS,
+    "mostly_symbols": MOSTLY_SYMBOLS,
+    "literals": LITERALS,
+    "refusal": REFUSAL,
+    "few_distinct": FEW_DISTINCT,
+    "repeated": REPEATED,
+}
+"""The content rules' ``details["rejected"]`` reasons, by rule."""
+
+EXPECTED_COPIES = ("prompt_to_repeat", "reference_text")
+"""Instruction arguments holding text the response is asked to reproduce."""
+NUMERIC_ANSWERS = frozenset({"custom:date_format_list", "custom:multiples"})
+"""Instructions whose correct response is numbers (a list of dates): spared the word rules."""
+ECHO_NGRAM = 3
+"""A run of this many tokens found in the prompt is a copy of it (shorter prompts: the whole)."""
+MIN_ECHO_COVERAGE = 0.5
+"""A response that reproduces this share of the prompt's n-grams is an echo of it."""
+DIVERSITY_WINDOW = 50
+MIN_DISTINCT_RATIO = 0.25
+"""Distinct diversity units per window of 50 (mean segmental type-token ratio). The labelled real
+responses: 0.38 at the lowest (a template repeating "the element in the array"), most 0.6-0.9."""
+REPEAT_NGRAM = 4
+MIN_REPEAT_UNITS = 20
+MAX_REPEATED_RATIO = 0.7
+"""Share of the response's 4-grams that occurred before in it. The labelled real responses: 0.41
+at the most (a song's chorus, sung four times)."""
+MIN_SYMBOL_CHECK_WORDS = 20
+MIN_CONTENT_SHARE = 0.25
+"""Below this share of words with two letters or more, over 20 words, a response is a table of numbers or symbols."""
+MAX_GUARD_CHARS = 100_000
+"""The rules read this much of a response: 15,000 words or more of anything but filler are an
+attempt, and the time stays far inside the verifier's budget for a 2 MB response in any script."""
+MAX_REFUSAL_TOKENS = 120
+"""Only responses this short are looked at for refusals: a longer one says more than the refusal."""
+
+_SEA = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff"
+_NO_SPACE = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f" + _SEA
+# Combining marks are not ``\\w`` in Python: without these ranges a Hindi or Telugu word falls apart
+# into letters at every vowel sign. The Indic blocks are taken whole except the dandas (full stops).
+_MARKS = (
+    "\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed"
+    "\u0900-\u0963\u0966-\u0dff\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
+)
+_TOKEN_RE = re.compile(f"[{_NO_SPACE}]|(?:[^\\W_{_NO_SPACE}]|[{_MARKS}])+")
+_SEA_RE = re.compile(f"[{_SEA}]")
+_NO_SPACE_RE = re.compile(f"[{_NO_SPACE}]")
+_ASCII_TOKEN_TABLE = bytes(c if chr(c).isalnum() and c < 128 else 32 for c in range(256))
+_DIGITS = str.maketrans("", "", "0123456789")
+
+
+def tokens(value: str) -> list[str]:
+    """The casefolded tokens of ``value`` (see the module docstring)."""
+    folded = value.casefold()
+    if folded.isascii():  # bytes.translate + split: several times faster than the regex
+        return folded.encode("ascii").translate(_ASCII_TOKEN_TABLE).decode("ascii").split()
+    return _TOKEN_RE.findall(folded)
+
+
+# Counted on the tokens joined by spaces, so that the loops run in C: every token is a maximal
+# run of letters, digits and marks, or one character of a no-space script.
+_NON_CONTENT_RE = re.compile(r" (?=\d*[^\d ]?\d* )")
+"""The space before a token with fewer than two letters: a number, a single letter, a letter
+among digits (a literal first character lets the search skip to the spaces)."""
+_SEA_DIGIT_RE = re.compile("[\u0e50-\u0e59\u0ed0-\u0ed9\u1040-\u1049\u1090-\u1099\u17e0-\u17e9\u19d0-\u19d9]")
+_IDEOGRAPHIC_RE = re.compile(f"[{_NO_SPACE[: -len(_SEA)]}]")
+
+
+def _joined(toks: Iterable[str]) -> str:
+    return " " + " ".join(toks) + " "
+
+
+def weight(toks: Sequence[str]) -> float:
+    """Words in ``toks``, as ``text.count_words_any_script`` counts them."""
+    joined = _joined(toks)
+    if joined.isascii():
+        return len(toks)
+    sea = len(_SEA_RE.findall(joined))
+    return len(toks) - sea + sea / SOUTHEAST_ASIAN_CHARS_PER_WORD
+
+
+def content_weight(toks: Sequence[str]) -> float:
+    """Words with letters: tokens with two letters or more, and the characters of no-space
+    scripts (as ``weight`` counts them; their digits excepted)."""
+    if not toks:
+        return 0.0  # (the joined form of no tokens would read as one empty token)
+    joined = _joined(toks)
+    non_content = len(_NON_CONTENT_RE.findall(joined))
+    if joined.isascii():
+        return len(toks) - non_content
+    # No-space characters are tokens of one letter, counted as non-content above: add them back.
+    ideographs = len(_IDEOGRAPHIC_RE.findall(joined))
+    sea_letters = len(_SEA_RE.findall(joined)) - len(_SEA_DIGIT_RE.findall(joined))
+    return len(toks) - non_content + ideographs + sea_letters / SOUTHEAST_ASIAN_CHARS_PER_WORD
+
+
+def diversity_units(toks: Sequence[str]) -> list[str]:
+    """Tokens, with each run of no-space characters turned into its character bigrams (a run of
+    one character stays itself)."""
+    if _joined(toks).isascii():
+        return list(toks)
+    units: list[str] = []
+    run: list[str] = []
+    for t in [*toks, ""]:
+        if len(t) == 1 and _NO_SPACE_RE.match(t):
+            run.append(t)
+            continue
+        if run:
+            units.extend(run if len(run) == 1 else (a + b for a, b in pairwise(run)))
+            run = []
+        if t:
+            units.append(t)
+    return units
+
+
+def distinct_ratio(units: Sequence[str]) -> float:
+    """Mean segmental type-token ratio: distinct units per window of ``DIVERSITY_WINDOW``
+    (the whole text when shorter), which, unlike the plain ratio, does not fall with length."""
+    n = len(units)
+    if n <= DIVERSITY_WINDOW:
+        return len(set(units)) / n if n else 1.0
+    w = DIVERSITY_WINDOW
+    windows = [len(set(units[i : i + w])) / w for i in range(0, n - w + 1, w)]
+    return sum(windows) / len(windows)
+
+
+def repeated_ratio(units: Sequence[str]) -> float:
+    """The share of the ``REPEAT_NGRAM``-grams of ``units`` that occurred earlier."""
+    grams = list(zip(*(units[i:] for i in range(REPEAT_NGRAM)), strict=False))
+    return 1 - len(set(grams)) / len(grams) if grams else 0.0
+
+
+def repeated_ratio_at_most(units: Sequence[str]) -> float:
+    """A cheap upper bound of ``repeated_ratio``: the n-grams that start at the first occurrence
+    of each distinct unit differ in their first unit, so there are at least that many distinct
+    n-grams (less the last n - 1 positions, which start none)."""
+    n_grams = len(units) - REPEAT_NGRAM + 1
+    if n_grams <= 0:
+        return 0.0
+    return 1 - max(0, len(set(units)) - REPEAT_NGRAM + 1) / n_grams
+
+
+@dataclass(frozen=True)
+class PromptProfile:
+    """What the rules need from a prompt: its token n-grams (to find copies of it)."""
+
+    grams: frozenset[tuple[str, ...]]
+    """Every n-gram of the prompt (and of the prompt as the format shows it)."""
+    instruction_grams: frozenset[tuple[str, ...]]
+    """The n-grams outside quoted material ("Rewrite the sentence: \"...\"", "Summarise
+    \u201c...\u201d"): the part of the prompt that is not there to be worked on and copied."""
+    k: int
+
+
+def _grams(toks: Sequence[str], k: int) -> Iterable[tuple[str, ...]]:
+    return zip(*(toks[i:] for i in range(k)), strict=False)
+
+
+_QUOTED_RE = re.compile(
+    r'"([^"]{1,20000})"|\u201c([^\u201c\u201d]{1,20000})\u201d|\u00ab([^\u00ab\u00bb]{1,20000})\u00bb'
+    r"|\u300c([^\u300c\u300d]{1,20000})\u300d"
+)
+
+
+@lru_cache(maxsize=4096)
+def prompt_profile(prompt: str, prompt_format: str) -> PromptProfile:
+    texts = [prompt]
+    fmt = PROMPT_FORMATS.get(prompt_format)
+    if fmt is not None:
+        texts.append(fmt.user_message(prompt))
+    toks = [tokens(t) for t in texts]
+    k = min(ECHO_NGRAM, *(len(t) for t in toks))
+    grams: set[tuple[str, ...]] = set()
+    quoted: set[tuple[str, ...]] = set()
+    if k:
+        for t in toks:
+            grams.update(_grams(t, k))
+        for match in _QUOTED_RE.finditer(prompt):
+            quoted.update(_grams(tokens(next(g for g in match.groups() if g is not None)), k))
+    return PromptProfile(frozenset(grams), frozenset(grams - quoted), k)
+
+
+@dataclass(frozen=True)
+class Copies:
+    """A response with its copies of the prompt taken out."""
+
+    rest: list[str]
+    """The tokens that are not part of a copy: the response's own words."""
+    copied: int
+    """How many tokens were copies."""
+    coverage: float
+    """The share of the prompt's n-grams that the response reproduces (0 to 1)."""
+
+
+def strip_copies(toks: list[str], profile: PromptProfile, expected: Iterable[str] = ()) -> Copies:
+    """``toks`` without every run of ``profile.k`` or more tokens copied from the prompt: copies
+    and near-copies (case, punctuation, quotes and spacing do not count), wherever and however
+    often they occur. ``expected`` are texts an instruction asks to reproduce
+    (``prompt_to_repeat``, ``reference_text``): their copies are taken out too, but reproducing
+    them, or the prompt's quoted material, does not count towards ``coverage``."""
+    k = profile.k
+    if not k or len(toks) < k:
+        return Copies(toks, 0, 0.0)
+    grams = list(_grams(toks, k))
+    starts = list(compress(count(), map(profile.grams.__contains__, grams)))
+    if not starts:
+        return Copies(toks, 0, 0.0)
+    keep: list[str] = []
+    end = 0  # tokens before ``end`` are kept or covered already
+    for start in starts:
+        if start > end:
+            keep.extend(toks[end:start])
+        end = max(end, start + k)
+    keep.extend(toks[end:])
+    wanted: frozenset[tuple[str, ...]] | set[tuple[str, ...]] = profile.instruction_grams
+    if expected:
+        wanted = set(wanted)
+        for text in expected:
+            wanted.difference_update(_grams(tokens(text), k))
+    found = wanted.intersection([grams[i] for i in starts]) if wanted else ()
+    return Copies(keep, len(toks) - len(keep), len(found) / len(wanted) if wanted else 0.0)
+
+
+# Marked spans of a prompt are its examples: "*highlighted section*", "<<poem of joy>>",
+# "[address]". Quoted spans are not: they are as often the material to work on ("Rewrite the
+# sentence: ...") as an example.
+_EXAMPLE_RE = re.compile(r"\*+([^*\n]{1,80}?)\*+|<<([^<>\n]{1,80})>>|\[([^\[\]\n]{1,80})\]")
+
+
+@lru_cache(maxsize=4096)
+def _prompt_examples(prompt: str) -> frozenset[str]:
+    found: set[str] = set()
+    for match in _EXAMPLE_RE.finditer(prompt):
+        found.update(tokens(next(g for g in match.groups() if g is not None)))
+    return frozenset(found)
+
+
+def _strings(value: Any) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
+
+
+@lru_cache(maxsize=4096)
+def _literals(prompt: str, checkers: tuple[Checker, ...]) -> frozenset[str]:
+    # Keyed on the checkers themselves (by identity): the scoring cache hands out the same tuple
+    # for the same task.
+    return literals(prompt, checkers)
+
+
+def literals(prompt: str, checkers: Sequence[Checker]) -> frozenset[str]:
+    """Tokens of the instruction's own material: its string arguments (keywords, end phrase,
+    first word, ...; not the texts to reproduce, ``EXPECTED_COPIES``) and the prompt's marked
+    examples."""
+    found = set(_prompt_examples(prompt))
+    for checker in checkers:
+        for name, value in checker.kwargs.items():
+            if name not in EXPECTED_COPIES:
+                for s in _strings(value):
+                    found.update(tokens(s))
+    return frozenset(found)
+
+
+# A sentence that says the model will not or cannot answer. The apostrophes are normalised first.
+_REFUSAL_RE = re.compile(
+    r"\b(?:i|we)(?: am|'m| are|'re)? ?(?:sorry|afraid|apologi[sz]e)\b"
+    r"|\b(?:i|we)(?: really)? (?:cannot|can't|can not|won't|will not|am unable to|'m unable to|am not able to"
+    r"|'m not able to|am not allowed to|must decline to|refuse to)"
+    r" (?:help|assist|answer|comply|respond|provide|do|write|fulfil|fulfill|complete|create|generate|produce"
+    r"|give|share|continue|engage|discuss|support)\b"
+    r"|\b(?:i|we) (?:do not|don't|did not|didn't|really don't)"
+    r" (?:know|have (?:an|the|any) (?:answer|idea|information))\b"
+    r"|\bno idea\b|\bas an ai\b|\bunable to (?:help|assist|comply|answer)\b|\bnot able to (?:help|assist|answer)\b"
+    r"|我(?:无法|不能|没法|不会)(?:帮|回答|提供|完成|协助|满足)|抱歉|对不起|我不知道|不清楚"
+    r"|申し訳(?:ありません|ございません)|(?:お手伝い|お答え|回答)(?:でき|いたしかね)|わかりません|分かりません|存じません"
+    r"|ขอโทษ|ขออภัย|ไม่สามารถ(?:ช่วย|ตอบ|ให้)|ไม่ทราบ|ไม่รู้"
+)
+_SENTENCE_END_RE = re.compile(r"[.!?\n\u3002\uff01\uff1f]+")
+
+
+# Every alternative of _REFUSAL_RE contains one of these: substring tests are far cheaper than
+# trying the alternation at every position of a text without any.
+_REFUSAL_TRIGGERS = (
+    "sorry", "afraid", "apologi", "cannot", "can't", "can not", "won't", "will not", "unable", "not able",
+    "not allowed", "decline", "refuse", "know", "idea", "as an ai", "抱歉", "对不起", "我无法", "我不能",
+    "我没法", "我不会", "不清楚", "申し訳", "でき", "いたしかね", "わかりません", "分かりません", "存じません",
+    "ขอโทษ", "ขออภัย", "ไม่สามารถ", "ไม่ทราบ", "ไม่รู้",
+)  # fmt: skip
+
+
+def _without_refusals(response: str) -> str | None:
+    """``response`` without its refusal sentences; None when it has none."""
+    folded = response.casefold().replace("\u2019", "'").replace("\u2018", "'")
+    if not any(t in folded for t in _REFUSAL_TRIGGERS) or not _REFUSAL_RE.search(folded):
+        return None
+    kept = [s for s in _SENTENCE_END_RE.split(folded) if not _REFUSAL_RE.search(s)]
+    return " ".join(kept)
+
+
+def content_rejection(
+    prompt: str, prompt_format: str, response: str, checkers: Sequence[Checker], min_words: int
+) -> str | None:
+    """Why ``response`` is not an attempt at the task by the content rules, or None.
+
+    Called after the basic rules passed and only when no instruction asks for a short answer
+    (a fixed option, a copy of the prompt, a bare number: such answers are made of the
+    prompt's own material by design)."""
+    response = response[:MAX_GUARD_CHARS]
+    toks = tokens(response)
+    profile = prompt_profile(prompt, prompt_format)
+    expected = [str(c.kwargs[n]) for c in checkers for n in EXPECTED_COPIES if c.kwargs.get(n)]
+    copies = strip_copies(toks, profile, expected)
+    rest = copies.rest
+    if copies.copied:
+        own = content_weight(rest)
+        # Most of the prompt's instructions reproduced: the response must add a real answer (the
+        # basic echo rule's minimum). Asked to repeat a text first, it must add one at all.
+        if (copies.coverage >= MIN_ECHO_COVERAGE and own < min_words) or (expected and own < 1):
+            return ECHO
+    ids = {c.instruction_id for c in checkers}
+    if not ids & NUMERIC_ANSWERS:
+        content = content_weight(toks)
+        if content < min_words:
+            return NO_WORDS
+        total = weight(toks)
+        if total >= MIN_SYMBOL_CHECK_WORDS and content < MIN_CONTENT_SHARE * total:
+            return MOSTLY_SYMBOLS
+    own_material = _literals(prompt, tuple(checkers))
+    if own_material and weight(list(filterfalse(own_material.__contains__, toks))) < min_words:
+        return LITERALS
+    if len(toks) <= MAX_REFUSAL_TOKENS:
+        remainder = _without_refusals(response)
+        if remainder is not None:
+            left = strip_copies(tokens(remainder), profile, expected).rest
+            if content_weight(list(filterfalse(own_material.__contains__, left))) < min_words:
+                return REFUSAL
+    units = diversity_units(rest)
+    if len(units) >= min_words and distinct_ratio(units) < MIN_DISTINCT_RATIO:
+        return FEW_DISTINCT
+    everything = diversity_units(toks) if copies.copied else units
+    if (
+        len(everything) >= MIN_REPEAT_UNITS
+        and repeated_ratio_at_most(everything) > MAX_REPEATED_RATIO
+        and repeated_ratio(everything) > MAX_REPEATED_RATIO
+    ):
+        return REPEATED
+    return None
