@@ -155,7 +155,7 @@ def test_a_client_that_hangs_up_mid_body_is_not_a_server_error(server):
 
     records: list[logging.LogRecord] = []
     handler = logging.Handler()
-    handler.emit = records.append  # type: ignore[method-assign]
+    handler.emit = records.append
     logger = logging.getLogger("uvicorn.error")
     logger.addHandler(handler)
     try:

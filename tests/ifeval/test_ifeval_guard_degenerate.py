@@ -35,6 +35,9 @@ BASIC = (
     "fewer than 5 words, and no instruction asks for a short answer",
 )
 
+# (prompt, instruction ids, kwargs)
+Case = tuple[str, list[str], list[dict[str, Any]]]
+
 
 def _task(prompt: str, ids: list[str], kwargs: list[dict[str, Any]]) -> Task:
     return Task(id="t", prompt=prompt, answer={"instruction_id_list": ids, "kwargs": kwargs})
@@ -45,7 +48,7 @@ WORDS_120 = (
     ["length_constraints:number_words"],
     [{"num_words": 120, "relation": "at least"}],
 )
-NO_COMMA = ("Write about cars. Do not use any commas.", ["punctuation:no_comma"], [{}])
+NO_COMMA: Case = ("Write about cars. Do not use any commas.", ["punctuation:no_comma"], [{}])
 KEYWORDS = (
     "Write about cars. Include the keywords battery and range.",
     ["keywords:existence"],
@@ -61,8 +64,8 @@ HIGHLIGHTS = (
     ["detectable_format:number_highlighted_sections"],
     [{"num_highlights": 3}],
 )
-JSON = ("Write a story. Wrap your entire output in JSON format.", ["detectable_format:json_format"], [{}])
-QUOTES = ("Write a letter. Wrap your entire response with double quotation marks.", ["startend:quotation"], [{}])
+JSON: Case = ("Write a story. Wrap your entire output in JSON format.", ["detectable_format:json_format"], [{}])
+QUOTES: Case = ("Write a letter. Wrap your entire response with double quotation marks.", ["startend:quotation"], [{}])
 PASSAGE = (
     "Electric cars are quiet and cheap to run, although charging away from home still takes some planning "
     "and the batteries lose range in cold weather, which matters to drivers in the north. "
@@ -135,14 +138,15 @@ def test_every_rule_has_its_own_reason_and_the_table_covers_them_all() -> None:
 @pytest.mark.parametrize("env_id", ["ifeval-synth", "ifeval-data", "ifeval", "ifbench"])
 def test_the_training_envs_and_the_presets_opt_in_apply_the_rules(env_id: str) -> None:
     row = {"prompt": WORDS_120[0], "instruction_id_list": WORDS_120[1], "kwargs": WORDS_120[2]}
-    kwargs: dict[str, Any] = {
+    options: dict[str, dict[str, Any]] = {
         "ifeval-synth": {},
         "ifeval-data": {"data": [row]},
         "ifeval": {"data": str(shared_path("ifeval_input_data.jsonl")), "guard": True},
         "ifbench": {"data": str(shared_path("ifbench_test.jsonl")), "guard": True},
-    }[env_id]
-    env = rlvr_envs.make(env_id, **kwargs)
-    assert env.verifier.guard_rules == "v1"
+    }
+    env = rlvr_envs.make(env_id, **options[env_id])
+    verifier = env.verifier
+    assert isinstance(verifier, IFEvalVerifier) and verifier.guard_rules == "v1"
     verdict = env.verify(_task(*WORDS_120), "word " * 130)
     assert verdict.reason is Reason.NO_ANSWER and verdict.details["rejected"] == FEW_DISTINCT
 
@@ -153,7 +157,9 @@ def test_v0_ids_keep_the_basic_rules_exactly(env_id: str) -> None:
     if env_id != "ifeval-synth-v0":
         kwargs["data"] = str(shared_path("ifeval_input_data.jsonl" if env_id == "ifeval-v0" else "ifbench_test.jsonl"))
     env = rlvr_envs.make(env_id, **kwargs)
-    assert (env.verifier.guard_rules, env.verifier.guard_words) == ("v0", "w_runs")
+    verifier = env.verifier
+    assert isinstance(verifier, IFEvalVerifier)
+    assert (verifier.guard_rules, verifier.guard_words) == ("v0", "w_runs")
     for label, task, response, __ in DEGENERATE:
         verdict = env.verify(_task(*task), response)
         old = IFEvalVerifier(guard_words="w_runs", guard_rules="v0").verify(_task(*task), response)
