@@ -1,6 +1,6 @@
 """The math family's verifier against math-verify, side by side on the same mixed set.
 
-    .venv/bin/python bench/math_verify.py [--realistic 300] [--workers 2] [--pool-items 300]
+    .venv/bin/python bench/math_verify.py [--realistic 300] [--workers 2] [--pool-items 300] [--repeats 3]
     .venv/bin/python bench/math_verify.py --hostile-only [--batch 100] [--repeats 3]
 
 The set: every labelled peer case in ../shared/data (math_verify_cases.jsonl and
@@ -20,6 +20,14 @@ In process, the two verifiers share what a process keeps: ANTLR's prediction cac
 one, ``rlvr_math.parser_snapshot``, is installed in the generated parser both use) and sympy's
 caches, so whichever verifier meets a shape first builds them for the other too. The pool
 rows give each verifier its own processes: the comparison a user running a pool gets.
+
+Every row is timed ``--repeats`` times and printed as min/median/max verifications per second
+for each verifier, the ratio of the medians (ours over math-verify's) and the range of the
+per-repeat ratios (each repeat times both verifiers back to back, so a slow moment on the
+shared machine shows up in both). In-process rows are process CPU time; each repeat of them
+runs in a fresh subprocess (the first pass is only "fresh" once per process), which then runs
+the second pass. Pool rows are wall time, fresh workers per repeat, the verifier that goes first
+alternating between repeats. Hostile inputs: min/median/max latency over the repeats.
 """
 
 from __future__ import annotations
@@ -28,6 +36,8 @@ import argparse
 import json
 import random
 import re
+import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -135,7 +145,7 @@ def forget_answers() -> None:
 
 
 def run_inline(items) -> tuple[float, float, list[bool], list[bool]]:
-    """Both verifiers over the items in this process, alternating which goes first per item.
+    """Both verifiers over the items in this process (CPU seconds), alternating which goes first.
 
     Alternating keeps shared warm-up effects (the ANTLR parser's decision cache inside
     latex2sympy, used by both) from favouring whichever verifier runs second. Every item
@@ -147,9 +157,9 @@ def run_inline(items) -> tuple[float, float, list[bool], list[bool]]:
     for index, item in enumerate(items):
         forget_answers()
         for side in (0, 1) if index % 2 == 0 else (1, 0):
-            start = time.perf_counter()
+            start = time.process_time()
             passed[side].append(item[side].verify(item[2], item[3]).passed)
-            spent[side] += time.perf_counter() - start
+            spent[side] += time.process_time() - start
     return spent[0], spent[1], passed[0], passed[1]
 
 
@@ -177,19 +187,26 @@ def run_pool(items, side: int, workers: int, warm_items=()) -> tuple[float, list
         return time.perf_counter() - start, passed
 
 
-def hostile_latency(workers: int, budget: float) -> list[tuple[str, float, str, float, str]]:
+def hostile_latency(workers: int, budget: float, repeats: int = 1) -> dict[str, list[tuple[list[float], set[str]]]]:
+    """Per hostile input, for ours then math-verify: the latencies over ``repeats`` and the verdicts."""
     task = Task(id="h", prompt="", answer="42")
-    results: dict[str, list[tuple[float, str]]] = {name: [] for name in HOSTILE}
+    results: dict[str, list[tuple[list[float], set[str]]]] = {name: [] for name in HOSTILE}
     # One pool per verifier, as a user runs one: a worker the peer's timeout kills restarts
     # and reloads, and that wait must not be charged to the other verifier's next call.
     for verifier in (MathVerifier(time_budget_s=budget), MathVerifyPeer()):
         with VerificationPool(workers) as pool:
             pool.preload(verifier)
-            for name, completion in HOSTILE.items():
-                start = time.perf_counter()
-                verdict = pool.submit(verifier, task, completion, timeout_s=budget).result()
-                results[name].append((time.perf_counter() - start, verdict.reason.value))
-    return [(name, ours[0], ours[1], peer[0], peer[1]) for name, (ours, peer) in results.items()]
+            spent: dict[str, list[float]] = {name: [] for name in HOSTILE}
+            reasons: dict[str, set[str]] = {name: set() for name in HOSTILE}
+            for _ in range(repeats):
+                for name, completion in HOSTILE.items():
+                    start = time.perf_counter()
+                    verdict = pool.submit(verifier, task, completion, timeout_s=budget).result()
+                    spent[name].append(time.perf_counter() - start)
+                    reasons[name].add(verdict.reason.value)
+            for name in HOSTILE:
+                results[name].append((spent[name], reasons[name]))
+    return results
 
 
 def hostile_batch(workers: int, budget: float, size: int, repeats: int) -> dict[str, list[float]]:
@@ -215,13 +232,66 @@ def accuracy(items, passed: list[bool]) -> float:
     return sum(p == item[4] for p, item in zip(passed, items)) / len(items)
 
 
-def _row(name: str, mode: str, subset, t_ours: float, t_mv: float, p_ours, p_mv) -> None:
-    ours_rate, mv_rate = len(subset) / t_ours, len(subset) / t_mv
+def _spread(values: list[float]) -> tuple[float, float, float]:
+    return min(values), statistics.median(values), max(values)
+
+
+def _mmm(values: list[float], digits: int = 1) -> str:
+    lo, med, hi = _spread(values)
+    return f"{lo:.{digits}f}/{med:.{digits}f}/{hi:.{digits}f}"
+
+
+ROW_HEADER = (
+    f"{'subset':<12} {'mode':<15} {'ours/s min/med/max':>22} {'math-verify/s':>20} {'ratio':>6} "
+    f"{'(range)':>11} {'ours acc':>9} {'mv acc':>7}"
+)
+
+
+def _row(name: str, mode: str, subset, runs: list[tuple[float, float, list[bool], list[bool]]]) -> None:
+    """One row from ``runs`` (one per repeat: our seconds, math-verify's, both verdict lists)."""
+    ours = [len(subset) / run[0] for run in runs]
+    peer = [len(subset) / run[1] for run in runs]
+    ratios = [o / m for o, m in zip(ours, peer)]
+    p_ours, p_mv = runs[0][2], runs[0][3]  # verdicts do not change between repeats
     print(
-        f"{name:<12} {mode:<14} {ours_rate:>9.1f} {mv_rate:>14.1f} {ours_rate / mv_rate:>6.1f}x "
-        f"{accuracy(subset, p_ours):>9.1%} {accuracy(subset, p_mv):>8.1%}"
+        f"{name:<12} {mode:<15} {_mmm(ours):>22} {_mmm(peer):>20} "
+        f"{statistics.median(ours) / statistics.median(peer):>5.1f}x {f'{min(ratios):.1f}-{max(ratios):.1f}x':>11} "
+        f"{accuracy(subset, p_ours):>9.1%} {accuracy(subset, p_mv):>7.1%}"
     )
     sys.stdout.flush()
+
+
+def inline_worker(realistic: int) -> None:
+    """One repeat of the in-process rows, in this (fresh) process: prints them as one JSON line."""
+    peer_set, real_set = peer_items(), realistic_items(realistic)
+    mixed = peer_set + real_set
+    snapshot = parser_snapshot.load()
+    run_inline(mixed[:3])  # imports of sympy, latex2sympy and math-verify, outside the timings
+    out = {"snapshot": bool(snapshot), "peer": run_inline(peer_set), "realistic": run_inline(real_set)}
+    out["2nd pass"] = run_inline(mixed)
+    print(json.dumps(out))
+
+
+def _inline_repeats(realistic: int, repeats: int) -> list[dict[str, Any]]:
+    runs = []
+    for _ in range(repeats):
+        command = [sys.executable, str(Path(__file__).resolve()), "--inline-worker", "--realistic", str(realistic)]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"in-process repeat failed ({done.returncode}): {done.stderr[-2000:]}")
+        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    return runs
+
+
+def _pool_repeats(
+    items, workers: int, repeats: int, warm_items=()
+) -> list[tuple[float, float, list[bool], list[bool]]]:
+    runs = []
+    for index in range(repeats):
+        order = (0, 1) if index % 2 == 0 else (1, 0)
+        timed = {side: run_pool(items, side, workers, warm_items) for side in order}
+        runs.append((timed[0][0], timed[1][0], timed[0][1], timed[1][1]))
+    return runs
 
 
 def main() -> None:
@@ -232,65 +302,70 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=2.0, help="per-call budget for the hostile inputs (s)")
     parser.add_argument("--hostile-only", action="store_true", help="only the hostile rows and the hostile batch")
     parser.add_argument("--batch", type=int, default=100, help="size of the hostile batch (10%% expansion-heavy)")
-    parser.add_argument("--repeats", type=int, default=3, help="repeats of the hostile batch")
+    parser.add_argument("--repeats", type=int, default=3, help="repeats of every timed row (min/median/max)")
+    parser.add_argument("--inline-worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.repeats < 1:
+        parser.error("--repeats must be at least 1")
+    if args.inline_worker:
+        inline_worker(args.realistic)
+        return
     if args.hostile_only:
         print_hostile(args)
         return
 
     peer_set, real_set = peer_items(), realistic_items(args.realistic)
     mixed = peer_set + real_set
-    # Install the parser's saved prediction cache before anything parses (part of our set-up,
-    # like an import; in process it serves math-verify's parses too, since both use the same
-    # generated parser), then import sympy, latex2sympy and math-verify, outside the timings.
-    snapshot = parser_snapshot.load()
-    run_inline(mixed[:3])
-
+    runs = _inline_repeats(args.realistic, args.repeats)
     print(
         f"mixed set: {len(peer_set)} peer cases + {len(real_set)} realistic long completions "
         f"(mean {sum(len(i[3]) for i in real_set) // max(1, len(real_set))} chars); "
-        f"parser snapshot {'loaded' if snapshot else 'NOT loaded (built for another parser version)'}\n"
+        f"parser snapshot {'loaded' if runs[0]['snapshot'] else 'NOT loaded (built for another parser version)'}; "
+        f"{args.repeats} repeats per row\n"
     )
-    header = (
-        f"{'subset':<12} {'mode':<14} {'ours/s':>9} {'math-verify/s':>14} {'ratio':>7} {'ours acc':>9} {'mv acc':>8}"
-    )
-    print(header)
-    print("-" * len(header))
-    inline = {name: run_inline(subset) for name, subset in (("peer", peer_set), ("realistic", real_set))}
-    p, r = inline["peer"], inline["realistic"]
-    inline["mixed"] = (p[0] + r[0], p[1] + r[1], p[2] + r[2], p[3] + r[3])
-    subsets = {"peer": peer_set, "realistic": real_set, "mixed": mixed}
-    for name, (t_ours, t_mv, p_ours, p_mv) in inline.items():
-        _row(name, "inline", subsets[name], t_ours, t_mv, p_ours, p_mv)
-    # The same items again: the LaTeX parser's decision cache (shared by both sides) is now
-    # warm, as in any long-running process; answer caches are still emptied before each item.
-    t_ours, t_mv, p_ours, p_mv = run_inline(mixed)
-    _row("mixed", "2nd pass", mixed, t_ours, t_mv, p_ours, p_mv)
+    print(ROW_HEADER)
+    print("-" * len(ROW_HEADER))
+    subsets = {"peer": peer_set, "realistic": real_set}
+    for name, subset in subsets.items():
+        _row(name, "inline", subset, [run[name] for run in runs])
+    combined = [
+        tuple(p + r for p, r in zip(run["peer"], run["realistic"]))  # seconds add, verdict lists concatenate
+        for run in runs
+    ]
+    _row("mixed", "inline", mixed, combined)
+    # The same items again in the same processes: the LaTeX parser's decision cache (shared by
+    # both sides) is now warm, as in any long-running process; answer caches are still emptied.
+    _row("mixed", "2nd pass", mixed, [run["2nd pass"] for run in runs])
     # Fresh workers for each side; an evenly spread subset of the mixed set keeps the run short.
     step = max(1, len(mixed) // max(1, args.pool_items))
     sample = mixed[::step]
-    (t_ours, p_ours), (t_mv, p_mv) = run_pool(sample, 0, args.workers), run_pool(sample, 1, args.workers)
-    _row(f"mixed/{step}", f"pool x{args.workers}", sample, t_ours, t_mv, p_ours, p_mv)
+    _row(f"mixed/{step}", f"pool x{args.workers}", sample, _pool_repeats(sample, args.workers, args.repeats))
     # Steady state: fresh workers first verify the other half of the mixed set (untimed), then
     # the timed half; both verifiers get the same treatment.
     timed_half, warm_half = mixed[1::2], mixed[0::2]
-    (t_ours, p_ours), (t_mv, p_mv) = (run_pool(timed_half, side, args.workers, warm_half) for side in (0, 1))
-    _row("mixed, odd", f"pool x{args.workers}, warm", timed_half, t_ours, t_mv, p_ours, p_mv)
+    warm_runs = _pool_repeats(timed_half, args.workers, args.repeats, warm_half)
+    _row("mixed, odd", f"pool x{args.workers}, warm", timed_half, warm_runs)
     print_hostile(args)
 
 
 def print_hostile(args: argparse.Namespace) -> None:
-    print(f"\nhostile inputs through the pool (budget {args.budget:g} s; math-verify with its timeouts off):")
-    print(f"{'input':<20} {'ours s':>8} {'ours verdict':<14} {'math-verify s':>14} {'mv verdict':<12}")
-    for name, t_ours, r_ours, t_mv, r_mv in hostile_latency(args.workers, args.budget):
-        print(f"{name:<20} {t_ours:>8.3f} {r_ours:<14} {t_mv:>14.3f} {r_mv:<12}")
-    if args.batch > 0 and args.repeats > 0:
+    print(
+        f"\nhostile inputs through the pool (budget {args.budget:g} s; math-verify with its timeouts off), "
+        f"latency min/median/max over {args.repeats} repeats (s):"
+    )
+    print(f"{'input':<20} {'ours s':>20} {'ours verdict':<14} {'math-verify s':>20} {'mv verdict':<12}")
+    for name, ((ours, r_ours), (peer, r_mv)) in hostile_latency(args.workers, args.budget, args.repeats).items():
+        print(
+            f"{name:<20} {_mmm(ours, 3):>20} {'/'.join(sorted(r_ours)):<14} {_mmm(peer, 3):>20} {'/'.join(sorted(r_mv)):<12}"
+        )
+    if args.batch > 0:
         times = hostile_batch(args.workers, args.budget, args.batch, args.repeats)
         print(f"\nbatch of {args.batch}, 10% {EXPANSION_HEAVY}, pool x{args.workers}, {args.repeats} runs (s):")
-        print(f"{'verifier':<12} {'min':>8} {'median':>8} {'max':>8}")
+        print(f"{'verifier':<12} {'min':>8} {'median':>8} {'max':>8} {'mv median / this':>17}")
+        reference = statistics.median(times["math-verify"])
         for name, spent in times.items():
-            ordered = sorted(spent)
-            print(f"{name:<12} {ordered[0]:>8.2f} {ordered[len(ordered) // 2]:>8.2f} {ordered[-1]:>8.2f}")
+            lo, med, hi = _spread(spent)
+            print(f"{name:<12} {lo:>8.2f} {med:>8.2f} {hi:>8.2f} {reference / med:>16.1f}x")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ import dataclasses
 import json
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from functools import lru_cache
 from typing import Any
 
@@ -25,15 +25,37 @@ FRESH_INSTANCE_DATASETS = {"acre": 10, "list_functions": 1, "gsm_symbolic": 1}
 """Datasets that draw their tasks when constructed (from seed and size), not per index: each
 task gets its own instance, seeded from the task seed, of this size."""
 
+GLOBAL_RNG_DATASETS = frozenset({"codeio", "list_functions", "pool_matrix"})
+"""Datasets whose generation draws from the global ``random`` or numpy generators: codeio's
+stored programs, list_functions' generators and pool_matrix (``np.random``). Only these run
+inside ``_seeded_global_rngs``: saving and restoring both generators costs 60-130 us a task,
+over half the time of a cheap task (``bench/reasoning_gym_envs.py --guard``). Found by comparing
+the global state before and after generating tasks of every dataset;
+``tests/reasoning_gym/test_rg_generation.py`` repeats that check for every dataset, so a
+reasoning-gym update that changes the set fails it."""
+
 
 class DatasetConfigError(ConfigurationError):
     """A config or level the dataset does not accept."""
 
 
-def _rg() -> Any:
-    import reasoning_gym.factory as factory
+_factory: Any = None
 
-    return factory
+
+def _rg() -> Any:
+    global _factory
+    if _factory is None:
+        import random
+
+        # Importing reasoning_gym draws from the global ``random`` generator (0.1.25): keep the
+        # caller's stream as it was, as generation does.
+        saved = random.getstate()
+        try:
+            import reasoning_gym.factory as factory
+        finally:
+            random.setstate(saved)
+        _factory = factory
+    return _factory
 
 
 def to_json(value: Any) -> Any:
@@ -152,7 +174,8 @@ def generate_entry(name: str, level: int | None, overrides: dict[str, Any], seed
     """The reasoning-gym entry (question, answer, metadata) that ``seed`` gives."""
     recipe = recipe_key(level, overrides)
     fresh = FRESH_INSTANCE_DATASETS.get(name)
-    with _lock, _seeded_global_rngs(seed):  # instances are shared; a few generators keep state
+    guard = _seeded_global_rngs(seed) if name in GLOBAL_RNG_DATASETS else nullcontext()
+    with _lock, guard:  # instances are shared; a few generators keep state
         if fresh is not None:
             instance = dataset.__wrapped__(name, recipe, seed=seed, size=fresh)
             return instance[seed % fresh]
@@ -167,8 +190,8 @@ def generate_entry(name: str, level: int | None, overrides: dict[str, Any], seed
 def _seeded_global_rngs(seed: int) -> Iterator[None]:
     """Seed the global ``random`` and numpy generators for one task, then restore them.
 
-    Some generated programs (codeio's reference solutions) draw from the global generators,
-    which made the same seed give different tasks; the caller's streams are left untouched.
+    Some generators (``GLOBAL_RNG_DATASETS``) draw from the global generators, which made the
+    same seed give different tasks; the caller's streams are left untouched.
     """
     import random
 
