@@ -37,6 +37,7 @@ import io
 import statistics
 import sys
 import time
+from typing import Any
 
 
 def _rate(count: int, seconds: float) -> float:
@@ -115,7 +116,7 @@ def bench_dataset(name: str, n: int, repeats: int, window_s: float) -> dict:
     import rlvr_envs
     from rlvr_reasoning_gym.generation import FRESH_INSTANCE_DATASETS, SHARED_SIZE
 
-    env = rlvr_envs.make(f"rg-{name}", isolation="inline")
+    env: Any = rlvr_envs.make(f"rg-{name}", isolation="inline")  # a ProceduralEnv: task_from_seed
     seeds = range(123, 123 + n)
     # A calibration window (untimed in the figures; it also meets first-use costs): as many of the
     # n tasks as fit in window_s of CPU. That count is used in every timed window, on both sides.
@@ -185,10 +186,11 @@ def bench_guard(names: list[str], n: int, repeats: int) -> None:
     print(header)
     print("-" * len(header))
     for name in names:
-        env = rlvr_envs.make(f"rg-{name}", isolation="inline")
+        env: Any = rlvr_envs.make(f"rg-{name}", isolation="inline")  # a ProceduralEnv: task_from_seed
         seeds = range(123, 123 + n)
         env.task_from_seed(seeds[0])  # first use outside the timings
-        now, always = [], []
+        now: list[float] = []
+        always: list[float] = []
         for index in range(repeats):
             for guard_all in (False, True) if index % 2 == 0 else (True, False):
                 generation.GLOBAL_RNG_DATASETS = frozenset({name}) | declared if guard_all else declared

@@ -12,6 +12,7 @@ from __future__ import annotations
 import pickle
 import random
 from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 import pytest
@@ -41,11 +42,11 @@ DECLARED_SEARCH = 300
 programs draw from it; the first at seed 26 with reasoning-gym 0.1.25)."""
 
 
-def _param(name: str) -> pytest.param:
+def _param(name: str) -> Any:  # a pytest ParameterSet
     return pytest.param(name, marks=() if name in FAST else pytest.mark.slow)
 
 
-def _global_state() -> tuple[object, bytes]:
+def _global_state() -> tuple[Any, bytes]:
     return random.getstate(), pickle.dumps(np.random.get_state())
 
 
