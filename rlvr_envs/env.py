@@ -13,7 +13,7 @@ import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, ClassVar, SupportsIndex, overload
+from typing import TYPE_CHECKING, Any, ClassVar, SupportsIndex, cast, overload
 
 import gymnasium
 import numpy as np
@@ -182,9 +182,9 @@ class Env(gymnasium.Env[str, str], ABC):
     @property
     def pool(self) -> VerificationPool:
         if self._pool is None:
-            from rlvr_envs.pool import default_pool
+            from rlvr_envs.backends import get_pool
 
-            self._pool = default_pool()
+            self._pool = cast("VerificationPool", get_pool())  # the Ray backend has the same interface
         return self._pool
 
     def verify_batch(self, tasks: Sequence[Task], completions: Sequence[str]) -> list[Verdict]:

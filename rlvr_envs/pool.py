@@ -17,7 +17,6 @@ call keeps its own hard budget however its verdict travels.
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import hashlib
 import os
@@ -31,6 +30,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 
 from rlvr_envs._handle import WorkerDied, _Worker
+from rlvr_envs._pool_verbs import PoolVerbs
 from rlvr_envs._worker import dumps
 from rlvr_envs.types import Reason, Task, Verdict
 from rlvr_envs.verifier import DEFAULT_MAX_COMPLETION_CHARS, Verifier, guard_completion
@@ -74,7 +74,7 @@ class _Job:
     """Rounds in which no worker could be started or load the verifier for this job (it never ran)."""
 
 
-class VerificationPool:
+class VerificationPool(PoolVerbs):
     """Worker processes that run verifiers under a hard time budget.
 
     Args:
@@ -184,21 +184,6 @@ class VerificationPool:
             futures.append(future)
         return futures
 
-    def map(
-        self,
-        verifier: Verifier,
-        tasks: Sequence[Task],
-        completions: Sequence[str],
-        *,
-        timeout_s: float | None = None,
-        max_completion_chars: int | None = None,
-    ) -> list[Verdict]:
-        """Verify pairs in parallel; results come back in input order."""
-        futures = self.submit_many(
-            verifier, tasks, completions, timeout_s=timeout_s, max_completion_chars=max_completion_chars
-        )
-        return [f.result() for f in futures]
-
     def preload(self, verifier: Verifier, timeout_s: float = _STARTUP_TIMEOUT_S) -> None:
         """Start every worker and load ``verifier`` in each, before any work is queued.
 
@@ -228,21 +213,6 @@ class VerificationPool:
         finally:
             with self._blob_lock:
                 self._barriers.discard(barrier)
-
-    async def amap(
-        self,
-        verifier: Verifier,
-        tasks: Sequence[Task],
-        completions: Sequence[str],
-        *,
-        timeout_s: float | None = None,
-        max_completion_chars: int | None = None,
-    ) -> list[Verdict]:
-        """``map`` for asyncio code: awaits without blocking the event loop."""
-        futures = self.submit_many(
-            verifier, tasks, completions, timeout_s=timeout_s, max_completion_chars=max_completion_chars
-        )
-        return list(await asyncio.gather(*(asyncio.wrap_future(f) for f in futures)))
 
     def close(self) -> None:
         if self._closed:
@@ -575,15 +545,12 @@ _default_lock = threading.Lock()
 
 
 def default_pool() -> VerificationPool:
-    """The process-wide shared pool, created on first use and closed at exit.
+    """The process-wide shared *local* pool, created on first use and closed at exit.
 
-    With ``RLVR_POOL=ray`` it is the Ray backend's shared pool (``rlvr_envs.backends``), which
-    has this class's interface; every caller of ``default_pool`` (envs, adapters, CLI, server) follows.
+    Envs, adapters, the CLI and the server take their pool from ``rlvr_envs.backends.get_pool()``,
+    which returns this one unless ``RLVR_POOL`` names another backend (``ray``). The choice lives
+    there so that this module never imports a backend (no import circle).
     """
-    if os.environ.get("RLVR_POOL", "").strip().lower() not in ("", "local"):
-        from rlvr_envs.backends import get_pool
-
-        return get_pool()  # type: ignore[return-value]
     global _default_pool
     with _default_lock:
         if _default_pool is None or _default_pool._closed:

@@ -156,9 +156,6 @@ def upward_arrows(graph: dict[str, set[str]]) -> list[str]:
 
 PENDING = {
     # Being removed in the same round of work (issue 17); delete each line when its change lands:
-    # ray_pool imports Verifier/guard_completion from rlvr_envs.env instead of rlvr_envs.verifier:
-    "rlvr_envs.backends <-> rlvr_envs.backends._ray_actor <-> rlvr_envs.backends.ray_pool <-> rlvr_envs.env"
-    " <-> rlvr_envs.pool",
     "rlvr_trainers.cli <-> rlvr_trainers.train",  # the trainers' new `train` subcommand module
 }
 

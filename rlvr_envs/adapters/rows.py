@@ -25,7 +25,7 @@ import json
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rlvr_envs.types import Task
 
@@ -284,9 +284,9 @@ class Scorer:
         if self.env is not None:
             return self.env.pool
         if self.pool is None:
-            from rlvr_envs.pool import default_pool
+            from rlvr_envs.backends import get_pool
 
-            self.pool = default_pool()
+            self.pool = cast("VerificationPool", get_pool())  # the Ray backend has the same interface
         return self.pool
 
 

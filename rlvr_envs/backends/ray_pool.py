@@ -23,7 +23,6 @@ only touch futures. Ray itself is imported when the pool is made, not before.
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import hashlib
 import os
@@ -35,9 +34,10 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
-from rlvr_envs.env import DEFAULT_MAX_COMPLETION_CHARS, Verifier, guard_completion
+from rlvr_envs._pool_verbs import PoolVerbs
 from rlvr_envs.errors import RlvrEnvsError
 from rlvr_envs.types import Reason, Task, Verdict
+from rlvr_envs.verifier import DEFAULT_MAX_COMPLETION_CHARS, Verifier, guard_completion
 
 _STARTUP_TIMEOUT_S = 120.0
 
@@ -90,7 +90,7 @@ def _import_ray() -> Any:
     return ray
 
 
-class RayVerificationPool:
+class RayVerificationPool(PoolVerbs):
     """Verification on Ray actors with the local pool's interface.
 
     Args:
@@ -225,35 +225,6 @@ class RayVerificationPool:
                 self._pending.extend(jobs)
                 self._cond.notify_all()
         return futures
-
-    def map(
-        self,
-        verifier: Verifier,
-        tasks: Sequence[Task],
-        completions: Sequence[str],
-        *,
-        timeout_s: float | None = None,
-        max_completion_chars: int | None = None,
-    ) -> list[Verdict]:
-        """Verify pairs on the cluster; results come back in input order."""
-        futures = self.submit_many(
-            verifier, tasks, completions, timeout_s=timeout_s, max_completion_chars=max_completion_chars
-        )
-        return [f.result() for f in futures]
-
-    async def amap(
-        self,
-        verifier: Verifier,
-        tasks: Sequence[Task],
-        completions: Sequence[str],
-        *,
-        timeout_s: float | None = None,
-        max_completion_chars: int | None = None,
-    ) -> list[Verdict]:
-        futures = self.submit_many(
-            verifier, tasks, completions, timeout_s=timeout_s, max_completion_chars=max_completion_chars
-        )
-        return list(await asyncio.gather(*(asyncio.wrap_future(f) for f in futures)))
 
     def preload(self, verifier: Verifier, timeout_s: float = _STARTUP_TIMEOUT_S) -> None:
         """Start every actor and load ``verifier`` in its worker before any work is queued."""

@@ -207,7 +207,7 @@ def test_rlvr_envs_verify_runs_on_the_cluster_from_the_command_line(cluster, tmp
         "import sys; import rlvr_envs; "
         "rlvr_envs.register('raytoy-add-v0', 'tests.helpers.toy:ToyAddEnv', size=None); "
         "from rlvr_envs.cli import main; rc = main(sys.argv[1:]); "
-        "from rlvr_envs.pool import default_pool; print('POOL', type(default_pool()).__name__); sys.exit(rc)"
+        "from rlvr_envs.backends import get_pool; print('POOL', type(get_pool()).__name__); sys.exit(rc)"
     )
     done = subprocess.run(
         [sys.executable, "-c", script, "verify", "raytoy-add-v0", "--input", str(rows), "--output", str(out)],

@@ -1,0 +1,55 @@
+"""``map`` and ``amap`` for every pool backend, written once on top of its ``submit_many``."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from concurrent.futures import Future
+
+from rlvr_envs.types import Task, Verdict
+from rlvr_envs.verifier import Verifier
+
+
+class PoolVerbs:
+    """What a backend inherits: it implements ``submit_many``, the batch verbs follow from it."""
+
+    def submit_many(
+        self,
+        verifier: Verifier,
+        tasks: Sequence[Task],
+        completions: Sequence[str],
+        *,
+        timeout_s: float | None = None,
+        max_completion_chars: int | None = None,
+    ) -> list[Future[Verdict]]:
+        raise NotImplementedError
+
+    def map(
+        self,
+        verifier: Verifier,
+        tasks: Sequence[Task],
+        completions: Sequence[str],
+        *,
+        timeout_s: float | None = None,
+        max_completion_chars: int | None = None,
+    ) -> list[Verdict]:
+        """Verify pairs in parallel; results come back in input order."""
+        futures = self.submit_many(
+            verifier, tasks, completions, timeout_s=timeout_s, max_completion_chars=max_completion_chars
+        )
+        return [f.result() for f in futures]
+
+    async def amap(
+        self,
+        verifier: Verifier,
+        tasks: Sequence[Task],
+        completions: Sequence[str],
+        *,
+        timeout_s: float | None = None,
+        max_completion_chars: int | None = None,
+    ) -> list[Verdict]:
+        """``map`` for asyncio code: awaits without blocking the event loop."""
+        futures = self.submit_many(
+            verifier, tasks, completions, timeout_s=timeout_s, max_completion_chars=max_completion_chars
+        )
+        return list(await asyncio.gather(*(asyncio.wrap_future(f) for f in futures)))
