@@ -89,3 +89,69 @@ def test_verifier_reward_helps_and_random_reward_does_not(tmp_path):
     assert control_gain <= 0.10, control
     assert real_gain >= 0.20, (real["before"], real["after"])
     assert real_gain >= control_gain + 0.15
+
+
+# -- the carry task (--task carry): RL must teach carrying, no injected habit ---------------
+
+
+def test_carries_counts_column_carries():
+    from rlvr_trainers.demo_carry import carries
+
+    assert [carries(123, 456), carries(15, 7), carries(999, 1), carries(450, 550), carries(0, 0)] == [0, 1, 3, 2, 0]
+    # Against the column-by-column definition on a grid of pairs.
+    for a in range(0, 1000, 37):
+        for b in range(0, 1000, 41):
+            da, db = f"{a:03d}"[::-1], f"{b:03d}"[::-1]
+            carry = count = 0
+            for x, y in zip(da, db):
+                carry = int(int(x) + int(y) + carry >= 10)
+                count += carry
+            assert carries(a, b) == count, (a, b)
+
+
+def test_carry_env_keeps_its_band_and_share():
+    from rlvr_envs.errors import ConfigurationError
+    from rlvr_trainers.demo_carry import CarryAdditionEnv, carries
+
+    def operands(task):
+        a, b = task.prompt.removeprefix("What is ").removesuffix("?").split(" + ")
+        assert int(a) + int(b) == int(task.answer)
+        return int(a), int(b)
+
+    heavy = CarryAdditionEnv(min_carries=2).sample(300, seed=0)
+    assert all(carries(*operands(t)) >= 2 for t in heavy)
+    assert all(100 <= x <= 999 for t in heavy for x in operands(t))
+    none = CarryAdditionEnv(max_carries=0).sample(200, seed=0)
+    assert all(carries(*operands(t)) == 0 for t in none)
+    mixed = CarryAdditionEnv(carry_share=0.25).sample(800, seed=0)
+    share = sum(carries(*operands(t)) > 0 for t in mixed) / len(mixed)
+    assert 0.19 < share < 0.31, share
+    assert CarryAdditionEnv().verify(heavy[0], f"<answer>{heavy[0].answer}</answer>").passed
+    assert not CarryAdditionEnv().verify(heavy[0], f"<answer>{int(heavy[0].answer) - 10}</answer>").passed
+    for bad in ({"digits": 0}, {"min_carries": 4}, {"min_carries": 2, "max_carries": 1}, {"carry_share": 1.5}):
+        with pytest.raises(ConfigurationError):
+            CarryAdditionEnv(**bad)
+
+
+def test_task_option_selects_the_carry_preset_and_flags_still_win():
+    from rlvr_trainers.demo import TASKS, parse_args
+
+    default = parse_args([])
+    assert default.env == "math-arith" and default.habit_steps > 0 and not default.sft_env_kwargs
+    carry = parse_args(["--task", "carry"])
+    for name, value in TASKS["carry"].items():
+        assert getattr(carry, name) == value, name
+    assert carry.habit_steps == 0 and carry.env.endswith(":CarryAdditionEnv")
+    mine = parse_args(["--task", "carry", "--out", "elsewhere", "--set", "habit_steps=5", 'sft_env_kwargs="{}"'])
+    assert (mine.out_dir, mine.habit_steps, mine.sft_env_kwargs) == ("elsewhere", 5, "{}")
+
+
+def test_carry_task_runs_end_to_end_on_a_tiny_schedule(tmp_path):
+    from rlvr_trainers.demo import parse_args
+
+    settings = parse_args(["--task", "carry", "--out", str(tmp_path), "--no-control"])
+    settings.sft_steps, settings.sft_tasks, settings.profile_pool, settings.profile_samples = 5, 200, 8, 2
+    settings.rl_steps, settings.heldout, settings.eval_k, settings.eval_every = 2, 8, 2, 0
+    summary = run_demo(settings, quiet=True)
+    assert summary["env_id"] == "CarryAdditionEnv" and summary["before"]["n_tasks"] == 8
+    assert (tmp_path / "demo_summary.json").exists()
