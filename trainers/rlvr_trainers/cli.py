@@ -9,20 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", required=True, help="YAML config file (see trainers/README.md)")
-    parser.add_argument(
-        "--set", nargs="*", default=[], metavar="FIELD=VALUE", help="override config fields (values parse as YAML)"
-    )
-    parser.add_argument(
-        "--resume",
-        nargs="?",
-        const="latest",
-        default=None,
-        metavar="CHECKPOINT",
-        help="resume from a checkpoint folder (no value: the latest one in output_dir)",
-    )
+from rlvr_trainers.arguments import add_arguments
 
 
 def add_parsers(subparsers: Any) -> None:

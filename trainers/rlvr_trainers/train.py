@@ -498,7 +498,7 @@ def _curriculum_env(config: TrainerConfig, router: Any) -> Any:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from rlvr_trainers.cli import add_arguments
+    from rlvr_trainers.arguments import add_arguments
 
     parser = argparse.ArgumentParser(prog="rlvr-train", description="Train on rlvr-envs environments with TRL.")
     add_arguments(parser)
