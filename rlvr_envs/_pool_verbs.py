@@ -1,4 +1,4 @@
-"""``map`` and ``amap`` for every pool backend, written once on top of its ``submit_many``."""
+"""``submit``, ``map`` and ``amap`` for every pool backend, written once on top of its ``submit_many``."""
 
 from __future__ import annotations
 
@@ -11,7 +11,29 @@ from rlvr_envs.verifier import Verifier
 
 
 class PoolVerbs:
-    """What a backend inherits: it implements ``submit_many``, the batch verbs follow from it."""
+    """What a backend inherits: it implements ``submit_many``, the other verbs follow from it."""
+
+    default_timeout_s: float
+
+    def call_budget(self, verifier: Verifier, timeout_s: float | None) -> float:
+        """The per-call budget: the caller's, else the verifier's own, else the pool's default."""
+        if timeout_s is not None:
+            return timeout_s
+        return float(getattr(verifier, "time_budget_s", self.default_timeout_s))
+
+    def submit(
+        self,
+        verifier: Verifier,
+        task: Task,
+        completion: str,
+        *,
+        timeout_s: float | None = None,
+        max_completion_chars: int | None = None,
+    ) -> Future[Verdict]:
+        """Queue one verification; the future always resolves to a Verdict."""
+        return self.submit_many(
+            verifier, [task], [completion], timeout_s=timeout_s, max_completion_chars=max_completion_chars
+        )[0]
 
     def submit_many(
         self,

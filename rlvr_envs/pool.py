@@ -129,30 +129,6 @@ class VerificationPool(PoolVerbs):
             thread.start()
 
     # -- public API ------------------------------------------------------------------------------
-    def submit(
-        self,
-        verifier: Verifier,
-        task: Task,
-        completion: str,
-        *,
-        timeout_s: float | None = None,
-        max_completion_chars: int | None = None,
-    ) -> Future[Verdict]:
-        """Queue one verification; the future always resolves to a Verdict."""
-        if self._closed:
-            raise RuntimeError("the verification pool is closed")
-        future: Future[Verdict] = Future()
-        max_chars = max_completion_chars or self.max_completion_chars
-        refused = guard_completion(completion, max_chars)
-        if refused is not None:
-            future.set_result(refused)
-            return future
-        key, blob = self._pickled(verifier)
-        budget = timeout_s if timeout_s is not None else getattr(verifier, "time_budget_s", self.default_timeout_s)
-        cheap = bool(getattr(verifier, "bounded_cheap", False))
-        self._jobs.put(_Job(key, blob, task, completion, budget, max_chars, future, cheap=cheap))
-        return future
-
     def submit_many(
         self,
         verifier: Verifier,
@@ -170,7 +146,7 @@ class VerificationPool(PoolVerbs):
         # ``submit`` per pair, with what is the same for every pair worked out once.
         max_chars = max_completion_chars or self.max_completion_chars
         key, blob = self._pickled(verifier)
-        budget = timeout_s if timeout_s is not None else getattr(verifier, "time_budget_s", self.default_timeout_s)
+        budget = self.call_budget(verifier, timeout_s)
         cheap = bool(getattr(verifier, "bounded_cheap", False))
         futures: list[Future[Verdict]] = []
         put = self._jobs.put

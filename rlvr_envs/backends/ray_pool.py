@@ -180,20 +180,6 @@ class RayVerificationPool(PoolVerbs):
         self._thread.start()
 
     # -- public API (the local pool's) ----------------------------------------------------------
-    def submit(
-        self,
-        verifier: Verifier,
-        task: Task,
-        completion: str,
-        *,
-        timeout_s: float | None = None,
-        max_completion_chars: int | None = None,
-    ) -> Future[Verdict]:
-        """Queue one verification; the future always resolves to a Verdict."""
-        return self.submit_many(
-            verifier, [task], [completion], timeout_s=timeout_s, max_completion_chars=max_completion_chars
-        )[0]
-
     def submit_many(
         self,
         verifier: Verifier,
@@ -208,7 +194,7 @@ class RayVerificationPool(PoolVerbs):
         if self.closed:
             raise RuntimeError("the verification pool is closed")
         key = self._register(verifier)
-        budget = timeout_s if timeout_s is not None else getattr(verifier, "time_budget_s", self.default_timeout_s)
+        budget = self.call_budget(verifier, timeout_s)
         max_chars = max_completion_chars or self.max_completion_chars
         futures: list[Future[Verdict]] = []
         jobs = []
@@ -279,7 +265,7 @@ class RayVerificationPool(PoolVerbs):
                 return cached[1]
             blob = pickle.dumps(verifier, protocol=pickle.HIGHEST_PROTOCOL)
             key = hashlib.sha256(blob).hexdigest()
-            budget = float(getattr(verifier, "time_budget_s", self.default_timeout_s))
+            budget = self.call_budget(verifier, None)
             self._blobs[id(verifier)] = (verifier, key, blob, budget)
             self._by_key[key] = (blob, budget)
             while len(self._blobs) > 64:
