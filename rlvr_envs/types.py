@@ -164,6 +164,42 @@ def _bounded(value: Any, chars: int, items: int, depth: int = 0) -> Any:
     return tuple(kept) if isinstance(value, tuple) else kept
 
 
+def _size_if_within(value: Any, depth: int = 0) -> int | None:
+    """An upper bound of ``value``'s JSON size when nothing in it is over a limit, else None.
+
+    The common case (a small dict of counts, flags and short strings) is then stored as it is,
+    without the copy and the ``json.dumps`` that ``bounded_details`` would otherwise spend on it.
+    """
+    if isinstance(value, str):
+        return 6 * len(value) + 2 if len(value) <= MAX_DETAIL_STRING_CHARS else None  # \uXXXX is the longest escape
+    if value is None or isinstance(value, bool):
+        return 5
+    if isinstance(value, int):
+        if value.bit_length() > 14_000:  # near str()'s 4,300-digit limit: leave it to the slow path
+            return None
+        return value.bit_length() // 3 + 3  # decimal digits <= bits * log10(2) < bits / 3, plus sign
+    if isinstance(value, float):
+        return 24
+    if depth >= MAX_DETAIL_DEPTH or not isinstance(value, (dict, list, tuple)) or len(value) > MAX_DETAIL_ITEMS:
+        return None
+    total = 2
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str) or len(key) > MAX_DETAIL_KEY_CHARS:
+                return None
+            size = _size_if_within(item, depth + 1)
+            if size is None:
+                return None
+            total += 6 * len(key) + 4 + size
+    else:
+        for item in value:
+            size = _size_if_within(item, depth + 1)
+            if size is None:
+                return None
+            total += size + 1
+    return total
+
+
 def bounded_details(details: Any) -> Any:
     """``details`` within the verdict limits (see ``MAX_DETAILS_BYTES``); unchanged when it fits.
 
@@ -173,6 +209,9 @@ def bounded_details(details: Any) -> Any:
     """
     if details is None:
         return None
+    within = _size_if_within(details)
+    if within is not None and within <= MAX_DETAILS_BYTES:
+        return details  # nothing to cut: what the slow path below would return, without the copy
     bounded = _bounded(details, MAX_DETAIL_STRING_CHARS, MAX_DETAIL_ITEMS)
     size = _json_size(bounded)
     if size <= MAX_DETAILS_BYTES:
