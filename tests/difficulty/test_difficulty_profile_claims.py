@@ -53,14 +53,13 @@ def test_two_profilers_on_one_store_split_the_work(env, tmp_path):
     db = tmp_path / "p.sqlite"
     summaries = []
     # A slow sampler keeps both profilers inside the same tasks' window (the old code gave 2n samples each).
-    threads = [
-        threading.Thread(
-            target=lambda: summaries.append(
-                profile_env(env, tagged_sampler(delay_s=0.01), db, n=4, batch_tasks=2, progress=False)
-            )
-        )
-        for _ in range(2)
-    ]
+    together = threading.Barrier(2)  # both start at once, so both see an empty store
+
+    def run() -> None:
+        together.wait(timeout=30)
+        summaries.append(profile_env(env, tagged_sampler(delay_s=0.01), db, n=4, batch_tasks=2, progress=False))
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
     for t in threads:
         t.start()
     for t in threads:
@@ -73,7 +72,9 @@ def test_two_profilers_on_one_store_split_the_work(env, tmp_path):
     assert sum(s.samples_generated for s in summaries) == 24 * 4  # no sample drawn twice
     assert all(s.tasks_profiled > 0 for s in summaries), [s.tasks_profiled for s in summaries]
     assert sum(s.tasks_profiled for s in summaries) == 24
-    assert sum(s.tasks_elsewhere for s in summaries) == 24
+    # Each task was left to the other profiler: still claimed by it (elsewhere) or already stored
+    # by it when this one looked (skipped); which of the two depends on thread start-up timing.
+    assert sum(s.tasks_elsewhere + s.tasks_skipped for s in summaries) == 24
     with PassRateStore(db) as store:
         assert {r.samples for r in store.task_records(env.env_id, store.resolve_sampler(env.env_id, None))} == {4}
         con = sqlite3.connect(db)
