@@ -142,7 +142,7 @@ class OpenAICompatibleSampler:
         offset = int(stable_hash(prompt, 8), 16)
         for _ in range(n):
             path, body = self._body(prompt, n - len(texts), offset + len(texts))
-            reply = self._post(path, body)
+            reply = self.post_json(path, body)
             choices = reply.get("choices") if isinstance(reply, dict) else None
             if not isinstance(choices, list) or not choices:
                 raise SamplerError(f"{self.base_url}{path} answered without choices: {str(reply)[:300]}")
@@ -164,7 +164,14 @@ class OpenAICompatibleSampler:
         # A model may legitimately produce nothing (or only a tool call): that is an empty completion.
         return text if isinstance(text, str) else ""
 
-    def _post(self, path: str, body: dict[str, Any]) -> Any:
+    def post_json(self, path: str, body: dict[str, Any]) -> Any:
+        """POST ``body`` as JSON to ``base_url + path`` and return the decoded answer.
+
+        The transport every client of an OpenAI-compatible server shares (this sampler, the judge
+        family's client): retries with back-off on 429/5xx and connection errors, ``Retry-After``,
+        the per-request timeout, and the ``requests``/``retries`` counts in ``stats``. Raises
+        ``SamplerError`` on a refusal or once the retries are spent.
+        """
         data = json.dumps(body).encode("utf-8")
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self.api_key:

@@ -160,7 +160,7 @@ class JudgeClient:
         transport = self._transport
         try:
             # The sampler layer's transport: retries, back-off, timeouts, Retry-After.
-            return transport._post("/chat/completions", body)
+            return transport.post_json("/chat/completions", body)
         finally:
             with self._lock:  # the transport counts under its own lock; copy its totals
                 self.stats["requests"] = transport.stats["requests"]
