@@ -38,6 +38,7 @@ _EXPORTS = {
     "RlvrEnvsError": "rlvr_envs.errors",
     "DataError": "rlvr_envs.errors",
     "DataUnavailableError": "rlvr_envs.errors",
+    "DataRequiredError": "rlvr_envs.errors",
     "ConfigurationError": "rlvr_envs.errors",
     "SampleExhaustedWarning": "rlvr_envs.errors",
     "Wrapper": "rlvr_envs.wrappers",
@@ -52,6 +53,7 @@ _EXPORTS = {
 __all__ = [
     "ConfigurationError",
     "DataError",
+    "DataRequiredError",
     "DataUnavailableError",
     "DatasetEnv",
     "DeprecatedEnvWarning",
@@ -89,6 +91,7 @@ if TYPE_CHECKING:
     from rlvr_envs.errors import (
         ConfigurationError,
         DataError,
+        DataRequiredError,
         DataUnavailableError,
         DeprecatedEnvWarning,
         PluginLoadError,

@@ -15,7 +15,9 @@ RlvrEnvsError
 │   │   └── UnknownVersionError               the name exists, not at this version
 │   ├── PluginLoadError (ImportError)         a plugin or an entry point did not load
 │   └── RegistrationError (ValueError)        a malformed or conflicting registration
-└── ConfigurationError (ValueError)           an option an env does not accept (bad level, band...)
+├── ConfigurationError (ValueError)           an option an env does not accept (bad level, band...)
+└── DataRequiredError                         an id for the user's own data made without data=
+    (ConfigurationError, DataUnavailableError, TypeError: what each family raised before)
 ```
 """
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 __all__ = [
     "ConfigurationError",
     "DataError",
+    "DataRequiredError",
     "DataUnavailableError",
     "DeprecatedEnvWarning",
     "PluginLoadError",
@@ -54,6 +57,16 @@ class DataUnavailableError(RlvrEnvsError, RuntimeError):
 
 class ConfigurationError(RlvrEnvsError, ValueError):
     """An option the environment (or a filter, a curriculum) does not accept."""
+
+
+class DataRequiredError(ConfigurationError, DataUnavailableError, TypeError):
+    """An env id for the user's own data (``math-v0``, ``code-python-v0``, ``lean-v0``, ``judge-v0``,
+    ``ifeval-data-v0``) was made without ``data=``.
+
+    One class for every family. It also derives from the classes the families raised before it
+    existed (``ConfigurationError``/``ValueError``, ``DataUnavailableError``/``RuntimeError`` and
+    ``TypeError``), so an ``except`` written against any of them still catches it.
+    """
 
 
 class RegistryError(RlvrEnvsError):

@@ -40,3 +40,17 @@ def test_conformance(env_id):
     env = make_for_conformance(env_id)
     report = check_env(env, n_tasks=2, seeds=(0,))
     assert report.tasks_checked >= 1
+
+
+USER_DATA_IDS = ("math-v0", "code-python-v0", "lean-v0", "judge-v0", "ifeval-data-v0")
+"""The ids that exist for the user's own data: each family's one, none with a preset dataset."""
+
+
+@pytest.mark.parametrize("env_id", USER_DATA_IDS)
+def test_a_user_data_id_without_data_raises_one_error_class_in_every_family(env_id):
+    from rlvr_envs.errors import ConfigurationError, DataRequiredError, DataUnavailableError
+
+    with pytest.raises(DataRequiredError, match="data=") as caught:
+        rlvr_envs.make(env_id)
+    # What each family raised before the class existed still catches it.
+    assert all(isinstance(caught.value, cls) for cls in (ConfigurationError, DataUnavailableError, TypeError))

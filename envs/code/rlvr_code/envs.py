@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 from rlvr_code.verifier import FORMATS, CodeVerifier, solution_names
 from rlvr_envs.data import is_missing, load_hub, numbered_records, require_fields
 from rlvr_envs.env import DatasetEnv
-from rlvr_envs.errors import ConfigurationError, DataError
+from rlvr_envs.errors import ConfigurationError, DataError, DataRequiredError
 from rlvr_envs.formats import PromptFormat
 from rlvr_envs.types import Difficulty, Task
 
@@ -392,7 +392,7 @@ class CodeEnv(DatasetEnv):
     # -- rows ----------------------------------------------------------------------------------
     def _sourced_rows(self) -> list[SourcedRow]:
         if self.data is None:
-            raise ConfigurationError(
+            raise DataRequiredError(
                 f"{self.env_name} needs your tasks: pass data= a .jsonl/.json/.parquet/.csv path, a list of dicts "
                 "or a datasets.Dataset (for ready-made sets use code-humaneval or code-mbpp)"
             )

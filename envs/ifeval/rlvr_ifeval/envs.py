@@ -12,7 +12,7 @@ from typing import Any
 
 from rlvr_envs import DatasetEnv, Difficulty, Task
 from rlvr_envs.data import is_missing, load_hub, records_from, require_fields
-from rlvr_envs.errors import DataError, DataUnavailableError
+from rlvr_envs.errors import DataError, DataRequiredError
 from rlvr_envs.formats import PromptFormat
 from rlvr_ifeval.base import InstructionError
 from rlvr_ifeval.scoring import cached_checkers
@@ -177,7 +177,7 @@ class IFEvalEnv(DatasetEnv):
             source = str(self.data) if isinstance(self.data, (str, Path)) else "data"
             return records_from(self.data, split=self.split, limit=self.limit), source
         if not self.hub_dataset:
-            raise DataUnavailableError(
+            raise DataRequiredError(
                 f"make({self.env_name!r}) needs your data: data= a .jsonl/.json/.parquet/.csv path, a list of "
                 "dicts or a datasets.Dataset with prompt, instruction_id_list and kwargs"
             )

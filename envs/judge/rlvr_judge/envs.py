@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 from rlvr_envs import DatasetEnv, Task, Verdict
 from rlvr_envs.data import is_missing, numbered_records, require_fields
-from rlvr_envs.errors import DataError
+from rlvr_envs.errors import DataError, DataRequiredError
 from rlvr_envs.formats import PromptFormat
 from rlvr_judge.cache import JudgeCache
 from rlvr_judge.client import resolve_judges
@@ -132,7 +132,7 @@ class JudgeDatasetEnv(DatasetEnv):
         client_options = {k: kwargs.pop(k) for k in _CLIENT_OPTIONS if k in kwargs}
         verifier_options = {k: kwargs.pop(k) for k in _VERIFIER_OPTIONS if k in kwargs}
         if data is None and self.builtin_data is None:
-            raise TypeError(
+            raise DataRequiredError(
                 f"{type(self).__name__} needs your data: data= a .jsonl/.json/.parquet/.csv path, a list of dicts "
                 "or a datasets.Dataset, with rows {'prompt', 'reference' and/or 'rubric'}"
             )

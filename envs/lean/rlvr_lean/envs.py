@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from rlvr_envs import DatasetEnv, Difficulty, Task, Verdict
 from rlvr_envs.data import load_hub, numbered_records, require_fields
 from rlvr_envs.env import guard_completion
-from rlvr_envs.errors import DataError, DataUnavailableError
+from rlvr_envs.errors import DataError, DataRequiredError, DataUnavailableError
 from rlvr_lean.reference import parse_reference
 from rlvr_lean.shape import TaskFormatError, parse_statement
 from rlvr_lean.verifier import LeanVerifier
@@ -175,7 +175,7 @@ class LeanEnv(LeanDatasetEnv):
         **kwargs: Any,
     ) -> None:
         if data is None:
-            raise TypeError(
+            raise DataRequiredError(
                 "make('lean') needs your data: data= a .jsonl/.json/.parquet/.csv path, a list of dicts or a "
                 "datasets.Dataset with header/statement (or reference) columns; for miniF2F use lean-minif2f"
             )

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from rlvr_envs import DatasetEnv, Difficulty, Task
 from rlvr_envs.data import numbered_records, require_fields
-from rlvr_envs.errors import DataError
+from rlvr_envs.errors import DataError, DataRequiredError
 from rlvr_math.data import Record, SourcedRow, load_preset
 from rlvr_math.verifier import MathVerifier
 
@@ -86,7 +86,7 @@ class MathEnv(MathDatasetEnv):
         **kwargs: Any,
     ) -> None:
         if data is None:
-            raise TypeError(
+            raise DataRequiredError(
                 "make('math') needs your data: data= a .jsonl/.json/.parquet/.csv path, a list of dicts "
                 "or a datasets.Dataset (for ready-made sets use math-aime, math-500 or math-gsm8k)"
             )
