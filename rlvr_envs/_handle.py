@@ -5,8 +5,10 @@ Kept out of ``rlvr_envs.pool`` (which schedules calls) so that each file stays r
 
 from __future__ import annotations
 
+import math
 import os
 import pickle
+import select
 import signal
 import subprocess
 import sys
@@ -18,6 +20,9 @@ from rlvr_envs._worker import Progress, dumps
 from rlvr_envs.zygote import Zygote
 
 __all__ = ["WorkerDied", "_Worker"]
+
+_MAX_POLL_MS = 2**31 - 1
+"""The longest wait ``poll`` takes (a C int of milliseconds, about 24 days)."""
 
 
 class WorkerDied(Exception):
@@ -39,9 +44,13 @@ class _Worker:
         self.forked = False
         self.returncode: int | None = None
         self.next_seq = 0
+        """Sequence number of the next item sent: the progress page names items by it."""
         self.mean_s: float | None = None
         """Recent mean time of one call in this worker: decides when to send it more."""
-        """Sequence number of the next item sent: the progress page names items by it."""
+        # One poll object for the worker's life: ``Connection.poll`` builds (and tears down) a
+        # selector on every call, and the pool waits on a worker once per chunk of verdicts.
+        self._poller = select.poll()
+        self._poller.register(from_.fileno(), select.POLLIN)
 
     @classmethod
     def spawn(cls, memory_mb: int) -> _Worker:
@@ -110,8 +119,9 @@ class _Worker:
     def receive(self, timeout_s: float) -> Any:
         """The next reply; raises TimeoutError when none comes in time, WorkerDied on EOF."""
         try:
-            ready = self._from.poll(max(0.0, timeout_s))
-        except (EOFError, OSError) as exc:
+            # Rounded up: a wait that ended early would read as a budget overrun.
+            ready = self._poller.poll(min(math.ceil(max(0.0, timeout_s) * 1000), _MAX_POLL_MS))
+        except (EOFError, OSError, ValueError) as exc:
             raise WorkerDied(self._death_note()) from exc
         if not ready:
             raise TimeoutError(f"no reply within {timeout_s:g} s")

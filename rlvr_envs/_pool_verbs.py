@@ -59,6 +59,11 @@ class PoolVerbs:
         futures = self.submit_many(
             verifier, tasks, completions, timeout_s=timeout_s, max_completion_chars=max_completion_chars
         )
+        if futures:
+            # The last call is among the last to finish: waiting for it first wakes this thread about
+            # once, where waiting in order wakes it for every chunk of verdicts (and takes the GIL
+            # from the threads that are delivering them).
+            futures[-1].exception()
         return [f.result() for f in futures]
 
     async def amap(

@@ -7,16 +7,18 @@ process group, which the pool kills as a whole.
 
 Messages in: ``("load", key, verifier_bytes)``, ``("verify_many", seq0, [(key, task, completion,
 max_chars), ...])``. Messages out: ``("loaded", key, error_or_None)``, ``("verdicts", seq, [Verdict,
-...])`` for consecutive items from ``seq`` on, a chunk at a time (pickled by ``dumps``).
+...], mean_s)`` for consecutive items from ``seq`` on, a chunk at a time, with the worker's mean time
+per item over the chunk (pickled by ``dumps``: Task and Verdict in a compact form).
 
 Budgets are kept by the parent, not here: before each item the worker writes the item's sequence
-number and start time (``CLOCK_MONOTONIC``, the same clock in every process) to a 16-byte shared
+number and start time (``CLOCK_MONOTONIC``, the same clock in every process) to a 24-byte shared
 ``Progress`` page, so the parent knows which item is running since when without a message per
 item, and kills the process group of one that runs past its budget.
 """
 
 from __future__ import annotations
 
+import copyreg
 import io
 import mmap
 import os
@@ -27,23 +29,45 @@ import time
 from multiprocessing.connection import Connection
 from typing import Any
 
-_PROGRESS = struct.Struct("<qd")
+from rlvr_envs.types import Difficulty, PassRate, Reason, Task, Verdict
+from rlvr_envs.verifier import run_verifier
+
+_PROGRESS = struct.Struct("<qqq")
+"""The progress page: sequence number, start (``time.monotonic_ns``), and a check of the two."""
+
+_CHECK = 0x2F6C_1D3B_5A49_8E07
+"""Mixed into the check so that an all-zero page (or one mid-write) never passes it."""
 
 FLUSH_S = 0.002
-"""A worker sends the verdicts it holds once this long has passed since its last send (and at the
-end of a message's items): one pipe message per chunk instead of one per item, while no verdict
-waits much longer than one cheap call for its future."""
+"""A worker near the end of a message's items sends the verdicts it holds once this long has
+passed since its last send (and at the end): one message per chunk instead of one per item, and
+the pool hears in time that the worker is about to run dry (it sends more then)."""
+
+FLUSH_MAX_S = 0.02
+"""Further from the end it waits up to this long: nothing waits on those chunks but their own
+futures, and every chunk wakes a pool thread (a wake-up costs more than 100 us of CPU on a busy
+virtual machine: with 1 ms calls, a chunk per 2 ms was 5-10% of the work)."""
+
+NEAR_END_S = 0.008
+"""What counts as near the end: the message's remaining items would take less than this (twice
+the pool's top-up threshold, so that the short chunks start before the pool decides to top up)."""
 
 FLUSH_ITEMS = 128
 """And at the latest every this many items (bounds a reply message)."""
 
 
 class Progress:
-    """The shared page: which item (sequence number) a worker started, and when."""
+    """The shared page: which item (sequence number) a worker started, and when.
+
+    One process writes it and another reads it, with no lock. Each write copies the whole record
+    at once (never ``struct.pack_into``: that zeroes the record before it writes the fields, and a
+    reader catching it then would see the item started at time 0, past any budget, and kill a
+    healthy worker). A read that sees parts of two writes fails the record's check and reads again.
+    """
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
-        self._map = mmap.mmap(fd, _PROGRESS.size)
+        self.page = mmap.mmap(fd, _PROGRESS.size)
 
     @classmethod
     def create(cls) -> Progress:
@@ -59,20 +83,26 @@ class Progress:
         progress.mark(-1)
         return progress
 
-    def mark(self, seq: int) -> None:
-        _PROGRESS.pack_into(self._map, 0, seq, time.monotonic())
+    def mark(self, seq: int, now_ns: int | None = None) -> None:
+        """Item ``seq`` starts now (or at ``now_ns``, a ``time.monotonic_ns()`` value)."""
+        now_ns = time.monotonic_ns() if now_ns is None else now_ns
+        self.page[: _PROGRESS.size] = _PROGRESS.pack(seq, now_ns, seq ^ now_ns ^ _CHECK)
 
     def read(self) -> tuple[int, float]:
-        # The writer is another process: read until two reads agree, so a torn read never counts.
+        """(sequence number, start on the ``time.monotonic()`` clock) of the item running now."""
+        attempts = 0
         while True:
-            first = _PROGRESS.unpack_from(self._map, 0)
-            if _PROGRESS.unpack_from(self._map, 0) == first:
-                return first
+            seq, start_ns, check = _PROGRESS.unpack_from(self.page, 0)
+            if check == seq ^ start_ns ^ _CHECK:
+                return seq, start_ns / 1e9
+            attempts += 1
+            if attempts > 100:  # the writer was descheduled mid-copy: let it finish
+                time.sleep(0.0001)
 
     def close(self) -> None:
         if self.fd < 0:
             return  # closing twice could close a descriptor someone else has opened since
-        self._map.close()
+        self.page.close()
         try:
             os.close(self.fd)
         except OSError:
@@ -113,19 +143,130 @@ def _reduce_model(model: Any) -> tuple[Any, ...]:
     )
 
 
-_DISPATCH: dict[type, Any] | None = None
+# The compact forms below carry a Task or a Verdict as a flat tuple of its field values: no field
+# names, no class reference, no dicts or sets to build but its own, and the default Difficulty (most
+# tasks') as None. Every call sends one Task and gets one Verdict back, so their (un)pickling was
+# most of the pool's own cost per call. They apply to exactly these classes with exactly these
+# fields; anything else (a subclass, extra or private attributes, a field added later) takes the
+# general form above.
+_TASK_FIELDS = ("id", "prompt", "answer", "metadata", "difficulty")
+_VERDICT_FIELDS = ("reward", "passed", "reason", "extracted", "details", "elapsed_s")
+_REASONS: dict[str, Any] = {}
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _task(id_: str, prompt: str, answer: Any, metadata: dict, difficulty: Any, fields_set: tuple[str, ...]) -> Any:
+    if difficulty is None:  # the default, built fresh: no two tasks share its ``config`` dict
+        difficulty = _new(Difficulty)
+        _set(difficulty, "__dict__", {"level": None, "config": {}, "label": None, "pass_rate": None})
+        _set(difficulty, "__pydantic_fields_set__", set())
+        _set(difficulty, "__pydantic_extra__", None)
+        _set(difficulty, "__pydantic_private__", None)
+    task = _new(Task)
+    _set(
+        task,
+        "__dict__",
+        {"id": id_, "prompt": prompt, "answer": answer, "metadata": metadata, "difficulty": difficulty},
+    )
+    _set(task, "__pydantic_fields_set__", set(fields_set))
+    _set(task, "__pydantic_extra__", None)
+    _set(task, "__pydantic_private__", None)
+    return task
+
+
+def _reduce_task(task: Any) -> tuple[Any, ...]:
+    state = task.__dict__
+    if task.__pydantic_extra__ is not None or task.__pydantic_private__ is not None or len(state) != 5:
+        return _reduce_model(task)
+    difficulty = state["difficulty"]
+    if (
+        type(difficulty) is Difficulty
+        and not difficulty.__pydantic_fields_set__
+        and difficulty.__dict__ == _DEFAULT_DIFFICULTY
+        and difficulty.__pydantic_extra__ is None
+        and difficulty.__pydantic_private__ is None
+    ):
+        difficulty = None
+    return _task, (
+        state["id"],
+        state["prompt"],
+        state["answer"],
+        state["metadata"],
+        difficulty,
+        tuple(task.__pydantic_fields_set__),
+    )
+
+
+def _verdict(
+    reward: float,
+    passed: bool,
+    reason: str,
+    extracted: str | None,
+    details: Any,
+    elapsed_s: float,
+    fields_set: tuple[str, ...],
+) -> Any:
+    member = _REASONS.get(reason)
+    if member is None:
+        member = _REASONS[reason] = Reason(reason)
+    verdict = _new(Verdict)
+    _set(
+        verdict,
+        "__dict__",
+        {
+            "reward": reward,
+            "passed": passed,
+            "reason": member,
+            "extracted": extracted,
+            "details": details,
+            "elapsed_s": elapsed_s,
+        },
+    )
+    _set(verdict, "__pydantic_fields_set__", set(fields_set))
+    _set(verdict, "__pydantic_extra__", None)
+    _set(verdict, "__pydantic_private__", None)
+    return verdict
+
+
+def _reduce_verdict(verdict: Any) -> tuple[Any, ...]:
+    state = verdict.__dict__
+    if (
+        verdict.__pydantic_extra__ is not None
+        or verdict.__pydantic_private__ is not None
+        or len(state) != 6
+        or type(state.get("reason")) is not Reason  # built unvalidated (``model_construct``)
+    ):
+        return _reduce_model(verdict)
+    return _verdict, (
+        state["reward"],
+        state["passed"],
+        state["reason"].value,
+        state["extracted"],
+        state["details"],
+        state["elapsed_s"],
+        tuple(verdict.__pydantic_fields_set__),
+    )
+
+
+_DIFFICULTY_FIELDS = ("level", "config", "label", "pass_rate")
+_REASONS.update((member.value, member) for member in Reason)
+_DEFAULT_DIFFICULTY: dict[str, Any] = {"level": None, "config": {}, "label": None, "pass_rate": None}
+"""What ``_task`` builds for a difficulty sent as None (checked against ``Difficulty()`` below)."""
+_DISPATCH: dict[type, Any] = dict(copyreg.dispatch_table)
+_DISPATCH.update({model: _reduce_model for model in (Task, Difficulty, PassRate, Verdict)})
+if (
+    tuple(Task.model_fields) == _TASK_FIELDS
+    and tuple(Difficulty.model_fields) == _DIFFICULTY_FIELDS
+    and Difficulty().__dict__ == _DEFAULT_DIFFICULTY
+):
+    _DISPATCH[Task] = _reduce_task
+if tuple(Verdict.model_fields) == _VERDICT_FIELDS:
+    _DISPATCH[Verdict] = _reduce_verdict
 
 
 def dumps(obj: Any) -> bytes:
-    """``pickle.dumps`` with a fast path for the core models (Task, Difficulty, Verdict) on the wire."""
-    global _DISPATCH
-    if _DISPATCH is None:
-        import copyreg
-
-        from rlvr_envs.types import Difficulty, PassRate, Task, Verdict
-
-        _DISPATCH = dict(copyreg.dispatch_table)
-        _DISPATCH.update({model: _reduce_model for model in (Task, Difficulty, PassRate, Verdict)})
+    """``pickle.dumps`` with fast paths for the core models (Task, Difficulty, Verdict) on the wire."""
     buffer = io.BytesIO()
     pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
     pickler.dispatch_table = _DISPATCH
@@ -133,28 +274,19 @@ def dumps(obj: Any) -> bytes:
     return buffer.getvalue()
 
 
-def _verify(verifiers: dict[str, Any], key: str, task: Any, completion: str, max_chars: int) -> Any:
-    from rlvr_envs.types import Reason, Verdict
-    from rlvr_envs.verifier import run_verifier
-
-    try:
-        return run_verifier(verifiers[key], task, completion, max_chars)
-    except MemoryError:
-        return Verdict.failure(Reason.VERIFIER_ERROR, details={"error": "verifier ran out of memory"})
-
-
 def _send(outbox: Connection, reply: tuple[Any, ...]) -> None:
     try:
         outbox.send_bytes(dumps(reply))
     except MemoryError:
-        from rlvr_envs.types import Reason, Verdict
-
         error = Verdict.failure(Reason.VERIFIER_ERROR, details={"error": "out of memory sending verdicts"})
-        outbox.send_bytes(pickle.dumps(("verdicts", reply[1], [error] * len(reply[2]))))
+        outbox.send_bytes(pickle.dumps(("verdicts", reply[1], [error] * len(reply[2]), reply[3])))
 
 
 def serve(inbox: Connection, outbox: Connection, progress: Progress, verifiers: dict[str, Any]) -> None:
     """Answer messages until the parent closes the channel."""
+    # Bound once: the item loop below is the pool's hot path in the worker.
+    page, size, pack, monotonic_ns = progress.page, _PROGRESS.size, _PROGRESS.pack, time.monotonic_ns
+    flush_ns, flush_max_ns, near_ns = int(FLUSH_S * 1e9), int(FLUSH_MAX_S * 1e9), int(NEAR_END_S * 1e9)
     while True:
         try:
             message = pickle.loads(inbox.recv_bytes())
@@ -170,19 +302,30 @@ def serve(inbox: Connection, outbox: Connection, progress: Progress, verifiers: 
                 reply = ("loaded", key, f"{type(exc).__name__}: {exc}")
         elif kind == "verify_many":
             _, seq, items = message
-            chunk: list[tuple[Any, ...]] = []
-            first = seq
-            flushed = time.monotonic()
+            chunk: list[Any] = []
+            first, left = seq, len(items)
+            now = flushed = monotonic_ns()
             for key, task, completion, max_chars in items:
-                progress.mark(seq)
-                chunk.append(_verify(verifiers, key, task, completion, max_chars))
+                page[:size] = pack(seq, now, seq ^ now ^ _CHECK)  # Progress.mark(seq, now), inlined
+                try:
+                    verdict = run_verifier(verifiers[key], task, completion, max_chars)
+                except MemoryError:
+                    verdict = Verdict.failure(Reason.VERIFIER_ERROR, details={"error": "verifier ran out of memory"})
+                chunk.append(verdict)
                 seq += 1
-                now = time.monotonic()
-                if now - flushed >= FLUSH_S or len(chunk) >= FLUSH_ITEMS:
-                    _send(outbox, ("verdicts", first, chunk))
-                    chunk, first, flushed = [], seq, now
+                left -= 1
+                now = monotonic_ns()  # this call's end is the next one's start, unless a send comes between
+                held = now - flushed
+                if len(chunk) >= FLUSH_ITEMS or (
+                    held >= flush_ns
+                    # near the end: the items left, at this chunk's mean time, take under near_ns
+                    and (held >= flush_max_ns or left * held <= near_ns * len(chunk))
+                ):
+                    _send(outbox, ("verdicts", first, chunk, held / 1e9 / len(chunk)))
+                    chunk, first = [], seq
+                    now = flushed = monotonic_ns()  # a send can block on a full channel
             if chunk:
-                _send(outbox, ("verdicts", first, chunk))
+                _send(outbox, ("verdicts", first, chunk, (monotonic_ns() - flushed) / 1e9 / len(chunk)))
             continue
         else:
             reply = ("error", f"unknown message {kind!r}")

@@ -27,7 +27,6 @@ import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass
 
 from rlvr_envs._handle import WorkerDied, _Worker
 from rlvr_envs._pool_verbs import PoolVerbs
@@ -43,7 +42,8 @@ START_METHODS = ("zygote", "spawn")
 
 _TOP_UP_S = 0.004
 """A worker whose queued calls should take less than this gets its next message before it
-finishes them (about two chunk flushes: it keeps busy while this process reads a chunk)."""
+finishes them (about two chunk flushes: it keeps busy while this process reads a chunk). Workers
+send short chunks from ``rlvr_envs._worker.NEAR_END_S`` (twice this) before a message's end."""
 
 _SAFE_UNREAD_BYTES = 32 * 1024
 """Most bytes of messages a busy worker has not read yet that a send may add to: half a Linux
@@ -56,22 +56,48 @@ to the queue, for any slot; after this many rounds of two fresh workers each it 
 ``verifier_error``, so a verifier that kills every worker it is loaded in cannot loop forever."""
 
 
-@dataclass
 class _Job:
-    key: str
-    blob: bytes
-    task: Task
-    completion: str
-    timeout_s: float
-    max_chars: int
-    future: Future[Verdict]
-    started: bool = False
-    barrier: threading.Barrier | None = None
-    """Set for ``preload`` jobs: a slot runs one alone, then waits until every slot has run one."""
-    cheap: bool = False
-    """The verifier declares itself ``bounded_cheap``."""
-    start_failures: int = 0
-    """Rounds in which no worker could be started or load the verifier for this job (it never ran)."""
+    """One queued call. A plain class with slots: one is made per call, so it is kept cheap."""
+
+    __slots__ = (
+        "barrier",
+        "blob",
+        "cheap",
+        "completion",
+        "future",
+        "key",
+        "max_chars",
+        "start_failures",
+        "started",
+        "task",
+        "timeout_s",
+    )
+
+    def __init__(
+        self,
+        key: str,
+        blob: bytes,
+        task: Task,
+        completion: str,
+        timeout_s: float,
+        max_chars: int,
+        future: Future[Verdict],
+        barrier: threading.Barrier | None = None,
+        cheap: bool = False,
+    ) -> None:
+        self.key = key
+        self.blob = blob
+        self.task = task
+        self.completion = completion
+        self.timeout_s = timeout_s
+        self.max_chars = max_chars
+        self.future = future
+        self.started = False
+        # Set for ``preload`` jobs: a slot runs one alone, then waits until every slot has run one.
+        self.barrier = barrier
+        self.cheap = cheap  # the verifier declares itself ``bounded_cheap``
+        # Rounds in which no worker could be started or load the verifier for this job (it never ran).
+        self.start_failures = 0
 
 
 class VerificationPool(PoolVerbs):
@@ -149,15 +175,18 @@ class VerificationPool(PoolVerbs):
         budget = self.call_budget(verifier, timeout_s)
         cheap = bool(getattr(verifier, "bounded_cheap", False))
         futures: list[Future[Verdict]] = []
-        put = self._jobs.put
+        put, append = self._jobs.put, futures.append
         for task, completion in zip(tasks, completions):
             future: Future[Verdict] = Future()
-            refused = guard_completion(completion, max_chars)
-            if refused is not None:
-                future.set_result(refused)
-            else:
-                put(_Job(key, blob, task, completion, budget, max_chars, future, cheap=cheap))
-            futures.append(future)
+            append(future)
+            # A string within the cap is what guard_completion lets through (checked here first:
+            # the call costs as much as the rest of this loop).
+            if type(completion) is not str or len(completion) > max_chars:
+                refused = guard_completion(completion, max_chars)
+                if refused is not None:
+                    future.set_result(refused)
+                    continue
+            put(_Job(key, blob, task, completion, budget, max_chars, future, None, cheap))
         return futures
 
     def preload(self, verifier: Verifier, timeout_s: float = _STARTUP_TIMEOUT_S) -> None:
@@ -258,9 +287,11 @@ class VerificationPool(PoolVerbs):
                         self._jobs.put(more)  # for another slot, or this one once its batch is done
                         break
                     batch.append(more)
-                runnable = [job for job in batch if job.started or job.future.set_running_or_notify_cancel()]
-                for job in runnable:
-                    job.started = True
+                runnable = []
+                for job in batch:
+                    if job.started or job.future.set_running_or_notify_cancel():
+                        job.started = True
+                        runnable.append(job)
                 if runnable:
                     worker = self._run_batch(worker, runnable)
                     if worker is None:
@@ -413,14 +444,15 @@ class VerificationPool(PoolVerbs):
         room = _SAFE_UNREAD_BYTES - sum(size for _, size in unread)
         if len(unread) > 1 or room < _SAFE_UNREAD_BYTES // 2:
             return False
-        share = max(1, (self._jobs.qsize() + 1) // self.workers)
+        limit = min(self.max_batch, max(1, (self._jobs.qsize() + 1) // self.workers))
         more: list[_Job] = []
-        while len(more) < min(self.max_batch, share):
+        get, loaded = self._jobs.get_nowait, worker.loaded
+        while len(more) < limit:
             try:
-                job = self._jobs.get_nowait()
+                job = get()
             except queue.Empty:
                 break
-            if job is None or job.barrier is not None or job.key not in worker.loaded:
+            if job is None or job.barrier is not None or job.key not in loaded:
                 self._jobs.put(job)  # for a slot that is free: stop, preload, or a verifier to load
                 break
             if job.started or job.future.set_running_or_notify_cancel():
@@ -445,6 +477,10 @@ class VerificationPool(PoolVerbs):
 
     def _run_batch(self, worker: _Worker | None, batch: list[_Job]) -> _Worker | None:
         worker, batch = self._ready_worker(worker, batch)
+        if worker is not None:
+            # Listed before any of the batch's futures resolves: a caller who has its results (a
+            # preload that returned) finds every worker that served them in ``worker_pids``.
+            self._live[threading.current_thread().name] = worker
         if worker is None or not batch:
             return worker
         seq0 = worker.next_seq
@@ -500,10 +536,11 @@ class VerificationPool(PoolVerbs):
                     )
                     index = done
                 else:
-                    for verdict in reply[2]:
-                        batch[done].future.set_result(verdict)
-                        done += 1
-                    mean = sum(v.elapsed_s for v in reply[2]) / max(1, len(reply[2]))
+                    verdicts = reply[2]
+                    for job, verdict in zip(batch[done : done + len(verdicts)], verdicts):
+                        job.future.set_result(verdict)
+                    done += len(verdicts)
+                    mean = reply[3]
                     worker.mean_s = mean if worker.mean_s is None else 0.5 * (worker.mean_s + mean)
                     self._top_up(worker, batch, done, unread)
                     continue

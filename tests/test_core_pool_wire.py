@@ -1,0 +1,240 @@
+"""The pool's compact wire format for Task and Verdict, and ``Verdict.timed``: same objects back."""
+
+import pickle
+
+import pytest
+from pydantic import ValidationError
+
+from rlvr_envs import Reason, Task, Verdict, Verifier
+from rlvr_envs._worker import dumps
+from rlvr_envs.pool import VerificationPool
+from rlvr_envs.types import Difficulty, PassRate
+
+
+def _state(model):
+    return (
+        type(model),
+        model.__dict__,
+        model.__pydantic_fields_set__,
+        model.__pydantic_extra__,
+        model.__pydantic_private__,
+    )
+
+
+def _round_trip(obj):
+    return pickle.loads(dumps(obj))
+
+
+TASKS = [
+    Task(id="plain", prompt="1+1?", answer=2),
+    Task(id="meta", prompt="p", answer={"a": [1, 2]}, metadata={"m": "x"}),
+    Task(id="level", prompt="p", answer="x", difficulty=Difficulty(level=3, config={"digits": 4})),
+    Task(
+        id="rated",
+        prompt="p",
+        answer=None,
+        difficulty=Difficulty(label="hard", pass_rate=PassRate(passes=1, samples=4, sampler="s")),
+    ),
+    # An explicitly passed default difficulty: equal to the default, but in the fields set.
+    Task(id="explicit", prompt="p", answer=1, metadata={}, difficulty=Difficulty()),
+    Task.model_validate({"id": "validated", "prompt": "q", "answer": [1, "2"]}),
+]
+
+
+@pytest.mark.parametrize("task", TASKS, ids=lambda t: t.id)
+def test_a_task_comes_back_with_the_same_fields_fields_set_and_difficulty(task):
+    back = _round_trip(task)
+    assert _state(back)[0] is Task and back == task and back.fingerprint == task.fingerprint
+    assert back.model_fields_set == task.model_fields_set
+    assert _state(back.difficulty) == _state(task.difficulty)
+    assert back.model_dump() == task.model_dump()
+    with pytest.raises(ValidationError, match="frozen"):
+        back.id = "changed"
+
+
+def test_tasks_with_the_default_difficulty_get_one_each_not_a_shared_one():
+    a, b = _round_trip([Task(id="a", prompt="", answer=1), Task(id="b", prompt="", answer=2)])
+    assert a.difficulty == b.difficulty == Difficulty()
+    assert a.difficulty is not b.difficulty and a.difficulty.config is not b.difficulty.config
+
+
+def test_one_task_sent_with_many_completions_is_unpickled_once():
+    task = TASKS[1]
+    items = _round_trip([("k", task, f"c{i}", 10) for i in range(8)])
+    assert all(item[1] is items[0][1] for item in items) and items[0][1] == task
+
+
+class TaggedTask(Task):
+    tag: str = "t"
+
+
+def test_a_task_subclass_keeps_its_class_and_fields():
+    task = TaggedTask(id="s", prompt="p", answer=1, tag="mine")
+    back = _round_trip(task)
+    assert type(back) is TaggedTask and back.tag == "mine" and _state(back) == _state(task)
+
+
+VERDICTS = [
+    Verdict.correct("3"),
+    Verdict.correct(details={"n": [1, 2, {"deep": None}]}, reward=0.5),
+    Verdict.failure(Reason.WRONG, extracted="4", details={"k": "v"}, elapsed_s=0.25),
+    *(Verdict.failure(reason) for reason in Reason if reason is not Reason.OK),
+    Verdict(reward=1.0, passed=True, reason=Reason.OK),
+]
+
+
+@pytest.mark.parametrize("verdict", [*VERDICTS, *(v.timed(0.125) for v in VERDICTS)])
+def test_a_verdict_comes_back_identical(verdict):
+    back = _round_trip(verdict)
+    assert _state(back) == _state(verdict)
+    assert back.reason is verdict.reason and back == verdict
+    with pytest.raises(ValidationError, match="frozen"):
+        back.reward = 2.0
+
+
+class NotedVerdict(Verdict):
+    note: str = ""
+
+
+def test_a_verdict_subclass_keeps_its_class_and_fields():
+    verdict = NotedVerdict(reward=0.0, passed=False, reason=Reason.WRONG, note="n")
+    assert _state(_round_trip(verdict)) == _state(verdict)
+
+
+@pytest.mark.parametrize("verdict", [*VERDICTS, NotedVerdict(reward=1.0, passed=True, reason=Reason.OK, note="x")])
+def test_timed_makes_what_model_copy_makes(verdict):
+    before = _state(verdict)
+    timed = verdict.timed(0.5)
+    expected = verdict.model_copy(update={"elapsed_s": 0.5})
+    assert _state(timed) == _state(expected) and timed.elapsed_s == 0.5
+    assert timed.__dict__ is not verdict.__dict__
+    assert timed.__pydantic_fields_set__ is not verdict.__pydantic_fields_set__
+    assert _state(verdict) == before  # the original is untouched
+
+
+class EchoVerifier(Verifier):
+    """Reports what the worker saw of the task: it must be the task the caller sent."""
+
+    def verify(self, task: Task, completion: str) -> Verdict:
+        return Verdict.correct(
+            extracted=completion,
+            details={
+                "dump": task.model_dump(mode="json"),
+                "fields_set": sorted(task.model_fields_set),
+                "difficulty_fields_set": sorted(task.difficulty.model_fields_set),
+                "class": type(task).__name__,
+            },
+        )
+
+
+@pytest.mark.parametrize("start", ["zygote", "spawn"])
+def test_workers_see_the_tasks_the_caller_sent_and_return_their_verdicts(start):
+    tasks = [*TASKS, TaggedTask(id="sub", prompt="p", answer=1, tag="mine")] * 3
+    completions = [f"completion {i}" for i in range(len(tasks))]
+    with VerificationPool(2, start=start) as pool:
+        verdicts = pool.map(EchoVerifier(), tasks, completions)
+    for task, completion, verdict in zip(tasks, completions, verdicts):
+        assert verdict.passed and verdict.extracted == completion and verdict.elapsed_s > 0
+        assert verdict.details["dump"] == task.model_dump(mode="json")
+        assert verdict.details["fields_set"] == sorted(task.model_fields_set)
+        assert verdict.details["difficulty_fields_set"] == sorted(task.difficulty.model_fields_set)
+        assert verdict.details["class"] == type(task).__name__
+        assert verdict.model_fields_set == Verdict.correct().timed(1.0).model_fields_set
+
+
+def test_a_progress_page_mid_write_is_never_read_as_a_start_at_time_zero():
+    import struct
+    import threading
+    import time
+
+    from rlvr_envs._worker import Progress
+
+    progress = Progress.create()
+    try:
+        # What ``struct.pack_into`` leaves for a moment while it writes (the record zeroed, the new
+        # sequence number in): read as it stands, that item started at time 0, past any budget.
+        progress.page[:8] = struct.pack("<q", 7)
+        progress.page[8:24] = bytes(16)
+        later = threading.Timer(0.05, progress.mark, args=(7,))
+        later.start()
+        seq, started = progress.read()
+        later.join()
+        assert seq == 7 and abs(started - time.monotonic()) < 5
+    finally:
+        progress.close()
+
+
+def test_progress_read_while_another_process_writes_is_always_one_whole_write():
+    import os
+    import time
+
+    from rlvr_envs._worker import Progress
+
+    progress = Progress.create()
+    pid = os.fork()
+    if pid == 0:  # the writer: as fast as it can, records whose two fields agree
+        try:
+            end, seq = time.monotonic() + 1.0, 0
+            while time.monotonic() < end:
+                for _ in range(200):
+                    seq += 1
+                    progress.mark(seq, seq * 1000 + 7)
+        finally:
+            os._exit(0)
+    try:
+        torn, reads, end = 0, 0, time.monotonic() + 1.0
+        while time.monotonic() < end:
+            seq, started = progress.read()
+            reads += 1
+            torn += seq > 0 and round(started * 1e9) != seq * 1000 + 7
+    finally:
+        os.waitpid(pid, 0)
+        progress.close()
+    assert reads > 1000 and torn == 0
+
+
+def test_a_verdict_built_without_validation_still_travels():
+    odd = Verdict.model_construct(reward=0.0, passed=False, reason="wrong", extracted=None, details=None)
+    assert _state(_round_trip(odd)) == _state(odd)
+
+
+class NapVerifier(Verifier):
+    def verify(self, task: Task, completion: str) -> Verdict:
+        import time
+
+        time.sleep(0.001)
+        return Verdict.correct(completion)
+
+
+def test_a_worker_sends_long_chunks_mid_message_and_short_ones_near_its_end():
+    from rlvr_envs._worker import Progress, serve
+
+    items = [("k", TASKS[0], str(i), 100) for i in range(60)]
+    inbox = [dumps(("verify_many", 10, items))]
+    replies = []
+
+    class Channel:
+        def recv_bytes(self):
+            if not inbox:
+                raise EOFError
+            return inbox.pop()
+
+        def send_bytes(self, data):
+            replies.append(pickle.loads(data))
+
+    progress = Progress.create()
+    try:
+        serve(Channel(), Channel(), progress, {"k": NapVerifier()})
+        assert progress.read()[0] == 69  # the last item it started
+    finally:
+        progress.close()
+    sizes = [len(reply[2]) for reply in replies]
+    # Every verdict once, in order, each chunk naming its first item; means are per item.
+    assert [reply[0] for reply in replies] == ["verdicts"] * len(replies)
+    assert [reply[1] for reply in replies] == [10 + sum(sizes[:i]) for i in range(len(sizes))]
+    assert [v.extracted for reply in replies for v in reply[2]] == [str(i) for i in range(60)]
+    assert all(0.0009 < reply[3] < 1.0 for reply in replies)
+    # Calls of >= 1 ms: one chunk per 2 ms would be >= 30 chunks; far from the end they wait for
+    # up to 20 ms, near it (the last 8 ms of calls) they go every 2 ms.
+    assert len(sizes) <= 20, sizes
+    assert sizes[-1] <= 4, sizes
