@@ -1,75 +1,135 @@
-"""Load test of the reward server: the ASGI server against the old ``http.server`` one, same router.
+"""Load test of the reward server: this tree's server against earlier ones, same router, same rows.
 
-    .venv/bin/python bench/serve.py [--duration 4] [--repeats 3] [--concurrency 8] [--servers new,old]
+    .venv/bin/python bench/serve.py [--duration 4] [--repeats 3] [--concurrency 8] [--servers new,HEAD,old]
 
 Each server runs in its own process serving ``math-500`` from ``../shared/data/math500.jsonl``
-through a 2-worker verification pool. A client process (asyncio, raw HTTP/1.1, so the client
-costs little next to the server) sends OpenRLHF ``/get_reward`` requests of one MATH-500 row
-each, half gold and half wrong, from ``--concurrency`` connections, either reusing each
-connection (keep-alive) or opening a new one per request. A reply with the wrong reward counts
-as an error. Reported per mode: requests/s, p50 and p99 latency (min/median/max over repeats),
-errors, and the server's resident memory before and after all rounds.
+through a 2-worker verification pool: ``new`` is this working tree; ``old`` is the
+``http.server`` one (the last ``rlvr_envs/server.py`` in git history that had it); any other
+name is a git revision whose ``rlvr_envs/serve`` package is served on this tree's core (pool,
+envs), so a comparison with ``HEAD`` shows what uncommitted server changes do. All servers
+start first and the rounds interleave (server after server, repeat after repeat), so a shared
+machine's changing load falls on all of them alike.
 
-The old server is the ``rlvr_envs/server.py`` of the last commit that still had it (read with
-``git show``); it is skipped when git cannot find it.
+The client is one process, one thread, raw non-blocking sockets under ``epoll`` with every
+request's bytes prepared beforehand, so it costs little next to the server; its CPU is
+measured and printed. ``--concurrency`` connections each send an OpenRLHF ``/get_reward``
+request of one MATH-500 row, half gold and half wrong, and the next one as soon as the reply is
+in (keep-alive), or over a new connection each time. A reply that is not 200 with the right
+reward counts as an error (the first few are printed). Per mode: requests/s, p50 and p99
+latency (min/median/max over repeats), errors, CPU per request of the client, the server
+process (event loop and the pool's threads) and its pool workers, and the server's resident
+memory before and after. Two rows without HTTP bound what any server can do: the same rows
+through a 2-worker pool with ``--concurrency`` calls in flight, and all at once (``pool.map``).
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
+import select
+import socket
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
+from collections.abc import Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data" / "math500.jsonl"
 
 LAUNCH = r"""
-import importlib.util, sys, threading
-kind, source, data = sys.argv[1], sys.argv[2], sys.argv[3]
+import importlib.util, sys
+kind, source, data, stub = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "stub"
 import rlvr_envs
+if kind == "rev":
+    import rlvr_envs.serve  # lazy: nothing under it is imported yet
+    rlvr_envs.serve.__path__[:] = [source]  # the revision's server on this tree's core
 env = rlvr_envs.make("math-500", path=data)
-env.pool.preload(env.verifier)
-if kind == "new":
+if not stub:
+    env.pool.preload(env.verifier)
+if kind in ("new", "rev"):
     from rlvr_envs.serve.app import RewardServer
     server = RewardServer([env], port=0, preload=False)
-    print(server.url, flush=True)
-    server.serve_forever()
+    if stub:  # the HTTP layer alone: verdicts made up front, no pool
+        gold, wrong = (env.verify(env.tasks[0], f"\\boxed{{{a}}}") for a in (env.tasks[0].answer, -31337))
+        async def averify(rows):
+            return [wrong if "-31337" in row[2] else gold for row in rows]
+        server.scoring.router.averify = averify  # what the revision's server calls
+        if hasattr(server, "batcher"):
+            from rlvr_envs.serve.asgi import create_app
+            server.app = create_app(server.scoring, averify=averify, body_timeout_s=None)
 else:
     spec = importlib.util.spec_from_file_location("old_server", source)
     old = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(old)
     server = old.RewardServer([env], port=0)
-    print(server.url, flush=True)
-    server.serve_forever()
+print(server.url, flush=True)
+server.serve_forever()
 """
+
+
+def git(*args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(["git", *args], cwd=REPO, capture_output=True, timeout=60, check=True)
 
 
 def old_server_source() -> str | None:
     try:
-        revs = subprocess.run(
-            ["git", "rev-list", "HEAD", "--", "rlvr_envs/server.py"],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=True,
-        ).stdout.split()
+        revs = git("rev-list", "HEAD", "--", "rlvr_envs/server.py").stdout.decode().split()
         for rev in revs[:20]:
-            text = subprocess.run(
-                ["git", "show", f"{rev}:rlvr_envs/server.py"], cwd=REPO, capture_output=True, text=True, timeout=30
-            ).stdout
+            text = git("show", f"{rev}:rlvr_envs/server.py").stdout.decode()
             if "ThreadingHTTPServer" in text:
                 return text
     except (OSError, subprocess.SubprocessError):
         return None
     return None
+
+
+def revision_serve(rev: str, into: Path) -> Path | None:
+    """``rlvr_envs/serve`` at git revision ``rev``, extracted under ``into`` (None if git cannot)."""
+    archive = into / "serve.tar"
+    try:
+        archive.write_bytes(git("archive", rev, "rlvr_envs/serve").stdout)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    with tarfile.open(archive) as tar:
+        tar.extractall(into / rev.replace("/", "_"), filter="data")
+    return into / rev.replace("/", "_") / "rlvr_envs" / "serve"
+
+
+# -- /proc accounting ----------------------------------------------------------------------------
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_s(pid: int) -> float:
+    """User + system CPU of a process (all its threads)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (the pool's zygote and workers), whichever thread started it."""
+    out: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for task in tasks:
+        try:
+            children = Path(f"/proc/{pid}/task/{task}/children").read_text().split()
+        except OSError:
+            continue
+        for child in map(int, children):
+            out += [child, *descendants(child)]
+    return out
 
 
 def rss_mb(pid: int) -> float:
@@ -82,6 +142,7 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
+# -- the client ----------------------------------------------------------------------------------
 def bodies(n: int) -> list[tuple[bytes, float]]:
     import rlvr_envs
     from rlvr_envs.serve.protocol import openrlhf_label
@@ -101,170 +162,297 @@ def bodies(n: int) -> list[tuple[bytes, float]]:
     return out
 
 
-async def client(
-    host: str, port: int, payloads: list[tuple[bytes, float]], seconds: float, concurrency: int, keep_alive: bool
-) -> tuple[int, list[float], int, float]:
+class _Conn:
+    __slots__ = ("buf", "next", "sock", "start", "want")
+
+    def __init__(self, sock: socket.socket, first: int) -> None:
+        self.sock, self.buf, self.next, self.start, self.want = sock, b"", first, 0.0, 0.0
+
+
+def load(
+    address: tuple[str, int],
+    payloads: Sequence[tuple[bytes, float]],
+    seconds: float,
+    concurrency: int,
+    keep_alive: bool,
+) -> dict[str, Any]:
+    """Closed-loop load: each connection has one request in flight and sends the next on the reply."""
+    head = "POST /get_reward HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{}\r\n"
+    close = "" if keep_alive else "Connection: close\r\n"
+    requests = [(head.format(len(body), close).encode() + body, want) for body, want in payloads]
+    poller = select.epoll()
+    conns: dict[int, _Conn] = {}
     latencies: list[float] = []
-    errors = 0
-    stop = time.perf_counter() + seconds
+    errors: list[str] = []
+    now = time.perf_counter
 
-    def request(body: bytes) -> bytes:
-        head = (
-            f"POST /get_reward HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {len(body)}\r\n" + ("" if keep_alive else "Connection: close\r\n") + "\r\n"
-        )
-        return head.encode() + body
+    def open_conn(first: int) -> None:
+        sock = socket.create_connection(address)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.setblocking(False)
+        conn = conns[sock.fileno()] = _Conn(sock, first)
+        poller.register(sock.fileno(), select.EPOLLIN)
+        send(conn)
 
-    async def read_reply(reader: asyncio.StreamReader) -> bytes:
-        head = await reader.readuntil(b"\r\n\r\n")
-        length = 0
-        for line in head.split(b"\r\n"):
-            if line.lower().startswith(b"content-length:"):
-                length = int(line.split(b":", 1)[1])
-        if not head.startswith(b"HTTP/1.1 200"):
-            raise ValueError(head[:40])
-        return await reader.readexactly(length)
+    def send(conn: _Conn) -> None:
+        data, conn.want = requests[conn.next % len(requests)]
+        conn.next += concurrency
+        conn.start = now()
+        conn.sock.send(data)  # a request is far smaller than the socket buffer
 
-    async def worker(k: int) -> None:
-        nonlocal errors
-        i = k
-        conn = None
-        while time.perf_counter() < stop:
-            body, want = payloads[i % len(payloads)]
-            i += concurrency
-            t0 = time.perf_counter()
+    def drop(fd: int) -> _Conn:
+        conn = conns.pop(fd)
+        poller.unregister(fd)
+        conn.sock.close()
+        return conn
+
+    cpu0 = os.times()
+    begin = now()
+    stop = begin + seconds
+    for k in range(concurrency):
+        open_conn(k)
+    while conns:
+        for fd, _ in poller.poll():
+            conn = conns[fd]
             try:
-                if conn is None:
-                    conn = await asyncio.open_connection(host, port)
-                reader, writer = conn
-                writer.write(request(body))
-                reply = json.loads(await read_reply(reader))
-                if reply["rewards"] != [want]:
-                    errors += 1
-                if not keep_alive:
-                    writer.close()
-                    conn = None
-            except Exception:
-                errors += 1
-                conn = None
+                data = conn.sock.recv(65536)
+            except BlockingIOError:
                 continue
-            latencies.append(time.perf_counter() - t0)
-        if conn is not None:
-            conn[1].close()
-
-    start = time.perf_counter()
-    await asyncio.gather(*(worker(k) for k in range(concurrency)))
-    elapsed = time.perf_counter() - start
-    return len(latencies), latencies, errors, elapsed
-
-
-def run_client(url: str, payloads, seconds: float, concurrency: int, keep_alive: bool) -> dict[str, float]:
-    host, port = url.removeprefix("http://").rsplit(":", 1)
-    done, latencies, errors, elapsed = asyncio.run(client(host, int(port), payloads, seconds, concurrency, keep_alive))
+            except OSError:
+                data = b""
+            buf = conn.buf + data
+            end = buf.find(b"\r\n\r\n")
+            length = -1
+            if end >= 0:
+                at = buf.lower().find(b"content-length:", 0, end)
+                length = int(buf[at + 15 : buf.find(b"\r\n", at)]) if at >= 0 else 0
+            if length < 0 or len(buf) < end + 4 + length:
+                if data:
+                    conn.buf = buf
+                    continue
+                errors.append(f"connection closed mid-reply: {buf[:80]!r}")
+                drop(fd)
+                if now() < stop:
+                    open_conn(conn.next)
+                continue
+            reply, conn.buf = buf[end + 4 : end + 4 + length], buf[end + 4 + length :]
+            took = now() - conn.start
+            try:
+                ok = buf.startswith(b"HTTP/1.1 200") and json.loads(reply)["rewards"] == [conn.want]
+            except (ValueError, KeyError, TypeError):
+                ok = False
+            if ok:
+                latencies.append(took)
+            else:
+                errors.append(f"{buf[:12].decode(errors='replace')} after {took * 1000:.0f} ms: {reply[:240]!r}")
+            more = now() < stop
+            if keep_alive and more:
+                send(conn)
+                continue
+            drop(fd)
+            if more:
+                open_conn(conn.next)
+    elapsed = now() - begin
+    cpu1 = os.times()
+    poller.close()
     latencies.sort()
 
-    def pick(q):
+    def pick(q: float) -> float:
         return latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000 if latencies else float("nan")
 
-    return {"rps": done / elapsed, "p50": pick(0.50), "p99": pick(0.99), "errors": errors}
+    done = max(1, len(latencies))
+    client_cpu = cpu1.user + cpu1.system - cpu0.user - cpu0.system
+    return {
+        "rps": len(latencies) / elapsed,
+        "p50": pick(0.50),
+        "p99": pick(0.99),
+        "errors": errors,
+        "elapsed": elapsed,
+        "done": done,
+        "client_us": 1e6 * client_cpu / done,
+        "client_share": client_cpu / elapsed,
+    }
 
 
-def pool_floor(n: int, repeats: int) -> list[float]:
-    """Samples/s of the same rows through a 2-worker pool with no HTTP at all: what any server is bounded by."""
-    import rlvr_envs
-    from rlvr_envs.pool import VerificationPool
+# -- the pool without HTTP -----------------------------------------------------------------------
+class Floor:
+    """The bench's rows through a 2-worker pool in this process: what any server is bounded by."""
 
-    env = rlvr_envs.make("math-500", path=DATA)
-    tasks = list(env.tasks[:200]) * (n // 200 + 1)
-    tasks = tasks[:n]
-    completions = [
-        f"So the answer is \\boxed{{{t.answer}}}." if i % 2 == 0 else "So the answer is \\boxed{-31337}."
-        for i, t in enumerate(tasks)
-    ]
-    out = []
-    with VerificationPool(2) as pool:
-        pool.preload(env.verifier)
-        for _ in range(repeats):
-            start = time.perf_counter()
-            pool.map(env.verifier, tasks, completions, timeout_s=env.time_budget_s)
-            out.append(n / (time.perf_counter() - start))
-    return out
+    def __init__(self) -> None:
+        import rlvr_envs
+        from rlvr_envs.pool import VerificationPool
+
+        self.env = rlvr_envs.make("math-500", path=DATA)
+        self.tasks = list(self.env.tasks[:200])
+        self.completions = [
+            f"So the answer is \\boxed{{{t.answer}}}." if i % 2 == 0 else "So the answer is \\boxed{-31337}."
+            for i, t in enumerate(self.tasks)
+        ]
+        self.pool = VerificationPool(2)
+        self.pool.preload(self.env.verifier)
+
+    def in_flight(self, seconds: float, concurrency: int) -> float:
+        """Rows/s with ``concurrency`` calls in flight, each replaced as it finishes (the server's load)."""
+        pending: set[Future[Any]] = set()
+        done, i = 0, 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            while len(pending) < concurrency:
+                k = i % len(self.tasks)
+                pending.add(self.pool.submit(self.env.verifier, self.tasks[k], self.completions[k], timeout_s=2.0))
+                i += 1
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            done += len(finished)
+        wait(pending)
+        return (done + len(pending)) / (time.perf_counter() - start)
+
+    def all_at_once(self, n: int = 2000) -> float:
+        tasks = (self.tasks * (n // len(self.tasks) + 1))[:n]
+        completions = (self.completions * (n // len(self.tasks) + 1))[:n]
+        start = time.perf_counter()
+        self.pool.map(self.env.verifier, tasks, completions, timeout_s=2.0)
+        return n / (time.perf_counter() - start)
+
+    def close(self) -> None:
+        self.pool.close()
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--duration", type=float, default=4.0)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--concurrency", type=int, default=8)
-    parser.add_argument("--servers", default="new,old")
-    args = parser.parse_args()
-    if not DATA.exists():
-        raise SystemExit(f"{DATA} is missing")
-    payloads = bodies(200)
-    rows = []
-    for kind in args.servers.split(","):
-        source = ""
-        if kind == "old":
+# -- main ----------------------------------------------------------------------------------------
+def start_servers(kinds: list[str], scratch: Path, stub: bool) -> dict[str, subprocess.Popen[str]]:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
+    procs: dict[str, subprocess.Popen[str]] = {}
+    for kind in kinds:
+        if kind == "new":
+            mode, source = "new", ""
+        elif kind == "old" and stub:
+            print("old server: no stub verdicts for it, skipped")
+            continue
+        elif kind == "old":
             text = old_server_source()
             if text is None:
                 print("old server: not found in git history, skipped")
                 continue
-            source = tempfile.NamedTemporaryFile("w", suffix=".py", delete=False).name
+            mode, source = "old", str(scratch / "old_server.py")
             Path(source).write_text(text)
-        env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
-        proc = subprocess.Popen(
-            [sys.executable, "-c", LAUNCH, kind, source, str(DATA)],
+        else:
+            found = revision_serve(kind, scratch)
+            if found is None:
+                print(f"{kind}: git has no rlvr_envs/serve at that revision, skipped")
+                continue
+            mode, source = "rev", str(found)
+        procs[kind] = subprocess.Popen(
+            [sys.executable, "-c", LAUNCH, mode, source, str(DATA), "stub" if stub else "pool"],
             stdout=subprocess.PIPE,
             text=True,
             env=env,
             cwd=REPO,
         )
-        assert proc.stdout is not None  # a pipe
+    return procs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--duration", type=float, default=4.0, help="seconds per round (default %(default)s)")
+    parser.add_argument("--repeats", type=int, default=3, help="rounds per server and mode (default %(default)s)")
+    parser.add_argument("--concurrency", type=int, default=8, help="connections (default %(default)s)")
+    parser.add_argument("--servers", default="new,old", help="new, old and/or git revisions (default %(default)s)")
+    parser.add_argument("--modes", default="keep-alive,new-connection", help="default %(default)s")
+    parser.add_argument(
+        "--stub-verdicts",
+        action="store_true",
+        help="servers answer with verdicts made up front, without the pool: the HTTP layer's own cost and rate",
+    )
+    args = parser.parse_args()
+    if not DATA.exists():
+        raise SystemExit(f"{DATA} is missing")
+    payloads = bodies(200)
+    modes = args.modes.split(",")
+    results: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    memory: dict[str, tuple[float, float]] = {}
+    floors: dict[str, list[float]] = {"in_flight": [], "map": []}
+    with tempfile.TemporaryDirectory() as scratch:
+        procs = start_servers(args.servers.split(","), Path(scratch), args.stub_verdicts)
+        addresses: dict[str, tuple[str, int]] = {}
+        floor = None
         try:
-            url = proc.stdout.readline().strip()
-            if not url.startswith("http"):
-                raise SystemExit(f"{kind} server did not start")
-            run_client(url, payloads, 1.0, args.concurrency, True)  # warm-up
-            before = rss_mb(proc.pid)
-            for keep_alive in (True, False):
-                results = [
-                    run_client(url, payloads, args.duration, args.concurrency, keep_alive) for _ in range(args.repeats)
-                ]
-                rows.append((kind, "keep-alive" if keep_alive else "new connection", results))
-            after = rss_mb(proc.pid)
-            rows.append((kind, "memory", [{"before": before, "after": after}]))
+            for kind, proc in procs.items():
+                assert proc.stdout is not None  # a pipe
+                url = proc.stdout.readline().strip()
+                if not url.startswith("http"):
+                    raise SystemExit(f"{kind} server did not start")
+                host, port = url.removeprefix("http://").rsplit(":", 1)
+                addresses[kind] = (host, int(port))
+                load(addresses[kind], payloads, 1.0, args.concurrency, True)  # warm-up
+                memory[kind] = (rss_mb(proc.pid), float("nan"))
+            floor = Floor()
+            floor.in_flight(1.0, args.concurrency)  # warm-up
+            for _ in range(args.repeats):
+                for mode in modes:
+                    for kind, address in addresses.items():
+                        pid = procs[kind].pid
+                        workers = descendants(pid)
+                        server0, workers0 = cpu_s(pid), sum(map(cpu_s, workers))
+                        result = load(address, payloads, args.duration, args.concurrency, mode == "keep-alive")
+                        server1 = cpu_s(pid)
+                        # A worker replaced mid-round takes its CPU with it: only those alive at both ends count.
+                        alive = [w for w in workers if w in set(descendants(pid))]
+                        workers1 = sum(map(cpu_s, alive))
+                        result["server_us"] = 1e6 * (server1 - server0) / result["done"]
+                        result["workers_us"] = 1e6 * max(0.0, workers1 - workers0) / result["done"]
+                        results.setdefault((kind, mode), []).append(result)
+                floors["in_flight"].append(floor.in_flight(args.duration, args.concurrency))
+                floors["map"].append(floor.all_at_once())
+            for kind in addresses:
+                memory[kind] = (memory[kind][0], rss_mb(procs[kind].pid))
         finally:
-            proc.kill()
-            proc.wait(timeout=10)
-            if source:
-                os.unlink(source)
+            if floor is not None:
+                floor.close()
+            for proc in procs.values():
+                proc.kill()
+                proc.wait(timeout=10)
+    report(args, results, memory, floors)
 
-    floor = pool_floor(2000, args.repeats)
 
+def report(
+    args: argparse.Namespace,
+    results: dict[tuple[str, str], list[dict[str, Any]]],
+    memory: dict[str, tuple[float, float]],
+    floors: dict[str, list[float]],
+) -> None:
     def span(values: list[float], fmt: str) -> str:
         return "/".join(format(v, fmt) for v in (min(values), statistics.median(values), max(values)))
 
+    if args.stub_verdicts:
+        print("\nSTUB VERDICTS: no pool behind the servers; the rows below measure the HTTP layer alone")
     print(
         f"\nOpenRLHF /get_reward, 1 MATH-500 row per request, {args.concurrency} connections, "
-        f"{args.repeats} x {args.duration:g} s; min/median/max over repeats"
+        f"{args.repeats} x {args.duration:g} s interleaved; min/median/max over repeats; CPU: median us per request"
     )
-    print(f"{'server':<7} {'connections':<15} {'req/s':>20} {'p50 ms':>17} {'p99 ms':>17} {'errors':>7}")
-    for kind, mode, results in rows:
-        if mode == "memory":
-            r = results[0]
-            print(
-                f"{kind:<7} {'server RSS':<15} {r['before']:.0f} MB before, {r['after']:.0f} MB after "
-                f"(+{r['after'] - r['before']:.0f} MB)"
-            )
-            continue
-        print(
-            f"{kind:<7} {mode:<15} {span([r['rps'] for r in results], '.0f'):>20} "
-            f"{span([r['p50'] for r in results], '.1f'):>17} {span([r['p99'] for r in results], '.1f'):>17} "
-            f"{sum(r['errors'] for r in results):>7}"
-        )
     print(
-        f"{'floor':<7} {'pool.map, no HTTP':<15} {span(floor, '.0f'):>20}   (2,000 rows, 2 workers: verification alone)"
+        f"{'server':<8} {'connections':<15} {'req/s':>16} {'p50 ms':>15} {'p99 ms':>16} {'errors':>6} "
+        f"{'client':>7} {'server':>7} {'workers':>7}  client share"
     )
+    for (kind, mode), rounds in results.items():
+        print(
+            f"{kind:<8} {mode:<15} {span([r['rps'] for r in rounds], '.0f'):>16} "
+            f"{span([r['p50'] for r in rounds], '.1f'):>15} {span([r['p99'] for r in rounds], '.1f'):>16} "
+            f"{sum(len(r['errors']) for r in rounds):>6} "
+            f"{statistics.median(r['client_us'] for r in rounds):>7.0f} "
+            f"{statistics.median(r['server_us'] for r in rounds):>7.0f} "
+            f"{statistics.median(r['workers_us'] for r in rounds):>7.0f}  "
+            f"{statistics.median(r['client_share'] for r in rounds):.2f} core"
+        )
+    for kind, (before, after) in memory.items():
+        print(f"{kind:<8} {'server RSS':<15} {before:.0f} MB before, {after:.0f} MB after (+{after - before:.0f} MB)")
+    print(
+        f"{'floor':<8} {f'{args.concurrency} in flight':<15} {span(floors['in_flight'], '.0f'):>16}   "
+        "rows/s, the same rows through a 2-worker pool, no HTTP (the load the server puts on its pool)"
+    )
+    print(f"{'floor':<8} {'pool.map':<15} {span(floors['map'], '.0f'):>16}   rows/s, 2,000 rows at once, no HTTP")
+    for (kind, mode), rounds in results.items():
+        errors = [e for r in rounds for e in r["errors"]]
+        for error in errors[:3]:
+            print(f"  error ({kind}, {mode}): {error}")
     print("goal: >= 2000 req/s at p99 <= 20 ms (new server, keep-alive)")
 
 

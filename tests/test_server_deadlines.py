@@ -13,7 +13,6 @@ import time
 
 import pytest
 
-pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 pytest.importorskip("httptools")
 

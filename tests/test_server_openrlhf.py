@@ -12,7 +12,7 @@ import urllib.request
 
 import pytest
 
-pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
 pytest.importorskip("tokenizers")
 
 import rlvr_envs

@@ -10,7 +10,6 @@ import urllib.request
 
 import pytest
 
-pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
 import rlvr_envs

@@ -148,7 +148,7 @@ def split_env_args(pairs: list[str] | None, env_ids: list[str]) -> tuple[dict[st
 
 def cmd_serve(args: argparse.Namespace) -> int:
     try:
-        import starlette  # noqa: F401
+        import httptools  # noqa: F401  (the server runs uvicorn's httptools protocol)
         import uvicorn  # noqa: F401
     except ImportError as exc:
         print(f"rlvr-envs serve needs the `serving` extra: pip install 'rlvr-envs[serving]' ({exc})", file=sys.stderr)

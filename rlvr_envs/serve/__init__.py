@@ -1,8 +1,10 @@
 """The HTTP reward server (``rlvr-envs serve``): OpenRLHF's ``/get_reward``, our ``/verify``, ``/health``.
 
-``rlvr_envs.serve.protocol`` reads request bodies and writes replies (no HTTP, no Starlette);
-``rlvr_envs.serve.app`` is the ASGI app and ``RewardServer`` (Starlette under uvicorn, from the
-``serving`` extra). Importing this package imports neither.
+``rlvr_envs.serve.protocol`` reads request bodies and writes replies (no HTTP);
+``rlvr_envs.serve.asgi`` is the ASGI app (no framework: three routes), ``rlvr_envs.serve.batch``
+sends the rows of requests that arrive together to the pool together, and
+``rlvr_envs.serve.app`` has ``RewardServer``: the app under uvicorn with httptools and the
+connection deadlines uvicorn lacks (the ``serving`` extra). Importing this package imports none.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The reward server: an ASGI app (Starlette) under uvicorn over the verification pool.
+"""The reward server: an ASGI app (``rlvr_envs.serve.asgi``) under uvicorn over the verification pool.
 
 Routes: ``POST /get_reward`` (OpenRLHF), ``POST /verify`` (our batch schema), ``GET /health``.
 Bodies are read as a stream and refused past ``max_body_bytes`` (413, before the rest is read;
@@ -10,42 +10,35 @@ new one gets 503 and is closed at once, so stalled clients cannot use up the ope
 set, is required on every route but ``/health`` (``Authorization: Bearer``, ``X-RLVR-Token`` or
 ``?token=`` for clients such as OpenRLHF that cannot set headers); binding beyond loopback
 without one is refused at start.
+
+Per request, the server does as little as it can beside the pool's own work: the rows of all
+requests that arrive in one turn of the event loop go to the pool in one call per verifier and
+come back with one wake-up of the loop per chunk of verdicts (``rlvr_envs.serve.batch``), a
+label seen before is not parsed again, and a reply's head and body leave in one write.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hmac
 import ipaddress
 import json
 import os
 import socket
 import threading
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from rlvr_envs.serve.protocol import (
-    BadRequest,
-    Scoring,
-    SpecialTokens,
-    TaskPolicy,
-    score_batch,
-    score_openrlhf,
-)
+from rlvr_envs.serve.asgi import DEFAULT_BODY_TIMEOUT_S, DEFAULT_MAX_BODY_BYTES, create_app
+from rlvr_envs.serve.batch import Batcher
+from rlvr_envs.serve.protocol import BadRequest, Scoring, SpecialTokens, TaskPolicy
 
 if TYPE_CHECKING:
     from rlvr_envs.adapters.routing import EnvRouter
     from rlvr_envs.shaping import RewardShaping
 
 TOKEN_ENV = "RLVR_SERVE_TOKEN"
-DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
 DEFAULT_IDLE_TIMEOUT_S = 5.0
-DEFAULT_BODY_TIMEOUT_S = 30.0
-"""A whole body must arrive within this (a 32 MB body at the cap needs about 9 Mbit/s)."""
-_BODY_GRACE_S = 1.0
-"""The connection-level body deadline fires this much after the app's, which answers 408 first
-when it reads the body; the connection-level one covers routes that never read it (401, 404)."""
 
 
 def default_max_connections() -> int:
@@ -85,8 +78,78 @@ def is_loopback(host: str) -> bool:
             return False
 
 
-class _TooLarge(Exception):
-    pass
+class _CoalescingTransport(asyncio.Transport):
+    """A connection's transport whose writes within one turn of the event loop go out as one.
+
+    uvicorn writes a reply's head and its body separately: two sends, and with ``TCP_NODELAY``
+    two packets and two wake-ups of the client per reply. Held until the end of the turn they
+    are one send (pipelined replies of that turn too). ``close`` sends what is held first.
+    """
+
+    def __init__(self, inner: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__()
+        self._inner = inner
+        self._loop = loop
+        self._held: list[bytes] = []
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        if not self._held:
+            self._loop.call_soon(self._flush)
+        self._held.append(bytes(data))
+
+    def writelines(self, list_of_data: Any) -> None:
+        for data in list_of_data:
+            self.write(data)
+
+    def _flush(self) -> None:
+        held, self._held = self._held, []
+        if held and not self._inner.is_closing():
+            self._inner.write(held[0] if len(held) == 1 else b"".join(held))
+
+    def close(self) -> None:
+        self._flush()
+        self._inner.close()
+
+    def abort(self) -> None:
+        self._held = []
+        self._inner.abort()
+
+    def is_closing(self) -> bool:
+        return self._inner.is_closing()
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return self._inner.get_extra_info(name, default)
+
+    def pause_reading(self) -> None:
+        self._inner.pause_reading()
+
+    def resume_reading(self) -> None:
+        self._inner.resume_reading()
+
+    def is_reading(self) -> bool:
+        return self._inner.is_reading()
+
+    def set_write_buffer_limits(self, high: int | None = None, low: int | None = None) -> None:
+        self._inner.set_write_buffer_limits(high, low)
+
+    def get_write_buffer_size(self) -> int:
+        return self._inner.get_write_buffer_size() + sum(len(data) for data in self._held)
+
+    def get_write_buffer_limits(self) -> tuple[int, int]:
+        return self._inner.get_write_buffer_limits()
+
+    def can_write_eof(self) -> bool:
+        return self._inner.can_write_eof()
+
+    def write_eof(self) -> None:
+        self._flush()
+        self._inner.write_eof()
+
+    def set_protocol(self, protocol: asyncio.BaseProtocol) -> None:
+        self._inner.set_protocol(protocol)
+
+    def get_protocol(self) -> asyncio.BaseProtocol:
+        return self._inner.get_protocol()
 
 
 def _protocol_class(header_timeout_s: float, body_timeout_s: float = 1e9, max_connections: int | None = None) -> Any:
@@ -118,6 +181,8 @@ def _protocol_class(header_timeout_s: float, body_timeout_s: float = 1e9, max_co
                 transport.write(busy)
                 transport.close()
                 return
+            # Read by each request's cycle, made after this; flow control keeps the real transport.
+            self.transport = _CoalescingTransport(transport, self.loop)
             # No bytes yet: the keep-alive timer (cancelled by the first data) closes a silent connection.
             self.timeout_keep_alive_task = self.loop.call_later(
                 self.timeout_keep_alive, self.timeout_keep_alive_handler
@@ -135,7 +200,7 @@ def _protocol_class(header_timeout_s: float, body_timeout_s: float = 1e9, max_co
             super().on_headers_complete()
             # Cancelled by on_message_complete, which for a body-less request follows at once.
             if self._body_deadline is None:
-                self._body_deadline = self.loop.call_later(body_timeout_s + _BODY_GRACE_S, self._body_too_slow)
+                self._body_deadline = self.loop.call_later(body_timeout_s, self._body_too_slow)
 
         def on_message_complete(self) -> None:
             if self._body_deadline is not None:
@@ -168,124 +233,6 @@ def _protocol_class(header_timeout_s: float, body_timeout_s: float = 1e9, max_co
             super().connection_lost(exc)
 
     return DeadlineProtocol
-
-
-def create_app(
-    scoring: Scoring,
-    *,
-    token: str | None = None,
-    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-    body_timeout_s: float = DEFAULT_BODY_TIMEOUT_S,
-    info: dict[str, Any] | None = None,
-) -> Any:
-    """The Starlette app serving ``scoring``."""
-    from starlette.applications import Starlette
-    from starlette.requests import ClientDisconnect, Request
-    from starlette.responses import Response
-    from starlette.routing import Route
-
-    def reply(status: int, payload: Any) -> Response:
-        return Response(
-            json.dumps(payload, ensure_ascii=False, allow_nan=False).encode("utf-8"),
-            status_code=status,
-            media_type="application/json",
-        )
-
-    def authorised(request: Request) -> bool:
-        if not token:
-            return True
-        offered = request.headers.get("authorization", "")
-        if offered.lower().startswith("bearer "):
-            offered = offered[7:].strip()
-        else:
-            offered = request.headers.get("x-rlvr-token") or request.query_params.get("token") or ""
-        return hmac.compare_digest(offered.encode("utf-8", "replace"), token.encode("utf-8"))
-
-    async def read_body(request: Request) -> bytes:
-        declared = request.headers.get("content-length")
-        if declared is not None:
-            try:
-                size = int(declared)
-            except ValueError:
-                raise BadRequest("bad Content-Length") from None
-            if size > max_body_bytes:
-                raise _TooLarge()
-        chunks: list[bytes] = []
-        total = 0
-        async for chunk in request.stream():
-            total += len(chunk)
-            if total > max_body_bytes:
-                raise _TooLarge()
-            chunks.append(chunk)
-        return b"".join(chunks)
-
-    def handler(score: Callable[[Scoring, dict[str, Any]], Awaitable[dict[str, Any]]]) -> Callable[..., Any]:
-        async def endpoint(request: Request) -> Response:
-            if not authorised(request):
-                return reply(401, {"error": "a valid token is required (Authorization: Bearer TOKEN or ?token=)"})
-            try:
-                try:
-                    raw = await asyncio.wait_for(read_body(request), body_timeout_s)
-                except asyncio.TimeoutError:
-                    response = reply(408, {"error": f"the body did not arrive within {body_timeout_s:g} s"})
-                    response.headers["connection"] = "close"
-                    return response
-                if not raw:
-                    raise BadRequest("the body is empty; send a JSON object")
-                try:
-                    body = json.loads(raw)
-                except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-                    raise BadRequest("the body is not valid JSON") from None
-                if not isinstance(body, dict):
-                    raise BadRequest("the body must be a JSON object")
-                return reply(200, await score(scoring, body))
-            except ClientDisconnect:
-                # The client hung up mid-body: nobody to answer, and nothing for the error log.
-                return Response(status_code=400)
-            except _TooLarge:
-                response = reply(413, {"error": f"the body is larger than the server's cap ({max_body_bytes} bytes)"})
-                response.headers["connection"] = "close"  # the unread rest of the body must not be parsed
-                return response
-            except BadRequest as exc:
-                return reply(400, {"error": str(exc)})
-            except ValueError as exc:  # NaN rewards, bad values from a row: still the request's fault
-                return reply(400, {"error": f"{type(exc).__name__}: {str(exc)[:500]}"})
-
-        return endpoint
-
-    async def health(request: Request) -> Response:
-        if not authorised(request):
-            return reply(200, {"status": "ok"})
-        router = scoring.router
-        return reply(
-            200,
-            {
-                "status": "ok",
-                "envs": sorted(router.envs),
-                "serves_any_id": router.serve_any,
-                "task_source": scoring.policy.task_source,
-                "allow_envs": list(scoring.policy.allow_envs) if scoring.policy.allow_envs is not None else None,
-                **(info or {}),
-            },
-        )
-
-    async def not_found(request: Request, exc: Exception) -> Response:
-        return reply(404, {"error": f"no route {request.url.path}; use POST /get_reward, POST /verify or GET /health"})
-
-    async def wrong_method(request: Request, exc: Exception) -> Response:
-        return reply(405, {"error": f"{request.method} is not allowed on {request.url.path}"})
-
-    async def server_bug(request: Request, exc: Exception) -> Response:
-        # Only a bug in the server gets here; the trainer must get an answer, not a hung request.
-        return reply(500, {"error": f"server error: {type(exc).__name__}: {str(exc)[:300]}"})
-
-    routes = [
-        Route("/get_reward", handler(score_openrlhf), methods=["POST"]),
-        Route("/verify", handler(score_batch), methods=["POST"]),
-        Route("/health", health, methods=["GET"]),
-        Route("/", health, methods=["GET"]),
-    ]
-    return Starlette(routes=routes, exception_handlers={404: not_found, 405: wrong_method, Exception: server_bug})
 
 
 class RewardServer:
@@ -371,9 +318,24 @@ class RewardServer:
             policy,
         )
         if preload:
-            router.preload()
+            # Every env whose calls may reach the pool ("pool", and "auto" for all but bounded-cheap
+            # verifiers): EnvRouter.preload looks at "pool" only, and the first request would wait seconds.
+            for env in router.envs.values():
+                if env.isolation != "inline":
+                    env.pool.preload(env.verifier)
+        self.idle_timeout_s = idle_timeout_s
+        self.body_timeout_s = body_timeout_s
+        self.max_connections = max_connections
+        self._protocol = _protocol_class(max(1.0, idle_timeout_s * 2), body_timeout_s, max_connections)
+        self.batcher = Batcher(router)
         self.app = create_app(
-            self.scoring, token=self.token, max_body_bytes=max_body_bytes, body_timeout_s=body_timeout_s
+            self.scoring,
+            token=self.token,
+            max_body_bytes=max_body_bytes,
+            # The deadline protocol times every body (408, then close) whatever the route: a second
+            # timer per request in the app would only cost time. uvicorn's own protocols need it.
+            body_timeout_s=body_timeout_s if self._protocol == "auto" else None,
+            averify=self.batcher.averify,
         )
         self.verbose = verbose
         # proto=IPPROTO_TCP: asyncio sets TCP_NODELAY on accepted sockets only when the proto says TCP;
@@ -385,9 +347,6 @@ class RewardServer:
         self._socket.bind((host, port))
         self._socket.listen(2048)
         self._socket.setblocking(False)
-        self.idle_timeout_s = idle_timeout_s
-        self.body_timeout_s = body_timeout_s
-        self.max_connections = max_connections
         self._server: Any = None
         self._thread: threading.Thread | None = None
 
@@ -409,7 +368,7 @@ class RewardServer:
 
         config = uvicorn.Config(
             self.app,
-            http=_protocol_class(max(1.0, self.idle_timeout_s * 2), self.body_timeout_s, self.max_connections),
+            http=self._protocol,
             log_level="info" if self.verbose else "warning",
             access_log=self.verbose,
             timeout_keep_alive=max(1, round(self.idle_timeout_s)),
@@ -418,6 +377,8 @@ class RewardServer:
             limit_concurrency=self.max_connections + 1,
             backlog=2048,
             lifespan="off",
+            ws="none",  # no websocket routes: an upgrade request is answered as plain HTTP
+            proxy_headers=False,  # no proxy in front to trust; skips a middleware layer per request
             server_header=False,
             date_header=False,
         )

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+import threading
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -80,26 +81,30 @@ class SpecialTokens:
     def __post_init__(self) -> None:
         self._sorted = tuple(sorted({t for t in self.tokens if t}, key=len, reverse=True))
 
+    # Both run on every sample the server scores: one ``startswith``/``endswith`` with the whole
+    # tuple says whether any token is there at all (usually none, or one EOS), before the loop
+    # finds the longest.
     def strip_end(self, text: str) -> str:
         """``text`` without trailing special tokens (and the whitespace between them)."""
+        tokens = self._sorted
         while True:
             trimmed = text.rstrip()
-            for token in self._sorted:
+            if not tokens or not trimmed.endswith(tokens):
+                return text
+            for token in tokens:
                 if trimmed.endswith(token):
                     text = trimmed[: -len(token)]
                     break
-            else:
-                return text
 
     def strip_start(self, text: str) -> str:
         """``text`` without leading special tokens (left padding, BOS)."""
-        while True:
-            for token in self._sorted:
+        tokens = self._sorted
+        while tokens and text.startswith(tokens):
+            for token in tokens:
                 if text.startswith(token):
                     text = text[len(token) :]
                     break
-            else:
-                return text
+        return text
 
 
 def split_query(query: str, prompt: str | None, tokens: SpecialTokens) -> tuple[str, bool]:
@@ -208,8 +213,59 @@ def resolve_task(
     return own
 
 
-def _label(label: Any, prompt: str | None, index: int) -> tuple[str | None, Task | None, Any, Any]:
+class LabelCache:
+    """Labels already parsed, by their text: a label is sent once per sample, and GRPO sends each
+    prompt's label once per sample of its group. Only labels that parsed are kept, oldest
+    dropped first past ``max_chars`` of label text in all; longer labels than
+    ``max_label_chars`` are parsed every time. Tasks are frozen, so sharing one is safe."""
+
+    def __init__(self, max_chars: int = 8 * 1024 * 1024, max_label_chars: int = 256 * 1024) -> None:
+        self.max_chars = max_chars
+        self.max_label_chars = max_label_chars
+        self._items: dict[str, tuple[str | None, Task | None, Any, Any]] = {}
+        self._chars = 0
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, text: str) -> tuple[str | None, Task | None, Any, Any] | None:
+        found = self._items.get(text)
+        if found is None:
+            self.misses += 1
+        else:
+            self.hits += 1
+        return found
+
+    def put(self, text: str, value: tuple[str | None, Task | None, Any, Any]) -> None:
+        if len(text) > self.max_label_chars:
+            return
+        with self._lock:
+            if text in self._items:
+                return
+            self._items[text] = value
+            self._chars += len(text)
+            while self._chars > self.max_chars:
+                oldest = next(iter(self._items))
+                del self._items[oldest]
+                self._chars -= len(oldest)
+
+
+def _label(
+    label: Any, prompt: str | None, index: int, cache: LabelCache | None = None
+) -> tuple[str | None, Task | None, Any, Any]:
     """(env id, task, task id, verifier spec) from one OpenRLHF label."""
+    if cache is None or not isinstance(label, str):
+        return _parse_label(label, prompt, index)[0]
+    found = cache.get(label)
+    if found is None:
+        found, ours = _parse_label(label, prompt, index)
+        if ours:  # a bare answer's task carries this sample's index and prompt: not for another sample
+            cache.put(label, found)
+    return found
+
+
+def _parse_label(label: Any, prompt: str | None, index: int) -> tuple[tuple[str | None, Task | None, Any, Any], bool]:
+    """The label's fields, and whether it was our label (JSON with a task or task id)."""
     parsed = label
     if isinstance(label, str):
         text = label.strip()
@@ -225,12 +281,12 @@ def _label(label: Any, prompt: str | None, index: int) -> tuple[str | None, Task
         if env_id is not None and not isinstance(env_id, str):
             raise BadRequest(f"labels[{index}]: env_id must be a string")
         task = _task(parsed["task"], f"labels[{index}]") if parsed.get("task") is not None else None
-        return env_id, task, parsed.get("task_id"), parsed.get("verifier")
+        return (env_id, task, parsed.get("task_id"), parsed.get("verifier")), True
     if isinstance(parsed, (list, dict)) or parsed is None:
         raise BadRequest(
             f"labels[{index}]: expected our label ({{env_id, task}}) or a bare answer, got {type(parsed).__name__}"
         )
-    return None, Task(id=f"label-{index}", prompt=prompt or "", answer=parsed), None, None
+    return (None, Task(id=f"label-{index}", prompt=prompt or "", answer=parsed), None, None), False
 
 
 def _list(body: Mapping[str, Any], key: str, n: int | None, what: str) -> list[Any] | None:
@@ -252,6 +308,8 @@ class Scoring:
     shaping: RewardShaping | None = None
     tokens: SpecialTokens = field(default_factory=SpecialTokens)
     policy: TaskPolicy = field(default_factory=TaskPolicy)
+    labels: LabelCache | None = field(default_factory=LabelCache)
+    """Parsed labels (None: parse every one)."""
 
 
 def _routing_error() -> type[Exception]:
@@ -279,7 +337,7 @@ def openrlhf_rows(scoring: Scoring, body: Mapping[str, Any]) -> tuple[list[tuple
         prompt = prompts[i] if prompts is not None else None
         if prompt is not None and not isinstance(prompt, str):
             raise BadRequest(f"prompts[{i}] must be a string, got {type(prompt).__name__}")
-        env_id, task, task_id, spec = _label(labels[i], prompt, i)
+        env_id, task, task_id, spec = _label(labels[i], prompt, i, scoring.labels)
         scoring.policy.check_env(env_id, f"labels[{i}]")
         if env_id is None and scoring.router.default is None:
             raise BadRequest(
@@ -293,11 +351,15 @@ def openrlhf_rows(scoring: Scoring, body: Mapping[str, Any]) -> tuple[list[tuple
     return rows, found
 
 
-async def score_openrlhf(scoring: Scoring, body: Mapping[str, Any]) -> dict[str, Any]:
+Averify = Callable[[Sequence[tuple[Any, ...]]], Awaitable[list[Verdict]]]
+"""What verifies router rows for a request: ``EnvRouter.averify`` or the server's batcher."""
+
+
+async def score_openrlhf(scoring: Scoring, body: Mapping[str, Any], averify: Averify | None = None) -> dict[str, Any]:
     """Verify one OpenRLHF request body; raises ``BadRequest`` if it is malformed."""
     rows, found = openrlhf_rows(scoring, body)
     try:
-        verdicts = await scoring.router.averify(rows)
+        verdicts = await (averify or scoring.router.averify)(rows)
     except _routing_error() as exc:
         raise BadRequest(str(exc)) from None
     return openrlhf_reply(scoring, rows, verdicts, found)
@@ -352,10 +414,11 @@ def batch_rows(scoring: Scoring, body: Mapping[str, Any]) -> list[tuple[Any, ...
     return rows
 
 
-async def score_batch(scoring: Scoring, body: Mapping[str, Any]) -> dict[str, Any]:
+async def score_batch(scoring: Scoring, body: Mapping[str, Any], averify: Averify | None = None) -> dict[str, Any]:
+    """Verify one ``POST /verify`` body; raises ``BadRequest`` if it is malformed."""
     rows = batch_rows(scoring, body)
     try:
-        verdicts = await scoring.router.averify(rows)
+        verdicts = await (averify or scoring.router.averify)(rows)
     except _routing_error() as exc:
         raise BadRequest(str(exc)) from None
     return {"verdicts": [v.model_dump(mode="json") for v in verdicts]}

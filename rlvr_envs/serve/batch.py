@@ -1,0 +1,153 @@
+"""Micro-batching for the reward server: rows of requests that arrive together reach the pool together.
+
+Under load many requests become ready in one turn of the event loop. Each one's rows are routed
+at once (so a routing error is that request's 400 and nothing of it is queued), then held until
+the end of the turn, when every held row goes to the pool in one ``submit_many`` per verifier:
+what is the same for every row (the verifier's pickle, its budget) is worked out once per batch,
+and the pool's slot threads find the whole batch queued and send it to a worker in one message.
+
+Verdicts come back on the pool's threads. Instead of one thread-safe wake-up of the event loop
+per verdict (a pipe write each), finished rows are collected and the loop is woken once for
+all the verdicts that arrive before it gets round to them; a request is answered as soon as
+its own rows are done, never later than without batching.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import deque
+from collections.abc import Sequence
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any
+
+from rlvr_envs.types import Reason, Verdict
+
+if TYPE_CHECKING:
+    from rlvr_envs.adapters.routing import EnvRouter
+    from rlvr_envs.adapters.rows import Scorer
+
+
+class _Request:
+    """One caller's rows: its verdicts fill in as they come, then its waiter is resolved."""
+
+    __slots__ = ("left", "verdicts", "waiter")
+
+    def __init__(self, waiter: asyncio.Future[list[Verdict]], n: int) -> None:
+        self.waiter = waiter
+        self.verdicts: list[Any] = [None] * n
+        self.left = n
+
+
+class Batcher:
+    """Verifies router rows for asyncio callers, batching those queued in the same loop turn.
+
+    One batcher serves one event loop (the first that calls ``averify``); the router decides
+    what verifies each row, exactly as ``EnvRouter.averify`` does.
+    """
+
+    def __init__(self, router: EnvRouter) -> None:
+        self.router = router
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._held: list[tuple[_Request, int, Scorer, Any, str]] = []
+        self._finished: deque[tuple[_Request, int, Verdict]] = deque()
+        self._wake_lock = threading.Lock()
+        self._wake_pending = False
+        self.batches = 0
+        """Pool submissions made (one per verifier per loop turn with rows): for tests and benches."""
+
+    async def averify(self, rows: Sequence[tuple[Any, ...]]) -> list[Verdict]:
+        """Verdicts for ``rows`` in order; ``RoutingError`` (before anything is queued) if one cannot be routed."""
+        router = self.router
+        scorers = [router.scorer_for(row[0], row[3] if len(row) > 3 else None) for row in rows]
+        if not rows:
+            return []
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:  # the first call, or a server started again on a new loop
+            self._loop = loop
+        request = _Request(loop.create_future(), len(rows))
+        held = self._held
+        if not held:
+            loop.call_soon(self._flush)
+        for index, (scorer, row) in enumerate(zip(scorers, rows)):
+            held.append((request, index, scorer, row[1], row[2]))
+        return await request.waiter
+
+    # -- on the event loop ---------------------------------------------------------------------------
+    def _flush(self) -> None:
+        """Send every held row: inline scorers verify here (as the router does), the rest in one batch each."""
+        held, self._held = self._held, []
+        groups: dict[int, tuple[Scorer, list[tuple[_Request, int, Any, str]]]] = {}
+        for request, index, scorer, task, completion in held:
+            if request.waiter.done():  # failed already (an error in another group of its rows)
+                continue
+            if scorer.isolation == "inline" and scorer.env is not None:
+                try:
+                    verdict = scorer.env.verify(task, completion)
+                except Exception as exc:  # the request gets it, the loop must not
+                    self._fail(request, exc)
+                else:
+                    self._set(request, index, verdict)
+                continue
+            group = groups.get(id(scorer))
+            if group is None:
+                group = groups[id(scorer)] = (scorer, [])
+            group[1].append((request, index, task, completion))
+        for scorer, items in groups.values():
+            try:
+                futures = scorer.get_pool().submit_many(
+                    scorer.verifier,
+                    [item[2] for item in items],
+                    [item[3] for item in items],
+                    timeout_s=scorer.time_budget_s,
+                    max_completion_chars=scorer.max_completion_chars,
+                )
+            except Exception as exc:  # a closed pool: every request of the group fails
+                for request, *_ in items:
+                    self._fail(request, exc)
+                continue
+            self.batches += 1
+            for (request, index, _task, _completion), future in zip(items, futures):
+                if future.done():  # refused unread (too long): no thread involved
+                    self._set(request, index, future.result())
+                else:
+                    future.add_done_callback(self._callback(request, index))
+
+    def _set(self, request: _Request, index: int, verdict: Verdict) -> None:
+        if request.waiter.done():
+            return
+        request.verdicts[index] = verdict
+        request.left -= 1
+        if request.left == 0:
+            request.waiter.set_result(request.verdicts)
+
+    @staticmethod
+    def _fail(request: _Request, exc: BaseException) -> None:
+        if not request.waiter.done():
+            request.waiter.set_exception(exc)
+
+    def _drain(self) -> None:
+        with self._wake_lock:
+            self._wake_pending = False  # cleared before draining: a verdict added after this wakes us again
+        finished = self._finished
+        while finished:
+            request, index, verdict = finished.popleft()
+            self._set(request, index, verdict)
+
+    # -- on the pool's threads -----------------------------------------------------------------------
+    def _callback(self, request: _Request, index: int) -> Any:
+        def done(future: Future[Verdict]) -> None:
+            try:
+                verdict = future.result()
+            except BaseException as exc:  # the pool resolves every future to a Verdict; be safe
+                verdict = Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"{type(exc).__name__}: {exc}"})
+            self._finished.append((request, index, verdict))
+            with self._wake_lock:
+                if self._wake_pending:
+                    return
+                self._wake_pending = True
+            loop = self._loop
+            if loop is not None and not loop.is_closed():
+                loop.call_soon_threadsafe(self._drain)
+
+        return done
