@@ -1,6 +1,6 @@
 """Straight-line asserts in one round trip: which calls the judge may send ahead, and how.
 
-Part of the judge harness (sent after ``_sandbox_warm`` and before ``_sandbox_judge``). Each call
+Part of the judge harness (sent after ``_sandbox_warm`` and before ``_sandbox_link``). Each call
 a test makes to the solution used to be its own round trip (judge -> solution -> judge: two
 wake-ups). For a run of consecutive asserts such as ``assert candidate([1, 2]) == 3`` the
 judge knows every call before the first one is made, so it sends them together; the solution

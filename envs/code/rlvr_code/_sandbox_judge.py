@@ -12,36 +12,34 @@ from __future__ import annotations
 
 import builtins
 import os
+import select
 import socket
 import sys
 import time
-from collections.abc import Callable
 from types import CodeType
-from typing import Any
 
 from rlvr_code._sandbox_batch import asserts_runs, humaneval_test_code
+from rlvr_code._sandbox_link import Link, Remote, SolutionError
 from rlvr_code._sandbox_stdio import StdioCases, ended_as
 from rlvr_code._sandbox_warm import CompileCache
 from rlvr_code._sandbox_wire import (
-    MAX_REPLY,
     PREIMPORT,
     ProtocolError,
-    encode,
+    frame,
     recv,
-    send,
     send_fds,
+    send_frames,
     trim,
 )
 
 # -- end wire imports --
 
 
-class SolutionError(Exception):
-    """The solution raised, returned something unusable, exited or died."""
-
-
 HELLO_LIMIT = 1 << 20
 """Largest first message of a solution process (``loaded`` or a load error of trimmed text)."""
+HOLD_REPORTS_S = 0.5
+"""How long HumanEval's test reports may wait for the sample's end, to travel with it in one write;
+past this (a solution zygote slow to stop the run) they go at once, as they used to."""
 # Standard-library modules a test may use without importing them resolve to the judge's own
 # copy; these few are left out because importing them does something (open a browser, print).
 _NOT_BY_NAME = frozenset({"antigravity", "this", "idlelib", "tkinter", "turtle", "turtledemo"})
@@ -58,216 +56,6 @@ def judge_module(name: str) -> object | None:
         return importlib.import_module(name)
     except ImportError:
         return None
-
-
-_PASSTHROUGH_ERRORS = {
-    name: getattr(builtins, name)
-    for name in (
-        "ValueError",
-        "TypeError",
-        "KeyError",
-        "IndexError",
-        "ZeroDivisionError",
-        "AttributeError",
-        "RuntimeError",
-        "NotImplementedError",
-        "ArithmeticError",
-        "LookupError",
-        "OverflowError",
-        "RecursionError",
-        "StopIteration",
-        "NameError",
-        "Exception",
-    )
-}
-
-
-class Remote:
-    """A handle on an object that lives in the solution process (a function, a class instance).
-
-    Equality is identity and truthiness is refused: a result only counts when it is plain data.
-    """
-
-    __slots__ = ("_link", "_ref")
-
-    def __init__(self, link: Link, ref: object) -> None:
-        object.__setattr__(self, "_link", link)
-        object.__setattr__(self, "_ref", ref)
-
-    def __call__(self, *args: object, **kwargs: object) -> object:
-        return self._link.request("call", self._ref, list(args), kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return self._link.request("getattr", self._ref, name)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        self._link.request("setattr", self._ref, name, value)
-
-    def __getitem__(self, key: object) -> object:
-        return self._link.request("getitem", self._ref, key)
-
-    def __iter__(self):
-        return iter(self._link.request("iter", self._ref))
-
-    def __len__(self) -> int:
-        n = self._link.request("len", self._ref)
-        if type(n) is not int:
-            raise SolutionError("len() of a solution object did not give an int")
-        return n
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Remote) and other._ref == self._ref
-
-    def __ne__(self, other: object) -> bool:
-        return not self.__eq__(other)
-
-    def __hash__(self) -> int:
-        return hash(("remote", str(self._ref)))
-
-    def __bool__(self) -> bool:
-        raise SolutionError("the solution returned an object, not a plain value")
-
-    def __repr__(self) -> str:
-        return f"<solution object {self._ref}>"
-
-
-class Link:
-    """The judge's end of the pipe pair to one solution process."""
-
-    def __init__(self, to_fd: int, from_fd: int, deadline: float, ended=None) -> None:
-        self.to_fd, self.from_fd, self.deadline = to_fd, from_fd, deadline
-        self.broken: str | None = None
-        self.timed_out = False
-        # () -> str: waits (at most until the deadline) for the zygote's report on the process.
-        self.ended = ended
-        self.pending: list = []  # requests sent ahead in a batch, in order (``_sandbox_batch``)
-        self.on_diverge: Callable[[], None] | None = None
-
-    def prefetch(self, calls: list) -> None:
-        """Send ``calls`` (target, args, kwargs) ahead in one message; each answer is read when
-        the test makes that call."""
-        if self.timed_out or self.broken or self.pending:
-            return
-        wired = [["call", target, self._wire(list(args)), self._wire(dict(kwargs))] for target, args, kwargs in calls]
-        try:
-            send(self.to_fd, ["batch", [item[1:] for item in wired]])
-        except OSError:
-            return  # the next request meets the same error, as it would have
-        self.pending = wired
-
-    def _fail(self, exc: BaseException) -> BaseException:
-        """The error to raise once the process stopped answering.
-
-        Under load the judge may wake up only after the solution zygote has already killed a
-        process that ran out of time, and then sees end-of-file rather than its own deadline:
-        the zygote's report (or the clock) says which it was, so a timeout stays a timeout.
-        """
-        why = None
-        if isinstance(exc, (EOFError, OSError)) and self.ended is not None:
-            why = self.ended() if time.monotonic() < self.deadline else "timeout"
-        if why == "timeout" or (why is None and time.monotonic() >= self.deadline):
-            self.broken, self.timed_out = "timed out", True
-            return TimeoutError()
-        if isinstance(exc, ProtocolError):
-            self.broken = f"the solution sent an unusable reply ({trim(str(exc), 120)})"
-        else:
-            self.broken = f"the solution process stopped answering ({why or type(exc).__name__})"
-        return SolutionError(self.broken)
-
-    def decode(self, item: object, depth: int = 0) -> object:
-        if depth > 200 or type(item) is not list or not item or type(item[0]) is not str:
-            raise SolutionError("malformed value from the solution")
-        tag, rest = item[0], item[1:]
-        if tag == "N":
-            return None
-        if tag == "B" and type(rest[0]) is bool:
-            return rest[0]
-        if tag == "I" and type(rest[0]) is str:
-            return int(rest[0])
-        if tag == "F" and type(rest[0]) is str:
-            return float(rest[0])
-        if tag == "C":
-            return complex(float(rest[0]), float(rest[1]))
-        if tag == "S" and type(rest[0]) is str:
-            return rest[0]
-        if tag == "Y" and type(rest[0]) is str:
-            return bytes.fromhex(rest[0])
-        if tag in ("L", "T", "E", "Z") and type(rest[0]) is list:
-            items = [self.decode(v, depth + 1) for v in rest[0]]
-            return {"L": list, "T": tuple, "E": set, "Z": frozenset}[tag](items)
-        if tag == "D" and type(rest[0]) is list:
-            return {self.decode(k, depth + 1): self.decode(v, depth + 1) for k, v in rest[0]}
-        if tag == "M" and type(rest[0]) is str:
-            # The judge uses its own copy: a module the solution patched never reaches the tests.
-            # Only modules the judge already has or the zygote's warm set; nothing else is imported
-            # on the solution's say-so.
-            if rest[0] in sys.modules:
-                return sys.modules[rest[0]]
-            if rest[0] in PREIMPORT:
-                import importlib
-
-                return importlib.import_module(rest[0])
-            raise SolutionError(f"the tests cannot use the solution's module {rest[0]!r}")
-        if tag == "R" and type(rest[0]) is int:
-            return Remote(self, rest[0])
-        if tag == "G" and type(rest[0]) is str and hasattr(builtins, rest[0]):
-            return getattr(builtins, rest[0])
-        raise SolutionError(f"unexpected value tag {tag!r} from the solution")
-
-    def _wire(self, value: object) -> object:
-        if isinstance(value, Remote):
-            return ["R", object.__getattribute__(value, "_ref")]
-        for base, tag in ((list, "L"), (tuple, "T"), (frozenset, "Z"), (set, "E")):
-            if isinstance(value, base):
-                return [tag, [self._wire(v) for v in value]]
-        if isinstance(value, dict):
-            return ["D", [[self._wire(k), self._wire(v)] for k, v in value.items()]]
-        return encode(value, {})
-
-    def request(self, op: str, target: object, *args: Any) -> Any:
-        """One operation on a solution object; its reply decoded (plain data of any shape, or a Remote)."""
-        if self.timed_out:
-            raise TimeoutError()
-        if self.broken:
-            raise SolutionError(self.broken)
-        if op == "call":
-            wired = [self._wire(list(args[0])), self._wire(dict(args[1]))]
-        else:
-            wired = [self._wire(a) for a in args]
-        message = [op, target, *wired]
-        ahead = bool(self.pending)
-        if ahead and self.pending.pop(0) != message:
-            # Never expected (a batch holds only calls the tests must make next); the host then
-            # runs the sample again without batching, so the verdict is exact regardless.
-            self.pending, self.broken = [], "batch diverged"
-            if self.on_diverge is not None:
-                self.on_diverge()
-            raise SolutionError(self.broken)
-        try:
-            if not ahead:
-                send(self.to_fd, message)
-            reply = recv(self.from_fd, self.deadline, MAX_REPLY)
-        except TimeoutError:
-            self.broken, self.timed_out = "timed out", True
-            raise
-        except (EOFError, OSError, ValueError, ProtocolError) as exc:
-            raise self._fail(exc) from None
-        if type(reply) is not list or not reply:
-            raise SolutionError("malformed reply from the solution")
-        if reply[0] == "ok":
-            if len(reply) == 3 and reply[2] == "end":
-                self.pending = []  # the solution ended the batch here: the rest come one by one
-            return self.decode(reply[1])
-        if reply[0] == "err" and len(reply) == 3:
-            # Both come from the solution: an exception class may be named with megabytes.
-            name, detail = trim(str(reply[1]), 200), trim(str(reply[2]))
-            cls = _PASSTHROUGH_ERRORS.get(name)
-            if cls is not None and name != "StopIteration":
-                raise cls(detail)
-            raise SolutionError(f"{name}: {detail}")
-        raise SolutionError("malformed reply from the solution")
 
 
 class Judge(StdioCases):
@@ -289,11 +77,26 @@ class Judge(StdioCases):
         self.failed = False
         self.retire: str | None = None  # the solution zygote's word that it could not clean up
         self.batching = job.get("batch", True) is not False  # the host turns it off for a retry
+        self.held: list[bytes] | None = None  # reports kept for one write (``hold_reports``)
 
     def report(self, **event: object) -> None:
         if "judge_error" in event:
             self.failed = True
-        send(self.verdict_fd, {"nonce": self.nonce, **event})
+        message = frame({"nonce": self.nonce, **event})
+        if self.held is not None:
+            self.held.append(message)
+        else:
+            send_frames(self.verdict_fd, [message])
+
+    def hold_reports(self) -> None:
+        """Keep the next reports for one write (``release_reports``): for a burst made with
+        nothing in between that could wait long, such as HumanEval's tests, reported at the end."""
+        self.held = []
+
+    def release_reports(self) -> None:
+        held, self.held = self.held, None
+        if held:
+            send_frames(self.verdict_fd, held)
 
     def test(self, name: str, status: str, error: str | None = None) -> None:
         self.report(test={"name": trim(name, 200), "status": status, "error": error and trim(error)})
@@ -353,6 +156,8 @@ class Judge(StdioCases):
         for seq in list(self.active):
             try:
                 self.stop_solution(seq)
+                if self.held and not select.select([self.link], [], [], HOLD_REPORTS_S)[0]:
+                    self.release_reports()
                 self.solution_outcome(seq, time.monotonic() + 10)
             except (OSError, EOFError, TimeoutError, ProtocolError, ValueError):
                 pass
@@ -363,31 +168,47 @@ class Judge(StdioCases):
     def finish(self, **extra: object) -> None:
         self.stop_runs()
         self.report(done=True, idle=not self.active, retire=self.retire, **extra)
+        self.release_reports()  # with the reports held since the tests ended, if any
 
     # -- function formats ------------------------------------------------------------------------
-    def start_link(self) -> tuple[Link | None, str | None]:
+    def start_link(self) -> Link:
+        """Ask for a solution process serving calls; its first message is awaited by ``Link.greet``."""
         mine, theirs = socket.socketpair()
         self.sockets.append(mine)
         seq = self.request_solution("serve", [os.dup(theirs.fileno())], self.deadline - time.monotonic())
         theirs.close()
         link = Link(mine.fileno(), mine.fileno(), self.deadline, ended=lambda: self.ended(seq))
         link.on_diverge = lambda: self.report(judge_error="batch diverged")
+        link.greeting = lambda: self.hello(link, seq)
+        return link
+
+    def hello(self, link: Link, seq: str) -> str | None:
+        """The solution's first message: None once it has loaded, else why it did not."""
         try:
-            hello = recv(mine.fileno(), self.deadline, HELLO_LIMIT)
+            hello = link.reader.recv(self.deadline, HELLO_LIMIT)
         except TimeoutError:
-            return None, "timeout"
+            return "timeout"
         except (EOFError, OSError):
             # Either the program ended the process while loading, or the sandbox could not even
             # start it; the zygote's report tells which (an infrastructure failure raises here).
             how = self.ended(seq)
-            return None, "timeout" if how == "timeout" else f"the solution process died while loading ({how})"
+            return "timeout" if how == "timeout" else f"the solution process died while loading ({how})"
         except (ValueError, ProtocolError) as exc:
-            return None, f"malformed message from the solution ({trim(str(exc), 120)})"
+            return f"malformed message from the solution ({trim(str(exc), 120)})"
         if hello == ["loaded"]:
-            return link, None
+            return None
         if type(hello) is list and len(hello) == 3 and hello[0] == "load_error":
-            return None, f"{trim(str(hello[1]), 200)}: {trim(str(hello[2]))}"
-        return None, "malformed message from the solution"
+            return f"{trim(str(hello[1]), 200)}: {trim(str(hello[2]))}"
+        return "malformed message from the solution"
+
+    def loaded(self, link: Link) -> bool:
+        """Whether the program loaded (waiting for its first message if needed); when it did
+        not, that is reported, as the sample's only outcome."""
+        link.greet()
+        if link.load_error is not None:
+            self.report(load_error=link.load_error)
+            return False
+        return True
 
     def ended(self, seq: str) -> str:
         """How run ``seq`` ended, once its socket went quiet: waits for the zygote's report, but
@@ -456,34 +277,35 @@ class Judge(StdioCases):
         judge_imports = self.job.get("judge_imports") or {}
         return self.batching and not any(n in namespace or n in solution_names or n in judge_imports for n in names)
 
-    def run_unit(self, name: str, code: CodeType, namespace: dict) -> bool:
-        """Run one unit of test code; report it; False when the run must stop (timeout)."""
+    def run_unit(self, name: str, code: CodeType, namespace: dict, link: Link) -> bool | None:
+        """Run one unit of test code and report it: False when the run must stop (timeout), None
+        when the program did not load (reported instead of the unit)."""
         try:
             exec(code, namespace)
+            status, error = "passed", None
         except TimeoutError:
-            self.test(name, "timeout", "the time budget ran out")
-            return False
+            status, error = "timeout", "the time budget ran out"
         except AssertionError as exc:
-            self.test(name, "failed", f"AssertionError: {exc}" if str(exc) else "AssertionError")
+            status, error = "failed", f"AssertionError: {exc}" if str(exc) else "AssertionError"
         except SolutionError as exc:
-            self.test(name, "error", str(exc))
+            status, error = "error", str(exc)
         except BaseException as exc:
-            self.test(name, "error", f"{type(exc).__name__}: {exc}")
-        else:
-            self.test(name, "passed")
-        return True
+            status, error = "error", f"{type(exc).__name__}: {exc}"
+        if not self.loaded(link):
+            return None
+        self.test(name, status, error)
+        return status != "timeout"
 
     def run_asserts(self) -> None:
-        link, error = self.start_link()
+        link = self.start_link()
         tests = self.job["tests"]
-        if link is None:
-            self.report(load_error=error)
-            return
         namespace = self.namespace(link)
         setup = self.job.get("setup") or ""
         try:
             exec(self.cache.get(("setup", setup), lambda: compile(setup, "<test setup>", "exec")), namespace)
         except BaseException as exc:
+            if not self.loaded(link):
+                return
             status = "timeout" if isinstance(exc, TimeoutError) else "error"
             for test in tests:
                 self.test(test, status, f"test setup failed: {type(exc).__name__}: {exc}")
@@ -501,18 +323,21 @@ class Judge(StdioCases):
             try:
                 code = self.cache.get(("test", index, test), lambda t=test, i=index: compile(t, f"<test {i}>", "exec"))
             except SyntaxError as exc:
+                if not self.loaded(link):
+                    return
                 self.test(test, "error", f"the test does not compile: {exc}")
                 continue
-            if not self.run_unit(test, code, namespace):
+            went_on = self.run_unit(test, code, namespace, link)
+            if went_on is None:
+                return
+            if not went_on:
                 for rest in tests[index + 1 :]:
                     self.test(rest, "timeout", "not run: the time budget ran out")
                 return
+        self.loaded(link)  # no test at all: whether the program loaded is still the outcome
 
     def run_humaneval(self) -> None:
-        link, error = self.start_link()
-        if link is None:
-            self.report(load_error=error)
-            return
+        link = self.start_link()
         namespace = self.namespace(link)
         entry_point = self.job["entry_point"]
         outcomes: dict[int, list] = {}
@@ -557,7 +382,9 @@ class Judge(StdioCases):
             check = namespace["check"]
             candidate = namespace[entry_point]
         except BaseException as exc:
-            self.test("check", "timeout" if isinstance(exc, TimeoutError) else "error", f"{type(exc).__name__}: {exc}")
+            if self.loaded(link):
+                kind = "timeout" if isinstance(exc, TimeoutError) else "error"
+                self.test("check", kind, f"{type(exc).__name__}: {exc}")
             return
         status, error = "passed", None
         try:
@@ -566,6 +393,11 @@ class Judge(StdioCases):
             status, error = "timeout", "the time budget ran out"
         except BaseException as exc:
             status, error = "error", f"{type(exc).__name__}: {exc}"
+        if not self.loaded(link):
+            return
+        # Reported together, and with the sample's end (``finish``): one write, one wake-up of
+        # the zygote, unless stopping the run is slow (``stop_runs``).
+        self.hold_reports()
         for line in sorted(outcomes):
             source, _passed, failed, first = outcomes[line]
             self.test(f"line {line}: {source}", "failed" if failed else "passed", first)

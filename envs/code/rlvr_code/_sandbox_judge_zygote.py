@@ -19,13 +19,17 @@ import time
 from rlvr_code._sandbox_judge import Judge
 from rlvr_code._sandbox_warm import MAX_SAMPLES_PER_JUDGE, CleanState, CompileCache, stray_processes
 from rlvr_code._sandbox_wire import (
+    _HEADER,
     PR_SET_DUMPABLE,
     ProtocolError,
+    Reader,
+    frame,
     kill_all_but_me,
     prctl,
     recv,
     send,
     send_fds,
+    send_frames,
     start_zygote,
     trim,
 )
@@ -46,12 +50,15 @@ def serve_judge(job_fd: int, verdict_fd: int, link: socket.socket) -> None:
     prctl(PR_SET_DUMPABLE, 0)
     clean = CleanState()
     cache = CompileCache()
+    jobs = Reader(job_fd)
     for count in range(1, MAX_SAMPLES_PER_JUDGE + 1):
         try:
-            message = recv(job_fd)
+            # The sample's nonce and deadline, then the job as the host framed it.
+            message = jobs.recv()
+            job = jobs.recv()
         except (EOFError, OSError):
             return
-        judge = Judge(message["job"], verdict_fd, message["nonce"], link, message["deadline"], cache)
+        judge = Judge(job, verdict_fd, message["nonce"], link, message["deadline"], cache)
         judge.run()
         judge.stop_runs()
         try:
@@ -78,6 +85,7 @@ class JudgeZygote:
         # can be found (and killed) without killing the judge. Without one, a fork per sample.
         self.warm = self.pid_namespace and config.get("warm_judge", True) is not False
         self.server: tuple[int, int, int] | None = None
+        self.verdicts: Reader | None = None  # the warm judge's verdict pipe
         self.judge_starts = 0
 
     def serve(self) -> None:
@@ -87,13 +95,15 @@ class JudgeZygote:
             send(self.out_fd, {"ready": False, "error": f"the solution sandbox did not start ({type(exc).__name__})"})
             return
         send(self.out_fd, {"ready": True, "judge_pid": os.getpid(), "solution": peer, "python": sys.version.split()[0]})
+        host = Reader(self.in_fd)
         while True:
             try:
-                job = recv(self.in_fd)
+                raw = host.recv_raw()
             except (EOFError, OSError):
                 return
+            job = json.loads(raw)
             try:
-                result = self.run_sample(job)
+                result = self.run_sample(job, raw)
             except Exception as exc:
                 result = {"status": "infrastructure", "error": f"{type(exc).__name__}: {trim(str(exc))}"}
             send(self.out_fd, result)
@@ -121,12 +131,14 @@ class JudgeZygote:
     def drop_server(self) -> None:
         if self.server is not None:
             pid, job_w, verdict_r = self.server
-            self.server = None
+            self.server, self.verdicts = None, None
             os.close(job_w)
             os.close(verdict_r)
             kill_all_but_me(self.pid_namespace, pgid=pid)
 
-    def run_sample(self, job: dict) -> dict:
+    def run_sample(self, job: dict, raw: bytes) -> dict:
+        """One sample: ``job`` as decoded, ``raw`` its JSON text as the host sent it (passed on to
+        the warm judge as is, not encoded again)."""
         start = time.monotonic()
         nonce = os.urandom(16).hex()
         deadline = start + job["limits"]["wall_s"]
@@ -135,9 +147,11 @@ class JudgeZygote:
             # One judge for many samples, replaced whenever a sample leaves a trace in it.
             if self.server is None:
                 self.server, fresh = self.start_server(), True
+                self.verdicts = Reader(self.server[2])
             pid, job_w, verdict_r = self.server
+            verdicts = self.verdicts or Reader(verdict_r)
             try:
-                send(job_w, {"job": job, "nonce": nonce, "deadline": deadline})
+                send_frames(job_w, [frame({"nonce": nonce, "deadline": deadline}), _HEADER.pack(len(raw)) + raw])
             except OSError:
                 pass  # the judge is gone: its pipe ends at once, and the sample is a judge_died
         else:
@@ -152,13 +166,14 @@ class JudgeZygote:
                 finally:
                     os._exit(0)
             os.close(verdict_w)
+            verdicts = Reader(verdict_r)
         tests: list = []
         outcome: dict = {"status": "judge_died"}
         done: dict = {}
         try:
             while True:
                 try:
-                    event = recv(verdict_r, deadline + 3.0)
+                    event = verdicts.recv(deadline + 3.0)
                 except TimeoutError:
                     outcome = {"status": "timeout"}
                     break

@@ -2,10 +2,10 @@
 
 Everything under ``_sandbox_*`` runs under the system ``/usr/bin/python3 -I -S`` inside the
 sandbox, never under the caller's virtual environment, so it uses the standard library only.
-The host sends each sandbox this module's source followed by its role's module(s)
-(``_sandbox_stdio``, ``_sandbox_warm``, ``_sandbox_batch``, ``_sandbox_judge`` and
-``_sandbox_judge_zygote``, or ``_sandbox_solution``), with the import block between the
-markers removed.
+The host sends each sandbox this module's source followed by its role's modules
+(``_sandbox_stdio``, ``_sandbox_warm``, ``_sandbox_batch``, ``_sandbox_link``, ``_sandbox_judge``
+and ``_sandbox_judge_zygote``, or ``_sandbox_solution`` and ``_sandbox_solution_zygote``), with
+the import block between the markers removed.
 
 Design in one paragraph: a worker is two bubblewrap sandboxes joined by a Unix socket. The
 **judge** sandbox receives the job (program and tests) and hands it to a warm judge (one
@@ -108,6 +108,61 @@ def recv(fd: int, deadline: float | None = None, limit: int = MAX_MESSAGE) -> An
     return json.loads(_read_exact(fd, size, deadline))
 
 
+def frame(obj: object) -> bytes:
+    data = json.dumps(obj, ensure_ascii=True).encode()
+    return _HEADER.pack(len(data)) + data
+
+
+def send_frames(fd: int, frames: list[bytes]) -> None:
+    """Several framed messages in one write (one wake-up of the reader instead of one each)."""
+    view = memoryview(b"".join(frames))
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+class Reader:
+    """Framed messages from a descriptor that this process alone reads.
+
+    Reads whatever is there at once, so a burst of messages (a batch's answers, a sample's test
+    reports) costs one ``read`` instead of a ``select`` and two reads each. The same errors as
+    ``recv``: ``TimeoutError`` at the deadline, ``EOFError`` at the end, ``ProtocolError`` for a
+    message over ``limit`` (raised on its header, before its body is waited for).
+    """
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = bytearray()
+
+    def recv_raw(self, deadline: float | None = None, limit: int = MAX_MESSAGE) -> bytes:
+        """The next message's JSON text, undecoded."""
+        head = _HEADER.size
+        while True:
+            have = len(self.buffer)
+            if have >= head:
+                (size,) = _HEADER.unpack_from(self.buffer)
+                if size > limit:
+                    raise ProtocolError(f"message of {size} bytes is over the limit")
+                if have >= head + size:
+                    data = bytes(self.buffer[head : head + size])
+                    del self.buffer[: head + size]
+                    return data
+                want = head + size - have
+            else:
+                want = head - have
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+                    raise TimeoutError
+            chunk = os.read(self.fd, min(max(want, 1 << 16), 1 << 20))
+            if not chunk:
+                raise EOFError
+            self.buffer += chunk
+
+    def recv(self, deadline: float | None = None, limit: int = MAX_MESSAGE) -> Any:
+        return json.loads(self.recv_raw(deadline, limit))
+
+
 def trim(text: str, limit: int = ERROR_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -189,9 +244,15 @@ def has_ref(item: object) -> bool:
 
 
 def send_fds(sock: socket.socket, fds: list[int], obj: object) -> None:
-    """One marker byte carrying ``fds``, then a framed message (stream order keeps them together)."""
-    socket.send_fds(sock, [b"F"], fds)
-    send(sock.fileno(), obj)
+    """One marker byte carrying ``fds``, then a framed message (stream order keeps them together).
+
+    Both go in one ``sendmsg`` when the socket takes them whole (it nearly always does), so the
+    reader wakes once, not once for the marker and again for the message."""
+    data = frame(obj)
+    sent = socket.send_fds(sock, [b"F", data], fds)
+    view = memoryview(data)[max(sent - 1, 0) :]
+    while view:
+        view = view[os.write(sock.fileno(), view) :]
 
 
 def recv_fds(sock: socket.socket, max_fds: int, deadline: float | None = None) -> tuple[Any, list[int]]:

@@ -24,7 +24,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from rlvr_code.sandbox import SandboxError, SandboxUnavailable, sandbox_module_source
+from rlvr_code.sandbox import HARNESS_PARTS, SandboxError, SandboxUnavailable, sandbox_module_source
 
 _HEADER = struct.Struct(">I")
 SAMPLE_UID = 1_900_000_000
@@ -66,16 +66,9 @@ def docker_available() -> tuple[bool, str]:
 
 def oneshot_source() -> str:
     wire = (Path(__file__).parent / "_sandbox_wire.py").read_text(encoding="utf-8")
-    parts = [
-        wire,
-        sandbox_module_source("solution", keep_main=False),
-        sandbox_module_source("stdio", keep_main=False),
-        sandbox_module_source("warm", keep_main=False),
-        sandbox_module_source("batch", keep_main=False),
-        sandbox_module_source("judge", keep_main=False),
-        sandbox_module_source("judge_zygote", keep_main=False),
-        _ONESHOT,
-    ]
+    # Both roles' modules, in the local backend's order (``HARNESS_PARTS``), without their mains.
+    roles = (*HARNESS_PARTS["solution"], *HARNESS_PARTS["judge"])
+    parts = [wire, *(sandbox_module_source(part, keep_main=False) for part in roles), _ONESHOT]
     return "\n\n".join(parts)
 
 

@@ -15,6 +15,7 @@ Each may also carry ``canonical_solution`` (used for gold completions), ``langua
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from typing import Any
@@ -83,6 +84,12 @@ def reference_imports(code: str) -> dict[str, list[str | None]]:
     in ``assert math.isclose(...)``); the judge then resolves them by importing the same module
     itself, never by asking the solution under test, which could bind ``math`` to a fake.
     """
+    # Parsed once per reference (every sample of a task has the same one); a fresh copy each time.
+    return {name: list(where) for name, where in _reference_imports(code).items()}
+
+
+@functools.lru_cache(maxsize=4096)
+def _reference_imports(code: str) -> dict[str, list[str | None]]:
     import ast
 
     tree = _parse(code)
@@ -198,6 +205,31 @@ def shared_sandbox(backend: str, workers: int, allow_reduced_isolation: bool, **
         return sandbox
 
 
+@functools.lru_cache(maxsize=256)
+def _sandbox_limits(
+    timeout_s: float,
+    case_timeout_s: float | None,
+    memory_mb: int,
+    file_mb: int,
+    open_files: int,
+    processes: int,
+    output_bytes: int,
+) -> dict[str, Any]:
+    """The job's limits (built once per setting: ``asdict`` was a tenth of the host's time per sample)."""
+    from rlvr_code.sandbox import SandboxLimits
+
+    return SandboxLimits(
+        wall_s=timeout_s,
+        cpu_s=timeout_s,
+        case_s=case_timeout_s,
+        memory_mb=memory_mb,
+        file_mb=file_mb,
+        open_files=open_files,
+        processes=processes,
+        output_bytes=output_bytes,
+    ).as_job()
+
+
 class CodeVerifier(Verifier):
     """Runs a completion's program against a task's tests in a sandbox.
 
@@ -249,18 +281,18 @@ class CodeVerifier(Verifier):
         self.time_budget_s = 2 * self.timeout_s + 30.0
 
     def limits(self, timeout_s: float) -> dict[str, Any]:
-        from rlvr_code.sandbox import SandboxLimits
-
-        return SandboxLimits(
-            wall_s=timeout_s,
-            cpu_s=timeout_s,
-            case_s=self.case_timeout_s,
-            memory_mb=self.memory_mb,
-            file_mb=self.file_mb,
-            open_files=self.open_files,
-            processes=self.processes,
-            output_bytes=self.output_bytes,
-        ).as_job()
+        # A copy: the job is the caller's to change.
+        return dict(
+            _sandbox_limits(
+                timeout_s,
+                self.case_timeout_s,
+                self.memory_mb,
+                self.file_mb,
+                self.open_files,
+                self.processes,
+                self.output_bytes,
+            )
+        )
 
     def sandbox(self) -> Any:
         return shared_sandbox(self.backend, self.workers, self.allow_reduced_isolation, **self.backend_options)
