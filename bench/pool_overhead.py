@@ -8,7 +8,8 @@ measured in the same repeat (so a busy shared machine slows both sides alike):
 1. per-call overhead of a trivial verifier (answer extraction + compare): pool minus a direct
    in-process call, at batch 16 / 256 / 1024, one and two workers (goal: <= 15 us at >= 256);
 2. a second worker on a CPU-bound verifier (1 ms of pure Python per call, batch 256), against
-   the same work split over two plain processes (the most this machine gives right now; goal 1.6x);
+   the same work split over two plain processes (the most this machine gives right now), in wall
+   time and in CPU time (what two free cores would give; goal 1.6x);
 3. a math worker replacing one that timed out: time from the timeout verdict to the next verdict,
    forked from the zygote vs spawned (goal: <= 0.5 s), and a fresh pool's first start;
 4. memory per worker (USS, RSS, PSS from /proc/PID/smaps_rollup) for math workers, both ways;
@@ -71,16 +72,27 @@ def timed(fn: Callable[[], object]) -> float:
 
 
 def _cpu_s(pid: int) -> float:
-    """CPU time a process has used (ns resolution, from /proc/PID/schedstat), all threads."""
+    """CPU time a process has used, all its threads (ns resolution, /proc/PID/task/*/schedstat).
+
+    ``/proc/PID/schedstat`` alone is its main thread only: it leaves out the pool's slot threads,
+    which pickle the calls and unpickle and deliver the verdicts.
+    """
+    total = 0.0
     try:
-        with open(f"/proc/{pid}/schedstat", encoding="utf-8") as fh:
-            return int(fh.read().split()[0]) / 1e9
-    except (OSError, ValueError, IndexError):
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
         return 0.0
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat", encoding="utf-8") as fh:
+                total += int(fh.read().split()[0]) / 1e9
+        except (OSError, ValueError, IndexError):
+            pass  # a thread that ended meanwhile
+    return total
 
 
-def _pool_cpu_s(pool: VerificationPool) -> float:
-    return _cpu_s(os.getpid()) + sum(_cpu_s(pid) for pid in pool.worker_pids())
+def _workers_cpu_s(pids: Sequence[int]) -> float:
+    return sum(_cpu_s(pid) for pid in pids)
 
 
 def overhead(repeats: int, sizes: Sequence[int]) -> None:
@@ -88,21 +100,31 @@ def overhead(repeats: int, sizes: Sequence[int]) -> None:
     n = max(sizes)
     tasks = [Task(id=str(i), prompt=f"{i}+{i}?", answer=2 * i) for i in range(n)]
     completions = [f"Some reasoning first. The total is \\boxed{{{2 * i}}}." for i in range(n)]
-    results: dict[tuple[int, int], list[tuple[float, float, float, float]]] = {}
+    # (pool wall, direct wall, pool CPU, direct CPU, parent CPU) per call
+    results: dict[tuple[int, int], list[tuple[float, float, float, float, float]]] = {}
+    me = os.getpid()
     with VerificationPool(1) as one, VerificationPool(2) as two:
         for pool in (one, two):
             pool.preload(verifier)
-        for _ in range(repeats):
+        for repeat in range(repeats):
             for size in sizes:
                 t, c = tasks[:size], completions[:size]
-                cpu0 = _cpu_s(os.getpid())
-                direct = timed(functools.partial(_direct_calls, verifier, t, c)) / size
-                direct_cpu = (_cpu_s(os.getpid()) - cpu0) / size
-                for workers, pool in ((1, one), (2, two)):
-                    cpu0 = _pool_cpu_s(pool)
+                pools = ((1, one), (2, two)) if repeat % 2 == 0 else ((2, two), (1, one))
+                for workers, pool in pools:
+                    # The direct calls right before each pool run: a shared machine's speed drifts
+                    # (another tenant's load, which core this lands on), and both sides of a
+                    # difference should see the same.
+                    cpu0 = time.thread_time()
+                    direct = timed(functools.partial(_direct_calls, verifier, t, c)) / size
+                    direct_cpu = (time.thread_time() - cpu0) / size
+                    pids = pool.worker_pids()
+                    parent0, workers0 = _cpu_s(me), _workers_cpu_s(pids)
                     per_call = timed(functools.partial(pool.map, verifier, t, c)) / size
-                    cpu = (_pool_cpu_s(pool) - cpu0) / size
-                    results.setdefault((size, workers), []).append((per_call, direct, cpu, direct_cpu))
+                    parent = (_cpu_s(me) - parent0) / size
+                    cpu = parent + (_workers_cpu_s(pids) - workers0) / size
+                    if sorted(pool.worker_pids()) != sorted(pids):
+                        raise SystemExit("a worker was replaced during the run: its CPU went uncounted")
+                    results.setdefault((size, workers), []).append((per_call, direct, cpu, direct_cpu, parent))
     rows = []
     for (size, workers), runs in sorted(results.items()):
         rows.append(
@@ -114,6 +136,7 @@ def overhead(repeats: int, sizes: Sequence[int]) -> None:
                 mmm([r[0] - r[1] for r in runs], 1e6),
                 mmm([r[0] / r[1] for r in runs], fmt="{:.1f}x"),
                 mmm([r[2] - r[3] for r in runs], 1e6),
+                mmm([r[4] for r in runs], 1e6),
             ]
         )
     table(
@@ -126,37 +149,119 @@ def overhead(repeats: int, sizes: Sequence[int]) -> None:
             "wall overhead (pool - direct)",
             "pool / direct",
             "CPU overhead (all processes)",
+            "of it: parent CPU",
         ],
         rows,
     )
     print(
         "\nwall overhead on a shared machine counts waiting for a core; CPU overhead is what the pool"
-        "\nadds in all its processes together (parent threads + workers), per call."
+        "\nadds in all its processes together (every parent thread + the workers), per call: pool CPU"
+        "\nminus the direct call's. Goal: <= 15 us at batch >= 256."
     )
 
 
+def _plain_pids(plain: ProcessPoolExecutor) -> list[int]:
+    return list(getattr(plain, "_processes", {}) or {})
+
+
 def scaling(repeats: int, batch: int, ms: float) -> None:
+    """A second worker against the machine's ceiling, in wall time and in CPU time.
+
+    Wall speed-ups on a shared machine depend on how much of a second core is free at that
+    moment, so each repeat also runs the same work in one and in two plain processes (no pool),
+    in a rotating order. The CPU-time speed-up is what two free cores would give: the 1-worker run's
+    worker CPU over half the CPU of the whole 2-worker run (parent threads included); the same
+    figure for two plain processes is the ceiling (2.0 less their own start-up costs).
+    """
     verifier = CpuVerifier(ms)
     tasks = [Task(id=str(i), prompt="", answer=0) for i in range(batch)]
     completions = [""] * batch
-    ratios, floors, ones, twos = [], [], [], []
-    with VerificationPool(1) as one, VerificationPool(2) as two, ProcessPoolExecutor(2) as plain:
+    me = os.getpid()
+    walls: dict[str, list[float]] = {"one": [], "two": [], "plain1": [], "plain2": []}
+    cpus: dict[str, list[float]] = {"one": [], "two": [], "plain1": [], "plain2": []}
+    # The plain processes each get a session of their own, as pool workers do: with the kernel's
+    # autogroup scheduling a session is what gets a fair share of a busy machine, so plain
+    # processes left in this one would get less CPU than the pool's workers and a lower ceiling.
+    with (
+        VerificationPool(1) as one,
+        VerificationPool(2) as two,
+        ProcessPoolExecutor(2, initializer=os.setsid) as plain,
+    ):
         for pool in (one, two):
             pool.preload(verifier)
         list(plain.map(burn, [ms, ms], [1, 1]))
-        for _ in range(repeats):
-            t1 = timed(lambda: one.map(verifier, tasks, completions))
-            t2 = timed(lambda: two.map(verifier, tasks, completions))
-            s1 = timed(lambda: burn(ms, batch))
-            s2 = timed(lambda: list(plain.map(burn, [ms, ms], [batch // 2, batch - batch // 2])))
-            ones.append(t1)
-            twos.append(t2)
-            ratios.append(t1 / t2)
-            floors.append(s1 / s2)
+
+        def run_pool(pool: VerificationPool) -> tuple[float, float]:
+            pids = pool.worker_pids()
+            parent0, workers0 = _cpu_s(me), _workers_cpu_s(pids)
+            wall = timed(lambda: pool.map(verifier, tasks, completions))
+            worker_cpu = _workers_cpu_s(pids) - workers0
+            total = worker_cpu + _cpu_s(me) - parent0
+            return wall, worker_cpu if pool is one else total
+
+        def run_plain1() -> tuple[float, float]:
+            pids = _plain_pids(plain)
+            workers0 = _workers_cpu_s(pids)
+            wall = timed(lambda: plain.submit(burn, ms, batch).result())
+            return wall, _workers_cpu_s(pids) - workers0
+
+        def run_plain2() -> tuple[float, float]:
+            pids = _plain_pids(plain)
+            parent0, workers0 = _cpu_s(me), _workers_cpu_s(pids)
+            wall = timed(lambda: list(plain.map(burn, [ms, ms], [batch // 2, batch - batch // 2])))
+            return wall, _workers_cpu_s(pids) - workers0 + _cpu_s(me) - parent0
+
+        runs: dict[str, Callable[[], tuple[float, float]]] = {
+            "one": lambda: run_pool(one),
+            "two": lambda: run_pool(two),
+            "plain1": run_plain1,
+            "plain2": run_plain2,
+        }
+        order = list(runs)
+        for repeat in range(repeats):
+            for name in order[repeat % 4 :] + order[: repeat % 4]:  # rotate: no row always runs first
+                wall, cpu = runs[name]()
+                walls[name].append(wall)
+                cpus[name].append(cpu)
+
+    def ratios(top: list[float], bottom: list[float], scale: float = 1.0) -> list[float]:
+        return [scale * a / b for a, b in zip(top, bottom)]
+
+    pool_wall = ratios(walls["one"], walls["two"])
+    plain_wall = ratios(walls["plain1"], walls["plain2"])
+    pool_cpu = ratios(cpus["one"], cpus["two"], 2.0)
+    plain_cpu = ratios(cpus["plain1"], cpus["plain2"], 2.0)
     table(
         f"2. a second worker, CPU-bound verifier ({ms:g} ms/call, batch {batch}; min/median/max)",
-        ["1 worker (s)", "2 workers (s)", "speed-up 1->2", "two plain processes (machine ceiling)"],
-        [[mmm(ones, fmt="{:.2f}"), mmm(twos, fmt="{:.2f}"), mmm(ratios, fmt="{:.2f}x"), mmm(floors, fmt="{:.2f}x")]],
+        ["", "1 worker (s)", "2 workers (s)", "wall speed-up 1->2", "CPU-time speed-up (2 free cores)"],
+        [
+            [
+                "pool",
+                mmm(walls["one"], fmt="{:.3f}"),
+                mmm(walls["two"], fmt="{:.3f}"),
+                mmm(pool_wall, fmt="{:.2f}x"),
+                mmm(pool_cpu, fmt="{:.2f}x"),
+            ],
+            [
+                "two plain processes",
+                mmm(walls["plain1"], fmt="{:.3f}"),
+                mmm(walls["plain2"], fmt="{:.3f}"),
+                mmm(plain_wall, fmt="{:.2f}x"),
+                mmm(plain_cpu, fmt="{:.2f}x"),
+            ],
+            [
+                "pool / plain",
+                mmm(ratios(walls["one"], walls["plain1"]), fmt="{:.2f}"),
+                mmm(ratios(walls["two"], walls["plain2"]), fmt="{:.2f}"),
+                mmm(ratios(pool_wall, plain_wall), fmt="{:.2f}"),
+                mmm(ratios(pool_cpu, plain_cpu), fmt="{:.2f}"),
+            ],
+        ],
+    )
+    print(
+        "\nwall: what this machine gave each run (plain processes show how much of a second core was"
+        "\nfree). CPU-time speed-up: 1-worker CPU / (CPU of all the 2-worker run's processes / 2), what"
+        "\ntwo free cores would give. Goal: >= 1.6x; 'pool / plain' near 1 = scales as well as plain."
     )
 
 
@@ -249,17 +354,14 @@ def memory(workers: int = 2) -> None:
 
 
 def families(repeats: int) -> None:
+    from cheap_verifiers import FULL_CAP, filler_kinds
+
     import rlvr_envs
 
-    cap = 2_000_000
-    hostile = {
-        "words": "word " * (cap // 5),
-        "one line, no spaces": "a" * cap,
-        "cjk": "数学题答案" * (cap // 5),
-        "nested braces": "\\boxed{" * (cap // 8),
-        "markdown": ("# title\n* item **bold** `code`\n" * (cap // 32))[:cap],
-        "json-ish": ('{"a": [' * (cap // 8))[:cap],
-    }
+    # The filler kinds of bench/cheap_verifiers.py (one list for both benches), at the full cap;
+    # that bench also measures hostile final answers, and at each verifier's inline cap.
+    cap = FULL_CAP
+    hostile = filler_kinds(cap)
     specs: list[tuple[str, dict[str, Any]]] = [
         ("ifeval-v0", {"data": "/work/shared/data/ifeval_input_data.jsonl"}),
         ("rg-chain_sum", {}),

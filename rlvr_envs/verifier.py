@@ -38,13 +38,29 @@ class Verifier(ABC):
     time_budget_s: float = DEFAULT_TIME_BUDGET_S
 
     bounded_cheap: bool = False
-    """Declares that every call, on any input up to the size cap, takes far less than its budget
-    (measured: ``bench/pool_overhead.py``). The pool then sends such a verifier's calls in
-    chunks from the first message on, instead of after it has timed a few; each call keeps its
-    own hard budget either way."""
+    """Declares that every call on a completion up to ``inline_max_chars`` characters takes a small
+    fraction of ``time_budget_s`` whatever the completion says, a claim measured on hostile
+    inputs by ``bench/cheap_verifiers.py`` (its table is the justification: a family that sets
+    this says so in its docstring). Two things follow. ``isolation="auto"`` (the default) runs
+    such calls in the caller's process, skipping the pool's round trip; and the pool sends the
+    verifier's calls in chunks from the first message on instead of after it has timed a few.
+    Calls that run in the pool keep their own hard budget either way."""
+
+    inline_max_chars: int = 0
+    """The longest completion ``isolation="auto"`` may verify inline (0: none). Set it where the
+    bench's worst call at this length is still a small fraction of the budget; longer completions
+    go to the pool, whose budget is hard."""
 
     @abstractmethod
     def verify(self, task: Task, completion: str) -> Verdict: ...
+
+    def inline_cap(self, task: Task) -> int:
+        """The longest completion for ``task`` that may be verified inline (0: always the pool).
+
+        ``inline_max_chars`` for a ``bounded_cheap`` verifier; a family whose cost depends on the
+        task (one verifier, many datasets) overrides this. Must not raise, and must be cheap.
+        """
+        return self.inline_max_chars if self.bounded_cheap else 0
 
     def __call__(self, task: Task, completion: str) -> Verdict:
         return self.verify(task, completion)

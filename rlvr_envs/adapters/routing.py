@@ -296,7 +296,6 @@ class EnvRouter:
         return [p if isinstance(p, Verdict) else next(done) for p in pending]
 
     def preload(self) -> None:
-        """Load every served env's verifier in every pool worker now (the first calls then do not wait)."""
+        """Get every served env ready now (``Env.preload``: pool workers, inline copies), so no first call waits."""
         for env in self._envs.values():
-            if env.isolation == "pool":
-                env.pool.preload(env.verifier)
+            env.preload()

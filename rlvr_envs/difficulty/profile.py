@@ -141,10 +141,10 @@ def profile_env(
         have = db.sample_counts(env.env_id, key)
         todo = [t for t in todo_tasks if have.get(t.fingerprint, 0) < n]
         summary = ProfileSummary(env.env_id, key, n, len(todo_tasks), tasks_skipped=len(todo_tasks) - len(todo))
-        if todo and getattr(env, "isolation", "inline") == "pool":
+        if todo and callable(getattr(env, "preload", None)):
             # Workers (local or Ray actors) start and load the verifier before the first chunk,
             # so that start-up is not billed to the first chunk's verification time.
-            env.pool.preload(env.verifier)
+            env.preload()
         bar = _progress_bar(len(todo), summary, enabled=progress)
         try:
             with db.lease(lease_s=lease_s) as lease:

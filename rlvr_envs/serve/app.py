@@ -318,11 +318,7 @@ class RewardServer:
             policy,
         )
         if preload:
-            # Every env whose calls may reach the pool ("pool", and "auto" for all but bounded-cheap
-            # verifiers): EnvRouter.preload looks at "pool" only, and the first request would wait seconds.
-            for env in router.envs.values():
-                if env.isolation != "inline":
-                    env.pool.preload(env.verifier)
+            router.preload()  # pool workers and inline copies: the first request waits for neither
         self.idle_timeout_s = idle_timeout_s
         self.body_timeout_s = body_timeout_s
         self.max_connections = max_connections

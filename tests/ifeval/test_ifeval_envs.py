@@ -178,7 +178,7 @@ def test_synth_conflict_table_is_symmetric_and_excludes_known_clashes() -> None:
 
 
 def test_verdicts_from_pool_match_inline() -> None:
-    env = IFEvalSynthEnv(level=2, size=4)
+    env = IFEvalSynthEnv(level=2, size=4, isolation="pool")  # "auto" would run these here too
     tasks = list(env.tasks)
     completions = [GOOD, HALF, "", "word " * 200]
     pooled = env.verify_batch(tasks, completions)

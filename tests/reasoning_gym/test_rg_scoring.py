@@ -168,7 +168,7 @@ def test_composite_mixes_by_weight_and_judges_each_task_by_its_dataset():
 
 
 def test_pool_agrees_with_inline():
-    env = rlvr_envs.make("rg-countdown", size=4)
+    env = rlvr_envs.make("rg-countdown", size=4, isolation="pool")  # "auto" would run these here too
     tasks = list(env.tasks)
     completions = [env.gold_completion(t) for t in tasks[:2]] + ["<answer>1+1</answer>", "<answer>x</answer>"]
     pooled = env.verify_batch(tasks, completions)

@@ -126,6 +126,15 @@ class IFEvalVerifier(Verifier):
     # worker unpickles the verifier (``__setstate__``), which the pool does not budget.
     time_budget_s = 5.0
 
+    # Every checker is linear (tests/ifeval/test_ifeval_hostile.py), so cost follows length alone.
+    # ``bench/cheap_verifiers.py`` (IFEval, IFBench, synthetic; every instruction, hostile text)
+    # measured the worst call at 100,000 characters at 130-200 ms of CPU, 2.6-3.9% of the 5 s
+    # budget (250-490 ms wall on the loaded shared 2-core machine), and at the full 2,000,000-
+    # character cap at 2.4-4.4 s wall, up to 87% of it: under ``isolation="auto"`` completions up
+    # to 100,000 characters run inline, longer ones go to the pool's hard budget.
+    bounded_cheap = True
+    inline_max_chars = 100_000
+
     def __init__(
         self,
         *,

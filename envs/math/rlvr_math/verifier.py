@@ -55,6 +55,13 @@ class MathVerifier(Verifier):
         time_budget_s: the hard budget the verification pool enforces per call.
 
     The verifier holds configuration only and pickles small, so the pool ships it cheaply.
+
+    Not ``bounded_cheap``, so ``isolation="auto"`` always verifies in the pool, math-arith too (its
+    tasks use this verifier, and the policy's answer need not be arithmetic): the cost of the
+    symbolic step depends on what the answer says, not on its length. ``bench/cheap_verifiers.py``
+    and a direct run against math-arith's gold ``7/8`` measured ``(x+y+z)^{25}`` at 1.0 s of the 2 s
+    budget (within ``rlvr_math.cost``'s bound) and ``\\sin((x+y+z)^{10})`` still running after
+    40 s in-process; only the pool's hard budget stops such calls.
     """
 
     def __init__(

@@ -132,7 +132,7 @@ class ReasoningGymEnv(_ReasoningGymBase):
         limit: int | None = None,
         time_budget_s: float | None = None,
         prompt_format: Any = None,
-        isolation: str = "pool",
+        isolation: str = "auto",
         pool: Any = None,
         max_completion_chars: int | None = None,
         **config: Any,
@@ -192,7 +192,7 @@ class CompositeEnv(_ReasoningGymBase):
         limit: int | None = None,
         time_budget_s: float | None = None,
         prompt_format: Any = None,
-        isolation: str = "pool",
+        isolation: str = "auto",
         pool: Any = None,
     ) -> None:
         spec = dict.fromkeys(DATASETS, 1.0) if datasets is None else datasets

@@ -23,6 +23,140 @@ from rlvr_reasoning_gym.compare import COMPARATORS, grid_rows, parse_int, same_t
 DEFAULT_TIME_BUDGET_S = 5.0
 """Symbolic scorers (integration by sympy) need more than the core's default."""
 
+INLINE_MAX_CHARS = 100_000
+"""Completions up to this length of an ``INLINE_DATASETS`` task may run in the caller's process."""
+
+INLINE_DATASETS: tuple[str, ...] = (
+    "ab",
+    "acre",
+    "advanced_geometry",
+    "aiw",
+    "arc_1d",
+    "arc_agi",
+    "base_conversion",
+    "basic_arithmetic",
+    "bf",
+    "binary_alternation",
+    "binary_matrix",
+    "bitwise_arithmetic",
+    "caesar_cipher",
+    "calendar_arithmetic",
+    "chain_sum",
+    "circuit_logic",
+    "codeio",
+    "coin_flip",
+    "color_cube_rotation",
+    "complex_arithmetic",
+    "count_bits",
+    "count_primes",
+    "countdown",
+    "course_schedule",
+    "cryptarithm",
+    "decimal_arithmetic",
+    "decimal_chain_sum",
+    "dice",
+    "emoji_mystery",
+    "family_relationships",
+    "figlet_font",
+    "fraction_simplification",
+    "futoshiki",
+    "game_of_life",
+    "game_of_life_halting",
+    "gcd",
+    "graph_color",
+    "group_anagrams",
+    "gsm_symbolic",
+    "isomorphic_strings",
+    "jugs",
+    "kakurasu",
+    "knight_swap",
+    "knights_knaves",
+    "largest_island",
+    "lcm",
+    "leg_counting",
+    "letter_counting",
+    "letter_jumble",
+    "list_functions",
+    "mahjong_puzzle",
+    "manipulate_matrix",
+    "maze",
+    "mini_sudoku",
+    "modulo_grid",
+    "n_queens",
+    "needle_haystack",
+    "number_filtering",
+    "number_format",
+    "number_sequence",
+    "number_sorting",
+    "palindrome_generation",
+    "palindrome_partitioning",
+    "path_star",
+    "polynomial_equations",
+    "pool_matrix",
+    "power_function",
+    "prime_factorization",
+    "products",
+    "propositional_logic",
+    "puzzle24",
+    "quantum_lock",
+    "ransom_note",
+    "rearc",
+    "rectangle_count",
+    "rotate_matrix",
+    "rotten_oranges",
+    "self_reference",
+    "sentence_reordering",
+    "shortest_path",
+    "simple_equations",
+    "simple_geometry",
+    "sokoban",
+    "spell_backward",
+    "spiral_matrix",
+    "string_insertion",
+    "string_manipulation",
+    "string_splitting",
+    "string_synthesis",
+    "sudoku",
+    "survo",
+    "syllogism",
+    "time_intervals",
+    "tower_of_hanoi",
+    "tsumego",
+    "word_sequence_reversal",
+    "word_sorting",
+    "zebra_puzzles",
+)
+"""Datasets whose verification is bounded and cheap. ``bench/cheap_verifiers.py`` measured each one's
+worst call on hostile completions of 100,000 characters (fillers, and hostile final answers under
+the extractors' 10,000-character limit), binary and with ``partial_credit``: 4-60 ms for almost
+all, 125-140 ms wall for game_of_life's repeated gold; three single spikes of 250-280 ms of CPU in
+the bench's own process, on inputs a worker verified in 6-140 ms: under 6% of the 5 s budget
+either way. At the full 2,000,000-character cap the
+worst is 0.8 s, so longer completions go to the pool. Every registered dataset is either here or
+in ``NOT_INLINE`` (a test checks it), so a new dataset stays in the pool until it is measured."""
+
+NOT_INLINE: dict[str, str] = {
+    "intermediate_integration": "sympy integrates and simplifies the answer: the bench's hostile answers time out",
+    "simple_integration": "sympy integrates and simplifies the answer: the bench's hostile answers time out",
+    "polynomial_multiplication": "sympy parses the answer: a product of 880 powers 999**999 took 59 s",
+    "rubiks_cube": "the scorer replays every move of the answer: 0.3-0.8 s on a 9,000-character one",
+    "word_ladder": "the scorer looks every word of the answer up: 0.28-0.43 s on a 9,000-character one",
+}
+"""Datasets verified in the pool only, with the measurement or the reason."""
+
+NOT_INLINE_PARTIAL: dict[str, str] = {
+    "arc_agi": "its partial scorer reads the raw answer: 0.56-1.05 s on hostile text",
+    "codeio": "its partial scorer reads the raw answer: 0.22-0.40 s on hostile text",
+    "figlet_font": "its partial scorer reads the raw answer: 0.57-0.80 s on hostile text",
+    "group_anagrams": "its partial scorer reads the raw answer: 0.28-0.73 s on hostile text",
+    "spell_backward": "its partial scorer reads the raw answer: 0.08-0.27 s on hostile text",
+}
+"""With ``partial_credit=True`` reasoning-gym's own scorer also sees the raw answer of a wrong
+reply; these datasets' scorers are then too slow to run inline (the others measured as above)."""
+
+
+_INLINE = frozenset(INLINE_DATASETS)
+
 
 @cache
 def _shape(pattern: str) -> re.Pattern[str]:
@@ -82,7 +216,12 @@ def judge(rule: Rule, name: str, answer: str, payload: dict[str, Any], task: Tas
 
 
 class ReasoningGymVerifier(Verifier):
-    """Verifies tasks of any registered reasoning-gym dataset (the task names its dataset)."""
+    """Verifies tasks of any registered reasoning-gym dataset (the task names its dataset).
+
+    Declares itself bounded and cheap for the tasks of ``INLINE_DATASETS`` up to
+    ``INLINE_MAX_CHARS`` (``inline_cap``), on the table of ``bench/cheap_verifiers.py``: under
+    ``isolation="auto"`` those run in the caller's process, the rest in the pool.
+    """
 
     def __init__(
         self,
@@ -93,6 +232,20 @@ class ReasoningGymVerifier(Verifier):
         self.methods = tuple(methods)
         self.partial_credit = partial_credit
         self.time_budget_s = time_budget_s
+
+    # Bounded and cheap per dataset (``INLINE_DATASETS``, measured by ``bench/cheap_verifiers.py``):
+    # ``inline_cap`` answers per task, so one verifier can serve a mixture (rg-composite).
+    bounded_cheap = True
+    inline_max_chars = INLINE_MAX_CHARS
+
+    def inline_cap(self, task: Task) -> int:
+        payload = task.answer
+        name = payload.get("dataset") if isinstance(payload, dict) else None
+        if not isinstance(name, str) or name not in _INLINE:
+            return 0
+        if self.partial_credit and name in NOT_INLINE_PARTIAL:
+            return 0
+        return self.inline_max_chars
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # Unpickled in a pool worker: pay reasoning-gym's import now, outside any time budget.
