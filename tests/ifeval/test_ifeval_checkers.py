@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from rlvr_ifeval import instruction_ids, text
+from rlvr_ifeval import instruction_ids, text, text_rules
 from rlvr_ifeval.base import REGISTRY, InstructionError, compile_keyword
 from rlvr_ifeval.language import detect_language
 from rlvr_ifeval.scoring import build_checker, evaluate, loose_variants
@@ -266,10 +266,10 @@ def test_rule_sentence_shortcuts_change_no_sentence() -> None:
     ]
     for sample in samples:
         value = (" " + sample + "  ").replace("\n", " ")
-        for _, pattern, repl in text._R_RULES_BEFORE_PHD:
+        for _, _, pattern, repl in text_rules._R_RULES_BEFORE_PHD:
             value = pattern.sub(repl, value)
         value = value.replace("Ph.D.", "Ph<prd>D<prd>")
-        for _, pattern, repl in text._R_RULES_AFTER_PHD:
+        for _, _, pattern, repl in text_rules._R_RULES_AFTER_PHD:
             value = pattern.sub(repl, value)
         value = value.replace(".”", "”.").replace('."', '".').replace('!"', '"!').replace('?"', '"?')
         value = value.replace(".", ".<stop>").replace("?", "?<stop>").replace("!", "!<stop>")

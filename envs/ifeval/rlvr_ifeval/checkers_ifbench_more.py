@@ -19,6 +19,7 @@ from rlvr_ifeval.checkers_ifbench import drop_punctuation
 from rlvr_ifeval.verbs import starts_with_verb
 
 PUNCT = string.punctuation
+_WHITESPACE = re.compile(r"\s")
 _STRIP = PUNCT + " "
 EUROPEAN_CAPITALS_BY_LATITUDE = (
     "Reykjavik",
@@ -115,7 +116,7 @@ class WordsReversed(_FixedPrompt):
     def check(self, response: str) -> bool:
         value = drop_punctuation(response.lower().strip())
         value = " ".join(value.split()[::-1])
-        return "bald eagle" in value and value in text.split_sentences_rules(value)
+        return "bald eagle" in value and value in text.iter_rule_sentences(value)
 
 
 @register("custom:character_reverse")
@@ -129,7 +130,7 @@ class CharactersReversed(_FixedPrompt):
 @register("custom:sentence_alphabet")
 class AlphabetSentences(_FixedPrompt):
     def check(self, response: str) -> bool:
-        sentences = text.split_sentences_rules(response)
+        sentences = list(itertools.islice(text.iter_rule_sentences(response), 27))
         if len(sentences) != 26:
             return False
         for i, sentence in enumerate(sentences):
@@ -254,12 +255,14 @@ class KeywordAtPosition(Checker):
     params = (Param("keyword", "str"), Param("n", minimum=1), Param("m", minimum=1))
 
     def check(self, response: str) -> bool:
-        sentences = text.split_sentences_rules(response)
         n, m = self.kwargs["n"], self.kwargs["m"]
-        if len(sentences) < n:
+        sentence = text.nth_rule_sentence(response, n)
+        if sentence is None:
             return False
-        words = [t for t in text.word_tokenize(sentences[n - 1]) if any(c.isalnum() for c in t)]
-        return len(words) >= m and words[m - 1].lower() == self.kwargs["keyword"].strip().lower()
+        # The m-th token with a letter or digit: the sentence is tokenized only that far.
+        words = (t for t in text.iter_word_tokens(sentence) if any(c.isalnum() for c in t))
+        word = next(itertools.islice(words, m - 1, None), None)
+        return word is not None and word.lower() == self.kwargs["keyword"].strip().lower()
 
 
 @register("words:words_position")
@@ -319,7 +322,14 @@ class RepeatSpanInclusive(Checker):
 
 @register("format:title_case")
 class TitleCase(Checker):
+    def setup(self, *args: Any, **kwargs: Any) -> None:
+        text.may_have_lowercase("é")  # builds the character class once, not in a timed check
+
     def check(self, response: str) -> bool:
+        # Only a token that starts with a lowercase letter fails, and tokens are pieces of the
+        # text: without a lowercase character (a megabyte of " ." or "#") nothing is tokenized.
+        if not text.may_have_lowercase(response):
+            return True
         for word in text.iter_word_tokens(response):
             if not word or not word[0].isalpha():
                 continue
@@ -344,7 +354,8 @@ class NoWhitespace(Checker):
     short_answer = True
 
     def check(self, response: str) -> bool:
-        return not any(c.isspace() for c in response)
+        # ``\s`` is ``str.isspace`` for str patterns (a test checks every code point); one search in C.
+        return _WHITESPACE.search(response) is None
 
 
 @register("words:start_verb")

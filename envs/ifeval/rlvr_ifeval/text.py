@@ -15,10 +15,22 @@ behaviour those checkers rely on with plain regular expressions:
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
+
+# The rule-based splitter lives in its own module; checkers reach it as ``text.*``.
+from rlvr_ifeval.text_rules import (  # noqa: F401 -- re-exported
+    _rule_marked,
+    _rule_sentences,
+    iter_rule_sentences,
+    nth_rule_sentence,
+    rule_sentence_count,
+    rule_sentences,
+    split_sentences_rules,
+)
 
 # Punkt's English model knows a few hundred abbreviations; these are the ones that occur in
 # ordinary prose. A token listed here does not end a sentence unless a common lowercase word
@@ -64,8 +76,11 @@ _COMMON_LOWER = STOPWORDS | frozenset(
 _WORD_RE = re.compile(r"\w+")
 # The lookbehind starts a candidate only at the beginning of a run of terminators: a run that is
 # not followed by a boundary fails from every position inside it, and retrying each position made
-# a run of n periods cost n**2 steps (the matches are the same: only a whole run can match).
-_CANDIDATE_RE = re.compile(r"(?<![.?!])[.?!]+(?=([)\";}\]*:@'({\[])|\s+(\S+))")
+# a run of n periods cost n**2 steps (the matches are the same: only a whole run can match). It
+# comes after the first terminator (looking back over it and the character before), so that the
+# pattern starts with a character class, which the engine scans for in a tight loop: a lookbehind
+# first is tried at every position (30 ms a megabyte without a terminator; now 6 ms).
+_CANDIDATE_RE = re.compile(r"[.?!](?<![.?!][.?!])[.?!]*(?=([)\";}\]*:@'({\[])|\s+(\S+))")
 # Characters Punkt splits off the front of a token or that end a token when they follow it.
 _TOKEN_TAIL_RE = re.compile(r"[^\s?!)\";}\]*:@'({\[]*")
 _NUMBER_RE = re.compile(r"^-?[.,]?\d[\d,.\-]*\.?$")
@@ -167,11 +182,12 @@ def _capitalised_common(next_token: str | None) -> bool:
     return bool(word) and word[:1].isupper() and word.lower() in _COMMON_LOWER
 
 
-@lru_cache(maxsize=128)
-def _sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
-    spans: list[tuple[int, int]] = []
-    start = 0
-    for match in _CANDIDATE_RE.finditer(text):
+def _raw_spans(text: str, pos: int = 0) -> Iterator[tuple[int, int]]:
+    """Sentence spans before the closing-quote realignment, as the candidates are read. From
+    ``pos`` > 0 the first span is cut short at ``pos``; the rest are the whole text's (candidates
+    are maximal runs, decided from the text around them)."""
+    start = pos
+    for match in _CANDIDATE_RE.finditer(text, pos):
         run_start, end = match.span()
         run = match.group(0)
         # A lone "?" or "!" always breaks, and so does a lone "." with no token before it (what
@@ -180,28 +196,59 @@ def _sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
         if len(run) != 1 or (run == "." and run_start and not _stemless(text[run_start - 1])):
             if not _breaks_after(text, run_start, run, match.group(2), match.group(1)):
                 continue
-        spans.append((start, end))
+        yield start, end
         next_start = match.start(2)
         start = next_start if next_start >= 0 else end
-    spans.append((start, len(text.rstrip())))
-    # Closing quotes and brackets right after a boundary belong to the sentence before it.
-    aligned: list[tuple[int, int]] = []
-    shift = 0
-    last = len(spans) - 1
-    for i, (a, b) in enumerate(spans):
-        a += shift
-        shift = 0
-        if i < last:
-            nxt_a, nxt_b = spans[i + 1]
-            # The pattern's first character is one of these: most sentences skip the search.
-            if nxt_a < nxt_b and text[nxt_a] in _REALIGN_FIRST:
-                m = _REALIGN_RE.match(text, nxt_a, nxt_b)
-                if m:
-                    b = nxt_a + len(m.group(0).rstrip())
-                    shift = m.end() - nxt_a
+    yield start, len(text.rstrip())
+
+
+def _realigned(text: str, a: int, b: int) -> re.Match[str] | None:
+    # The pattern's first character is one of these: most sentences skip the search.
+    if a < b and text[a] in _REALIGN_FIRST:
+        return _REALIGN_RE.match(text, a, b)
+    return None
+
+
+def _align(text: str, raw: Iterator[tuple[int, int]], a: int, b: int) -> Iterator[tuple[int, int]]:
+    """The sentences of the raw spans ``(a, b)`` and then ``raw``: closing quotes and brackets
+    right after a boundary belong to the sentence before it."""
+    for nxt_a, nxt_b in raw:
+        m = _realigned(text, nxt_a, nxt_b)
+        if m:
+            if a < nxt_a + len(m.group(0).rstrip()):
+                yield a, nxt_a + len(m.group(0).rstrip())
+            a, b = m.end(), nxt_b
+            continue
         if a < b:
-            aligned.append((a, b))
-    return tuple(aligned)
+            yield a, b
+        a, b = nxt_a, nxt_b
+    if a < b:
+        yield a, b
+
+
+def iter_sentence_spans(text: str) -> Iterator[tuple[int, int]]:
+    """``_sentence_spans(text)`` one span at a time: the text is read only as far as the spans
+    are taken (a checker that reads the first tokens does not split a megabyte)."""
+    raw = _raw_spans(text)
+    return _align(text, raw, *next(raw))
+
+
+def _spans_after_break(text: str, pos: int) -> list[tuple[int, int]]:
+    """The sentence spans that start after the first sentence break at or after ``pos``: the
+    whole text's last sentences, found without splitting what comes before ``pos``."""
+    raw = _raw_spans(text, pos)
+    next(raw)  # cut short at pos
+    rest = list(raw)
+    if not rest:
+        return []
+    a, b = rest[0]
+    m = _realigned(text, a, b)
+    return list(_align(text, iter(rest[1:]), m.end() if m else a, b))
+
+
+@lru_cache(maxsize=128)
+def _sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
+    return tuple(iter_sentence_spans(text))
 
 
 _REALIGN_FIRST = "\"')]}"
@@ -325,7 +372,7 @@ def _tokenize_chunk(chunk: str, lead: str, sentence_final: bool) -> tuple[str, .
     # Only the rules whose characters occur are tried, and a rule is only run where its
     # pattern occurs (``sub`` with a template goes through Python-level code on every call).
     value = lead + chunk
-    start_rules, punct_rules, end_rules = _rules_for(_TRIGGERS.intersection(value), sentence_final)
+    start_rules, punct_rules, end_rules = _rules_for(_triggers_in(value), sentence_final)
     for pattern, repl in start_rules:
         if pattern.search(value):
             value = pattern.sub(repl, value)
@@ -334,10 +381,23 @@ def _tokenize_chunk(chunk: str, lead: str, sentence_final: bool) -> tuple[str, .
     value = " " + value + " "
     for pattern, repl in end_rules:
         value = _apply(pattern, repl, value)
-    if _may_contract(value):
+    # Each merged word has an n, m, t or y, and no rule adds a letter: a chunk without one of
+    # them (a megabyte of "#") skips the lower-casing and searches of ``_may_contract``.
+    if any(letter in chunk for letter in "nmtyNMTY") and _may_contract(value):
         for pattern, repl in _TB_RULES_END[_FIRST_CONTRACTION_RULE:]:
             value = pattern.sub(repl, value)
     return tuple(value.split())
+
+
+_TRIGGER_CHARS = tuple(sorted(_TRIGGERS))
+
+
+def _triggers_in(value: str) -> frozenset[str]:
+    """``_TRIGGERS.intersection(value)``; for long chunks one C search per trigger character
+    (the intersection builds a string per character: 60 ms a megabyte)."""
+    if len(value) <= 256:
+        return _TRIGGERS.intersection(value)
+    return frozenset(char for char in _TRIGGER_CHARS if char in value)
 
 
 def _apply(pattern: re.Pattern[str], repl: str, value: str) -> str:
@@ -368,38 +428,90 @@ def _chunk_tokens(chunk: str, lead: str, sentence_final: bool) -> tuple[str, ...
 
 @lru_cache(maxsize=128)
 def _word_tokens(text: str) -> tuple[str, ...]:
-    return tuple(iter_word_tokens(text))
+    return tuple(itertools.chain.from_iterable(_sentence_tokens(text[a:b]) for a, b in iter_sentence_spans(text)))
 
 
-def _sentence_tokens(sentence: str) -> list[str]:
-    return list(_iter_sentence_tokens(sentence))
+class _ChunkMemo(dict[Any, tuple[str, ...]]):
+    """Tokens of chunks that do not end a sentence, looked up by ``map`` in C: a loop in Python
+    (an ``isalnum`` call and a ``yield`` per chunk) cost ~1 us a chunk, 0.7 s a megabyte of '" '.
+    Keys: a chunk, or (the whitespace before it or "", chunk) where opening quotes care."""
+
+    def __missing__(self, key: str | tuple[str, str]) -> tuple[str, ...]:
+        if len(self) >= _MEMO_LIMIT:
+            self.clear()
+        if isinstance(key, str):
+            value = _chunk_tokens(key, "", False)
+        else:
+            space, chunk = key
+            value = _chunk_tokens(chunk, "" if not space else (" " if space == " " else "\n"), False)
+        self[key] = value
+        return value
+
+
+_MEMO_LIMIT = 200_000
+_PLAIN_CHUNKS = _ChunkMemo()
+_QUOTED_CHUNKS = _ChunkMemo()
+# Each chunk with the whitespace character just before it ("" at the start of the sentence).
+_SPACED_CHUNK_RE = re.compile(r"(\s?)(\S+)")
+_ANY_SPACE_RE = re.compile(r"\s")
+_FIRST_BLOCK, _LARGEST_BLOCK = 16, 1 << 16
+
+
+def clear_chunk_memos() -> None:
+    _PLAIN_CHUNKS.clear()
+    _QUOTED_CHUNKS.clear()
+
+
+def _sentence_tokens(sentence: str, pos: int = 0) -> list[str]:
+    """The sentence's tokens; from ``pos`` (a whitespace character or 0) where it has quotes."""
+    if '"' not in sentence and "''" not in sentence:
+        # Only opening quotes care which whitespace precedes a chunk.
+        chunks: list[Any] = sentence.split()
+        memo = _PLAIN_CHUNKS
+        if not chunks:
+            return []
+        final, lead = chunks.pop(), ""
+    else:
+        chunks = _SPACED_CHUNK_RE.findall(sentence, pos)
+        memo = _QUOTED_CHUNKS
+        if not chunks:
+            return []
+        space, final = chunks.pop()
+        lead = "" if not space else (" " if space == " " else "\n")
+    tokens = list(itertools.chain.from_iterable(map(memo.__getitem__, chunks)))
+    tokens.extend(_chunk_tokens(final, lead, True))
+    return tokens
 
 
 def _iter_sentence_tokens(sentence: str) -> Iterator[str]:
-    # A loop over str.split's chunks beats scanning the sentence with regular expressions:
-    # most chunks are plain words, settled by one isalnum call each. Tokens are produced as the
-    # chunks are read (checkers that decide on the first tokens stop early), and no list of
-    # match objects is kept: half a million of them made the garbage collector's passes grow
-    # with the text, and a 1 MB sentence cost 15x a 100 kB one.
-    if '"' not in sentence and "''" not in sentence:
-        # Only opening quotes care which whitespace precedes a chunk.
-        chunks = sentence.split()
-        last = len(chunks) - 1
-        for i, chunk in enumerate(chunks):
-            if chunk.isalnum() and chunk.lower() not in _MERGED_WORDS:
-                yield chunk
-            else:
-                yield from _chunk_tokens(chunk, "", i == last)
+    """``_sentence_tokens(sentence)`` as they are taken: chunks are split off in blocks that grow
+    four-fold, so a checker that decides on the first tokens does not tokenize a megabyte."""
+    if '"' in sentence or "''" in sentence:
+        # Cut at a whitespace character at least ``size`` characters on: no chunk straddles a
+        # cut, and the character at the cut is what precedes the next block's first chunk.
+        pos, size = 0, 64 * _FIRST_BLOCK
+        while pos + size < len(sentence):
+            cut = _ANY_SPACE_RE.search(sentence, pos + size)
+            if cut is None:
+                break
+            yield from itertools.chain.from_iterable(
+                map(_QUOTED_CHUNKS.__getitem__, _SPACED_CHUNK_RE.findall(sentence, pos, cut.start()))
+            )
+            pos, size = cut.start(), min(4 * size, 64 * _LARGEST_BLOCK)
+        yield from _sentence_tokens(sentence, pos)
         return
-    pending: tuple[str, str] | None = None
-    for match in _CHUNK_RE.finditer(sentence):
-        if pending is not None:
-            yield from _chunk_tokens(pending[0], pending[1], False)
-        start = match.start()
-        lead = "" if start == 0 else (" " if sentence[start - 1] == " " else "\n")
-        pending = (match.group(0), lead)
-    if pending is not None:
-        yield from _chunk_tokens(pending[0], pending[1], True)
+    rest, block = sentence, _FIRST_BLOCK
+    while True:
+        chunks = rest.split(None, block)
+        if len(chunks) <= block:  # the rest of the sentence: its last chunk ends it
+            if chunks:
+                final = chunks.pop()
+                yield from itertools.chain.from_iterable(map(_PLAIN_CHUNKS.__getitem__, chunks))
+                yield from _chunk_tokens(final, "", True)
+            return
+        rest = chunks.pop()
+        yield from itertools.chain.from_iterable(map(_PLAIN_CHUNKS.__getitem__, chunks))
+        block = min(4 * block, _LARGEST_BLOCK)
 
 
 def word_tokenize(text: str) -> list[str]:
@@ -413,30 +525,39 @@ def edge_tokens(text: str, k: int) -> tuple[list[str], list[str] | None]:
     Sentences are tokenized from both ends until ``k`` tokens are had on each side. Returns
     ``(tokens, None)`` when that covered every sentence (``tokens`` is then the whole list), else
     ``(first, last)``: ``first[:k]`` and ``last[-k:]`` are the list's ends, and it has at least
-    ``2 k`` tokens. A megabyte of " ." (half a million sentences) is then not tokenized whole.
+    ``2 k`` tokens. A megabyte of " ." (half a million sentences) is then neither split nor
+    tokenized whole: the first sentences are split lazily, the last ones from a window at the end.
     """
-    spans = _sentence_spans(text)
+    spans = iter_sentence_spans(text)
     head: list[str] = []
-    i = 0
-    while i < len(spans) and len(head) < k:
-        a, b = spans[i]
+    head_end = 0
+    for a, b in spans:
         head.extend(_iter_sentence_tokens(text[a:b]))
-        i += 1
-    tail: list[str] = []
-    j = len(spans)
-    while j > i and len(tail) < k:
-        a, b = spans[j - 1]
-        tail[:0] = _sentence_tokens(text[a:b])
-        j -= 1
-    if j == i:
-        return head + tail, None
-    return head, tail
+        head_end = b
+        if len(head) >= k:
+            break
+    else:
+        return head, None
+    size = 4096
+    while True:
+        # The tail's sentences start after a break at or after head_end: disjoint from the head's.
+        window = max(head_end, len(text) - size)
+        tail: list[str] = []
+        for a, b in reversed(_spans_after_break(text, window)):
+            tail[:0] = _sentence_tokens(text[a:b])
+            if len(tail) >= k:
+                return head, tail
+        if window == head_end:
+            break
+        size *= 4
+    # Fewer than k tokens after the head's last break: the rest, split as the whole text is.
+    return head + [t for a, b in spans for t in _iter_sentence_tokens(text[a:b])], None
 
 
 def iter_word_tokens(text: str) -> Iterator[str]:
     """``word_tokenize``'s tokens, tokenizing one sentence at a time as they are consumed, for
     checkers that usually decide on the first few tokens."""
-    for a, b in _sentence_spans(text):
+    for a, b in iter_sentence_spans(text):
         yield from _iter_sentence_tokens(text[a:b])
 
 
@@ -457,6 +578,29 @@ def _uncased_uppercase() -> re.Pattern[str]:
     return re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges) + "]")
 
 
+@lru_cache(maxsize=1)
+def _uncased_lowercase() -> re.Pattern[str]:
+    """Lowercase letters that ``str.upper`` leaves alone ("ĸ", "ª", IPA letters), as a class of
+    ranges around them (a superset, which only means a text is tokenized)."""
+    import sys
+
+    ranges: list[list[int]] = []
+    for c in range(sys.maxunicode + 1):
+        if chr(c).islower() and chr(c).upper() == chr(c):
+            if ranges and c - ranges[-1][1] <= 64:
+                ranges[-1][1] = c
+            else:
+                ranges.append([c, c])
+    return re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges) + "]")
+
+
+def may_have_lowercase(value: str) -> bool:
+    """False only when no character of ``value`` is lowercase (``str.islower`` of it is False)."""
+    if value.isascii():
+        return value != value.upper()
+    return value != value.upper() or _uncased_lowercase().search(value) is not None
+
+
 def has_uppercase(value: str) -> bool:
     """Whether ``value`` has a character for which ``str.isupper`` holds (or a titlecase one)."""
     if value.isascii():
@@ -469,7 +613,9 @@ def count_upper_tokens(text: str, stop_at: int) -> int:
     ``stop_at``. Tokenizing only splits and requotes (it changes no letter), so a sentence without
     an uppercase character has no uppercase token and is not tokenized."""
     found = 0
-    for a, b in _sentence_spans(text):
+    if not has_uppercase(text):  # nor has any sentence: nothing to split (a megabyte of " .")
+        return found
+    for a, b in iter_sentence_spans(text):
         sentence = text[a:b]
         if not has_uppercase(sentence):
             continue
@@ -488,9 +634,9 @@ def count_tokens_in(text: str, vocabulary: frozenset[str], stop_at: int) -> int:
     """How many of ``word_tokenize(text)``'s tokens are in ``vocabulary`` (ASCII words), counting
     no further than ``stop_at``; a sentence without an ASCII letter has none and is skipped."""
     found = 0
-    if found >= stop_at:
+    if found >= stop_at or _ASCII_LETTER.search(text) is None:  # no sentence has a letter
         return found
-    for a, b in _sentence_spans(text):
+    for a, b in iter_sentence_spans(text):
         sentence = text[a:b]
         if _ASCII_LETTER.search(sentence) is None:
             continue
@@ -500,77 +646,3 @@ def count_tokens_in(text: str, vocabulary: frozenset[str], stop_at: int) -> int:
                 if found >= stop_at:
                     return found
     return found
-
-
-# -- The IFEval rule-based splitter -----------------------------------------------------------
-# IFEval's own utility module also ships a rule-based splitter (protect abbreviations, decimals,
-# initials and acronyms, move a period outside closing quotes, then cut after every .?!).
-# IFBench's checkers were scored with it, so they use it too.
-_R_PREFIXES = re.compile(r"(Mr|St|Mrs|Ms|Dr)[.]")
-_R_WEBSITES = re.compile(r"[.](com|net|org|io|gov|edu|me)")
-_R_DECIMAL = re.compile(r"([0-9])[.]([0-9])")
-_R_DOTS = re.compile(r"\.{2,}")
-_R_SPACED_INITIAL = re.compile(r"\s([A-Za-z])[.] ")
-_R_STARTERS = (
-    r"(Mr|Mrs|Ms|Dr|Prof|Capt|Cpt|Lt|He\s|She\s|It\s|They\s|Their\s|Our\s|We\s|But\s|However\s"
-    r"|That\s|This\s|Wherever)"
-)
-_R_ACRONYM_STOP = re.compile(r"([A-Z][.][A-Z][.](?:[A-Z][.])?) " + _R_STARTERS)
-_R_THREE_INITIALS = re.compile(r"([A-Za-z])[.]([A-Za-z])[.]([A-Za-z])[.]")
-_R_TWO_INITIALS = re.compile(r"([A-Za-z])[.]([A-Za-z])[.]")
-_R_SUFFIX_STOP = re.compile(r" (Inc|Ltd|Jr|Sr|Co)[.] " + _R_STARTERS)
-_R_SUFFIX = re.compile(r" (Inc|Ltd|Jr|Sr|Co)[.]")
-_R_INITIAL = re.compile(r" ([A-Za-z])[.]")
-
-
-# Each rule with a cheap necessary condition: a pattern that starts with a literal period (which
-# the regex engine finds quickly), checking what precedes it with a fixed-width lookbehind. Most
-# texts fail every condition, and the rules themselves, which start with a character class,
-# would scan the text position by position.
-_R_RULES_BEFORE_PHD: tuple[tuple[re.Pattern[str], re.Pattern[str], Any], ...] = (
-    (re.compile(r"\.(?<=(?:Mr|St|Ms|Dr|rs)\.)"), _R_PREFIXES, r"\1<prd>"),
-    (_R_WEBSITES, _R_WEBSITES, r"<prd>\1"),
-    (re.compile(r"\.[0-9]"), _R_DECIMAL, r"\1<prd>\2"),
-    (re.compile(r"\.\."), _R_DOTS, lambda m: "<prd>" * len(m.group(0)) + "<stop>"),
-)
-_TWO_INITIALS_NEEDED = re.compile(r"\.[A-Za-z]\.")
-_R_RULES_AFTER_PHD: tuple[tuple[re.Pattern[str], re.Pattern[str], Any], ...] = (
-    (re.compile(r"\.(?<=\s[A-Za-z]\.) "), _R_SPACED_INITIAL, r" \1<prd> "),
-    (_TWO_INITIALS_NEEDED, _R_ACRONYM_STOP, r"\1<stop> \2"),
-    (_TWO_INITIALS_NEEDED, _R_THREE_INITIALS, r"\1<prd>\2<prd>\3<prd>"),
-    (_TWO_INITIALS_NEEDED, _R_TWO_INITIALS, r"\1<prd>\2<prd>"),
-    (re.compile(r"\.(?<= (?:Inc|Ltd)\.)|\.(?<= (?:Jr|Sr|Co)\.)"), _R_SUFFIX_STOP, r" \1<stop> \2"),
-    (re.compile(r"\.(?<= (?:Inc|Ltd)\.)|\.(?<= (?:Jr|Sr|Co)\.)"), _R_SUFFIX, r" \1<prd>"),
-    (re.compile(r"\.(?<= [A-Za-z]\.)"), _R_INITIAL, r" \1<prd>"),
-)
-
-
-@lru_cache(maxsize=128)
-def _rule_sentences(value: str) -> tuple[str, ...]:
-    value = (" " + value + "  ").replace("\n", " ")
-    # Most rules find nothing in a given text; a search is much cheaper than a ``sub`` whose
-    # template is expanded by Python-level code.
-    for needed, pattern, repl in _R_RULES_BEFORE_PHD:
-        if needed.search(value) and pattern.search(value):
-            value = pattern.sub(repl, value)
-    value = value.replace("Ph.D.", "Ph<prd>D<prd>")
-    for needed, pattern, repl in _R_RULES_AFTER_PHD:
-        if needed.search(value) and pattern.search(value):
-            value = pattern.sub(repl, value)
-    value = value.replace(".”", "”.").replace('."', '".').replace('!"', '"!').replace('?"', '"?')
-    value = value.replace(".", ".<stop>").replace("?", "?<stop>").replace("!", "!<stop>")
-    value = value.replace("<prd>", ".")
-    sentences = [s.strip() for s in value.split("<stop>")]
-    if sentences and not sentences[-1]:
-        sentences.pop()
-    return tuple(sentences)
-
-
-def split_sentences_rules(value: str) -> list[str]:
-    """Sentences as IFEval's rule-based ``split_into_sentences`` returns them."""
-    return list(_rule_sentences(value))
-
-
-def rule_sentences(value: str) -> tuple[str, ...]:
-    """``split_sentences_rules`` as the memoised tuple (no copy, for checkers that only read it)."""
-    return _rule_sentences(value)
