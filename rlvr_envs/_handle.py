@@ -59,7 +59,7 @@ class _Worker:
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
         progress = Progress.create()
         proc = subprocess.Popen(
-            [sys.executable, "-m", "rlvr_envs._worker", str(memory_mb), str(progress.fd)],
+            [sys.executable, "-m", "rlvr_envs._worker", str(memory_mb), str(progress.fd), str(os.getpid())],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             pass_fds=(progress.fd,),
@@ -132,7 +132,9 @@ class _Worker:
         try:
             return pickle.loads(data)
         except Exception as exc:  # a reply this process cannot read: the worker is of no use
-            self.kill()
+            # Stopped, but its channels and progress page left open: the caller still reads the
+            # page to tell which call was running, then closes it all (``kill``).
+            self._stop()
             raise WorkerDied(f"unreadable reply from the worker: {type(exc).__name__}: {exc}"[:500]) from exc
 
     def request(self, message: tuple[Any, ...], timeout_s: float) -> Any:
@@ -156,13 +158,16 @@ class _Worker:
                 return f"worker killed by signal {-code}"
         return f"worker exited with code {code}"
 
-    def kill(self) -> None:
+    def _stop(self) -> None:
         if self.returncode is None:  # once reaped, its group id may belong to someone else
             try:
                 os.killpg(self.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
             self._reap(5.0)  # the group id stays taken (a zombie) until it is reaped
+
+    def kill(self) -> None:
+        self._stop()
         self._to.close()
         self._from.close()
         self.progress.close()

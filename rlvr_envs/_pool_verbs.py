@@ -1,4 +1,8 @@
-"""``submit``, ``map`` and ``amap`` for every pool backend, written once on top of its ``submit_many``."""
+"""``submit``, ``map`` and ``amap`` for every pool backend, written once on top of its ``submit_many``.
+
+A backend may give ``map``/``amap`` a faster path of its own (the local pool fills one list
+instead of making a Future per call) with the same results and the same cancelling.
+"""
 
 from __future__ import annotations
 

@@ -1,14 +1,17 @@
-"""Verification worker process: ``python -m rlvr_envs._worker MEMORY_MB PROGRESS_FD``.
+"""Verification worker process: ``python -m rlvr_envs._worker MEMORY_MB PROGRESS_FD PARENT_PID``.
 
 Speaks a tiny framed-pickle protocol with ``rlvr_envs.pool`` over a pipe pair (spawned worker)
 or a socket (worker forked from ``rlvr_envs.zygote``). Started as a plain subprocess (not
 multiprocessing) so that it never re-imports the caller's ``__main__``; it sits in its own
 process group, which the pool kills as a whole.
 
+It dies with the pool process (``die_with_parent``; PARENT_PID closes the race).
+
 Messages in: ``("load", key, verifier_bytes)``, ``("verify_many", seq0, [(key, task, completion,
 max_chars), ...])``. Messages out: ``("loaded", key, error_or_None)``, ``("verdicts", seq, [Verdict,
 ...], mean_s)`` for consecutive items from ``seq`` on, a chunk at a time, with the worker's mean time
-per item over the chunk (pickled by ``dumps``: Task and Verdict in a compact form).
+per item over the chunk (pickled by ``dumps``: Task and Verdict in a compact form, a chunk's verdicts
+as one ``TimedVerdicts`` record that unpickles as the list).
 
 Budgets are kept by the parent, not here: before each item the worker writes the item's sequence
 number and start time (``CLOCK_MONOTONIC``, the same clock in every process) to a 24-byte shared
@@ -23,11 +26,14 @@ import io
 import mmap
 import os
 import pickle
+import signal
 import struct
 import sys
 import time
 from multiprocessing.connection import Connection
 from typing import Any
+
+from pydantic import BaseModel
 
 from rlvr_envs.types import Difficulty, PassRate, Reason, Task, Verdict
 from rlvr_envs.verifier import run_verifier
@@ -110,6 +116,28 @@ class Progress:
         self.fd = -1
 
 
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent_pid: int, signum: int) -> bool:
+    """Have the kernel send ``signum`` to this process when the thread that started it ends.
+
+    A pool killed outright (SIGKILL, the OOM killer) runs no cleanup: without this, a worker hung
+    in a call, and the zygote, would outlive it. The signal is armed after the fork, so the parent
+    may have died in between: returns False when it already has (this process's parent is then
+    someone else). Linux only; elsewhere it does nothing and returns True.
+    """
+    if not sys.platform.startswith("linux"):
+        return True
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signum, 0, 0, 0)
+    except (OSError, AttributeError):  # no prctl to call: as elsewhere
+        return True
+    return os.getppid() == parent_pid
+
+
 def limit_memory(megabytes: int) -> None:
     if megabytes <= 0:
         return
@@ -153,25 +181,26 @@ _TASK_FIELDS = ("id", "prompt", "answer", "metadata", "difficulty")
 _VERDICT_FIELDS = ("reward", "passed", "reason", "extracted", "details", "elapsed_s")
 _REASONS: dict[str, Any] = {}
 _new = object.__new__
-_set = object.__setattr__
+# The slots every pydantic model has, set through their descriptors: a fifth cheaper than
+# ``object.__setattr__``, which looks each name up first (five sets per object, two objects per task).
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 def _task(id_: str, prompt: str, answer: Any, metadata: dict, difficulty: Any, fields_set: tuple[str, ...]) -> Any:
     if difficulty is None:  # the default, built fresh: no two tasks share its ``config`` dict
         difficulty = _new(Difficulty)
-        _set(difficulty, "__dict__", {"level": None, "config": {}, "label": None, "pass_rate": None})
-        _set(difficulty, "__pydantic_fields_set__", set())
-        _set(difficulty, "__pydantic_extra__", None)
-        _set(difficulty, "__pydantic_private__", None)
+        _set_dict(difficulty, {"level": None, "config": {}, "label": None, "pass_rate": None})
+        _set_fields(difficulty, set())
+        _set_extra(difficulty, None)
+        _set_private(difficulty, None)
     task = _new(Task)
-    _set(
-        task,
-        "__dict__",
-        {"id": id_, "prompt": prompt, "answer": answer, "metadata": metadata, "difficulty": difficulty},
-    )
-    _set(task, "__pydantic_fields_set__", set(fields_set))
-    _set(task, "__pydantic_extra__", None)
-    _set(task, "__pydantic_private__", None)
+    _set_dict(task, {"id": id_, "prompt": prompt, "answer": answer, "metadata": metadata, "difficulty": difficulty})
+    _set_fields(task, set(fields_set))
+    _set_extra(task, None)
+    _set_private(task, None)
     return task
 
 
@@ -211,9 +240,8 @@ def _verdict(
     if member is None:
         member = _REASONS[reason] = Reason(reason)
     verdict = _new(Verdict)
-    _set(
+    _set_dict(
         verdict,
-        "__dict__",
         {
             "reward": reward,
             "passed": passed,
@@ -223,9 +251,9 @@ def _verdict(
             "elapsed_s": elapsed_s,
         },
     )
-    _set(verdict, "__pydantic_fields_set__", set(fields_set))
-    _set(verdict, "__pydantic_extra__", None)
-    _set(verdict, "__pydantic_private__", None)
+    _set_fields(verdict, set(fields_set))
+    _set_extra(verdict, None)
+    _set_private(verdict, None)
     return verdict
 
 
@@ -249,6 +277,80 @@ def _reduce_verdict(verdict: Any) -> tuple[Any, ...]:
     )
 
 
+class TimedVerdicts:
+    """A worker's verdicts for consecutive items and the time each call took, as one wire record.
+
+    It unpickles as the list of verdicts with each ``elapsed_s`` set (what ``Verdict.timed``
+    makes), so the worker never copies a verdict only to set its time. Sent flat, one run of
+    seven values per verdict, and rebuilt in one loop: no pickle call per verdict either way.
+    """
+
+    __slots__ = ("times", "verdicts")
+
+    def __init__(self) -> None:
+        self.verdicts: list[Any] = []
+        self.times: list[float] = []
+
+    def __len__(self) -> int:
+        return len(self.verdicts)
+
+
+_SIX = frozenset(_VERDICT_FIELDS)
+_FIVE = _SIX - {"elapsed_s"}
+
+
+def _reduce_timed(chunk: TimedVerdicts) -> tuple[Any, ...]:
+    flat: list[Any] = []
+    add = flat.extend
+    for verdict, elapsed in zip(chunk.verdicts, chunk.times):
+        state = verdict.__dict__
+        fields = verdict.__pydantic_fields_set__
+        if (
+            type(verdict) is Verdict
+            and verdict.__pydantic_extra__ is None
+            and verdict.__pydantic_private__ is None
+            and len(state) == 6
+            and type(state.get("reason")) is Reason
+        ):
+            # None: every field set (what ``Verdict.timed`` leaves for verdicts built the usual ways).
+            fields_set = None if _FIVE <= fields <= _SIX else tuple(fields | {"elapsed_s"})
+            reason = state["reason"]._value_
+            add((state["reward"], state["passed"], reason, state["extracted"], state["details"], elapsed, fields_set))
+        else:  # anything else travels whole, in the general form (reason None marks it)
+            add((None, None, None, None, verdict.timed(elapsed), None, None))
+    return _timed, (flat,)
+
+
+def _timed(flat: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    append, reasons, six = out.append, _REASONS, _SIX
+    values = iter(flat)
+    for reward, passed, reason, extracted, details, elapsed, fields_set in zip(*(values,) * 7):
+        if reason is None:
+            append(details)
+            continue
+        member = reasons.get(reason)
+        if member is None:
+            member = reasons[reason] = Reason(reason)
+        verdict = _new(Verdict)
+        _set_dict(
+            verdict,
+            {
+                "reward": reward,
+                "passed": passed,
+                "reason": member,
+                "extracted": extracted,
+                "details": details,
+                "elapsed_s": elapsed,
+            },
+        )
+        _set_fields(verdict, set(six if fields_set is None else fields_set))
+        _set_extra(verdict, None)
+        _set_private(verdict, None)
+        append(verdict)
+    return out
+
+
 _DIFFICULTY_FIELDS = ("level", "config", "label", "pass_rate")
 _REASONS.update((member.value, member) for member in Reason)
 _DEFAULT_DIFFICULTY: dict[str, Any] = {"level": None, "config": {}, "label": None, "pass_rate": None}
@@ -263,6 +365,9 @@ if (
     _DISPATCH[Task] = _reduce_task
 if tuple(Verdict.model_fields) == _VERDICT_FIELDS:
     _DISPATCH[Verdict] = _reduce_verdict
+    _DISPATCH[TimedVerdicts] = _reduce_timed
+else:  # fields this form does not know: each verdict timed and sent in the general form
+    _DISPATCH[TimedVerdicts] = lambda chunk: (list, ([v.timed(t) for v, t in zip(chunk.verdicts, chunk.times)],))
 
 
 def dumps(obj: Any) -> bytes:
@@ -272,6 +377,10 @@ def dumps(obj: Any) -> bytes:
     pickler.dispatch_table = _DISPATCH
     pickler.dump(obj)
     return buffer.getvalue()
+
+
+_OUT_OF_MEMORY = Verdict.failure(Reason.VERIFIER_ERROR, details={"error": "verifier ran out of memory"})
+"""Built ahead: a verifier that ran out of memory leaves little room to build anything."""
 
 
 def _send(outbox: Connection, reply: tuple[Any, ...]) -> None:
@@ -286,6 +395,7 @@ def serve(inbox: Connection, outbox: Connection, progress: Progress, verifiers: 
     """Answer messages until the parent closes the channel."""
     # Bound once: the item loop below is the pool's hot path in the worker.
     page, size, pack, monotonic_ns = progress.page, _PROGRESS.size, _PROGRESS.pack, time.monotonic_ns
+    flush_items = FLUSH_ITEMS
     flush_ns, flush_max_ns, near_ns = int(FLUSH_S * 1e9), int(FLUSH_MAX_S * 1e9), int(NEAR_END_S * 1e9)
     while True:
         try:
@@ -302,30 +412,54 @@ def serve(inbox: Connection, outbox: Connection, progress: Progress, verifiers: 
                 reply = ("loaded", key, f"{type(exc).__name__}: {exc}")
         elif kind == "verify_many":
             _, seq, items = message
-            chunk: list[Any] = []
+            chunk = TimedVerdicts()
+            verdicts, times = chunk.verdicts, chunk.times
             first, left = seq, len(items)
             now = flushed = monotonic_ns()
             for key, task, completion, max_chars in items:
                 page[:size] = pack(seq, now, seq ^ now ^ _CHECK)  # Progress.mark(seq, now), inlined
-                try:
-                    verdict = run_verifier(verifiers[key], task, completion, max_chars)
-                except MemoryError:
-                    verdict = Verdict.failure(Reason.VERIFIER_ERROR, details={"error": "verifier ran out of memory"})
-                chunk.append(verdict)
+                verifier = verifiers[key]
+                if type(completion) is str and len(completion) <= max_chars:
+                    # What ``run_verifier`` does, less its copy of the verdict to set the time:
+                    # the time travels beside it (``TimedVerdicts``), taken from ``now``: the
+                    # start on the progress page, the one the call's budget counts from.
+                    try:
+                        try:
+                            verdict = verifier.verify(task, completion)
+                            if not isinstance(verdict, Verdict):
+                                raise TypeError(f"verifier returned {type(verdict).__name__}, not Verdict")
+                        except Exception as exc:  # MemoryError included, as in ``run_verifier``
+                            verdict = Verdict.failure(
+                                Reason.VERIFIER_ERROR, details={"error": f"{type(exc).__name__}: {exc}"[:500]}
+                            )
+                    except MemoryError:  # not even room to report it
+                        verdict = _OUT_OF_MEMORY
+                    end = monotonic_ns()
+                    elapsed = (end - now) / 1e9
+                else:  # refused unread: the pool checks this before sending, but no path is trusted
+                    try:
+                        verdict = run_verifier(verifier, task, completion, max_chars)
+                    except MemoryError:
+                        verdict = _OUT_OF_MEMORY
+                    elapsed = verdict.elapsed_s
+                    end = monotonic_ns()
+                verdicts.append(verdict)
+                times.append(elapsed)
                 seq += 1
                 left -= 1
-                now = monotonic_ns()  # this call's end is the next one's start, unless a send comes between
+                now = end  # this call's end is the next one's start, unless a send comes between
                 held = now - flushed
-                if len(chunk) >= FLUSH_ITEMS or (
+                if len(verdicts) >= flush_items or (
                     held >= flush_ns
                     # near the end: the items left, at this chunk's mean time, take under near_ns
-                    and (held >= flush_max_ns or left * held <= near_ns * len(chunk))
+                    and (held >= flush_max_ns or left * held <= near_ns * len(verdicts))
                 ):
-                    _send(outbox, ("verdicts", first, chunk, held / 1e9 / len(chunk)))
-                    chunk, first = [], seq
+                    _send(outbox, ("verdicts", first, chunk, held / 1e9 / len(verdicts)))
+                    chunk, first = TimedVerdicts(), seq
+                    verdicts, times = chunk.verdicts, chunk.times
                     now = flushed = monotonic_ns()  # a send can block on a full channel
-            if chunk:
-                _send(outbox, ("verdicts", first, chunk, (monotonic_ns() - flushed) / 1e9 / len(chunk)))
+            if verdicts:
+                _send(outbox, ("verdicts", first, chunk, (monotonic_ns() - flushed) / 1e9 / len(verdicts)))
             continue
         else:
             reply = ("error", f"unknown message {kind!r}")
@@ -334,6 +468,10 @@ def serve(inbox: Connection, outbox: Connection, progress: Progress, verifiers: 
 
 def main() -> None:
     memory_mb = int(sys.argv[1]) if len(sys.argv) > 1 else 0
+    # SIGKILL with the pool's slot thread that spawned it: that thread owns this worker and closes
+    # it before it ends, so the signal only comes when the whole pool process is gone.
+    if len(sys.argv) > 3 and not die_with_parent(int(sys.argv[3]), signal.SIGKILL):
+        os._exit(1)
     progress = Progress(int(sys.argv[2]))
     # Protocol on private copies of fds 0/1; anything the verifier prints goes to stderr.
     inbox = Connection(os.dup(0), writable=False)

@@ -17,6 +17,7 @@ call keeps its own hard budget however its verdict travels.
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import hashlib
 import os
@@ -29,6 +30,8 @@ from collections.abc import Sequence
 from concurrent.futures import Future
 
 from rlvr_envs._handle import WorkerDied, _Worker
+from rlvr_envs._pool_jobs import BatchResults
+from rlvr_envs._pool_jobs import Job as _Job
 from rlvr_envs._pool_verbs import PoolVerbs
 from rlvr_envs._worker import dumps
 from rlvr_envs.types import Reason, Task, Verdict
@@ -54,50 +57,6 @@ _MAX_START_ROUNDS = 3
 """A call whose worker dies while starting or loading its verifier (before the call ran) goes back
 to the queue, for any slot; after this many rounds of two fresh workers each it gets
 ``verifier_error``, so a verifier that kills every worker it is loaded in cannot loop forever."""
-
-
-class _Job:
-    """One queued call. A plain class with slots: one is made per call, so it is kept cheap."""
-
-    __slots__ = (
-        "barrier",
-        "blob",
-        "cheap",
-        "completion",
-        "future",
-        "key",
-        "max_chars",
-        "start_failures",
-        "started",
-        "task",
-        "timeout_s",
-    )
-
-    def __init__(
-        self,
-        key: str,
-        blob: bytes,
-        task: Task,
-        completion: str,
-        timeout_s: float,
-        max_chars: int,
-        future: Future[Verdict],
-        barrier: threading.Barrier | None = None,
-        cheap: bool = False,
-    ) -> None:
-        self.key = key
-        self.blob = blob
-        self.task = task
-        self.completion = completion
-        self.timeout_s = timeout_s
-        self.max_chars = max_chars
-        self.future = future
-        self.started = False
-        # Set for ``preload`` jobs: a slot runs one alone, then waits until every slot has run one.
-        self.barrier = barrier
-        self.cheap = cheap  # the verifier declares itself ``bounded_cheap``
-        # Rounds in which no worker could be started or load the verifier for this job (it never ran).
-        self.start_failures = 0
 
 
 class VerificationPool(PoolVerbs):
@@ -165,29 +124,98 @@ class VerificationPool(PoolVerbs):
         max_completion_chars: int | None = None,
     ) -> list[Future[Verdict]]:
         """Queue every pair at once (so all workers get busy) and return their futures in order."""
+        futures: list[Future[Verdict]] = [Future() for _ in range(self._check(tasks, completions))]
+        self._enqueue(verifier, tasks, completions, timeout_s, max_completion_chars, futures, None)
+        return futures
+
+    def map(
+        self,
+        verifier: Verifier,
+        tasks: Sequence[Task],
+        completions: Sequence[str],
+        *,
+        timeout_s: float | None = None,
+        max_completion_chars: int | None = None,
+    ) -> list[Verdict]:
+        """Verify pairs in parallel; results come back in input order."""
+        batch = BatchResults(self._check(tasks, completions))
+        self._enqueue(verifier, tasks, completions, timeout_s, max_completion_chars, None, batch)
+        try:
+            batch.done.wait()
+        except BaseException:  # interrupted: what has not started yet need not run
+            batch.cancelled = True
+            raise
+        return batch.results  # type: ignore[return-value]  # all filled in once done
+
+    async def amap(
+        self,
+        verifier: Verifier,
+        tasks: Sequence[Task],
+        completions: Sequence[str],
+        *,
+        timeout_s: float | None = None,
+        max_completion_chars: int | None = None,
+    ) -> list[Verdict]:
+        """``map`` for asyncio code: awaits without blocking the event loop."""
+        size = self._check(tasks, completions)
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[list[Verdict]] = loop.create_future()
+
+        def deliver(results: list[Verdict]) -> None:
+            if not waiter.done():
+                waiter.set_result(results)
+
+        def on_done(results: list[Verdict]) -> None:  # on a slot thread (or here, for no pairs)
+            try:
+                loop.call_soon_threadsafe(deliver, results)
+            except RuntimeError:  # the loop closed meanwhile: nobody is waiting
+                pass
+
+        batch = BatchResults(size, on_done)
+        self._enqueue(verifier, tasks, completions, timeout_s, max_completion_chars, None, batch)
+        try:
+            return await waiter
+        except asyncio.CancelledError:  # as cancelling the calls' futures did: drop those not started
+            batch.cancelled = True
+            raise
+
+    def _check(self, tasks: Sequence[Task], completions: Sequence[str]) -> int:
         if len(tasks) != len(completions):
             raise ValueError(f"got {len(tasks)} tasks but {len(completions)} completions")
         if self._closed:
             raise RuntimeError("the verification pool is closed")
-        # ``submit`` per pair, with what is the same for every pair worked out once.
+        return len(tasks)
+
+    def _enqueue(
+        self,
+        verifier: Verifier,
+        tasks: Sequence[Task],
+        completions: Sequence[str],
+        timeout_s: float | None,
+        max_completion_chars: int | None,
+        futures: list[Future[Verdict]] | None,
+        batch: BatchResults | None,
+    ) -> None:
+        """Queue a job per pair, its verdict for ``futures[i]`` or else for ``batch``."""
+        # What is the same for every pair, worked out once.
         max_chars = max_completion_chars or self.max_completion_chars
         key, blob = self._pickled(verifier)
         budget = self.call_budget(verifier, timeout_s)
         cheap = bool(getattr(verifier, "bounded_cheap", False))
-        futures: list[Future[Verdict]] = []
-        put, append = self._jobs.put, futures.append
-        for task, completion in zip(tasks, completions):
-            future: Future[Verdict] = Future()
-            append(future)
+        put = self._jobs.put
+        for index, (task, completion) in enumerate(zip(tasks, completions)):
+            future = None if futures is None else futures[index]
             # A string within the cap is what guard_completion lets through (checked here first:
             # the call costs as much as the rest of this loop).
             if type(completion) is not str or len(completion) > max_chars:
                 refused = guard_completion(completion, max_chars)
                 if refused is not None:
-                    future.set_result(refused)
+                    if future is not None:
+                        future.set_result(refused)
+                    else:
+                        batch.put(index, refused)  # type: ignore[union-attr]
                     continue
-            put(_Job(key, blob, task, completion, budget, max_chars, future, None, cheap))
-        return futures
+            put(_Job(key, blob, task, completion, budget, max_chars, future, None, cheap, batch, index))
 
     def preload(self, verifier: Verifier, timeout_s: float = _STARTUP_TIMEOUT_S) -> None:
         """Start every worker and load ``verifier`` in each, before any work is queued.
@@ -287,11 +315,7 @@ class VerificationPool(PoolVerbs):
                         self._jobs.put(more)  # for another slot, or this one once its batch is done
                         break
                     batch.append(more)
-                runnable = []
-                for job in batch:
-                    if job.started or job.future.set_running_or_notify_cancel():
-                        job.started = True
-                        runnable.append(job)
+                runnable = [job for job in batch if job.start()]
                 if runnable:
                     worker = self._run_batch(worker, runnable)
                     if worker is None:
@@ -326,7 +350,7 @@ class VerificationPool(PoolVerbs):
                     if job.key not in worker.loaded:
                         reply = worker.request(("load", job.key, job.blob), _STARTUP_TIMEOUT_S)
                         if reply[2] is not None:  # unpickling raised: deterministic, no retry helps
-                            job.future.set_result(
+                            job.resolve(
                                 Verdict.failure(
                                     Reason.VERIFIER_ERROR, details={"error": f"cannot load verifier: {reply[2]}"}
                                 )
@@ -342,7 +366,7 @@ class VerificationPool(PoolVerbs):
                 worker = None
         self.stats["crashes"] += 1
         for job in batch:
-            if job.future.done():
+            if job.resolved():
                 continue
             job.start_failures += 1
             # Not a preload job (its slot waits at the barrier for it) and not after close (no
@@ -351,7 +375,7 @@ class VerificationPool(PoolVerbs):
                 self.stats["requeued"] += 1
                 self._jobs.put(job)  # it never ran: retry it, on whichever worker is healthy
                 continue
-            job.future.set_result(
+            job.resolve(
                 Verdict.failure(
                     Reason.VERIFIER_ERROR,
                     details={"error": f"no worker could start and load the verifier: {failure!r}"},
@@ -455,8 +479,7 @@ class VerificationPool(PoolVerbs):
             if job is None or job.barrier is not None or job.key not in loaded:
                 self._jobs.put(job)  # for a slot that is free: stop, preload, or a verifier to load
                 break
-            if job.started or job.future.set_running_or_notify_cancel():
-                job.started = True
+            if job.start():
                 more.append(job)
         if not more:
             return False
@@ -538,14 +561,14 @@ class VerificationPool(PoolVerbs):
                 else:
                     verdicts = reply[2]
                     for job, verdict in zip(batch[done : done + len(verdicts)], verdicts):
-                        job.future.set_result(verdict)
+                        job.resolve(verdict)
                     done += len(verdicts)
                     mean = reply[3]
                     worker.mean_s = mean if worker.mean_s is None else 0.5 * (worker.mean_s + mean)
                     self._top_up(worker, batch, done, unread)
                     continue
             worker.kill()
-            batch[index].future.set_result(verdict)
+            batch[index].resolve(verdict)
             # Finished but not yet sent (lost with the worker), or not started: run them again.
             for rest in batch[done:index] + batch[index + 1 :]:
                 self._jobs.put(rest)

@@ -1,4 +1,4 @@
-"""A warmed parent that verification workers fork from: ``python -m rlvr_envs.zygote CTL_FD MEMORY_MB``.
+"""A warmed parent that verification workers fork from: ``python -m rlvr_envs.zygote CTL_FD MEMORY_MB POOL_PID``.
 
 Starting a worker the plain way costs an interpreter start plus the verifier's imports and
 warm-up (2-4 s for math, in every worker and after every timeout or crash). The zygote does
@@ -16,7 +16,8 @@ kills the zygote, the pool starts a new one without that verifier. Each worker c
 Protocol over a Unix socket, framed pickles, one request at a time (the parent holds a lock):
 ``("load", key, blob)`` -> ``("loaded", key, error_or_None, threaded)``; ``("fork",)`` ->
 ``("forked", pid)`` followed by the worker's socket and progress page as passed descriptors;
-``("reap", pid, wait_s)`` -> ``("reaped", pid, returncode_or_None, not_a_child)``.
+``("reap", pid, wait_s)`` -> ``("reaped", pid, returncode_or_None, not_a_child)``; ``("exit",)``: the
+pool lets the zygote go (the channel's end without it means the pool died: the workers die too).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import time
 from multiprocessing.connection import Connection
 from typing import Any
 
-from rlvr_envs._worker import Progress, limit_memory, serve
+from rlvr_envs._worker import Progress, die_with_parent, limit_memory, serve
 
 ZYGOTE_SUPPORTED = sys.platform.startswith("linux") and hasattr(os, "fork") and hasattr(socket, "send_fds")
 
@@ -66,6 +67,8 @@ def _child(ctl: socket.socket, mine: socket.socket, progress_fd: int, memory_mb:
         os.setsid()
         ctl.close()
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the zygote's handler is not this process's
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
         import random
 
         random.seed()  # forked workers must not share one random stream
@@ -77,9 +80,42 @@ def _child(ctl: socket.socket, mine: socket.socket, progress_fd: int, memory_mb:
         os._exit(code)
 
 
+def _kill_workers(children: set[int]) -> None:
+    # Each is a child not yet reaped, so its pid (and group id: it called ``setsid``) is still its own.
+    for pid in list(children):
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def _die_with_the_pool(pool_pid: int, children: set[int]) -> None:
+    """Take every worker down with this zygote when the pool's process ends, however it ends.
+
+    Two signs of that: the end of the channel without the pool's ``("exit",)`` (``main``), and
+    SIGTERM, which the kernel sends when the pool thread that started the zygote ends
+    (``die_with_parent``). That thread may end while the pool runs on (another of its threads
+    inherits the zygote): then nothing happens. Workers carry no death signal of their own: they
+    must outlive a zygote the pool replaces (it kills it with SIGKILL) or one a verifier crashed.
+    """
+
+    def on_signal(signum: int, frame: object) -> None:
+        if os.getppid() != pool_pid:
+            _kill_workers(children)
+            os._exit(1)
+
+    signal.signal(signal.SIGTERM, on_signal)
+    if not die_with_parent(pool_pid, signal.SIGTERM):
+        os._exit(1)  # the pool ended before the signal was armed
+
+
 def main() -> None:
     ctl = socket.socket(fileno=int(sys.argv[1]))
     memory_mb = int(sys.argv[2])
+    children: set[int] = set()
+    """Forked workers not reaped yet."""
+    if len(sys.argv) > 3:
+        _die_with_the_pool(int(sys.argv[3]), children)
     conn = Connection(os.dup(ctl.fileno()))
     os.dup2(2, 1)  # anything a verifier prints while loading goes to stderr
     devnull = os.open(os.devnull, os.O_RDONLY)
@@ -92,8 +128,12 @@ def main() -> None:
         try:
             message = pickle.loads(conn.recv_bytes())
         except (EOFError, OSError):
+            # Not told to exit: the pool's process ended (the socket closes with its last thread).
+            _kill_workers(children)
             return
         kind = message[0]
+        if kind == "exit":  # the pool lets this zygote go; the workers it forked serve on
+            return
         if kind == "load":
             _, key, blob = message
             try:
@@ -108,11 +148,17 @@ def main() -> None:
             # Warmed objects out of the collector's reach: a worker's collections neither walk
             # them nor write to their pages, which then stay shared with the zygote.
             gc.freeze()
-            pid = os.fork()
-            if pid == 0:
-                conn.close()
-                theirs.close()
-                _child(ctl, mine, progress.fd, memory_mb, verifiers)
+            # SIGTERM held off until the new worker is on the list of those to kill with the pool.
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+            try:
+                pid = os.fork()
+                if pid == 0:
+                    conn.close()
+                    theirs.close()
+                    _child(ctl, mine, progress.fd, memory_mb, verifiers)
+                children.add(pid)
+            finally:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
             mine.close()
             conn.send_bytes(pickle.dumps(("forked", pid)))
             socket.send_fds(ctl, [b"F"], [theirs.fileno(), progress.fd])
@@ -129,9 +175,11 @@ def main() -> None:
                     done, status = os.waitpid(pid, os.WNOHANG)
                 except ChildProcessError:  # not (or no longer) a child of this zygote
                     gone = True
+                    children.discard(pid)
                     break
                 if done:
                     code = _returncode(status)
+                    children.discard(pid)  # reaped: its pid may be anyone's from now on
                 elif time.monotonic() >= deadline:
                     break
                 else:
@@ -158,7 +206,7 @@ class Zygote:
         for name in _THREAD_POOL_VARS:  # no idle BLAS/OpenMP threads in the zygote (unless asked for)
             env.setdefault(name, "1")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "rlvr_envs.zygote", str(theirs.fileno()), str(memory_mb)],
+            [sys.executable, "-m", "rlvr_envs.zygote", str(theirs.fileno()), str(memory_mb), str(os.getpid())],
             stdin=subprocess.DEVNULL,
             pass_fds=(theirs.fileno(),),
             start_new_session=True,
@@ -212,6 +260,10 @@ class Zygote:
         return self.proc.poll() is None
 
     def close(self) -> None:
+        try:
+            self._conn.send_bytes(pickle.dumps(("exit",)))
+        except OSError:
+            pass  # already dead
         self._conn.close()
         self._sock.close()
         try:
