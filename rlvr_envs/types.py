@@ -169,6 +169,9 @@ def _size_if_within(value: Any, depth: int = 0) -> int | None:
 
     The common case (a small dict of counts, flags and short strings) is then stored as it is,
     without the copy and the ``json.dumps`` that ``bounded_details`` would otherwise spend on it.
+    A container's items of the exact types ``str``, ``None``, ``bool``, ``int`` and ``float`` are
+    sized in its own loop, without a call each (a code verdict's 50 test entries of three
+    fields each made this a quarter of the verifier's time); the sizes are those of the call.
     """
     if isinstance(value, str):
         return 6 * len(value) + 2 if len(value) <= MAX_DETAIL_STRING_CHARS else None  # \uXXXX is the longest escape
@@ -183,19 +186,44 @@ def _size_if_within(value: Any, depth: int = 0) -> int | None:
     if depth >= MAX_DETAIL_DEPTH or not isinstance(value, (dict, list, tuple)) or len(value) > MAX_DETAIL_ITEMS:
         return None
     total = 2
+    size: int | None
     if isinstance(value, dict):
         for key, item in value.items():
             if not isinstance(key, str) or len(key) > MAX_DETAIL_KEY_CHARS:
                 return None
-            size = _size_if_within(item, depth + 1)
-            if size is None:
-                return None
+            kind = type(item)
+            if kind is str:
+                if len(item) > MAX_DETAIL_STRING_CHARS:
+                    return None
+                size = 6 * len(item) + 2
+            elif item is None or kind is bool:
+                size = 5
+            elif kind is int and item.bit_length() <= 14_000:
+                size = item.bit_length() // 3 + 3
+            elif kind is float:
+                size = 24
+            else:
+                size = _size_if_within(item, depth + 1)
+                if size is None:
+                    return None
             total += 6 * len(key) + 4 + size
     else:
         for item in value:
-            size = _size_if_within(item, depth + 1)
-            if size is None:
-                return None
+            kind = type(item)
+            if kind is str:
+                if len(item) > MAX_DETAIL_STRING_CHARS:
+                    return None
+                size = 6 * len(item) + 2
+            elif item is None or kind is bool:
+                size = 5
+            elif kind is int and item.bit_length() <= 14_000:
+                size = item.bit_length() // 3 + 3
+            elif kind is float:
+                size = 24
+            else:
+                size = _size_if_within(item, depth + 1)
+                if size is None:
+                    return None
             total += size + 1
     return total
 

@@ -121,7 +121,10 @@ ASSERTS = asserts_task(["assert f(1) == 2", "assert f(2) == 4"], names=("f",))
         ("def f(x):\n    return (\n", Reason.FORMAT_ERROR),
         ("def f(x):\n    return 2 * x\nraise ValueError('at load')\n", Reason.RUNTIME_ERROR),
         ("import os\ndef f(x):\n    return 2 * x\nos._exit(0)\n", Reason.RUNTIME_ERROR),
-        ("import time\ndef f(x):\n    return 2 * x\ntime.sleep(30)\n", Reason.TIMEOUT),
+        # Waits out the sample's whole budget twice (batched, then one by one): slow.
+        pytest.param(
+            "import time\ndef f(x):\n    return 2 * x\ntime.sleep(30)\n", Reason.TIMEOUT, marks=pytest.mark.slow
+        ),
     ],
     ids=["syntax", "raises", "exits", "sleeps"],
 )

@@ -36,6 +36,7 @@ from rlvr_code._sandbox_wire import (
     recv_fds,
     send,
     trim,
+    version_tag_reader,
 )
 
 # -- end wire imports --
@@ -258,19 +259,36 @@ def _decode_in_solution(item: list, refs: dict[int, Any], namespace: dict) -> An
 
 
 _PRISTINE_BUILTINS = dict(vars(builtins))
+_BUILTINS_TAG = version_tag_reader()
+_BUILTINS_VERSION = [_BUILTINS_TAG(builtins.__dict__) if _BUILTINS_TAG is not None else None]
+_BUILTINS_VERSION.append(_BUILTINS_VERSION[0].value if _BUILTINS_VERSION[0] is not None else None)
 
 
-def _restore_builtins(current: dict = builtins.__dict__, pristine: dict = _PRISTINE_BUILTINS) -> None:
+def _restore_builtins(
+    current: dict = builtins.__dict__, pristine: dict = _PRISTINE_BUILTINS, seen: list = _BUILTINS_VERSION
+) -> None:
     """Undo whatever the solution did to the builtins module (``builtins.len = ...``).
 
     The harness shares this interpreter with the solution, and every function in it (and in
     the standard library) looks names up in that one module. Written without any builtin
     name lookup, since those are what may have been replaced.
+
+    When the module's version tag (``version_tag_reader``) is the one it had after the last
+    restore, nothing was written to it and there is nothing to undo: the usual case, in which
+    walking its 160 entries cost about 30 µs a call, and copy-on-write faults on the pages of
+    every builtin whose reference count the update touched. (A program that rewrites the dict's
+    memory with ``ctypes`` leaves the tag as it was, but could as well rewrite this function:
+    this process is the solution's in any case, and the judge trusts nothing it says.)
     """
+    tag = seen[0]
+    if tag is not None and tag.value == seen[1]:
+        return
     for key in [*current]:
         if key not in pristine:
             del current[key]
     current.update(pristine)
+    if tag is not None:
+        seen[1] = tag.value
 
 
 def serve_solution(program: str, fd: int) -> None:

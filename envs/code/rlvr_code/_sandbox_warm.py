@@ -11,7 +11,8 @@ sample, so that every sample is judged as if by a fresh fork of the zygote:
   the ``decimal`` context, the recursion limit, the int-to-string digit limit, the working
   directory and the umask;
 * compared after each sample with the state captured when the judge started: the set of loaded
-  modules, every module's namespace (by identity: one dictionary comparison per module),
+  modules, every module's namespace (by identity: a dictionary comparison per module, skipped
+  for a namespace not written to since, which its version tag tells: ``_sandbox_wire.version_tag_reader``),
   builtins, the environment, ``sys.path`` and import hooks, tracing and profiling hooks, the
   collector's settings, signal handlers and interval timers, open descriptors, threads, child
   processes and the resident memory. On any difference the judge exits after reporting the
@@ -27,6 +28,8 @@ from __future__ import annotations
 
 import os
 import sys
+
+from rlvr_code._sandbox_wire import version_tag_reader
 
 # -- end wire imports --
 
@@ -45,14 +48,16 @@ class CleanState:
         import gc
         import signal
 
+        self.tag = version_tag_reader()
+        # name -> [module, its namespace's copy, the namespace's version tag, the tag's value]
         self.modules = {
-            name: (module, dict(vars(module)))
+            name: self._record(module)
             for name, module in list(sys.modules.items())
             if module is not None and hasattr(module, "__dict__")
         }
         self.module_names = set(sys.modules)
-        self.builtins = dict(vars(builtins))
-        self.environ = dict(os.environ)
+        self.builtins = self._record(builtins)
+        self.environ = self._environ()
         self.path = (list(sys.path), list(sys.meta_path), list(sys.path_hooks), dict(sys.path_importer_cache))
         self.recursion_limit = sys.getrecursionlimit()
         self.digits = sys.get_int_max_str_digits()
@@ -65,12 +70,48 @@ class CleanState:
         self.fds = self._fds()
         self.resident = self._resident()
 
+    def _record(self, module: object) -> list:
+        namespace = vars(module)
+        # Only a real dict has the tag (an object in ``sys.modules`` may be a class, whose
+        # ``vars`` is a mapping proxy): anything else is compared in full every time.
+        tag = self.tag(namespace) if self.tag is not None and type(namespace) is dict else None
+        return [module, dict(namespace), tag, tag.value if tag is not None else None]
+
+    @staticmethod
+    def _unchanged(record: list) -> bool:
+        """Whether a module's namespace holds what it held at start (the same objects)."""
+        tag = record[2]
+        if tag is not None and tag.value == record[3]:
+            return True  # not written to since: no need to compare thousands of entries
+        if vars(record[0]) != record[1]:
+            return False
+        # Written to, yet back as it was (an attribute set and restored): the same verdict as
+        # before; the new tag saves the comparison next time.
+        if tag is not None:
+            record[3] = tag.value
+        return True
+
+    @staticmethod
+    def _environ() -> object:
+        # ``os.environ`` is a view of this dict of bytes (decoded on each access): comparing it
+        # directly is the same comparison as of ``dict(os.environ)``, without decoding it all.
+        data = getattr(os.environ, "_data", None)
+        return dict(data) if type(data) is dict else dict(os.environ)
+
     @staticmethod
     def _signals(signal) -> list:
+        # ``_signal``'s functions are what ``signal``'s return before wrapping each value in an
+        # enum (the wrapping was most of the clean-state check's time); equal values either way.
+        try:
+            import _signal
+
+            getsignal, valid = _signal.getsignal, _signal.valid_signals
+        except (ImportError, AttributeError):
+            getsignal, valid = signal.getsignal, signal.valid_signals
         handlers = []
-        for number in sorted(signal.valid_signals()):
+        for number in sorted(valid()):
             try:
-                handlers.append(signal.getsignal(number))
+                handlers.append(getsignal(number))
             except (OSError, ValueError):
                 handlers.append(None)
         return handlers
@@ -107,12 +148,16 @@ class CleanState:
 
         if set(sys.modules) != self.module_names:
             return "modules loaded"
-        for name, (module, namespace) in self.modules.items():
-            if sys.modules.get(name) is not module or vars(module) != namespace:
+        modules = sys.modules
+        for name, record in self.modules.items():
+            if modules.get(name) is not record[0]:
                 return f"module {name} changed"
-        if vars(builtins) != self.builtins:
+            tag = record[2]  # the version-tag test inline: a call per module cost more than it
+            if (tag is None or tag.value != record[3]) and not self._unchanged(record):
+                return f"module {name} changed"
+        if self.builtins[0] is not builtins or not self._unchanged(self.builtins):
             return "builtins changed"
-        if dict(os.environ) != self.environ:
+        if self._environ() != self.environ:
             return "environment changed"
         if (list(sys.path), list(sys.meta_path), list(sys.path_hooks), dict(sys.path_importer_cache)) != self.path:
             return "import paths changed"

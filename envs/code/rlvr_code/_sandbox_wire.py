@@ -186,6 +186,65 @@ def prctl(option: int, value: int) -> None:
         pass
 
 
+_VERSION_TAG_OFFSET = 24
+"""Where a dict's version tag lies in CPython 3.11 and 3.12 (64-bit): after the reference count,
+the type and ``ma_used``."""
+
+
+def version_tag_reader():
+    """A function giving a live view of a dict's PEP 509 version tag, or None where there is none
+    to trust.
+
+    CPython gives every dict a tag that takes a new, never reused value on each write to it (set,
+    replace, delete, update, clear), so a module namespace whose tag is the one it had at start
+    holds exactly what it held: one memory read instead of comparing every entry (about 6,500 of
+    them in the warm judge's clean-state check, 0.3 ms a sample; the solution's builtins after
+    each call). Only on the interpreters whose layout is known (CPython
+    3.11/3.12, 64-bit, not a debug build), and only if every kind of write moves the tag on a
+    probe module here; anywhere else, and on any doubt, the full comparison is made every time.
+    """
+    if (
+        sys.implementation.name != "cpython"
+        or sys.version_info[:2] not in ((3, 11), (3, 12))
+        or sys.maxsize != (1 << 63) - 1
+        or hasattr(sys, "gettotalrefcount")
+    ):
+        return None
+    try:
+        import ctypes
+        import types
+
+        def tag(namespace: dict):
+            return ctypes.c_uint64.from_address(id(namespace) + _VERSION_TAG_OFFSET)
+
+        probe = types.ModuleType("_rlvr_probe")
+        namespace = vars(probe)
+        if ctypes.c_ssize_t.from_address(id(namespace) + _VERSION_TAG_OFFSET - 8).value != len(namespace):
+            return None  # not the layout expected: ``ma_used`` is not where it should be
+        view = tag(namespace)
+        writes = (
+            lambda: setattr(probe, "x", []),
+            lambda: setattr(probe, "x", []),  # replaced by another object
+            lambda: delattr(probe, "x"),
+            lambda: namespace.__setitem__("y", 1),
+            lambda: namespace.update(z=2),
+            lambda: namespace.setdefault("w", 3),
+            lambda: namespace.pop("w"),
+            lambda: namespace.popitem(),
+            lambda: exec("global v\nv = 4", namespace),
+            lambda: exec("global v\ndel v", namespace),
+            namespace.clear,
+        )
+        for write in writes:
+            before = view.value
+            write()
+            if view.value == before:
+                return None
+        return tag
+    except Exception:
+        return None
+
+
 # -- plain-value encoding ------------------------------------------------------------------------
 # Tags: N None, B bool, I int, F float, C complex, S str, Y bytes, L list, T tuple, E set,
 # Z frozenset, D dict, R reference to an object that stays in the solution process, M module.
