@@ -196,3 +196,40 @@ def test_labels_are_parsed_once_but_bare_answers_and_bad_labels_every_time(arith
     for label in labels * 3:
         assert openrlhf_rows(scoring, {"query": ["x"], "labels": [label]})[0][0][1] in tasks
     assert len(scoring.labels._items) == 2 and sum(map(len, scoring.labels._items)) <= 700
+
+
+@pytest.fixture(scope="module")
+def cheap():
+    """An env whose verifier is bounded_cheap, under the default isolation ("auto"), on its own pool."""
+    env = rlvr_envs.make("rg-chain_sum", size=16)
+    assert env.isolation == "auto" and env.verifier.bounded_cheap
+    env._pool = VerificationPool(1)
+    yield env
+    env._pool.close()
+
+
+def test_rows_an_auto_env_keeps_in_process_never_reach_the_pool_and_keep_their_verdicts(cheap, arith):
+    router = EnvRouter([cheap, arith])
+    batcher = Batcher(router)
+    requests = [_rows(cheap, seed, 4) for seed in range(1, 9)]
+    mixed_rows, mixed_want = _rows(arith, 6, 3)
+    mixed_rows = mixed_rows + requests[0][0]  # one request with rows of both envs
+    mixed_want = mixed_want + requests[0][1]
+    before = dict(cheap.pool.stats)
+
+    async def go():
+        return await asyncio.gather(
+            *(batcher.averify(rows) for rows, _ in requests), batcher.averify(mixed_rows), router.averify(mixed_rows)
+        )
+
+    *results, mixed, via_router = asyncio.run(go())
+    for (_, want), verdicts in zip(requests, results):
+        assert [v.reward for v in verdicts] == want
+    assert [v.reward for v in mixed] == mixed_want and [v.reward for v in via_router] == mixed_want
+    assert [v.reward for v in router.verify(mixed_rows)] == mixed_want
+    assert cheap.pool.stats == before and not cheap.pool.worker_pids()  # the cheap env's pool never started
+    # Over its cap the same env's rows do go to its pool.
+    task = requests[0][0][0][1]
+    long = "x" * (cheap.verifier.inline_cap(task) + 1)
+    assert asyncio.run(batcher.averify([(cheap.env_id, task, long)]))[0].reward == 0.0
+    assert cheap.pool.worker_pids()

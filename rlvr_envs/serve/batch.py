@@ -26,6 +26,7 @@ from rlvr_envs.types import Reason, Verdict
 if TYPE_CHECKING:
     from rlvr_envs.adapters.routing import EnvRouter
     from rlvr_envs.adapters.rows import Scorer
+    from rlvr_envs.env import Env
 
 
 class _Request:
@@ -75,19 +76,29 @@ class Batcher:
 
     # -- on the event loop ---------------------------------------------------------------------------
     def _flush(self) -> None:
-        """Send every held row: inline scorers verify here (as the router does), the rest in one batch each."""
+        """Send every held row: inline scorers verify here (as the router does), rows an ``"auto"``
+        env keeps in process go to a thread (one call per env), the rest to the pool in one batch each."""
         held, self._held = self._held, []
         groups: dict[int, tuple[Scorer, list[tuple[_Request, int, Any, str]]]] = {}
+        local: dict[int, tuple[Env, list[tuple[_Request, int, Any, str]]]] = {}
         for request, index, scorer, task, completion in held:
             if request.waiter.done():  # failed already (an error in another group of its rows)
                 continue
-            if scorer.isolation == "inline" and scorer.env is not None:
+            env = scorer.env
+            if scorer.isolation == "inline" and env is not None:
                 try:
-                    verdict = scorer.env.verify(task, completion)
+                    verdict = env.verify(task, completion)
                 except Exception as exc:  # the request gets it, the loop must not
                     self._fail(request, exc)
                 else:
                     self._set(request, index, verdict)
+                continue
+            if scorer.isolation == "auto" and env is not None and env.inline_plan([task], [completion]):
+                # A bounded-cheap verifier within its cap: verified in this process, off the loop.
+                here = local.get(id(env))
+                if here is None:
+                    here = local[id(env)] = (env, [])
+                here[1].append((request, index, task, completion))
                 continue
             group = groups.get(id(scorer))
             if group is None:
@@ -112,6 +123,27 @@ class Batcher:
                     self._set(request, index, future.result())
                 else:
                     future.add_done_callback(self._callback(request, index))
+
+        loop = self._loop
+        for env, items in local.values():  # after the pool's share is queued: both run at once
+            if loop is None:
+                break
+            work = loop.run_in_executor(None, env.verify_batch, [i[2] for i in items], [i[3] for i in items])
+            work.add_done_callback(self._local_done(items))
+
+    def _local_done(self, items: list[tuple[_Request, int, Any, str]]) -> Any:
+        def done(work: asyncio.Future[list[Verdict]]) -> None:  # on the loop
+            if work.cancelled():
+                return
+            error = work.exception()
+            if error is not None:  # verify_batch turns verifier errors into verdicts; be safe
+                for request, *_ in items:
+                    self._fail(request, error)
+                return
+            for (request, index, _task, _completion), verdict in zip(items, work.result()):
+                self._set(request, index, verdict)
+
+        return done
 
     def _set(self, request: _Request, index: int, verdict: Verdict) -> None:
         if request.waiter.done():
