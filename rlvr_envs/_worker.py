@@ -30,6 +30,7 @@ import signal
 import struct
 import sys
 import time
+from collections.abc import Iterable
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -234,7 +235,7 @@ def _verdict(
     extracted: str | None,
     details: Any,
     elapsed_s: float,
-    fields_set: tuple[str, ...],
+    fields_set: Iterable[str],
 ) -> Any:
     member = _REASONS.get(reason)
     if member is None:
@@ -257,15 +258,21 @@ def _verdict(
     return verdict
 
 
+def _is_plain_verdict(verdict: Any) -> bool:
+    """A Verdict the compact forms can carry: exactly the class, its six fields, a validated reason."""
+    return (
+        type(verdict) is Verdict
+        and verdict.__pydantic_extra__ is None
+        and verdict.__pydantic_private__ is None
+        and len(verdict.__dict__) == 6
+        and type(verdict.__dict__.get("reason")) is Reason  # not built unvalidated (``model_construct``)
+    )
+
+
 def _reduce_verdict(verdict: Any) -> tuple[Any, ...]:
-    state = verdict.__dict__
-    if (
-        verdict.__pydantic_extra__ is not None
-        or verdict.__pydantic_private__ is not None
-        or len(state) != 6
-        or type(state.get("reason")) is not Reason  # built unvalidated (``model_construct``)
-    ):
+    if not _is_plain_verdict(verdict):
         return _reduce_model(verdict)
+    state = verdict.__dict__
     return _verdict, (
         state["reward"],
         state["passed"],
@@ -303,15 +310,9 @@ def _reduce_timed(chunk: TimedVerdicts) -> tuple[Any, ...]:
     flat: list[Any] = []
     add = flat.extend
     for verdict, elapsed in zip(chunk.verdicts, chunk.times):
-        state = verdict.__dict__
-        fields = verdict.__pydantic_fields_set__
-        if (
-            type(verdict) is Verdict
-            and verdict.__pydantic_extra__ is None
-            and verdict.__pydantic_private__ is None
-            and len(state) == 6
-            and type(state.get("reason")) is Reason
-        ):
+        if _is_plain_verdict(verdict):
+            state = verdict.__dict__
+            fields = verdict.__pydantic_fields_set__
             # None: every field set (what ``Verdict.timed`` leaves for verdicts built the usual ways).
             fields_set = None if _FIVE <= fields <= _SIX else tuple(fields | {"elapsed_s"})
             reason = state["reason"]._value_
@@ -323,31 +324,15 @@ def _reduce_timed(chunk: TimedVerdicts) -> tuple[Any, ...]:
 
 def _timed(flat: list[Any]) -> list[Any]:
     out: list[Any] = []
-    append, reasons, six = out.append, _REASONS, _SIX
+    append, build, six = out.append, _verdict, _SIX
     values = iter(flat)
     for reward, passed, reason, extracted, details, elapsed, fields_set in zip(*(values,) * 7):
         if reason is None:
-            append(details)
-            continue
-        member = reasons.get(reason)
-        if member is None:
-            member = reasons[reason] = Reason(reason)
-        verdict = _new(Verdict)
-        _set_dict(
-            verdict,
-            {
-                "reward": reward,
-                "passed": passed,
-                "reason": member,
-                "extracted": extracted,
-                "details": details,
-                "elapsed_s": elapsed,
-            },
-        )
-        _set_fields(verdict, set(six if fields_set is None else fields_set))
-        _set_extra(verdict, None)
-        _set_private(verdict, None)
-        append(verdict)
+            append(details)  # a verdict sent whole, in the general form
+        else:
+            append(
+                build(reward, passed, reason, extracted, details, elapsed, six if fields_set is None else fields_set)
+            )
     return out
 
 
