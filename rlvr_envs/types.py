@@ -186,45 +186,31 @@ def _size_if_within(value: Any, depth: int = 0) -> int | None:
     if depth >= MAX_DETAIL_DEPTH or not isinstance(value, (dict, list, tuple)) or len(value) > MAX_DETAIL_ITEMS:
         return None
     total = 2
-    size: int | None
+    items: Any = value
     if isinstance(value, dict):
-        for key, item in value.items():
+        for key in value:
             if not isinstance(key, str) or len(key) > MAX_DETAIL_KEY_CHARS:
                 return None
-            kind = type(item)
-            if kind is str:
-                if len(item) > MAX_DETAIL_STRING_CHARS:
-                    return None
-                size = 6 * len(item) + 2
-            elif item is None or kind is bool:
-                size = 5
-            elif kind is int and item.bit_length() <= 14_000:
-                size = item.bit_length() // 3 + 3
-            elif kind is float:
-                size = 24
-            else:
-                size = _size_if_within(item, depth + 1)
-                if size is None:
-                    return None
-            total += 6 * len(key) + 4 + size
-    else:
-        for item in value:
-            kind = type(item)
-            if kind is str:
-                if len(item) > MAX_DETAIL_STRING_CHARS:
-                    return None
-                size = 6 * len(item) + 2
-            elif item is None or kind is bool:
-                size = 5
-            elif kind is int and item.bit_length() <= 14_000:
-                size = item.bit_length() // 3 + 3
-            elif kind is float:
-                size = 24
-            else:
-                size = _size_if_within(item, depth + 1)
-                if size is None:
-                    return None
-            total += size + 1
+            total += 6 * len(key) + 3  # quoted, escaped key and ": "; the item's comma comes below
+        items = value.values()
+    size: int | None
+    for item in items:
+        kind = type(item)
+        if kind is str:
+            if len(item) > MAX_DETAIL_STRING_CHARS:
+                return None
+            size = 6 * len(item) + 2
+        elif item is None or kind is bool:
+            size = 5
+        elif kind is int and item.bit_length() <= 14_000:
+            size = item.bit_length() // 3 + 3
+        elif kind is float:
+            size = 24
+        else:
+            size = _size_if_within(item, depth + 1)
+            if size is None:
+                return None
+        total += size + 1
     return total
 
 
