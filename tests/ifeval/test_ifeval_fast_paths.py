@@ -367,7 +367,7 @@ def test_whitespace_pattern_is_str_isspace_on_every_code_point() -> None:
 
 
 def test_bullet_line_prefilter_finds_the_lines_the_walk_counts() -> None:
-    from rlvr_ifeval.checkers_ifbench import _BULLET_LINE
+    from rlvr_ifeval.checkers_ifbench_more import _BULLET_LINE
 
     for sample in _checker_samples():
         lines = sum(1 for line in sample.split("\n") if line.strip().startswith("*"))

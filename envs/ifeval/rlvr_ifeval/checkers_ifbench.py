@@ -8,7 +8,6 @@ scores depend on it; the family README lists these cases.
 from __future__ import annotations
 
 import itertools
-import math
 import operator
 import re
 import string
@@ -100,8 +99,6 @@ _PRIMES = frozenset((2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53,
 _BRACKETS = re.compile(r"[()\[\]{}]")
 _QUOTES = re.compile("[\"']")
 _JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
-# A line (split at "\n") whose first non-whitespace character is "*": ``line.strip().startswith("*")``.
-_BULLET_LINE = re.compile(r"^[^\S\n]*\*", re.MULTILINE)
 
 
 @register("count:word_count_range")
@@ -543,98 +540,3 @@ class NoConsecutiveFirstLetter(Checker):
     def check(self, response: str) -> bool:
         words = drop_punctuation(response.lower()).split()
         return all(a[0] != b[0] for a, b in itertools.pairwise(words))
-
-
-@register("format:line_indent")
-class IndentStairs(Checker):
-    def check(self, response: str) -> bool:
-        # The walk below removes at most every other line, so at least half the lines remain; the
-        # k-th remaining line needs an indent (and a length) of at least k for the indents to
-        # rise, so m remaining lines need m(m-1)/2 characters. A response with more lines than
-        # that allows fails without the walk, whose list.remove calls are quadratic in the lines.
-        lines_total = response.count("\n") + 1
-        most_remaining = (1 + math.isqrt(1 + 8 * len(response))) // 2 + 1
-        if lines_total // 2 > most_remaining:
-            return False
-        lines = response.split("\n")
-        # The reference drops blank lines while iterating over the same list, which skips the
-        # line after each removed one; the same walk is reproduced here.
-        i = 0
-        while i < len(lines):
-            if not lines[i].strip():
-                lines.remove(lines[i])
-            i += 1
-        indents = [len(line) - len(line.lstrip(" ")) for line in lines]
-        return all(b > a for a, b in itertools.pairwise(indents))
-
-
-@register("format:quote_unquote")
-class QuoteThenExplanation(Checker):
-    _strip_chars = string.digits + PUNCT.replace('"', "")
-
-    def check(self, response: str) -> bool:
-        compact = "".join(response.replace("'\"'", "").split())
-        if '""' in compact:
-            return False
-        stripped = compact.strip(self._strip_chars)
-        return not (stripped and stripped[-1] == '"')
-
-
-@register("format:list")
-class CustomBullets(Checker):
-    params = (Param("sep", "str"),)
-
-    def setup(self, sep: str, **_: Any) -> None:
-        if not sep:
-            raise InstructionError(f"{self.instruction_id}: 'sep' must not be empty")
-
-    def check(self, response: str) -> bool:
-        return response.count(self.kwargs["sep"]) >= 2
-
-
-@register("format:thesis")
-class ItalicThesis(Checker):
-    def check(self, response: str) -> bool:
-        index = response.find("<i>")
-        if index == -1:
-            index = response.find("<em>")
-            if index == -1:
-                return False
-        rest = response[index:]
-        end = rest.find("</i>")
-        if end == -1:
-            end = rest.find("</em>")
-            if end == -1:
-                return False
-        # Offsets as in the reference (3 and 4 characters, whichever tag was used).
-        return rest[3:end].strip() != "" and rest[end + 4 :].strip() != ""
-
-
-@register("format:sub-bullets")
-class SubBullets(Checker):
-    def check(self, response: str) -> bool:
-        return all("-" in part for part in response.split("*")[1:])
-
-
-@register("format:no_bullets_bullets")
-class SentencesThenBullets(Checker):
-    def check(self, response: str) -> bool:
-        # Two bullet lines are needed for True: without them nothing need be split.
-        if len(list(itertools.islice(_BULLET_LINE.finditer(response), 2))) < 2:
-            return False
-        in_prose: object = True
-        sentences = bullets = 0
-        for line in response.split("\n"):
-            if line.strip().startswith("*"):
-                in_prose = False
-                if sentences < 2:
-                    return False
-                bullets += 1
-            elif in_prose:
-                # As in the reference, a blank prose line ends the prose part (its split is empty).
-                found = text.split_sentences_rules(line.strip())
-                in_prose = bool(found)
-                sentences += len(found)
-            else:
-                return False
-        return bullets >= 2

@@ -22,6 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 # The rule-based splitter lives in its own module; checkers reach it as ``text.*``.
+from rlvr_ifeval.text_case import has_uppercase, may_have_lowercase  # noqa: F401 -- re-exported
 from rlvr_ifeval.text_rules import (  # noqa: F401 -- re-exported
     _rule_marked,
     _rule_sentences,
@@ -561,70 +562,29 @@ def iter_word_tokens(text: str) -> Iterator[str]:
         yield from _iter_sentence_tokens(text[a:b])
 
 
-@lru_cache(maxsize=1)
-def _uncased_uppercase() -> re.Pattern[str]:
-    """Uppercase letters that ``str.lower`` leaves alone (letterlike symbols such as "ℝ"), as a
-    class of ranges around them (a superset, which only means a sentence is tokenized): a class
-    of the single characters made the search 30x slower on CJK text."""
-    import sys
-
-    ranges: list[list[int]] = []
-    for c in range(sys.maxunicode + 1):
-        if chr(c).isupper() and chr(c).lower() == chr(c):
-            if ranges and c - ranges[-1][1] <= 64:
-                ranges[-1][1] = c
-            else:
-                ranges.append([c, c])
-    return re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges) + "]")
-
-
-@lru_cache(maxsize=1)
-def _uncased_lowercase() -> re.Pattern[str]:
-    """Lowercase letters that ``str.upper`` leaves alone ("ĸ", "ª", IPA letters), as a class of
-    ranges around them (a superset, which only means a text is tokenized)."""
-    import sys
-
-    ranges: list[list[int]] = []
-    for c in range(sys.maxunicode + 1):
-        if chr(c).islower() and chr(c).upper() == chr(c):
-            if ranges and c - ranges[-1][1] <= 64:
-                ranges[-1][1] = c
-            else:
-                ranges.append([c, c])
-    return re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges) + "]")
-
-
-def may_have_lowercase(value: str) -> bool:
-    """False only when no character of ``value`` is lowercase (``str.islower`` of it is False)."""
-    if value.isascii():
-        return value != value.upper()
-    return value != value.upper() or _uncased_lowercase().search(value) is not None
-
-
-def has_uppercase(value: str) -> bool:
-    """Whether ``value`` has a character for which ``str.isupper`` holds (or a titlecase one)."""
-    if value.isascii():
-        return value != value.lower()
-    return value != value.lower() or _uncased_uppercase().search(value) is not None
+def _count_tokens(text: str, keep: Any, token_counts: Any, stop_at: int) -> int:
+    """How many of ``word_tokenize(text)``'s tokens ``token_counts`` accepts, counting no further
+    than ``stop_at``; sentences ``keep`` rejects cannot hold such a token and are not tokenized."""
+    found = 0
+    if not keep(text):  # nor can any of its sentences
+        return found
+    for a, b in iter_sentence_spans(text):
+        sentence = text[a:b]
+        if not keep(sentence):
+            continue
+        for token in _iter_sentence_tokens(sentence):
+            if token_counts(token):
+                found += 1
+                if found >= stop_at:
+                    return found
+    return found
 
 
 def count_upper_tokens(text: str, stop_at: int) -> int:
     """How many of ``word_tokenize(text)``'s tokens are uppercase, counting no further than
     ``stop_at``. Tokenizing only splits and requotes (it changes no letter), so a sentence without
-    an uppercase character has no uppercase token and is not tokenized."""
-    found = 0
-    if not has_uppercase(text):  # nor has any sentence: nothing to split (a megabyte of " .")
-        return found
-    for a, b in iter_sentence_spans(text):
-        sentence = text[a:b]
-        if not has_uppercase(sentence):
-            continue
-        for token in _iter_sentence_tokens(sentence):
-            if token.isupper():
-                found += 1
-                if found >= stop_at:
-                    return found
-    return found
+    an uppercase character has no uppercase token and is not tokenized (a megabyte of " .")."""
+    return _count_tokens(text, has_uppercase, str.isupper, stop_at)
 
 
 _ASCII_LETTER = re.compile(r"[A-Za-z]")
@@ -633,16 +593,6 @@ _ASCII_LETTER = re.compile(r"[A-Za-z]")
 def count_tokens_in(text: str, vocabulary: frozenset[str], stop_at: int) -> int:
     """How many of ``word_tokenize(text)``'s tokens are in ``vocabulary`` (ASCII words), counting
     no further than ``stop_at``; a sentence without an ASCII letter has none and is skipped."""
-    found = 0
-    if found >= stop_at or _ASCII_LETTER.search(text) is None:  # no sentence has a letter
-        return found
-    for a, b in iter_sentence_spans(text):
-        sentence = text[a:b]
-        if _ASCII_LETTER.search(sentence) is None:
-            continue
-        for token in _iter_sentence_tokens(sentence):
-            if token in vocabulary:
-                found += 1
-                if found >= stop_at:
-                    return found
-    return found
+    if stop_at <= 0:
+        return 0
+    return _count_tokens(text, _ASCII_LETTER.search, vocabulary.__contains__, stop_at)
