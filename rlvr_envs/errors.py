@@ -4,20 +4,22 @@ Errors about *data* (a file, a row, a Hub download) are raised when an env is ma
 are loaded, never while verifying model output: verification returns a ``Verdict`` instead.
 Each class also derives from the built-in a caller would naturally catch (``KeyError`` for an
 unknown id, ``ValueError`` for a bad row, ``ImportError`` for a plugin that does not import), so
-code written against the built-ins keeps working.
+code written against the built-ins keeps working. The other modules' public exceptions (the
+server's ``BadRequest``, the samplers' ``SamplerError``, each family's own) derive from
+``RlvrEnvsError`` too: ``except RlvrEnvsError`` catches everything the hub raises on purpose
+(``tests/test_core_errors.py`` checks every class in every package).
 
 ```
 RlvrEnvsError
 ├── DataError (ValueError)                    a data row is unusable
 ├── DataUnavailableError (RuntimeError)       the data cannot be had (offline, missing file)
+│   └── DataRequiredError                     an id for the user's own data made without data=
 ├── RegistryError
 │   ├── UnknownEnvError (KeyError)            no environment has this name
 │   │   └── UnknownVersionError               the name exists, not at this version
 │   ├── PluginLoadError (ImportError)         a plugin or an entry point did not load
 │   └── RegistrationError (ValueError)        a malformed or conflicting registration
-├── ConfigurationError (ValueError)           an option an env does not accept (bad level, band...)
-└── DataRequiredError                         an id for the user's own data made without data=
-    (ConfigurationError, DataUnavailableError, TypeError: what each family raised before)
+└── ConfigurationError (ValueError)           an option an env does not accept (bad level, band...)
 ```
 """
 
@@ -59,13 +61,13 @@ class ConfigurationError(RlvrEnvsError, ValueError):
     """An option the environment (or a filter, a curriculum) does not accept."""
 
 
-class DataRequiredError(ConfigurationError, DataUnavailableError, TypeError):
+class DataRequiredError(DataUnavailableError):
     """An env id for the user's own data (``math-v0``, ``code-python-v0``, ``lean-v0``, ``judge-v0``,
     ``ifeval-data-v0``) was made without ``data=``.
 
-    One class for every family. It also derives from the classes the families raised before it
-    existed (``ConfigurationError``/``ValueError``, ``DataUnavailableError``/``RuntimeError`` and
-    ``TypeError``), so an ``except`` written against any of them still catches it.
+    One class for every family, a kind of ``DataUnavailableError``: the env has no data to pose
+    tasks from, and the message names the option (``data=``) that gives it some, as for a preset
+    whose download is not available.
     """
 
 

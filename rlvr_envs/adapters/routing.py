@@ -17,6 +17,7 @@ from rlvr_envs.adapters.rows import (
     spec_from_value,
     state_json,
 )
+from rlvr_envs.errors import RlvrEnvsError
 from rlvr_envs.types import Task, Verdict
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ Row = tuple[Any, ...]
 """``(env_id, task, completion)`` or ``(env_id, task, completion, verifier_spec)``."""
 
 
-class RoutingError(ValueError):
+class RoutingError(RlvrEnvsError, ValueError):
     """A row names an env this router cannot verify (a data or configuration mistake)."""
 
 

@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
+from rlvr_envs.errors import RlvrEnvsError
 from rlvr_envs.types import Task
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ SPEC_VERSION = 1
 _MAX_DEPTH = 32
 
 
-class SpecError(ValueError):
+class SpecError(RlvrEnvsError, ValueError):
     """A verifier spec that cannot be written or read back (the row then needs its env made)."""
 
 

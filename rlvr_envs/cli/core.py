@@ -8,12 +8,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rlvr_envs.errors import RlvrEnvsError
+
 if TYPE_CHECKING:
     from rlvr_envs.env import Env
     from rlvr_envs.types import Task
 
 
-class InputFileError(ValueError):
+class InputFileError(RlvrEnvsError, ValueError):
     """A malformed row in a user's input file; the message names the line."""
 
 

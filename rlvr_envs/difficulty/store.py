@@ -138,7 +138,7 @@ def _runs(indices: Sequence[int]) -> list[tuple[int, int]]:
     return runs
 
 
-class AmbiguousSamplerError(ValueError):
+class AmbiguousSamplerError(RlvrEnvsError, ValueError):
     """The store holds results of several samplers and none was named."""
 
 

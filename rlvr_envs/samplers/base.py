@@ -15,12 +15,14 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from rlvr_envs.errors import RlvrEnvsError
+
 Message = dict[str, str]
 Prompt = str | Sequence[Message]
 """A plain text prompt, or a chat conversation (``[{"role": ..., "content": ...}, ...]``)."""
 
 
-class SamplerError(RuntimeError):
+class SamplerError(RlvrEnvsError, RuntimeError):
     """A sampler could not produce completions (backend missing, server unreachable, ...)."""
 
 

@@ -29,6 +29,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from rlvr_envs.errors import RlvrEnvsError
 from rlvr_envs.serve.asgi import DEFAULT_BODY_TIMEOUT_S, DEFAULT_MAX_BODY_BYTES, create_app
 from rlvr_envs.serve.batch import Batcher
 from rlvr_envs.serve.protocol import BadRequest, Scoring, SpecialTokens, TaskPolicy
@@ -62,7 +63,7 @@ def _raw_reply(status: str, message: str) -> bytes:
     ).encode() + body
 
 
-class ServerConfigError(ValueError):
+class ServerConfigError(RlvrEnvsError, ValueError):
     """The server cannot start as configured (for instance a public bind without a token)."""
 
 

@@ -17,7 +17,7 @@ import types
 import pytest
 
 import rlvr_envs
-from rlvr_envs.errors import ConfigurationError, DataError, DataUnavailableError
+from rlvr_envs.errors import ConfigurationError, DataError, DataRequiredError, DataUnavailableError
 from tests.helpers.data import shared_path
 
 HUMANEVAL = {
@@ -279,7 +279,7 @@ def test_datasets_objects_and_dataset_dict_splits():
 
 
 def test_code_python_without_data_or_with_a_missing_file_fails_at_make(tmp_path):
-    with pytest.raises(ConfigurationError, match=r"code-python needs your tasks: pass data="):
+    with pytest.raises(DataRequiredError, match=r"code-python needs your tasks: pass data="):
         rlvr_envs.make("code-python")
     with pytest.raises(DataUnavailableError, match="no such data file"):
         rlvr_envs.make("code-python", data=str(tmp_path / "nope.jsonl"))

@@ -13,7 +13,7 @@ import pytest
 
 import rlvr_envs
 from rlvr_envs import Reason
-from rlvr_envs.errors import DataError, DataUnavailableError
+from rlvr_envs.errors import DataError, DataRequiredError, DataUnavailableError
 from rlvr_envs.testing import check_env
 from rlvr_lean.cli import add_parsers
 from rlvr_lean.envs import minif2f_label
@@ -80,7 +80,7 @@ def test_user_data_rows_must_have_statement_and_header():
         rlvr_envs.make("lean", data=[{"header": "", "statement": "def x := 1"}])
     with pytest.raises(DataError, match="header"):
         rlvr_envs.make("lean-minif2f", data=[{"name": "x", "split": "test", "formal_statement": "theorem x : True :="}])
-    with pytest.raises(TypeError, match="data="):
+    with pytest.raises(DataRequiredError, match="data="):
         rlvr_envs.make("lean")
     env = rlvr_envs.make("lean", data=[{"statement": "theorem a : True :="}], default_header="import Mathlib\n")
     assert env.tasks[0].answer["header"] == "import Mathlib\n"

@@ -11,7 +11,7 @@ import pytest
 
 import rlvr_envs
 import rlvr_envs.data
-from rlvr_envs.errors import DataError
+from rlvr_envs.errors import DataError, DataRequiredError
 from rlvr_math.data import DataUnavailableError
 from tests.helpers.data import read_jsonl, shared_path
 
@@ -163,7 +163,7 @@ def test_custom_data_from_a_datasets_dataset():
 
 
 def test_custom_data_errors_name_the_fix():
-    with pytest.raises(TypeError, match="data="):
+    with pytest.raises(DataRequiredError, match="data="):
         rlvr_envs.make("math")
     with pytest.raises(DataError, match="problem_key"):
         rlvr_envs.make("math", data=ROWS)  # the default column names are problem/answer

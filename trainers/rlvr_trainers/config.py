@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rlvr_envs.errors import RlvrEnvsError
 
-class ConfigError(ValueError):
+
+class ConfigError(RlvrEnvsError, ValueError):
     """A training configuration that cannot run, with the field and the fix in the message."""
 
 

@@ -16,6 +16,8 @@ import time
 import warnings
 from typing import Any
 
+from rlvr_envs.errors import RlvrEnvsError
+
 # Minor versions whose overridden methods were read against this subclass: 1.6.0, 1.10.0,
 # 1.14.0, 1.15.0 and 1.16.0 were compared (same signatures, `_generate`'s second item is the
 # completion ids, the same output keys for text batches, None -> NaN -> advantage 0); the tests
@@ -24,7 +26,7 @@ SUPPORTED_TRL = ((1, 6), (1, 16))
 ALLOW_ENV = "RLVR_TRAINERS_ALLOW_ANY_TRL"
 
 
-class TRLVersionError(RuntimeError):
+class TRLVersionError(RlvrEnvsError, RuntimeError):
     """The installed TRL is outside the minor versions this trainer's subclass was checked against."""
 
 

@@ -27,6 +27,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from rlvr_envs.errors import RlvrEnvsError
+
 SYSTEM_PYTHON = "/usr/bin/python3"
 _HEADER = struct.Struct(">I")
 _READY_TIMEOUT_S = 30.0
@@ -37,7 +39,7 @@ _BWRAP_HINT = (
 )
 
 
-class SandboxError(RuntimeError):
+class SandboxError(RlvrEnvsError, RuntimeError):
     """The sandbox machinery failed (not the sample): reported as ``verifier_error``."""
 
 

@@ -21,6 +21,7 @@ import threading
 from typing import Any
 
 from rlvr_envs.env import Verifier
+from rlvr_envs.errors import RlvrEnvsError
 from rlvr_envs.types import Reason, Task, Verdict, trim_text
 
 FORMATS = ("humaneval", "asserts", "stdio")
@@ -123,7 +124,7 @@ def called_names(tests: list[str]) -> list[str]:
     return list(names)
 
 
-class TaskFormatError(ValueError):
+class TaskFormatError(RlvrEnvsError, ValueError):
     """A task's answer does not follow any of the code formats."""
 
 

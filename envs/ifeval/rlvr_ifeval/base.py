@@ -14,10 +14,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from rlvr_envs.errors import RlvrEnvsError
+
 RELATIONS = ("less than", "at least")
 
 
-class InstructionError(ValueError):
+class InstructionError(RlvrEnvsError, ValueError):
     """An unknown instruction id, or kwargs that do not fit the instruction."""
 
 

@@ -23,11 +23,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from rlvr_envs.errors import RlvrEnvsError
+
 KINDS = ("judge", "ifeval", "math", "regex", "json_schema")
 REGEX_TIMEOUT_S = 0.5
 
 
-class CriterionError(ValueError):
+class CriterionError(RlvrEnvsError, ValueError):
     """A criterion that cannot be checked as written (data problem, not the response's fault)."""
 
 

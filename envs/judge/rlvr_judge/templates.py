@@ -17,6 +17,8 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from rlvr_envs.errors import RlvrEnvsError
+
 VERDICT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -136,7 +138,7 @@ _FENCED_JSON = re.compile(r"\A```(?:json)?\s*\n?(.*?)\n?```\Z", re.DOTALL)
 _LABEL_LINE = re.compile(r"^\s*\**(VERDICT|SCORE)\**\s*[:=]\s*\**\s*([A-Za-z0-9.]+)\s*\**\s*$", re.IGNORECASE)
 
 
-class ParseError(ValueError):
+class ParseError(RlvrEnvsError, ValueError):
     """The judge's reply is not a valid judgement (the caller may ask once for a repair)."""
 
 

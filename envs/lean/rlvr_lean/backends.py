@@ -21,6 +21,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 from rlvr_envs import Reason, Verdict
+from rlvr_envs.errors import RlvrEnvsError
 from rlvr_lean.protocol import (
     CommandResponse,
     Message,
@@ -36,7 +37,7 @@ STANDARD_AXIOMS = frozenset({"propext", "Classical.choice", "Quot.sound"})
 NATIVE_AXIOMS = frozenset({"Lean.ofReduceBool", "Lean.trustCompiler"})
 
 
-class LeanUnavailable(RuntimeError):
+class LeanUnavailable(RlvrEnvsError, RuntimeError):
     """The backend cannot run Lean here; the message says what to install."""
 
 

@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rlvr_envs import Reason, Verdict
+from rlvr_envs.errors import RlvrEnvsError
 
 
-class ProtocolError(ValueError):
+class ProtocolError(RlvrEnvsError, ValueError):
     """A response that is not what the protocol allows (not JSON, wrong shapes)."""
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from rlvr_envs import Reason, Verdict
+from rlvr_envs.errors import RlvrEnvsError
 from rlvr_lean.backends import Backend, LeanUnavailable, audit_plan, judge_audit
 from rlvr_lean.protocol import CommandResponse, ProtocolError, ReplError, check_response, parse_response
 from rlvr_lean.shape import Prepared
@@ -42,11 +43,11 @@ INSTALL_HINT = (
 )
 
 
-class ReplTimeout(RuntimeError):
+class ReplTimeout(RlvrEnvsError, RuntimeError):
     """The REPL did not answer within its budget (it has been killed)."""
 
 
-class ReplCrashed(RuntimeError):
+class ReplCrashed(RlvrEnvsError, RuntimeError):
     """The REPL process exited or wrote something that is not the protocol."""
 
 

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from rlvr_envs.errors import RlvrEnvsError
 from rlvr_lean.policy import COMMAND_WORDS, DECL_KEYWORDS, MODIFIER_WORDS, RULES, LeanPolicy, Violation, scan
 from rlvr_lean.tokens import IDENT, SYMBOL, LexError, Token, line_of, tokenize, tokenize_cached
 
@@ -21,7 +22,7 @@ _OPEN = {"(": ")", "[": "]", "{": "}", "⟨": "⟩", "⦃": "⦄", "@[": "]"}
 _CLOSE = {")", "]", "}", "⟩", "⦄"}
 
 
-class TaskFormatError(ValueError):
+class TaskFormatError(RlvrEnvsError, ValueError):
     """A task's own Lean text cannot be used (no theorem, unreadable)."""
 
 

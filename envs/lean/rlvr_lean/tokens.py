@@ -20,10 +20,12 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from rlvr_envs.errors import RlvrEnvsError
+
 IDENT, NUMBER, STRING, CHAR, NAME_LIT, HASH_CMD, SYMBOL = "ident", "number", "string", "char", "name", "hash", "symbol"
 
 
-class LexError(ValueError):
+class LexError(RlvrEnvsError, ValueError):
     """The text cannot be tokenized as Lean (an unterminated comment or string)."""
 
 

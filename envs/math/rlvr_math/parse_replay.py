@@ -23,13 +23,15 @@ from __future__ import annotations
 from array import array
 from typing import Any
 
+from rlvr_envs.errors import RlvrEnvsError
+
 _MAX_SHAPES = 20_000
 # Per shape, the decisions and the alternatives chosen, interleaved: 8 bytes a choice, so the
 # cache stays within a few MB at its cap.
 _choices: dict[tuple[int, ...], array] = {}
 
 
-class ReplayMismatch(Exception):
+class ReplayMismatch(RlvrEnvsError):
     """The generated parser asked for a decision the recording does not have."""
 
 

@@ -7,8 +7,10 @@ import re
 from abc import ABC, abstractmethod
 from typing import Any
 
+from rlvr_envs.errors import RlvrEnvsError
 
-class Refused(Exception):
+
+class Refused(RlvrEnvsError):
     """The text is outside a reader's grammar, or would cost too much to read."""
 
 
