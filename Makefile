@@ -20,11 +20,12 @@ test: setup
 test-fast: setup
 	$(BIN)/python -m pytest -m "not slow and not live" -q -p no:cacheprovider $(PYTEST_ARGS)
 
-# The core's tour, then the trainers' demo: two commands, so the core never imports the trainers.
+# The core's tour, then the trainers' demo (the carry task; `make demo TASK=habit` for the habit one):
+# two commands, so the core never imports the trainers.
 demo: setup
 	$(BIN)/python -m rlvr_envs.demo
 	@if $(BIN)/python -c "import rlvr_trainers" 2>/dev/null; then \
-		echo; echo "== end-to-end training demo =="; $(BIN)/python -m rlvr_trainers.demo $(if $(SEED),--seed $(SEED)); \
+		echo; echo "== end-to-end training demo =="; $(BIN)/python -m rlvr_trainers.demo $(if $(TASK),--task $(TASK)) $(if $(SEED),--seed $(SEED)); \
 	else echo "(rlvr_trainers is not installed: skipping the training demo)"; fi
 
 # ruff and mypy over the core, every family, the trainers, bench/ and tests/ (config: pyproject.toml).

@@ -76,7 +76,11 @@ LORA_KEYS = frozenset({"r", "alpha", "dropout", "target_modules"})
 FIELD_DOCS: dict[str, str] = {
     "envs": "Env ids to train on (e.g. [math-arith-v0]); rows are routed back to their env for reward.",
     "env_weights": "Mixing weights, one per env (default: equal).",
-    "env_kwargs": "Keyword arguments for rlvr_envs.make, applied to every env (e.g. {level: 2}).",
+    "env_kwargs": (
+        "Keyword arguments for rlvr_envs.make, per env: {math-500-v0: {data: math500.jsonl}} (keyed by "
+        "the ids in envs). The flat form {level: 2} is for a single env only; an argument an env "
+        "cannot take is an error."
+    ),
     "model": "Model path or Hugging Face Hub id (loaded with transformers).",
     "prompt_format": "Prompt format (plain, r1, answer_tag); default: each env's own.",
     "conversational": "Send chat messages through the tokenizer's chat template (auto: if it has one).",
@@ -140,7 +144,10 @@ FIELD_DOCS: dict[str, str] = {
         "Envs evaluated but never trained on (e.g. [math-gsm8k-v0] while training on math-arith), "
         "eval_size tasks each, with pass@1 and pass@k per env."
     ),
-    "eval_env_kwargs": "Keyword arguments for rlvr_envs.make for the eval_envs (env_kwargs are not applied to them).",
+    "eval_env_kwargs": (
+        "Keyword arguments for rlvr_envs.make for the eval_envs, keyed by the ids in eval_envs as "
+        "env_kwargs is (env_kwargs are not applied to them)."
+    ),
     "output_dir": "Where metrics.jsonl, the plots and checkpoints go.",
     "seed": "Seed for data sampling and training.",
     "device": "auto, cpu or cuda. CPU runs in float32 without gradient checkpointing.",
@@ -317,6 +324,8 @@ class TrainerConfig:
         for name in ("env_kwargs", "eval_env_kwargs", "chat_template_kwargs"):
             if not isinstance(getattr(self, name), Mapping):
                 raise ConfigError(f"{name}: must be a mapping, got {getattr(self, name)!r}")
+        per_env_kwargs(self.envs, self.env_kwargs, "env_kwargs", "envs")
+        per_env_kwargs(self.eval_envs, self.eval_env_kwargs, "eval_env_kwargs", "eval_envs")
         if not isinstance(self.top_k, int) or isinstance(self.top_k, bool) or self.top_k < 0:
             raise ConfigError(f"top_k: must be a non-negative integer (0: off), got {self.top_k!r}")
         if self.min_p is not None and not 0 <= self.min_p <= 1:
@@ -415,6 +424,60 @@ class TrainerConfig:
         return TrainerConfig.from_dict({**self.to_dict(), **changes})
 
 
+def _id_name(env_id: str) -> str:
+    """``math-500-v0`` -> ``math-500``: a key may name an env with or without its version."""
+    name, sep, version = env_id.rpartition("-v")
+    return name if sep and version.isdigit() else env_id
+
+
+def _looks_like_env_id(key: str) -> bool:
+    name, sep, version = key.rpartition("-v")
+    return bool(sep and name and version.isdigit())
+
+
+def per_env_kwargs(envs: list[str], kwargs: Mapping[str, Any], field_name: str, envs_field: str) -> dict[str, dict]:
+    """``env_kwargs`` as {env id in ``envs``: its own kwargs}.
+
+    Keyed form: ``{math-500-v0: {data: ...}, math-gsm8k-v0: {...}}`` (a key may leave out the
+    version). Flat form ``{level: 2}``: only with one env, since with several it cannot say
+    which env a ``data=`` is for (one env would silently train on another's rows).
+    """
+    by_name: dict[str, str] = {}
+    for env_id in envs:
+        by_name.setdefault(env_id, env_id)
+        by_name.setdefault(_id_name(env_id), env_id)
+    keyed = {k: v for k, v in kwargs.items() if k in by_name}
+    flat = {k: v for k, v in kwargs.items() if k not in by_name}
+    strays = [k for k in flat if _looks_like_env_id(str(k))]
+    if strays:
+        raise ConfigError(
+            f"{field_name}: {strays[0]!r} is not one of {envs_field} ({envs}); key the arguments by those ids"
+        )
+    if keyed and flat:
+        raise ConfigError(
+            f"{field_name}: mixes per-env entries ({sorted(keyed)}) with bare arguments ({sorted(flat)}); "
+            f"put every argument under the env it is for"
+        )
+    if flat:
+        if len(envs) != 1:
+            example = ", ".join(f"{e}: {{...}}" for e in envs)
+            raise ConfigError(
+                f"{field_name}: {sorted(flat)} do not say which env they are for, and {envs_field} has "
+                f"{len(envs)} envs; write {field_name}: {{{example}}}"
+            )
+        return {envs[0]: dict(flat)}
+    out: dict[str, dict] = {e: {} for e in envs}
+    for key, value in keyed.items():
+        if not isinstance(value, Mapping):
+            raise ConfigError(f"{field_name}: the entry for {key} must be a mapping of arguments, got {value!r}")
+        env_id = by_name[key]
+        twice = set(out[env_id]) & set(value)
+        if twice:
+            raise ConfigError(f"{field_name}: {sorted(twice)} given twice for {env_id}")
+        out[env_id].update(value)
+    return out
+
+
 def load_config(path: str | Path, **overrides: Any) -> TrainerConfig:
     """Read a YAML (or JSON) config file; ``overrides`` replace fields from the file."""
     import yaml
@@ -439,3 +502,24 @@ def config_reference() -> str:
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc,operator,unused-ignore]
         rows.append(f"| `{f.name}` | `{default!r}` | {FIELD_DOCS[f.name]} |")
     return "\n".join(rows)
+
+
+def config_help(width: int = 100) -> str:
+    """Every field with its default and meaning, as plain text (``rlvr-envs train --help-config``)."""
+    import textwrap
+
+    lines = [
+        "Fields of a training config (YAML; override one with --set FIELD=VALUE).",
+        "Unset algorithm fields take their value from the preset.",
+        "",
+    ]
+    for f in dataclasses.fields(TrainerConfig):
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc,operator,unused-ignore]
+        lines.append(f"{f.name} (default {default!r})")
+        lines += textwrap.wrap(FIELD_DOCS[f.name], width, initial_indent="    ", subsequent_indent="    ")
+    lines += [
+        "",
+        "presets: "
+        + ", ".join(f"{name} ({', '.join(f'{k}={v}' for k, v in values.items())})" for name, values in PRESETS.items()),
+    ]
+    return "\n".join(lines)

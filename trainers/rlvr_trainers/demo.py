@@ -475,9 +475,10 @@ def parse_args(argv: Sequence[str] | None) -> DemoSettings:
     parser.add_argument(
         "--task",
         choices=sorted(TASKS),
-        default="habit",
-        help="habit: RL undoes an injected habit (the default, make demo); carry: RL teaches carrying "
-        "in 3-digit sums to a warm start trained on mostly carry-free ones",
+        default="carry",
+        help="carry (the default, make demo): RL teaches carrying in 3-digit sums to a warm start "
+        "trained on sums with at most one carry; habit (make demo TASK=habit): RL undoes a habit "
+        "of declining that SFT injected",
     )
     parser.add_argument("--env", default=defaults.env, help="env id or module:Class (default %(default)s)")
     parser.add_argument("--env-kwargs", default=defaults.env_kwargs, help="JSON kwargs for the env")

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from rlvr_trainers.config import ConfigError, TrainerConfig, load_config
+from rlvr_trainers.config import ConfigError, TrainerConfig, load_config, per_env_kwargs
 from rlvr_trainers.trainer import make_trainer_class
 
 __all__ = ["build_grpo_args", "grpo_kwargs", "main", "make_trainer_class", "preflight", "run"]
@@ -233,17 +233,20 @@ def _make_envs(config: TrainerConfig, envs: Sequence[Any] | None) -> tuple[Any, 
     """The training router and the evaluation-only envs; unknown ids fail here, before any download."""
     from rlvr_envs.adapters.routing import EnvRouter
 
-    make_kwargs: dict[str, Any] = dict(config.env_kwargs)
+    common: dict[str, Any] = {}
     if config.prompt_format is not None:
-        make_kwargs["prompt_format"] = config.prompt_format
+        common["prompt_format"] = config.prompt_format
     if config.pass_rate_band is not None:
-        make_kwargs.update(pass_rate_band=config.pass_rate_band, profile=config.profile)
-    router = EnvRouter(list(envs) if envs is not None else config.envs, make_kwargs=make_kwargs)
-    eval_kwargs: dict[str, Any] = dict(config.eval_env_kwargs)
-    if config.prompt_format is not None:
-        eval_kwargs.setdefault("prompt_format", config.prompt_format)
-    eval_router = EnvRouter(list(config.eval_envs), make_kwargs=eval_kwargs) if config.eval_envs else None
-    eval_envs = list(eval_router.envs.values()) if eval_router is not None else []
+        common.update(pass_rate_band=config.pass_rate_band, profile=config.profile)
+    if envs is not None:
+        train_envs = list(envs)
+    else:
+        own = per_env_kwargs(config.envs, config.env_kwargs, "env_kwargs", "envs")
+        train_envs = [_make_env(env_id, {**common, **own[env_id]}, "env_kwargs") for env_id in config.envs]
+    router = EnvRouter(train_envs)
+    eval_common = {"prompt_format": config.prompt_format} if config.prompt_format is not None else {}
+    eval_own = per_env_kwargs(config.eval_envs, config.eval_env_kwargs, "eval_env_kwargs", "eval_envs")
+    eval_envs = [_make_env(e, {**eval_common, **eval_own[e]}, "eval_env_kwargs") for e in config.eval_envs]
     both = set(router.envs) & {e.env_id for e in eval_envs}
     if both:
         raise ConfigError(
@@ -251,6 +254,21 @@ def _make_envs(config: TrainerConfig, envs: Sequence[Any] | None) -> tuple[Any, 
             "evaluated (eval_size), so list only envs that are not trained on"
         )
     return router, eval_envs
+
+
+def _make_env(env_id: str, kwargs: dict[str, Any], field_name: str) -> Any:
+    """``rlvr_envs.make`` with a config error naming the env and the argument it cannot take."""
+    import re
+
+    from rlvr_envs.registration import make
+
+    try:
+        return make(env_id, **kwargs)
+    except TypeError as exc:
+        found = re.search(r"unexpected keyword argument '([^']+)'", str(exc))
+        if found is None:
+            raise
+        raise ConfigError(f"{field_name}: {env_id} cannot take the argument {found.group(1)!r} ({exc})") from None
 
 
 def _resume_point(config: TrainerConfig) -> str | None:
