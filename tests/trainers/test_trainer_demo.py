@@ -136,12 +136,14 @@ def test_carry_env_keeps_its_band_and_share():
 def test_task_option_selects_the_carry_preset_and_flags_still_win():
     from rlvr_trainers.demo import TASKS, parse_args
 
-    default = parse_args([])
-    assert default.env == "math-arith" and default.habit_steps > 0 and not default.sft_env_kwargs
-    carry = parse_args(["--task", "carry"])
+    # make demo runs the carry task (issue 27: the honest story); the habit one is behind --task habit.
+    carry = parse_args([])
+    assert carry.task == "carry" and carry == parse_args(["--task", "carry"])
     for name, value in TASKS["carry"].items():
         assert getattr(carry, name) == value, name
     assert carry.habit_steps == 0 and carry.env.endswith(":CarryAdditionEnv")
+    habit = parse_args(["--task", "habit"])
+    assert habit.env == "math-arith" and habit.habit_steps > 0 and not habit.sft_env_kwargs
     mine = parse_args(["--task", "carry", "--out", "elsewhere", "--set", "habit_steps=5", 'sft_env_kwargs="{}"'])
     assert (mine.out_dir, mine.habit_steps, mine.sft_env_kwargs) == ("elsewhere", 5, "{}")
 
@@ -155,3 +157,30 @@ def test_carry_task_runs_end_to_end_on_a_tiny_schedule(tmp_path):
     summary = run_demo(settings, quiet=True)
     assert summary["env_id"] == "CarryAdditionEnv" and summary["before"]["n_tasks"] == 8
     assert (tmp_path / "demo_summary.json").exists()
+
+
+def test_every_plot_of_a_demo_run_names_the_run(tmp_path, monkeypatch):
+    """curves.png had no title (issue 27): a reader could not tell which task, seed and settings drew it."""
+    import matplotlib.pyplot as plt
+
+    from rlvr_trainers.demo import parse_args
+
+    titles: list[str] = []
+    close = plt.close
+
+    def keep_title(fig=None):
+        if fig is not None and getattr(fig, "_suptitle", None) is not None:
+            titles.append(fig._suptitle.get_text())
+        elif fig is not None:
+            titles.append(fig.axes[0].get_title())
+        close(fig)
+
+    monkeypatch.setattr(plt, "close", keep_title)
+    settings = parse_args(["--out", str(tmp_path), "--seed", "3", "--set", 'controls=["random"]'])
+    settings.sft_steps, settings.sft_tasks, settings.profile_pool, settings.profile_samples = 5, 200, 8, 2
+    settings.rl_steps, settings.heldout, settings.eval_k, settings.eval_every = 2, 8, 2, 0
+    run_demo(settings, quiet=True)
+    curves = [t for t in titles if "control" in t or "DAPO" in t]
+    assert len(curves) == 2, titles
+    for title in titles:
+        assert "--task carry" in title and "--seed 3" in title and "RL 2 steps" in title, title

@@ -61,6 +61,8 @@ class DemoSettings:
     ``habit_rate`` of its answers after ``habit_steps`` SFT steps (0 steps: no habit).
     """
 
+    task: str = "habit"
+    """The preset these settings started from (``TASKS``; names the run on its plots)."""
     env: str = DEFAULT_ENV
     env_kwargs: str = '{"level": 2}'
     sft_env_kwargs: str = ""
@@ -368,6 +370,7 @@ def run_demo(settings: DemoSettings, quiet: bool = False) -> dict[str, Any]:
             heldout_tasks=heldout_pairs,
             reward_funcs=[reward],
             quiet=quiet,
+            title=f"{run_title(settings, env_id)}\ncontrol: {CONTROL_WORDS[name]}",
         )
         entry = {
             "before": result["before"],
@@ -396,7 +399,13 @@ def run_demo(settings: DemoSettings, quiet: bool = False) -> dict[str, Any]:
             "soft over-length shaping, dynamic sampling"
         )
         result = run(
-            config, model=model, tokenizer=tokenizer, envs=[train_env], heldout_tasks=heldout_pairs, quiet=quiet
+            config,
+            model=model,
+            tokenizer=tokenizer,
+            envs=[train_env],
+            heldout_tasks=heldout_pairs,
+            quiet=quiet,
+            title=f"{run_title(settings, env_id)}\nDAPO with the verifier's reward",
         )
         summary.update(
             before=result["before"],
@@ -412,7 +421,7 @@ def run_demo(settings: DemoSettings, quiet: bool = False) -> dict[str, Any]:
         from rlvr_trainers.plots import plot_comparison
 
         summary["comparison_plot"] = str(
-            plot_comparison(runs, out / "comparison.png", title=f"{env_id}, seed {settings.seed}")
+            plot_comparison(runs, out / "comparison.png", title=run_title(settings, env_id))
         )
         _print(f"[demo] held-out pass@1 of every run on one plot: {summary['comparison_plot']}")
 
@@ -427,6 +436,15 @@ def run_demo(settings: DemoSettings, quiet: bool = False) -> dict[str, Any]:
         f"total {summary['total_seconds']:.0f} s"
     )
     return summary
+
+
+def run_title(settings: DemoSettings, env_id: str) -> str:
+    """The demo run a plot belongs to: task, seed and the settings that change its numbers."""
+    habit = f", habit {settings.habit} {settings.habit_rate:.0%}" if settings.habit_steps > 0 else ""
+    return (
+        f"demo --task {settings.task} --seed {settings.seed}: {env_id}{habit}, SFT {settings.sft_steps} steps, "
+        f"RL {settings.rl_steps} steps x {settings.prompts_per_step}x{settings.group_size}, lr {settings.rl_lr:g}"
+    )
 
 
 def _curve(result: dict[str, Any]) -> list[tuple[int, float]]:
@@ -503,6 +521,7 @@ def parse_args(argv: Sequence[str] | None) -> DemoSettings:
     )
     args = parser.parse_args(argv)
     settings = DemoSettings(
+        task=args.task,
         env=args.env,
         env_kwargs=args.env_kwargs,
         out_dir=args.out,

@@ -36,10 +36,14 @@ def _env_ids(records: Sequence[dict[str, Any]]) -> list[str]:
 
 
 def plot_metrics(
-    records: list[dict[str, Any]], path: Path, before: dict[str, Any] | None = None, after: dict[str, Any] | None = None
+    records: list[dict[str, Any]],
+    path: Path,
+    before: dict[str, Any] | None = None,
+    after: dict[str, Any] | None = None,
+    title: str = "",
 ) -> Path:
     """Reward (per env for a mixture), held-out pass@1 (per held-out env), groups with equal
-    rewards, truncation and completion length against the step."""
+    rewards, truncation and completion length against the step; ``title`` names the run."""
     plt = _pyplot()
     steps = [r["step"] for r in records]
     envs = _env_ids(records)
@@ -106,6 +110,8 @@ def plot_metrics(
     ax.set_title("mean completion length (tokens)")
     ax.set_xlabel("step")
 
+    if title:
+        fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100)

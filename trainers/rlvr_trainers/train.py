@@ -294,6 +294,7 @@ def run(
     envs: Sequence[Any] | None = None,
     heldout_tasks: Sequence[tuple[str, Any]] | None = None,
     quiet: bool = False,
+    title: str | None = None,
 ) -> dict[str, Any]:
     """Train with ``config``; returns a summary with the held-out scores before and after.
 
@@ -423,13 +424,24 @@ def run(
     if config.plot and callback.records:
         from rlvr_trainers.plots import plot_metrics
 
-        summary["plot_path"] = str(plot_metrics(callback.records, out_dir / "curves.png", before, after))
+        summary["plot_path"] = str(
+            plot_metrics(callback.records, out_dir / "curves.png", before, after, title=title or run_title(config))
+        )
     if config.save_model:
         trainer.save_model(str(out_dir / "final"))
         tokenizer.save_pretrained(str(out_dir / "final"))
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     summary["model"] = model
     return summary
+
+
+def run_title(config: TrainerConfig) -> str:
+    """What a plot of this run needs to be told apart from another: envs, algorithm, seed, schedule."""
+    envs = ", ".join(config.envs)
+    return (
+        f"{envs} | {config.preset} | seed {config.seed} | lr {config.learning_rate:g} | "
+        f"{config.max_steps} steps x {config.prompts_per_step} prompts x {config.num_generations} rollouts"
+    )
 
 
 def _checkpoint_step(path: str | None) -> int | None:
