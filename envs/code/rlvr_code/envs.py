@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from rlvr_code.verifier import FORMATS, CodeVerifier, solution_names
+from rlvr_code.split import solution_names, split_tests
+from rlvr_code.verifier import FORMATS, CodeVerifier
+from rlvr_envs.checks import TaskIds, verifier_from_options
 from rlvr_envs.data import is_missing, load_hub, numbered_records, require_fields
 from rlvr_envs.env import DatasetEnv
 from rlvr_envs.errors import ConfigurationError, DataError, DataRequiredError
@@ -29,21 +31,6 @@ CODE_FORMAT = PromptFormat(
     instruction="Write your solution in Python inside one ```python code block.",
     answer_template="```python\n{answer}\n```",
     format_pattern=r".*```(?:python|py|python3)?[ \t]*\n.*?```.*",
-)
-
-_VERIFIER_OPTIONS = (
-    "timeout_s",
-    "case_timeout_s",
-    "memory_mb",
-    "processes",
-    "file_mb",
-    "open_files",
-    "output_bytes",
-    "partial_credit",
-    "backend",
-    "allow_reduced_isolation",
-    "workers",
-    "backend_options",
 )
 
 SourcedRow = tuple[str, int, Any]
@@ -374,11 +361,7 @@ class CodeEnv(DatasetEnv):
         verifier: CodeVerifier | None = None,
         **kwargs: Any,
     ) -> None:
-        options = {k: kwargs.pop(k) for k in _VERIFIER_OPTIONS if k in kwargs}
-        if verifier is None:
-            verifier = CodeVerifier(**options)
-        elif options:
-            raise TypeError(f"pass either verifier or verifier options, not both ({sorted(options)})")
+        verifier = verifier_from_options(CodeVerifier, kwargs, env_cls=type(self), verifier=verifier)
         super().__init__(verifier, limit=limit, **kwargs)
         self.data = data
         self.split = split
@@ -407,18 +390,13 @@ class CodeEnv(DatasetEnv):
 
     def _build(self, rows: list[SourcedRow]) -> list[Task]:
         tasks: list[Task] = []
-        first_seen: dict[str, tuple[str, int]] = {}
+        ids = TaskIds()  # before DatasetEnv's own check, to name the rows
         for index, (source, number, row) in enumerate(rows):
             place = RowPlace(source, number, self.columns)
             if not isinstance(row, Mapping):
                 raise place.error(f"expected an object with columns, got {type(row).__name__}")
             task = self._row_task(index, place, row)
-            if task.id in first_seen:
-                where = "{} row {}".format(*first_seen[task.id])
-                raise place.error(
-                    f"task id {task.id!r} is already the id of {where}; map a column of unique ids with id_key="
-                )
-            first_seen[task.id] = (source, number)
+            ids.add(task.id, f"{source} row {number}")
             tasks.append(task)
         return tasks
 
@@ -444,13 +422,23 @@ class CodeEnv(DatasetEnv):
         # cover the code-specific ways of hedging (catch-all __eq__, early exit, markers).
         return None
 
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        self._attempt: str | None = action  # the feedback runs the public tests on it (``feedback``)
+        try:
+            return super().step(action)
+        finally:
+            self._attempt = None
+
     def feedback(self, task: Task, verdict: Any) -> str:
-        details = verdict.details if isinstance(verdict.details, dict) else {}
-        first = details.get("first_error") or verdict.reason.value
-        return (
-            f"Your program did not pass the tests ({details.get('passed', 0)}/{details.get('total', '?')} "
-            f"passed). First problem: {first}\nFix the program and answer again."
-        )
+        """Public tests in full, from a run of them alone; hidden tests as counts and the first
+        failure's kind (``rlvr_code.feedback``). The reward stays the verdict's, on all tests."""
+        from rlvr_code.feedback import attempt_feedback
+
+        public = None
+        attempt = getattr(self, "_attempt", None)
+        if attempt is not None and isinstance(self.verifier, CodeVerifier) and split_tests(task)[0]:
+            public = self.verifier.run_public(task, attempt)
+        return attempt_feedback(verdict, public)
 
 
 class HumanEvalEnv(CodeEnv):

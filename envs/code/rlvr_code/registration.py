@@ -1,32 +1,55 @@
-"""Entry point of the ``code`` plugin: registers ``code-python``, ``code-humaneval``, ``code-mbpp``."""
+"""Entry point of the ``code`` plugin: registers ``code-python``, ``code-humaneval``, ``code-mbpp``.
+
+Versions (a change that alters any reward of an honest answer bumps the version; the old one stays):
+
+* ``-v1``: ``partial_credit`` counts only discriminating tests (asserts that use the solution and
+  that a program doing nothing fails; ``rlvr_code.scoring``), so ``return None`` earns 0 and a
+  partly right program's fraction no longer counts ``assert True`` lines or tests ``None`` passes.
+* ``-v0`` (deprecated): ``partial_credit`` counts every reported assert line. All-or-nothing
+  rewards are the same in both; so are the feedback of multi-turn episodes (public tests only,
+  ``rlvr_code.feedback``) and the per-sample memory bound, which apply to every version.
+"""
 
 from __future__ import annotations
+
+_V0 = "v0's partial_credit counts assert lines that never call the solution (return None earned 0.1-0.2); use -v1"
+_IDS = (
+    (
+        "code-python",
+        "rlvr_code.envs:CodeEnv",
+        {
+            "size": None,
+            "user_data": True,
+            "data_source": "your own data (data=: path, rows or dataset; split=, limit=, columns=)",
+            "description": "Python tasks from your data (asserts, HumanEval-style check() or stdin/stdout cases), "
+            "verified in a bubblewrap sandbox",
+        },
+    ),
+    (
+        "code-humaneval",
+        "rlvr_code.envs:HumanEvalEnv",
+        {
+            "size": 164,
+            "data_source": "openai/openai_humaneval (Hub) or data= (alias path=)",
+            "description": "HumanEval: complete a function, checked by its check(candidate) tests in a sandbox",
+        },
+    ),
+    (
+        "code-mbpp",
+        "rlvr_code.envs:MbppEnv",
+        {
+            "size": 974,
+            "data_source": "google-research-datasets/mbpp, config full (Hub) or data= (alias path=); split=",
+            "difficulty_fields": ("split",),
+            "description": "MBPP: write a function from a description, checked by its assert statements in a sandbox",
+        },
+    ),
+)
 
 
 def register_envs() -> None:
     from rlvr_envs import register
 
-    register(
-        "code-python-v0",
-        "rlvr_code.envs:CodeEnv",
-        size=None,
-        user_data=True,
-        data_source="your own data (data=: path, rows or dataset; split=, limit=, columns=)",
-        description="Python tasks from your data (asserts, HumanEval-style check() or stdin/stdout cases), "
-        "verified in a bubblewrap sandbox",
-    )
-    register(
-        "code-humaneval-v0",
-        "rlvr_code.envs:HumanEvalEnv",
-        size=164,
-        data_source="openai/openai_humaneval (Hub) or data= (alias path=)",
-        description="HumanEval: complete a function, checked by its check(candidate) tests in a sandbox",
-    )
-    register(
-        "code-mbpp-v0",
-        "rlvr_code.envs:MbppEnv",
-        size=974,
-        data_source="google-research-datasets/mbpp, config full (Hub) or data= (alias path=); split=",
-        difficulty_fields=("split",),
-        description="MBPP: write a function from a description, checked by its assert statements in a sandbox",
-    )
+    for name, entry_point, options in _IDS:
+        register(f"{name}-v0", entry_point, kwargs={"credit_tests": "all"}, deprecated=_V0, **options)
+        register(f"{name}-v1", entry_point, **options)

@@ -16,10 +16,13 @@ Each may also carry ``canonical_solution`` (used for gold completions), ``langua
 from __future__ import annotations
 
 import functools
+import json
 import re
 import threading
 from typing import Any
 
+from rlvr_code.scoring import TestPlan, discriminating_credit, keyed, null_programs, passed_keys, plan_for, summary
+from rlvr_code.split import called_names, public_answer, solution_names, split_tests
 from rlvr_envs.env import Verifier
 from rlvr_envs.errors import RlvrEnvsError
 from rlvr_envs.types import Reason, Task, Verdict, trim_text
@@ -50,20 +53,6 @@ def extract_code(completion: str) -> str:
     if answers:
         return answers[-1].strip()
     return text
-
-
-def solution_names(code: str) -> list[str]:
-    """Top-level names a reference solution defines (they may shadow builtins in the tests)."""
-    import ast
-
-    tree = _parse(code)  # MBPP's code has invalid escape sequences: warnings are silenced
-    if tree is None:
-        return []
-    names: list[str] = []
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.append(node.name)
-    return names
 
 
 def _parse(code: str):
@@ -108,20 +97,6 @@ def _reference_imports(code: str) -> dict[str, list[str | None]]:
                 if alias.name != "*":
                     found[alias.asname or alias.name] = [node.module, alias.name]
     return found
-
-
-def called_names(tests: list[str]) -> list[str]:
-    """Names the tests call directly, ``f(...)``: a module is never called, a solution's function is."""
-    import ast
-    import builtins
-
-    names: dict[str, None] = {}
-    for test in tests:
-        tree = _parse(test)
-        for node in ast.walk(tree) if tree is not None else ():
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not hasattr(builtins, node.func.id):
-                names[node.func.id] = None
-    return list(names)
 
 
 class TaskFormatError(RlvrEnvsError, ValueError):
@@ -239,6 +214,9 @@ class CodeVerifier(Verifier):
         case_timeout_s: wall-clock limit of one stdin/stdout case (default: ``timeout_s``).
         memory_mb, processes, file_mb, open_files, output_bytes: limits of the solution process.
         partial_credit: reward the fraction of tests passed instead of all-or-nothing.
+        credit_tests: what ``partial_credit`` counts: ``"discriminating"`` (default: the tests that
+            use the solution and that a program doing nothing fails, ``scoring``) or ``"all"``
+            (every assert line reported, ``assert True`` included: the ``-v0`` ids' scoring).
         backend: ``"local"`` (bubblewrap) or ``"docker"``.
         allow_reduced_isolation: let the local backend run without bubblewrap (unsafe).
         workers: concurrent samples per process.
@@ -256,6 +234,7 @@ class CodeVerifier(Verifier):
         open_files: int = 64,
         output_bytes: int = 1 << 20,
         partial_credit: bool = False,
+        credit_tests: str = "discriminating",
         backend: str = "local",
         allow_reduced_isolation: bool = False,
         workers: int = 1,
@@ -272,7 +251,10 @@ class CodeVerifier(Verifier):
         self.file_mb = file_mb
         self.open_files = open_files
         self.output_bytes = output_bytes
+        if credit_tests not in ("discriminating", "all"):
+            raise ValueError(f"credit_tests must be 'discriminating' or 'all', got {credit_tests!r}")
         self.partial_credit = partial_credit
+        self.credit_tests = credit_tests
         self.backend = backend
         self.allow_reduced_isolation = allow_reduced_isolation
         self.workers = workers
@@ -326,17 +308,71 @@ class CodeVerifier(Verifier):
                 extracted=code[:_MAX_EXTRACTED],
                 details={"error": trim_text(str(exc), _MAX_ERROR)},
             )
-        return self.verdict(report, code)
+        plan = plan_for(task)
+        trivial = set()
+        if self.partial_credit and self.credit_tests == "discriminating" and _failed(report):
+            trivial = self._trivial_tests(task, job, plan)
+        return self.verdict(report, code, plan, trivial)
 
-    def verdict(self, report: dict[str, Any], code: str) -> Verdict:
+    def _trivial_tests(self, task: Task, job: dict[str, Any], plan: TestPlan) -> set[str]:
+        """Tests a program that does nothing passes (``scoring``): run once per task and limits."""
+        key = (task.fingerprint, json.dumps(job["limits"], sort_keys=True))
+        with _null_lock:
+            known = _null_passes.get(key)
+        if known is not None:
+            return set(known)
+        from rlvr_code.sandbox import SandboxError
+
+        found: set[str] = set()
+        for program in null_programs(task.answer, [str(n) for n in job.get("solution_names") or ()]):
+            null_job = {**job, "program": build_job(task.answer, program)["program"]}
+            try:
+                found |= passed_keys(self.sandbox().run(null_job), plan)
+            except SandboxError:
+                return found  # not cached: the next sample asks again
+        with _null_lock:
+            _null_passes[key] = frozenset(found)
+            while len(_null_passes) > 4096:
+                _null_passes.pop(next(iter(_null_passes)))
+        return found
+
+    def run_public(self, task: Task, completion: str) -> Verdict:
+        """Run only the task's public tests (``split.split_tests``): the verdict's ``details["tests"]``
+        has one entry per public test, named by its key in the full task (``test 0``, ``line 12``,
+        ``case 1``). A task without public tests gives ``no_answer``-free ``details`` with none run."""
+        public, _hidden = split_tests(task)
+        answer = task.answer if isinstance(task.answer, dict) else {}
+        reduced = public_answer(answer, public)
+        if reduced is None:
+            return Verdict.failure(Reason.WRONG, details={"passed": 0, "total": 0, "tests": [], "public_only": True})
+        verdict = self.verify(task.model_copy(update={"answer": reduced}), completion)
+        details = dict(verdict.details) if isinstance(verdict.details, dict) else {}
+        entries = [t for t in details.get("tests") or [] if isinstance(t, dict)]
+        # The reduced task's tests run in the public tests' order: name each by its full-task key.
+        for entry, test in zip(entries, public):
+            entry["name"], entry["source"], entry["public"] = test.key, test.source, True
+        details.update(tests=entries, public_only=True)
+        return verdict.model_copy(update={"details": details})
+
+    def verdict(
+        self,
+        report: dict[str, Any],
+        code: str,
+        plan: TestPlan | None = None,
+        trivial: set[str] | None = None,
+    ) -> Verdict:
         # Every string here may carry text the program chose (an exception's class name, its
         # message, its stderr): each is cut at the source, and the Verdict bounds the whole again.
-        tests = [_clean_test(t) for t in report.get("tests") or [] if isinstance(t, dict)]
+        reported = [_clean_test(t) for t in report.get("tests") or [] if isinstance(t, dict)]
+        entries = keyed(reported, plan)
+        tests = [entry for _, entry in entries]
         passed = sum(1 for t in tests if t.get("status") == "passed")
         details: dict[str, Any] = {
             "passed": passed,
             "total": len(tests),
             "tests": tests[:_MAX_DETAIL_TESTS],
+            "public": summary([t for t in tests if t["public"]]),
+            "hidden": summary([t for t in tests if not t["public"]]),
         }
         extracted = code if len(code) <= _MAX_EXTRACTED else code[:_MAX_EXTRACTED]
         load_error = report.get("load_error")
@@ -367,8 +403,22 @@ class CodeVerifier(Verifier):
             reason = Reason.RUNTIME_ERROR
         else:
             reason = Reason.WRONG
-        reward = passed / len(tests) if self.partial_credit and tests else 0.0
+        reward = 0.0
+        if self.partial_credit and reported:
+            if self.credit_tests == "discriminating" and plan is not None and plan.tests:
+                reward = discriminating_credit(entries, plan, trivial or set())
+            else:
+                reward = sum(1 for t in reported if t.get("status") == "passed") / len(reported)
         return Verdict.failure(reason, extracted=extracted, details=details, reward=reward)
+
+
+def _failed(report: dict[str, Any]) -> bool:
+    tests = report.get("tests") or []
+    return bool(report.get("load_error")) or any(isinstance(t, dict) and t.get("status") != "passed" for t in tests)
+
+
+_null_passes: dict[tuple[str, str], frozenset[str]] = {}
+_null_lock = threading.Lock()
 
 
 def _clean_test(test: dict[str, Any]) -> dict[str, Any]:
