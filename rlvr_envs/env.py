@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, SupportsIndex, cast, overload
 import gymnasium
 import numpy as np
 
+from rlvr_envs.checks import check_unique_ids
 from rlvr_envs.errors import ConfigurationError, SampleExhaustedWarning
 from rlvr_envs.formats import PromptFormat, get_format
 from rlvr_envs.types import Reason, Task, Verdict
@@ -395,6 +396,7 @@ class DatasetEnv(Env):
     @cached_property
     def _tasks(self) -> Sequence[Task]:
         tasks = list(self._load_tasks())
+        check_unique_ids(tasks, owner=self.env_id)
         if self.limit is not None:
             tasks = tasks[: self.limit]
         if not tasks:

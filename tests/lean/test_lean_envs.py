@@ -13,7 +13,7 @@ import pytest
 
 import rlvr_envs
 from rlvr_envs import Reason
-from rlvr_envs.errors import DataError, DataRequiredError, DataUnavailableError
+from rlvr_envs.errors import ConfigurationError, DataError, DataRequiredError, DataUnavailableError
 from rlvr_envs.testing import check_env
 from rlvr_lean.cli import add_parsers
 from rlvr_lean.envs import minif2f_label
@@ -133,7 +133,7 @@ def test_policy_options_reach_the_verifier():
     task = strict.tasks[0]
     assert strict.verify(task, "by native_decide").details["rule"] == "native_decide"
     assert loose.verify(task, "by native_decide").reason is Reason.VERIFIER_ERROR
-    with pytest.raises(TypeError):
+    with pytest.raises(ConfigurationError, match="not both"):
         rlvr_envs.make("lean", data=rows, verifier=strict.verifier, allow_helpers=False)
 
 

@@ -14,11 +14,12 @@ from importlib import resources
 from typing import Any, ClassVar
 
 from rlvr_envs import DatasetEnv, Task, Verdict
+from rlvr_envs.checks import TaskIds, options_for
 from rlvr_envs.data import is_missing, numbered_records, require_fields
 from rlvr_envs.errors import DataError, DataRequiredError
 from rlvr_envs.formats import PromptFormat
 from rlvr_judge.cache import JudgeCache
-from rlvr_judge.client import resolve_judges
+from rlvr_judge.client import JudgeClient, resolve_judges
 from rlvr_judge.rubric import CriterionError, parse_rubric
 from rlvr_judge.verifier import JudgeVerifier
 
@@ -30,13 +31,6 @@ VERBATIM = PromptFormat(
     format_pattern=r".+",
 )
 """Rubric tasks are shown as written: the rubric is the judge's, not an instruction to the policy."""
-
-_CLIENT_OPTIONS = (
-    "api_key_env", "temperature", "seed", "max_tokens", "max_concurrency", "max_retries",
-    "timeout_s", "backoff_s", "max_backoff_s", "repair", "cost_per_1k_prompt", "cost_per_1k_completion",
-    "extra_body",
-)  # fmt: skip
-_VERIFIER_OPTIONS = ("samples", "sample_temperature", "combine", "aggregation", "pass_threshold", "max_response_chars")
 
 
 DEFAULT_KEYS = {"prompt": "prompt", "reference": "reference", "rubric": "rubric", "example": "example"}
@@ -129,8 +123,8 @@ class JudgeDatasetEnv(DatasetEnv):
         isolation: str = "inline",
         **kwargs: Any,
     ) -> None:
-        client_options = {k: kwargs.pop(k) for k in _CLIENT_OPTIONS if k in kwargs}
-        verifier_options = {k: kwargs.pop(k) for k in _VERIFIER_OPTIONS if k in kwargs}
+        client_options = options_for(JudgeClient, kwargs, env_cls=type(self))
+        verifier_options = options_for(JudgeVerifier, kwargs, env_cls=type(self))
         if data is None and self.builtin_data is None:
             raise DataRequiredError(
                 f"{type(self).__name__} needs your data: data= a .jsonl/.json/.parquet/.csv path, a list of dicts "
@@ -158,14 +152,12 @@ class JudgeDatasetEnv(DatasetEnv):
         return self.verifier  # type: ignore[return-value]
 
     def _load_tasks(self) -> list[Task]:
-        tasks, seen = [], set()
+        tasks, ids = [], TaskIds()  # before DatasetEnv's own check, to name the rows
         for index, (number, row) in enumerate(self._records):
             task = row_to_task(
                 row, index, keys=self.keys, id_key=self.id_key, needs=self.needs, source=self._source, row_number=number
             )
-            if task.id in seen:
-                raise DataError(f"{self._source} row {number}: duplicate task id {task.id!r}; pass id_key=")
-            seen.add(task.id)
+            ids.add(task.id, f"{self._source} row {number}")
             tasks.append(task)
         return tasks
 

@@ -8,9 +8,11 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from rlvr_envs import DatasetEnv, Difficulty, Task, Verdict
+from rlvr_envs.checks import verifier_from_options
 from rlvr_envs.data import load_hub, numbered_records, require_fields
 from rlvr_envs.env import guard_completion
 from rlvr_envs.errors import DataError, DataRequiredError, DataUnavailableError
+from rlvr_lean.policy import LeanPolicy
 from rlvr_lean.reference import parse_reference
 from rlvr_lean.shape import TaskFormatError, parse_statement
 from rlvr_lean.verifier import LeanVerifier
@@ -20,12 +22,6 @@ DEFAULT_HEADER = (
 )
 """The header of the DeepSeek-Prover / Goedel-Prover / Kimina-Prover statement sets."""
 
-_VERIFIER_OPTIONS = (
-    "backend lean_project repl_path repl_command kimina_url kimina_batch_size kimina_api_key proof_timeout_s "
-    "header_timeout_s max_repls max_uses max_rss_mb pickle_dir policy allow_native_decide allow_helpers "
-    "allow_reference_helpers allow_rules extra_forbidden"
-).split()
-
 PROMPT_STATEMENT = (
     "Complete the following Lean 4 proof. Give the complete theorem with its proof in one ```lean4 block; "
     "do not use sorry.\n\n```lean4\n{code}\n```"
@@ -34,15 +30,6 @@ PROMPT_REFERENCE = (
     "Replace every `sorry` in the following Lean 4 file so that it compiles; keep everything else unchanged. "
     "Give the complete file in one ```lean4 block.\n\n```lean4\n{code}\n```"
 )
-
-
-def _verifier(verifier: LeanVerifier | None, options: dict[str, Any]) -> LeanVerifier:
-    chosen = {k: options.pop(k) for k in _VERIFIER_OPTIONS if k in options}
-    if verifier is not None:
-        if chosen:
-            raise TypeError(f"pass either verifier= or the verifier options {sorted(chosen)}, not both")
-        return verifier
-    return LeanVerifier(**chosen)
 
 
 def minif2f_label(name: str) -> tuple[str | None, dict[str, Any]]:
@@ -77,7 +64,9 @@ class LeanDatasetEnv(DatasetEnv):
 
     def __init__(self, *, verifier: LeanVerifier | None = None, **kwargs: Any) -> None:
         # limit= is the base class's: every row is checked, then the first `limit` tasks are kept.
-        super().__init__(_verifier(verifier, kwargs), **kwargs)
+        # LeanVerifier passes a LeanPolicy's fields on (make("lean", allow_helpers=False)).
+        verifier = verifier_from_options(LeanVerifier, kwargs, env_cls=type(self), verifier=verifier, also=[LeanPolicy])
+        super().__init__(verifier, **kwargs)
 
     def verify_batch(self, tasks: Sequence[Task], completions: Sequence[str]) -> list[Verdict]:
         # Lean runs in its own processes (REPLs or a server) with its own budgets, so the batch
@@ -139,14 +128,6 @@ class LeanDatasetEnv(DatasetEnv):
             metadata=metadata or {},
             difficulty=Difficulty(label=label, config=config or {}),
         )
-
-    def _finish(self, tasks: list[Task]) -> list[Task]:
-        seen: set[str] = set()
-        for task in tasks:
-            if task.id in seen:
-                raise DataError(f"{self.env_id}: duplicate task id {task.id!r}; pass id_key=")
-            seen.add(task.id)
-        return tasks
 
 
 class LeanEnv(LeanDatasetEnv):
@@ -231,7 +212,7 @@ class LeanEnv(LeanDatasetEnv):
                     label=row.get(self.difficulty_key) if self.difficulty_key else None,
                 )
             )
-        return self._finish(tasks)
+        return tasks
 
 
 class _HubLeanEnv(LeanDatasetEnv):
@@ -300,7 +281,7 @@ class MiniF2FEnv(_HubLeanEnv):
             )
         if not tasks:
             raise DataUnavailableError(f"{self.preset}: no rows of split {self.split!r} in {self._source}")
-        return self._finish(tasks)
+        return tasks
 
 
 class LeanWorkbookEnv(_HubLeanEnv):
@@ -333,4 +314,4 @@ class LeanWorkbookEnv(_HubLeanEnv):
                     label=row.get("tags") if isinstance(row.get("tags"), str) else None,
                 )
             )
-        return self._finish(tasks)
+        return tasks

@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import Any, ClassVar
 
 from rlvr_envs import Difficulty, ProceduralEnv, Task
-from rlvr_math.envs import _make_verifier
+from rlvr_envs.checks import verifier_from_options
 from rlvr_math.verifier import MathVerifier
 
 
@@ -145,7 +145,7 @@ class ArithEnv(ProceduralEnv):
     max_level: ClassVar[int | None] = max(LEVELS)
 
     def __init__(self, *, verifier: MathVerifier | None = None, **kwargs: Any) -> None:
-        super().__init__(_make_verifier(verifier, kwargs), **kwargs)
+        super().__init__(verifier_from_options(MathVerifier, kwargs, env_cls=type(self), verifier=verifier), **kwargs)
 
     def generate(self, rng: random.Random) -> Task:
         level = self.level or 1

@@ -9,30 +9,11 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from rlvr_envs import DatasetEnv, Difficulty, Task
+from rlvr_envs.checks import verifier_from_options
 from rlvr_envs.data import numbered_records, require_fields
 from rlvr_envs.errors import DataError, DataRequiredError
 from rlvr_math.data import Record, SourcedRow, load_preset
 from rlvr_math.verifier import MathVerifier
-
-_VERIFIER_OPTIONS = (
-    "rel_tol",
-    "methods",
-    "fallback",
-    "ordered_lists",
-    "strict",
-    "allow_set_relation_comp",
-    "percent",
-    "chains",
-)
-
-
-def _make_verifier(verifier: MathVerifier | None, options: dict[str, Any]) -> MathVerifier:
-    chosen = {k: options.pop(k) for k in _VERIFIER_OPTIONS if k in options}
-    if verifier is not None:
-        if chosen:
-            raise TypeError(f"pass either verifier= or the verifier options {sorted(chosen)}, not both")
-        return verifier
-    return MathVerifier(**chosen)
 
 
 class MathDatasetEnv(DatasetEnv):
@@ -44,18 +25,10 @@ class MathDatasetEnv(DatasetEnv):
     def __init__(self, *, verifier: MathVerifier | None = None, **kwargs: Any) -> None:
         # limit= (and every other Env option) is the base class's: it keeps the first tasks after
         # the presets' own filters (years=, levels=, subjects=).
-        super().__init__(_make_verifier(verifier, kwargs), **kwargs)
+        super().__init__(verifier_from_options(MathVerifier, kwargs, env_cls=type(self), verifier=verifier), **kwargs)
 
     def answer_text(self, task: Task) -> str:
         return str(task.answer)
-
-    def _finish(self, tasks: list[Task]) -> list[Task]:
-        seen: set[str] = set()
-        for task in tasks:
-            if task.id in seen:
-                raise DataError(f"{self.env_id}: duplicate task id {task.id!r}; pass id_key= a column of unique ids")
-            seen.add(task.id)
-        return tasks
 
 
 class MathEnv(MathDatasetEnv):
@@ -123,7 +96,7 @@ class MathEnv(MathDatasetEnv):
                     difficulty=Difficulty(label=label if isinstance(label, (str, int, float)) else None),
                 )
             )
-        return self._finish(tasks)
+        return tasks
 
 
 class _PresetEnv(MathDatasetEnv):
@@ -163,7 +136,7 @@ class _PresetEnv(MathDatasetEnv):
         self._tasks  # noqa: B018 -- load now, so a missing source or a bad row fails at make() time
 
     def _load_tasks(self) -> list[Task]:
-        return self._finish([self._row_task(i, sourced) for i, sourced in enumerate(self._sourced)])
+        return [self._row_task(i, sourced) for i, sourced in enumerate(self._sourced)]
 
     def _row_task(self, index: int, sourced: SourcedRow) -> Task:
         source, number, row = sourced
