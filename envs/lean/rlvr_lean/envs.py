@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from rlvr_envs import DatasetEnv, Difficulty, Task, Verdict
@@ -12,6 +12,8 @@ from rlvr_envs.checks import verifier_from_options
 from rlvr_envs.data import load_hub, numbered_records, require_fields
 from rlvr_envs.env import guard_completion
 from rlvr_envs.errors import DataError, DataRequiredError, DataUnavailableError
+from rlvr_envs.formats import PromptFormat
+from rlvr_lean.formats import LEAN4_FORMAT, OWN_FORMATS
 from rlvr_lean.policy import LeanPolicy
 from rlvr_lean.reference import parse_reference
 from rlvr_lean.shape import TaskFormatError, parse_statement
@@ -61,6 +63,9 @@ class LeanDatasetEnv(DatasetEnv):
 
     family = "lean"
     public_metadata_keys = ("name", "split", "source")
+    # The prompt asks for a ```lean4 block, and so does the format reward (not plain's \boxed{}).
+    default_prompt_format: ClassVar[str] = LEAN4_FORMAT.name
+    prompt_formats: ClassVar[Mapping[str, PromptFormat]] = OWN_FORMATS
 
     def __init__(self, *, verifier: LeanVerifier | None = None, **kwargs: Any) -> None:
         # limit= is the base class's: every row is checked, then the first `limit` tasks are kept.
