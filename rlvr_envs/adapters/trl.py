@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from rlvr_envs.adapters.failures import FailurePolicy, Skip
 from rlvr_envs.adapters.routing import EnvRouter, task_from_json, task_to_json
 from rlvr_envs.adapters.rows import spec_to_json, verifier_spec
 from rlvr_envs.shaping import RewardShaping
@@ -53,7 +54,10 @@ class RewardFunction:
     Called as TRL does: ``fn(prompts=..., completions=..., completion_ids=..., **columns)``,
     where ``columns`` are the dataset's other columns, one value per completion. Returns one
     float per completion, or ``None`` where the verifier itself failed (``verifier_error``):
-    TRL leaves a ``None`` out of the reward instead of training on a false zero.
+    TRL leaves a ``None`` out of the reward instead of training on a false zero. ``on_error``
+    (a ``FailurePolicy`` or ``"fail"``/``"skip"``/``"zero"``, see ``rlvr_envs.adapters.failures``)
+    decides: by default ``None``, until ``max_consecutive`` errors in a row raise
+    ``InfrastructureFailure``.
 
     Attributes:
         last_verdicts: the verdicts of the most recent call (for logging).
@@ -69,8 +73,10 @@ class RewardFunction:
         task_column: str = TASK_COLUMN,
         env_column: str = ENV_COLUMN,
         verifier_column: str = VERIFIER_COLUMN,
+        on_error: FailurePolicy | str | None = None,
     ) -> None:
         self.router = router
+        self.failures = FailurePolicy.of(on_error, f"TRL reward {name}", can_skip=True)
         self.shaping = shaping
         self.__name__ = name  # TRL names the logged reward column after this
         self.task_column = task_column
@@ -105,13 +111,14 @@ class RewardFunction:
         verdicts = self.router.verify(rows)
         self.last_verdicts = verdicts
         self.reason_counts.update(v.reason.value for v in verdicts)
+        paid = self.failures.rewards(verdicts, can_skip=True)
         rewards: list[float | None] = []
-        for i, verdict in enumerate(verdicts):
-            if verdict.reason is Reason.VERIFIER_ERROR:
+        for i, (verdict, pay) in enumerate(zip(verdicts, paid)):
+            if isinstance(pay, Skip):
                 rewards.append(None)
                 continue
-            if self.shaping is None:
-                rewards.append(float(verdict.reward))
+            if self.shaping is None or verdict.reason is Reason.VERIFIER_ERROR:
+                rewards.append(pay)  # an infrastructure failure paid 0.0 (on_error="zero") is never shaped
                 continue
             text = rows[i][2]
             length = len(completion_ids[i]) if completion_ids is not None else None
@@ -128,6 +135,7 @@ def reward_function(
     overlong_weight: float = 1.0,
     shaping: RewardShaping | None = None,
     name: str | None = None,
+    on_error: FailurePolicy | str | None = None,
     **make_kwargs: Any,
 ) -> RewardFunction:
     """A TRL reward function for ``envs`` (one id, several ids, env objects, or None for any id).
@@ -141,6 +149,9 @@ def reward_function(
             ``l_max`` is None); lengths come from TRL's ``completion_ids``.
         shaping: a ready ``RewardShaping`` instead of the three options above.
         name: the name TRL logs the reward under.
+        on_error: what a ``verifier_error`` pays: ``"fail"`` (default: ``None``, and
+            ``InfrastructureFailure`` after ``max_consecutive`` in a row), ``"skip"`` (always ``None``),
+            ``"zero"`` (0.0), or a ``FailurePolicy`` (``FailurePolicy("fail", max_consecutive=4)``).
         make_kwargs: passed to ``rlvr_envs.make`` (for example ``prompt_format="r1"``).
     """
     router = EnvRouter(envs, make_kwargs=make_kwargs)
@@ -158,7 +169,7 @@ def reward_function(
     if name is None:
         ids = list(router.envs)
         name = "reward_" + (ids[0] if len(ids) == 1 else "mixed")
-    return RewardFunction(router, shaping, name=name.replace("-", "_"))
+    return RewardFunction(router, shaping, name=name.replace("-", "_"), on_error=on_error)
 
 
 def prompt_for(env: Env, task: Task, conversational: bool = True) -> list[dict[str, str]] | str:

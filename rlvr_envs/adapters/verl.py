@@ -15,6 +15,14 @@ its own module copy (it does: ``spec_from_file_location("custom_module", path)``
 without a wrapper. Rows written by verl's preprocessors (ground truth only) are verified by the
 env their ``data_source`` names, or by the math verifier for verl's math data sources.
 Nothing here imports torch or verl.
+
+Infrastructure failures (``verifier_error``: judge down, no Lean, no bubblewrap) follow one
+``FailurePolicy`` (``rlvr_envs.adapters.failures``), set by ``configure(on_error=...)`` or by
+verl's ``custom_reward_function.reward_kwargs`` (``on_error``, ``max_consecutive``), which verl
+passes to ``compute_score``. Default ``fail``: ``InfrastructureFailure`` after 8 in a row, each
+one before that paid 0.0 with a warning and flagged; ``zero``: paid 0.0, flagged. verl has no
+missing reward (its managers write ``float(result["score"])`` into the reward tensor: ``None``
+raises, NaN poisons the group's advantages), so ``skip`` is refused.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rlvr_envs.adapters.failures import FailurePolicy
 from rlvr_envs.adapters.routing import EnvRouter, task_from_json, task_to_json
 from rlvr_envs.adapters.rows import spec_to_json, verifier_spec
 from rlvr_envs.types import Reason, Task, Verdict
@@ -67,18 +76,48 @@ def _router() -> EnvRouter:
     return router
 
 
-def configure(envs: Sequence[Env | str] = (), **make_kwargs: Any) -> EnvRouter:
-    """Choose the envs ``compute_score`` uses for rows that do not carry their verifier.
+def configure(
+    envs: Sequence[Env | str] = (), *, on_error: FailurePolicy | str | None = None, **make_kwargs: Any
+) -> EnvRouter:
+    """Choose the envs ``compute_score`` uses for rows that do not carry their verifier, and the
+    failure policy (``on_error``: ``"fail"``, ``"zero"`` or a ``FailurePolicy``).
 
     Rows exported by this version carry everything and need no configuration. Rows from other
     exporters (ground truth only) whose env reads local data need that env here, as an env
     object or with ``make_kwargs``.
     """
+    policy = FailurePolicy.of(on_error, "verl compute_score", can_skip=False)
     router = EnvRouter(None, make_kwargs=make_kwargs)
     for env in envs:
         router.add(env)
-    _shared()["router"] = router
+    state = _shared()
+    state["router"] = router
+    state["policy"] = policy
     return router
+
+
+def failure_policy(on_error: FailurePolicy | str | None = None, max_consecutive: int | None = None) -> FailurePolicy:
+    """The process's policy: ``configure``'s, or one per (``on_error``, ``max_consecutive``) given
+    as ``compute_score`` keywords (verl's ``reward_kwargs``), kept so its run of errors persists."""
+    state = _shared()
+    if on_error is None and max_consecutive is None:
+        with _STATE_LOCK:
+            if "policy" not in state:
+                state["policy"] = FailurePolicy(name="verl compute_score")
+            policy: FailurePolicy = state["policy"]
+            return policy
+    if isinstance(on_error, FailurePolicy):
+        return FailurePolicy.of(on_error, "verl compute_score", can_skip=False)
+    key = f"policy:{on_error or 'fail'}:{max_consecutive}"
+    with _STATE_LOCK:
+        found = state.get(key)
+    if found is None:
+        kwargs = {} if max_consecutive is None else {"max_consecutive": max_consecutive}
+        made = FailurePolicy(on_error or "fail", name="verl compute_score", **kwargs)
+        FailurePolicy.of(made, "verl compute_score", can_skip=False)
+        with _STATE_LOCK:
+            found = state.setdefault(key, made)
+    return found
 
 
 def _answer(ground_truth: Any) -> Any:
@@ -126,9 +165,15 @@ def _verdicts(
     return _router().verify(rows)
 
 
-def _score(verdict: Verdict) -> dict[str, Any]:
+def _paid(verdicts: list[Verdict], on_error: Any, max_consecutive: Any) -> list[float]:
+    """Each verdict's score under the failure policy (raises ``InfrastructureFailure`` under ``fail``)."""
+    paid = failure_policy(on_error, max_consecutive).rewards(verdicts, can_skip=False)
+    return [float(p) for p in paid]  # type: ignore[arg-type]  # can_skip=False: never SKIP
+
+
+def _score(verdict: Verdict, paid: float) -> dict[str, Any]:
     return {
-        "score": float(verdict.reward),
+        "score": paid,
         "acc": float(verdict.passed),
         # verl cannot leave a sample out of the update; this flag lets a run filter or count them.
         "verifier_error": float(verdict.reason is Reason.VERIFIER_ERROR),
@@ -136,17 +181,35 @@ def _score(verdict: Verdict) -> dict[str, Any]:
 
 
 def compute_score(
-    data_source: str, solution_str: str, ground_truth: Any, extra_info: dict[str, Any] | None = None, **_: Any
+    data_source: str,
+    solution_str: str,
+    ground_truth: Any,
+    extra_info: dict[str, Any] | None = None,
+    *,
+    on_error: FailurePolicy | str | None = None,
+    max_consecutive: int | None = None,
+    **_: Any,
 ) -> float:
-    """verl's custom reward function: the reward of one response (0.0 on a verifier error)."""
-    return float(_verdicts([data_source], [solution_str], [ground_truth], [extra_info])[0].reward)
+    """verl's custom reward function: the reward of one response. A verifier error follows the
+    failure policy (module docstring): by default 0.0 with a warning, and ``InfrastructureFailure``
+    after ``max_consecutive`` in a row."""
+    verdicts = _verdicts([data_source], [solution_str], [ground_truth], [extra_info])
+    return _paid(verdicts, on_error, max_consecutive)[0]
 
 
 def compute_score_detailed(
-    data_source: str, solution_str: str, ground_truth: Any, extra_info: dict[str, Any] | None = None, **_: Any
+    data_source: str,
+    solution_str: str,
+    ground_truth: Any,
+    extra_info: dict[str, Any] | None = None,
+    *,
+    on_error: FailurePolicy | str | None = None,
+    max_consecutive: int | None = None,
+    **_: Any,
 ) -> dict[str, Any]:
     """Like ``compute_score`` but a dict (``score``, ``acc``, ``verifier_error``) verl logs per key."""
-    return _score(_verdicts([data_source], [solution_str], [ground_truth], [extra_info])[0])
+    verdicts = _verdicts([data_source], [solution_str], [ground_truth], [extra_info])
+    return _score(verdicts[0], _paid(verdicts, on_error, max_consecutive)[0])
 
 
 def compute_score_batch(
@@ -154,11 +217,15 @@ def compute_score_batch(
     solution_strs: Sequence[str],
     ground_truths: Sequence[Any],
     extra_infos: Sequence[dict[str, Any] | None] | None = None,
+    *,
+    on_error: FailurePolicy | str | None = None,
+    max_consecutive: int | None = None,
     **_: Any,
 ) -> list[dict[str, Any]]:
     """For verl's batch reward manager: every response verified in parallel through the pool."""
     extra = list(extra_infos) if extra_infos is not None else [None] * len(data_sources)
-    return [_score(v) for v in _verdicts(data_sources, solution_strs, ground_truths, extra)]
+    verdicts = _verdicts(data_sources, solution_strs, ground_truths, extra)
+    return [_score(v, p) for v, p in zip(verdicts, _paid(verdicts, on_error, max_consecutive))]
 
 
 def ground_truth_text(answer: Any) -> str:

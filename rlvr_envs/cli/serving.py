@@ -88,6 +88,27 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         metavar="PATH",
         help="a local Hugging Face tokenizer whose special tokens are stripped too",
     )
+    serve.add_argument(
+        "--max-call-s",
+        type=float,
+        default=150.0,
+        help="most seconds one verification may take, judge retries included (default %(default)s: under "
+        "OpenRLHF's 180 s client timeout)",
+    )
+    serve.add_argument(
+        "--on-error",
+        choices=("fail", "zero"),
+        default="fail",
+        help="what /get_reward pays for a verifier_error (judge down, no Lean, no bubblewrap): fail = an HTTP "
+        "error after --max-consecutive-errors in a row (each before that 0.0, flagged and logged); zero = 0.0, "
+        "flagged (default %(default)s)",
+    )
+    serve.add_argument(
+        "--max-consecutive-errors",
+        type=int,
+        default=8,
+        help="verifier errors in a row before --on-error fail stops paying (default %(default)s)",
+    )
     serve.add_argument("--format-weight", type=float, default=0.0, help="add a format reward with this weight")
     serve.add_argument("--verbose", action="store_true", help="log every request")
     _add_env_args(serve)
@@ -176,6 +197,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         idle_timeout_s=args.idle_timeout,
         body_timeout_s=args.body_timeout,
         max_connections=args.max_connections,
+        max_call_s=args.max_call_s,
+        on_error=args.on_error,
+        max_consecutive_errors=args.max_consecutive_errors,
         **shared,
     )
     if args.format_weight:

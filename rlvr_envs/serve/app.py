@@ -29,6 +29,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from rlvr_envs.adapters.failures import FailurePolicy
 from rlvr_envs.errors import RlvrEnvsError
 from rlvr_envs.serve.asgi import DEFAULT_BODY_TIMEOUT_S, DEFAULT_MAX_BODY_BYTES, create_app
 from rlvr_envs.serve.batch import Batcher
@@ -40,6 +41,40 @@ if TYPE_CHECKING:
 
 TOKEN_ENV = "RLVR_SERVE_TOKEN"
 DEFAULT_IDLE_TIMEOUT_S = 5.0
+DEFAULT_MAX_CALL_S = 150.0
+"""Most seconds one verification may take behind the server: under OpenRLHF's client timeout
+(180 s per request, ``openrlhf.utils.remote_rm_utils``) with room for the request's own transfer."""
+
+
+def cap_budgets(router: EnvRouter, max_call_s: float) -> None:
+    """Hold every verification the router runs to ``max_call_s``: the served envs' pool budgets, the
+    budgets of scorers made later for other ids, and verifiers that bound themselves (a judge's
+    client timeouts and retries, ``fit_budget``) since those run in process with no pool to kill them."""
+
+    def cap(budget_owner: Any) -> None:
+        if budget_owner.time_budget_s > max_call_s:
+            budget_owner.time_budget_s = max_call_s
+
+    def fit(verifier: Any) -> None:
+        fit_budget = getattr(verifier, "fit_budget", None)
+        if callable(fit_budget):
+            fit_budget(max_call_s)
+
+    for env in router.envs.values():
+        cap(env)
+        fit(env.verifier)
+    original = router.scorer_for
+
+    def scorer_for(env_id: str | None, spec: Any = None) -> Any:
+        # Scorers for ids the server was not started with are made lazily (serve-any): cap each one
+        # as it is handed out (the router caches them, so this runs once per scorer in effect).
+        scorer = original(env_id, spec)
+        if scorer.time_budget_s > max_call_s:
+            fit(scorer.verifier)
+            cap(scorer)
+        return scorer
+
+    router.scorer_for = scorer_for  # type: ignore[method-assign]
 
 
 def default_max_connections() -> int:
@@ -254,6 +289,12 @@ class RewardServer:
         max_connections: open connections at most (default: half the open-files limit, at most
             1024); a connection past it gets 503 and is closed.
         preload: load the served verifiers in every pool worker before serving.
+        max_call_s: most seconds one verification may take (default 150, under OpenRLHF's 180 s
+            client timeout): pool budgets above it are lowered, and a judge's client timeouts and
+            retries are fitted inside it (``cap_budgets``). Rows queued behind others still wait.
+        on_error: what ``/get_reward`` pays for a ``verifier_error``: ``"fail"`` (default; after
+            ``max_consecutive_errors`` in a row the request gets an HTTP error naming the cause),
+            ``"zero"`` (0.0, flagged), or a ``FailurePolicy``. ``/verify`` returns verdicts as they are.
     """
 
     def __init__(
@@ -274,9 +315,21 @@ class RewardServer:
         body_timeout_s: float = DEFAULT_BODY_TIMEOUT_S,
         max_connections: int | None = None,
         preload: bool = True,
+        max_call_s: float = DEFAULT_MAX_CALL_S,
+        on_error: FailurePolicy | str | None = None,
+        max_consecutive_errors: int | None = None,
         **make_kwargs: Any,
     ) -> None:
         from rlvr_envs.adapters.routing import EnvRouter
+
+        if not 0 < max_call_s <= 3600:
+            raise ServerConfigError(f"max_call_s must be in (0, 3600], got {max_call_s}")
+        if max_consecutive_errors is not None and not isinstance(on_error, FailurePolicy):
+            on_error = FailurePolicy(on_error or "fail", max_consecutive_errors, name="OpenRLHF /get_reward")
+        try:
+            failures = FailurePolicy.of(on_error, "OpenRLHF /get_reward", can_skip=False)
+        except ValueError as exc:
+            raise ServerConfigError(str(exc)) from None
 
         self.token = token if token is not None else (os.environ.get(TOKEN_ENV) or None)
         if not is_loopback(host) and not self.token:
@@ -311,12 +364,15 @@ class RewardServer:
             for env in router.envs.values():
                 if env.procedural:
                     raise ServerConfigError(f"task_source='dataset' cannot serve {env.env_id}: it has no fixed data")
+        cap_budgets(router, max_call_s)
+        self.max_call_s = max_call_s
         self.router: EnvRouter = router
         self.scoring = Scoring(
             router,
             shaping,
             SpecialTokens(tuple(special_tokens) if special_tokens is not None else SpecialTokens().tokens),
             policy,
+            failures=failures,
         )
         if preload:
             router.preload()  # pool workers and inline copies: the first request waits for neither

@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from rlvr_envs.adapters.failures import FailurePolicy
 from rlvr_envs.errors import RlvrEnvsError
 from rlvr_envs.types import Reason, Task, Verdict
 
@@ -311,6 +312,10 @@ class Scoring:
     policy: TaskPolicy = field(default_factory=TaskPolicy)
     labels: LabelCache | None = field(default_factory=LabelCache)
     """Parsed labels (None: parse every one)."""
+    failures: FailurePolicy = field(default_factory=lambda: FailurePolicy(name="OpenRLHF /get_reward"))
+    """What ``/get_reward`` pays for a ``verifier_error`` (``fail`` or ``zero``: OpenRLHF cannot skip
+    a sample). Under ``fail`` the request that completes a run of ``max_consecutive`` errors gets
+    an HTTP error naming the policy; OpenRLHF's client retries it, then stops the run."""
 
 
 def _routing_error() -> type[Exception]:
@@ -369,15 +374,17 @@ async def score_openrlhf(scoring: Scoring, body: Mapping[str, Any], averify: Ave
 def openrlhf_reply(
     scoring: Scoring, rows: Sequence[tuple[Any, ...]], verdicts: Sequence[Verdict], found: Sequence[bool]
 ) -> dict[str, Any]:
+    # Raises InfrastructureFailure under "fail" (the request gets an error, never a reward).
+    paid = [float(p) for p in scoring.failures.rewards(verdicts, can_skip=False)]  # type: ignore[arg-type]
     rewards = []
-    for verdict, row in zip(verdicts, rows):
-        reward = float(verdict.reward)
-        if scoring.shaping is not None:
+    for verdict, row, pay in zip(verdicts, rows, paid):
+        reward = pay
+        if scoring.shaping is not None and verdict.reason is not Reason.VERIFIER_ERROR:
             reward = float(scoring.shaping(verdict, row[2]))
         rewards.append(reward)
     return {
         "rewards": rewards,
-        "scores": [float(v.reward) for v in verdicts],
+        "scores": paid,
         "extra_logs": {
             "passed": [float(v.passed) for v in verdicts],
             # OpenRLHF cannot skip a sample: infrastructure failures are flagged so a run can count them.
