@@ -41,7 +41,8 @@ if __name__ == "__main__":
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 import rlvr_envs
-from rlvr_envs.pool import VerificationPool
+from rlvr_envs.runtime.dispatch import warm_copy
+from rlvr_envs.runtime.local.pool import VerificationPool
 from rlvr_envs.types import Task
 from rlvr_envs.verifier import DEFAULT_MAX_COMPLETION_CHARS, run_verifier
 
@@ -196,7 +197,7 @@ def worst_cpu(env: Any, tasks: Sequence[Task], size: int, repeats: int) -> tuple
     Wall time on a shared machine counts waiting for a core; CPU time is what the call costs.
     Only for declared envs whose calls all finished in the pool (so none of these can hang).
     """
-    verifier = env._warm_verifier()
+    verifier = warm_copy(env.verifier)
     worst, kind = 0.0, "-"
     for _ in range(repeats):
         for task in tasks:

@@ -33,7 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from _pool_verifiers import CpuVerifier, burn
 
-from rlvr_envs.pool import VerificationPool
+from rlvr_envs.runtime.local.pool import VerificationPool
 from rlvr_envs.testing import ExactAnswerVerifier
 from rlvr_envs.types import Task
 

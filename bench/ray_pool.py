@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import rlvr_envs  # noqa: E402
-from rlvr_envs.pool import VerificationPool  # noqa: E402
+from rlvr_envs.runtime.local.pool import VerificationPool  # noqa: E402
 
 SIZES = (1, 256, 4096)
 
@@ -82,7 +82,7 @@ def main() -> None:
 
     import ray
 
-    from rlvr_envs.backends.ray_pool import RayVerificationPool
+    from rlvr_envs.runtime.ray.pool import RayVerificationPool
 
     # 127.0.0.2: Ray would map 127.0.0.1 to the external interface; keep the bench on loopback.
     ray.init(num_cpus=args.workers, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.2")

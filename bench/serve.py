@@ -280,7 +280,7 @@ class Floor:
 
     def __init__(self) -> None:
         import rlvr_envs
-        from rlvr_envs.pool import VerificationPool
+        from rlvr_envs.runtime.local.pool import VerificationPool
 
         self.env = rlvr_envs.make("math-500", path=DATA)
         self.tasks = list(self.env.tasks[:200])

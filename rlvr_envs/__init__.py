@@ -47,7 +47,8 @@ _EXPORTS = {
     "PromptFormat": "rlvr_envs.formats",
     "get_format": "rlvr_envs.formats",
     "RewardShaping": "rlvr_envs.shaping",
-    "VerificationPool": "rlvr_envs.pool",
+    "VerificationPool": "rlvr_envs.runtime.local.pool",
+    "VerificationBackend": "rlvr_envs.runtime.backend",
 }
 
 __all__ = [
@@ -75,6 +76,7 @@ __all__ = [
     "UnknownEnvError",
     "UnknownVersionError",
     "Verdict",
+    "VerificationBackend",
     "VerificationPool",
     "Verifier",
     "Wrapper",
@@ -104,8 +106,9 @@ if TYPE_CHECKING:
     )
     from rlvr_envs.extract import extract_answer
     from rlvr_envs.formats import PromptFormat, get_format
-    from rlvr_envs.pool import VerificationPool
     from rlvr_envs.registration import make, register, registry, spec
+    from rlvr_envs.runtime.backend import VerificationBackend
+    from rlvr_envs.runtime.local.pool import VerificationPool
     from rlvr_envs.shaping import RewardShaping
     from rlvr_envs.specs import EnvSpec
     from rlvr_envs.types import Difficulty, PassRate, Reason, Task, Verdict

@@ -8,14 +8,12 @@ pool can ship it to worker processes) and a source of tasks: a finite list
 from __future__ import annotations
 
 import copy
-import pickle
 import random
 import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import Future
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, ClassVar, SupportsIndex, cast, overload
+from typing import TYPE_CHECKING, Any, ClassVar, SupportsIndex, overload
 
 import gymnasium
 import numpy as np
@@ -23,7 +21,9 @@ import numpy as np
 from rlvr_envs.checks import check_unique_ids
 from rlvr_envs.errors import ConfigurationError, SampleExhaustedWarning
 from rlvr_envs.formats import PromptFormat, get_format
-from rlvr_envs.types import Reason, Task, Verdict
+from rlvr_envs.runtime import dispatch
+from rlvr_envs.runtime.dispatch import ISOLATIONS
+from rlvr_envs.types import Task, Verdict
 
 # Re-exported: these lived here before ``rlvr_envs.verifier`` (families import them from either).
 from rlvr_envs.verifier import (  # noqa: F401
@@ -35,12 +35,8 @@ from rlvr_envs.verifier import (  # noqa: F401
 )
 
 if TYPE_CHECKING:
-    from rlvr_envs.pool import VerificationPool
+    from rlvr_envs.runtime.backend import VerificationBackend
     from rlvr_envs.specs import EnvSpec
-
-
-ISOLATIONS = ("auto", "pool", "inline")
-"""Where ``Env.verify_batch`` and ``Env.step`` run the verifier (see ``Env``)."""
 
 
 class TextSpace(gymnasium.spaces.Text):
@@ -71,7 +67,7 @@ class Env(gymnasium.Env[str, str], ABC):
             one that still overruns scores ``timeout``, as in the pool), and everything else
             (other verifiers, longer completions, a budget tighter than the verifier's own) goes
             to the pool. Results keep input order; bad completions get ``format_error`` either way.
-        pool: a ``VerificationPool`` to use instead of the shared default one.
+        pool: a backend (``VerificationPool``, ``RayVerificationPool``) to use instead of the shared one.
         time_budget_s: per-verification budget; defaults to the verifier's.
         max_completion_chars: completions longer than this get ``format_error`` unread.
         limit: keep at most this many tasks (the first ones of a dataset; a procedural env's
@@ -95,7 +91,7 @@ class Env(gymnasium.Env[str, str], ABC):
         prompt_format: str | PromptFormat | None = None,
         max_turns: int = 1,
         isolation: str = "auto",
-        pool: VerificationPool | None = None,
+        pool: VerificationBackend | None = None,
         time_budget_s: float | None = None,
         max_completion_chars: int = DEFAULT_MAX_COMPLETION_CHARS,
         max_prompt_chars: int = 1_000_000,
@@ -119,7 +115,6 @@ class Env(gymnasium.Env[str, str], ABC):
         """The registry's spec (set by ``make``); ``spec`` holds Gymnasium's form of it."""
         self._task: Task | None = None
         self._turn = 0
-        self._warm: tuple[Verifier, Verifier] | None = None
 
     @classmethod
     def resolve_format(cls, fmt: str | PromptFormat) -> PromptFormat:
@@ -194,136 +189,35 @@ class Env(gymnasium.Env[str, str], ABC):
         return run_verifier(self.verifier, task, completion, self.max_completion_chars)
 
     @property
-    def pool(self) -> VerificationPool:
+    def pool(self) -> VerificationBackend:
+        """The backend this env's pool calls go to: the one given at construction, else the
+        process-wide shared one (``runtime.factory.get_pool``: local, or Ray with ``RLVR_POOL=ray``)."""
         if self._pool is None:
-            from rlvr_envs.backends import get_pool
+            from rlvr_envs.runtime.factory import get_pool
 
-            self._pool = cast("VerificationPool", get_pool())  # the Ray backend has the same interface
+            self._pool = get_pool()
         return self._pool
 
     def verify_batch(self, tasks: Sequence[Task], completions: Sequence[str]) -> list[Verdict]:
-        """Verify many completions in parallel; the result is in input order."""
-        if len(tasks) != len(completions):
-            raise ValueError(f"got {len(tasks)} tasks but {len(completions)} completions")
-        if self.isolation == "inline":
-            return [self.verify(t, c) for t, c in zip(tasks, completions)]
-        plan = self.inline_plan(tasks, completions)
-        if plan is None:
-            return self.pool.map(
-                self.verifier,
-                tasks,
-                completions,
-                timeout_s=self.time_budget_s,
-                max_completion_chars=self.max_completion_chars,
-            )
-        # The pool's share is queued first, so its workers run while this thread does the rest.
-        away = self._submit_rest(tasks, completions, plan)
-        local = self._verify_here(tasks, completions, plan)
-        return _merge(plan, local, [f.result() for f in away])
+        """Verify many completions in parallel; the result is in input order.
+
+        Each call runs where ``isolation`` says (``runtime.dispatch``): in the pool, or here.
+        """
+        return dispatch.verify_batch(self, tasks, completions)
 
     async def averify_batch(self, tasks: Sequence[Task], completions: Sequence[str]) -> list[Verdict]:
         """``verify_batch`` for asyncio callers (does not block the event loop)."""
-        import asyncio
-
-        if len(tasks) != len(completions):
-            raise ValueError(f"got {len(tasks)} tasks but {len(completions)} completions")
-        if self.isolation == "inline":
-            return await asyncio.to_thread(self.verify_batch, tasks, completions)
-        plan = self.inline_plan(tasks, completions)
-        if plan is None:
-            return await self.pool.amap(
-                self.verifier,
-                tasks,
-                completions,
-                timeout_s=self.time_budget_s,
-                max_completion_chars=self.max_completion_chars,
-            )
-        away = self._submit_rest(tasks, completions, plan)
-        # Even a cheap call is milliseconds: off the event loop, like the inline mode.
-        local = await asyncio.to_thread(self._verify_here, tasks, completions, plan)
-        done = await asyncio.gather(*(asyncio.wrap_future(f) for f in away))
-        return _merge(plan, local, list(done))
+        return await dispatch.averify_batch(self, tasks, completions)
 
     def inline_plan(self, tasks: Sequence[Task], completions: Sequence[object]) -> list[bool] | None:
         """Under ``isolation="auto"``: which calls run in this process (True) and which in the
-        pool; None when the whole batch goes to the pool.
-
-        Inline only for a ``bounded_cheap`` verifier, only under a budget at least its own (the
-        one its declaration was measured against), and only for completions up to its
-        ``inline_cap(task)``. A completion the guard refuses unread (not a ``str``, over
-        ``max_completion_chars``) never needs a worker either.
-        """
-        verifier = self.verifier
-        if self.isolation != "auto" or not getattr(verifier, "bounded_cheap", False):
-            return None
-        if self.time_budget_s < getattr(verifier, "time_budget_s", DEFAULT_TIME_BUDGET_S):
-            return None
-        limit = self.max_completion_chars
-        plan = [
-            not isinstance(c, str) or len(c) > limit or len(c) <= verifier.inline_cap(t)
-            for t, c in zip(tasks, completions)
-        ]
-        return plan if any(plan) else None
-
-    def _submit_rest(
-        self, tasks: Sequence[Task], completions: Sequence[str], plan: list[bool]
-    ) -> list[Future[Verdict]]:
-        away = [i for i, here in enumerate(plan) if not here]
-        if not away:
-            return []  # all inline: the pool is never started for this batch
-        return self.pool.submit_many(
-            self.verifier,
-            [tasks[i] for i in away],
-            [completions[i] for i in away],
-            timeout_s=self.time_budget_s,
-            max_completion_chars=self.max_completion_chars,
-        )
-
-    def _verify_here(self, tasks: Sequence[Task], completions: Sequence[str], plan: list[bool]) -> list[Verdict]:
-        """The inline share of a batch: guarded like a worker's call, and held to the budget."""
-        verifier = self._warm_verifier()
-        budget, limit = self.time_budget_s, self.max_completion_chars
-        out: list[Verdict] = []
-        for task, completion, here in zip(tasks, completions, plan):
-            if not here:
-                continue
-            verdict = run_verifier(verifier, task, completion, limit)
-            if verdict.elapsed_s > budget:
-                # Past the budget a worker would have been killed: the verdict must not depend on
-                # where the call ran (and the declaration that sent it here was wrong).
-                verdict = Verdict.failure(
-                    Reason.TIMEOUT,
-                    details={"error": f"verification exceeded its {budget:g} s budget (ran inline)"},
-                    elapsed_s=verdict.elapsed_s,
-                )
-            out.append(verdict)
-        return out
+        pool; None when the whole batch goes to the pool (``runtime.dispatch.inline_plan``)."""
+        return dispatch.inline_plan(self, tasks, completions)
 
     def preload(self) -> None:
-        """Get verification ready before the first call, so that no call waits for start-up.
-
-        Under ``"pool"`` (and ``"auto"``, whose longer or non-cheap calls go to the pool) every pool
-        worker starts and loads the verifier; under ``"auto"`` with a ``bounded_cheap`` verifier,
-        the warm copy this process runs its inline calls with is made too. ``"inline"`` calls the
-        verifier itself: nothing to start.
-        """
-        if self.isolation == "inline":
-            return
-        self.pool.preload(self.verifier)
-        if getattr(self.verifier, "bounded_cheap", False):
-            self._warm_verifier()
-
-    def _warm_verifier(self) -> Verifier:
-        """The verifier as a pool worker holds it: unpickled, so that its ``__setstate__`` warm-up
-        (imports, language models, caches) runs once here, outside every call's time."""
-        warm = getattr(self, "_warm", None)
-        if warm is None or warm[0] is not self.verifier:
-            try:
-                copy_ = pickle.loads(pickle.dumps(self.verifier))
-            except Exception:  # unpicklable: it could not go to a worker either; use it as it is
-                copy_ = self.verifier
-            warm = self._warm = (self.verifier, copy_)
-        return warm[1]
+        """Get verification ready before the first call, so that no call waits for start-up
+        (``runtime.dispatch.preload``: pool workers started, the inline warm copy made)."""
+        dispatch.preload(self)
 
     # -- gymnasium API ---------------------------------------------------------------------------
     def _pick_task(self, options: dict[str, Any] | None) -> Task:
@@ -531,12 +425,6 @@ class ProceduralEnv(Env):
 
     def _draw_task(self) -> Task:
         return self.task_from_seed(int(self.np_random.integers(np.iinfo(np.int64).max)))
-
-
-def _merge(plan: Sequence[bool], here: Sequence[Verdict], away: Sequence[Verdict]) -> list[Verdict]:
-    """The verdicts of both shares in input order (``plan[i]``: item ``i`` ran here)."""
-    local, remote = iter(here), iter(away)
-    return [next(local) if inline else next(remote) for inline in plan]
 
 
 def check_limit(limit: object) -> int | None:

@@ -21,14 +21,16 @@ from __future__ import annotations
 import json
 import warnings
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
 from rlvr_envs.env import Env
 from rlvr_envs.errors import RlvrEnvsError
 from rlvr_envs.extract import extract_answer
+from rlvr_envs.runtime.backend import STARTUP_TIMEOUT_S, BatchResults, Calls, VerificationBackend
 from rlvr_envs.types import Reason, Task, Verdict
-from rlvr_envs.verifier import Verifier
+from rlvr_envs.verifier import DEFAULT_MAX_COMPLETION_CHARS, Verifier, run_verifier
 
 ADVERSARIAL_COMPLETIONS: tuple[str, ...] = ("", "I don't know", "True", "False", "None")
 
@@ -181,10 +183,39 @@ class ExactAnswerVerifier(Verifier):
         return Verdict.failure(Reason.WRONG, extracted=found.text)
 
 
+class RecordingBackend(VerificationBackend):
+    """A backend for tests: verifies each call in this process at once (no budget) and records
+    what it was sent (``sent``: the (task, completion) pairs), so a test sees which calls an env
+    sent to its pool and which it kept (``isolation="auto"``)."""
+
+    default_timeout_s = 5.0
+    max_completion_chars = DEFAULT_MAX_COMPLETION_CHARS
+    workers = 1
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[Task, str]] = []
+        self.closed = False
+
+    def enqueue(self, calls: Calls, into: list[Future[Verdict]] | BatchResults) -> None:
+        for index, (task, completion) in enumerate(zip(calls.tasks, calls.completions)):
+            self.sent.append((task, completion))
+            verdict = run_verifier(calls.verifier, task, completion, calls.max_chars)
+            if isinstance(into, list):
+                into[index].set_result(verdict)
+            else:
+                into.put(index, verdict)
+
+    def preload(self, verifier: Verifier, timeout_s: float = STARTUP_TIMEOUT_S) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closed = True
+
+
 def check_id(env_id: str, *, n_tasks: int = 3, seeds: Sequence[int] = (0, 1), **make_kwargs: Any) -> ConformanceReport:
     """``make(env_id, **make_kwargs)`` on a one-worker pool of its own, then ``check_env``."""
     import rlvr_envs
-    from rlvr_envs.pool import VerificationPool
+    from rlvr_envs.runtime.local.pool import VerificationPool
 
     with VerificationPool(1) as pool:
         env = rlvr_envs.make(env_id, pool=pool, **make_kwargs)

@@ -23,7 +23,7 @@ from rlvr_envs.types import Task, Verdict
 
 if TYPE_CHECKING:
     from rlvr_envs.formats import PromptFormat
-    from rlvr_envs.pool import VerificationPool
+    from rlvr_envs.runtime.backend import VerificationBackend
     from rlvr_envs.specs import EnvSpec
     from rlvr_envs.verifier import Verifier
 
@@ -122,11 +122,11 @@ class Wrapper(Env, Generic[E]):
         return self.env.procedural
 
     @property
-    def pool(self) -> VerificationPool:
+    def pool(self) -> VerificationBackend:
         return self.env.pool
 
     @property
-    def _pool(self) -> VerificationPool | None:  # type: ignore[override]
+    def _pool(self) -> VerificationBackend | None:  # type: ignore[override]
         return self.env._pool
 
     @property

@@ -13,8 +13,8 @@ import time
 import pytest
 
 from rlvr_envs import Reason, Task, Verdict, Verifier
-from rlvr_envs.env import ISOLATIONS
-from rlvr_envs.pool import VerificationPool
+from rlvr_envs.runtime.dispatch import ISOLATIONS, has_warm_copy, warm_copy
+from rlvr_envs.runtime.local.pool import VerificationPool
 from tests.helpers.toy import ToyAddEnv
 
 CAP = 40
@@ -217,10 +217,11 @@ def test_the_inline_copy_is_warmed_once_as_a_worker_would_load_it(pool):
     tasks = tasks_of(env, 2)
     for _ in range(3):
         env.verify_batch(tasks, [str(t.answer) for t in tasks])
-    warm = env._warm_verifier()
+    warm = warm_copy(verifier)
     assert warm is not verifier and warm.warmed == 1
     env.verifier = WarmingVerifier()  # a new verifier gets a fresh copy
-    assert env._warm_verifier() is not warm
+    env.verify_batch(tasks, [str(t.answer) for t in tasks])
+    assert warm_copy(env.verifier) is not warm and warm_copy(env.verifier).warmed == 1
 
 
 def test_preload_readies_what_each_isolation_will_use():
@@ -228,7 +229,7 @@ def test_preload_readies_what_each_isolation_will_use():
     with VerificationPool(1) as fresh:
         env = make(WarmingVerifier(), fresh)  # auto + cheap: the inline copy, and the pool for long ones
         env.preload()
-        assert env._warm is not None and env._warm[1].warmed == 1
+        assert has_warm_copy(env.verifier) and warm_copy(env.verifier).warmed == 1
         assert fresh.worker_pids()  # a worker started and loaded the verifier
     with VerificationPool(1) as fresh:
         env = make(WarmingVerifier(), fresh, isolation="inline")
@@ -237,4 +238,4 @@ def test_preload_readies_what_each_isolation_will_use():
     with VerificationPool(1) as fresh:
         env = make(PidVerifier(), fresh)  # auto, not cheap: the pool only
         env.preload()
-        assert env._warm is None and fresh.worker_pids()
+        assert not has_warm_copy(env.verifier) and fresh.worker_pids()

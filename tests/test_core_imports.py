@@ -172,14 +172,72 @@ def test_no_arrow_goes_up_from_the_core_to_a_family_or_the_trainers():
 def test_the_walker_sees_lazy_imports_and_skips_type_checking_ones():
     tree = ast.parse(
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import rlvr_envs.env\n"
-        "def f():\n    from rlvr_envs.pool import default_pool\n    from . import specs\n"
+        "def f():\n    from rlvr_envs.runtime.factory import get_pool\n    from . import specs\n"
     )
     assert sorted(_imports(tree, "rlvr_envs.registration", False)) == [
         ("rlvr_envs", ["specs"]),  # import_graph() turns it into an arrow to rlvr_envs.specs
-        ("rlvr_envs.pool", ["default_pool"]),
+        ("rlvr_envs.runtime.factory", ["get_pool"]),
         ("typing", ["TYPE_CHECKING"]),
     ]
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+RUNTIME_NAMES = ("pool", "worker", "zygote", "handle", "jobs", "wire", "backend", "backends", "dispatch", "ray")
+"""What the runtime's modules are named for: at the top of ``rlvr_envs`` any of these (or its
+``_``-prefixed form, or a ``*pool*``/``*worker*`` module) means runtime code left outside
+``rlvr_envs/runtime/``, where "how does a verification run" is answered from one folder."""
+
+
+def loose_runtime_modules(core: Path = ROOT / CORE) -> list[str]:
+    """Top-level modules or packages of the core named like runtime code (see ``RUNTIME_NAMES``)."""
+    found = []
+    for path in sorted(core.iterdir()):
+        if path.name == "runtime" or path.name.startswith("__"):
+            continue
+        if path.suffix == ".py":
+            name = path.stem
+        elif path.is_dir() and (path / "__init__.py").exists():
+            name = path.name
+        else:
+            continue
+        bare = name.lstrip("_")
+        if bare in RUNTIME_NAMES or any(word in bare for word in ("pool", "worker", "zygote")):
+            found.append(path.name)
+    return found
+
+
+def test_the_runtime_lives_in_one_folder_with_no_loose_modules_left():
+    assert loose_runtime_modules() == [], "runtime modules outside rlvr_envs/runtime/"
+    graph = import_graph()
+    # Nothing in the runtime reaches up to the env, the registry, the adapters or the server: they
+    # call the runtime, never the other way round.
+    up = sorted(
+        f"{mod} -> {dep}"
+        for mod, deps in graph.items()
+        if mod.startswith(f"{CORE}.runtime")
+        for dep in deps
+        if dep.startswith(CORE)
+        and not dep.startswith(f"{CORE}.runtime")
+        and dep not in {f"{CORE}.types", f"{CORE}.verifier", f"{CORE}.errors", f"{CORE}.extract"}
+    )
+    assert up == [], "\n".join(up)
+
+
+def test_the_loose_module_check_fails_on_each_old_name(tmp_path):
+    core = tmp_path / CORE
+    core.mkdir()
+    (core / "__init__.py").write_text("")
+    (core / "env.py").write_text("")
+    (core / "runtime").mkdir()
+    (core / "runtime" / "__init__.py").write_text("")
+    assert loose_runtime_modules(core) == []
+    for name in ("pool.py", "_worker.py", "zygote.py", "_handle.py", "_pool_jobs.py", "_pool_verbs.py"):
+        (core / name).write_text("")
+        assert loose_runtime_modules(core) == [name]
+        (core / name).unlink()
+    (core / "backends").mkdir()
+    (core / "backends" / "__init__.py").write_text("")
+    assert loose_runtime_modules(core) == ["backends"]
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ import time
 import pytest
 
 from rlvr_envs import Reason
-from rlvr_envs.pool import VerificationPool
+from rlvr_envs.runtime.local.pool import VerificationPool
 from tests.helpers.toy import AddVerifier, HangingVerifier, ToyAddEnv
 
 

@@ -14,11 +14,12 @@ import time
 import pytest
 
 from rlvr_envs import Reason, Task, Verdict, Verifier
-from rlvr_envs._pool_jobs import BatchResults
-from rlvr_envs._worker import Progress, dumps, serve
-from rlvr_envs.pool import VerificationPool
+from rlvr_envs.runtime.backend import BatchResults
+from rlvr_envs.runtime.local.pool import VerificationPool
+from rlvr_envs.runtime.local.wire import dumps
+from rlvr_envs.runtime.local.worker import Progress, serve
+from rlvr_envs.runtime.local.zygote import ZYGOTE_SUPPORTED
 from rlvr_envs.verifier import run_verifier
-from rlvr_envs.zygote import ZYGOTE_SUPPORTED
 from tests.helpers.toy import ToyAddEnv
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
@@ -47,7 +48,7 @@ def _wait_gone(pids: list[int], within_s: float) -> list[int]:
 OWNER = textwrap.dedent(
     """
     import os, sys, time
-    from rlvr_envs.pool import VerificationPool
+    from rlvr_envs.runtime.local.pool import VerificationPool
     from tests.helpers.toy import HangingVerifier, ToyAddEnv
 
     pool = VerificationPool(2, start=sys.argv[1], default_timeout_s=600)
@@ -92,8 +93,8 @@ def test_the_zygote_and_its_workers_outlive_the_pool_thread_that_started_them():
     # The death signal comes when the *thread* that started the zygote ends; while the pool's
     # process lives (another slot thread serving), the zygote must carry on, and so must a worker
     # that outlives its zygote (the pool replaces a zygote with SIGKILL).
-    from rlvr_envs._handle import _Worker
-    from rlvr_envs.zygote import Zygote
+    from rlvr_envs.runtime.local.handle import WorkerHandle
+    from rlvr_envs.runtime.local.zygote import Zygote
 
     made: list = []
     starter = threading.Thread(target=lambda: made.append(Zygote(0, 60.0)))
@@ -103,7 +104,7 @@ def test_the_zygote_and_its_workers_outlive_the_pool_thread_that_started_them():
     try:
         time.sleep(0.3)  # time for the signal to arrive, were it to kill
         assert zygote.alive()
-        worker = _Worker.fork(zygote)
+        worker = WorkerHandle.fork(zygote)
         task = ToyAddEnv().tasks[0]
         key = "add"
         from tests.helpers.toy import AddVerifier

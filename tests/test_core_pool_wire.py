@@ -6,8 +6,8 @@ import pytest
 from pydantic import ValidationError
 
 from rlvr_envs import Reason, Task, Verdict, Verifier
-from rlvr_envs._worker import dumps
-from rlvr_envs.pool import VerificationPool
+from rlvr_envs.runtime.local.pool import VerificationPool
+from rlvr_envs.runtime.local.wire import dumps
 from rlvr_envs.types import Difficulty, PassRate
 
 
@@ -147,7 +147,7 @@ def test_a_progress_page_mid_write_is_never_read_as_a_start_at_time_zero():
     import threading
     import time
 
-    from rlvr_envs._worker import Progress
+    from rlvr_envs.runtime.local.worker import Progress
 
     progress = Progress.create()
     try:
@@ -168,7 +168,7 @@ def test_progress_read_while_another_process_writes_is_always_one_whole_write():
     import os
     import time
 
-    from rlvr_envs._worker import Progress
+    from rlvr_envs.runtime.local.worker import Progress
 
     progress = Progress.create()
     pid = os.fork()
@@ -207,7 +207,7 @@ class NapVerifier(Verifier):
 
 
 def test_a_worker_sends_long_chunks_mid_message_and_short_ones_near_its_end():
-    from rlvr_envs._worker import Progress, serve
+    from rlvr_envs.runtime.local.worker import Progress, serve
 
     items = [("k", TASKS[0], str(i), 100) for i in range(60)]
     inbox = [dumps(("verify_many", 10, items))]

@@ -9,8 +9,8 @@ import time
 import pytest
 
 from rlvr_envs import Reason, Task, Verdict
-from rlvr_envs.pool import VerificationPool
-from rlvr_envs.zygote import ZYGOTE_SUPPORTED
+from rlvr_envs.runtime.local.pool import VerificationPool
+from rlvr_envs.runtime.local.zygote import ZYGOTE_SUPPORTED
 from tests.helpers.toy import AddVerifier, HangingVerifier, ToyAddEnv
 from tests.test_core_pool import FlakyLoadVerifier
 
@@ -197,7 +197,7 @@ def test_a_preloaded_zygote_pool_loads_once_for_all_workers(tmp_path, tasks):
 def test_task_and_verdict_survive_the_fast_wire_format():
     import pickle
 
-    from rlvr_envs._worker import dumps
+    from rlvr_envs.runtime.local.wire import dumps
 
     task = Task(id="t", prompt="p", answer={"a": [1, 2]}, metadata={"m": "x"})
     verdict = Verdict.failure(Reason.WRONG, extracted="3", details={"k": "v"}).timed(0.25)

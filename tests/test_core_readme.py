@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 import rlvr_envs
-from rlvr_envs.pool import VerificationPool
+from rlvr_envs.runtime.local.pool import VerificationPool
 from rlvr_envs.testing import check_env
 
 README = Path(__file__).resolve().parents[1] / "README.md"

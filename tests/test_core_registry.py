@@ -291,7 +291,7 @@ def test_pool_workers_import_neither_gymnasium_nor_numpy(tmp_path):
         tmp_path,
         """
         import json, sys
-        import rlvr_envs.pool, rlvr_envs._worker, rlvr_envs.verifier
+        import rlvr_envs.runtime.local.pool, rlvr_envs.runtime.local.worker, rlvr_envs.verifier
         print(json.dumps(sorted(m for m in ("gymnasium", "numpy") if m in sys.modules)))
     """,
     )
@@ -299,7 +299,7 @@ def test_pool_workers_import_neither_gymnasium_nor_numpy(tmp_path):
 
 
 def test_a_pool_worker_process_verifies_without_gymnasium():
-    from rlvr_envs.pool import VerificationPool
+    from rlvr_envs.runtime.local.pool import VerificationPool
     from rlvr_envs.types import Task
     from tests.core_light import ModulesVerifier
 

@@ -18,7 +18,7 @@ pytest.importorskip("uvicorn")
 import rlvr_envs
 from rlvr_envs.adapters.routing import EnvRouter, RoutingError
 from rlvr_envs.adapters.rows import verifier_spec
-from rlvr_envs.pool import VerificationPool
+from rlvr_envs.runtime.local.pool import VerificationPool
 from rlvr_envs.serve.app import RewardServer
 from rlvr_envs.serve.batch import Batcher
 from rlvr_envs.serve.protocol import openrlhf_label

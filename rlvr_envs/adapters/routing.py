@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import threading
 from collections.abc import Mapping, Sequence
-from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from rlvr_envs.adapters.rows import (
     OnceCache,
@@ -18,6 +16,7 @@ from rlvr_envs.adapters.rows import (
     state_json,
 )
 from rlvr_envs.errors import RlvrEnvsError
+from rlvr_envs.runtime import dispatch
 from rlvr_envs.types import Task, Verdict
 
 if TYPE_CHECKING:
@@ -261,80 +260,27 @@ class EnvRouter:
         )
 
     # -- verification ------------------------------------------------------------------------------
-    def _submit(self, rows: Sequence[Row]) -> tuple[list[Future[Verdict] | Verdict | None], list[_Here]]:
-        """Queue every pool row; the rows an ``"auto"`` env runs in this process are returned
-        grouped by env (their places in ``pending`` hold None until ``_run_here`` fills them)."""
-        scorers = [self.scorer_for(row[0], row[3] if len(row) > 3 else None) for row in rows]
-        pending: list[Future[Verdict] | Verdict | None] = []
-        here: dict[int, _Here] = {}
-        for index, (scorer, row) in enumerate(zip(scorers, rows)):
-            task, completion = row[1], row[2]
-            env = scorer.env
-            if scorer.isolation == "inline" and env is not None:
-                pending.append(env.verify(task, completion))
-            elif scorer.isolation == "auto" and env is not None and env.inline_plan([task], [completion]):
-                pending.append(None)
-                here.setdefault(id(env), _Here(env)).add(index, task, completion)
-            else:
-                pending.append(
-                    scorer.get_pool().submit(
-                        scorer.verifier,
-                        task,
-                        completion,
-                        timeout_s=scorer.time_budget_s,
-                        max_completion_chars=scorer.max_completion_chars,
-                    )
-                )
-        return pending, list(here.values())
-
-    @staticmethod
-    def _fill(pending: list[Future[Verdict] | Verdict | None], group: _Here, verdicts: list[Verdict]) -> None:
-        for index, verdict in zip(group.indices, verdicts):
-            pending[index] = verdict
+    def _rows(self, rows: Sequence[Row]) -> list[tuple[Scorer, Task, str]]:
+        """Each row with what verifies it (``RoutingError`` for the first row that has nothing)."""
+        return [(self.scorer_for(row[0], row[3] if len(row) > 3 else None), row[1], row[2]) for row in rows]
 
     def verify(self, rows: Sequence[Row]) -> list[Verdict]:
         """Verify rows in parallel; results in input order.
 
-        Every row of every env is queued before any result is awaited, so one slow or hung
+        Every pool row of every env is queued before any result is awaited, so one slow or hung
         sample costs its own time budget and never serialises the rest. A row that cannot be
-        routed raises ``RoutingError`` before anything is queued. Rows an ``isolation="auto"``
-        env runs in process (a ``bounded_cheap`` verifier within its cap) are verified here
-        while the pool works on the rest.
+        routed raises ``RoutingError`` before anything is queued. Each row runs where its env's
+        ``isolation`` says (``runtime.dispatch``): rows an ``"auto"`` env keeps in process (a
+        ``bounded_cheap`` verifier within its cap) are verified here while the pool works on the rest.
         """
-        pending, here = self._submit(rows)
-        for group in here:
-            self._fill(pending, group, group.env.verify_batch(group.tasks, group.completions))
-        return [p if isinstance(p, Verdict) else cast("Future[Verdict]", p).result() for p in pending]
+        return dispatch.verify_rows(self._rows(rows))
 
     async def averify(self, rows: Sequence[Row]) -> list[Verdict]:
         """``verify`` for asyncio callers: awaits the pool without blocking the event loop (rows
         verified in process run in a thread)."""
-        pending, here = self._submit(rows)
-        for group in here:
-            verdicts = await asyncio.to_thread(group.env.verify_batch, group.tasks, group.completions)
-            self._fill(pending, group, verdicts)
-        futures = [asyncio.wrap_future(p) for p in pending if isinstance(p, Future)]
-        done = iter(await asyncio.gather(*futures)) if futures else iter(())
-        return [p if isinstance(p, Verdict) else next(done) for p in pending]
+        return await dispatch.averify_rows(self._rows(rows))
 
     def preload(self) -> None:
         """Get every served env ready now (``Env.preload``: pool workers, inline copies), so no first call waits."""
         for env in self._envs.values():
             env.preload()
-
-
-class _Here:
-    """Rows of one env that its ``isolation="auto"`` runs in this process, with their places."""
-
-    __slots__ = ("completions", "env", "indices", "tasks")
-
-    def __init__(self, env: Env) -> None:
-        self.env = env
-        self.indices: list[int] = []
-        self.tasks: list[Task] = []
-        self.completions: list[str] = []
-
-    def add(self, index: int, task: Task, completion: str) -> None:
-        self.indices.append(index)
-        self.tasks.append(task)
-        self.completions.append(completion)

@@ -24,15 +24,15 @@ import importlib
 import json
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from rlvr_envs.errors import RlvrEnvsError
 from rlvr_envs.types import Task
 
 if TYPE_CHECKING:
     from rlvr_envs.env import Env
-    from rlvr_envs.pool import VerificationPool
+    from rlvr_envs.runtime.backend import VerificationBackend
     from rlvr_envs.verifier import Verifier
 
 SPEC_VERSION = 1
@@ -227,8 +227,14 @@ def default_verifier(env_id: str, spec: Mapping[str, Any] | None) -> Verifier | 
     cls = _resolve_class(str(spec.get("class", "")), plugin_package(env_id))
     if not issubclass(cls, Verifier):
         raise SpecError(f"{spec.get('class')!r} is not a Verifier")
+    # The preset's verifier options, not the class defaults: ifbench-v1 registers guard=False,
+    # and its own exported rows were refused as asking for options the server does not use.
+    # Every preset option the verifier's constructor takes (an env may take one too and pass it on).
+    from rlvr_envs.checks import option_names
+
+    preset = registry.resolve(env_id).kwargs
     try:
-        return cls()
+        return cls(**{k: preset[k] for k in sorted(option_names(cls) & preset.keys())})
     except TypeError:
         return None
 
@@ -254,8 +260,8 @@ class Scorer:
     max_completion_chars: int
     prompt_format: str = "plain"
     isolation: str = "pool"
-    pool: VerificationPool | None = None
     env: Env | None = None
+    _pool: VerificationBackend | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def of_env(cls, env: Env) -> Scorer:
@@ -266,7 +272,6 @@ class Scorer:
             max_completion_chars=int(env.max_completion_chars),
             prompt_format=env.prompt_format.name,
             isolation=env.isolation,
-            pool=env._pool,
             env=env,
         )
 
@@ -281,14 +286,16 @@ class Scorer:
             raise SpecError(f"max_completion_chars must be a positive integer, got {chars!r}")
         return cls(env_id, built, float(budget), chars, str(spec.get("prompt_format") or "plain"))
 
-    def get_pool(self) -> VerificationPool:
+    @property
+    def pool(self) -> VerificationBackend:
+        """An env's scorer: the env's pool; a spec's: the process-wide shared one (``runtime.factory``)."""
         if self.env is not None:
             return self.env.pool
-        if self.pool is None:
-            from rlvr_envs.backends import get_pool
+        if self._pool is None:
+            from rlvr_envs.runtime.factory import get_pool
 
-            self.pool = cast("VerificationPool", get_pool())  # the Ray backend has the same interface
-        return self.pool
+            self._pool = get_pool()
+        return self._pool
 
 
 class OnceCache:

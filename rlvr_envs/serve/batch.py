@@ -21,12 +21,12 @@ from collections.abc import Sequence
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
+from rlvr_envs.runtime import dispatch
 from rlvr_envs.types import Reason, Verdict
 
 if TYPE_CHECKING:
     from rlvr_envs.adapters.routing import EnvRouter
     from rlvr_envs.adapters.rows import Scorer
-    from rlvr_envs.env import Env
 
 
 class _Request:
@@ -44,7 +44,7 @@ class Batcher:
     """Verifies router rows for asyncio callers, batching those queued in the same loop turn.
 
     One batcher serves one event loop (the first that calls ``averify``); the router decides
-    what verifies each row, exactly as ``EnvRouter.averify`` does.
+    what verifies each row and ``runtime.dispatch`` where it runs, exactly as in ``EnvRouter.averify``.
     """
 
     def __init__(self, router: EnvRouter) -> None:
@@ -76,71 +76,48 @@ class Batcher:
 
     # -- on the event loop ---------------------------------------------------------------------------
     def _flush(self) -> None:
-        """Send every held row: inline scorers verify here (as the router does), rows an ``"auto"``
-        env keeps in process go to a thread (one call per env), the rest to the pool in one batch each."""
+        """Send every held row where ``runtime.dispatch`` says: rows verified in this process go
+        to a thread (one call per scorer, off the loop), the rest to the pool in one batch per scorer."""
         held, self._held = self._held, []
-        groups: dict[int, tuple[Scorer, list[tuple[_Request, int, Any, str]]]] = {}
-        local: dict[int, tuple[Env, list[tuple[_Request, int, Any, str]]]] = {}
+        split = dispatch.Split()
+        places: list[tuple[_Request, int]] = []
         for request, index, scorer, task, completion in held:
             if request.waiter.done():  # failed already (an error in another group of its rows)
                 continue
-            env = scorer.env
-            if scorer.isolation == "inline" and env is not None:
-                try:
-                    verdict = env.verify(task, completion)
-                except Exception as exc:  # the request gets it, the loop must not
-                    self._fail(request, exc)
-                else:
-                    self._set(request, index, verdict)
-                continue
-            if scorer.isolation == "auto" and env is not None and env.inline_plan([task], [completion]):
-                # A bounded-cheap verifier within its cap: verified in this process, off the loop.
-                here = local.get(id(env))
-                if here is None:
-                    here = local[id(env)] = (env, [])
-                here[1].append((request, index, task, completion))
-                continue
-            group = groups.get(id(scorer))
-            if group is None:
-                group = groups[id(scorer)] = (scorer, [])
-            group[1].append((request, index, task, completion))
-        for scorer, items in groups.values():
+            split.add(scorer, task, completion)
+            places.append((request, index))
+        for group in split.away.values():
+            rows = [places[i] for i in group.indices]
             try:
-                futures = scorer.get_pool().submit_many(
-                    scorer.verifier,
-                    [item[2] for item in items],
-                    [item[3] for item in items],
-                    timeout_s=scorer.time_budget_s,
-                    max_completion_chars=scorer.max_completion_chars,
-                )
+                futures = group.submit()
             except Exception as exc:  # a closed pool: every request of the group fails
-                for request, *_ in items:
+                for request, _ in rows:
                     self._fail(request, exc)
                 continue
             self.batches += 1
-            for (request, index, _task, _completion), future in zip(items, futures):
+            for (request, index), future in zip(rows, futures):
                 if future.done():  # refused unread (too long): no thread involved
                     self._set(request, index, future.result())
                 else:
                     future.add_done_callback(self._callback(request, index))
 
         loop = self._loop
-        for env, items in local.values():  # after the pool's share is queued: both run at once
+        for group in split.here.values():  # after the pool's share is queued: both run at once
             if loop is None:
                 break
-            work = loop.run_in_executor(None, env.verify_batch, [i[2] for i in items], [i[3] for i in items])
-            work.add_done_callback(self._local_done(items))
+            work = loop.run_in_executor(None, group.verify_here)
+            work.add_done_callback(self._local_done([places[i] for i in group.indices]))
 
-    def _local_done(self, items: list[tuple[_Request, int, Any, str]]) -> Any:
+    def _local_done(self, rows: list[tuple[_Request, int]]) -> Any:
         def done(work: asyncio.Future[list[Verdict]]) -> None:  # on the loop
             if work.cancelled():
                 return
             error = work.exception()
-            if error is not None:  # verify_batch turns verifier errors into verdicts; be safe
-                for request, *_ in items:
+            if error is not None:  # verification turns verifier errors into verdicts; be safe
+                for request, _ in rows:
                     self._fail(request, error)
                 return
-            for (request, index, _task, _completion), verdict in zip(items, work.result()):
+            for (request, index), verdict in zip(rows, work.result()):
                 self._set(request, index, verdict)
 
         return done

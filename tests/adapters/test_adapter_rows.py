@@ -101,7 +101,7 @@ def test_spec_round_trips_every_family_verifier(math500, ifeval_partial):
     [
         "os:system",
         "builtins:eval",
-        "rlvr_envs.pool:VerificationPool",
+        "rlvr_envs.runtime.local.pool:VerificationPool",
         "rlvr_math.envs:Math500Env",
         "rlvr_code.verifier:CodeVerifier",
     ],

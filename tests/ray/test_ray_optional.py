@@ -21,8 +21,8 @@ def run(code: str, **env: str) -> subprocess.CompletedProcess:
 
 def test_import_rlvr_envs_and_the_backend_chooser_never_import_ray():
     done = run(
-        "import sys, rlvr_envs, rlvr_envs.backends, rlvr_envs.pool\n"
-        "from rlvr_envs.backends import get_pool\n"
+        "import sys, rlvr_envs, rlvr_envs.runtime.factory, rlvr_envs.runtime.local.pool\n"
+        "from rlvr_envs.runtime.factory import get_pool\n"
         "p = get_pool(); print(type(p).__name__, 'ray' in sys.modules)",
         RLVR_POOL="local",
     )
@@ -31,7 +31,7 @@ def test_import_rlvr_envs_and_the_backend_chooser_never_import_ray():
 
 
 def test_an_unknown_backend_is_refused_with_the_choices():
-    from rlvr_envs.backends import pool_backend
+    from rlvr_envs.runtime.factory import pool_backend
 
     assert pool_backend() in ("local", "ray")
     assert pool_backend("RAY") == "ray"
@@ -42,7 +42,7 @@ def test_an_unknown_backend_is_refused_with_the_choices():
 def test_without_ray_installed_the_error_names_the_extra():
     done = run(
         "import sys; sys.modules['ray'] = None\n"
-        "from rlvr_envs.backends.ray_pool import RayVerificationPool, RayUnavailableError\n"
+        "from rlvr_envs.runtime.ray.pool import RayVerificationPool, RayUnavailableError\n"
         "try:\n    RayVerificationPool(1)\nexcept RayUnavailableError as e:\n    print('REFUSED', e)"
     )
     assert done.returncode == 0, done.stderr
@@ -50,7 +50,7 @@ def test_without_ray_installed_the_error_names_the_extra():
 
 
 def test_ray_options_come_from_the_environment(monkeypatch):
-    from rlvr_envs.backends import ray_options_from_env
+    from rlvr_envs.runtime.factory import ray_options_from_env
 
     monkeypatch.setenv("RLVR_RAY_ADDRESS", "ray://head:10001")
     monkeypatch.setenv("RLVR_RAY_WORKERS", "64")

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def pool(cluster):
-    from rlvr_envs.backends.ray_pool import RayVerificationPool
+    from rlvr_envs.runtime.ray.pool import RayVerificationPool
 
     with RayVerificationPool(2, num_cpus=0.5, chunk_size=64, depth=2) as p:
         p.preload(AddVerifier())
@@ -134,7 +134,7 @@ def test_an_actor_killed_mid_batch_costs_only_the_calls_it_held(pool, tasks):
 
 
 def test_a_wedged_actor_is_killed_and_replaced_and_its_calls_time_out(cluster, tasks):
-    from rlvr_envs.backends.ray_pool import RayVerificationPool
+    from rlvr_envs.runtime.ray.pool import RayVerificationPool
 
     with RayVerificationPool(1, num_cpus=0.25, grace_s=2.0, chunk_size=4, depth=1) as wedge:
         wedge.preload(AddVerifier())
@@ -158,15 +158,15 @@ def test_a_wedged_actor_is_killed_and_replaced_and_its_calls_time_out(cluster, t
 def test_an_env_and_the_shared_pool_verify_through_ray_without_a_second_cluster(cluster, tasks, monkeypatch):
     import ray
 
-    from rlvr_envs import backends
+    from rlvr_envs.runtime import factory
 
     monkeypatch.setenv("RLVR_POOL", "ray")
     monkeypatch.setenv("RLVR_RAY_WORKERS", "1")
     monkeypatch.setenv("RLVR_RAY_NUM_CPUS", "0.25")
-    monkeypatch.setitem(backends._shared, "ray", None)
-    shared = backends.get_pool()
+    monkeypatch.setitem(factory._shared, "ray", None)
+    shared = factory.get_pool()
     try:
-        assert type(shared).__name__ == "RayVerificationPool" and backends.get_pool() is shared
+        assert type(shared).__name__ == "RayVerificationPool" and factory.get_pool() is shared
         env = ToyAddEnv(pool=shared)
         verdicts = env.verify_batch(tasks, [gold(t) for t in tasks])
         assert all(v.passed for v in verdicts)
@@ -178,7 +178,7 @@ def test_an_env_and_the_shared_pool_verify_through_ray_without_a_second_cluster(
     def inside_a_worker(task_rows):
         # What the verl adapter does in verl's own Ray workers: Ray is initialised, so no new cluster.
         from rlvr_envs import Task
-        from rlvr_envs.backends.ray_pool import RayVerificationPool
+        from rlvr_envs.runtime.ray.pool import RayVerificationPool
 
         with RayVerificationPool(1, num_cpus=0.1) as inner:
             rows = [Task.model_validate(r) for r in task_rows]
@@ -207,7 +207,7 @@ def test_rlvr_envs_verify_runs_on_the_cluster_from_the_command_line(cluster, tmp
         "import sys; import rlvr_envs; "
         "rlvr_envs.register('raytoy-add-v0', 'tests.helpers.toy:ToyAddEnv', size=None); "
         "from rlvr_envs.cli import main; rc = main(sys.argv[1:]); "
-        "from rlvr_envs.backends import get_pool; print('POOL', type(get_pool()).__name__); sys.exit(rc)"
+        "from rlvr_envs.runtime.factory import get_pool; print('POOL', type(get_pool()).__name__); sys.exit(rc)"
     )
     done = subprocess.run(
         [sys.executable, "-c", script, "verify", "raytoy-add-v0", "--input", str(rows), "--output", str(out)],

@@ -3,14 +3,11 @@ list that covers the catalog exactly (the timings behind it are ``bench/cheap_ve
 
 from __future__ import annotations
 
-from concurrent.futures import Future
-
 import pytest
 
 import rlvr_envs
 from rlvr_envs import Task
-from rlvr_envs._pool_verbs import PoolVerbs
-from rlvr_envs.verifier import run_verifier
+from rlvr_envs.testing import RecordingBackend
 from rlvr_reasoning_gym.catalog import RULES, SYMPY_EXPR
 from rlvr_reasoning_gym.verifier import (
     INLINE_DATASETS,
@@ -19,24 +16,6 @@ from rlvr_reasoning_gym.verifier import (
     NOT_INLINE_PARTIAL,
     ReasoningGymVerifier,
 )
-
-
-class RecordingPool(PoolVerbs):
-    """Stands in for the pool: verifies in this process and records what it was sent."""
-
-    default_timeout_s = 5.0
-
-    def __init__(self) -> None:
-        self.sent: list[str] = []
-
-    def submit_many(self, verifier, tasks, completions, *, timeout_s=None, max_completion_chars=None):
-        futures = []
-        for task, completion in zip(tasks, completions):
-            self.sent.append(task.answer["dataset"])
-            future: Future = Future()
-            future.set_result(run_verifier(verifier, task, completion, max_completion_chars or 2_000_000))
-            futures.append(future)
-        return futures
 
 
 def test_every_registered_dataset_is_classified_exactly_once():
@@ -68,7 +47,7 @@ def test_the_cap_is_per_dataset_and_per_partial_credit():
 
 @pytest.mark.parametrize("datasets", [["chain_sum"], ["chain_sum", "simple_integration"]])
 def test_auto_keeps_inline_datasets_out_of_the_pool(datasets):
-    pool = RecordingPool()
+    pool = RecordingBackend()
     env_id = "rg-chain_sum" if len(datasets) == 1 else "rg-composite"
     kwargs = {} if len(datasets) == 1 else {"datasets": datasets}
     # isolation= given: the rg envs' own default is still "pool" (rlvr_reasoning_gym.envs).
@@ -76,10 +55,10 @@ def test_auto_keeps_inline_datasets_out_of_the_pool(datasets):
     tasks = env.sample(24, seed=0)
     verdicts = env.verify_batch(tasks, [env.gold_completion(t) for t in tasks])
     assert all(v.passed for v in verdicts)
-    sent = set(pool.sent)
+    sent = {task.answer["dataset"] for task, _ in pool.sent}
     assert "chain_sum" not in sent
     assert sent == ({"simple_integration"} if len(datasets) == 2 else set())
     assert len(pool.sent) == sum(t.answer["dataset"] != "chain_sum" for t in tasks)
     # Over the cap, even an inline dataset goes to the pool.
     assert env.verify_batch(tasks[:1], ["x " * INLINE_MAX_CHARS])[0].reason.value == "no_answer"
-    assert pool.sent[-1] == tasks[0].answer["dataset"]
+    assert pool.sent[-1][0].answer["dataset"] == tasks[0].answer["dataset"]

@@ -1,4 +1,6 @@
-"""A warmed parent that verification workers fork from: ``python -m rlvr_envs.zygote CTL_FD MEMORY_MB POOL_PID``.
+"""A warmed parent that verification workers fork from.
+
+``python -m rlvr_envs.runtime.local.zygote CTL_FD MEMORY_MB POOL_PID``, started by the pool.
 
 Starting a worker the plain way costs an interpreter start plus the verifier's imports and
 warm-up (2-4 s for math, in every worker and after every timeout or crash). The zygote does
@@ -34,7 +36,8 @@ import time
 from multiprocessing.connection import Connection
 from typing import Any
 
-from rlvr_envs._worker import Progress, die_with_parent, limit_memory, serve
+from rlvr_envs.errors import RlvrEnvsError
+from rlvr_envs.runtime.local.worker import Progress, die_with_parent, limit_memory, serve
 
 ZYGOTE_SUPPORTED = sys.platform.startswith("linux") and hasattr(os, "fork") and hasattr(socket, "send_fds")
 
@@ -46,7 +49,7 @@ thread each. A caller who sets one of these keeps its value (and the zygote then
 threads, so that verifier is loaded per worker instead)."""
 
 
-class ZygoteDied(Exception):
+class ZygoteDied(RlvrEnvsError):
     pass
 
 
@@ -199,14 +202,21 @@ class Zygote:
         self.loaded: set[str] = set()
         self.lock = threading.Lock()
         self.unreaped: set[int] = set()
-        """Killed workers whose reaping was put off (see ``rlvr_envs._handle``)."""
+        """Killed workers whose reaping was put off (see ``handle``)."""
         ours, theirs = socket.socketpair()
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
         for name in _THREAD_POOL_VARS:  # no idle BLAS/OpenMP threads in the zygote (unless asked for)
             env.setdefault(name, "1")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "rlvr_envs.zygote", str(theirs.fileno()), str(memory_mb), str(os.getpid())],
+            [
+                sys.executable,
+                "-m",
+                "rlvr_envs.runtime.local.zygote",
+                str(theirs.fileno()),
+                str(memory_mb),
+                str(os.getpid()),
+            ],
             stdin=subprocess.DEVNULL,
             pass_fds=(theirs.fileno(),),
             start_new_session=True,
@@ -278,6 +288,6 @@ class Zygote:
 
 
 if __name__ == "__main__":
-    from rlvr_envs.zygote import main as _main  # as the importable module (see rlvr_envs._worker)
+    from rlvr_envs.runtime.local.zygote import main as _main  # as the importable module (see worker)
 
     _main()

@@ -1,9 +1,10 @@
-"""Verification backends: the local process pool (default) and Ray, behind one interface.
+"""Which backend verifies: the local process pool (default) or Ray, made and shared here.
 
 ``get_pool()`` is what the env, the adapters, the CLI and the reward server use: the local
 ``VerificationPool`` unless ``RLVR_POOL=ray`` (or ``backend="ray"``) asks for the Ray backend,
-which gives the same calls (``submit``/``submit_many``/``map``/``amap``/``preload``/``close``)
-and the same guarantees on a cluster. Importing this package never imports Ray.
+which gives the same calls (``VerificationBackend``: ``submit``/``submit_many``/``map``/``amap``/
+``preload``/``close``) and the same guarantees on a cluster. Importing this module imports
+neither backend, and never Ray.
 
 Environment variables (read when the shared pool is first made):
 
@@ -32,12 +33,11 @@ from typing import TYPE_CHECKING, Any
 from rlvr_envs.errors import ConfigurationError
 
 if TYPE_CHECKING:
-    from rlvr_envs.backends.ray_pool import RayVerificationPool
-    from rlvr_envs.pool import VerificationPool
+    from rlvr_envs.runtime.backend import VerificationBackend
 
 BACKENDS = ("local", "ray")
 
-_shared: dict[str, Any] = {}
+_shared: dict[str, VerificationBackend] = {}
 _lock = threading.Lock()
 
 
@@ -74,28 +74,27 @@ def ray_options_from_env() -> dict[str, Any]:
     return out
 
 
-def make_pool(backend: str | None = None, **kwargs: Any) -> VerificationPool | RayVerificationPool:
+def make_pool(backend: str | None = None, **kwargs: Any) -> VerificationBackend:
     """A new pool of the chosen backend (the caller closes it)."""
     if pool_backend(backend) == "ray":
-        from rlvr_envs.backends.ray_pool import RayVerificationPool
+        from rlvr_envs.runtime.ray.pool import RayVerificationPool
 
         return RayVerificationPool(**{**ray_options_from_env(), **kwargs})
-    from rlvr_envs.pool import VerificationPool
+    from rlvr_envs.runtime.local.pool import VerificationPool
 
     return VerificationPool(**kwargs)
 
 
-def get_pool(backend: str | None = None) -> VerificationPool | RayVerificationPool:
-    """The process-wide shared pool of the chosen backend, made on first use and closed at exit."""
-    chosen = pool_backend(backend)
-    if chosen == "local" and pool_backend() == "local":
-        from rlvr_envs.pool import default_pool
+def get_pool(backend: str | None = None) -> VerificationBackend:
+    """The process-wide shared pool of the chosen backend, made on first use and closed at exit.
 
-        return default_pool()  # the one local pool everything shares
+    One per backend: every env, adapter and server of this process that takes the shared pool
+    shares its workers (and the verifiers they have loaded).
+    """
+    chosen = pool_backend(backend)
     with _lock:
         pool = _shared.get(chosen)
-        if pool is None or getattr(pool, "closed", False) or getattr(pool, "_closed", False):
-            pool = make_pool(chosen)
-            _shared[chosen] = pool
+        if pool is None or pool.closed:
+            pool = _shared[chosen] = make_pool(chosen)
             atexit.register(pool.close)
         return pool

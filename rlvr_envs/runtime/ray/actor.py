@@ -15,7 +15,7 @@ import socket
 from concurrent.futures import Future
 from typing import Any
 
-from rlvr_envs.pool import VerificationPool
+from rlvr_envs.runtime.local.pool import VerificationPool
 from rlvr_envs.types import Reason, Task, Verdict
 
 

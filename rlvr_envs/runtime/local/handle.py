@@ -1,6 +1,7 @@
-"""The pool's handle on one worker process: spawned, or forked by the zygote.
+"""The pool's handle on one worker process (``worker``): spawned, or forked by the ``zygote``.
 
-Kept out of ``rlvr_envs.pool`` (which schedules calls) so that each file stays readable.
+The pool (``pool``) schedules calls; this is how it talks to one worker: send a message, wait
+for a reply with a deadline, tell a death from a timeout, kill the worker's process group.
 """
 
 from __future__ import annotations
@@ -16,20 +17,22 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
-from rlvr_envs._worker import Progress, dumps
-from rlvr_envs.zygote import Zygote
+from rlvr_envs.errors import RlvrEnvsError
+from rlvr_envs.runtime.local.wire import dumps
+from rlvr_envs.runtime.local.worker import Progress
+from rlvr_envs.runtime.local.zygote import Zygote
 
-__all__ = ["WorkerDied", "_Worker"]
+__all__ = ["WorkerDied", "WorkerHandle"]
 
 _MAX_POLL_MS = 2**31 - 1
 """The longest wait ``poll`` takes (a C int of milliseconds, about 24 days)."""
 
 
-class WorkerDied(Exception):
+class WorkerDied(RlvrEnvsError):
     pass
 
 
-class _Worker:
+class WorkerHandle:
     """One verification subprocess in its own process group: spawned, or forked by a zygote."""
 
     def __init__(
@@ -53,13 +56,20 @@ class _Worker:
         self._poller.register(from_.fileno(), select.POLLIN)
 
     @classmethod
-    def spawn(cls, memory_mb: int) -> _Worker:
+    def spawn(cls, memory_mb: int) -> WorkerHandle:
         env = dict(os.environ)
         # The worker must import what the caller can (plugins installed editable, test modules).
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
         progress = Progress.create()
         proc = subprocess.Popen(
-            [sys.executable, "-m", "rlvr_envs._worker", str(memory_mb), str(progress.fd), str(os.getpid())],
+            [
+                sys.executable,
+                "-m",
+                "rlvr_envs.runtime.local.worker",
+                str(memory_mb),
+                str(progress.fd),
+                str(os.getpid()),
+            ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             pass_fds=(progress.fd,),
@@ -81,7 +91,7 @@ class _Worker:
         return cls(proc.pid, to, from_, progress, wait)
 
     @classmethod
-    def fork(cls, zygote: Zygote) -> _Worker:
+    def fork(cls, zygote: Zygote) -> WorkerHandle:
         with zygote.lock:
             pid, sock, progress_fd = zygote.fork()
         conn = Connection(sock.detach())

@@ -1,53 +1,19 @@
-"""A queued call of ``rlvr_envs.pool`` and what holds its verdict: a Future, or a slot in a batch.
+"""One queued call of the local pool (``pool``) and what holds its verdict: a Future, or a slot in a batch.
 
 ``submit``/``submit_many`` hand their callers a ``concurrent.futures.Future`` per call. ``map`` and
-``amap`` only need the whole list, so their calls write into one ``BatchResults`` instead: making,
-starting and resolving a Future per call was a quarter of the pool's own cost per call.
+``amap`` only need the whole list, so their calls write into one ``BatchResults`` instead
+(``runtime.backend``).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from concurrent.futures import Future
 
+from rlvr_envs.runtime.backend import BatchResults
 from rlvr_envs.types import Task, Verdict
 
-__all__ = ["BatchResults", "Job"]
-
-
-class BatchResults:
-    """The verdicts of one ``map``/``amap`` call, in input order, filled in by the pool's slots.
-
-    Once every one is in, ``done`` is set and ``on_done`` (if given) is called with the list, on
-    the thread that put the last one. Setting ``cancelled`` drops the calls that have not started
-    (what cancelling their futures did); calls already running still finish.
-    """
-
-    __slots__ = ("_left", "_lock", "cancelled", "done", "on_done", "results")
-
-    def __init__(self, size: int, on_done: Callable[[list[Verdict]], None] | None = None) -> None:
-        self.results: list[Verdict | None] = [None] * size
-        self._left = size
-        self._lock = threading.Lock()
-        self.done = threading.Event()
-        self.on_done = on_done
-        self.cancelled = False
-        if size == 0:
-            self._finish()
-
-    def put(self, index: int, verdict: Verdict) -> None:
-        self.results[index] = verdict
-        with self._lock:  # slots of several workers resolve calls of the same batch
-            self._left -= 1
-            last = self._left == 0
-        if last:
-            self._finish()
-
-    def _finish(self) -> None:
-        self.done.set()
-        if self.on_done is not None:
-            self.on_done(self.results)  # type: ignore[arg-type]  # all filled in by now
+__all__ = ["Job"]
 
 
 class Job:

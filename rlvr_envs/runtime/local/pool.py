@@ -8,17 +8,15 @@ call that ran can fail so: calls queued behind it, or waiting while replacement 
 before or while loading the verifier, go back to the queue for a healthy worker.
 Callable from any thread (``map``/``submit``) and from asyncio (``amap``). No signals.
 
-Workers fork from a zygote that loaded and warmed the verifier once (``rlvr_envs.zygote``), so a
+Workers fork from a zygote that loaded and warmed the verifier once (``zygote``), so a
 replacement serves in milliseconds; without ``fork`` they are spawned and load it themselves.
 Calls travel in messages and verdicts come back in chunks; a shared progress page
-(``rlvr_envs._worker.Progress``) tells the parent which call a worker is on since when, so each
+(``worker.Progress``) tells the parent which call a worker is on since when, so each
 call keeps its own hard budget however its verdict travels.
 """
 
 from __future__ import annotations
 
-import asyncio
-import atexit
 import hashlib
 import os
 import pickle
@@ -26,27 +24,22 @@ import queue
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
 from concurrent.futures import Future
 
-from rlvr_envs._handle import WorkerDied, _Worker
-from rlvr_envs._pool_jobs import BatchResults
-from rlvr_envs._pool_jobs import Job as _Job
-from rlvr_envs._pool_verbs import PoolVerbs
-from rlvr_envs._worker import dumps
+from rlvr_envs.runtime.backend import STARTUP_TIMEOUT_S, BatchResults, Calls, VerificationBackend
+from rlvr_envs.runtime.local.handle import WorkerDied, WorkerHandle
+from rlvr_envs.runtime.local.jobs import Job as _Job
+from rlvr_envs.runtime.local.wire import dumps
+from rlvr_envs.runtime.local.zygote import ZYGOTE_SUPPORTED, Zygote, ZygoteDied
 from rlvr_envs.types import Reason, Task, Verdict
 from rlvr_envs.verifier import DEFAULT_MAX_COMPLETION_CHARS, Verifier, guard_completion
-from rlvr_envs.zygote import ZYGOTE_SUPPORTED, Zygote, ZygoteDied
-
-_STARTUP_TIMEOUT_S = 120.0
-"""Loading a verifier may import heavy libraries; that time never counts against a budget."""
 
 START_METHODS = ("zygote", "spawn")
 
 _TOP_UP_S = 0.004
 """A worker whose queued calls should take less than this gets its next message before it
 finishes them (about two chunk flushes: it keeps busy while this process reads a chunk). Workers
-send short chunks from ``rlvr_envs._worker.NEAR_END_S`` (twice this) before a message's end."""
+send short chunks from ``worker.NEAR_END_S`` (twice this) before a message's end."""
 
 _SAFE_UNREAD_BYTES = 32 * 1024
 """Most bytes of messages a busy worker has not read yet that a send may add to: half a Linux
@@ -59,7 +52,7 @@ to the queue, for any slot; after this many rounds of two fresh workers each it 
 ``verifier_error``, so a verifier that kills every worker it is loaded in cannot loop forever."""
 
 
-class VerificationPool(PoolVerbs):
+class VerificationPool(VerificationBackend):
     """Worker processes that run verifiers under a hard time budget.
 
     Args:
@@ -69,7 +62,7 @@ class VerificationPool(PoolVerbs):
         max_completion_chars: completions longer than this are refused unread.
         max_batch: most queued calls sent to a worker in one message (each keeps its own budget).
         start: ``"zygote"`` (the default where ``fork`` exists): workers fork from one process
-            that loaded and warmed each verifier once (``rlvr_envs.zygote``), so a replacement
+            that loaded and warmed each verifier once (``zygote``), so a replacement
             after a timeout or crash serves at once; ``"spawn"``: each worker is a fresh
             interpreter that loads the verifier itself. ``RLVR_POOL_START`` sets the default.
     """
@@ -93,7 +86,7 @@ class VerificationPool(PoolVerbs):
         self._zygote_excluded: set[str] = set()
         """Verifiers loaded in each worker instead: loading them killed a zygote or started threads."""
         self._zygote_failures = 0
-        self._live: dict[str, _Worker] = {}
+        self._live: dict[str, WorkerHandle] = {}
         self.max_batch = max(1, max_batch)
         self.workers = workers or os.cpu_count() or 1
         if self.workers < 1:
@@ -105,7 +98,7 @@ class VerificationPool(PoolVerbs):
         self._blobs: OrderedDict[int, tuple[Verifier, str, bytes]] = OrderedDict()
         self._blob_lock = threading.Lock()
         self._barriers: set[threading.Barrier] = set()
-        self._closed = False
+        self.closed = False
         self.stats = {"timeouts": 0, "crashes": 0, "restarts": 0, "requeued": 0, "forks": 0, "zygote_loads": 0}
         self._threads = [
             threading.Thread(target=self._slot, name=f"rlvr-verify-{i}", daemon=True) for i in range(self.workers)
@@ -113,97 +106,16 @@ class VerificationPool(PoolVerbs):
         for thread in self._threads:
             thread.start()
 
-    # -- public API ------------------------------------------------------------------------------
-    def submit_many(
-        self,
-        verifier: Verifier,
-        tasks: Sequence[Task],
-        completions: Sequence[str],
-        *,
-        timeout_s: float | None = None,
-        max_completion_chars: int | None = None,
-    ) -> list[Future[Verdict]]:
-        """Queue every pair at once (so all workers get busy) and return their futures in order."""
-        futures: list[Future[Verdict]] = [Future() for _ in range(self._check(tasks, completions))]
-        self._enqueue(verifier, tasks, completions, timeout_s, max_completion_chars, futures, None)
-        return futures
-
-    def map(
-        self,
-        verifier: Verifier,
-        tasks: Sequence[Task],
-        completions: Sequence[str],
-        *,
-        timeout_s: float | None = None,
-        max_completion_chars: int | None = None,
-    ) -> list[Verdict]:
-        """Verify pairs in parallel; results come back in input order."""
-        batch = BatchResults(self._check(tasks, completions))
-        self._enqueue(verifier, tasks, completions, timeout_s, max_completion_chars, None, batch)
-        try:
-            batch.done.wait()
-        except BaseException:  # interrupted: what has not started yet need not run
-            batch.cancelled = True
-            raise
-        return batch.results  # type: ignore[return-value]  # all filled in once done
-
-    async def amap(
-        self,
-        verifier: Verifier,
-        tasks: Sequence[Task],
-        completions: Sequence[str],
-        *,
-        timeout_s: float | None = None,
-        max_completion_chars: int | None = None,
-    ) -> list[Verdict]:
-        """``map`` for asyncio code: awaits without blocking the event loop."""
-        size = self._check(tasks, completions)
-        loop = asyncio.get_running_loop()
-        waiter: asyncio.Future[list[Verdict]] = loop.create_future()
-
-        def deliver(results: list[Verdict]) -> None:
-            if not waiter.done():
-                waiter.set_result(results)
-
-        def on_done(results: list[Verdict]) -> None:  # on a slot thread (or here, for no pairs)
-            try:
-                loop.call_soon_threadsafe(deliver, results)
-            except RuntimeError:  # the loop closed meanwhile: nobody is waiting
-                pass
-
-        batch = BatchResults(size, on_done)
-        self._enqueue(verifier, tasks, completions, timeout_s, max_completion_chars, None, batch)
-        try:
-            return await waiter
-        except asyncio.CancelledError:  # as cancelling the calls' futures did: drop those not started
-            batch.cancelled = True
-            raise
-
-    def _check(self, tasks: Sequence[Task], completions: Sequence[str]) -> int:
-        if len(tasks) != len(completions):
-            raise ValueError(f"got {len(tasks)} tasks but {len(completions)} completions")
-        if self._closed:
-            raise RuntimeError("the verification pool is closed")
-        return len(tasks)
-
-    def _enqueue(
-        self,
-        verifier: Verifier,
-        tasks: Sequence[Task],
-        completions: Sequence[str],
-        timeout_s: float | None,
-        max_completion_chars: int | None,
-        futures: list[Future[Verdict]] | None,
-        batch: BatchResults | None,
-    ) -> None:
-        """Queue a job per pair, its verdict for ``futures[i]`` or else for ``batch``."""
-        # What is the same for every pair, worked out once.
-        max_chars = max_completion_chars or self.max_completion_chars
+    # -- the backend's primitive (``VerificationBackend`` gives submit, submit_many, map, amap) ------
+    def enqueue(self, calls: Calls, into: list[Future[Verdict]] | BatchResults) -> None:
+        """Queue a job per call, its verdict for ``into[i]`` (a Future) or ``into.put(i, ...)``."""
+        # What is the same for every call, worked out once.
+        futures, batch = (into, None) if isinstance(into, list) else (None, into)
+        max_chars, budget, verifier = calls.max_chars, calls.timeout_s, calls.verifier
         key, blob = self._pickled(verifier)
-        budget = self.call_budget(verifier, timeout_s)
         cheap = bool(getattr(verifier, "bounded_cheap", False))
         put = self._jobs.put
-        for index, (task, completion) in enumerate(zip(tasks, completions)):
+        for index, (task, completion) in enumerate(zip(calls.tasks, calls.completions)):
             future = None if futures is None else futures[index]
             # A string within the cap is what guard_completion lets through (checked here first:
             # the call costs as much as the rest of this loop).
@@ -217,14 +129,14 @@ class VerificationPool(PoolVerbs):
                     continue
             put(_Job(key, blob, task, completion, budget, max_chars, future, None, cheap, batch, index))
 
-    def preload(self, verifier: Verifier, timeout_s: float = _STARTUP_TIMEOUT_S) -> None:
+    def preload(self, verifier: Verifier, timeout_s: float = STARTUP_TIMEOUT_S) -> None:
         """Start every worker and load ``verifier`` in each, before any work is queued.
 
         Loading (imports, a verifier's own warm-up in ``__setstate__``) never counts against a
         call's budget, but without this the first calls a worker receives wait for it. Each
         worker also runs the verifier once on an empty completion. Blocks until all have.
         """
-        if self._closed:
+        if self.closed:
             raise RuntimeError("the verification pool is closed")
         key, blob = self._pickled(verifier)
         barrier = threading.Barrier(self.workers, timeout=timeout_s)
@@ -248,9 +160,9 @@ class VerificationPool(PoolVerbs):
                 self._barriers.discard(barrier)
 
     def close(self) -> None:
-        if self._closed:
+        if self.closed:
             return
-        self._closed = True
+        self.closed = True
         with self._blob_lock:
             for barrier in self._barriers:
                 barrier.abort()  # a slot waiting in preload must not hold up closing
@@ -267,12 +179,6 @@ class VerificationPool(PoolVerbs):
         """Process ids of the live workers (for measuring them; a worker may be replaced any time)."""
         return [worker.pid for worker in list(self._live.values())]
 
-    def __enter__(self) -> VerificationPool:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     # -- internals -------------------------------------------------------------------------------
     def _pickled(self, verifier: Verifier) -> tuple[str, bytes]:
         with self._blob_lock:
@@ -288,7 +194,7 @@ class VerificationPool(PoolVerbs):
             return key, blob
 
     def _slot(self) -> None:
-        worker: _Worker | None = None
+        worker: WorkerHandle | None = None
         stopping = False
         try:
             while not stopping:
@@ -332,7 +238,7 @@ class VerificationPool(PoolVerbs):
             if worker is not None:
                 worker.close()
 
-    def _ready_worker(self, worker: _Worker | None, batch: list[_Job]) -> tuple[_Worker | None, list[_Job]]:
+    def _ready_worker(self, worker: WorkerHandle | None, batch: list[_Job]) -> tuple[WorkerHandle | None, list[_Job]]:
         """A live worker with every verifier of ``batch`` loaded, and the jobs it can run.
 
         When two workers in a row die while starting or loading, none of the batch's calls has
@@ -348,7 +254,7 @@ class VerificationPool(PoolVerbs):
                 runnable = []
                 for job in batch:
                     if job.key not in worker.loaded:
-                        reply = worker.request(("load", job.key, job.blob), _STARTUP_TIMEOUT_S)
+                        reply = worker.request(("load", job.key, job.blob), STARTUP_TIMEOUT_S)
                         if reply[2] is not None:  # unpickling raised: deterministic, no retry helps
                             job.resolve(
                                 Verdict.failure(
@@ -371,7 +277,7 @@ class VerificationPool(PoolVerbs):
             job.start_failures += 1
             # Not a preload job (its slot waits at the barrier for it) and not after close (no
             # slot would take it again).
-            if job.start_failures < _MAX_START_ROUNDS and job.barrier is None and not self._closed:
+            if job.start_failures < _MAX_START_ROUNDS and job.barrier is None and not self.closed:
                 self.stats["requeued"] += 1
                 self._jobs.put(job)  # it never ran: retry it, on whichever worker is healthy
                 continue
@@ -383,19 +289,19 @@ class VerificationPool(PoolVerbs):
             )
         return None, []
 
-    def _new_worker(self, batch: list[_Job]) -> _Worker:
+    def _new_worker(self, batch: list[_Job]) -> WorkerHandle:
         """A fresh worker: forked from the zygote with the batch's verifiers already loaded where
         possible, else spawned. Any trouble with the zygote falls back to spawning."""
-        if self.start == "zygote" and not self._closed:
+        if self.start == "zygote" and not self.closed:
             try:
                 return self._forked_worker(batch)
             except (ZygoteDied, OSError):
                 self._zygote_failures += 1
                 if self._zygote_failures >= _MAX_START_ROUNDS:
                     self.start = "spawn"  # this machine will not fork for us: stop trying
-        return _Worker.spawn(self.memory_mb)
+        return WorkerHandle.spawn(self.memory_mb)
 
-    def _forked_worker(self, batch: list[_Job]) -> _Worker:
+    def _forked_worker(self, batch: list[_Job]) -> WorkerHandle:
         with self._zygote_lock:
             blobs = {job.key: job.blob for job in batch if job.key not in self._zygote_excluded}
             for key, blob in blobs.items():
@@ -404,7 +310,7 @@ class VerificationPool(PoolVerbs):
                     if zygote is None or not zygote.alive():
                         if zygote is not None:
                             zygote.close()
-                        zygote = self._zygote = Zygote(self.memory_mb, _STARTUP_TIMEOUT_S)
+                        zygote = self._zygote = Zygote(self.memory_mb, STARTUP_TIMEOUT_S)
                     if key in zygote.loaded:
                         break
                     try:
@@ -430,9 +336,9 @@ class VerificationPool(PoolVerbs):
             if zygote is None or not zygote.alive():
                 if zygote is not None:
                     zygote.close()
-                zygote = self._zygote = Zygote(self.memory_mb, _STARTUP_TIMEOUT_S)
+                zygote = self._zygote = Zygote(self.memory_mb, STARTUP_TIMEOUT_S)
             try:
-                worker = _Worker.fork(zygote)
+                worker = WorkerHandle.fork(zygote)
             except ZygoteDied:
                 zygote.close()
                 self._zygote = None
@@ -440,19 +346,19 @@ class VerificationPool(PoolVerbs):
         self.stats["forks"] += 1
         return worker
 
-    def _send_items(self, worker: _Worker, jobs: list[_Job], unread: list[tuple[int, int]]) -> None:
+    def _send_items(self, worker: WorkerHandle, jobs: list[_Job], unread: list[tuple[int, int]]) -> None:
         items = [(job.key, job.task, job.completion, job.max_chars) for job in jobs]
         first = worker.next_seq
         worker.next_seq += len(jobs)
         unread.append((first, worker.send_bytes(dumps(("verify_many", first, items)))))
 
-    def _top_up(self, worker: _Worker, batch: list[_Job], done: int, unread: list[tuple[int, int]]) -> None:
+    def _top_up(self, worker: WorkerHandle, batch: list[_Job], done: int, unread: list[tuple[int, int]]) -> None:
         """Up to two messages ahead of a worker that would otherwise wait for this thread."""
         for _ in range(2):
             if not self._top_up_once(worker, batch, done, unread):
                 return
 
-    def _top_up_once(self, worker: _Worker, batch: list[_Job], done: int, unread: list[tuple[int, int]]) -> bool:
+    def _top_up_once(self, worker: WorkerHandle, batch: list[_Job], done: int, unread: list[tuple[int, int]]) -> bool:
         """Send the worker its next items before it runs out, so that it never waits for the parent.
 
         Only while what it has not read yet fits in its channel's buffer: a send that blocked on a
@@ -461,7 +367,7 @@ class VerificationPool(PoolVerbs):
         # Only for a worker about to run dry: with calls that take longer, topping up would load
         # one worker with calls another, idle slot could run (the end of a burst would wait on it).
         mean_s = worker.mean_s if worker.mean_s is not None else (0.0 if batch[-1].cheap else None)
-        if mean_s is None or (len(batch) - done) * mean_s > _TOP_UP_S or self._closed:
+        if mean_s is None or (len(batch) - done) * mean_s > _TOP_UP_S or self.closed:
             return False
         seq = worker.progress.read()[0]
         unread[:] = [(first, size) for first, size in unread if first > seq]
@@ -498,7 +404,7 @@ class VerificationPool(PoolVerbs):
             return False  # the receive loop sees the death and requeues what did not run
         return True
 
-    def _run_batch(self, worker: _Worker | None, batch: list[_Job]) -> _Worker | None:
+    def _run_batch(self, worker: WorkerHandle | None, batch: list[_Job]) -> WorkerHandle | None:
         worker, batch = self._ready_worker(worker, batch)
         if worker is not None:
             # Listed before any of the batch's futures resolves: a caller who has its results (a
@@ -574,22 +480,3 @@ class VerificationPool(PoolVerbs):
                 self._jobs.put(rest)
             return None
         return worker
-
-
-_default_pool: VerificationPool | None = None
-_default_lock = threading.Lock()
-
-
-def default_pool() -> VerificationPool:
-    """The process-wide shared *local* pool, created on first use and closed at exit.
-
-    Envs, adapters, the CLI and the server take their pool from ``rlvr_envs.backends.get_pool()``,
-    which returns this one unless ``RLVR_POOL`` names another backend (``ray``). The choice lives
-    there so that this module never imports a backend (no import circle).
-    """
-    global _default_pool
-    with _default_lock:
-        if _default_pool is None or _default_pool._closed:
-            _default_pool = VerificationPool()
-            atexit.register(_default_pool.close)
-        return _default_pool

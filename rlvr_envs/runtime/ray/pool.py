@@ -29,17 +29,15 @@ import os
 import pickle
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
-from rlvr_envs._pool_verbs import PoolVerbs
 from rlvr_envs.errors import RlvrEnvsError
+from rlvr_envs.runtime.backend import STARTUP_TIMEOUT_S, BatchResults, Calls, VerificationBackend
 from rlvr_envs.types import Reason, Task, Verdict
 from rlvr_envs.verifier import DEFAULT_MAX_COMPLETION_CHARS, Verifier, guard_completion
-
-_STARTUP_TIMEOUT_S = 120.0
 
 
 class RayUnavailableError(RlvrEnvsError, RuntimeError):
@@ -82,6 +80,13 @@ class _Slot:
         return self.ready_ref is None
 
 
+def _deliver(batch: BatchResults, index: int) -> Callable[[Future[Verdict]], None]:
+    def done(future: Future[Verdict]) -> None:
+        batch.put(index, future.result())
+
+    return done
+
+
 def _import_ray() -> Any:
     try:
         import ray
@@ -90,7 +95,7 @@ def _import_ray() -> Any:
     return ray
 
 
-class RayVerificationPool(PoolVerbs):
+class RayVerificationPool(VerificationBackend):
     """Verification on Ray actors with the local pool's interface.
 
     Args:
@@ -160,7 +165,7 @@ class RayVerificationPool(PoolVerbs):
         self.closed = False
         self._last_error: str | None = None
 
-        from rlvr_envs.backends._ray_actor import VerifierActor
+        from rlvr_envs.runtime.ray.actor import VerifierActor
 
         options: dict[str, Any] = {"num_cpus": num_cpus, "max_restarts": 0, "scheduling_strategy": "SPREAD"}
         if memory_mb_reserved:
@@ -179,40 +184,29 @@ class RayVerificationPool(PoolVerbs):
         self._thread = threading.Thread(target=self._dispatch, name="rlvr-ray-dispatch", daemon=True)
         self._thread.start()
 
-    # -- public API (the local pool's) ----------------------------------------------------------
-    def submit_many(
-        self,
-        verifier: Verifier,
-        tasks: Sequence[Task],
-        completions: Sequence[str],
-        *,
-        timeout_s: float | None = None,
-        max_completion_chars: int | None = None,
-    ) -> list[Future[Verdict]]:
-        if len(tasks) != len(completions):
-            raise ValueError(f"got {len(tasks)} tasks but {len(completions)} completions")
-        if self.closed:
-            raise RuntimeError("the verification pool is closed")
-        key = self._register(verifier)
-        budget = self.call_budget(verifier, timeout_s)
-        max_chars = max_completion_chars or self.max_completion_chars
-        futures: list[Future[Verdict]] = []
+    # -- the backend's primitive (``VerificationBackend`` gives submit, submit_many, map, amap) ------
+    def enqueue(self, calls: Calls, into: list[Future[Verdict]] | BatchResults) -> None:
+        """Queue a job per call; its verdict goes to ``into[i]`` (a Future) or ``into.put(i, ...)``."""
+        key = self._register(calls.verifier)
+        budget, max_chars = float(calls.timeout_s), calls.max_chars
         jobs = []
-        for task, completion in zip(tasks, completions):
-            future: Future[Verdict] = Future()
-            futures.append(future)
+        for index, (task, completion) in enumerate(zip(calls.tasks, calls.completions)):
+            if isinstance(into, list):
+                future = into[index]
+            else:  # the dispatcher resolves futures: one per call here too, feeding the batch
+                future = Future()
+                future.add_done_callback(_deliver(into, index))
             refused = guard_completion(completion, max_chars)  # refused here: never shipped to the cluster
             if refused is not None:
                 future.set_result(refused)
             else:
-                jobs.append(_Job(key, task, completion, float(budget), max_chars, future))
+                jobs.append(_Job(key, task, completion, budget, max_chars, future))
         if jobs:
             with self._cond:
                 self._pending.extend(jobs)
                 self._cond.notify_all()
-        return futures
 
-    def preload(self, verifier: Verifier, timeout_s: float = _STARTUP_TIMEOUT_S) -> None:
+    def preload(self, verifier: Verifier, timeout_s: float = STARTUP_TIMEOUT_S) -> None:
         """Start every actor and load ``verifier`` in its worker before any work is queued."""
         if self.closed:
             raise RuntimeError("the verification pool is closed")
@@ -250,12 +244,6 @@ class RayVerificationPool(PoolVerbs):
         for slot in self._slots:
             self._kill(slot)
 
-    def __enter__(self) -> RayVerificationPool:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     # -- internals: called from the dispatcher thread only, unless noted ------------------------
     def _register(self, verifier: Verifier) -> str:
         """Pickle once per verifier object (any thread); the bytes travel to each actor once."""
@@ -265,7 +253,7 @@ class RayVerificationPool(PoolVerbs):
                 return cached[1]
             blob = pickle.dumps(verifier, protocol=pickle.HIGHEST_PROTOCOL)
             key = hashlib.sha256(blob).hexdigest()
-            budget = self.call_budget(verifier, None)
+            budget = float(getattr(verifier, "time_budget_s", self.default_timeout_s))
             self._blobs[id(verifier)] = (verifier, key, blob, budget)
             self._by_key[key] = (blob, budget)
             while len(self._blobs) > 64:
@@ -358,10 +346,10 @@ class RayVerificationPool(PoolVerbs):
             refs = []
             for slot in self._slots:
                 blobs = self._blobs_for(slot, {key})
-                refs.append((slot, slot.handle.preload.remote(blobs, key, _STARTUP_TIMEOUT_S)))
+                refs.append((slot, slot.handle.preload.remote(blobs, key, STARTUP_TIMEOUT_S)))
             for slot, ref in refs:
                 try:
-                    self._ray.get(ref, timeout=_STARTUP_TIMEOUT_S + 5)
+                    self._ray.get(ref, timeout=STARTUP_TIMEOUT_S + 5)
                     if slot.ready_ref is not None:
                         slot.where = self._ray.get(slot.ready_ref, timeout=10)
                         slot.ready_ref = None
@@ -447,7 +435,7 @@ class RayVerificationPool(PoolVerbs):
         now = time.monotonic()
         for slot in list(self._slots):
             if slot.ready_ref is not None:
-                if now - slot.created > _STARTUP_TIMEOUT_S and not any(s.ready for s in self._slots):
+                if now - slot.created > STARTUP_TIMEOUT_S and not any(s.ready for s in self._slots):
                     # Nothing can run anywhere (no node can place an actor): say so instead of hanging.
                     with self._cond:
                         stuck = list(self._pending)
@@ -455,7 +443,7 @@ class RayVerificationPool(PoolVerbs):
                     self._fail(
                         stuck,
                         Reason.VERIFIER_ERROR,
-                        f"no verification actor could be placed within {_STARTUP_TIMEOUT_S:g} s "
+                        f"no verification actor could be placed within {STARTUP_TIMEOUT_S:g} s "
                         f"(each needs num_cpus={self.num_cpus}; cluster has {self._ray.available_resources()})",
                     )
                 continue

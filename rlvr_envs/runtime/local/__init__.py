@@ -1,0 +1,1 @@
+"""The local verification backend: worker processes on this machine (``pool.VerificationPool``)."""
