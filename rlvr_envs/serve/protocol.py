@@ -8,7 +8,8 @@ Two request schemas:
   maybe a BOS token, the templated prompt, the response, the end-of-sequence token and right
   padding. ``split_query`` finds the response in that.
 - Our batch schema (``POST /verify``): ``{"rows": [{"env_id", "task" | "task_id", "completion"}]}``
-  -> ``{"verdicts": [Verdict as JSON, ...]}``.
+  -> ``{"verdicts": [Verdict as JSON, ...]}``; a row that is malformed or cannot be verified here
+  gets ``{"error": "rows[i]: ..."}`` in its place and the other rows their verdicts.
 
 Every malformed input raises ``BadRequest`` with the reason (HTTP 400); nothing a client sends
 reaches a 500.
@@ -395,41 +396,64 @@ def openrlhf_reply(
     }
 
 
-def batch_rows(scoring: Scoring, body: Mapping[str, Any]) -> list[tuple[Any, ...]]:
-    """The router rows of a ``POST /verify`` body."""
+def batch_rows(scoring: Scoring, body: Mapping[str, Any]) -> list[tuple[Any, ...] | BadRequest]:
+    """The router rows of a ``POST /verify`` body; a row that is malformed is its ``BadRequest``
+    (the others are still verified). A body that is not a list of rows raises ``BadRequest``."""
     items = body.get("rows")
     if not isinstance(items, list):
         raise BadRequest("'rows' must be a list of {env_id, task (or task_id), completion}")
     if len(items) > MAX_ITEMS:
         raise BadRequest(f"at most {MAX_ITEMS} rows per request, got {len(items)}")
-    rows = []
+    rows: list[tuple[Any, ...] | BadRequest] = []
     for i, item in enumerate(items):
-        where = f"rows[{i}]"
-        if not isinstance(item, Mapping):
-            raise BadRequest(f"{where} must be an object")
-        env_id = item.get("env_id")
-        if env_id is not None and not isinstance(env_id, str):
-            raise BadRequest(f"{where}: env_id must be a string")
-        if env_id is None and scoring.router.default is None:
-            raise BadRequest(f"{where}: give env_id (this server serves more than one env)")
-        scoring.policy.check_env(env_id, where)
-        completion = item.get("completion")
-        if not isinstance(completion, str):
-            raise BadRequest(f"{where}: completion must be a string")
-        task = _task(item["task"], where) if item.get("task") is not None else None
-        task = resolve_task(scoring.router, scoring.policy, env_id, task, item.get("task_id"), where)
-        rows.append((env_id, task, completion, item.get("verifier")))
+        try:
+            rows.append(_batch_row(scoring, item, f"rows[{i}]"))
+        except BadRequest as exc:
+            rows.append(exc)
     return rows
 
 
+def _batch_row(scoring: Scoring, item: Any, where: str) -> tuple[Any, ...]:
+    if not isinstance(item, Mapping):
+        raise BadRequest(f"{where} must be an object")
+    env_id = item.get("env_id")
+    if env_id is not None and not isinstance(env_id, str):
+        raise BadRequest(f"{where}: env_id must be a string")
+    if env_id is None and scoring.router.default is None:
+        raise BadRequest(f"{where}: give env_id (this server serves more than one env)")
+    scoring.policy.check_env(env_id, where)
+    completion = item.get("completion")
+    if not isinstance(completion, str):
+        raise BadRequest(f"{where}: completion must be a string")
+    task = _task(item["task"], where) if item.get("task") is not None else None
+    task = resolve_task(scoring.router, scoring.policy, env_id, task, item.get("task_id"), where)
+    row = (env_id, task, completion, item.get("verifier"))
+    try:  # routed now, so that a row nothing can verify fails alone instead of failing the batch
+        scoring.router.scorer_for(env_id, row[3])
+    except _routing_error() as exc:
+        raise BadRequest(f"{where}: {exc}") from None
+    return row
+
+
 async def score_batch(scoring: Scoring, body: Mapping[str, Any], averify: Averify | None = None) -> dict[str, Any]:
-    """Verify one ``POST /verify`` body; raises ``BadRequest`` if it is malformed."""
+    """Verify one ``POST /verify`` body: a verdict per row, or ``{"error": ...}`` in the place of a
+    row that is malformed or that nothing here can verify. Raises ``BadRequest`` when the body is
+    not a list of rows, or when no row of it can be verified (the first row's error)."""
     rows = batch_rows(scoring, body)
+    good = [row for row in rows if not isinstance(row, BadRequest)]
+    if rows and not good:
+        first = rows[0]
+        raise first if isinstance(first, BadRequest) else BadRequest("no row can be verified")
     try:
-        verdicts = await (averify or scoring.router.averify)(rows)
+        verdicts = iter(await (averify or scoring.router.averify)(good))
     except _routing_error() as exc:
         raise BadRequest(str(exc)) from None
-    return {"verdicts": [v.model_dump(mode="json") for v in verdicts]}
+    return {
+        "verdicts": [
+            {"error": str(row)} if isinstance(row, BadRequest) else next(verdicts).model_dump(mode="json")
+            for row in rows
+        ]
+    }
 
 
 def openrlhf_label(env_id: str, task: Task, verifier: Mapping[str, Any] | None = None) -> str:
