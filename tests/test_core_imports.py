@@ -218,7 +218,7 @@ def test_the_runtime_lives_in_one_folder_with_no_loose_modules_left():
         for dep in deps
         if dep.startswith(CORE)
         and not dep.startswith(f"{CORE}.runtime")
-        and dep not in {f"{CORE}.types", f"{CORE}.verifier", f"{CORE}.errors", f"{CORE}.extract"}
+        and dep not in {f"{CORE}.types", f"{CORE}.verifier", f"{CORE}.errors"}
     )
     assert up == [], "\n".join(up)
 
