@@ -86,7 +86,12 @@ class Match:
 
 # -- lists ---------------------------------------------------------------------------------------
 
-_SEPARATOR_WORDS = re.compile(r"\s*(?:\\text\{\s*(?:and|or)\s*\}|\band\b|\bor\b|(?<=[\d)])or(?=[A-Za-z(]))\s*")
+# "and"/"or" and, written as text, their German, French, Spanish, Italian, Chinese, Japanese and
+# Korean spellings: "3 \\text{ oder } 4" lists two values as "3 \\text{ or } 4" does.
+_SEPARATOR_WORDS = re.compile(
+    r"\s*(?:\\text\{\s*(?:and|or|und|oder|et|ou|y|o|e|u|oppure|和|或|或者|または|と|및|또는)\s*\}"
+    r"|\band\b|\bor\b|\bund\b|\boder\b|(?<=[\d)])or(?=[A-Za-z(]))\s*"
+)
 _SET_BRACES = (("\\{", "\\}"), ("{", "}"))
 _ASSIGNMENT = re.compile(r"^\s*[A-Za-z](?:_\{?\w+\}?)?(?:\([a-z]\))?\s*=\s*(?!.*=)")
 
@@ -202,10 +207,18 @@ def _match_values(
 
 
 def answers_match(
-    gold: str, pred: str, config: MatchConfig = MatchConfig(), *, gold_is_set: bool = False, pred_is_set: bool = False
+    gold: str,
+    pred: str,
+    config: MatchConfig = MatchConfig(),
+    *,
+    gold_is_set: bool = False,
+    pred_is_set: bool = False,
+    context: frozenset[str] = frozenset(),
 ) -> Match:
-    """Compare a gold answer with a predicted one (both already extracted, LaTeX or plain)."""
-    g, p = clean(gold), clean(pred)
+    """Compare a gold answer with a predicted one (both already extracted, LaTeX or plain).
+
+    ``context``: the task's words that may follow a number as a unit (``rlvr_math.units``)."""
+    g, p = clean(gold, context), clean(pred, context)
     if not p:
         return Match(False, "empty")
     if compact(g) == compact(p):

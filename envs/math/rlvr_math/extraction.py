@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rlvr_envs.extract import METHODS, after_reasoning, answer_is, balanced_group, extract_answer
 
 MAX_BOXES = 20
+CONTEXT_CHARS = 80
+AFTER_CHARS = 400
 _BOX_COMMANDS = ("\\boxed", "\\fbox")
 _GAP_FILLER = re.compile(
     r"^(?:\s|[,;.$]|\\[()\[\],;!: ]|\\q?quad|\\text\{[^{}]{0,30}\}|\\(?:and|text)|[A-Za-z_0-9(){}=^]){0,60}$"
@@ -38,6 +40,10 @@ _UNIT_AFTER_NUMBER = re.compile(r"\d\}?\$?\s+[A-Za-z']+\.?\s*$")
 _PROSE_WORD = re.compile(r"(?:^|\s)[A-Za-z']{2,}(?=\s|$|[.,;:!?])")
 _WORD = re.compile(r"[A-Za-z]{4,}")
 _NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+_CLAUSE_END = re.compile(
+    r"[,;:(\n]|\b(?:because|since|as|which|so|and|but|for|where|when|while|given|hence|thus|therefore|that|if)\b",
+    re.IGNORECASE,
+)
 
 _MARKDOWN_BOLD = re.compile(r"^\*\*\s*(.+?)\s*\*\*$", re.DOTALL)
 
@@ -53,6 +59,10 @@ class Answer:
     is_set: bool = False
     raw: str = ""
     """What the answer was read from before trimming (an "answer is" sentence), for the hedge check."""
+    before: str = ""
+    """Up to ``CONTEXT_CHARS`` of the completion just before the answer (a negation, an opened strike-out)."""
+    after: str = ""
+    """Up to ``AFTER_CHARS`` of the completion just after the answer (a hedge, an alternative)."""
 
 
 def _box_at(text: str, start: int) -> tuple[str, int] | None:
@@ -80,8 +90,8 @@ def _joins(gap: str) -> bool:
     return bool(_GAP_FILLER.match(gap) and _GAP_JOINER.search(gap))
 
 
-def boxed_answers(text: str) -> tuple[list[str], int] | None:
-    """The last box plus the boxes joined to it as one answer, in order, and where they end."""
+def boxed_answers(text: str) -> tuple[list[str], int, int] | None:
+    """The last box plus the boxes joined to it as one answer, in order, where they end and start."""
     start = _last_box_start(text, len(text))
     if start < 0:
         return None
@@ -101,7 +111,7 @@ def boxed_answers(text: str) -> tuple[list[str], int] | None:
             break
         contents.insert(0, box[0].strip())
         start = previous
-    return contents, end
+    return contents, end, start
 
 
 def trim_phrase(phrase: str) -> str:
@@ -122,9 +132,13 @@ def trim_phrase(phrase: str) -> str:
         if copulas:
             phrase = phrase[copulas[-1].end() :].strip()
         if _has_words(phrase):
-            numbers = _NUMBER.findall(_MATH_SPAN.sub(lambda m: m.group(0) if "=" not in m.group(0) else " ", phrase))
+            plain = _MATH_SPAN.sub(lambda m: m.group(0) if "=" not in m.group(0) else " ", phrase)
+            numbers = list(_NUMBER.finditer(plain))
             if len(numbers) == 1:
-                return numbers[0]
+                # The number and the words after it up to the clause's end: "3 thousand" is 3000,
+                # "3 squared" is refused, "3 because ..." is 3 (rlvr_math.units reads the tail).
+                rest = _CLAUSE_END.split(plain[numbers[0].end() :], maxsplit=1)[0]
+                return (numbers[0].group(0) + rest.replace("$", " ")).strip()
     return phrase.replace("$", " ").strip()
 
 
@@ -142,38 +156,61 @@ def final_answer(completion: str, methods: Sequence[str] = METHODS, fallback: st
     visible = after_reasoning(completion)
     if visible is None:
         return None
-    completion = visible
+    located = _locate(visible, methods, fallback)
+    if located is None:
+        return None
+    answer, start, end = located
+    if start < 0:
+        return answer
+    return replace(
+        answer, before=visible[max(0, start - CONTEXT_CHARS) : start], after=visible[end : end + AFTER_CHARS]
+    )
+
+
+def _locate(completion: str, methods: Sequence[str], fallback: str) -> tuple[Answer, int, int] | None:
+    """The final answer and where it stands in the completion (-1 when that is not known)."""
     found = extract_answer(completion, methods)
-    if found is not None and found.method == "answer_tag" and "\\boxed" in found.text:
-        boxes = boxed_answers(found.text)
-        if boxes is not None and len(boxes[0]) > 1:
-            return Answer(", ".join(boxes[0]), "answer_tag", is_set=True)
-    if found is not None and found.method == "boxed":
-        boxes = boxed_answers(completion)
-        if boxes is not None:
-            contents, end = boxes
-            if "answer_is" in methods:
-                later = answer_is(completion[end:])
-                trimmed = trim_phrase(later) if later is not None else ""
-                # Only a later phrase that states math counts ("the answer is right" does not).
-                if trimmed and _is_bare_math(trimmed):
-                    return Answer(trimmed, "answer_is", raw=_first_sentence(later or ""))
-            if len(contents) > 1:
-                return Answer(", ".join(contents), "boxed", is_set=True)
-            return Answer(contents[0], "boxed")
     if found is not None and found.method == "answer_tag":
+        tag_start = completion.rfind("<answer>")
+        tag_end = completion.find("</answer>", tag_start)
+        tag_end = tag_end + len("</answer>") if tag_end >= 0 else len(completion)
+        if "\\boxed" in found.text:
+            boxes = boxed_answers(found.text)
+            if boxes is not None and len(boxes[0]) > 1:
+                return Answer(", ".join(boxes[0]), "answer_tag", is_set=True), tag_start, tag_end
         # "<answer>The answer is 3.</answer>", "<answer>Answer: 3</answer>", "<answer>**3**</answer>":
         # the tag holds a sentence or markdown around the answer; read it like one outside a tag,
         # and keep the whole tag for the hedge check.
         inner = answer_is(found.text)
         text = trim_phrase(inner) if inner is not None else _MARKDOWN_BOLD.sub(r"\1", found.text).strip()
-        return Answer(text, found.method, raw=found.text) if text else None
+        return (Answer(text, found.method, raw=found.text), tag_start, tag_end) if text else None
+    if found is not None and found.method == "boxed":
+        boxes = boxed_answers(completion)
+        if boxes is not None:
+            contents, end, start = boxes
+            if "answer_is" in methods:
+                later = answer_is(completion[end:])
+                trimmed = trim_phrase(later) if later is not None else ""
+                # Only a later phrase that states math counts ("the answer is right" does not).
+                if trimmed and _is_bare_math(trimmed):
+                    raw = _first_sentence(later or "")
+                    return Answer(trimmed, "answer_is", raw=raw), *_span(completion, raw, end)
+            if len(contents) > 1:
+                return Answer(", ".join(contents), "boxed", is_set=True), start, end
+            return Answer(contents[0], "boxed"), start, end
     if found is not None:
         phrase = found.method in ("answer_is", "hashes")
         text = trim_phrase(found.text) if phrase else found.text
         raw = _first_sentence(found.text) if phrase else found.text
-        return Answer(text, found.method, raw=raw) if text else None
-    return _fallback(completion, fallback)
+        return (Answer(text, found.method, raw=raw), *_span(completion, raw, 0)) if text else None
+    answer = _fallback(completion, fallback)
+    return (answer, -1, -1) if answer is not None else None
+
+
+def _span(completion: str, raw: str, start: int) -> tuple[int, int]:
+    """Where the last occurrence of ``raw`` stands in the completion (at or after ``start``)."""
+    at = completion.rfind(raw, start) if raw else -1
+    return (at, at + len(raw)) if at >= 0 else (-1, -1)
 
 
 def _first_sentence(phrase: str) -> str:

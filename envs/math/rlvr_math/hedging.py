@@ -29,17 +29,11 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from rlvr_math.normalize import clean, parse_number
+from rlvr_math.languages import ALTERNATIVES, CERTAINTY, HEDGES, NEGATIONS, QUESTION
+from rlvr_math.normalize import clean, compact, parse_number
+from rlvr_math.units import unread_tail
 
-_HEDGE_WORDS = re.compile(
-    r"\b(?:perhaps|maybe|probably|possibly|presumably|unsure|uncertain|not\s+(?:sure|certain)"
-    r"|i\s+(?:think|guess|believe|suppose)|(?:my\s+)?(?:best\s+)?guess|or\s+so"
-    r"|if\s+i(?:'m|\s+am)\s+not\s+mistaken|don'?t\s+know|do\s+not\s+know)\b",
-    re.IGNORECASE,
-)
-_HEDGE_CJK = ("也许", "或许", "大概", "可能是", "不确定", "不知道", "たぶん", "多分", "かもしれない", "おそらく")
-_QUESTION = re.compile(r"\?|？")
-_ALTERNATIVE = re.compile(r"\bor\b|\\lor\b|\\vee\b|\beither\b", re.IGNORECASE)
+_LATEX_WORD = re.compile(r"\\[A-Za-z]+")
 _LIST_MARK = re.compile(r",|;|\\\{|\\lbrace|\\cup|\band\b")
 _APPROX = re.compile(
     r"^\s*(?:\\approx|≈|~|\\sim|(?:approximately|approx\.?|about|around|roughly)(?![A-Za-z]))\s*", re.IGNORECASE
@@ -56,25 +50,67 @@ _TRAILING_ELLIPSIS = re.compile(r"(?:\\[lc]?dots|\.\.\.|…)\s*\$?\s*\}?\s*$")
 
 
 def hedge(pred_raw: str, gold: str) -> str | None:
-    """The hedge in an answer ("perhaps", "not sure", "?"), unless the gold answer says it too."""
-    gold_lower = gold.lower()
-    for match in _HEDGE_WORDS.finditer(pred_raw):
+    """The hedge in an answer ("perhaps", "vielleicht", "也许", "?"), unless the gold answer says it too."""
+    gold_words = " ".join(gold.lower().split())
+    for match in HEDGES.finditer(pred_raw):
         word = " ".join(match.group(0).lower().split())
-        if word not in " ".join(gold_lower.split()):
+        if word not in gold_words:
             return word
-    for word in _HEDGE_CJK:
-        if word in pred_raw and word not in gold:
-            return word
-    if _QUESTION.search(pred_raw) and not _QUESTION.search(gold):
+    if QUESTION.search(pred_raw) and not QUESTION.search(gold):
         return "?"
     return None
 
 
 def alternatives(pred: str, gold: str, gold_is_set: bool) -> bool:
-    """Whether a one-value gold answer is answered with alternatives ("3 or 4")."""
-    if gold_is_set or _ALTERNATIVE.search(gold) or _LIST_MARK.search(gold) or _is_bracketed_list(gold):
+    """Whether a one-value gold answer is answered with alternatives ("3 or 4", "3 oder 4", "3或4")."""
+    if gold_is_set or ALTERNATIVES.search(gold) or _LIST_MARK.search(gold) or _is_bracketed_list(gold):
         return False
-    return bool(_ALTERNATIVE.search(pred))
+    return bool(ALTERNATIVES.search(pred))
+
+
+_SENTENCE_END = re.compile(r"(?<!\d)\.(?!\d)|[!。！\n]|[?？]")
+# An alternative that follows the answer at once: "\\boxed{3}, or 4", "\\boxed{3} oder 4", "\\boxed{3}或4",
+# "\\boxed{3} (or maybe 4)"; not "... when divided by 2, 3, 4, or 6" later in the sentence.
+_ALTERNATIVE_AFTER = re.compile(
+    r"^[\s$.,;:)\]}*(（、，]*(?:(?:but|aber|mais|pero|ma|mas|но|但是?|でも|하지만)\s*,?\s*)?("
+    + ALTERNATIVES.pattern
+    + r"|(?:o|u|ó|か|이나|나)(?=\s*[-+\d]))",
+    re.IGNORECASE,
+)
+_NEGATED_AFTER = re.compile(
+    r"^[\s$.,:;)\]}*]*(?:(?:is|was|would\s+be|ist|est|es|è|é|是|は|는|은|이|가)\s*)?(?:" + NEGATIONS.pattern + ")",
+    re.IGNORECASE,
+)
+
+
+def trailing(after: str, gold: str, gold_is_set: bool) -> str | None:
+    """A hedge, alternative or denial right after the final answer ("\\boxed{3}, but I am not sure.").
+
+    In the rest of the answer's own sentence every hedge and alternative counts; further on,
+    only what can be about the answer alone: certainty ("not sure", "nicht sicher", "不确定"),
+    "if that is wrong ...", "or maybe", or a hedge next to another value ("Maybe it is 4.").
+    "I hope it is correct." and "Maybe next time I will be faster." are no hedges."""
+    if not after.strip():
+        return None
+    cut = _SENTENCE_END.search(after)
+    sentence = after[: cut.end()] if cut is not None else after
+    rest = after[len(sentence) :]
+    word = hedge(sentence, gold)
+    if word is not None:
+        return f"hedged answer ({word!r} after it)"
+    alternative = _ALTERNATIVE_AFTER.match(sentence)
+    if alternative is not None and not gold_is_set and not ALTERNATIVES.search(gold):
+        if re.search(r"\d|\\boxed", sentence[alternative.end() :]):
+            return f"alternatives offered ({alternative.group(1).strip()!r} after the answer)"
+    if _NEGATED_AFTER.search(sentence) and not NEGATIONS.search(gold):
+        return "negated answer (a denial right after it)"
+    certain = CERTAINTY.search(rest)
+    if certain is not None and certain.group(0).lower() not in gold.lower():
+        return f"hedged answer ({certain.group(0)!r} after it)"
+    for later in _SENTENCE_END.split(rest)[:3]:
+        if re.search(r"\d|\\boxed", later) and HEDGES.search(later) and not HEDGES.search(gold):
+            return f"hedged answer ({HEDGES.search(later).group(0)!r} with another value after it)"  # type: ignore[union-attr]
+    return None
 
 
 def _is_bracketed_list(text: str) -> bool:
@@ -173,13 +209,27 @@ def strip_approximation(pred: str, gold: str) -> str:
 CHAINS = ("consistent", "last")
 
 
-def refusal(pred: str, pred_raw: str, gold: str, gold_is_set: bool, chains: str = "consistent") -> str | None:
+def refusal(
+    pred: str,
+    pred_raw: str,
+    gold: str,
+    gold_is_set: bool,
+    chains: str = "consistent",
+    context: frozenset[str] = frozenset(),
+) -> str | None:
     """Why this answer scores 0 before any comparison (a reason for the details), or None."""
     word = hedge(pred_raw or pred, gold)
     if word is not None:
         return f"hedged answer ({word!r})"
     if alternatives(pred, gold, gold_is_set):
         return "alternatives offered for a one-value answer"
+    denial = NEGATIONS.search(_LATEX_WORD.sub(" ", pred))
+    if denial is not None and not NEGATIONS.search(gold):
+        return f"negated answer ({denial.group(0).strip()!r})"
+    cleaned = clean(pred, context)
+    tail = unread_tail(cleaned)
+    if tail is not None and compact(cleaned) != compact(clean(gold, context)):
+        return f"words after the value that are not a unit ({tail!r})"
     if _TRAILING_ELLIPSIS.search(pred) and not _TRAILING_ELLIPSIS.search(gold):
         return "unfinished answer (trailing ellipsis)"
     clash = contradiction(pred, gold) if chains == "consistent" else None

@@ -13,6 +13,7 @@ from fractions import Fraction
 
 from rlvr_math.tokens import ArithmeticReader
 from rlvr_math.tokens import Refused as _Refused
+from rlvr_math.units import read_tail, strip_text_units
 
 MAX_SYMBOLIC_CHARS = 600
 """Answers longer than this are compared as strings only (no real answer is that long)."""
@@ -28,21 +29,6 @@ _DELIMITERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
 _TEXT_COMMANDS = re.compile(
     r"\\(?:text|textbf|textit|textrm|textnormal|mathrm|mathbf|mbox|operatorname)\s*\{([^{}]*)\}"
 )
-_UNIT_TAIL = re.compile(
-    r"(?:\s*\\(?:text|textbf|textrm|textnormal|mathrm|mbox)\s*\{\s*[A-Za-z][A-Za-z ./]*\}(?:\^\{?\d\}?)?)+$"
-)
-_WORD_UNIT_TAIL = re.compile(r"(?<=[\d}])\s+[A-Za-z]{2,}(?:/[A-Za-z]+)?(?:\s+[A-Za-z]+)?(?:\^\{?\d\}?)?$")
-# Words that make a trailing \text{...} a remark rather than a unit: "5 \text{ is wrong}",
-# "5 \text{ etc.}", "5 \text{ or more}" must not read as 5.
-_NOT_UNIT_WORDS = frozenset(
-    "is are was were be been not no or nor and but if else otherwise etc wrong incorrect correct right true "
-    "false maybe perhaps possibly probably likely unlikely also alternatively then so ie eg vs versus than "
-    "either neither only approximately about around roughly exactly nearly almost more less fewer least most "
-    "through until till except unless when while because since answer final or guess".split()
-)
-_WORD = re.compile(r"[A-Za-z]+")
-# Units written in Chinese or Japanese after a number: 1000元, 1000円, 12个, 5人, 3 cm の...
-_CJK_UNIT_TAIL = re.compile(r"(?<=[\d}])\s*[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]{1,4}$")
 _SIZE_COMMANDS = re.compile(
     r"\\(?:tiny|scriptsize|footnotesize|small|normalsize|large|Large|LARGE|huge|Huge)(?![A-Za-z])\s*"
 )
@@ -148,20 +134,6 @@ def _unicode_roots(text: str) -> str:
     return "".join(out)
 
 
-def _strip_tail(text: str, pattern: re.Pattern[str], *, need_number: bool) -> str:
-    """``text`` without a trailing unit, unless the tail is a remark ("is wrong", "or more")."""
-    match = pattern.search(text)
-    if match is None:
-        return text
-    words = {w.lower() for w in _WORD.findall(_TEXT_COMMANDS.sub(r" \1 ", match.group(0)))}
-    if words & _NOT_UNIT_WORDS:
-        return text
-    stripped = text[: match.start()].strip()
-    if not stripped or (need_number and parse_number(stripped) is None):
-        return text
-    return stripped
-
-
 def strip_delimiters(text: str) -> str:
     """Remove math delimiters wrapped around the whole string (repeatedly)."""
     changed = True
@@ -176,13 +148,15 @@ def strip_delimiters(text: str) -> str:
     return text
 
 
-def clean(text: str) -> str:
+def clean(text: str, context: frozenset[str] = frozenset()) -> str:
     """A canonical spelling of an answer for string comparison and number parsing.
 
     Removes what never changes the value: math delimiters, spacing commands, ``\\left``,
-    dollar signs, degree marks, ``{,}`` thousands separators, trailing units and
-    punctuation; spells ``\\dfrac``/``\\tfrac`` as ``\\frac`` and ``\\frac12`` as
-    ``\\frac{1}{2}``; turns "percent"/"pct" into ``%``.
+    dollar signs, degree marks, ``{,}`` thousands separators, trailing units (an allow-list:
+    ``rlvr_math.units``, plus the task's own words in ``context``) and punctuation; reads
+    magnitude words and CJK numerals (``3 thousand`` is ``3000``, ``3万`` is ``30000``); spells
+    ``\\dfrac``/``\\tfrac`` as ``\\frac`` and ``\\frac12`` as ``\\frac{1}{2}``; turns
+    "percent"/"pct" into ``%``.
     """
     text = _DOUBLE_BACKSLASH_COMMAND.sub(r"\\", text)
     if _NON_ASCII.search(text):
@@ -211,10 +185,9 @@ def clean(text: str) -> str:
     text = _SHORT_FRAC.sub(r"\\frac{\1}{\2}", text)
     text = _PERCENT_WORDS.sub("%", text)
     text = text.strip().rstrip(".").strip()
-    text = _strip_tail(text, _UNIT_TAIL, need_number=False)
-    text = _strip_tail(text, _WORD_UNIT_TAIL, need_number=True)
-    text = _strip_tail(text, _CJK_UNIT_TAIL, need_number=True)
-    text = _TEXT_COMMANDS.sub(r"\1", text)
+    text = strip_text_units(text, context)
+    text = _TEXT_COMMANDS.sub(r"\1", text).strip().rstrip(".").strip()
+    text = read_tail(text, context)
     text = text.replace("\\lbrace ", "\\{").replace(" \\rbrace", "\\}").replace(_ROW_BREAK, "\\\\")
     return _WHITESPACE.sub(" ", text).strip()
 

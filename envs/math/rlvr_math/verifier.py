@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import lru_cache
 
 from rlvr_envs import Reason, Task, Verdict, Verifier
 from rlvr_envs.extract import METHODS, after_reasoning
 from rlvr_math.equivalence import DEFAULT_REL_TOL, MatchConfig, answers_match, warm_up
 from rlvr_math.extraction import FALLBACKS, Answer, final_answer, gold_answer
-from rlvr_math.hedging import CHAINS, strip_approximation
+from rlvr_math.hedging import CHAINS, strip_approximation, trailing
 from rlvr_math.hedging import refusal as answer_refusal
+from rlvr_math.units import context_words
+from rlvr_math.visibility import concealed, visible
 
 MAX_EXTRACTED_CHARS = 2_000
 """Longer extracted answers are refused unread (``format_error``): no real answer is that long."""
@@ -127,12 +130,27 @@ class MathVerifier(Verifier):
                 extracted=answer.text[:200],
                 details={"error": f"the extracted answer has {len(answer.text)} characters"},
             )
-        refused = answer_refusal(answer.text, answer.raw, gold.text, gold.is_set, self.chains)
+        hidden = concealed(answer.text + "\x00" + answer.raw, answer.before, answer.after, gold.text)
+        if hidden is not None:
+            return Verdict.failure(
+                Reason.WRONG, extracted=answer.text, details={"extraction": answer.method, "refused": hidden}
+            )
+        shown = visible(answer.text)
+        if not shown.strip().strip("$").strip():
+            details = {"extraction": answer.method, "error": "the answer shows nothing (\\phantom)"}
+            return Verdict.failure(Reason.NO_ANSWER, extracted=answer.text, details=details)
+        answer = replace(answer, text=shown)
+        context = context_words(task.prompt if isinstance(task.prompt, str) else "", gold.text)
+        refused = answer_refusal(answer.text, answer.raw, gold.text, gold.is_set, self.chains, context)
+        if refused is None:
+            refused = trailing(answer.after, gold.text, gold.is_set)
         if refused is not None:
             details = {"extraction": answer.method, "refused": refused}
             return Verdict.failure(Reason.WRONG, extracted=answer.text, details=details)
         pred = strip_approximation(answer.text, gold.text)
-        match = answers_match(gold.text, pred, self.config, gold_is_set=gold.is_set, pred_is_set=answer.is_set)
+        match = answers_match(
+            gold.text, pred, self.config, gold_is_set=gold.is_set, pred_is_set=answer.is_set, context=context
+        )
         details = {"extraction": answer.method, "decided_by": match.how}
         if match.how.startswith("refused: "):
             details["refused"] = match.how.removeprefix("refused: ")

@@ -1,0 +1,105 @@
+"""What a reader of the rendered answer sees: nothing hidden, struck out or negated counts.
+
+A policy can write a value the grader reads but a reader does not: ``\\phantom{3}`` takes the
+space of a 3 and shows nothing, ``\\color{white}{3}`` is white on white, ``~~3~~``,
+``\\sout{3}``, ``\\cancel{3}``, ``<del>3</del>`` are crossed out, ``\\neq 3`` and ``\\not= 3`` say
+the answer is *not* 3. Each construct is decided on what it shows:
+
+* ``\\phantom``, ``\\hphantom``, ``\\vphantom`` show nothing: they are removed, so a box holding
+  only a phantom is no answer (``visible``);
+* an invisible colour (white, transparent, ``#fff``, ``[rgb]{1,1,1}``, ``[gray]{1}``, CSS
+  ``display: none`` / ``visibility: hidden`` / ``opacity: 0``), inside the answer or opened
+  just before it, is refused; a visible colour (``\\textcolor{red}{3}``) is only formatting and
+  is removed;
+* strike-out (``~~..~~``, ``\\sout``, ``\\st``, ``\\cancel``, ``\\bcancel``, ``\\xcancel``,
+  ``\\cancelto``, ``\\xout``, ``\\strike``, ``<s>``, ``<del>``, ``<strike>``, the combining
+  overlays U+0334-U+0338), inside the answer or around it, is refused;
+* a negated relation inside the answer (``\\neq``, ``\\ne``, ``\\not``, ``≠``, ``\\notin``,
+  ``!=``, ...) that the gold answer does not have, or a negation right before the answer
+  ("is not \\boxed{3}", "≠ \\boxed{3}", "不是 \\boxed{3}"), is refused.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rlvr_envs.extract import balanced_group
+from rlvr_math.languages import NEGATIONS
+
+_PHANTOM = re.compile(r"\\[hv]?phantom\s*(?=\{)")
+_INVISIBLE_COLOUR = (
+    r"(?:white|transparent|none|#?f{3}(?:f{3})?(?:[0-9a-f]{2})?|#?ffffff|\[rgb\]\{\s*1\s*,\s*1\s*,\s*1\s*\}"
+    r"|\[RGB\]\{\s*255\s*,\s*255\s*,\s*255\s*\}|\[gray\]\{\s*1(?:\.0*)?\s*\}|\[HTML\]\{\s*f{6}\s*\})"
+)
+_INVISIBLE = re.compile(
+    r"\\(?:color|textcolor|mathcolor|colorbox|fcolorbox|pagecolor)\s*(?:\{\s*"
+    + _INVISIBLE_COLOUR
+    + r"\s*\}|"
+    + r"(?=\[)"
+    + _INVISIBLE_COLOUR
+    + ")"
+    + r"|\\transparent\s*\{\s*0(?:\.0*)?\s*\}|\\(?:hidden|invisible)\b"
+    + r"|(?:display\s*:\s*none|visibility\s*:\s*hidden|opacity\s*:\s*0(?:\.0*)?(?![.\d])"
+    + r"|color\s*:\s*(?:white|#fff\b|#ffffff|transparent))"
+    + r"|<!--",
+    re.IGNORECASE,
+)
+_COLOUR_SWITCH = re.compile(r"\\(?:color|mathcolor)\s*(?:\[[^\]]*\])?\s*\{[^{}]*\}")
+_COLOUR_WRAP = re.compile(r"\\(?:textcolor|colorbox)\s*(?:\[[^\]]*\])?\s*\{[^{}]*\}\s*(?=\{)")
+_STRIKE_COMMANDS = r"\\(?:sout|st|cancel|bcancel|xcancel|cancelto|xout|strike|strikethrough|stkout|hcancel)\s*(?=[{\[])"
+_STRIKE = re.compile(
+    r"~~(?=\S).*?~~|" + _STRIKE_COMMANDS + r"|<\s*(?:s|del|strike)\s*>|[\u0334-\u0338]|\\sout\b",
+    re.DOTALL,
+)
+_STRIKE_OPEN_BEFORE = re.compile(
+    r"(?:~~|<\s*(?:s|del|strike)\s*>|" + _STRIKE_COMMANDS + r"\{)[^~<>{}]{0,40}$", re.IGNORECASE
+)
+_NEGATED_RELATION = re.compile(
+    r"\\(?:not|neq?|neg|lnot|notin|nleq?|ngeq?|nless|ngtr|nsubseteq|nsupseteq|nmid|nparallel|nequiv|ncong|nsim"
+    r"|napprox)(?![A-Za-z])|[≠∉¬≢≉]|(?<![\w)}\]!])!=|=/=|<>"
+)
+_NEGATION_BEFORE = re.compile(
+    r"(?:" + NEGATIONS.pattern + r")\s*(?:(?:equal|equals|equal\s+to|to|be)\s*)*[\s$:=(\\\[]*$"
+    r"|(?:\\(?:neq?|not\s*=?|notin)|≠|(?<![\w)}\]!])!=)[\s${(\\\[]*$",
+    re.IGNORECASE,
+)
+
+
+def _remove_groups(text: str, command: re.Pattern[str]) -> str:
+    """Remove each ``\\command{...}`` with its balanced argument."""
+    while True:
+        match = command.search(text)
+        if match is None:
+            return text
+        group = balanced_group(text, match.end(), window=len(text) + 2)
+        if group is None:
+            return text[: match.start()]
+        text = text[: match.start()] + text[group[1] :]
+
+
+def visible(text: str) -> str:
+    """The answer as a reader sees it: phantoms removed, visible colour commands dropped."""
+    if "\\" not in text:
+        return text
+    if "phantom" in text:
+        text = _remove_groups(text, _PHANTOM)
+    if "color" in text:
+        text = _COLOUR_SWITCH.sub("", _COLOUR_WRAP.sub("", text))
+    return text
+
+
+def concealed(text: str, before: str, after: str, gold: str) -> str | None:
+    """Why a reader does not see this answer as stated (a reason for the details), or None.
+
+    ``text`` is the extracted answer (and its raw sentence), ``before`` and ``after`` the few
+    characters around it in the completion."""
+    near = before[-80:] + "\x00" + text + "\x00" + after[:40]
+    if _INVISIBLE.search(near):
+        return "invisible answer (hidden or white-on-white)"
+    if _STRIKE.search(text) or _STRIKE_OPEN_BEFORE.search(before[-80:]) or re.match(r"\s*\$*\s*~~", after):
+        return "struck-out answer"
+    if _NEGATED_RELATION.search(text) and not _NEGATED_RELATION.search(gold):
+        return "negated answer"
+    if _NEGATION_BEFORE.search(before[-60:]):
+        return "negated answer (a negation right before it)"
+    return None
