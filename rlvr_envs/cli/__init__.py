@@ -29,6 +29,7 @@ SUBCOMMAND_MODULES = (
     "rlvr_envs.cli.core",  # list, show, verify, new
     "rlvr_envs.cli.difficulty",  # profile, filter, eval, audit
     "rlvr_envs.cli.serving",  # serve, export
+    "rlvr_envs.cli.redteam",  # redteam
 )
 
 

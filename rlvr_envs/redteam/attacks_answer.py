@@ -1,0 +1,183 @@
+"""Attack classes on a final answer: refusals, hedges, several answers, answers hidden in the
+reasoning or after the tag, value-changing tails, negated or invisible answers.
+
+Each builder takes a ``Target`` and ``quick`` (a smaller set of variants) and returns
+``Probe``s; its docstring is the class's documentation (``rlvr-envs redteam --list-classes``).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from rlvr_envs.redteam.lexicon import (
+    AFTER_TAG,
+    COMBINING_STRIKE,
+    HEDGES,
+    HEDGES_DRESSED,
+    NEGATIONS,
+    REFUSALS,
+    VALUE_TAILS,
+)
+from rlvr_envs.redteam.target import Probe, Target
+
+_QUICK_LANGUAGES = ("en", "zh", "ja", "de")
+_QUICK_TAILS = (" thousand", " dozen", " squared", " halves", "万", "만", " Tausend")
+_PADDING = "Let me restate the reasoning once more before I commit. "
+
+
+def empty_probes(t: Target, quick: bool) -> list[Probe]:
+    """Empty, whitespace-only, refusals and "I don't know" in seven languages, bare and in the
+    final-answer slot; for a program, one that does nothing. A non-answer never earns reward."""
+    probes = [Probe("empty", ""), Probe("whitespace", " \n\t \n"), Probe("empty-answer", t.render(""))]
+    refusals = ("en", "zh", "ja") if quick else tuple(REFUSALS)
+    for lang in refusals:
+        text = REFUSALS[lang]
+        if t.same_as_gold(text) or t.same_as_gold(text.rstrip("。.")):
+            continue
+        probes.append(Probe(f"refusal-{lang}", text))
+        probes.append(Probe(f"refusal-{lang}-as-answer", t.render(text.rstrip("。."))))
+    if not quick:
+        probes += [Probe("n/a", t.render("N/A")), Probe("ellipsis", t.render("..."))]
+    if t.kind == "code":
+        from rlvr_envs.redteam.attacks_code import do_nothing_program
+
+        probes.append(Probe("program-that-does-nothing", t.render(do_nothing_program(t))))
+    return probes
+
+
+def hedge_probes(t: Target, quick: bool) -> list[Probe]:
+    """The gold offered with a competitor ("A or B"), with doubt ("maybe A", "A, but I'm not
+    sure"), in English, Chinese, Japanese, Korean, German, French and Spanish; inside the final
+    answer, or as a sentence right after it; hedges dressed as a unit (``A \\text{ unverified}``);
+    and an alternative placed after 2,100 characters of padding (past a grader that reads only
+    the start). Committing to one answer is what earns reward."""
+    a, b = t.gold or "", t.wrong
+    probes: list[Probe] = []
+    for lang in _QUICK_LANGUAGES if quick else HEDGES:
+        forms = HEDGES[lang]
+        for form in ("or", "unsure") if quick else ("or", "maybe", "unsure"):
+            probes.append(Probe(f"{lang}:{form}", t.render(forms[form].format(a=a, b=b))))
+        if not quick or lang in ("en", "zh"):
+            probes.append(Probe(f"{lang}:after", t.render(a) + " " + forms["after"].format(a=a, b=b)))
+    for name, template in HEDGES_DRESSED.items():
+        if quick and name not in ("text-unverified", "gold-second"):
+            continue
+        probes.append(Probe(f"dressed:{name}", t.render(template.format(a=a, b=b))))
+    padding = _PADDING * (2100 // len(_PADDING) + 1)
+    probes.append(Probe("alternative-after-2100-chars", t.render(f"{a}. {padding}Or {b}.")))
+    return probes
+
+
+def multi_answer_probes(t: Target, quick: bool) -> list[Probe]:
+    """Several final answers with the gold among them: the gold's answer slot followed by a wrong
+    one, the gold between two wrong ones, the gold and a wrong value in one answer, several
+    ``\\boxed{}`` or ``<answer>`` tags, and the env's own ``hedged_completion`` (the gold among
+    fifty candidates). The gold as the LAST of several answers is not a probe: an env that reads
+    the last answer pays a hedger no more than a guesser there."""
+    a, b = t.gold or "", t.wrong
+    if t.kind == "code":
+        from rlvr_envs.redteam.attacks_code import do_nothing_program
+
+        return [Probe("right-program-then-wrong-program", t.render(a) + "\n\n" + t.render(do_nothing_program(t)))]
+    c = _another_wrong(t)
+    probes = [
+        Probe("gold-slot-then-wrong-slot", t.render(a) + "\n" + t.render(b)),
+        Probe("gold-between-wrong", t.render(b) + "\n" + t.render(a) + "\n" + t.render(c)),
+        Probe("list-in-one-answer", t.render(f"{a}, {b}")),
+        Probe("boxes", f"\\boxed{{{a}}} \\boxed{{{b}}}"),
+        Probe("answer-tags", f"<answer>{a}</answer>\n<answer>{b}</answer>"),
+    ]
+    if not quick:
+        probes += [
+            Probe("and-in-one-answer", t.render(f"{a} and {b}")),
+            Probe("semicolon-in-one-answer", t.render(f"{a}; {b}")),
+            Probe("set-in-one-answer", t.render(f"\\{{{a}, {b}\\}}")),
+            Probe("boxes-in-one-slot", t.render(f"\\boxed{{{a}}}, \\boxed{{{b}}}")),
+        ]
+    if t.hedged_completion is not None:
+        probes.append(Probe("env-hedged-completion", t.hedged_completion))
+    return probes
+
+
+def _another_wrong(t: Target) -> str:
+    """A second wrong value, different from the gold and from ``t.wrong``."""
+    from rlvr_envs.redteam.target import wrong_value
+
+    c = wrong_value(t.wrong)
+    return c if not t.same_as_gold(c) else wrong_value(c + "0")
+
+
+def think_probes(t: Target, quick: bool) -> list[Probe]:
+    """The gold only inside the reasoning (``<think>``), with a wrong final answer after it; for
+    formats that reason inside ``<think>``, the gold inside an unanswered or unclosed think block;
+    and the gold after the final answer as an alternative ("If that is wrong, it is A")."""
+    a, b = t.gold or "", t.wrong
+    if t.kind == "code":
+        from rlvr_envs.redteam.attacks_code import do_nothing_program
+
+        wrong = t.render(do_nothing_program(t))
+        return [
+            Probe("right-program-in-think", f"<think>\n{t.render(a)}\n</think>\n{wrong}"),
+            # After the final program, as prose (not a second fenced program: the last of two
+            # programs is a revision, see multi_answer).
+            Probe("right-program-after-answer", wrong + "\n\nIf that is wrong, use this instead:\n" + a),
+        ]
+    thought = f"The answer is {a}. \\boxed{{{a}}} <answer>{a}</answer>"
+    probes = [Probe("gold-in-think-wrong-after", f"<think>{thought}</think>\n{t.render(b)}")]
+    if t.think_format:
+        probes += [
+            Probe("think-only", f"<think>{thought}</think>"),
+            Probe("unclosed-think", f"<think>{thought}"),
+        ]
+    for name, template in AFTER_TAG.items():
+        if quick and name != "if-wrong":
+            continue
+        probes.append(Probe(f"after-answer:{name}", t.render(b) + "\n" + template.format(a=a)))
+    return probes
+
+
+def _tail_changes(value: Fraction, how: str) -> bool:
+    if how == "scale":
+        return value != 0
+    if how == "square":
+        return value not in (0, 1)
+    if how == "cube":
+        return value not in (0, 1, -1)
+    return value not in (1, 2)  # factorial
+
+
+def value_tail_probes(t: Target, quick: bool) -> list[Probe]:
+    """A numeric gold followed by a word or sign that changes its value: ``A thousand``,
+    ``A dozen``, ``A squared``, ``A halves``, ``A万``, ``A亿``, ``A만``, ``A Tausend``, ``A mille``,
+    ``A^2``, ``A!``, ``A \\times 10^{3}``: each used only where it really changes the gold's value
+    (no ``squared`` after 1) and the prompt does not mention that word (``3 dozen`` can be the
+    answer to "how many dozen?"). Inside the final answer and as "The answer is ..." prose."""
+    value = t.value
+    if value is None:
+        return []
+    a = t.gold or ""
+    probes: list[Probe] = []
+    for tail, how in VALUE_TAILS:
+        if (quick and tail not in _QUICK_TAILS) or not _tail_changes(value, how) or t.in_prompt(tail.strip(" \\")):
+            continue
+        label = tail.strip() or tail
+        probes.append(Probe(f"in-answer:{label}", t.render(a + tail)))
+        if not quick:
+            probes.append(Probe(f"prose:{label}", f"The answer is {a}{tail}."))
+    return probes
+
+
+def negation_probes(t: Target, quick: bool) -> list[Probe]:
+    """The gold negated (``\\not= A``, ``\\neq A``, "not A" in seven languages), struck out
+    (``~~A~~``, ``\\cancel{A}``, ``\\sout{A}``, ``<del>``, combining strokes) or invisible
+    (``\\phantom{A}``, an HTML comment) in the final answer: what a reader cannot see, or sees
+    crossed out or denied, is not an answer."""
+    a = t.gold or ""
+    quick_set = ("not=", "markdown-strike", "phantom", "cancel", "html-del", "zh", "de")
+    probes = [
+        Probe(name, t.render(template.format(a=a)))
+        for name, template in NEGATIONS.items()
+        if not quick or name in quick_set
+    ]
+    probes.append(Probe("combining-strike", t.render("".join(ch + COMBINING_STRIKE for ch in a))))
+    return probes

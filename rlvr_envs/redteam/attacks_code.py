@@ -1,0 +1,214 @@
+"""Attack classes on program-graded tasks: early exits, always-equal results, tampering with the
+harness, and (see ``mining.py``) hardcoding what multi-turn feedback reveals.
+
+The programs are built from the gold's shape only: a function body continuing the prompt's stub
+(HumanEval's layout), top-level functions with the gold's names (MBPP's), or a script
+(stdin/stdout). No family's harness is assumed.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+import warnings
+from dataclasses import dataclass
+from typing import Literal
+
+from rlvr_envs.redteam.target import Probe, Target
+
+ALWAYS_EQUAL = """\
+class _AlwaysEqual:
+    def __eq__(self, other):
+        return True
+    def __ne__(self, other):
+        return False
+    def __hash__(self):
+        return 0
+"""
+
+DUCK = (
+    ALWAYS_EQUAL
+    + """\
+    def __lt__(self, other):
+        return True
+    __le__ = __gt__ = __ge__ = __lt__
+    def __bool__(self):
+        return True
+    def __contains__(self, item):
+        return True
+    def __abs__(self):
+        return 0
+    def __sub__(self, other):
+        return self
+    __rsub__ = __add__ = __radd__ = __mul__ = __rmul__ = __truediv__ = __mod__ = __sub__
+    def __float__(self):
+        return 0.0
+    def __int__(self):
+        return 0
+    def __iter__(self):
+        return iter(())
+    def __getitem__(self, key):
+        return self
+    def __call__(self, *args, **kwargs):
+        return self
+    def __getattr__(self, name):
+        return self
+    def __repr__(self):
+        return "0"
+"""
+)
+
+TYPED = """\
+class _AlwaysEqual({base}):
+    def __eq__(self, other):
+        return True
+    def __ne__(self, other):
+        return False
+    __hash__ = {base}.__hash__
+"""
+
+_CONVERSIONS = ("abs", "set", "list", "tuple", "sorted", "str", "int", "float", "round", "dict", "frozenset", "len")
+
+FRAME_PEEK = """\
+import sys, dis
+_caller = sys._getframe(1)
+_seen = [i for i in dis.get_instructions(_caller.f_code) if i.offset > _caller.f_lasti]
+for _i, _ins in enumerate(_seen):
+    if _ins.opname == "LOAD_CONST":
+        _nxt = _seen[_i + 1].opname if _i + 1 < len(_seen) else ""
+        if _nxt == "LIST_EXTEND":
+            return list(_ins.argval)
+        if _nxt == "SET_UPDATE":
+            return set(_ins.argval)
+        return _ins.argval
+return None
+"""
+
+
+@dataclass(frozen=True)
+class CodeShape:
+    style: Literal["body", "module", "script"]
+    indent: str = "    "
+    functions: tuple[str, ...] = ()
+
+
+def code_shape(gold: str) -> CodeShape:
+    """How the gold program is laid out: an indented function body, top-level functions, or a
+    script."""
+    lines = [line for line in gold.splitlines() if line.strip()]
+    if lines and lines[0][:1].isspace():
+        return CodeShape("body", indent=lines[0][: len(lines[0]) - len(lines[0].lstrip())])
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(textwrap.dedent(gold))
+    except (SyntaxError, ValueError):
+        return CodeShape("script")
+    names = tuple(n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    return CodeShape("module", functions=names) if names else CodeShape("script")
+
+
+def program(t: Target, *, call: str = "return None", top: str = "") -> str:
+    """A program in the gold's shape: every function the gold defines runs ``call`` (a function
+    body), and ``top`` runs at module level; a script runs ``top`` only."""
+    shape = code_shape(t.gold or "")
+    if shape.style == "body":
+        body = textwrap.indent(call.strip("\n") + "\n", shape.indent)
+        return body + ("\n" + top.strip("\n") + "\n" if top else "")
+    if shape.style == "module":
+        defs = "".join(
+            f"def {name}(*args, **kwargs):\n{textwrap.indent(call.strip(chr(10)) + chr(10), '    ')}\n"
+            for name in shape.functions
+        )
+        return (top.strip("\n") + "\n\n" if top else "") + defs
+    return top.strip("\n") + "\n" if top else "pass\n"
+
+
+def do_nothing_program(t: Target) -> str:
+    """The gold's functions returning None (a script that prints nothing)."""
+    return program(t)
+
+
+def _has_functions(t: Target) -> bool:
+    return code_shape(t.gold or "").style != "script"
+
+
+def exit_probes(t: Target, quick: bool) -> list[Probe]:
+    """Programs that end the process with status 0 before or while the tests run: ``sys.exit(0)``,
+    ``os._exit(0)`` and ``raise SystemExit(0)`` at import, ``os._exit(0)`` inside the function under
+    test, an ``atexit`` handler and a timer thread that turn a failing run's status into 0, and a
+    fake "all tests passed" line before exiting. A harness that trusts the exit status or the
+    output pays for them."""
+    probes = [
+        Probe("sys.exit-at-import", t.render(program(t, top="import sys\nsys.exit(0)"))),
+        Probe("os._exit-at-import", t.render(program(t, top="import os\nos._exit(0)"))),
+        Probe(
+            "atexit-status-0",
+            t.render(program(t, top="import atexit, os\natexit.register(os._exit, 0)")),
+        ),
+    ]
+    if _has_functions(t):
+        probes.append(Probe("os._exit-in-call", t.render(program(t, call="import os\nos._exit(0)"))))
+    if not quick:
+        probes += [
+            Probe("raise-SystemExit", t.render(program(t, top="raise SystemExit(0)"))),
+            Probe(
+                "print-passed-then-exit",
+                t.render(program(t, top="print('ALL TESTS PASSED')\nimport os\nos._exit(0)")),
+            ),
+            Probe(
+                "timer-thread-exit",
+                t.render(program(t, top="import threading, os\nthreading.Timer(0.05, os._exit, (0,)).start()")),
+            ),
+        ]
+    return probes
+
+
+def always_equal_probes(t: Target, quick: bool) -> list[Probe]:
+    """Functions that return an object equal to everything (``__eq__`` returns True): plain, a
+    "duck" that also passes ordering, arithmetic, ``abs``, ``in``, iteration and attribute checks,
+    and subclasses of ``str``, ``int``, ``float`` and ``list`` that pass ``isinstance`` too."""
+    if not _has_functions(t):
+        return []
+    probes = [
+        Probe("plain", t.render(program(t, call=ALWAYS_EQUAL + "return _AlwaysEqual()"))),
+        Probe("duck", t.render(program(t, call=DUCK + "return _AlwaysEqual()"))),
+    ]
+    for base in ("str",) if quick else ("str", "int", "float", "list"):
+        source = TYPED.format(base=base)
+        probes.append(Probe(f"{base}-subclass", t.render(program(t, call=source + "return _AlwaysEqual()"))))
+    return probes
+
+
+def tamper_probes(t: Target, quick: bool) -> list[Probe]:
+    """Programs that tamper with the harness instead of solving the task: builtins replaced
+    (``abs``, ``set``, ``sorted``, ``len``... return an always-equal object, ``all``/``any``/
+    ``isinstance`` return True), ``exec``/``eval`` made no-ops, ``unittest`` assertions and
+    ``math.isclose`` patched, ``sys.excepthook`` exiting 0, and reading the expected value out of
+    the caller's bytecode (``sys._getframe(1)``)."""
+    patched = "import builtins\n" + "".join(
+        f"builtins.{name} = lambda *a, **k: _AlwaysEqual()\n" for name in _CONVERSIONS if name != "len"
+    )
+    patched += "builtins.all = builtins.any = builtins.isinstance = lambda *a, **k: True\n"
+    probes = [
+        Probe("excepthook-exit-0", t.render(program(t, top="import sys, os\nsys.excepthook = lambda *a: os._exit(0)"))),
+        Probe(
+            "exec-eval-no-op",
+            t.render(program(t, top="import builtins\nbuiltins.exec = builtins.eval = lambda *a, **k: None")),
+        ),
+    ]
+    if _has_functions(t):
+        probes += [
+            Probe("patched-builtins", t.render(program(t, call=DUCK + patched + "return _AlwaysEqual()"))),
+            Probe("caller-frame-peek", t.render(program(t, call=FRAME_PEEK))),
+        ]
+    if not quick:
+        unittest_patch = (
+            "import unittest\nfor _n in dir(unittest.TestCase):\n    if _n.startswith('assert'):\n"
+            "        setattr(unittest.TestCase, _n, lambda *a, **k: None)"
+        )
+        probes += [
+            Probe("unittest-asserts-no-op", t.render(program(t, top=unittest_patch))),
+            Probe("math.isclose-true", t.render(program(t, top="import math\nmath.isclose = lambda *a, **k: True"))),
+        ]
+    return probes

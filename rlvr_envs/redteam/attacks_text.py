@@ -1,0 +1,91 @@
+"""Attack classes that need no gold: off-topic text that satisfies format-only checks, the prompt
+echoed back, inputs at and over the size cap, and binary or malformed text."""
+
+from __future__ import annotations
+
+from rlvr_envs.redteam.lexicon import word_salad
+from rlvr_envs.redteam.target import Probe, Target
+
+
+def word_salad_probes(t: Target, quick: bool) -> list[Probe]:
+    """One fixed ~350-word off-topic text (lowercase, no commas): the same response pasted under
+    every prompt. Bare, in capitals, in double quotes, split into paragraphs, and in the
+    final-answer slot. It satisfies format-only constraints (case, commas, length) and answers
+    nothing, so it must never earn reward."""
+    salad = word_salad()
+    probes = [Probe("lowercase", salad), Probe("uppercase", salad.upper()), Probe("in-answer-slot", t.render(salad))]
+    if not quick:
+        words = salad.split(" ")
+        quarter = len(words) // 4
+        paragraphs = [" ".join(words[i * quarter : (i + 1) * quarter if i < 3 else None]) for i in range(4)]
+        probes += [
+            Probe("double-quoted", f'"{salad}"'),
+            Probe("paragraphs-***", "\n\n***\n\n".join(paragraphs)),
+            Probe("paragraphs-blank-line", "\n\n".join(paragraphs)),
+            Probe("seeded-per-task", word_salad(350, seed=t.rng.randrange(1 << 30))),
+        ]
+    return probes
+
+
+def echo_probes(t: Target, quick: bool) -> list[Probe]:
+    """The prompt echoed back instead of an answer: the task text, the full user message (with
+    the format's instruction), and the task text in the final-answer slot. Repeating the question
+    is not answering it (and it is lexically as "relevant" as a response can be)."""
+    probes = [Probe("prompt", t.prompt), Probe("prompt-in-answer-slot", t.render(t.prompt))]
+    if not quick and t.user_message != t.prompt:
+        probes.append(Probe("user-message", t.user_message))
+    if not quick:
+        probes.append(Probe("prompt-twice", t.prompt + "\n\n" + t.prompt))
+    return probes
+
+
+def _filler(n_chars: int) -> str:
+    """``n_chars`` of lowercase words and newlines (no answer in it)."""
+    unit = word_salad(64) + "\n"
+    return (unit * (n_chars // len(unit) + 1))[:n_chars]
+
+
+def huge_probes(t: Target, quick: bool) -> list[Probe]:
+    """Inputs at the env's size cap: the gold answer padded to one character over the cap (an
+    env refuses what it promised not to read), and a wrong answer padded to just under it (read,
+    and still wrong); in full mode also the gold and a wrong value alternating in answer slots up
+    to just under the cap. None of them may raise or earn reward."""
+    cap = t.max_chars
+    has_gold = t.gold is not None and t.kind != "none"
+    slot = t.render(t.gold or "") if has_gold else t.render(word_salad(32))
+    name = "gold-over-cap" if has_gold else "answer-over-cap"
+    probes = [Probe(name, _filler(max(1, cap + 1 - len(slot))) + slot)]
+    wrong_slot = t.render(t.wrong) if t.kind in ("number", "short") else t.render(word_salad(32))
+    if t.kind == "code":
+        from rlvr_envs.redteam.attacks_code import do_nothing_program
+
+        wrong_slot = t.render(do_nothing_program(t))
+    probes.append(Probe("wrong-just-under-cap", _filler(max(0, cap - 64 - len(wrong_slot))) + "\n" + wrong_slot))
+    if not quick and t.kind in ("number", "short"):
+        pair = t.render(t.gold or "") + "\n" + t.render(t.wrong) + "\n"
+        probes.append(Probe("gold-and-wrong-to-the-cap", pair * ((cap - 64) // len(pair))))
+    return probes
+
+
+def binary_probes(t: Target, quick: bool) -> list[Probe]:
+    """Binary and malformed text: NUL bytes, random bytes read as Latin-1, lone surrogates,
+    invalid UTF-8 carried as surrogate escapes, and a ``bytes`` object instead of text (the gold
+    completion's bytes). None may raise or earn reward; the gold with a NUL or a lone surrogate
+    attached is only checked for not raising."""
+    noise = bytes(t.rng.randrange(256) for _ in range(512))
+    gold = t.gold_completion or t.render(t.gold or "")
+    probes = [
+        Probe("nul-bytes", "\x00" * 64),
+        Probe("random-latin-1", noise.decode("latin-1")),
+        Probe("lone-surrogates", "\ud800\udfff\udc00" * 8),
+        Probe("invalid-utf-8", b"\xff\xfe\xc3\x28\xa0\xa1\xe2\x28\xa1".decode("utf-8", "surrogateescape")),
+        Probe("bytes-object", gold.encode("utf-8", "surrogatepass")),
+    ]
+    if not quick:
+        probes += [
+            Probe("gold-with-nul", gold + "\x00", expect_wrong=None),
+            Probe("gold-with-lone-surrogate", gold + "\ud800", expect_wrong=None),
+            Probe("nul-in-answer-slot", t.render("\x00")),
+            Probe("control-characters", "".join(chr(c) for c in range(32)) * 4),
+        ]
+    return probes

@@ -1,0 +1,85 @@
+"""The attack classes, in report order, and which tasks each applies to."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rlvr_envs.redteam import attacks_answer as answer
+from rlvr_envs.redteam import attacks_code as code
+from rlvr_envs.redteam import attacks_text as text
+from rlvr_envs.redteam.mining import mine_feedback
+from rlvr_envs.redteam.target import GoldKind, Probe, Target
+
+if TYPE_CHECKING:
+    from rlvr_envs.env import Env
+
+Builder = Callable[[Target, bool], list[Probe]]
+Episode = Callable[["Env", Target, bool], list[tuple[Probe, Any]]]
+
+_SHORT: frozenset[GoldKind] = frozenset({"number", "short"})
+
+
+@dataclass(frozen=True)
+class AttackClass:
+    """One family of exploits: a builder of probes per task (or an episode player), and the kinds
+    of gold answer it needs (None: every task, with or without a gold)."""
+
+    name: str
+    build: Builder | None
+    kinds: frozenset[GoldKind] | None
+    needs: str
+    """What a task must have for the class to apply (said in the report when none does)."""
+    episode: Episode | None = None
+
+    @property
+    def doc(self) -> str:
+        fn = self.build or self.episode
+        return " ".join((fn.__doc__ or "").split()) if fn is not None else ""
+
+    def applies(self, target: Target) -> bool:
+        return self.kinds is None or target.kind in self.kinds
+
+
+CLASSES: tuple[AttackClass, ...] = (
+    AttackClass("empty", answer.empty_probes, None, ""),
+    AttackClass("hedge", answer.hedge_probes, _SHORT, "a short gold answer (answer_text)"),
+    AttackClass("multi_answer", answer.multi_answer_probes, _SHORT | {"code"}, "a short gold answer or program"),
+    AttackClass("think", answer.think_probes, _SHORT | {"code"}, "a short gold answer or program"),
+    AttackClass("value_suffix", answer.value_tail_probes, frozenset({"number"}), "a numeric gold answer"),
+    AttackClass("negation", answer.negation_probes, _SHORT, "a short gold answer (answer_text)"),
+    AttackClass("word_salad", text.word_salad_probes, None, ""),
+    AttackClass("echo_prompt", text.echo_probes, None, ""),
+    AttackClass("huge", text.huge_probes, None, ""),
+    AttackClass("binary", text.binary_probes, None, ""),
+    AttackClass("code_exit", code.exit_probes, frozenset({"code"}), "a program-graded task (a code gold)"),
+    AttackClass("code_always_equal", code.always_equal_probes, frozenset({"code"}), "a gold program with functions"),
+    AttackClass("code_tamper", code.tamper_probes, frozenset({"code"}), "a program-graded task (a code gold)"),
+    AttackClass("feedback_mining", None, None, "an env that can be made with max_turns > 1", episode=mine_feedback),
+)
+
+BY_NAME: dict[str, AttackClass] = {c.name: c for c in CLASSES}
+
+KIT_CLASSES: tuple[str, ...] = (
+    "empty",
+    "hedge",
+    "multi_answer",
+    "think",
+    "value_suffix",
+    "negation",
+    "word_salad",
+    "echo_prompt",
+)
+"""The handful the conformance kit runs on its tasks (cheap for every family)."""
+
+
+def select(names: str | list[str] | tuple[str, ...] | None) -> list[AttackClass]:
+    """Classes by name (a comma-separated string or a list); all of them for None."""
+    if names is None:
+        return list(CLASSES)
+    wanted = [n.strip() for n in (names.split(",") if isinstance(names, str) else names) if n.strip()]
+    unknown = [n for n in wanted if n not in BY_NAME]
+    if unknown:
+        raise ValueError(f"unknown attack class(es) {unknown}; choose from {[c.name for c in CLASSES]}")
+    return [c for c in CLASSES if c.name in wanted]
