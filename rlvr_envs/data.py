@@ -60,8 +60,9 @@ def require_fields(
         hint = f"; map your own column with {mapping_hint}" if mapping_hint else ""
         if column not in row:
             present = sorted(str(k) for k in row)[:20]
+            guess = column_guess(row, role, column, mapping_hint)
             raise DataError(
-                f"{source} row {row_number}: no column {column!r} for the {role} (columns: {present}){hint}"
+                f"{source} row {row_number}: no column {column!r} for the {role} (columns: {present}){guess or hint}"
             )
         value = row[column]
         if is_missing(value):
@@ -69,6 +70,39 @@ def require_fields(
             raise DataError(f"{source} row {row_number}: the {role} column {column!r} is {shown}{hint}")
         values[role] = value
     return values
+
+
+_SAME_ROLE = (
+    ("problem", "question", "prompt", "query", "input", "instruction", "text", "statement"),
+    ("answer", "solution", "final_answer", "target", "output", "label", "gold", "expected", "response"),
+    ("id", "unique_id", "task_id", "key", "name", "idx", "uid"),
+)
+"""Column names datasets use for the same thing: a row holding one of a role's names under
+another spelling gets a "did you mean" naming the option that maps it."""
+
+
+def column_guess(row: Mapping[str, Any], role: str, column: str, mapping_hint: str | None) -> str:
+    """``"; did you mean problem_key='question'?"`` when the row has a column that plausibly holds
+    ``role`` (a synonym of ``column`` or ``role``, or a near spelling), else ``""``."""
+    import difflib
+    import re
+
+    present = [str(k) for k in row]
+    wanted = {column.lower(), role.lower()}
+    candidates = [
+        k
+        for group in _SAME_ROLE
+        if wanted & set(group)
+        for name in group
+        for k in present
+        if k.lower() == name and k != column
+    ]
+    candidates += difflib.get_close_matches(column, present, n=1, cutoff=0.75)
+    if not candidates:
+        return ""
+    options = re.findall(r"(\w+)=", mapping_hint or "")
+    option = next((o for o in options if o.removesuffix("_key") in wanted), f"{column}_key")
+    return f"; did you mean {option}={candidates[0]!r}?" + (f" (options: {mapping_hint})" if mapping_hint else "")
 
 
 def read_file(path: str | Path) -> list[Record]:

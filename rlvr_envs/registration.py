@@ -336,6 +336,21 @@ def _import_module_of(env_id: str) -> str:
     return bare
 
 
+def data_alias(kwargs: Mapping[str, Any], env_id: str) -> dict[str, Any]:
+    """``path=`` is another name of ``data=`` for every id (one data vocabulary for make, export,
+    serve and train); giving both with different values is an error, not a silent choice."""
+    out = dict(kwargs)
+    if "path" not in out:
+        return out
+    path = out.pop("path")
+    if "data" in out and out["data"] is not path and out["data"] != path:
+        from rlvr_envs.errors import ConfigurationError
+
+        raise ConfigurationError(f"{env_id}: pass data= or its alias path=, not both")
+    out["data"] = path
+    return out
+
+
 def make(
     env_id: str,
     *,
@@ -362,7 +377,7 @@ def make(
         raise PluginLoadError(
             f"cannot load the entry point {env_spec.entry_point!r} of {env_spec.id}: {type(exc).__name__}: {exc}"
         ) from exc
-    merged = {**env_spec.kwargs, **kwargs}
+    merged = {**env_spec.kwargs, **data_alias(kwargs, env_spec.id)}
     env = factory(**merged)
     if not isinstance(env, Env):
         raise RegistrationError(f"entry point of {env_spec.id} returned {type(env).__name__}, not rlvr_envs.Env")
