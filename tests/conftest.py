@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.data import SHARED_DATA
+from tests.helpers.data import MISSING, shared_dir
 
 SLOW_ELSEWHERE = (
     # Tests of more than ~2 s on the shared 2-core machine (a full run with --durations), marked
@@ -105,10 +105,21 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
 
 
+def pytest_terminal_summary(terminalreporter):
+    """Say once, at the end, how many skips were for missing peer data and how to get it."""
+    skipped = [r for r in terminalreporter.stats.get("skipped", []) if MISSING in str(r.longrepr)]
+    if skipped:
+        terminalreporter.write_line(
+            f"{len(skipped)} skipped for {MISSING} (tests, or whole modules that load it): point "
+            f"RLVR_TEST_DATA at the folder or fetch it, see docs/test-data.md",
+            yellow=True,
+        )
+
+
 @pytest.fixture(scope="session")
 def shared_data():
-    """Path to ../shared/data (the peer test suites)."""
-    return SHARED_DATA
+    """The peer data folder (``RLVR_TEST_DATA``, default ../shared/data); skips the test when it is missing."""
+    return shared_dir()
 
 
 @pytest.fixture(autouse=True)

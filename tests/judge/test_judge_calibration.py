@@ -6,18 +6,24 @@ known in advance, so the reported numbers can be checked.
 
 import argparse
 import json
+from pathlib import Path
 
 import pytest
 
 import rlvr_envs
 from rlvr_envs.cli import main as cli_main
 from rlvr_judge.calibration import calibrate
-from rlvr_judge.calibration_sets import describe_instruction, ifeval_rows, math_rows
+from rlvr_judge.calibration_sets import IFEVAL_FILES, describe_instruction, ifeval_rows, math_rows
 from rlvr_judge.metrics import best_threshold, binary_report, cohen_kappa, pearson, wilson
 from rlvr_judge.probes import PROBES, probe_rows
 from rlvr_judge.testing import ScriptedJudgeServer
-from tests.helpers.data import SHARED_DATA
+from tests.helpers.data import shared_path
 from tests.judge import conformance  # noqa: F401 -- loads the plugin at collection
+
+
+def _labelled(suite: str) -> Path:
+    """The peer data folder, once it is known to hold this suite's labelled responses (else: skip)."""
+    return shared_path(IFEVAL_FILES[suite]).parent
 
 
 # -- maths against hand-computed values -----------------------------------------------------------
@@ -56,7 +62,7 @@ def test_math_set_labels_are_the_math_verifiers():
 
 
 def test_ifeval_set_is_built_from_the_shared_labels():
-    rows = ifeval_rows("ifeval", SHARED_DATA)
+    rows = ifeval_rows("ifeval", _labelled("ifeval"))
     assert len(rows) == 541
     assert all(len(r["rubric"]) == len(r["criteria_labels"]) for r in rows)
     assert rows[0]["rubric"][0] == {
@@ -64,7 +70,7 @@ def test_ifeval_set_is_built_from_the_shared_labels():
         "weight": 1,
         "group": "punctuation:no_comma",
     }
-    assert len(ifeval_rows("ifbench", SHARED_DATA)) == 294
+    assert len(ifeval_rows("ifbench", _labelled("ifbench"))) == 294
     assert "keyword1='kaleidoscope'" in describe_instruction("count:keywords_multiple", {"keyword1": "kaleidoscope"})
 
 
@@ -76,7 +82,7 @@ def _env(server, env_id, rows, **kw):
 
 
 def test_an_always_yes_judge_is_flagged_untrustworthy():
-    rows = ifeval_rows("ifeval", SHARED_DATA, limit=40)
+    rows = ifeval_rows("ifeval", _labelled("ifeval"), limit=40)
     with ScriptedJudgeServer("yes") as s:
         report = calibrate(_env(s, "rubric", rows), rows)
     negatives = sum(not x for r in rows for x in r["criteria_labels"])
@@ -107,7 +113,7 @@ def test_probes_flip_a_gullible_judge_and_not_the_rule_judge():
 
 
 def test_rubric_echo_probes_are_caught_by_the_env():
-    rows = ifeval_rows("ifeval", SHARED_DATA, limit=60)
+    rows = ifeval_rows("ifeval", _labelled("ifeval"), limit=60)
     probes = [p for p in probe_rows(rows, kinds=["repeats_rubric"], limit=5)]
     with ScriptedJudgeServer("yes") as s:
         result = calibrate(_env(s, "rubric", rows[:1]), rows[:1], probes=probes)["probes"]["per_kind"]["repeats_rubric"]
@@ -128,7 +134,7 @@ def test_add_parsers_registers_judge_calibrate(tmp_path):
 def test_cli_calibrate_writes_markdown_and_png(tmp_path, capsys):
     out = tmp_path / "cal"
     code = cli_main([
-        "judge", "calibrate", "rubric", "--labels", "ifbench", "--data-dir", str(SHARED_DATA), "--limit", "30",
+        "judge", "calibrate", "rubric", "--labels", "ifbench", "--data-dir", str(_labelled("ifbench")), "--limit", "30",
         "--scripted-judge", "yes", "--cache", "none", "--probes", "--out", str(out),
     ])  # fmt: skip
     assert code == 0

@@ -27,10 +27,10 @@ from rlvr_lean.protocol import (
     split_stream,
 )
 from rlvr_lean.shape import Prepared
-from tests.helpers.data import SHARED_DATA, read_jsonl
+from tests.helpers.data import read_jsonl, shared_path
 
-TRANSCRIPTS = SHARED_DATA / "lean_repl_transcripts"
-KIMINA = SHARED_DATA / "kimina_server_match"
+TRANSCRIPTS = shared_path("lean_repl_transcripts")
+KIMINA = shared_path("kimina_server_match")
 CASES = {r["id"]: r for r in read_jsonl("lean_cases.jsonl")}
 PAIRS = sorted(p for p in TRANSCRIPTS.rglob("*.in") if p.with_suffix(".expected.out").exists())
 

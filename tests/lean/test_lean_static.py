@@ -15,7 +15,11 @@ from rlvr_lean.tokens import LexError, tokenize
 from rlvr_lean.verifier import LeanVerifier, static_check
 from tests.helpers.data import read_jsonl
 
-CASES = read_jsonl("lean_cases.jsonl")
+
+def _cases() -> list[dict]:
+    return read_jsonl("lean_cases.jsonl")  # read per test: without the peer data only these skip
+
+
 HEADER = "import Mathlib\nimport Aesop\n\nopen BigOperators Real Nat\n\n"
 STATEMENT = "theorem t1 (a b : ℕ) (h : a = b) : b = a := by"
 TASK = Task(id="t1", prompt="p", answer={"header": HEADER, "statement": STATEMENT})
@@ -36,7 +40,7 @@ def task_of(row: dict) -> Task:
 
 
 def test_every_sorry_negative_is_rejected_statically():
-    negatives = [r for r in CASES if r["id"].startswith("minif2f_sorry/")]
+    negatives = [r for r in _cases() if r["id"].startswith("minif2f_sorry/")]
     assert len(negatives) == 60
     for row in negatives:
         for mode, completion in modes(row).items():
@@ -46,7 +50,7 @@ def test_every_sorry_negative_is_rejected_statically():
 
 
 def test_no_valid_proof_is_rejected_statically():
-    valid = [r for r in CASES if r["expected"] is True]
+    valid = [r for r in _cases() if r["expected"] is True]
     assert len(valid) == 109  # 98 kimina + 11 REPL
     for row in valid:
         for mode, completion in modes(row).items():
@@ -59,7 +63,7 @@ def test_no_valid_proof_is_rejected_statically():
 
 
 def test_assembled_code_uses_the_task_statement_and_the_completion_proof():
-    row = next(r for r in CASES if r["id"] == "kimina/goedel-lean_workbook_10009")
+    row = next(r for r in _cases() if r["id"] == "kimina/goedel-lean_workbook_10009")
     prepared = static_check(task_of(row), row["header"] + row["statement"] + row["proof"], LeanPolicy())
     assert isinstance(prepared, Prepared)
     assert prepared.header.startswith("import Mathlib") and "import" not in prepared.code

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from rlvr_math import parser_snapshot, shape_corpus
-from tests.helpers.data import SHARED_DATA, math_answers, read_jsonl
+from tests.helpers.data import math_answers, read_jsonl, shared_dir
 
 _PROBE = textwrap.dedent(
     """
@@ -222,7 +222,7 @@ def test_the_corpus_is_fixed_and_covers_the_constructs_answers_use():
 def test_no_corpus_answer_is_an_answer_of_the_shared_data():
     # The snapshot must not be a copy of what the benchmark and the tests time or check.
     data_answers: set[str] = set()
-    for path in sorted(SHARED_DATA.glob("*.jsonl")):
+    for path in sorted(shared_dir().glob("*.jsonl")):
         for row in read_jsonl(path.name):
             for key in ("gold", "pred", "answer", "expected_answer"):
                 value = row.get(key)
