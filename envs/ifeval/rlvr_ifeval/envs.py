@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from rlvr_envs import DatasetEnv, Difficulty, Task
 from rlvr_envs.data import is_missing, load_hub, records_from, require_fields
-from rlvr_envs.errors import DataError, DataRequiredError
+from rlvr_envs.errors import ConfigurationError, DataError, DataRequiredError
 from rlvr_envs.formats import PromptFormat
 from rlvr_ifeval.base import InstructionError
+from rlvr_ifeval.formats import OWN_FORMATS
 from rlvr_ifeval.scoring import cached_checkers
 from rlvr_ifeval.verifier import (  # noqa: F401 -- re-exported for older imports
     _CONTROL_RE,
@@ -107,22 +108,26 @@ class IFEvalEnv(DatasetEnv):
         data: a JSONL/JSON/Parquet/CSV path, a list of dicts or a ``datasets.Dataset`` with
             ``prompt``, ``instruction_id_list`` and ``kwargs`` (``key`` optional). Without it
             the preset's Hugging Face dataset is loaded (offline: ``DataUnavailableError``).
+        path: an alias of ``data`` (one data vocabulary in every family).
         split: the split of a ``DatasetDict`` given as ``data``, or of the Hub dataset.
         limit: keep only the first ``limit`` tasks (``size`` is the older name).
         prompt_key, instructions_key, kwargs_key, id_key: column names of your data.
         hub_dataset, hub_split: the Hub dataset used when ``data`` is not given.
         env_name: the id named in error messages.
-        partial_credit, loose, guard, min_words, guard_words: see ``IFEvalVerifier``.
+        partial_credit, loose, guard, min_words, guard_words, relevance, relevance_judge: see
+            ``IFEvalVerifier`` (the registered ids choose ``relevance``; see the README).
     """
 
     family = "ifeval"
     default_prompt_format = _VERBATIM.name
+    prompt_formats: ClassVar[Mapping[str, PromptFormat]] = OWN_FORMATS
     public_metadata_keys = ("key", "instruction_id_list")
 
     def __init__(
         self,
         data: Any = None,
         *,
+        path: Any = None,
         split: str | None = None,
         limit: int | None = None,
         size: int | None = None,
@@ -138,10 +143,12 @@ class IFEvalEnv(DatasetEnv):
         guard: bool = True,
         min_words: int = DEFAULT_MIN_WORDS,
         guard_words: str = "scripts",
+        relevance: str = "off",
+        relevance_judge: Any = None,
         prompt_format: str | PromptFormat | None = None,
         **kwargs: Any,
     ) -> None:
-        fmt = resolve_format(prompt_format or self.default_prompt_format)
+        fmt = self.resolve_format(prompt_format or self.default_prompt_format)
         verifier = IFEvalVerifier(
             partial_credit=partial_credit,
             loose=loose,
@@ -149,8 +156,14 @@ class IFEvalEnv(DatasetEnv):
             min_words=min_words,
             guard_words=guard_words,
             prompt_format=fmt.name,
+            relevance=relevance,
+            relevance_judge=relevance_judge,
         )
         super().__init__(verifier, prompt_format=fmt, **kwargs)
+        if path is not None:
+            if data is not None and data is not path and data != path:
+                raise ConfigurationError(f"{env_name}: pass data= or its alias path=, not both")
+            data = path
         if size is not None and limit is not None and size != limit:
             raise ValueError(f"size= and limit= differ ({size} and {limit}); pass one")
         limit = limit if limit is not None else size

@@ -27,8 +27,8 @@ from functools import lru_cache
 from itertools import compress, count, filterfalse, pairwise
 from typing import Any
 
-from rlvr_envs.formats import PROMPT_FORMATS
 from rlvr_ifeval.base import Checker
+from rlvr_ifeval.formats import user_format
 from rlvr_ifeval.text import SOUTHEAST_ASIAN_CHARS_PER_WORD
 
 GUARD_RULES = ("v0", "v1")
@@ -209,7 +209,7 @@ _QUOTED_RE = re.compile(
 @lru_cache(maxsize=4096)
 def prompt_profile(prompt: str, prompt_format: str) -> PromptProfile:
     texts = [prompt]
-    fmt = PROMPT_FORMATS.get(prompt_format)
+    fmt = user_format(prompt_format)
     if fmt is not None:
         texts.append(fmt.user_message(prompt))
     toks = [tokens(t) for t in texts]

@@ -7,8 +7,10 @@ Versions (a change that alters any reward bumps the version; the old one stays):
   ``rlvr-envs eval`` reproduces published numbers; the guard is opt-in (``guard=True``).
 * ``ifeval-v0``, ``ifbench-v0``: the degenerate-response guard on, words counted as ``\\w``
   runs (a Chinese or Thai sentence is one word), as these ids scored before.
-* ``ifeval-synth-v1``, ``ifeval-data-v0`` (your own data): training envs, the guard on, words
-  counted per script. ``ifeval-synth-v0`` keeps the ``\\w``-run count.
+* ``ifeval-synth-v2``, ``ifeval-data-v1`` (your own data): training envs, the guard on, words
+  counted per script, and a response must address its prompt (``relevance="overlap"``, issue
+  26). ``ifeval-synth-v1`` and ``ifeval-data-v0`` score as before it (no relevance gate);
+  ``ifeval-synth-v0`` keeps the ``\\w``-run count.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import rlvr_envs
 
 _ENV = "rlvr_ifeval.envs:IFEvalEnv"
 _SYNTH = "rlvr_ifeval.synth:IFEvalSynthEnv"
-_OLD_GUARD = {"guard": True, "guard_words": "w_runs"}
+_OLD_GUARD: dict[str, object] = {"guard": True, "guard_words": "w_runs"}
 
 
 def register_envs() -> None:
@@ -47,16 +49,19 @@ def register_envs() -> None:
                 + ("reference scoring (guard opt-in)." if version else "the v0 response guard.")
             ),
         )
-    rlvr_envs.register(
-        "ifeval-data-v0",
-        _ENV,
-        kwargs={"env_name": "ifeval-data"},
-        user_data=True,
-        data_source="your own data (data=...: prompt, instruction_id_list, kwargs)",
-        difficulty_fields=("label",),
-        description="Your own prompts with IFEval/IFBench/IFEvalG instructions; the response guard on.",
-    )
-    for version, guard in ((0, _OLD_GUARD), (1, {})):
+    for version, relevance in ((0, "off"), (1, "overlap")):
+        rlvr_envs.register(
+            f"ifeval-data-v{version}",
+            _ENV,
+            kwargs={"env_name": "ifeval-data", "relevance": relevance},
+            user_data=True,
+            data_source="your own data (data=...: prompt, instruction_id_list, kwargs)",
+            difficulty_fields=("label",),
+            description="Your own prompts with IFEval/IFBench/IFEvalG instructions; the response guard on"
+            + ("; a response must address its prompt." if version else "."),
+        )
+    training: tuple[tuple[int, dict[str, object]], ...] = ((0, _OLD_GUARD), (1, {}), (2, {"relevance": "overlap"}))
+    for version, guard in training:
         rlvr_envs.register(
             f"ifeval-synth-v{version}",
             _SYNTH,

@@ -10,14 +10,17 @@ and all lowercase, JSON output and a title line, ...) are never combined.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from rlvr_envs import ProceduralEnv, Task
+from rlvr_envs.errors import ConfigurationError
+from rlvr_envs.formats import PromptFormat
 from rlvr_envs.types import Difficulty
 from rlvr_ifeval.checkers_classic import LANGUAGES
-from rlvr_ifeval.verifier import DEFAULT_MIN_WORDS, VERBATIM_FORMAT, IFEvalVerifier, resolve_format
+from rlvr_ifeval.formats import OWN_FORMATS, VERBATIM_FORMAT
+from rlvr_ifeval.verifier import DEFAULT_MIN_WORDS, IFEvalVerifier
 
 FORMS = (
     "a short essay",
@@ -344,12 +347,14 @@ class IFEvalSynthEnv(ProceduralEnv):
         base_prompts: your own base prompts; by default prompts are generated from built-in
             forms and topics.
         level: 1..5, the number of instructions attached (heavier kinds unlock with level).
-        partial_credit, loose, guard, min_words, guard_words: see ``IFEvalVerifier``.
+        partial_credit, loose, guard, min_words, guard_words, relevance, relevance_judge: see
+            ``IFEvalVerifier`` (the registered ids choose ``relevance``; see the README).
     """
 
     family = "ifeval"
     max_level: ClassVar[int | None] = 5
     default_prompt_format = VERBATIM_FORMAT.name
+    prompt_formats: ClassVar[Mapping[str, PromptFormat]] = OWN_FORMATS
     public_metadata_keys = ("instruction_id_list",)
 
     def __init__(
@@ -361,10 +366,18 @@ class IFEvalSynthEnv(ProceduralEnv):
         guard: bool = True,
         min_words: int = DEFAULT_MIN_WORDS,
         guard_words: str = "scripts",
+        relevance: str = "off",
+        relevance_judge: Any = None,
         prompt_format: Any = None,
         **kwargs: Any,
     ) -> None:
-        fmt = resolve_format(prompt_format or self.default_prompt_format)
+        for name in ("data", "path"):
+            if name in kwargs:
+                raise ConfigurationError(
+                    f"ifeval-synth generates its tasks and takes no {name}=; pass base_prompts=[...] for your own "
+                    "prompts, or use ifeval-data with data= for rows with instructions"
+                )
+        fmt = self.resolve_format(prompt_format or self.default_prompt_format)
         if base_prompts is not None:
             base_prompts = [p for p in base_prompts if isinstance(p, str) and p.strip()]
             if not base_prompts:
@@ -377,6 +390,8 @@ class IFEvalSynthEnv(ProceduralEnv):
             min_words=min_words,
             guard_words=guard_words,
             prompt_format=fmt.name,
+            relevance=relevance,
+            relevance_judge=relevance_judge,
         )
         super().__init__(verifier, prompt_format=fmt, **kwargs)
 

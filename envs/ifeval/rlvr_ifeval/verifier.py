@@ -14,33 +14,19 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from rlvr_envs.formats import PROMPT_FORMATS, PromptFormat, get_format, register_format
+from rlvr_envs.errors import ConfigurationError
 from rlvr_envs.types import Reason, Task, Verdict
 from rlvr_envs.verifier import Verifier
 from rlvr_ifeval import text
 from rlvr_ifeval.base import Checker, InstructionError
+from rlvr_ifeval.formats import OWN_FORMATS, VERBATIM_FORMAT, resolve_format, user_format  # noqa: F401
 from rlvr_ifeval.guard import GUARD_RULES, content_rejection
-from rlvr_ifeval.scoring import cached_checkers, check_response
+from rlvr_ifeval.relevance import OFF_TOPIC, RELEVANCE_MODES, off_topic, task_units
+from rlvr_ifeval.scoring import check_response
+from rlvr_ifeval.task_cache import TaskCache
+from rlvr_ifeval.task_cache import verdict as task_verdict
 
-_VERBATIM = PromptFormat(
-    name="verbatim",
-    system_prompt=None,
-    instruction="",
-    answer_template="{answer}",
-    format_pattern=r".*",
-    methods=(),
-)
-if PROMPT_FORMATS.get(_VERBATIM.name, _VERBATIM) == _VERBATIM:
-    register_format(_VERBATIM)
-VERBATIM_FORMAT = _VERBATIM
-"""The prompt exactly as written, no system prompt, the whole completion is the response."""
-
-
-def resolve_format(fmt: str | PromptFormat) -> PromptFormat:
-    """A prompt format by name; "verbatim" is ours even if another plugin took the name."""
-    if fmt == _VERBATIM.name:
-        return _VERBATIM
-    return get_format(fmt)
+_VERBATIM = VERBATIM_FORMAT
 
 
 GUARD_WORDS = ("scripts", "w_runs")
@@ -50,6 +36,8 @@ Thai and other scripts written without spaces counted per character) or ``w_runs
 
 
 DEFAULT_MIN_WORDS = 5
+_TASKS = TaskCache()
+"""Per-task checkers and verdict plan, shared by every verifier of the process."""
 _THINK_RE = re.compile(r"^\s*<think>.*?</think>", re.DOTALL)
 _ANSWER_RE = re.compile(r"<answer>(.*)</answer>", re.DOTALL)
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -98,7 +86,7 @@ def _control_characters(response: str) -> int:
 def _normalised_prompts(prompt: str, prompt_format: str) -> tuple[str, ...]:
     """The task prompt as an echo of it would start, longest first (tasks repeat in a batch)."""
     prompts = {_normalise(prompt)}
-    fmt = PROMPT_FORMATS.get(prompt_format)
+    fmt = user_format(prompt_format)
     if fmt is not None:
         prompts.add(_normalise(fmt.user_message(prompt)))
     return tuple(sorted(prompts, key=len, reverse=True))
@@ -120,6 +108,16 @@ class IFEvalVerifier(Verifier):
             refusals); ``"v0"``: the basic rules only. Default: ``"v0"`` with
             ``guard_words="w_runs"`` (the ``-v0`` ids), else ``"v1"``.
         prompt_format: name of the env's prompt format; ``r1`` requires a closed ``<think>``.
+        relevance: whether a response must address its prompt's task to earn reward
+            (``RELEVANCE_MODES``): ``"off"`` (the reference's scoring), ``"overlap"`` (the
+            model-free gate of ``rlvr_ifeval.relevance``: the training ids' default) or
+            ``"judge"`` (a judge model asked through ``rlvr_judge.relevance``; needs the judge
+            family and an endpoint). An off-topic response gets reason ``wrong``, reward 0,
+            ``details["rejected"]`` = ``relevance.OFF_TOPIC`` and ``details["relevance"]``.
+            Asked only when the instruction score is above 0.
+        relevance_judge: for ``relevance="judge"``: a ``JudgeClient``, or a dict of
+            ``JudgeRelevance`` arguments (``base_url``, ``model``, client options); None reads
+            ``$RLVR_JUDGE_BASE_URL``/``$RLVR_JUDGE_MODEL``.
     """
 
     # Loading language detection (langdetect's profiles, numba's kernels: 2-5 s) happens when a
@@ -145,6 +143,8 @@ class IFEvalVerifier(Verifier):
         guard_words: str = "scripts",
         prompt_format: str = _VERBATIM.name,
         guard_rules: str | None = None,
+        relevance: str = "off",
+        relevance_judge: Any = None,
     ) -> None:
         if min_words < 0:
             raise ValueError(f"min_words must be non-negative, got {min_words}")
@@ -161,12 +161,22 @@ class IFEvalVerifier(Verifier):
         if guard_rules not in GUARD_RULES:
             raise ValueError(f"guard_rules must be one of {GUARD_RULES}, got {guard_rules!r}")
         self.guard_rules = guard_rules
+        if relevance not in RELEVANCE_MODES:
+            raise ValueError(f"relevance must be one of {RELEVANCE_MODES}, got {relevance!r}")
+        self.relevance = relevance
+        self.relevance_judge = _judge_relevance(relevance_judge) if relevance == "judge" else None
+        if self.relevance_judge is not None:
+            # Judge calls are network-bound and may retry: not a cheap inline check.
+            self.bounded_cheap = False
+            self.time_budget_s = max(type(self).time_budget_s, self.relevance_judge.budget_s + 5.0)
 
     def __setstate__(self, state: dict) -> None:
         # Verifiers pickled before guard/guard_words existed keep their old behaviour.
         state.setdefault("guard", True)
         state.setdefault("guard_words", "w_runs")
         state.setdefault("guard_rules", "v0")
+        state.setdefault("relevance", "off")
+        state.setdefault("relevance_judge", None)
         self.__dict__.update(state)
         try:
             from rlvr_ifeval.language import warm_up
@@ -227,9 +237,10 @@ class IFEvalVerifier(Verifier):
 
     def verify(self, task: Task, completion: str) -> Verdict:
         try:
-            checkers = cached_checkers(canonical_answer(task.answer))
+            plan = _TASKS.plan(task, canonical_answer)
         except (InstructionError, ValueError, TypeError) as exc:
             return Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"malformed task: {exc}"[:500]})
+        checkers = plan.checkers
         if not checkers:
             return Verdict.failure(Reason.VERIFIER_ERROR, details={"error": "the task lists no instructions"})
         response = self.response_text(completion)
@@ -246,8 +257,50 @@ class IFEvalVerifier(Verifier):
         }
         if why is not None:
             # Rejected, but the per-instruction results are still there to read.
-            return Verdict.failure(Reason.NO_ANSWER, details={"rejected": why, **details})
+            return task_verdict(plan, Reason.NO_ANSWER, {"rejected": why, **details}, 0.0)
+        reward = 1.0 if followed == len(results) else followed / len(results) if self.partial_credit else 0.0
+        if reward > 0 and self.relevance != "off":
+            gate = self._relevance(task, response, checkers)
+            if isinstance(gate, Verdict):
+                return gate
+            if gate is not None:
+                return task_verdict(plan, Reason.WRONG, {"rejected": OFF_TOPIC, "relevance": gate, **details}, 0.0)
         if followed == len(results):
-            return Verdict.correct(details=details)
-        reward = followed / len(results) if self.partial_credit else 0.0
-        return Verdict.failure(Reason.WRONG, details=details, reward=reward)
+            return task_verdict(plan, Reason.OK, details, 1.0)
+        return task_verdict(plan, Reason.WRONG, details, reward)
+
+    def _relevance(self, task: Task, response: str, checkers: Sequence[Checker]) -> dict[str, Any] | Verdict | None:
+        """None when the response addresses the task; what the gate found when it does not; a
+        ``verifier_error`` verdict when the judge could not answer (never a reward)."""
+        if self.relevance_judge is None:
+            return off_topic(task.prompt, response, checkers)
+        from rlvr_judge.relevance import JudgeError
+
+        task_text = task_units(task.prompt, tuple(checkers)).task_text or task.prompt
+        try:
+            answer = self.relevance_judge.addresses(task_text, response)
+        except JudgeError as exc:
+            return Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"relevance judge: {exc}"[:500]})
+        if answer.addresses:
+            return None
+        return {"judge": self.relevance_judge.template.key, "rationale": answer.rationale}
+
+
+def _judge_relevance(config: Any) -> Any:
+    """A ``rlvr_judge.relevance.JudgeRelevance`` from ``relevance_judge`` (imported only here: a
+    family never needs another one installed unless this option asks for it)."""
+    try:
+        from rlvr_judge.client import JudgeClient
+        from rlvr_judge.relevance import JudgeRelevance
+    except ImportError as exc:
+        raise ConfigurationError(
+            "relevance='judge' needs the judge family (pip install -e envs/judge, package rlvr-envs-judge); "
+            f"it could not be imported: {exc}"
+        ) from None
+    if config is None or isinstance(config, (JudgeClient, list, tuple)):
+        return JudgeRelevance(config)
+    if isinstance(config, dict):
+        return JudgeRelevance(**config)
+    raise ConfigurationError(
+        f"relevance_judge must be a JudgeClient or a dict of base_url/model/client options, got {type(config).__name__}"
+    )

@@ -1,0 +1,108 @@
+"""What ``IFEvalVerifier.verify`` needs from a task, worked out once per task (issue 30).
+
+Profiled, ``verify`` cost 2.8x its checks: re-encoding the task's answer as JSON on every call
+(to key the checker cache) was 17% of it and sizing the verdict's details against the verdict
+limits 31%. A trainer verifies each task many times (a group of completions, many epochs), so
+both are settled per task here:
+
+* the checkers, keyed on the task's id and prompt and kept with the answer they were built
+  from (a hit must hold the same answer object, or an equal one), in a bounded LRU;
+* whether every verdict this task can produce is within the verdict limits by construction
+  (instruction ids are registered names, checker errors are cut to ``ERROR_CHARS``, the other
+  strings are the family's own): then the verdict is built without the size walk, and is
+  equal, field for field, to the validated one (a differential test checks it).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from rlvr_envs.types import (
+    MAX_DETAIL_ITEMS,
+    MAX_DETAIL_STRING_CHARS,
+    MAX_DETAILS_BYTES,
+    Reason,
+    Task,
+    Verdict,
+)
+from rlvr_ifeval.base import Checker
+from rlvr_ifeval.scoring import cached_checkers
+
+MAX_TASKS = 4096
+"""Tasks kept (a data set of a few thousand tasks, or a procedural env's recent ones)."""
+ERROR_CHARS = 300
+"""``scoring._run`` cuts a checker's error message to this many characters."""
+_EXTRA_CHARS = 1200
+"""The longest other strings a verdict's details can hold (the guard's or the relevance
+gate's reason, a judge's rationale of at most 500 characters), with their keys."""
+
+
+@dataclass(frozen=True)
+class TaskPlan:
+    answer: Any
+    checkers: tuple[Checker, ...]
+    plain: bool
+    """Every verdict of this task is within the verdict limits as built: no size walk needed."""
+
+
+def _within_limits(checkers: tuple[Checker, ...]) -> bool:
+    """An upper bound of the details' JSON size (every character escaped to six bytes), under
+    the limits the verdict would enforce."""
+    if len(checkers) + 8 > MAX_DETAIL_ITEMS:
+        return False
+    size = 200 + 6 * _EXTRA_CHARS
+    for checker in checkers:
+        if len(checker.instruction_id) > MAX_DETAIL_STRING_CHARS:
+            return False
+        size += 6 * (len(checker.instruction_id) + ERROR_CHARS) + 80
+    return size <= MAX_DETAILS_BYTES
+
+
+class TaskCache:
+    """A bounded LRU of ``TaskPlan`` by (task id, prompt); safe to share between threads."""
+
+    def __init__(self, max_tasks: int = MAX_TASKS) -> None:
+        self.max_tasks = max_tasks
+        self._plans: OrderedDict[tuple[str, str], TaskPlan] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def plan(self, task: Task, canonical: Any) -> TaskPlan:
+        """The plan of ``task``; ``canonical(answer)`` is the answer's canonical JSON (built on a
+        miss only). Raises what building the checkers raises (a malformed task: not cached)."""
+        key = (task.id, task.prompt)
+        answer = task.answer
+        with self._lock:
+            plan = self._plans.get(key)
+            if plan is not None and (plan.answer is answer or plan.answer == answer):
+                self._plans.move_to_end(key)
+                return plan
+        checkers = cached_checkers(canonical(answer))
+        plan = TaskPlan(answer, checkers, _within_limits(checkers))
+        with self._lock:
+            self._plans[key] = plan
+            self._plans.move_to_end(key)
+            while len(self._plans) > self.max_tasks:
+                self._plans.popitem(last=False)
+        return plan
+
+    def clear(self) -> None:
+        with self._lock:
+            self._plans.clear()
+
+
+def verdict(plan: TaskPlan, reason: Reason, details: dict[str, Any], reward: float) -> Verdict:
+    """``Verdict.correct(details=...)`` for ``Reason.OK``, else ``Verdict.failure(reason,
+    details=..., reward=...)``: the same fields (and the same set of fields given), built
+    without validation when the plan says the details are within the limits."""
+    if not plan.plain:
+        if reason is Reason.OK:
+            return Verdict.correct(details=details, reward=reward)
+        return Verdict.failure(reason, details=details, reward=reward)
+    if reason is Reason.OK:
+        return Verdict.model_construct(reward=reward, passed=True, reason=reason, extracted=None, details=details)
+    return Verdict.model_construct(
+        reward=reward, passed=False, reason=reason, extracted=None, details=details, elapsed_s=0.0
+    )

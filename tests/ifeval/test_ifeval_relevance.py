@@ -1,0 +1,261 @@
+"""The training ids' relevance gate (issue 26): a response must address its prompt's task.
+
+Calibration on the labelled responses (../shared/data), the paste test (a real answer under
+other prompts), word salad, scripts without spaces, the options and versions. The figures the
+README quotes are printed (``pytest -s``) and bounded here.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+import rlvr_envs
+from rlvr_envs.types import Reason, Task
+from rlvr_ifeval import relevance
+from rlvr_ifeval.scoring import build_checkers
+from rlvr_ifeval.verifier import IFEvalVerifier
+from tests.helpers.data import read_jsonl, shared_path
+
+LABELLED = ("ifeval_gpt4_responses_labeled.jsonl", "ifbench_responses_labeled.jsonl")
+
+# Generic vocabulary, lowercase, no commas: the shape of the salad that scored on 78 tasks.
+GENERIC = (
+    "people time year way day thing man world life hand part child eye woman place work week case point "
+    "government company number group problem fact system program question home water room mother area money "
+    "story month lot right study book job word business issue side kind head house service friend father power "
+    "hour game line end member law car city community name president team minute idea body information back "
+    "parent face others level office door health person art war history party result change morning reason "
+    "research girl guy moment air teacher force education good new first last long great little own other old"
+).split()
+
+
+def _salad(seed: int, words: int = 350) -> str:
+    rng = random.Random(seed)
+    return " ".join(rng.choice(GENERIC) for _ in range(words))
+
+
+def _rows() -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for name in LABELLED:
+        rows.extend(read_jsonl(name))
+    return rows
+
+
+def _checkers(row: dict[str, Any]) -> tuple:
+    return tuple(build_checkers(row["instruction_id_list"], row["kwargs"]))
+
+
+@pytest.fixture(scope="module")
+def labelled() -> list[dict[str, Any]]:
+    return _rows()
+
+
+def test_the_gate_rejects_at_most_one_percent_of_labelled_good_responses(labelled) -> None:
+    good = [r for r in labelled if r["reference_strict_all"]]
+    rejected = [r["key"] for r in good if relevance.off_topic(r["prompt"], r["response"], _checkers(r))]
+    everything = [r["key"] for r in labelled if relevance.off_topic(r["prompt"], r["response"], _checkers(r))]
+    print(f"\nrelevance gate: {len(rejected)}/{len(good)} labelled-good rejected {rejected}; all responses: "
+          f"{len(everything)}/{len(labelled)}")  # fmt: skip
+    assert len(good) == 493
+    assert len(rejected) <= 0.01 * len(good)
+    assert len(everything) <= 0.02 * len(labelled)
+
+
+def test_the_training_verifier_adds_at_most_one_percent_rejections_on_good_responses(labelled) -> None:
+    """The whole verdict: guard and gate together, against the guard alone."""
+    with_gate = IFEvalVerifier(relevance="overlap")
+    without = IFEvalVerifier()
+    good = [r for r in labelled if r["reference_strict_all"]]
+    lost = []
+    for i, r in enumerate(good):
+        task = Task(id=str(i), prompt=r["prompt"], answer={k: r[k] for k in ("instruction_id_list", "kwargs")})
+        before, after = without.verify(task, r["response"]), with_gate.verify(task, r["response"])
+        if before.reward == 1 and after.reward != 1:
+            assert after.reason is Reason.WRONG and after.details["rejected"] == relevance.OFF_TOPIC
+            assert set(after.details["relevance"]) == {"task_units", "matched", "needed"}
+            lost.append(r["key"])
+    assert len(lost) <= 0.01 * len(good), lost
+
+
+def test_a_real_answer_pasted_under_other_prompts_rarely_passes_where_the_gate_judges(labelled) -> None:
+    """A good response for prompt i, checked against prompts j != i. Where the gate judges the
+    pair (enough task units, a long response) it must fail almost always; the share of all pairs
+    is reported too (the gate does not judge short answers or tasks with little topical text)."""
+    rng = random.Random(0)
+    good = [r for r in labelled if r["reference_strict_all"]]
+    pairs = judged = passed_judged = passed = 0
+    for r in good:
+        for j in rng.sample(range(len(labelled)), 30):
+            other = labelled[j]
+            if other["prompt"] == r["prompt"]:
+                continue
+            pairs += 1
+            checkers = _checkers(other)
+            ok = relevance.off_topic(other["prompt"], r["response"], checkers) is None
+            passed += ok
+            task = relevance.task_units(other["prompt"], checkers)
+            long_enough = relevance.count_words_any_script(r["response"]) >= relevance.MIN_RESPONSE_WORDS
+            short_answer = any(c.allows_short_answer() for c in checkers)
+            if len(task.units) >= relevance.MIN_TASK_UNITS and long_enough and not short_answer:
+                judged += 1
+                passed_judged += ok
+    print(f"\npastes: {passed}/{pairs} pass ({passed / pairs:.1%}); judged {judged}, of which "
+          f"{passed_judged} pass ({passed_judged / judged:.1%})")  # fmt: skip
+    assert judged > 0.3 * pairs
+    assert passed_judged / judged < 0.25
+
+
+def test_generic_word_salad_fails_wherever_the_gate_judges(labelled) -> None:
+    for seed in range(3):
+        salad = _salad(seed)
+        judged = failed = 0
+        for r in labelled:
+            checkers = _checkers(r)
+            task = relevance.task_units(r["prompt"], checkers)
+            if len(task.units) < relevance.MIN_TASK_UNITS or any(c.allows_short_answer() for c in checkers):
+                continue
+            judged += 1
+            failed += relevance.off_topic(r["prompt"], salad, checkers) is not None
+        print(f"\nsalad {seed}: fails the gate on {failed}/{judged} judged prompts")
+        assert failed >= 0.6 * judged
+
+
+def test_the_fixed_salad_scores_on_fewer_training_tasks_than_before() -> None:
+    data = str(shared_path("ifeval_input_data.jsonl"))
+    old, new = (rlvr_envs.make(f"ifeval-data-v{v}", data=data) for v in (0, 1))
+    salad = _salad(1)
+    scores = [sum(env.verifier.verify(t, salad).reward == 1 for t in env.tasks) for env in (old, new)]
+    print(f"\nfixed salad scores 1 on {scores[0]}/541 ifeval-data-v0 tasks, {scores[1]}/541 with the gate (v1)")
+    assert scores[1] < 0.8 * scores[0]
+
+
+def _task(prompt: str, ids: list[str], kwargs: list[dict[str, Any]] | None = None) -> Task:
+    return Task(id="t", prompt=prompt, answer={"instruction_id_list": ids, "kwargs": kwargs or [{} for _ in ids]})
+
+
+ESSAY = (
+    "Urban gardening turns rooftops balconies and vacant lots into places that grow food. Community gardens "
+    "in dense neighbourhoods give residents fresh vegetables and a reason to meet their neighbours. Raised "
+    "beds and containers make gardening possible where the soil is poor or polluted. Compost from kitchen "
+    "scraps feeds the plants and keeps waste out of landfills. City gardeners learn which crops suit small "
+    "spaces: herbs tomatoes peppers beans and salad greens thrive in pots. Bees and butterflies follow the "
+    "flowers and help pollinate the neighbourhood. Schools use gardens to teach children where food comes "
+    "from. Local councils can help by opening unused land offering water access and running workshops on "
+    "soil care and planting calendars. The result is a greener city with cooler streets and stronger ties."
+)
+PROMPT = (
+    "Write a blog post about urban gardening in dense neighbourhoods: rooftop plots, raised beds, compost and "
+    "vegetables. Do not use any commas in your response."
+)
+
+
+def test_an_on_topic_answer_passes_and_the_same_length_of_salad_does_not() -> None:
+    verifier = IFEvalVerifier(relevance="overlap")
+    task = _task(PROMPT, ["punctuation:no_comma"])
+    assert verifier.verify(task, ESSAY).reward == 1.0
+    # (A salad that happens to hold one of the task's words passes: the gate is lexical.)
+    assert not relevance.units(" ".join(GENERIC)) & relevance.task_units(PROMPT, ()).units
+    verdict = verifier.verify(task, _salad(0, 150))
+    assert verdict.reward == 0 and verdict.reason is Reason.WRONG
+    assert verdict.details["rejected"] == relevance.OFF_TOPIC
+    assert verdict.details["relevance"]["matched"] < verdict.details["relevance"]["needed"]
+    # The benchmark scoring (relevance off) pays the salad: the gate is what refuses it.
+    assert IFEvalVerifier().verify(task, _salad(0, 150)).reward == 1.0
+
+
+ZH_PROMPT = "请写一篇关于城市屋顶菜园和社区堆肥的博客文章，介绍居民种植蔬菜的好处。"
+ZH_ESSAY = (
+    "城市屋顶菜园正在改变我们的社区。居民在屋顶上种植蔬菜，用厨房垃圾做堆肥，既减少了浪费，又让土壤更加肥沃。"
+    "社区菜园让邻居们有机会一起劳动，孩子们也能学习蔬菜是怎样长大的。番茄、辣椒和青菜在小小的花盆里也能茁壮成长。"
+    "城市管理部门可以开放闲置的屋顶，提供用水和种植培训。这样，城市会更绿色，夏天的街道也会更凉爽，居民之间的联系更加紧密。"
+) * 2
+ZH_OFF = (
+    "股票市场今天大幅波动，投资者担心利率上升。银行板块领跌，科技股也出现回调。分析师认为央行可能继续加息，"
+    "债券收益率随之攀升。外汇市场上美元走强，黄金价格小幅下跌。专家建议投资者保持谨慎，分散配置资产，关注长期基本面。"
+) * 3
+JA_PROMPT = "都市の屋上菜園とコミュニティの堆肥づくりについてブログ記事を書いてください。住民が野菜を育てる利点を説明してください。"
+JA_ESSAY = (
+    "都市の屋上菜園は地域のつながりを強めます。住民は屋上で野菜を育て、台所の生ごみから堆肥を作ります。"
+    "子どもたちは野菜がどのように育つかを学び、近所の人々は一緒に作業する機会を得ます。トマトやピーマンは小さな鉢でもよく育ちます。"
+    "自治体は使われていない屋上を開放し、水や講習を提供できます。"
+) * 2
+TH_PROMPT = "เขียนบทความเกี่ยวกับสวนผักบนดาดฟ้าในเมืองและการทำปุ๋ยหมักของชุมชน อธิบายประโยชน์ของการปลูกผักของผู้อยู่อาศัย"
+TH_ESSAY = (
+    "สวนผักบนดาดฟ้าในเมืองช่วยให้ชุมชนใกล้ชิดกันมากขึ้น ผู้อยู่อาศัยปลูกผักบนดาดฟ้าและทำปุ๋ยหมักจากเศษอาหารในครัว "
+    "เด็กๆ ได้เรียนรู้ว่าผักเติบโตอย่างไร เพื่อนบ้านได้ทำงานร่วมกัน มะเขือเทศและพริกเติบโตได้ดีในกระถางเล็กๆ "
+) * 3
+
+
+@pytest.mark.parametrize(
+    ("prompt", "answer", "off"),
+    [(ZH_PROMPT, ZH_ESSAY, ZH_OFF), (JA_PROMPT, JA_ESSAY, ZH_OFF), (TH_PROMPT, TH_ESSAY, ZH_OFF)],
+    ids=["chinese", "japanese", "thai"],
+)
+def test_scripts_without_spaces_are_compared_by_character_bigrams(prompt: str, answer: str, off: str) -> None:
+    verifier = IFEvalVerifier(relevance="overlap", min_words=0)
+    task = _task(prompt, ["detectable_content:number_placeholders"], [{"num_placeholders": 0}])
+    assert len(relevance.task_units(prompt, ()).units) >= relevance.MIN_TASK_UNITS
+    assert verifier.verify(task, answer).reward == 1.0
+    off_verdict = verifier.verify(task, off)
+    assert off_verdict.reward == 0 and off_verdict.details["rejected"] == relevance.OFF_TOPIC
+
+
+def test_units_are_stemming_free_and_ignore_case_and_accents() -> None:
+    assert relevance.units("Gardening GARDENS garden") == {"garde"}
+    assert relevance.units("Café CAFÉS") == {"cafe", "cafes"}
+    assert "war" in relevance.units("a long lasting war")  # German's "war" (was) is no English stop word
+    assert relevance.units("the and of to") == set()
+
+
+def test_constraint_sentences_are_not_the_task() -> None:
+    task = relevance.task_units(PROMPT, tuple(build_checkers(["punctuation:no_comma"], [{}])))
+    assert "Do not use any commas" not in task.task_text
+    assert {"urban", "garde", "rooft", "compo"} <= task.units
+    assert not task.units & {"comma", "respo"}
+    # The instruction's own keywords are no evidence: a salad carries them anyway.
+    checkers = tuple(build_checkers(["keywords:existence"], [{"keywords": ["lantern", "harvest"]}]))
+    prompt = "Write a story about a lighthouse keeper on a stormy island. Include the keywords lantern and harvest."
+    assert not relevance.task_units(prompt, checkers).units & {"lante", "harve"}
+
+
+def test_responses_in_another_language_and_short_answer_tasks_are_not_judged() -> None:
+    french = tuple(build_checkers(["language:response_language"], [{"language": "fr"}]))
+    assert relevance.task_units(PROMPT, french).units == frozenset()
+    short = build_checkers(["detectable_format:constrained_response"], [{}])
+    assert relevance.off_topic(PROMPT, _salad(0, 200), short) is None
+
+
+@pytest.mark.parametrize(
+    ("env_id", "expected"),
+    [
+        ("ifeval-data-v1", "overlap"),
+        ("ifeval-synth-v2", "overlap"),
+        ("ifeval-data-v0", "off"),
+        ("ifeval-synth-v1", "off"),
+        ("ifeval-v1", "off"),
+        ("ifbench-v1", "off"),
+    ],
+)
+def test_training_ids_default_to_the_gate_and_benchmark_ids_score_as_the_reference(env_id: str, expected: str) -> None:
+    kwargs: dict[str, Any] = {}
+    if not env_id.startswith("ifeval-synth"):
+        kwargs["data"] = str(shared_path("ifbench_test.jsonl" if "ifbench" in env_id else "ifeval_input_data.jsonl"))
+    env = rlvr_envs.make(env_id, **kwargs)
+    assert env.verifier.relevance == expected
+    assert rlvr_envs.make("ifeval-synth").env_id == "ifeval-synth-v2"
+
+
+def test_bad_relevance_options_are_refused() -> None:
+    with pytest.raises(ValueError, match="relevance must be one of"):
+        IFEvalVerifier(relevance="embeddings")
+
+
+def test_hostile_responses_cost_little_and_never_raise() -> None:
+    verifier = IFEvalVerifier(relevance="overlap")
+    task = _task(PROMPT, ["punctuation:no_comma"])
+    for response in ("\x00" * 10_000, "ก" * 200_000, "a" * 2_000_000, "😀 " * 50_000, "\ud800 lone surrogate " * 100):
+        verdict = verifier.verify(task, response)
+        assert verdict.reward in (0.0, 1.0)
