@@ -232,9 +232,12 @@ def test_presets_take_data_rows_or_a_path_and_keep_path_as_an_alias():
         [t.id for t in by_data.tasks] == [t.id for t in by_path.tasks] == ["HumanEval/0", "HumanEval/1", "HumanEval/2"]
     )
     assert by_rows.tasks[0].answer["canonical_solution"] == HUMANEVAL["prompt"] + HUMANEVAL["canonical_solution"]
+    from rlvr_envs.errors import ConfigurationError
+
     for env_id in ("code-humaneval", "code-mbpp"):
-        with pytest.raises(TypeError, match="path="):
-            rlvr_envs.make(env_id, data=humaneval, path=humaneval)
+        # The core reads path= as data= for every id: the same file twice is one file, two differ.
+        with pytest.raises(ConfigurationError, match="path="):
+            rlvr_envs.make(env_id, data=humaneval, path=str(shared_path("mbpp.jsonl")))
 
 
 def test_the_real_files_load_whole_and_by_split_and_limit():

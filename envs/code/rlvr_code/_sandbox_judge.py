@@ -20,7 +20,7 @@ from types import CodeType
 
 from rlvr_code._sandbox_batch import asserts_runs, humaneval_test_code
 from rlvr_code._sandbox_link import Link, Remote, SolutionError
-from rlvr_code._sandbox_stdio import StdioCases, ended_as
+from rlvr_code._sandbox_stdio import StdioCases, ended_as, memory_error
 from rlvr_code._sandbox_warm import CompileCache
 from rlvr_code._sandbox_wire import (
     PREIMPORT,
@@ -76,6 +76,7 @@ class Judge(StdioCases):
         self.counter = 0
         self.failed = False
         self.retire: str | None = None  # the solution zygote's word that it could not clean up
+        self.memory: object = None  # the memory bound (MB) a run of this sample exceeded
         self.batching = job.get("batch", True) is not False  # the host turns it off for a retry
         self.held: list[bytes] | None = None  # reports kept for one write (``hold_reports``)
 
@@ -135,6 +136,8 @@ class Judge(StdioCases):
                     self.active.remove(seq)
                 if reply.get("retire"):
                     self.retire = str(reply["retire"])
+                if reply.get("memory"):
+                    self.memory = reply["memory"]
                 if "infrastructure" in reply:
                     raise RuntimeError(f"solution sandbox: {reply['infrastructure']}")
                 if reply.get("retired"):
@@ -167,6 +170,8 @@ class Judge(StdioCases):
 
     def finish(self, **extra: object) -> None:
         self.stop_runs()
+        if self.memory is not None:
+            extra["memory"] = memory_error(self.memory)
         self.report(done=True, idle=not self.active, retire=self.retire, **extra)
         self.release_reports()  # with the reports held since the tests ended, if any
 

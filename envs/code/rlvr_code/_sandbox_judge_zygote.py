@@ -207,6 +207,8 @@ class JudgeZygote:
             idle = done.get("idle") is True
             if not idle:
                 send_fds(self.link, [], {"op": "stop", "seq": "*"})
+        if done.get("memory"):
+            outcome["memory"] = trim(str(done["memory"]))
         outcome["tests"] = tests
         outcome["elapsed_s"] = round(time.monotonic() - start, 6)
         if fresh:

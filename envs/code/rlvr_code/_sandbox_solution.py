@@ -24,6 +24,7 @@ import sys
 import time
 from typing import Any
 
+from rlvr_code._sandbox_memory import open_cgroup
 from rlvr_code._sandbox_wire import (
     PR_SET_NO_NEW_PRIVS,
     ProtocolError,
@@ -403,6 +404,15 @@ class SolutionZygote:
         self.work_inodes = int(config.get("work_inodes") or 10_000)
         self.fresh_mounts = False
         self.retire: str | None = None
+        self.memory = open_cgroup(config.get("memory_cgroup"))  # the per-sample memory bound
+        mounted = (config.get("memory_cgroup") or {}).get("mounted")
+        if mounted:
+            # Its files are open: out of the samples' sight (the mount is the sandbox's own).
+            try:
+                unmount(mounted)
+                os.rmdir(mounted)
+            except OSError:
+                pass
         if config.get("mount_work"):
             # Only inside a mount namespace of our own: outside one, a mount would be the host's.
             try:
@@ -420,7 +430,13 @@ class SolutionZygote:
     def serve(self) -> None:
         send(
             self.link.fileno(),
-            {"ready": True, "uid": os.getuid(), "pid": os.getpid(), "fresh_mounts": self.fresh_mounts},
+            {
+                "ready": True,
+                "uid": os.getuid(),
+                "pid": os.getpid(),
+                "fresh_mounts": self.fresh_mounts,
+                "memory_cgroup": self.memory is not None,
+            },
         )
         while True:
             try:
@@ -488,6 +504,10 @@ class SolutionZygote:
                 os.close(fd)
             raise
         serve = request["mode"] == "serve"
+        memory, kills_before = self.memory, 0
+        if memory is not None:
+            memory.set_limit(int(request["limits"].get("total_memory_mb") or 1536))
+            kills_before = memory.kills()
         setup_r, setup_w = os.pipe()
         try:
             pid = os.fork()
@@ -507,6 +527,8 @@ class SolutionZygote:
                 for target, fd in enumerate(parked):
                     os.dup2(fd, target)
                 setup_fd = fcntl.fcntl(setup_w, fcntl.F_DUPFD, len(parked))
+                if memory is not None:
+                    memory.join()  # before anything else runs: its children are born inside
                 become_solution(request, self.workdir, {*range(len(parked)), setup_fd})
                 # Set-up done: say so, then close the pipe before the first line of the program.
                 os.write(setup_fd, b"1")
@@ -529,7 +551,13 @@ class SolutionZygote:
                     outcome["timed_out"] = True
                     break
                 watched: list[int | socket.socket] = [pidfd, self.link]
-                ready = select.select(watched, [], [], left)[0]
+                if memory is not None:
+                    watched += memory.readable()
+                ready, _, alarms = select.select(watched, [], memory.exceptional() if memory else [], left)
+                if memory is not None and (alarms or memory.notify in ready):
+                    memory.drain()
+                    if memory.kills() > kills_before:
+                        break  # a process of the sample was killed at the bound: stop the rest
                 if pidfd in ready:
                     _, status = os.waitpid(pid, 0)
                     if os.WIFSIGNALED(status):
@@ -572,6 +600,8 @@ class SolutionZygote:
             os.close(setup_r)
             if not overlap:
                 self.drop_workdir()  # a wipe waits for every process to be gone
+            if memory is not None and memory.kills() > kills_before:
+                outcome["memory"] = memory.limit_mb
             if self.retire:
                 outcome["retire"] = self.retire  # the judge passes it on: no extra round trip to learn it
         return outcome

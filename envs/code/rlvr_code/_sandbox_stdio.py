@@ -19,10 +19,16 @@ from rlvr_code._sandbox_wire import trim
 SIGKILL, SIGXCPU = 9, 24
 
 
+def memory_error(limit_mb: object) -> str:
+    return f"MemoryError: the sample's processes together exceeded the memory bound ({limit_mb} MB)"
+
+
 def ended_as(outcome: dict) -> str:
     """How a solution process ended, from its zygote's report: ``timeout`` or a description."""
     if outcome.get("retired"):
         return f"not run: {outcome['retired']}"
+    if outcome.get("memory"):
+        return memory_error(outcome["memory"])
     if outcome.get("timed_out"):
         return "timeout"
     if outcome.get("signal") in (SIGKILL, SIGXCPU):
@@ -110,7 +116,7 @@ class StdioCases:
         if timed_out or overflow:
             self.stop_solution(seq)
         outcome = self.solution_outcome(seq, deadline + 5)
-        if outcome.get("retired"):
+        if outcome.get("retired") or outcome.get("memory"):
             return "error", ended_as(outcome)
         if timed_out or outcome["timed_out"]:
             return "timeout", f"no result within {per_case:g} s"

@@ -27,6 +27,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from rlvr_code.memory_bound import MOUNT_POINT, MemoryCgroup, fallback_limits
+from rlvr_code.memory_bound import create as create_cgroup
 from rlvr_envs.errors import RlvrEnvsError
 
 SYSTEM_PYTHON = "/usr/bin/python3"
@@ -60,6 +62,8 @@ class SandboxLimits:
     open_files: int = 64
     processes: int = 16
     output_bytes: int = 1 << 20
+    total_memory_mb: int = 1536
+    """All the sample's processes together (``memory_bound``: a cgroup, or lowered rlimits)."""
 
     def as_job(self) -> dict[str, Any]:
         return asdict(self)
@@ -83,7 +87,7 @@ def sandbox_module_source(role: str, *, keep_main: bool = True) -> str:
 
 HARNESS_PARTS = {
     "judge": ("stdio", "warm", "batch", "link", "judge", "judge_zygote"),
-    "solution": ("solution", "solution_zygote"),
+    "solution": ("memory", "solution", "solution_zygote"),
 }
 """The modules after ``_sandbox_wire`` that make up each role's program, in order (the last has the main)."""
 
@@ -217,9 +221,15 @@ class _Worker:
     """A judge zygote and a solution zygote, each in its own sandbox, joined by a Unix socket."""
 
     def __init__(
-        self, judge_argv: list[str], solution_argv: list[str], link: tuple[int, int], host_root: str | None
+        self,
+        judge_argv: list[str],
+        solution_argv: list[str],
+        link: tuple[int, int],
+        host_root: str | None,
+        memory: MemoryCgroup | None = None,
     ) -> None:
         self.host_root = host_root
+        self.memory = memory
         judge_fd, solution_fd = link
         self.procs: list[subprocess.Popen[bytes]] = []
         try:
@@ -256,6 +266,10 @@ class _Worker:
             self.kill()
             raise SandboxError(f"the sandbox did not start: {hello!r}{self._stderr_note()}")
         self.info = hello
+        solution = hello.get("solution")
+        if memory is not None and not (isinstance(solution, dict) and solution.get("memory_cgroup")):
+            self.memory = None  # the zygote could not use it: this worker's samples get the fallback
+            memory.remove()
 
     def _stderr_note(self) -> str:
         notes = []
@@ -322,6 +336,8 @@ class _Worker:
                     pass
         if self.host_root:
             shutil.rmtree(self.host_root, ignore_errors=True)
+        if self.memory is not None:
+            self.memory.remove()
 
     def close(self) -> None:
         try:
@@ -332,6 +348,16 @@ class _Worker:
         except (OSError, subprocess.TimeoutExpired):
             pass
         self.kill()
+
+
+def _bounded(job: dict[str, Any], worker: _Worker) -> dict[str, Any]:
+    """The job as this worker runs it: without a memory cgroup, rlimits alone bound the total."""
+    if worker.memory is not None:
+        return job
+    limits = job["limits"]
+    total = int(limits.get("total_memory_mb") or SandboxLimits.total_memory_mb)
+    memory_mb, processes = fallback_limits(int(limits["memory_mb"]), int(limits["processes"]), total)
+    return {**job, "limits": {**limits, "memory_mb": memory_mb, "processes": processes}}
 
 
 _live_sandboxes: weakref.WeakSet[LocalSandbox] = weakref.WeakSet()
@@ -362,6 +388,9 @@ class LocalSandbox:
             sample. Verdicts are the same either way; ``False`` is for comparing them.
         batch_asserts: send the calls of consecutive straight-line asserts to the solution in
             one message (``_sandbox_batch``). Verdicts are the same either way.
+        memory_cgroup: bound each sample's total memory (``total_memory_mb``) with a memory
+            cgroup per worker where one can be had; ``False`` (or none available) lowers the
+            rlimits instead (``memory_bound.fallback_limits``).
     """
 
     name = "local"
@@ -377,6 +406,7 @@ class LocalSandbox:
         retries: int = 2,
         warm_judge: bool = True,
         batch_asserts: bool = True,
+        memory_cgroup: bool = True,
     ) -> None:
         if workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
@@ -387,6 +417,7 @@ class LocalSandbox:
         self.retries = retries
         self.warm_judge = warm_judge
         self.batch_asserts = batch_asserts
+        self.memory_cgroup = memory_cgroup
         self.bwrap = bwrap_path()
         if self.bwrap is None and not allow_reduced_isolation:
             raise SandboxUnavailable(_BWRAP_HINT)
@@ -424,7 +455,10 @@ class LocalSandbox:
             return None
         return 1_900_000_000 + (os.getpid() % 1_000_000) * 64 + (self._uid_offset + slot) % 64
 
-    def _argv(self, role: str, root: str, link_fd: int) -> list[str]:
+    def _argv(self, role: str, root: str, link_fd: int, memory: MemoryCgroup | None = None) -> list[str]:
+        group = None
+        if memory is not None and role == "solution":
+            group = memory.sandbox_config() if self.isolated else {"path": memory.path, "version": memory.version}
         config = json.dumps(
             {
                 "root": root,
@@ -435,6 +469,7 @@ class LocalSandbox:
                 "work_bytes": self.tmpfs_mb << 20,
                 "work_inodes": self.work_inodes,
                 "warm_judge": self.warm_judge,
+                "memory_cgroup": group,
             }
         )
         # sys.argv in the sandbox: ["-c", config] once the bootstrap took the harness off the end.
@@ -475,6 +510,8 @@ class LocalSandbox:
             "LANG",
             "C.UTF-8",
         ]
+        if group is not None and memory is not None:
+            argv += ["--bind", memory.path, MOUNT_POINT]
         if self.privileged:
             # Real root outside a user namespace, so that samples can run under uids of their own
             # (RLIMIT_NPROC ignores root). The solution zygote keeps only what it needs to switch
@@ -506,12 +543,19 @@ class LocalSandbox:
             roots = {"judge": host_root, "solution": host_root}
         judge_end, solution_end = socket.socketpair()
         judge_fd, solution_fd = judge_end.detach(), solution_end.detach()
-        worker = _Worker(
-            self._argv("judge", roots["judge"], judge_fd),
-            self._argv("solution", roots["solution"], solution_fd),
-            (judge_fd, solution_fd),
-            host_root,
-        )
+        memory = create_cgroup(SandboxLimits.total_memory_mb) if self.memory_cgroup else None
+        try:
+            worker = _Worker(
+                self._argv("judge", roots["judge"], judge_fd),
+                self._argv("solution", roots["solution"], solution_fd, memory),
+                (judge_fd, solution_fd),
+                host_root,
+                memory,
+            )
+        except BaseException:
+            if memory is not None:
+                memory.remove()
+            raise
         self.stats["worker_starts"] += 1
         with self._lock:
             self._all.add(worker)
@@ -542,7 +586,9 @@ class LocalSandbox:
                     try:
                         if worker is None:
                             worker = self._start_worker()
-                        reply = worker.request({**job, "sample_uid": self.sample_uid(slot)}, wall_s + _REPLY_MARGIN_S)
+                        reply = worker.request(
+                            {**_bounded(job, worker), "sample_uid": self.sample_uid(slot)}, wall_s + _REPLY_MARGIN_S
+                        )
                         if reply.get("status") in ("infrastructure", "judge_died") or "judge_error" in reply:
                             raise SandboxError(
                                 f"sandbox failure ({reply.get('status')}): "

@@ -190,6 +190,7 @@ def _sandbox_limits(
     open_files: int,
     processes: int,
     output_bytes: int,
+    total_memory_mb: int,
 ) -> dict[str, Any]:
     """The job's limits (built once per setting: ``asdict`` was a tenth of the host's time per sample)."""
     from rlvr_code.sandbox import SandboxLimits
@@ -203,6 +204,7 @@ def _sandbox_limits(
         open_files=open_files,
         processes=processes,
         output_bytes=output_bytes,
+        total_memory_mb=total_memory_mb,
     ).as_job()
 
 
@@ -213,6 +215,8 @@ class CodeVerifier(Verifier):
         timeout_s: wall-clock budget of one sample (all its tests together).
         case_timeout_s: wall-clock limit of one stdin/stdout case (default: ``timeout_s``).
         memory_mb, processes, file_mb, open_files, output_bytes: limits of the solution process.
+        total_memory_mb: all of a sample's processes together (a memory cgroup per worker where
+            one can be had, else ``processes`` and ``memory_mb`` lowered: ``memory_bound``).
         partial_credit: reward the fraction of tests passed instead of all-or-nothing.
         credit_tests: what ``partial_credit`` counts: ``"discriminating"`` (default: the tests that
             use the solution and that a program doing nothing fails, ``scoring``) or ``"all"``
@@ -233,6 +237,7 @@ class CodeVerifier(Verifier):
         file_mb: int = 16,
         open_files: int = 64,
         output_bytes: int = 1 << 20,
+        total_memory_mb: int = 1536,
         partial_credit: bool = False,
         credit_tests: str = "discriminating",
         backend: str = "local",
@@ -251,6 +256,7 @@ class CodeVerifier(Verifier):
         self.file_mb = file_mb
         self.open_files = open_files
         self.output_bytes = output_bytes
+        self.total_memory_mb = total_memory_mb
         if credit_tests not in ("discriminating", "all"):
             raise ValueError(f"credit_tests must be 'discriminating' or 'all', got {credit_tests!r}")
         self.partial_credit = partial_credit
@@ -274,6 +280,7 @@ class CodeVerifier(Verifier):
                 self.open_files,
                 self.processes,
                 self.output_bytes,
+                self.total_memory_mb,
             )
         )
 
@@ -377,6 +384,10 @@ class CodeVerifier(Verifier):
         extracted = code if len(code) <= _MAX_EXTRACTED else code[:_MAX_EXTRACTED]
         load_error = report.get("load_error")
         load_error = trim_text(str(load_error), _MAX_ERROR) if load_error else None
+        if report.get("memory"):
+            # Over the sample's total memory bound (``memory_bound``): the sample was stopped.
+            details["memory"] = details["first_error"] = trim_text(str(report["memory"]), _MAX_ERROR)
+            return Verdict.failure(Reason.RUNTIME_ERROR, extracted=extracted, details=details)
         if report.get("status") == "timeout":
             details["first_error"] = "the sample ran past its wall-clock limit"
             return Verdict.failure(Reason.TIMEOUT, extracted=extracted, details=details)
