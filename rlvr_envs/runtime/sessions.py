@@ -5,39 +5,43 @@ calls freely (``backend``). A multi-turn episode with tools (the ``python`` tool
 interpreter per episode) is not: every call of an episode must reach the process that holds its
 state, and no other episode may ever see that state. This module is where that lives.
 
-Status: the interface and the design below; no backend implements it yet (the episodes work,
-issue 28, builds the implementations on the pieces named here).
+Status: the local pool implements it (``VerificationPool.open_session``/``call``/``close_session``,
+in ``local/sessions.py``); the Ray backend does not yet (its design is below). Nothing calls it
+yet: the episodes work (issue 28) builds the ``python`` tool and the episode loop on it.
 
-The interface (``SessionBackend``):
+The interface (``SessionBackend``; the names leave room for a pool that is both a
+``VerificationBackend`` and a ``SessionBackend``, whose own ``close`` ends everything):
 
-The names leave room for a pool that is both a ``VerificationBackend`` and a ``SessionBackend``
-(its own ``close`` ends everything).
-
-- ``open_session(spec) -> SessionHandle``: start the state (``spec.factory``, pickled like a
-  verifier, unpickled in the process that will hold it) in a process of its own.
-- ``call(handle, request, budget_s) -> SessionReply``: run one request against that state under a
-  hard budget. Never raises on the tool's account: past its budget, or if the process dies, the
+- ``open_session(spec) -> SessionHandle``: build the state (``spec.factory()``; the factory is
+  pickled like a verifier and unpickled in the process that will hold the state) in a process of
+  its own. A factory that fails, or no process to run it, is a ``SessionError`` here.
+- ``call(handle, request, budget_s) -> SessionReply``: run ``state.handle(request)`` in the
+  session's process under a hard budget. Never raises on the tool's account: an exception in the
+  tool is an ``error`` reply (the session goes on); past its budget, or if the process dies, the
   reply says ``timeout``/``crashed`` and the session is over (its state is gone; the episode is
-  truncated, never silently re-opened elsewhere with a fresh state).
+  truncated, never silently re-opened elsewhere with a fresh state); after that, or past the
+  session's ``max_wall_s``, ``closed``.
 - ``close_session(handle)``: end the session and its process. State never outlives its episode.
 
-How the local pool would pin a session (``local/``): a session takes a worker of its own, not
-one of the pool's slots, so verification keeps its capacity. The worker is forked from the zygote
-(``zygote.Zygote.fork``: milliseconds, the tool's imports already warm) and driven through a
-``handle.WorkerHandle`` the session keeps, so every call has the same guarantees as a
-verification: the worker marks each call on its ``worker.Progress`` page and the caller kills the
-worker's process group at the budget; a dead worker is told from a timeout the same way. The
-worker's message loop gains three messages (``("open", sid, blob)``, ``("call", sid, request)``,
-``("close", sid)``) beside ``load``/``verify_many`` (``wire``). At ``close_session`` the worker is killed,
-never reused: a fresh fork costs less than proving a used one clean. The pool bounds open sessions
-(``max_sessions``; ``open_session`` past it waits, or refuses with a clear error).
+How the local pool pins a session (``local/sessions.py``): a session takes a worker of its own,
+not one of the pool's slots, so verification keeps its capacity. The worker is forked from the
+zygote with the factory already loaded there (milliseconds, the tool's imports warm; spawned where
+there is no zygote) and driven through a ``handle.WorkerHandle`` the session keeps, so every call
+has the same guarantees as a verification: the worker marks each call on its ``worker.Progress``
+page and the caller kills the worker's process group at the budget; a dead worker is told from a
+timeout the same way. The worker's message loop takes two more messages beside
+``load``/``verify_many``: ``("open", sid, key, factory_bytes, memory_mb)`` -> ``("opened", sid,
+error_or_None)`` and ``("call", sid, seq, request)`` -> ``("answer", seq, result, error_or_None,
+elapsed_s)``. At ``close_session`` the worker is killed, never reused: a fresh fork costs less
+than proving a used one clean. The pool bounds open sessions (``max_sessions``; past it
+``open_session`` refuses with ``SessionError``).
 
-How Ray would pin a session (``ray/``): ``open_session`` picks an actor (the one with the fewest
-open sessions among those whose resources fit ``spec.resources``) and asks it to open the session
-in its own local pool, as above; the handle records the actor, and every ``call`` goes to that
-actor (Ray actor calls keep their order per caller). Actors take session calls beside
-verification chunks (``max_concurrency`` above 1, so a long chunk never holds up a tool call). A
-lost actor or node ends its sessions: their next ``call`` replies ``crashed``.
+How Ray would pin a session (``ray/``; not built yet): ``open_session`` picks an actor (the one
+with the fewest open sessions among those whose resources fit ``spec.resources``) and asks it to
+open the session in its own local pool, as above; the handle records the actor, and every
+``call`` goes to that actor (Ray actor calls keep their order per caller). Actors take session
+calls beside verification chunks (``max_concurrency`` above 1, so a long chunk never holds up a
+tool call). A lost actor or node ends its sessions: their next ``call`` replies ``crashed``.
 """
 
 from __future__ import annotations
@@ -54,9 +58,9 @@ class SessionSpec:
 
     factory: Any
     """A picklable callable (a class, a function of a module) that returns the tool state, whose
-    ``handle(request)`` answers each call."""
+    ``handle(request)`` answers each call (request and answer picklable)."""
     memory_mb: int = 4096
-    """Address-space cap of the session's process."""
+    """Address-space cap of the session's process (at most the pool's own ``memory_mb``)."""
     max_wall_s: float = 600.0
     """The whole session's wall time; past it the session is closed."""
     resources: dict[str, float] = field(default_factory=dict)
@@ -74,9 +78,10 @@ class SessionHandle:
 
 @dataclass(frozen=True)
 class SessionReply:
-    """One call's outcome: ``ok`` with the state's answer, or why there is none."""
+    """One call's outcome: ``ok`` with the state's answer; ``error`` (the tool raised, ``error`` says
+    what; the session goes on); ``timeout`` or ``crashed`` (the session is over); ``closed``."""
 
-    status: Literal["ok", "timeout", "crashed", "closed"]
+    status: Literal["ok", "error", "timeout", "crashed", "closed"]
     result: Any = None
     error: str | None = None
     elapsed_s: float = 0.0

@@ -25,12 +25,15 @@ import threading
 import time
 from collections import OrderedDict
 from concurrent.futures import Future
+from typing import Any
 
 from rlvr_envs.runtime.backend import STARTUP_TIMEOUT_S, BatchResults, Calls, VerificationBackend
 from rlvr_envs.runtime.local.handle import WorkerDied, WorkerHandle
 from rlvr_envs.runtime.local.jobs import Job as _Job
+from rlvr_envs.runtime.local.sessions import LocalSessions
 from rlvr_envs.runtime.local.wire import dumps
 from rlvr_envs.runtime.local.zygote import ZYGOTE_SUPPORTED, Zygote, ZygoteDied
+from rlvr_envs.runtime.sessions import SessionHandle, SessionReply, SessionSpec
 from rlvr_envs.types import Reason, Task, Verdict
 from rlvr_envs.verifier import DEFAULT_MAX_COMPLETION_CHARS, Verifier, guard_completion
 
@@ -65,6 +68,8 @@ class VerificationPool(VerificationBackend):
             that loaded and warmed each verifier once (``zygote``), so a replacement
             after a timeout or crash serves at once; ``"spawn"``: each worker is a fresh
             interpreter that loads the verifier itself. ``RLVR_POOL_START`` sets the default.
+        max_sessions: most sessions open at once (``open_session``: each holds a worker of its own,
+            outside the ``workers`` that verify).
     """
 
     def __init__(
@@ -76,6 +81,7 @@ class VerificationPool(VerificationBackend):
         max_completion_chars: int = DEFAULT_MAX_COMPLETION_CHARS,
         max_batch: int = 64,
         start: str | None = None,
+        max_sessions: int = 64,
     ) -> None:
         start = start or os.environ.get("RLVR_POOL_START", "").strip().lower() or "zygote"
         if start not in START_METHODS:
@@ -99,6 +105,8 @@ class VerificationPool(VerificationBackend):
         self._blob_lock = threading.Lock()
         self._barriers: set[threading.Barrier] = set()
         self.closed = False
+        self.max_sessions = max_sessions
+        self._sessions: LocalSessions | None = None
         self.stats = {"timeouts": 0, "crashes": 0, "restarts": 0, "requeued": 0, "forks": 0, "zygote_loads": 0}
         self._threads = [
             threading.Thread(target=self._slot, name=f"rlvr-verify-{i}", daemon=True) for i in range(self.workers)
@@ -170,10 +178,35 @@ class VerificationPool(VerificationBackend):
             self._jobs.put(None)
         for thread in self._threads:
             thread.join(timeout=10)
+        with self._blob_lock:
+            sessions = self._sessions
+        if sessions is not None:
+            sessions.close_all()
         with self._zygote_lock:
             if self._zygote is not None:
                 self._zygote.close()
                 self._zygote = None
+
+    # -- sessions (``runtime.sessions.SessionBackend``): a worker of its own per session ----------
+    def open_session(self, spec: SessionSpec) -> SessionHandle:
+        """Start a session: ``spec.factory()`` built in a worker of its own (``SessionError`` if not)."""
+        return self._session_table().open(spec)
+
+    def call(self, handle: SessionHandle, request: Any, budget_s: float) -> SessionReply:
+        """``state.handle(request)`` in the session's worker, under a hard budget; never raises."""
+        return self._session_table().call(handle, request, budget_s)
+
+    def close_session(self, handle: SessionHandle) -> None:
+        """End the session: its worker's process group is killed. Closing twice does nothing."""
+        self._session_table().close(handle)
+
+    def _session_table(self) -> LocalSessions:
+        with self._blob_lock:
+            if self._sessions is None:
+                self._sessions = LocalSessions(self._new_worker, self.memory_mb, self.max_sessions)
+                if self.closed:
+                    self._sessions.close_all()
+            return self._sessions
 
     def worker_pids(self) -> list[int]:
         """Process ids of the live workers (for measuring them; a worker may be replaced any time)."""
@@ -249,7 +282,7 @@ class VerificationPool(VerificationBackend):
         for _attempt in range(2):
             try:
                 if worker is None:
-                    worker = self._new_worker(batch)
+                    worker = self._new_worker({job.key: job.blob for job in batch})
                     self.stats["restarts"] += 1
                 runnable = []
                 for job in batch:
@@ -289,21 +322,21 @@ class VerificationPool(VerificationBackend):
             )
         return None, []
 
-    def _new_worker(self, batch: list[_Job]) -> WorkerHandle:
-        """A fresh worker: forked from the zygote with the batch's verifiers already loaded where
-        possible, else spawned. Any trouble with the zygote falls back to spawning."""
+    def _new_worker(self, blobs: dict[str, bytes]) -> WorkerHandle:
+        """A fresh worker: forked from the zygote with these pickles (key -> bytes: verifiers, a
+        session's factory) already loaded where possible, else spawned. Any trouble with the
+        zygote falls back to spawning."""
         if self.start == "zygote" and not self.closed:
             try:
-                return self._forked_worker(batch)
+                return self._forked_worker(blobs)
             except (ZygoteDied, OSError):
                 self._zygote_failures += 1
                 if self._zygote_failures >= _MAX_START_ROUNDS:
                     self.start = "spawn"  # this machine will not fork for us: stop trying
         return WorkerHandle.spawn(self.memory_mb)
 
-    def _forked_worker(self, batch: list[_Job]) -> WorkerHandle:
+    def _forked_worker(self, blobs: dict[str, bytes]) -> WorkerHandle:
         with self._zygote_lock:
-            blobs = {job.key: job.blob for job in batch if job.key not in self._zygote_excluded}
             for key, blob in blobs.items():
                 while key not in self._zygote_excluded:
                     zygote = self._zygote

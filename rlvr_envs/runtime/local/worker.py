@@ -35,7 +35,7 @@ from typing import Any
 
 from rlvr_envs.runtime.local.wire import TimedVerdicts, dumps
 from rlvr_envs.types import Reason, Verdict
-from rlvr_envs.verifier import run_verifier
+from rlvr_envs.verifier import checked_verdict, run_verifier
 
 _PROGRESS = struct.Struct("<qqq")
 """The progress page: sequence number, start (``time.monotonic_ns``), and a check of the two."""
@@ -167,6 +167,7 @@ def serve(inbox: Connection, outbox: Connection, progress: Progress, verifiers: 
     page, size, pack, monotonic_ns = progress.page, _PROGRESS.size, _PROGRESS.pack, time.monotonic_ns
     flush_items = FLUSH_ITEMS
     flush_ns, flush_max_ns, near_ns = int(FLUSH_S * 1e9), int(FLUSH_MAX_S * 1e9), int(NEAR_END_S * 1e9)
+    sessions: dict[str, Any] = {}  # a session's worker holds its state here, and nothing else does
     while True:
         try:
             message = pickle.loads(inbox.recv_bytes())
@@ -195,9 +196,7 @@ def serve(inbox: Connection, outbox: Connection, progress: Progress, verifiers: 
                     # start on the progress page, the one the call's budget counts from.
                     try:
                         try:
-                            verdict = verifier.verify(task, completion)
-                            if not isinstance(verdict, Verdict):
-                                raise TypeError(f"verifier returned {type(verdict).__name__}, not Verdict")
+                            verdict = checked_verdict(verifier.verify(task, completion))
                         except Exception as exc:  # MemoryError included, as in ``run_verifier``
                             verdict = Verdict.failure(
                                 Reason.VERIFIER_ERROR, details={"error": f"{type(exc).__name__}: {exc}"[:500]}
@@ -231,9 +230,50 @@ def serve(inbox: Connection, outbox: Connection, progress: Progress, verifiers: 
             if verdicts:
                 _send(outbox, ("verdicts", first, chunk, (monotonic_ns() - flushed) / 1e9 / len(verdicts)))
             continue
+        elif kind == "open" or kind == "call":
+            _session_message(outbox, message, verifiers, sessions, progress)
+            continue
         else:
             reply = ("error", f"unknown message {kind!r}")
         _send(outbox, reply)
+
+
+def _session_message(
+    outbox: Connection,
+    message: tuple[Any, ...],
+    factories: dict[str, Any],
+    sessions: dict[str, Any],
+    progress: Progress,
+) -> None:
+    """A session's message (``runtime.sessions``): ``("open", sid, key, blob, memory_mb)`` builds its
+    state, ``("call", sid, seq, request)`` runs one request against it. Budgets are the parent's,
+    through the progress page, as for verification."""
+    if message[0] == "open":
+        _, sid, key, blob, memory_mb = message
+        try:
+            limit_memory(memory_mb)  # at most the pool's own cap: a limit is only ever lowered
+            factory = factories.get(key)
+            if factory is None:  # not loaded in the zygote (or spawned): load it here
+                factory = factories[key] = pickle.loads(blob)
+            sessions[sid] = factory()
+            error = None
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {exc}"[:500]
+        _send(outbox, ("opened", sid, error))
+        return
+    _, sid, seq, request = message
+    progress.mark(seq)
+    start = time.monotonic()
+    try:
+        result, error = sessions[sid].handle(request), None
+    except Exception as exc:  # the tool's own error is its answer; the session goes on
+        result, error = None, f"{type(exc).__name__}: {exc}"[:2000]
+    elapsed = time.monotonic() - start
+    try:
+        data = dumps(("answer", seq, result, error, elapsed))
+    except Exception as exc:  # a result that cannot travel: said so, the session goes on
+        data = dumps(("answer", seq, None, f"the result cannot be sent: {type(exc).__name__}: {exc}"[:500], elapsed))
+    outbox.send_bytes(data)
 
 
 def main() -> None:
