@@ -30,6 +30,14 @@ class Reason(str, Enum):
     SANDBOX_VIOLATION = "sandbox_violation"
     VERIFIER_ERROR = "verifier_error"
 
+    # The value, as StrEnum does (3.11+, and this runs on 3.10): print(verdict.reason) shows
+    # "wrong", not "Reason.WRONG". JSON, pickles and the wire forms already carry the value.
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
+
 
 class PassRate(BaseModel):
     """A pass rate measured for one task under one sampler."""

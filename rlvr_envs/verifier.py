@@ -80,15 +80,27 @@ def guard_completion(completion: object, max_chars: int) -> Verdict | None:
     return None
 
 
+def checked_verdict(verdict: object) -> Verdict:
+    """What a verifier returned, as a valid ``Verdict`` (``TypeError`` for anything else).
+
+    A verdict built without validation (``model_construct(reason="wrong")``) is validated here, so
+    a plain-string reason never travels on (pydantic warned on every dump of it) and a reason no
+    ``Reason`` names raises (the caller's verifier error).
+    """
+    if not isinstance(verdict, Verdict):
+        raise TypeError(f"verifier returned {type(verdict).__name__}, not Verdict")
+    if type(verdict.__dict__.get("reason")) is not Reason:
+        return Verdict.model_validate({k: verdict.__dict__[k] for k in verdict.model_fields_set})
+    return verdict
+
+
 def run_verifier(verifier: Verifier, task: Task, completion: object, max_chars: int) -> Verdict:
     """Call a verifier in-process, turning bad input and escaped exceptions into verdicts."""
     start = time.perf_counter()
     verdict = guard_completion(completion, max_chars)
     if verdict is None:
         try:
-            verdict = verifier.verify(task, completion)  # type: ignore[arg-type]
-            if not isinstance(verdict, Verdict):
-                raise TypeError(f"verifier returned {type(verdict).__name__}, not Verdict")
+            verdict = checked_verdict(verifier.verify(task, completion))  # type: ignore[arg-type]
         except Exception as exc:
             verdict = Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"{type(exc).__name__}: {exc}"[:500]})
     return verdict.timed(time.perf_counter() - start)
