@@ -32,6 +32,7 @@ from rlvr_math.cost import refusal as expansion_refusal
 from rlvr_math.equations import equations_match
 from rlvr_math.latex_parse import parse_boxed
 from rlvr_math.normalize import Number, choice_letter, clean, compact, numbers_equal, parse_number, too_costly
+from rlvr_math.numeric_check import proven_unequal
 from rlvr_math.structures import compare_structures, number_tuple
 
 DEFAULT_REL_TOL = 1e-6
@@ -63,6 +64,9 @@ class MatchConfig:
     allow_set_relation_comp: bool = False
     ordered_lists: bool = False
     percent: str = "either"
+    numeric_precheck: bool = True
+    """Before math-verify's comparison, try to prove the answers different by evaluating them at a
+    point (``rlvr_math.numeric_check``); never decides equality. Off: the symbolic path alone."""
 
     def __post_init__(self) -> None:
         if self.percent not in PERCENT_CONVENTIONS:
@@ -501,6 +505,8 @@ def _symbolic(
     pred_parsed = _parsed(_latex_for_parser(p, p_items, pred_is_set))
     if not gold_parsed or not pred_parsed:
         return Match(False, "unparsed")
+    if config.numeric_precheck and proven_unequal(gold_parsed, pred_parsed, config.float_rounding, config.strict):
+        return Match(False, "numeric")  # what verify would say, without its simplify
     from math_verify import verify
 
     _quiet_math_verify()
