@@ -101,7 +101,7 @@ def test_real_server_verdicts_tokens_and_cache(served):
     first = env.verify(env.tasks[0], "<answer>7</answer>")
     stats = env.judge_stats()["judges"][str(served.model_dir)]
     assert first.reason in (Reason.WRONG, Reason.OK), first.details  # the taught reply parses
-    assert first.details["votes"] == ["no"] and first.details["template"] == "ref-v0"
+    assert first.details["votes"] == ["no"] and first.details["template"] == "ref-v1"
     assert stats["prompt_tokens"] > 100 and stats["completion_tokens"] > 0  # the server's usage is counted
     second = env.verify(env.tasks[0], "<answer>7</answer>")
     assert second == first and env.judge_stats()["judges"][str(served.model_dir)]["requests"] == stats["requests"]
@@ -128,7 +128,8 @@ def test_concurrent_calls_all_complete(served):
 
 def test_retries_while_the_server_is_killed_and_restarted(served):
     env = _env(served, data=[{"prompt": "What is 5 + 5?", "reference": "10"}], cache=False,
-               max_retries=8, backoff_s=1.0, max_backoff_s=4.0, timeout_s=30)  # fmt: skip
+               max_retries=40, backoff_s=1.0, max_backoff_s=4.0, timeout_s=30)  # fmt: skip
+    # 40 retries: ~100 s of attempts, room for a restart of `transformers serve` on a loaded machine.
     served.stop()
     down = _env(served, data=[{"prompt": "Q", "reference": "1"}], cache=False, max_retries=0)
     assert down.verify(down.tasks[0], "<answer>1</answer>").reason is Reason.VERIFIER_ERROR
@@ -137,7 +138,7 @@ def test_retries_while_the_server_is_killed_and_restarted(served):
     worker.start()
     time.sleep(1.5)  # the first attempts fail: connection refused
     served.start()
-    worker.join(timeout=120)
+    worker.join(timeout=240)
     assert not worker.is_alive()
     stats = env.judge_stats()["judges"][str(served.model_dir)]
     assert result["v"].reason is Reason.WRONG and stats["retries"] >= 1

@@ -6,6 +6,15 @@ failure on other 4xx. On top of it the client adds what a judge needs: a concurr
 shared by every thread of the process, temperature 0 and a seed, one repair request when the
 reply does not parse, and token / cost accounting. Every failure is a ``JudgeError``; the
 verifier turns it into ``verifier_error``, never into a reward.
+
+A circuit breaker per endpoint keeps a dead or hanging judge from stalling a batch: after
+``breaker_threshold`` judge requests in a row fail at the transport (timeouts, connection
+errors, HTTP errors once the retries are spent; an unparseable reply is an answer and resets the
+count), every call to that endpoint fails at once with ``JudgeCircuitOpen`` for
+``breaker_cooldown_s``; then one call is let through (half-open): success closes the breaker,
+failure opens it for another cool-down. The breaker is shared by every client of the process
+that calls the same ``base_url`` (all threads, all envs). Processes do not share it: each pool
+worker (``isolation="pool"``) keeps its own and finds out on its own.
 """
 
 from __future__ import annotations
@@ -26,6 +35,73 @@ ENV_API_KEY = "RLVR_JUDGE_API_KEY_ENV"
 
 class JudgeError(RlvrEnvsError):
     """A judge call failed: endpoint unreachable or refusing, timed out, or an unparseable reply."""
+
+
+class JudgeCircuitOpen(JudgeError):
+    """The endpoint's circuit breaker is open: the call was refused at once, without a request."""
+
+
+class CircuitBreaker:
+    """Consecutive transport failures of one endpoint, shared by every client in the process."""
+
+    def __init__(self, endpoint: str) -> None:
+        self.endpoint = endpoint
+        self._lock = threading.Lock()
+        self.failures = 0
+        self.opened_at: float | None = None
+        self.probing = False
+        self.last_error = ""
+        self.refused = 0
+
+    def before(self, threshold: int, cooldown_s: float, *, claim: bool = True) -> None:
+        """Raise ``JudgeCircuitOpen`` while open; after the cool-down let one probe call through
+        (``claim=False``: only look, as a call about to queue for a slot does)."""
+        if threshold < 1:
+            return
+        with self._lock:
+            if self.opened_at is None:
+                return
+            waited = time.monotonic() - self.opened_at
+            if waited >= cooldown_s and not self.probing:
+                self.probing = self.probing or claim  # half-open: this call is the probe
+                return
+            self.refused += 1
+            left = max(0.0, cooldown_s - waited)
+            raise JudgeCircuitOpen(
+                f"circuit breaker open for {self.endpoint}: {self.failures} judge requests in a row failed "
+                f"(breaker_threshold={threshold}; last: {self.last_error[:200]}); calls fail at once, the next "
+                f"try in {left:.0f} s" + (" (a probe call is in flight)" if self.probing else "")
+            )
+
+    def success(self) -> None:
+        with self._lock:
+            self.failures, self.opened_at, self.probing = 0, None, False
+
+    def failure(self, error: str, threshold: int) -> None:
+        with self._lock:
+            self.failures += 1
+            self.last_error = error
+            self.probing = False
+            if threshold >= 1 and self.failures >= threshold:
+                self.opened_at = time.monotonic()  # (re)open: the cool-down starts again
+
+    @property
+    def is_open(self) -> bool:
+        return self.opened_at is not None
+
+
+_BREAKERS: dict[str, CircuitBreaker] = {}
+_BREAKERS_LOCK = threading.Lock()
+
+
+def breaker_for(base_url: str) -> CircuitBreaker:
+    """The process's circuit breaker of an endpoint (one per ``base_url``)."""
+    key = base_url.rstrip("/")
+    with _BREAKERS_LOCK:
+        found = _BREAKERS.get(key)
+        if found is None:
+            found = _BREAKERS[key] = CircuitBreaker(key)
+        return found
 
 
 class JudgeUnavailableError(RlvrEnvsError, RuntimeError):
@@ -59,6 +135,9 @@ class JudgeClient:
         cost_per_1k_prompt, cost_per_1k_completion: prices for the cost estimate in ``stats``.
         extra_body: more request fields (fingerprinted).
         name: a label for reports (defaults to the model name).
+        breaker_threshold: judge requests in a row that fail at the transport before the
+            endpoint's circuit breaker opens (0 turns it off); breaker_cooldown_s: how long it stays
+            open before one probe call (see the module docstring).
     """
 
     def __init__(
@@ -80,6 +159,8 @@ class JudgeClient:
         cost_per_1k_completion: float = 0.0,
         extra_body: dict[str, Any] | None = None,
         name: str | None = None,
+        breaker_threshold: int = 5,
+        breaker_cooldown_s: float = 30.0,
     ) -> None:
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://, got {base_url!r}")
@@ -89,6 +170,8 @@ class JudgeClient:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
         if temperature < 0:
             raise ValueError(f"temperature must be non-negative, got {temperature}")
+        if breaker_threshold < 0 or breaker_cooldown_s < 0:
+            raise ValueError("breaker_threshold and breaker_cooldown_s must be non-negative")
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.api_key_env = api_key_env
@@ -105,6 +188,8 @@ class JudgeClient:
         self.cost_per_1k_completion = cost_per_1k_completion
         self.extra_body = dict(extra_body or {})
         self.name = name or model
+        self.breaker_threshold = breaker_threshold
+        self.breaker_cooldown_s = breaker_cooldown_s
         self._init_runtime()
 
     def _init_runtime(self) -> None:
@@ -192,13 +277,24 @@ class JudgeClient:
         body.update(self.extra_body)
         return body
 
+    @property
+    def breaker(self) -> CircuitBreaker:
+        return breaker_for(self.base_url)
+
     def _chat(self, messages: list[dict[str, str]], temperature: float, seed: int | None) -> tuple[str, dict[str, int]]:
         from rlvr_envs.samplers.base import SamplerError
 
+        breaker = self.breaker
+        breaker.before(self.breaker_threshold, self.breaker_cooldown_s)
         try:
             reply = self._post(self._body(messages, temperature, seed))
         except SamplerError as exc:
+            breaker.failure(str(exc), self.breaker_threshold)
             raise JudgeError(str(exc)) from None
+        except BaseException:
+            breaker.failure("the request was interrupted", self.breaker_threshold)
+            raise
+        breaker.success()  # the endpoint answered, whatever the answer says
         try:
             choice = reply["choices"][0]
             text = choice["message"]["content"]
@@ -233,6 +329,8 @@ class JudgeClient:
         temp = self.temperature if temperature is None else temperature
         use_seed = self.seed if seed is None else seed
         start = time.perf_counter()
+        # Refused before waiting for a slot too: calls queued behind a hung wave fail at once.
+        self.breaker.before(self.breaker_threshold, self.breaker_cooldown_s, claim=False)
         with self._semaphore:
             with self._lock:
                 self.stats["calls"] += 1

@@ -77,15 +77,17 @@ class Template:
         return [{"role": "system", "content": self.system}, {"role": "user", "content": user}], nonce
 
 
+_REF_SYSTEM = (
+    "You are a strict grader. You decide whether a response's final answer is equivalent in meaning "
+    "to a reference answer. Equivalent means the same value or the same claim, allowing for different "
+    "wording, units written differently, or equivalent mathematical forms. A response that offers "
+    "several different answers, or hedges between them, is not equivalent."
+)
+
 REF_V0 = Template(
     name="ref",
     version="v0",
-    system=(
-        "You are a strict grader. You decide whether a response's final answer is equivalent in meaning "
-        "to a reference answer. Equivalent means the same value or the same claim, allowing for different "
-        "wording, units written differently, or equivalent mathematical forms. A response that offers "
-        "several different answers, or hedges between them, is not equivalent."
-    ),
+    system=_REF_SYSTEM,
     user=(
         "Question:\n{question}\n\nReference answer:\n{reference}\n\n{guard}\n\n{fenced}\n\n"
         "Is the response's final answer equivalent to the reference answer? Reply with only a JSON object: "
@@ -94,6 +96,23 @@ REF_V0 = Template(
     schema=VERDICT_SCHEMA,
     label="VERDICT",
 )
+
+REF_V1 = Template(
+    name="ref",
+    version="v1",
+    system=_REF_SYSTEM,
+    user=(
+        "Question:\n{question}\n\nReference answer:\n{reference}\n\n{guard}\n\n{fenced}\n\n"
+        "The response shown is its final answer followed by everything it wrote after that answer, if "
+        "anything. If that later text changes the answer, offers another one, or hedges, the final answer "
+        "is not equivalent. Is the response's final answer equivalent to the reference answer? Reply with "
+        'only a JSON object: {{"verdict": "yes" or "no", "rationale": "one short sentence"}}'
+    ),
+    schema=VERDICT_SCHEMA,
+    label="VERDICT",
+)
+"""ref-v0 showed the judge the final answer alone, cut at 2,000 characters: an alternative after
+the cut, or after the answer tag ("if that is wrong, it is 41"), was never seen."""
 
 CRITERION_V0 = Template(
     name="criterion",
@@ -127,7 +146,7 @@ HOLISTIC_V0 = Template(
     label="SCORE",
 )
 
-TEMPLATES: dict[str, Template] = {t.key: t for t in (REF_V0, CRITERION_V0, HOLISTIC_V0)}
+TEMPLATES: dict[str, Template] = {t.key: t for t in (REF_V0, REF_V1, CRITERION_V0, HOLISTIC_V0)}
 
 REPAIR_MESSAGE = (
     "Your reply could not be read. Reply again with only the JSON object described above, "

@@ -16,12 +16,17 @@ from typing import Any
 
 from rlvr_envs import Reason, Task, Verdict, Verifier
 from rlvr_judge.cache import JudgeCache, cache_key
-from rlvr_judge.client import JudgeClient, JudgeError
+from rlvr_judge.client import JudgeCircuitOpen, JudgeClient, JudgeError
 from rlvr_judge.rubric import Criterion, CriterionError, aggregate_explicit, check_programmatic, parse_rubric
-from rlvr_judge.templates import CRITERION_V0, HOLISTIC_V0, REF_V0, Template
+from rlvr_judge.templates import CRITERION_V0, HOLISTIC_V0, REF_V0, REF_V1, Template
 
 RATIONALE_CHARS = 300
 FINAL_ANSWER_CHARS = 2_000
+"""``answer_view="v0"`` only (``judge-ref-v0``, ``judge-v0``): the final answer was cut to this."""
+MAX_FINAL_CHARS = 4_000
+"""Default ``max_final_chars``: most characters of final answer plus what follows it shown to the judge."""
+_INERT_TAIL = re.compile(r"[\s.。,，;:：!$*_)\]}\\]*")
+"""Text after the answer that cannot change it: closing punctuation and LaTeX delimiters only."""
 MIN_ECHO_CHARS = 24
 MIN_REFERENCE_ECHO_CHARS = 48
 _WS = re.compile(r"\s+")
@@ -44,13 +49,72 @@ def strip_reasoning(completion: str) -> str | None:
 
 
 def final_answer(response: str) -> tuple[str, str]:
-    """(text, how) the judge sees in reference mode: the marked final answer, else the response's end."""
+    """(text, how) ``answer_view="v0"`` showed: the marked final answer cut to 2,000 characters, else
+    the response's last 2,000 (kept for ``judge-ref-v0``; ``final_answer_and_after`` replaces it)."""
     from rlvr_envs.extract import extract_answer
 
     found = extract_answer(response)
     if found is not None and found.text.strip():
         return found.text.strip()[:FINAL_ANSWER_CHARS], found.method
     return response[-FINAL_ANSWER_CHARS:].strip(), "whole response"
+
+
+def _answer_end(text: str, method: str) -> int | None:
+    """Where the final answer ``extract_answer`` read with ``method`` ends in ``text`` (None: unknown)."""
+    from rlvr_envs.extract import answer_is, balanced_group
+
+    if method == "answer_tag":
+        start = text.rfind("<answer>")
+        end = text.find("</answer>", start) if start >= 0 else -1
+        return end + len("</answer>") if end >= 0 else None
+    if method == "boxed":
+        start = max(text.rfind("\\boxed"), text.rfind("\\fbox"))
+        if start < 0:
+            return None
+        j = start + len("\\boxed")  # both commands have 6 characters
+        while j < len(text) and text[j] == " ":
+            j += 1
+        if j < len(text) and text[j] == "{":
+            group = balanced_group(text, j)
+            return group[1] if group is not None else None
+        token = re.match(r"[^\s$]+", text[j:])
+        return j + token.end() if token else None
+    if method == "hashes":
+        start = text.rfind("####")
+        end = text.find("\n", start) if start >= 0 else -1
+        return None if start < 0 else (len(text) if end < 0 else end)
+    if method == "answer_is":
+        # The answer is the rest of the last marker's line: the last line holding a marker with an answer.
+        end = len(text)
+        while end > 0:
+            start = text.rfind("\n", 0, end) + 1
+            if answer_is(text[start:end]) is not None:
+                return end
+            end = start - 1
+        return None
+    return None
+
+
+def final_answer_and_after(response: str) -> tuple[str, str, str]:
+    """(answer, after, how): the whole marked final answer and everything the response wrote after it,
+    or the whole response when nothing is marked. Nothing is cut: the caller refuses what is too long.
+
+    Text after the answer can change it ("if that is wrong, it is 41", a second box outside the answer
+    tag), so the judge sees it; only a tail of closing punctuation and LaTeX delimiters is left out."""
+    from rlvr_envs.extract import extract_answer
+
+    found = extract_answer(response)
+    if found is None or not found.text.strip():
+        return response.strip(), "", "whole response"
+    end = _answer_end(response, found.method)
+    after = response.strip() if end is None else response[end:].strip()  # unknown end: show everything
+    if _INERT_TAIL.fullmatch(after):
+        after = ""
+    return found.text.strip(), after, found.method
+
+
+def _worst_call_s(judge: JudgeClient) -> float:
+    return judge.timeout_s * (judge.max_retries + 1) + judge.max_backoff_s * judge.max_retries
 
 
 def _hash(value: Any) -> str:
@@ -72,6 +136,11 @@ class JudgeVerifier(Verifier):
         cache: a ``JudgeCache``, a path, ``None`` for the default path, or ``False`` for none.
         max_response_chars: longer responses are refused (``format_error``) before any judge call:
             padding must not push the grading instructions out of the judge's context, or cost.
+        max_final_chars: in reference mode the judge sees the whole final answer and everything
+            written after it (the whole response when no answer is marked); more than this is
+            refused (``format_error`` naming the limit) before any judge call, never cut.
+        answer_view: ``"v1"`` (the above, template ``ref-v1``) or ``"v0"`` (``judge-ref-v0``: the final
+            answer alone, cut at 2,000 characters, template ``ref-v0``; kept so old results reproduce).
         time_budget_s: the pool's hard budget per verification (when run in the pool).
     """
 
@@ -86,6 +155,8 @@ class JudgeVerifier(Verifier):
         pass_threshold: float = 1.0,
         cache: JudgeCache | str | bool | None = None,
         max_response_chars: int = 32_000,
+        max_final_chars: int = MAX_FINAL_CHARS,
+        answer_view: str = "v1",
         time_budget_s: float | None = None,
     ) -> None:
         if not judges:
@@ -98,6 +169,12 @@ class JudgeVerifier(Verifier):
             raise ValueError(f"aggregation must be 'explicit' or 'implicit', got {aggregation!r}")
         if not 0 < pass_threshold <= 1:
             raise ValueError(f"pass_threshold must be in (0, 1], got {pass_threshold}")
+        if answer_view not in ("v0", "v1"):
+            raise ValueError(f"answer_view must be 'v0' or 'v1', got {answer_view!r}")
+        if max_final_chars < 1:
+            raise ValueError(f"max_final_chars must be positive, got {max_final_chars}")
+        self.max_final_chars = max_final_chars
+        self.answer_view = answer_view
         self.judges = list(judges)
         self.samples = samples
         self.sample_temperature = sample_temperature
@@ -111,8 +188,24 @@ class JudgeVerifier(Verifier):
             self.cache = cache
         else:
             self.cache = JudgeCache(cache if isinstance(cache, str) else None)
-        worst_call = max(j.timeout_s * (j.max_retries + 1) + j.max_backoff_s * j.max_retries for j in judges)
-        self.time_budget_s = time_budget_s if time_budget_s is not None else 2 * worst_call + 5
+        self.time_budget_s = time_budget_s if time_budget_s is not None else self._worst_case_s()
+
+    def _worst_case_s(self) -> float:
+        """Longest one verification can take: a call and its repair call, each with every retry spent."""
+        worst_call = max(_worst_call_s(j) for j in self.judges)
+        return 2 * worst_call + 5
+
+    def fit_budget(self, seconds: float) -> None:
+        """Make the worst case fit in ``seconds`` (the reward server's ``max_call_s``): fewer retries
+        first, then shorter request timeouts, for every judge. Judge calls run in the caller's
+        process, where no pool can kill them, so their own bounds are what holds the budget."""
+        for judge in self.judges:
+            while 2 * _worst_call_s(judge) + 5 > seconds and judge.max_retries > 0:
+                judge.max_retries -= 1
+            if 2 * _worst_call_s(judge) + 5 > seconds:
+                judge.timeout_s = max(1.0, (seconds - 5) / 2)
+            judge._transport = None  # rebuilt with the new bounds at the next call
+        self.time_budget_s = min(self.time_budget_s, max(self._worst_case_s(), 1.0), seconds)
 
     # -- one judged question, over the ensemble -------------------------------------------------
     def _members(self) -> list[tuple[JudgeClient, float | None, int | None, str]]:
@@ -200,10 +293,11 @@ class JudgeVerifier(Verifier):
                 return self._verify_reference(task, response, str(reference))
             return self._verify_rubric(task, response, rubric, None if reference is None else str(reference))
         except JudgeError as exc:
-            return Verdict.failure(
-                Reason.VERIFIER_ERROR,
-                details={"error": f"judge call failed: {exc}"[:600], "judges": [j.name for j in self.judges]},
-            )
+            details: dict[str, Any] = {"error": f"judge call failed: {exc}"[:600]}
+            details["judges"] = [j.name for j in self.judges]
+            if isinstance(exc, JudgeCircuitOpen):
+                details["circuit_breaker"] = "open"
+            return Verdict.failure(Reason.VERIFIER_ERROR, details=details)
 
     def _guard(self, task: Task, response: str, rubric: list[Criterion] | None, reference: str | None) -> str | None:
         """Why the response is rejected before any judge sees it, or None."""
@@ -226,16 +320,37 @@ class JudgeVerifier(Verifier):
         return None
 
     def _verify_reference(self, task: Task, response: str, reference: str) -> Verdict:
-        answer, how = final_answer(response)
+        template, after = REF_V0, ""
+        if self.answer_view == "v0":
+            answer, how = final_answer(response)
+            shown = answer
+        else:
+            template = REF_V1
+            answer, after, how = final_answer_and_after(response)
+            shown = f"{answer}\n\n{after}" if after else answer
+            if len(shown) > (cap := self.max_final_chars):
+                what = "the final answer and the text after it have" if after else "the final answer has"
+                if how == "whole response":
+                    what = "the response (no marked final answer) has"
+                return Verdict.failure(
+                    Reason.FORMAT_ERROR,
+                    extracted=answer[:200],
+                    details={
+                        "guard": f"{what} {len(shown)} characters; the judge is shown at most {cap} "
+                        "(max_final_chars) and nothing is cut",
+                        "final_answer": how,
+                    },
+                )
         asked = self._ask(
-            REF_V0, task, [task.prompt, reference, answer], "reference",
-            response=answer, question=task.prompt, reference=reference,
+            template, task, [task.prompt, reference, shown], "reference",
+            response=shown, question=task.prompt, reference=reference,
         )  # fmt: skip
         credit, disagreement, votes = self._combine_votes(asked["values"])
         details = {
             "mode": "reference",
-            "template": REF_V0.key,
+            "template": template.key,
             "final_answer": how,
+            "after_answer_chars": len(after),
             "votes": votes,
             "disagreement": disagreement,
             "rationale": asked["values"][0].get("rationale", ""),
