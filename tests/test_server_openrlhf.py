@@ -173,3 +173,31 @@ def test_split_query_strips_only_special_tokens():
     # Prompt not found: the text after the last assistant marker, flagged.
     assert split_query("<|im_start|>assistant\nhello<|im_end|>", "different prompt", tokens) == ("hello", False)
     assert split_query("abc", "abc", SpecialTokens(())) == ("", True)
+
+
+# -- budgets under the client's timeout ------------------------------------------------------------------
+def test_served_budgets_stay_under_openrlhfs_client_timeout():
+    from rlvr_envs.serve.app import DEFAULT_MAX_CALL_S
+    from tests.helpers.toy import ToyAddEnv
+
+    assert DEFAULT_MAX_CALL_S < 180  # openrlhf.utils.remote_rm_utils posts with timeout=180
+    slow = ToyAddEnv(time_budget_s=500)
+    with RewardServer(slow, port=0, preload=False) as server:
+        assert slow.time_budget_s == DEFAULT_MAX_CALL_S
+        assert server.router.scorer_for(slow.env_id).time_budget_s == DEFAULT_MAX_CALL_S
+    quick = ToyAddEnv(time_budget_s=1.5)
+    RewardServer(quick, port=0, preload=False, max_call_s=10).stop()
+    assert quick.time_budget_s == 1.5  # a budget already under the cap is left alone
+
+
+def test_serving_any_id_caps_the_scorers_it_makes_later():
+    arith = rlvr_envs.make("math-arith", level=1)
+    spec = verifier_spec(arith)
+    server = RewardServer(None, port=0, preload=False, max_call_s=0.5)
+    try:
+        scorer = server.router.scorer_for("math-arith-v0", json.dumps(spec, default=str))
+        assert scorer.time_budget_s <= 0.5
+    finally:
+        server.stop()
+    with pytest.raises(Exception, match="max_call_s"):
+        RewardServer(None, port=0, preload=False, max_call_s=0)
