@@ -1,8 +1,28 @@
-"""Entry point of the ``math`` plugin: registers the family's ids with rlvr-envs."""
+"""Entry point of the ``math`` plugin: registers the family's ids with rlvr-envs.
+
+Versions (a change that alters any reward bumps the version; the old one stays resolvable):
+
+* ``-v1``: issue 26's answer checks. A word after the number is dropped only when it is a unit
+  (an allow-list, plus the task's own words); magnitude words and CJK numerals are read
+  (``3 thousand`` = 3000, ``3万`` = 30000) and other words refused; hedges and alternatives are
+  refused in English, German, French, Spanish, Italian, Portuguese, Russian, Chinese, Japanese and
+  Korean, inside and right after the answer; hidden (``\\phantom``, white), struck-out and
+  negated answers score 0. False positives became 0 (``3 thousand`` for 3, ``\\boxed{3}, but I am
+  not sure``); ``3 thousand`` now matches 3000, and a word that is neither a unit nor the task's
+  own (``\\boxed{3 \\text{ real roots}}`` under a prompt that never says "roots") now scores 0.
+* ``-v0`` (deprecated): the ids as they were, resolvable for old configs and results. They run the
+  same verifier as ``-v1``: the old rewards were false positives that a policy learns to exploit,
+  so they are not reproduced (as the code family keeps its sandbox fixes in every version).
+"""
 
 from __future__ import annotations
 
 from rlvr_envs import register
+
+_V0 = (
+    "v0 scored value-changing words after the number ('3 thousand' for 3), hedges and alternatives in "
+    "other languages, and struck-out or negated answers as correct; it now runs the v1 checks: use {id}-v1"
+)
 
 ARITH_DISTINCT_TASKS = {
     1: 155,
@@ -20,42 +40,55 @@ rlvr_math.arith (tests/math/test_math_arith_distinct.py recounts them); ``sample
 
 
 def register_envs() -> None:
+    for version in (0, 1):
+        _register_version(version)
+
+
+def _register_version(version: int) -> None:
+    def deprecated(name: str) -> str | None:
+        return _V0.format(id=name) if version == 0 else None
+
     register(
-        "math-v0",
+        f"math-v{version}",
         "rlvr_math.envs:MathEnv",
         description="Your own math problems (data= JSONL/JSON/Parquet/CSV path, list of dicts or datasets.Dataset)",
         data_source="user data (data=...)",
         user_data=True,
+        deprecated=deprecated("math"),
     )
     register(
-        "math-aime-v0",
+        f"math-aime-v{version}",
         "rlvr_math.envs:AimeEnv",
         size=60,
         data_source="HuggingFaceH4/aime_2024 + MathArena/aime_2025 (or path=)",
         difficulty_fields=("label", "config.year", "config.part", "config.problem_number"),
         description="AIME 2024 and 2025, integer answers 0-999",
+        deprecated=deprecated("math-aime"),
     )
     register(
-        "math-500-v0",
+        f"math-500-v{version}",
         "rlvr_math.envs:Math500Env",
         size=500,
         data_source="HuggingFaceH4/MATH-500 (or path=)",
         difficulty_fields=("label", "config.level", "config.subject"),
         description="MATH-500: competition math, level 1-5 and subject",
+        deprecated=deprecated("math-500"),
     )
     register(
-        "math-gsm8k-v0",
+        f"math-gsm8k-v{version}",
         "rlvr_math.envs:Gsm8kEnv",
         size=1319,
         data_source="openai/gsm8k main/test (or path=)",
         description="GSM8K test: grade-school word problems, answer after ####",
+        deprecated=deprecated("math-gsm8k"),
     )
     register(
-        "math-arith-v0",
+        f"math-arith-v{version}",
         "rlvr_math.arith:ArithEnv",
         size=None,
         distinct_tasks=ARITH_DISTINCT_TASKS,
         data_source="procedural (no download)",
         difficulty_fields=("level", "config.kind", "config.max_operand", "config.terms", "config.ops"),
         description="Integer and fraction arithmetic and linear equations, levels 1-9 (level 1: one-digit +/-)",
+        deprecated=deprecated("math-arith"),
     )
