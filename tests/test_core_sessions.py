@@ -5,10 +5,8 @@ between sessions, nothing left once a session ends."""
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -16,32 +14,13 @@ from rlvr_envs.runtime.local.pool import VerificationPool
 from rlvr_envs.runtime.local.sessions import SessionError
 from rlvr_envs.runtime.local.zygote import ZYGOTE_SUPPORTED
 from rlvr_envs.runtime.sessions import SessionBackend, SessionSpec
+from tests.helpers.sessions import Counter
 
+if TYPE_CHECKING:  # checked by mypy: both backends are session backends (the Ray test runs one)
+    from rlvr_envs.runtime.ray.pool import RayVerificationPool
 
-class Counter:
-    """A tool with state: what one episode's calls build up."""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.children: list[subprocess.Popen] = []
-
-    def handle(self, request: Any) -> Any:
-        if request == "inc":
-            self.count += 1
-            return (self.count, os.getpid())
-        if request == "raise":
-            raise ValueError("the tool's own error")
-        if request == "hang":
-            while True:
-                time.sleep(0.01)
-        if request == "segv":
-            os.kill(os.getpid(), signal.SIGSEGV)
-        if request == "unpicklable":
-            return lambda: None
-        if request == "child":
-            self.children.append(subprocess.Popen(["sleep", "60"]))
-            return self.children[-1].pid
-        return request  # echo
+    def _session_backends(local: VerificationPool, ray: RayVerificationPool) -> list[SessionBackend]:
+        return [local, ray]
 
 
 def broken_factory() -> Any:

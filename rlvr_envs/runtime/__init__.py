@@ -11,9 +11,10 @@
   parent workers fork from), ``wire`` (the compact pickled forms of tasks and verdicts),
   ``jobs`` (one queued call), ``sessions`` (sessions, each on a worker of its own).
 - ``ray/``: the same interface and guarantees on a Ray cluster: ``pool`` (the driver's
-  dispatcher), ``actor`` (what runs in each actor: a one-worker local pool).
+  dispatcher), ``actor`` (what runs in each actor: a one-worker local pool), ``sessions``
+  (sessions, each pinned to one actor).
 - ``sessions``: session-affine execution for multi-turn episodes (one episode's tool state in
-  one worker across calls): the interface, built on the local pool, designed for Ray.
+  one worker across calls): the interface both backends implement.
 
 ``docs/runtime.md`` walks through it. Importing this package imports nothing else.
 """

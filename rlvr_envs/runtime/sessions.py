@@ -5,9 +5,10 @@ calls freely (``backend``). A multi-turn episode with tools (the ``python`` tool
 interpreter per episode) is not: every call of an episode must reach the process that holds its
 state, and no other episode may ever see that state. This module is where that lives.
 
-Status: the local pool implements it (``VerificationPool.open_session``/``call``/``close_session``,
-in ``local/sessions.py``); the Ray backend does not yet (its design is below). Nothing calls it
-yet: the episodes work (issue 28) builds the ``python`` tool and the episode loop on it.
+Status: both backends implement it (``open_session``/``call``/``close_session`` of
+``VerificationPool``, in ``local/sessions.py``, and of ``RayVerificationPool``, in
+``ray/sessions.py``). Nothing calls it yet: the episodes work (issue 28) builds the ``python``
+tool and the episode loop on it.
 
 The interface (``SessionBackend``; the names leave room for a pool that is both a
 ``VerificationBackend`` and a ``SessionBackend``, whose own ``close`` ends everything):
@@ -36,12 +37,13 @@ elapsed_s)``. At ``close_session`` the worker is killed, never reused: a fresh f
 than proving a used one clean. The pool bounds open sessions (``max_sessions``; past it
 ``open_session`` refuses with ``SessionError``).
 
-How Ray would pin a session (``ray/``; not built yet): ``open_session`` picks an actor (the one
-with the fewest open sessions among those whose resources fit ``spec.resources``) and asks it to
-open the session in its own local pool, as above; the handle records the actor, and every
-``call`` goes to that actor (Ray actor calls keep their order per caller). Actors take session
-calls beside verification chunks (``max_concurrency`` above 1, so a long chunk never holds up a
-tool call). A lost actor or node ends its sessions: their next ``call`` replies ``crashed``.
+How Ray pins a session (``ray/sessions.py``): ``open_session`` refuses a ``spec.resources`` the
+pool's actors lack, picks the live actor with the fewest open sessions and asks it to open the
+session in its own local pool, as above; the handle records the actor, and every ``call`` goes
+to that actor. Actors take session calls in a concurrency group of their own, beside the
+verification chunks (one at a time in the default group), so a long chunk never holds up a tool
+call. Each call gets its budget plus the pool's ``grace_s`` for the round trip; past it, or when
+the actor or its node is lost, the session is over (``timeout``/``crashed``).
 """
 
 from __future__ import annotations

@@ -303,6 +303,33 @@ def test_profiling_verifies_on_the_cluster_and_the_driver_writes_the_store(pool,
             assert sum(env.verify(record.task, s.completion).passed for s in samples) == record.passes
 
 
+def test_a_session_keeps_its_state_on_one_actor_and_ends_at_its_budget(pool):
+    from rlvr_envs.runtime.local.sessions import SessionError
+    from rlvr_envs.runtime.sessions import SessionSpec
+    from tests.helpers.sessions import Counter
+
+    a = pool.open_session(SessionSpec(Counter))
+    b = pool.open_session(SessionSpec(Counter))
+    try:
+        assert a.actor and b.actor and a.actor != b.actor  # the fewest-sessions actor: one each
+        assert [pool.call(a, "inc", 10.0).result for _ in range(3)] == [(1, a.pid), (2, a.pid), (3, a.pid)]
+        assert pool.call(b, "inc", 10.0).result == (1, b.pid)  # b never saw a's calls
+        assert pool.call(b, "raise", 10.0).status == "error" and pool.call(b, "inc", 10.0).result[0] == 2
+        reply = pool.call(a, "hang", 0.5)
+        assert reply.status == "timeout", reply
+        assert pool.call(a, "inc", 10.0).status == "closed"  # over: never re-opened elsewhere
+        with pytest.raises(SessionError, match="resources"):
+            pool.open_session(SessionSpec(Counter, resources={"gpu_sandbox": 1}))
+    finally:
+        pool.close_session(a)
+        pool.close_session(b)
+    assert pool.call(b, "inc", 10.0).status == "closed"
+    # Verification on the same actors was never held up or changed by the sessions.
+    assert all(
+        v.passed for v in pool.map(AddVerifier(), ToyAddEnv().tasks[:4], [gold(t) for t in ToyAddEnv().tasks[:4]])
+    )
+
+
 def test_a_node_killed_mid_batch_gives_verifier_error_for_its_calls_and_the_rest_completes(cluster, pool, tasks):
     """Runs last: it leaves the cluster with one node."""
     here = {loc["node_id"] for loc in pool.actor_locations()}

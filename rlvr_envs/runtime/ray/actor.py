@@ -4,7 +4,9 @@ An actor owns a one-worker local ``VerificationPool``: the verifier runs in a su
 actor, in its own process group, so every guarantee of the local pool holds on each node
 unchanged (a hung call's worker group killed at its budget, a segfault → ``verifier_error``,
 the address-space cap, the code family's sandboxes and their bubblewrap check). The actor only
-batches: one Ray call carries a chunk of items and returns their verdicts in order.
+batches: one Ray call carries a chunk of items and returns their verdicts in order. Sessions
+(``runtime.sessions``) opened on an actor live on a worker of its local pool; their calls run in
+a concurrency group of their own.
 """
 
 from __future__ import annotations
@@ -15,8 +17,15 @@ import socket
 from concurrent.futures import Future
 from typing import Any
 
+import ray
+
 from rlvr_envs.runtime.local.pool import VerificationPool
+from rlvr_envs.runtime.sessions import SessionHandle, SessionReply, SessionSpec
 from rlvr_envs.types import Reason, Task, Verdict
+
+SESSION_THREADS = 16
+"""Session calls an actor runs at once, in their own concurrency group: beside the verification
+chunks (the default group, one at a time), so a long chunk never holds up a tool call."""
 
 
 class Prepickled:
@@ -79,6 +88,21 @@ class VerifierActor:
             else Verdict.failure(Reason.VERIFIER_ERROR, details={"error": "verifier not loaded on this actor"})
             for f in futures
         ]
+
+    # -- sessions (``runtime.sessions``): each on a worker of this actor's own local pool ----------
+    @ray.method(concurrency_group="sessions")
+    def open_session(self, blob: bytes, memory_mb: int, max_wall_s: float) -> SessionHandle:
+        spec = SessionSpec(Prepickled(blob, 0.0), memory_mb=memory_mb, max_wall_s=max_wall_s)
+        handle = self.pool.open_session(spec)
+        return SessionHandle(handle.session_id, handle.pid, ray.get_runtime_context().get_actor_id())
+
+    @ray.method(concurrency_group="sessions")
+    def session_call(self, handle: SessionHandle, request: Any, budget_s: float) -> SessionReply:
+        return self.pool.call(handle, request, budget_s)
+
+    @ray.method(concurrency_group="sessions")
+    def close_session(self, handle: SessionHandle) -> None:
+        self.pool.close_session(handle)
 
     def stats(self) -> dict[str, int]:
         return dict(self.pool.stats)

@@ -36,6 +36,8 @@ from typing import Any
 
 from rlvr_envs.errors import RlvrEnvsError
 from rlvr_envs.runtime.backend import STARTUP_TIMEOUT_S, BatchResults, Calls, VerificationBackend
+from rlvr_envs.runtime.ray.sessions import RaySessions
+from rlvr_envs.runtime.sessions import SessionHandle, SessionReply, SessionSpec
 from rlvr_envs.types import Reason, Task, Verdict
 from rlvr_envs.verifier import DEFAULT_MAX_COMPLETION_CHARS, Verifier, guard_completion
 
@@ -164,15 +166,17 @@ class RayVerificationPool(VerificationBackend):
         }
         self.closed = False
         self._last_error: str | None = None
+        self._sessions = RaySessions(ray, self._live_actors, dict(resources or {}), grace_s)
 
-        from rlvr_envs.runtime.ray.actor import VerifierActor
+        from rlvr_envs.runtime.ray.actor import SESSION_THREADS, VerifierActor
 
         options: dict[str, Any] = {"num_cpus": num_cpus, "max_restarts": 0, "scheduling_strategy": "SPREAD"}
         if memory_mb_reserved:
             options["memory"] = memory_mb_reserved * 1024 * 1024
         if resources:
             options["resources"] = dict(resources)
-        self._actor_cls = ray.remote(VerifierActor).options(**options)
+        remote = ray.remote(concurrency_groups={"sessions": SESSION_THREADS})(VerifierActor)
+        self._actor_cls = remote.options(**options)
         self._actor_args = (memory_mb, default_timeout_s, max_batch, max_completion_chars)
 
         self._cond = threading.Condition()
@@ -221,6 +225,22 @@ class RayVerificationPool(VerificationBackend):
         if errors:
             raise RuntimeError("preload failed on some actors: " + "; ".join(errors[:3]))
 
+    # -- sessions (``runtime.sessions.SessionBackend``): each on one actor (``ray.sessions``) -------
+    def open_session(self, spec: SessionSpec) -> SessionHandle:
+        """Start a session on the actor with the fewest open (``SessionError`` if it cannot be had)."""
+        return self._sessions.open(spec)
+
+    def call(self, handle: SessionHandle, request: Any, budget_s: float) -> SessionReply:
+        """``state.handle(request)`` on the session's actor, under a hard budget; never raises."""
+        return self._sessions.call(handle, request, budget_s)
+
+    def close_session(self, handle: SessionHandle) -> None:
+        self._sessions.close(handle)
+
+    def _live_actors(self) -> list[Any]:
+        with self._cond:
+            return [slot.handle for slot in self._slots]
+
     def actor_locations(self) -> list[dict[str, Any]]:
         """Node id, pid and host of every live actor (placement checks, fault tests)."""
         with self._cond:
@@ -231,6 +251,7 @@ class RayVerificationPool(VerificationBackend):
         if self.closed:
             return
         self.closed = True
+        self._sessions.close_all()
         with self._cond:
             self._cond.notify_all()
         self._thread.join(timeout=30)
