@@ -11,9 +11,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from rlvr_envs.runtime.local.pool import VerificationPool
-from rlvr_envs.runtime.local.sessions import SessionError
 from rlvr_envs.runtime.local.zygote import ZYGOTE_SUPPORTED
-from rlvr_envs.runtime.sessions import SessionBackend, SessionSpec
+from rlvr_envs.runtime.sessions import SessionBackend, SessionError, SessionSpec
 from tests.helpers.sessions import Counter
 
 if TYPE_CHECKING:  # checked by mypy: both backends are session backends (the Ray test runs one)

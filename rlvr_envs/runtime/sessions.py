@@ -51,7 +51,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-__all__ = ["SessionBackend", "SessionHandle", "SessionReply", "SessionSpec"]
+from rlvr_envs.errors import RlvrEnvsError
+
+__all__ = ["SessionBackend", "SessionError", "SessionHandle", "SessionReply", "SessionSpec"]
+
+
+class SessionError(RlvrEnvsError, RuntimeError):
+    """A session could not be opened: its factory failed or cannot be pickled, no worker or actor
+    could hold it, or ``max_sessions`` are open already."""
 
 
 @dataclass(frozen=True)

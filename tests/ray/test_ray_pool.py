@@ -304,8 +304,7 @@ def test_profiling_verifies_on_the_cluster_and_the_driver_writes_the_store(pool,
 
 
 def test_a_session_keeps_its_state_on_one_actor_and_ends_at_its_budget(pool):
-    from rlvr_envs.runtime.local.sessions import SessionError
-    from rlvr_envs.runtime.sessions import SessionSpec
+    from rlvr_envs.runtime.sessions import SessionError, SessionSpec
     from tests.helpers.sessions import Counter
 
     a = pool.open_session(SessionSpec(Counter))

@@ -20,17 +20,12 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from rlvr_envs.errors import RlvrEnvsError
 from rlvr_envs.runtime.backend import STARTUP_TIMEOUT_S
 from rlvr_envs.runtime.local.handle import WorkerDied, WorkerHandle
 from rlvr_envs.runtime.local.wire import dumps
-from rlvr_envs.runtime.sessions import SessionHandle, SessionReply, SessionSpec
+from rlvr_envs.runtime.sessions import SessionError, SessionHandle, SessionReply, SessionSpec
 
-__all__ = ["LocalSessions", "SessionError"]
-
-
-class SessionError(RlvrEnvsError, RuntimeError):
-    """A session could not be opened: its factory failed, no worker started, or too many are open."""
+__all__ = ["LocalSessions"]
 
 
 class _Session:

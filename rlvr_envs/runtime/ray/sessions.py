@@ -15,8 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rlvr_envs.runtime.backend import STARTUP_TIMEOUT_S
-from rlvr_envs.runtime.local.sessions import SessionError
-from rlvr_envs.runtime.sessions import SessionHandle, SessionReply, SessionSpec
+from rlvr_envs.runtime.sessions import SessionError, SessionHandle, SessionReply, SessionSpec
 
 __all__ = ["RaySessions"]
 
