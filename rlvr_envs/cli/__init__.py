@@ -30,6 +30,8 @@ SUBCOMMAND_MODULES = (
     "rlvr_envs.cli.difficulty",  # profile, filter, eval, audit
     "rlvr_envs.cli.serving",  # serve, export
     "rlvr_envs.cli.redteam",  # redteam
+    "rlvr_envs.cli.rescore",  # rescore
+    "rlvr_envs.cli.sft",  # sft-export
 )
 
 

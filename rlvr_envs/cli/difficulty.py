@@ -161,8 +161,9 @@ def cmd_profile(args: argparse.Namespace) -> int:
 
 def cmd_filter(args: argparse.Namespace) -> int:
     from rlvr_envs.difficulty.card import DifficultyCard
-    from rlvr_envs.difficulty.filter import filter_tasks, write_tasks
+    from rlvr_envs.difficulty.filter import check_task_file, filter_tasks, write_tasks
 
+    check_task_file(args.out)  # a wrong --out is refused before anything is read or printed
     env = _make_env(args)
     if not Path(args.db).exists():
         raise FileNotFoundError(f"{args.db} does not exist: run `rlvr-envs profile {args.env_id} ...` first")

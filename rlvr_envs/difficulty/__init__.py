@@ -29,6 +29,8 @@ _EXPORTS = {
     "LevelCurriculum": "rlvr_envs.difficulty.curriculum",
     "band_weight": "rlvr_envs.difficulty.curriculum",
     "DifficultyCard": "rlvr_envs.difficulty.card",
+    "rescore_store": "rlvr_envs.difficulty.rescore",
+    "RescoreSummary": "rlvr_envs.difficulty.rescore",
 }
 
 __all__ = sorted(_EXPORTS)

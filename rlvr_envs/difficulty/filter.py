@@ -136,13 +136,25 @@ def filter_env(env: Env, band: Sequence[float] = (0.2, 0.8), profile: Any = None
     return FilteredEnv(env, result.kept)
 
 
+TASK_FILE_SUFFIXES = (".jsonl", ".json", ".ndjson", ".parquet", ".pq")
+
+
+def check_task_file(path: str | Path) -> Path:
+    """``path`` if ``write_tasks`` can write it (by its suffix), else ``ValueError``: checked before
+    any work, so a wrong ``--out`` is refused at once, not after the card is printed."""
+    path = Path(path)
+    if path.suffix.lower() not in TASK_FILE_SUFFIXES:
+        raise ValueError(f"cannot tell the output format of {path.name}: use .jsonl or .parquet")
+    return path
+
+
 def write_tasks(tasks: Sequence[Task], path: str | Path) -> Path:
     """Write tasks as JSONL (one ``Task`` JSON per line) or Parquet (by the file's suffix).
 
     Parquet columns: ``id``, ``prompt``, ``answer``/``metadata``/``difficulty`` as JSON text
     (their schemas vary by family), and ``pass_rate``, ``passes``, ``samples``, ``sampler``.
     """
-    path = Path(path)
+    path = check_task_file(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".json", ".ndjson"):

@@ -76,6 +76,14 @@ CREATE TABLE IF NOT EXISTS claims (
     PRIMARY KEY (env_id, task_fp, sampler, idx)
 );
 CREATE INDEX IF NOT EXISTS claims_by_owner ON claims (owner);
+CREATE TABLE IF NOT EXISTS lineage (
+    env_id TEXT NOT NULL,
+    source TEXT NOT NULL,
+    sampler TEXT NOT NULL,
+    description TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (env_id, source, sampler)
+);
 CREATE TABLE IF NOT EXISTS owners (
     owner TEXT PRIMARY KEY,
     host TEXT NOT NULL,
@@ -317,6 +325,23 @@ class PassRateStore:
         }
         return sorted(i for i in indices if i in held)
 
+    def record_lineage(self, env_id: str, source: str, samplers: Sequence[str], description: dict[str, Any]) -> None:
+        """Note that ``env_id``'s results under ``samplers`` are ``source``'s completions verified again
+        (``rlvr-envs rescore``). A table added after the first release: ``CREATE TABLE IF NOT
+        EXISTS`` adds it to an older file on open, and nothing else in such a file changes."""
+        text = json.dumps(description, sort_keys=True, default=str)
+        with self._write():
+            self._conn.executemany(
+                "INSERT OR IGNORE INTO lineage VALUES (?, ?, ?, ?, ?)",
+                [(env_id, source, key, text, time.time()) for key in samplers],
+            )
+
+    def lineage(self, env_id: str) -> dict[str, str]:
+        """Sampler key -> the env id whose completions ``env_id``'s results were rescored from."""
+        with self._lock:
+            rows = self._conn.execute("SELECT sampler, source FROM lineage WHERE env_id=?", (env_id,)).fetchall()
+        return dict(rows)
+
     def lease(self, *, lease_s: float = DEFAULT_LEASE_S) -> ClaimLease:
         """A claim owner for this process: ``with store.lease() as lease: lease.claim(...)``."""
         return ClaimLease(self, lease_s=lease_s)
@@ -393,6 +418,33 @@ class PassRateStore:
                 "SELECT task_fp, samples FROM tasks WHERE env_id=? AND sampler=?", (env_id, sampler)
             ).fetchall()
         return {fp: n for fp, n in rows}
+
+    def sample_indices(self, env_id: str, sampler: str) -> dict[str, set[int]]:
+        """The sample indices stored per task fingerprint."""
+        out: dict[str, set[int]] = {}
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT task_fp, idx FROM samples WHERE env_id=? AND sampler=?", (env_id, sampler)
+            ).fetchall()
+        for fp, idx in rows:
+            out.setdefault(fp, set()).add(idx)
+        return out
+
+    def paired_samples(self, old_env: str, new_env: str, sampler: str) -> Iterator[tuple[SampleRecord, SampleRecord]]:
+        """Each sample stored under both env ids (same task, sampler and index): (old, new)."""
+        cols = "task_fp, idx, completion, reward, passed, reason, extracted, length"
+        query = (
+            f"SELECT {', '.join('a.' + c for c in cols.split(', '))}, {', '.join('b.' + c for c in cols.split(', '))} "
+            "FROM samples a JOIN samples b ON a.task_fp = b.task_fp AND a.sampler = b.sampler AND a.idx = b.idx "
+            "WHERE a.env_id=? AND b.env_id=? AND a.sampler=? ORDER BY a.task_fp, a.idx"
+        )
+        with self._lock:
+            rows = self._conn.execute(query, (old_env, new_env, sampler)).fetchall()
+        for r in rows:
+            yield (
+                SampleRecord(r[0], r[1], r[2], r[3], bool(r[4]), r[5], r[6], r[7]),
+                SampleRecord(r[8], r[9], r[10], r[11], bool(r[12]), r[13], r[14], r[15]),
+            )
 
     def pass_rates(self, env_id: str, sampler: str | None = None) -> dict[str, PassRate]:
         key = self.resolve_sampler(env_id, sampler)
