@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from rlvr_envs import Reason
-from rlvr_lean.tokens import HASH_CMD, IDENT, SYMBOL, Token, base_name, line_of
+from rlvr_lean.tokens import HASH_CMD, IDENT, SYMBOL, Token, base_name, command_starts, line_of
 
 # Rule ids, as named in a verdict's ``details["rule"]``.
 RULES: dict[str, str] = {
@@ -62,6 +62,15 @@ _META_WORDS = frozenset(
     "simproc dsimproc simproc_decl dsimproc_decl builtin_simproc builtin_dsimproc".split()
 )
 _INIT_WORDS = frozenset({"initialize", "builtin_initialize"})
+_REGISTER_KEYWORDS = frozenset(
+    "register_option register_builtin_option register_simp_attr register_label_attr register_tactic_tag "
+    "register_parser_alias register_linter_set register_error_explanation register_hint declare_config_elab "
+    "declare_command_config_elab declare_aesop_rule_sets".split()
+)
+"""``register_*`` / ``declare_*`` commands known to be keywords: rejected wherever written, like
+``variable``; any other ``register_*`` / ``declare_*`` word only where a command may begin."""
+_CONTEXT_KEYWORDS = frozenset({"variable", "include"})
+"""Lean keywords, never names: wherever they are written (not ``«variable»``) they are the command."""
 _SORRY_NAMES = frozenset({"sorry", "admit"})
 # Meta-level ways to close a goal without a proof; only meta code reaches them, so they are a
 # second line behind the rules that stop meta code from running at all.
@@ -255,6 +264,7 @@ def scan(tokens: Sequence[Token], src: str, policy: LeanPolicy) -> Violation | N
     """The first rule the tokens break, or None. ``src`` is the text the tokens' offsets refer to."""
     attr = _attribute_spans(tokens)
     heads = attribute_heads(tokens)
+    starts = command_starts(tokens, src)
     partial_names: dict[str, int] = {}
     n = len(tokens)
 
@@ -285,10 +295,10 @@ def scan(tokens: Sequence[Token], src: str, policy: LeanPolicy) -> Violation | N
             elif name in _INIT_WORDS or (
                 name.startswith(("register_", "declare_"))
                 and name not in _SYNTAX_WORDS
-                and (tok.line_start or (i and tokens[i - 1].text in ("in", "local", "scoped")))
+                and (starts[i] or (name in _REGISTER_KEYWORDS and src[tok.start : tok.end] == name))
             ):
                 found = hit("initialize", i)
-            elif name == "axiom" or (name == "constant" and tok.line_start):
+            elif name == "axiom" or (name == "constant" and starts[i]):
                 found = hit("axiom", i)
             elif name == "unsafe":
                 found = hit("unsafe", i)
@@ -316,7 +326,7 @@ def scan(tokens: Sequence[Token], src: str, policy: LeanPolicy) -> Violation | N
                 found = hit("native_decide", i)
             elif name == "native" and ((i and tokens[i - 1].text == "+") or (i + 1 < n and tokens[i + 1].text == ":=")):
                 found = hit("native_decide", i)
-            elif name in ("variable", "include") and tok.line_start:
+            elif name in _CONTEXT_KEYWORDS and src[tok.start : tok.end] == name:
                 found = hit("context_change", i)
             elif name in policy.extra_forbidden or base in policy.extra_forbidden:
                 if "forbidden" not in policy.allow_rules:

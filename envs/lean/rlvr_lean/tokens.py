@@ -17,6 +17,7 @@ Unterminated comments or strings raise ``LexError``: the policy rejects what it 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -37,7 +38,9 @@ class Token:
     start: int
     end: int
     line_start: bool
-    """True when the token is the first thing on its line at column 0 (where commands begin)."""
+    """True when the token is the first thing on its line at column 0. Lean does not need commands
+    at column 0 (indented, after ``open X in``, after a comment): ``command_starts`` is the test
+    for "may a command begin here"."""
 
 
 # Lean 4's identifier letters: Unicode letters except λ Π Σ (they are binders), plus `_`.
@@ -181,6 +184,45 @@ def tokenize(src: str) -> list[Token]:
 def tokenize_cached(src: str) -> tuple[Token, ...]:
     """``tokenize`` for task text (headers, statements, references): read once per distinct text."""
     return tuple(tokenize(src))
+
+
+_LINE_BREAKS = ("\n", "\r", "\u2028", "\u2029", "\x0b", "\x0c", "\x85")
+PREFIX_WORDS = frozenset("private protected noncomputable unsafe partial nonrec local scoped".split())
+"""Words that may stand before a command and leave the place after them a command start."""
+
+
+def command_starts(tokens: Sequence[Token], src: str) -> list[bool]:
+    """For each token, whether a Lean command may begin there, as far as tokens tell without parsing.
+
+    Lean ends a command wherever the next token cannot continue it and does not need column 0,
+    so a command may begin: at the first token; at the first token of any line, however indented
+    (spaces, tabs, other Unicode spaces) and whatever comments stand before it; after ``in``
+    (``open X in``, ``set_option o v in``, chained); after a prefix word (``private``,
+    ``noncomputable``, ``local``, ``scoped``, ...) or an ``@[...]`` attribute list that itself
+    stands where a command may begin. Over-approximating is the safe side: a rule keyed on command
+    starts then sees every place Lean could read a command."""
+    out = [False] * len(tokens)
+    opener: dict[int, int] = {}  # index of a `]` closing an `@[` list -> index of that `@[`
+    stack: list[int] = []
+    for i, tok in enumerate(tokens):
+        if tok.kind == SYMBOL and tok.text in ("@[", "["):
+            stack.append(i)
+        elif tok.kind == SYMBOL and tok.text == "]" and stack:
+            j = stack.pop()
+            if tokens[j].text == "@[":
+                opener[i] = j
+        if i == 0:
+            out[i] = True
+            continue
+        prev = tokens[i - 1]
+        gap = src[prev.end : tok.start]
+        out[i] = (
+            any(b in gap for b in _LINE_BREAKS)
+            or (prev.kind == IDENT and prev.text == "in")
+            or (prev.kind == IDENT and prev.text in PREFIX_WORDS and out[i - 1])
+            or (i - 1 in opener and out[opener[i - 1]])
+        )
+    return out
 
 
 def line_of(src: str, offset: int) -> int:
