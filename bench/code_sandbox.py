@@ -30,6 +30,7 @@ ratio to each row, per repeat (min/median/max).
     .venv/bin/python bench/code_sandbox.py --naive         # also subprocess.run([python, file]) rows
     .venv/bin/python bench/code_sandbox.py --mbpp          # also all 974 MBPP canonical solutions
     .venv/bin/python bench/code_sandbox.py --leftovers     # what a program leaves behind costs the next one
+    .venv/bin/python bench/code_sandbox.py --memory --no-before  # the per-sample memory cgroup's cost
 """
 
 from __future__ import annotations
@@ -342,7 +343,9 @@ class Floor:
 class Sandbox:
     name = "rlvr_code LocalSandbox (full isolation, judge split)"
 
-    def __init__(self, rows: list[dict], lanes: int, timeout_s: float, before: bool = False) -> None:
+    def __init__(
+        self, rows: list[dict], lanes: int, timeout_s: float, before: bool = False, memory_cgroup: bool = True
+    ) -> None:
         from rlvr_code.envs import humaneval_task
         from rlvr_code.sandbox import LocalSandbox
         from rlvr_code.verifier import CodeVerifier
@@ -353,6 +356,10 @@ class Sandbox:
             # Issue 19's structural changes off: a judge forked per sample, every call its own round trip.
             self.name = "  same, judge forked per sample, unbatched"
             self.box = LocalSandbox(workers=lanes, warm_judge=False, batch_asserts=False)
+        elif not memory_cgroup:
+            # Issue 26's per-sample memory cgroup off (the rlimit fallback): what the cgroup costs.
+            self.name = "  same, no memory cgroup (rlimit fallback)"
+            self.box = LocalSandbox(workers=lanes, memory_cgroup=False)
         else:
             self.box = LocalSandbox(workers=lanes)
         self.verifier.sandbox = lambda: self.box  # type: ignore[method-assign]
@@ -393,6 +400,8 @@ def run_comparison(args: argparse.Namespace) -> list[dict]:
     methods.append(sandbox)
     if not args.no_before:
         methods.append(Sandbox(rows, args.lanes, args.timeout, before=True))
+    if args.memory:
+        methods.append(Sandbox(rows, args.lanes, args.timeout, memory_cgroup=False))
     # results[workload][method] = [(per_s, latencies, good, bad), ...] one per repeat
     results: dict[str, dict[str, list]] = {w: {m.name: [] for m in methods} for w in loads}
     for _ in range(args.repeats):
@@ -538,6 +547,9 @@ def main(argv: list[str] | None = None) -> int:
         "--no-before", action="store_true", help="leave out the sandbox without the warm judge and batches"
     )
     parser.add_argument("--mbpp", action="store_true", help="also run all MBPP canonical solutions")
+    parser.add_argument(
+        "--memory", action="store_true", help="also the sandbox without its per-sample memory cgroup (its cost)"
+    )
     parser.add_argument("--json", action="store_true", help="print the rows as JSON too")
     parser.add_argument(
         "--leftovers",

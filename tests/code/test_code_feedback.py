@@ -107,33 +107,58 @@ def _env_for(cls: type[CodeEnv], tasks: list[Task]) -> CodeEnv:
     return cls(data=rows, max_turns=4, isolation="inline", timeout_s=10)
 
 
-def hidden_literals(hidden: list[CodeTest], shown: str) -> set[str]:
-    """Literals of hidden tests (inputs and expected values) that nothing public shows, as text."""
-    squashed_shown = re.sub(r"\s+", "", shown)
-    found = set()
-    for test in hidden:
-        try:
-            tree = ast.parse(test.source.split(" -> ")[0] if " -> " in test.source else test.source)
-        except SyntaxError:
-            continue
-        for node in ast.walk(tree):
-            if not isinstance(node, (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set)):
-                continue
+def _spaced(text: str) -> str:
+    return re.sub(r"\s+", " ", text)
+
+
+def _loose(text: str) -> str:
+    """For deciding what is shown: spacing and the kind of quotes do not matter."""
+    return re.sub(r"\s+", "", text).replace('"', "'")
+
+
+def _literals(source: str) -> list[object]:
+    """The literal values in an assert's condition (its inputs and expected values, not its message)."""
+    try:
+        statement = ast.parse(source).body[0]
+    except (SyntaxError, IndexError):
+        return []
+    if not isinstance(statement, ast.Assert):
+        return []
+    found = []
+    for node in ast.walk(statement.test):
+        if isinstance(node, (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set)):
             try:
-                value = ast.literal_eval(node)
+                found.append(ast.literal_eval(node))
             except ValueError:
                 continue
-            for form in {repr(value), str(value)}:
-                squashed = re.sub(r"\s+", "", form)
-                if len(squashed) >= 4 and squashed not in squashed_shown:
-                    found.add(squashed)
+    return found
+
+
+def hidden_literals(hidden: list[CodeTest], public: list[CodeTest], prompt: str) -> set[str]:
+    """Literals of hidden tests, as text, that nothing public shows (a literal is public when a
+    public test holds the same value, or the prompt shows any of its forms)."""
+    public_values = {repr(value) for test in public for value in _literals(test.source)}
+    squashed = _loose(prompt)
+    found = set()
+    for test in hidden:
+        for value in _literals(test.source):
+            forms = {_spaced(form) for form in (repr(value), str(value))}
+            if repr(value) in public_values or any(len(form.strip()) < 4 for form in forms):
+                continue
+            if not any(_loose(form) in squashed for form in forms):
+                found |= forms
     return found
 
 
 def assert_no_hidden_literal(task: Task, feedback: str) -> None:
     public, hidden = split_tests(task)
-    shown = task.prompt + "".join(t.source for t in public)
-    leaked = [form for form in hidden_literals(hidden, shown) if form in re.sub(r"\s+", "", feedback)]
+    # Our own sentences ("Your program did not pass...") are fixed text; the rest is quoted.
+    quoted = feedback
+    for sentence in ("Your program did not pass the tests.", "Fix the program and answer again."):
+        quoted = quoted.replace(sentence, "")
+    quoted = re.sub(r"Examples from the task: \d+/\d+ passed\.", "", quoted)
+    quoted = re.sub(r"Hidden tests: \d+/\d+ passed(; the first failure: [\w ]+)?\.", "", quoted)
+    leaked = [form for form in hidden_literals(hidden, public, task.prompt) if form in _spaced(quoted)]
     assert leaked == [], (task.id, leaked, feedback)
 
 
@@ -205,3 +230,22 @@ def test_feedback_never_contains_a_hidden_input_or_expected_value(source):
     with ThreadPoolExecutor(2) as pool:
         for task, text in pool.map(feedback, tasks):
             assert_no_hidden_literal(task, text)
+
+
+@needs_bwrap
+def test_the_leak_check_catches_the_old_feedback():
+    """The property test above is not vacuous: the old feedback fails it on MBPP tasks."""
+    tasks = [mbpp_task(r) for r in mbpp_rows() if r["task_id"] in range(11, 16)]
+    verifier = CodeVerifier(timeout_s=10)
+    leaky = LeakyCodeEnv(data=[{"id": "x", "prompt": "p", "answer": tasks[0].answer}])
+    caught = 0
+    for task in tasks:
+        (name,) = task.answer["solution_names"][:1]
+        # Right on the test the prompt shows, so the first failure is a hidden one.
+        attempt = lookup_table_program(name, _calls_with_answers(task.prompt, name))
+        old = leaky.feedback(task, verifier.verify(task, attempt))
+        try:
+            assert_no_hidden_literal(task, old)
+        except AssertionError:
+            caught += 1
+    assert caught >= 4, caught

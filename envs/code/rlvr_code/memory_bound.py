@@ -42,6 +42,7 @@ from typing import Any
 MOUNT_POINT = "/rlvr-memory"
 """Where the worker's cgroup appears inside the solution sandbox."""
 FALLBACK_PROCESSES = 4
+DEFAULT_TOTAL_MB = 1536
 _PREFIX = "rlvr-code-"
 _counter = itertools.count()
 _lock = threading.Lock()
@@ -199,3 +200,13 @@ def fallback_limits(memory_mb: int, processes: int, total_mb: int) -> tuple[int,
     memory_mb <= total_mb`` (at most ``FALLBACK_PROCESSES`` processes; lower limits are kept)."""
     processes = max(1, min(processes, FALLBACK_PROCESSES))
     return max(1, min(memory_mb, total_mb // processes)), processes
+
+
+def bounded_job(job: dict[str, Any], in_cgroup: bool) -> dict[str, Any]:
+    """The job as a worker runs it: without a memory cgroup, rlimits alone bound the total."""
+    if in_cgroup:
+        return job
+    limits = job["limits"]
+    total = int(limits.get("total_memory_mb") or DEFAULT_TOTAL_MB)
+    memory_mb, processes = fallback_limits(int(limits["memory_mb"]), int(limits["processes"]), total)
+    return {**job, "limits": {**limits, "memory_mb": memory_mb, "processes": processes}}

@@ -22,13 +22,13 @@ import tempfile
 import threading
 import time
 import weakref
-from concurrent.futures import Future
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from rlvr_code.memory_bound import MOUNT_POINT, MemoryCgroup, fallback_limits
+from rlvr_code.memory_bound import DEFAULT_TOTAL_MB, MOUNT_POINT, MemoryCgroup, bounded_job
 from rlvr_code.memory_bound import create as create_cgroup
+from rlvr_code.spawner import spawner as _spawner
 from rlvr_envs.errors import RlvrEnvsError
 
 SYSTEM_PYTHON = "/usr/bin/python3"
@@ -62,7 +62,7 @@ class SandboxLimits:
     open_files: int = 64
     processes: int = 16
     output_bytes: int = 1 << 20
-    total_memory_mb: int = 1536
+    total_memory_mb: int = DEFAULT_TOTAL_MB
     """All the sample's processes together (``memory_bound``: a cgroup, or lowered rlimits)."""
 
     def as_job(self) -> dict[str, Any]:
@@ -164,44 +164,6 @@ def _system_python_mounts(python: str) -> list[str]:
         args += ["--symlink", real, python]
     return [*args, "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin"]
 
-
-class _Spawner:
-    """Starts workers from one long-lived thread.
-
-    ``--die-with-parent`` ties a worker to the *thread* that started it (PR_SET_PDEATHSIG), so
-    starting them from a short-lived caller thread would kill them when that thread ends.
-    """
-
-    def __init__(self) -> None:
-        self._requests: queue.SimpleQueue[tuple[list[str], dict[str, Any], Future[subprocess.Popen[bytes]]]] = (
-            queue.SimpleQueue()
-        )
-        self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
-        self._pid = os.getpid()
-
-    def spawn(self, argv: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
-        with self._lock:
-            if self._thread is None or not self._thread.is_alive() or self._pid != os.getpid():
-                self._requests = queue.SimpleQueue()
-                self._thread = threading.Thread(target=self._serve, name="rlvr-code-spawner", daemon=True)
-                self._thread.start()
-                self._pid = os.getpid()
-        future: Future[subprocess.Popen[bytes]] = Future()
-        self._requests.put((argv, kwargs, future))
-        return future.result()
-
-    def _serve(self) -> None:
-        requests = self._requests
-        while True:
-            argv, kwargs, future = requests.get()
-            try:
-                future.set_result(subprocess.Popen(argv, **kwargs))
-            except BaseException as exc:
-                future.set_exception(exc)
-
-
-_spawner = _Spawner()
 
 SOLUTION_ZYGOTE_CAPS = (
     "CAP_SETUID",
@@ -348,16 +310,6 @@ class _Worker:
         except (OSError, subprocess.TimeoutExpired):
             pass
         self.kill()
-
-
-def _bounded(job: dict[str, Any], worker: _Worker) -> dict[str, Any]:
-    """The job as this worker runs it: without a memory cgroup, rlimits alone bound the total."""
-    if worker.memory is not None:
-        return job
-    limits = job["limits"]
-    total = int(limits.get("total_memory_mb") or SandboxLimits.total_memory_mb)
-    memory_mb, processes = fallback_limits(int(limits["memory_mb"]), int(limits["processes"]), total)
-    return {**job, "limits": {**limits, "memory_mb": memory_mb, "processes": processes}}
 
 
 _live_sandboxes: weakref.WeakSet[LocalSandbox] = weakref.WeakSet()
@@ -543,7 +495,7 @@ class LocalSandbox:
             roots = {"judge": host_root, "solution": host_root}
         judge_end, solution_end = socket.socketpair()
         judge_fd, solution_fd = judge_end.detach(), solution_end.detach()
-        memory = create_cgroup(SandboxLimits.total_memory_mb) if self.memory_cgroup else None
+        memory = create_cgroup(DEFAULT_TOTAL_MB) if self.memory_cgroup else None
         try:
             worker = _Worker(
                 self._argv("judge", roots["judge"], judge_fd),
@@ -587,7 +539,8 @@ class LocalSandbox:
                         if worker is None:
                             worker = self._start_worker()
                         reply = worker.request(
-                            {**_bounded(job, worker), "sample_uid": self.sample_uid(slot)}, wall_s + _REPLY_MARGIN_S
+                            {**bounded_job(job, worker.memory is not None), "sample_uid": self.sample_uid(slot)},
+                            wall_s + _REPLY_MARGIN_S,
                         )
                         if reply.get("status") in ("infrastructure", "judge_died") or "judge_error" in reply:
                             raise SandboxError(
