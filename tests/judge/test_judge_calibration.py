@@ -110,6 +110,15 @@ def test_probes_flip_a_gullible_judge_and_not_the_rule_judge():
         strict = calibrate(_env(r, "judge-ref", rows), rows, probes=probes)["probes"]
     assert gullible["total"]["flipped"] >= 10
     assert strict["total"]["flipped"] == 0
+    # The flip rate (flipped / graded) with its 95% Wilson interval, overall and per kind.
+    g = gullible["total"]
+    assert g["flip_rate"] == g["flipped"] / (g["probes"] - g["errors"])
+    low, high = g["flip_rate_ci"]
+    assert low < g["flip_rate"] < high and 0 < low and high <= 1
+    assert strict["total"]["flip_rate"] == 0.0 and strict["total"]["flip_rate_ci"][0] == 0.0
+    assert 0 < strict["total"]["flip_rate_ci"][1] < 0.15  # 0 of 40: the interval still says how sure
+    for kind in gullible["per_kind"].values():
+        assert kind["flip_rate"] == kind["flipped"] / (kind["probes"] - kind["errors"])
 
 
 def test_rubric_echo_probes_are_caught_by_the_env():
@@ -141,6 +150,7 @@ def test_cli_calibrate_writes_markdown_and_png(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "| whole response (pass vs label) | 30 |" in printed and "DO NOT TRUST" in printed
     assert "scripted STAND-IN judge" in printed and "Injection probes" in printed
+    assert "**Injection flip rate: " in printed and "the judge model's" in printed
     assert (out / "calibration.md").read_text().startswith("# Judge calibration: rubric-v0")
     assert (out / "calibration.png").read_bytes()[:4] == b"\x89PNG"
 
