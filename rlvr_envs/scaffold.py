@@ -1,56 +1,146 @@
 """``rlvr-envs new NAME``: write a working family package that a contributor then edits.
 
-The package has the shape every family has (``../shared/DESIGN.md``, "One family shape"): a
-``pyproject.toml`` with the ``rlvr_envs.envs`` entry point, ``registration.py`` (ids only),
-``envs.py`` (a procedural env and an env over the user's own rows), ``verifier.py``, a README
-with the sections every family README has, and a conformance test that passes as generated,
-with its offline data under ``tests/conformance_data/``. See CONTRIBUTING.md.
+It writes the one shape every family has, in the tree or out of it (docs/DESIGN.md, "The family
+contract"): a distribution folder with ``pyproject.toml`` (the ``rlvr_envs.envs`` entry point),
+the README with the sections every family README has (``README_SECTIONS``) and the package
+``rlvr_<name>/`` (``registration.py``: ids only; ``envs.py``; ``verifier.py``), and a tests
+folder ``tests/<name>/`` with the conformance hook (``conformance.py``: ``make_env(id)`` for the
+ids that need data), the family's tests and their small offline data. Out of the tree both
+folders sit in ``NAME/`` (``NAME/tests/<name>/``, with a ``conftest.py`` that registers the ids
+of an uninstalled package); in this repository the distribution goes under ``envs/`` and the
+tests under the top-level ``tests/`` (``--tests-out tests``), where the hub's conformance test
+finds the hook. ``shape_problems`` says how a family differs from the shape.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
+
+import tomllib
 
 from rlvr_envs.errors import ConfigurationError
 
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
+README_SECTIONS = ("Ids", "Task schema", "Verdicts", "Hostile inputs", "Measured")
+"""The ``##`` sections every family README has, in this order (a heading may go on: ``## Verdicts and
+guards``, ``## Measured: agreement with the reference``); other sections may come between them."""
+PACKAGE_FILES = ("__init__.py", "registration.py", "envs.py", "verifier.py")
 
 
 def package_name(name: str) -> str:
     return "rlvr_" + name.replace("-", "_")
 
 
+def tests_name(name: str) -> str:
+    """The family's folder under ``tests/`` (an importable name: ``tests.<it>.conformance``)."""
+    return name.replace("-", "_")
+
+
 def render(name: str) -> dict[str, str]:
-    """Relative path -> file text of the package for family ``name``."""
+    """Relative path -> file text of the package for family ``name`` (tests under ``tests/``)."""
     if not NAME_PATTERN.match(name):
         raise ConfigurationError(
             f"family name {name!r}: use lower-case letters, digits and single hyphens, starting with a letter "
             "(it becomes the id prefix: NAME-v0, NAME-parity-v0)"
         )
-    pkg = package_name(name)
-    title = name.replace("-", " ").title().replace(" ", "")
-    subs = {"NAME": name, "PKG": pkg, "TITLE": title}
+    subs = {
+        "NAME": name,
+        "PKG": package_name(name),
+        "DIR": tests_name(name),
+        "TITLE": name.replace("-", " ").title().replace(" ", ""),
+    }
 
     def fill(text: str) -> str:
         for key, value in subs.items():
             text = text.replace(f"@{key}@", value)
         return text.lstrip("\n")
 
-    return {path: fill(text) for path, text in _TEMPLATES.items()}
+    return {fill(path): fill(text) for path, text in _TEMPLATES.items()}
 
 
-def write_package(name: str, out: str | Path = ".", *, force: bool = False) -> Path:
-    """Write the package into ``out/NAME``; refuses a non-empty directory unless ``force``."""
+def write_package(
+    name: str, out: str | Path = ".", *, tests_out: str | Path | None = None, force: bool = False
+) -> Path:
+    """Write the family into ``out/NAME`` and its tests into ``NAME/tests/<name>/``, or into
+    ``tests_out/<name>/`` (a repository's own test suite: no ``conftest.py`` is written then).
+
+    Refuses a non-empty target directory unless ``force``.
+    """
     files = render(name)
     root = Path(out).expanduser() / name
-    if root.exists() and any(root.iterdir()) and not force:
-        raise ConfigurationError(f"{root} exists and is not empty (pass --force to write over it)")
+    targets: dict[Path, str] = {}
     for rel, text in files.items():
-        path = root / rel.replace("@PKG@", package_name(name))
+        if tests_out is None:
+            targets[root / rel] = text
+        elif rel.startswith(f"tests/{tests_name(name)}/"):
+            targets[Path(tests_out).expanduser() / rel.removeprefix("tests/")] = text
+        elif not rel.startswith("tests/"):
+            targets[root / rel] = text
+    folders = {root} if tests_out is None else {root, Path(tests_out).expanduser() / tests_name(name)}
+    for folder in sorted(folders):
+        if folder.exists() and any(folder.iterdir()) and not force:
+            raise ConfigurationError(f"{folder} exists and is not empty (pass --force to write over it)")
+    for path, text in targets.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return root
+
+
+def shape_problems(distribution: Path, tests: Path) -> list[str]:
+    """How a family differs from the one shape; empty when it has it.
+
+    ``distribution`` is the folder with the family's ``pyproject.toml``, ``tests`` its folder of
+    tests (``tests/<name>/``).
+    """
+    problems: list[str] = []
+    try:
+        project = tomllib.loads((distribution / "pyproject.toml").read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        return [f"{distribution}/pyproject.toml: {exc}"]
+    points = project.get("project", {}).get("entry-points", {}).get("rlvr_envs.envs", {})
+    # One entry point per id prefix the family claims (ifeval and ifbench), all to one function.
+    if len(set(points.values())) != 1:
+        return [f"{distribution}/pyproject.toml: rlvr_envs.envs entry points {points}: one registration function"]
+    target = next(iter(points.values()))
+    module, _, function = str(target).partition(":")
+    package = module.split(".")[0]
+    if module != f"{package}.registration" or not function:
+        problems.append(f"the entry point {target!r} is not PACKAGE.registration:FUNCTION")
+    for rel in PACKAGE_FILES:
+        if not (distribution / package / rel).is_file():
+            problems.append(f"{package}/{rel} is missing")
+    inside = [*(distribution / package).rglob("test_*.py"), distribution / package / "tests"]
+    problems += [
+        f"{p.relative_to(distribution)}: tests go in {tests}, not in the package" for p in inside if p.exists()
+    ]
+    problems += _readme_problems(distribution / "README.md")
+    hook = tests / "conformance.py"
+    if not hook.is_file():
+        problems.append(f"{hook} is missing (the conformance hook: make_env(env_id) -> Env | None)")
+    else:
+        tree = ast.parse(hook.read_text(encoding="utf-8"))
+        if not any(isinstance(n, ast.FunctionDef) and n.name == "make_env" for n in tree.body):
+            problems.append(f"{hook} defines no make_env(env_id)")
+    if not list(tests.glob("test_*.py")):
+        problems.append(f"{tests} holds no test_*.py")
+    return problems
+
+
+def _readme_problems(readme: Path) -> list[str]:
+    if not readme.is_file():
+        return [f"{readme} is missing"]
+    headings = [line[3:].strip() for line in readme.read_text(encoding="utf-8").splitlines() if line.startswith("## ")]
+    found = []
+    for section in README_SECTIONS:
+        at = [i for i, h in enumerate(headings) if h == section or h.startswith((f"{section}:", f"{section} "))]
+        if not at:
+            return [f"{readme}: no '## {section}' section (the sections are {', '.join(README_SECTIONS)})"]
+        found.append(at[0])
+    if found != sorted(found):
+        return [f"{readme}: the sections {', '.join(README_SECTIONS)} are not in this order"]
+    return []
 
 
 _TEMPLATES: dict[str, str] = {}
@@ -85,6 +175,7 @@ include = ["@PKG@*"]
 [tool.pytest.ini_options]
 testpaths = ["tests"]
 pythonpath = ["."]
+addopts = "--import-mode=importlib"
 """
 
 _TEMPLATES["@PKG@/__init__.py"] = '''
@@ -165,7 +256,7 @@ from typing import Any, ClassVar
 
 from rlvr_envs.data import numbered_records, require_fields, source_name
 from rlvr_envs.env import DatasetEnv, ProceduralEnv
-from rlvr_envs.errors import DataUnavailableError
+from rlvr_envs.errors import DataRequiredError
 from rlvr_envs.formats import get_format
 from rlvr_envs.types import Difficulty, Task
 
@@ -220,7 +311,7 @@ class @TITLE@Env(DatasetEnv):
         **kwargs: Any,
     ) -> None:
         if data is None:
-            raise DataUnavailableError("@NAME@: pass your rows with make('@NAME@', data='rows.jsonl')")
+            raise DataRequiredError("@NAME@: pass your rows with make('@NAME@', data='rows.jsonl')")
         verifier, fmt = _verifier(prompt_format, self.default_prompt_format)
         super().__init__(verifier, prompt_format=fmt, **kwargs)
         self.data, self.split = data, split
@@ -280,8 +371,11 @@ the generator level (parity).
 | `no_answer` | no final answer found in the completion |
 | `format_error` | not a string, or over the size cap (never reaches the verifier) |
 
+## Hostile inputs
+
 Hostile completions (empty, "I don't know", the prompt echoed, the answer hedged among fifty
-candidates) score 0: `pytest` checks it with the rlvr-envs conformance kit.
+candidates, megabytes of text, `None`) score 0: `tests/@DIR@/` checks them, with the rlvr-envs
+conformance kit over every id.
 
 ## Measured
 
@@ -290,54 +384,76 @@ that produced each figure.
 """
 
 _TEMPLATES["tests/conftest.py"] = '''
-import pytest
+"""Out of the rlvr-envs tree: register the ids even when the package is not installed (a fresh clone)."""
+
 import rlvr_envs
 
-pytest_plugins = ["rlvr_envs.testing"]  # the conformance kit's `rlvr_conformance` fixture
 
-
-@pytest.fixture(autouse=True, scope="session")
-def _registered():
-    """Register the ids even when the package is not installed (a fresh clone)."""
+def pytest_configure(config):
     from @PKG@.registration import register_envs
 
     if "@NAME@-parity-v0" not in rlvr_envs.registry:
         register_envs()
 '''
 
-_TEMPLATES["tests/conformance_data/rows.jsonl"] = """
+_TEMPLATES["tests/@DIR@/data/rows.jsonl"] = """
 {"id": "capital-fr", "prompt": "What is the capital of France?", "answer": "Paris"}
 {"id": "capital-jp", "prompt": "日本の首都はどこですか？", "answer": "東京"}
 {"id": "sum", "prompt": "What is 17 + 25?", "answer": "42"}
 """
 
-_TEMPLATES["tests/test_conformance.py"] = '''
-"""The conformance kit over every id of the family, plus the family's own checks.
+_TEMPLATES["tests/@DIR@/conformance.py"] = '''
+"""Conformance hook: the ids that need data are made from small offline rows (tests/@DIR@/data).
 
-Offline conformance data lives in tests/conformance_data/ (small, checked in): the kit never
-needs the network.
+The conformance kit (rlvr_envs.testing.check_env) asks ``make_env`` first; ``None`` means
+``rlvr_envs.make(env_id)`` needs nothing (a procedural id). Tests never download.
 """
+
+from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 import rlvr_envs
-from rlvr_envs.errors import DataError, DataUnavailableError
 
-DATA = Path(__file__).parent / "conformance_data"
+DATA = Path(__file__).parent / "data"
 
 
-def test_parity_conforms(rlvr_conformance):
-    report = rlvr_conformance("@NAME@-parity-v0")
+def make_env(env_id: str) -> rlvr_envs.Env | None:
+    if rlvr_envs.registry.resolve(env_id).name == "@NAME@":
+        return rlvr_envs.make(env_id, data=str(DATA / "rows.jsonl"), id_key="id")
+    return None
+'''
+
+_TEMPLATES["tests/@DIR@/test_@DIR@_conformance.py"] = '''
+"""The conformance kit over every id of the family (through the hook, as the hub's own suite does)."""
+
+import pytest
+
+import rlvr_envs
+from rlvr_envs.testing import check_env
+from tests.@DIR@.conformance import make_env
+
+IDS = [s.id for s in rlvr_envs.registry.latest() if s.id.startswith("@NAME@-")]
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_every_id_conforms(env_id):
+    env = make_env(env_id) or rlvr_envs.make(env_id)
+    report = check_env(env, n_tasks=3, seeds=(0,))
     assert report.gold_checked > 0 and report.adversarial_checked > 0
+'''
+
+_TEMPLATES["tests/@DIR@/test_@DIR@_envs.py"] = '''
+"""The family's own checks: exact answers, hostile completions, data errors at make()."""
+
+import pytest
+
+import rlvr_envs
+from rlvr_envs.errors import DataError, DataRequiredError
+from tests.@DIR@.conformance import DATA
 
 
-def test_user_rows_conform(rlvr_conformance):
-    report = rlvr_conformance("@NAME@-v0", data=str(DATA / "rows.jsonl"))
-    assert report.gold_checked > 0
-
-
-def test_answers_are_compared_exactly():
+def test_answers_are_compared_exactly_and_hostile_completions_score_zero():
     env = rlvr_envs.make("@NAME@", data=str(DATA / "rows.jsonl"), id_key="id", isolation="inline")
     task = env.get_task("capital-jp")
     assert env.verify(task, "<answer>東京</answer>").passed
@@ -347,7 +463,7 @@ def test_answers_are_compared_exactly():
 
 
 def test_missing_data_and_bad_rows_fail_at_make(tmp_path):
-    with pytest.raises(DataUnavailableError, match="data="):
+    with pytest.raises(DataRequiredError, match="data="):
         rlvr_envs.make("@NAME@")
     rows = tmp_path / "rows.jsonl"
     rows.write_text('{"prompt": "p", "answer": "a"}\\n\\n{"prompt": "q"}\\n')

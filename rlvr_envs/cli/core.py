@@ -182,11 +182,15 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_new(args: argparse.Namespace) -> int:
-    from rlvr_envs.scaffold import package_name, write_package
+    from rlvr_envs.scaffold import package_name, tests_name, write_package
 
-    root = write_package(args.name, args.out, force=args.force)
+    root = write_package(args.name, args.out, tests_out=args.tests_out, force=args.force)
     print(f"wrote the family package {package_name(args.name)} to {root}")
-    print(f"next: cd {root} && pip install -e . && pytest   (see CONTRIBUTING.md)")
+    if args.tests_out:
+        tests = f"{args.tests_out}/{tests_name(args.name)}"
+        print(f"and its tests to {tests}; next: pip install -e {root} --no-deps && pytest {tests}")
+    else:
+        print(f"next: cd {root} && pip install -e . && pytest   (see CONTRIBUTING.md)")
     return 0
 
 
@@ -220,5 +224,11 @@ def add_parsers(subparsers: Any) -> None:
     )
     p.add_argument("name", metavar="NAME", help="family name and id prefix, e.g. demo-family")
     p.add_argument("--out", default=".", help="parent directory (default: the current one); writes OUT/NAME")
+    p.add_argument(
+        "--tests-out",
+        metavar="DIR",
+        help="a repository's test suite: write the tests to DIR/<name>/ instead of NAME/tests/<name>/ "
+        "(in rlvr-envs: --out envs --tests-out tests)",
+    )
     p.add_argument("--force", action="store_true", help="write into an existing non-empty directory")
     p.set_defaults(func=cmd_new)
