@@ -47,12 +47,16 @@ __all__ = [
     "Setup",
     "Split",
     "averify_batch",
+    "averify_rows",
+    "has_warm_copy",
     "inline_plan",
     "plan",
     "preload",
     "runs_here",
+    "submit",
     "verify_batch",
     "verify_here",
+    "verify_rows",
     "warm_copy",
 ]
 
@@ -109,8 +113,8 @@ def runs_here(setup: Setup, task: Task, completion: object) -> bool:
 _warm: OrderedDict[int, tuple[Verifier, Verifier]] = OrderedDict()
 _warm_lock = threading.Lock()
 _WARM_KEPT = 64
-"""Warm copies kept (most recently used first): a process serves a few verifiers, but a server
-may meet many distinct row specs."""
+"""Warm copies kept, the least recently used dropped first: a training process holds a few
+verifiers, a server may meet many (one per env id and verifier options it is asked for)."""
 
 
 def warm_copy(verifier: Verifier) -> Verifier:
@@ -137,6 +141,7 @@ def warm_copy(verifier: Verifier) -> Verifier:
 
 
 def has_warm_copy(verifier: Verifier) -> bool:
+    """Whether ``warm_copy`` has one for this verifier object already (``preload`` makes it)."""
     with _warm_lock:
         found = _warm.get(id(verifier))
     return found is not None and found[0] is verifier

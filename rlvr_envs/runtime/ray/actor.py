@@ -22,16 +22,17 @@ import ray
 from rlvr_envs.runtime.local.pool import VerificationPool
 from rlvr_envs.runtime.sessions import SessionHandle, SessionReply, SessionSpec
 from rlvr_envs.types import Reason, Task, Verdict
+from rlvr_envs.verifier import Verifier
 
 SESSION_THREADS = 16
 """Session calls an actor runs at once, in their own concurrency group: beside the verification
 chunks (the default group, one at a time), so a long chunk never holds up a tool call."""
 
 
-class Prepickled:
-    """Stands in for a verifier the driver already pickled: the actor never unpickles it
-    (that would run its warm-up, or start sandboxes, in the actor process); pickling this
-    yields the driver's bytes, so the worker subprocess loads the real verifier."""
+class Prepickled(Verifier):
+    """Stands in for a verifier (or a session's factory) the driver already pickled: the actor
+    never unpickles it (that would run its warm-up, or start sandboxes, in the actor process);
+    pickling this yields the driver's bytes, so the worker subprocess loads the real one."""
 
     def __init__(self, blob: bytes, time_budget_s: float) -> None:
         self.blob = blob
@@ -39,6 +40,9 @@ class Prepickled:
 
     def __reduce__(self) -> tuple[Any, tuple[bytes]]:
         return (pickle.loads, (self.blob,))
+
+    def verify(self, task: Task, completion: str) -> Verdict:
+        raise RuntimeError("a prepickled verifier runs only in a worker, as the verifier it stands for")
 
 
 class VerifierActor:
@@ -66,7 +70,7 @@ class VerifierActor:
 
     def preload(self, blobs: dict[str, tuple[bytes, float]], key: str, timeout_s: float) -> bool:
         self._load(blobs)
-        self.pool.preload(self.verifiers[key], timeout_s=timeout_s)  # type: ignore[arg-type]
+        self.pool.preload(self.verifiers[key], timeout_s=timeout_s)
         return True
 
     def verify(
@@ -80,7 +84,7 @@ class VerifierActor:
                 futures.append(None)
                 continue
             futures.append(
-                self.pool.submit(verifier, task, completion, timeout_s=timeout_s, max_completion_chars=max_chars)  # type: ignore[arg-type]
+                self.pool.submit(verifier, task, completion, timeout_s=timeout_s, max_completion_chars=max_chars)
             )
         return [
             f.result()
