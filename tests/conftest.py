@@ -99,10 +99,37 @@ SLOW_ELSEWHERE = (
 )
 
 
+SERIAL = (
+    # Run after the parallel pass, one at a time (`make test`; the marker is `serial`): what holds a
+    # machine-wide resource or loads the machine on purpose, and the wall-clock bounds of a second
+    # or so that another worker's load could break. A path covers the whole file.
+    "tests/code/test_code_under_load.py",  # CPU burners, two per core, beside the hostile suites
+    "tests/code/test_code_memory_bound.py",  # memory cgroups and their bounds
+    "tests/ray/test_ray_pool.py",  # a two-node Ray cluster
+    "tests/test_server_deadlines.py",  # raw sockets against short deadlines, the open-files limit
+    "tests/trainers/test_trainer_server.py::test_load_many_concurrent_requests_none_lost_all_right",
+    "tests/test_server_security.py::test_idle_and_slow_connections_are_closed",
+    "tests/test_server_security.py::test_a_label_naming_a_dataset_env_is_refused_fast_not_downloaded",
+    "tests/test_core_pool.py::test_preload_loads_the_verifier_in_every_worker_before_work_arrives",
+    "tests/test_core_pool_lifetime.py::test_cancelling_amap_drops_the_calls_that_have_not_started",
+    "tests/code/test_code_integrity.py::test_an_inode_flood_is_bounded_and_costs_the_next_sample_nothing",
+    "tests/code/test_code_data.py::test_presets_fail_at_make_offline_within_a_second_naming_data",
+    "tests/ifeval/test_ifeval_envs.py::test_preset_without_data_offline_fails_at_make_naming_the_data_option",
+    "tests/lean/test_lean_envs.py::test_presets_fail_at_make_offline_naming_data",
+    "tests/difficulty/test_difficulty_samplers.py::test_a_hung_server_times_out_instead_of_blocking",
+    "tests/math/test_math_data.py::test_every_preset_fails_at_make_offline_within_seconds_naming_the_option",
+    # a new process's first verdict, in wall time (took 5.3 s against its 3 s beside a second worker)
+    "tests/ifeval/test_ifeval_contract.py::test_the_first_verdict_of_a_new_process_is_cheap",
+)
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if item.nodeid.split("[", 1)[0] in SLOW_ELSEWHERE:
+        test = item.nodeid.split("[", 1)[0]
+        if test in SLOW_ELSEWHERE:
             item.add_marker(pytest.mark.slow)
+        if test in SERIAL or test.split("::", 1)[0] in SERIAL:
+            item.add_marker(pytest.mark.serial)
 
 
 def pytest_terminal_summary(terminalreporter):
