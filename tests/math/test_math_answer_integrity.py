@@ -228,6 +228,32 @@ def test_hedges_in_every_language_score_zero(completion):
     assert "hedged" in verdict.details.get("refused", ""), verdict
 
 
+# A wrong box, then the gold as a second answer: a later "answer" phrase wins over a box, but not
+# when it is offered as another possibility.
+SECOND_ANSWERS = [
+    "The final answer is \\boxed{4}.\nOther possible answer: 3",
+    "The final answer is \\boxed{4}.\nAnother answer: 3",
+    "\\boxed{4}. If that is wrong, the answer is 3.",
+    "\\boxed{4}. Falls das falsch ist, lautet die Antwort: 3",
+    "\\boxed{4}. Sinon, la réponse est 3.",
+    "\\boxed{4}. De lo contrario, la respuesta es: 3",
+    "The final answer is \\boxed{4}.\n如果不对，答案是3。",
+    "\\boxed{4}。否则答案是3。",
+    "\\boxed{4}。違ったら、答えは3。",
+    "\\boxed{4}. 틀리면 Answer: 3",
+]
+
+
+@pytest.mark.parametrize("completion", SECOND_ANSWERS)
+def test_a_second_answer_offered_after_the_box_scores_zero(completion):
+    verdict = verify(completion, "3")
+    assert not verdict.passed, verdict
+
+
+def test_a_later_final_answer_still_corrects_a_box():
+    assert verify("We get \\boxed{4}, so the final answer is 3.", "3").passed
+
+
 ALTERNATIVES = [
     "3 or 4",
     "3 oder 4",

@@ -193,8 +193,12 @@ def _locate(completion: str, methods: Sequence[str], fallback: str) -> tuple[Ans
                 trimmed = trim_phrase(later) if later is not None else ""
                 # Only a later phrase that states math counts ("the answer is right" does not).
                 if trimmed and _is_bare_math(trimmed):
-                    raw = _first_sentence(later or "")
-                    return Answer(trimmed, "answer_is", raw=raw), *_span(completion, raw, end)
+                    sentence = _first_sentence(later or "")
+                    start, stop = _span(completion, sentence, end)
+                    # The hedge check reads from the box on: "\boxed{332}. Other possible answer:
+                    # 331" offers two answers, "\boxed{3}, so the final answer is 5" corrects one.
+                    raw = completion[end:stop] if stop > end else sentence
+                    return Answer(trimmed, "answer_is", raw=raw), start, stop
             if len(contents) > 1:
                 return Answer(", ".join(contents), "boxed", is_set=True), start, end
             return Answer(contents[0], "boxed"), start, end

@@ -22,20 +22,25 @@ _WORD_HEDGES = {
         r"not\s+(?:sure|certain|confident|verified)", r"i\s+(?:think|guess|believe|suppose|assume)",
         r"(?:my\s+)?(?:best\s+)?guess", r"or\s+so", r"if\s+i(?:'m|\s+am)\s+not\s+mistaken",
         r"don'?t\s+know", r"do\s+not\s+know", r"(?:could|might|may)\s+be\s+wrong", r"tentative(?:ly)?",
+        r"(?:other|another|alternative|second)\s+(?:possible\s+)?(?:answer|value|solution|option)s?",
+        r"possible\s+answers?", r"if\s+(?:that|this|it)(?:'s|\s+is)\s+(?:wrong|incorrect|not\s+(?:right|correct))",
+        r"or\s+else", r"failing\s+that",
     ],
     "de": [
         r"vielleicht", r"wahrscheinlich", r"möglicherweise", r"eventuell", r"vermutlich", r"unsicher",
         r"ich\s+(?:glaube|denke|vermute|schätze)", r"nicht\s+(?:sicher|ganz\s+sicher)", r"keine\s+ahnung",
-        r"wei(?:ß|ss)\s+(?:es\s+)?nicht", r"oder\s+so",
+        r"wei(?:ß|ss)\s+(?:es\s+)?nicht", r"oder\s+so", r"sonst", r"falls\s+(?:das\s+)?(?:falsch|nicht)",
+        r"andere\s+(?:mögliche\s+)?(?:antwort|lösung)",
     ],
     "fr": [
         r"peut[-\s]être", r"probablement", r"possiblement", r"sans\s+doute", r"incertain(?:e)?",
         r"je\s+(?:pense|crois|suppose)", r"pas\s+(?:sûre?|sure?|certaine?)", r"je\s+ne\s+sais\s+pas",
-        r"il\s+me\s+semble",
+        r"il\s+me\s+semble", r"sinon", r"si\s+c'est\s+faux", r"autre\s+réponse(?:\s+possible)?",
     ],
     "es": [
         r"quizás?", r"quizas", r"tal\s+vez", r"a\s+lo\s+mejor", r"probablemente", r"posiblemente",
         r"creo\s+que", r"supongo", r"no\s+estoy\s+(?:segur[oa]|convencid[oa])", r"no\s+sé", r"insegur[oa]",
+        r"de\s+lo\s+contrario", r"si\s+no\s+es", r"otra\s+respuesta(?:\s+posible)?",
     ],
     "it": [r"forse", r"probabilmente", r"non\s+(?:sono\s+)?sicur[oa]", r"credo\s+che", r"penso\s+che"],
     "pt": [r"talvez", r"provavelmente", r"acho\s+que", r"não\s+tenho\s+certeza", r"não\s+sei"],
@@ -43,12 +48,15 @@ _WORD_HEDGES = {
 }  # fmt: skip
 _CJK_HEDGES = {
     "zh": """也许 也許 或许 或許 大概 可能是 可能为 可能會 可能会 也可能 不确定 不確定 不知道 我觉得 我覺得
-             我认为 我認為 我猜 估计 估計 没把握 沒把握 不太确定 吧""".split(),
+             我认为 我認為 我猜 估计 估計 没把握 沒把握 不太确定 吧 如果不对 如果不對 如果错 如果錯 若不对 否则 否則
+             另一个答案 另一個答案 其他可能""".split(),
     "ja": """たぶん 多分 かもしれ おそらく 恐らく と思う と思い でしょう だろう わからない 分からない
-             わかりません 分かりません 自信がない 自信がありません かな""".split(),
+             わかりません 分かりません 自信がない 自信がありません かな 違ったら 違えば 間違っていたら
+             別の答え""".split(),
     # Korean phrases span words: "_" stands for their space ("것 같" = "it seems").
     "ko": [
-        w.replace("_", " ") for w in "아마 것같 것_같 모르겠 글쎄 혹시 지도_모르 일_수도 확실하지_않 확실치_않".split()
+        w.replace("_", " ")
+        for w in "아마 것같 것_같 모르겠 글쎄 혹시 지도_모르 일_수도 확실하지_않 확실치_않 틀리면 다른_답".split()
     ],
 }
 _WORD_CERTAINTY = [
