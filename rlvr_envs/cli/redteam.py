@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rlvr_envs.cli.core import parse_env_args
+from rlvr_envs.cli.core import _add_env_args, parse_env_args
 
 
 def cmd_redteam(args: argparse.Namespace) -> int:
@@ -79,13 +79,7 @@ def add_parsers(subparsers: Any) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the task draw (default 0)")
     p.add_argument("--classes", help="comma-separated attack classes (default: all; see --list-classes)")
     p.add_argument("--quick", action="store_true", help="a small, fast set of variants (for CI)")
-    p.add_argument(
-        "--arg",
-        action="append",
-        metavar="KEY=VALUE",
-        dest="env_args",
-        help="keyword argument for make(), e.g. --arg data=tasks.jsonl (repeatable; values parse as JSON if they can)",
-    )
+    _add_env_args(p)  # --arg KEY=VALUE, the same as every subcommand
     p.add_argument("--prompt-format", help="prompt format to attack through (plain, r1, answer_tag, ...)")
     p.add_argument("--json", metavar="PATH", help="write the full report as JSON")
     p.add_argument("--markdown", metavar="PATH", help="write the report as Markdown")

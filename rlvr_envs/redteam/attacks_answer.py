@@ -47,24 +47,45 @@ def empty_probes(t: Target, quick: bool) -> list[Probe]:
 
 def hedge_probes(t: Target, quick: bool) -> list[Probe]:
     """The gold offered with a competitor ("A or B"), with doubt ("maybe A", "A, but I'm not
-    sure"), in English, Chinese, Japanese, Korean, German, French and Spanish; inside the final
-    answer, or as a sentence right after it; hedges dressed as a unit (``A \\text{ unverified}``);
-    and an alternative placed after 2,100 characters of padding (past a grader that reads only
-    the start). Committing to one answer is what earns reward."""
+    sure"), in English, Chinese, Japanese, Korean, German, French and Spanish, inside the final
+    answer; hedges dressed as a unit (``A \\text{ unverified}``); and an alternative placed
+    after 2,100 characters of padding (past a grader that reads only the start). Committing to
+    one answer is what earns reward."""
     a, b = t.gold or "", t.wrong
     probes: list[Probe] = []
     for lang in _QUICK_LANGUAGES if quick else HEDGES:
         forms = HEDGES[lang]
         for form in ("or", "unsure") if quick else ("or", "maybe", "unsure"):
             probes.append(Probe(f"{lang}:{form}", t.render(forms[form].format(a=a, b=b))))
-        if not quick or lang in ("en", "zh"):
-            probes.append(Probe(f"{lang}:after", t.render(a) + " " + forms["after"].format(a=a, b=b)))
     for name, template in HEDGES_DRESSED.items():
         if quick and name not in ("text-unverified", "gold-second"):
             continue
         probes.append(Probe(f"dressed:{name}", t.render(template.format(a=a, b=b))))
     padding = _PADDING * (2100 // len(_PADDING) + 1)
     probes.append(Probe("alternative-after-2100-chars", t.render(f"{a}. {padding}Or {b}.")))
+    return probes
+
+
+def hedge_after_probes(t: Target, quick: bool) -> list[Probe]:
+    """Text after the final answer that takes it back: the gold as the answer, then "But I am not
+    sure; it might be B" in seven languages; or a wrong answer, then "If that is wrong, it is A"
+    (for a program: the right program as prose after a wrong one). What follows the answer tag
+    can change the answer, so a verifier must read it (or refuse it), never drop it."""
+    a, b = t.gold or "", t.wrong
+    if t.kind == "code":
+        from rlvr_envs.redteam.attacks_code import do_nothing_program
+
+        # As prose, not a second fenced program: the last of two programs is a revision.
+        wrong = t.render(do_nothing_program(t))
+        return [Probe("right-program-after-answer", wrong + "\n\nIf that is wrong, use this instead:\n" + a)]
+    probes = [
+        Probe(f"{lang}:unsure-after", t.render(a) + " " + HEDGES[lang]["after"].format(a=a, b=b))
+        for lang in (("en", "zh", "de") if quick else HEDGES)
+    ]
+    for name, template in AFTER_TAG.items():
+        if quick and name != "if-wrong":
+            continue
+        probes.append(Probe(f"gold-after-answer:{name}", t.render(b) + "\n" + template.format(a=a)))
     return probes
 
 
@@ -104,24 +125,19 @@ def _another_wrong(t: Target) -> str:
     from rlvr_envs.redteam.target import wrong_value
 
     c = wrong_value(t.wrong)
-    return c if not t.same_as_gold(c) else wrong_value(c + "0")
+    return c if not t.same_as_gold(c) and c != t.wrong else f"2*({t.wrong}) + 1"
 
 
 def think_probes(t: Target, quick: bool) -> list[Probe]:
-    """The gold only inside the reasoning (``<think>``), with a wrong final answer after it; for
-    formats that reason inside ``<think>``, the gold inside an unanswered or unclosed think block;
-    and the gold after the final answer as an alternative ("If that is wrong, it is A")."""
+    """The gold only inside the reasoning (``<think>``) with a wrong final answer after it; and,
+    for formats that reason inside ``<think>``, the gold inside a think block with no final
+    answer, or inside an unclosed one."""
     a, b = t.gold or "", t.wrong
     if t.kind == "code":
         from rlvr_envs.redteam.attacks_code import do_nothing_program
 
         wrong = t.render(do_nothing_program(t))
-        return [
-            Probe("right-program-in-think", f"<think>\n{t.render(a)}\n</think>\n{wrong}"),
-            # After the final program, as prose (not a second fenced program: the last of two
-            # programs is a revision, see multi_answer).
-            Probe("right-program-after-answer", wrong + "\n\nIf that is wrong, use this instead:\n" + a),
-        ]
+        return [Probe("right-program-in-think", f"<think>\n{t.render(a)}\n</think>\n{wrong}")]
     thought = f"The answer is {a}. \\boxed{{{a}}} <answer>{a}</answer>"
     probes = [Probe("gold-in-think-wrong-after", f"<think>{thought}</think>\n{t.render(b)}")]
     if t.think_format:
@@ -129,10 +145,6 @@ def think_probes(t: Target, quick: bool) -> list[Probe]:
             Probe("think-only", f"<think>{thought}</think>"),
             Probe("unclosed-think", f"<think>{thought}"),
         ]
-    for name, template in AFTER_TAG.items():
-        if quick and name != "if-wrong":
-            continue
-        probes.append(Probe(f"after-answer:{name}", t.render(b) + "\n" + template.format(a=a)))
     return probes
 
 

@@ -36,6 +36,8 @@ class Facts:
     expected: list[str] = field(default_factory=list)
     inputs: list[str] = field(default_factory=list)
     values: list[str] = field(default_factory=list)
+    hidden: int = 0
+    """Facts the prompt did not show (a hidden test's input or output)."""
 
     def size(self) -> int:
         return len(self.by_args) + len(self.expected) + len(self.values)
@@ -46,8 +48,9 @@ class Facts:
         for left, right in _ASSERT_EQ.findall(feedback):
             args = _call_args(left)
             value = _literal_source(right)
-            if args is not None and value is not None:
-                self.by_args.setdefault(args, value)
+            if args is not None and value is not None and args not in self.by_args:
+                self.by_args[args] = value
+                self.hidden += not (_shown(args[1:-1].rstrip(","), target) and _shown(value, target))
         for text in _EXPECTED.findall(feedback):
             text = _unquote(text)
             if text and text not in self.expected and not target.in_prompt(text):
@@ -61,6 +64,11 @@ class Facts:
             if text and text not in tried and text not in self.values and not target.in_prompt(text):
                 self.values.append(text)
         return self.size() - before
+
+
+def _shown(text: str, target: Target) -> bool:
+    """``text`` occurs in the prompt, spacing aside."""
+    return "".join(text.split()) in "".join(target.prompt.split())
 
 
 def _call_args(source: str) -> str | None:
@@ -80,11 +88,11 @@ def _call_args(source: str) -> str | None:
 
 
 def _literal_source(source: str) -> str | None:
-    """The longest prefix of ``source`` (cut at a comma: ``x == [1, 2], "message"``) that is a
-    Python literal."""
+    """The longest prefix of ``source`` that is a Python literal: feedback puts text after the
+    value (``== [1, 2], "message"``, ``== 1: AssertionError``)."""
     text = source.strip()
-    cuts = [len(text)] + [i for i in range(len(text) - 1, 0, -1) if text[i] == ","]
-    for cut in cuts[:64]:
+    cuts = [len(text)] + [i for i in range(len(text) - 1, 0, -1) if text[i] in ",:; \t"]
+    for cut in cuts[:200]:
         candidate = text[:cut].strip()
         try:
             ast.literal_eval(candidate)
@@ -156,7 +164,7 @@ def mine_feedback(env: Env, t: Target, quick: bool) -> list[tuple[Probe, Any]]:
             break  # the feedback revealed nothing new: nothing to hardcode
         if t.kind == "code":
             completion = t.render(hardcoded_program(t, facts))
-            label = f"turn-{turn + 1}:hardcoded-{facts.size()}-revealed"
+            label = f"turn-{turn + 1}:hardcoded-{facts.size()}-from-feedback-{facts.hidden}-hidden"
         else:
             value = next((v for v in facts.values + facts.expected if v not in tried), None)
             if value is None:

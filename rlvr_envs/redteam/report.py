@@ -71,6 +71,9 @@ class ClassResult:
     """Tasks the class applied to."""
     outcomes: list[Outcome] = field(default_factory=list)
     note: str | None = None
+    exempt: str | None = None
+    """Why the env declares this class's rewards intended (``Env.redteam_exempt``): its holes are
+    shown but not counted."""
 
     @property
     def applicable(self) -> bool:
@@ -89,7 +92,7 @@ class ClassResult:
         if not self.applicable:
             return "n/a"
         if self.holes:
-            return "HOLE"
+            return "EXEMPT" if self.exempt else "HOLE"
         return "RAISED" if self.raised else "ok"
 
     def summary(self, max_examples: int) -> dict[str, Any]:
@@ -109,6 +112,7 @@ class ClassResult:
             "by_reason": dict(Counter(o.label for o in self.outcomes).most_common()),
             "hole_variants": dict(Counter(o.variant for o in self.holes).most_common()),
             "not_applicable": None if self.applicable else f"needs {self.needs}",
+            "exempt": self.exempt,
             "note": self.note,
             "examples": [o.example() for o in shown],
         }
@@ -128,7 +132,8 @@ class RedteamReport:
 
     @property
     def holes(self) -> int:
-        return sum(len(c.holes) for c in self.classes)
+        """Wrong answers rewarded, in the classes the env does not declare exempt."""
+        return sum(len(c.holes) for c in self.classes if not c.exempt)
 
     @property
     def raised(self) -> int:
@@ -136,7 +141,7 @@ class RedteamReport:
 
     @property
     def hole_classes(self) -> list[str]:
-        return [c.name for c in self.classes if c.holes]
+        return [c.name for c in self.classes if c.holes and not c.exempt]
 
     @property
     def exit_code(self) -> int:
@@ -189,6 +194,7 @@ class RedteamReport:
                 lines.append(f"  {c.name:<{width}}  n/a ({c.note or s['not_applicable']})")
                 continue
             extra = f", {s['raised']} raised" if s["raised"] else ""
+            extra += f"; exempt by the env: {c.exempt}" if c.exempt else ""
             lines.append(
                 f"  {c.name:<{width}}  {c.status:<6} {s['holes']}/{s['expected_wrong']} wrong answers rewarded "
                 f"({s['tasks_with_holes']}/{c.tasks} tasks){extra}"
@@ -224,6 +230,7 @@ class RedteamReport:
                 out.append(f"| `{c.name}` | n/a | - | - | 0 | {c.note or 'needs ' + c.needs} |")
                 continue
             reasons = ", ".join(f"{k} {v}" for k, v in s["by_reason"].items())
+            reasons += f" (exempt: {c.exempt})" if c.exempt else ""
             out.append(
                 f"| `{c.name}` | {c.status} | {s['holes']}/{s['expected_wrong']} | {s['tasks_with_holes']}/{c.tasks} "
                 f"| {s['probes']} | {reasons} |"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rlvr_envs.redteam.catalog import AttackClass, select
@@ -59,7 +59,8 @@ def run_redteam(
             tasks = env.sample(n if n is not None else (3 if quick else 10), seed=seed)
     unique = {task.fingerprint: task for task in tasks}  # a small task space repeats in a draw
     targets = [make_target(env, task) for task in unique.values()]
-    results = {c.name: ClassResult(c.name, c.doc, c.needs) for c in chosen}
+    exempt = _exemptions(env)
+    results = {c.name: ClassResult(c.name, c.doc, c.needs, exempt=exempt.get(c.name)) for c in chosen}
 
     gold_jobs: list[Job] = [("gold", t, Probe("gold", t.gold_completion, False)) for t in targets if t.gold_completion]
     jobs: list[Job] = []
@@ -100,6 +101,15 @@ def run_redteam(
         elapsed_s=time.perf_counter() - started,
         max_examples=max_examples,
     )
+
+
+def _exemptions(env: Env) -> dict[str, str]:
+    """``env.redteam_exempt``: class name -> why that class's rewards are intended (a benchmark id
+    that must score as its reference does). Anything but a mapping of text to text is ignored."""
+    declared = getattr(env, "redteam_exempt", None)
+    if not isinstance(declared, Mapping):
+        return {}
+    return {str(k): str(v) for k, v in declared.items() if isinstance(k, str) and v}
 
 
 def _progress(enabled: bool, total: int, env_id: str) -> Any:

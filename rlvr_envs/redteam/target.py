@@ -28,8 +28,9 @@ GoldKind = Literal["none", "number", "short", "long", "code"]
 
 _NUMBER = re.compile(r"-?(?:\d+(?:\.\d+)?|\.\d+)")
 _FRACTION = re.compile(r"(-?\d+)/(\d+)")
-_LAST_INT = re.compile(r"\d+(?!.*\d)", re.DOTALL)
 _SHORT_CHARS = 200
+_SHORT_WORDS = 16
+_SLOT = re.compile(r"\\boxed\s*\{|\\fbox\s*\{|<answer>", re.IGNORECASE)
 _FLIPS = {"yes": "no", "no": "yes", "true": "false", "false": "true"}
 
 
@@ -99,8 +100,11 @@ def parse_value(text: str) -> Fraction | None:
 
 def wrong_value(gold: str) -> str:
     """A competitor for ``gold`` that is not equal to it: a number plus one, the next letter of a
-    multiple-choice letter, yes/no and true/false flipped, the last integer of an expression
-    raised by one, a word reversed."""
+    multiple-choice letter, yes/no and true/false flipped, words reversed, and anything else as
+    ``2*(gold) + 1``. Editing inside an expression is not safe (raising the last integer of
+    ``1^{2}`` or reversing ``p + q`` keeps the value, ``q0`` -> ``q1`` reads as ``q``), nor is
+    ``gold + 1`` alone (an antiderivative ``F + C`` absorbs it) or ``2*gold`` alone (a direction
+    vector or an equation up to a factor)."""
     g = gold.strip()
     if not g:
         return "1729"
@@ -117,11 +121,10 @@ def wrong_value(gold: str) -> str:
     flipped = _FLIPS.get(g.casefold())
     if flipped is not None:
         return flipped.capitalize() if g[0].isupper() else flipped
-    m = _LAST_INT.search(g)
-    if m:
-        return g[: m.start()] + str(int(m.group()) + 1) + g[m.end() :]
-    backwards = g[::-1]
-    return backwards if backwards.casefold() != g.casefold() else g + "x"
+    if all(ch.isalpha() or ch == " " for ch in g):
+        backwards = g[::-1]
+        return backwards if backwards.casefold() != g.casefold() else g + "x"
+    return f"2*({g}) + 1"
 
 
 def looks_like_code(gold: str, gold_completion: str | None) -> bool:
@@ -147,7 +150,10 @@ def gold_kind(gold: str | None, gold_completion: str | None) -> GoldKind:
         return "code"
     if parse_value(gold) is not None:
         return "number"
-    if "\n" not in gold.strip() and len(gold) <= _SHORT_CHARS:
+    # A final answer, not a whole response: one line, a few words, no answer slot of its own (a
+    # rubric's example response "... so 7 pens cost 21 dollars. \\boxed{21}" is not one).
+    text = gold.strip()
+    if "\n" not in text and len(text) <= _SHORT_CHARS and len(text.split()) <= _SHORT_WORDS and not _SLOT.search(text):
         return "short"
     return "long"
 

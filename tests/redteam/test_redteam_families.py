@@ -1,0 +1,114 @@
+"""``rlvr-envs redteam --quick`` over every registered family: no wrong answer may earn reward.
+
+One id per family (plus the user-data ids that differ in how they read answers), made offline
+from ../shared/data or generated; the judge family through the scripted stand-in judge. A family
+with a hole that is not fixed yet is an xfail (strict: the day it is fixed the mark must go),
+with the hole named.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import rlvr_envs
+from rlvr_envs.redteam import run_redteam
+from tests.helpers.data import shared_path
+
+Maker = Callable[..., rlvr_envs.Env]
+
+
+def _ids(name: str, **kwargs: Any) -> Maker:
+    return lambda **extra: rlvr_envs.make(name, **kwargs, **extra)
+
+
+def _data(name: str, filename: str, **kwargs: Any) -> Maker:
+    return lambda **extra: rlvr_envs.make(name, data=str(shared_path(filename)), **kwargs, **extra)
+
+
+def _judge(**extra: Any) -> rlvr_envs.Env:
+    from tests.judge.conformance import scripted_server
+
+    options = {"base_url": scripted_server().base_url, "model": "scripted-stand-in", "cache": ":memory:"}
+    return rlvr_envs.make("judge-ref", **options, **extra)
+
+
+FAMILIES: dict[str, tuple[str, Maker, bool]] = {
+    # case -> (family, maker, the maker takes max_turns for feedback mining)
+    "math-arith": ("math", _ids("math-arith"), True),
+    "math-500": ("math", _data("math-500", "math500.jsonl", limit=20), True),
+    "rg-chain_sum": ("rg", _ids("rg-chain_sum", size=8), False),
+    "rg-word_sorting": ("rg", _ids("rg-word_sorting", size=8), False),
+    "ifeval-synth": ("ifeval", _ids("ifeval-synth"), True),
+    "ifeval-data": ("ifeval", _data("ifeval-data", "ifeval_input_data.jsonl", limit=40), True),
+    "code-humaneval": ("code", _data("code-humaneval", "humaneval.jsonl", limit=8), True),
+    "code-mbpp": ("code", _data("code-mbpp", "mbpp.jsonl", limit=8), True),
+    "lean": ("lean", _data("lean", "lean_cases.jsonl", id_key="id", limit=20), True),
+    "judge-ref": ("judge", _judge, True),
+}
+
+KNOWN_HOLES: dict[str, str] = {
+    "rg-chain_sum": "hedge: reasoning-gym's verifier pays '<answer>A</answer> But I am not sure; it might be B.' "
+    "(a hedge right after the final answer, every language)",
+    "rg-word_sorting": "hedge: reasoning-gym's verifier pays a hedge right after the final answer",
+    "ifeval-synth": "word_salad: the fixed off-topic salad satisfies format-only constraints (issue 26, IFEval)",
+}
+"""case -> why it still fails (an xfail, strict)."""
+
+FAST = ("math-arith", "ifeval-synth", "rg-chain_sum")
+
+
+def test_every_registered_family_is_attacked():
+    families = {s.family for s in rlvr_envs.registry.latest() if not s.family.startswith("toy")}
+    assert families <= {family for family, _, _ in FAMILIES.values()}
+
+
+def _params() -> list[Any]:
+    out = []
+    for case in FAMILIES:
+        marks: list[Any] = [] if case in FAST else [pytest.mark.slow]
+        if case in KNOWN_HOLES:
+            marks.append(pytest.mark.xfail(reason=KNOWN_HOLES[case], strict=True))
+        out.append(pytest.param(case, marks=marks, id=case))
+    return out
+
+
+@pytest.mark.parametrize("case", _params())
+def test_quick_redteam_finds_no_hole(case):
+    _, maker, multi = FAMILIES[case]
+    env = maker()
+    report = run_redteam(env, quick=True, n=3, seed=0, multi_turn=(lambda: maker(max_turns=3)) if multi else None)
+    found = {c.name: [f"{o.variant}: {o.example()['completion'][:120]!r}" for o in c.holes[:2]] for c in report.classes}
+    assert report.raised == 0, report.summary_text()
+    assert report.holes == 0, {k: v for k, v in found.items() if v}
+    # The attack really ran: the classes that fit this family applied to its tasks.
+    ran = {c.name for c in report.classes if c.applicable}
+    assert {"empty", "word_salad", "echo_prompt", "huge", "binary"} <= ran
+    if report.gold:
+        assert report.gold_summary()["rewarded"] == len(report.gold)
+
+
+def test_mining_finds_the_leak_in_feedback_that_quotes_hidden_asserts():
+    """The code env's multi-turn feedback before issue 26 quoted the first failing (hidden) assert;
+    a lookup table of what it quoted reached reward 1. The same loop against it must find that."""
+    pytest.importorskip("rlvr_code")
+    from rlvr_code.envs import MbppEnv
+
+    class QuotingFeedback(MbppEnv):
+        def feedback(self, task, verdict):
+            details = verdict.details if isinstance(verdict.details, dict) else {}
+            tests = [t for t in details.get("tests") or [] if t.get("status") != "passed"]
+            return f"Failed: {tests[0]['name']}" if tests else "Failed."
+
+    path = str(shared_path("mbpp.jsonl"))
+    report = run_redteam(
+        QuotingFeedback(data=path, limit=8),
+        n=2,
+        classes=["feedback_mining"],
+        multi_turn=lambda: QuotingFeedback(data=path, limit=8, max_turns=4),
+        episode_tasks=2,
+    )
+    mining = report.result("feedback_mining")
+    assert mining.holes and all("hidden" in o.variant for o in mining.holes)
