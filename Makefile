@@ -8,9 +8,15 @@ PYTEST_ARGS ?=
 # can share the machine, then the tests marked serial (cgroups, load and tight timing tests, raw
 # sockets, Ray: SERIAL in tests/conftest.py) one at a time. TEST_JOBS=0 runs the first pass in one
 # process too. Exit status 5 (nothing selected, e.g. PYTEST_ARGS naming a file without serial
-# tests) is not a failure.
+# tests) is not a failure. Select by marker with MARKS="not slow", not with -m in PYTEST_ARGS
+# (each pass sets its own -m, and pytest keeps only the last).
 TEST_JOBS ?= auto
+MARKS ?=
 PARALLEL = $(if $(filter 0,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadfile)
+define run_suite
+	$(BIN)/python -m pytest $(PARALLEL) -m "not serial$(if $(1), and ($(1)))" $(2) || [ $$? -eq 5 ]
+	$(BIN)/python -m pytest -m "serial$(if $(1), and ($(1)))" $(2) || [ $$? -eq 5 ]
+endef
 
 .PHONY: setup test test-fast demo lint bench clean
 
@@ -21,14 +27,11 @@ $(STAMP): $(SETUP_INPUTS)
 	touch $@
 
 test: setup
-	$(BIN)/python -m pytest $(PARALLEL) -m "not serial" $(PYTEST_ARGS) || [ $$? -eq 5 ]
-	$(BIN)/python -m pytest -m serial $(PYTEST_ARGS) || [ $$? -eq 5 ]
+	$(call run_suite,$(MARKS),$(PYTEST_ARGS))
 
 # The inner loop: everything not marked slow (long) or live (needs an external tool): ~50 s of CPU.
 test-fast: setup
-	$(BIN)/python -m pytest $(PARALLEL) -m "not slow and not live and not serial" -q -p no:cacheprovider $(PYTEST_ARGS) \
-		|| [ $$? -eq 5 ]
-	$(BIN)/python -m pytest -m "serial and not slow and not live" -q -p no:cacheprovider $(PYTEST_ARGS) || [ $$? -eq 5 ]
+	$(call run_suite,not slow and not live$(if $(MARKS), and ($(MARKS))),-q -p no:cacheprovider $(PYTEST_ARGS))
 
 # The core's tour, then the trainers' demo (the carry task; `make demo TASK=habit` for the habit one):
 # two commands, so the core never imports the trainers.
