@@ -455,6 +455,44 @@ def run_comparison(args: argparse.Namespace) -> list[dict]:
     return table
 
 
+def run_memory_ab(rows: list[dict], repeats: int, timeout_s: float) -> None:
+    """The per-sample memory cgroup's cost, sample by sample: one lane, the same canonical solution
+    through a sandbox with the cgroup and one without (the rlimit fallback), alternating which
+    goes first, so both see the same machine."""
+    from rlvr_code.envs import humaneval_task
+    from rlvr_code.sandbox import LocalSandbox
+    from rlvr_code.verifier import CodeVerifier
+
+    boxes = {"memory cgroup": LocalSandbox(), "no cgroup (rlimit fallback)": LocalSandbox(memory_cgroup=False)}
+    verifiers = {}
+    for name, box in boxes.items():
+        verifiers[name] = CodeVerifier(timeout_s=timeout_s)
+        verifiers[name].sandbox = lambda box=box: box  # type: ignore[method-assign]
+    times: dict[str, list[float]] = {name: [] for name in boxes}
+    names = list(boxes)
+    for repeat in range(repeats):
+        for index, row in enumerate(rows):
+            task, completion = humaneval_task(row), f"```python\n{row['prompt'] + row['canonical_solution']}\n```"
+            for name in names if (repeat + index) % 2 == 0 else names[::-1]:
+                start = time.perf_counter()
+                if not verifiers[name].verify(task, completion).passed:
+                    raise SystemExit(f"{name}: {row['task_id']} failed")
+                times[name].append(time.perf_counter() - start)
+    with_cgroup = [w.memory is not None for w in boxes["memory cgroup"]._all]
+    for box in boxes.values():
+        box.close()
+    print(
+        f"memory cgroup A/B: {len(rows)} HumanEval canonical x {repeats}, one lane, interleaved (cgroup: {with_cgroup})"
+    )
+    for name, values in times.items():
+        values.sort()
+        print(
+            f"  {name:<30} median {1000 * statistics.median(values):6.2f} ms  mean {1000 * statistics.mean(values):6.2f}"
+            f"  p10 {1000 * percentile(values, 0.1):6.2f}  p90 {1000 * percentile(values, 0.9):6.2f}"
+        )
+    print(f"  load average {os.getloadavg()[0]:.1f} at the end\n")
+
+
 def run_mbpp(path: Path, lanes: int, timeout_s: float) -> None:
     from rlvr_code.envs import mbpp_task
     from rlvr_code.sandbox import LocalSandbox
@@ -548,7 +586,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--mbpp", action="store_true", help="also run all MBPP canonical solutions")
     parser.add_argument(
-        "--memory", action="store_true", help="also the sandbox without its per-sample memory cgroup (its cost)"
+        "--memory",
+        action="store_true",
+        help="also the sandbox without its per-sample memory cgroup (its cost), and an interleaved A/B of the two",
     )
     parser.add_argument("--json", action="store_true", help="print the rows as JSON too")
     parser.add_argument(
@@ -560,6 +600,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.leftovers:
         run_leftovers(args.repeats, min(args.timeout, 10.0))
         return 0
+    if args.memory:
+        run_memory_ab(humaneval_rows(args.data / "humaneval.jsonl", args.limit), args.repeats, args.timeout)
     table = run_comparison(args)
     if args.json:
         print(json.dumps(table, indent=2))

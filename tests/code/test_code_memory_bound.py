@@ -81,7 +81,7 @@ def test_three_children_of_600_mb_are_stopped_and_the_next_sample_is_unaffected(
         assert time.monotonic() - started < 60  # stopped at the bound (the children sleep 60 s)
         # The same worker (one worker: the sandbox has one), now empty, runs the next sample.
         (group,) = [w.memory for w in box._all]
-        assert group is not None and cgroup_tasks(group.path) == ""
+        assert group is not None and len(cgroup_tasks(group.path).split()) == 1  # the zygote alone
         assert verifier.verify(TASK, GOLD).passed
         assert box.stats["worker_starts"] == 1
         assert sample_processes() == []

@@ -2,11 +2,15 @@
 
 Part of the solution harness (sent after ``_sandbox_wire`` and before ``_sandbox_solution``).
 The host bind-mounts the worker's memory cgroup into the sandbox; the zygote opens the files it
-needs and unmounts it again (a sample never sees it: it could only read it); each sample process writes
-itself into ``cgroup.procs`` right after the fork, before it drops root, so the cgroup holds
-the sample's whole process tree and nothing else. The zygote watches the cgroup's OOM kills
-(an eventfd on ``memory.oom_control`` under cgroup v1; ``memory.events``, which signals a
-change as an exceptional condition, under v2) and stops the whole sample at the first one.
+needs and unmounts it again (a sample never sees it: it could only read it). Once warm, the
+zygote moves itself in (what it allocated until then stays charged where it was), so every
+sample process is born inside and its whole process tree stays there: moving each sample in
+after its fork cost an RCU grace period per sample (8 ms a sample on the loaded development
+machine, and it holds up every fork on the machine meanwhile). Each sample process raises its
+own ``oom_score_adj`` to 1000 right after the fork, so at the bound the kernel kills a process
+of the sample, never the zygote. The zygote watches the cgroup's OOM kills (an eventfd on
+``memory.oom_control`` under cgroup v1; ``memory.events``, which signals a change as an
+exceptional condition, under v2) and stops the whole sample at the first one.
 """
 
 # -- wire imports (stripped in the sandbox) --
@@ -66,9 +70,22 @@ class SampleCgroup:
             except BlockingIOError:
                 pass
 
-    def join(self) -> None:
-        """Called by the sample process right after the fork: move it (and its future children) in."""
-        os.write(self.procs, b"0")
+    def enter(self) -> bool:
+        """Move the calling process (the zygote, once warm) in; whether it worked."""
+        try:
+            os.write(self.procs, b"0")
+            return True
+        except OSError:
+            return False
+
+
+def prefer_as_victim() -> None:
+    """In a sample process right after the fork: the first the kernel kills at the bound."""
+    fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
+    try:
+        os.write(fd, b"1000")
+    finally:
+        os.close(fd)
 
 
 def open_cgroup(config: dict | None) -> SampleCgroup | None:
@@ -76,16 +93,6 @@ def open_cgroup(config: dict | None) -> SampleCgroup | None:
     if not config:
         return None
     try:
-        group = SampleCgroup(str(config["path"]), int(config["version"]))
+        return SampleCgroup(str(config["path"]), int(config["version"]))
     except (OSError, KeyError, ValueError, TypeError):
         return None
-    # A sample process must be able to move itself in: try it once with a throwaway child.
-    pid = os.fork()
-    if pid == 0:
-        try:
-            group.join()
-            os._exit(0)
-        except BaseException:
-            os._exit(1)
-    _, status = os.waitpid(pid, 0)
-    return group if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else None

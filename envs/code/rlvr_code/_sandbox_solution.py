@@ -24,7 +24,7 @@ import sys
 import time
 from typing import Any
 
-from rlvr_code._sandbox_memory import open_cgroup
+from rlvr_code._sandbox_memory import open_cgroup, prefer_as_victim
 from rlvr_code._sandbox_wire import (
     PR_SET_NO_NEW_PRIVS,
     ProtocolError,
@@ -428,6 +428,8 @@ class SolutionZygote:
                 self.fresh_mounts = False
 
     def serve(self) -> None:
+        if self.memory is not None and not self.memory.enter():
+            self.memory = None  # the host then lowers the rlimits instead (the fallback)
         send(
             self.link.fileno(),
             {
@@ -528,7 +530,7 @@ class SolutionZygote:
                     os.dup2(fd, target)
                 setup_fd = fcntl.fcntl(setup_w, fcntl.F_DUPFD, len(parked))
                 if memory is not None:
-                    memory.join()  # before anything else runs: its children are born inside
+                    prefer_as_victim()  # at the bound, the kernel kills the sample, not the zygote
                 become_solution(request, self.workdir, {*range(len(parked)), setup_fd})
                 # Set-up done: say so, then close the pipe before the first line of the program.
                 os.write(setup_fd, b"1")

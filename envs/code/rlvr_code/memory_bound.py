@@ -7,14 +7,16 @@ defaults; one held 2.4 GB with three children), enough for the OOM killer to tak
 **With a cgroup** (``MemoryCgroup``): each worker gets a memory cgroup of its own, created
 *under this process's own cgroup* (the job runner's, which we never write to), e.g.
 ``/sys/fs/cgroup/memory/<our cgroup>/rlvr-code-<pid>-<n>``. It is bind-mounted into the
-solution sandbox; each sample process moves itself into it right after the fork, before it drops
-root (its children follow it), so the cgroup holds the sample's whole process tree and nothing
-else (the zygote stays outside). The limit is ``total_memory_mb`` (anonymous memory, page
-cache, the sample's tmpfs files and kernel memory together). When it is reached the kernel
+solution sandbox; the warm solution zygote moves itself into it, so each sample process is born
+inside with its whole process tree (``_sandbox_memory``; the zygote's own memory was charged
+before it moved, and a sample process is always the OOM killer's first choice). The limit is
+``total_memory_mb`` (anonymous memory, page cache, the sample's tmpfs files and kernel memory
+together). When it is reached the kernel
 reclaims, then kills a process of the sample; the zygote hears of it (an eventfd on
 ``memory.oom_control``, or ``memory.events`` under cgroup v2), stops the whole sample, and the
-verdict is ``runtime_error`` with ``details["memory"]``. The next sample starts in the same,
-now empty, cgroup (one cgroup per worker reset per sample: no mkdir/rmdir per sample). The
+verdict is ``runtime_error`` with ``details["memory"]``. The next sample starts in the same
+cgroup, by then holding only the zygote (one cgroup per worker, no mkdir/rmdir or move per
+sample). The
 directory is removed with its worker; directories of dead processes are swept when a worker
 starts.
 
@@ -22,7 +24,7 @@ starts.
   root (these machines: ``mount | grep cgroup``).
 * cgroup v2: our own cgroup must have ``memory`` in ``cgroup.subtree_control`` already (a
   delegated subtree whose processes live in a leaf next to it); the limit is ``memory.max``
-  with ``memory.swap.max`` 0 and ``memory.oom.group`` 1 (the kernel kills the whole sample).
+  with ``memory.swap.max`` 0 (not ``memory.oom.group``: the zygote is in the cgroup too).
 
 **Without one** (non-root, no controller, a read-only hierarchy: ``fallback_limits``): the total
 is bounded by the rlimits alone, both lowered: at most ``FALLBACK_PROCESSES`` processes (threads
@@ -183,7 +185,6 @@ def create(total_mb: int) -> MemoryCgroup | None:
             _write(path, "memory.max", limit)
             if os.path.exists(os.path.join(path, "memory.swap.max")):
                 _write(path, "memory.swap.max", "0")
-            _write(path, "memory.oom.group", "1")
     except OSError:
         group.remove()
         return None
