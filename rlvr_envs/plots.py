@@ -94,3 +94,17 @@ def plot_length_accuracy(
     ax.set_ylabel("accuracy")
     ax.set_title(title or "accuracy by completion length")
     return _save(fig, path)
+
+
+def plot_length_histogram(lengths: Sequence[int], path: str | Path, unit: str = "chars", title: str = "") -> Path:
+    """Histogram of completion lengths (an SFT export's summary): how long the kept samples are."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7, 4))
+    if lengths:
+        ax.hist(list(lengths), bins=min(40, max(1, len(set(lengths)))), color="#4c72b0", edgecolor="white")
+        ax.axvline(sorted(lengths)[len(lengths) // 2], color="#c44e52", linestyle="--", label="median")
+        ax.legend()
+    ax.set_xlabel(f"completion length ({unit})")
+    ax.set_ylabel("samples")
+    ax.set_title(title or f"{len(lengths)} samples")
+    return _save(fig, path)

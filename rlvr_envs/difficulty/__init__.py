@@ -31,6 +31,8 @@ _EXPORTS = {
     "DifficultyCard": "rlvr_envs.difficulty.card",
     "rescore_store": "rlvr_envs.difficulty.rescore",
     "RescoreSummary": "rlvr_envs.difficulty.rescore",
+    "sft_rows": "rlvr_envs.difficulty.sft",
+    "write_sft": "rlvr_envs.difficulty.sft",
 }
 
 __all__ = sorted(_EXPORTS)
