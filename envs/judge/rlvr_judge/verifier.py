@@ -3,7 +3,8 @@
 A task's answer is ``{"reference": str | None, "rubric": [criterion, ...] | None}``. With a
 rubric the response is graded against it (the reference, if any, is shown to the judge as
 context); without one, the judge decides whether the response's final answer is equivalent to
-the reference. Every judge failure is ``verifier_error`` (trainer adapters turn it into None).
+the reference. Every judge failure is ``verifier_error``, never a reward (what a trainer adapter
+pays for it is its ``on_error`` policy, ``rlvr_envs.adapters.failures``).
 """
 
 from __future__ import annotations
