@@ -186,3 +186,15 @@ def test_openrlhf_zero_pays_zero_and_skip_is_refused_at_start(env):
         assert out["rewards"] == [0.0] * 10 and out["extra_logs"]["verifier_error"] == [1.0] * 10
     with pytest.raises(ServerConfigError, match="cannot leave a sample out"):
         RewardServer(env, port=0, on_error="skip")
+
+
+def test_serve_command_line_takes_the_policy_and_the_call_cap():
+    from rlvr_envs.cli import build_parser
+
+    parser = build_parser(load_plugins=False)
+    args = parser.parse_args(["serve", "math-arith"])
+    assert (args.on_error, args.max_consecutive_errors, args.max_call_s) == ("fail", 8, 150.0)
+    args = parser.parse_args(["serve", "--on-error", "zero", "--max-consecutive-errors", "3", "--max-call-s", "60"])
+    assert (args.on_error, args.max_consecutive_errors, args.max_call_s) == ("zero", 3, 60.0)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["serve", "--on-error", "skip"])  # OpenRLHF cannot leave a sample out
