@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rlvr_code.split import CodeTest, task_tests, test_key
@@ -35,31 +35,39 @@ class TestPlan:
 
     kind: str
     tests: tuple[CodeTest, ...]
+    keys: dict[str, CodeTest] = field(default_factory=dict, compare=False)
 
-    @property
-    def keys(self) -> dict[str, CodeTest]:
-        return {t.key: t for t in self.tests}
+    @classmethod
+    def of(cls, task: Task) -> TestPlan:
+        answer = task.answer if isinstance(task.answer, dict) else {}
+        tests = tuple(task_tests(task))
+        return cls(str(answer.get("format")), tests, {t.key: t for t in tests})
 
 
 _plans: OrderedDict[str, TestPlan] = OrderedDict()
+_by_object: OrderedDict[int, tuple[Task, TestPlan]] = OrderedDict()
 _plans_lock = threading.Lock()
 _PLAN_CACHE = 4096
 
 
 def plan_for(task: Task) -> TestPlan:
-    """The task's test plan (cached by the task's content: every sample of a task shares it)."""
+    """The task's test plan, cached: by the task object (the same ``Task`` sample after sample:
+    no hashing), else by its content (a copy that came through a pool or a server)."""
+    with _plans_lock:
+        known = _by_object.get(id(task))
+        if known is not None and known[0] is task:
+            return known[1]
     key = task.fingerprint
     with _plans_lock:
         plan = _plans.get(key)
-        if plan is not None:
-            _plans.move_to_end(key)
-            return plan
-    answer = task.answer if isinstance(task.answer, dict) else {}
-    plan = TestPlan(str(answer.get("format")), tuple(task_tests(task)))
+    if plan is None:
+        plan = TestPlan.of(task)
     with _plans_lock:
         _plans[key] = plan
-        while len(_plans) > _PLAN_CACHE:
-            _plans.popitem(last=False)
+        _by_object[id(task)] = (task, plan)  # the reference keeps the id from being reused
+        for cache in (_plans, _by_object):
+            while len(cache) > _PLAN_CACHE:
+                cache.popitem(last=False)
     return plan
 
 

@@ -33,8 +33,6 @@ from typing import Any
 
 from rlvr_envs.types import Task
 
-_LINE_NAME = re.compile(r"line (\d+):")
-
 
 @dataclass(frozen=True)
 class CodeTest:
@@ -350,8 +348,9 @@ def split_tests(task: Task) -> tuple[list[CodeTest], list[CodeTest]]:
 def test_key(kind: str, name: str, index: int) -> str:
     """The ``CodeTest.key`` of the verdict's ``index``-th test entry named ``name``."""
     if kind == "humaneval":
-        match = _LINE_NAME.match(name)
-        return f"line {match.group(1)}" if match else name
+        # The judge names them ``line 12: <source>``.
+        head = name.split(":", 1)[0]
+        return head if head.startswith("line ") and head[5:].isdigit() else name
     if kind == "stdio":
         return name
     return f"test {index}"
