@@ -220,8 +220,8 @@ def run_demo(settings: DemoSettings, quiet: bool = False) -> dict[str, Any]:
     env = make_demo_env(settings)
     env_id = env.env_id
     _print(
-        f"[demo] seed {settings.seed} (make demo SEED={settings.seed}; python -m rlvr_trainers.demo --seed "
-        f"{settings.seed})"
+        f"[demo] task {settings.task}, seed {settings.seed} (make demo TASK={settings.task} SEED={settings.seed}; "
+        f"python -m rlvr_trainers.demo --task {settings.task} --seed {settings.seed})"
     )
 
     # Held-out tasks first, so that nothing drawn afterwards for training can overlap them.
