@@ -102,6 +102,24 @@ def test_arithmetic_words_with_more_numbers_are_not_the_first_number(answer):
     assert not verify(f"\\boxed{{{answer}}}", "3").passed
 
 
+@pytest.mark.parametrize(
+    "completion",
+    [
+        "\\boxed{3} thousand",
+        "$\\boxed{3}$ thousand dollars.",
+        "\\boxed{3}万",
+        "\\boxed{3}億",
+        "\\boxed{3} squared",
+        "\\boxed{3} \\text{ halves}",
+        "\\boxed{3} times 2",
+        "\\boxed{3} divided by 2",
+    ],
+)
+def test_value_changing_words_right_after_the_box(completion):
+    verdict = verify(completion, "3")
+    assert not verdict.passed and "not a unit" in verdict.details.get("refused", ""), verdict
+
+
 HONEST_UNITS = [
     ("\\boxed{5 apples}", "5", APPLES),
     ("\\boxed{5 \\text{ apples}}", "5", APPLES),
@@ -147,6 +165,10 @@ HONEST_UNITS = [
     ("The answer is 5 dollars.", "5", "p"),
     ("Janet makes \\boxed{18} dollars a day.", "18", "p"),
     ("#### 18", "18", "p"),
+    ("She goes \\boxed{3} times a week.", "3", "p"),
+    ("\\boxed{3} dollars.", "3", "p"),
+    ("\\boxed{3}个", "3", "p"),
+    ("\\boxed{3}. Thousands of checks later, it holds.", "3", "p"),
 ]
 
 

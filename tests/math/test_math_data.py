@@ -81,8 +81,10 @@ def test_presets_take_data_and_keep_path_as_an_alias(tmp_path):
     by_path = rlvr_envs.make("math-500", path=str(path))
     by_rows = rlvr_envs.make("math-500", data=[PRESETS["math-500"]])
     assert [t.answer for t in by_data.tasks] == [t.answer for t in by_path.tasks] == [t.answer for t in by_rows.tasks]
-    with pytest.raises(TypeError, match="path="):
-        rlvr_envs.make("math-500", data=str(path), path=str(path))
+    other = tmp_path / "other.jsonl"
+    other.write_text(path.read_text())
+    with pytest.raises(rlvr_envs.errors.ConfigurationError, match="path="):  # the core's data vocabulary (one place)
+        rlvr_envs.make("math-500", data=str(path), path=str(other))
 
 
 def test_prompt_column_mapping_for_presets(tmp_path):

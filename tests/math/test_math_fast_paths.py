@@ -166,7 +166,8 @@ def test_fast_paths_agree_with_the_symbolic_step():
 )
 def test_undecided_shapes_are_left_to_sympy(gold, pred):
     config = MatchConfig(strict="x+1" != gold)
-    assert answers_match(gold, pred, config).how == "symbolic"
+    # the symbolic step, or its numeric pre-check (which only ever proves a difference)
+    assert answers_match(gold, pred, config).how in ("symbolic", "numeric")
 
 
 @pytest.mark.parametrize(

@@ -31,7 +31,7 @@ from fractions import Fraction
 
 from rlvr_math.languages import ALTERNATIVES, CERTAINTY, HEDGES, NEGATIONS, QUESTION
 from rlvr_math.normalize import clean, compact, parse_number
-from rlvr_math.units import unread_tail
+from rlvr_math.units import unread_tail, value_word_after
 
 _LATEX_WORD = re.compile(r"\\[A-Za-z]+")
 _LIST_MARK = re.compile(r",|;|\\\{|\\lbrace|\\cup|\band\b")
@@ -98,6 +98,9 @@ def trailing(after: str, gold: str, gold_is_set: bool) -> str | None:
     word = hedge(sentence, gold)
     if word is not None:
         return f"hedged answer ({word!r} after it)"
+    changed = value_word_after(after)
+    if changed is not None and changed.lower() not in gold.lower():
+        return f"words after the value that are not a unit ({changed!r} right after the answer)"
     alternative = _ALTERNATIVE_AFTER.match(sentence)
     if alternative is not None and not gold_is_set and not ALTERNATIVES.search(gold):
         if re.search(r"\d|\\boxed", sentence[alternative.end() :]):

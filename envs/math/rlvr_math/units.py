@@ -317,6 +317,31 @@ def read_tail(text: str, context: frozenset[str] = frozenset()) -> str:
     return text
 
 
+_VALUE_CHANGING = frozenset(MAGNITUDES) | frozenset(
+    """hundreds thousands millions billions trillions dozens lakhs crores grand half halves third thirds
+    quarter quarters fourth fourths fifth fifths sixth sixths seventh sevenths eighth eighths ninth ninths
+    tenth tenths hundredth hundredths thousandth thousandths millionth millionths squared cubed factorial""".split()
+)
+_OPERATOR_WORDS = frozenset("times plus minus over divided multiplied".split())
+"""Value-changing only with another value after them: ``\\boxed{3} times 2``, not ``\\boxed{3} times``."""
+_WORD_AFTER = re.compile(
+    r"^[\s$)\]}*]*(?:\\(?:text|mathrm|textrm)\s*\{\s*)?"
+    rf"([A-Za-z]+|[{''.join(CJK_SMALL)}{''.join(CJK_LARGE)}兆])"
+)
+
+
+def value_word_after(after: str) -> str | None:
+    """A word right after the final answer that would change its value (``\\boxed{3} thousand``,
+    ``\\boxed{3}万``, ``$\\boxed{3}$ squared``), or None."""
+    match = _WORD_AFTER.match(after)
+    if match is None:
+        return None
+    word = match.group(1)
+    if word.lower() in _OPERATOR_WORDS:
+        return word if re.match(r"\s*(?:by\s+|to\s+)?[-$\\(]*\d", after[match.end() :]) else None
+    return word if word.lower() in _VALUE_CHANGING or not word.isascii() else None
+
+
 _FIRST_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _LIST_WORDS = frozenset("and or und oder et ou y o e u".split())
 _FUNCTIONS = frozenset("sin cos tan cot sec csc log ln exp lg arcsin arccos arctan sinh cosh tanh mod".split())
