@@ -45,6 +45,8 @@ class ConformanceReport:
     tasks_checked: int = 0
     gold_checked: int = 0
     adversarial_checked: int = 0
+    redteam_checked: int = 0
+    """Probes of the quick red-team pass (``rlvr_envs.redteam``) verified."""
     failures: list[str] = field(default_factory=list)
 
     def fail(self, message: str) -> None:
@@ -130,6 +132,7 @@ def check_env(
     seeds: Sequence[int] = (0, 1),
     use_pool: bool = True,
     gymnasium_check: bool = True,
+    redteam: bool | Sequence[str] = True,
 ) -> ConformanceReport:
     """Check the promises every environment makes; raise ``ConformanceError`` on any break.
 
@@ -137,7 +140,11 @@ def check_env(
     never carries the answer; ``verify`` is deterministic; gold completions (where the family
     can render one) score 1; the adversarial completions (empty, "I don't know", "True",
     "False", "None", the prompt echoed, the gold hedged among fifty candidates) score 0;
-    the pool agrees with in-process verification.
+    the pool agrees with in-process verification; and a quick red-team pass over the first
+    ``n_tasks`` tasks (``rlvr_envs.redteam.KIT_CLASSES``: refusals, hedges in seven languages,
+    several answers, answers hidden in the reasoning, value-changing tails, negations, word
+    salad, the prompt echoed) rewards no wrong answer and never raises. ``redteam`` names other
+    classes, or False skips the pass.
     """
     report = ConformanceReport(env_id=env.env_id)
     if not isinstance(env, Env):
@@ -159,11 +166,15 @@ def check_env(
         if [t.fingerprint for t in a] != [t.fingerprint for t in b]:
             report.fail(f"{report.env_id}: sample(n, seed={seed}) is not deterministic")
         tasks.extend(a)
+    checked: list[Task] = []
     for task in tasks:
         if task.fingerprint in seen:
             continue
         seen.add(task.fingerprint)
+        checked.append(task)
         _check_task(env, task, report, use_pool)
+    if redteam:
+        _check_redteam(env, checked[:n_tasks], report, redteam)
 
     if report.failures:
         listing = "\n  - ".join(report.failures)
@@ -212,14 +223,43 @@ class RecordingBackend(VerificationBackend):
         self.closed = True
 
 
-def check_id(env_id: str, *, n_tasks: int = 3, seeds: Sequence[int] = (0, 1), **make_kwargs: Any) -> ConformanceReport:
+def _check_redteam(env: Env, tasks: list[Task], report: ConformanceReport, classes: bool | Sequence[str]) -> None:
+    """The quick red-team pass: one failure line per class where a wrong answer earned reward
+    (or verification raised), with the first example."""
+    from rlvr_envs.redteam import KIT_CLASSES, run_redteam
+    from rlvr_envs.redteam.report import preview
+
+    names = list(KIT_CLASSES) if isinstance(classes, bool) else list(classes)
+    result = run_redteam(env, tasks=tasks, quick=True, classes=names)
+    report.redteam_checked += sum(len(c.outcomes) for c in result.classes)
+    for c in result.classes:
+        bad = ([] if c.exempt else c.holes) + c.raised  # an env's declared exemption is its call
+        if not bad:
+            continue
+        first = bad[0]
+        got = f"raised {first.error}" if first.error else f"reward {first.reward} ({first.reason})"
+        report.fail(
+            f"{report.env_id}: redteam {c.name}: {len(c.holes)} wrong answer(s) rewarded, {len(c.raised)} raised; "
+            f"e.g. task {first.task_id!r}, {first.variant}: {got} for {preview(first.completion, 160)!r} "
+            f"(rlvr-envs redteam {report.env_id} --classes {c.name} for all)"
+        )
+
+
+def check_id(
+    env_id: str,
+    *,
+    n_tasks: int = 3,
+    seeds: Sequence[int] = (0, 1),
+    redteam: bool | Sequence[str] = True,
+    **make_kwargs: Any,
+) -> ConformanceReport:
     """``make(env_id, **make_kwargs)`` on a one-worker pool of its own, then ``check_env``."""
     import rlvr_envs
     from rlvr_envs.runtime.local.pool import VerificationPool
 
     with VerificationPool(1) as pool:
         env = rlvr_envs.make(env_id, pool=pool, **make_kwargs)
-        return check_env(env, n_tasks=n_tasks, seeds=seeds)
+        return check_env(env, n_tasks=n_tasks, seeds=seeds, redteam=redteam)
 
 
 # -- pytest plugin: ``pytest -p rlvr_envs.testing`` ------------------------------------------------
@@ -240,7 +280,7 @@ if _pytest is not None:
             def run(target: str | Env, **kwargs: Any) -> ConformanceReport:
                 if isinstance(target, Env):
                     return check_env(target, **kwargs)
-                check_keys = {"n_tasks", "seeds"}
+                check_keys = {"n_tasks", "seeds", "redteam"}
                 checks = {k: v for k, v in kwargs.items() if k in check_keys}
                 make_kwargs = {k: v for k, v in kwargs.items() if k not in check_keys}
                 return check_id(target, **checks, **make_kwargs)

@@ -14,7 +14,7 @@ import textwrap
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Context, Decimal, InvalidOperation, localcontext
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -30,6 +30,7 @@ _NUMBER = re.compile(r"-?(?:\d+(?:\.\d+)?|\.\d+)")
 _FRACTION = re.compile(r"(-?\d+)/(\d+)")
 _SHORT_CHARS = 200
 _SHORT_WORDS = 16
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _SLOT = re.compile(r"\\boxed\s*\{|\\fbox\s*\{|<answer>", re.IGNORECASE)
 _FLIPS = {"yes": "no", "no": "yes", "true": "false", "false": "true"}
 
@@ -99,7 +100,8 @@ def parse_value(text: str) -> Fraction | None:
 
 
 def wrong_value(gold: str) -> str:
-    """A competitor for ``gold`` that is not equal to it: a number plus one, the next letter of a
+    """A competitor for ``gold`` that is not equal to it: a number with its leading digit raised
+    by one (``7`` -> ``8``, ``958`` -> ``1058``: wrong under any tolerance below 10%), the next letter of a
     multiple-choice letter, yes/no and true/false flipped, words reversed, and anything else as
     ``2*(gold) + 1``. Editing inside an expression is not safe (raising the last integer of
     ``1^{2}`` or reversing ``p + q`` keeps the value, ``q0`` -> ``q1`` reads as ``q``), nor is
@@ -108,14 +110,16 @@ def wrong_value(gold: str) -> str:
     g = gold.strip()
     if not g:
         return "1729"
-    value = parse_value(g)
-    if value is not None:
-        m = _FRACTION.fullmatch(g)
+    if parse_value(g) is not None:
+        number = g.strip("$").strip()
+        m = _FRACTION.fullmatch(number)
         if m:
             return f"{int(m.group(1)) + int(m.group(2))}/{m.group(2)}"
-        if "." in g:
-            return str(Decimal(g) + 1)
-        return str(int(g) + 1)
+        # A context of our own: libraries lower the global decimal precision (1.46802100542E+14).
+        with localcontext(Context(prec=len(number) + 10)):
+            value = Decimal(number)
+            step = Decimal(1) if abs(value) < 10 else Decimal(10) ** abs(value).adjusted()
+            return format(value + step, "f")
     if len(g) == 1 and g.isalpha():
         return chr((ord(g.upper()) - ord("A") + 1) % 26 + ord("A")) if g.isascii() else g + g
     flipped = _FLIPS.get(g.casefold())
@@ -153,7 +157,8 @@ def gold_kind(gold: str | None, gold_completion: str | None) -> GoldKind:
     # A final answer, not a whole response: one line, a few words, no answer slot of its own (a
     # rubric's example response "... so 7 pens cost 21 dollars. \\boxed{21}" is not one).
     text = gold.strip()
-    if "\n" not in text and len(text) <= _SHORT_CHARS and len(text.split()) <= _SHORT_WORDS and not _SLOT.search(text):
+    words = len(text.split()) + len(_CJK.findall(text))  # CJK: a character is about a word
+    if "\n" not in text and len(text) <= _SHORT_CHARS and words <= _SHORT_WORDS and not _SLOT.search(text):
         return "short"
     return "long"
 

@@ -37,6 +37,8 @@ def test_gold_kinds_are_read_from_the_gold_alone():
     assert gold_kind("\\frac{1}{2}", None) == gold_kind("Alice", None) == "short"
     assert gold_kind("1 2 3\n4 5 6", None) == "long"  # a grid is not a program
     assert gold_kind("Each pen costs 3 dollars, so 7 pens cost 21 dollars. \\boxed{21}", None) == "long"
+    assert gold_kind("长城是中国古代为抵御外敌而修建的宏伟防御工程。", None) == "long"  # a sentence, not an answer
+    assert gold_kind("北京", None) == "short"
     assert gold_kind("one two three four five six seven eight nine ten eleven twelve 13 14 15 16 17", None) == "long"
     assert gold_kind("    return x + 1\n", None) == "code"  # a function body (HumanEval's layout)
     assert gold_kind("def f(x):\n    return x\n", None) == "code"
