@@ -30,6 +30,7 @@ When the peer cannot be loaded at all the script says so and compares with a nai
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import subprocess
@@ -37,7 +38,7 @@ import sys
 import tempfile
 import time
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 from types import ModuleType
@@ -117,6 +118,25 @@ def timed(run_pass: Callable[[], int], seconds: float) -> tuple[int, float, floa
     return checks, elapsed, best
 
 
+@contextlib.contextmanager
+def _without_task_cache() -> Iterator[None]:
+    """``verify`` as it was before the per-task cache (issue 30): the checkers looked up by the
+    answer's canonical JSON on every call, every verdict sized through validation."""
+    from rlvr_ifeval import task_cache, verifier
+    from rlvr_ifeval.scoring import cached_checkers
+
+    class NoCache(task_cache.TaskCache):
+        def plan(self, task: Any, canonical: Any) -> task_cache.TaskPlan:
+            return task_cache.TaskPlan(task.answer, cached_checkers(canonical(task.answer)), plain=False)
+
+    saved = verifier._TASKS
+    verifier._TASKS = NoCache()
+    try:
+        yield
+    finally:
+        verifier._TASKS = saved
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time budget per row of the table")
@@ -164,9 +184,19 @@ def main() -> None:
     def verify_pass() -> int:
         return sum(len(verifier.verify(t, r["response"]).details["instructions"]) for t, r in zip(tasks, rows))
 
+    training = IFEvalVerifier(relevance="overlap")  # ifeval-data-v1 / ifeval-synth-v2: guard v1 + relevance gate
+
+    def training_pass() -> int:
+        return sum(len(training.verify(t, r["response"]).details["instructions"]) for t, r in zip(tasks, rows))
+
     table: list[tuple[str, str, int, float, float]] = []
     table.append(("rlvr_ifeval checker.check", "IFEval+IFBench, all", *timed(ours_pass(ours), args.seconds)))
     table.append(("rlvr_ifeval IFEvalVerifier.verify", "IFEval+IFBench, all", *timed(verify_pass, args.seconds)))
+    with _without_task_cache():
+        table.append(
+            ("verify, before issue 30 (no task cache)", "IFEval+IFBench, all", *timed(verify_pass, args.seconds))
+        )
+    table.append(("verify, training ids (guard+relevance)", "IFEval+IFBench, all", *timed(training_pass, args.seconds)))
     language_only = [([c for c in cs if c.instruction_id in LANGUAGE_IDS], r) for cs, r in ours]
     table.append(
         (

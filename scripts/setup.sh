@@ -44,3 +44,8 @@ done
 
 echo "setup: installing the core and $(( (${#dists[@]} - 3) / 2 )) local distribution(s) editable into $VENV"
 "${PIP[@]}" install "${dists[@]}"
+
+# IFEval's language detection reads its fixed tables from a per-machine disk cache; build it now
+# so that no process's first verdict pays for it (rlvr_ifeval.langdetect_tables).
+"$VENV/bin/python" -m rlvr_ifeval.langdetect_exact >/dev/null 2>&1 \
+  || echo "setup: could not prebuild IFEval's language tables (the first IFEval process will)"

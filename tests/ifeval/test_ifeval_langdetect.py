@@ -55,8 +55,12 @@ def test_stream_emulation_matches_python_random() -> None:
 
 
 def test_ngrams_are_langdetects_in_order() -> None:
+    from langdetect import detector_factory
+
     engine = langdetect_exact.engine()
-    grams = list(engine.table)
+    detector_factory.init_factory()
+    grams = list(detector_factory._factory.word_lang_prob_map)  # the profiles' row order
+    assert len(grams) == len(engine.profiles)
     for sample in [*_shared_texts(4), *EDGE_TEXTS]:
         detector = _langdetect_detector(sample)
         detector.cleaning_text()

@@ -11,7 +11,7 @@ from rlvr_ifeval import langdetect_jit, language
 from rlvr_ifeval.text import STOPWORDS
 from tests.helpers.data import read_jsonl
 
-pytestmark = pytest.mark.skipif(langdetect_jit.ENGLISH is None, reason="numba is not installed")
+pytestmark = pytest.mark.skipif(not langdetect_jit.load(), reason="numba is not installed")
 
 HOSTILE_TEXTS = [
     "",
@@ -111,6 +111,7 @@ def test_set_compiled_switches_both_paths_and_restores() -> None:
 
     text = "Ceci est un texte en français qui ne prend aucun raccourci."
     expected = language.fast_langdetect(text)
+    assert langdetect_exact.engine().enable_kernels()
     previous = language.set_compiled(False)
     try:
         assert previous is True

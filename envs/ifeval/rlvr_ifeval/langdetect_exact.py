@@ -41,7 +41,7 @@ import re
 import threading
 from typing import Any
 
-from rlvr_ifeval import langdetect_compiled, langdetect_jit, langdetect_walk
+from rlvr_ifeval import langdetect_compiled, langdetect_jit, langdetect_tables, langdetect_walk
 
 _SEED = 0
 _MAX_CHAR_MEMO = 20_000
@@ -88,16 +88,10 @@ class _Engine:
 
     def __init__(self) -> None:
         import numpy as np
-        from langdetect import detector_factory
         from langdetect.detector import Detector
         from langdetect.utils.ngram import NGram
 
-        detector_factory.init_factory()
-        factory = detector_factory._factory
         self.np = np
-        self.table: dict[str, list[float]] = factory.word_lang_prob_map
-        self.langs: list[str] = list(factory.langlist)
-        self.n_langs = len(self.langs)
         self.url_re: re.Pattern[str] = Detector.URL_RE
         self.mail_re: re.Pattern[str] = Detector.MAIL_RE
         self.normalize_vi = NGram.normalize_vi
@@ -112,23 +106,34 @@ class _Engine:
         self.prob_threshold = Detector.PROB_THRESHOLD
         self.n_trial = 7  # Detector's default n_trial
         self.lock = threading.Lock()
+        # The fixed tables (profiles, n-gram hash table, ASCII and BMP tables): read from the
+        # on-disk cache, or built from langdetect's profiles once per machine (2-3 s).
+        tables, self.tables_cached = langdetect_tables.load_or_build(_build_tables)
+        self.langs: list[str] = [str(code) for code in tables["langs"]]
+        self.n_langs = len(self.langs)
         # The profiles as a dense matrix, a row per n-gram (38 MB; langdetect's own dict of
-        # Python floats, which the factory keeps, is several times larger): the walk reads
-        # a row per step, and gathering dense rows is far cheaper than expanding sparse ones.
-        grams = list(self.table)
-        self.profiles = np.array([self.table[gram] for gram in grams], dtype=np.float64)
-        # Whether to use numba's kernels (langdetect_jit) where they exist; benchmarks and
-        # tests switch it off to run the numpy paths.
-        self.compiled = langdetect_jit.NGRAMS is not None
-        self.profiles.setflags(write=False)
+        # Python floats is several times larger): the walk reads a row per step, and gathering
+        # dense rows is far cheaper than expanding sparse ones.
+        self.profiles = tables["profiles"]
+        self.gram_keys = tables["gram_keys"]
         # An open-addressing hash table from n-gram keys to rows, probed with array operations.
-        self._build_gram_table([_gram_key(g) for g in grams])
-        self._build_ascii_tables(grams)
+        self.table_keys = tables["table_keys"]
+        self.table_rows = tables["table_rows"]
+        self.table_mask = len(self.table_keys) - 1
+        self.table_mask_u64 = np.uint64(self.table_mask)
+        self.table_shift_u64 = np.uint64(64 - self.table_mask.bit_length())
+        self._row_of_key: dict[int, int] | None = None
+        # Rows of the n-grams made of ASCII letters and spaces, indexed in base 53.
+        self.ascii_rows = [tables["ascii_rows_1"], tables["ascii_rows_2"], tables["ascii_rows_3"]]
+        self.ascii_codes = np.zeros(128, dtype=np.intp)  # other ASCII never survives normalising
+        self.ascii_symbol = np.full(128, -1, dtype=np.intp)  # the compiled pass checks instead
+        for i, ch in enumerate(_ASCII_ALPHABET):
+            self.ascii_codes[ord(ch)] = self.ascii_symbol[ord(ch)] = i
+        self.no_capitals = np.zeros(0, dtype=bool)
         self.kinds = _CharKinds()
-        # langdetect's character normalisation and ``isupper`` for the whole Basic Multilingual
-        # Plane, computed once (about 0.15 s): fixed tables, independent of any text.
-        self.bmp_normal = np.array([ord(NGram.normalize(chr(c))) for c in range(_BMP)], dtype=np.uint32)
-        self.bmp_upper = np.array([chr(c).isupper() for c in range(_BMP)], dtype=bool)
+        # langdetect's character normalisation and ``isupper`` for the whole Basic Multilingual Plane.
+        self.bmp_normal = tables["bmp_normal"]
+        self.bmp_upper = tables["bmp_upper"]
         self.ascii_normal = str.maketrans({c: chr(self.bmp_normal[c]) for c in range(128)})
         self.rng = random.Random(_SEED)
         self.stream = np.empty(0, dtype=np.int64)
@@ -136,10 +141,48 @@ class _Engine:
         # when the stream grows, so that a reader never pairs a stream with shorter tables.
         self.weighted_stream: tuple[Any, Any, Any] | None = None
         self._extend_stream(_INITIAL_STREAM_WORDS)
-        # Kernels that fail or differ here are never used (a broken cache or toolchain then
-        # costs speed, not verdicts).
-        self.kernels_ok = self.compiled and langdetect_compiled.kernels_agree(self)
-        self.compiled = self.kernels_ok
+        # numba's kernels are loaded later (``enable_kernels``): until then, and wherever they
+        # fail or differ from the numpy paths, the numpy paths run (a broken cache or toolchain
+        # then costs speed, not verdicts).
+        self.kernels_ok = False
+        self.compiled = False
+        self._kernels_started = False
+        self._kernels_checked = False
+        self._kernel_lock = threading.Lock()
+
+    @property
+    def row_of_key(self) -> dict[int, int]:
+        """n-gram key -> profile row, for the rare keys in long probe chains (built on first use)."""
+        if self._row_of_key is None:
+            self._row_of_key = {key: row for row, key in enumerate(self.gram_keys.tolist())}
+        return self._row_of_key
+
+    def enable_kernels(self, use: bool = True) -> bool:
+        """Load numba's kernels (``langdetect_jit.load``), check them against the numpy paths
+        once, and use them (``use``) if they agree; whether they agree. Safe from any thread: a
+        second caller waits for the first, and the engine switches only when everything the
+        kernels read is in place."""
+        with self._kernel_lock:
+            self._kernels_started = True
+            if not self._kernels_checked:
+                ok = False
+                if langdetect_jit.load():
+                    with self.lock:  # the stream may be growing on another thread
+                        if langdetect_jit.TRIALS is not None and self.weighted_stream is None:
+                            self.weighted_stream = (self.stream, *langdetect_compiled.gauss_weights(self, self.stream))
+                    ok = langdetect_compiled.kernels_agree(self)
+                self.kernels_ok, self._kernels_checked = ok, True
+            self.compiled = self.kernels_ok and use
+            return self.kernels_ok
+
+    def start_kernels(self, use: bool = True) -> None:
+        """``enable_kernels`` on a daemon thread, once: this process's first detections run on
+        the numpy paths (about 1 ms a text) instead of waiting 1-3 s for numba."""
+        with self.lock:
+            if self._kernels_started:
+                return
+            self._kernels_started = True
+        threading.Thread(target=self.enable_kernels, args=(use,), name="rlvr-ifeval-numba", daemon=True).start()
 
     # -- the seeded stream ------------------------------------------------------------------
     def _extend_stream(self, words: int) -> None:
@@ -247,7 +290,7 @@ class _Engine:
         compiled pass (``langdetect_jit.NGRAMS``; ``compiled=False`` forces the numpy path).
         """
         np = self.np
-        if self.compiled if compiled is None else compiled and self.compiled:
+        if self.compiled if compiled is None else compiled and self._kernels_loaded():
             return langdetect_compiled.ngram_rows(self, text)
         normal, upper = self._normalised_points(" " + self.prepared_text(text))
         positions = len(normal) - 1
@@ -278,41 +321,6 @@ class _Engine:
         rows[space[:-1] | capitals, 2] = -1
         flat = rows.ravel()
         return flat[flat >= 0]
-
-    def _build_gram_table(self, keys: list[int]) -> None:
-        np = self.np
-        bits = max(16, (2 * len(keys)).bit_length())  # load factor below 1/2 (3 MB)
-        mask, shift = (1 << bits) - 1, 64 - bits
-        table_keys = [_EMPTY_KEY] * (mask + 1)
-        table_rows = [-1] * (mask + 1)
-        for row, key in enumerate(keys):
-            slot = ((key * _GOLDEN) & _EMPTY_KEY) >> shift  # the same hash as _slot
-            while table_keys[slot] != _EMPTY_KEY:
-                slot = (slot + 1) & mask
-            table_keys[slot], table_rows[slot] = key, row
-        self.table_keys = np.array(table_keys, dtype=np.uint64)
-        self.table_rows = np.array(table_rows, dtype=np.int32)
-        self.table_mask = mask
-        self.table_mask_u64 = np.uint64(mask)
-        self.table_shift_u64 = np.uint64(64 - mask.bit_length())
-        self.row_of_key = {key: row for row, key in enumerate(keys)}
-
-    def _build_ascii_tables(self, grams: list[str]) -> None:
-        """Rows of the n-grams made of ASCII letters and spaces, indexed in base 53."""
-        np = self.np
-        symbol = {ch: i for i, ch in enumerate(_ASCII_ALPHABET)}
-        self.ascii_codes = np.zeros(128, dtype=np.intp)  # other ASCII never survives normalising
-        self.ascii_symbol = np.full(128, -1, dtype=np.intp)  # the compiled pass checks instead
-        for ch, i in symbol.items():
-            self.ascii_codes[ord(ch)] = self.ascii_symbol[ord(ch)] = i
-        self.no_capitals = np.zeros(0, dtype=bool)
-        self.ascii_rows = [np.full(_ASCII_SYMBOLS**size, -1, dtype=np.int32) for size in (1, 2, 3)]
-        for row, gram in enumerate(grams):
-            if all(ch in symbol for ch in gram):
-                index = 0
-                for ch in gram:
-                    index = index * _ASCII_SYMBOLS + symbol[ch]
-                self.ascii_rows[len(gram) - 1][index] = row
 
     def _slot(self, keys: Any) -> Any:
         # Fibonacci hashing: the top bits of key * 2**64 / golden ratio (wrapping).
@@ -433,8 +441,13 @@ class _Engine:
         return total
 
     def _use_compiled_trials(self, compiled: bool | None) -> bool:
-        wanted = self.compiled if compiled is None else compiled and self.compiled
-        return wanted and langdetect_jit.TRIALS is not None
+        wanted = self.compiled if compiled is None else compiled and self._kernels_loaded()
+        return wanted and langdetect_jit.TRIALS is not None and self.weighted_stream is not None
+
+    def _kernels_loaded(self) -> bool:
+        # An explicit ``compiled=True`` (the kernel check, tests) may use loaded kernels before
+        # the engine has switched to them; the default follows ``self.compiled``.
+        return self.kernels_ok or langdetect_jit.NGRAMS is not None
 
     def _trial(self, take: Any, pos: int, weight: float, chunk: int) -> tuple[Any, int, int]:
         """One trial of the random walk from stream word ``pos``, in langdetect's exact order
@@ -472,6 +485,62 @@ class _Engine:
                 return prob, end + 1, int(word_pos[end]) + 1
             divide(prob, total, factors[end + 1])
             start, end = end + 1, end + 5
+
+
+def _build_tables() -> dict[str, Any]:
+    """The fixed tables from langdetect's profiles (``langdetect_tables.NAMES``)."""
+    import numpy as np
+    from langdetect import detector_factory
+    from langdetect.utils.ngram import NGram
+
+    detector_factory.init_factory()
+    factory = detector_factory._factory
+    table: dict[str, list[float]] = factory.word_lang_prob_map
+    grams = list(table)
+    keys = [_gram_key(g) for g in grams]
+    tables: dict[str, Any] = {
+        "langs": np.array(list(factory.langlist)),
+        "profiles": np.array([table[gram] for gram in grams], dtype=np.float64),
+        "gram_keys": np.array(keys, dtype=np.uint64),
+        # langdetect's character normalisation and ``isupper`` for the Basic Multilingual Plane.
+        "bmp_normal": np.array([ord(NGram.normalize(chr(c))) for c in range(_BMP)], dtype=np.uint32),
+        "bmp_upper": np.array([chr(c).isupper() for c in range(_BMP)], dtype=bool),
+    }
+    tables["table_keys"], tables["table_rows"] = _gram_table(keys)
+    for size, rows in enumerate(_ascii_tables(grams), start=1):
+        tables[f"ascii_rows_{size}"] = rows
+    return tables
+
+
+def _gram_table(keys: list[int]) -> tuple[Any, Any]:
+    """An open-addressing hash table (load factor below 1/2, 3 MB): slot keys and rows."""
+    import numpy as np
+
+    bits = max(16, (2 * len(keys)).bit_length())
+    mask, shift = (1 << bits) - 1, 64 - bits
+    table_keys = [_EMPTY_KEY] * (mask + 1)
+    table_rows = [-1] * (mask + 1)
+    for row, key in enumerate(keys):
+        slot = ((key * _GOLDEN) & _EMPTY_KEY) >> shift  # the same hash as _Engine._slot
+        while table_keys[slot] != _EMPTY_KEY:
+            slot = (slot + 1) & mask
+        table_keys[slot], table_rows[slot] = key, row
+    return np.array(table_keys, dtype=np.uint64), np.array(table_rows, dtype=np.int32)
+
+
+def _ascii_tables(grams: list[str]) -> list[Any]:
+    """Rows of the n-grams made of ASCII letters and spaces, indexed in base 53, per length."""
+    import numpy as np
+
+    symbol = {ch: i for i, ch in enumerate(_ASCII_ALPHABET)}
+    rows = [np.full(_ASCII_SYMBOLS**size, -1, dtype=np.int32) for size in (1, 2, 3)]
+    for row, gram in enumerate(grams):
+        if all(ch in symbol for ch in gram):
+            index = 0
+            for ch in gram:
+                index = index * _ASCII_SYMBOLS + symbol[ch]
+            rows[len(gram) - 1][index] = row
+    return rows
 
 
 def _gram_key(gram: str) -> int:
@@ -524,3 +593,8 @@ def clear_text_memos() -> None:
     if _ENGINE is not None:
         _ENGINE.chars = _CharNormaliser(_ENGINE.normalize)
         _ENGINE.kinds = _CharKinds()
+
+
+if __name__ == "__main__":  # build the tables' disk cache ahead of time (scripts/setup.sh)
+    engine()
+    print(langdetect_tables.cache_path())

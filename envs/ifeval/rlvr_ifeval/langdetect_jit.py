@@ -26,7 +26,9 @@ The ``gauss`` values are not computed here: their logarithm, cosine and sine mus
 ones CPython's ``math`` returns, so Python tabulates the weight for every stream position
 once per process (``langdetect_compiled.gauss_weights``) and the kernel reads the table.
 
-Without numba all are None and the callers use their numpy and string paths; ``TRIALS`` is
+They are None until ``load()`` (``rlvr_ifeval.language`` loads them in the background after the
+first detection, or at once in ``warm_up``). Without numba all stay None and the callers use their
+numpy and string paths; ``TRIALS`` is
 also None on CPython 3.12+, whose ``sum`` of floats is compensated (the numpy replay calls
 ``sum`` itself and follows it on any version). The engine compares the kernels with those
 paths once per process and keeps to the latter if they fail or differ.
@@ -35,6 +37,7 @@ paths once per process and keeps to the latter if they fail or differ.
 from __future__ import annotations
 
 import sys
+import threading
 from typing import Any
 
 import numpy as np
@@ -346,4 +349,29 @@ def _compile() -> tuple[Any, Any, Any, Any]:
     return ngrams, trials, jit(_english_counts), jit(_count_classes)
 
 
-NGRAMS, TRIALS, ENGLISH, CLASSES = _compile()
+# The kernels, None until ``load()``: importing numba and loading its cached machine code costs
+# 1-3 s, which a process that verifies a handful of texts, or its first verdict, must not pay.
+NGRAMS: Any = None
+TRIALS: Any = None
+ENGLISH: Any = None
+CLASSES: Any = None
+_LOAD_LOCK = threading.Lock()
+_loaded = False
+
+
+def load() -> bool:
+    """Compile the kernels, or load them from numba's cache, once per process; whether numba's
+    ``NGRAMS`` is there (``TRIALS`` also needs CPython < 3.12)."""
+    global NGRAMS, TRIALS, ENGLISH, CLASSES, _loaded
+    with _LOAD_LOCK:
+        if not _loaded:
+            ngrams, trials, english, classes = _compile()
+            # Published together, the trial loop last: a reader that sees NGRAMS sees the rest.
+            ENGLISH, CLASSES, TRIALS, NGRAMS = english, classes, trials, ngrams
+            _loaded = True
+    return NGRAMS is not None
+
+
+def loaded() -> bool:
+    """Whether ``load()`` has run (and the kernels, if any, are usable)."""
+    return _loaded

@@ -59,8 +59,7 @@ def set_compiled(enabled: bool) -> bool:
     from rlvr_ifeval import langdetect_exact
 
     previous, _COMPILED = _COMPILED, enabled
-    engine = langdetect_exact.engine()
-    engine.compiled = enabled and engine.kernels_ok
+    langdetect_exact.engine().enable_kernels(use=enabled)
     return previous
 
 
@@ -70,12 +69,13 @@ def obvious_language(text: str, *, compiled: bool | None = None) -> str | None:
     With numba (``langdetect_jit.ENGLISH``) the letters, scripts and words are counted by
     table lookups and one compiled pass; ``compiled=False`` (or no numba) counts them with
     string methods and regular expressions. Both decide identically (tests/ifeval). By
-    default the compiled pass is used once numba's kernels are loaded anyway (by the first
-    text that needs ``langdetect_exact``), so that a process whose texts all take a shortcut
-    never pays for importing numba (about a second).
+    default the compiled pass is used once numba's kernels are loaded anyway (in the background
+    after the first text that needs ``langdetect_exact``, or by ``warm_up``), so that a process
+    whose texts all take a shortcut never pays for importing numba (1-3 s).
     """
     if compiled is None:
-        compiled = _COMPILED and "rlvr_ifeval.langdetect_jit" in sys.modules
+        jit = sys.modules.get("rlvr_ifeval.langdetect_jit")
+        compiled = _COMPILED and jit is not None and jit.ENGLISH is not None
     counter = _FastCounter.get() if compiled else None
     if counter is None:
         return _obvious_language_strings(text)
@@ -148,6 +148,8 @@ class _FastCounter:
                 if cls._instance is None and not cls._failed:
                     from rlvr_ifeval import langdetect_jit
 
+                    if not langdetect_jit.loaded():
+                        return None  # not yet: the string version counts meanwhile
                     if langdetect_jit.ENGLISH is not None and langdetect_jit.CLASSES is not None:
                         cls._instance = cls.checked(langdetect_jit.ENGLISH, langdetect_jit.CLASSES)
                     cls._failed = cls._instance is None
@@ -246,16 +248,23 @@ def fast_langdetect(text: str) -> str | None:
         _EXACT_ENGINE_OK = langdetect_exact.self_check()
     if not _EXACT_ENGINE_OK:
         return langdetect_language(text)
-    return langdetect_exact.engine().detect(text)
+    engine = langdetect_exact.engine()
+    if _COMPILED:
+        engine.start_kernels()
+    return engine.detect(text)
 
 
 def warm_up() -> None:
-    """Load what language detection needs once per process: langdetect's profiles and the
-    engine's tables (about 1.5 s), and numba's kernels (loaded from the on-disk cache, or
-    compiled in about 5 s where there is none yet). A verifier can call this when a worker
-    starts, so that no call's time budget pays for it."""
+    """Load what language detection needs once per process: the engine's tables (read from
+    the on-disk cache of ``langdetect_tables``, or built in 2-3 s the first time on a machine)
+    and numba's kernels (loaded from numba's cache in 1-3 s, or compiled in about 5 s where there
+    is none yet), here and now rather than in the background. A verifier calls this when a pool
+    worker unpickles it, so that no call's time budget pays for it."""
+    from rlvr_ifeval import langdetect_exact
+
     fast_langdetect("Ceci est un court texte pour charger les profils.")
-    if _COMPILED:
+    if _COMPILED and _EXACT_ENGINE_OK:
+        langdetect_exact.engine().enable_kernels()
         _FastCounter.get()
 
 
