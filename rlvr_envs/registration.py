@@ -365,6 +365,8 @@ def make(
     ``pass_rate_band=(lo, hi)``, ``profile=PATH`` and ``pass_rate_sampler=FINGERPRINT`` keep only
     the tasks whose pass rate measured by ``rlvr-envs profile`` lies in the band (default band
     0.2-0.8 when only ``profile`` is given); they never reach the env's constructor.
+    ``tools=[...]`` (with ``max_turns``, budgets, ``parser``...) wraps the env in an
+    ``EpisodeEnv``: multi-turn and tool-using (docs/episodes.md); without it nothing changes.
     """
     from rlvr_envs.env import Env
 
@@ -378,6 +380,12 @@ def make(
             f"cannot load the entry point {env_spec.entry_point!r} of {env_spec.id}: {type(exc).__name__}: {exc}"
         ) from exc
     merged = {**env_spec.kwargs, **data_alias(kwargs, env_spec.id)}
+    episode: dict[str, Any] | None = None
+    if "tools" in merged:
+        # tools= makes an episode env (docs/episodes.md): its options never reach the family.
+        from rlvr_envs.episodes.env import split_episode_options
+
+        merged, episode = split_episode_options(merged)
     env = factory(**merged)
     if not isinstance(env, Env):
         raise RegistrationError(f"entry point of {env_spec.id} returned {type(env).__name__}, not rlvr_envs.Env")
@@ -389,4 +397,8 @@ def make(
 
         band = pass_rate_band if pass_rate_band is not None else (0.2, 0.8)
         env = filter_env(env, band=band, profile=profile, sampler=pass_rate_sampler)
+    if episode is not None:
+        from rlvr_envs.episodes.env import EpisodeEnv
+
+        env = EpisodeEnv(env, **episode)
     return env

@@ -1,0 +1,123 @@
+"""The assistant's turn as the episode reads it: a chat message dict or raw text -> one ``Turn``.
+
+Also the text hygiene every string that goes back to the model passes through: valid UTF-8
+(lone surrogates replaced) and a length cap with a marker.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from rlvr_envs.episodes.parsers import MAX_ARGUMENT_CHARS, ParsedTurn, ToolCall, ToolCallParser, call_from_object
+
+__all__ = ["Turn", "clean_text", "read_action", "truncate_text"]
+
+
+@dataclass
+class Turn:
+    final: Any
+    """What the verifier reads if this is the final answer (the raw text; dicts: ``content``)."""
+    content: str
+    """The assistant message's content as stored in ``messages`` (tool-call blocks removed)."""
+    calls: list[ToolCall] = field(default_factory=list)
+    generated: str = ""
+    """The text the policy generated this turn (what the char/token budgets count)."""
+    ids_given: bool = False
+    """Whether call ids came with the action (OpenAI ``tool_calls``); else the env names them."""
+
+
+def clean_text(text: str) -> str:
+    """Valid UTF-8: lone surrogates (undecodable bytes smuggled into a str) become U+FFFD."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def truncate_text(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}…[truncated {len(text) - limit} chars]"
+
+
+def _parse(parser: ToolCallParser, text: str) -> ParsedTurn:
+    try:
+        parsed = parser.parse(text)
+        if isinstance(parsed, ParsedTurn) and isinstance(parsed.content, str):
+            return parsed
+        return ParsedTurn(
+            text, [ToolCall("call_0", None, None, "", f"the {parser.name} parser returned no ParsedTurn")]
+        )
+    except Exception as exc:  # a third-party parser's bug is a malformed attempt, never a crash
+        return ParsedTurn(
+            text, [ToolCall("call_0", None, None, "", f"could not parse the turn ({type(exc).__name__})")]
+        )
+
+
+def _dict_calls(tool_calls: Any) -> list[ToolCall]:
+    if not isinstance(tool_calls, list):
+        return [ToolCall("call_0", None, None, "", '"tool_calls" must be a list')]
+    calls: list[ToolCall] = []
+    for item in tool_calls:
+        call_id = item.get("id") if isinstance(item, dict) else None
+        call_id = call_id if isinstance(call_id, str) and call_id and len(call_id) <= 200 else ""
+        fn = item.get("function") if isinstance(item, dict) else None
+        if not isinstance(fn, dict):
+            calls.append(ToolCall(call_id, None, None, "", 'a tool call needs a "function" object'))
+            continue
+        raw = _arguments_text(fn.get("arguments"))
+        if len(raw) > MAX_ARGUMENT_CHARS:
+            name = fn.get("name") if isinstance(fn.get("name"), str) else None
+            calls.append(
+                ToolCall(
+                    call_id, name, None, raw[:200], f"the arguments are longer than {MAX_ARGUMENT_CHARS} characters"
+                )
+            )
+            continue
+        calls.append(call_from_object(fn, call_id, raw[:200], key_aliases=("arguments",)))
+    return calls
+
+
+def _arguments_text(arguments: Any) -> str:
+    if isinstance(arguments, str):
+        return arguments
+    try:
+        return json.dumps(arguments, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return ""
+
+
+def read_action(action: Any, parser: ToolCallParser) -> Turn:
+    """The turn in ``action``: a message dict (OpenAI shape) or text parsed by ``parser``.
+
+    A dict without ``tool_calls`` has its content parsed like text (a server without a tool
+    parser hands back the raw text there). Anything else is a final answer for the verifier to
+    refuse (``format_error``), as single-turn ``step`` does.
+    """
+    if isinstance(action, bytes):
+        action = action.decode("utf-8", "replace")
+    if isinstance(action, str):
+        parsed = _parse(parser, action)
+        return Turn(final=action, content=clean_text(parsed.content), calls=parsed.calls, generated=action)
+    if isinstance(action, dict):
+        content = action.get("content")
+        text = content if isinstance(content, str) else ""
+        tool_calls = action.get("tool_calls")
+        if not tool_calls:
+            parsed = _parse(parser, text)
+            return Turn(final=text, content=clean_text(parsed.content), calls=parsed.calls, generated=text)
+        calls = _dict_calls(tool_calls)
+        args_text = (
+            "".join(
+                _arguments_text(t.get("function", {}).get("arguments"))[: MAX_ARGUMENT_CHARS + 1]
+                for t in tool_calls
+                if isinstance(t, dict) and isinstance(t.get("function"), dict)
+            )
+            if isinstance(tool_calls, list)
+            else ""
+        )
+        return Turn(final=text, content=clean_text(text), calls=calls, generated=text + args_text, ids_given=True)
+    return Turn(final=action, content="", calls=[], generated="")

@@ -1,0 +1,245 @@
+"""Tool-call parsers: the assistant's raw text -> its content and the tool calls it makes.
+
+A parser names the layout it asks the model for (``instruction``), reads it back (``parse``)
+and writes tool results the same way (``render_results``). Parsing is linear in the text
+(``str.find`` scans, never a backtracking regex over the whole turn) and never raises: a call
+that cannot be read is a malformed attempt the model is told about. Text inside
+``<think>...</think>`` is reasoning, never a call.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+__all__ = [
+    "HermesParser",
+    "JsonParser",
+    "ParsedTurn",
+    "ToolCall",
+    "ToolCallParser",
+    "get_tool_call_parser",
+    "parser_names",
+    "register_tool_call_parser",
+    "strip_thinking",
+]
+
+MAX_ARGUMENT_CHARS = 100_000
+"""A call whose arguments text is longer than this is refused unread."""
+
+
+@dataclass
+class ToolCall:
+    """One call attempt. ``error`` set means malformed (``name``/``arguments`` as far as read)."""
+
+    id: str
+    name: str | None
+    arguments: dict[str, Any] | None
+    raw: str = ""
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@dataclass
+class ParsedTurn:
+    content: str
+    """The text outside the tool-call blocks (reasoning included)."""
+    calls: list[ToolCall] = field(default_factory=list)
+
+
+@runtime_checkable
+class ToolCallParser(Protocol):
+    name: str
+
+    def instruction(self, tools: list[dict[str, Any]]) -> str: ...
+
+    def parse(self, text: str) -> ParsedTurn: ...
+
+    def render_results(self, messages: list[dict[str, Any]]) -> str: ...
+
+
+def strip_thinking(text: str) -> tuple[str, str]:
+    """(reasoning, rest): everything up to the last ``</think>`` is reasoning; an unclosed
+    ``<think>`` makes the rest of the text reasoning."""
+    close = text.rfind("</think>")
+    if close >= 0:
+        cut = close + len("</think>")
+        return text[:cut], text[cut:]
+    opened = text.find("<think>")
+    if opened >= 0:
+        return text[opened:], text[:opened]
+    return "", text
+
+
+def decode_call(payload: str, call_id: str, *, key_aliases: Iterable[str] = ("arguments", "parameters")) -> ToolCall:
+    """A ``{"name": ..., "arguments": {...}}`` object (arguments may be a JSON string) as a call."""
+    raw = payload
+    if len(payload) > MAX_ARGUMENT_CHARS:
+        return ToolCall(call_id, None, None, raw[:200], f"the tool call is longer than {MAX_ARGUMENT_CHARS} characters")
+    try:
+        obj = json.loads(payload)
+    except (ValueError, RecursionError) as exc:
+        detail = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
+        return ToolCall(call_id, None, None, raw, f"the tool call is not valid JSON ({detail})")
+    return call_from_object(obj, call_id, raw, key_aliases)
+
+
+def call_from_object(
+    obj: Any, call_id: str, raw: str, key_aliases: Iterable[str] = ("arguments", "parameters")
+) -> ToolCall:
+    if not isinstance(obj, dict):
+        return ToolCall(call_id, None, None, raw, 'a tool call must be a JSON object {"name": ..., "arguments": {...}}')
+    name = obj.get("name")
+    if not isinstance(name, str) or not name:
+        return ToolCall(call_id, None, None, raw, 'the tool call has no "name" string')
+    args: Any = None
+    for key in key_aliases:
+        if key in obj:
+            args = obj[key]
+            break
+    else:
+        args = {}
+    if isinstance(args, str):
+        # Some models double-encode the arguments (OpenAI's own wire form is a JSON string).
+        if len(args) > MAX_ARGUMENT_CHARS:
+            return ToolCall(call_id, name, None, raw, f"the arguments are longer than {MAX_ARGUMENT_CHARS} characters")
+        try:
+            args = json.loads(args) if args.strip() else {}
+        except (ValueError, RecursionError):
+            return ToolCall(call_id, name, None, raw, "the arguments string is not valid JSON")
+    if not isinstance(args, dict):
+        return ToolCall(call_id, name, None, raw, '"arguments" must be a JSON object of named arguments')
+    return ToolCall(call_id, name, args, raw)
+
+
+def _tool_lines(tools: list[dict[str, Any]]) -> str:
+    return "\n".join(json.dumps(t, ensure_ascii=False) for t in tools)
+
+
+class HermesParser:
+    """``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` (Hermes, Qwen 2.5/3), any number a turn."""
+
+    name = "hermes"
+    open_tag, close_tag = "<tool_call>", "</tool_call>"
+
+    def instruction(self, tools: list[dict[str, Any]]) -> str:
+        return (
+            "You may call tools to help you. The available tools, as JSON schemas:\n<tools>\n"
+            f"{_tool_lines(tools)}\n</tools>\n"
+            "To call a tool, write one block per call:\n"
+            '<tool_call>\n{"name": "<tool name>", "arguments": {<arguments as JSON>}}\n</tool_call>\n'
+            "then stop; the results come back as <tool_response> blocks. "
+            "When you are done, answer without any tool call: that reply is your final answer."
+        )
+
+    def parse(self, text: str) -> ParsedTurn:
+        thinking, rest = strip_thinking(text)
+        kept: list[str] = [thinking]
+        calls: list[ToolCall] = []
+        pos = 0
+        while True:
+            start = rest.find(self.open_tag, pos)
+            if start < 0:
+                kept.append(rest[pos:])
+                break
+            kept.append(rest[pos:start])
+            body_start = start + len(self.open_tag)
+            end = rest.find(self.close_tag, body_start)
+            call_id = f"call_{len(calls)}"
+            if end < 0:
+                calls.append(
+                    ToolCall(call_id, None, None, rest[start : start + 200], "unclosed <tool_call> (no </tool_call>)")
+                )
+                break
+            calls.append(decode_call(rest[body_start:end].strip(), call_id))
+            pos = end + len(self.close_tag)
+        return ParsedTurn("".join(kept).strip(), calls)
+
+    def render_results(self, messages: list[dict[str, Any]]) -> str:
+        return "\n".join(f"<tool_response>\n{m['content']}\n</tool_response>" for m in messages)
+
+
+class JsonParser:
+    """The turn (outside ``<think>``) is one JSON call object or a list of them (Llama-3 style)."""
+
+    name = "json"
+
+    def instruction(self, tools: list[dict[str, Any]]) -> str:
+        return (
+            "You may call tools to help you. The available tools, as JSON schemas:\n"
+            f"{_tool_lines(tools)}\n"
+            'To call a tool, reply with only a JSON object {"name": "<tool name>", "parameters": {<arguments>}} '
+            "(or a JSON list of such objects for several calls) and nothing else. "
+            "When you are done, answer in plain text without a tool call: that reply is your final answer."
+        )
+
+    def parse(self, text: str) -> ParsedTurn:
+        thinking, rest = strip_thinking(text)
+        body = rest.strip()
+        if body.startswith("```"):
+            first_newline = body.find("\n")
+            if body.endswith("```") and first_newline > 0:
+                body = body[first_newline + 1 : -3].strip()
+        if not body or body[0] not in "{[" or '"name"' not in body:
+            return ParsedTurn(text.strip(), [])
+        if len(body) > MAX_ARGUMENT_CHARS:
+            return ParsedTurn(
+                thinking.strip(), [ToolCall("call_0", None, None, body[:200], "the tool call is too long")]
+            )
+        try:
+            obj = json.loads(body)
+        except (ValueError, RecursionError) as exc:
+            detail = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
+            return ParsedTurn(
+                thinking.strip(),
+                [ToolCall("call_0", None, None, body[:200], f"the tool call is not valid JSON ({detail})")],
+            )
+        objs = obj if isinstance(obj, list) else [obj]
+        if not objs:
+            return ParsedTurn(
+                thinking.strip(), [ToolCall("call_0", None, None, body[:200], "an empty list of tool calls")]
+            )
+        calls = [call_from_object(o, f"call_{i}", json.dumps(o, ensure_ascii=False)[:200]) for i, o in enumerate(objs)]
+        return ParsedTurn(thinking.strip(), calls)
+
+    def render_results(self, messages: list[dict[str, Any]]) -> str:
+        return "\n".join(
+            json.dumps({"name": m.get("name"), "content": m["content"]}, ensure_ascii=False) for m in messages
+        )
+
+
+_lock = threading.Lock()
+_PARSERS: dict[str, ToolCallParser] = {"hermes": HermesParser(), "json": JsonParser()}
+
+
+def register_tool_call_parser(name: str, parser: ToolCallParser, *, override: bool = False) -> None:
+    """Make ``parser`` selectable as ``make(..., parser=name)``."""
+    if not isinstance(parser, ToolCallParser):
+        raise TypeError("a tool-call parser needs name, instruction(tools), parse(text) and render_results(messages)")
+    with _lock:
+        if name in _PARSERS and _PARSERS[name] is not parser and not override:
+            raise ValueError(f"a different tool-call parser named {name!r} is registered; pass override=True")
+        _PARSERS[name] = parser
+
+
+def get_tool_call_parser(parser: str | ToolCallParser) -> ToolCallParser:
+    if not isinstance(parser, str):
+        if isinstance(parser, ToolCallParser):
+            return parser
+        raise TypeError(f"parser= takes a name or a ToolCallParser, got {type(parser).__name__}")
+    with _lock:
+        found = _PARSERS.get(parser)
+    if found is None:
+        raise ValueError(f"unknown tool-call parser {parser!r}; choose from {parser_names()}")
+    return found
+
+
+def parser_names() -> list[str]:
+    with _lock:
+        return sorted(_PARSERS)
