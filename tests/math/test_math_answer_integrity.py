@@ -350,6 +350,11 @@ REFUSED = [
     ("\\boxed{3} is not correct.", "negated"),
     ("\\boxed{3} ist falsch.", "negated"),
     ("\\boxed{3}是错的。", "negated"),
+    ("\\boxed{3} isn't right.", "negated"),
+    ("\\boxed{3} n'est pas correct.", "negated"),
+    ("\\boxed{3}不是答案。", "negated"),
+    ("\\boxed{3}は違う。", "negated"),
+    ("\\boxed{3} ist nicht richtig.", "negated"),
     ("\\boxed{~~3~~}", "struck"),
     ("~~\\boxed{3}~~", "struck"),
     ("The answer is ~~3~~.", "struck"),
@@ -402,6 +407,10 @@ HONEST_FORMS = [
     ("$7!\\times 2!=\\boxed{10080}$", "10080"),
     ("\\boxed{\\text{False}}", "\\text{False}"),
     ("\\boxed{~3}", "3"),
+    ("The smallest odd prime is \\boxed{3}, not 2.", "3"),
+    ("\\boxed{3} (not 2)", "3"),
+    ("\\boxed{3} is not divisible by 2, so it is odd.", "3"),
+    ("The count of integers that are not multiples of 5 is \\boxed{3}.", "3"),
 ]
 
 

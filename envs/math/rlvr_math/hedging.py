@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from rlvr_math.languages import ALTERNATIVES, CERTAINTY, HEDGES, NEGATIONS, QUESTION
+from rlvr_math.languages import ALTERNATIVES, CERTAINTY, DENIALS, HEDGES, NEGATIONS, QUESTION
 from rlvr_math.normalize import clean, compact, parse_number
 from rlvr_math.units import unread_tail, value_word_after
 
@@ -77,8 +77,15 @@ _ALTERNATIVE_AFTER = re.compile(
     + r"|(?:o|u|ó|か|이나|나)(?=\s*[-+\d]))",
     re.IGNORECASE,
 )
+# A denial of the answer right after it: a verdict ("\\boxed{3} is wrong", "is not correct", "ist
+# falsch", "是错的", "は違う"). A bare contrast ("\\boxed{3}, not 2") or a property ("\\boxed{3} is
+# not divisible by 2") denies nothing about the answer.
 _NEGATED_AFTER = re.compile(
-    r"^[\s$.,:;)\]}*]*(?:(?:is|was|would\s+be|ist|est|es|è|é|是|は|는|은|이|가)\s*)?(?:" + NEGATIONS.pattern + ")",
+    r"^[\s$.,:;)\]}*]*(?:(?:is|was|would\s+be|ist|war|est|es|era|è|é|是|は|는|은|이|가)\s*)?(?:"
+    + DENIALS.pattern
+    + r")|^[\s$.,:;)\]}*]*(?:(?:isn'?t|wasn'?t)\s+(?:right|correct|true|valid|the\s+answer)"
+    + r"|n'est\s+pas\s+(?:correct|juste|bon|la\s+(?:bonne\s+)?réponse)|no\s+es\s+(?:correct[oa]|la\s+respuesta)"
+    + r"|不是(?:答案|正确|正確|对|對)|ではない|じゃない|아니)",
     re.IGNORECASE,
 )
 

@@ -89,6 +89,17 @@ _CJK_NEGATIONS = ["不是", "不等于", "不等於", "不对", "不對", "错",
                   "違う", "違い", "아니", "틀렸", "틀린"]  # fmt: skip
 
 
+# Verdicts on a value ("wrong", "falsch", "错"): a denial even without a negation word.
+_WORD_DENIALS = [
+    r"wrong", r"incorrect", r"false", r"not\s+(?:right|correct|true|valid|the\s+(?:right\s+|correct\s+)?answer)",
+    r"falsch", r"nicht\s+(?:richtig|korrekt|die\s+(?:richtige\s+)?antwort)", r"pas\s+(?:correct|juste|bon)",
+    r"no\s+(?:es\s+)?(?:correct[oa]|la\s+respuesta)",
+    r"faux", r"fausse", r"incorrect[oa]", r"equivocad[oa]", r"sbagliat[oa]", r"errad[oa]", r"неверн\w*",
+    r"неправильн\w*",
+]  # fmt: skip
+_CJK_DENIALS = "错 錯 不对 不對 不正确 不正確 違う 間違い 間違って 誤り 틀렸 틀린 틀립".split()
+
+
 def _words(patterns: list[str]) -> str:
     return r"(?<![\w'-])(?:" + "|".join(patterns) + r")(?![\w'-])"
 
@@ -114,4 +125,5 @@ ALTERNATIVES = re.compile(
     re.IGNORECASE,
 )
 NEGATIONS = re.compile(_words(_WORD_NEGATIONS) + "|" + _cjk(_CJK_NEGATIONS), re.IGNORECASE)
+DENIALS = re.compile(_words(_WORD_DENIALS) + "|" + _cjk(_CJK_DENIALS), re.IGNORECASE)
 QUESTION = re.compile(r"\?|？")
