@@ -166,7 +166,7 @@ def test_verl_ground_truth_is_plain_text_with_the_structured_task_beside_it(tmp_
     for row in rows:
         task = task_from_json(row["extra_info"]["task"])
         assert row["reward_model"]["ground_truth"] == task.answer  # not '"15"'
-        assert row["extra_info"]["env_id"] == "math-500-v0" and row["extra_info"]["verifier"]
+        assert row["extra_info"]["env_id"] == math500.env_id and row["extra_info"]["verifier"]
     rows = pq.read_table(export_parquet(ifeval_partial, tmp_path / "i.parquet")).to_pylist()
     assert json.loads(rows[0]["reward_model"]["ground_truth"])["instruction_id_list"][0] == "startend:end_checker"
     assert ground_truth_text(15) == "15" and ground_truth_text("15") == "15"
