@@ -33,7 +33,7 @@ def package_name(name: str) -> str:
     return "rlvr_" + name.replace("-", "_")
 
 
-def tests_name(name: str) -> str:
+def suite_folder(name: str) -> str:
     """The family's folder under ``tests/`` (an importable name: ``tests.<it>.conformance``)."""
     return name.replace("-", "_")
 
@@ -48,7 +48,7 @@ def render(name: str) -> dict[str, str]:
     subs = {
         "NAME": name,
         "PKG": package_name(name),
-        "DIR": tests_name(name),
+        "DIR": suite_folder(name),
         "TITLE": name.replace("-", " ").title().replace(" ", ""),
     }
 
@@ -57,7 +57,23 @@ def render(name: str) -> dict[str, str]:
             text = text.replace(f"@{key}@", value)
         return text.lstrip("\n")
 
-    return {fill(path): fill(text) for path, text in _TEMPLATES.items()}
+    return {fill(path): _one_first_party_block(fill(text)) for path, text in _TEMPLATES.items()}
+
+
+_FIRST_PARTY = re.compile(r"^(?:import|from) (?:rlvr_\w+|tests)\b")
+
+
+def _one_first_party_block(text: str) -> str:
+    """Merge the imports of rlvr_envs, the family's package and tests into one block, sorted as ruff
+    sorts them when all three are first party (out of the tree through the generated pyproject's
+    isort setting, inside rlvr-envs once envs/<name> is in ruff's `src`): the order depends on the
+    family's name (rlvr_demo < rlvr_envs < rlvr_parity)."""
+    lines = text.split("\n")
+    at = [i for i, line in enumerate(lines) if _FIRST_PARTY.match(line)]
+    if not at or any(lines[i].strip() and i not in at for i in range(at[0], at[-1] + 1)):
+        return text
+    block = sorted((lines[i] for i in at), key=lambda line: (line.startswith("from "), line.split()[1]))
+    return "\n".join(lines[: at[0]] + block + lines[at[-1] + 1 :])
 
 
 def write_package(
@@ -74,11 +90,11 @@ def write_package(
     for rel, text in files.items():
         if tests_out is None:
             targets[root / rel] = text
-        elif rel.startswith(f"tests/{tests_name(name)}/"):
+        elif rel.startswith(f"tests/{suite_folder(name)}/"):
             targets[Path(tests_out).expanduser() / rel.removeprefix("tests/")] = text
         elif not rel.startswith("tests/"):
             targets[root / rel] = text
-    folders = {root} if tests_out is None else {root, Path(tests_out).expanduser() / tests_name(name)}
+    folders = {root} if tests_out is None else {root, Path(tests_out).expanduser() / suite_folder(name)}
     for folder in sorted(folders):
         if folder.exists() and any(folder.iterdir()) and not force:
             raise ConfigurationError(f"{folder} exists and is not empty (pass --force to write over it)")
@@ -176,6 +192,13 @@ include = ["@PKG@*"]
 testpaths = ["tests"]
 pythonpath = ["."]
 addopts = "--import-mode=importlib"
+
+# Lines and imports as inside rlvr-envs, so that the family moves into its tree unchanged.
+[tool.ruff]
+line-length = 120
+
+[tool.ruff.lint.isort]
+known-first-party = ["rlvr_envs", "tests"]
 """
 
 _TEMPLATES["@PKG@/__init__.py"] = '''
@@ -204,7 +227,7 @@ def register_envs() -> None:
     )
     rlvr_envs.register(
         "@NAME@-parity-v0",
-        "@PKG@.envs:ParityEnv",
+        "@PKG@.envs:@TITLE@ParityEnv",
         kwargs={"max_number": 999},
         data_source="procedural",
         difficulty_fields=("level",),
@@ -268,7 +291,7 @@ def _verifier(prompt_format: Any, default: str) -> tuple[ExactVerifier, Any]:
     return ExactVerifier(tuple(fmt.methods)), fmt
 
 
-class ParityEnv(ProceduralEnv):
+class @TITLE@ParityEnv(ProceduralEnv):
     """Is n even or odd? Levels widen the range of n. Options: level, max_number, size/limit, seed."""
 
     family: ClassVar[str] = "@NAME@"

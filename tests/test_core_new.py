@@ -12,7 +12,7 @@ import tomllib
 
 from rlvr_envs.cli import main
 from rlvr_envs.errors import ConfigurationError
-from rlvr_envs.scaffold import README_SECTIONS, render, shape_problems
+from rlvr_envs.scaffold import README_SECTIONS, render, shape_problems, suite_folder
 
 REPO = Path(__file__).resolve().parents[1]
 FAMILIES = sorted(p.name for p in (REPO / "envs").iterdir() if (p / "pyproject.toml").is_file())
@@ -20,7 +20,7 @@ FAMILIES = sorted(p.name for p in (REPO / "envs").iterdir() if (p / "pyproject.t
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_every_in_tree_family_has_the_one_shape(family):
-    assert shape_problems(REPO / "envs" / family, REPO / "tests" / family) == []
+    assert shape_problems(REPO / "envs" / family, REPO / "tests" / suite_folder(family)) == []
 
 
 def test_the_shape_check_names_what_differs(tmp_path):

@@ -182,12 +182,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_new(args: argparse.Namespace) -> int:
-    from rlvr_envs.scaffold import package_name, tests_name, write_package
+    from rlvr_envs.scaffold import package_name, suite_folder, write_package
 
     root = write_package(args.name, args.out, tests_out=args.tests_out, force=args.force)
     print(f"wrote the family package {package_name(args.name)} to {root}")
     if args.tests_out:
-        tests = f"{args.tests_out}/{tests_name(args.name)}"
+        tests = f"{args.tests_out}/{suite_folder(args.name)}"
         print(f"and its tests to {tests}; next: pip install -e {root} --no-deps && pytest {tests}")
     else:
         print(f"next: cd {root} && pip install -e . && pytest   (see CONTRIBUTING.md)")
