@@ -3,17 +3,16 @@
 Plugin authors run it in their own test suites, exactly as this project does over every
 registered id. It raises ``ConformanceError`` listing every broken promise at once.
 
-From a third party's own pytest, either call ``check_env`` in a test, or enable the plugin
-(``pytest -p rlvr_envs.testing``, or ``pytest_plugins = ["rlvr_envs.testing"]`` in a
-``conftest.py``) and use its fixture::
+Every family, ours or a third party's (``rlvr-envs new`` writes it), calls ``check_env`` from its
+tests over each id, made by its conformance hook ``tests/<family>/conformance.py``
+(``make_env(env_id)``: the ids that need data, from small offline files under
+``tests/<family>/data/``, so the check never needs the network)::
 
-    def test_my_ids_conform(rlvr_conformance):
-        rlvr_conformance("parity-v0")              # make(id) then check_env, with a 1-worker pool
-        rlvr_conformance(my_env, n_tasks=5)        # or an env made any other way
+    env = make_env(env_id) or rlvr_envs.make(env_id)
+    check_env(env, n_tasks=3, seeds=(0,))
 
-Offline conformance data: envs whose presets need data pass it as ``make`` keywords (the
-fixture forwards ``**make_kwargs``); keep small copies under ``tests/conformance_data/`` of the
-package and point ``data=`` there, so the check never needs the network.
+The pytest plugin (``pytest -p rlvr_envs.testing``) also offers a ``rlvr_conformance`` fixture
+that makes an id on a one-worker pool of its own and checks it.
 """
 
 from __future__ import annotations
