@@ -42,11 +42,11 @@ __all__ = [
 TOOL_ENTRY_POINT_GROUP = "rlvr_envs.tools"
 
 
-class ToolError(Exception):
+class ToolError(RlvrEnvsError):
     """Raised by a session for an error the model should read (the message goes back as ``Error: ...``)."""
 
 
-class ToolSessionLost(Exception):
+class ToolSessionLost(RlvrEnvsError):
     """Raised by a session whose state is gone (its process or actor died): the episode ends with
     ``verifier_error``, never goes on with a fresh state."""
 
