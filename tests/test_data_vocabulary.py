@@ -53,7 +53,7 @@ def test_path_is_data_for_every_id_that_takes_data(env_id, monkeypatch):
         rlvr_envs.make(env_id, **kwargs, **{other: "/elsewhere/other.jsonl"})
 
 
-@pytest.mark.parametrize("env_id", ["lean-minif2f", "code-python", "math-v0"])
+@pytest.mark.parametrize("env_id", ["lean-minif2f", "code-python", "math"])
 def test_export_takes_path(env_id, tmp_path, monkeypatch):
     from rlvr_envs.cli import main
 
@@ -76,8 +76,8 @@ def test_a_question_column_gets_a_did_you_mean_for_problem_key(tmp_path):
     rows = tmp_path / "mine.jsonl"
     rows.write_text(json.dumps({"question": "What is 2+3?", "answer": "5"}) + "\n", encoding="utf-8")
     with pytest.raises(DataError, match=r"did you mean problem_key='question'\?"):
-        rlvr_envs.make("math-v0", data=str(rows))
-    env = rlvr_envs.make("math-v0", data=str(rows), problem_key="question")
+        rlvr_envs.make("math", data=str(rows))
+    env = rlvr_envs.make("math", data=str(rows), problem_key="question")
     assert env.tasks[0].prompt == "What is 2+3?"
 
 

@@ -11,6 +11,7 @@ import json
 
 import pytest
 
+import rlvr_envs
 from rlvr_trainers.config import ConfigError, TrainerConfig, per_env_kwargs
 from rlvr_trainers.train import _make_envs
 
@@ -27,63 +28,61 @@ def rows(tmp_path):
 
 def test_a_flat_data_argument_with_two_envs_is_refused_naming_the_fix(rows):
     with pytest.raises(ConfigError) as info:
-        TrainerConfig(**BASE, envs=["math-v0", "math-arith-v0"], env_kwargs={"data": str(rows)})
+        TrainerConfig(**BASE, envs=["math", "math-arith"], env_kwargs={"data": str(rows)})
     message = str(info.value)
-    assert "env_kwargs" in message and "math-v0: {" in message and "which env" in message
+    assert "env_kwargs" in message and "math: {" in message and "which env" in message
 
 
 def test_keyed_arguments_reach_their_env_only(rows):
     config = TrainerConfig(
         **BASE,
-        envs=["math-v0", "math-arith-v0"],
-        env_kwargs={"math-v0": {"data": str(rows)}, "math-arith": {"level": 1}},
+        envs=["math", "math-arith"],
+        env_kwargs={"math": {"data": str(rows)}, "math-arith": {"level": 1}},
     )
     router, eval_envs = _make_envs(config, None)
-    made = router.envs
-    assert [t.prompt for t in made["math-v0"].tasks] == ["Compute 2+3.", "Compute 40+2."]
-    assert made["math-arith-v0"].level == 1 and eval_envs == []
+    made = {env_id.rsplit("-v", 1)[0]: env for env_id, env in router.envs.items()}
+    assert [t.prompt for t in made["math"].tasks] == ["Compute 2+3.", "Compute 40+2."]
+    assert made["math-arith"].level == 1 and eval_envs == []
 
 
 def test_the_flat_form_still_serves_a_single_env(rows):
-    router, _ = _make_envs(TrainerConfig(**BASE, envs=["math-v0"], env_kwargs={"data": str(rows)}), None)
-    assert len(router.envs["math-v0"].tasks) == 2
+    router, _ = _make_envs(TrainerConfig(**BASE, envs=["math"], env_kwargs={"data": str(rows)}), None)
+    assert [len(e.tasks) for e in router.envs.values()] == [2]
 
 
 def test_an_argument_the_env_cannot_take_names_the_env_and_the_argument(rows):
     config = TrainerConfig(
         **BASE,
-        envs=["math-v0", "math-arith-v0"],
-        env_kwargs={"math-v0": {"data": str(rows)}, "math-arith-v0": {"data": "x"}},
+        envs=["math", "math-arith"],
+        env_kwargs={"math": {"data": str(rows)}, "math-arith": {"data": "x"}},
     )
     with pytest.raises(ConfigError) as info:
         _make_envs(config, None)
-    assert "math-arith-v0" in str(info.value) and "'data'" in str(info.value)
+    assert "env_kwargs: math-arith cannot take the argument 'data'" in str(info.value)
 
 
 @pytest.mark.parametrize(
     ("kwargs", "fragment"),
     [
         ({"math-gsm8k-v0": {"data": "x"}}, "'math-gsm8k-v0' is not one of envs"),
-        ({"math-arith-v0": {"level": 1}, "level": 2}, "mixes per-env entries"),
-        ({"math-arith-v0": 3}, "must be a mapping"),
-        ({"math-arith": {"level": 1}, "math-arith-v0": {"level": 2}}, "given twice"),
+        ({"math-arith": {"level": 1}, "level": 2}, "mixes per-env entries"),
+        ({"math-arith": 3}, "must be a mapping"),
+        ({"math-arith": {"level": 1}, "math-arith-v1": {"level": 2}}, "given twice"),
     ],
 )
 def test_malformed_keyed_arguments_are_config_errors(kwargs, fragment):
     with pytest.raises(ConfigError, match=fragment):
-        per_env_kwargs(["math-arith-v0", "math-v0"], kwargs, "env_kwargs", "envs")
+        per_env_kwargs(["math-arith-v1", "math-v1"], kwargs, "env_kwargs", "envs")
 
 
 def test_eval_env_kwargs_are_keyed_the_same_way(rows):
     with pytest.raises(ConfigError, match="eval_env_kwargs"):
-        TrainerConfig(
-            **BASE, envs=["math-arith-v0"], eval_envs=["math-v0", "rg-chain_sum-v0"], eval_env_kwargs={"data": "x"}
-        )
+        TrainerConfig(**BASE, envs=["math-arith"], eval_envs=["math", "rg-chain_sum-v0"], eval_env_kwargs={"data": "x"})
     config = TrainerConfig(
-        **BASE, envs=["math-arith-v0"], eval_envs=["math-v0"], eval_env_kwargs={"math-v0": {"data": str(rows)}}
+        **BASE, envs=["math-arith"], eval_envs=["math"], eval_env_kwargs={"math": {"data": str(rows)}}
     )
     _, eval_envs = _make_envs(config, None)
-    assert [e.env_id for e in eval_envs] == ["math-v0"] and len(eval_envs[0].tasks) == 2
+    assert [e.env_id for e in eval_envs] == [rlvr_envs.registry.resolve("math").id] and len(eval_envs[0].tasks) == 2
 
 
 def test_help_config_prints_every_field_without_a_config(capsys):
