@@ -80,6 +80,13 @@ class FailurePolicy:
         if self.max_consecutive < 1:
             raise ValueError(f"max_consecutive must be at least 1, got {self.max_consecutive}")
 
+    def __getstate__(self) -> dict[str, object]:  # the lock stays behind: a copy counts on its own
+        return {k: v for k, v in self.__dict__.items() if k != "_lock"}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     @classmethod
     def of(cls, value: FailurePolicy | str | None, name: str, *, can_skip: bool) -> FailurePolicy:
         """A policy from a ``FailurePolicy``, an ``on_error`` string or None (the default), checked

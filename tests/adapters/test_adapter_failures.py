@@ -64,6 +64,17 @@ def test_skip_and_zero_never_raise():
         assert zero.rewards(_verdicts(E, OK, E), can_skip=True) == [0.0, 1.0, 0.0]
 
 
+def test_a_policy_pickles_with_its_counts():
+    import pickle
+
+    policy = FailurePolicy("fail", max_consecutive=3)
+    policy.rewards(_verdicts(E, E), can_skip=True)
+    copy = pickle.loads(pickle.dumps(policy))
+    assert copy.streak == 2 and copy.max_consecutive == 3
+    with pytest.raises(InfrastructureFailure):
+        copy.rewards(_verdicts(E), can_skip=True)
+
+
 def test_bad_options_are_refused():
     with pytest.raises(ValueError, match="on_error"):
         FailurePolicy("ignore")
