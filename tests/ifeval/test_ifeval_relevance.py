@@ -259,3 +259,51 @@ def test_hostile_responses_cost_little_and_never_raise() -> None:
     for response in ("\x00" * 10_000, "ก" * 200_000, "a" * 2_000_000, "😀 " * 50_000, "\ud800 lone surrogate " * 100):
         verdict = verifier.verify(task, response)
         assert verdict.reward in (0.0, 1.0)
+
+
+SYNTH_ANSWERS = {
+    "Write a blog post about the history of the bicycle.": (
+        "The bicycle began in 1817 when Karl Drais rode a wooden running machine through Mannheim. Pedals came "
+        "in the 1860s and the tall penny farthing followed. The safety bicycle of the 1880s with its chain and "
+        "equal wheels made cycling popular and pneumatic tyres made it comfortable. Within decades bicycles "
+        "carried workers to factories and gave women a new freedom of movement across towns and villages."
+    ),
+    "Write a speech about why sleep matters.": (
+        "Friends and colleagues tonight I want to talk about sleep. We treat it as wasted time yet sleep is when "
+        "the brain files memories and the body repairs muscle. Without enough sleep our mood falls and our "
+        "judgement slips. Teenagers need nine hours and adults seven or more. So switch off the screens keep a "
+        "steady bedtime and remember that rest is not laziness: sleep matters for every one of us."
+    ),
+    "Write a travel guide entry about the northern lights.": (
+        "The northern lights or aurora borealis glow green and violet above Tromso Abisko and Fairbanks from "
+        "September to March. Charged particles from the sun strike the upper atmosphere and the sky shimmers. "
+        "Choose a clear dark night far from city lights check the aurora forecast and dress warmly. The best "
+        "displays often come near midnight so bring a thermos and patience along with a camera on a tripod."
+    ),
+}
+
+
+def test_synth_answers_on_topic_pass_and_pastes_and_salad_do_not() -> None:
+    env = rlvr_envs.make("ifeval-synth", level=1, seed=0)
+    assert env.env_id == "ifeval-synth-v2"
+    tasks = {p: _task(p, ["punctuation:no_comma"]) for p in SYNTH_ANSWERS}
+    for prompt, answer in SYNTH_ANSWERS.items():
+        assert env.verifier.verify(tasks[prompt], answer).reward == 1.0, prompt
+        for other, task in tasks.items():
+            if other != prompt:
+                pasted = env.verifier.verify(task, answer)
+                assert pasted.reward == 0 and pasted.details["rejected"] == relevance.OFF_TOPIC, (prompt, other)
+
+
+def test_the_generic_salad_scores_on_few_synth_tasks() -> None:
+    rng = random.Random(5)
+    salad = _salad(1)
+    counts = {}
+    for version in (1, 2):
+        env = rlvr_envs.make(f"ifeval-synth-v{version}", level=1, seed=0)
+        generator = random.Random(5)
+        tasks = [env.generate(generator) for _ in range(300)]
+        counts[version] = sum(env.verifier.verify(t, salad).reward == 1 for t in tasks)
+    print(f"\nsalad on 300 level-1 synth tasks: v1 {counts[1]}, v2 {counts[2]}")
+    assert counts[2] <= 0.25 * counts[1]
+    assert rng  # (a fixed seed: the figures above reproduce)

@@ -16,6 +16,7 @@ from rlvr_envs.errors import ConfigurationError, DataError, DataRequiredError
 from rlvr_envs.formats import PromptFormat
 from rlvr_ifeval.base import InstructionError
 from rlvr_ifeval.formats import OWN_FORMATS
+from rlvr_ifeval.relevance import MIN_RESPONSE_WORDS, MIN_SHARE, MIN_TASK_UNITS
 from rlvr_ifeval.scoring import cached_checkers
 from rlvr_ifeval.verifier import (  # noqa: F401 -- re-exported for older imports
     _CONTROL_RE,
@@ -114,7 +115,8 @@ class IFEvalEnv(DatasetEnv):
         prompt_key, instructions_key, kwargs_key, id_key: column names of your data.
         hub_dataset, hub_split: the Hub dataset used when ``data`` is not given.
         env_name: the id named in error messages.
-        partial_credit, loose, guard, min_words, guard_words, relevance, relevance_judge: see
+        partial_credit, loose, guard, min_words, guard_words, relevance, relevance_judge,
+            relevance_min_units, relevance_min_words, relevance_min_share: see
             ``IFEvalVerifier`` (the registered ids choose ``relevance``; see the README).
     """
 
@@ -145,6 +147,9 @@ class IFEvalEnv(DatasetEnv):
         guard_words: str = "scripts",
         relevance: str = "off",
         relevance_judge: Any = None,
+        relevance_min_units: int = MIN_TASK_UNITS,
+        relevance_min_words: int = MIN_RESPONSE_WORDS,
+        relevance_min_share: float = MIN_SHARE,
         prompt_format: str | PromptFormat | None = None,
         **kwargs: Any,
     ) -> None:
@@ -158,6 +163,9 @@ class IFEvalEnv(DatasetEnv):
             prompt_format=fmt.name,
             relevance=relevance,
             relevance_judge=relevance_judge,
+            relevance_min_units=relevance_min_units,
+            relevance_min_words=relevance_min_words,
+            relevance_min_share=relevance_min_share,
         )
         super().__init__(verifier, prompt_format=fmt, **kwargs)
         if path is not None:

@@ -20,6 +20,16 @@ import rlvr_envs
 _ENV = "rlvr_ifeval.envs:IFEvalEnv"
 _SYNTH = "rlvr_ifeval.synth:IFEvalSynthEnv"
 _OLD_GUARD: dict[str, object] = {"guard": True, "guard_words": "w_runs"}
+# The generator's prompts are topical by construction ("Write a blog post about urban gardening."):
+# every task with a topic word is judged, every response of 20 words or more, and a response must
+# use half of the topic's few words (1 of 2, 2 of 3: an essay on "the history of the bicycle" may
+# never say "history").
+_SYNTH_RELEVANCE: dict[str, object] = {
+    "relevance": "overlap",
+    "relevance_min_units": 1,
+    "relevance_min_words": 20,
+    "relevance_min_share": 0.5,
+}
 
 
 def register_envs() -> None:
@@ -60,7 +70,7 @@ def register_envs() -> None:
             description="Your own prompts with IFEval/IFBench/IFEvalG instructions; the response guard on"
             + ("; a response must address its prompt." if version else "."),
         )
-    training: tuple[tuple[int, dict[str, object]], ...] = ((0, _OLD_GUARD), (1, {}), (2, {"relevance": "overlap"}))
+    training: tuple[tuple[int, dict[str, object]], ...] = ((0, _OLD_GUARD), (1, {}), (2, _SYNTH_RELEVANCE))
     for version, guard in training:
         rlvr_envs.register(
             f"ifeval-synth-v{version}",

@@ -228,8 +228,8 @@ class TaskUnits:
     """The prompt without its constraint sentences (for reports and the judge)."""
 
 
-def needed(n: int) -> int:
-    return max(1, math.ceil(MIN_SHARE * n)) if n else 0
+def needed(n: int, share: float = MIN_SHARE) -> int:
+    return max(1, math.ceil(share * n - 1e-9)) if n else 0
 
 
 # Arguments that hold the task's own text (to repeat or to work on): their words are the task's.
@@ -267,21 +267,33 @@ def _other_language(checkers: Sequence[Checker]) -> bool:
     return False
 
 
-def off_topic(prompt: str, response: str, checkers: Sequence[Checker]) -> dict[str, Any] | None:
+def off_topic(
+    prompt: str,
+    response: str,
+    checkers: Sequence[Checker],
+    *,
+    min_units: int = MIN_TASK_UNITS,
+    min_words: int = MIN_RESPONSE_WORDS,
+    min_share: float = MIN_SHARE,
+) -> dict[str, Any] | None:
     """The gate: None when the response addresses the task or the gate cannot judge it, else
     what it found (``task_units``, ``matched``, ``needed``) for the verdict's details.
 
     Not judged: tasks with an instruction that asks for a short answer (a fixed option, a copy:
-    the guard spares them too), tasks of fewer than ``MIN_TASK_UNITS`` units, responses of
-    fewer than ``MIN_RESPONSE_WORDS`` words."""
+    the guard spares them too), tasks of fewer than ``min_units`` units, responses of fewer
+    than ``min_words`` words. A response must hold ``min_share`` of the task's units (at least
+    one). The defaults are calibrated on real prompts and answers; a generator whose prompts
+    are topical by construction (``ifeval-synth``: "Write a blog post about urban gardening.")
+    judges every task with a unit and asks for most of its few units."""
     if any(c.allows_short_answer() for c in checkers):
         return None
     task = task_units(prompt, tuple(checkers))
-    if len(task.units) < MIN_TASK_UNITS:
+    if len(task.units) < max(1, min_units):
         return None
     head = response[:MAX_RELEVANCE_CHARS]
     found = units(head)
     matched = len(task.units & found)
-    if matched >= task.needed or count_words_any_script(head) < MIN_RESPONSE_WORDS:
+    need = task.needed if min_share == MIN_SHARE else needed(len(task.units), min_share)
+    if matched >= need or count_words_any_script(head) < min_words:
         return None
-    return {"task_units": len(task.units), "matched": matched, "needed": task.needed}
+    return {"task_units": len(task.units), "matched": matched, "needed": need}

@@ -20,6 +20,7 @@ from rlvr_envs.formats import PromptFormat
 from rlvr_envs.types import Difficulty
 from rlvr_ifeval.checkers_classic import LANGUAGES
 from rlvr_ifeval.formats import OWN_FORMATS, VERBATIM_FORMAT
+from rlvr_ifeval.relevance import MIN_RESPONSE_WORDS, MIN_SHARE, MIN_TASK_UNITS
 from rlvr_ifeval.verifier import DEFAULT_MIN_WORDS, IFEvalVerifier
 
 FORMS = (
@@ -347,7 +348,8 @@ class IFEvalSynthEnv(ProceduralEnv):
         base_prompts: your own base prompts; by default prompts are generated from built-in
             forms and topics.
         level: 1..5, the number of instructions attached (heavier kinds unlock with level).
-        partial_credit, loose, guard, min_words, guard_words, relevance, relevance_judge: see
+        partial_credit, loose, guard, min_words, guard_words, relevance, relevance_judge,
+            relevance_min_units, relevance_min_words, relevance_min_share: see
             ``IFEvalVerifier`` (the registered ids choose ``relevance``; see the README).
     """
 
@@ -368,6 +370,9 @@ class IFEvalSynthEnv(ProceduralEnv):
         guard_words: str = "scripts",
         relevance: str = "off",
         relevance_judge: Any = None,
+        relevance_min_units: int = MIN_TASK_UNITS,
+        relevance_min_words: int = MIN_RESPONSE_WORDS,
+        relevance_min_share: float = MIN_SHARE,
         prompt_format: Any = None,
         **kwargs: Any,
     ) -> None:
@@ -392,6 +397,9 @@ class IFEvalSynthEnv(ProceduralEnv):
             prompt_format=fmt.name,
             relevance=relevance,
             relevance_judge=relevance_judge,
+            relevance_min_units=relevance_min_units,
+            relevance_min_words=relevance_min_words,
+            relevance_min_share=relevance_min_share,
         )
         super().__init__(verifier, prompt_format=fmt, **kwargs)
 

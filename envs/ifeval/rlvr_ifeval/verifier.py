@@ -21,7 +21,15 @@ from rlvr_ifeval import text
 from rlvr_ifeval.base import Checker, InstructionError
 from rlvr_ifeval.formats import OWN_FORMATS, VERBATIM_FORMAT, resolve_format, user_format  # noqa: F401
 from rlvr_ifeval.guard import GUARD_RULES, content_rejection
-from rlvr_ifeval.relevance import OFF_TOPIC, RELEVANCE_MODES, off_topic, task_units
+from rlvr_ifeval.relevance import (
+    MIN_RESPONSE_WORDS,
+    MIN_SHARE,
+    MIN_TASK_UNITS,
+    OFF_TOPIC,
+    RELEVANCE_MODES,
+    off_topic,
+    task_units,
+)
 from rlvr_ifeval.scoring import check_response
 from rlvr_ifeval.task_cache import TaskCache
 from rlvr_ifeval.task_cache import verdict as task_verdict
@@ -115,6 +123,10 @@ class IFEvalVerifier(Verifier):
             family and an endpoint). An off-topic response gets reason ``wrong``, reward 0,
             ``details["rejected"]`` = ``relevance.OFF_TOPIC`` and ``details["relevance"]``.
             Asked only when the instruction score is above 0.
+        relevance_min_units, relevance_min_words, relevance_min_share: for
+            ``relevance="overlap"``: tasks with fewer units and responses with fewer words are not
+            judged; a judged response must hold this share of the task's units
+            (``relevance.off_topic``).
         relevance_judge: for ``relevance="judge"``: a ``JudgeClient``, or a dict of
             ``JudgeRelevance`` arguments (``base_url``, ``model``, client options); None reads
             ``$RLVR_JUDGE_BASE_URL``/``$RLVR_JUDGE_MODEL``.
@@ -145,6 +157,9 @@ class IFEvalVerifier(Verifier):
         guard_rules: str | None = None,
         relevance: str = "off",
         relevance_judge: Any = None,
+        relevance_min_units: int = MIN_TASK_UNITS,
+        relevance_min_words: int = MIN_RESPONSE_WORDS,
+        relevance_min_share: float = MIN_SHARE,
     ) -> None:
         if min_words < 0:
             raise ValueError(f"min_words must be non-negative, got {min_words}")
@@ -164,6 +179,11 @@ class IFEvalVerifier(Verifier):
         if relevance not in RELEVANCE_MODES:
             raise ValueError(f"relevance must be one of {RELEVANCE_MODES}, got {relevance!r}")
         self.relevance = relevance
+        self.relevance_min_units = relevance_min_units
+        self.relevance_min_words = relevance_min_words
+        if not 0 <= relevance_min_share <= 1:
+            raise ValueError(f"relevance_min_share must be in [0, 1], got {relevance_min_share}")
+        self.relevance_min_share = relevance_min_share
         self.relevance_judge = _judge_relevance(relevance_judge) if relevance == "judge" else None
         if self.relevance_judge is not None:
             # Judge calls are network-bound and may retry: not a cheap inline check.
@@ -177,6 +197,9 @@ class IFEvalVerifier(Verifier):
         state.setdefault("guard_rules", "v0")
         state.setdefault("relevance", "off")
         state.setdefault("relevance_judge", None)
+        state.setdefault("relevance_min_units", MIN_TASK_UNITS)
+        state.setdefault("relevance_min_words", MIN_RESPONSE_WORDS)
+        state.setdefault("relevance_min_share", MIN_SHARE)
         self.__dict__.update(state)
         try:
             from rlvr_ifeval.language import warm_up
@@ -273,7 +296,14 @@ class IFEvalVerifier(Verifier):
         """None when the response addresses the task; what the gate found when it does not; a
         ``verifier_error`` verdict when the judge could not answer (never a reward)."""
         if self.relevance_judge is None:
-            return off_topic(task.prompt, response, checkers)
+            return off_topic(
+                task.prompt,
+                response,
+                checkers,
+                min_units=self.relevance_min_units,
+                min_words=self.relevance_min_words,
+                min_share=self.relevance_min_share,
+            )
         from rlvr_judge.relevance import JudgeError
 
         task_text = task_units(task.prompt, tuple(checkers)).task_text or task.prompt
