@@ -179,7 +179,6 @@ class EpisodeEnv(Wrapper[Env]):
             tool_errors=ep.tool_errors,
             generated_chars=ep.generated_chars,
             generated_tokens=ep.generated_tokens,
-            elapsed_s=time.monotonic() - ep.started,
         )
         info.update(extra)
         return info

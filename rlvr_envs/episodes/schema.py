@@ -112,7 +112,7 @@ def function_schema(
         if param.kind is param.POSITIONAL_ONLY:
             raise TypeError(f"{fn.__name__}: positional-only parameter {param.name!r}; tools are called by keyword")
         schema, optional = python_type_schema(hints.get(param.name, inspect.Parameter.empty))
-        schema = dict(schema)
+        schema = _nullable(schema) if optional else dict(schema)
         if arg_docs.get(param.name):
             schema["description"] = arg_docs[param.name]
         if param.default is not param.empty and _json_literal(param.default):
@@ -128,6 +128,16 @@ def function_schema(
         "description": description if description is not None else doc_description,
         "parameters": parameters,
     }
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` that also admits null (an ``X | None`` parameter may be sent as null)."""
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        return {**schema, "type": [kind, "null"]} if kind != "null" else dict(schema)
+    if not schema:
+        return {}
+    return {"anyOf": [schema, {"type": "null"}]}
 
 
 def _json_literal(value: Any) -> bool:

@@ -1,0 +1,367 @@
+"""EpisodeEnv: make(id, tools=...), dict and text turns, tool messages, budgets, sessions, shaping."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+
+import rlvr_envs
+from rlvr_envs.episodes import EpisodeEnv, EpisodeShaping, FunctionTool, ToolSessionLost
+from rlvr_envs.errors import ConfigurationError
+from rlvr_envs.types import Reason, Task
+
+
+def calc_text(expression: str) -> str:
+    return f'<tool_call>{{"name": "calculator", "arguments": {{"expression": "{expression}"}}}}</tool_call>'
+
+
+def calc_dict(expression: str, call_id: str = "c1", content: str | None = None) -> dict[str, Any]:
+    arguments = json.dumps({"expression": expression})
+    return {
+        "role": "assistant",
+        "content": content,
+        "tool_calls": [{"id": call_id, "type": "function", "function": {"name": "calculator", "arguments": arguments}}],
+    }
+
+
+TASK = Task(id="t1", prompt="What is 123 * 45?", answer="5535")
+
+
+@pytest.fixture
+def env():
+    env = rlvr_envs.make("math-arith", tools=["calculator"], max_turns=4, isolation="inline")
+    yield env
+    env.close()
+
+
+def test_without_tools_make_is_unchanged():
+    plain = rlvr_envs.make("math-arith", isolation="inline", max_turns=3)
+    assert not isinstance(plain, EpisodeEnv) and plain.max_turns == 3  # the family's retry loop, as before
+    _, info = plain.reset(options={"task": TASK})
+    assert "tools" not in info and set(info) == {
+        "env_id",
+        "task_id",
+        "task_fingerprint",
+        "messages",
+        "difficulty",
+        "metadata",
+        "turn",
+    }
+
+
+def test_reset_gives_the_chat_and_the_tool_schemas(env):
+    obs, info = env.reset(options={"task": TASK})
+    assert isinstance(env, EpisodeEnv) and env.env_id == "math-arith-v1" and env.max_turns == 4
+    assert env.current_task == TASK
+    system, user = info["messages"]
+    assert system["role"] == "system" and "<tool_call>" in system["content"] and '"calculator"' in system["content"]
+    assert user == {"role": "user", "content": obs} and obs.startswith("What is 123 * 45?")
+    assert info["tools"] == [
+        {
+            "type": "function",
+            "function": {
+                "name": "calculator",
+                "description": env.tools["calculator"].description,
+                "parameters": env.tools["calculator"].parameters,
+            },
+        }
+    ]
+    assert (info["turn"], info["tool_calls"], info["tool_errors"], info["generated_tokens"]) == (0, 0, 0, None)
+
+
+def test_the_prompt_formats_system_prompt_is_kept():
+    env = rlvr_envs.make("math-arith", tools=["calculator"], prompt_format="r1", isolation="inline")
+    _, info = env.reset(options={"task": TASK})
+    system = info["messages"][0]["content"]
+    assert system.startswith("You are a careful assistant") and system.endswith("your final answer.")
+    assert len(info["messages"]) == 2
+
+
+@pytest.mark.parametrize("form", ["text", "dict", "dict_content"])
+def test_a_tool_call_then_the_gold_answer_scores_1(env, form):
+    env.reset(options={"task": TASK})
+    action = {
+        "text": calc_text("123*45"),
+        "dict": calc_dict("123*45"),
+        "dict_content": {"role": "assistant", "content": calc_text("123*45")},
+    }[form]
+    obs, reward, terminated, truncated, info = env.step(action)
+    assert (reward, terminated, truncated) == (0.0, False, False)
+    (message,) = info["tool_messages"]
+    assert message["role"] == "tool" and message["name"] == "calculator" and message["content"] == "5535"
+    assert message["tool_call_id"] == ("c1" if form == "dict" else "call_1_0")
+    assert obs == "<tool_response>\n5535\n</tool_response>"
+    assistant = info["messages"][-2]
+    assert assistant["role"] == "assistant" and assistant["tool_calls"][0]["id"] == message["tool_call_id"]
+    assert json.loads(assistant["tool_calls"][0]["function"]["arguments"]) == {"expression": "123*45"}
+    assert info["messages"][-1] == message and (info["turn"], info["tool_calls"], info["tool_errors"]) == (1, 1, 0)
+    final = "The final answer is \\boxed{5535}."
+    obs, reward, terminated, truncated, info = env.step(
+        final if form == "text" else {"role": "assistant", "content": final}
+    )
+    assert (obs, reward, terminated, truncated) == ("", 1.0, True, False)
+    assert info["verdict"].passed and info["messages"][-1] == {"role": "assistant", "content": final}
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(final)
+
+
+def test_a_wrong_final_answer_after_a_tool_call_scores_0(env):
+    env.reset(options={"task": TASK})
+    env.step(calc_text("123*45"))
+    _, reward, terminated, truncated, info = env.step("The final answer is \\boxed{5536}.")
+    assert (reward, terminated, truncated) == (0.0, True, False) and info["verdict"].reason is Reason.WRONG
+
+
+MALFORMED = [
+    ("<tool_call>{not json}</tool_call>", "not valid JSON"),
+    (
+        '<tool_call>{"name": "shell", "arguments": {"cmd": "ls"}}</tool_call>',
+        "unknown tool 'shell'; available tools: calculator",
+    ),
+    (
+        '<tool_call>{"name": "calculator", "arguments": {"expression": 12}}</tool_call>',
+        "expression must be of type string, got integer",
+    ),
+    ('<tool_call>{"name": "calculator", "arguments": {}}</tool_call>', "missing required argument 'expression'"),
+    (
+        '<tool_call>{"name": "calculator", "arguments": {"expression": "1", "x": 2}}</tool_call>',
+        "unexpected argument 'x'",
+    ),
+    (
+        "<tool_call>" + '{"name": "calculator", "arguments": {"expression": "' + "1+" * 60_000 + '1"}}</tool_call>',
+        "longer than",
+    ),
+    (calc_text("9**9**9**9"), "too large"),
+    (calc_text("__import__('os')"), "unknown function '__import__'"),
+    (calc_text("().__class__"), "Attribute is not allowed"),
+    ('<tool_call>{"name": "calculator"', "unclosed"),
+    (
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "x", "type": "function", "function": {"name": "calculator", "arguments": "{oops"}}],
+        },
+        "not valid JSON",
+    ),
+    ({"role": "assistant", "content": None, "tool_calls": [{"id": "x", "type": "function"}]}, '"function"'),
+    ({"role": "assistant", "content": None, "tool_calls": "calculator"}, "must be a list"),
+]
+
+
+@pytest.mark.parametrize(("action", "error"), MALFORMED)
+def test_a_malformed_call_is_an_error_message_never_an_exception(env, action, error):
+    env.reset(options={"task": TASK})
+    obs, reward, terminated, truncated, info = env.step(action)
+    assert (reward, terminated, truncated) == (0.0, False, False)
+    (message,) = info["tool_messages"]
+    assert message["content"].startswith("Error: ") and error in message["content"], message["content"][:300]
+    assert len(message["content"]) < 1000 and info["tool_errors"] == 1 and info["tool_calls"] == 1
+    assert message["content"] in obs
+    # the episode goes on: the gold answer still scores
+    _, reward, terminated, _, _ = env.step("The final answer is \\boxed{5535}.")
+    assert (reward, terminated) == (1.0, True)
+
+
+def test_several_calls_in_one_turn_and_the_per_turn_cap():
+    env = rlvr_envs.make("math-arith", tools=["calculator"], max_calls_per_turn=2, isolation="inline")
+    env.reset(options={"task": TASK})
+    _, _, _, _, info = env.step(calc_text("1+1") + "and" + calc_text("2*3") + calc_text("4"))
+    contents = [m["content"] for m in info["tool_messages"]]
+    assert contents[:2] == ["2", "6"] and contents[2].startswith("Error: at most 2 tool calls")
+    assert [m["tool_call_id"] for m in info["tool_messages"]] == ["call_1_0", "call_1_1", "call_1_2"]
+    assert info["messages"][-4]["content"] == "and"
+
+
+def test_non_utf8_and_bytes_actions():
+    env = rlvr_envs.make("math-arith", tools=["calculator"], isolation="inline")
+    env.reset(options={"task": TASK})
+    _, _, _, _, info = env.step("\udcff" + calc_text("1+\udcff"))
+    message = info["tool_messages"][0]
+    message["content"].encode("utf-8")  # valid UTF-8 back to the model
+    info["messages"][-2]["content"].encode("utf-8")
+    _, reward, terminated, _, info = env.step(b"The final answer is \\boxed{5535}.\xff")
+    assert terminated and reward == 1.0
+
+
+def test_an_action_of_another_type_is_refused_by_the_verifier(env):
+    env.reset(options={"task": TASK})
+    _, reward, terminated, _, info = env.step(12345)
+    assert (reward, terminated) == (0.0, True) and info["verdict"].reason is Reason.FORMAT_ERROR
+
+
+# -- budgets ------------------------------------------------------------------------------------------
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+BUDGETS = [
+    ({"max_turns": 2}, [calc_text("1"), calc_text("2")], "max_turns"),
+    ({"max_tool_calls": 2}, [calc_text("1") + calc_text("2") + calc_text("3")], "max_tool_calls"),
+    ({"max_tool_calls": 2}, [calc_text("1"), calc_text("2"), calc_text("3")], "max_tool_calls"),
+    ({"max_chars": 100}, [calc_text("1"), "The final answer is \\boxed{5535}." + " " * 100], "max_chars"),
+    ({"max_tokens": 5, "count_tokens": _words}, ["so the final answer is \\boxed{5535}."], "max_tokens"),
+    ({"max_wall_s": 0.05}, ["sleep", "The final answer is \\boxed{5535}."], "max_wall_s"),
+]
+
+
+class _Tokenizer:
+    def encode(self, text: str, add_special_tokens: bool = True) -> list[int]:
+        return [0] * len(text.split())
+
+
+@pytest.mark.parametrize(("options", "turns", "reason"), BUDGETS)
+def test_each_budget_truncates_with_no_reward_and_a_reason(options, turns, reason):
+    env = rlvr_envs.make("math-arith", tools=["calculator"], isolation="inline", **options)
+    env.reset(options={"task": TASK})
+    for i, action in enumerate(turns):
+        if action == "sleep":
+            time.sleep(0.1)
+            continue
+        obs, reward, terminated, truncated, info = env.step(action)
+        if i < len(turns) - 1:
+            assert not (terminated or truncated)
+    assert (obs, reward, terminated, truncated) == ("", 0.0, False, True)
+    assert info["truncation_reason"] == reason and "verdict" not in info and info["tool_messages"] == []
+    with pytest.raises(RuntimeError):
+        env.step("more")
+
+
+def test_a_tokenizer_counts_tokens_and_max_tokens_needs_one():
+    env = rlvr_envs.make(
+        "math-arith", tools=["calculator"], isolation="inline", max_tokens=100, count_tokens=_Tokenizer()
+    )
+    env.reset(options={"task": TASK})
+    _, _, _, _, info = env.step("a b c " + calc_text("1"))
+    assert info["generated_tokens"] == len(("a b c " + calc_text("1")).split()) and info["generated_chars"] == len(
+        "a b c " + calc_text("1")
+    )
+    with pytest.raises(ConfigurationError, match="count_tokens"):
+        rlvr_envs.make("math-arith", tools=["calculator"], max_tokens=10)
+    for bad in (
+        {"max_turns": 0},
+        {"max_chars": -1},
+        {"tool_timeout_s": 0},
+        {"parser": "nope"},
+        {"tools": "calculator"},
+    ):
+        with pytest.raises((ConfigurationError, ValueError)):
+            rlvr_envs.make("math-arith", **{"tools": ["calculator"], **bad})
+
+
+# -- sessions -----------------------------------------------------------------------------------------
+class Notes:
+    """A stateful tool: each session keeps its own notes; the log records opens and closes."""
+
+    name = "note"
+    description = "Keep a note; returns how many notes this episode holds."
+    parameters: dict[str, Any] = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}  # noqa: RUF012
+
+    def __init__(self, lose_after: int | None = None, slow_s: float = 0.0, fail: bool = False) -> None:
+        self.log: list[str] = []
+        self.lose_after, self.slow_s, self.fail = lose_after, slow_s, fail
+
+    def open(self, context):
+        self.log.append(f"open {context.task.id} {context.env_id} {context.call_timeout_s}")
+        tool = self
+
+        class Session:
+            def __init__(self) -> None:
+                self.notes = []
+
+            def call(self, text: str) -> str:
+                if tool.fail:
+                    raise KeyError("x" * 10_000)
+                if tool.lose_after is not None and len(self.notes) >= tool.lose_after:
+                    raise ToolSessionLost("the sandbox died")
+                time.sleep(tool.slow_s)
+                self.notes.append(text)
+                return str(len(self.notes)) + ("!" * 10_000 if text == "long" else "")
+
+            def close(self) -> None:
+                tool.log.append("close")
+                raise RuntimeError("close must never fail the env")
+
+        return Session()
+
+
+def note(text: str) -> dict[str, Any]:
+    return {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{"type": "function", "function": {"name": "note", "arguments": {"text": text}}}],
+    }
+
+
+def test_state_lives_within_an_episode_and_sessions_close_at_every_end():
+    tool = Notes()
+    env = rlvr_envs.make("math-arith", tools=[tool, "calculator"], isolation="inline", max_turns=3)
+    env.reset(options={"task": TASK})
+    assert tool.log == []  # opened lazily, on the first call
+    assert env.step(note("a"))[4]["tool_messages"][0]["content"] == "1"
+    assert env.step(note("b"))[4]["tool_messages"][0]["content"] == "2"
+    assert tool.log == ["open t1 math-arith-v1 10.0"]
+    env.step(note("c"))  # the third turn with a call: truncated, the session closed
+    assert tool.log[-1] == "close"
+    env.reset(options={"task": TASK})
+    assert env.step(note("x"))[4]["tool_messages"][0]["content"] == "1"  # a fresh session, nothing shared
+    env.reset(options={"task": TASK})  # reset closes the open session
+    assert tool.log.count("close") == 2
+    env.step(note("y"))
+    env.step("The final answer is \\boxed{5535}.")  # the final answer closes it
+    assert tool.log.count("close") == 3
+    with rlvr_envs.make("math-arith", tools=[tool], isolation="inline") as scoped:
+        scoped.reset(options={"task": TASK})
+        scoped.step(note("z"))
+    assert tool.log.count("close") == 4  # leaving `with` closes it
+
+
+def test_a_lost_session_ends_the_episode_with_verifier_error():
+    env = rlvr_envs.make("math-arith", tools=[Notes(lose_after=1)], isolation="inline")
+    env.reset(options={"task": TASK})
+    env.step(note("a"))
+    _, reward, terminated, truncated, info = env.step(note("b"))
+    assert (reward, terminated, truncated) == (0.0, True, False)
+    assert info["verdict"].reason is Reason.VERIFIER_ERROR and "sandbox died" in info["verdict"].details["error"]
+
+
+def test_tool_exceptions_time_and_output_are_bounded():
+    env = rlvr_envs.make("math-arith", tools=[Notes(fail=True)], isolation="inline")
+    env.reset(options={"task": TASK})
+    content = env.step(note("a"))[4]["tool_messages"][0]["content"]
+    assert content.startswith("Error: KeyError") and len(content) < 600
+    env = rlvr_envs.make("math-arith", tools=[Notes(slow_s=0.05)], isolation="inline", tool_timeout_s=0.01)
+    env.reset(options={"task": TASK})
+    assert "longer than its budget" in env.step(note("a"))[4]["tool_messages"][0]["content"]
+    env = rlvr_envs.make("math-arith", tools=[Notes()], isolation="inline", max_tool_output_chars=50)
+    env.reset(options={"task": TASK})
+    content = env.step(note("long"))[4]["tool_messages"][0]["content"]
+    assert content.startswith("1!!!") and content.endswith("…[truncated 9951 chars]") and len(content) < 80
+
+
+def test_function_tools_and_shaping():
+    def double(x: int) -> int:
+        """Double a number.
+
+        Args:
+            x: the number.
+        """
+        return 2 * x
+
+    shaping = EpisodeShaping(tool_error_penalty=0.1, tool_call_bonus=0.05, max_bonus_calls=1)
+    env = rlvr_envs.make("math-arith", tools=[double], isolation="inline", shaping=shaping)
+    _, info = env.reset(options={"task": TASK})
+    assert info["tools"][0]["function"]["parameters"]["properties"]["x"] == {
+        "type": "integer",
+        "description": "the number.",
+    }
+    ok = '<tool_call>{"name": "double", "arguments": {"x": 21}}</tool_call>'
+    _, reward, _, _, info = env.step(ok + ok)
+    assert [m["content"] for m in info["tool_messages"]] == ["42", "42"] and reward == pytest.approx(0.05)
+    _, reward, _, _, info = env.step(ok + "<tool_call>{bad}</tool_call>")
+    assert reward == pytest.approx(-0.1) and info["shaping"] == pytest.approx(-0.1)  # the bonus was spent
+    _, reward, _, _, _ = env.step("The final answer is \\boxed{5535}.")
+    assert reward == 1.0  # the final reward is the verifier's, untouched
+    assert isinstance(env.tools["double"], FunctionTool)
