@@ -365,3 +365,26 @@ def test_function_tools_and_shaping():
     _, reward, _, _, _ = env.step("The final answer is \\boxed{5535}.")
     assert reward == 1.0  # the final reward is the verifier's, untouched
     assert isinstance(env.tools["double"], FunctionTool)
+
+
+def _python_blocks(path: str) -> list[str]:
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / path).read_text()
+    return [b for b in re.findall(r"```python\n(.*?)```", text, flags=re.S) if 'tools=["calculator"]' in b]
+
+
+def test_the_docs_example_runs_as_written():
+    (block,) = _python_blocks("docs/episodes.md")
+    scope: dict[str, Any] = {}
+    exec(block, scope)
+    assert scope["reward"] == 1.0 and scope["env"].current_task is None
+
+
+def test_the_readme_example_runs_as_written():
+    (block,) = _python_blocks("README.md")
+    scope: dict[str, Any] = {"rlvr_envs": rlvr_envs}
+    exec(block, scope)
+    assert scope["r"] == 1.0 and scope["term"] and scope["info"]["verdict"].passed
+    assert scope["info"]["messages"][2]["tool_calls"][0]["function"]["name"] == "calculator"
