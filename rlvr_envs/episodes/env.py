@@ -17,7 +17,7 @@ from typing import Any
 
 from rlvr_envs.env import Env
 from rlvr_envs.episodes.actions import Turn, clean_text, read_action, truncate_text
-from rlvr_envs.episodes.parsers import ToolCall, ToolCallParser, get_tool_call_parser
+from rlvr_envs.episodes.parsers import ToolCall, ToolCallParser, call_from_object, get_tool_call_parser
 from rlvr_envs.episodes.schema import validate_arguments
 from rlvr_envs.episodes.shaping import EpisodeShaping
 from rlvr_envs.episodes.tools import (
@@ -99,6 +99,7 @@ class _Episode:
     generated_chars: int = 0
     generated_tokens: int | None = None
     bonus_calls: int = 0
+    lost: Verdict | None = None
     sessions: dict[str, ToolSession] = field(default_factory=dict)
 
 
@@ -223,6 +224,57 @@ class EpisodeEnv(Wrapper[Env]):
         self._end_episode()
         self.env.close()
 
+    # -- for adapters whose framework reads the tool calls itself (TRL's environment_factory) -----
+    def call_tool(self, name: str, arguments: Mapping[str, Any] | str) -> str:
+        """Run one call in the current episode outside ``step``: the same checks, session,
+        ``max_tool_calls``/``max_wall_s``/``tool_timeout_s`` budgets and counters as a call in a
+        turn; returns what the tool message would hold (``"Error: ..."`` for anything wrong, a
+        spent budget included). A lost session makes ``finish`` give ``verifier_error``."""
+        ep = self._episode
+        if ep is None:
+            raise RuntimeError("call reset() before call_tool()")
+        if ep.lost is not None:
+            return _error("the tool session was lost; this episode cannot go on")
+        if isinstance(arguments, Mapping) and not isinstance(arguments, dict):
+            arguments = dict(arguments)
+        call = call_from_object({"name": name, "arguments": arguments}, f"call_{ep.tool_calls}", "")
+        if self.max_tool_calls is not None and ep.tool_calls >= self.max_tool_calls:
+            ep.tool_errors += 1
+            return _error(f"the episode's budget of {self.max_tool_calls} tool calls is spent")
+        ep.tool_calls += 1
+        try:
+            content, ok = self._run_call(ep, call, 0)
+        except ToolSessionLost as exc:
+            ep.lost = Verdict.failure(
+                Reason.VERIFIER_ERROR, details={"tool": name, "error": clean_text(str(exc))[:MAX_ERROR_CHARS]}
+            )
+            content, ok = _error("the tool session was lost; this episode cannot go on"), False
+        ep.tool_errors += 0 if ok else 1
+        return content
+
+    def finish(self, final: Any) -> Verdict:
+        """Score ``final`` as the episode's answer (the single-turn verification path) and end the
+        episode, closing its sessions; ``verifier_error`` if a session was lost on the way."""
+        ep = self._episode
+        if ep is None:
+            raise RuntimeError("call reset() before finish()")
+        verdict = ep.lost if ep.lost is not None else self._verify(ep.task, final)
+        self._end_episode()
+        return verdict
+
+    def stats(self) -> dict[str, Any]:
+        """The current episode's counters (as in ``info``); empty when no episode is running."""
+        ep = self._episode
+        if ep is None:
+            return {}
+        return {
+            "turn": ep.turn,
+            "tool_calls": ep.tool_calls,
+            "tool_errors": ep.tool_errors,
+            "generated_chars": ep.generated_chars,
+            "generated_tokens": ep.generated_tokens,
+        }
+
     # -- turns -----------------------------------------------------------------------------------
     @staticmethod
     def _assistant_message(turn: Turn) -> dict[str, Any]:
@@ -267,15 +319,16 @@ class EpisodeEnv(Wrapper[Env]):
         return "", 0.0, False, True, info
 
     def _final(self, ep: _Episode, turn: Turn) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        inner = self.env
-        # The same path as single-turn step: in this process only when isolation says so.
-        if inner.isolation == "inline":
-            verdict = inner.verify(ep.task, turn.final)
-        else:
-            verdict = inner.verify_batch([ep.task], [turn.final])[0]
+        verdict = self._verify(ep.task, turn.final)
         info = self._info(ep, verdict=verdict, tool_messages=[])
         self._end_episode()
         return "", float(verdict.reward), True, False, info
+
+    def _verify(self, task: Task, final: Any) -> Verdict:
+        # The same path as single-turn step: in this process only when isolation says so.
+        if self.env.isolation == "inline":
+            return self.env.verify(task, final)
+        return self.env.verify_batch([task], [final])[0]
 
     def _tool_turn(self, ep: _Episode, turn: Turn) -> tuple[str, float, bool, bool, dict[str, Any]]:
         results: list[dict[str, Any]] = []

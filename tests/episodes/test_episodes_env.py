@@ -388,3 +388,27 @@ def test_the_readme_example_runs_as_written():
     exec(block, scope)
     assert scope["r"] == 1.0 and scope["term"] and scope["info"]["verdict"].passed
     assert scope["info"]["messages"][2]["tool_calls"][0]["function"]["name"] == "calculator"
+
+
+def test_adapters_call_tools_outside_step_with_the_same_checks_and_budgets():
+    tool = Notes(lose_after=2)
+    env = rlvr_envs.make("math-arith", tools=["calculator", tool], isolation="inline", max_tool_calls=4)
+    with pytest.raises(RuntimeError):
+        env.call_tool("calculator", {"expression": "1"})
+    env.reset(options={"task": TASK})
+    assert env.call_tool("calculator", {"expression": "123*45"}) == "5535"
+    assert env.call_tool("calculator", '{"expression": "2*2"}') == "4"
+    assert env.call_tool("calculator", {"expression": 4}).startswith("Error: bad arguments")
+    assert env.call_tool("nope", {}).startswith("Error: unknown tool 'nope'")
+    assert "budget of 4 tool calls is spent" in env.call_tool("calculator", {"expression": "1"})
+    assert env.stats() == {"turn": 0, "tool_calls": 4, "tool_errors": 3, "generated_chars": 0, "generated_tokens": None}
+    verdict = env.finish("The final answer is \\boxed{5535}.")
+    assert verdict.passed and env.stats() == {}
+    with pytest.raises(RuntimeError):
+        env.finish("again")
+    # a lost session: later calls refused, the episode scores verifier_error whatever the answer
+    env.reset(options={"task": TASK})
+    assert env.call_tool("note", {"text": "a"}) == "1" and env.call_tool("note", {"text": "b"}) == "2"
+    assert "lost" in env.call_tool("note", {"text": "c"}) and "lost" in env.call_tool("calculator", {"expression": "1"})
+    assert env.finish("The final answer is \\boxed{5535}.").reason is Reason.VERIFIER_ERROR
+    assert tool.log == ["open t1 math-arith-v1 10.0", "close"]  # the one session opened was closed
