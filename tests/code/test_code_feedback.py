@@ -157,6 +157,8 @@ def assert_no_hidden_literal(task: Task, feedback: str) -> None:
     for sentence in ("Your program did not pass the tests.", "Fix the program and answer again."):
         quoted = quoted.replace(sentence, "")
     quoted = re.sub(r"Examples from the task: \d+/\d+ passed\.", "", quoted)
+    quoted = re.sub(r"Your program did not run: it failed while loading \([\w ]+\)", "", quoted)
+    quoted = re.sub(r"Your program did not run: (it ran past its time limit|the answer holds no code)", "", quoted)
     quoted = re.sub(r"Hidden tests: \d+/\d+ passed(; the first failure: [\w ]+)?\.", "", quoted)
     leaked = [form for form in hidden_literals(hidden, public, task.prompt) if form in _spaced(quoted)]
     assert leaked == [], (task.id, leaked, feedback)
@@ -203,11 +205,13 @@ def test_stdio_feedback_shows_the_sample_case_and_only_counts_the_rest():
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)  # every task of the set, several runs each, on a shared 2-core machine
 @needs_bwrap
 @pytest.mark.parametrize("source", ["humaneval", "mbpp"])
 def test_feedback_never_contains_a_hidden_input_or_expected_value(source):
     """Over every task: a program that records every input it is given and puts all of them in
-    its output and its exceptions (so a later public failure would carry the hidden inputs)."""
+    its output and its exceptions (so a later public failure would carry the hidden inputs), and
+    one that reads the calls sent ahead from its socket at import and fails to load with them."""
     from concurrent.futures import ThreadPoolExecutor
 
     if source == "humaneval":
@@ -216,20 +220,24 @@ def test_feedback_never_contains_a_hidden_input_or_expected_value(source):
         tasks = [mbpp_task(r) for r in mbpp_rows()]
     verifier = CodeVerifier(timeout_s=20, workers=2)
 
-    def feedback(task: Task) -> tuple[Task, str]:
+    def feedback(task: Task) -> list[tuple[Task, str]]:
         names = [task.answer["entry_point"]] if source == "humaneval" else task.answer["solution_names"]
-        program = "_SEEN = []\n" + "".join(
+        recorder = "_SEEN = []\n" + "".join(
             f"def {n}(*args, **kwargs):\n    _SEEN.append((args, kwargs))\n    print(_SEEN)\n"
             f"    raise ValueError(repr(_SEEN))\n"
             for n in names
         )
-        verdict = verifier.verify(task, fenced(program))
-        public = verifier.run_public(task, fenced(program)) if split_tests(task)[0] else None
-        return task, attempt_feedback(verdict, public)
+        out = []
+        for program in (recorder, SOCKET_READER):
+            verdict = verifier.verify(task, fenced(program))
+            public = verifier.run_public(task, fenced(program)) if split_tests(task)[0] else None
+            out.append((task, attempt_feedback(verdict, public, program)))
+        return out
 
     with ThreadPoolExecutor(2) as pool:
-        for task, text in pool.map(feedback, tasks):
-            assert_no_hidden_literal(task, text)
+        for pairs in pool.map(feedback, tasks):
+            for task, text in pairs:
+                assert_no_hidden_literal(task, text)
 
 
 @needs_bwrap
@@ -249,3 +257,32 @@ def test_the_leak_check_catches_the_old_feedback():
         except AssertionError:
             caught += 1
     assert caught >= 4, caught
+
+
+SOCKET_READER = (
+    "import os, select\n"
+    "data = b''\n"
+    "for _ in range(40):\n"
+    "    if select.select([3], [], [], 0.05)[0]:\n"
+    "        data += os.read(3, 65536)\n"
+    "        break\n"
+    "raise ValueError(data.decode('latin-1'))\n"
+)
+
+
+@needs_bwrap
+def test_a_program_that_reads_the_calls_sent_ahead_at_import_cannot_show_them():
+    """The judge sends a first batch of calls while the program loads; a program can read its
+    socket at import and fail with what it read. The load error is never quoted from the run."""
+    task = mbpp_task(next(r for r in mbpp_rows() if r["task_id"] == 2))
+    env = CodeEnv(data=[{"id": "m", "prompt": task.prompt, "answer": task.answer}], max_turns=2)
+    env.reset(options={"task_id": "m"})
+    obs, reward, *_ = env.step(fenced(SOCKET_READER))
+    assert reward == 0.0
+    assert "Your program did not run: it failed while loading (ValueError)" in obs
+    assert_no_hidden_literal(task, obs)
+    assert '"I", "11"' not in obs and "batch" not in obs
+    # A syntax error is still quoted, from the host's own compile of the program.
+    env.reset(options={"task_id": "m"})
+    obs, *_ = env.step(fenced("def similar_elements(a, b)\n    return a\n"))
+    assert "SyntaxError: expected ':' (line 1)" in obs

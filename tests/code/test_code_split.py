@@ -166,6 +166,7 @@ def test_run_public_runs_the_public_tests_alone():
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)  # every task of the set, several runs each, on a shared 2-core machine
 @needs_bwrap
 @pytest.mark.parametrize("source", ["humaneval", "mbpp"])
 def test_a_program_that_does_nothing_earns_zero_on_every_task(source):

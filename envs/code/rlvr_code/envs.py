@@ -433,12 +433,19 @@ class CodeEnv(DatasetEnv):
         """Public tests in full, from a run of them alone; hidden tests as counts and the first
         failure's kind (``rlvr_code.feedback``). The reward stays the verdict's, on all tests."""
         from rlvr_code.feedback import attempt_feedback
+        from rlvr_code.verifier import TaskFormatError, build_job, extract_code
 
         public = None
         attempt = getattr(self, "_attempt", None)
         if attempt is not None and isinstance(self.verifier, CodeVerifier) and split_tests(task)[0]:
             public = self.verifier.run_public(task, attempt)
-        return attempt_feedback(verdict, public)
+        program = None
+        if attempt is not None:
+            try:
+                program = build_job(task.answer, extract_code(attempt))["program"]  # as the sandbox ran it
+            except (TaskFormatError, KeyError):
+                program = None
+        return attempt_feedback(verdict, public, program)
 
 
 class HumanEvalEnv(CodeEnv):

@@ -9,14 +9,18 @@ or name an exception class after the inputs it was given).
 The public tests' results come from a **separate run of the public tests alone**
 (``CodeVerifier.run_public``): in the graded run one process serves every call, so a program
 could keep the hidden inputs it saw (or read a batch of calls sent ahead from its stack) and put
-them in the message of a later public failure. A program that fails to load is quoted too: it
-failed before any test reached it.
+them in the message of a later public failure. Nor is a failure to load quoted from the run:
+the judge sends a first batch of calls while the program loads, and a program can read its
+socket at import and raise with what it found. A syntax error is quoted from the host's own
+compile of the program (which holds nothing but the program); any other failure to load is
+named by its kind only.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from rlvr_code.scoring import error_type
 from rlvr_envs.types import Reason, Verdict, trim_text
 
 _MAX_QUOTED = 3
@@ -27,25 +31,49 @@ def _details(verdict: Verdict) -> dict[str, Any]:
     return verdict.details if isinstance(verdict.details, dict) else {}
 
 
-def _load_failure(verdict: Verdict) -> str | None:
-    """The error of a program that never reached a test (it did not load, or had no code)."""
+def _load_failure(verdict: Verdict, code: str | None) -> str | None:
+    """Why a program never reached a test (it did not load, or had no code), in words that
+    carry nothing the program could have read from its run."""
     details = _details(verdict)
-    if details.get("tests"):
+    if details.get("tests") or verdict.reason not in _LOAD_REASONS:
         return None
-    if verdict.reason in (Reason.NO_ANSWER, Reason.FORMAT_ERROR, Reason.RUNTIME_ERROR, Reason.TIMEOUT):
-        error = details.get("first_error") or details.get("error")
-        return trim_text(str(error), _MAX_ERROR) if error else verdict.reason.value
+    if verdict.reason is Reason.NO_ANSWER:
+        return "the answer holds no code"
+    syntax = _syntax_error(code) if code is not None else None
+    if syntax is not None:
+        return syntax
+    if verdict.reason is Reason.TIMEOUT:
+        return "it ran past its time limit"
+    kind = error_type({"status": "error", "error": str(details.get("first_error") or details.get("error") or "")})
+    return f"it failed while loading ({kind})"
+
+
+_LOAD_REASONS = (Reason.NO_ANSWER, Reason.FORMAT_ERROR, Reason.RUNTIME_ERROR, Reason.TIMEOUT)
+
+
+def _syntax_error(code: str) -> str | None:
+    """The host's own compile error for the program, or None when it compiles."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(code, "<answer>", "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return trim_text(f"{type(exc).__name__}: {exc.msg} (line {exc.lineno})", _MAX_ERROR)
+    except (ValueError, MemoryError, RecursionError) as exc:
+        return f"it cannot be compiled ({type(exc).__name__})"
     return None
 
 
-def public_lines(public: Verdict | None) -> list[str]:
+def public_lines(public: Verdict | None, code: str | None = None) -> list[str]:
     """The public tests' outcomes in full (their inputs and expected values are in the prompt)."""
     if public is None:
         return []
     details = _details(public)
     entries = [t for t in details.get("tests") or [] if isinstance(t, dict)]
     if not entries:
-        failure = _load_failure(public)
+        failure = _load_failure(public, code)
         return [f"Your program failed before the examples ran: {failure}"] if failure else []
     failed = [t for t in entries if t.get("status") != "passed"]
     lines = [f"Examples from the task: {len(entries) - len(failed)}/{len(entries)} passed."]
@@ -67,16 +95,16 @@ def hidden_line(verdict: Verdict) -> str | None:
     return line + "."
 
 
-def attempt_feedback(verdict: Verdict, public: Verdict | None) -> str:
+def attempt_feedback(verdict: Verdict, public: Verdict | None, code: str | None = None) -> str:
     """The observation after a failed attempt: ``verdict`` graded it on all tests, ``public`` is
-    the run of the public tests alone (None when the task has none, or the program never loaded)."""
-    failure = _load_failure(verdict)
+    the run of the public tests alone (None when the task has none), ``code`` the program."""
+    failure = _load_failure(verdict, code)
     if failure is not None:
         return f"Your program did not run: {failure}\nFix the program and answer again."
     lines = ["Your program did not pass the tests."]
     if _details(verdict).get("memory"):
         lines.append(f"It exceeded the memory bound: {_details(verdict)['memory']}.")
-    lines += public_lines(public)
+    lines += public_lines(public, code)
     hidden = hidden_line(verdict)
     if hidden:
         lines.append(hidden)
