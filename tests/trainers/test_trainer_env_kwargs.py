@@ -61,6 +61,12 @@ def test_an_argument_the_env_cannot_take_names_the_env_and_the_argument(rows):
     assert "env_kwargs: math-arith cannot take the argument 'data'" in str(info.value)
 
 
+def test_an_option_a_family_checks_itself_is_a_config_error_naming_the_env():
+    config = TrainerConfig(**BASE, envs=["math-arith", "rg-chain_sum"], env_kwargs={"rg-chain_sum": {"max_digit": 3}})
+    with pytest.raises(ConfigError, match=r"env_kwargs: rg-chain_sum: .*max_digit"):
+        _make_envs(config, None)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "fragment"),
     [

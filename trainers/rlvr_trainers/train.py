@@ -260,6 +260,7 @@ def _make_env(env_id: str, kwargs: dict[str, Any], field_name: str) -> Any:
     """``rlvr_envs.make`` with a config error naming the env and the argument it cannot take."""
     import re
 
+    from rlvr_envs.errors import ConfigurationError
     from rlvr_envs.registration import make
 
     try:
@@ -269,6 +270,8 @@ def _make_env(env_id: str, kwargs: dict[str, Any], field_name: str) -> Any:
         if found is None:
             raise
         raise ConfigError(f"{field_name}: {env_id} cannot take the argument {found.group(1)!r} ({exc})") from None
+    except ConfigurationError as exc:  # an option the family checks itself (reasoning-gym's config fields)
+        raise ConfigError(f"{field_name}: {env_id}: {exc}") from None
 
 
 def _resume_point(config: TrainerConfig) -> str | None:
