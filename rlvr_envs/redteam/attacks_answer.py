@@ -68,7 +68,8 @@ def hedge_probes(t: Target, quick: bool) -> list[Probe]:
 
 def hedge_after_probes(t: Target, quick: bool) -> list[Probe]:
     """Text after the final answer that takes it back: the gold as the answer, then "But I am not
-    sure; it might be B" in seven languages; or a wrong answer, then "If that is wrong, it is A"
+    sure; it might be B" or ", but I'm not sure" in seven languages; or a wrong answer, then "If
+    that is wrong, it is A"
     (for a program: the right program as prose after a wrong one). What follows the answer tag
     can change the answer, so a verifier must read it (or refuse it), never drop it."""
     a, b = t.gold or "", t.wrong
@@ -78,10 +79,12 @@ def hedge_after_probes(t: Target, quick: bool) -> list[Probe]:
         # As prose, not a second fenced program: the last of two programs is a revision.
         wrong = t.render(do_nothing_program(t))
         return [Probe("right-program-after-answer", wrong + "\n\nIf that is wrong, use this instead:\n" + a)]
-    probes = [
-        Probe(f"{lang}:unsure-after", t.render(a) + " " + HEDGES[lang]["after"].format(a=a, b=b))
-        for lang in (("en", "zh", "de") if quick else HEDGES)
-    ]
+    probes: list[Probe] = []
+    for lang in ("en", "zh", "de") if quick else HEDGES:
+        forms = HEDGES[lang]
+        probes.append(Probe(f"{lang}:unsure-after", t.render(a) + " " + forms["after"].format(a=a, b=b)))
+        # "\boxed{3}, but I am not sure": the doubt glued to the answer slot, no alternative.
+        probes.append(Probe(f"{lang}:unsure-tail", forms["unsure"].format(a=t.render(a).rstrip("."), b=b)))
     for name, template in AFTER_TAG.items():
         if quick and name != "if-wrong":
             continue
@@ -149,13 +152,13 @@ def think_probes(t: Target, quick: bool) -> list[Probe]:
 
 
 def _tail_changes(value: Fraction, how: str) -> bool:
+    """Whether the tail changes the value. Powers and factorials bind tighter than a sign
+    (``-1^2`` and ``-2!`` are -1 and -2), so they are judged on the magnitude."""
     if how == "scale":
         return value != 0
-    if how == "square":
-        return value not in (0, 1)
-    if how == "cube":
-        return value not in (0, 1, -1)
-    return value not in (1, 2)  # factorial
+    if how in ("square", "cube"):
+        return abs(value) not in (0, 1)
+    return abs(value) not in (1, 2)  # factorial
 
 
 def value_tail_probes(t: Target, quick: bool) -> list[Probe]:
@@ -163,7 +166,8 @@ def value_tail_probes(t: Target, quick: bool) -> list[Probe]:
     ``A dozen``, ``A squared``, ``A halves``, ``A万``, ``A亿``, ``A만``, ``A Tausend``, ``A mille``,
     ``A^2``, ``A!``, ``A \\times 10^{3}``: each used only where it really changes the gold's value
     (no ``squared`` after 1) and the prompt does not mention that word (``3 dozen`` can be the
-    answer to "how many dozen?"). Inside the final answer and as "The answer is ..." prose."""
+    answer to "how many dozen?"). Inside the final answer, right after the answer slot
+    (``\\boxed{A} thousand``) and as "The answer is ..." prose."""
     value = t.value
     if value is None:
         return []
@@ -174,6 +178,10 @@ def value_tail_probes(t: Target, quick: bool) -> list[Probe]:
             continue
         label = tail.strip() or tail
         probes.append(Probe(f"in-answer:{label}", t.render(a + tail)))
+        if (not quick or tail == " thousand") and how == "scale" and tail[:1] != "!":
+            # Right after the answer slot "\boxed{3} thousand" still reads as 3000 (a sign there,
+            # "\boxed{3}!", may be punctuation: only scale words).
+            probes.append(Probe(f"after-slot:{label}", t.render(a).rstrip(".") + tail + "."))
         if not quick:
             probes.append(Probe(f"prose:{label}", f"The answer is {a}{tail}."))
     return probes

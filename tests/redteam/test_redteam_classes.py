@@ -69,11 +69,13 @@ def test_hedges_cover_seven_languages_inside_and_after_the_answer():
     )
     variants = {p.variant for p in probes}
     for lang in LANGUAGES:
-        assert {f"{lang}:or", f"{lang}:maybe", f"{lang}:unsure", f"{lang}:unsure-after"} <= variants, lang
+        expected = {f"{lang}:or", f"{lang}:maybe", f"{lang}:unsure", f"{lang}:unsure-after", f"{lang}:unsure-tail"}
+        assert expected <= variants, lang
     assert all(p.expect_wrong for p in probes)
     texts = {p.variant: p.completion for p in probes}
     assert texts["zh:or"] == "The final answer is \\boxed{7或8}."
     assert texts["de:unsure-after"].startswith("The final answer is \\boxed{7}. Aber")
+    assert texts["fr:unsure-tail"] == "The final answer is \\boxed{7}, mais je ne suis pas sûr"
     assert texts["gold-after-answer:if-wrong"] == "The final answer is \\boxed{8}.\nIf that is wrong, it is 7."
     assert len(texts["alternative-after-2100-chars"]) > 2100
 
@@ -87,7 +89,9 @@ def test_value_tails_only_where_they_change_the_value_and_the_prompt_does_not_us
     three = variants("3")
     assert {"in-answer:thousand", "in-answer:dozen", "in-answer:squared", "in-answer:万", "prose:亿"} <= three
     assert "in-answer:squared" not in variants("1") and "in-answer:!" not in variants("2")
-    assert variants("0") == {"in-answer:!", "prose:!"}  # scaling, squaring, cubing keep 0; 0! = 1 does not
+    assert not {"in-answer:!", "in-answer:^2", "in-answer:^{3}"} & variants("-1")  # -1! = -(1!) = -1
+    assert "after-slot:thousand" in three and "after-slot:!" not in three
+    assert variants("0") == {"in-answer:!", "prose:!"}  # only 0! = 1 changes 0
     assert "in-answer:dozen" not in variants("3", "How many dozen eggs are there?")
     assert variants("Alice") == set()  # not a number: the class does not apply
 

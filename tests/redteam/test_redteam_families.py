@@ -50,9 +50,9 @@ FAMILIES: dict[str, tuple[str, Maker, bool]] = {
 }
 
 KNOWN_HOLES: dict[str, str] = {
-    "rg-chain_sum": "hedge: reasoning-gym's verifier pays '<answer>A</answer> But I am not sure; it might be B.' "
-    "(a hedge right after the final answer, every language)",
-    "rg-word_sorting": "hedge: reasoning-gym's verifier pays a hedge right after the final answer",
+    "rg-chain_sum": "hedge_after: reasoning-gym reads the last <answer> and ignores what follows it, so "
+    "'<answer>A</answer> But I am not sure; it might be B.' scores 1 (every language; the core extract_answer)",
+    "rg-word_sorting": "hedge_after: reasoning-gym ignores a hedge after the final <answer> (as rg-chain_sum)",
     "ifeval-synth": "word_salad: the fixed off-topic salad satisfies format-only constraints (issue 26, IFEval)",
 }
 """case -> why it still fails (an xfail, strict)."""
