@@ -90,6 +90,19 @@ def _arguments_text(arguments: Any) -> str:
         return ""
 
 
+def _content_text(content: Any) -> str:
+    """A message's content as text: a string, or OpenAI content parts (their ``text`` joined)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            p["text"]
+            for p in content
+            if isinstance(p, dict) and p.get("type", "text") == "text" and isinstance(p.get("text"), str)
+        )
+    return ""
+
+
 def read_action(action: Any, parser: ToolCallParser) -> Turn:
     """The turn in ``action``: a message dict (OpenAI shape) or text parsed by ``parser``.
 
@@ -103,8 +116,7 @@ def read_action(action: Any, parser: ToolCallParser) -> Turn:
         parsed = _parse(parser, action)
         return Turn(final=action, content=clean_text(parsed.content), calls=parsed.calls, generated=action)
     if isinstance(action, dict):
-        content = action.get("content")
-        text = content if isinstance(content, str) else ""
+        text = _content_text(action.get("content"))
         tool_calls = action.get("tool_calls")
         if not tool_calls:
             parsed = _parse(parser, text)

@@ -423,6 +423,13 @@ class EpisodeEnv(Wrapper[Env]):
                 pass
         ep.sessions.clear()
 
+    def __del__(self) -> None:
+        # An env dropped without close() still ends its tool sessions (a python tool's process).
+        try:
+            self._end_episode()
+        except Exception:
+            pass
+
     def __repr__(self) -> str:
         return f"<EpisodeEnv tools={list(self.tools)}{self.env!r}>"
 

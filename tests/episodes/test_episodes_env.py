@@ -412,3 +412,27 @@ def test_adapters_call_tools_outside_step_with_the_same_checks_and_budgets():
     assert "lost" in env.call_tool("note", {"text": "c"}) and "lost" in env.call_tool("calculator", {"expression": "1"})
     assert env.finish("The final answer is \\boxed{5535}.").reason is Reason.VERIFIER_ERROR
     assert tool.log == ["open t1 math-arith-v1 10.0", "close"]  # the one session opened was closed
+
+
+def test_content_parts_and_a_dropped_env_closes_its_sessions():
+    import gc
+
+    tool = Notes()
+    env = rlvr_envs.make("math-arith", tools=[tool], isolation="inline")
+    env.reset(options={"task": TASK})
+    parts = [
+        {"type": "text", "text": "The final answer is "},
+        {"type": "image_url"},
+        {"type": "text", "text": "\\boxed{5535}."},
+    ]
+    env.step(note("a"))
+    _, reward, terminated, _, info = env.step({"role": "assistant", "content": parts})
+    assert (reward, terminated) == (1.0, True) and info["messages"][-1][
+        "content"
+    ] == "The final answer is \\boxed{5535}."
+    env.reset(options={"task": TASK})
+    env.step(note("b"))
+    assert tool.log.count("close") == 1
+    del env
+    gc.collect()
+    assert tool.log.count("close") == 2
