@@ -191,3 +191,27 @@ def test_a_program_that_does_nothing_earns_zero_on_every_task(source):
     with ThreadPoolExecutor(2) as pool:
         paid = [(task_id, r) for batch in pool.map(rewards, tasks) for task_id, r in batch if r > 0]
     assert paid == []
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
+@needs_bwrap
+def test_the_reference_solution_passes_every_public_test_run_alone():
+    """``run_public`` builds a task of the public tests alone (HumanEval: a ``check`` of its
+    public asserts): each must still run, and the reference must pass it, test for test."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    tasks = [humaneval_task(r) for r in humaneval_rows()] + [mbpp_task(r) for r in mbpp_rows()[:200]]
+    verifier = CodeVerifier(timeout_s=20, workers=2)
+
+    def fails(task: Task) -> bool:
+        public = verifier.split_tests(task)[0]
+        verdict = verifier.run_public(task, fenced(task.answer["canonical_solution"]))
+        names = [t["name"] for t in verdict.details["tests"]]
+        return not (verdict.passed and names == [t.key for t in public])
+
+    with ThreadPoolExecutor(2) as pool:
+        tasks_with_public = [t for t in tasks if split_tests(t)[0]]
+        assert len(tasks_with_public) == 111 + 200
+        failed = [task.id for task, bad in zip(tasks_with_public, pool.map(fails, tasks_with_public)) if bad]
+    assert failed == []

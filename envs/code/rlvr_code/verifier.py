@@ -22,7 +22,7 @@ import threading
 from typing import Any
 
 from rlvr_code.scoring import TestPlan, discriminating_credit, keyed, null_programs, passed_keys, plan_for, summary
-from rlvr_code.split import called_names, public_answer, solution_names, split_tests
+from rlvr_code.split import CodeTest, called_names, public_answer, solution_names, split_tests
 from rlvr_envs.env import Verifier
 from rlvr_envs.errors import RlvrEnvsError
 from rlvr_envs.types import Reason, Task, Verdict, trim_text
@@ -342,6 +342,10 @@ class CodeVerifier(Verifier):
             while len(_null_passes) > 4096:
                 _null_passes.pop(next(iter(_null_passes)))
         return found
+
+    def split_tests(self, task: Task) -> tuple[list[CodeTest], list[CodeTest]]:
+        """``(public, hidden)`` tests of a task (``rlvr_code.split.split_tests``)."""
+        return split_tests(task)
 
     def run_public(self, task: Task, completion: str) -> Verdict:
         """Run only the task's public tests (``split.split_tests``): the verdict's ``details["tests"]``
