@@ -2,7 +2,8 @@
 
 ``rlvr_envs.make(id, tools=[...])`` builds an ``EpisodeEnv``; this package holds the episode
 runner (``env``), how a turn is read (``actions``, ``parsers``), the tool protocol, schema
-derivation and plugin registry (``tools``, ``schema``), the built-in ``calculator``, per-turn
+derivation and plugin registry (``tools``, ``schema``), tools whose state lives in a runtime
+session (``runtime_tool``), the built-in ``calculator``, per-turn
 shaping and the conformance checks for episode envs and third-party tools (``testing``).
 """
 
@@ -19,6 +20,7 @@ from rlvr_envs.episodes.parsers import (
     parser_names,
     register_tool_call_parser,
 )
+from rlvr_envs.episodes.runtime_tool import RuntimeSession, RuntimeTool
 from rlvr_envs.episodes.schema import function_schema, validate_arguments
 from rlvr_envs.episodes.shaping import EpisodeShaping
 from rlvr_envs.episodes.tools import (
@@ -46,6 +48,8 @@ __all__ = [
     "HermesParser",
     "JsonParser",
     "ParsedTurn",
+    "RuntimeSession",
+    "RuntimeTool",
     "Tool",
     "ToolCall",
     "ToolCallParser",
