@@ -18,7 +18,7 @@ from typing import Any
 from rlvr_envs.env import Env
 from rlvr_envs.episodes.actions import Turn, clean_text, read_action, truncate_text
 from rlvr_envs.episodes.parsers import ToolCall, ToolCallParser, call_from_object, get_tool_call_parser
-from rlvr_envs.episodes.schema import validate_arguments
+from rlvr_envs.episodes.schema import coerce_arguments, validate_arguments
 from rlvr_envs.episodes.shaping import EpisodeShaping
 from rlvr_envs.episodes.tools import (
     Tool,
@@ -364,6 +364,8 @@ class EpisodeEnv(Wrapper[Env]):
         if tool is None:
             known = ", ".join(self.tools) or "none"
             return _error(f"unknown tool {str(call.name)[:80]!r}; available tools: {known}"), False
+        if call.string_values and call.arguments is not None:
+            call.arguments = coerce_arguments(tool.parameters, call.arguments)
         problem = validate_arguments(tool.parameters, call.arguments)
         if problem is not None:
             return _error(f"bad arguments for {tool.name}: {problem}"), False

@@ -19,6 +19,7 @@ __all__ = [
     "HermesParser",
     "JsonParser",
     "ParsedTurn",
+    "QwenXmlParser",
     "ToolCall",
     "ToolCallParser",
     "get_tool_call_parser",
@@ -40,6 +41,9 @@ class ToolCall:
     arguments: dict[str, Any] | None
     raw: str = ""
     error: str | None = None
+    string_values: bool = False
+    """The layout carries every argument as text (XML): the env converts a value to the type its
+    schema asks for (``schema.coerce_arguments``) before checking it."""
 
     @property
     def ok(self) -> bool:
@@ -157,12 +161,66 @@ class HermesParser:
                     ToolCall(call_id, None, None, rest[start : start + 200], "unclosed <tool_call> (no </tool_call>)")
                 )
                 break
-            calls.append(decode_call(rest[body_start:end].strip(), call_id))
+            calls.append(self.decode(rest[body_start:end].strip(), call_id))
             pos = end + len(self.close_tag)
         return ParsedTurn("".join(kept).strip(), calls)
 
+    def decode(self, body: str, call_id: str) -> ToolCall:
+        return decode_call(body, call_id)
+
     def render_results(self, messages: list[dict[str, Any]]) -> str:
         return "\n".join(f"<tool_response>\n{m['content']}\n</tool_response>" for m in messages)
+
+
+class QwenXmlParser(HermesParser):
+    """Qwen3-Coder's XML layout inside ``<tool_call>``: ``<function=NAME>`` then one
+    ``<parameter=ARG>value</parameter>`` per argument; values are text, typed by the schema."""
+
+    name = "qwen_xml"
+
+    def instruction(self, tools: list[dict[str, Any]]) -> str:
+        return (
+            "You may call tools to help you. The available tools, as JSON schemas:\n<tools>\n"
+            f"{_tool_lines(tools)}\n</tools>\n"
+            "To call a tool, write one block per call:\n"
+            "<tool_call>\n<function=TOOL_NAME>\n<parameter=ARGUMENT_NAME>\nvalue\n</parameter>\n</function>\n</tool_call>\n"
+            "then stop; the results come back as <tool_response> blocks. "
+            "When you are done, answer without any tool call: that reply is your final answer."
+        )
+
+    def decode(self, body: str, call_id: str) -> ToolCall:
+        if len(body) > MAX_ARGUMENT_CHARS:
+            return ToolCall(
+                call_id, None, None, body[:200], f"the tool call is longer than {MAX_ARGUMENT_CHARS} characters"
+            )
+        head = "<function="
+        start = body.find(head)
+        name_end = body.find(">", start + len(head)) if start >= 0 else -1
+        if start < 0 or name_end < 0:
+            return ToolCall(call_id, None, None, body[:200], "no <function=NAME> in the tool call")
+        name = body[start + len(head) : name_end].strip()
+        if not name:
+            return ToolCall(call_id, None, None, body[:200], "an empty function name")
+        arguments: dict[str, Any] = {}
+        pos = name_end + 1
+        while True:
+            open_at = body.find("<parameter=", pos)
+            if open_at < 0:
+                break
+            key_end = body.find(">", open_at)
+            close_at = body.find("</parameter>", key_end + 1) if key_end >= 0 else -1
+            if key_end < 0 or close_at < 0:
+                return ToolCall(call_id, name, None, body[:200], "an unclosed <parameter=...> (no </parameter>)")
+            key = body[open_at + len("<parameter=") : key_end].strip()
+            value = body[key_end + 1 : close_at]
+            # The layout puts the value on lines of its own: drop one newline each side, keep the rest.
+            value = value[1:] if value.startswith("\n") else value
+            value = value[:-1] if value.endswith("\n") else value
+            if key in arguments:
+                return ToolCall(call_id, name, None, body[:200], f"parameter {key[:80]!r} given twice")
+            arguments[key] = value
+            pos = close_at + len("</parameter>")
+        return ToolCall(call_id, name, arguments, body[:200], string_values=True)
 
 
 class JsonParser:
@@ -215,7 +273,7 @@ class JsonParser:
 
 
 _lock = threading.Lock()
-_PARSERS: dict[str, ToolCallParser] = {"hermes": HermesParser(), "json": JsonParser()}
+_PARSERS: dict[str, ToolCallParser] = {"hermes": HermesParser(), "json": JsonParser(), "qwen_xml": QwenXmlParser()}
 
 
 def register_tool_call_parser(name: str, parser: ToolCallParser, *, override: bool = False) -> None:

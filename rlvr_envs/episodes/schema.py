@@ -10,13 +10,14 @@ the tool.
 from __future__ import annotations
 
 import inspect
+import json
 import re
 import types
 import typing
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["function_schema", "parse_docstring", "python_type_schema", "validate_arguments"]
+__all__ = ["coerce_arguments", "function_schema", "parse_docstring", "python_type_schema", "validate_arguments"]
 
 _SCALARS: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
 _SECTION = re.compile(r"^(Args|Arguments|Parameters|Returns|Return|Yields|Raises|Examples?|Notes?|Attributes):\s*$")
@@ -220,3 +221,24 @@ def _json_type(value: Any) -> str:
     if isinstance(value, dict):
         return "object"
     return type(value).__name__
+
+
+def coerce_arguments(schema: Mapping[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
+    """Arguments that came as text (XML layouts) converted where the schema wants another type:
+    a value is read as JSON only for a property whose type does not admit a string, and kept as
+    it was when that fails (the check that follows then names the problem)."""
+    props = schema.get("properties", {}) if isinstance(schema, Mapping) else {}
+    out = dict(arguments)
+    for key, value in arguments.items():
+        sub = props.get(key)
+        if not isinstance(value, str) or not isinstance(sub, Mapping):
+            continue
+        kind = sub.get("type")
+        kinds = [kind] if isinstance(kind, str) else list(kind or [])
+        if not kinds or "string" in kinds:
+            continue
+        try:
+            out[key] = json.loads(value.strip()) if len(value) <= 100_000 else value
+        except (ValueError, RecursionError):
+            continue
+    return out

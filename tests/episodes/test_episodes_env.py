@@ -436,3 +436,32 @@ def test_content_parts_and_a_dropped_env_closes_its_sessions():
     del env
     gc.collect()
     assert tool.log.count("close") == 2
+
+
+def test_the_qwen_xml_parser_types_text_values_by_the_schema():
+    def repeat(word: str, times: int, upper: bool = False) -> str:
+        """Repeat a word.
+
+        Args:
+            word: the word.
+            times: how many times.
+            upper: shout it.
+        """
+        return (word.upper() if upper else word) * times
+
+    env = rlvr_envs.make("math-arith", tools=[repeat], parser="qwen_xml", isolation="inline")
+    _, info = env.reset(options={"task": TASK})
+    assert "<function=TOOL_NAME>" in info["messages"][0]["content"]
+
+    def xml(**params: str) -> str:
+        body = "".join(f"<parameter={k}>\n{v}\n</parameter>\n" for k, v in params.items())
+        return f"<tool_call>\n<function=repeat>\n{body}</function>\n</tool_call>"
+
+    _, _, _, _, info = env.step(xml(word="42", times="3", upper="true"))
+    assert info["tool_messages"][0]["content"] == "424242"  # "42" stays text where the schema says string
+    _, _, _, _, info = env.step(xml(word="ab", times="three"))
+    assert (
+        info["tool_messages"][0]["content"]
+        == "Error: bad arguments for repeat: times must be of type integer, got string"
+    )
+    assert env.step(xml(word="ab", times="2"))[4]["tool_messages"][0]["content"] == "abab"

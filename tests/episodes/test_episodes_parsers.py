@@ -10,6 +10,7 @@ from rlvr_envs.episodes import (
     HermesParser,
     JsonParser,
     ParsedTurn,
+    QwenXmlParser,
     ToolCall,
     get_tool_call_parser,
     parser_names,
@@ -91,6 +92,44 @@ JSON_CASES = [
 ]
 
 
+XML = "<tool_call>\n<function=calculator>\n<parameter=expression>\n2+2\n</parameter>\n</function>\n</tool_call>"
+
+QWEN_CASES = [
+    ("no call here \\boxed{4}", [], "no call here \\boxed{4}"),
+    (f"Let me check.\n{XML}", [("calculator", {"expression": "2+2"}, False)], "Let me check."),
+    # multi-line values keep their inner newlines; several parameters; two calls
+    (
+        "<tool_call><function=note><parameter=text>\nline 1\nline 2\n</parameter><parameter=n>3</parameter></function></tool_call>"
+        + XML,
+        [("note", {"text": "line 1\nline 2", "n": "3"}, False), ("calculator", {"expression": "2+2"}, False)],
+        "",
+    ),
+    ("<tool_call><function=clock></function></tool_call>", [("clock", {}, False)], ""),
+    ('<tool_call>{"name": "calculator"}</tool_call>', [(None, None, True)], ""),  # JSON is not this layout
+    ("<tool_call><function=></function></tool_call>", [(None, None, True)], ""),
+    (
+        "<tool_call><function=calculator><parameter=expression>1+1</function></tool_call>",
+        [("calculator", None, True)],
+        "",
+    ),
+    (
+        "<tool_call><function=f><parameter=a>1</parameter><parameter=a>2</parameter></function></tool_call>",
+        [("f", None, True)],
+        "",
+    ),
+    (f"<think>{XML}</think> done", [], f"<think>{XML}</think> done"),
+    (f"x {XML[:-12]}", [(None, None, True)], "x"),
+]
+
+
+@pytest.mark.parametrize(("text", "calls", "content"), QWEN_CASES)
+def test_qwen_xml(text, calls, content):
+    turn = QwenXmlParser().parse(text)
+    assert _shape(turn) == calls
+    assert turn.content == content
+    assert all(c.string_values for c in turn.calls if c.ok)
+
+
 def _shape(turn: ParsedTurn) -> list[tuple]:
     return [(c.name, c.arguments, c.error is not None) for c in turn.calls]
 
@@ -121,12 +160,14 @@ def test_huge_arguments_are_refused_unread(parser):
     assert "longer" in turn.calls[0].error or "too long" in turn.calls[0].error
 
 
-@pytest.mark.parametrize("parser", [HermesParser(), JsonParser()])
+@pytest.mark.parametrize("parser", [HermesParser(), JsonParser(), QwenXmlParser()])
 def test_parsing_is_linear_on_hostile_text(parser):
     # Many opening tags and no closing one: a backtracking regex would be quadratic here.
     text = "<tool_call>{" * 200_000 + "x" * 1_000_000
     started = time.perf_counter()
     parser.parse(text)
+    parser.parse("<tool_call><function=f>" + "<parameter=a>" * 5_000 + "</tool_call>")
+    parser.parse(("<tool_call><function=f>" + "<parameter=a>1</parameter>" * 3_000 + "</function></tool_call>") * 3)
     parser.parse("<think>" * 100_000 + "</think>" * 100_000)
     assert time.perf_counter() - started < 2.0
 
