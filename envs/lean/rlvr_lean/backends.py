@@ -255,7 +255,9 @@ class KiminaBackend(Backend):
         return out
 
 
-def judge_whole_file(result, first: int, last: int, audit_offset: int, plan: AuditPlan, allow_native: bool) -> Verdict:
+def judge_whole_file(
+    result, first: int, last: int, audit_offset: int, plan: AuditPlan, allow_native: bool, *, backend: str = "kimina"
+) -> Verdict:
     if result is None:
         return Verdict.failure(
             Reason.VERIFIER_ERROR, details={"layer": "lean", "error": "the server returned no result"}
@@ -278,4 +280,4 @@ def judge_whole_file(result, first: int, last: int, audit_offset: int, plan: Aud
         return verdict
     audit = restrict(resp, audit_offset, 10**9)
     verdict = judge_audit(plan, audit.messages, allow_native=allow_native, line_offset=audit_offset)
-    return verdict if verdict is not None else Verdict.correct(details={"layer": "audit", "backend": "kimina"})
+    return verdict if verdict is not None else Verdict.correct(details={"layer": "audit", "backend": backend})

@@ -26,7 +26,7 @@ from rlvr_lean.reference import parse_reference, prepare_reference
 from rlvr_lean.shape import Prepared, TaskFormatError, extract_lean, parse_statement, prepare_statement
 from rlvr_lean.tokens import LexError
 
-BACKENDS = ("auto", "local", "kimina", "none")
+BACKENDS = ("auto", "local", "kimina", "file", "none")
 NO_BACKEND = (
     "no Lean backend is configured, so this proof cannot be checked: pass lean_project= (a Lean project "
     "with the REPL built; or set RLVR_LEAN_PROJECT) or kimina_url= (a kimina-lean-server; or set "
@@ -83,6 +83,9 @@ class LeanVerifier(Verifier):
             (kimina when a URL is given, else local when a project is given, else none).
         lean_project, repl_path, repl_command: where the local REPL runs (see ``LocalBackend``).
         kimina_url, kimina_batch_size, kimina_api_key: the server backend.
+        lean_bin, lean_path, file_options: the file backend (``"file"``: one sandboxed
+            ``lean --json`` per proof, no REPL; ``lean_bin`` or ``RLVR_LEAN_BIN``; ``max_rss_mb``
+            bounds each process; ``file_options`` go to ``FileBackend``).
         proof_timeout_s: wall-clock budget of one proof (the REPL is killed and replaced past it).
         header_timeout_s, max_repls, max_uses, max_rss_mb, pickle_dir: the local pool.
         policy: a ``LeanPolicy``, or its fields as keywords (``allow_native_decide``, ...).
@@ -104,6 +107,9 @@ class LeanVerifier(Verifier):
         max_uses: int = 200,
         max_rss_mb: float = 12_000,
         pickle_dir: str | None = None,
+        lean_bin: str | None = None,
+        lean_path: str | None = None,
+        file_options: Mapping[str, Any] | None = None,
         policy: LeanPolicy | None = None,
         **policy_options: Any,
     ) -> None:
@@ -119,6 +125,9 @@ class LeanVerifier(Verifier):
         pickle_dir = pickle_dir or os.environ.get("RLVR_LEAN_PICKLE_DIR") or None
         if backend == "auto":
             backend = "kimina" if kimina_url else ("local" if lean_project or repl_command else "none")
+        lean_bin = lean_bin or os.environ.get("RLVR_LEAN_BIN") or None
+        if backend == "file" and not lean_bin:
+            raise ValueError("backend='file' needs lean_bin= (or RLVR_LEAN_BIN)")
         if backend == "kimina" and not kimina_url:
             raise ValueError("backend='kimina' needs kimina_url= (or RLVR_KIMINA_URL)")
         self.backend_name = backend
@@ -134,6 +143,9 @@ class LeanVerifier(Verifier):
             "max_uses": max_uses,
             "max_rss_mb": max_rss_mb,
             "pickle_dir": pickle_dir,
+            "lean_bin": lean_bin,
+            "lean_path": lean_path,
+            "file_options": dict(file_options or {}),
         }
         self.proof_timeout_s = proof_timeout_s
         # The pool's hard budget covers a header load and the proof; the proof budget is ours.
@@ -153,6 +165,12 @@ class LeanVerifier(Verifier):
             if self.backend_name == "kimina":
                 self._backend = KiminaBackend(
                     o["kimina_url"], batch_size=o["kimina_batch_size"], api_key=o["kimina_api_key"]
+                )
+            elif self.backend_name == "file":
+                from rlvr_lean.file_backend import FileBackend
+
+                self._backend = FileBackend(
+                    o["lean_bin"], lean_path=o["lean_path"], memory_mb=o["max_rss_mb"], **o["file_options"]
                 )
             else:
                 from rlvr_lean.repl import LocalBackend

