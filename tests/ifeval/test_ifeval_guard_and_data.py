@@ -136,6 +136,9 @@ def test_split_limit_and_column_names_are_accepted() -> None:
     assert env.tasks[0].answer == {"instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]}
     datasets = pytest.importorskip("datasets")
     both = datasets.DatasetDict(
-        {"a": datasets.Dataset.from_list([GOOD_ROW]), "b": datasets.Dataset.from_list([GOOD_ROW, {**GOOD_ROW, "key": 2}])}
+        {
+            "a": datasets.Dataset.from_list([GOOD_ROW]),
+            "b": datasets.Dataset.from_list([GOOD_ROW, {**GOOD_ROW, "key": 2}]),
+        }
     )
     assert len(rlvr_envs.make("ifeval-data", data=both, split="b").tasks) == 2
