@@ -90,7 +90,7 @@ def test_answer_in_the_prompt_is_not_read_as_the_response(server, arith):
         ({"query": ["a", "b"], "labels": ["1"]}, "'labels'"),
         ({"query": ["a"], "prompts": ["a", "b"], "labels": ["1"]}, "'prompts'"),
         (
-            {"query": ["a"], "labels": [json.dumps({"env_id": "math-500-v0", "task": {"id": "x", "prompt": "p"}})]},
+            {"query": ["a"], "labels": [json.dumps({"env_id": "math-500-v1", "task": {"id": "x", "prompt": "p"}})]},
             "cannot be verified here",
         ),
     ],
@@ -102,7 +102,7 @@ def test_malformed_requests_get_400_with_a_reason(server, body, fragment):
 
 def test_health_lists_the_envs(server):
     with urllib.request.urlopen(server.url + "/health", timeout=10) as response:
-        assert json.loads(response.read())["envs"] == ["math-arith-v0"]
+        assert json.loads(response.read())["envs"] == ["math-arith-v1"]
 
 
 def test_load_many_concurrent_requests_none_lost_all_right(server, arith):
