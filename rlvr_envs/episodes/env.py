@@ -39,14 +39,14 @@ EPISODE_OPTIONS = (
     "tools",
     "max_turns",
     "max_tool_calls",
-    "max_chars",
-    "max_tokens",
+    "max_generated_chars",
+    "max_generated_tokens",
     "count_tokens",
     "max_wall_s",
     "tool_timeout_s",
     "max_tool_output_chars",
     "max_calls_per_turn",
-    "parser",
+    "tool_parser",
     "shaping",
 )
 MAX_ERROR_CHARS = 500
@@ -113,14 +113,14 @@ class EpisodeEnv(Wrapper[Env]):
         tools: Sequence[Any] = (),
         max_turns: int = 8,
         max_tool_calls: int = 16,
-        max_chars: int | None = None,
-        max_tokens: int | None = None,
+        max_generated_chars: int | None = None,
+        max_generated_tokens: int | None = None,
         count_tokens: Any = None,
         max_wall_s: float | None = None,
         tool_timeout_s: float = 10.0,
         max_tool_output_chars: int = 4000,
         max_calls_per_turn: int = 8,
-        parser: str | ToolCallParser = "hermes",
+        tool_parser: str | ToolCallParser = "hermes",
         shaping: EpisodeShaping | None = None,
     ) -> None:
         super().__init__(env)
@@ -134,13 +134,13 @@ class EpisodeEnv(Wrapper[Env]):
             self.tools[tool.name] = tool
         self._max_turns = _positive("max_turns", max_turns, integer=True, allow_none=False)
         self.max_tool_calls = _positive("max_tool_calls", max_tool_calls, integer=True)
-        self.max_chars = _positive("max_chars", max_chars, integer=True)
-        self.max_tokens = _positive("max_tokens", max_tokens, integer=True)
+        self.max_generated_chars = _positive("max_generated_chars", max_generated_chars, integer=True)
+        self.max_generated_tokens = _positive("max_generated_tokens", max_generated_tokens, integer=True)
         self.count_tokens = _token_counter(count_tokens)
-        if self.max_tokens is not None and self.count_tokens is None:
+        if self.max_generated_tokens is not None and self.count_tokens is None:
             raise ConfigurationError(
-                "max_tokens= needs count_tokens= (a tokenizer or a function): the env has no tokenizer; "
-                "or budget characters with max_chars="
+                "max_generated_tokens= needs count_tokens= (a tokenizer or a function): the env has no tokenizer; "
+                "or budget characters with max_generated_chars="
             )
         self.max_wall_s = _positive("max_wall_s", max_wall_s, integer=False)
         self.tool_timeout_s = _positive("tool_timeout_s", tool_timeout_s, integer=False, allow_none=False)
@@ -148,7 +148,7 @@ class EpisodeEnv(Wrapper[Env]):
             "max_tool_output_chars", max_tool_output_chars, integer=True, allow_none=False
         )
         self.max_calls_per_turn = _positive("max_calls_per_turn", max_calls_per_turn, integer=True, allow_none=False)
-        self.parser = get_tool_call_parser(parser)
+        self.tool_parser = get_tool_call_parser(tool_parser)
         if shaping is not None and not isinstance(shaping, EpisodeShaping):
             raise ConfigurationError("shaping= takes an EpisodeShaping")
         self.shaping = shaping
@@ -162,7 +162,7 @@ class EpisodeEnv(Wrapper[Env]):
     # -- the chat -----------------------------------------------------------------------------
     def _first_messages(self, info: Mapping[str, Any]) -> list[dict[str, Any]]:
         messages = [dict(m) for m in info.get("messages", [])]
-        instruction = self.parser.instruction(self.tool_schemas) if self.tools else ""
+        instruction = self.tool_parser.instruction(self.tool_schemas) if self.tools else ""
         if instruction:
             if messages and messages[0].get("role") == "system":
                 messages[0]["content"] = f"{messages[0]['content']}\n\n{instruction}"
@@ -208,7 +208,7 @@ class EpisodeEnv(Wrapper[Env]):
         if ep is None:
             raise RuntimeError("call reset() before step() (the episode is over or never began)")
         ep.turn += 1
-        turn = read_action(action, self.parser)
+        turn = read_action(action, self.tool_parser)
         for i, call in enumerate(turn.calls):
             if not call.id or not turn.ids_given:
                 call.id = f"call_{ep.turn}_{i}"
@@ -302,10 +302,10 @@ class EpisodeEnv(Wrapper[Env]):
                 ep.generated_tokens += len(turn.generated)
         if self.max_wall_s is not None and time.monotonic() - ep.started > self.max_wall_s:
             return "max_wall_s"
-        if self.max_chars is not None and ep.generated_chars > self.max_chars:
-            return "max_chars"
-        if self.max_tokens is not None and (ep.generated_tokens or 0) > self.max_tokens:
-            return "max_tokens"
+        if self.max_generated_chars is not None and ep.generated_chars > self.max_generated_chars:
+            return "max_generated_chars"
+        if self.max_generated_tokens is not None and (ep.generated_tokens or 0) > self.max_generated_tokens:
+            return "max_generated_tokens"
         if turn.calls:
             if ep.turn >= self.max_turns:
                 return "max_turns"
@@ -351,7 +351,7 @@ class EpisodeEnv(Wrapper[Env]):
             reward, paid = self.shaping.tool_turn(errors, good, ep.bonus_calls)
             ep.bonus_calls += paid
             extra["shaping"] = reward
-        obs = self.parser.render_results(results)
+        obs = self.tool_parser.render_results(results)
         return obs, reward, False, False, self._info(ep, tool_messages=copy.deepcopy(results), **extra)
 
     def _run_call(self, ep: _Episode, call: ToolCall, index: int) -> tuple[str, bool]:

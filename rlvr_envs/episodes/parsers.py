@@ -277,7 +277,7 @@ _PARSERS: dict[str, ToolCallParser] = {"hermes": HermesParser(), "json": JsonPar
 
 
 def register_tool_call_parser(name: str, parser: ToolCallParser, *, override: bool = False) -> None:
-    """Make ``parser`` selectable as ``make(..., parser=name)``."""
+    """Make ``parser`` selectable as ``make(..., tool_parser=name)``."""
     if not isinstance(parser, ToolCallParser):
         raise TypeError("a tool-call parser needs name, instruction(tools), parse(text) and render_results(messages)")
     with _lock:
@@ -290,7 +290,7 @@ def get_tool_call_parser(parser: str | ToolCallParser) -> ToolCallParser:
     if not isinstance(parser, str):
         if isinstance(parser, ToolCallParser):
             return parser
-        raise TypeError(f"parser= takes a name or a ToolCallParser, got {type(parser).__name__}")
+        raise TypeError(f"tool_parser= takes a name or a ToolCallParser, got {type(parser).__name__}")
     with _lock:
         found = _PARSERS.get(parser)
     if found is None:

@@ -234,8 +234,8 @@ def _truncation(env: EpisodeEnv, seed: int, report: EpisodeReport) -> None:
                 "max_turns",
                 "max_tool_calls",
                 "max_wall_s",
-                "max_chars",
-                "max_tokens",
+                "max_generated_chars",
+                "max_generated_tokens",
             ):
                 report.fail(f"truncation gave reward {reward} and reason {info.get('truncation_reason')!r}")
             return

@@ -201,8 +201,16 @@ BUDGETS = [
     ({"max_turns": 2}, [calc_text("1"), calc_text("2")], "max_turns"),
     ({"max_tool_calls": 2}, [calc_text("1") + calc_text("2") + calc_text("3")], "max_tool_calls"),
     ({"max_tool_calls": 2}, [calc_text("1"), calc_text("2"), calc_text("3")], "max_tool_calls"),
-    ({"max_chars": 100}, [calc_text("1"), "The final answer is \\boxed{5535}." + " " * 100], "max_chars"),
-    ({"max_tokens": 5, "count_tokens": _words}, ["so the final answer is \\boxed{5535}."], "max_tokens"),
+    (
+        {"max_generated_chars": 100},
+        [calc_text("1"), "The final answer is \\boxed{5535}." + " " * 100],
+        "max_generated_chars",
+    ),
+    (
+        {"max_generated_tokens": 5, "count_tokens": _words},
+        ["so the final answer is \\boxed{5535}."],
+        "max_generated_tokens",
+    ),
     ({"max_wall_s": 0.05}, ["sleep", "The final answer is \\boxed{5535}."], "max_wall_s"),
 ]
 
@@ -231,7 +239,7 @@ def test_each_budget_truncates_with_no_reward_and_a_reason(options, turns, reaso
 
 def test_a_tokenizer_counts_tokens_and_max_tokens_needs_one():
     env = rlvr_envs.make(
-        "math-arith", tools=["calculator"], isolation="inline", max_tokens=100, count_tokens=_Tokenizer()
+        "math-arith", tools=["calculator"], isolation="inline", max_generated_tokens=100, count_tokens=_Tokenizer()
     )
     env.reset(options={"task": TASK})
     _, _, _, _, info = env.step("a b c " + calc_text("1"))
@@ -239,12 +247,12 @@ def test_a_tokenizer_counts_tokens_and_max_tokens_needs_one():
         "a b c " + calc_text("1")
     )
     with pytest.raises(ConfigurationError, match="count_tokens"):
-        rlvr_envs.make("math-arith", tools=["calculator"], max_tokens=10)
+        rlvr_envs.make("math-arith", tools=["calculator"], max_generated_tokens=10)
     for bad in (
         {"max_turns": 0},
-        {"max_chars": -1},
+        {"max_generated_chars": -1},
         {"tool_timeout_s": 0},
-        {"parser": "nope"},
+        {"tool_parser": "nope"},
         {"tools": "calculator"},
     ):
         with pytest.raises((ConfigurationError, ValueError)):
@@ -449,7 +457,7 @@ def test_the_qwen_xml_parser_types_text_values_by_the_schema():
         """
         return (word.upper() if upper else word) * times
 
-    env = rlvr_envs.make("math-arith", tools=[repeat], parser="qwen_xml", isolation="inline")
+    env = rlvr_envs.make("math-arith", tools=[repeat], tool_parser="qwen_xml", isolation="inline")
     _, info = env.reset(options={"task": TASK})
     assert "<function=TOOL_NAME>" in info["messages"][0]["content"]
 
@@ -465,3 +473,13 @@ def test_the_qwen_xml_parser_types_text_values_by_the_schema():
         == "Error: bad arguments for repeat: times must be of type integer, got string"
     )
     assert env.step(xml(word="ab", times="2"))[4]["tool_messages"][0]["content"] == "abab"
+
+
+def test_episode_options_never_take_a_familys_own_option():
+    from rlvr_envs.episodes import EPISODE_OPTIONS, split_episode_options
+
+    family, episode = split_episode_options({"tools": ["calculator"], "max_tokens": 512, "level": 2, "max_turns": 3})
+    assert family == {"max_tokens": 512, "level": 2}  # the judge family's max_tokens is its judge's
+    assert episode == {"tools": ["calculator"], "max_turns": 3}
+    assert split_episode_options({"max_turns": 3}) == ({"max_turns": 3}, None)
+    assert "max_tokens" not in EPISODE_OPTIONS and "parser" not in EPISODE_OPTIONS
