@@ -178,21 +178,38 @@ def test_the_static_layer_refuses_them_before_lean(name):
     assert not isinstance(verdict, Prepared) and not verdict.passed, verdict
 
 
+# Unfolds 10^8 by 10^8 in unary: no heartbeat or depth limit stops it (the static layer refuses
+# set_option; here it is off).
+LOOP = (
+    "noncomputable def two : N := N.succ (N.succ N.zero)\n"
+    "noncomputable def ten : N := N.add (N.mul two (N.mul two two)) two\n"
+    "noncomputable def big : N := N.mul (N.mul ten ten) (N.mul ten ten)\n"
+    "set_option maxHeartbeats 0 in\nset_option maxRecDepth 1000000000 in\n"
+    "theorem spin : Eq (N.mul big big) (N.mul big (N.succ big)) := rfl\n"
+    f"{SIG} := N.zero_add n\n"
+)
+
+
 def test_an_elaborator_loop_is_killed_at_its_budget_and_the_next_check_passes(backend):
-    loop = (
-        "noncomputable def two : N := N.succ (N.succ N.zero)\n"
-        "noncomputable def ten : N := N.add (N.mul two (N.mul two two)) two\n"
-        "noncomputable def big : N := N.mul (N.mul ten ten) (N.mul ten ten)\n"
-        "set_option maxHeartbeats 0 in\nset_option maxRecDepth 1000000000 in\n"
-        "theorem spin : Eq (N.mul big big) (N.mul big (N.succ big)) := rfl\n"
-        f"{SIG} := N.zero_add n\n"
-    )
     start = time.monotonic()
-    verdict = check(backend, loop, timeout_s=3)
+    verdict = check(backend, LOOP, timeout_s=3)
     assert verdict.reason is Reason.TIMEOUT and time.monotonic() - start < 10, verdict
     assert check(backend, f"{SIG} := N.zero_add n\n").passed
 
 
-def test_memory_bound_is_enforced():
+def test_a_check_past_its_memory_bound_is_stopped_and_the_next_check_passes():
+    # The same unbounded unfolding grows Lean's heap by tens of MiB a second; 300 MiB is reached
+    # long before the 60 s budget (Lean starts at ~120 MiB).
+    bounded = FileBackend(LEAN, reference_as_axiom=True, max_rss_mb=300)
+    start = time.monotonic()
+    verdict = bounded.check(raw(LOOP), allow_native=False, timeout_s=60)
+    assert verdict.reason is Reason.RUNTIME_ERROR and verdict.details["rule"] == "memory", verdict
+    assert time.monotonic() - start < 50 and bounded.stats["memory_kills"] == 1
+    assert bounded.check(raw(f"{SIG} := N.zero_add n\n"), allow_native=False, timeout_s=30).passed
+
+
+def test_bounds_are_validated():
     with pytest.raises(ValueError, match="at least"):
-        FileBackend(LEAN, memory_mb=1024)
+        FileBackend(LEAN, address_space_mb=1024)
+    with pytest.raises(ValueError, match="positive"):
+        FileBackend(LEAN, max_rss_mb=0)

@@ -6,10 +6,11 @@ under a reference name, the completion's code, the audit lines), so layers 2 and
 the same code: ``judge_whole_file``.
 
 Each check runs under bubblewrap (no network, no other process visible, the file system read-only
-but for a private /tmp, dies with its parent) with an address-space bound (``RLIMIT_AS``), a CPU
-bound and a wall-clock budget; past the budget the whole process group is killed and the verdict
-is ``timeout``. Nothing is reused between checks, so a killed check leaves nothing behind for the
-next one.
+but for a private /tmp, dies with its parent) with a resident-memory bound (the process tree's RSS,
+read every 50 ms: past it the check is killed, ``runtime_error`` with ``rule: memory``), an
+address-space backstop (``RLIMIT_AS``), a CPU bound and a wall-clock budget; past the budget the
+whole process group is killed and the verdict is ``timeout``. Nothing is reused between checks,
+so a killed check leaves nothing behind for the next one.
 """
 
 from __future__ import annotations
@@ -28,11 +29,13 @@ from collections.abc import Sequence
 from rlvr_envs import Reason, Verdict
 from rlvr_lean.backends import Backend, LeanUnavailable, assemble_file, judge_whole_file
 from rlvr_lean.protocol import CommandResponse, KiminaResult, ProtocolError, _messages
+from rlvr_lean.repl import tree_rss_mb
 from rlvr_lean.shape import Prepared
 
 # Lean's runtime reserves address space well beyond what it touches (thread stacks, its heap
 # arenas): under bubblewrap it could not start below 8 GiB of address space on the test kernel.
-MIN_MEMORY_MB = 8192
+MIN_ADDRESS_SPACE_MB = 8192
+_POLL_S = 0.05
 _STDOUT_LIMIT = 8 << 20  # a flood of messages past this is cut (the verdict needs the first ones)
 
 
@@ -97,7 +100,8 @@ class FileBackend(Backend):
         lean: the ``lean`` executable (an elan toolchain's, or the test kernel's launcher).
         lean_path: ``LEAN_PATH`` for imports (``lake env printenv LEAN_PATH`` in a project with
             Mathlib); its directories are shown read-only in the sandbox.
-        memory_mb: the address-space bound of one check.
+        max_rss_mb: the resident-memory bound of one check (its whole process tree).
+        address_space_mb: the ``RLIMIT_AS`` backstop (Lean reserves far more than it uses).
         isolation: ``"bwrap"`` (the default; ``LeanUnavailable`` when bubblewrap is missing) or
             ``"none"`` (rlimits and the budget only: for machines without user namespaces).
         ro_paths: more directories the sandbox shows read-only.
@@ -113,15 +117,21 @@ class FileBackend(Backend):
         lean: str,
         *,
         lean_path: str | None = None,
-        memory_mb: float = 12288,
+        max_rss_mb: float = 4096,
+        address_space_mb: float = 16384,
         isolation: str = "bwrap",
         ro_paths: Sequence[str] = (),
         reference_as_axiom: bool = False,
     ) -> None:
         if isolation not in ("bwrap", "none"):
             raise ValueError(f"isolation must be 'bwrap' or 'none', got {isolation!r}")
-        if memory_mb < MIN_MEMORY_MB:
-            raise ValueError(f"memory_mb must be at least {MIN_MEMORY_MB} (Lean's runtime needs it), got {memory_mb}")
+        if address_space_mb < MIN_ADDRESS_SPACE_MB:
+            raise ValueError(
+                f"address_space_mb must be at least {MIN_ADDRESS_SPACE_MB} (Lean's runtime reserves it), "
+                f"got {address_space_mb}"
+            )
+        if max_rss_mb <= 0:
+            raise ValueError(f"max_rss_mb must be positive, got {max_rss_mb}")
         found = shutil.which(lean) if os.sep not in lean else (lean if os.access(lean, os.X_OK) else None)
         if found is None:
             raise LeanUnavailable(
@@ -130,7 +140,8 @@ class FileBackend(Backend):
             )
         self.lean = os.path.abspath(found)
         self.lean_path = lean_path
-        self.memory_mb = memory_mb
+        self.max_rss_mb = max_rss_mb
+        self.address_space_mb = address_space_mb
         self.bwrap = shutil.which("bwrap") if isolation == "bwrap" else None
         if isolation == "bwrap" and self.bwrap is None:
             raise LeanUnavailable(
@@ -159,8 +170,9 @@ class FileBackend(Backend):
             argv += ["--setenv", "LEAN_PATH", self.lean_path]
         return [*argv, "--", *lean]
 
-    def run_file(self, text: str, *, timeout_s: float) -> tuple[str, str, int | None, float]:
-        """Runs ``lean --json`` on ``text``: (stdout, stderr, exit code or None past the budget, seconds)."""
+    def run_file(self, text: str, *, timeout_s: float) -> tuple[str, str, int | str, float]:
+        """Runs ``lean --json`` on ``text``: (stdout, stderr, exit code or ``"timeout"`` /
+        ``"memory"`` when it was killed at a bound, seconds)."""
         with tempfile.TemporaryDirectory(prefix="rlvr-lean-") as workdir:
             path = os.path.join(workdir, "Check.lean")
             with open(path, "w", encoding="utf-8") as fh:
@@ -170,29 +182,40 @@ class FileBackend(Backend):
             if self.lean_path:
                 env["LEAN_PATH"] = self.lean_path
             start = time.monotonic()
-            proc = subprocess.Popen(
-                self._argv(workdir, "Check.lean" if self.bwrap else path),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=workdir,
-                env=env,
-                start_new_session=True,
-                preexec_fn=_limits(self.memory_mb, int(timeout_s) + 2),
-            )
+            # Files, not pipes: the loop below watches time and memory, nobody drains a pipe.
+            with tempfile.TemporaryFile() as out_file, tempfile.TemporaryFile() as err_file:
+                proc = subprocess.Popen(
+                    self._argv(workdir, "Check.lean" if self.bwrap else path),
+                    stdin=subprocess.DEVNULL,
+                    stdout=out_file,
+                    stderr=err_file,
+                    cwd=workdir,
+                    env=env,
+                    start_new_session=True,
+                    preexec_fn=_limits(self.address_space_mb, int(timeout_s) + 2),
+                )
+                code = self._watch(proc, start, timeout_s)
+                out_file.seek(0)
+                err_file.seek(0)
+                out = out_file.read(_STDOUT_LIMIT).decode("utf-8", "replace")
+                err = err_file.read(4000).decode("utf-8", "replace")
+            return out, err, code, time.monotonic() - start
+
+    def _watch(self, proc: subprocess.Popen, start: float, timeout_s: float) -> int | str:
+        while True:
             try:
-                out, err = proc.communicate(timeout=timeout_s)
-                code: int | None = proc.returncode
+                return proc.wait(timeout=_POLL_S)
             except subprocess.TimeoutExpired:
-                self._kill(proc)
-                out, err = proc.communicate()
-                code = None
-            return (
-                out[:_STDOUT_LIMIT].decode("utf-8", "replace"),
-                err[:4000].decode("utf-8", "replace"),
-                code,
-                time.monotonic() - start,
-            )
+                pass
+            if time.monotonic() - start >= timeout_s:
+                bound = "timeout"
+            elif tree_rss_mb(proc.pid) > self.max_rss_mb:
+                bound = "memory"
+            else:
+                continue
+            self._kill(proc)
+            proc.wait()
+            return bound
 
     @staticmethod
     def _kill(proc: subprocess.Popen) -> None:
@@ -212,11 +235,22 @@ class FileBackend(Backend):
             return Verdict.failure(
                 Reason.VERIFIER_ERROR, details={"layer": "lean", "backend": "file", "error": str(exc)}
             )
-        if code is None or (code in _signalled(signal.SIGXCPU, signal.SIGKILL) and seconds >= timeout_s * 0.9):
+        if code == "timeout" or (code in _signalled(signal.SIGXCPU, signal.SIGKILL) and seconds >= timeout_s * 0.9):
             self.stats["timeouts"] += 1
             return Verdict.failure(
                 Reason.TIMEOUT,
                 details={"layer": "lean", "backend": "file", "error": f"Lean ran past its {timeout_s:g}s budget"},
+            )
+        if code == "memory":
+            self.stats["memory_kills"] += 1
+            return Verdict.failure(
+                Reason.RUNTIME_ERROR,
+                details={
+                    "layer": "lean",
+                    "backend": "file",
+                    "rule": "memory",
+                    "error": f"Lean went past its {self.max_rss_mb:g} MiB memory bound",
+                },
             )
         try:
             resp = parse_json_lines(out)
@@ -241,7 +275,7 @@ class FileBackend(Backend):
                     "backend": "file",
                     "rule": "memory" if memory else "crash",
                     "error": f"lean exited with {code}: {err.strip()[:300]}",
-                    "memory_mb": self.memory_mb,
+                    "max_rss_mb": self.max_rss_mb,
                 },
             )
         verdict = judge_whole_file(

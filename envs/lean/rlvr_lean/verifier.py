@@ -170,7 +170,7 @@ class LeanVerifier(Verifier):
                 from rlvr_lean.file_backend import FileBackend
 
                 self._backend = FileBackend(
-                    o["lean_bin"], lean_path=o["lean_path"], memory_mb=o["max_rss_mb"], **o["file_options"]
+                    o["lean_bin"], lean_path=o["lean_path"], max_rss_mb=o["max_rss_mb"], **o["file_options"]
                 )
             else:
                 from rlvr_lean.repl import LocalBackend
