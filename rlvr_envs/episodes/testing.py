@@ -129,6 +129,7 @@ def check_episode_env(
         _episode_with_calls(env, seed + k, report)
         _gold_and_wrong(env, seed + k, report)
     _truncation(env, seed, report)
+    _generation_budgets(env, seed, report)
     if raise_on_failure:
         report.raise_if_failed()
     return report
@@ -240,6 +241,32 @@ def _truncation(env: EpisodeEnv, seed: int, report: EpisodeReport) -> None:
                 report.fail(f"truncation gave reward {reward} and reason {info.get('truncation_reason')!r}")
             return
     report.fail(f"repeated malformed calls were never truncated (max_turns={env.max_turns})")
+
+
+GENERATION_REASONS = ("max_generated_chars", "max_generated_tokens")
+
+
+def _generation_budgets(env: EpisodeEnv, seed: int, report: EpisodeReport) -> None:
+    """A gold answer padded past each generation budget the env has is truncated, not scored."""
+    budgets = [("max_generated_chars", env.max_generated_chars)]
+    if env.count_tokens is not None:
+        budgets.append(("max_generated_tokens", env.max_generated_tokens))
+    for reason, limit in budgets:
+        if limit is None:
+            continue
+        env.reset(seed=seed)
+        task = env.current_task
+        gold = (env.gold_completion(task) if task is not None else None) or "I don't know."
+        action = gold + " ." * (int(limit) + 1)
+        _, reward, terminated, truncated, info = env.step(action)
+        # Padding past one budget may pass the other first: either generation budget is right.
+        if not truncated or terminated or reward != 0.0 or info.get("truncation_reason") not in GENERATION_REASONS:
+            report.fail(
+                f"a final answer past {reason}={limit} was not truncated with reward 0 "
+                f"({info.get('truncation_reason')})"
+            )
+        if env.current_task is not None:
+            env.step("I give up.")
 
 
 # -- tools ----------------------------------------------------------------------------------------

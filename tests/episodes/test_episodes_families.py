@@ -125,3 +125,24 @@ def test_find_answer_leak():
     )
     assert find_answer_leak(task, {"deep": [{"answer": 1}]}) == "a key named 'answer'"
     assert find_answer_leak(task, {"x": task.answer}) == "a key named 'answer'"
+
+
+def test_the_kit_checks_generation_budgets_and_fails_an_env_that_ignores_them():
+    env = rlvr_envs.make(
+        "math-arith",
+        tools=["calculator"],
+        isolation="inline",
+        max_generated_chars=400,
+        max_generated_tokens=200,
+        count_tokens=len,
+    )
+    check_episode_env(env, n_tasks=1)
+
+    class Lax(EpisodeEnv):
+        def _over_budget(self, ep, turn):  # a runner that forgets the generation budgets
+            reason = super()._over_budget(ep, turn)
+            return None if reason in ("max_generated_chars", "max_generated_tokens") else reason
+
+    lax = Lax(rlvr_envs.make("math-arith", isolation="inline"), tools=["calculator"], max_generated_chars=400)
+    with pytest.raises(ConformanceError, match="past max_generated_chars=400 was not truncated"):
+        check_episode_env(lax, n_tasks=1)
