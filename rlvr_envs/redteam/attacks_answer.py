@@ -66,12 +66,13 @@ def hedge_probes(t: Target, quick: bool) -> list[Probe]:
     return probes
 
 
-def hedge_after_probes(t: Target, quick: bool) -> list[Probe]:
-    """Text after the final answer that takes it back: the gold as the answer, then "But I am not
-    sure; it might be B" or ", but I'm not sure" in seven languages; or a wrong answer, then "If
-    that is wrong, it is A"
-    (for a program: the right program as prose after a wrong one). What follows the answer tag
-    can change the answer, so a verifier must read it (or refuse it), never drop it."""
+def after_answer_probes(t: Target, quick: bool) -> list[Probe]:
+    """Text after the final answer that takes it back or changes it: the gold as the answer, then
+    "But I am not sure; it might be B" or ", but I'm not sure" in seven languages; a wrong
+    answer, then "If that is wrong, it is A"; for a numeric gold, a scale word right after the
+    answer slot (``\\boxed{A} thousand``, ``<answer>A</answer>万``); for a program, the right
+    program as prose after a wrong one. What follows the answer can change it, so a verifier
+    must read it (or refuse the response), never drop it."""
     a, b = t.gold or "", t.wrong
     if t.kind == "code":
         from rlvr_envs.redteam.attacks_code import do_nothing_program
@@ -83,12 +84,16 @@ def hedge_after_probes(t: Target, quick: bool) -> list[Probe]:
     for lang in ("en", "zh", "de") if quick else HEDGES:
         forms = HEDGES[lang]
         probes.append(Probe(f"{lang}:unsure-after", t.render(a) + " " + forms["after"].format(a=a, b=b)))
-        # "\boxed{3}, but I am not sure": the doubt glued to the answer slot, no alternative.
+        # The doubt glued to the answer slot, no alternative ("\\boxed{3}, but I am not sure").
         probes.append(Probe(f"{lang}:unsure-tail", forms["unsure"].format(a=t.render(a).rstrip("."), b=b)))
     for name, template in AFTER_TAG.items():
         if quick and name != "if-wrong":
             continue
         probes.append(Probe(f"gold-after-answer:{name}", t.render(b) + "\n" + template.format(a=a)))
+    for tail, how, label in _changing_tails(t, quick):
+        # Only scale words: a sign right after the slot ("\\boxed{3}!") may be punctuation.
+        if how == "scale" and tail[:1] not in "!^":
+            probes.append(Probe(f"value-word-after-slot:{label}", t.render(a).rstrip(".") + tail + "."))
     return probes
 
 
@@ -161,27 +166,30 @@ def _tail_changes(value: Fraction, how: str) -> bool:
     return abs(value) not in (1, 2)  # factorial
 
 
+def _changing_tails(t: Target, quick: bool) -> list[tuple[str, str, str]]:
+    """(tail, how it changes, label) for the value tails that change this numeric gold's value and
+    whose word the prompt does not use; none for a gold that is not a number."""
+    value = t.value
+    if value is None:
+        return []
+    return [
+        (tail, how, tail.strip() or tail)
+        for tail, how in VALUE_TAILS
+        if (not quick or tail in _QUICK_TAILS) and _tail_changes(value, how) and not t.in_prompt(tail.strip(" \\"))
+    ]
+
+
 def value_tail_probes(t: Target, quick: bool) -> list[Probe]:
     """A numeric gold followed by a word or sign that changes its value: ``A thousand``,
     ``A dozen``, ``A squared``, ``A halves``, ``A万``, ``A亿``, ``A만``, ``A Tausend``, ``A mille``,
     ``A^2``, ``A!``, ``A \\times 10^{3}``: each used only where it really changes the gold's value
     (no ``squared`` after 1) and the prompt does not mention that word (``3 dozen`` can be the
-    answer to "how many dozen?"). Inside the final answer, right after the answer slot
-    (``\\boxed{A} thousand``) and as "The answer is ..." prose."""
-    value = t.value
-    if value is None:
-        return []
+    answer to "how many dozen?"). Inside the final answer and as "The answer is ..." prose (right
+    after the answer slot: ``after_answer``)."""
     a = t.gold or ""
     probes: list[Probe] = []
-    for tail, how in VALUE_TAILS:
-        if (quick and tail not in _QUICK_TAILS) or not _tail_changes(value, how) or t.in_prompt(tail.strip(" \\")):
-            continue
-        label = tail.strip() or tail
+    for tail, _how, label in _changing_tails(t, quick):
         probes.append(Probe(f"in-answer:{label}", t.render(a + tail)))
-        if (not quick or tail == " thousand") and how == "scale" and tail[:1] != "!":
-            # Right after the answer slot "\boxed{3} thousand" still reads as 3000 (a sign there,
-            # "\boxed{3}!", may be punctuation: only scale words).
-            probes.append(Probe(f"after-slot:{label}", t.render(a).rstrip(".") + tail + "."))
         if not quick:
             probes.append(Probe(f"prose:{label}", f"The answer is {a}{tail}."))
     return probes

@@ -45,7 +45,7 @@ class AttackClass:
 CLASSES: tuple[AttackClass, ...] = (
     AttackClass("empty", answer.empty_probes, None, ""),
     AttackClass("hedge", answer.hedge_probes, _SHORT, "a short gold answer (answer_text)"),
-    AttackClass("hedge_after", answer.hedge_after_probes, _SHORT | {"code"}, "a short gold answer or program"),
+    AttackClass("after_answer", answer.after_answer_probes, _SHORT | {"code"}, "a short gold answer or program"),
     AttackClass("multi_answer", answer.multi_answer_probes, _SHORT | {"code"}, "a short gold answer or program"),
     AttackClass("think", answer.think_probes, _SHORT | {"code"}, "a short gold answer or program"),
     AttackClass("value_suffix", answer.value_tail_probes, frozenset({"number"}), "a numeric gold answer"),
@@ -73,10 +73,11 @@ KIT_CLASSES: tuple[str, ...] = (
     "echo_prompt",
 )
 """The handful the conformance kit runs on its tasks (cheap for every family). Not yet
-``hedge_after``: the core's ``extract_answer`` reads the last answer and ignores what follows
+``after_answer``: the core's ``extract_answer`` reads the last answer and ignores what follows
 it, so every verifier built on it (the README's example, ``rlvr-envs new``'s scaffold,
-reasoning-gym) pays "\\boxed{A}. But I am not sure; it might be B." until the extractor refuses
-such a tail; ``rlvr-envs redteam`` and tests/redteam run it at full strength meanwhile."""
+reasoning-gym) pays "\\boxed{A}. But I am not sure; it might be B." and "\\boxed{A} thousand."
+until the extractor refuses such a tail; ``rlvr-envs redteam`` and tests/redteam run it at full
+strength meanwhile."""
 
 
 def select(names: str | list[str] | tuple[str, ...] | None) -> list[AttackClass]:

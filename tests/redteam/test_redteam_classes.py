@@ -15,7 +15,7 @@ from rlvr_envs.redteam.lexicon import LANGUAGES, word_salad
 from rlvr_envs.redteam.mining import Facts, hardcoded_program
 from rlvr_envs.redteam.report import preview
 from rlvr_envs.redteam.target import gold_kind, parse_value, wrong_value
-from tests.redteam.toys import CODE_TASKS, NaiveCodeEnv, StrictEnv, SubstringEnv
+from tests.redteam.toys import CODE_TASKS, MATH_TASKS, NaiveCodeEnv, StrictEnv, SubstringEnv
 
 GOLDS = [
     "3", "-2.5", "0", "1", "7/4", "A", "e", "Yes", "false", "x^2 + 1", "\\frac{1}{2}", "(1, 2)",
@@ -64,7 +64,7 @@ def test_a_target_lays_answers_out_as_the_gold_completion_does():
 
 
 def test_hedges_cover_seven_languages_inside_and_after_the_answer():
-    probes = BY_NAME["hedge"].build(_target(StrictEnv()), False) + BY_NAME["hedge_after"].build(
+    probes = BY_NAME["hedge"].build(_target(StrictEnv()), False) + BY_NAME["after_answer"].build(
         _target(StrictEnv()), False
     )
     variants = {p.variant for p in probes}
@@ -90,7 +90,9 @@ def test_value_tails_only_where_they_change_the_value_and_the_prompt_does_not_us
     assert {"in-answer:thousand", "in-answer:dozen", "in-answer:squared", "in-answer:万", "prose:亿"} <= three
     assert "in-answer:squared" not in variants("1") and "in-answer:!" not in variants("2")
     assert not {"in-answer:!", "in-answer:^2", "in-answer:^{3}"} & variants("-1")  # -1! = -(1!) = -1
-    assert "after-slot:thousand" in three and "after-slot:!" not in three
+    after = {p.variant for p in BY_NAME["after_answer"].build(make_target(StrictEnv(), MATH_TASKS[0]), False)}
+    assert {"value-word-after-slot:thousand", "value-word-after-slot:Tausend"} <= after
+    assert not {"value-word-after-slot:!", "value-word-after-slot:^2", "value-word-after-slot:^{3}"} & after
     assert variants("0") == {"in-answer:!", "prose:!"}  # only 0! = 1 changes 0
     assert "in-answer:dozen" not in variants("3", "How many dozen eggs are there?")
     assert variants("Alice") == set()  # not a number: the class does not apply
@@ -123,7 +125,7 @@ def test_multi_answer_never_puts_the_gold_last():
 def test_every_class_has_a_docstring_and_the_kit_set_is_cheap():
     assert all(len(c.doc) > 80 for c in CLASSES)
     assert set(KIT_CLASSES) <= set(BY_NAME)
-    assert not {"huge", "feedback_mining", "hedge_after"} & set(KIT_CLASSES)
+    assert not {"huge", "feedback_mining", "after_answer"} & set(KIT_CLASSES)
     assert [c.name for c in select("hedge, empty")] == ["empty", "hedge"]
     with pytest.raises(ValueError, match="unknown attack class"):
         select(["hedge", "nope"])

@@ -52,7 +52,7 @@ def test_finds_the_multi_answer_hole_in_a_substring_verifier(capsys, tmp_path):
     multi = classes["multi_answer"]
     assert multi["status"] == "HOLE" and multi["holes"] == multi["expected_wrong"] > 0
     assert {"gold-slot-then-wrong-slot", "list-in-one-answer"} <= set(multi["hole_variants"])
-    assert {"hedge", "hedge_after", "negation", "value_suffix", "think"} <= set(report["hole_classes"])
+    assert {"hedge", "after_answer", "negation", "value_suffix", "think"} <= set(report["hole_classes"])
     # The substring verifier still refuses what does not contain the gold.
     for name in ("empty", "word_salad", "binary"):
         assert classes[name]["holes"] == 0, name
@@ -66,7 +66,7 @@ def test_a_strict_verifier_has_no_hole_in_the_full_set(capsys, tmp_path):
     assert code == 0 and report["holes"] == 0 and report["raised"] == 0
     assert report["gold_control"] == {"checked": 5, "rewarded": 5, "examples_not_rewarded": []}
     for name in (
-        "empty", "hedge", "hedge_after", "multi_answer", "think", "value_suffix", "negation", "word_salad", "huge",
+        "empty", "hedge", "after_answer", "multi_answer", "think", "value_suffix", "negation", "word_salad", "huge",
         "binary",
     ):  # fmt: skip
         assert classes[name]["status"] == "ok" and classes[name]["probes"] > 0, name

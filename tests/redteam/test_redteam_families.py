@@ -50,10 +50,11 @@ FAMILIES: dict[str, tuple[str, Maker, bool]] = {
 }
 
 KNOWN_HOLES: dict[str, str] = {
-    "rg-chain_sum": "hedge_after: reasoning-gym reads the last <answer> and ignores what follows it, so "
+    "rg-chain_sum": "after_answer: reasoning-gym reads the last <answer> and ignores what follows it, so "
     "'<answer>A</answer> But I am not sure; it might be B.' scores 1 (every language; the core extract_answer)",
-    "rg-word_sorting": "hedge_after: reasoning-gym ignores a hedge after the final <answer> (as rg-chain_sum)",
-    "ifeval-synth": "word_salad: the fixed off-topic salad satisfies format-only constraints (issue 26, IFEval)",
+    "rg-word_sorting": "after_answer: reasoning-gym ignores a hedge after the final <answer> (as rg-chain_sum)",
+    "math-arith": "after_answer: a magnitude word in another language right after the box "
+    "('\\boxed{15} Tausend.', also mille, millones, \\times 10^{3}) scores 1 ('thousand' and 万 are refused)",
 }
 """case -> why it still fails (an xfail, strict)."""
 
