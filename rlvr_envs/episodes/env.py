@@ -283,7 +283,10 @@ class EpisodeEnv(Wrapper[Env]):
             {
                 "id": c.id,
                 "type": "function",
-                "function": {"name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False)},
+                "function": {
+                    "name": clean_text(c.name),
+                    "arguments": clean_text(json.dumps(c.arguments, ensure_ascii=False)),
+                },
             }
             for c in turn.calls
             if c.ok and c.name is not None
@@ -343,7 +346,14 @@ class EpisodeEnv(Wrapper[Env]):
                 good += 1
             else:
                 errors += 1
-            results.append({"role": "tool", "tool_call_id": call.id, "name": call.name or "", "content": content})
+            results.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": clean_text(call.id),
+                    "name": clean_text(call.name or ""),
+                    "content": content,
+                }
+            )
         ep.tool_errors += errors
         ep.messages.extend(results)
         reward, extra = 0.0, {}

@@ -483,3 +483,56 @@ def test_episode_options_never_take_a_familys_own_option():
     assert episode == {"tools": ["calculator"], "max_turns": 3}
     assert split_episode_options({"max_turns": 3}) == ({"max_turns": 3}, None)
     assert "max_tokens" not in EPISODE_OPTIONS and "parser" not in EPISODE_OPTIONS
+
+
+FRAGMENTS = [
+    "<tool_call>", "</tool_call>", "<think>", "</think>", '{"name": "calculator"', ', "arguments": {"expression": "1+1"}}',
+    '"parameters": ', "{", "}", "[", "]", '"', "\\", ",", ":", "\udcff", "数学", "\x00", "\n", "```json", "```",
+    "<function=calculator>", "</function>", "<parameter=expression>", "</parameter>", "9**9**9", '"name"', "null",
+    "The final answer is \\boxed{5535}.", "1e999", "-0", '{"name": "calculator", "arguments": "{\\"expression\\": 2}"}',
+]  # fmt: skip
+
+
+def _random_dict(rng) -> dict[str, Any]:
+    pick = rng.choice
+    function = pick(
+        [
+            None,
+            {},
+            {"name": pick(["calculator", "", 5, None])},
+            {"name": "calculator", "arguments": pick(["{}", '{"expression": "2"}', "[", {"expression": []}, None, 7])},
+        ]
+    )
+    call = pick(
+        [function, {"id": pick([None, 5, "x" * 500, "id"]), "type": "function", "function": function}, "call", None]
+    )
+    return {
+        "role": "assistant",
+        "content": pick([None, "", "ok", ["part"], [{"type": "text", "text": "t"}], 3]),
+        "tool_calls": pick([None, [], [call], [call, call], "x", {}]),
+    }
+
+
+@pytest.mark.parametrize("tool_parser", ["hermes", "json", "qwen_xml"])
+def test_random_turns_never_raise_and_every_answer_is_bounded(tool_parser):
+    import random
+
+    rng = random.Random(f"episodes-{tool_parser}")
+    env = rlvr_envs.make("math-arith", tools=["calculator"], tool_parser=tool_parser, isolation="inline", max_turns=3)
+    episodes = 0
+    for _ in range(400):
+        if env.current_task is None:
+            env.reset(options={"task": TASK})
+            episodes += 1
+        action = (
+            _random_dict(rng)
+            if rng.random() < 0.3
+            else "".join(rng.choice(FRAGMENTS) for _ in range(rng.randint(0, 30)))
+        )
+        obs, reward, terminated, truncated, info = env.step(action)
+        assert isinstance(obs, str) and reward in (0.0, 1.0) and not (terminated and truncated)
+        for message in info["tool_messages"]:
+            assert isinstance(message["content"], str) and len(message["content"]) <= 4100
+            message["content"].encode("utf-8")
+        json.dumps(info["messages"], ensure_ascii=False).encode("utf-8")  # valid UTF-8 for any tokenizer
+    assert episodes > 50
