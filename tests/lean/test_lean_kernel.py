@@ -213,3 +213,39 @@ def test_bounds_are_validated():
         FileBackend(LEAN, address_space_mb=1024)
     with pytest.raises(ValueError, match="positive"):
         FileBackend(LEAN, max_rss_mb=0)
+
+
+def _doctor(argv):
+    import argparse
+
+    from rlvr_lean.cli import add_parsers
+
+    parser = argparse.ArgumentParser()
+    add_parsers(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["lean", "doctor", *argv])
+    return args.func(args)
+
+
+def test_doctor_reports_the_test_kernel_apart_from_a_toolchain(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert _doctor([]) == 1  # no toolchain: the test kernel does not make up for one
+    out = capsys.readouterr().out
+    assert "ok       test kernel" in out and "checked a prelude file" in out and "no Mathlib" in out
+    assert "MISSING  lean" in out
+    # The test kernel on PATH is named for what it is, not taken for a toolchain.
+    monkeypatch.setenv("PATH", f"{Path(LEAN).parent}:{tmp_path}")
+    assert _doctor(["--no-run"]) == 1
+    out = capsys.readouterr().out
+    assert "is the rlvr test kernel" in out and "elan-init.sh" in out
+
+
+def test_doctor_flags_a_broken_test_kernel(tmp_path, monkeypatch, capsys):
+    fake = tmp_path / "bin" / "lean"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'Lean (version 4.35.0)'\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv(test_kernel.ENV_VAR, str(fake))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert _doctor([]) == 1
+    assert "MISSING  test kernel" in capsys.readouterr().out

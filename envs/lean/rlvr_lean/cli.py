@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rlvr_lean import test_kernel
+
 ELAN_FIX = "curl https://elan.lean-lang.org/elan-init.sh -sSf | sh -s -- -y && source ~/.elan/env"
 REPL_FIX = (
     "git clone https://github.com/leanprover-community/repl && cd repl "
@@ -106,20 +108,26 @@ def run_checks(args: argparse.Namespace) -> list[Check]:
         checks.append(Check("repl command", True, shlex.join(command)))
         if not args.no_run:
             checks.append(_repl_smoke(command, args.project, args.timeout))
-        return checks + _kimina_checks(args)
+        return checks + _kimina_checks(args) + _test_kernel_checks(args)
     elan, lean, lake = _tool("elan"), _tool("lean"), _tool("lake")
     checks.append(
         Check("elan", elan is not None, elan or "not found on PATH or in ~/.elan/bin", "" if elan else ELAN_FIX)
     )
     lean_version = _version(lean) if lean else None
-    checks.append(
-        Check(
-            "lean",
-            lean_version is not None,
-            lean_version or "no working `lean`",
-            "" if lean_version else "elan default leanprover/lean4:stable",
+    if lean and lean_version and test_kernel.is_test_kernel(lean):
+        # The test kernel has no Init and no Mathlib: it cannot check a real task's proof.
+        checks.append(
+            Check("lean", False, f"{lean} is the rlvr test kernel ({lean_version}), not a toolchain", ELAN_FIX)
         )
-    )
+    else:
+        checks.append(
+            Check(
+                "lean",
+                lean_version is not None,
+                lean_version or "no working `lean`",
+                "" if lean_version else "elan default leanprover/lean4:stable",
+            )
+        )
     checks.append(Check("lake", lake is not None, lake or "not found", "" if lake else ELAN_FIX))
     project = Path(args.project).expanduser() if args.project else None
     if project is None:
@@ -154,7 +162,24 @@ def run_checks(args: argparse.Namespace) -> list[Check]:
     checks.append(Check("repl binary", repl_ok, repl or "not found (--repl or on PATH)", "" if repl_ok else REPL_FIX))
     if repl_ok and lake and project is not None and not args.no_run:
         checks.append(_repl_smoke([lake, "env", str(repl)], str(project), args.timeout))
-    return checks + _kimina_checks(args)
+    return checks + _kimina_checks(args) + _test_kernel_checks(args)
+
+
+def _test_kernel_checks(args: argparse.Namespace) -> list[Check]:
+    """The test kernel, reported apart: optional (never missing), and never a toolchain for tasks."""
+    lean = test_kernel.find()
+    if lean is None:
+        return [Check("test kernel", True, f"not built (optional, for tests and CI): {test_kernel.missing_reason()}")]
+    version = test_kernel.version(lean) or "?"
+    detail = f"{lean} ({version}); tests and CI only: prelude-only files, no Init, no Mathlib"
+    if args.no_run:
+        return [Check("test kernel", True, detail)]
+    problem = test_kernel.smoke(lean, timeout_s=min(args.timeout, 60))
+    if problem is None:
+        return [Check("test kernel", True, detail + "; checked a prelude file")]
+    return [
+        Check("test kernel", False, f"{lean} failed a prelude file: {problem}", "python -m rlvr_lean.test_kernel build")
+    ]
 
 
 def _kimina_checks(args: argparse.Namespace) -> list[Check]:

@@ -46,6 +46,35 @@ def find() -> str | None:
     return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
 
 
+def is_test_kernel(lean: str) -> bool:
+    """Whether ``lean`` is this launcher (or a copy linked the same way), not a toolchain's."""
+    real = os.path.realpath(lean)
+    built = find()
+    if built is not None and os.path.realpath(built) == real:
+        return True
+    lib = os.path.join(os.path.dirname(os.path.dirname(real)), "lib")
+    wheel = wheel_dir()
+    return os.path.isdir(lib) and wheel is not None and os.path.realpath(lib) == os.path.realpath(wheel)
+
+
+SMOKE = "prelude\ninductive T : Prop where\n  | t : T\ntheorem _doctor : T := T.t\n#print axioms _doctor\n"
+
+
+def smoke(lean: str, timeout_s: float = 60) -> str | None:
+    """None when ``lean --json`` checks a prelude-only file and prints its axioms; else what went wrong."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "Doctor.lean")
+        with open(path, "w") as fh:
+            fh.write(SMOKE)
+        try:
+            out = subprocess.run([lean, "--json", path], capture_output=True, text=True, timeout=timeout_s)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return f"{type(exc).__name__}: {exc}"
+    if "'_doctor' does not depend on any axioms" in out.stdout:
+        return None
+    return (out.stdout or out.stderr).strip()[:300] or f"exit {out.returncode}, no output"
+
+
 def missing_reason() -> str:
     """Why ``find()`` is None, in words a skipped test can show."""
     if wheel_dir() is None:
