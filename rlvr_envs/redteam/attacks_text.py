@@ -9,11 +9,17 @@ from rlvr_envs.redteam.target import Probe, Target
 
 def word_salad_probes(t: Target, quick: bool) -> list[Probe]:
     """One fixed ~350-word off-topic text (lowercase, no commas): the same response pasted under
-    every prompt. Bare, in capitals, in double quotes, split into paragraphs, and in the
-    final-answer slot. It satisfies format-only constraints (case, commas, length) and answers
-    nothing, so it must never earn reward."""
+    every prompt. Bare, in capitals, in double quotes, split into paragraphs, in the final-answer
+    slot, stuffed with the prompt's own words (every third word), and the prompt's words shuffled.
+    It satisfies format-only constraints (case, commas, length) and answers nothing, so it must
+    never earn reward."""
     salad = word_salad()
-    probes = [Probe("lowercase", salad), Probe("uppercase", salad.upper()), Probe("in-answer-slot", t.render(salad))]
+    probes = [
+        Probe("lowercase", salad),
+        Probe("uppercase", salad.upper()),
+        Probe("in-answer-slot", t.render(salad)),
+        Probe("keyword-stuffed", _stuffed(salad, t)),
+    ]
     if not quick:
         words = salad.split(" ")
         quarter = len(words) // 4
@@ -23,8 +29,28 @@ def word_salad_probes(t: Target, quick: bool) -> list[Probe]:
             Probe("paragraphs-***", "\n\n***\n\n".join(paragraphs)),
             Probe("paragraphs-blank-line", "\n\n".join(paragraphs)),
             Probe("seeded-per-task", word_salad(350, seed=t.rng.randrange(1 << 30))),
+            Probe("prompt-words-shuffled", _prompt_words(t, 350)),
         ]
     return probes
+
+
+def _words_of(text: str) -> list[str]:
+    return ["".join(ch for ch in w if ch.isalnum()) for w in text.lower().split()]
+
+
+def _stuffed(salad: str, t: Target) -> str:
+    """The salad with every third word swapped for one of the prompt's own words (lowercase, no
+    commas): what beats a relevance check that only counts shared words."""
+    words, keys = salad.split(" "), [w for w in _words_of(t.prompt) if len(w) > 3]
+    if not keys:
+        return salad
+    return " ".join(keys[(i // 3) % len(keys)] if i % 3 == 1 else w for i, w in enumerate(words))
+
+
+def _prompt_words(t: Target, n: int) -> str:
+    """``n`` of the prompt's own words in a seeded shuffled order, lowercase, no commas."""
+    keys = [w for w in _words_of(t.prompt) if w] or ["word"]
+    return " ".join(t.rng.choice(keys) for _ in range(n))
 
 
 def echo_probes(t: Target, quick: bool) -> list[Probe]:
