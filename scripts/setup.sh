@@ -26,6 +26,19 @@ if ! command -v bwrap >/dev/null 2>&1; then
   fi
 fi
 
+# The `python` episode tool runs Debian's /usr/bin/python3 in its sandbox (the sandbox's uid
+# cannot read the venv); numpy and sympy must be importable there.
+if [ -x /usr/bin/python3 ] && ! /usr/bin/python3 -c 'import numpy, sympy' 2>/dev/null; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing python3-numpy python3-sympy (the python tool's sandbox)"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      python3-numpy python3-sympy >/dev/null) \
+      || echo "setup: could not install python3-numpy/python3-sympy; the python tool will lack them"
+  else
+    echo "setup: the python tool wants numpy and sympy for /usr/bin/python3 (apt-get install python3-numpy python3-sympy)"
+  fi
+fi
+
 # torch must come from the local CPU wheel: any other spec downloads GB of CUDA wheels. Install
 # it first and pin it again below, so no distribution's requirements can swap it.
 if ! "$VENV/bin/python" -c 'import sys, torch; sys.exit(torch.__version__.split("+")[0] != "2.13.0")' 2>/dev/null; then

@@ -105,6 +105,7 @@ SERIAL = (
     # or so that another worker's load could break. A path covers the whole file.
     "tests/code/test_code_under_load.py",  # CPU burners, two per core, beside the hostile suites
     "tests/code/test_code_memory_bound.py",  # memory cgroups and their bounds
+    "tests/code/test_code_tools.py",  # python tool: memory cgroups, kill -9 of a parent, per-call budgets
     "tests/ray/test_ray_pool.py",  # a two-node Ray cluster
     "tests/test_server_deadlines.py",  # raw sockets against short deadlines, the open-files limit
     "tests/trainers/test_trainer_server.py::test_load_many_concurrent_requests_none_lost_all_right",

@@ -13,17 +13,19 @@ sandbox), its per-sample wall time cut so both runs fit in the call's budget.
 
 from __future__ import annotations
 
+import ast
 import threading
 import time
+import warnings
 from typing import Any
 
 from rlvr_code.feedback import _load_failure, hidden_line, public_lines
-from rlvr_code.split import split_tests
+from rlvr_code.split import CodeTest, public_answer, split_tests
 from rlvr_code.verifier import CodeVerifier, TaskFormatError, build_job, extract_code
 from rlvr_envs.episodes import ToolContext, ToolError
 from rlvr_envs.types import Reason, Task, Verdict
 
-__all__ = ["RunTestsSession", "RunTestsTool", "report", "run_tests_tool"]
+__all__ = ["RunTestsSession", "RunTestsTool", "report", "run_public", "run_tests_tool"]
 
 _verifiers: dict[float, CodeVerifier] = {}
 _lock = threading.Lock()
@@ -35,6 +37,61 @@ def _verifier(timeout_s: float) -> CodeVerifier:
         if key not in _verifiers:
             _verifiers[key] = CodeVerifier(timeout_s=key)
         return _verifiers[key]
+
+
+class _ShowGot(ast.NodeTransformer):
+    """``assert L == R`` -> ``assert L == R or <raise AssertionError("got: " + repr(L))>`` (L is
+    evaluated again only when the assert fails). The raise sits in the condition, not in a
+    message, because the HumanEval judge evaluates an assert's condition alone."""
+
+    def visit_Assert(self, node: ast.Assert) -> ast.Assert:
+        test = node.test
+        if (
+            node.msg is None
+            and isinstance(test, ast.Compare)
+            and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.Eq)
+        ):
+            got = ast.BinOp(ast.Constant("got: "), ast.Add(), ast.Call(ast.Name("repr", ast.Load()), [test.left], []))
+            error = ast.Call(ast.Name("AssertionError", ast.Load()), [got], [])
+            # ``(_ for _ in ()).throw(exc)``: a raise written as an expression.
+            empty = ast.GeneratorExp(
+                ast.Name("_", ast.Load()),
+                [ast.comprehension(ast.Name("_", ast.Store()), ast.Tuple([], ast.Load()), [], 0)],
+            )
+            thrown = ast.Call(ast.Attribute(empty, "throw", ast.Load()), [error], [])
+            node.test = ast.BoolOp(ast.Or(), [test, thrown])
+        return node
+
+
+def _show_got(source: str) -> str:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source)
+        return ast.unparse(ast.fix_missing_locations(_ShowGot().visit(tree)))
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return source
+
+
+def run_public(verifier: CodeVerifier, task: Task, program: str, public: list[CodeTest]) -> Verdict | None:
+    """The public tests alone (as ``CodeVerifier.run_public``), each failing ``==`` assert
+    reporting the value the program returned. None when the task shows no test."""
+    answer = task.answer if isinstance(task.answer, dict) else {}
+    reduced = public_answer(answer, public)
+    if reduced is None:
+        return None
+    if reduced.get("format") == "asserts":
+        reduced = {**reduced, "tests": [_show_got(str(t)) for t in reduced.get("tests") or []]}
+    elif reduced.get("format") == "humaneval":
+        reduced = {**reduced, "test": _show_got(str(reduced.get("test") or ""))}
+    verdict = verifier.verify(task.model_copy(update={"answer": reduced}), program)
+    details = dict(verdict.details) if isinstance(verdict.details, dict) else {}
+    entries = [dict(t) for t in details.get("tests") or [] if isinstance(t, dict)]
+    for entry, test in zip(entries, public):  # named and quoted as the task has them
+        entry["name"], entry["source"], entry["public"] = test.key, test.source, True
+    details.update(tests=entries, public_only=True)
+    return verdict.model_copy(update={"details": details})
 
 
 def report(task: Task, verdict: Verdict, public: Verdict | None, program: str | None) -> str:
@@ -60,7 +117,7 @@ def report(task: Task, verdict: Verdict, public: Verdict | None, program: str | 
 class RunTestsSession:
     def __init__(self, context: ToolContext) -> None:
         self.context = context
-        self.has_public = bool(split_tests(context.task)[0])
+        self.public = split_tests(context.task)[0]
 
     def call(self, program: str) -> str:
         budget = self.context.call_timeout_s
@@ -69,10 +126,10 @@ class RunTestsSession:
         if budget <= 1.0:
             raise ToolError("not enough time is left in this episode to run the tests")
         # Two sandbox runs, each bounded by its own wall time, plus a margin for starting a worker.
-        verifier = _verifier((budget - 0.5) / (2.5 if self.has_public else 1.2))
+        verifier = _verifier((budget - 0.5) / (2.5 if self.public else 1.2))
         task = self.context.task
         verdict = verifier.verify(task, program)
-        public = verifier.run_public(task, program) if self.has_public else None
+        public = run_public(verifier, task, program, self.public) if self.public else None
         try:
             code = build_job(task.answer, extract_code(program))["program"]
         except (TaskFormatError, KeyError, TypeError):
