@@ -401,4 +401,5 @@ def make(
         from rlvr_envs.episodes.env import EpisodeEnv
 
         env = EpisodeEnv(env, **episode)
+        env.spec = env_spec.to_gymnasium({**merged, **episode})
     return env

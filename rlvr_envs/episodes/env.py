@@ -159,6 +159,17 @@ class EpisodeEnv(Wrapper[Env]):
     def max_turns(self) -> int:  # type: ignore[override]
         return int(self._max_turns)
 
+    @property
+    def spec(self) -> Any:
+        """Gymnasium's spec of the episode env (its kwargs carry the episode options, so
+        ``gymnasium.make(env.spec)`` rebuilds an episode env); the wrapped env's until ``make`` sets it."""
+        own = self.__dict__.get("_episode_spec")
+        return own if own is not None else self.env.spec
+
+    @spec.setter
+    def spec(self, value: Any) -> None:
+        self.__dict__["_episode_spec"] = value
+
     # -- the chat -----------------------------------------------------------------------------
     def _first_messages(self, info: Mapping[str, Any]) -> list[dict[str, Any]]:
         messages = [dict(m) for m in info.get("messages", [])]

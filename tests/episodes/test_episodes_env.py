@@ -536,3 +536,18 @@ def test_random_turns_never_raise_and_every_answer_is_bounded(tool_parser):
             message["content"].encode("utf-8")
         json.dumps(info["messages"], ensure_ascii=False).encode("utf-8")  # valid UTF-8 for any tokenizer
     assert episodes > 50
+
+
+def test_gymnasium_make_of_the_spec_rebuilds_the_episode_env():
+    import gymnasium
+
+    env = rlvr_envs.make("math-arith", tools=["calculator"], max_turns=5, tool_parser="json", isolation="inline")
+    assert env.spec.kwargs["tools"] == ["calculator"] and env.spec.kwargs["max_turns"] == 5
+    assert "tools" not in env.env.spec.kwargs  # the wrapped single-turn env's own spec is untouched
+    again = gymnasium.make(env.spec).unwrapped
+    assert isinstance(again, rlvr_envs.Env)
+    rebuilt = gymnasium.make(env.spec)
+    inner = rebuilt
+    while not isinstance(inner, EpisodeEnv):
+        inner = inner.env
+    assert list(inner.tools) == ["calculator"] and inner.max_turns == 5 and inner.tool_parser.name == "json"
