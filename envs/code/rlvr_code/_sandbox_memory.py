@@ -88,11 +88,20 @@ def prefer_as_victim() -> None:
         os.close(fd)
 
 
-def open_cgroup(config: dict | None) -> SampleCgroup | None:
-    """The worker's cgroup from the sandbox config, or None (none given, or unusable here)."""
+def open_cgroup(config: dict | None, unmount) -> SampleCgroup | None:
+    """The worker's cgroup from the sandbox config, or None (none given, or unusable here);
+    ``unmount(path)`` takes the bind mount away once its files are open."""
     if not config:
         return None
     try:
-        return SampleCgroup(str(config["path"]), int(config["version"]))
+        group = SampleCgroup(str(config["path"]), int(config["version"]))
     except (OSError, KeyError, ValueError, TypeError):
-        return None
+        group = None
+    if config.get("mounted"):
+        # Its files are open: out of the samples' sight (the mount is the sandbox's own).
+        try:
+            unmount(str(config["mounted"]))
+            os.rmdir(str(config["mounted"]))
+        except OSError:
+            pass
+    return group

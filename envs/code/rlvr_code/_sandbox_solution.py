@@ -404,15 +404,7 @@ class SolutionZygote:
         self.work_inodes = int(config.get("work_inodes") or 10_000)
         self.fresh_mounts = False
         self.retire: str | None = None
-        self.memory = open_cgroup(config.get("memory_cgroup"))  # the per-sample memory bound
-        mounted = (config.get("memory_cgroup") or {}).get("mounted")
-        if mounted:
-            # Its files are open: out of the samples' sight (the mount is the sandbox's own).
-            try:
-                unmount(mounted)
-                os.rmdir(mounted)
-            except OSError:
-                pass
+        self.memory = open_cgroup(config.get("memory_cgroup"), unmount)  # the per-sample memory bound
         if config.get("mount_work"):
             # Only inside a mount namespace of our own: outside one, a mount would be the host's.
             try:
