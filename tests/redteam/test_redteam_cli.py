@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 import rlvr_envs
 from rlvr_envs.cli import main
 from rlvr_envs.redteam import CLASSES
@@ -73,6 +75,7 @@ def test_a_strict_verifier_has_no_hole_in_the_full_set(capsys, tmp_path):
     assert "no wrong answer rewarded" in stdout
 
 
+@pytest.mark.slow  # one subprocess per probe
 def test_code_exploits_are_found_in_a_harness_that_trusts_its_exit_status(capsys, tmp_path):
     code, report, _, _ = _run(
         capsys, tmp_path, "toyredteam-naivecode", "--quick", "--max-turns", "4", "--episodes", "2"
@@ -86,6 +89,7 @@ def test_code_exploits_are_found_in_a_harness_that_trusts_its_exit_status(capsys
     assert mined["reward"] == 1.0 and mined["variant"].endswith("-from-feedback-3-hidden")
 
 
+@pytest.mark.slow  # one subprocess per probe
 def test_a_harness_that_compares_results_outside_the_program_has_no_code_hole(capsys, tmp_path):
     code, report, _, _ = _run(capsys, tmp_path, "toyredteam-strictcode", "--max-turns", "4", "--episodes", "2")
     classes = _by_name(report)
