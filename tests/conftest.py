@@ -105,6 +105,8 @@ SERIAL = (
     # or so that another worker's load could break. A path covers the whole file.
     "tests/code/test_code_under_load.py",  # CPU burners, two per core, beside the hostile suites
     "tests/code/test_code_memory_bound.py",  # memory cgroups and their bounds
+    # a Lean check that grows past its memory bound, CPU-bound for ~10 s (the bound is reached in time)
+    "tests/lean/test_lean_kernel.py::test_a_check_past_its_memory_bound_is_stopped_and_the_next_check_passes",
     "tests/code/test_code_tools.py",  # python tool: memory cgroups, kill -9 of a parent, per-call budgets
     "tests/ray/test_ray_pool.py",  # a two-node Ray cluster
     "tests/test_server_deadlines.py",  # raw sockets against short deadlines, the open-files limit
