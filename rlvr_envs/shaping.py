@@ -59,10 +59,18 @@ class RewardShaping:
         if self.l_max is not None:
             overlong_penalty(0, self.l_max, self.l_cache)  # validates the pair
 
-    def __call__(self, verdict: Verdict, completion: str, length_tokens: int | None = None) -> float:
+    def __call__(
+        self,
+        verdict: Verdict,
+        completion: str,
+        length_tokens: int | None = None,
+        prompt_format: str | PromptFormat | None = None,
+    ) -> float:
+        """The shaped reward; ``prompt_format`` (the row's env's own, in a mixture) overrides the
+        format whose layout ``format_weight`` pays."""
         reward = self.correctness_weight * verdict.reward
         if self.format_weight:
-            reward += self.format_weight * format_reward(completion, self.prompt_format)
+            reward += self.format_weight * format_reward(completion, prompt_format or self.prompt_format)
         if self.l_max is not None:
             length = length_tokens if length_tokens is not None else len(completion.split())
             reward += self.overlong_weight * overlong_penalty(length, self.l_max, self.l_cache)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import pytest
 
+import rlvr_envs
 from rlvr_envs.shaping import format_reward
 from tests.test_conformance_all import IDS, make_for_conformance
 
@@ -81,3 +82,34 @@ def test_lean_pays_the_lean4_block_and_not_a_boxed_answer(env_id):
     assert format_reward("<think>easy</think>\n" + block, env.prompt_format) == 1.0
     assert format_reward("The final answer is \\boxed{0}.", env.prompt_format) == 0.0
     assert format_reward("```lean4\ntheorem t : True := by\n  simp", env.prompt_format) == 0.0  # never closed
+
+
+def test_a_mixture_pays_each_row_the_format_of_its_own_env():
+    """Before, a mixture's format reward used ``plain`` for every row: a code row's ```python block
+    got 0 and a bare \\boxed{0} got the bonus, as Lean's rows did before their format was theirs."""
+    from rlvr_envs.adapters.rows import task_row
+    from rlvr_envs.adapters.trl import reward_function
+
+    code = make_for_conformance("code-python-v1")
+    arith = rlvr_envs.make("math-arith", level=1)
+    reward = reward_function([code, arith], format_weight=1.0)
+    assert reward.format_per_row
+    code_task, arith_task = code.tasks[0], arith.sample(1, seed=0)[0]
+    rows = [
+        (code, code_task, "```python\ndef nothing():\n    return None\n```"),  # wrong, in code's layout
+        (code, code_task, "The final answer is \\boxed{0}."),  # wrong, in plain's layout
+        (arith, arith_task, "The final answer is \\boxed{-99999}."),  # wrong, in plain's layout
+        (arith, arith_task, "```python\nprint(1)\n```"),  # wrong, in code's layout
+    ]
+    exported = [task_row(env, task) for env, task, _ in rows]
+    got = reward(
+        prompts=[""] * 4,
+        completions=[c for _, _, c in rows],
+        task=[r["task"] for r in exported],
+        env_id=[r["env_id"] for r in exported],
+    )
+    assert [v.passed for v in reward.last_verdicts] == [False] * 4
+    assert got == [1.0, 0.0, 1.0, 0.0]
+    # one format asked of every env: that one is paid everywhere
+    same = reward_function(["math-arith", "rg-chain_sum"], format_weight=1.0, prompt_format="answer_tag")
+    assert not same.format_per_row

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from rlvr_envs.adapters.failures import FailurePolicy, Skip
 from rlvr_envs.adapters.routing import EnvRouter, task_from_json, task_to_json
 from rlvr_envs.adapters.rows import spec_to_json, verifier_spec
+from rlvr_envs.formats import PromptFormat, get_format
 from rlvr_envs.shaping import RewardShaping
 from rlvr_envs.types import Reason, Task, Verdict
 
@@ -84,6 +85,9 @@ class RewardFunction:
         self.verifier_column = verifier_column
         self.last_verdicts: list[Verdict] = []
         self.reason_counts: Counter[str] = Counter()
+        self.format_per_row = False
+        """Pay each row's format reward for its own env's prompt format (a mixture: lean's
+        ```lean4 block, math's \\boxed{}), not one format for every row."""
 
     def __call__(
         self,
@@ -122,8 +126,19 @@ class RewardFunction:
                 continue
             text = rows[i][2]
             length = len(completion_ids[i]) if completion_ids is not None else None
-            rewards.append(float(self.shaping(verdict, text if isinstance(text, str) else "", length)))
+            fmt = self._row_format(rows[i][0], rows[i][3]) if self.format_per_row else None
+            rewards.append(float(self.shaping(verdict, text if isinstance(text, str) else "", length, fmt)))
         return rewards
+
+    def _row_format(self, env_id: Any, spec: Any) -> PromptFormat | None:
+        """The prompt format of the env that verifies this row (None: the shaping's own)."""
+        scorer = self.router.scorer_for(env_id, spec)
+        if scorer.env is not None:
+            return scorer.env.prompt_format
+        try:
+            return get_format(scorer.prompt_format)
+        except ValueError:  # a family's own format, named by a spec: the env class knows it
+            return None
 
 
 def reward_function(
@@ -155,6 +170,7 @@ def reward_function(
         make_kwargs: passed to ``rlvr_envs.make`` (for example ``prompt_format="r1"``).
     """
     router = EnvRouter(envs, make_kwargs=make_kwargs)
+    built_here = shaping is None
     if shaping is None and (format_weight or l_max is not None):
         default = router.default
         # The format object itself, so a custom (unregistered) format works too.
@@ -169,7 +185,10 @@ def reward_function(
     if name is None:
         ids = list(router.envs)
         name = "reward_" + (ids[0] if len(ids) == 1 else "mixed")
-    return RewardFunction(router, shaping, name=name.replace("-", "_"), on_error=on_error)
+    function = RewardFunction(router, shaping, name=name.replace("-", "_"), on_error=on_error)
+    # A mixture's rows ask in their own envs' formats (unless one format was asked of every env).
+    function.format_per_row = built_here and router.default is None and "prompt_format" not in make_kwargs
+    return function
 
 
 def prompt_for(env: Env, task: Task, conversational: bool = True) -> list[dict[str, str]] | str:
