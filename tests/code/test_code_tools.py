@@ -57,9 +57,12 @@ def session_uids() -> list[tuple[int, int]]:
 
 
 def assert_nothing_left(uid: int | None = None) -> None:
+    """No process runs as ``uid``, or as any session uid of this process (its block of 64: tests
+    in other processes may hold sessions of their own meanwhile)."""
+    block = UID_LOW + (os.getpid() % 1_000_000) * 64
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
-        left = [p for p in session_uids() if uid is None or p[1] == uid]
+        left = [p for p in session_uids() if p[1] == uid or (uid is None and block <= p[1] < block + 64)]
         if not left:
             return
         time.sleep(0.05)

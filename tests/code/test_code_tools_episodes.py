@@ -16,7 +16,8 @@ import rlvr_envs
 from rlvr_code.envs import CodeEnv
 from rlvr_code.split import split_tests
 from rlvr_code.verifier import CodeVerifier
-from rlvr_envs.episodes import EpisodeEnv
+from rlvr_envs.episodes import EpisodeEnv, get_tool
+from rlvr_envs.episodes.testing import check_episode_env, check_tool
 from rlvr_envs.types import Task
 from tests.code.test_code_feedback import (
     _calls_with_answers,
@@ -25,6 +26,7 @@ from tests.code.test_code_feedback import (
     attack_sample,
     lookup_table_program,
 )
+from tests.code.test_code_tools import assert_nothing_left
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap missing")
 
@@ -57,6 +59,7 @@ def test_python_on_every_math_id(env_id):
         assert "NameError" in info["tool_messages"][0]["content"]
         _, reward, terminated, _, _ = env.step("The product is \\boxed{80779853375}.")
         assert (reward, terminated) == (0.0, True)
+    assert_nothing_left()  # the episode's end closed its session
 
 
 @pytest.mark.parametrize("env_id", CODE_IDS)
@@ -80,6 +83,15 @@ def test_python_and_run_tests_on_every_code_id(env_id):
         env.reset(options={"task": task})
         _, reward, terminated, _, _ = env.step(wrong)
         assert (reward, terminated) == (0.0, True)
+
+
+def test_both_tools_pass_the_tool_kit_and_a_code_env_the_episode_kit():
+    for name in ("python", "run_tests"):
+        check_tool(get_tool(name))
+    env = EpisodeEnv(family_env("code-python", "code"), tools=["python", "run_tests"], max_turns=4, tool_timeout_s=30)
+    check_episode_env(env, n_tasks=2)
+    env.close()
+    assert_nothing_left()
 
 
 def run_tests_attack(env: EpisodeEnv, task: Task, turns: int = 4) -> tuple[float, list[str]]:
