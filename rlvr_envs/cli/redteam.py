@@ -21,6 +21,9 @@ def cmd_redteam(args: argparse.Namespace) -> int:
     if not args.env_id:
         print("rlvr-envs redteam: error: ENV is required (or --list-classes)", file=sys.stderr)
         return 2
+    if args.n is not None and args.n < 1:
+        print("rlvr-envs redteam: error: -n must be at least 1", file=sys.stderr)
+        return 2
     try:
         select(args.classes)
         kwargs = parse_env_args(args.env_args)

@@ -106,6 +106,8 @@ def test_classes_option_list_and_usage_errors(capsys):
     assert all(c.name in listed for c in CLASSES)
     assert main(["redteam", "toyredteam-strict", "--classes", "nonsense", "--quiet"]) == 2
     assert "unknown attack class" in capsys.readouterr().err
+    assert main(["redteam", "toyredteam-strict", "-n", "0", "--quiet"]) == 2
+    assert "-n must be at least 1" in capsys.readouterr().err
     assert main(["redteam", "no-such-env-v0", "--quiet"]) == 2
     assert "cannot make" in capsys.readouterr().err
     assert main(["redteam", "toyredteam-substring", "--classes", "empty,word_salad", "--quiet", "-n", "2"]) == 0
