@@ -122,8 +122,12 @@ def call_from_object(
     return ToolCall(call_id, name, args, raw)
 
 
-def _tool_lines(tools: list[dict[str, Any]]) -> str:
-    return "\n".join(json.dumps(t, ensure_ascii=False) for t in tools)
+_FINAL_ANSWER = "When you are done, answer without any tool call: that reply is your final answer."
+
+
+def _tools_intro(tools: list[dict[str, Any]]) -> str:
+    lines = "\n".join(json.dumps(t, ensure_ascii=False) for t in tools)
+    return f"You may call tools to help you. The available tools, as JSON schemas:\n<tools>\n{lines}\n</tools>\n"
 
 
 class HermesParser:
@@ -132,14 +136,12 @@ class HermesParser:
     name = "hermes"
     open_tag, close_tag = "<tool_call>", "</tool_call>"
 
+    call_layout = '<tool_call>\n{"name": "<tool name>", "arguments": {<arguments as JSON>}}\n</tool_call>\n'
+
     def instruction(self, tools: list[dict[str, Any]]) -> str:
         return (
-            "You may call tools to help you. The available tools, as JSON schemas:\n<tools>\n"
-            f"{_tool_lines(tools)}\n</tools>\n"
-            "To call a tool, write one block per call:\n"
-            '<tool_call>\n{"name": "<tool name>", "arguments": {<arguments as JSON>}}\n</tool_call>\n'
-            "then stop; the results come back as <tool_response> blocks. "
-            "When you are done, answer without any tool call: that reply is your final answer."
+            f"{_tools_intro(tools)}To call a tool, write one block per call:\n{self.call_layout}"
+            f"then stop; the results come back as <tool_response> blocks. {_FINAL_ANSWER}"
         )
 
     def parse(self, text: str) -> ParsedTurn:
@@ -178,15 +180,9 @@ class QwenXmlParser(HermesParser):
 
     name = "qwen_xml"
 
-    def instruction(self, tools: list[dict[str, Any]]) -> str:
-        return (
-            "You may call tools to help you. The available tools, as JSON schemas:\n<tools>\n"
-            f"{_tool_lines(tools)}\n</tools>\n"
-            "To call a tool, write one block per call:\n"
-            "<tool_call>\n<function=TOOL_NAME>\n<parameter=ARGUMENT_NAME>\nvalue\n</parameter>\n</function>\n</tool_call>\n"
-            "then stop; the results come back as <tool_response> blocks. "
-            "When you are done, answer without any tool call: that reply is your final answer."
-        )
+    call_layout = (
+        "<tool_call>\n<function=TOOL_NAME>\n<parameter=ARGUMENT_NAME>\nvalue\n</parameter>\n</function>\n</tool_call>\n"
+    )
 
     def decode(self, body: str, call_id: str) -> ToolCall:
         if len(body) > MAX_ARGUMENT_CHARS:
@@ -230,11 +226,9 @@ class JsonParser:
 
     def instruction(self, tools: list[dict[str, Any]]) -> str:
         return (
-            "You may call tools to help you. The available tools, as JSON schemas:\n"
-            f"{_tool_lines(tools)}\n"
+            f"{_tools_intro(tools)}"
             'To call a tool, reply with only a JSON object {"name": "<tool name>", "parameters": {<arguments>}} '
-            "(or a JSON list of such objects for several calls) and nothing else. "
-            "When you are done, answer in plain text without a tool call: that reply is your final answer."
+            f"(or a JSON list of such objects for several calls) and nothing else. {_FINAL_ANSWER}"
         )
 
     def parse(self, text: str) -> ParsedTurn:
