@@ -171,15 +171,39 @@ def test_the_kernel_audit_alone_refuses_each_exploit(backend, name):
     assert (verdict.reason, verdict.details.get("rule")) == (reason, rule), verdict.details
 
 
-@pytest.mark.parametrize("name", ["sorry", "new_axiom", "variable", "indented_variable", "open_in_axiom", "unsafe"])
-def test_the_static_layer_refuses_them_before_lean(name):
+# What the static layer says about the same code: every class but two is refused before Lean runs.
+STATIC = {
+    "sorry": "sorry",
+    "new_axiom": "axiom",
+    "native_style_axiom": "native_decide",
+    "redeclare_allowed_axiom": "axiom",
+    "changed_statement": "statement_drift",
+    "other_theorem": "statement_drift",
+    "shadow_as_def": "statement_drift",
+    "shadow_in_namespace": "statement_drift",
+    "unsafe": "unsafe",
+    "implemented_by": "unsafe",
+    "variable": "context_change",
+    "indented_variable": "context_change",
+    "open_in_axiom": "axiom",
+    "uses_the_reference": None,  # a name like any other to the static layer: only the audit sees it
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPLOITS))
+def test_which_exploits_the_static_layer_refuses_before_lean(name):
     code = EXPLOITS[name][0]
+    if "REF" in code:
+        code = code.replace("REF", raw("").ref_name or "")
     verdict = static_check(TASK, code, LeanPolicy())
-    assert not isinstance(verdict, Prepared) and not verdict.passed, verdict
+    if STATIC[name] is None:
+        assert isinstance(verdict, Prepared)
+    else:
+        assert not isinstance(verdict, Prepared) and verdict.details["rule"] == STATIC[name], verdict
 
 
-# Unfolds 10^8 by 10^8 in unary: no heartbeat or depth limit stops it (the static layer refuses
-# set_option; here it is off).
+# Unfolds 10^8 by 10^8 in unary: no heartbeat or depth limit stops it. The static layer lets
+# `set_option maxHeartbeats 0` through (real proofs use it); only the budget stops this.
 LOOP = (
     "noncomputable def two : N := N.succ (N.succ N.zero)\n"
     "noncomputable def ten : N := N.add (N.mul two (N.mul two two)) two\n"
