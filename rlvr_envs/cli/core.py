@@ -184,6 +184,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_new(args: argparse.Namespace) -> int:
     from rlvr_envs.scaffold import package_name, suite_folder, write_package
 
+    if args.tool:
+        from rlvr_envs.episodes.scaffold import write_tool_package
+
+        root = write_tool_package(args.name, args.out, force=args.force)
+        print(f"wrote the tool package for {args.name!r} to {root}; next: cd {root} && pip install -e . && pytest")
+        return 0
     root = write_package(args.name, args.out, tests_out=args.tests_out, force=args.force)
     print(f"wrote the family package {package_name(args.name)} to {root}")
     if args.tests_out:
@@ -231,4 +237,9 @@ def add_parsers(subparsers: Any) -> None:
         "(in rlvr-envs: --out envs --tests-out tests)",
     )
     p.add_argument("--force", action="store_true", help="write into an existing non-empty directory")
+    p.add_argument(
+        "--tool",
+        action="store_true",
+        help="write a tool plugin package instead (entry point in rlvr_envs.tools; NAME a lowercase identifier)",
+    )
     p.set_defaults(func=cmd_new)
