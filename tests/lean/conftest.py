@@ -1,4 +1,4 @@
-"""Lean tests: the `lean` marker (live tests that need `lake` and a REPL) and shared helpers."""
+"""Lean tests: the `lean` marker (live tests on the test kernel or a toolchain) and shared helpers."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ import pytest
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "lean: needs a Lean toolchain and the REPL (RLVR_LEAN_PROJECT); skipped otherwise"
+        "markers",
+        "lean: runs Lean: the test kernel of scripts/setup.sh (test_lean_kernel.py, the conformance suite) "
+        "or a toolchain with the REPL (test_lean_live.py, RLVR_LEAN_PROJECT); skipped with the reason otherwise",
     )
 
 

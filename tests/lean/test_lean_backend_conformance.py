@@ -89,7 +89,9 @@ def raw(kind: str, code: str) -> Prepared:
     return Prepared(base.header, code, base.audit_names, base.ref_declaration, base.ref_name, code)
 
 
-@pytest.fixture(scope="module", params=sorted(SPELLINGS))
+@pytest.fixture(
+    scope="module", params=[pytest.param("file", marks=[pytest.mark.lean, pytest.mark.live]), "kimina", "repl"]
+)
 def backend(request):
     kind = request.param
     server = None

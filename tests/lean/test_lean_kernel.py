@@ -20,6 +20,7 @@ from rlvr_lean.file_backend import FileBackend
 from rlvr_lean.policy import LeanPolicy
 from rlvr_lean.shape import Prepared
 from rlvr_lean.verifier import LeanVerifier, static_check
+from tests.lean.test_lean_envs import _doctor
 
 LEAN = test_kernel.find()
 pytestmark = [
@@ -237,17 +238,6 @@ def test_bounds_are_validated():
         FileBackend(LEAN, address_space_mb=1024)
     with pytest.raises(ValueError, match="positive"):
         FileBackend(LEAN, max_rss_mb=0)
-
-
-def _doctor(argv):
-    import argparse
-
-    from rlvr_lean.cli import add_parsers
-
-    parser = argparse.ArgumentParser()
-    add_parsers(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["lean", "doctor", *argv])
-    return args.func(args)
 
 
 def test_doctor_reports_the_test_kernel_apart_from_a_toolchain(tmp_path, monkeypatch, capsys):

@@ -2,6 +2,10 @@
 project with the REPL exist (``RLVR_LEAN_PROJECT``, optionally ``RLVR_LEAN_REPL``; Mathlib for the
 Mathlib test). The static layer is bypassed where the point is to show that Lean or the kernel
 audit catches an exploit on its own.
+
+Every case here uses ``Init`` (``Nat``'s notation, ``omega``, ``native_decide``, macros) or
+Mathlib, which the test kernel does not have; their prelude-only counterparts run on the test
+kernel in ``test_lean_kernel.py`` and ``test_lean_backend_conformance.py``.
 """
 
 from __future__ import annotations
@@ -21,7 +25,11 @@ PROJECT = lean_project()
 pytestmark = [
     pytest.mark.lean,
     pytest.mark.live,
-    pytest.mark.skipif(PROJECT is None, reason="needs lake and a Lean project with the REPL (set RLVR_LEAN_PROJECT)"),
+    pytest.mark.skipif(
+        PROJECT is None,
+        reason="needs lake and a Lean project with the REPL (set RLVR_LEAN_PROJECT); the test kernel has no Init "
+        "for these (its counterparts: test_lean_kernel.py)",
+    ),
 ]
 CORE = Task(id="c", prompt="p", answer={"header": "", "statement": "theorem add_comm' (a b : Nat) : a + b = b + a :="})
 
