@@ -302,3 +302,14 @@ def test_memory_is_bounded_for_the_whole_tree():
     finally:
         p.kill()
     assert_nothing_left()
+
+
+def test_a_process_dropped_without_close_takes_its_tree_down_when_collected():
+    import gc
+
+    p = PythonProcess()
+    p.run("import subprocess\nc = subprocess.Popen(['/usr/bin/python3', '-c', 'import time; time.sleep(600)'])", 10)
+    assert session_uids()
+    del p
+    gc.collect()
+    assert_nothing_left()

@@ -170,3 +170,59 @@ def test_the_attack_does_win_against_a_leaky_run_tests():
     won = sum(run_tests_attack(env, task)[0] == 1.0 for task in tasks)
     env.close()
     assert won >= len(tasks) // 2, won  # the attack is real: only the split stops it
+
+
+def _reports_without_hidden_literals(tasks: list[Task], source: str) -> None:
+    """A program that records every input it is given and prints, raises or returns all of them
+    (a failing public assert then shows what it returned), and one that reads the calls sent
+    ahead from its socket at import: no run_tests report quotes a hidden test's literal."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from rlvr_envs.episodes import ToolContext, ToolError
+    from tests.code.test_code_feedback import SOCKET_READER
+
+    def reports(task: Task) -> list[str]:
+        names = [task.answer["entry_point"]] if source == "humaneval" else task.answer["solution_names"]
+        recorders = [
+            "_SEEN = []\n"
+            + "".join(
+                f"def {n}(*args, **kwargs):\n    _SEEN.append((args, kwargs))\n    print(_SEEN)\n    {tail}\n"
+                for n in names
+            )
+            for tail in ("raise ValueError(repr(_SEEN))", "return repr(_SEEN)")
+        ]
+        context = ToolContext(task=task, env_id=f"code-{source}", call_timeout_s=60, max_output_chars=4000)
+        session = get_tool("run_tests").open(context)
+        out = []
+        for program in (*recorders, SOCKET_READER):
+            try:
+                out.append(session.call(program=f"```python\n{program}\n```"))
+            except ToolError as exc:
+                out.append(str(exc))
+        return out
+
+    with ThreadPoolExecutor(2) as pool:
+        for task, texts in zip(tasks, pool.map(reports, tasks)):
+            for text in texts:
+                assert_no_hidden_literal(task, text)
+
+
+def _source_tasks(source: str) -> list[Task]:
+    from rlvr_code.envs import humaneval_task, mbpp_task
+    from tests.code.helpers_code import humaneval_rows, mbpp_rows
+
+    if source == "humaneval":
+        return [humaneval_task(r) for r in humaneval_rows()]
+    return [mbpp_task(r) for r in mbpp_rows()]
+
+
+@pytest.mark.parametrize("source", ["humaneval", "mbpp"])
+def test_run_tests_reports_quote_no_hidden_literal_on_a_sample(source):
+    _reports_without_hidden_literals(_source_tasks(source)[::60], source)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(2400)  # every task, three programs, two runs each, on a shared 2-core machine
+@pytest.mark.parametrize("source", ["humaneval", "mbpp"])
+def test_run_tests_reports_quote_no_hidden_literal_on_every_task(source):
+    _reports_without_hidden_literals(_source_tasks(source), source)

@@ -41,6 +41,7 @@ import struct
 import subprocess
 import threading
 import time
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -116,6 +117,8 @@ class PythonProcess:
             raise ToolSessionLost(f"the python sandbox could not start: {exc}") from None
         self._lock = threading.Lock()
         self.dead = False
+        # A process dropped without close() (a caller's bug) still takes its tree down when collected.
+        self._finalizer = weakref.finalize(self, _kill_group, self.proc.pid)
         try:
             self._receive(time.monotonic() + self.limits.start_timeout_s)
         except SandboxDied as exc:
@@ -261,6 +264,7 @@ class PythonProcess:
     def kill(self) -> None:
         """Kill the whole tree (the pid namespace goes with bubblewrap's init) and remove the cgroup."""
         self.dead = True
+        self._finalizer.detach()
         for target in (lambda: os.killpg(self.proc.pid, signal.SIGKILL), self.proc.kill):
             try:
                 target()
@@ -282,6 +286,13 @@ class PythonProcess:
         if self.memory is not None:
             self.memory.remove()
             self.memory = None
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
 
 
 def _clip(text: str, limit: int) -> str:
@@ -308,15 +319,22 @@ class PythonSession:
             budget = min(budget, self.context.deadline - time.monotonic())
         if budget <= 0:
             raise ToolError("the python tool's time budget for this episode is spent")
-        if self.process is None:
-            self.process = PythonProcess(self.limits)
         started = time.monotonic()
+        if self.process is None:
+            try:
+                self.process = PythonProcess(self.limits)
+            finally:
+                self.left_s -= time.monotonic() - started
+            budget -= time.monotonic() - started  # the call's budget (and the episode's) covers the start
+            started = time.monotonic()
         try:
             output, written, failed = self.process.run(code, budget)
         except SandboxDied as exc:
             self.process = None
             why = (
-                f"the call took longer than {budget:.3g} s" if str(exc) == "timeout" else f"the interpreter died: {exc}"
+                f"the call took longer than {max(budget, 0.0):.3g} s"
+                if str(exc) == "timeout"
+                else f"the interpreter died: {exc}"
             )
             raise ToolError(
                 f"{why}; its process was killed and every variable is lost (the next call starts a fresh session)"
