@@ -1,0 +1,157 @@
+"""OpenRLHF agent RL: an episode env behind OpenRLHF's ``--agent_func_path``.
+
+OpenRLHF imports the file named by ``--agent_func_path`` (``spec_from_file_location`` + exec)
+and takes its ``AgentExecutor`` class (current OpenRLHF: a ``MultiTurnAgentExecutor`` over an
+``AgentInstanceBase`` subclass). The executor makes one instance per prompt, calls
+``await reset({"observation": prompt, "label": label})`` and, after each generation,
+``await step({"observation_text", "action_text", "label", "sampling_params"})``, which returns
+``{"rewards": tensor, "scores": tensor, "environment_feedback": str, "done": bool,
+"extra_logs": {...}}``; the feedback is appended to the context as text.
+
+The agent file is two lines:
+
+    from rlvr_envs.adapters.openrlhf_agent import agent_classes
+    AgentInstance, AgentExecutor = agent_classes("math-arith", tools=["calculator"], max_turns=4)
+
+The label is what ``rlvr-envs serve``'s OpenRLHF endpoint reads: our label ``{"env_id", "task"}``
+(a JSON string; ``rlvr_envs.adapters.openrlhf_agent.label_for(task)`` builds it) or a bare
+answer (then the task is the prompt with that answer). Each ``step`` is one assistant turn of
+the episode (``EpisodeEnv.step`` on the raw text: the env's tool-call parser reads the calls):
+a tool turn's feedback is the rendered tool results, followed by the start of the next
+assistant turn when ``assistant_prefix`` is given (OpenRLHF concatenates text, so the chat
+template's turn markers are the caller's: e.g. ``"<|im_end|>\\n<|im_start|>user\\n"`` before and
+``"<|im_end|>\\n<|im_start|>assistant\\n"`` after); the final answer is scored by the family's
+verifier. A verifier error (a lost tool session included) gives reward 0 with
+``extra_logs["verifier_error"] = 1``: OpenRLHF has no way to leave a sample out, so it is said.
+OpenRLHF's classes are subclassed when OpenRLHF is installed; otherwise plain classes with the
+same methods (what the tests drive). ``rewards``/``scores`` are torch tensors when torch is
+installed (OpenRLHF calls ``.item()``), else floats in a 0-d stand-in with ``.item()``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from rlvr_envs.adapters.routing import task_from_json, task_to_json
+from rlvr_envs.types import Reason, Task
+
+
+class _Scalar(float):
+    """A float with ``.item()`` (OpenRLHF reads rewards with ``.item()``) when torch is absent."""
+
+    def item(self) -> float:
+        return float(self)
+
+
+def _scalar(value: float) -> Any:
+    try:
+        import torch
+    except ImportError:
+        return _Scalar(value)
+    return torch.tensor(float(value))
+
+
+def label_for(task: Task, env_id: str) -> str:
+    """The OpenRLHF label of ``task`` (the same label ``rlvr-envs serve`` reads)."""
+    return json.dumps({"env_id": env_id, "task": json.loads(task_to_json(task))}, ensure_ascii=False)
+
+
+def task_from_label(label: Any, prompt: str) -> tuple[str | None, Task]:
+    """(env id named by the label, task) from our label or a bare answer."""
+    parsed = label
+    if isinstance(label, str) and label.strip()[:1] == "{":
+        try:
+            parsed = json.loads(label)
+        except (ValueError, RecursionError):
+            parsed = label
+    if isinstance(parsed, Mapping) and parsed.get("task") is not None:
+        env_id = parsed.get("env_id")
+        return (env_id if isinstance(env_id, str) else None), task_from_json(parsed["task"])
+    return None, Task(id="label", prompt=prompt, answer=parsed)
+
+
+def _bases() -> tuple[type, type]:
+    try:
+        from openrlhf.utils.agent import AgentInstanceBase, MultiTurnAgentExecutor
+    except ImportError:
+        return object, object
+    return AgentInstanceBase, MultiTurnAgentExecutor
+
+
+def agent_classes(
+    env_id: str,
+    *,
+    assistant_prefix: str = "",
+    feedback_prefix: str = "",
+    **make_kwargs: Any,
+) -> tuple[type, type]:
+    """``(AgentInstance, AgentExecutor)`` for an OpenRLHF agent file; ``make_kwargs`` go to
+    ``rlvr_envs.make(env_id, ...)`` (``tools=`` makes it an episode; default ``["calculator"]``)."""
+    make_kwargs.setdefault("tools", ["calculator"])
+    instance_base, executor_base = _bases()
+
+    class AgentInstance(instance_base):  # type: ignore[misc, valid-type]
+        """One episode per prompt (OpenRLHF makes one instance per prompt)."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            import rlvr_envs
+
+            self.env = rlvr_envs.make(env_id, **make_kwargs)
+            self.done = False
+
+        async def reset(self, states: dict, **kwargs: Any) -> dict:
+            prompt = states.get("observation") or ""
+            named, task = task_from_label(states.get("label"), str(prompt))
+            if named is not None and rlvr_envs_id(named) != rlvr_envs_id(self.env.env_id):
+                raise ValueError(f"label of {named!r} given to the {self.env.env_id!r} agent")
+            self.env.reset(options={"task": task})
+            self.done = False
+            return {"observation": prompt}
+
+        async def step(self, states: dict, **kwargs: Any) -> dict:
+            if self.done:
+                return _result(0.0, "", True, {"after_done": 1})
+            action = states.get("action_text") or ""
+            obs, reward, terminated, truncated, info = self.env.step(action)
+            stats = {k: info.get(k) for k in ("turn", "tool_calls", "tool_errors")}
+            if terminated or truncated:
+                self.done = True
+                verdict = info.get("verdict")
+                logs: dict[str, Any] = {**stats, "truncated": int(truncated)}
+                if verdict is not None:
+                    logs["verifier_error"] = int(verdict.reason == Reason.VERIFIER_ERROR)
+                    logs["reason"] = verdict.reason.value
+                self.env.close()
+                return _result(float(reward), "", True, logs)
+            return _result(float(reward), feedback_prefix + obs + assistant_prefix, False, stats)
+
+    class AgentExecutor(executor_base):  # type: ignore[misc, valid-type]
+        """OpenRLHF's multi-turn executor over ``AgentInstance``."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            if executor_base is object:
+                self.agent_instance_cls = AgentInstance
+            else:
+                super().__init__(AgentInstance)
+
+    return AgentInstance, AgentExecutor
+
+
+def rlvr_envs_id(env_id: str) -> str:
+    """The id without its version suffix (``math-arith-v1`` -> ``math-arith``), for comparing a
+    label's id with the env's resolved one."""
+    head, _, tail = env_id.rpartition("-v")
+    return head if head and tail.isdigit() else env_id
+
+
+def _result(reward: float, feedback: str, done: bool, logs: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "rewards": _scalar(reward),
+        "scores": _scalar(reward),
+        "environment_feedback": feedback,
+        "done": done,
+        "sampling_params": None,
+        "extra_logs": {k: v for k, v in logs.items() if v is not None},
+    }

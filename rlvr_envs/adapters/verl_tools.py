@@ -1,0 +1,238 @@
+"""verl multi-turn rollouts: an episode env's tools as verl tools, its verifier as a verl interaction.
+
+verl loads both by class path from YAML (``initialize_tools_from_config`` /
+``initialize_interactions_from_config``: import the module, take the class, call
+``cls(config=..., tool_schema=...)`` / ``cls(config)``):
+
+    # tool_config.yaml (actor_rollout_ref.rollout.multi_turn.tool_config_path)
+    tools:
+      - class_name: rlvr_envs.adapters.verl_tools.EpisodeTool
+        config: {type: native, env_id: math-arith, tool: calculator}
+        # tool_schema may be left out: the tool's own schema is used
+
+    # interaction_config.yaml (actor_rollout_ref.rollout.multi_turn.interaction_config_path)
+    interaction:
+      - name: rlvr
+        class_name: rlvr_envs.adapters.verl_tools.VerifierInteraction
+        config: {env_id: math-arith}
+
+Rows pass the task through ``extra_info``: ``tools_kwargs: {calculator: {create_kwargs: {task:
+<task JSON>}}}`` and ``interaction_kwargs: {name: rlvr, task: <task JSON>}``;
+``verl_episode_extra_info`` builds both from a task.
+
+``EpisodeTool`` keeps one episode env per instance id: the calls of one trajectory share the
+tool's session (its state, e.g. the python tool's variables) when the rollout creates one
+instance per trajectory (verl's SGLang multi-turn rollout). verl's ``ToolAgentLoop`` creates and
+releases an instance around every call: there each call gets a fresh session (right for
+stateless tools such as ``calculator``). A lost session (``ToolSessionLost``: its process or Ray
+actor died) is never silently replaced: every later call of that instance is an error, and the
+metric ``session_lost`` says so (verl's tool API has no verdict to carry ``verifier_error``).
+
+``VerifierInteraction`` scores the assistant's final turn with the family's verifier (the
+single-turn path: isolation, budget, hostile-input guarantees) and ends the interaction; the
+feedback says only correct/incorrect (never the answer). Nothing here imports verl at import
+time: ``ToolResponse`` is verl's when verl is installed, else a small stand-in with ``.text``.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from rlvr_envs.adapters.routing import task_from_json, task_to_json
+from rlvr_envs.types import Reason, Task, Verdict
+
+
+@dataclass
+class ToolText:
+    """Stand-in for ``verl.tools.schemas.ToolResponse`` when verl is not installed (``.text``)."""
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _tool_response(text: str) -> Any:
+    try:
+        from verl.tools.schemas import ToolResponse
+    except ImportError:
+        return ToolText(text)
+    return ToolResponse(text=text)
+
+
+def _schema_object(schema: dict[str, Any]) -> Any:
+    """verl's ``OpenAIFunctionToolSchema`` when verl is installed (its agent loop calls
+    ``model_dump`` on it), else the plain dict."""
+    try:
+        from verl.tools.schemas import OpenAIFunctionToolSchema
+    except ImportError:
+        return schema
+    return OpenAIFunctionToolSchema.model_validate(schema)
+
+
+def _config(config: Any) -> dict[str, Any]:
+    if config is None:
+        return {}
+    if not isinstance(config, Mapping):
+        raise TypeError(f"config must be a mapping, got {type(config).__name__}")
+    return dict(config)
+
+
+def _make(config: Mapping[str, Any], tools: list[str] | None) -> Any:
+    import rlvr_envs
+
+    env_id = config.get("env_id")
+    if not isinstance(env_id, str) or not env_id:
+        raise ValueError("config needs env_id (the rlvr-envs id)")
+    kwargs = dict(config.get("make_kwargs") or {})
+    if tools is not None:
+        kwargs["tools"] = tools
+    return rlvr_envs.make(env_id, **kwargs)
+
+
+def _task(value: Any) -> Task | None:
+    if value is None:
+        return None
+    return task_from_json(value)
+
+
+class EpisodeTool:
+    """One tool of an episode env, as a verl ``BaseTool`` (create/execute/calc_reward/release).
+
+    ``config``: ``env_id``, ``tool`` (its name; default the only tool offered), ``make_kwargs``
+    (to ``rlvr_envs.make``, e.g. ``max_tool_calls``, ``tool_timeout_s``).
+    """
+
+    def __init__(self, config: Any, tool_schema: Any = None) -> None:
+        self.config = _config(config)
+        tool = self.config.get("tool", "calculator")
+        self._probe = _make(self.config, [tool])
+        self._episodes: dict[str, Any] = {}
+        self._lost: set[str] = set()
+        schema = self._probe.tool_schemas[0]
+        self.tool_schema = tool_schema if tool_schema is not None else _schema_object(schema)
+        self.name = schema["function"]["name"]
+        self._tool = tool
+
+    def get_openai_tool_schema(self) -> Any:
+        return self.tool_schema
+
+    async def create(self, instance_id: str | None = None, **kwargs: Any) -> tuple[str, Any]:
+        """Open an episode for one trajectory; the task comes from ``create_kwargs`` (``task``:
+        a task JSON/dict). Returns ``(instance_id, ToolResponse)`` as current verl does."""
+        create_kwargs = kwargs.pop("create_kwargs", None) or {}
+        options = {**kwargs, **create_kwargs}
+        instance_id = instance_id or uuid.uuid4().hex
+        env = _make(self.config, [self._tool])
+        task = _task(options.get("task"))
+        env.reset(options={"task": task} if task is not None else None)
+        self._episodes[instance_id] = env
+        return instance_id, _tool_response("")
+
+    async def execute(self, instance_id: str, parameters: Any, **kwargs: Any) -> tuple[Any, float, dict[str, Any]]:
+        """One call in the instance's episode: ``(ToolResponse, step reward 0.0, metrics)``."""
+        env = self._episodes.get(instance_id)
+        if env is None:
+            return _tool_response("Error: no such tool instance (create it first)"), 0.0, {"error": "no_instance"}
+        if isinstance(parameters, (str, bytes)):
+            try:
+                parameters = json.loads(parameters)
+            except (ValueError, RecursionError):
+                return _tool_response("Error: the arguments are not valid JSON"), 0.0, {"error": "bad_arguments"}
+        if not isinstance(parameters, Mapping):
+            return _tool_response("Error: the arguments must be a JSON object"), 0.0, {"error": "bad_arguments"}
+        before = env.stats()
+        text = env.call_tool(self.name, dict(parameters))
+        after = env.stats()
+        metrics: dict[str, Any] = {"tool_errors": after.get("tool_errors", 0) - before.get("tool_errors", 0)}
+        # The episode records a lost session itself (its ``finish`` would give verifier_error);
+        # read that record rather than the tool's text, which a tool's output could imitate.
+        if getattr(getattr(env, "_episode", None), "lost", None) is not None:
+            self._lost.add(instance_id)
+            metrics["session_lost"] = True
+        return _tool_response(text), 0.0, metrics
+
+    async def calc_reward(self, instance_id: str, **kwargs: Any) -> float:
+        """Tools carry no reward of their own: the answer is scored by ``VerifierInteraction``
+        (or the reward function on the final response)."""
+        return 0.0
+
+    async def release(self, instance_id: str, **kwargs: Any) -> None:
+        env = self._episodes.pop(instance_id, None)
+        self._lost.discard(instance_id)
+        if env is not None:
+            env.close()
+
+
+class VerifierInteraction:
+    """verl ``BaseInteraction``: the final turn scored by the family's verifier.
+
+    ``config``: ``env_id``, ``make_kwargs``; ``name`` (default ``"rlvr"``) is what rows select
+    in ``interaction_kwargs.name``.
+    """
+
+    def __init__(self, config: Any) -> None:
+        self.config = _config(config)
+        self.name: str = self.config.get("name", "rlvr")
+        self._env = _make(self.config, None)
+        self._instances: dict[str, dict[str, Any]] = {}
+
+    async def start_interaction(self, instance_id: str | None = None, **kwargs: Any) -> str:
+        instance_id = instance_id or uuid.uuid4().hex
+        task = _task(kwargs.get("task"))
+        if task is None:
+            raise ValueError("interaction_kwargs needs the row's task (verl_episode_extra_info builds it)")
+        self._instances[instance_id] = {"task": task, "verdict": None}
+        return instance_id
+
+    async def generate_response(
+        self, instance_id: str, messages: list[dict[str, Any]], **kwargs: Any
+    ) -> tuple[bool, str, float, dict[str, Any]]:
+        state = self._instances.get(instance_id)
+        if state is None:
+            return True, "Error: no such interaction", 0.0, {"reason": Reason.VERIFIER_ERROR.value}
+        final = ""
+        for message in reversed(messages or []):
+            if isinstance(message, Mapping) and message.get("role") == "assistant":
+                content = message.get("content")
+                final = content if isinstance(content, str) else "" if content is None else str(content)
+                break
+        verdict = self._verify(state["task"], final)
+        state["verdict"] = verdict
+        feedback = "Your answer is correct." if verdict.reward >= 1.0 else "Your answer is incorrect."
+        return True, feedback, float(verdict.reward), {"reason": verdict.reason.value}
+
+    def _verify(self, task: Task, final: str) -> Verdict:
+        self._env.reset(options={"task": task})
+        _, _, _, _, info = self._env.step(final)
+        verdict = info.get("verdict")
+        if not isinstance(verdict, Verdict):
+            return Verdict.failure(Reason.VERIFIER_ERROR, details={"error": "the env gave no verdict"})
+        return verdict
+
+    async def calculate_score(self, instance_id: str | None = None, **kwargs: Any) -> float:
+        state = self._instances.get(instance_id or "")
+        verdict = state["verdict"] if state else None
+        return float(verdict.reward) if verdict is not None else 0.0
+
+    async def finalize_interaction(self, instance_id: str | None = None, **kwargs: Any) -> None:
+        self._instances.pop(instance_id or "", None)
+
+
+def verl_episode_extra_info(
+    task: Task, tools: list[str], interaction: str = "rlvr", env_id: str | None = None
+) -> dict[str, Any]:
+    """The ``extra_info`` fields a verl row needs for ``EpisodeTool`` and ``VerifierInteraction``."""
+    text = task_to_json(task)
+    info: dict[str, Any] = {
+        "need_tools_kwargs": True,
+        "tools_kwargs": {name: {"create_kwargs": {"task": text}} for name in tools},
+        "interaction_kwargs": {"name": interaction, "task": text},
+    }
+    if env_id is not None:
+        info["env_id"] = env_id
+    return info
