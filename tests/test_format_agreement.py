@@ -113,3 +113,22 @@ def test_a_mixture_pays_each_row_the_format_of_its_own_env():
     # one format asked of every env: that one is paid everywhere
     same = reward_function(["math-arith", "rg-chain_sum"], format_weight=1.0, prompt_format="answer_tag")
     assert not same.format_per_row
+
+
+def test_the_server_pays_a_mixtures_rows_their_own_format_too():
+    from rlvr_envs.adapters.routing import EnvRouter
+    from rlvr_envs.serve.protocol import Scoring, openrlhf_reply
+    from rlvr_envs.shaping import RewardShaping
+
+    code = make_for_conformance("code-python-v1")
+    arith = rlvr_envs.make("math-arith", level=1)
+    scoring = Scoring(router=EnvRouter([code, arith]), shaping=RewardShaping(format_weight=1.0))
+    code_task, arith_task = code.tasks[0], arith.sample(1, seed=0)[0]
+    rows = [
+        (code.env_id, code_task, "```python\ndef nothing():\n    return None\n```", None),
+        (code.env_id, code_task, "The final answer is \\boxed{0}.", None),
+        (arith.env_id, arith_task, "The final answer is \\boxed{-99999}.", None),
+    ]
+    verdicts = scoring.router.verify(rows)
+    assert [v.passed for v in verdicts] == [False] * 3
+    assert openrlhf_reply(scoring, rows, verdicts, [True] * 3)["rewards"] == [1.0, 0.0, 1.0]

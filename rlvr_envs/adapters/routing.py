@@ -21,6 +21,7 @@ from rlvr_envs.types import Task, Verdict
 
 if TYPE_CHECKING:
     from rlvr_envs.env import Env
+    from rlvr_envs.formats import PromptFormat
 
 Row = tuple[Any, ...]
 """``(env_id, task, completion)`` or ``(env_id, task, completion, verifier_spec)``."""
@@ -187,6 +188,19 @@ class EnvRouter:
                 raise RoutingError(f"rows tagged {env_id!r} cannot be verified: {type(exc).__name__}: {exc}") from exc
 
         return self._made.get(env_id, build)
+
+    def prompt_format_for(self, env_id: str | None, spec: Any = None) -> PromptFormat | None:
+        """The prompt format of the env that verifies a row (a mixture's format reward pays each
+        row for its own env's layout); None when only a spec names it and it is a family's own."""
+        from rlvr_envs.formats import get_format
+
+        scorer = self.scorer_for(env_id, spec)
+        if scorer.env is not None:
+            return scorer.env.prompt_format
+        try:
+            return get_format(scorer.prompt_format)
+        except ValueError:
+            return None
 
     def scorer_for(self, env_id: str | None, spec: Any = None) -> Scorer:
         """What verifies a row tagged ``env_id`` carrying verifier ``spec`` (``RoutingError`` if nothing)."""

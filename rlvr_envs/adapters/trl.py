@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 from rlvr_envs.adapters.failures import FailurePolicy, Skip
 from rlvr_envs.adapters.routing import EnvRouter, task_from_json, task_to_json
 from rlvr_envs.adapters.rows import spec_to_json, verifier_spec
-from rlvr_envs.formats import PromptFormat, get_format
 from rlvr_envs.shaping import RewardShaping
 from rlvr_envs.types import Reason, Task, Verdict
 
@@ -126,19 +125,9 @@ class RewardFunction:
                 continue
             text = rows[i][2]
             length = len(completion_ids[i]) if completion_ids is not None else None
-            fmt = self._row_format(rows[i][0], rows[i][3]) if self.format_per_row else None
+            fmt = self.router.prompt_format_for(rows[i][0], rows[i][3]) if self.format_per_row else None
             rewards.append(float(self.shaping(verdict, text if isinstance(text, str) else "", length, fmt)))
         return rewards
-
-    def _row_format(self, env_id: Any, spec: Any) -> PromptFormat | None:
-        """The prompt format of the env that verifies this row (None: the shaping's own)."""
-        scorer = self.router.scorer_for(env_id, spec)
-        if scorer.env is not None:
-            return scorer.env.prompt_format
-        try:
-            return get_format(scorer.prompt_format)
-        except ValueError:  # a family's own format, named by a spec: the env class knows it
-            return None
 
 
 def reward_function(

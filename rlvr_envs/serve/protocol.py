@@ -378,10 +378,13 @@ def openrlhf_reply(
     # Raises InfrastructureFailure under "fail" (the request gets an error, never a reward).
     paid = [float(p) for p in scoring.failures.rewards(verdicts, can_skip=False)]  # type: ignore[arg-type]
     rewards = []
+    # Several envs: each row's format reward is for its own env's layout (lean's block, math's \boxed{}).
+    per_row = scoring.shaping is not None and bool(scoring.shaping.format_weight) and scoring.router.default is None
     for verdict, row, pay in zip(verdicts, rows, paid):
         reward = pay
         if scoring.shaping is not None and verdict.reason is not Reason.VERIFIER_ERROR:
-            reward = float(scoring.shaping(verdict, row[2]))
+            fmt = scoring.router.prompt_format_for(row[0], row[3]) if per_row else None
+            reward = float(scoring.shaping(verdict, row[2], None, fmt))
         rewards.append(reward)
     return {
         "rewards": rewards,
