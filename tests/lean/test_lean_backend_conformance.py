@@ -102,7 +102,7 @@ def backend(request):
             pytest.skip("the file backend's sandbox needs bubblewrap")
         from rlvr_lean.file_backend import FileBackend
 
-        made = FileBackend(LEAN, reference_as_axiom=True)
+        made = FileBackend(LEAN)
     elif kind == "repl":
         made = LocalBackend(command=STANDIN, max_repls=1)
     else:

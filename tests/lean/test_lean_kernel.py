@@ -37,7 +37,7 @@ SIG = "theorem target (n : N) : Eq (N.add N.zero n) n"
 
 @pytest.fixture(scope="module")
 def backend():
-    b = FileBackend(LEAN, reference_as_axiom=True)
+    b = FileBackend(LEAN)
     yield b
     b.close()
 
@@ -66,7 +66,7 @@ def test_the_kernel_is_lean_4():
     ],
 )
 def test_valid_proofs_pass_through_the_verifier(proof):
-    verifier = LeanVerifier(backend="file", lean_bin=LEAN, file_options={"reference_as_axiom": True})
+    verifier = LeanVerifier(backend="file", lean_bin=LEAN)
     try:
         verdict = verifier.verify(TASK, f"```lean4\n{proof}\n```")
     finally:
@@ -89,7 +89,7 @@ def test_other_statements_and_a_batch():
         ),
         Task(id="nf", prompt="p", answer={"header": PRELUDE, "statement": "theorem t : Not False :="}),
     ]
-    verifier = LeanVerifier(backend="file", lean_bin=LEAN, max_repls=2, file_options={"reference_as_axiom": True})
+    verifier = LeanVerifier(backend="file", lean_bin=LEAN, max_repls=2)
     try:
         good = verifier.verify_many(tasks, ["And.swap h", "Or.swap h", "fun h => h"])
         bad = verifier.verify_many(tasks, ["h", "Or.inl h", "True.intro"])
@@ -107,7 +107,7 @@ def test_a_wrong_proof_names_lean_s_error(backend):
 
 # Each exploit class with the static layer off: (code, reason, rule) the kernel audit gives.
 EXPLOITS = {
-    "sorry": (f"{SIG} := sorry\n", Reason.WRONG, "lean_error"),  # the prelude cannot elaborate sorry
+    "sorry": (f"{SIG} := sorry\n", Reason.WRONG, "sorry"),
     "new_axiom": (f"axiom cheat : False\n{SIG} := False.rec (fun _ => _) cheat\n", Reason.SANDBOX_VIOLATION, "axioms"),
     "native_style_axiom": (
         f"{SIG} :=\n  Eq.rec (motive := fun x _ => Eq (N.add N.zero n) n) (N.zero_add n) (Lean.ofReduceBool Bool.true Bool.true)\n",
@@ -157,7 +157,7 @@ EXPLOITS = {
         Reason.SANDBOX_VIOLATION,
         "axioms",
     ),
-    "uses_the_reference": (f"{SIG} := REF n\n", Reason.SANDBOX_VIOLATION, "axioms"),
+    "uses_the_reference": (f"{SIG} := REF n\n", Reason.WRONG, "sorry"),  # the reference is proved by sorry
 }
 
 
@@ -225,7 +225,7 @@ def test_an_elaborator_loop_is_killed_at_its_budget_and_the_next_check_passes(ba
 def test_a_check_past_its_memory_bound_is_stopped_and_the_next_check_passes():
     # The same unbounded unfolding grows Lean's heap by MiBs a second; 220 MiB is reached
     # long before the 60 s budget (Lean starts at ~120 MiB; 13 s at a load of 11 on 2 CPUs).
-    bounded = FileBackend(LEAN, reference_as_axiom=True, max_rss_mb=220)
+    bounded = FileBackend(LEAN, max_rss_mb=220)
     start = time.monotonic()
     verdict = bounded.check(raw(LOOP), allow_native=False, timeout_s=60)
     assert verdict.reason is Reason.RUNTIME_ERROR and verdict.details["rule"] == "memory", verdict

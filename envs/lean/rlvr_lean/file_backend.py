@@ -15,7 +15,6 @@ so a killed check leaves nothing behind for the next one.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import resource
@@ -85,14 +84,6 @@ def toolchain_paths(lean: str) -> list[str]:
     return paths
 
 
-def as_axiom(ref_declaration: str) -> str:
-    """``theorem _rlvr_ref_… : T := sorry`` as ``axiom _rlvr_ref_… : T`` (same name, same type)."""
-    body = ref_declaration.rstrip()
-    if body.endswith(":= sorry") and "theorem _rlvr_ref_" in body:
-        return body.removesuffix(":= sorry").rstrip().replace("theorem _rlvr_ref_", "axiom _rlvr_ref_", 1)
-    return ref_declaration
-
-
 class FileBackend(Backend):
     """Checks each proof with its own ``lean --json`` process.
 
@@ -105,9 +96,6 @@ class FileBackend(Backend):
         isolation: ``"bwrap"`` (the default; ``LeanUnavailable`` when bubblewrap is missing) or
             ``"none"`` (rlimits and the budget only: for machines without user namespaces).
         ro_paths: more directories the sandbox shows read-only.
-        reference_as_axiom: state the task's statement as an ``axiom`` instead of a ``theorem``
-            proved by ``sorry`` (the test kernel's prelude cannot elaborate ``sorry``). The audit
-            is the same: a proof that uses the reference shows it in ``#print axioms``.
     """
 
     name = "file"
@@ -121,7 +109,6 @@ class FileBackend(Backend):
         address_space_mb: float = 16384,
         isolation: str = "bwrap",
         ro_paths: Sequence[str] = (),
-        reference_as_axiom: bool = False,
     ) -> None:
         if isolation not in ("bwrap", "none"):
             raise ValueError(f"isolation must be 'bwrap' or 'none', got {isolation!r}")
@@ -151,7 +138,6 @@ class FileBackend(Backend):
         self.ro_paths = [*toolchain_paths(self.lean), *(os.path.realpath(p) for p in ro_paths)]
         if lean_path:
             self.ro_paths += [os.path.realpath(p) for p in lean_path.split(os.pathsep) if p]
-        self.reference_as_axiom = reference_as_axiom
         self.stats = {"checks": 0, "timeouts": 0, "memory_kills": 0}
 
     def _argv(self, workdir: str, file_name: str) -> list[str]:
@@ -225,8 +211,6 @@ class FileBackend(Backend):
             proc.kill()
 
     def check(self, prepared: Prepared, *, allow_native: bool, timeout_s: float) -> Verdict:
-        if self.reference_as_axiom and prepared.ref_declaration:
-            prepared = dataclasses.replace(prepared, ref_declaration=as_axiom(prepared.ref_declaration))
         text, (first, last), audit_offset, plan = assemble_file(prepared)
         self.stats["checks"] += 1
         try:
