@@ -262,8 +262,8 @@ def test_the_leak_check_catches_the_old_feedback():
 SOCKET_READER = (
     "import os, select\n"
     "data = b''\n"
-    "for _ in range(40):\n"
-    "    if select.select([3], [], [], 0.05)[0]:\n"
+    "for _ in range(10):\n"
+    "    if select.select([3], [], [], 0.02)[0]:\n"
     "        data += os.read(3, 65536)\n"
     "        break\n"
     "raise ValueError(data.decode('latin-1'))\n"
