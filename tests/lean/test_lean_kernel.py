@@ -142,6 +142,16 @@ EXPLOITS = {
         Reason.WRONG,
         "lean_error",
     ),
+    "opaque": (
+        "opaque yes : Bool\ntheorem target (n : N) : Eq yes Bool.true := rfl\n",
+        Reason.WRONG,
+        "lean_error",
+    ),
+    "extern": (
+        '@[extern "rlvr_true"] opaque yes : Bool\ntheorem target (n : N) : Eq yes Bool.true := rfl\n',
+        Reason.WRONG,
+        "lean_error",
+    ),
     "variable": (
         f"variable (h : False)\ninclude h\n{SIG} := False.rec (fun _ => _) h\n",
         Reason.SANDBOX_VIOLATION,
@@ -184,6 +194,8 @@ STATIC = {
     "shadow_in_namespace": "statement_drift",
     "unsafe": "unsafe",
     "implemented_by": "unsafe",
+    "opaque": "statement_drift",  # `opaque` itself is allowed: the kernel never unfolds it
+    "extern": "extern",
     "variable": "context_change",
     "indented_variable": "context_change",
     "open_in_axiom": "axiom",
