@@ -313,3 +313,17 @@ def test_a_process_dropped_without_close_takes_its_tree_down_when_collected():
     del p
     gc.collect()
     assert_nothing_left()
+
+
+def test_a_memory_kill_is_named():
+    """The cgroup's OOM killer taking the interpreter itself: the message says it was memory."""
+    p = PythonProcess(PythonLimits(memory_mb=2048, total_memory_mb=128))
+    if p.memory is None:
+        p.kill()
+        pytest.skip("no memory cgroup on this machine")
+    try:
+        with pytest.raises(Exception, match="memory limit"):
+            p.run("b = b'x' * (400 << 20)", 20)
+    finally:
+        p.kill()
+    assert_nothing_left()

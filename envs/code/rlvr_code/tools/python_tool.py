@@ -253,9 +253,10 @@ class PythonProcess:
                 self.proc.stdin.write(_HEADER.pack(len(body)) + body)
                 self.proc.stdin.flush()
                 reply = self._receive(time.monotonic() + max(0.0, timeout_s))
-            except (BrokenPipeError, OSError) as exc:
+            except OSError as exc:  # a broken pipe: it died between calls (read why before the kill)
+                why = self._death() if isinstance(exc, BrokenPipeError) else str(exc)
                 self.kill()
-                raise SandboxDied(self._death() if isinstance(exc, BrokenPipeError) else str(exc)) from None
+                raise SandboxDied(why) from None
             except SandboxDied:
                 self.kill()
                 raise
