@@ -275,3 +275,18 @@ def test_doctor_flags_a_broken_test_kernel(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("PATH", str(tmp_path))
     assert _doctor([]) == 1
     assert "MISSING  test kernel" in capsys.readouterr().out
+
+
+def test_an_env_on_the_file_backend_end_to_end():
+    import rlvr_envs
+
+    rows = [{"header": PRELUDE, "statement": STATEMENT}, {"header": PRELUDE, "statement": "theorem t : Not False :="}]
+    env = rlvr_envs.make("lean", data=rows, backend="file", lean_bin=LEAN)
+    try:
+        verdicts = env.verify_batch(
+            [env.tasks[0]] * 3 + [env.tasks[1]],
+            ["```lean4\nN.zero_add n\n```", "by sorry", "", "fun h => h"],
+        )
+    finally:
+        env.verifier.close()
+    assert [v.reason for v in verdicts] == [Reason.OK, Reason.WRONG, Reason.NO_ANSWER, Reason.OK], verdicts
