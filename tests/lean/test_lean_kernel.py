@@ -290,3 +290,20 @@ def test_an_env_on_the_file_backend_end_to_end():
     finally:
         env.verifier.close()
     assert [v.reason for v in verdicts] == [Reason.OK, Reason.WRONG, Reason.NO_ANSWER, Reason.OK], verdicts
+
+
+def test_a_flood_of_messages_is_cut_at_whole_messages(monkeypatch):
+    from rlvr_lean import file_backend
+
+    monkeypatch.setattr(file_backend, "_STDOUT_LIMIT", 600)  # a few messages' worth
+    flood = "".join(f"theorem e{i} : Eq N.zero (N.succ N.zero) := rfl\n" for i in range(20))
+    verdict = FileBackend(LEAN).check(raw(flood + f"{SIG} := N.zero_add n\n"), allow_native=False, timeout_s=30)
+    assert verdict.reason is Reason.WRONG and verdict.details["rule"] == "lean_error", verdict
+
+
+def test_without_bubblewrap_isolation_the_bounds_still_hold():
+    bare = FileBackend(LEAN, isolation="none")
+    assert bare.check(raw(f"{SIG} := N.zero_add n\n"), allow_native=False, timeout_s=30).passed
+    assert bare.check(raw(LOOP), allow_native=False, timeout_s=2).reason is Reason.TIMEOUT
+    with pytest.raises(ValueError, match="isolation"):
+        FileBackend(LEAN, isolation="docker")

@@ -183,7 +183,10 @@ class FileBackend(Backend):
                 code = self._watch(proc, start, timeout_s)
                 out_file.seek(0)
                 err_file.seek(0)
-                out = out_file.read(_STDOUT_LIMIT).decode("utf-8", "replace")
+                raw = out_file.read(_STDOUT_LIMIT + 1)
+                if len(raw) > _STDOUT_LIMIT:  # a flood: keep the whole messages before the cut
+                    raw = raw[: raw.rfind(b"\n", 0, _STDOUT_LIMIT) + 1]
+                out = raw.decode("utf-8", "replace")
                 err = err_file.read(4000).decode("utf-8", "replace")
             return out, err, code, time.monotonic() - start
 
