@@ -327,3 +327,20 @@ def test_a_memory_kill_is_named():
     finally:
         p.kill()
     assert_nothing_left()
+
+
+def test_concurrent_sessions_keep_their_own_state():
+    from concurrent.futures import ThreadPoolExecutor
+
+    def episode(i: int) -> list[str]:
+        s = PythonTool().open(context())
+        try:
+            s.call(code=f"mine = {i}")
+            return [s.call(code="mine = mine + 1000\nmine") for _ in range(5)]
+        finally:
+            s.close()
+
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(episode, range(8)))
+    assert results == [[f"{i + 1000 * k}\n" for k in range(1, 6)] for i in range(8)]
+    assert_nothing_left()
