@@ -184,10 +184,15 @@ def main() -> None:
     def verify_pass() -> int:
         return sum(len(verifier.verify(t, r["response"]).details["instructions"]) for t, r in zip(tasks, rows))
 
-    training = IFEvalVerifier(relevance="overlap")  # ifeval-data-v1 / ifeval-synth-v2: guard v1 + relevance gate
+    training = IFEvalVerifier(relevance="overlap")  # ifeval-data-v2 / ifeval-synth-v3: guard v1 + relevance gate
 
     def training_pass() -> int:
         return sum(len(training.verify(t, r["response"]).details["instructions"]) for t, r in zip(tasks, rows))
+
+    training_v0 = IFEvalVerifier(relevance="overlap-v0")  # ifeval-data-v1 / ifeval-synth-v2: no language rule
+
+    def training_v0_pass() -> int:
+        return sum(len(training_v0.verify(t, r["response"]).details["instructions"]) for t, r in zip(tasks, rows))
 
     table: list[tuple[str, str, int, float, float]] = []
     table.append(("rlvr_ifeval checker.check", "IFEval+IFBench, all", *timed(ours_pass(ours), args.seconds)))
@@ -197,6 +202,9 @@ def main() -> None:
             ("verify, before issue 30 (no task cache)", "IFEval+IFBench, all", *timed(verify_pass, args.seconds))
         )
     table.append(("verify, training ids (guard+relevance)", "IFEval+IFBench, all", *timed(training_pass, args.seconds)))
+    table.append(
+        ("verify, training ids v1/v2 (no language rule)", "IFEval+IFBench, all", *timed(training_v0_pass, args.seconds))
+    )
     language_only = [([c for c in cs if c.instruction_id in LANGUAGE_IDS], r) for cs, r in ours]
     table.append(
         (

@@ -41,7 +41,7 @@ def test_path_is_an_alias_of_data_for_every_id(env_id: str) -> None:
 
 
 def test_the_ids_cover_every_family_member() -> None:
-    assert {"ifeval-v1", "ifbench-v1", "ifeval-data-v1", "ifeval-synth-v2"} <= set(_ifeval_ids())
+    assert {"ifeval-v1", "ifbench-v1", "ifeval-data-v2", "ifeval-synth-v3"} <= set(_ifeval_ids())
 
 
 def _run(code: str) -> str:

@@ -75,7 +75,10 @@ def test_the_training_verifier_adds_at_most_one_percent_rejections_on_good_respo
         before, after = without.verify(task, r["response"]), with_gate.verify(task, r["response"])
         if before.reward == 1 and after.reward != 1:
             assert after.reason is Reason.WRONG and after.details["rejected"] == relevance.OFF_TOPIC
-            assert set(after.details["relevance"]) == {"task_units", "matched", "needed"}
+            assert set(after.details["relevance"]) in (
+                {"task_units", "matched", "needed"},
+                {"function_share", "min_function_share", "prose_words"},
+            )
             lost.append(r["key"])
     assert len(lost) <= 0.01 * len(good), lost
 
@@ -123,13 +126,100 @@ def test_generic_word_salad_fails_wherever_the_gate_judges(labelled) -> None:
         assert failed >= 0.6 * judged
 
 
-def test_the_fixed_salad_scores_on_fewer_training_tasks_than_before() -> None:
+# Salads in several languages and shapes: generic vocabulary in random order, lowercase, no
+# commas (the shape that satisfies format-only constraints), with and without the instruction's
+# own keywords, in English, German, French and Chinese.
+GERMAN = (
+    "regierung wasser geschichte familie stadt arbeit schule haus auto kind leben welt jahr zeit land geld frage "
+    "problem buch freund mutter vater zimmer musik straße woche morgen abend sprache firma gesundheit"
+).split()
+FRENCH = (
+    "gouvernement eau histoire famille ville travail école maison voiture enfant vie monde année temps pays "
+    "argent question problème livre ami mère père chambre musique rue semaine matin soir langue santé"
+).split()
+CHINESE = list(
+    "政府公司水历史家庭城市工作学校房子汽车孩子生活世界时间国家问题书朋友母亲父亲音乐街道早晨语言电脑经济健康"
+)
+
+
+def _salads(task: Task, seed: int) -> dict[str, str]:
+    rng = random.Random(seed)
+    own = [w for k in task.answer["kwargs"] for v in (k or {}).values() for w in (v if isinstance(v, list) else [v])]
+    own_words = [w for w in own if isinstance(w, str)] * 5
+    return {
+        "english": " ".join(rng.choice(GENERIC) for _ in range(350)),
+        "english+keywords": " ".join(rng.choice(GENERIC + own_words) for _ in range(350)),
+        "german": " ".join(rng.choice(GERMAN) for _ in range(350)),
+        "french": " ".join(rng.choice(FRENCH) for _ in range(350)),
+        "chinese": "".join(rng.choice(CHINESE) for _ in range(700)),
+    }
+
+
+def _salad_wins(env: Any, tasks: list[Task]) -> dict[str, int]:
+    wins: dict[str, int] = {}
+    for i, task in enumerate(tasks):
+        for kind, salad in _salads(task, i).items():
+            wins[kind] = wins.get(kind, 0) + (env.verifier.verify(task, salad).reward > 0)
+    return wins
+
+
+def test_word_salads_score_on_no_ifeval_data_task() -> None:
     data = str(shared_path("ifeval_input_data.jsonl"))
-    old, new = (rlvr_envs.make(f"ifeval-data-v{v}", data=data) for v in (0, 1))
-    salad = _salad(1)
-    scores = [sum(env.verifier.verify(t, salad).reward == 1 for t in env.tasks) for env in (old, new)]
-    print(f"\nfixed salad scores 1 on {scores[0]}/541 ifeval-data-v0 tasks, {scores[1]}/541 with the gate (v1)")
-    assert scores[1] < 0.8 * scores[0]
+    envs = {v: rlvr_envs.make(f"ifeval-data-v{v}", data=data) for v in (0, 1, 2)}
+    wins = {v: _salad_wins(env, env.tasks) for v, env in envs.items()}
+    print(f"\nsalads scoring on 541 ifeval-data tasks: {wins}")
+    assert sum(wins[0].values()) > 100  # the salads do satisfy format-only constraints
+    assert wins[2] == dict.fromkeys(wins[2], 0)
+
+
+def test_word_salads_score_on_no_synth_task() -> None:
+    wins = {}
+    for version in (1, 2, 3):
+        env = rlvr_envs.make(f"ifeval-synth-v{version}", level=1, seed=0)
+        generator = random.Random(5)
+        wins[version] = _salad_wins(env, [env.generate(generator) for _ in range(300)])
+    print(f"\nsalads scoring on 300 level-1 synth tasks: {wins}")
+    assert sum(wins[1].values()) > 50
+    assert wins[3] == dict.fromkeys(wins[3], 0)
+
+
+def test_the_language_rule_rejects_no_labelled_response(labelled) -> None:
+    """Calibration of the language-likeness rule alone: no labelled response (good or not) is
+    refused by it; the lowest shares it judged are printed."""
+    judged = []
+    for r in labelled:
+        found = relevance.function_share(r["response"])
+        if found is not None:
+            judged.append((round(found[0], 3), r["key"]))
+            assert relevance.not_language(r["response"], _checkers(r)) is None, r["key"]
+    judged.sort(key=lambda x: x[0])
+    print(f"\nlanguage rule: judged {len(judged)}/{len(labelled)}; lowest shares {judged[:6]}")
+    assert len(judged) > 0.6 * len(labelled)
+
+
+UNLISTED = {
+    "vietnamese": "Chúng tôi có thể có khả năng cải thiện mô hình của mình cho năm sau. Chúng tôi sẽ có thể so "
+    "sánh dữ liệu với những năm trước và tìm ra nguyên nhân của các vấn đề. ",
+    "finnish": "Kun haistat kukkaa, tapahtuu monia asioita. Ensimmäinen asia on, että sinun nenäsi havaitsee "
+    "tuoksumolekyylit ja lähettää viestin aivoihin. ",
+    "polish": "Wczoraj poszliśmy z rodziną na długi spacer po parku miejskim. Pogoda była piękna, słońce świeciło "
+    "przez cały dzień, a dzieci bawiły się na placu zabaw. ",
+}
+
+
+@pytest.mark.parametrize("language", sorted(UNLISTED))
+def test_natural_text_in_a_language_without_a_function_word_list_is_not_refused(language: str) -> None:
+    text = UNLISTED[language] * 6
+    found = relevance.function_share(text)
+    assert found is not None and found[0] < 0.15  # low, as a salad's: the rule asks the language detector before refusing
+    assert relevance.not_language(text, ()) is None
+
+
+@pytest.mark.parametrize("language", ["english", "chinese", "japanese"])
+def test_natural_text_passes_the_language_rule(language: str) -> None:
+    sample = {"english": ESSAY * 2 + OFF_TOPIC_ESSAY, "chinese": ZH_ESSAY, "japanese": JA_ESSAY}[language]
+    assert relevance.function_share(sample) is not None
+    assert relevance.not_language(sample, ()) is None
 
 
 def _task(prompt: str, ids: list[str], kwargs: list[dict[str, Any]] | None = None) -> Task:
@@ -146,6 +236,14 @@ ESSAY = (
     "from. Local councils can help by opening unused land offering water access and running workshops on "
     "soil care and planting calendars. The result is a greener city with cooler streets and stronger ties."
 )
+OFF_TOPIC_ESSAY = (
+    "The stock market moved sharply today as investors worried about rising interest rates. Bank shares led "
+    "the decline and technology stocks also fell after a week of gains. Analysts think the central bank may "
+    "lift rates again at its next meeting and bond yields climbed in response. The dollar strengthened "
+    "against most other currencies while gold slipped a little in late trading. Experts advise investors to "
+    "stay cautious and to spread their money across different assets with an eye on the long term. Retail "
+    "traders who bought at the top are now nursing losses and some are selling to free up cash."
+)
 PROMPT = (
     "Write a blog post about urban gardening in dense neighbourhoods: rooftop plots, raised beds, compost and "
     "vegetables. Do not use any commas in your response."
@@ -161,7 +259,13 @@ def test_an_on_topic_answer_passes_and_the_same_length_of_salad_does_not() -> No
     verdict = verifier.verify(task, _salad(0, 150))
     assert verdict.reward == 0 and verdict.reason is Reason.WRONG
     assert verdict.details["rejected"] == relevance.OFF_TOPIC
-    assert verdict.details["relevance"]["matched"] < verdict.details["relevance"]["needed"]
+    assert verdict.details["relevance"]["function_share"] < relevance.MIN_FUNCTION_SHARE
+    # Fluent text on another topic passes the language rule and fails the overlap rule.
+    off = IFEvalVerifier(relevance="overlap").verify(task, OFF_TOPIC_ESSAY)
+    assert off.reward == 0 and off.details["relevance"]["matched"] < off.details["relevance"]["needed"]
+    # The overlap rule alone (ifeval-data-v1) judged the salad by overlap.
+    old = IFEvalVerifier(relevance="overlap-v0").verify(task, _salad(0, 150))
+    assert old.reward == 0 and old.details["relevance"]["matched"] < old.details["relevance"]["needed"]
     # The benchmark scoring (relevance off) pays the salad: the gate is what refuses it.
     assert IFEvalVerifier().verify(task, _salad(0, 150)).reward == 1.0
 
@@ -231,8 +335,10 @@ def test_responses_in_another_language_and_short_answer_tasks_are_not_judged() -
 @pytest.mark.parametrize(
     ("env_id", "expected"),
     [
-        ("ifeval-data-v1", "overlap"),
-        ("ifeval-synth-v2", "overlap"),
+        ("ifeval-data-v2", "overlap"),
+        ("ifeval-synth-v3", "overlap"),
+        ("ifeval-data-v1", "overlap-v0"),
+        ("ifeval-synth-v2", "overlap-v0"),
         ("ifeval-data-v0", "off"),
         ("ifeval-synth-v1", "off"),
         ("ifeval-v1", "off"),
@@ -245,7 +351,8 @@ def test_training_ids_default_to_the_gate_and_benchmark_ids_score_as_the_referen
         kwargs["data"] = str(shared_path("ifbench_test.jsonl" if "ifbench" in env_id else "ifeval_input_data.jsonl"))
     env = rlvr_envs.make(env_id, **kwargs)
     assert env.verifier.relevance == expected
-    assert rlvr_envs.make("ifeval-synth").env_id == "ifeval-synth-v2"
+    assert rlvr_envs.make("ifeval-synth").env_id == "ifeval-synth-v3"
+    assert rlvr_envs.make("ifeval-data", data=str(shared_path("ifeval_input_data.jsonl"))).env_id == "ifeval-data-v2"
 
 
 def test_bad_relevance_options_are_refused() -> None:
@@ -285,7 +392,7 @@ SYNTH_ANSWERS = {
 
 def test_synth_answers_on_topic_pass_and_pastes_and_salad_do_not() -> None:
     env = rlvr_envs.make("ifeval-synth", level=1, seed=0)
-    assert env.env_id == "ifeval-synth-v2"
+    assert env.env_id == "ifeval-synth-v3"
     tasks = {p: _task(p, ["punctuation:no_comma"]) for p in SYNTH_ANSWERS}
     for prompt, answer in SYNTH_ANSWERS.items():
         assert env.verifier.verify(tasks[prompt], answer).reward == 1.0, prompt
@@ -293,17 +400,3 @@ def test_synth_answers_on_topic_pass_and_pastes_and_salad_do_not() -> None:
             if other != prompt:
                 pasted = env.verifier.verify(task, answer)
                 assert pasted.reward == 0 and pasted.details["rejected"] == relevance.OFF_TOPIC, (prompt, other)
-
-
-def test_the_generic_salad_scores_on_few_synth_tasks() -> None:
-    rng = random.Random(5)
-    salad = _salad(1)
-    counts = {}
-    for version in (1, 2):
-        env = rlvr_envs.make(f"ifeval-synth-v{version}", level=1, seed=0)
-        generator = random.Random(5)
-        tasks = [env.generate(generator) for _ in range(300)]
-        counts[version] = sum(env.verifier.verify(t, salad).reward == 1 for t in tasks)
-    print(f"\nsalad on 300 level-1 synth tasks: v1 {counts[1]}, v2 {counts[2]}")
-    assert counts[2] <= 0.25 * counts[1]
-    assert rng  # (a fixed seed: the figures above reproduce)

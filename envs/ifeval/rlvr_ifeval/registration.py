@@ -7,9 +7,11 @@ Versions (a change that alters any reward bumps the version; the old one stays):
   ``rlvr-envs eval`` reproduces published numbers; the guard is opt-in (``guard=True``).
 * ``ifeval-v0``, ``ifbench-v0``: the degenerate-response guard on, words counted as ``\\w``
   runs (a Chinese or Thai sentence is one word), as these ids scored before.
-* ``ifeval-synth-v2``, ``ifeval-data-v1`` (your own data): training envs, the guard on, words
-  counted per script, and a response must address its prompt (``relevance="overlap"``, issue
-  26). ``ifeval-synth-v1`` and ``ifeval-data-v0`` score as before it (no relevance gate);
+* ``ifeval-synth-v3``, ``ifeval-data-v2`` (your own data): training envs, the guard on, words
+  counted per script, and a response must address its prompt and read as natural text
+  (``relevance="overlap"``, issue 26). ``ifeval-synth-v2`` and ``ifeval-data-v1`` have the
+  overlap rule without the language-likeness rule (``relevance="overlap-v0"``);
+  ``ifeval-synth-v1`` and ``ifeval-data-v0`` score as before the gate (no relevance gate);
   ``ifeval-synth-v0`` keeps the ``\\w``-run count.
 """
 
@@ -59,7 +61,7 @@ def register_envs() -> None:
                 + ("reference scoring (guard opt-in)." if version else "the v0 response guard.")
             ),
         )
-    for version, relevance in ((0, "off"), (1, "overlap")):
+    for version, relevance in ((0, "off"), (1, "overlap-v0"), (2, "overlap")):
         rlvr_envs.register(
             f"ifeval-data-v{version}",
             _ENV,
@@ -70,7 +72,12 @@ def register_envs() -> None:
             description="Your own prompts with IFEval/IFBench/IFEvalG instructions; the response guard on"
             + ("; a response must address its prompt." if version else "."),
         )
-    training: tuple[tuple[int, dict[str, object]], ...] = ((0, _OLD_GUARD), (1, {}), (2, _SYNTH_RELEVANCE))
+    training: tuple[tuple[int, dict[str, object]], ...] = (
+        (0, _OLD_GUARD),
+        (1, {}),
+        (2, {**_SYNTH_RELEVANCE, "relevance": "overlap-v0"}),
+        (3, _SYNTH_RELEVANCE),
+    )
     for version, guard in training:
         rlvr_envs.register(
             f"ifeval-synth-v{version}",

@@ -42,11 +42,14 @@ from functools import lru_cache
 from typing import Any
 
 from rlvr_ifeval.base import Checker
+from rlvr_ifeval.language import detect_language
 from rlvr_ifeval.text import count_words_any_script
 
-RELEVANCE_MODES = ("overlap", "off", "judge")
-"""``overlap``: this module's check (the training ids' default); ``off``: none (the benchmark
-ids); ``judge``: the overlap check's verdict is replaced by a judge model's (``rlvr_judge``)."""
+RELEVANCE_MODES = ("overlap", "overlap-v0", "off", "judge")
+"""``overlap``: this module's check, the language-likeness rule and the overlap rule (the
+training ids' default); ``overlap-v0``: the overlap rule alone (as ``ifeval-data-v1`` and
+``ifeval-synth-v2`` scored); ``off``: none (the benchmark ids); ``judge``: the overlap check's
+verdict is replaced by a judge model's (``rlvr_judge``)."""
 
 OFF_TOPIC = "off-topic: the response does not address the prompt's task"
 """``details["rejected"]`` when the gate fails (reason ``wrong``, reward 0)."""
@@ -275,9 +278,12 @@ def off_topic(
     min_units: int = MIN_TASK_UNITS,
     min_words: int = MIN_RESPONSE_WORDS,
     min_share: float = MIN_SHARE,
+    language: bool = True,
 ) -> dict[str, Any] | None:
     """The gate: None when the response addresses the task or the gate cannot judge it, else
-    what it found (``task_units``, ``matched``, ``needed``) for the verdict's details.
+    what it found for the verdict's details: ``function_share`` (with ``language``, on every
+    task: a long response that is not natural text, see ``not_language``) or ``task_units``,
+    ``matched``, ``needed`` (the overlap rule).
 
     Not judged: tasks with an instruction that asks for a short answer (a fixed option, a copy:
     the guard spares them too), tasks of fewer than ``min_units`` units, responses of fewer
@@ -287,6 +293,9 @@ def off_topic(
     judges every task with a unit and asks for most of its few units."""
     if any(c.allows_short_answer() for c in checkers):
         return None
+    salad = not_language(response, checkers) if language else None
+    if salad is not None:
+        return salad
     task = task_units(prompt, tuple(checkers))
     if len(task.units) < max(1, min_units):
         return None
@@ -297,3 +306,109 @@ def off_topic(
     if matched >= need or count_words_any_script(head) < min_words:
         return None
     return {"task_units": len(task.units), "matched": matched, "needed": need}
+
+
+# --- Language-likeness: natural text is held together by function words -------------------------
+#
+# A salad of content words ("people time government water story ...") satisfies every format
+# constraint and, on a task with little topical text ("Write a poem."), the overlap rule cannot
+# tell it from an answer. Natural prose in any language with a closed class of function words
+# spends a stable share of its tokens on them (English prose 35-55%, poems and terse lists rarely
+# under 15%); a salad spends almost none. Only closed-class words are listed (articles,
+# pronouns, prepositions, conjunctions, auxiliaries): content words common to every text would
+# let a salad of frequent words pass.
+_FUNCTION_WORDS_TEXT = """
+a an the of to in on at by for with from into onto about as than and or but nor so if because
+while when where whether that which who whom whose what this these those there here it its is are
+was were be been being am do does did have has had will would can could shall should may might
+must not no i me my mine we us our ours you your yours he him his she her hers they them their
+theirs some any each every both either neither such own same other another very too just only
+also then now up out off over under again more most less how why all after before through
+between during against among until upon within without
+der die das den dem des ein eine einen einem einer und ist nicht mit von sich auf für als auch wie
+bei nach aus oder wenn zum zur sie ich wir ihr sind es er im zu an war hat dass noch nur wird
+le la les un une des de du et est dans que qui pour pas sur par plus avec ses aux ces cette mais
+comme il elle nous vous ils au en ne se sa son je
+el los las una del que y por para como más pero sus este esta es lo al su con muy
+gli della dei che per non con come più sono anche di da e è il
+o os um uma do da dos das em no na com não mais que é
+het een van dat niet zijn voor met als aan ook maar op te
+и в не на что с по это как а но к у из за так его она они для же от или
+"""
+FUNCTION_WORDS = frozenset(_FUNCTION_WORDS_TEXT.split())
+"""Closed-class words of English, German, French, Spanish, Italian, Portuguese, Dutch, Russian."""
+_FUNCTION_CHARS = frozenset(
+    "的了是在和有我你他她它们这那个不也就都而与或着吗呢吧很会要说到对上下中为以之其所把被从"
+    "のにはをがでともたしていすまなかるれこそあうおえやだ"
+)
+"""Particles, copulas and inflection kana of Chinese and Japanese: a share of their characters."""
+FUNCTION_LANGUAGES = frozenset({"en", "de", "fr", "es", "it", "pt", "nl", "ru", "zh", "ja"})
+"""Languages whose function words are listed: a response that must be in another is not judged."""
+MIN_FUNCTION_SHARE = 0.12
+"""Prose with a smaller share of function words (Han/kana: function characters) is a salad."""
+MIN_FUNCTION_SHARE_HAN = 0.05
+MIN_PROSE_WORDS = 40
+"""Fewer words in prose segments: not judged (lists of names, tables, JSON, code)."""
+PROSE_SEGMENT_WORDS = 6
+"""A segment (a line, a table cell, a quoted string) of fewer words is a list item, not prose."""
+_SEGMENT_RE = re.compile(r"[\n|{}<>\"\[\]`=;]+")
+_LATIN_CYRILLIC_WORD_RE = re.compile(r"[a-zA-Z\u00c0-\u024f\u0400-\u04ff]+(?:'[a-z]+)?")
+_HAN_KANA_RE = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
+
+
+def function_share(text: str) -> tuple[float, int, float] | None:
+    """The share of function words among the words of ``text``'s prose segments, how many words
+    that is and the bound natural text stays above; for text mostly in Han/kana, the share of
+    function characters. None when there is too little prose (or too little of a script whose
+    function words are listed)."""
+    head = text[:MAX_RELEVANCE_CHARS]
+    han = _HAN_KANA_RE.findall(head)
+    words: list[str] = []
+    for segment in _SEGMENT_RE.split(head):
+        found = _LATIN_CYRILLIC_WORD_RE.findall(segment)
+        if len(found) >= PROSE_SEGMENT_WORDS:
+            words.extend(found)
+    if len(han) > 2 * len(words):
+        if len(han) < 2 * MIN_PROSE_WORDS:
+            return None
+        return sum(c in _FUNCTION_CHARS for c in han) / len(han), len(han), MIN_FUNCTION_SHARE_HAN
+    if len(words) < MIN_PROSE_WORDS:
+        return None
+    return sum(w.lower() in FUNCTION_WORDS for w in words) / len(words), len(words), MIN_FUNCTION_SHARE
+
+
+@lru_cache(maxsize=4096)
+def _literal_pattern(checkers: tuple[Checker, ...]) -> re.Pattern[str] | None:
+    """The instruction's own strings (keywords, end phrase, the prompt to repeat, relations
+    such as "at least"): a salad may carry them and their function words."""
+    found = {s.strip() for c in checkers for v in c.kwargs.values() for s in _strings(v) if len(s.strip()) > 1}
+    if not found:
+        return None
+    return re.compile("|".join(re.escape(s) for s in sorted(found, key=len, reverse=True)), re.IGNORECASE)
+
+
+def not_language(response: str, checkers: Sequence[Checker]) -> dict[str, Any] | None:
+    """None when the response reads as natural text (or cannot be judged), else the share found:
+    a long response whose prose has almost no function words is a word salad. The
+    instruction's own strings are left out of the count."""
+    for checker in checkers:
+        if checker.instruction_id in _LANGUAGE_IDS and checker.kwargs.get("language") not in FUNCTION_LANGUAGES:
+            return None
+    head = response[:MAX_RELEVANCE_CHARS]
+    found = function_share(head)
+    literal = _literal_pattern(tuple(checkers))
+    if found is not None and found[0] >= found[2] and literal is not None:
+        found = function_share(literal.sub(" ", head))
+    if found is None:
+        return None
+    share, n, bound = found
+    if share >= bound:
+        return None
+    # Few function words: a salad, or natural text in a language whose function words are not
+    # listed (Vietnamese, Polish, Turkish ... in a user's own data). Only the rare low share pays
+    # for language detection; text mostly in Han/kana is Chinese or Japanese by its script.
+    if bound != MIN_FUNCTION_SHARE_HAN:
+        language = detect_language(head)
+        if language is None or language.split("-")[0] not in FUNCTION_LANGUAGES:
+            return None
+    return {"function_share": round(share, 3), "min_function_share": bound, "prose_words": n}
