@@ -82,7 +82,10 @@ FIELD_DOCS: dict[str, str] = {
         "cannot take is an error."
     ),
     "model": "Model path or Hugging Face Hub id (loaded with transformers).",
-    "prompt_format": "Prompt format (plain, r1, answer_tag); default: each env's own.",
+    "prompt_format": (
+        "Prompt format for every env (plain, r1, answer_tag, or an env's own, e.g. ifeval's verbatim); "
+        "default: each env's own."
+    ),
     "conversational": "Send chat messages through the tokenizer's chat template (auto: if it has one).",
     "preset": "Algorithm preset: grpo, dr_grpo, dapo, cispo.",
     "loss_type": "TRL loss aggregation (grpo, dr_grpo, dapo, bnpo, cispo); default from the preset.",
@@ -173,6 +176,11 @@ FIELD_DOCS: dict[str, str] = {
     "save_model": "Save the final model and tokenizer under output_dir/final.",
     "plot": "Write a PNG of the metric curves at the end.",
     "report_to": "Trainer loggers (none, wandb, tensorboard, ...).",
+    "on_error": (
+        "What a verifier_error (judge down, no toolchain, a crashed verifier: nothing said about the "
+        "completion) pays: fail (leave it out; stop the run after 8 in a row), skip (always leave it "
+        "out) or zero (pay 0.0, flagged). See rlvr_envs.adapters.failures."
+    ),
 }
 
 
@@ -245,6 +253,7 @@ class TrainerConfig:
     save_model: bool = False
     plot: bool = True
     report_to: str = "none"
+    on_error: str = "fail"
 
     def __post_init__(self) -> None:
         if isinstance(self.envs, str):
@@ -291,12 +300,11 @@ class TrainerConfig:
         if self.scale_rewards is not None and self.scale_rewards not in SCALE_REWARDS:
             raise ConfigError(f"scale_rewards: {self.scale_rewards!r} is not one of {list(SCALE_REWARDS)}")
         if self.prompt_format is not None:
-            from rlvr_envs.formats import get_format
+            check_prompt_format(self.prompt_format, [*self.envs, *self.eval_envs])
+        from rlvr_envs.adapters.failures import ON_ERROR
 
-            try:
-                get_format(self.prompt_format)
-            except ValueError as exc:
-                raise ConfigError(f"prompt_format: {exc}") from None
+        if self.on_error not in ON_ERROR:
+            raise ConfigError(f"on_error: {self.on_error!r} is not one of {list(ON_ERROR)}")
         if self.device not in DEVICES:
             raise ConfigError(f"device: {self.device!r} is not one of {list(DEVICES)}")
         positive_ints = (
@@ -523,3 +531,37 @@ def config_help(width: int = 100) -> str:
         + ", ".join(f"{name} ({', '.join(f'{k}={v}' for k, v in values.items())})" for name, values in PRESETS.items()),
     ]
     return "\n".join(lines)
+
+
+def check_prompt_format(name: str, env_ids: list[str]) -> None:
+    """``name`` must resolve in every env's own table (``Env.resolve_format``), not only the core's.
+
+    A family's format (ifeval's ``verbatim``, the judge's, code's) lives on its env class, so the
+    core's global table alone would reject it. Ids that do not resolve are left to ``make``, which
+    reports them with the registry's suggestions.
+    """
+    from rlvr_envs.errors import ConfigurationError, RlvrEnvsError
+    from rlvr_envs.formats import get_format
+    from rlvr_envs.registration import load_entry_point, spec
+
+    if not isinstance(name, str) or not name:
+        raise ConfigError(f"prompt_format: a format name, got {name!r}")
+    checked = False
+    for env_id in dict.fromkeys(env_ids):
+        try:
+            env_class = load_entry_point(spec(env_id).entry_point)
+        except (RlvrEnvsError, ImportError, AttributeError):
+            continue
+        resolve = getattr(env_class, "resolve_format", None)
+        if resolve is None:
+            continue
+        checked = True
+        try:
+            resolve(name)
+        except (ConfigurationError, ValueError) as exc:
+            raise ConfigError(f"prompt_format: {env_id}: {exc}") from None
+    if not checked:
+        try:
+            get_format(name)
+        except ValueError as exc:
+            raise ConfigError(f"prompt_format: {exc}") from None

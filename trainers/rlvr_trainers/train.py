@@ -274,6 +274,19 @@ def _make_env(env_id: str, kwargs: dict[str, Any], field_name: str) -> Any:
         raise ConfigError(f"{field_name}: {env_id}: {exc}") from None
 
 
+def env_reward(config: TrainerConfig, router: Any) -> Any:
+    """The run's reward: the envs' verifiers, shaped as configured, with the config's ``on_error``."""
+    from rlvr_envs.adapters.trl import reward_function
+
+    return reward_function(
+        list(router.envs.values()),
+        format_weight=config.format_weight,
+        l_max=config.effective_l_max if config.resolved("overlong_shaping") else None,
+        l_cache=config.effective_l_cache,
+        on_error=config.on_error,
+    )
+
+
 def _resume_point(config: TrainerConfig) -> str | None:
     if config.resume_from_checkpoint is None:
         return None
@@ -309,7 +322,7 @@ def run(
         quiet: no progress bar.
     """
     from rlvr_envs.adapters.routing import EnvRouter
-    from rlvr_envs.adapters.trl import build_dataset, reward_function
+    from rlvr_envs.adapters.trl import build_dataset
     from rlvr_trainers.callbacks import make_metrics_callback, read_records
     from rlvr_trainers.evaluation import evaluate
     from rlvr_trainers.rundir import write_run_info
@@ -346,14 +359,7 @@ def run(
             exclude=exclude,
         )
     if reward_funcs is None:
-        reward_funcs = [
-            reward_function(
-                list(router.envs.values()),
-                format_weight=config.format_weight,
-                l_max=config.effective_l_max if config.resolved("overlong_shaping") else None,
-                l_cache=config.effective_l_cache,
-            )
-        ]
+        reward_funcs = [env_reward(config, router)]
     curriculum = None
     if curriculum_env is not None:
         spec = dict(config.curriculum or {})
