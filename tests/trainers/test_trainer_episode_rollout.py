@@ -1,0 +1,215 @@
+"""Multi-turn rollouts on episode envs: the loss mask, ids kept as generated, metrics, budgets.
+
+A scripted policy plays fixed turns, so every expectation is exact: the mask is 1 on exactly the
+ids the policy returned, the trained ids are those ids (never re-encoded, even when re-encoding
+their text would give other ids), tool results are masked out, and a budget-truncated episode
+pays 0 even when its final answer is right.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import rlvr_envs
+from rlvr_envs.tiny import build_tokenizer
+from rlvr_trainers.episode_rollout import (
+    SIMPLE_CHAT_TEMPLATE,
+    ChatDeltaError,
+    ChatDeltas,
+    episode_metrics,
+    rollout_episode,
+)
+
+CALL = '<tool_call>{"name": "calculator", "arguments": {"expression": "123*45"}}</tool_call>'
+FINAL = "The final answer is \\boxed{5535}."
+TASK = {"task": rlvr_envs.Task(id="t", prompt="What is 123 * 45?", answer="5535")}
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    corpus = [CALL, FINAL, "What is 123 * 45? 5535 <tool_response> </tool_response> calculator expression"] * 20
+    tok = build_tokenizer(corpus, vocab_size=320)
+    tok.chat_template = SIMPLE_CHAT_TEMPLATE
+    return tok
+
+
+def scripted(tokenizer, turns, *, split_chars=False):
+    """A policy that plays ``turns`` in order; with split_chars, one id per character (not BPE's)."""
+    queue = list(turns)
+    played = []
+
+    def generate(ids):
+        text = queue.pop(0)
+        if split_chars:
+            out = [i for ch in text for i in tokenizer(ch, add_special_tokens=False)["input_ids"]]
+        else:
+            out = tokenizer(text, add_special_tokens=False)["input_ids"]
+        out = [*out, tokenizer.eos_token_id]
+        played.append(out)
+        return out
+
+    return generate, played
+
+
+def episode_env(**options):
+    return rlvr_envs.make("math-arith-v1", tools=["calculator"], max_turns=4, **options)
+
+
+def test_the_mask_covers_exactly_the_models_tokens(tokenizer):
+    generate, played = scripted(tokenizer, [CALL, FINAL])
+    with episode_env() as env:
+        rollout = rollout_episode(env, generate, ChatDeltas(tokenizer), options=TASK)
+    assert rollout.reward == 1.0 and rollout.turns == 2 and rollout.tool_calls == 1
+    assert len(rollout.loss_mask) == len(rollout.completion_ids)
+    kept = [i for i, m in zip(rollout.completion_ids, rollout.loss_mask, strict=True) if m]
+    assert kept == played[0] + played[1]
+    # The first turn is masked in, then the tool's result (masked out), then the second turn.
+    n0 = len(played[0])
+    assert rollout.loss_mask[:n0] == [1] * n0 and rollout.loss_mask[-len(played[1]) :] == [1] * len(played[1])
+    between = rollout.completion_ids[n0 : len(rollout.completion_ids) - len(played[1])]
+    assert between and all(m == 0 for m in rollout.loss_mask[n0 : n0 + len(between)])
+    assert "5535" in tokenizer.decode(between) and "<|tool|>" in tokenizer.decode(between)
+    assert tokenizer.decode(between).endswith("<|assistant|>")
+
+
+def test_generated_ids_are_the_trained_ids_even_when_reencoding_differs(tokenizer):
+    generate, played = scripted(tokenizer, [CALL, FINAL], split_chars=True)
+    with episode_env() as env:
+        rollout = rollout_episode(env, generate, ChatDeltas(tokenizer), options=TASK)
+    reencoded = tokenizer(tokenizer.decode(played[0], skip_special_tokens=True), add_special_tokens=False)["input_ids"]
+    assert reencoded != played[0][:-1]  # the test means something: BPE would merge these characters
+    assert rollout.completion_ids[: len(played[0])] == played[0]
+    assert rollout.completion_ids[-len(played[1]) :] == played[1]
+    assert rollout.ids[: len(rollout.prompt_ids)] == rollout.prompt_ids
+    assert rollout.reward == 1.0
+
+
+def test_each_turn_continues_the_ids_the_policy_saw(tokenizer):
+    seen = []
+    generate, _ = scripted(tokenizer, [CALL, CALL, FINAL])
+
+    def watching(ids):
+        seen.append(list(ids))
+        return generate(ids)
+
+    with episode_env() as env:
+        rollout = rollout_episode(env, watching, ChatDeltas(tokenizer), options=TASK)
+    assert all(seen[k + 1][: len(seen[k])] == seen[k] for k in range(len(seen) - 1))
+    assert rollout.ids[: len(seen[-1])] == seen[-1]
+
+
+def test_metrics_count_turns_calls_and_errors_per_env(tokenizer):
+    bad = '<tool_call>{"name": "calculator", "arguments": {"expression": "import os"}}</tool_call>'
+    rollouts = []
+    with episode_env() as env:
+        for turns in ([CALL, FINAL], [bad, CALL, FINAL], ["The final answer is \\boxed{7}."]):
+            generate, _ = scripted(tokenizer, turns)
+            rollouts.append(rollout_episode(env, generate, ChatDeltas(tokenizer), options=TASK))
+    m = episode_metrics(rollouts)
+    p = "episodes/math-arith-v1/"
+    assert m[p + "turns"] == pytest.approx((2 + 3 + 1) / 3)
+    assert m[p + "tool_calls"] == pytest.approx((1 + 2 + 0) / 3)
+    assert m[p + "tool_errors"] == pytest.approx(1 / 3)
+    assert m[p + "tool_use"] == pytest.approx(2 / 3)
+    assert m[p + "reward"] == pytest.approx(2 / 3)
+    assert m[p + "truncated"] == 0.0
+    assert episode_metrics([]) == {}
+
+
+@pytest.mark.parametrize(
+    ("options", "reason"),
+    [({"max_turns": 1}, "max_turns"), ({"max_generated_chars": 20}, "max_generated_chars")],
+)
+def test_an_episode_truncated_by_a_budget_pays_zero(tokenizer, options, reason):
+    generate, _ = scripted(tokenizer, [CALL, FINAL])
+    env = rlvr_envs.make("math-arith-v1", tools=["calculator"], **{"max_turns": 4, **options})
+    with env:
+        rollout = rollout_episode(env, generate, ChatDeltas(tokenizer), options=TASK)
+    assert rollout.truncated and rollout.truncation_reason == reason and rollout.reward == 0.0
+    assert sum(rollout.loss_mask) == sum(len(g) for g in rollout.generated)
+
+
+def test_a_truncation_by_tokens_pays_zero_for_a_right_answer(tokenizer):
+    generate, _ = scripted(tokenizer, [FINAL])
+    env = rlvr_envs.make(
+        "math-arith-v1", tools=["calculator"], max_turns=4, max_generated_tokens=3, count_tokens=tokenizer
+    )
+    with env:
+        rollout = rollout_episode(env, generate, ChatDeltas(tokenizer), options=TASK)
+    assert (rollout.truncated, rollout.truncation_reason, rollout.reward) == (True, "max_generated_tokens", 0.0)
+
+
+def test_a_tokenizer_without_a_template_or_with_a_rewriting_one_is_refused(tokenizer):
+    plain = build_tokenizer(["abc"] * 5, vocab_size=280)
+    with pytest.raises(ChatDeltaError, match="no chat template"):
+        ChatDeltas(plain)
+    plain.chat_template = "{{ messages | length }}{% for m in messages %}{{ m['content'] }}{% endfor %}"
+    with pytest.raises(ChatDeltaError, match="rewrites"):
+        ChatDeltas(plain).tool_ids([{"role": "tool", "content": "x"}])
+
+
+# -- the loss on episodes ------------------------------------------------------------------------
+
+
+class LogitsOnly:
+    """A stand-in model whose logits are one leaf tensor, so their gradient can be read."""
+
+    device = "cpu"
+
+    def __init__(self, width, vocab):
+        import torch
+
+        self.logits = torch.zeros((2, width, vocab), requires_grad=True)
+
+    def __call__(self, input_ids, attention_mask):
+        from types import SimpleNamespace
+
+        return SimpleNamespace(logits=self.logits[: input_ids.shape[0], : input_ids.shape[1]])
+
+
+def test_tool_and_template_tokens_get_no_gradient(tokenizer):
+    from rlvr_trainers.episode_grpo import episode_loss
+
+    rollouts = []
+    with episode_env() as env:
+        for turns in ([CALL, FINAL], ["The final answer is \\boxed{7}."]):
+            generate, _ = scripted(tokenizer, turns)
+            rollouts.append(rollout_episode(env, generate, ChatDeltas(tokenizer), options=TASK))
+    width = max(len(r.ids) for r in rollouts)
+    model = LogitsOnly(width, len(tokenizer))
+    loss = episode_loss(model, rollouts, [1.0, -1.0], pad_id=tokenizer.pad_token_id)
+    loss.backward()
+    touched = model.logits.grad.abs().sum(-1)  # (row, position): position t predicts id t+1
+    for row, r in enumerate(rollouts):
+        trained = [False] * (len(r.prompt_ids) - 1) + [bool(m) for m in r.loss_mask]
+        for t in range(width - 1):
+            expect = t < len(trained) and trained[t]
+            assert bool(touched[row, t] > 0) == expect, (row, t)
+        assert touched[row, width - 1] == 0
+
+
+def test_group_advantages():
+    from rlvr_trainers.episode_grpo import group_advantages
+
+    adv = group_advantages([1, 0, 0, 0, 1, 1], 3, scale=False)
+    assert adv == pytest.approx([2 / 3, -1 / 3, -1 / 3, -2 / 3, 1 / 3, 1 / 3])
+    assert group_advantages([1, 1, 0, 0], 2) == [0.0, 0.0, 0.0, 0.0]
+    with pytest.raises(ValueError):
+        group_advantages([1, 0, 1], 2)
+
+
+def test_a_tiny_model_samples_episodes_and_takes_a_step(tokenizer):
+    import torch
+
+    from rlvr_envs.tiny import build_model
+    from rlvr_trainers.episode_grpo import episode_loss, sampler
+
+    model = build_model(tokenizer, hidden_size=32, layers=1, heads=2, max_positions=512)
+    generate = sampler(model, tokenizer, max_new_tokens=16)
+    with episode_env(max_generated_chars=400) as env:
+        rollouts = [rollout_episode(env, generate, ChatDeltas(tokenizer), options=TASK, seed=s) for s in range(2)]
+    assert all(sum(r.loss_mask) == sum(len(g) for g in r.generated) > 0 for r in rollouts)
+    loss = episode_loss(model, rollouts, [0.5, -0.5], pad_id=tokenizer.pad_token_id)
+    assert torch.isfinite(loss)
+    loss.backward()
+    assert any(p.grad is not None and p.grad.abs().sum() > 0 for p in model.parameters())

@@ -1,0 +1,161 @@
+"""Multi-turn rollouts on episode envs (``make(id, tools=[...])``) as token ids a trainer can use.
+
+One rollout is one id sequence: the prompt (the chat template applied once, at reset), then each
+assistant turn's ids exactly as generated, then each tool result's ids, and so on. Nothing is
+re-tokenized between turns: a tool message is appended as the chat template's *incremental
+delta* (the text the template adds for that message and the next generation prompt, found by
+rendering a fixed stand-in chat with and without it), tokenized alone; the whole chat is never
+re-encoded. Re-encoding would let the trained ids drift from the sampled ones (a BPE merge across
+a turn boundary, a different split of the same text), so the log-probabilities trained on would
+not be those of what the policy did.
+
+``loss_mask`` is 1 on exactly the tokens the model generated and 0 on the template's and the
+tools' tokens, so a tool's output is never trained on as if the model had written it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+Generate = Callable[[list[int]], list[int]]
+"""The policy: the ids so far -> the ids it generates for its next turn (ending at EOS or cut)."""
+
+_STAND_IN = [
+    {"role": "system", "content": "s"},
+    {"role": "user", "content": "u"},
+    {"role": "assistant", "content": "a"},
+]
+"""A fixed chat the deltas are measured against: a template may render a message differently by
+position (the first system message, the first user message), never by what came many turns before."""
+
+SIMPLE_CHAT_TEMPLATE = (
+    "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}{{ eos_token }}\n{% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>{% endif %}"
+)
+"""A minimal chat template for tokenizers without one (the CPU demo's tiny tokenizer)."""
+
+
+class ChatDeltaError(ValueError):
+    """The chat template does not render a tool message as an append-only delta."""
+
+
+@dataclass
+class EpisodeRollout:
+    """One episode as token ids, with which of them the model generated."""
+
+    env_id: str
+    prompt_ids: list[int]
+    completion_ids: list[int] = field(default_factory=list)
+    """Every id after the prompt: the model's turns and the tool results between them."""
+    loss_mask: list[int] = field(default_factory=list)
+    """Per ``completion_ids`` entry: 1 where the model generated it, 0 for template and tool ids."""
+    generated: list[list[int]] = field(default_factory=list)
+    """Each turn's ids as the policy returned them (their concatenation is the masked-in ids)."""
+    reward: float = 0.0
+    turns: int = 0
+    tool_calls: int = 0
+    tool_errors: int = 0
+    truncated: bool = False
+    truncation_reason: str | None = None
+    verdict_reason: str | None = None
+
+    @property
+    def ids(self) -> list[int]:
+        return self.prompt_ids + self.completion_ids
+
+
+class ChatDeltas:
+    """Token ids for what the chat template adds around a turn, from its incremental rendering."""
+
+    def __init__(self, tokenizer: Any, template_kwargs: Mapping[str, Any] | None = None) -> None:
+        self.tokenizer = tokenizer
+        self.kwargs = dict(template_kwargs or {})
+        if getattr(tokenizer, "chat_template", None) is None:
+            raise ChatDeltaError("the tokenizer has no chat template (set one, e.g. SIMPLE_CHAT_TEMPLATE)")
+        self.eos_id: int | None = tokenizer.eos_token_id
+        base = self._render(_STAND_IN, generation_prompt=False)
+        eos = tokenizer.eos_token or ""
+        # What the template writes after an assistant turn's EOS (Qwen: "\n"): the model stops at
+        # EOS, so this tail is the template's, appended and masked out.
+        self.close_ids = self._encode(base[base.rfind(eos) + len(eos) :]) if eos and eos in base else []
+        self._base = base
+
+    def _render(self, messages: Sequence[Mapping[str, Any]], *, generation_prompt: bool) -> str:
+        text = self.tokenizer.apply_chat_template(
+            list(messages), tokenize=False, add_generation_prompt=generation_prompt, **self.kwargs
+        )
+        return str(text)
+
+    def _encode(self, text: str) -> list[int]:
+        return list(self.tokenizer(text, add_special_tokens=False)["input_ids"]) if text else []
+
+    def prompt_ids(self, messages: Sequence[Mapping[str, Any]]) -> list[int]:
+        """The episode's opening chat with the generation prompt, tokenized once."""
+        return self._encode(self._render(messages, generation_prompt=True))
+
+    def tool_ids(self, tool_messages: Sequence[Mapping[str, Any]]) -> list[int]:
+        """The template's text for ``tool_messages`` and the next generation prompt, as ids."""
+        full = self._render([*_STAND_IN, *tool_messages], generation_prompt=True)
+        if not full.startswith(self._base):
+            raise ChatDeltaError(
+                "the chat template rewrites earlier turns when a tool message is added, so a "
+                "tool result cannot be appended as a delta"
+            )
+        return self._encode(full[len(self._base) :])
+
+
+def rollout_episode(
+    env: Any,
+    generate: Generate,
+    deltas: ChatDeltas,
+    *,
+    options: Mapping[str, Any] | None = None,
+    seed: int | None = None,
+) -> EpisodeRollout:
+    """Run one episode of ``env`` (an ``EpisodeEnv``) with ``generate`` as the policy."""
+    _, info = env.reset(seed=seed, options=dict(options) if options else None)
+    rollout = EpisodeRollout(env_id=env.env_id, prompt_ids=deltas.prompt_ids(info["messages"]))
+    tokenizer = deltas.tokenizer
+    while True:
+        turn_ids = list(generate(rollout.ids))
+        rollout.generated.append(turn_ids)
+        rollout.completion_ids += turn_ids
+        rollout.loss_mask += [1] * len(turn_ids)
+        text = tokenizer.decode(turn_ids, skip_special_tokens=True)
+        _, reward, terminated, truncated, info = env.step(text)
+        rollout.turns, rollout.tool_calls, rollout.tool_errors = info["turn"], info["tool_calls"], info["tool_errors"]
+        if terminated or truncated:
+            rollout.reward = 0.0 if truncated else float(reward)
+            rollout.truncated = bool(truncated)
+            rollout.truncation_reason = info.get("truncation_reason")
+            verdict = info.get("verdict")
+            rollout.verdict_reason = None if verdict is None else str(verdict.reason)
+            return rollout
+        # The turn's end as the template writes it (EOS if the turn was cut), then the tool results.
+        tail = (
+            ([] if turn_ids and turn_ids[-1] == deltas.eos_id else [deltas.eos_id]) if deltas.eos_id is not None else []
+        )
+        between = tail + deltas.close_ids + deltas.tool_ids(info["tool_messages"])
+        rollout.completion_ids += between
+        rollout.loss_mask += [0] * len(between)
+
+
+def episode_metrics(rollouts: Sequence[EpisodeRollout]) -> dict[str, float]:
+    """Per-env means: ``episodes/<env>/{turns,tool_calls,tool_errors,tool_use,truncated,reward}``."""
+    by_env: dict[str, list[EpisodeRollout]] = defaultdict(list)
+    for rollout in rollouts:
+        by_env[rollout.env_id].append(rollout)
+    metrics: dict[str, float] = {}
+    for env_id, group in sorted(by_env.items()):
+        n = len(group)
+        prefix = f"episodes/{env_id}/"
+        metrics[prefix + "turns"] = sum(r.turns for r in group) / n
+        metrics[prefix + "tool_calls"] = sum(r.tool_calls for r in group) / n
+        metrics[prefix + "tool_errors"] = sum(r.tool_errors for r in group) / n
+        metrics[prefix + "tool_use"] = sum(r.tool_calls > 0 for r in group) / n
+        metrics[prefix + "truncated"] = sum(r.truncated for r in group) / n
+        metrics[prefix + "reward"] = sum(r.reward for r in group) / n
+    return metrics
