@@ -83,32 +83,43 @@ def test_the_training_verifier_adds_at_most_one_percent_rejections_on_good_respo
     assert len(lost) <= 0.01 * len(good), lost
 
 
-def test_a_real_answer_pasted_under_other_prompts_rarely_passes_where_the_gate_judges(labelled) -> None:
-    """A good response for prompt i, checked against prompts j != i. Where the gate judges the
-    pair (enough task units, a long response) it must fail almost always; the share of all pairs
-    is reported too (the gate does not judge short answers or tasks with little topical text)."""
+def _paste_rates(labelled: list[dict[str, Any]], v0: bool) -> tuple[float, float, float]:
+    """A good response for prompt i, checked against 30 prompts j != i: the share of all pairs
+    that pass, the share of pairs the gate judges (enough task units, a long response, no
+    short-answer instruction) and the share of those that pass."""
     rng = random.Random(0)
+    min_units = relevance.MIN_TASK_UNITS_V0 if v0 else relevance.MIN_TASK_UNITS
     good = [r for r in labelled if r["reference_strict_all"]]
     pairs = judged = passed_judged = passed = 0
     for r in good:
+        long_enough = relevance.count_words_any_script(r["response"]) >= relevance.MIN_RESPONSE_WORDS
         for j in rng.sample(range(len(labelled)), 30):
             other = labelled[j]
             if other["prompt"] == r["prompt"]:
                 continue
             pairs += 1
             checkers = _checkers(other)
-            ok = relevance.off_topic(other["prompt"], r["response"], checkers) is None
+            ok = relevance.off_topic(other["prompt"], r["response"], checkers, min_units=min_units, v0=v0) is None
             passed += ok
-            task = relevance.task_units(other["prompt"], checkers)
-            long_enough = relevance.count_words_any_script(r["response"]) >= relevance.MIN_RESPONSE_WORDS
+            task = relevance.task_units(other["prompt"], checkers, v0)
             short_answer = any(c.allows_short_answer() for c in checkers)
-            if len(task.units) >= relevance.MIN_TASK_UNITS and long_enough and not short_answer:
+            if len(task.units) >= min_units and long_enough and not short_answer:
                 judged += 1
                 passed_judged += ok
-    print(f"\npastes: {passed}/{pairs} pass ({passed / pairs:.1%}); judged {judged}, of which "
-          f"{passed_judged} pass ({passed_judged / judged:.1%})")  # fmt: skip
-    assert judged > 0.3 * pairs
-    assert passed_judged / judged < 0.25
+    return passed / pairs, judged / pairs, passed_judged / judged
+
+
+def test_a_real_answer_pasted_under_other_prompts_rarely_passes_where_the_gate_judges(labelled) -> None:
+    """The gate judges more pairs than ifeval-data-v1's (3 task units, not 4) and lets fewer of
+    the judged ones through (6-letter units: "international" no longer meets "interesting");
+    short answers and tasks with little topical text stay unjudged (the judge is for those)."""
+    before, after = _paste_rates(labelled, v0=True), _paste_rates(labelled, v0=False)
+    for name, (passed, judged, passed_judged) in (("v0 (ifeval-data-v1)", before), ("now", after)):
+        print(
+            f"\npastes, {name}: {passed:.1%} of all pairs pass; {judged:.1%} judged, of which {passed_judged:.1%} pass"
+        )
+    assert after[1] > before[1] and after[2] < before[2]
+    assert after[0] < 0.55 and after[2] < 0.15
 
 
 def test_generic_word_salad_fails_wherever_the_gate_judges(labelled) -> None:
@@ -211,7 +222,9 @@ UNLISTED = {
 def test_natural_text_in_a_language_without_a_function_word_list_is_not_refused(language: str) -> None:
     text = UNLISTED[language] * 6
     found = relevance.function_share(text)
-    assert found is not None and found[0] < 0.15  # low, as a salad's: the rule asks the language detector before refusing
+    assert (
+        found is not None and found[0] < 0.15
+    )  # low, as a salad's: the rule asks the language detector before refusing
     assert relevance.not_language(text, ()) is None
 
 
@@ -308,7 +321,7 @@ def test_scripts_without_spaces_are_compared_by_character_bigrams(prompt: str, a
 
 
 def test_units_are_stemming_free_and_ignore_case_and_accents() -> None:
-    assert relevance.units("Gardening GARDENS garden") == {"garde"}
+    assert relevance.units("Gardening GARDENS garden") == {"garden"}
     assert relevance.units("Café CAFÉS") == {"cafe", "cafes"}
     assert "war" in relevance.units("a long lasting war")  # German's "war" (was) is no English stop word
     assert relevance.units("the and of to") == set()
@@ -317,12 +330,12 @@ def test_units_are_stemming_free_and_ignore_case_and_accents() -> None:
 def test_constraint_sentences_are_not_the_task() -> None:
     task = relevance.task_units(PROMPT, tuple(build_checkers(["punctuation:no_comma"], [{}])))
     assert "Do not use any commas" not in task.task_text
-    assert {"urban", "garde", "rooft", "compo"} <= task.units
-    assert not task.units & {"comma", "respo"}
+    assert {"urban", "garden", "roofto", "compos"} <= task.units
+    assert not task.units & {"comma", "respon"}
     # The instruction's own keywords are no evidence: a salad carries them anyway.
     checkers = tuple(build_checkers(["keywords:existence"], [{"keywords": ["lantern", "harvest"]}]))
     prompt = "Write a story about a lighthouse keeper on a stormy island. Include the keywords lantern and harvest."
-    assert not relevance.task_units(prompt, checkers).units & {"lante", "harve"}
+    assert not relevance.task_units(prompt, checkers).units & {"lanter", "harves"}
 
 
 def test_responses_in_another_language_and_short_answer_tasks_are_not_judged() -> None:

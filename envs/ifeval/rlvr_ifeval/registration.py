@@ -61,11 +61,17 @@ def register_envs() -> None:
                 + ("reference scoring (guard opt-in)." if version else "the v0 response guard.")
             ),
         )
-    for version, relevance in ((0, "off"), (1, "overlap-v0"), (2, "overlap")):
+    # ifeval-data-v1 judged tasks of 4 units or more (the bound before the 6-letter units).
+    data_relevance: tuple[dict[str, object], ...] = (
+        {"relevance": "off"},
+        {"relevance": "overlap-v0", "relevance_min_units": 4},
+        {"relevance": "overlap"},
+    )
+    for version, relevance in enumerate(data_relevance):
         rlvr_envs.register(
             f"ifeval-data-v{version}",
             _ENV,
-            kwargs={"env_name": "ifeval-data", "relevance": relevance},
+            kwargs={"env_name": "ifeval-data", **relevance},
             user_data=True,
             data_source="your own data (data=...: prompt, instruction_id_list, kwargs)",
             difficulty_fields=("label",),

@@ -303,7 +303,7 @@ class IFEvalVerifier(Verifier):
                 min_units=self.relevance_min_units,
                 min_words=self.relevance_min_words,
                 min_share=self.relevance_min_share,
-                language=self.relevance != "overlap-v0",
+                v0=self.relevance == "overlap-v0",
             )
         from rlvr_judge.relevance import JudgeError
 
