@@ -213,3 +213,54 @@ def test_a_tiny_model_samples_episodes_and_takes_a_step(tokenizer):
     assert torch.isfinite(loss)
     loss.backward()
     assert any(p.grad is not None and p.grad.abs().sum() > 0 for p in model.parameters())
+
+
+# -- the training loop ---------------------------------------------------------------------------
+
+
+def _tiny(tokenizer):
+    from rlvr_envs.tiny import build_model
+
+    return build_model(tokenizer, hidden_size=32, layers=1, heads=2, max_positions=1024)
+
+
+def _weights(model):
+    return [p.detach().clone() for p in model.parameters()]
+
+
+def test_training_on_episodes_steps_on_groups_with_signal_and_reports_metrics(tokenizer):
+    import torch
+
+    from rlvr_trainers.episode_train import EpisodeTrainSettings, train_on_episodes
+
+    model = _tiny(tokenizer)
+    before = _weights(model)
+    settings = EpisodeTrainSettings(steps=2, prompts_per_step=1, group_size=3, max_new_tokens=8, learning_rate=1e-2)
+    with episode_env(max_generated_chars=200) as env:
+        history = train_on_episodes(
+            model, tokenizer, env, [TASK["task"]], settings, reward=lambda r: float(len(r.generated[0]) % 2)
+        )
+    assert [m["step"] for m in history] == [1.0, 2.0]
+    for m in history:
+        assert {"reward", "groups_kept", "episodes/math-arith-v1/turns", "episodes/math-arith-v1/tool_calls"} <= set(m)
+        assert {"episodes/math-arith-v1/tool_errors", "episodes/math-arith-v1/truncated"} <= set(m)
+    stepped = [m for m in history if m["groups_kept"]]
+    assert all("loss" in m for m in stepped)
+    changed = any(not torch.equal(a, b) for a, b in zip(before, _weights(model), strict=True))
+    assert changed == bool(stepped)
+
+
+def test_groups_without_signal_are_not_trained_on(tokenizer):
+    import torch
+
+    from rlvr_trainers.episode_train import EpisodeTrainSettings, train_on_episodes
+
+    model = _tiny(tokenizer)
+    before = _weights(model)
+    settings = EpisodeTrainSettings(steps=1, prompts_per_step=1, group_size=2, max_new_tokens=4, learning_rate=1e-2)
+    with episode_env(max_generated_chars=100) as env:
+        history = train_on_episodes(model, tokenizer, env, [TASK["task"]], settings, reward=lambda r: 1.0)
+    assert history[0]["groups_kept"] == 0 and "loss" not in history[0]
+    assert all(torch.equal(a, b) for a, b in zip(before, _weights(model), strict=True))
+    with pytest.raises(ValueError):
+        train_on_episodes(model, tokenizer, None, [], settings)
