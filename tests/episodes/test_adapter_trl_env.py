@@ -223,3 +223,21 @@ def test_a_real_grpo_run_calls_the_env_tools_and_scores_through_the_episode(tmp_
     assert len(seen) == 1 and len(seen[0]) == 4
     assert all(r in (0.0, 1.0) for r in seen[0])  # each scored by the verifier, none a verifier error
     assert any(m.get("tools/call_frequency", 0) > 0 for m in trainer.state.log_history)
+
+
+def test_a_lost_tool_session_is_none_not_a_false_zero_and_trl_module_reexports():
+    from rlvr_envs.adapters import trl
+    from tests.episodes import adapter_tools
+
+    adapter_tools.register()
+    env = trl.environment_factory("math-arith", tools=["dying"])()
+    env.reset(**_row("What is 2+2?", "4"))
+    assert env.dying(text="a") == "A"
+    assert env.dying(text="b").startswith("Error:")
+    assert episode_reward(["\\boxed{4}"], [env]) == [None]  # verifier_error: left out, not paid 0
+    answer_env = environment_factory("math-arith", tools=["dying"], answer_tool=True)()
+    answer_env.reset(**_row("What is 2+2?", "4"))
+    answer_env.dying(text="a")
+    answer_env.dying(text="b")
+    answer_env.submit_answer(answer="4")
+    assert answer_env.get_reward() is None
