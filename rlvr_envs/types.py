@@ -28,6 +28,9 @@ class Reason(str, Enum):
     TIMEOUT = "timeout"
     RUNTIME_ERROR = "runtime_error"
     SANDBOX_VIOLATION = "sandbox_violation"
+    COMPILE_ERROR = "compile_error"
+    """The program did not compile (the policy's fault, like ``format_error``): code tasks in
+    compiled languages."""
     VERIFIER_ERROR = "verifier_error"
 
     # The value, as StrEnum does (3.11+, and this runs on 3.10): print(verdict.reason) shows

@@ -413,6 +413,13 @@ class CodeEnv(DatasetEnv):
         code = self.answer_text(task)
         if code is None:
             return None
+        language = task.answer.get("language", "python") if isinstance(task.answer, dict) else "python"
+        if isinstance(language, list):
+            language = language[0] if language else "python"
+        if str(language).lower() not in ("python", "python3", "py"):
+            # The fence names the language (the verifier routes by it); "code"'s template says python.
+            block = f"```{language}\n{code.rstrip()}\n```"
+            return block if self.prompt_format.name == "code" else self.prompt_format.render_answer(block)
         if self.prompt_format.name == "code":
             return self.prompt_format.render_answer(code.rstrip("\n"))
         return self.prompt_format.render_answer(f"```python\n{code.rstrip()}\n```")

@@ -10,7 +10,9 @@ Task answers (``Task.answer``) come in three formats::
     {"format": "stdio", "cases": [{"input": "1 2\\n", "output": "3\\n"}, ...]}
 
 Each may also carry ``canonical_solution`` (used for gold completions), ``language``
-(only ``python`` runs) and ``timeout_s`` (overrides the verifier's limit for this task).
+(``python`` by default; ``c``, ``cpp``, ``javascript``: ``stdio`` tasks only, run by
+``languages.runner``; or a list of accepted languages, the completion's fence tag choosing) and
+``timeout_s`` (overrides the verifier's limit for this task).
 """
 
 from __future__ import annotations
@@ -53,6 +55,41 @@ def extract_code(completion: str) -> str:
     if answers:
         return answers[-1].strip()
     return text
+
+
+def accepted_languages(language: object) -> list[str]:
+    """A task's ``language`` (a name or a list of names) as canonical names; [] if any is unknown."""
+    from rlvr_code.languages import canonical
+
+    names = language if isinstance(language, (list, tuple)) else [language]
+    found = [canonical(name) for name in names]
+    if not found or any(name is None for name in found):
+        return []
+    return list(dict.fromkeys(name for name in found if name is not None))
+
+
+def extract_for(completion: str, accepted: list[str]) -> tuple[str | None, str, str | None]:
+    """``(language, code, problem)``: the last fenced block in an accepted language.
+
+    A completion whose code is fenced in another language, or not fenced at all when only
+    non-Python languages are accepted, gives a ``problem`` (``format_error``).
+    """
+    from rlvr_code.languages import language_for_tag
+
+    text = completion.rsplit("</think>", 1)[1] if "</think>" in completion else completion
+    blocks = [(tag.lower(), body) for tag, body in _FENCE.findall(text)]
+    for tag, body in reversed(blocks):
+        language = language_for_tag(tag)
+        if language in accepted and (tag or language == "python"):
+            return language, body.rstrip() + "\n", None
+    if not text.strip():
+        return None, "", "the completion holds no code"
+    if blocks:
+        tags = sorted({tag or "(untagged)" for tag, _ in blocks})
+        return "", blocks[-1][1], f"the code is fenced as {', '.join(tags)}; the task accepts {', '.join(accepted)}"
+    if "python" in accepted:
+        return "python", extract_code(completion), None
+    return "", text, f"no fenced code block in {', '.join(accepted)} (e.g. ```{accepted[0]})"
 
 
 def _parse(code: str):
@@ -290,9 +327,61 @@ class CodeVerifier(Verifier):
     def verify(self, task: Task, completion: str) -> Verdict:
         answer = task.answer
         language = answer.get("language", "python") if isinstance(answer, dict) else "python"
-        if str(language).lower() not in ("python", "python3", "py"):
-            return Verdict.failure(Reason.FORMAT_ERROR, details={"error": f"language {language!r} is not supported"})
-        code = extract_code(completion)
+        accepted = accepted_languages(language)
+        if not accepted:
+            return Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"bad task: unknown language {language!r}"})
+        if accepted != ["python"]:
+            chosen, code, problem = extract_for(completion, accepted)
+            if problem is not None:
+                reason = Reason.NO_ANSWER if chosen is None and not code else Reason.FORMAT_ERROR
+                return Verdict.failure(reason, extracted=code[:_MAX_EXTRACTED], details={"error": problem})
+            if chosen != "python":
+                return self._verify_language(task, str(chosen), code)
+            return self._verify_python(task, code)
+        return self._verify_python(task, extract_code(completion))
+
+    def _verify_language(self, task: Task, language: str, code: str) -> Verdict:
+        """A program in a compiled or non-Python language (``languages.runner``): stdio tasks only."""
+        from rlvr_code.languages import LANGUAGES
+        from rlvr_code.languages.runner import run_sample
+        from rlvr_code.sandbox import SandboxError
+
+        answer = task.answer
+        extracted = code[:_MAX_EXTRACTED]
+        if not code.strip():
+            return Verdict.failure(Reason.NO_ANSWER, details={"error": "the completion holds no code"})
+        if "\x00" in code:
+            return Verdict.failure(
+                Reason.FORMAT_ERROR, extracted=extracted, details={"error": "the code contains a NUL byte"}
+            )
+        if answer.get("format") != "stdio":
+            return Verdict.failure(
+                Reason.VERIFIER_ERROR, details={"error": f"bad task: {language} runs only 'stdio' tasks"}
+            )
+        if self.backend != "local":
+            return Verdict.failure(
+                Reason.VERIFIER_ERROR, details={"error": f"{language} runs only on the local (bubblewrap) backend"}
+            )
+        try:
+            job = build_job(answer, code)
+            timeout_s = float(answer.get("timeout_s") or self.timeout_s)
+            report = run_sample(LANGUAGES[language], code, job["cases"], self.limits(timeout_s))
+        except (TaskFormatError, KeyError) as exc:
+            return Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"bad task: {exc}"})
+        except SandboxError as exc:
+            return Verdict.failure(
+                Reason.VERIFIER_ERROR, extracted=extracted, details={"error": trim_text(str(exc), _MAX_ERROR)}
+            )
+        if report.get("compile_error"):
+            error = trim_text(str(report["compile_error"]), _MAX_ERROR)
+            details = {"passed": 0, "total": len(job["cases"]), "language": language, "compile_error": error}
+            details["first_error"] = error
+            return Verdict.failure(Reason.COMPILE_ERROR, extracted=extracted, details=details)
+        verdict = self.verdict(report, code, plan_for(task))
+        return verdict.model_copy(update={"details": {**verdict.details, "language": language}})
+
+    def _verify_python(self, task: Task, code: str) -> Verdict:
+        answer = task.answer
         if not code.strip():
             return Verdict.failure(Reason.NO_ANSWER, details={"error": "the completion holds no code"})
         if "\x00" in code:
