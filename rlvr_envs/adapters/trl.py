@@ -280,10 +280,3 @@ def build_dataset(
         raise ImportError("build_dataset needs the 'datasets' package: pip install datasets") from exc
     return datasets.Dataset.from_list(build_rows(envs, n, **kwargs))
 
-
-def environment_factory(env_id: str, **kwargs: Any) -> Any:
-    """``GRPOTrainer(environment_factory=...)`` for an episode env: see ``rlvr_envs.adapters.trl_env``
-    (imported on call: that module builds on this one)."""
-    from rlvr_envs.adapters.trl_env import environment_factory as factory
-
-    return factory(env_id, **kwargs)

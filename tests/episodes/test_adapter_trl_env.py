@@ -225,12 +225,11 @@ def test_a_real_grpo_run_calls_the_env_tools_and_scores_through_the_episode(tmp_
     assert any(m.get("tools/call_frequency", 0) > 0 for m in trainer.state.log_history)
 
 
-def test_a_lost_tool_session_is_none_not_a_false_zero_and_trl_module_reexports():
-    from rlvr_envs.adapters import trl
+def test_a_lost_tool_session_is_none_not_a_false_zero():
     from tests.episodes import adapter_tools
 
     adapter_tools.register()
-    env = trl.environment_factory("math-arith", tools=["dying"])()
+    env = environment_factory("math-arith", tools=["dying"])()
     env.reset(**_row("What is 2+2?", "4"))
     assert env.dying(text="a") == "A"
     assert env.dying(text="b").startswith("Error:")
