@@ -279,4 +279,3 @@ def build_dataset(
     except ImportError as exc:  # pragma: no cover - depends on the installation
         raise ImportError("build_dataset needs the 'datasets' package: pip install datasets") from exc
     return datasets.Dataset.from_list(build_rows(envs, n, **kwargs))
-
