@@ -213,3 +213,20 @@ def test_cli_serves_one_env_and_refuses_a_public_bind_without_token(monkeypatch,
     code = main(["serve", "--openenv", "math-arith", "--host", "0.0.0.0"])
     assert code != 0
     assert "token" in capsys.readouterr().err
+
+
+def test_routes_outside_the_protocol_are_404_so_no_session_escapes_the_guard():
+    with running(max_sessions=1) as (base, _):
+        for path, body in (("/mcp", {"jsonrpc": "2.0", "id": 1, "method": "openenv/session/create", "params": {}}),):
+            request = urllib.request.Request(
+                base + path, data=json.dumps(body).encode(), headers={"content-type": "application/json"}
+            )
+            with pytest.raises(urllib.error.HTTPError) as missing:
+                urllib.request.urlopen(request, timeout=10)
+            assert missing.value.code == 404
+        for path in ("/docs", "/openapi.json", "/list_environments"):
+            with pytest.raises(urllib.error.HTTPError) as missing:
+                urllib.request.urlopen(base + path, timeout=10)
+            assert missing.value.code == 404
+        _, _, last = asyncio.run(episode(base, "\\boxed{5535}"))  # the one session slot is still free
+        assert last.reward == 1.0

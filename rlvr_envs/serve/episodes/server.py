@@ -6,6 +6,8 @@ OpenEnv's app gives the routes its clients drive (``/ws`` sessions: reset/step/s
 are one env per WebSocket, closed when the socket closes. ``SessionGuard`` (plain ASGI, in front)
 adds:
 
+- **routes**: only those a client of a plain env uses (``SERVED_PATHS``); ``/mcp`` (sessions over
+  HTTP that no socket would close), the task API and the docs answer 404.
 - **token**: when set (``--token`` / ``$RLVR_SERVE_TOKEN``), every route but ``/health`` needs it
   (``Authorization: Bearer``, ``X-RLVR-Token`` or ``?token=``): 401 over HTTP, a refused
   handshake (HTTP 401) over WebSocket. A bind beyond loopback without a token is refused at
@@ -36,6 +38,10 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 OPEN_PATHS = frozenset({"/health"})
+# The routes an OpenEnv client of a plain (non-MCP) env uses. Everything else OpenEnv mounts is
+# answered 404: /mcp would open sessions over HTTP that no socket closes, and the task API and
+# the docs are not part of the protocol.
+SERVED_PATHS = frozenset({"/ws", "/reset", "/step", "/state", "/health", "/schema", "/metadata"})
 
 
 def offered_token(scope: Scope) -> bytes:
@@ -75,6 +81,8 @@ class SessionGuard:
         kind = scope.get("type")
         if kind not in ("http", "websocket"):
             return await self.app(scope, receive, send)
+        if scope.get("path") not in SERVED_PATHS:
+            return await self._deny(scope, send, 404, "no such route")
         if self._secret is not None and scope.get("path") not in OPEN_PATHS:
             if not hmac.compare_digest(offered_token(scope), self._secret):
                 return await self._deny(scope, send, 401, "a valid token is required (Authorization: Bearer TOKEN)")
