@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import pytest
 
@@ -165,3 +166,17 @@ def test_an_episode_with_lean_check_then_the_final_proof_scores_1(monkeypatch):
         _obs, reward, terminated, _, info = env.step("```lean4\nrfl\n```")
         assert (reward, terminated, info["verdict"].reason) == (0.0, True, Reason.WRONG)
     env.env.verifier.close()
+
+
+@_live
+def test_the_readme_episode_example_runs(monkeypatch):
+    import re
+
+    root = Path(__file__).resolve().parents[2]
+    text = (root / "envs" / "lean" / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("\n## Episodes\n") :]
+    match = re.search(r"^```python\n(.*?)^```$", section, re.S | re.M)
+    assert match is not None
+    code = match.group(1).replace('".venv/lean-test-kernel/bin/lean"', repr(LEAN))
+    monkeypatch.chdir(root)
+    exec(compile(code, "envs/lean/README.md#Episodes", "exec"), {"__name__": "__main__"})
