@@ -16,6 +16,13 @@ def _pyplot() -> Any:
     return plt
 
 
+def _wrapped(title: str, width: int) -> str:
+    """A run title broken into lines that fit the figure (each of its own lines wrapped)."""
+    import textwrap
+
+    return "\n".join(textwrap.fill(line, width) for line in title.splitlines())
+
+
 def reward_band(
     mean: Sequence[float], std: Sequence[float], records: Sequence[dict[str, Any]]
 ) -> tuple[list[float], list[float]]:
@@ -111,7 +118,7 @@ def plot_metrics(
     ax.set_xlabel("step")
 
     if title:
-        fig.suptitle(title, fontsize=10)
+        fig.suptitle(_wrapped(title, 120), fontsize=10)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100)
@@ -128,7 +135,7 @@ def plot_comparison(runs: Mapping[str, Sequence[tuple[int, float]]], path: Path,
     ax.set_ylim(0, 1)
     ax.set_xlabel("RL step")
     ax.set_ylabel("held-out pass@1 (sampled)")
-    ax.set_title(title or "held-out pass@1")
+    ax.set_title(_wrapped(title, 75) or "held-out pass@1", fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
