@@ -180,3 +180,14 @@ def test_the_readme_episode_example_runs(monkeypatch):
     code = match.group(1).replace('".venv/lean-test-kernel/bin/lean"', repr(LEAN))
     monkeypatch.chdir(root)
     exec(compile(code, "envs/lean/README.md#Episodes", "exec"), {"__name__": "__main__"})
+
+
+@_live
+@pytest.mark.parametrize(
+    "proof", ["x" * 200_000, "证明 🙂 ∀", "(" * 5000, "fun x => " * 2000 + "x", "N.zero_add n\n" * 3000, "\x00"]
+)
+def test_hostile_proofs_on_lean_get_a_bounded_reply_within_the_budget(kernel_tool, proof):
+    start = time.monotonic()
+    out = session(kernel_tool, timeout_s=5.0).call(proof=proof)
+    assert time.monotonic() - start < 5.0 + 1.0
+    assert out.startswith("The proof does not check yet") and len(out) < 20 * 1600, out[:300]

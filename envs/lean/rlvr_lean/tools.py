@@ -38,6 +38,7 @@ __all__ = ["LeanCheckSession", "LeanCheckTool", "lean_check_tool", "render_messa
 _INTERNAL = re.compile(r"@?_rlvr_(?:ref|check|example)_\w*")
 _MARGIN_S = 0.5  # left of the call's budget for starting the process and reading its output
 _MAX_MESSAGES = 20
+_MAX_MESSAGE_CHARS = 1500  # one huge message (an echoed 200 KB identifier) must not hide the others
 
 
 def scrub(text: str) -> str:
@@ -50,7 +51,10 @@ def render_messages(messages: tuple[Message, ...], line_offset: int) -> list[str
     out = []
     for m in messages[:_MAX_MESSAGES]:
         where = f"line {m.pos.line - line_offset}, column {m.pos.column}" if m.pos else "no position"
-        out.append(f"{m.severity} at {where}:\n{scrub(m.data.rstrip())}")
+        data = scrub(m.data.rstrip())
+        if len(data) > _MAX_MESSAGE_CHARS:
+            data = f"{data[:_MAX_MESSAGE_CHARS]}…[{len(data) - _MAX_MESSAGE_CHARS} more chars]"
+        out.append(f"{m.severity} at {where}:\n{data}")
     if len(messages) > _MAX_MESSAGES:
         out.append(f"... and {len(messages) - _MAX_MESSAGES} more messages")
     return out
