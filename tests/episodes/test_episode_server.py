@@ -230,3 +230,14 @@ def test_routes_outside_the_protocol_are_404_so_no_session_escapes_the_guard():
             assert missing.value.code == 404
         _, _, last = asyncio.run(episode(base, "\\boxed{5535}"))  # the one session slot is still free
         assert last.reward == 1.0
+
+
+def test_the_sync_client_trl_recipes_use_drives_it_too():
+    with running() as (base, _):
+        with GenericEnvClient(base_url=base).sync() as client:
+            first = client.reset(task=TASK)
+            tool = client.step(call("calculator", expression="123*45"))
+            last = client.step({"content": "\\boxed{5535}"})
+    assert first.observation["text"].startswith("What is")
+    assert tool.observation["tool_messages"][0]["content"] == "5535"
+    assert (last.done, last.reward) == (True, 1.0)
