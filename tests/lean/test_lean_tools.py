@@ -191,3 +191,14 @@ def test_hostile_proofs_on_lean_get_a_bounded_reply_within_the_budget(kernel_too
     out = session(kernel_tool, timeout_s=5.0).call(proof=proof)
     assert time.monotonic() - start < 5.0 + 1.0
     assert out.startswith("The proof does not check yet") and len(out) < 20 * 1600, out[:300]
+
+
+@_live
+def test_the_episode_conformance_kit_passes_on_the_kernel(kernel_tool):
+    from rlvr_envs.episodes.testing import check_episode_env
+
+    rows = [{"header": PRELUDE, "statement": STATEMENT}, {"header": PRELUDE, "statement": "theorem t : Not False :="}]
+    env = rlvr_envs.make("lean", data=rows, backend="file", lean_bin=LEAN, tools=[kernel_tool], max_turns=4)
+    with env:
+        report = check_episode_env(env)
+    assert report.episodes >= 2
