@@ -394,22 +394,34 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
         pass
 
 
-def _kill_uid(uid: int) -> None:
-    """Kill whatever still runs under the sample's uid (nothing should: the pid namespace is gone)."""
-    for _ in range(20):
+def _kill_uid(uid: int, wait_s: float = 2.0) -> None:
+    """Kill whatever still runs under the sample's uid and wait until none of it runs.
+
+    Nothing should (the pid namespace is gone). Zombies are left to the host's init: bubblewrap's
+    namespace init may linger as one for a second after bubblewrap returns; it holds no memory
+    or files, and the uid comes back to a sample only after the 63 others (``_Uids`` is FIFO).
+    """
+    end = time.monotonic() + wait_s
+    while True:
         found = False
         for entry in os.listdir("/proc"):
             if not entry.isdigit():
                 continue
             try:
-                if os.stat(f"/proc/{entry}").st_uid == uid:
-                    found = True
-                    os.kill(int(entry), signal.SIGKILL)
+                if os.stat(f"/proc/{entry}").st_uid != uid or _zombie(entry):
+                    continue
+                found = True
+                os.kill(int(entry), signal.SIGKILL)
             except (FileNotFoundError, ProcessLookupError, PermissionError):
                 continue
-        if not found:
+        if not found or time.monotonic() >= end:
             return
-        time.sleep(0.02)
+        time.sleep(0.01)
+
+
+def _zombie(pid: str) -> bool:
+    with open(f"/proc/{pid}/stat", "rb") as fh:
+        return fh.read().rsplit(b")", 1)[-1].split()[0] in (b"Z", b"X")
 
 
 def _set_limit(group: MemoryCgroup, mb: int) -> None:
