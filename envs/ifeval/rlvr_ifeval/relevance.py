@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -304,11 +305,12 @@ def off_topic(
     one). The defaults are calibrated on real prompts and answers; a generator whose prompts
     are topical by construction (``ifeval-synth``: "Write a blog post about urban gardening.")
     judges every task with a unit and asks for most of its few units."""
-    if any(c.allows_short_answer() for c in checkers):
-        return None
-    salad = None if v0 else not_language(response, checkers)
+    # A long salad is a salad whatever the task asks; the overlap rule spares short answers.
+    salad = None if v0 else not_language(response, checkers, prompt) or shuffled_prompt(response, prompt)
     if salad is not None:
         return salad
+    if any(c.allows_short_answer() for c in checkers):
+        return None
     task = task_units(prompt, tuple(checkers), v0)
     if len(task.units) < max(1, min_units):
         return None
@@ -360,6 +362,12 @@ FUNCTION_LANGUAGES = frozenset({"en", "de", "fr", "es", "it", "pt", "nl", "ru", 
 MIN_FUNCTION_SHARE = 0.12
 """Prose with a smaller share of function words (Han/kana: function characters) is a salad."""
 MIN_FUNCTION_SHARE_HAN = 0.05
+MIN_TOP_FUNCTION_SHARE = 0.025
+"""Natural prose leans on a few function words (English "the" alone is 4-7% of tokens; the
+lowest labelled response in a listed language: 3.0%); a salad drawn evenly from a vocabulary
+that holds some function words has them at well under 2% each."""
+MIN_TOP_WORDS = 100
+"""The frequency rule needs this many prose words (one "the" in 40 words is no evidence)."""
 MIN_PROSE_WORDS = 40
 """Fewer words in prose segments: not judged (lists of names, tables, JSON, code)."""
 PROSE_SEGMENT_WORDS = 6
@@ -369,25 +377,32 @@ _LATIN_CYRILLIC_WORD_RE = re.compile(r"[a-zA-Z\u00c0-\u024f\u0400-\u04ff]+(?:'[a
 _HAN_KANA_RE = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 
 
-def function_share(text: str) -> tuple[float, int, float] | None:
+def function_share(text: str, drop: frozenset[str] = frozenset()) -> tuple[float, int, float] | None:
     """The share of function words among the words of ``text``'s prose segments, how many words
     that is and the bound natural text stays above; for text mostly in Han/kana, the share of
     function characters. None when there is too little prose (or too little of a script whose
-    function words are listed)."""
+    function words are listed). Words in ``drop`` (lowercase) are not counted."""
     head = text[:MAX_RELEVANCE_CHARS]
     han = _HAN_KANA_RE.findall(head)
     words: list[str] = []
     for segment in _SEGMENT_RE.split(head):
         found = _LATIN_CYRILLIC_WORD_RE.findall(segment)
         if len(found) >= PROSE_SEGMENT_WORDS:
-            words.extend(found)
+            words.extend(w for w in map(str.lower, found) if w not in drop)
     if len(han) > 2 * len(words):
         if len(han) < 2 * MIN_PROSE_WORDS:
             return None
         return sum(c in _FUNCTION_CHARS for c in han) / len(han), len(han), MIN_FUNCTION_SHARE_HAN
     if len(words) < MIN_PROSE_WORDS:
         return None
-    return sum(w.lower() in FUNCTION_WORDS for w in words) / len(words), len(words), MIN_FUNCTION_SHARE
+    counts = Counter(w for w in words if w in FUNCTION_WORDS)
+    share = sum(counts.values()) / len(words)
+    if len(words) >= MIN_TOP_WORDS and share >= MIN_FUNCTION_SHARE:
+        # Enough function words, but none frequent: drawn evenly from a vocabulary, not prose.
+        top = max(counts.values()) / len(words)
+        if top < MIN_TOP_FUNCTION_SHARE:
+            return top, len(words), MIN_TOP_FUNCTION_SHARE
+    return share, len(words), MIN_FUNCTION_SHARE
 
 
 @lru_cache(maxsize=4096)
@@ -400,18 +415,62 @@ def _literal_pattern(checkers: tuple[Checker, ...]) -> re.Pattern[str] | None:
     return re.compile("|".join(re.escape(s) for s in sorted(found, key=len, reverse=True)), re.IGNORECASE)
 
 
-def not_language(response: str, checkers: Sequence[Checker]) -> dict[str, Any] | None:
+MIN_NOVEL_SHARE = 0.05
+"""A response of ``MIN_TOP_WORDS`` words or more almost all of whose words are the prompt's, in
+an order the prompt does not have, is the prompt's vocabulary shuffled (labelled answers: 15% or
+more new words; a rewrite that keeps the prompt's text keeps its word order too)."""
+MAX_SHUFFLED_TRIGRAMS = 0.5
+"""At most this share of such a response's word trigrams may be the prompt's (else a copy)."""
+
+
+_JOINERS = str.maketrans("", "", "'\u2019-\u2010\u2011")
+
+
+@lru_cache(maxsize=4096)
+def _prompt_vocabulary(prompt: str) -> tuple[frozenset[str], frozenset[tuple[str, str, str]]]:
+    words = [w.lower() for w in _LATIN_CYRILLIC_WORD_RE.findall(prompt.translate(_JOINERS))]
+    return frozenset(words), frozenset(zip(words, words[1:], words[2:], strict=False))
+
+
+def shuffled_prompt(response: str, prompt: str) -> dict[str, Any] | None:
+    """What was found when a long response is the prompt's own words out of order, else None."""
+    vocabulary, trigrams = _prompt_vocabulary(prompt)
+    # Apostrophes and hyphens dropped on both sides: "ocean's" and "op-ed" in the prompt are
+    # "oceans" and "oped" in a copy stripped of punctuation.
+    words = [w.lower() for w in _LATIN_CYRILLIC_WORD_RE.findall(response[:MAX_RELEVANCE_CHARS].translate(_JOINERS))]
+    if len(words) < MIN_TOP_WORDS or not vocabulary:
+        return None
+    novel = sum(w not in vocabulary for w in words) / len(words)
+    if novel >= MIN_NOVEL_SHARE:
+        return None
+    grams = list(zip(words, words[1:], words[2:], strict=False))
+    copied = sum(g in trigrams for g in grams) / len(grams)
+    if copied > MAX_SHUFFLED_TRIGRAMS:
+        return None
+    return {"novel_share": round(novel, 3), "prompt_trigrams": round(copied, 3), "words": len(words)}
+
+
+@lru_cache(maxsize=4096)
+def prompt_words(prompt: str) -> frozenset[str]:
+    """The prompt's words of four letters or more, lowercase: a salad stuffed with them
+    ("about", "with", "should" and the topic's words) borrows the prompt's function words."""
+    return frozenset(w for w in map(str.lower, _LATIN_CYRILLIC_WORD_RE.findall(prompt)) if len(w) > 3)
+
+
+def not_language(response: str, checkers: Sequence[Checker], prompt: str = "") -> dict[str, Any] | None:
     """None when the response reads as natural text (or cannot be judged), else the share found:
     a long response whose prose has almost no function words is a word salad. The
-    instruction's own strings are left out of the count."""
+    instruction's own strings and the prompt's longer words are left out of the count (short
+    function words, "the", "of", "and", carry the judgement)."""
     for checker in checkers:
         if checker.instruction_id in _LANGUAGE_IDS and checker.kwargs.get("language") not in FUNCTION_LANGUAGES:
             return None
     head = response[:MAX_RELEVANCE_CHARS]
-    found = function_share(head)
+    drop = prompt_words(prompt)
+    found = function_share(head, drop)
     literal = _literal_pattern(tuple(checkers))
     if found is not None and found[0] >= found[2] and literal is not None:
-        found = function_share(literal.sub(" ", head))
+        found = function_share(literal.sub(" ", head), drop)
     if found is None:
         return None
     share, n, bound = found
