@@ -26,6 +26,27 @@ if ! command -v bwrap >/dev/null 2>&1; then
   fi
 fi
 
+# The code family's other languages (rlvr_code.languages): Debian toolchains, installed when
+# missing and we are root (RLVR_CODE_TOOLCHAINS=0 skips them; a task in a language whose
+# toolchain is absent gets verifier_error naming its package).
+if [ "${RLVR_CODE_TOOLCHAINS:-1}" != "0" ]; then
+  missing=()
+  for pair in gcc:gcc g++:g++ node:nodejs go:golang-go rustc:rustc javac:default-jdk-headless; do
+    tool=${pair%%:*}
+    [ -x "/usr/bin/$tool" ] || missing+=("${pair#*:}")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+      echo "setup: installing ${missing[*]} (code tasks in C, C++, JavaScript, Go, Rust, Java)"
+      (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        "${missing[@]}" >/dev/null) \
+        || echo "setup: could not install ${missing[*]}; code tasks in those languages will be verifier errors"
+    else
+      echo "setup: code tasks in other languages want: apt-get install ${missing[*]}"
+    fi
+  fi
+fi
+
 # The `python` episode tool runs Debian's /usr/bin/python3 in its sandbox (the sandbox's uid
 # cannot read the venv); numpy and sympy must be importable there.
 if [ -x /usr/bin/python3 ] && ! /usr/bin/python3 -c 'import numpy, sympy' 2>/dev/null; then
