@@ -1,0 +1,177 @@
+"""Calibrated time limits: each task's limit from its reference solution's measured runtime.
+
+One global limit (the verifier's ``timeout_s``, 10 s) lets every infinite loop in a batch hold a
+lane for 10 s. A task's own limit is ``factor x`` its reference's median wall time in the
+sandbox, clamped to ``[floor_s, ceiling_s]``, or the set's stated limit when the task carries one.
+It is measured once and stored in the task's answer as ``timeout_s`` (the key the verifier already
+reads per task; tasks without it keep the verifier's limit), with how it was derived in
+``metadata["time_limit"]``. ``calibrate`` returns the tasks; ``write_tasks`` writes them as native
+JSONL rows that ``make("code-python", data=...)`` loads.
+
+The measurement is the whole ``verify`` call (sandbox hand-off included), which is longer than the
+program's own time the sandbox limits, so the stored limit errs on the side of the solution.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rlvr_envs.types import Task
+
+LIMIT_KEY = "timeout_s"  # in Task.answer: what the verifier reads for this task
+SOURCES = ("calibrated", "stated")
+_STATED_KEYS = ("time_limit", "time_limit_s")
+_SECONDS = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*(ms|milliseconds?|s|sec|secs|seconds?)?\s*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class LimitPolicy:
+    """``limit = clamp(factor x reference_s, floor_s, ceiling_s)``.
+
+    The floor absorbs scheduling noise on a loaded machine for programs that take milliseconds;
+    the ceiling keeps a slow reference from granting more than the env's global limit.
+    """
+
+    factor: float = 10.0
+    floor_s: float = 0.25
+    ceiling_s: float = 10.0
+
+    def __post_init__(self) -> None:
+        if not (self.factor >= 1.0 and 0.0 < self.floor_s <= self.ceiling_s):
+            raise ValueError(f"need factor >= 1 and 0 < floor_s <= ceiling_s, got {self}")
+
+    def limit_for(self, reference_s: float) -> float:
+        return round(min(self.ceiling_s, max(self.floor_s, self.factor * reference_s)), 3)
+
+
+def parse_seconds(value: Any) -> float | None:
+    """A set's stated limit as seconds: a number, ``"2 seconds"``, ``"1500 ms"`` or CodeContests'
+    ``{"seconds": 2, "nanos": 500000000}``; None when absent or not a positive duration."""
+    seconds: float | None = None
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        seconds = float(value)
+    elif isinstance(value, str):
+        found = _SECONDS.match(value)
+        if found:
+            seconds = float(found.group(1)) / (1000.0 if (found.group(2) or "s").lower().startswith("m") else 1.0)
+    elif isinstance(value, Mapping) and ("seconds" in value or "nanos" in value):
+        try:
+            seconds = float(value.get("seconds") or 0) + float(value.get("nanos") or 0) / 1e9
+        except (TypeError, ValueError):
+            return None
+    if seconds is None or not (0.0 < seconds < 1e6):
+        return None
+    return seconds
+
+
+def stated_limit(task: Task) -> float | None:
+    """The set's own limit for this task (``time_limit`` in its answer or metadata), if any."""
+    answer = task.answer if isinstance(task.answer, Mapping) else {}
+    for where in (answer, task.metadata):
+        for key in _STATED_KEYS:
+            seconds = parse_seconds(where.get(key))
+            if seconds is not None:
+                return seconds
+    return None
+
+
+@dataclass
+class Calibration:
+    """What ``calibrate`` did: the tasks (with limits where it could derive one) and one row per task."""
+
+    tasks: list[Task]
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[dict[str, Any]]:
+        """Tasks whose reference did not pass even under the ceiling: left at the global limit."""
+        return [row for row in self.rows if row["source"] == "failed"]
+
+
+def with_limit(task: Task, limit_s: float, info: Mapping[str, Any]) -> Task:
+    answer = {**task.answer, LIMIT_KEY: limit_s}
+    return task.model_copy(update={"answer": answer, "metadata": {**task.metadata, "time_limit": dict(info)}})
+
+
+def measure_reference(env: Any, task: Task, repeats: int, ceiling_s: float) -> list[float] | None:
+    """Wall seconds of ``repeats`` verifications of the task's gold completion under ``ceiling_s``;
+    None when the task has no reference or the reference does not pass every time."""
+    gold = env.gold_completion(task)
+    if gold is None:
+        return None
+    probe = task.model_copy(update={"answer": {**task.answer, LIMIT_KEY: ceiling_s}})
+    times: list[float] = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        verdict = env.verifier.verify(probe, gold)
+        times.append(time.perf_counter() - start)
+        if verdict.reward < 1.0:
+            return None
+    return times
+
+
+def calibrate(
+    env: Any,
+    tasks: Iterable[Task] | None = None,
+    *,
+    repeats: int = 3,
+    policy: LimitPolicy | None = None,
+    use_stated: bool = True,
+) -> Calibration:
+    """Derive and store a limit for each task of ``env`` (or ``tasks``).
+
+    The reference runs ``repeats`` times, one at a time; its median wall time (robust to one
+    stalled run) times ``policy.factor``, clamped, is the limit. A task with a stated limit keeps
+    it (``use_stated``) without being run. A task whose reference is missing or fails keeps no
+    limit of its own (the verifier's global one applies) and is listed in ``Calibration.failed``.
+    """
+    if repeats < 1:
+        raise ValueError(f"repeats must be >= 1, got {repeats}")
+    policy = policy or LimitPolicy(ceiling_s=float(getattr(env.verifier, "timeout_s", LimitPolicy.ceiling_s)))
+    out = Calibration(tasks=[])
+    for task in env.tasks if tasks is None else tasks:
+        stated = stated_limit(task) if use_stated else None
+        if stated is not None:
+            info: dict[str, Any] = {"source": "stated", "limit_s": stated}
+            out.tasks.append(with_limit(task, stated, info))
+            out.rows.append({"id": task.id, **info})
+            continue
+        times = measure_reference(env, task, repeats, policy.ceiling_s)
+        if times is None:
+            out.tasks.append(task)
+            out.rows.append({"id": task.id, "source": "failed", "limit_s": None})
+            continue
+        reference = statistics.median(times)
+        info = {
+            "source": "calibrated",
+            "reference_s": round(reference, 4),
+            "limit_s": policy.limit_for(reference),
+            "factor": policy.factor,
+            "floor_s": policy.floor_s,
+            "ceiling_s": policy.ceiling_s,
+        }
+        out.tasks.append(with_limit(task, info["limit_s"], info))
+        out.rows.append({"id": task.id, **info})
+    return out
+
+
+def task_row(task: Task) -> dict[str, Any]:
+    """A task as a native row (``{id, prompt, answer, metadata}``) that the code envs load back."""
+    return {"id": task.id, "prompt": task.prompt, "answer": task.answer, "metadata": task.metadata}
+
+
+def write_tasks(tasks: Sequence[Task], path: str | Path) -> Path:
+    path = Path(path)
+    with path.open("w", encoding="utf-8") as handle:
+        for task in tasks:
+            handle.write(json.dumps(task_row(task), ensure_ascii=False) + "\n")
+    return path
