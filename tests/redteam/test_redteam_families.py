@@ -56,8 +56,6 @@ KNOWN_HOLES: dict[str, str] = {
     "math-500": "after_answer: '\\boxed{284} Tausend.' scores 1 (as math-arith)",
     "math-arith": "after_answer: a magnitude word in another language right after the box "
     "('\\boxed{15} Tausend.', also mille, millones, \\times 10^{3}) scores 1 ('thousand' and 万 are refused)",
-    "ifeval-synth": "word_salad: the salad with every third word taken from the prompt ('keyword-stuffed') and "
-    "the prompt's words shuffled pass the relevance check and the format-only constraints",
 }
 """case -> why it still fails (an xfail, strict)."""
 
