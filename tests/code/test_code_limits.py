@@ -1,0 +1,170 @@
+"""Calibrated per-task time limits (``rlvr_code.limits``, ``rlvr-envs code calibrate``)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+
+import pytest
+
+import rlvr_envs
+from rlvr_code.limits import LIMIT_KEY, LimitPolicy, calibrate, parse_seconds, stated_limit, write_tasks
+from rlvr_envs.types import Task
+from tests.code.helpers_code import fenced
+from tests.helpers.data import shared_path
+
+needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
+LOOP = "```python\ndef {name}(*args, **kwargs):\n    while True:\n        pass\n```"
+
+
+def _env(name: str, **options):
+    file = {"code-humaneval": "humaneval.jsonl", "code-mbpp": "mbpp.jsonl"}[name]
+    return rlvr_envs.make(name, data=str(shared_path(file)), **options)
+
+
+def _spread(tasks, count: int) -> list[Task]:
+    step = max(1, len(tasks) // count)
+    return list(tasks)[::step][:count]
+
+
+def test_policy_is_factor_times_reference_clamped_to_floor_and_ceiling():
+    policy = LimitPolicy(factor=10.0, floor_s=0.25, ceiling_s=10.0)
+    assert policy.limit_for(0.001) == 0.25
+    assert policy.limit_for(0.1) == 1.0
+    assert policy.limit_for(50.0) == 10.0
+    assert policy.limit_for(0.0) == 0.25
+    for bad in ({"factor": 0.5}, {"floor_s": 0.0}, {"floor_s": 5.0, "ceiling_s": 1.0}, {"factor": float("nan")}):
+        with pytest.raises(ValueError):
+            LimitPolicy(**bad)
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [
+        (2, 2.0),
+        (1.5, 1.5),
+        ("2 seconds", 2.0),
+        ("1 second", 1.0),
+        ("1500 ms", 1.5),
+        (" 3s ", 3.0),
+        ({"seconds": 2, "nanos": 500_000_000}, 2.5),
+        ({"nanos": 250_000_000}, 0.25),
+        (None, None),
+        (True, None),
+        (0, None),
+        (-1, None),
+        ("", None),
+        ("fast", None),
+        ("2 minutes", None),
+        ("١ ثانية", None),
+        (float("inf"), None),
+        (float("nan"), None),
+        ({"seconds": "x"}, None),
+        ([2], None),
+        ("9" * 5000, None),
+    ],
+)
+def test_stated_limits_parse_to_seconds_or_none(value, seconds):
+    assert parse_seconds(value) == seconds
+
+
+def test_a_stated_limit_is_kept_and_the_task_is_not_run():
+    # No reference solution at all: a stated limit must not need one.
+    task = Task(
+        id="cc/1",
+        prompt="p",
+        answer={"format": "stdio", "cases": [{"input": "", "output": "1\n"}]},
+        metadata={"time_limit": {"seconds": 2, "nanos": 0}},
+    )
+    assert stated_limit(task) == 2.0
+
+    class NoRun:
+        verifier = type("V", (), {"timeout_s": 10.0})()
+
+        def gold_completion(self, task):
+            raise AssertionError("a task with a stated limit is not measured")
+
+    result = calibrate(NoRun(), [task])
+    assert result.tasks[0].answer[LIMIT_KEY] == 2.0
+    assert result.rows == [{"id": "cc/1", "source": "stated", "limit_s": 2.0}]
+
+
+def test_default_envs_carry_no_per_task_limit_so_nothing_changes_unless_asked():
+    env = _env("code-humaneval", limit=5)
+    assert all(LIMIT_KEY not in task.answer for task in env.tasks)
+    assert env.verifier.timeout_s == 10.0
+
+
+@needs_bwrap
+def test_calibrated_limits_pass_every_sampled_canonical_solution_and_cut_loops_short(tmp_path):
+    humaneval, mbpp = _env("code-humaneval"), _env("code-mbpp")
+    result_he = calibrate(humaneval, _spread(humaneval.tasks, 10), repeats=2)
+    result_mbpp = calibrate(mbpp, _spread(mbpp.tasks, 8), repeats=2)
+    rows = result_he.rows + result_mbpp.rows
+    assert [row for row in rows if row["source"] != "calibrated"] == []
+    policy = LimitPolicy()
+    assert all(policy.floor_s <= row["limit_s"] <= policy.ceiling_s for row in rows)
+    assert all(row["limit_s"] == policy.limit_for(row["reference_s"]) for row in rows)
+
+    # Written out and loaded back as native rows: the limits survive, and the canonical
+    # solutions pass under them in one concurrent batch (the way training runs them).
+    path = write_tasks(result_he.tasks + result_mbpp.tasks, tmp_path / "calibrated.jsonl")
+    loaded = rlvr_envs.make("code-python", data=str(path))
+    by_id = {row["id"]: row["limit_s"] for row in rows}
+    assert {task.id: task.answer[LIMIT_KEY] for task in loaded.tasks} == by_id
+    assert all(task.metadata["time_limit"]["source"] == "calibrated" for task in loaded.tasks)
+    golds = [fenced(task.answer["canonical_solution"]) for task in loaded.tasks]
+    verdicts = loaded.verify_batch(list(loaded.tasks), golds)
+    assert [(t.id, v.reason.value) for t, v in zip(loaded.tasks, verdicts) if not v.passed] == []
+
+    # An infinite loop costs its task's limit, not the global 10 s.
+    task = next(t for t in loaded.tasks if t.answer["format"] == "humaneval")
+    start = time.perf_counter()
+    verdict = loaded.verifier.verify(task, LOOP.format(name=task.answer["entry_point"]))
+    took = time.perf_counter() - start
+    assert verdict.reward == 0.0 and verdict.reason.value == "timeout"
+    assert took < task.answer[LIMIT_KEY] + 3.0 < 10.0
+
+
+@needs_bwrap
+def test_a_task_whose_reference_fails_keeps_the_global_limit_and_is_reported():
+    env = _env("code-humaneval", limit=2)
+    good, broken = list(env.tasks)
+    broken = broken.model_copy(update={"answer": {**broken.answer, "canonical_solution": "    return None\n"}})
+    result = calibrate(env, [good, broken], repeats=1)
+    assert [row["id"] for row in result.failed] == [broken.id]
+    assert LIMIT_KEY not in result.tasks[1].answer
+    assert result.tasks[0].answer[LIMIT_KEY] >= LimitPolicy().floor_s
+
+
+@needs_bwrap
+def test_cli_calibrate_writes_loadable_tasks(tmp_path, capsys):
+    from rlvr_envs.cli import main
+
+    out = tmp_path / "he.jsonl"
+    source = str(shared_path("humaneval.jsonl"))
+    code = main(
+        ["code", "calibrate", "code-humaneval", "--data", source, "--limit", "3", "--repeats", "1", "--out", str(out)]
+    )
+    assert code == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["tasks"] == 3 and summary["calibrated"] == 3 and summary["failed"] == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [row["id"] for row in rows] == ["HumanEval/0", "HumanEval/1", "HumanEval/2"]
+    assert all(0.25 <= row["answer"][LIMIT_KEY] <= 10.0 for row in rows)
+
+
+@pytest.mark.slow
+@needs_bwrap
+def test_calibrated_limits_never_fail_a_canonical_solution_over_all_of_humaneval_and_mbpp(tmp_path):
+    tasks: list[Task] = []
+    for name in ("code-humaneval", "code-mbpp"):
+        env = _env(name)
+        result = calibrate(env, repeats=3)
+        assert result.failed == []
+        tasks += result.tasks
+    loaded = rlvr_envs.make("code-python", data=str(write_tasks(tasks, tmp_path / "all.jsonl")))
+    golds = [fenced(task.answer["canonical_solution"]) for task in loaded.tasks]
+    verdicts = loaded.verify_batch(list(loaded.tasks), golds)
+    assert [(t.id, v.reason.value) for t, v in zip(loaded.tasks, verdicts) if not v.passed] == []
