@@ -423,6 +423,7 @@ class EpisodeEnv(Wrapper[Env]):
                 max_output_chars=int(self.max_tool_output_chars),
                 deadline=None if self.max_wall_s is None else ep.started + self.max_wall_s,
                 backend=lambda: self.env.pool,  # type: ignore[arg-type,return-value]
+                verifier=self.env.verifier,
             )
             session = tool.open(context)
             ep.sessions[tool.name] = session

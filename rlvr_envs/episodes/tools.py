@@ -22,6 +22,7 @@ from rlvr_envs.errors import PluginLoadError, RlvrEnvsError
 if TYPE_CHECKING:
     from rlvr_envs.runtime.sessions import SessionBackend
     from rlvr_envs.types import Task
+    from rlvr_envs.verifier import Verifier
 
 __all__ = [
     "TOOL_ENTRY_POINT_GROUP",
@@ -69,6 +70,10 @@ class ToolContext:
     """``time.monotonic()`` value at which the episode's wall budget ends (None: no wall budget)."""
     backend: Callable[[], SessionBackend] | None = None
     """The env's pool (made on first use) for tools whose state lives in a runtime session."""
+    verifier: Verifier | None = None
+    """The wrapped env's verifier, configured as the env's (backend, limits, policy): a tool that
+    checks a candidate the way the final answer will be checked (``lean_check``) uses it instead
+    of guessing the env's options. Like ``task``, never a source of what is graded."""
 
 
 @runtime_checkable

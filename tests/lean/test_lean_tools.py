@@ -35,6 +35,17 @@ def static_tool(monkeypatch):
     return get_tool("lean_check")
 
 
+def test_a_tool_made_with_options_keeps_its_own_verifier_over_the_envs(static_tool):
+    from rlvr_lean.verifier import LeanVerifier
+
+    env_verifier = LeanVerifier(proof_timeout_s=7.0)
+    task = rlvr_envs.make("lean", data=[{"header": "", "statement": "theorem t : True"}]).tasks[0]
+    context = ToolContext(task=task, env_id="lean-v0", call_timeout_s=5.0, max_output_chars=4000, verifier=env_verifier)
+    assert static_tool.open(context).verifier is env_verifier
+    configured = LeanCheckTool(proof_timeout_s=3.0)
+    assert configured.open(context).verifier is configured.verifier
+
+
 def test_the_entry_point_gives_a_static_only_tool_without_a_backend(static_tool):
     assert isinstance(static_tool, LeanCheckTool) and static_tool.verifier.backend is None
     assert "lean_check" in rlvr_envs.episodes.tool_names()
@@ -147,7 +158,9 @@ def test_check_tool_passes_on_the_kernel(kernel_tool):
 
 @_live
 def test_an_episode_with_lean_check_then_the_final_proof_scores_1(monkeypatch):
-    monkeypatch.setenv("RLVR_LEAN_BIN", LEAN)  # the tool by name finds the backend here
+    # No RLVR_LEAN_BIN: the tool by name checks with the env's own verifier (its file backend).
+    for var in ("RLVR_LEAN_BIN", "RLVR_KIMINA_URL", "RLVR_LEAN_PROJECT"):
+        monkeypatch.delenv(var, raising=False)
     data = [{"header": PRELUDE, "statement": STATEMENT}]
     env = rlvr_envs.make("lean", data=data, backend="file", lean_bin=LEAN, tools=["lean_check"], max_turns=4)
     with env:

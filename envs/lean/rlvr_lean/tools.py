@@ -96,9 +96,13 @@ class LeanCheckSession:
         self.tool = tool
         self.context = context
         self._closed = False
+        # A tool made without options checks as the env does: the env's own verifier (its backend,
+        # Lean binary and policy), so make("lean", backend=..., tools=["lean_check"]) needs no more.
+        own = context.verifier if tool.defaulted and isinstance(context.verifier, LeanVerifier) else None
+        self.verifier: LeanVerifier = own if own is not None else tool.verifier
 
     def _budget(self) -> float:
-        budget = min(self.context.call_timeout_s, self.tool.verifier.proof_timeout_s + _MARGIN_S)
+        budget = min(self.context.call_timeout_s, self.verifier.proof_timeout_s + _MARGIN_S)
         if self.context.deadline is not None:
             budget = min(budget, self.context.deadline - time.monotonic())
         return budget - _MARGIN_S
@@ -106,7 +110,7 @@ class LeanCheckSession:
     def call(self, proof: str) -> str:
         if self._closed:
             raise ToolError("this lean_check session is closed")
-        verifier = self.tool.verifier
+        verifier = self.verifier
         task = self.context.task
         first = static_check(task, proof, verifier.policy)
         if isinstance(first, Verdict):
@@ -191,6 +195,8 @@ class LeanCheckTool:
     def __init__(self, verifier: LeanVerifier | None = None, **options: Any) -> None:
         if verifier is not None and options:
             raise TypeError("pass either verifier= or its options, not both")
+        # Made with nothing named: a session then uses the env's own verifier when it has one.
+        self.defaulted = verifier is None and not options and not os.environ.get("RLVR_LEAN_BIN")
         if verifier is None:
             if "backend" not in options and (options.get("lean_bin") or os.environ.get("RLVR_LEAN_BIN")):
                 options["backend"] = "file"
