@@ -1,0 +1,130 @@
+"""Benchmark: what infinite loops cost a batch under the fixed 10 s limit and under calibrated limits.
+
+A batch of HumanEval canonical solutions (cycled to ``--batch`` samples), and the same batch with
+``--loops`` of them (5% by default, evenly spaced) replaced by ``while True: pass``, each run
+under:
+
+* **fixed**: the tasks as loaded (no per-task limit), the verifier's global ``timeout_s`` (10 s);
+* **calibrated**: the tasks after ``rlvr_code.limits.calibrate`` (k x reference median, floor,
+  ceiling; the calibration itself runs once, before and outside the timings).
+
+``--lanes`` samples run at a time (threads over one verifier whose sandbox has that many workers).
+All four batches run in one process, interleaved per repeat. Printed: wall seconds per batch
+(median over repeats), verdict counts (every clean sample must pass and every loop must time out,
+or the timing means nothing), and each loops/clean ratio beside the goal (calibrated <= 1.5x).
+
+    .venv/bin/python bench/code_limits.py                        # 164 samples, 5% loops, 2 lanes
+    .venv/bin/python bench/code_limits.py --batch 512 --repeats 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import rlvr_envs
+from rlvr_code.limits import LIMIT_KEY, LimitPolicy, calibrate
+
+GOAL = 1.5
+LOOP = "```python\ndef {name}(*args, **kwargs):\n    while True:\n        pass\n```"
+DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "humaneval.jsonl"
+
+
+def _batch(tasks: list, size: int, loop_fraction: float) -> tuple[list, list[str], list[str]]:
+    """Tasks, clean completions, and completions with every 1/fraction-th one an infinite loop."""
+    chosen = [tasks[i % len(tasks)] for i in range(size)]
+    clean = [f"```python\n{t.answer['canonical_solution']}\n```" for t in chosen]
+    loops = list(clean)
+    count = round(size * loop_fraction)
+    for k in range(count):
+        i = int((k + 0.5) * size / count)
+        loops[i] = LOOP.format(name=chosen[i].answer["entry_point"])
+    return chosen, clean, loops
+
+
+def _run(verifier, tasks: list, completions: list[str], lanes: int) -> tuple[float, dict[str, int]]:
+    start = time.perf_counter()
+    with ThreadPoolExecutor(lanes) as pool:
+        verdicts = list(pool.map(verifier.verify, tasks, completions))
+    took = time.perf_counter() - start
+    counts: dict[str, int] = {}
+    for verdict in verdicts:
+        counts[verdict.reason.value] = counts.get(verdict.reason.value, 0) + 1
+    return took, counts
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", default=os.environ.get("RLVR_HUMANEVAL", str(DEFAULT_DATA)))
+    parser.add_argument("--batch", type=int, default=164)
+    parser.add_argument("--loop-fraction", type=float, default=0.05)
+    parser.add_argument("--lanes", type=int, default=2)
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--calibration-repeats", type=int, default=3)
+    parser.add_argument("--factor", type=float, default=LimitPolicy.factor)
+    parser.add_argument("--floor", type=float, default=LimitPolicy.floor_s)
+    args = parser.parse_args(argv)
+
+    env = rlvr_envs.make("code-humaneval", data=args.data, workers=args.lanes)
+    verifier: Any = env.verifier  # a CodeVerifier (its timeout_s is the fixed limit)
+    fixed_tasks = list(env.tasks)
+    start = time.perf_counter()
+    policy = LimitPolicy(factor=args.factor, floor_s=args.floor, ceiling_s=verifier.timeout_s)
+    calibration = calibrate(env, fixed_tasks, repeats=args.calibration_repeats, policy=policy)
+    took = time.perf_counter() - start
+    if calibration.failed:
+        print(f"calibration: references failed: {[r['id'] for r in calibration.failed]}", file=sys.stderr)
+        return 1
+    limits = sorted(t.answer[LIMIT_KEY] for t in calibration.tasks)
+    print(
+        f"calibration: {len(limits)} tasks x {args.calibration_repeats} runs in {took:.1f} s; "
+        f"limits min {limits[0]} median {limits[len(limits) // 2]} max {limits[-1]} s "
+        f"(factor {policy.factor}, floor {policy.floor_s}, ceiling {policy.ceiling_s})"
+    )
+    print(
+        f"load before: {os.getloadavg()[0]:.2f}; batch {args.batch}, loops {args.loop_fraction:.0%}, lanes {args.lanes}"
+    )
+
+    batches = {}
+    for name, tasks in (("fixed", fixed_tasks), ("calibrated", calibration.tasks)):
+        chosen, clean, loops = _batch(tasks, args.batch, args.loop_fraction)
+        batches[(name, "clean")] = (chosen, clean)
+        batches[(name, "loops")] = (chosen, loops)
+    _run(verifier, *batches[("fixed", "clean")], args.lanes)  # warm the sandbox workers, untimed
+
+    times: dict[tuple[str, str], list[float]] = {key: [] for key in batches}
+    counts: dict[tuple[str, str], dict[str, int]] = {}
+    for _ in range(args.repeats):
+        for key, (chosen, completions) in batches.items():
+            seconds, counts[key] = _run(verifier, chosen, completions, args.lanes)
+            times[key].append(seconds)
+
+    n_loops = round(args.batch * args.loop_fraction)
+    ok = True
+    print(f"\n{'limits':<11} {'batch':<6} {'wall s (median)':>16}  verdicts")
+    for key, values in times.items():
+        expected = {"ok": args.batch} if key[1] == "clean" else {"ok": args.batch - n_loops, "timeout": n_loops}
+        agree = counts[key] == expected
+        ok &= agree
+        print(
+            f"{key[0]:<11} {key[1]:<6} {statistics.median(values):>16.2f}  {counts[key]}{'' if agree else ' (WRONG)'}"
+        )
+    print()
+    for name in ("fixed", "calibrated"):
+        ratio = statistics.median(times[(name, "loops")]) / statistics.median(times[(name, "clean")])
+        goal = (
+            f"goal <= {GOAL}x: {'met' if ratio <= GOAL else 'NOT met'}" if name == "calibrated" else "(the old default)"
+        )
+        print(f"loops/clean, {name:<10}: {ratio:5.2f}x  {goal}")
+    print(f"load after: {os.getloadavg()[0]:.2f}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
