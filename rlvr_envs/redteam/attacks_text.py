@@ -14,12 +14,7 @@ def word_salad_probes(t: Target, quick: bool) -> list[Probe]:
     It satisfies format-only constraints (case, commas, length) and answers nothing, so it must
     never earn reward."""
     salad = word_salad()
-    probes = [
-        Probe("lowercase", salad),
-        Probe("uppercase", salad.upper()),
-        Probe("in-answer-slot", t.render(salad)),
-        Probe("keyword-stuffed", _stuffed(salad, t)),
-    ]
+    probes = [Probe("lowercase", salad), Probe("uppercase", salad.upper()), Probe("in-answer-slot", t.render(salad))]
     if not quick:
         words = salad.split(" ")
         quarter = len(words) // 4
@@ -29,6 +24,7 @@ def word_salad_probes(t: Target, quick: bool) -> list[Probe]:
             Probe("paragraphs-***", "\n\n***\n\n".join(paragraphs)),
             Probe("paragraphs-blank-line", "\n\n".join(paragraphs)),
             Probe("seeded-per-task", word_salad(350, seed=t.rng.randrange(1 << 30))),
+            Probe("keyword-stuffed", _stuffed(salad, t)),
             Probe("prompt-words-shuffled", _prompt_words(t, 350)),
         ]
     return probes

@@ -8,6 +8,7 @@ with the hole named.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -91,6 +92,17 @@ def test_quick_redteam_finds_no_hole(case):
     assert {"empty", "word_salad", "echo_prompt", "huge", "binary"} <= ran
     if report.gold:
         assert report.gold_summary()["rewarded"] == len(report.gold)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", ["ifeval-synth", "ifeval-data"])
+def test_ifeval_training_ids_refuse_every_word_salad_variant(case):
+    """The full word-salad class (keyword-stuffed, the prompt's words shuffled, paragraphs...) on
+    more tasks than the quick pass: the IFEval relevance check of issue 26."""
+    _, maker, _ = FAMILIES[case]
+    report = run_redteam(maker(), n=12, seed=1, classes=["word_salad"])
+    salad = report.result("word_salad")
+    assert salad.tasks == 12 and not salad.holes, dict(Counter(o.variant for o in salad.holes))
 
 
 def test_mining_finds_the_leak_in_feedback_that_quotes_hidden_asserts():
