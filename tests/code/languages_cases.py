@@ -127,7 +127,136 @@ console.log([...new Set(w)].join(' '));""",
 console.log([...s].reduce((t, c) => t + Number(c), 0));""",
 }
 
-SOLUTIONS = {"c": C_SOLUTIONS, "cpp": CPP_SOLUTIONS, "javascript": JS_SOLUTIONS}
+GO_SOLUTIONS = {
+    "a_plus_b": 'package main\n\nimport "fmt"\n\nfunc main() {\n\tvar a, b int64\n\tfmt.Scan(&a, &b)\n\tfmt.Println(a + b)\n}',
+    "sort_numbers": """package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+)
+
+func main() {
+	r := bufio.NewReader(os.Stdin)
+	var n int
+	fmt.Fscan(r, &n)
+	v := make([]int64, n)
+	for i := range v {
+		fmt.Fscan(r, &v[i])
+	}
+	sort.Slice(v, func(i, j int) bool { return v[i] < v[j] })
+	parts := make([]string, n)
+	for i, x := range v {
+		parts[i] = fmt.Sprint(x)
+	}
+	fmt.Println(strings.Join(parts, " "))
+}""",
+    "count_words": """package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+func main() {
+	data, _ := io.ReadAll(os.Stdin)
+	fmt.Println(len(strings.Fields(string(data))))
+}""",
+    "fib_mod": """package main
+
+import "fmt"
+
+func main() {
+	var n int
+	fmt.Scan(&n)
+	var a, b int64 = 0, 1
+	for i := 0; i < n; i++ {
+		a, b = b, (a+b)%1000000007
+	}
+	fmt.Println(a)
+}""",
+}
+
+RUST_SOLUTIONS = {
+    "a_plus_b": """use std::io::Read;
+fn main() {
+    let mut s = String::new();
+    std::io::stdin().read_to_string(&mut s).unwrap();
+    let v: Vec<i64> = s.split_whitespace().map(|x| x.parse().unwrap()).collect();
+    println!("{}", v[0] + v[1]);
+}""",
+    "sort_numbers": """use std::io::Read;
+fn main() {
+    let mut s = String::new();
+    std::io::stdin().read_to_string(&mut s).unwrap();
+    let mut it = s.split_whitespace().map(|x| x.parse::<i64>().unwrap());
+    let n = it.next().unwrap() as usize;
+    let mut v: Vec<i64> = it.take(n).collect();
+    v.sort();
+    let out: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+    println!("{}", out.join(" "));
+}""",
+    "count_words": """use std::io::Read;
+fn main() {
+    let mut s = String::new();
+    std::io::stdin().read_to_string(&mut s).unwrap();
+    println!("{}", s.split_whitespace().count());
+}""",
+    "digit_sum": """fn main() {
+    let mut s = String::new();
+    std::io::stdin().read_line(&mut s).unwrap();
+    let t: u32 = s.trim().chars().map(|c| c.to_digit(10).unwrap()).sum();
+    println!("{}", t);
+}""",
+}
+
+JAVA_SOLUTIONS = {
+    "a_plus_b": """import java.util.Scanner;
+public class Main {
+    public static void main(String[] args) {
+        Scanner in = new Scanner(System.in);
+        long a = in.nextLong(), b = in.nextLong();
+        System.out.println(a + b);
+    }
+}""",
+    "sort_numbers": """import java.io.*;
+import java.util.*;
+public class Main {
+    public static void main(String[] args) throws IOException {
+        String[] all = new String(System.in.readAllBytes()).trim().split("\\\\s+");
+        int n = Integer.parseInt(all[0]);
+        long[] v = new long[n];
+        for (int i = 0; i < n; i++) v[i] = Long.parseLong(all[1 + i]);
+        Arrays.sort(v);
+        StringJoiner j = new StringJoiner(" ");
+        for (long x : v) j.add(Long.toString(x));
+        System.out.println(j);
+    }
+}""",
+    "is_prime": """import java.util.Scanner;
+public class Main {
+    public static void main(String[] args) {
+        long n = new Scanner(System.in).nextLong();
+        boolean p = n > 1;
+        for (long d = 2; d * d <= n && p; d++) if (n % d == 0) p = false;
+        System.out.println(p ? "YES" : "NO");
+    }
+}""",
+}
+
+SOLUTIONS = {
+    "c": C_SOLUTIONS,
+    "cpp": CPP_SOLUTIONS,
+    "javascript": JS_SOLUTIONS,
+    "go": GO_SOLUTIONS,
+    "rust": RUST_SOLUTIONS,
+    "java": JAVA_SOLUTIONS,
+}
 
 # Near-misses: each fails at least one case of its problem.
 WRONG = {
@@ -161,13 +290,24 @@ WRONG = {
     ],
 }
 
+WRONG["go"] = [
+    ("fib_mod", 'package main\n\nimport "fmt"\n\nfunc main() {\n\tvar n int\n\tfmt.Scan(&n)\n\tfmt.Println(n)\n}')
+]
+WRONG["rust"] = [("a_plus_b", 'fn main() { println!("3"); }')]
+WRONG["java"] = [
+    ("is_prime", 'public class Main { public static void main(String[] a) { System.out.println("YES"); } }')
+]
+
 COMPILE_ERRORS = {
     "c": '#include <stdio.h>\nint main(void){ printf("%d\\n", undefined_name); return 0; }',
     "cpp": "#include <vector>\nint main(){ std::vector<int> v = 3; }",
     "javascript": "const x = ;\nconsole.log(x);",
+    "go": 'package main\n\nimport "fmt"\n\nfunc main() {}',  # an unused import does not build
+    "rust": 'fn main() { let x: i32 = "no"; println!("{}", x); }',
+    "java": 'public class Main { public static void main(String[] a) { int x = "no"; } }',
 }
 
-FENCE = {"c": "c", "cpp": "cpp", "javascript": "javascript"}
+FENCE = {"c": "c", "cpp": "cpp", "javascript": "javascript", "go": "go", "rust": "rust", "java": "java"}
 
 
 def fenced_in(language: str, code: str) -> str:

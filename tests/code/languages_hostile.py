@@ -144,4 +144,146 @@ JS_HOSTILE = {
     + "\nconst s = 'z'.repeat(1 << 16); for (;;) process.stdout.write(s);",
 }
 
-HOSTILE = {"c": C_HOSTILE, "cpp": CPP_HOSTILE, "javascript": JS_HOSTILE}
+GO_HEAD = 'package main\n\nimport (\n\t"fmt"\n\t"net"\n\t"os"\n\t"os/exec"\n\t"syscall"\n\t"time"\n)\n\n'
+GO_USE = "var _ = net.Dial\nvar _ = os.Exit\nvar _ = exec.Command\nvar _ = syscall.Kill\nvar _ = time.Sleep\n\n"
+GO_READ = "\tvar a, b int64\n\tfmt.Scan(&a, &b)\n"
+GO_WIN = "fmt.Println(a + b)"
+
+
+def _go(body: str) -> str:
+    return GO_HEAD + GO_USE + "func main() {\n" + GO_READ + body + "\n}\n"
+
+
+GO_HOSTILE = {
+    "exit trick: os.Exit(0) after a guess": _go("\tfmt.Println(3)\n\tos.Exit(0)"),
+    "kill the parent and pid 1": _go(
+        "\tsyscall.Kill(os.Getppid(), syscall.SIGKILL)\n\tsyscall.Kill(1, syscall.SIGKILL)\n\tsyscall.Kill(-1, syscall.SIGKILL)"
+    ),
+    "goroutine and process bomb": _go("\tfor {\n\t\tgo func() { for {} }()\n\t\texec.Command(os.Args[0]).Start()\n\t}"),
+    "memory bomb": _go(
+        "\tvar held [][]byte\n\tgot := 0\n\tfor i := 0; i < 80; i++ {\n\t\tb := make([]byte, 64<<20)\n"
+        "\t\tfor j := range b { b[j] = 1 }\n\t\theld = append(held, b)\n\t\tgot += 64 << 20\n\t}\n"
+        "\tif got >= 4<<30 { " + GO_WIN + " }"
+    ),
+    "infinite loop": _go("\tfor {\n\t}"),
+    "disk fill": _go(
+        '\tbuf := make([]byte, 1<<20)\n\tn := 0\n\tfor _, p := range []string{"/tmp/f", "f"} {\n'
+        "\t\tf, err := os.Create(p)\n\t\tif err != nil { continue }\n"
+        "\t\tfor { if _, err := f.Write(buf); err != nil { break }; n++ }\n\t}\n\tif n >= 200 { " + GO_WIN + " }"
+    ),
+    "network": _go(
+        '\tfor _, addr := range []string{"127.0.0.1:{port}", "1.1.1.1:53"} {\n'
+        '\t\tif c, err := net.DialTimeout("tcp", addr, time.Second); err == nil { c.Close(); '
+        + GO_WIN
+        + "; return }\n\t}"
+    ),
+    "host files and a shell": _go(
+        '\tfor _, p := range []string{"/etc/shadow", "/etc/passwd", "/root/.bashrc"} {\n'
+        "\t\tif _, err := os.ReadFile(p); err == nil { " + GO_WIN + "; return }\n\t}\n"
+        '\tif exec.Command("/bin/sh", "-c", "cat /etc/passwd").Run() == nil { ' + GO_WIN + " }"
+    ),
+    "output flood": _go("\t" + GO_WIN + '\n\tfor {\n\t\tfmt.Print("gggggggggggggggg")\n\t}'),
+}
+
+RUST_READ = (
+    "let mut s = String::new(); std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).unwrap();\n"
+    "let v: Vec<i64> = s.split_whitespace().map(|x| x.parse().unwrap()).collect(); let (a, b) = (v[0], v[1]);\n"
+)
+RUST_WIN = 'println!("{}", a + b);'
+
+
+def _rust(body: str) -> str:
+    return "#![allow(unused)]\nfn main() {\n" + RUST_READ + body + "\n}\n"
+
+
+RUST_HOSTILE = {
+    "exit trick: process::exit(0) after a guess": 'fn main() { println!("3"); std::process::exit(0); }',
+    "panic swallowed by a hook": 'fn main() { std::panic::set_hook(Box::new(|_| std::process::exit(0))); panic!("x"); }',
+    "thread bomb": _rust("loop { let _ = std::thread::Builder::new().spawn(|| loop {}); }"),
+    "process bomb (std::process::Command)": _rust(
+        'loop { let _ = std::process::Command::new("/proc/self/exe").spawn(); }'
+    ),
+    "memory bomb": _rust(
+        "let mut held = Vec::new(); let mut got = 0usize;\n"
+        "for _ in 0..80 { let mut b = Vec::new(); if b.try_reserve(64 << 20).is_err() { break; } b.resize(64 << 20, 1u8); held.push(b); got += 64 << 20; }\n"
+        "if got >= (4usize << 30) { " + RUST_WIN + " }"
+    ),
+    "infinite loop": _rust('let mut x = 0u64; loop { x = x.wrapping_add(1); if x == u64::MAX { println!("{}", x); } }'),
+    "disk fill": _rust(
+        "use std::io::Write; let buf = vec![1u8; 1 << 20]; let mut n = 0;\n"
+        'for p in ["/tmp/f", "f"] { if let Ok(mut f) = std::fs::File::create(p) { while f.write_all(&buf).is_ok() { n += 1; } } }\n'
+        "if n >= 200 { " + RUST_WIN + " }"
+    ),
+    "network": _rust(
+        'for addr in ["127.0.0.1:{port}", "1.1.1.1:53"] {\n'
+        "  if let Ok(sa) = addr.parse() { if std::net::TcpStream::connect_timeout(&sa, std::time::Duration::from_secs(1)).is_ok() { "
+        + RUST_WIN
+        + " return; } }\n}"
+    ),
+    "host files": _rust(
+        'for p in ["/etc/shadow", "/etc/passwd", "/root/.bashrc"] { if std::fs::read(p).is_ok() { '
+        + RUST_WIN
+        + " return; } }"
+    ),
+    "output flood": _rust(RUST_WIN + '\nloop { print!("rrrrrrrrrrrrrrrr"); }'),
+}
+
+JAVA_READ = "java.util.Scanner in = new java.util.Scanner(System.in); long a = in.nextLong(), b = in.nextLong();\n"
+JAVA_WIN = "System.out.println(a + b);"
+
+
+def _java(body: str) -> str:
+    return (
+        "public class Main {\n  public static void main(String[] args) throws Exception {\n"
+        + JAVA_READ
+        + body
+        + "\n  }\n}\n"
+    )
+
+
+JAVA_HOSTILE = {
+    "exit trick: System.exit(0) after a guess": "public class Main { public static void main(String[] a) { System.out.println(3); System.exit(0); } }",
+    "exit trick: Runtime.halt in a shutdown hook": _java(
+        'Runtime.getRuntime().addShutdownHook(new Thread(() -> Runtime.getRuntime().halt(0)));\nthrow new RuntimeException("x");'
+    ),
+    "thread bomb": _java(
+        "while (true) { try { new Thread(() -> { while (true) {} }).start(); } catch (Throwable t) {} }"
+    ),
+    "process bomb (ProcessBuilder)": _java(
+        'while (true) { try { new ProcessBuilder("/usr/bin/java", "-version").start(); } catch (Throwable t) {} }'
+    ),
+    "memory bomb": _java(
+        "java.util.List<byte[]> held = new java.util.ArrayList<>(); long got = 0;\n"
+        "try { for (int i = 0; i < 80; i++) { held.add(new byte[64 << 20]); got += 64 << 20; } } catch (Throwable t) {}\n"
+        "if (got >= (4L << 30)) " + JAVA_WIN
+    ),
+    "infinite loop": _java("long x = 0; while (true) { x++; }"),
+    "disk fill": _java(
+        "byte[] buf = new byte[1 << 20]; int n = 0;\n"
+        'for (String p : new String[] {"/tmp/f", "f"}) { try (var o = new java.io.FileOutputStream(p)) { while (true) { o.write(buf); n++; } } catch (Throwable t) {} }\n'
+        "if (n >= 200) " + JAVA_WIN
+    ),
+    "network": _java(
+        'for (int port : new int[] {{port}}) { try (var s = new java.net.Socket("127.0.0.1", port)) { '
+        + JAVA_WIN
+        + " return; } catch (Throwable t) {} }\n"
+        'try (var s = new java.net.Socket()) { s.connect(new java.net.InetSocketAddress("1.1.1.1", 53), 1000); '
+        + JAVA_WIN
+        + " } catch (Throwable t) {}"
+    ),
+    "host files": _java(
+        'for (String p : new String[] {"/etc/shadow", "/etc/passwd", "/root/.bashrc"}) { try { java.nio.file.Files.readAllBytes(java.nio.file.Path.of(p)); '
+        + JAVA_WIN
+        + " return; } catch (Throwable t) {} }"
+    ),
+    "output flood": _java(JAVA_WIN + '\nwhile (true) System.out.print("jjjjjjjjjjjjjjjj");'),
+}
+
+HOSTILE = {
+    "c": C_HOSTILE,
+    "cpp": CPP_HOSTILE,
+    "javascript": JS_HOSTILE,
+    "go": GO_HOSTILE,
+    "rust": RUST_HOSTILE,
+    "java": JAVA_HOSTILE,
+}

@@ -8,12 +8,23 @@ from __future__ import annotations
 
 from rlvr_code.languages.c import C
 from rlvr_code.languages.cpp import CPP
+from rlvr_code.languages.go import GO
+from rlvr_code.languages.java import JAVA
 from rlvr_code.languages.javascript import JAVASCRIPT
+from rlvr_code.languages.rust import RUST
 from rlvr_code.languages.spec import Language
 
 PYTHON_NAMES = frozenset({"python", "python3", "py", "py3"})
-LANGUAGES: dict[str, Language] = {language.name: language for language in (C, CPP, JAVASCRIPT)}
-_ALIASES = {"c++": "cpp", "cxx": "cpp", "js": "javascript", "node": "javascript", "nodejs": "javascript"}
+LANGUAGES: dict[str, Language] = {language.name: language for language in (C, CPP, JAVASCRIPT, GO, RUST, JAVA)}
+_ALIASES = {
+    "c++": "cpp",
+    "cxx": "cpp",
+    "js": "javascript",
+    "node": "javascript",
+    "nodejs": "javascript",
+    "golang": "go",
+    "rs": "rust",
+}
 
 
 def canonical(name: object) -> str | None:

@@ -135,6 +135,7 @@ def run_sample(
             step = context.step(
                 build,
                 writable=True,
+                tmpfs_mb=language.compile_tmpfs_mb,
                 stdin=b"",
                 wall_s=compile_budget.wall_s,
                 memory_mb=compile_budget.memory_mb if language.address_space else None,
@@ -151,7 +152,10 @@ def run_sample(
                 return {"status": "done", "tests": [], "compile_error": why, "elapsed_s": time.monotonic() - started}
         if group is not None:
             _set_limit(group, int(limits.get("total_memory_mb") or limits["memory_mb"]))
-        return _run_cases(context, cases, limits, started)
+        # The compile had its own budget: the sample's wall-clock limit starts now.
+        report = _run_cases(context, cases, limits, time.monotonic())
+        report["elapsed_s"] = time.monotonic() - started
+        return report
     finally:
         if privileged:
             _kill_uid(uid)
@@ -219,7 +223,7 @@ class _Context:
         self.group = group
         self.tmpfs_mb = tmpfs_mb
 
-    def argv(self, command: tuple[str, ...], writable: bool) -> list[str]:
+    def argv(self, command: tuple[str, ...], writable: bool, tmpfs_mb: int | None = None) -> list[str]:
         language = self.language
         mounts = language.mounts if writable or language.run_mounts is None else language.run_mounts
         argv = [
@@ -246,7 +250,7 @@ class _Context:
             "--dev",
             "/dev",
             "--size",
-            str(self.tmpfs_mb << 20),
+            str((tmpfs_mb or self.tmpfs_mb) << 20),
             "--tmpfs",
             "/tmp",
             "--bind" if writable else "--ro-bind",
@@ -285,6 +289,7 @@ class _Context:
         output_cap: int,
         cpu_s: float | None = None,
         file_mb: int = 64,
+        tmpfs_mb: int | None = None,
     ) -> Step:
         uid, group = self.uid, self.group
         cpu = max(1, int(cpu_s if cpu_s is not None else wall_s) + 1)
@@ -309,7 +314,7 @@ class _Context:
         oom_before = _oom_kills(group) if group is not None else 0
         try:
             proc = subprocess.Popen(
-                self.argv(command, writable),
+                self.argv(command, writable, tmpfs_mb),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,

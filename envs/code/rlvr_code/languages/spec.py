@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -38,4 +38,5 @@ class Language:
     """For a language without ``compile``: a syntax check run in its place."""
     extra_processes: int = 0
     """Threads the runtime starts by itself (RLIMIT_NPROC counts threads)."""
-    notes: dict[str, str] = field(default_factory=dict)
+    compile_tmpfs_mb: int | None = None
+    """Size of ``/tmp`` while compiling, where the toolchain needs more than the sample's."""
