@@ -88,6 +88,7 @@ def test_a_stated_limit_is_kept_and_the_task_is_not_run():
     result = calibrate(NoRun(), [task])
     assert result.tasks[0].answer[LIMIT_KEY] == 2.0
     assert result.rows == [{"id": "cc/1", "source": "stated", "limit_s": 2.0}]
+    assert "clamped" not in result.tasks[0].metadata["time_limit"]
 
 
 def test_default_envs_carry_no_per_task_limit_so_nothing_changes_unless_asked():
@@ -133,7 +134,7 @@ def test_a_task_whose_reference_fails_keeps_the_global_limit_and_is_reported():
     good, broken = list(env.tasks)
     broken = broken.model_copy(update={"answer": {**broken.answer, "canonical_solution": "    return None\n"}})
     result = calibrate(env, [good, broken], repeats=1)
-    assert [row["id"] for row in result.failed] == [broken.id]
+    assert [(row["id"], row["reason"]) for row in result.failed] == [(broken.id, "wrong")]
     assert LIMIT_KEY not in result.tasks[1].answer
     assert result.tasks[0].answer[LIMIT_KEY] >= LimitPolicy().floor_s
 
@@ -162,8 +163,13 @@ def test_calibrated_limits_never_fail_a_canonical_solution_over_all_of_humaneval
     for name in ("code-humaneval", "code-mbpp"):
         env = _env(name)
         result = calibrate(env, repeats=3)
-        assert result.failed == []
-        tasks += result.tasks
+        # A reference slower than the 10 s ceiling (MBPP 123, amicable numbers below 10000, takes
+        # about that long) is reported and keeps the global limit; one clamped at the ceiling has
+        # less than 10x headroom, so it is not held to "never fails" either.
+        assert all(row["reason"] == "timeout" for row in result.failed)
+        kept = [t for t in result.tasks if LIMIT_KEY in t.answer and not t.metadata["time_limit"]["clamped"]]
+        assert len(kept) >= len(result.tasks) - 2
+        tasks += kept
     loaded = rlvr_envs.make("code-python", data=str(write_tasks(tasks, tmp_path / "all.jsonl")))
     golds = [fenced(task.answer["canonical_solution"]) for task in loaded.tasks]
     verdicts = loaded.verify_batch(list(loaded.tasks), golds)

@@ -33,7 +33,8 @@ def cmd_calibrate(args: Any) -> int:
         "limit_s_min": limits[0] if limits else None,
         "limit_s_median": limits[len(limits) // 2] if limits else None,
         "limit_s_max": limits[-1] if limits else None,
-        "failed_ids": [row["id"] for row in result.failed][:20],
+        "failed_ids": [f"{row['id']} ({row['reason']})" for row in result.failed][:20],
+        "clamped_at_ceiling": sum(1 for row in result.rows if row.get("clamped")),
     }
     print(json.dumps(summary, indent=2))
     return 1 if result.failed and args.strict else 0

@@ -102,12 +102,13 @@ def with_limit(task: Task, limit_s: float, info: Mapping[str, Any]) -> Task:
     return task.model_copy(update={"answer": answer, "metadata": {**task.metadata, "time_limit": dict(info)}})
 
 
-def measure_reference(env: Any, task: Task, repeats: int, ceiling_s: float) -> list[float] | None:
-    """Wall seconds of ``repeats`` verifications of the task's gold completion under ``ceiling_s``;
-    None when the task has no reference or the reference does not pass every time."""
+def measure_reference(env: Any, task: Task, repeats: int, ceiling_s: float) -> tuple[list[float], str]:
+    """Wall seconds of ``repeats`` verifications of the task's gold completion under ``ceiling_s``
+    and ``"ok"``; or ``[]`` and why not (``"no_reference"``, or the failing verdict's reason, e.g.
+    ``"timeout"`` for a reference slower than the ceiling)."""
     gold = env.gold_completion(task)
     if gold is None:
-        return None
+        return [], "no_reference"
     probe = task.model_copy(update={"answer": {**task.answer, LIMIT_KEY: ceiling_s}})
     times: list[float] = []
     for _ in range(repeats):
@@ -115,8 +116,8 @@ def measure_reference(env: Any, task: Task, repeats: int, ceiling_s: float) -> l
         verdict = env.verifier.verify(probe, gold)
         times.append(time.perf_counter() - start)
         if verdict.reward < 1.0:
-            return None
-    return times
+            return [], str(getattr(verdict.reason, "value", verdict.reason))
+    return times, "ok"
 
 
 def calibrate(
@@ -145,16 +146,18 @@ def calibrate(
             out.tasks.append(with_limit(task, stated, info))
             out.rows.append({"id": task.id, **info})
             continue
-        times = measure_reference(env, task, repeats, policy.ceiling_s)
-        if times is None:
+        times, reason = measure_reference(env, task, repeats, policy.ceiling_s)
+        if not times:
             out.tasks.append(task)
-            out.rows.append({"id": task.id, "source": "failed", "limit_s": None})
+            out.rows.append({"id": task.id, "source": "failed", "limit_s": None, "reason": reason})
             continue
         reference = statistics.median(times)
         info = {
             "source": "calibrated",
             "reference_s": round(reference, 4),
             "limit_s": policy.limit_for(reference),
+            # at the ceiling: the reference had less than ``factor`` x headroom
+            "clamped": policy.factor * reference > policy.ceiling_s,
             "factor": policy.factor,
             "floor_s": policy.floor_s,
             "ceiling_s": policy.ceiling_s,
