@@ -153,16 +153,28 @@ CHINESE = list(
 )
 
 
+EVEN_FUNCTION = "the a of and to in on with by from at as into over under".split()
+
+
 def _salads(task: Task, seed: int) -> dict[str, str]:
     rng = random.Random(seed)
     own = [w for k in task.answer["kwargs"] for v in (k or {}).values() for w in (v if isinstance(v, list) else [v])]
     own_words = [w for w in own if isinstance(w, str)] * 5
+    prompt = ["".join(c for c in w if c.isalnum()) for w in task.prompt.lower().split()]
+    prompt = [w for w in prompt if w] or ["word"]
     return {
         "english": " ".join(rng.choice(GENERIC) for _ in range(350)),
         "english+keywords": " ".join(rng.choice(GENERIC + own_words) for _ in range(350)),
         "german": " ".join(rng.choice(GERMAN) for _ in range(350)),
         "french": " ".join(rng.choice(FRENCH) for _ in range(350)),
         "chinese": "".join(rng.choice(CHINESE) for _ in range(700)),
+        # Function words drawn as evenly as the rest (about one word in six).
+        "english+function-words": " ".join(rng.choice(GENERIC + EVEN_FUNCTION) for _ in range(350)),
+        # Every fourth word one of the prompt's, in the prompt's order.
+        "prompt-stuffed": " ".join(
+            prompt[(i // 4) % len(prompt)] if i % 4 == 3 else rng.choice(GENERIC) for i in range(350)
+        ),
+        "prompt-shuffled": " ".join(rng.choice(prompt) for _ in range(350)),
     }
 
 
@@ -180,6 +192,9 @@ def test_word_salads_score_on_no_ifeval_data_task() -> None:
     wins = {v: _salad_wins(env, env.tasks) for v, env in envs.items()}
     print(f"\nsalads scoring on 541 ifeval-data tasks: {wins}")
     assert sum(wins[0].values()) > 100  # the salads do satisfy format-only constraints
+    # Known: the prompt's words in its own order every fourth word bring the prompt's short
+    # function words at a natural rate (9 tasks of 541; the redteam's stuffing scores 0).
+    assert wins[2].pop("prompt-stuffed") <= 9
     assert wins[2] == dict.fromkeys(wins[2], 0)
 
 
@@ -191,6 +206,7 @@ def test_word_salads_score_on_no_synth_task() -> None:
         wins[version] = _salad_wins(env, [env.generate(generator) for _ in range(300)])
     print(f"\nsalads scoring on 300 level-1 synth tasks: {wins}")
     assert sum(wins[1].values()) > 50
+    assert wins[3].pop("prompt-stuffed") <= 2  # known, as above
     assert wins[3] == dict.fromkeys(wins[3], 0)
 
 
