@@ -467,7 +467,7 @@ def run_memory_ab(rows: list[dict], repeats: int, timeout_s: float) -> None:
     verifiers = {}
     for name, box in boxes.items():
         verifiers[name] = CodeVerifier(timeout_s=timeout_s)
-        verifiers[name].sandbox = lambda box=box: box  # type: ignore[method-assign]
+        verifiers[name].sandbox = lambda box=box: box  # type: ignore[method-assign,misc]
     times: dict[str, list[float]] = {name: [] for name in boxes}
     names = list(boxes)
     for repeat in range(repeats):

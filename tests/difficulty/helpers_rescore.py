@@ -40,7 +40,7 @@ class OffByOneVerifier(Verifier):
 
 class LenientArithEnv(ArithEnv):
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(verifier=OffByOneVerifier(), **kwargs)
+        super().__init__(verifier=OffByOneVerifier(), **kwargs)  # type: ignore[arg-type]
 
 
 def register_ids() -> None:

@@ -27,7 +27,9 @@ N, TASKS = 8, 20
 
 
 def _answer(prompt: str, seed: int | None, index: int, r1: bool) -> str:
-    a, op, b = _SUM.search(prompt).groups()
+    found = _SUM.search(prompt)
+    assert found is not None, prompt
+    a, op, b = found.groups()
     total = int(a) + int(b) if op == "+" else int(a) - int(b)
     rng = random.Random(f"{prompt}|{seed}|{index}")
     value = total if index % 4 != 3 else total + rng.choice([-3, 7])  # every fourth sample is wrong

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, cast
 
-from rlvr_envs.episodes import ToolContext, ToolSessionLost, register_tool
+from rlvr_envs.episodes import Tool, ToolContext, ToolSessionLost, register_tool
 
 
 class _CounterSession:
@@ -25,7 +25,7 @@ class CounterTool:
 
     name = "counter"
     description = "Add a number to a running total and return the total."
-    parameters: ClassVar[dict[str, Any]] = {
+    parameters: dict[str, Any] = {  # noqa: RUF012 (the Tool protocol's attribute)
         "type": "object",
         "properties": {"add": {"type": "integer", "description": "The number to add."}},
         "required": ["add"],
@@ -60,7 +60,7 @@ class DyingTool:
 
     name = "dying"
     description = "Upper-case a text."
-    parameters: ClassVar[dict[str, Any]] = {
+    parameters: dict[str, Any] = {  # noqa: RUF012 (the Tool protocol's attribute)
         "type": "object",
         "properties": {"text": {"type": "string", "description": "The text."}},
         "required": ["text"],
@@ -77,5 +77,7 @@ DYING = DyingTool()
 
 def register() -> None:
     """Register both by name (what a framework's YAML config names)."""
-    register_tool(COUNTER, "counter")
-    register_tool(DYING, "dying")
+    # Sessions take their tool's own keywords (call(add=...)), which the Protocol's call(**arguments)
+    # cannot spell; the env validates arguments against ``parameters`` before calling.
+    register_tool(cast(Tool, COUNTER), "counter")
+    register_tool(cast(Tool, DYING), "dying")

@@ -183,7 +183,7 @@ def test_a_real_grpo_run_calls_the_env_tools_and_scores_through_the_episode(tmp_
         return out
 
     counted.__doc__, counted.__name__ = original.__doc__, "calculator"
-    counted.__signature__ = inspect.signature(original)  # type: ignore[attr-defined]
+    counted.__signature__ = inspect.signature(original)
     factory.calculator = counted
     seen: list[list[float | None]] = []
 

@@ -46,6 +46,7 @@ def _class(path: str) -> type:
     module = sys.modules.get(module_name)
     if module is None:
         spec = importlib.util.find_spec(module_name)
+        assert spec is not None and spec.loader is not None, module_name
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module
         spec.loader.exec_module(module)

@@ -277,7 +277,7 @@ class Notes:
 
         class Session:
             def __init__(self) -> None:
-                self.notes = []
+                self.notes: list[str] = []
 
             def call(self, text: str) -> str:
                 if tool.fail:

@@ -212,7 +212,7 @@ def test_register_a_parser_by_name():
         with pytest.raises(ValueError, match="unknown tool-call parser"):
             get_tool_call_parser("nope")
         with pytest.raises(TypeError):
-            register_tool_call_parser("broken", object())  # type: ignore[arg-type]
+            register_tool_call_parser("broken", object())
     finally:
         from rlvr_envs.episodes import parsers
 

@@ -110,5 +110,5 @@ def test_the_runtime_tool_passes_the_tool_kit(pool):
     tool = ScratchTool()
     # check_tool opens with a context of its own; give it the pool the way the env does.
     original = tool.open
-    tool.open = lambda context: original(ToolContext(**{**context.__dict__, "backend": lambda: pool}))  # type: ignore[method-assign]
+    tool.open = lambda context: original(ToolContext(**{**context.__dict__, "backend": lambda: pool}))
     check_tool(tool, call_timeout_s=5.0)

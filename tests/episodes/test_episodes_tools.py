@@ -126,7 +126,7 @@ def test_validate_arguments(arguments, error):
 def test_function_tool_and_resolution():
     tool = resolve_tool(search)
     assert isinstance(tool, FunctionTool) and tool.name == "search"
-    session = tool.open(None)  # type: ignore[arg-type]
+    session = tool.open(None)
     assert session.call(query="q", limit=2) == "q:2"
     session.close()
     session.close()
@@ -208,7 +208,7 @@ VALUES = [
 
 @pytest.mark.parametrize(("expression", "value"), VALUES)
 def test_calculator_values(expression, value):
-    session = CalculatorTool().open(None)  # type: ignore[arg-type]
+    session = CalculatorTool().open(None)
     assert session.call(expression=expression) == value
 
 

@@ -86,7 +86,7 @@ def test_the_judge_option_through_make_with_a_config_dict(server) -> None:
         isolation="inline",
     )
     assert not env.verifier.bounded_cheap  # network-bound: under isolation="auto" not a cheap inline check
-    assert env.time_budget_s >= env.verifier.relevance_judge.budget_s
+    assert env.time_budget_s >= env.verifier.relevance_judge.budget_s  # type: ignore[attr-defined]
     rewards = env.verify_batch([env.tasks[0]] * 2, [ON_TOPIC, OFF_TOPIC_TEXT])
     assert [v.reward for v in rewards] == [1.0, 0.0]
     clone = pickle.loads(pickle.dumps(env.verifier))  # what a pool worker receives
