@@ -157,3 +157,18 @@ def test_numba_is_not_imported_by_the_first_verdict() -> None:
         """
     )
     assert out.strip() == "True"
+
+
+def test_only_the_reference_scored_ids_exempt_classes_from_the_redteam() -> None:
+    from rlvr_envs.redteam.runner import run_redteam
+
+    data = _data_for("ifeval")
+    bench = rlvr_envs.make("ifeval", data=data, limit=20)
+    assert set(getattr(bench, "redteam_exempt", {})) >= {"echo_prompt", "word_salad"}
+    guarded = rlvr_envs.make("ifeval", data=data, limit=20, guard=True)
+    training = rlvr_envs.make("ifeval-data", data=data, limit=20)
+    assert not getattr(guarded, "redteam_exempt", None) and not getattr(training, "redteam_exempt", None)
+    # The reference checker pays some echoed prompts: shown as exempt, never as a hole.
+    report = run_redteam(bench, n=20, seed=0, classes=["echo_prompt"], quick=True)
+    (echo,) = report.classes
+    assert report.holes == 0 and echo.exempt and echo.holes

@@ -99,6 +99,13 @@ def row_to_task(
     )
 
 
+_REFERENCE_SCORED = ("empty", "word_salad", "echo_prompt", "binary")
+_REFERENCE_REASON = (
+    "scored as the reference IFEval/IFBench checker does (guard=False, relevance='off'); "
+    "train on ifeval-data / ifeval-synth, which refuse these"
+)
+
+
 class IFEvalEnv(DatasetEnv):
     """Prompts with verifiable instructions in the IFEval schema (IFEval, IFBench or your own).
 
@@ -168,6 +175,11 @@ class IFEvalEnv(DatasetEnv):
             relevance_min_share=relevance_min_share,
         )
         super().__init__(verifier, prompt_format=fmt, **kwargs)
+        if not guard and relevance == "off":
+            # Scoring as the reference checker does (the benchmark ids) pays what it pays: a
+            # response that echoes the prompt can satisfy its instructions. `rlvr-envs redteam`
+            # shows these classes as EXEMPT, not as holes; the training ids guard against them.
+            self.redteam_exempt = dict.fromkeys(_REFERENCE_SCORED, _REFERENCE_REASON)
         if path is not None:
             if data is not None and data is not path and data != path:
                 raise ConfigurationError(f"{env_name}: pass data= or its alias path=, not both")
