@@ -106,7 +106,7 @@ def test_calibrated_limits_pass_every_sampled_canonical_solution_and_cut_loops_s
     assert [row for row in rows if row["source"] != "calibrated"] == []
     policy = LimitPolicy()
     assert all(policy.floor_s <= row["limit_s"] <= policy.ceiling_s for row in rows)
-    assert all(row["limit_s"] == policy.limit_for(row["reference_s"]) for row in rows)
+    assert all(abs(row["limit_s"] - policy.limit_for(row["reference_s"])) <= 0.002 for row in rows)
 
     # Written out and loaded back as native rows: the limits survive, and the canonical
     # solutions pass under them in one concurrent batch (the way training runs them).
@@ -153,7 +153,7 @@ def test_cli_calibrate_writes_loadable_tasks(tmp_path, capsys):
     assert summary["tasks"] == 3 and summary["calibrated"] == 3 and summary["failed"] == 0
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [row["id"] for row in rows] == ["HumanEval/0", "HumanEval/1", "HumanEval/2"]
-    assert all(0.25 <= row["answer"][LIMIT_KEY] <= 10.0 for row in rows)
+    assert all(LimitPolicy().floor_s <= row["answer"][LIMIT_KEY] <= 10.0 for row in rows)
 
 
 @pytest.mark.slow
