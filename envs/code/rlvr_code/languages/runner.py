@@ -20,6 +20,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -81,11 +82,15 @@ _uids: _Uids | None = None
 _uids_pid = -1
 
 
+_uids_lock = threading.Lock()
+
+
 def _uid_pool() -> _Uids:
     global _uids, _uids_pid
-    if _uids is None or _uids_pid != os.getpid():  # a forked child takes uids of its own
-        _uids, _uids_pid = _Uids(), os.getpid()
-    return _uids
+    with _uids_lock:
+        if _uids is None or _uids_pid != os.getpid():  # a forked child takes uids of its own
+            _uids, _uids_pid = _Uids(), os.getpid()
+        return _uids
 
 
 def toolchain_error(language: Language) -> str | None:
