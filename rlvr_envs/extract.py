@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 METHODS: tuple[str, ...] = ("answer_tag", "boxed", "hashes", "answer_is")
 """Extraction methods, in the order ``extract_answer`` tries them by default."""
@@ -47,6 +47,10 @@ class Extraction:
 
     text: str
     method: str
+    after: str = field(default="", compare=False, repr=False)
+    """The text after the final answer (after its closing tag, box or line): what
+    ``rlvr_envs.answer_tail`` reads for hedges and value-changing words. Not compared: two
+    extractions of the same answer are equal whatever follows them."""
 
 
 def after_reasoning(text: str) -> str | None:
@@ -86,6 +90,12 @@ def balanced_group(text: str, open_index: int, window: int = MAX_ANSWER_CHARS + 
 
 def last_boxed(text: str) -> str | None:
     """Content of the last ``\\boxed{...}`` or ``\\fbox{...}`` (nested braces allowed)."""
+    found = _boxed_span(text)
+    return found[0] if found is not None else None
+
+
+def _boxed_span(text: str) -> tuple[str, int] | None:
+    """``last_boxed`` and the index just after the box."""
     start = max(text.rfind(cmd) for cmd in _BOX_COMMANDS)
     if start < 0:
         return None
@@ -95,15 +105,21 @@ def last_boxed(text: str) -> str | None:
         j += 1
     if j < len(text) and text[j] == "{":
         group = balanced_group(text, j)
-        return group[0].strip() if group is not None else None
+        return (group[0].strip(), group[1]) if group is not None else None
     if j > i:  # "\boxed 5": the command applied to a single token
         token = re.match(r"[^\s$]+", text[j : j + MAX_ANSWER_CHARS])
-        return token.group(0) if token else None
+        return (token.group(0), j + token.end()) if token else None
     return None
 
 
 def answer_tag(text: str, tag: str = "answer") -> str | None:
     """Content of the last complete ``<tag>...</tag>`` block."""
+    found = _tag_span(text, tag)
+    return found[0] if found is not None else None
+
+
+def _tag_span(text: str, tag: str = "answer") -> tuple[str, int] | None:
+    """``answer_tag`` and the index just after its closing tag."""
     open_tag, close_tag = f"<{tag}>", f"</{tag}>"
     start = text.rfind(open_tag)
     if start < 0:
@@ -112,7 +128,7 @@ def answer_tag(text: str, tag: str = "answer") -> str | None:
     if end < 0:
         return None
     content = text[start + len(open_tag) : end]
-    return content.strip() if len(content) <= MAX_ANSWER_CHARS else None
+    return (content.strip(), end + len(close_tag)) if len(content) <= MAX_ANSWER_CHARS else None
 
 
 def hashes_answer(text: str) -> str | None:
@@ -144,6 +160,23 @@ def answer_is(text: str) -> str | None:
 _EXTRACTORS = {"answer_tag": answer_tag, "boxed": last_boxed, "hashes": hashes_answer, "answer_is": answer_is}
 
 
+def _after(text: str, method: str) -> str:
+    """The text after the answer ``method`` found: after the closing tag or box; for the line
+    methods (``hashes``, ``answer_is``), which read to the end of their line, the lines after."""
+    if method == "answer_tag":
+        tag = _tag_span(text)
+        return text[tag[1] :] if tag is not None else ""
+    if method == "boxed":
+        box = _boxed_span(text)
+        return text[box[1] :] if box is not None else ""
+    marker = text.rfind("####") if method == "hashes" else -1
+    if method == "answer_is":
+        for match in _ANSWER_IS.finditer(text):
+            marker = match.end()
+    newline = text.find("\n", max(marker, 0))
+    return text[newline:] if marker >= 0 and newline >= 0 else ""
+
+
 def extract_answer(text: object, methods: Sequence[str] = METHODS, *, skip_reasoning: bool = True) -> Extraction | None:
     """Read the final answer from a completion, trying ``methods`` in order.
 
@@ -166,10 +199,12 @@ def extract_answer(text: object, methods: Sequence[str] = METHODS, *, skip_reaso
         found = _EXTRACTORS[method](text)
         if found is None:
             continue
+        after = _after(text, method)
         if method == "answer_tag":
-            inner = last_boxed(found)
+            inner = _boxed_span(found)
             if inner is not None:
-                found = inner
+                # "<answer>\boxed{3} thousand</answer>": what follows the box inside the tag follows the answer.
+                found, after = inner[0], found[inner[1] :] + after
         if found:
-            return Extraction(found, method)
+            return Extraction(found, method, after)
     return None

@@ -113,6 +113,29 @@ def test_arithmetic_words_with_more_numbers_are_not_the_first_number(answer):
         "\\boxed{3} \\text{ halves}",
         "\\boxed{3} times 2",
         "\\boxed{3} divided by 2",
+        # every claimed language's magnitude words, and power-of-ten factors (issue 26, round 3)
+        "The final answer is \\boxed{3} Tausend.",  # de
+        "\\boxed{3} Millionen",  # de
+        "\\boxed{3} mille.",  # fr
+        "$\\boxed{3}$ milliards",  # fr
+        "\\boxed{3} millones",  # es
+        "\\boxed{3} mil.",  # es / pt
+        "\\boxed{3} milioni",  # it
+        "\\boxed{3} mila",  # it
+        "\\boxed{3} milhões",  # pt
+        "\\boxed{3} миллионов",  # ru
+        "\\boxed{3} тысячи.",  # ru
+        "\\boxed{3}千",  # zh / ja
+        "\\boxed{3} 万。",  # zh / ja
+        "\\boxed{3}만",  # ko
+        "\\boxed{3} 억",  # ko
+        "\\boxed{3} million",  # en
+        "\\boxed{3} billions",  # en
+        "\\boxed{3} \\times 10^{3}",
+        "$\\boxed{3}$ \\cdot 10^3",
+        "\\boxed{3} × 10³",
+        "\\boxed{3}e3",
+        "\\boxed{3} E+6",
     ],
 )
 def test_value_changing_words_right_after_the_box(completion):
@@ -438,3 +461,19 @@ def test_the_new_checks_are_v1_and_v0_stays_resolvable_but_deprecated(name):
         task = old.tasks[0]
         assert old.verify(task, f"\\boxed{{{task.answer}}}").passed
         assert not old.verify(task, f"\\boxed{{{task.answer} squared}}").passed
+
+
+@pytest.mark.parametrize(
+    ("completion", "gold"),
+    [
+        ("\\boxed{3} cents", "3"),
+        ("\\boxed{3}\\%", "3"),
+        ("\\boxed{3}%", "3"),
+        ("\\boxed{3} \\text{ m}^2", "3"),
+        ("\\boxed{3}. Hope this helps!", "3"),
+        ("\\boxed{3}\n\nk = 3 is the number of steps.", "3"),
+        ("\\boxed{3 \\times 10^{3}}", "3000"),
+    ],
+)
+def test_honest_tails_next_to_the_new_magnitude_reading_still_score(completion, gold):
+    assert verify(completion, gold).passed, completion

@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from rlvr_envs.answer_tail import ALTERNATIVE_AFTER, SENTENCE_END
 from rlvr_math.languages import ALTERNATIVES, CERTAINTY, DENIALS, HEDGES, NEGATIONS, QUESTION
 from rlvr_math.normalize import clean, compact, parse_number
 from rlvr_math.units import unread_tail, value_word_after
@@ -68,15 +69,6 @@ def alternatives(pred: str, gold: str, gold_is_set: bool) -> bool:
     return bool(ALTERNATIVES.search(pred))
 
 
-_SENTENCE_END = re.compile(r"(?<!\d)\.(?!\d)|[!。！\n]|[?？]")
-# An alternative that follows the answer at once: "\\boxed{3}, or 4", "\\boxed{3} oder 4", "\\boxed{3}或4",
-# "\\boxed{3} (or maybe 4)"; not "... when divided by 2, 3, 4, or 6" later in the sentence.
-_ALTERNATIVE_AFTER = re.compile(
-    r"^[\s$.,;:)\]}*(（、，]*(?:(?:but|aber|mais|pero|ma|mas|но|但是?|でも|하지만)\s*,?\s*)?("
-    + ALTERNATIVES.pattern
-    + r"|(?:o|u|ó|か|이나|나)(?=\s*[-+\d]))",
-    re.IGNORECASE,
-)
 # A denial of the answer right after it: a verdict ("\\boxed{3} is wrong", "is not correct", "ist
 # falsch", "是错的", "は違う"). A bare contrast ("\\boxed{3}, not 2") or a property ("\\boxed{3} is
 # not divisible by 2") denies nothing about the answer.
@@ -99,7 +91,7 @@ def trailing(after: str, gold: str, gold_is_set: bool) -> str | None:
     "I hope it is correct." and "Maybe next time I will be faster." are no hedges."""
     if not after.strip():
         return None
-    cut = _SENTENCE_END.search(after)
+    cut = SENTENCE_END.search(after)
     sentence = after[: cut.end()] if cut is not None else after
     rest = after[len(sentence) :]
     word = hedge(sentence, gold)
@@ -108,7 +100,7 @@ def trailing(after: str, gold: str, gold_is_set: bool) -> str | None:
     changed = value_word_after(after)
     if changed is not None and changed.lower() not in gold.lower():
         return f"words after the value that are not a unit ({changed!r} right after the answer)"
-    alternative = _ALTERNATIVE_AFTER.match(sentence)
+    alternative = ALTERNATIVE_AFTER.match(sentence)
     if alternative is not None and not gold_is_set and not ALTERNATIVES.search(gold):
         if re.search(r"\d|\\boxed", sentence[alternative.end() :]):
             return f"alternatives offered ({alternative.group(1).strip()!r} after the answer)"
@@ -117,7 +109,7 @@ def trailing(after: str, gold: str, gold_is_set: bool) -> str | None:
     certain = CERTAINTY.search(rest)
     if certain is not None and certain.group(0).lower() not in gold.lower():
         return f"hedged answer ({certain.group(0)!r} after it)"
-    for later in _SENTENCE_END.split(rest)[:3]:
+    for later in SENTENCE_END.split(rest)[:3]:
         if re.search(r"\d|\\boxed", later) and HEDGES.search(later) and not HEDGES.search(gold):
             return f"hedged answer ({HEDGES.search(later).group(0)!r} with another value after it)"  # type: ignore[union-attr]
     return None

@@ -26,6 +26,8 @@ import re
 from fractions import Fraction
 from functools import lru_cache
 
+from rlvr_envs.answer_tail import value_word_after as core_value_word_after
+
 _UNITS = """
 m meter meters metre metres km kilometer kilometers kilometre kilometres cm centimeter centimeters
 centimetre centimetres mm millimeter millimeters millimetre millimetres um micrometer micrometers micron
@@ -330,16 +332,27 @@ _WORD_AFTER = re.compile(
 )
 
 
-def value_word_after(after: str) -> str | None:
-    """A word right after the final answer that would change its value (``\\boxed{3} thousand``,
-    ``\\boxed{3}万``, ``$\\boxed{3}$ squared``), or None."""
+def _english_value_word_after(after: str) -> str | None:
+    """An English value word or a CJK numeral right after the final answer, or None."""
     match = _WORD_AFTER.match(after)
     if match is None:
         return None
     word = match.group(1)
     if word.lower() in _OPERATOR_WORDS:
         return word if re.match(r"\s*(?:by\s+|to\s+)?[-$\\(]*\d", after[match.end() :]) else None
-    return word if word.lower() in _VALUE_CHANGING or not word.isascii() else None
+    if word.lower() in _VALUE_CHANGING or not word.isascii():
+        return word
+    return None
+
+
+def value_word_after(after: str) -> str | None:
+    """A word right after the final answer that would change its value (``\\boxed{3} thousand``,
+    ``\\boxed{3}万``, ``$\\boxed{3}$ squared``), in any claimed language (``Tausend``, ``mille``,
+    ``millones``, ``миллионов``), or a power-of-ten factor (``\\times 10^{3}``, ``× 10³``, ``e3``), or None.
+
+    The multilingual magnitudes and factors are the core's (``rlvr_envs.answer_tail``): refused,
+    never dropped; the English words and CJK numerals are math's own, read above."""
+    return _english_value_word_after(after) or core_value_word_after(after, operations=False)
 
 
 _FIRST_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")

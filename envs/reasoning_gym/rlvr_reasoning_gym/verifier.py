@@ -5,6 +5,11 @@ a wrong answer earns reasoning-gym's own partial score, except where that scorer
 unsound (it evaluates raw model text, or pays for wrong answers; see ``Rule.partial``)
 and except a scorer's 1.0 for an answer our check rejects, which is a scorer flaw and
 pays nothing.
+
+What follows the final answer counts too: a hedge ("<answer>-958</answer> But I am not sure"),
+a second value offered, or a value-changing word directly after it ("</answer> thousand", "%")
+takes the answer back and scores 0 (reason ``wrong``, ``details["tail"]`` names the class;
+``rlvr_envs.answer_tail``). An explanation, "Hope this helps!" or markdown after it is nothing.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import re
 from functools import cache
 from typing import Any
 
+from rlvr_envs.answer_tail import tail_refusal
 from rlvr_envs.extract import METHODS, extract_answer
 from rlvr_envs.types import Reason, Task, Verdict
 from rlvr_envs.verifier import Verifier
@@ -265,6 +271,12 @@ class ReasoningGymVerifier(Verifier):
         found = extract_answer(completion, self.methods)
         if found is None:
             return Verdict.failure(Reason.NO_ANSWER, details={"dataset": name})
+        taken_back = tail_refusal(found.after, found.text)
+        if taken_back is not None:
+            # A hedge, a second value or a magnitude after the final answer takes it back: no credit,
+            # partial or full, whatever the answer itself is (``rlvr_envs.answer_tail``).
+            refused = {"dataset": name, "refused": taken_back.describe(), "tail": taken_back.kind}
+            return Verdict.failure(Reason.WRONG, extracted=found.text, details=refused)
         if judge(rule, name, found.text, payload, task):
             return Verdict.correct(found.text, details={"dataset": name})
         details: dict[str, Any] = {"dataset": name}

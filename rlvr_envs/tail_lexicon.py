@@ -1,0 +1,186 @@
+"""Hedges, alternatives, negations and magnitude words, per language the project claims to handle.
+
+Shared by every family that reads what follows a final answer (``rlvr_envs.answer_tail``, math's
+``hedging``): one lexicon, so a phrase added for one family guards them all.
+
+English, German, French, Spanish, Italian, Portuguese and Russian are matched as whole words;
+Chinese, Japanese and Korean as substrings (no spaces between words in those scripts). The
+lists are data for ``rlvr_envs.answer_tail`` and ``rlvr_math.hedging``, which decide where to
+look (inside the final answer, the rest of its sentence, the text after it) and what each
+finding means.
+
+``HEDGES``: uncertainty about the answer ("maybe", "vielleicht", "也许"). ``CERTAINTY``: the
+subset that can only be about the answer's correctness ("not sure", "nicht sicher", "不确定"),
+which counts anywhere shortly after the answer, not only in its own sentence. ``ALTERNATIVES``:
+connectors that offer a second value ("or", "oder", "ou", "o", "或", "または", "또는").
+``NEGATIONS``: words that deny the value next to them ("not", "nicht", "不是", "ではない").
+"""
+
+from __future__ import annotations
+
+import re
+
+_WORD_HEDGES = {
+    "en": [
+        r"perhaps", r"maybe", r"probably", r"possibly", r"presumably", r"unsure", r"uncertain", r"unverified",
+        r"not\s+(?:sure|certain|confident|verified)", r"i\s+(?:think|guess|believe|suppose|assume)",
+        r"(?:my\s+)?(?:best\s+)?guess", r"or\s+so", r"if\s+i(?:'m|\s+am)\s+not\s+mistaken",
+        r"don'?t\s+know", r"do\s+not\s+know", r"(?:could|might|may)\s+be\s+wrong", r"tentative(?:ly)?",
+        r"(?:other|another|alternative|second)\s+(?:possible\s+)?(?:answer|value|solution|option)s?",
+        r"possible\s+answers?", r"if\s+(?:that|this|it)(?:'s|\s+is)\s+(?:wrong|incorrect|not\s+(?:right|correct))",
+        r"or\s+else", r"failing\s+that", r"(?:it|the\s+answer)\s+(?:might|could|may)\s+(?:also\s+)?be",
+        r"(?:might|could|may)\s+(?:also|instead)\s+be",
+    ],
+    "de": [
+        r"vielleicht", r"wahrscheinlich", r"möglicherweise", r"eventuell", r"vermutlich", r"unsicher",
+        r"ich\s+(?:glaube|denke|vermute|schätze)", r"nicht\s+(?:sicher|ganz\s+sicher)", r"keine\s+ahnung",
+        r"wei(?:ß|ss)\s+(?:es\s+)?nicht", r"oder\s+so", r"sonst", r"falls\s+(?:das\s+)?(?:falsch|nicht)",
+        r"andere\s+(?:mögliche\s+)?(?:antwort|lösung)",
+        r"(?:es|das)\s+könnte\s+(?:auch\s+)?(?:\w+\s+)?sein", r"könnte\s+auch",
+    ],
+    "fr": [
+        r"peut[-\s]être", r"probablement", r"possiblement", r"sans\s+doute", r"incertain(?:e)?",
+        r"je\s+(?:pense|crois|suppose)", r"pas\s+(?:sûre?|sure?|certaine?)", r"je\s+ne\s+sais\s+pas",
+        r"il\s+me\s+semble", r"sinon", r"si\s+c'est\s+faux", r"autre\s+réponse(?:\s+possible)?",
+        r"(?:ça|cela|ce)\s+(?:pourrait|peut)\s+(?:aussi\s+)?être", r"pourrait\s+aussi\s+être",
+    ],
+    "es": [
+        r"quizás?", r"quizas", r"tal\s+vez", r"a\s+lo\s+mejor", r"probablemente", r"posiblemente",
+        r"creo\s+que", r"supongo", r"no\s+estoy\s+(?:segur[oa]|convencid[oa])", r"no\s+sé", r"insegur[oa]",
+        r"de\s+lo\s+contrario", r"si\s+no\s+es", r"otra\s+respuesta(?:\s+posible)?",
+        r"también\s+(?:podría|puede)\s+ser", r"(?:podría|puede)\s+ser\s+también",
+    ],
+    "it": [r"forse", r"probabilmente", r"non\s+(?:sono\s+)?sicur[oa]", r"credo\s+che", r"penso\s+che",
+        r"potrebbe\s+anche\s+essere"],
+    "pt": [r"talvez", r"provavelmente", r"acho\s+que", r"não\s+tenho\s+certeza", r"não\s+sei",
+        r"também\s+pode(?:ria)?\s+ser"],
+    "ru": [r"возможно", r"наверное", r"вероятно", r"может\s+быть", r"кажется", r"не\s+уверен[аы]?", r"не\s+знаю"],
+}  # fmt: skip
+_CJK_HEDGES = {
+    "zh": """也许 也許 或许 或許 大概 可能是 可能为 可能會 可能会 也可能 不确定 不確定 不知道 我觉得 我覺得
+             我认为 我認為 我猜 估计 估計 没把握 沒把握 不太确定 吧 如果不对 如果不對 如果错 如果錯 若不对 否则 否則
+             另一个答案 另一個答案 其他可能""".split(),
+    "ja": """たぶん 多分 かもしれ おそらく 恐らく と思う と思い でしょう だろう わからない 分からない
+             わかりません 分かりません 自信がない 自信がありません かな 違ったら 違えば 間違っていたら
+             別の答え""".split(),
+    # Korean phrases span words: "_" stands for their space ("것 같" = "it seems").
+    "ko": [
+        w.replace("_", " ")
+        for w in "아마 것같 것_같 모르겠 글쎄 혹시 지도_모르 일_수도 확실하지_않 확실치_않 틀리면 다른_답".split()
+    ],
+}
+_WORD_CERTAINTY = [
+    r"unsure", r"uncertain", r"unverified", r"not\s+(?:sure|certain|confident|verified)", r"don'?t\s+know",
+    r"do\s+not\s+know", r"(?:could|might|may)\s+be\s+wrong", r"(?:my\s+)?(?:best\s+)?guess",
+    r"if\s+(?:that|this|it)(?:'s|\s+is)\s+(?:wrong|incorrect|not\s+(?:right|correct))", r"or\s+maybe",
+    r"or\s+perhaps", r"or\s+possibly", r"otherwise\s+(?:it(?:'s|\s+is)|the\s+answer)",
+    r"nicht\s+(?:ganz\s+)?sicher", r"unsicher", r"keine\s+ahnung", r"pas\s+(?:sûre?|sure?|certaine?)",
+    r"je\s+ne\s+sais\s+pas", r"no\s+estoy\s+(?:segur[oa]|convencid[oa])", r"no\s+sé", r"non\s+(?:sono\s+)?sicur[oa]",
+    r"não\s+tenho\s+certeza", r"не\s+уверен[аы]?", r"не\s+знаю",
+]  # fmt: skip
+_CJK_CERTAINTY = ["不确定", "不確定", "不知道", "没把握", "沒把握", "不太确定", "自信がない", "自信がありません",
+                  "わからない", "分からない", "わかりません", "확실하지 않", "확실치 않", "모르겠"]  # fmt: skip
+
+_WORD_ALTERNATIVES = [
+    r"or", r"either", r"alternatively", r"oder", r"entweder", r"ou", r"soit", r"oppure", r"или", r"либо",
+]  # fmt: skip
+# Connectors too short or too common to match as plain words: only between two values ("3 o 4").
+_BETWEEN_VALUES = r"o|u|ó|y/o"
+_CJK_ALTERNATIVES = ["或者", "或是", "或", "还是", "還是", "抑或", "要么", "要麼", "または", "又は", "もしくは",
+                     "あるいは", "或いは", "それとも", "ないし", "또는", "혹은", "아니면", "거나"]  # fmt: skip
+_CJK_BETWEEN_VALUES = r"か|이나|나"
+
+_WORD_NEGATIONS = [
+    r"not", r"isn'?t", r"is\s+not", r"never", r"cannot\s+be", r"can'?t\s+be", r"wrong", r"incorrect", r"false",
+    r"nicht", r"kein(?:e|en)?", r"falsch", r"n'est\s+pas", r"pas", r"faux", r"no\s+es", r"incorrect[oa]",
+    r"non\s+è", r"sbagliat[oa]", r"não\s+é", r"errad[oa]", r"не",
+]  # fmt: skip
+_CJK_NEGATIONS = ["不是", "不等于", "不等於", "不对", "不對", "错", "錯", "ではない", "ではありません", "じゃない",
+                  "違う", "違い", "아니", "틀렸", "틀린"]  # fmt: skip
+
+
+# Verdicts on a value ("wrong", "falsch", "错"): a denial even without a negation word.
+_WORD_DENIALS = [
+    r"wrong", r"incorrect", r"false", r"not\s+(?:right|correct|true|valid|the\s+(?:right\s+|correct\s+)?answer)",
+    r"falsch", r"nicht\s+(?:richtig|korrekt|die\s+(?:richtige\s+)?antwort)", r"pas\s+(?:correct|juste|bon)",
+    r"no\s+(?:es\s+)?(?:correct[oa]|la\s+respuesta)",
+    r"faux", r"fausse", r"incorrect[oa]", r"equivocad[oa]", r"sbagliat[oa]", r"errad[oa]", r"неверн\w*",
+    r"неправильн\w*",
+]  # fmt: skip
+_CJK_DENIALS = "错 錯 不对 不對 不正确 不正確 違う 間違い 間違って 誤り 틀렸 틀린 틀립".split()
+
+
+def _words(patterns: list[str]) -> str:
+    return r"(?<![\w'-])(?:" + "|".join(patterns) + r")(?![\w'-])"
+
+
+def _cjk(words: list[str]) -> str:
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
+HEDGES = re.compile(
+    _words([p for ps in _WORD_HEDGES.values() for p in ps])
+    + "|"
+    + _cjk([w for ws in _CJK_HEDGES.values() for w in ws]),
+    re.IGNORECASE,
+)
+CERTAINTY = re.compile(_words(_WORD_CERTAINTY) + "|" + _cjk(_CJK_CERTAINTY), re.IGNORECASE)
+ALTERNATIVES = re.compile(
+    _words(_WORD_ALTERNATIVES)
+    + r"|\\lor(?![A-Za-z])|\\vee(?![A-Za-z])"
+    + rf"|(?<=[\d}})\]])\s+(?:{_BETWEEN_VALUES})\s+(?=[-+\d({{\[\\])"
+    + "|"
+    + _cjk(_CJK_ALTERNATIVES)
+    + rf"|(?<=[\d}})\]])\s*(?:{_CJK_BETWEEN_VALUES})\s*(?=[-+\d({{\[\\])",
+    re.IGNORECASE,
+)
+NEGATIONS = re.compile(_words(_WORD_NEGATIONS) + "|" + _cjk(_CJK_NEGATIONS), re.IGNORECASE)
+DENIALS = re.compile(_words(_WORD_DENIALS) + "|" + _cjk(_CJK_DENIALS), re.IGNORECASE)
+QUESTION = re.compile(r"\?|？")
+
+
+# Magnitude words that multiply the number before them ("15 Tausend", "3 millones", "5 миллионов").
+# Words are matched on their stem so every inflection counts (millón/millones, тысяча/тысяч/тысячи).
+_WORD_MAGNITUDES = {
+    "en": r"hundreds?|thousands?|millions?|billions?|trillions?|quadrillions?|dozens?|lakhs?|lacs?|crores?|myriads?"
+          r"|grand|gross|k|mn|bn",
+    "de": r"hundert|tausend|million(?:en)?|milliarden?|billion(?:en)?|dutzend",
+    "fr": r"milles?|mil|millions?|milliards?|billions?|douzaines?",  # not "cent": also the coin
+    "es": r"cien(?:tos?)?|mil(?:es)?|mill(?:ón|on|ones)|millardos?|bill(?:ón|on|ones)|docenas?",
+    "it": r"cento|mille|mila|milion[ei]|miliard[oi]|bilion[ei]|dozzin[ae]",
+    "pt": r"cem|cento|mil|milh(?:ão|ao|ões|oes)|bilh(?:ão|ao|ões|oes)|dúzias?",
+    "ru": r"сот(?:ня|ни|ен)|тысяч\w*|тыс\.?|миллион\w*|млн\.?|миллиард\w*|млрд\.?|триллион\w*|дюжин\w*",
+}  # fmt: skip
+# CJK magnitude characters (Chinese, Japanese, Korean); 兆 is 10^6 or 10^12 depending on the reader.
+_CJK_MAGNITUDES = "十 拾 百 佰 千 仟 万 萬 亿 億 兆 십 백 천 만 억 조".split()
+# Operations that change the value of what they follow: powers, percent, fractions.
+_WORD_OPERATIONS = {
+    "en": r"squared|cubed|halves|thirds|quarters|percent|per\s+cent|percentage\s+points?|per\s+mille|factorial",
+    "de": r"quadrat|hoch\s+\d+|prozent|promille|hälften",
+    "fr": r"au\s+carré|au\s+cube|pour\s+cent|pourcents?",
+    "es": r"al\s+cuadrado|al\s+cubo|por\s+ciento",
+    "it": r"al\s+quadrato|al\s+cubo|per\s+cento",
+    "pt": r"ao\s+quadrado|ao\s+cubo|por\s+cento",
+    "ru": r"в\s+квадрате|в\s+кубе|процент\w*",
+}  # fmt: skip
+_CJK_OPERATIONS = "パーセント 퍼센트 平方 立方 倍 分之 제곱".split()
+
+MAGNITUDES = re.compile(
+    r"(?<![\w'-])(?:" + "|".join(_WORD_MAGNITUDES.values()) + r")(?![\w'-])|" + _cjk(_CJK_MAGNITUDES),
+    re.IGNORECASE,
+)
+"""A magnitude word in any claimed language: the number before it is that many times larger."""
+OPERATIONS = re.compile(
+    r"(?<![\w'-])(?:"
+    + "|".join(_WORD_OPERATIONS.values())
+    + r")(?![\w'-])|"
+    + _cjk(_CJK_OPERATIONS)
+    + r"|[%‰²³¹⁰⁴⁵⁶⁷⁸⁹]",
+    re.IGNORECASE,
+)
+"""A word or sign that changes the value it follows (``squared``, ``Prozent``, ``%``, ``²``)."""
+POWER_OF_TEN = re.compile(
+    r"(?:\\times|\\cdot|\\ast|[x×·*⋅✕])\s*\{?\s*10\s*(?:\^|\*\*|[⁰¹²³⁴⁵⁶⁷⁸⁹⁻])|(?<![A-Za-z])[eE][-+]?\d"
+    r"|\^\s*\{?\s*[-+]?\d|\*\*\s*\d"
+)
+"""A factor or exponent that changes the value it follows: ``\\times 10^{3}``, ``× 10³``, ``e3``, ``^2``."""
