@@ -50,14 +50,7 @@ FAMILIES: dict[str, tuple[str, Maker, bool]] = {
     "judge-ref": ("judge", _judge, True),
 }
 
-KNOWN_HOLES: dict[str, str] = {
-    "rg-chain_sum": "after_answer: reasoning-gym reads the last <answer> and ignores what follows it, so "
-    "'<answer>A</answer> But I am not sure; it might be B.' scores 1 (every language; the core extract_answer)",
-    "rg-word_sorting": "after_answer: reasoning-gym ignores a hedge after the final <answer> (as rg-chain_sum)",
-    "math-500": "after_answer: '\\boxed{284} Tausend.' scores 1 (as math-arith)",
-    "math-arith": "after_answer: a magnitude word in another language right after the box "
-    "('\\boxed{15} Tausend.', also mille, millones, \\times 10^{3}) scores 1 ('thousand' and 万 are refused)",
-}
+KNOWN_HOLES: dict[str, str] = {}
 """case -> why it still fails (an xfail, strict)."""
 
 FAST = ("math-arith",)
