@@ -148,10 +148,12 @@ class FileBackend(Backend):
         for system in ("/usr", "/lib", "/lib64", "/bin", "/etc/ld.so.cache"):
             if os.path.exists(system):
                 argv += ["--ro-bind", system, system]
+        # The private /tmp first: bubblewrap applies mounts in order, and a toolchain that lives
+        # under /tmp (a checkout or venv there) must be bound over it, not hidden by it.
+        argv += ["--tmpfs", "/tmp", "--setenv", "HOME", "/tmp", "--setenv", "PATH", "/usr/bin:/bin"]
         for path in dict.fromkeys(self.ro_paths):
             argv += ["--ro-bind", path, path]
         argv += ["--ro-bind", workdir, "/rlvr-check", "--chdir", "/rlvr-check", "--proc", "/proc", "--dev", "/dev"]
-        argv += ["--tmpfs", "/tmp", "--setenv", "HOME", "/tmp", "--setenv", "PATH", "/usr/bin:/bin"]
         if self.lean_path:
             argv += ["--setenv", "LEAN_PATH", self.lean_path]
         return [*argv, "--", *lean]
@@ -181,6 +183,10 @@ class FileBackend(Backend):
                     preexec_fn=_limits(self.address_space_mb, int(timeout_s) + 2),
                 )
                 code = self._watch(proc, start, timeout_s)
+                if code in _signalled(signal.SIGXCPU):
+                    # The CPU rlimit set from this budget: Lean's threads can spend it before the
+                    # wall clock does (two cores: in half the wall time). The same overrun.
+                    code = "timeout"
                 out_file.seek(0)
                 err_file.seek(0)
                 raw = out_file.read(_STDOUT_LIMIT + 1)
@@ -222,7 +228,7 @@ class FileBackend(Backend):
             return Verdict.failure(
                 Reason.VERIFIER_ERROR, details={"layer": "lean", "backend": "file", "error": str(exc)}
             )
-        if code == "timeout" or (code in _signalled(signal.SIGXCPU, signal.SIGKILL) and seconds >= timeout_s * 0.9):
+        if code == "timeout" or (code in _signalled(signal.SIGKILL) and seconds >= timeout_s * 0.9):
             self.stats["timeouts"] += 1
             return Verdict.failure(
                 Reason.TIMEOUT,
