@@ -61,6 +61,7 @@ def render(name: str) -> dict[str, str]:
 
 
 _FIRST_PARTY = re.compile(r"^(?:import|from) (?:rlvr_\w+|tests)\b")
+_TEST_DEF = re.compile(r"^\s*(?:async\s+)?def test|^class Test", re.MULTILINE)
 
 
 def _one_first_party_block(text: str) -> str:
@@ -127,7 +128,10 @@ def shape_problems(distribution: Path, tests: Path) -> list[str]:
     for rel in PACKAGE_FILES:
         if not (distribution / package / rel).is_file():
             problems.append(f"{package}/{rel} is missing")
-    inside = [*(distribution / package).rglob("test_*.py"), distribution / package / "tests"]
+    # A module is tests when pytest would collect tests from it, not for its name alone
+    # (rlvr_lean/test_kernel.py builds the Lean test kernel).
+    inside = [p for p in (distribution / package).rglob("test_*.py") if _TEST_DEF.search(p.read_text("utf-8"))]
+    inside.append(distribution / package / "tests")
     problems += [
         f"{p.relative_to(distribution)}: tests go in {tests}, not in the package" for p in inside if p.exists()
     ]

@@ -108,6 +108,10 @@ SERIAL = (
     # a Lean check that grows past its memory bound, CPU-bound for ~10 s (the bound is reached in time)
     "tests/lean/test_lean_kernel.py::test_a_check_past_its_memory_bound_is_stopped_and_the_next_check_passes",
     "tests/code/test_code_tools.py",  # python tool: memory cgroups, kill -9 of a parent, per-call budgets
+    # other languages: sample uids from 1_950_000_000, which the Python hostile suite's leftover
+    # probe (every uid from 1_900_000_000) would count as its own beside another worker
+    "tests/code/test_code_languages.py",
+    "tests/code/test_code_languages_hostile.py",
     "tests/ray/test_ray_pool.py",  # a two-node Ray cluster
     "tests/test_server_deadlines.py",  # raw sockets against short deadlines, the open-files limit
     "tests/episodes/test_episode_server.py",  # binds ports; hundreds of concurrent sessions
@@ -122,6 +126,8 @@ SERIAL = (
     "tests/lean/test_lean_envs.py::test_presets_fail_at_make_offline_naming_data",
     "tests/difficulty/test_difficulty_samplers.py::test_a_hung_server_times_out_instead_of_blocking",
     "tests/math/test_math_data.py::test_every_preset_fails_at_make_offline_within_seconds_naming_the_option",
+    # each checker on hostile input within 5 s of wall time (one took 9 s beside a second worker)
+    "tests/ifeval/test_ifeval_checkers.py::test_checker_never_raises_and_stays_fast",
     # a new process's first verdict, in wall time (took 5.3 s against its 3 s beside a second worker)
     "tests/ifeval/test_ifeval_contract.py::test_the_first_verdict_of_a_new_process_is_cheap",
 )

@@ -20,6 +20,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rlvr_envs.errors import RlvrEnvsError
+
 Generate = Callable[[list[int]], list[int]]
 """The policy: the ids so far -> the ids it generates for its next turn (ending at EOS or cut)."""
 
@@ -38,7 +40,7 @@ SIMPLE_CHAT_TEMPLATE = (
 """A minimal chat template for tokenizers without one (the CPU demo's tiny tokenizer)."""
 
 
-class ChatDeltaError(ValueError):
+class ChatDeltaError(RlvrEnvsError, ValueError):
     """The chat template does not render a tool message as an append-only delta."""
 
 

@@ -51,6 +51,7 @@ from rlvr_code.memory_bound import create as create_cgroup
 from rlvr_code.sandbox import SYSTEM_PYTHON, _system_python_mounts, bwrap_path
 from rlvr_code.spawner import spawner
 from rlvr_envs.episodes import ToolContext, ToolError, ToolSessionLost
+from rlvr_envs.errors import RlvrEnvsError
 
 __all__ = ["PythonLimits", "PythonProcess", "PythonSession", "PythonTool", "SandboxDied", "python_tool"]
 
@@ -75,7 +76,7 @@ class PythonLimits:
     start_timeout_s: float = 20.0
 
 
-class SandboxDied(Exception):
+class SandboxDied(RlvrEnvsError):
     """The interpreter is gone (a timeout killed it, or it exited or was killed): its state is lost."""
 
 
