@@ -8,6 +8,7 @@ README quotes are printed (``pytest -s``) and bounded here.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -178,7 +179,7 @@ def _salads(task: Task, seed: int) -> dict[str, str]:
     }
 
 
-def _salad_wins(env: Any, tasks: list[Task]) -> dict[str, int]:
+def _salad_wins(env: Any, tasks: Sequence[Task]) -> dict[str, int]:
     wins: dict[str, int] = {}
     for i, task in enumerate(tasks):
         for kind, salad in _salads(task, i).items():
@@ -201,7 +202,7 @@ def test_word_salads_score_on_no_ifeval_data_task() -> None:
 def test_word_salads_score_on_no_synth_task() -> None:
     wins = {}
     for version in (1, 2, 3):
-        env = rlvr_envs.make(f"ifeval-synth-v{version}", level=1, seed=0)
+        env: Any = rlvr_envs.make(f"ifeval-synth-v{version}", level=1, seed=0)
         generator = random.Random(5)
         wins[version] = _salad_wins(env, [env.generate(generator) for _ in range(300)])
     print(f"\nsalads scoring on 300 level-1 synth tasks: {wins}")
@@ -380,7 +381,7 @@ def test_training_ids_default_to_the_gate_and_benchmark_ids_score_as_the_referen
     if not env_id.startswith("ifeval-synth"):
         kwargs["data"] = str(shared_path("ifbench_test.jsonl" if "ifbench" in env_id else "ifeval_input_data.jsonl"))
     env = rlvr_envs.make(env_id, **kwargs)
-    assert env.verifier.relevance == expected
+    assert getattr(env.verifier, "relevance", None) == expected
     assert rlvr_envs.make("ifeval-synth").env_id == "ifeval-synth-v3"
     assert rlvr_envs.make("ifeval-data", data=str(shared_path("ifeval_input_data.jsonl"))).env_id == "ifeval-data-v2"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
+from typing import Any
 
 import pytest
 
@@ -84,7 +85,8 @@ def test_value_tails_only_where_they_change_the_value_and_the_prompt_does_not_us
     def variants(gold: str, prompt: str = "What is it?") -> set[str]:
         env = StrictEnv()
         task = Task(id="t", prompt=prompt, answer=gold)
-        return {p.variant for p in BY_NAME["value_suffix"].build(make_target(env, task), False)}
+        build: Any = BY_NAME["value_suffix"].build
+        return {p.variant for p in build(make_target(env, task), False)}
 
     three = variants("3")
     assert {"in-answer:thousand", "in-answer:dozen", "in-answer:squared", "in-answer:万", "prose:亿"} <= three
