@@ -156,39 +156,45 @@ class FakeOpenAIServer:
             self.bodies.append(body)
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        # In flight until the answer is ready, not until it is written: a client that has read its
+        # answer may send the next request before this thread gets back from writing the last one.
         try:
-            if number > self.max_requests:
-                self.over_limit += 1
-                return self._reply(handler, 400, {"error": {"message": "request budget of the test exhausted"}})
-            if self.delay_s:
-                time.sleep(self.delay_s)
-            if number <= self.fail_first:
-                return self._reply(handler, 500, {"error": {"message": "injected failure"}})
-            if number <= self.fail_first + self.throttle_first:
-                return self._reply(handler, 429, {"error": {"message": "slow down"}}, {"Retry-After": "0"})
-            chat = handler.path.endswith("/chat/completions")
-            if chat:
-                prompt = "\n\n".join(m["content"] for m in body["messages"])
-            elif handler.path.endswith("/completions"):
-                prompt = body["prompt"]
-            else:
-                return self._reply(handler, 404, {"error": {"message": f"no route {handler.path}"}})
-            n = int(body.get("n", 1))
-            if self.max_choices is not None:
-                n = min(n, self.max_choices)
-            seed = body.get("seed")
-            choices = []
-            for i in range(n):
-                text = scripted_answer(prompt, seed, i)
-                choices.append(
-                    {"index": i, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
-                    if chat
-                    else {"index": i, "text": text, "finish_reason": "stop"}
-                )
-            return self._reply(handler, 200, {"id": f"r{number}", "object": "completion", "choices": choices})
+            reply = self._answer(handler, body, number)
         finally:
             with self._lock:
                 self.in_flight -= 1
+        self._reply(handler, *reply)
+
+    def _answer(self, handler: BaseHTTPRequestHandler, body: dict[str, Any], number: int) -> tuple[Any, ...]:
+        if number > self.max_requests:
+            self.over_limit += 1
+            return (400, {"error": {"message": "request budget of the test exhausted"}})
+        if self.delay_s:
+            time.sleep(self.delay_s)
+        if number <= self.fail_first:
+            return (500, {"error": {"message": "injected failure"}})
+        if number <= self.fail_first + self.throttle_first:
+            return (429, {"error": {"message": "slow down"}}, {"Retry-After": "0"})
+        chat = handler.path.endswith("/chat/completions")
+        if chat:
+            prompt = "\n\n".join(m["content"] for m in body["messages"])
+        elif handler.path.endswith("/completions"):
+            prompt = body["prompt"]
+        else:
+            return (404, {"error": {"message": f"no route {handler.path}"}})
+        n = int(body.get("n", 1))
+        if self.max_choices is not None:
+            n = min(n, self.max_choices)
+        seed = body.get("seed")
+        choices = []
+        for i in range(n):
+            text = scripted_answer(prompt, seed, i)
+            choices.append(
+                {"index": i, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+                if chat
+                else {"index": i, "text": text, "finish_reason": "stop"}
+            )
+        return (200, {"id": f"r{number}", "object": "completion", "choices": choices})
 
 
 def formatting_sampler(params: SamplingParams | None = None) -> FunctionSampler:
