@@ -61,16 +61,23 @@ class MemoryCgroup:
         return {"path": MOUNT_POINT, "version": self.version, "mounted": MOUNT_POINT}
 
     def remove(self) -> None:
-        """Remove the directory (its processes are gone or going: retried briefly)."""
+        """Remove the directory (its processes are gone or going: retried for a few seconds).
+
+        A process that has exited but is not reaped yet (bubblewrap's namespace init, reaped by
+        the host's init) keeps the directory busy; on a loaded machine that took over a second.
+        """
         import time
 
-        for _ in range(50):
+        deadline = time.monotonic() + 5.0
+        while True:
             try:
                 os.rmdir(self.path)
                 return
             except FileNotFoundError:
                 return
             except OSError:
+                if time.monotonic() > deadline:
+                    return
                 time.sleep(0.02)
 
 
