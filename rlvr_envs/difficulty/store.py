@@ -32,6 +32,9 @@ from typing import Any
 from rlvr_envs.errors import RlvrEnvsError
 from rlvr_envs.types import PassRate, Task, Verdict
 
+# How long opening or writing waits for another process or thread that holds the file.
+_BUSY_TIMEOUT_S = 60.0
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS samplers (
     key TEXT PRIMARY KEY,
@@ -197,10 +200,36 @@ class PassRateStore:
         self._lock = threading.Lock()
         # Autocommit mode: writes open their own BEGIN IMMEDIATE (see _write), so two processes
         # profiling into one file serialise on the write lock instead of racing on sample indexes.
-        self._conn = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False, isolation_level=None)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        self._conn.executescript(_SCHEMA)
+        self._conn = sqlite3.connect(
+            str(self.path), timeout=_BUSY_TIMEOUT_S, check_same_thread=False, isolation_level=None
+        )
+        self._prepare()
+
+    def _prepare(self) -> None:
+        """Switch to WAL and create the schema, waiting out other openers of the same file.
+
+        SQLite answers "database is locked" at once, without its busy handler, when two
+        connections switch one new file to WAL (or create its tables) at the same moment: the
+        busy handler is skipped where waiting could deadlock. Two profilers opening one store
+        together then lost one of them; retrying the whole step with a backoff is what waiting
+        would have done.
+        """
+        give_up = time.monotonic() + _BUSY_TIMEOUT_S
+        delay = 0.005
+        while True:
+            try:
+                self._conn.execute("PRAGMA journal_mode=WAL")
+                self._conn.execute("PRAGMA synchronous=NORMAL")
+                self._conn.executescript(_SCHEMA)
+                return
+            except sqlite3.OperationalError as exc:
+                busy = "locked" in str(exc) or "busy" in str(exc)
+                if not busy or time.monotonic() + delay > give_up:
+                    raise
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                time.sleep(delay)
+                delay = min(delay * 2, 0.25)
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[None]:
