@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from rlvr_code.contests.verifier import ContestVerifier
 from rlvr_code.split import solution_names, split_tests
 from rlvr_code.verifier import FORMATS, CodeVerifier
 from rlvr_envs.checks import TaskIds, verifier_from_options
@@ -200,7 +201,7 @@ def stdio_task(row: Mapping[str, Any], index: int, place: RowPlace | None = None
             f"(column {place.column('outputs')!r})"
         )
     answer: dict[str, Any] = {"format": "stdio", "cases": [{"input": i, "output": o} for i, o in zip(inputs, outputs)]}
-    for key in ("language", "timeout_s"):
+    for key in ("language", "timeout_s", "case_timeout_s", "checker"):
         if row.get(key) is not None:
             answer[key] = row[key]
     solution = place.optional(row, "canonical_solution") or place.optional(row, "code")
@@ -348,6 +349,8 @@ class CodeEnv(DatasetEnv):
     prompt_formats: ClassVar[Mapping[str, PromptFormat]] = {CODE_FORMAT.name: CODE_FORMAT}
     public_metadata_keys: ClassVar[tuple[str, ...]] = ("source", "split", "entry_point")
     env_name: ClassVar[str] = "code-python"
+    # Tasks without a checker or a per-case limit are verified exactly as by CodeVerifier.
+    verifier_class: ClassVar[type[CodeVerifier]] = ContestVerifier
 
     def __init__(
         self,
@@ -361,7 +364,7 @@ class CodeEnv(DatasetEnv):
         verifier: CodeVerifier | None = None,
         **kwargs: Any,
     ) -> None:
-        verifier = verifier_from_options(CodeVerifier, kwargs, env_cls=type(self), verifier=verifier)
+        verifier = verifier_from_options(self.verifier_class, kwargs, env_cls=type(self), verifier=verifier)
         super().__init__(verifier, limit=limit, **kwargs)
         self.data = data
         self.split = split

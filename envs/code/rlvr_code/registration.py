@@ -1,4 +1,5 @@
-"""Entry point of the ``code`` plugin: registers ``code-python``, ``code-humaneval``, ``code-mbpp``.
+"""Entry point of the ``code`` plugin: registers ``code-python``, ``code-humaneval``, ``code-mbpp``
+and the contest sets ``code-contests``, ``code-taco``, ``code-apps``, ``code-livecodebench``.
 
 Versions (a change that alters any reward of an honest answer bumps the version; the old one stays):
 
@@ -8,6 +9,8 @@ Versions (a change that alters any reward of an honest answer bumps the version;
 * ``-v0`` (deprecated): ``partial_credit`` counts every reported assert line. All-or-nothing
   rewards are the same in both; so are the feedback of multi-turn episodes (public tests only,
   ``rlvr_code.feedback``) and the per-sample memory bound, which apply to every version.
+
+The contest sets start at ``-v1`` (the family's current scoring); they never had a ``-v0``.
 """
 
 from __future__ import annotations
@@ -46,6 +49,51 @@ _IDS = (
     ),
 )
 
+_CONTEST_IDS = (
+    (
+        "code-contests",
+        "rlvr_code.contests.envs:CodeContestsEnv",
+        {
+            "size": 165,
+            "data_source": "deepmind/code_contests (Hub; split=test, valid or train) or data= (alias path=)",
+            "difficulty_fields": ("difficulty", "cf_rating"),
+            "description": "CodeContests: stdin/stdout problems with public, private and generated tests, "
+            "the stated time limit per case, token or float-tolerance checking; language= python, cpp, ...",
+        },
+    ),
+    (
+        "code-taco",
+        "rlvr_code.contests.envs:TacoEnv",
+        {
+            "size": 1000,
+            "data_source": "BAAI/TACO (Hub; split=test or train) or data= (alias path=)",
+            "difficulty_fields": ("difficulty",),
+            "description": "TACO: stdin/stdout and call-based problems with the stated time limit",
+        },
+    ),
+    (
+        "code-apps",
+        "rlvr_code.contests.envs:AppsEnv",
+        {
+            "size": 5000,
+            "data_source": "codeparrot/apps (Hub; split=test or train, level=) or data= (alias path=)",
+            "difficulty_fields": ("difficulty",),
+            "description": "APPS: stdin/stdout and call-based problems, introductory to competition level",
+        },
+    ),
+    (
+        "code-livecodebench",
+        "rlvr_code.contests.envs:LiveCodeBenchEnv",
+        {
+            "size": None,
+            "data_source": "livecodebench/code_generation_lite (Hub; version=release_v5) or data= (alias path=)",
+            "difficulty_fields": ("difficulty",),
+            "description": "LiveCodeBench code generation: AtCoder/Codeforces stdin/stdout and LeetCode "
+            "functional problems, public and hidden tests",
+        },
+    ),
+)
+
 
 def register_envs() -> None:
     from rlvr_envs import register
@@ -53,3 +101,5 @@ def register_envs() -> None:
     for name, entry_point, options in _IDS:
         register(f"{name}-v0", entry_point, kwargs={"credit_tests": "all"}, deprecated=_V0, **options)
         register(f"{name}-v1", entry_point, **options)
+    for contest, contest_entry, contest_options in _CONTEST_IDS:
+        register(f"{contest}-v1", contest_entry, **contest_options)

@@ -22,6 +22,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +58,10 @@ class Step:
     memory: bool
     out: bytes
     err: bytes
+
+
+Judge = Callable[[Step, str, float, int], dict[str, Any]]
+"""How one case's run becomes its report entry: ``(step, expected output, wall_s, output cap)``."""
 
 
 class _Uids:
@@ -111,8 +116,12 @@ def run_sample(
     compile_budget: CompileBudget = CompileBudget(),
     *,
     tmpfs_mb: int = 16,
+    judge: Judge | None = None,
 ) -> dict[str, Any]:
-    """The sample's report in the judge's shape: ``status``, ``tests``, ``compile_error``."""
+    """The sample's report in the judge's shape: ``status``, ``tests``, ``compile_error``.
+
+    ``judge(step, expected, wall_s, output_cap)`` turns each case's run into its entry (default:
+    the output compared with the expected one); the contest checkers pass their own."""
     problem = toolchain_error(language)
     if problem:
         raise ToolchainMissing(problem)
@@ -158,7 +167,7 @@ def run_sample(
         if group is not None:
             _set_limit(group, int(limits.get("total_memory_mb") or limits["memory_mb"]))
         # The compile had its own budget: the sample's wall-clock limit starts now.
-        report = _run_cases(context, cases, limits, time.monotonic())
+        report = _run_cases(context, cases, limits, time.monotonic(), judge or _judge)
         report["elapsed_s"] = time.monotonic() - started
         return report
     finally:
@@ -172,7 +181,7 @@ def run_sample(
 
 
 def _run_cases(
-    context: _Context, cases: list[dict[str, str]], limits: dict[str, Any], started: float
+    context: _Context, cases: list[dict[str, str]], limits: dict[str, Any], started: float, judge: Judge
 ) -> dict[str, Any]:
     language = context.language
     deadline = started + float(limits["wall_s"])
@@ -197,7 +206,7 @@ def _run_cases(
             cpu_s=float(limits["cpu_s"]),
             file_mb=int(limits["file_mb"]),
         )
-        tests.append({"name": name, **_judge(step, case["output"], wall, int(limits["output_bytes"]))})
+        tests.append({"name": name, **judge(step, case["output"], wall, int(limits["output_bytes"]))})
     return {"status": "done", "tests": tests, "elapsed_s": time.monotonic() - started}
 
 
@@ -234,6 +243,11 @@ class _Context:
         argv = [
             self.bwrap,
             "--unshare-all",  # network, IPC, pid, uts, cgroup and (unprivileged) user namespaces
+            # The program is the namespace's pid 1, so the outer bubblewrap reaps it. With
+            # bubblewrap's own init there, the outer one returns on the init's word and never
+            # reaps it: every step left a zombie for the machine's init, which in a container
+            # without a reaping init (Docker's default) piles up until fork fails.
+            "--as-pid-1",
             "--die-with-parent",
             "--new-session",
             "--perms",
@@ -310,8 +324,9 @@ class _Context:
             if memory_mb is not None:
                 resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
             if uid is not None:
-                # bubblewrap itself forks twice: its processes count against the limit too.
-                resource.setrlimit(resource.RLIMIT_NPROC, (processes + 3, processes + 3))
+                # bubblewrap and the program count against the limit too (the program is the
+                # namespace's pid 1, so bubblewrap adds no init of its own).
+                resource.setrlimit(resource.RLIMIT_NPROC, (processes + 2, processes + 2))
                 os.setgroups([])
                 os.setgid(uid)
                 os.setuid(uid)
@@ -397,7 +412,27 @@ def _exchange(
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
-    # bubblewrap's session: its pid-namespace init dies with it, and every process in it with that.
+    """Kill the sandboxed program, then bubblewrap if it is still there.
+
+    The program first (the namespace's pid 1: every process of the namespace dies with it), so
+    the outer bubblewrap sees it die and reaps it; killing both at once could orphan it as a
+    zombie for the machine's init (see ``--as-pid-1``)."""
+    try:
+        with open(f"/proc/{proc.pid}/task/{proc.pid}/children", encoding="ascii") as fh:
+            inner = [int(pid) for pid in fh.read().split()]
+    except (OSError, ValueError):
+        inner = []
+    for pid in inner:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    if inner:
+        try:
+            proc.wait(timeout=1.0)
+            return
+        except subprocess.TimeoutExpired:
+            pass
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -407,9 +442,9 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
 def _kill_uid(uid: int, wait_s: float = 2.0) -> None:
     """Kill whatever still runs under the sample's uid and wait until none of it runs.
 
-    Nothing should (the pid namespace is gone). Zombies are left to the host's init: bubblewrap's
-    namespace init may linger as one for a second after bubblewrap returns; it holds no memory
-    or files, and the uid comes back to a sample only after the 63 others (``_Uids`` is FIFO).
+    Nothing should (the pid namespace is gone, and its pid 1 was reaped by bubblewrap). A zombie
+    handed to the host's init holds no memory or files, and the uid comes back to a sample only
+    after the 63 others (``_Uids`` is FIFO).
     """
     end = time.monotonic() + wait_s
     while True:

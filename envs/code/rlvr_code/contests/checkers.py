@@ -1,0 +1,162 @@
+"""How a stdin/stdout task's output is judged: a checker spec, and the built-in comparisons.
+
+A stdio task may carry ``answer["checker"]``, one of::
+
+    {"type": "tokens"}                                   # whitespace-separated tokens, exactly
+    {"type": "float", "abs_tol": 1e-6, "rel_tol": 1e-6}  # numbers within a tolerance, other tokens exactly
+    {"type": "program", "source": "...", "language": "python", "timeout_s": 5, "memory_mb": 512}
+
+Without one, the family's comparison applies (lines with trailing spaces removed, exactly).
+The built-in checkers run on the host: they only split and parse text the sandbox already cut at
+``output_bytes``. A ``program`` checker (a special judge, ``special``) runs in a sandbox of its own.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+KINDS = ("tokens", "float", "program")
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+"""A decimal number as contest outputs write it: no ``inf``, ``nan``, ``0x``, or ``1_000`` (which
+Python's ``float`` would accept)."""
+_MAX_SHOWN = 60
+DEFAULT_CHECKER_S = 5.0
+DEFAULT_CHECKER_MB = 512
+
+
+class CheckerSpecError(ValueError):
+    """A task's ``checker`` is not one of the forms above."""
+
+
+@dataclass(frozen=True)
+class Checker:
+    kind: str
+    abs_tol: float = 0.0
+    rel_tol: float = 0.0
+    source: str = ""
+    language: str = "python"
+    timeout_s: float = DEFAULT_CHECKER_S
+    memory_mb: int = DEFAULT_CHECKER_MB
+
+    @property
+    def builtin(self) -> bool:
+        return self.kind != "program"
+
+    def compare(self, got: str, want: str) -> tuple[bool, str | None]:
+        """A built-in checker's judgement: ``(accepted, why not)``."""
+        if self.kind == "float":
+            return floats_close(got, want, self.abs_tol, self.rel_tol)
+        return tokens_equal(got, want)
+
+
+def _tolerance(spec: Mapping[str, Any], key: str) -> float:
+    value = spec.get(key, 0.0)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0.0 <= float(value) < 1.0):
+        raise CheckerSpecError(f"checker {key} must be a number in [0, 1), got {value!r}")
+    return float(value)
+
+
+def parse_checker(spec: Any) -> Checker | None:
+    """The ``Checker`` a task's ``answer["checker"]`` describes (None when it has none).
+
+    A plain string names a built-in (``"tokens"``, ``"float"``: tolerance 1e-6 both ways).
+    """
+    if spec is None:
+        return None
+    if isinstance(spec, str):
+        spec = {"type": spec}
+    if not isinstance(spec, Mapping):
+        raise CheckerSpecError(f"a checker must be an object with a 'type', got {type(spec).__name__}")
+    kind = spec.get("type")
+    if kind not in KINDS:
+        raise CheckerSpecError(f"unknown checker type {kind!r}; expected one of {list(KINDS)}")
+    if kind == "tokens":
+        return Checker("tokens")
+    if kind == "float":
+        abs_tol = _tolerance({"abs_tol": 1e-6, **spec}, "abs_tol")
+        rel_tol = _tolerance({"rel_tol": 1e-6, **spec}, "rel_tol")
+        if abs_tol == 0.0 and rel_tol == 0.0:
+            raise CheckerSpecError("a float checker needs abs_tol or rel_tol above 0 (else use 'tokens')")
+        return Checker("float", abs_tol=abs_tol, rel_tol=rel_tol)
+    source = spec.get("source")
+    if not isinstance(source, str) or not source.strip() or "\x00" in source:
+        raise CheckerSpecError("a program checker needs 'source', its non-empty program text")
+    from rlvr_code.languages import canonical
+
+    language = canonical(spec.get("language", "python"))
+    if language is None:
+        raise CheckerSpecError(f"unknown checker language {spec.get('language')!r}")
+    timeout_s = spec.get("timeout_s", DEFAULT_CHECKER_S)
+    memory_mb = spec.get("memory_mb", DEFAULT_CHECKER_MB)
+    if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or not (0 < timeout_s <= 60):
+        raise CheckerSpecError(f"checker timeout_s must be in (0, 60], got {timeout_s!r}")
+    if isinstance(memory_mb, bool) or not isinstance(memory_mb, int) or not (16 <= memory_mb <= 4096):
+        raise CheckerSpecError(f"checker memory_mb must be an integer in [16, 4096], got {memory_mb!r}")
+    return Checker("program", source=source, language=language, timeout_s=float(timeout_s), memory_mb=memory_mb)
+
+
+def _shown(token: str) -> str:
+    return repr(token if len(token) <= _MAX_SHOWN else token[:_MAX_SHOWN] + "...")
+
+
+def tokens_equal(got: str, want: str) -> tuple[bool, str | None]:
+    """Whitespace-separated tokens, equal one by one (any run of spaces and newlines is one gap)."""
+    got_tokens, want_tokens = got.split(), want.split()
+    for position, (g, w) in enumerate(zip(got_tokens, want_tokens), start=1):
+        if g != w:
+            return False, f"token {position}: expected {_shown(w)}, got {_shown(g)}"
+    if len(got_tokens) != len(want_tokens):
+        return False, f"expected {len(want_tokens)} tokens, got {len(got_tokens)}"
+    return True, None
+
+
+def _number(token: str) -> float | None:
+    if not _NUMBER.fullmatch(token):
+        return None
+    value = float(token)
+    return value if math.isfinite(value) else None
+
+
+def floats_close(got: str, want: str, abs_tol: float, rel_tol: float) -> tuple[bool, str | None]:
+    """Tokens as ``tokens_equal``, except where the expected token is a number: the contestant's
+    must be a finite number within ``abs_tol`` or ``rel_tol x |expected|`` of it (either suffices,
+    as contest judges state "absolute or relative error at most 1e-6")."""
+    got_tokens, want_tokens = got.split(), want.split()
+    if len(got_tokens) != len(want_tokens):
+        return False, f"expected {len(want_tokens)} tokens, got {len(got_tokens)}"
+    for position, (g, w) in enumerate(zip(got_tokens, want_tokens), start=1):
+        expected = _number(w)
+        if expected is None:
+            if g != w:
+                return False, f"token {position}: expected {_shown(w)}, got {_shown(g)}"
+            continue
+        value = _number(g)
+        if value is None:
+            return False, f"token {position}: expected a number near {_shown(w)}, got {_shown(g)}"
+        error = abs(value - expected)
+        if error > abs_tol and error > rel_tol * abs(expected):
+            return False, f"token {position}: expected {_shown(w)}, got {_shown(g)} (error {error:.3g})"
+    return True, None
+
+
+_STATED_TOLERANCE = re.compile(
+    r"(?:absolute|relative)\s+(?:or\s+(?:absolute|relative)\s+)?error[^.]{0,120}?"
+    r"(?:10\s*\^\s*\{?\s*[-−]\s*(\d{1,2})\s*\}?|1\s*[eE]\s*[-−]\s*(\d{1,2})|0\.(0{0,14})1\b)",
+    re.IGNORECASE,
+)
+
+
+def stated_tolerance(statement: str) -> float | None:
+    """The tolerance a problem statement states ("absolute or relative error does not exceed
+    10^{-6}", "1e-9", "0.000001"), or None. Contest sets ship no checkers: this is how their float
+    problems are found."""
+    found = _STATED_TOLERANCE.search(statement)
+    if found is None:
+        return None
+    power, exponent, zeros = found.groups()
+    digits = int(power or exponent) if (power or exponent) else len(zeros or "") + 1
+    return 10.0 ** (-digits) if 1 <= digits <= 15 else None

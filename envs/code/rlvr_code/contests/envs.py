@@ -1,0 +1,163 @@
+"""Contest presets: ``code-contests`` (CodeContests), ``code-taco``, ``code-apps`` and
+``code-livecodebench`` (LiveCodeBench code generation), from the Hub or a local copy.
+
+Each loads its set's rows (``data=``/``path=``: a local copy in any form the core loader reads;
+else the Hub through ``rlvr_envs.data.load_hub``, which fails at ``make`` with the option to use
+when the Hub cannot be reached) and maps them through ``sets`` and ``rows`` into stdio or asserts
+tasks verified by ``ContestVerifier``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rlvr_code.contests.rows import build_task
+from rlvr_code.contests.sets import apps_problem, codecontests_problem, livecodebench_problem, taco_problem
+from rlvr_code.envs import CodeEnv, RowPlace, SourcedRow, _data_or_path, _hub_hint
+from rlvr_code.verifier import accepted_languages
+from rlvr_envs.data import load_hub
+from rlvr_envs.errors import ConfigurationError
+from rlvr_envs.types import Task
+
+
+class ContestEnv(CodeEnv):
+    """A contest set. Options beyond ``code-python``'s:
+
+    Args:
+        data: a local copy (alias ``path=``) with the set's own columns; without it, the Hub.
+        split: the split to load (default ``test``; of a local ``DatasetDict`` too).
+        language: the language(s) a completion may answer in, ``"python"`` (default), ``"cpp"``,
+            or a list (the completion's fence tag chooses); problems that call a function stay Python.
+        checker: ``"auto"`` (default: a float checker at the tolerance the statement states,
+            else whitespace-insensitive tokens), ``None`` (lines, exactly, as ``code-python``) or a
+            checker spec (``rlvr_code.contests.checkers``) for every task.
+    """
+
+    hub_name: ClassVar[str] = ""
+    hub_config: ClassVar[str | None] = None
+    hub_file: ClassVar[str] = "rows.jsonl"
+    default_split: ClassVar[str] = "test"
+    public_metadata_keys: ClassVar[tuple[str, ...]] = ("source", "platform", "difficulty", "language", "time_limit_s")
+
+    def __init__(
+        self,
+        data: Any = None,
+        *,
+        path: str | Path | None = None,
+        language: str | list[str] = "python",
+        checker: Any = "auto",
+        **kwargs: Any,
+    ) -> None:
+        if not accepted_languages(language):
+            raise ConfigurationError(f"{self.env_name}: unknown language {language!r}")
+        self.language = language
+        self.checker = checker
+        super().__init__(_data_or_path(self.env_name, data, path), **kwargs)
+
+    @property
+    def path(self) -> Any:
+        return self.data
+
+    def _hub_config(self) -> str | None:
+        return self.hub_config
+
+    def _sourced_rows(self) -> list[SourcedRow]:
+        if self.data is not None:
+            return self._user_rows(self.split)
+        split = self.split or self.default_split
+        hint = _hub_hint(self.env_name, self.hub_file)
+        rows = load_hub(self.hub_name, self._hub_config(), split=split, env_name=self.env_name, option_hint=hint)
+        return [(f"{self.hub_name}[{split}]", number, row) for number, row in enumerate(rows, start=1)]
+
+    def _problem(self, row: Mapping[str, Any], place: RowPlace, index: int) -> Any:
+        raise NotImplementedError
+
+    def _row_task(self, index: int, place: RowPlace, row: Any) -> Task:
+        return build_task(self._problem(row, place, index), place, language=self.language, checker=self.checker)
+
+
+class CodeContestsEnv(ContestEnv):
+    """CodeContests (DeepMind): public, private and generated tests, the stated time limit.
+
+    Args:
+        generated_tests: include ``generated_tests`` as hidden cases (default True).
+    """
+
+    env_name: ClassVar[str] = "code-contests"
+    hub_name: ClassVar[str] = "deepmind/code_contests"
+    hub_file: ClassVar[str] = "code_contests_test.jsonl"
+
+    def __init__(self, data: Any = None, *, generated_tests: bool = True, **kwargs: Any) -> None:
+        self.generated_tests = bool(generated_tests)
+        super().__init__(data, **kwargs)
+
+    def _problem(self, row: Mapping[str, Any], place: RowPlace, index: int) -> Any:
+        first = accepted_languages(self.language)[0]
+        return codecontests_problem(row, place, language=first, generated=self.generated_tests)
+
+
+class TacoEnv(ContestEnv):
+    """TACO (BAAI): stdin/stdout and call-based (``fn_name``) problems, the stated time limit."""
+
+    env_name: ClassVar[str] = "code-taco"
+    hub_name: ClassVar[str] = "BAAI/TACO"
+    hub_file: ClassVar[str] = "taco_test.jsonl"
+
+    def _problem(self, row: Mapping[str, Any], place: RowPlace, index: int) -> Any:
+        return taco_problem(row, place, index)
+
+
+class AppsEnv(ContestEnv):
+    """APPS: stdin/stdout and call-based problems, difficulty introductory/interview/competition.
+
+    Args:
+        level: the Hub config, ``"all"`` (default), ``"introductory"``, ``"interview"`` or
+            ``"competition"`` (a local copy is filtered on its ``difficulty`` column).
+    """
+
+    env_name: ClassVar[str] = "code-apps"
+    hub_name: ClassVar[str] = "codeparrot/apps"
+    hub_file: ClassVar[str] = "apps_test.jsonl"
+    levels: ClassVar[tuple[str, ...]] = ("all", "introductory", "interview", "competition")
+
+    def __init__(self, data: Any = None, *, level: str = "all", **kwargs: Any) -> None:
+        if level not in self.levels:
+            raise ConfigurationError(f"code-apps: unknown level {level!r}; choose one of {self.levels}")
+        self.level = level
+        super().__init__(data, **kwargs)
+
+    def _hub_config(self) -> str | None:
+        return self.level
+
+    def _sourced_rows(self) -> list[SourcedRow]:
+        rows = super()._sourced_rows()
+        if self.data is None or self.level == "all":
+            return rows
+        return [(s, n, r) for s, n, r in rows if isinstance(r, Mapping) and r.get("difficulty") == self.level]
+
+    def _problem(self, row: Mapping[str, Any], place: RowPlace, index: int) -> Any:
+        return apps_problem(row, place, index)
+
+
+class LiveCodeBenchEnv(ContestEnv):
+    """LiveCodeBench code generation: stdin/stdout (AtCoder, Codeforces) and functional (LeetCode).
+
+    Args:
+        version: the Hub config (``release_v1`` ... ``release_v6``, default ``release_v5``).
+    """
+
+    env_name: ClassVar[str] = "code-livecodebench"
+    hub_name: ClassVar[str] = "livecodebench/code_generation_lite"
+    hub_file: ClassVar[str] = "livecodebench_test.jsonl"
+
+    def __init__(self, data: Any = None, *, version: str = "release_v5", **kwargs: Any) -> None:
+        self.version = str(version)
+        super().__init__(data, **kwargs)
+
+    def _hub_config(self) -> str | None:
+        return self.version
+
+    def _problem(self, row: Mapping[str, Any], place: RowPlace, index: int) -> Any:
+        return livecodebench_problem(row, place)

@@ -1,0 +1,178 @@
+"""The contest verifier: the code verifier, plus checkers and per-case time limits for stdio tasks.
+
+* ``answer["case_timeout_s"]``: the set's stated limit of one test case (CodeContests'
+  ``time_limit``, TACO's "1 second"); the sample's wall clock stays ``timeout_s`` (the verifier's,
+  or the task's calibrated one: ``rlvr-envs code calibrate``).
+* ``answer["checker"]`` (``checkers``): when the output is not exactly the expected one, a checker
+  decides. A Python program first runs in the family's sandbox as any task's does; only if some
+  case's output differs is it run again in the runner (``sandboxed.run_outputs``) keeping its
+  outputs, which the checker then judges. An output equal to the expected one is accepted without
+  asking the checker (the expected output is by definition an accepted answer). Other languages
+  go to the runner at once (one compile).
+* A special judge that crashes, hangs or runs out of memory makes the verdict ``verifier_error``
+  (reward 0, flagged as the verifier's fault), never a reward.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from typing import Any
+
+from rlvr_code.contests.checkers import Checker, CheckerSpecError, parse_checker
+from rlvr_code.scoring import plan_for
+from rlvr_code.verifier import CodeVerifier, accepted_languages, extract_code, extract_for
+from rlvr_envs.types import Reason, Task, Verdict, trim_text
+
+CASE_LIMIT_KEY = "case_timeout_s"
+_MAX_ERROR = 1000
+_per_case_lock = threading.Lock()
+
+
+def _bad_task(message: str) -> Verdict:
+    return Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"bad task: {message}"})
+
+
+class ContestVerifier(CodeVerifier):
+    """``CodeVerifier`` (same options) that also honours a stdio task's ``checker`` and
+    ``case_timeout_s``. Tasks without them are verified exactly as ``CodeVerifier`` does."""
+
+    def _for_case_limit(self, case_s: Any) -> CodeVerifier:
+        """This verifier with the task's per-case limit (a copy per limit; the sandbox is shared)."""
+        if isinstance(case_s, bool) or not isinstance(case_s, (int, float)) or not case_s > 0:
+            return self
+        with _per_case_lock:
+            copies: dict[float, CodeVerifier] = self.__dict__.setdefault("_per_case", {})
+            found = copies.get(float(case_s))
+            if found is None:
+                found = copy.copy(self)
+                found.case_timeout_s = float(case_s)
+                found.__dict__["_per_case"] = {}
+                copies[float(case_s)] = found
+            return found
+
+    def verify(self, task: Task, completion: str) -> Verdict:
+        answer = task.answer if isinstance(task.answer, dict) else {}
+        verifier = self._for_case_limit(answer.get(CASE_LIMIT_KEY))
+        spec = answer.get("checker")
+        if spec is None:
+            return CodeVerifier.verify(verifier, task, completion)
+        if answer.get("format") != "stdio":
+            return _bad_task(f"a checker applies to 'stdio' tasks, not {answer.get('format')!r}")
+        try:
+            checker = parse_checker(spec)
+        except CheckerSpecError as exc:
+            return _bad_task(str(exc))
+        plain = task.model_copy(update={"answer": {k: v for k, v in answer.items() if k != "checker"}})
+        if checker is None:
+            return CodeVerifier.verify(verifier, plain, completion)
+        verdict = _checked(verifier, task, plain, completion, checker)
+        return verdict.model_copy(update={"details": {**verdict.details, "checker": checker.kind}})
+
+
+def _program(verifier: CodeVerifier, task: Task, completion: str) -> tuple[str, str] | None:
+    """``(language, code)`` to run, or None when the plain verifier answers without running
+    anything worth a checker (no code, a fence in another language, an unknown language)."""
+    language = task.answer.get("language", "python")
+    accepted = accepted_languages(language)
+    if not accepted:
+        return None
+    if accepted == ["python"]:
+        chosen: str | None = "python"
+        code = extract_code(completion)
+    else:
+        chosen, code, problem = extract_for(completion, accepted)
+        if problem is not None:
+            return None
+    if not chosen or not code.strip() or "\x00" in code:
+        return None
+    if chosen != "python" and verifier.backend != "local":
+        return None
+    return chosen, code
+
+
+def _worth_checking(verdict: Verdict, partial_credit: bool) -> bool:
+    if verdict.reason == Reason.WRONG:
+        return True
+    return partial_credit and verdict.reason in (Reason.TIMEOUT, Reason.RUNTIME_ERROR)
+
+
+def _checked(verifier: CodeVerifier, task: Task, plain: Task, completion: str, checker: Checker) -> Verdict:
+    program = _program(verifier, plain, completion)
+    if program is None:
+        return CodeVerifier.verify(verifier, plain, completion)
+    language, code = program
+    if language == "python":
+        first = CodeVerifier.verify(verifier, plain, completion)
+        if first.reward >= 1.0 or not _worth_checking(first, verifier.partial_credit):
+            return first
+    from rlvr_code.contests.sandboxed import run_outputs
+    from rlvr_code.sandbox import SandboxError
+
+    cases = [{"input": str(c["input"]), "output": str(c["output"])} for c in plain.answer["cases"]]
+    extracted = code[:2000]
+    task_limits = getattr(verifier, "task_limits", None)  # the task's calibrated CPU budget too, where known
+    if task_limits is not None:
+        limits = task_limits(plain.answer)
+    else:
+        limits = verifier.limits(float(plain.answer.get("timeout_s") or verifier.timeout_s))
+    try:
+        report = run_outputs(language, code, cases, limits)
+    except SandboxError as exc:
+        return Verdict.failure(
+            Reason.VERIFIER_ERROR, extracted=extracted, details={"error": trim_text(str(exc), _MAX_ERROR)}
+        )
+    if report.get("compile_error"):
+        error = trim_text(str(report["compile_error"]), _MAX_ERROR)
+        details = {"passed": 0, "total": len(cases), "language": language, "compile_error": error, "first_error": error}
+        return Verdict.failure(Reason.COMPILE_ERROR, extracted=extracted, details=details)
+    tests = [t for t in report.get("tests") or [] if isinstance(t, dict)]
+    outputs = [t.pop("output", None) for t in tests]
+    stopped = any(t.get("status") not in ("passed", "failed") for t in tests)
+    if not stopped or verifier.partial_credit:
+        problem = _apply_checker(checker, tests, outputs, cases)
+        if problem is not None:
+            return Verdict.failure(
+                Reason.VERIFIER_ERROR, extracted=extracted, details={"error": trim_text(problem, _MAX_ERROR)}
+            )
+    verdict = verifier.verdict(report, code, plan_for(task))
+    return verdict.model_copy(update={"details": {**verdict.details, "language": language}})
+
+
+def _apply_checker(
+    checker: Checker, tests: list[dict[str, Any]], outputs: list[str | None], cases: list[dict[str, str]]
+) -> str | None:
+    """Re-judge each case whose output differs; the checker's own failure, or None."""
+    pending = [i for i, t in enumerate(tests) if t.get("status") == "failed" and outputs[i] is not None]
+    if not pending:
+        return None
+    if checker.builtin:
+        for i in pending:
+            accepted, why = checker.compare(str(outputs[i]), cases[i]["output"])
+            tests[i]["status"], tests[i]["error"] = ("passed", None) if accepted else ("failed", f"expected {why}")
+        return None
+    from rlvr_code.contests.sandboxed import run_checker
+    from rlvr_code.sandbox import SandboxError
+
+    triples = [(cases[i]["input"], str(outputs[i]), cases[i]["output"]) for i in pending]
+    try:
+        report = run_checker(checker.language, checker.source, triples, checker.timeout_s, checker.memory_mb)
+    except SandboxError as exc:
+        return f"the checker could not run: {exc}"
+    if report.get("compile_error"):
+        return f"the checker does not compile: {report['compile_error']}"
+    judged = [t for t in report.get("tests") or [] if isinstance(t, dict)]
+    if len(judged) != len(pending):
+        return f"the checker judged {len(judged)} of {len(pending)} cases"
+    for i, entry in zip(pending, judged):
+        status = entry.get("status")
+        if status == "accepted":
+            tests[i]["status"], tests[i]["error"] = "passed", None
+        elif status == "rejected":
+            tests[i]["status"], tests[i]["error"] = (
+                "failed",
+                f"expected an answer the checker accepts ({entry.get('error')})",
+            )
+        else:
+            return f"the checker failed on {tests[i].get('name')}: {entry.get('error')}"
+    return None
