@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from rlvr_envs.errors import RlvrEnvsError
+from rlvr_trainers.episode_config import EPISODE_FIELD_DOCS, episode_config_problem
 
 
 class ConfigError(RlvrEnvsError, ValueError):
@@ -181,6 +182,7 @@ FIELD_DOCS: dict[str, str] = {
         "completion) pays: fail (leave it out; stop the run after 8 in a row), skip (always leave it "
         "out) or zero (pay 0.0, flagged). See rlvr_envs.adapters.failures."
     ),
+    **EPISODE_FIELD_DOCS,
 }
 
 
@@ -254,6 +256,15 @@ class TrainerConfig:
     plot: bool = True
     report_to: str = "none"
     on_error: str = "fail"
+    # Episodes (rlvr_trainers.episode_config): set, the run trains on multi-turn episodes.
+    tools: list[str] | None = None
+    max_turns: int | None = None
+    tool_parser: str | None = None
+    max_tool_calls: int | None = None
+    max_generated_tokens: int | None = None
+    max_generated_chars: int | None = None
+    max_wall_s: float | None = None
+    tool_timeout_s: float | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.envs, str):
@@ -402,6 +413,9 @@ class TrainerConfig:
                 )
         if not 0 < self.vllm_gpu_memory_utilization <= 1:
             raise ConfigError("vllm_gpu_memory_utilization: must be in (0, 1]")
+        problem = episode_config_problem(self, PRESETS[self.preset])
+        if problem is not None:
+            raise ConfigError(problem)
 
     # -- (de)serialisation -------------------------------------------------------------------------
     @classmethod

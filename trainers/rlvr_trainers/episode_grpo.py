@@ -77,8 +77,18 @@ def episode_loss(
     return (per_token * mask).sum() / mask.sum().clamp(min=1.0)
 
 
-def sampler(model: Any, tokenizer: Any, *, max_new_tokens: int, temperature: float = 1.0) -> Any:
-    """A ``Generate`` policy from a causal LM: samples one turn, stopping at EOS."""
+def sampler(
+    model: Any,
+    tokenizer: Any,
+    *,
+    max_new_tokens: int,
+    temperature: float = 1.0,
+    top_p: float = 1.0,
+    top_k: int = 0,
+    min_p: float | None = None,
+    repetition_penalty: float = 1.0,
+) -> Any:
+    """A ``Generate`` policy from a causal LM: samples one turn, stopping at EOS (greedy at temperature 0)."""
     import torch
 
     def generate(ids: list[int]) -> list[int]:
@@ -90,7 +100,10 @@ def sampler(model: Any, tokenizer: Any, *, max_new_tokens: int, temperature: flo
                 max_new_tokens=max_new_tokens,
                 do_sample=temperature > 0,
                 temperature=temperature if temperature > 0 else None,
-                top_k=0,
+                top_k=top_k if temperature > 0 else None,
+                top_p=top_p if temperature > 0 else None,
+                min_p=min_p if temperature > 0 else None,
+                repetition_penalty=repetition_penalty,
                 pad_token_id=tokenizer.pad_token_id,
                 eos_token_id=tokenizer.eos_token_id,
             )

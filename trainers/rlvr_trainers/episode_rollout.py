@@ -63,6 +63,8 @@ class EpisodeRollout:
     truncated: bool = False
     truncation_reason: str | None = None
     verdict_reason: str | None = None
+    verdict: Any = None
+    """The final answer's ``Verdict`` (None when a budget cut the episode)."""
 
     @property
     def ids(self) -> list[int]:
@@ -134,6 +136,7 @@ def rollout_episode(
             rollout.truncated = bool(truncated)
             rollout.truncation_reason = info.get("truncation_reason")
             verdict = info.get("verdict")
+            rollout.verdict = verdict
             rollout.verdict_reason = None if verdict is None else str(verdict.reason)
             return rollout
         # The turn's end as the template writes it (EOS if the turn was cut), then the tool results.

@@ -23,23 +23,14 @@ from pathlib import Path
 from typing import Any
 
 from rlvr_trainers.config import ConfigError, TrainerConfig, load_config, per_env_kwargs
+from rlvr_trainers.loading import device_for as _device
+from rlvr_trainers.loading import load_model as _load_model
+from rlvr_trainers.loading import make_env as _make_env
 from rlvr_trainers.trainer import make_trainer_class
 
 __all__ = ["build_grpo_args", "grpo_kwargs", "main", "make_trainer_class", "preflight", "run"]
 
 RewardFn = Callable[..., list[float | None]]
-
-
-def _device(config: TrainerConfig) -> str:
-    """The device the run uses; asking for a GPU where none is visible fails here, before any download."""
-    import torch
-
-    if config.device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if config.device == "cuda" and not torch.cuda.is_available():
-        build = f"torch {torch.__version__}" + ("" if torch.version.cuda else ", a build without CUDA")
-        raise ConfigError(f"device: cuda asked for, but no CUDA GPU is visible ({build}); use device: cpu or auto")
-    return config.device
 
 
 def _world_size() -> int:
@@ -145,23 +136,6 @@ def grpo_kwargs(config: TrainerConfig, device: str) -> dict[str, Any]:
     return kwargs
 
 
-def _load_model(config: TrainerConfig, device: str) -> tuple[Any, Any]:
-    """Model and tokenizer of ``config.model``, the weights in float32 on every device.
-
-    A bf16 copy updated by AdamW has no fp32 master: at lr 1e-6 most updates round away (five
-    steps changed 2% of the weights, and norm weights at 1.0 never moved). With float32 weights
-    ``bf16=True`` autocasts the forward pass and the optimiser sees full precision.
-    """
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    tokenizer = AutoTokenizer.from_pretrained(config.model)
-    if tokenizer.pad_token is None:
-        tokenizer.pad_token = tokenizer.eos_token
-    model = AutoModelForCausalLM.from_pretrained(config.model, dtype=torch.float32)
-    return model, tokenizer
-
-
 def _lora_config(config: TrainerConfig) -> Any:
     if config.lora is None:
         return None
@@ -256,24 +230,6 @@ def _make_envs(config: TrainerConfig, envs: Sequence[Any] | None) -> tuple[Any, 
     return router, eval_envs
 
 
-def _make_env(env_id: str, kwargs: dict[str, Any], field_name: str) -> Any:
-    """``rlvr_envs.make`` with a config error naming the env and the argument it cannot take."""
-    import re
-
-    from rlvr_envs.errors import ConfigurationError
-    from rlvr_envs.registration import make
-
-    try:
-        return make(env_id, **kwargs)
-    except TypeError as exc:
-        found = re.search(r"unexpected keyword argument '([^']+)'", str(exc))
-        if found is None:
-            raise
-        raise ConfigError(f"{field_name}: {env_id} cannot take the argument {found.group(1)!r} ({exc})") from None
-    except ConfigurationError as exc:  # an option the family checks itself (reasoning-gym's config fields)
-        raise ConfigError(f"{field_name}: {env_id}: {exc}") from None
-
-
 def env_reward(config: TrainerConfig, router: Any) -> Any:
     """The run's reward: the envs' verifiers, shaped as configured, with the config's ``on_error``."""
     from rlvr_envs.adapters.trl import reward_function
@@ -327,6 +283,14 @@ def run(
     from rlvr_trainers.evaluation import evaluate
     from rlvr_trainers.rundir import write_run_info
 
+    if config.tools is not None:  # multi-turn episodes: the bundled episode trainer, not TRL
+        if reward_funcs is not None:
+            raise ConfigError("tools: episodes are paid by their env's verifier; reward_funcs= is for single-turn runs")
+        from rlvr_trainers.episode_run import run_episodes
+
+        return run_episodes(
+            config, model=model, tokenizer=tokenizer, envs=envs, heldout_tasks=heldout_tasks, quiet=quiet, title=title
+        )
     # Everything that can be checked without the model is, so a typo never waits for a download.
     device = _device(config)
     preflight(config, device)
