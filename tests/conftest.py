@@ -115,6 +115,8 @@ SERIAL = (
     "tests/ray/test_ray_pool.py",  # a two-node Ray cluster
     "tests/test_server_deadlines.py",  # raw sockets against short deadlines, the open-files limit
     "tests/episodes/test_episode_server.py",  # binds ports; hundreds of concurrent sessions
+    "tests/episodes/test_episodes_ray.py",  # a local Ray; kills a session's actor mid-episode
+    "tests/episodes/test_episodes_python_pinned.py",  # python sandboxes under pool workers: cgroups, kills
     "tests/trainers/test_trainer_server.py::test_load_many_concurrent_requests_none_lost_all_right",
     "tests/test_server_security.py::test_idle_and_slow_connections_are_closed",
     "tests/test_server_security.py::test_a_label_naming_a_dataset_env_is_refused_fast_not_downloaded",

@@ -424,10 +424,24 @@ class EpisodeEnv(Wrapper[Env]):
                 deadline=None if self.max_wall_s is None else ep.started + self.max_wall_s,
                 backend=lambda: self.env.pool,  # type: ignore[arg-type,return-value]
                 verifier=self.env.verifier,
+                remote_backend=self._remote_backend(),
             )
             session = tool.open(context)
             ep.sessions[tool.name] = session
         return session
+
+    def _remote_backend(self) -> bool:
+        """Whether the env's pool is a remote one (Ray), told without making a pool: the pool given
+        at construction, else the shared one ``RLVR_POOL`` names."""
+        given = getattr(self.env.unwrapped, "_pool", None)
+        if given is not None:
+            return bool(getattr(given, "remote", False))
+        from rlvr_envs.runtime.factory import pool_backend
+
+        try:
+            return pool_backend() == "ray"
+        except Exception:  # a bad RLVR_POOL is the pool's error to raise, when one is made
+            return False
 
     def _lost(
         self, ep: _Episode, call: ToolCall, exc: ToolSessionLost

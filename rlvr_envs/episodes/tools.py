@@ -74,6 +74,10 @@ class ToolContext:
     """The wrapped env's verifier, configured as the env's (backend, limits, policy): a tool that
     checks a candidate the way the final answer will be checked (``lean_check``) uses it instead
     of guessing the env's options. Like ``task``, never a source of what is graded."""
+    remote_backend: bool = False
+    """The env's pool runs its workers on other machines (Ray). A tool that keeps a process
+    beside the verifier (the ``python`` tool's ``placement="auto"``) then holds it in a runtime
+    session of that pool, pinned to one actor, instead of in the process running the episode."""
 
 
 @runtime_checkable

@@ -7,8 +7,8 @@ state, and no other episode may ever see that state. This module is where that l
 
 Status: both backends implement it (``open_session``/``call``/``close_session`` of
 ``VerificationPool``, in ``local/sessions.py``, and of ``RayVerificationPool``, in
-``ray/sessions.py``). Nothing calls it yet: the episodes work (issue 28) builds the ``python``
-tool and the episode loop on it.
+``ray/sessions.py``). Episodes use it through ``episodes.runtime_tool.RuntimeTool`` and the
+``python`` tool's ``placement="session"`` (the default on a Ray pool: ``rlvr_code.tools.python_pinned``).
 
 The interface (``SessionBackend``; the names leave room for a pool that is both a
 ``VerificationBackend`` and a ``SessionBackend``, whose own ``close`` ends everything):
@@ -43,7 +43,9 @@ session in its own local pool, as above; the handle records the actor, and every
 to that actor. Actors take session calls in a concurrency group of their own, beside the
 verification chunks (one at a time in the default group), so a long chunk never holds up a tool
 call. Each call gets its budget plus the pool's ``grace_s`` for the round trip; past it, or when
-the actor or its node is lost, the session is over (``timeout``/``crashed``).
+the actor or its node is lost, the session is over (``timeout``/``crashed``), and the pool is
+told so it replaces the actor (an idle actor runs no chunk whose failure would say it is gone).
+An actor found dead while *opening* a session holds nothing yet: the session is opened on another.
 """
 
 from __future__ import annotations

@@ -61,7 +61,12 @@ class VerifierActor:
         import ray
 
         ctx = ray.get_runtime_context()
-        return {"node_id": ctx.get_node_id(), "pid": os.getpid(), "host": socket.gethostname()}
+        return {
+            "node_id": ctx.get_node_id(),
+            "actor_id": ctx.get_actor_id(),  # what a session's handle names (``SessionHandle.actor``)
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+        }
 
     def _load(self, blobs: dict[str, tuple[bytes, float]]) -> None:
         for key, (blob, budget) in blobs.items():

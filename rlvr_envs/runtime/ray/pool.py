@@ -113,6 +113,10 @@ class RayVerificationPool(VerificationBackend):
         init_kwargs: passed to ``ray.init`` when this pool starts or joins the cluster.
     """
 
+    remote = True
+    """Its workers run on the cluster's nodes, not beside the caller: a tool that keeps a process
+    (the ``python`` tool) holds it in a session pinned to one of this pool's actors."""
+
     def __init__(
         self,
         workers: int | None = None,
@@ -166,7 +170,7 @@ class RayVerificationPool(VerificationBackend):
         }
         self.closed = False
         self._last_error: str | None = None
-        self._sessions = RaySessions(ray, self._live_actors, dict(resources or {}), grace_s)
+        self._sessions = RaySessions(ray, self._live_actors, dict(resources or {}), grace_s, self._report_lost)
 
         from rlvr_envs.runtime.ray.actor import SESSION_THREADS, VerifierActor
 
@@ -184,6 +188,8 @@ class RayVerificationPool(VerificationBackend):
         self._blobs: collections.OrderedDict[int, tuple[Verifier, str, bytes, float]] = collections.OrderedDict()
         self._by_key: dict[str, tuple[bytes, float]] = {}
         self._preloads: list[tuple[str, threading.Event, list[str]]] = []
+        self._reported: list[tuple[Any, str]] = []
+        """Actors a session call found dead (handle, why): the dispatcher replaces them."""
         self._slots = [self._new_slot(i) for i in range(workers)]
         self._thread = threading.Thread(target=self._dispatch, name="rlvr-ray-dispatch", daemon=True)
         self._thread.start()
@@ -236,6 +242,21 @@ class RayVerificationPool(VerificationBackend):
 
     def close_session(self, handle: SessionHandle) -> None:
         self._sessions.close(handle)
+
+    def _report_lost(self, handle: Any, error: str) -> None:
+        """A session call or open found this actor dead (any thread). An idle actor runs no chunk
+        whose failure would tell the dispatcher, so it is told here, and replaces the actor."""
+        with self._cond:
+            self._reported.append((handle, error))
+            self._cond.notify_all()
+
+    def _replace_reported(self) -> None:
+        with self._cond:
+            reported, self._reported = self._reported, []
+        for handle, error in reported:
+            for slot in list(self._slots):
+                if slot.handle is handle:  # still the slot's actor (not replaced already)
+                    self._lost(slot, f"verification actor lost (a session on it found it dead): {error}"[:500])
 
     def _live_actors(self) -> list[Any]:
         with self._cond:
@@ -403,9 +424,11 @@ class RayVerificationPool(VerificationBackend):
                     return
                 busy = any(s.chunks for s in self._slots)
                 starting = any(not s.ready for s in self._slots)
-                if not busy and not starting and not self._pending and not self._preloads:
+                if not busy and not starting and not self._pending and not self._preloads and not self._reported:
                     self._cond.wait(0.5)
                     continue
+            if self._reported:
+                self._replace_reported()
             if self._preloads:
                 self._run_preloads()
             self._fill()

@@ -4,7 +4,10 @@
 open the session (``actor.VerifierActor.open_session``: the local pool's sessions, with every
 guarantee they have on the node); the handle names the actor, and every call goes there. A call
 gets ``budget_s`` plus the pool's ``grace_s`` for the round trip: past it, or when the actor or
-its node is gone, the session is over (``timeout``/``crashed``), never re-opened elsewhere.
+its node is gone, the session is over (``timeout``/``crashed``), never re-opened elsewhere, and the
+pool is told (``report_lost``) so it replaces the actor: an idle actor runs no verification chunk
+whose failure would tell it. An actor found dead while *opening* a session held nothing of it yet:
+the session is opened on the next live actor instead (so the next episode after a loss works).
 """
 
 from __future__ import annotations
@@ -23,9 +26,17 @@ __all__ = ["RaySessions"]
 class RaySessions:
     """The sessions a Ray pool's driver has opened: session id -> the actor that holds it."""
 
-    def __init__(self, ray: Any, actors: Callable[[], list[Any]], resources: dict[str, float], grace_s: float) -> None:
+    def __init__(
+        self,
+        ray: Any,
+        actors: Callable[[], list[Any]],
+        resources: dict[str, float],
+        grace_s: float,
+        report_lost: Callable[[Any, str], None] | None = None,
+    ) -> None:
         self._ray = ray
         self._actors = actors
+        self._report_lost = report_lost
         self.resources = resources
         self.grace_s = grace_s
         self._open: dict[str, tuple[Any, SessionHandle]] = {}
@@ -43,21 +54,36 @@ class RaySessions:
             blob = pickle.dumps(spec.factory, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception as exc:
             raise SessionError(f"the session's factory cannot be pickled: {type(exc).__name__}: {exc}") from exc
-        with self._lock:
-            actors = self._actors()
-            if not actors:
-                raise SessionError("no live actor to open the session on")
-            actor = min(actors, key=lambda a: self._counts.get(id(a), 0))
-            self._counts[id(actor)] = self._counts.get(id(actor), 0) + 1
-        try:
-            ref = actor.open_session.remote(blob, spec.memory_mb, spec.max_wall_s)
-            handle: SessionHandle = self._ray.get(ref, timeout=STARTUP_TIMEOUT_S + self.grace_s)
-        except Exception as exc:  # the actor's SessionError, or a lost actor
-            self._release(actor)
-            raise SessionError(f"the session could not be opened on its actor: {type(exc).__name__}: {exc}") from exc
-        with self._lock:
-            self._open[handle.session_id] = (actor, handle)
-        return handle
+        dead: set[int] = set()
+        while True:
+            with self._lock:
+                actors = [a for a in self._actors() if id(a) not in dead]
+                if not actors:
+                    raise SessionError("no live actor to open the session on")
+                actor = min(actors, key=lambda a: self._counts.get(id(a), 0))
+                self._counts[id(actor)] = self._counts.get(id(actor), 0) + 1
+            try:
+                ref = actor.open_session.remote(blob, spec.memory_mb, spec.max_wall_s)
+                handle: SessionHandle = self._ray.get(ref, timeout=STARTUP_TIMEOUT_S + self.grace_s)
+            except self._ray.exceptions.RayActorError as exc:
+                # A dead actor the pool has not replaced yet (an idle one runs nothing that would
+                # tell it): nothing was opened, so another actor may take the session.
+                self._release(actor)
+                self._lost(actor, exc)
+                dead.add(id(actor))
+                continue
+            except Exception as exc:  # the actor's SessionError, a timeout
+                self._release(actor)
+                raise SessionError(
+                    f"the session could not be opened on its actor: {type(exc).__name__}: {exc}"
+                ) from exc
+            with self._lock:
+                self._open[handle.session_id] = (actor, handle)
+            return handle
+
+    def _lost(self, actor: Any, exc: BaseException) -> None:
+        if self._report_lost is not None and isinstance(exc, self._ray.exceptions.RayActorError):
+            self._report_lost(actor, f"{type(exc).__name__}: {exc}"[:300])
 
     def call(self, handle: SessionHandle, request: Any, budget_s: float) -> SessionReply:
         entry = self._open.get(handle.session_id)
@@ -73,6 +99,7 @@ class RaySessions:
             return SessionReply("timeout", error=f"no reply from the session's actor within {budget_s:g} s + grace")
         except Exception as exc:  # the actor or its node is gone: so is the session
             self._drop(handle.session_id)
+            self._lost(actor, exc)
             return SessionReply("crashed", error=f"the session's actor is gone: {type(exc).__name__}: {exc}"[:500])
         if reply.status in ("timeout", "crashed", "closed"):
             self._drop(handle.session_id)

@@ -8,13 +8,14 @@ as a uid of its own with no capability, with rlimits and the per-sample memory c
 ``memory_bound`` (the whole process tree is born inside it). Variables live across the calls of
 one episode; a new episode (a new session) never sees them.
 
-**Why a process of our own, not a runtime session** (``VerificationPool.open_session``): a runtime
-session runs its state in a pool worker, which is not a sandbox (the pool's uid, the host's
-files); the interpreter would still need bubblewrap inside it, so every call would cross two
-processes instead of one (a second pipe hop on the 5 ms budget) and every idle session would
-hold a worker (a Python process with the runtime loaded: tens of MB, against the 10 MB budget).
-What the runtime session would add is Ray affinity; a tool process lives in the process that
-runs the episode (on Ray: the actor running the rollout), which is affine by construction.
+**Where the interpreter's parent lives** (``placement``). ``"process"``: in the process running
+the episode. A runtime session (``VerificationPool.open_session``) would put it under a pool
+worker, which is not a sandbox itself: every call crosses two processes instead of one (a second
+pipe hop on the 5 ms budget) and every idle session holds a worker (tens of MB, against the 10 MB
+budget), so locally this is the default. ``"session"``: under a runtime session of the env's pool
+(``python_pinned``): on Ray the interpreter sits on one actor's node for the whole episode
+(session affinity), and a lost actor ends the episode with ``verifier_error``. ``"auto"`` (the
+default) is ``"session"`` when the env's pool is remote (Ray), else ``"process"``.
 
 **Budgets.** A call past ``context.call_timeout_s`` (capped by what is left of the episode's
 wall time and of the tool's own ``episode_budget_s``) kills the session's whole process tree
@@ -32,6 +33,7 @@ family's long-lived spawner thread) takes the sandbox down with it.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import os
@@ -50,15 +52,29 @@ from rlvr_code.memory_bound import MemoryCgroup
 from rlvr_code.memory_bound import create as create_cgroup
 from rlvr_code.sandbox import SYSTEM_PYTHON, _system_python_mounts, bwrap_path
 from rlvr_code.spawner import spawner
+from rlvr_code.tools.python_pinned import PinnedPythonSession, call_budget
 from rlvr_envs.episodes import ToolContext, ToolError, ToolSessionLost
 from rlvr_envs.errors import RlvrEnvsError
 
-__all__ = ["PythonLimits", "PythonProcess", "PythonSession", "PythonTool", "SandboxDied", "python_tool"]
+__all__ = [
+    "PLACEMENTS",
+    "PythonCells",
+    "PythonLimits",
+    "PythonProcess",
+    "PythonSession",
+    "PythonTool",
+    "SandboxDied",
+    "python_tool",
+]
 
 _HEADER = struct.Struct(">I")
 _MAX_REPLY = 4 << 20
 _DIST_PACKAGES = "/usr/lib/python3/dist-packages"
 _uids = itertools.count()
+PLACEMENTS = ("auto", "process", "session")
+"""Where a session's interpreter runs: ``process`` beside the episode; ``session`` in a runtime
+session of the env's pool (a pool worker; on Ray, one actor's); ``auto``: ``session`` when the
+env's pool is remote (Ray), else ``process``."""
 
 
 @dataclass(frozen=True)
@@ -303,22 +319,20 @@ def _clip(text: str, limit: int) -> str:
     return text[:limit] + f"…[truncated {len(text) - limit} chars]"
 
 
-class PythonSession:
-    """One episode's interpreter, started on the first call and again after a timeout or crash."""
+class PythonCells:
+    """The interpreter behind one episode's session, started on the first cell and again after a
+    timeout or crash; ``episode_budget_s`` of tool time in all. Where it runs is the session's
+    choice: in the episode's process (``PythonSession``) or pinned in a runtime session
+    (``python_pinned``)."""
 
-    def __init__(self, context: ToolContext, limits: PythonLimits, episode_budget_s: float) -> None:
-        self.context = context
+    def __init__(self, limits: PythonLimits, episode_budget_s: float) -> None:
         self.limits = limits
         self.left_s = episode_budget_s
         self.process: PythonProcess | None = None
-        self.closed = False
 
-    def call(self, code: str) -> str:
-        if self.closed:
-            raise ToolError("the python session is closed")
-        budget = min(self.context.call_timeout_s, self.left_s)
-        if self.context.deadline is not None:
-            budget = min(budget, self.context.deadline - time.monotonic())
+    def run(self, code: str, budget: float, max_output_chars: int) -> str:
+        """One cell within ``budget`` seconds (the start of a fresh interpreter included)."""
+        budget = min(budget, self.left_s)
         if budget <= 0:
             raise ToolError("the python tool's time budget for this episode is spent")
         started = time.monotonic()
@@ -343,17 +357,32 @@ class PythonSession:
             ) from None
         finally:
             self.left_s -= time.monotonic() - started
-        cap = min(self.context.max_output_chars, self.limits.output_bytes)
+        cap = min(max_output_chars, self.limits.output_bytes)
         text = _clip(output, cap)
         if written > self.limits.output_bytes and len(output) <= cap:
             text += f"…[truncated {written - len(output.encode())} bytes]"
         return text if text or failed else "(no output)"
 
-    def close(self) -> None:
-        self.closed = True
+    def kill(self) -> None:
         process, self.process = self.process, None
         if process is not None:
             process.kill()
+
+
+class PythonSession:
+    """One episode's interpreter in the process running the episode (``placement="process"``)."""
+
+    def __init__(self, context: ToolContext, limits: PythonLimits, episode_budget_s: float) -> None:
+        self.context = context
+        self.cells = PythonCells(limits, episode_budget_s)
+        self.closed = False
+
+    def call(self, code: str) -> str:
+        return self.cells.run(code, call_budget(self.context, self.closed), self.context.max_output_chars)
+
+    def close(self) -> None:
+        self.closed = True
+        self.cells.kill()
 
 
 class PythonTool:
@@ -372,12 +401,23 @@ class PythonTool:
         "additionalProperties": False,
     }
 
-    def __init__(self, limits: PythonLimits | None = None, episode_budget_s: float = 60.0) -> None:
+    def __init__(
+        self, limits: PythonLimits | None = None, episode_budget_s: float = 60.0, placement: str = "auto"
+    ) -> None:
+        if placement not in PLACEMENTS:
+            raise ValueError(f"placement must be one of {', '.join(PLACEMENTS)}, got {placement!r}")
         self.limits = limits or PythonLimits()
         self.episode_budget_s = float(episode_budget_s)
+        self.placement = placement
 
-    def open(self, context: ToolContext) -> PythonSession:
-        return PythonSession(context, self.limits, self.episode_budget_s)
+    def open(self, context: ToolContext) -> PythonSession | PinnedPythonSession:
+        pinned = self.placement == "session" or (self.placement == "auto" and context.remote_backend)
+        if not pinned:
+            return PythonSession(context, self.limits, self.episode_budget_s)
+        if context.backend is None:
+            raise ToolError("placement='session' needs the env's runtime backend and the env gave none")
+        cells = functools.partial(PythonCells, self.limits, self.episode_budget_s)
+        return PinnedPythonSession(context.backend(), context, cells, self.limits.start_timeout_s)
 
 
 def python_tool(**options: Any) -> PythonTool:
