@@ -112,6 +112,7 @@ SERIAL = (
     # probe (every uid from 1_900_000_000) would count as its own beside another worker
     "tests/code/test_code_languages.py",
     "tests/code/test_code_languages_hostile.py",
+    "tests/code/test_code_contests_checkers.py",  # runner uids too (contestants' outputs, special judges)
     "tests/ray/test_ray_pool.py",  # a two-node Ray cluster
     "tests/test_server_deadlines.py",  # raw sockets against short deadlines, the open-files limit
     "tests/episodes/test_episode_server.py",  # binds ports; hundreds of concurrent sessions

@@ -126,7 +126,7 @@ class _Marker:
 
     path = ""
 
-    def __reduce__(self):  # type: ignore[no-untyped-def]
+    def __reduce__(self):
         return (os.system, (f"touch {self.path}",))
 
 
@@ -166,7 +166,7 @@ def test_mixed_livecodebench_test_types_and_missing_func_name_are_refused() -> N
         ("code-apps-v1", lambda r: r.update(input_output=json.dumps({"inputs": ["1"], "outputs": []})), "same length"),
     ],
 )
-def test_a_broken_row_fails_at_make_naming_the_row(env_id: str, break_row, message: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_broken_row_fails_at_make_naming_the_row(env_id: str, break_row, message: str) -> None:
     rows = PRESETS[env_id]()
     break_row(rows[0])
     with pytest.raises(DataError, match=message) as caught:

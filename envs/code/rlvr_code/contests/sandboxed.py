@@ -9,7 +9,9 @@ A special judge gets the case as testlib's checkers do: ``argv[1..3]`` are the f
 the contestant's output and the expected answer (also its stdin is the input). Exit status 0
 accepts, 1 or 2 rejects (wrong answer, presentation error); anything else (testlib's 3 "fail", a
 crash, a signal, its time or memory budget, a compile error) is the checker's failure, reported as
-``verifier_error`` and never as a reward. Whatever it prints goes to stderr (a message, kept short).
+``verifier_error`` and never as a reward. A Python checker's uncaught exception counts as its
+failure (exit 3); in languages whose runtime exits 1 on one (Java, Node.js) a checker should
+catch its own errors and exit 3. Whatever it prints goes to stderr (a message, kept short).
 """
 
 from __future__ import annotations
@@ -41,6 +43,19 @@ _SPLIT = (
     'exec "$@" /tmp/input.txt /tmp/output.txt /tmp/answer.txt < /tmp/input.txt 1>&2'
 )
 _SHELL_TOOLS = ("/usr/bin/sh", "/usr/bin/dash", "/usr/bin/head")
+_PYTHON_GUARD = (
+    # Python exits 1 on an uncaught exception, which testlib's convention reads as "wrong answer":
+    # a checker's own bug (or MemoryError) must be its failure instead (3), never the contestant's.
+    "import runpy, sys, traceback\n"
+    "sys.argv = sys.argv[1:]\n"
+    "try:\n"
+    "    runpy.run_path(sys.argv[0], run_name='__main__')\n"
+    "except SystemExit:\n"
+    "    raise\n"
+    "except BaseException:\n"
+    "    traceback.print_exc(limit=-2)\n"
+    "    sys.exit(3)\n"
+)
 
 
 def language_spec(name: str) -> Language:
@@ -55,11 +70,12 @@ def _covered(path: str, mounts: tuple[str, ...]) -> bool:
 
 def checker_language(base: Language) -> Language:
     """``base`` run behind the shell step that lays out the case's three files."""
+    run = ("/usr/bin/python3", "-I", "-c", _PYTHON_GUARD, "{src}") if base is PYTHON else base.run
     run_mounts = base.run_mounts if base.run_mounts is not None else base.mounts
     extra = tuple(tool for tool in _SHELL_TOOLS if not _covered(tool, run_mounts))
     return dataclasses.replace(
         base,
-        run=("/usr/bin/sh", "-c", _SPLIT, "checker", *base.run),
+        run=("/usr/bin/sh", "-c", _SPLIT, "checker", *run),
         run_mounts=(*run_mounts, *extra),
         extra_processes=base.extra_processes + 2,
     )
