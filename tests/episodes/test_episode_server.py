@@ -204,6 +204,45 @@ def test_http_one_shot_step_without_a_session_says_so():
     assert body["done"] is True and "reset" in json.dumps(body)
 
 
+def test_one_shot_http_calls_count_against_the_session_limit():
+    """OpenEnv builds an env for each HTTP /reset, /step, /state, /metadata: with every slot held
+    by a socket they are answered 503 too (before the fix they ran beside them, unbounded)."""
+
+    def http(base, path, body=None):
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(base + path, data=data, headers={"content-type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as reply:
+                return reply.status
+        except urllib.error.HTTPError as exc:
+            return exc.code
+
+    one_shots = [("/reset", {"task": TASK}), ("/step", {"action": {"content": "\\boxed{1}"}}), ("/state", None)]
+    one_shots.append(("/metadata", None))
+
+    async def go(base, app):
+        ws_url = base.replace("http", "ws") + "/ws"
+        held = [await websockets.connect(ws_url) for _ in range(2)]
+        for ws in held:
+            await ws.send(json.dumps({"type": "reset", "data": {"task": TASK}}))
+            await ws.recv()
+        full = [await asyncio.to_thread(http, base, path, body) for path, body in one_shots]
+        free = [await asyncio.to_thread(http, base, path) for path in ("/health", "/schema")]
+        refused = app.refused_full
+        await held[0].close()
+        await asyncio.sleep(0.3)
+        after = await asyncio.to_thread(http, base, "/reset", {"task": TASK})
+        await held[1].close()
+        return full, free, refused, after
+
+    with running(max_sessions=2) as (base, app):
+        full, free, refused, after = asyncio.run(go(base, app))
+        assert full == [503, 503, 503, 503] and refused == 4
+        assert free == [200, 200]  # no env is built for these: never refused
+        assert after == 200  # a freed slot serves a one-shot call
+        assert app.open_sessions == 0  # every one-shot call gave its slot back
+
+
 def test_cli_serves_one_env_and_refuses_a_public_bind_without_token(monkeypatch, capsys):
     from rlvr_envs.cli import main
 

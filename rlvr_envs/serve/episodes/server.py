@@ -13,7 +13,11 @@ adds:
   handshake (HTTP 401) over WebSocket. A bind beyond loopback without a token is refused at
   start (``ServerConfigError``), as ``serve`` does.
 - **capacity**: past ``max_sessions`` open sessions a new WebSocket handshake is answered
-  **503** (not accepted then closed), so clients can tell "full" from "broken" and retry.
+  **503** (not accepted then closed), so clients can tell "full" from "broken" and retry. The
+  one-shot HTTP routes that build an env for the request (``/reset``, ``/step``, ``/state``,
+  ``/metadata``: OpenEnv makes a fresh env, answers and closes it) are sessions too while they
+  run: they count against the same limit and are answered 503 when it is reached, so no mix
+  of sockets and HTTP calls holds more than ``max_sessions`` envs (and their tool sessions).
 - **idle reaping**: a session whose client sends nothing for ``idle_timeout_s`` is ended (the
   app sees a disconnect, closes the env and its tool sessions, and closes the socket with 1001).
   OpenEnv's own reaper skips sessions with a socket attached; this one does not.
@@ -42,6 +46,9 @@ OPEN_PATHS = frozenset({"/health"})
 # answered 404: /mcp would open sessions over HTTP that no socket closes, and the task API and
 # the docs are not part of the protocol.
 SERVED_PATHS = frozenset({"/ws", "/reset", "/step", "/state", "/health", "/schema", "/metadata"})
+# The HTTP routes for which OpenEnv builds an env (made, used once, closed): each request is a
+# session while it runs and counts against ``max_sessions``.
+ENV_PATHS = frozenset({"/reset", "/step", "/state", "/metadata"})
 
 
 def offered_token(scope: Scope) -> bytes:
@@ -86,14 +93,15 @@ class SessionGuard:
         if self._secret is not None and scope.get("path") not in OPEN_PATHS:
             if not hmac.compare_digest(offered_token(scope), self._secret):
                 return await self._deny(scope, send, 401, "a valid token is required (Authorization: Bearer TOKEN)")
-        if kind == "http":
+        if kind == "http" and scope.get("path") not in ENV_PATHS:
             return await self.app(scope, receive, send)
         if self.open_sessions >= self.max_sessions:
             self.refused_full += 1
             return await self._deny(scope, send, 503, f"the server is full ({self.max_sessions} sessions); retry later")
         self.open_sessions += 1
         try:
-            await self.app(scope, self._idle_bounded(receive), send)
+            # An HTTP request's body is read by the app at once: idleness is the socket's concern.
+            await self.app(scope, receive if kind == "http" else self._idle_bounded(receive), send)
         finally:
             self.open_sessions -= 1
 
