@@ -70,8 +70,8 @@ def test_code_contests_maps_tests_limits_difficulty_and_solutions() -> None:
     assert first.answer["language"] == "python"
     # what the policy sees: difficulty and limits, never the answer
     _, info = env.reset(seed=0)
-    assert set(info["metadata"]) <= {"source", "platform", "difficulty", "language", "time_limit_s"}
-    assert info["metadata"]["time_limit_s"] in (1.5, 2.0)
+    assert set(info["metadata"]) <= {"source", "platform", "difficulty", "language", "case_time_limit_s"}
+    assert info["metadata"]["case_time_limit_s"] in (1.5, 2.0)
 
 
 def test_code_contests_options_generated_tests_language_and_checker() -> None:
@@ -181,6 +181,23 @@ def test_presets_offline_fail_at_make_at_once_naming_data(env_id: str, monkeypat
     with pytest.raises(DataUnavailableError, match="data="):
         rlvr_envs.make(env_id)
     assert time.monotonic() - start < 5.0
+
+
+def test_a_problem_gets_its_own_special_judge_by_id() -> None:
+    judge = {"type": "program", "source": "import sys\nsys.exit(0)\n"}
+    env = rlvr_envs.make("code-contests-v1", data=codecontests_rows(), checkers={"1_A. Sum": judge})
+    assert env.tasks[0].answer["checker"] == judge and env.tasks[1].answer["checker"]["type"] == "float"
+    with pytest.raises(ConfigurationError, match="does not have"):
+        rlvr_envs.make("code-contests-v1", data=codecontests_rows(), checkers={"9_Z. Nope": judge})
+
+
+def test_a_stated_per_case_limit_is_not_taken_for_the_sample_s_limit() -> None:
+    from rlvr_code.limits import stated_limit
+
+    env = rlvr_envs.make("code-contests-v1", data=codecontests_rows())
+    # calibrate derives the whole sample's wall clock; the set's 2 s is one case's
+    assert [stated_limit(t) for t in env.tasks] == [None, None]
+    assert [t.answer["case_timeout_s"] for t in env.tasks] == [2.0, 1.5]
 
 
 def test_an_invalid_checker_is_refused_at_make() -> None:

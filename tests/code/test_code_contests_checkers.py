@@ -200,6 +200,36 @@ def test_a_python_special_judge_accepts_any_right_answer(verifier: ContestVerifi
     assert presentation.reward == 0.0 and presentation.reason == Reason.WRONG
 
 
+def test_a_wrong_python_answer_reruns_one_case_not_all(
+    verifier: ContestVerifier, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rlvr_code.contests import sandboxed
+
+    runs: list[int] = []
+    real = sandboxed.run_outputs
+
+    def counted(language: str, code: str, cases: list[dict[str, str]], limits: dict[str, Any]) -> dict[str, Any]:
+        runs.append(len(cases))
+        return real(language, code, cases, limits)
+
+    monkeypatch.setattr(sandboxed, "run_outputs", counted)
+    task = stdio(PAIR_CASES, program(PAIR_CHECKER))
+    assert verifier.verify(task, fenced("n = int(input())\nprint(n, 0)\n")).reward == 0.0
+    assert runs == [1]  # the first differing case, rejected: the strict run's verdict stands
+    runs.clear()
+    assert verifier.verify(task, fenced(ANY_PAIR)).reward == 1.0
+    assert runs == [1, 3]
+    runs.clear()
+    assert verifier.verify(task, fenced("n = int(input())\nprint(1, n - 1)\n")).reward == 1.0
+    assert runs == [1, 3]  # "1 4" strictly right on case 0; case 1 ("1 1") too; case 2 differs
+    runs.clear()
+    partial = ContestVerifier(timeout_s=20.0, partial_credit=True)
+    assert partial.verify(task, fenced("n = int(input())\nprint(n - 1, 1 if n != 2 else 0)\n")).reward == pytest.approx(
+        2 / 3
+    )
+    assert runs == [3]
+
+
 def test_a_cpp_special_judge_for_a_cpp_answer() -> None:
     need_gxx()
     verifier = ContestVerifier(timeout_s=20.0)

@@ -108,7 +108,7 @@ def tokens_equal(got: str, want: str) -> tuple[bool, str | None]:
     got_tokens, want_tokens = got.split(), want.split()
     for position, (g, w) in enumerate(zip(got_tokens, want_tokens), start=1):
         if g != w:
-            return False, f"token {position}: expected {_shown(w)}, got {_shown(g)}"
+            return False, f"expected {_shown(w)} at token {position}, got {_shown(g)}"
     if len(got_tokens) != len(want_tokens):
         return False, f"expected {len(want_tokens)} tokens, got {len(got_tokens)}"
     return True, None
@@ -132,14 +132,14 @@ def floats_close(got: str, want: str, abs_tol: float, rel_tol: float) -> tuple[b
         expected = _number(w)
         if expected is None:
             if g != w:
-                return False, f"token {position}: expected {_shown(w)}, got {_shown(g)}"
+                return False, f"expected {_shown(w)} at token {position}, got {_shown(g)}"
             continue
         value = _number(g)
         if value is None:
-            return False, f"token {position}: expected a number near {_shown(w)}, got {_shown(g)}"
+            return False, f"expected a number near {_shown(w)} at token {position}, got {_shown(g)}"
         error = abs(value - expected)
         if error > abs_tol and error > rel_tol * abs(expected):
-            return False, f"token {position}: expected {_shown(w)}, got {_shown(g)} (error {error:.3g})"
+            return False, f"expected {_shown(w)} at token {position}, got {_shown(g)} (error {error:.3g})"
     return True, None
 
 

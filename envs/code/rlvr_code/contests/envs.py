@@ -33,13 +33,22 @@ class ContestEnv(CodeEnv):
         checker: ``"auto"`` (default: a float checker at the tolerance the statement states,
             else whitespace-insensitive tokens), ``None`` (lines, exactly, as ``code-python``) or a
             checker spec (``rlvr_code.contests.checkers``) for every task.
+        checkers: ``{task id: checker spec}`` for the problems that need their own, e.g. a special
+            judge for a problem with many right answers (the sets ship none); an id that names
+            no task of the set is refused.
     """
 
     hub_name: ClassVar[str] = ""
     hub_config: ClassVar[str | None] = None
     hub_file: ClassVar[str] = "rows.jsonl"
     default_split: ClassVar[str] = "test"
-    public_metadata_keys: ClassVar[tuple[str, ...]] = ("source", "platform", "difficulty", "language", "time_limit_s")
+    public_metadata_keys: ClassVar[tuple[str, ...]] = (
+        "source",
+        "platform",
+        "difficulty",
+        "language",
+        "case_time_limit_s",
+    )
 
     def __init__(
         self,
@@ -48,13 +57,20 @@ class ContestEnv(CodeEnv):
         path: str | Path | None = None,
         language: str | list[str] = "python",
         checker: Any = "auto",
+        checkers: Mapping[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
         if not accepted_languages(language):
             raise ConfigurationError(f"{self.env_name}: unknown language {language!r}")
+        if checkers is not None and not isinstance(checkers, Mapping):
+            raise ConfigurationError(f"{self.env_name}: checkers= maps task ids to checker specs")
         self.language = language
         self.checker = checker
+        self.checkers = dict(checkers or {})
         super().__init__(_data_or_path(self.env_name, data, path), **kwargs)
+        unknown = sorted(set(self.checkers) - {task.id for task in self._loaded})
+        if unknown:
+            raise ConfigurationError(f"{self.env_name}: checkers= names tasks the set does not have: {unknown[:5]}")
 
     @property
     def path(self) -> Any:
@@ -75,7 +91,9 @@ class ContestEnv(CodeEnv):
         raise NotImplementedError
 
     def _row_task(self, index: int, place: RowPlace, row: Any) -> Task:
-        return build_task(self._problem(row, place, index), place, language=self.language, checker=self.checker)
+        problem = self._problem(row, place, index)
+        checker = self.checkers.get(problem.id, self.checker)
+        return build_task(problem, place, language=self.language, checker=checker)
 
 
 class CodeContestsEnv(ContestEnv):

@@ -162,7 +162,8 @@ def build_task(
     states, else exact tokens; ``None``: the family's line comparison; or a checker spec."""
     metadata = {**problem.metadata, "language": language}
     if problem.time_limit_s is not None:
-        metadata["time_limit_s"] = problem.time_limit_s
+        # Not ``time_limit_s``: ``limits.calibrate`` would take that for the whole sample's limit.
+        metadata["case_time_limit_s"] = problem.time_limit_s
     if problem.difficulty is not None:
         metadata["difficulty"] = problem.difficulty
     answer: dict[str, Any]

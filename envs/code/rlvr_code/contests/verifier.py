@@ -69,6 +69,27 @@ class ContestVerifier(CodeVerifier):
         verdict = _checked(verifier, task, plain, completion, checker)
         return verdict.model_copy(update={"details": {**verdict.details, "checker": checker.kind}})
 
+    def verify_measured(self, task: Task, completion: str) -> tuple[Verdict, float | None]:
+        """``verify`` and the solution's CPU seconds where the family's sandbox measured them
+        (``limits.calibrate``): a checker task's reference is measured when its output is the
+        expected one, else not (None)."""
+        answer = task.answer if isinstance(task.answer, dict) else {}
+        verifier = self._for_case_limit(answer.get(CASE_LIMIT_KEY))
+        measured = getattr(CodeVerifier, "verify_measured", None)
+        if measured is None:
+            return self.verify(task, completion), None
+        if answer.get("checker") is None:
+            return measured(verifier, task, completion)
+        try:
+            parse_checker(answer["checker"])
+        except CheckerSpecError:
+            return self.verify(task, completion), None
+        plain = task.model_copy(update={"answer": {k: v for k, v in answer.items() if k != "checker"}})
+        verdict, spent = measured(verifier, plain, completion)
+        if verdict.reward >= 1.0:
+            return verdict, spent
+        return self.verify(task, completion), None
+
 
 def _program(verifier: CodeVerifier, task: Task, completion: str) -> tuple[str, str] | None:
     """``(language, code)`` to run, or None when the plain verifier answers without running
@@ -97,25 +118,78 @@ def _worth_checking(verdict: Verdict, partial_credit: bool) -> bool:
     return partial_credit and verdict.reason in (Reason.TIMEOUT, Reason.RUNTIME_ERROR)
 
 
+def _first_failed(verdict: Verdict) -> int | None:
+    """The index of the first case the strict comparison failed, from the verdict's entries."""
+    for entry in verdict.details.get("tests") or ():
+        name = str(entry.get("name", "")) if isinstance(entry, dict) else ""
+        if entry.get("status") == "failed" and name.startswith("case ") and name[5:].isdigit():
+            return int(name[5:])
+    return None
+
+
+def _rejected_at(verdict: Verdict, index: int, entry: dict[str, Any]) -> Verdict:
+    """The strict run's verdict, its case ``index`` described by the checker's judgement (the
+    strict "expected X" misleads where other answers are right)."""
+    if entry.get("status") != "failed":
+        return verdict
+    name = f"case {index}"
+    error = str(entry.get("error") or "")
+    tests = [
+        {**t, "error": error} if isinstance(t, dict) and t.get("name") == name else t
+        for t in verdict.details.get("tests") or ()
+    ]
+    details = {**verdict.details, "tests": tests}
+    if str(details.get("first_error", "")).startswith(f"{name}:"):
+        details["first_error"] = trim_text(f"{name}: {error}", _MAX_ERROR)
+    return verdict.model_copy(update={"details": details})
+
+
 def _checked(verifier: CodeVerifier, task: Task, plain: Task, completion: str, checker: Checker) -> Verdict:
     program = _program(verifier, plain, completion)
     if program is None:
         return CodeVerifier.verify(verifier, plain, completion)
     language, code = program
-    if language == "python":
-        first = CodeVerifier.verify(verifier, plain, completion)
-        if first.reward >= 1.0 or not _worth_checking(first, verifier.partial_credit):
-            return first
-    from rlvr_code.contests.sandboxed import run_outputs
-    from rlvr_code.sandbox import SandboxError
-
     cases = [{"input": str(c["input"]), "output": str(c["output"])} for c in plain.answer["cases"]]
-    extracted = code[:2000]
     task_limits = getattr(verifier, "task_limits", None)  # the task's calibrated CPU budget too, where known
     if task_limits is not None:
         limits = task_limits(plain.answer)
     else:
         limits = verifier.limits(float(plain.answer.get("timeout_s") or verifier.timeout_s))
+    if language == "python":
+        first = CodeVerifier.verify(verifier, plain, completion)
+        if first.reward >= 1.0 or not _worth_checking(first, verifier.partial_credit):
+            return first
+        probe = _first_failed(first)
+        if probe is not None and not verifier.partial_credit:
+            # All or nothing: the first differing case decides whether the rest is worth a run
+            # (a wrong answer then costs one case more than without a checker, not every case).
+            judged = _judged(verifier, language, code, [cases[probe]], checker, limits)
+            if isinstance(judged, Verdict):
+                return judged
+            entries = [t for t in judged.get("tests") or () if isinstance(t, dict)]
+            if any(t.get("status") != "passed" for t in entries):
+                return _rejected_at(first, probe, entries[0] if entries else {})
+    report = _judged(verifier, language, code, cases, checker, limits)
+    if isinstance(report, Verdict):
+        return report
+    verdict = verifier.verdict(report, code, plan_for(task))
+    return verdict.model_copy(update={"details": {**verdict.details, "language": language}})
+
+
+def _judged(
+    verifier: CodeVerifier,
+    language: str,
+    code: str,
+    cases: list[dict[str, str]],
+    checker: Checker,
+    limits: dict[str, Any],
+) -> dict[str, Any] | Verdict:
+    """The runner's report on ``cases`` with the checker's judgement in place of the strict one;
+    or the verdict that ends the sample (a compile error, the sandbox's or the checker's failure)."""
+    from rlvr_code.contests.sandboxed import run_outputs
+    from rlvr_code.sandbox import SandboxError
+
+    extracted = code[:2000]
     try:
         report = run_outputs(language, code, cases, limits)
     except SandboxError as exc:
@@ -135,8 +209,7 @@ def _checked(verifier: CodeVerifier, task: Task, plain: Task, completion: str, c
             return Verdict.failure(
                 Reason.VERIFIER_ERROR, extracted=extracted, details={"error": trim_text(problem, _MAX_ERROR)}
             )
-    verdict = verifier.verdict(report, code, plan_for(task))
-    return verdict.model_copy(update={"details": {**verdict.details, "language": language}})
+    return report
 
 
 def _apply_checker(
@@ -149,7 +222,7 @@ def _apply_checker(
     if checker.builtin:
         for i in pending:
             accepted, why = checker.compare(str(outputs[i]), cases[i]["output"])
-            tests[i]["status"], tests[i]["error"] = ("passed", None) if accepted else ("failed", f"expected {why}")
+            tests[i]["status"], tests[i]["error"] = ("passed", None) if accepted else ("failed", why)
         return None
     from rlvr_code.contests.sandboxed import run_checker
     from rlvr_code.sandbox import SandboxError
