@@ -113,6 +113,11 @@ SERIAL = (
     "tests/code/test_code_languages.py",
     "tests/code/test_code_languages_hostile.py",
     "tests/code/test_code_contests_checkers.py",  # runner uids too (contestants' outputs, special judges)
+    # contest presets' conformance: a float-tolerance task's reference runs in the runner (its uids)
+    "tests/test_conformance_all.py::test_conformance[code-contests-v1]",
+    "tests/test_conformance_all.py::test_conformance[code-taco-v1]",
+    "tests/test_conformance_all.py::test_conformance[code-apps-v1]",
+    "tests/test_conformance_all.py::test_conformance[code-livecodebench-v1]",
     "tests/ray/test_ray_pool.py",  # a two-node Ray cluster
     "tests/test_server_deadlines.py",  # raw sockets against short deadlines, the open-files limit
     "tests/episodes/test_episode_server.py",  # binds ports; hundreds of concurrent sessions
@@ -144,7 +149,7 @@ def pytest_collection_modifyitems(config, items):
         test = item.nodeid.split("[", 1)[0]
         if test in SLOW_ELSEWHERE:
             item.add_marker(pytest.mark.slow)
-        if test in SERIAL or test.split("::", 1)[0] in SERIAL:
+        if test in SERIAL or item.nodeid in SERIAL or test.split("::", 1)[0] in SERIAL:  # nodeid: one param
             item.add_marker(pytest.mark.serial)
 
 

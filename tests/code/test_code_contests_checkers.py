@@ -174,6 +174,25 @@ def test_tokens_accept_other_spacing_that_line_comparison_rejects(verifier: Cont
     assert verifier.verify(stdio(cases, "tokens"), fenced("print(1, 2)")).reward == 0.0
 
 
+def test_code_python_rows_carry_a_checker() -> None:
+    row: dict[str, Any] = {"prompt": "Print 1..n.", "inputs": ["3\n"], "outputs": ["1\n2\n3\n"], "checker": "tokens"}
+    env = rlvr_envs.make("code-python", data=[row], timeout_s=20)
+    assert env.verify(env.tasks[0], fenced("print(*range(1, int(input()) + 1))")).reward == 1.0
+    native: dict[str, Any] = {
+        "id": "n",
+        "prompt": "p",
+        "answer": {"format": "stdio", "cases": [PAIR], "checker": program(PAIR_CHECKER)},
+    }
+    env = rlvr_envs.make("code-python", data=[native], timeout_s=20)
+    assert env.verify(env.tasks[0], fenced(ANY_PAIR)).reward == 1.0
+    from rlvr_envs.errors import DataError
+
+    with pytest.raises(DataError, match="checker"):
+        rlvr_envs.make("code-python", data=[{**row, "checker": "regex"}])
+    with pytest.raises(DataError, match="checker"):
+        rlvr_envs.make("code-python", data=[{**native, "answer": {**native["answer"], "checker": {"type": "program"}}}])
+
+
 def test_float_tolerance(verifier: ContestVerifier) -> None:
     cases = [{"input": "1\n", "output": "0.333333333\n"}, {"input": "2\n", "output": "0.666666667\n"}]
     checker = {"type": "float", "abs_tol": 1e-6, "rel_tol": 1e-6}

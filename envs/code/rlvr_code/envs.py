@@ -204,6 +204,7 @@ def stdio_task(row: Mapping[str, Any], index: int, place: RowPlace | None = None
     for key in ("language", "timeout_s", "case_timeout_s", "checker"):
         if row.get(key) is not None:
             answer[key] = row[key]
+    _check_checker(answer, place)
     solution = place.optional(row, "canonical_solution") or place.optional(row, "code")
     if solution is not None:
         answer["canonical_solution"] = str(solution)
@@ -215,6 +216,16 @@ def stdio_task(row: Mapping[str, Any], index: int, place: RowPlace | None = None
         metadata={k: row[k] for k in ("source", "difficulty") if k in row},
         difficulty=Difficulty(label=label) if isinstance(label, (str, int, float)) else Difficulty(),
     )
+
+
+def _check_checker(answer: Mapping[str, Any], place: RowPlace) -> None:
+    """A stdio task's checker (``rlvr_code.contests.checkers``), checked at load."""
+    from rlvr_code.contests.checkers import CheckerSpecError, parse_checker
+
+    try:
+        parse_checker(answer.get("checker"))
+    except CheckerSpecError as exc:
+        raise place.error(f"checker: {exc}") from None
 
 
 def _check_native_answer(answer: Mapping[str, Any], place: RowPlace) -> None:
@@ -242,6 +253,7 @@ def _check_native_answer(answer: Mapping[str, Any], place: RowPlace) -> None:
         for position, case in enumerate(cases, start=1):
             if not isinstance(case, Mapping) or case.get("input") is None or case.get("output") is None:
                 raise missing("cases", f"a list of {{'input', 'output'}} strings (case {position} is {case!r:.80})")
+        _check_checker(answer, place)
 
 
 def native_task(row: Mapping[str, Any], index: int, place: RowPlace | None = None) -> Task:
