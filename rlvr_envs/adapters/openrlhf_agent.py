@@ -21,8 +21,17 @@ a tool turn's feedback is the rendered tool results, followed by the start of th
 assistant turn when ``assistant_prefix`` is given (OpenRLHF concatenates text, so the chat
 template's turn markers are the caller's: e.g. ``"<|im_end|>\\n<|im_start|>user\\n"`` before and
 ``"<|im_end|>\\n<|im_start|>assistant\\n"`` after); the final answer is scored by the family's
-verifier. A verifier error (a lost tool session included) gives reward 0 with
-``extra_logs["verifier_error"] = 1``: OpenRLHF has no way to leave a sample out, so it is said.
+verifier. With ``chat_template=`` (an ``rlvr_envs.episodes.chat_deltas.ChatTemplate``: a
+tokenizer's or a Jinja source) the feedback is the template's own text instead of the two
+prefixes: what it writes after the model's turn (its closing, e.g. ``<|im_end|>\\n``, less any of
+it the model already wrote), then the tool results and the next generation prompt, computed from
+the episode's real chat, so the text OpenRLHF concatenates is the template's rendering of the
+conversation. A template that is not append-only (``ChatDeltaMismatch``: it rewrites history or
+drops tool results) is refused when the agent is made, by rendering a probe episode; a turn whose
+text the template would write otherwise (spacing of a tool call) still gets the template's
+closing and results, with ``extra_logs["template_mismatch"] = 1``. A verifier error (a lost tool
+session included) gives reward 0 with ``extra_logs["verifier_error"] = 1``: OpenRLHF has no way
+to leave a sample out, so it is said.
 OpenRLHF's classes are subclassed when OpenRLHF is installed; otherwise plain classes with the
 same methods (what the tests drive). ``rewards``/``scores`` are torch tensors when torch is
 installed (OpenRLHF calls ``.item()``), else floats in a 0-d stand-in with ``.item()``.
@@ -32,10 +41,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rlvr_envs.adapters.routing import task_from_json, task_to_json
 from rlvr_envs.types import Reason, Task
+
+if TYPE_CHECKING:
+    from rlvr_envs.episodes.chat_deltas import ChatTemplate
 
 
 class _Scalar(float):
@@ -85,11 +97,16 @@ def agent_classes(
     *,
     assistant_prefix: str = "",
     feedback_prefix: str = "",
+    chat_template: ChatTemplate | None = None,
     **make_kwargs: Any,
 ) -> tuple[type, type]:
     """``(AgentInstance, AgentExecutor)`` for an OpenRLHF agent file; ``make_kwargs`` go to
-    ``rlvr_envs.make(env_id, ...)`` (``tools=`` makes it an episode; default ``["calculator"]``)."""
+    ``rlvr_envs.make(env_id, ...)`` (``tools=`` makes it an episode; default ``["calculator"]``).
+    ``chat_template`` replaces the prefixes by the template's own text (see the module docstring)."""
     make_kwargs.setdefault("tools", ["calculator"])
+    if chat_template is not None and (assistant_prefix or feedback_prefix):
+        raise ValueError("give either chat_template or the feedback/assistant prefixes, not both")
+    closing = _closing(chat_template) if chat_template is not None else ""
     instance_base, executor_base = _bases()
 
     class AgentInstance(instance_base):  # type: ignore[misc, valid-type]
@@ -125,7 +142,10 @@ def agent_classes(
                     logs["reason"] = verdict.reason.value
                 self.env.close()
                 return _result(float(reward), "", True, logs)
-            return _result(float(reward), feedback_prefix + obs + assistant_prefix, False, stats)
+            if chat_template is None:
+                return _result(float(reward), feedback_prefix + obs + assistant_prefix, False, stats)
+            feedback, exact = _template_feedback(chat_template, info["messages"], action, closing)
+            return _result(float(reward), feedback, False, {**stats, "template_mismatch": int(not exact)})
 
     class AgentExecutor(executor_base):  # type: ignore[misc, valid-type]
         """OpenRLHF's multi-turn executor over ``AgentInstance``."""
@@ -137,6 +157,49 @@ def agent_classes(
                 super().__init__(AgentInstance)
 
     return AgentInstance, AgentExecutor
+
+
+_PROBE: list[dict[str, Any]] = [
+    {"role": "user", "content": "u"},
+    {"role": "assistant", "content": "<think>t</think>a", "tool_calls": [
+        {"id": "p0", "type": "function", "function": {"name": "probe", "arguments": "{\"x\": 1}"}}]},
+    {"role": "tool", "tool_call_id": "p0", "name": "probe", "content": "r0"},
+    {"role": "assistant", "content": "b", "tool_calls": [
+        {"id": "p1", "type": "function", "function": {"name": "probe", "arguments": "{\"x\": 2}"}}]},
+    {"role": "tool", "tool_call_id": "p1", "name": "probe", "content": "r1"},
+    {"role": "assistant", "content": "c"},
+]  # fmt: skip
+_SENTINEL = "\u2063rlvr-turn-end\u2063"
+
+
+def _closing(template: ChatTemplate) -> str:
+    """What the template writes after an assistant turn's text (refuses a template that is not
+    append-only over a probe episode, reasoning included: ``ChatDeltaMismatch``)."""
+    from rlvr_envs.episodes.chat_deltas import turn_deltas
+
+    turn_deltas(template, _PROBE)
+    text = template.render([*_PROBE[:1], {"role": "assistant", "content": _SENTINEL}], generation_prompt=False)
+    return text[text.rfind(_SENTINEL) + len(_SENTINEL) :] if _SENTINEL in text else ""
+
+
+def _template_feedback(
+    template: ChatTemplate, messages: list[dict[str, Any]], action: str, closing: str
+) -> tuple[str, bool]:
+    """(the text after the model's turn: the template's closing of it, the tool results and the
+    next generation prompt; whether the model's text was exactly the template's start of the turn)."""
+    from rlvr_envs.episodes.chat_deltas import tool_delta
+
+    last = max(i for i, m in enumerate(messages) if m.get("role") == "assistant")
+    before = template.render(messages[:last], generation_prompt=True)
+    through = template.render(messages[: last + 1], generation_prompt=False)
+    piece = through[len(before) :] if through.startswith(before) else None
+    results = tool_delta(template, messages)
+    if piece is not None and piece.startswith(action):
+        return piece[len(action) :] + results, True
+    # The model wrote its turn otherwise than the template would: close it as the template does,
+    # less the part of the closing the model wrote itself (its EOS text, when kept).
+    missing = next((closing[k:] for k in range(len(closing), 0, -1) if action.endswith(closing[:k])), closing)
+    return missing + results, False
 
 
 def rlvr_envs_id(env_id: str) -> str:
