@@ -162,7 +162,6 @@ def test_mixed_livecodebench_test_types_and_missing_func_name_are_refused() -> N
         ("code-contests-v1", lambda r: r["private_tests"].update(output=["1\n"]), "2 inputs but 1 outputs"),
         ("code-contests-v1", lambda r: r.pop("description"), "description"),
         ("code-taco-v1", lambda r: r.update(input_output="{not json"), "not valid JSON"),
-        ("code-apps-v1", lambda r: r.update(input_output=json.dumps({"inputs": [], "outputs": []})), "no tests"),
         ("code-apps-v1", lambda r: r.update(input_output=json.dumps({"inputs": ["1"], "outputs": []})), "same length"),
     ],
 )
@@ -198,6 +197,38 @@ def test_a_stated_per_case_limit_is_not_taken_for_the_sample_s_limit() -> None:
     # calibrate derives the whole sample's wall clock; the set's 2 s is one case's
     assert [stated_limit(t) for t in env.tasks] == [None, None]
     assert [t.answer["case_timeout_s"] for t in env.tasks] == [2.0, 1.5]
+
+
+def test_rows_without_any_test_are_left_out_with_a_warning_and_listed() -> None:
+    rows = apps_rows()
+    rows[0]["input_output"] = ""  # APPS has such rows
+    rows[1]["solutions"] = ""  # and rows without solutions, which still load
+    with pytest.warns(UserWarning, match="left out 1 rows without tests"):
+        env = rlvr_envs.make("code-apps-v1", data=rows)
+    assert [t.id for t in env.tasks] == ["apps/4001"] and "canonical_solution" not in env.tasks[0].answer
+    from rlvr_code.contests.envs import ContestEnv
+
+    assert isinstance(env, ContestEnv) and len(env.skipped) == 1 and "row 1" in env.skipped[0]
+    contests = codecontests_rows()
+    for key in ("public_tests", "private_tests", "generated_tests"):
+        contests[1][key] = {"input": [], "output": []}
+    with pytest.warns(UserWarning):
+        assert [t.id for t in rlvr_envs.make("code-contests-v1", data=contests).tasks] == ["1_A. Sum"]
+    with pytest.raises(DataError):  # nothing left: make fails
+        rlvr_envs.make("code-contests-v1", data=contests[1:])
+
+
+def test_a_parquet_copy_with_numpy_values_loads_as_the_rows_do(tmp_path: Path) -> None:
+    pandas = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    rows = codecontests_rows()
+    path = tmp_path / "test.parquet"
+    pandas.DataFrame(rows).to_parquet(path)
+    from_parquet = rlvr_envs.make("code-contests-v1", path=str(path)).tasks
+    from_rows = rlvr_envs.make("code-contests-v1", data=rows).tasks
+    assert [t.answer for t in from_parquet] == [t.answer for t in from_rows]
+    assert [t.metadata for t in from_parquet] == [t.metadata for t in from_rows]
+    assert from_parquet[0].difficulty.label == "A"
 
 
 def test_an_invalid_checker_is_refused_at_make() -> None:

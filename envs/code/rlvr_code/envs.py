@@ -400,7 +400,8 @@ class CodeEnv(DatasetEnv):
         source = str(self.data) if isinstance(self.data, (str, Path)) else "data"
         return [(source, number, row) for number, row in numbered_records(self.data, split)]
 
-    def _row_task(self, index: int, place: RowPlace, row: Any) -> Task:
+    def _row_task(self, index: int, place: RowPlace, row: Any) -> Task | None:
+        """The row's task; None leaves the row out (a preset's rows that hold no test at all)."""
         return task_from_row(row, index, place)
 
     def _build(self, rows: list[SourcedRow]) -> list[Task]:
@@ -411,6 +412,8 @@ class CodeEnv(DatasetEnv):
             if not isinstance(row, Mapping):
                 raise place.error(f"expected an object with columns, got {type(row).__name__}")
             task = self._row_task(index, place, row)
+            if task is None:
+                continue
             ids.add(task.id, f"{source} row {number}")
             tasks.append(task)
         return tasks
@@ -495,7 +498,7 @@ class HumanEvalEnv(CodeEnv):
         rows = load_hub(self.hub_name, split=self.split or "test", env_name=self.env_name, option_hint=hint)
         return [(self.hub_name, number, row) for number, row in enumerate(rows, start=1)]
 
-    def _row_task(self, index: int, place: RowPlace, row: Any) -> Task:
+    def _row_task(self, index: int, place: RowPlace, row: Any) -> Task | None:
         return humaneval_task(row, place, preset=True)
 
 
@@ -551,5 +554,5 @@ class MbppEnv(CodeEnv):
             out.extend((f"{self.hub_name}[{name}]", n, {**r, "split": name}) for n, r in enumerate(rows_of_split, 1))
         return sorted(out, key=lambda sourced: int(sourced[2].get("task_id") or 0))
 
-    def _row_task(self, index: int, place: RowPlace, row: Any) -> Task:
+    def _row_task(self, index: int, place: RowPlace, row: Any) -> Task | None:
         return mbpp_task(row, place, preset=True)

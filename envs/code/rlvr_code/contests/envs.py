@@ -9,16 +9,17 @@ tasks verified by ``ContestVerifier``.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
-from rlvr_code.contests.rows import build_task
+from rlvr_code.contests.rows import Untestable, build_task
 from rlvr_code.contests.sets import apps_problem, codecontests_problem, livecodebench_problem, taco_problem
 from rlvr_code.envs import CodeEnv, RowPlace, SourcedRow, _data_or_path, _hub_hint
 from rlvr_code.verifier import accepted_languages
 from rlvr_envs.data import load_hub
-from rlvr_envs.errors import ConfigurationError
+from rlvr_envs.errors import ConfigurationError, DataError
 from rlvr_envs.types import Task
 
 
@@ -67,7 +68,15 @@ class ContestEnv(CodeEnv):
         self.language = language
         self.checker = checker
         self.checkers = dict(checkers or {})
+        self.skipped: list[str] = []
+        """Rows left out because they hold no test at all, each with why."""
         super().__init__(_data_or_path(self.env_name, data, path), **kwargs)
+        if self.skipped:
+            warnings.warn(
+                f"{self.env_name}: left out {len(self.skipped)} rows without tests (env.skipped), "
+                f"e.g. {self.skipped[0]}",
+                stacklevel=2,
+            )
         unknown = sorted(set(self.checkers) - {task.id for task in self._loaded})
         if unknown:
             raise ConfigurationError(f"{self.env_name}: checkers= names tasks the set does not have: {unknown[:5]}")
@@ -90,8 +99,18 @@ class ContestEnv(CodeEnv):
     def _problem(self, row: Mapping[str, Any], place: RowPlace, index: int) -> Any:
         raise NotImplementedError
 
-    def _row_task(self, index: int, place: RowPlace, row: Any) -> Task:
-        problem = self._problem(row, place, index)
+    def _build(self, rows: list[SourcedRow]) -> list[Task]:
+        tasks = super()._build(rows)
+        if not tasks and self.skipped:
+            raise DataError(f"{self.env_name}: no row holds a test ({len(self.skipped)} rows, e.g. {self.skipped[0]})")
+        return tasks
+
+    def _row_task(self, index: int, place: RowPlace, row: Any) -> Task | None:
+        try:
+            problem = self._problem(row, place, index)
+        except Untestable as exc:
+            self.skipped.append(str(exc))
+            return None
         checker = self.checkers.get(problem.id, self.checker)
         return build_task(problem, place, language=self.language, checker=checker)
 

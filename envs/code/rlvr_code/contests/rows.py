@@ -26,6 +26,16 @@ from rlvr_code.split import solution_names
 from rlvr_envs.errors import DataError
 from rlvr_envs.types import Difficulty, Task
 
+
+class Untestable(DataError):
+    """A set's row that holds no test at all (APPS and TACO have a few): the preset leaves it out
+    and says so (``ContestEnv.skipped``), where a broken row fails ``make``."""
+
+
+def untestable(place: RowPlace, message: str) -> Untestable:
+    return Untestable(f"{place.source} row {place.row_number}: {message}")
+
+
 STDIO_INSTRUCTION = "Read the input from standard input and write the answer to standard output."
 _MAX_DECODED = 1 << 30
 """Bytes a compressed test-case field may expand to (LiveCodeBench's largest are tens of MB)."""
@@ -73,6 +83,8 @@ def json_field(place: RowPlace, row: Mapping[str, Any], name: str, *, required: 
     value = place.need(row, name) if required else place.optional(row, name)
     if value is None or not isinstance(value, (str, bytes)):
         return value
+    if not value.strip():
+        return None
     try:
         return json.loads(value)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -169,7 +181,7 @@ def build_task(
     answer: dict[str, Any]
     if problem.fn_name:
         if not problem.call_args:
-            raise place.error("the problem has no tests")
+            raise untestable(place, "the problem has no tests")
         tests, names = call_tests(problem, place)
         answer = {"format": "asserts", "tests": tests, "setup": SAME_SETUP, "solution_names": names}
         if problem.public_count:
@@ -177,7 +189,7 @@ def build_task(
         metadata["language"] = "python"  # a call into the program: Python only
     else:
         if not problem.inputs:
-            raise place.error("the problem has no tests")
+            raise untestable(place, "the problem has no tests")
         cases = [{"input": i, "output": o} for i, o in zip(problem.inputs, problem.outputs)]
         answer = {"format": "stdio", "cases": cases, "language": language}
         if problem.declared_public:
@@ -236,4 +248,15 @@ def require(condition: bool, place: RowPlace, message: str) -> None:
         raise place.error(message)
 
 
-__all__ = ["DataError", "Problem", "build_task", "call_tests", "case_text", "compressed_json", "json_field", "pairs"]
+__all__ = [
+    "DataError",
+    "Problem",
+    "Untestable",
+    "build_task",
+    "call_tests",
+    "case_text",
+    "compressed_json",
+    "json_field",
+    "pairs",
+    "untestable",
+]

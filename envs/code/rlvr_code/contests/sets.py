@@ -17,10 +17,11 @@
 from __future__ import annotations
 
 import json
+import numbers
 from collections.abc import Mapping
 from typing import Any
 
-from rlvr_code.contests.rows import Problem, case_text, compressed_json, json_field, pairs
+from rlvr_code.contests.rows import Problem, case_text, compressed_json, json_field, pairs, untestable
 from rlvr_code.envs import RowPlace
 from rlvr_code.limits import parse_seconds
 
@@ -40,8 +41,9 @@ _CC_SOLUTION_LANGUAGE = {"python": "PYTHON3", "cpp": "CPP", "java": "JAVA"}
 
 
 def _enum(names: tuple[str, ...], value: Any) -> Any:
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(names):
-        return names[value]
+    """An enum's name; numbers out of range stay numbers (a numpy integer from Parquet: an int)."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return names[int(value)] if 0 <= int(value) < len(names) else int(value)
     return value
 
 
@@ -68,13 +70,17 @@ def codecontests_problem(row: Mapping[str, Any], place: RowPlace, *, language: s
     inputs = public[0] + hidden[0] + extra[0]
     outputs = public[1] + hidden[1] + extra[1]
     if not inputs:
-        raise place.error("no tests: public_tests, private_tests and generated_tests are all empty")
+        raise untestable(place, "no tests: public_tests, private_tests and generated_tests are all empty")
     source = _enum(CC_SOURCE, row.get("source"))
     difficulty = _enum(CC_DIFFICULTY, row.get("difficulty"))
     metadata: dict[str, Any] = {"source": "code_contests", "platform": source}
-    for key in ("cf_rating", "cf_contest_id", "cf_index", "memory_limit_bytes"):
-        if isinstance(row.get(key), (int, float)) and not isinstance(row.get(key), bool) and row.get(key):
-            metadata[key] = row[key]
+    for key in ("cf_rating", "cf_contest_id", "memory_limit_bytes"):
+        value = row.get(key)
+        if isinstance(value, numbers.Real) and not isinstance(value, bool) and value:
+            number = float(value)
+            metadata[key] = int(number) if number.is_integer() else number
+    if isinstance(row.get("cf_index"), str) and row["cf_index"]:
+        metadata["cf_index"] = row["cf_index"]
     tags = row.get("cf_tags")
     if tags is not None and len(tags):
         metadata["tags"] = [str(t) for t in tags]
@@ -94,14 +100,16 @@ def codecontests_problem(row: Mapping[str, Any], place: RowPlace, *, language: s
 def _io_problem(row: Mapping[str, Any], place: RowPlace, id_: str, source: str) -> Problem:
     """TACO and APPS share ``question``, ``input_output``, ``solutions`` and ``starter_code``."""
     statement = place.text(row, "question")
-    spec = json_field(place, row, "input_output")
+    spec = json_field(place, row, "input_output", required=False)
+    if spec is None:
+        raise untestable(place, "input_output is empty: no tests")
     if not isinstance(spec, Mapping):
         raise place.error("the input_output column must be a JSON object with 'inputs' and 'outputs'")
     inputs, outputs = spec.get("inputs"), spec.get("outputs")
     if not isinstance(inputs, list) or not isinstance(outputs, list) or len(inputs) != len(outputs):
         raise place.error("input_output needs 'inputs' and 'outputs', lists of the same length")
     if not inputs:
-        raise place.error("input_output has no tests")
+        raise untestable(place, "input_output has no tests")
     solutions = json_field(place, row, "solutions", required=False)
     solution = (
         next((s for s in solutions if isinstance(s, str) and s.strip()), None) if isinstance(solutions, list) else None
@@ -175,7 +183,7 @@ def livecodebench_problem(row: Mapping[str, Any], place: RowPlace) -> Problem:
     hidden = _lcb_cases(place, row.get("private_test_cases"), "private_test_cases")
     cases = public + hidden
     if not cases:
-        raise place.error("no tests: public_test_cases and private_test_cases are empty")
+        raise untestable(place, "no tests: public_test_cases and private_test_cases are empty")
     kinds = {str(c.get("testtype", "stdin")) for c in cases}
     if len(kinds) != 1 or not kinds <= {"stdin", "functional"}:
         raise place.error(f"test types {sorted(kinds)}: expected all 'stdin' or all 'functional'")
