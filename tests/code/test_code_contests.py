@@ -82,7 +82,13 @@ def test_code_contests_options_generated_tests_language_and_checker() -> None:
     assert task.answer["language"] == "cpp" and "checker" not in task.answer
     assert task.answer["canonical_solution"] == SUM_CPP
     gold = env.gold_completion(task)
-    assert gold is not None and gold.startswith("```cpp")
+    assert gold is not None and gold.startswith("```cpp") and gold.count("```") == 2
+    prompt, _ = env.reset(seed=0)
+    assert "C++" in prompt and "```cpp" in prompt and "Python" not in prompt
+    both = rlvr_envs.make("code-contests-v1", data=rows, language=["python", "cpp"])
+    gold = both.gold_completion(both.tasks[0])
+    assert gold is not None and gold.startswith("```python") and gold.count("```") == 2
+    assert both.prompt_format.follows_format(gold)
     with pytest.raises(ConfigurationError, match="unknown language"):
         rlvr_envs.make("code-contests-v1", data=rows, language="cobol")
 

@@ -141,6 +141,23 @@ def test_each_preset_scores_a_right_program_1_and_a_wrong_one_0(env_id: str) -> 
         assert wrong.reward == 0.0 and wrong.reason == Reason.WRONG, (task.id, wrong.reason)
 
 
+HOSTILE_CALLS = {
+    "an answer equal to everything": "class E:\n    def __eq__(self, o):\n        return True\n",
+    "a list equal to everything": "class E(list):\n    def __eq__(self, o):\n        return True\n",
+    "a judge builtin replaced": "import builtins\nbuiltins.isinstance = lambda *a: True\nE = lambda: [99]\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_CALLS))
+def test_call_based_answers_cannot_fake_equality(name: str) -> None:
+    taco = rlvr_envs.make("code-taco-v1", data=taco_rows(), timeout_s=20)
+    code = HOSTILE_CALLS[name] + "def total(xs):\n    return E()\n"
+    assert taco.verify(taco.tasks[1], fenced(code)).reward == 0.0
+    lcb = rlvr_envs.make("code-livecodebench-v1", data=livecodebench_rows(), timeout_s=20)
+    method = HOSTILE_CALLS[name] + "class Solution:\n    def largestSum(self, nums, k):\n        return E()\n"
+    assert lcb.verify(lcb.tasks[1], fenced(method)).reward == 0.0
+
+
 def test_public_tests_run_alone_for_feedback() -> None:
     env = rlvr_envs.make("code-contests-v1", data=codecontests_rows(), timeout_s=20)
     task = env.tasks[1]

@@ -20,7 +20,24 @@ from rlvr_code.envs import CodeEnv, RowPlace, SourcedRow, _data_or_path, _hub_hi
 from rlvr_code.verifier import accepted_languages
 from rlvr_envs.data import load_hub
 from rlvr_envs.errors import ConfigurationError, DataError
+from rlvr_envs.formats import PromptFormat
 from rlvr_envs.types import Task
+
+_SHOWN = {"cpp": "C++", "javascript": "JavaScript", "java": "Java (the program declares class Main)"}
+
+
+def language_format(accepted: list[str]) -> PromptFormat:
+    """The prompt format of a task set answered in ``accepted`` languages (the ``code`` format
+    asks for Python): one fenced block tagged with its language, which the verifier routes by."""
+    names = " or ".join(_SHOWN.get(name, name.capitalize()) for name in accepted)
+    tags = ", ".join(f"```{name}" for name in accepted)
+    return PromptFormat(
+        name="code-" + "-".join(accepted),
+        system_prompt=None,
+        instruction=f"Write your solution in {names} inside one code block fenced with its language ({tags}).",
+        answer_template="{answer}",  # gold completions arrive fenced (CodeEnv.gold_completion)
+        format_pattern=r".*```[A-Za-z0-9_+.\-]+[ \t]*\n.*?```.*",
+    )
 
 
 class ContestEnv(CodeEnv):
@@ -61,8 +78,11 @@ class ContestEnv(CodeEnv):
         checkers: Mapping[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        if not accepted_languages(language):
+        accepted = accepted_languages(language)
+        if not accepted:
             raise ConfigurationError(f"{self.env_name}: unknown language {language!r}")
+        if accepted != ["python"] and kwargs.get("prompt_format") is None:
+            kwargs["prompt_format"] = language_format(accepted)
         if checkers is not None and not isinstance(checkers, Mapping):
             raise ConfigurationError(f"{self.env_name}: checkers= maps task ids to checker specs")
         self.language = language
