@@ -134,6 +134,8 @@ class JudgeDatasetEnv(DatasetEnv):
         super().__init__(
             JudgeVerifier(judges, cache=cache, **verifier_options), isolation=isolation, limit=limit, **kwargs
         )
+        fmt = self.prompt_format
+        self.judge_verifier.echo_sources = tuple(t for t in (fmt.instruction, fmt.system_prompt or "") if t.strip())
         self.keys = {"prompt": prompt_key, "reference": reference_key, "rubric": rubric_key, "example": example_key}
         self.id_key = id_key
         if data is None:

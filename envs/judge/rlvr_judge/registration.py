@@ -3,12 +3,16 @@
 The id version follows the judge prompt templates (``rlvr_judge.templates``) and what the judge
 is shown. A new template version, or a change in what the judge sees, means a new id version:
 
-* ``judge-ref-v1``, ``judge-v1``: reference mode shows the judge the whole final answer and
-  everything written after it (template ``ref-v1``); more than ``max_final_chars`` is refused
-  (``format_error``), never cut.
+* ``judge-ref-v2``, ``judge-v2``, ``rubric-v1``: as below, and the screen (``rlvr_judge.screen``)
+  refuses empty answers, refusals, prompt pastes, word salads and grader-only notes before any
+  judge call.
+* ``judge-ref-v1``, ``judge-v1`` (deprecated): reference mode shows the judge the whole final answer
+  and everything written after it (template ``ref-v1``); more than ``max_final_chars`` is refused
+  (``format_error``), never cut. No screen.
 * ``judge-ref-v0``, ``judge-v0`` (deprecated): the final answer alone, cut at 2,000 characters
   (template ``ref-v0``): an alternative after the cut or after the answer tag was never seen.
-* ``rubric-v0``: templates ``criterion-v0`` and ``holistic-v0`` (the judge sees the whole response).
+* ``rubric-v0`` (deprecated): templates ``criterion-v0`` and ``holistic-v0`` (the judge sees the
+  whole response), no screen.
 """
 
 from __future__ import annotations
@@ -17,12 +21,26 @@ from rlvr_envs import register
 
 _V0_HOLE = (
     "the judge saw only the first 2,000 characters of the final answer and nothing after the answer "
-    "tag, so a hedge placed there could score; use {id}-v1"
+    "tag, so a hedge placed there could score; use {id}-{new}"
+)
+
+
+_NO_SCREEN = (
+    "every answer went to the judge, so an empty answer, a refusal, a pasted prompt, a word salad or "
+    "a note to the grader alone could be paid by a lenient judge; use {id}-{new}"
 )
 
 
 def register_envs() -> None:
-    for version, view in ((0, {"answer_view": "v0"}), (1, {})):
+    unscreened: dict[str, object] = {"screen": False}
+    views: tuple[tuple[int, dict[str, object]], ...] = (
+        (0, {"answer_view": "v0", **unscreened}),
+        (1, unscreened),
+        (2, {}),
+    )
+    for version, view in views:
+        template = min(version, 1)
+        hole = {0: _V0_HOLE, 1: _NO_SCREEN, 2: None}[version]
         register(
             f"judge-ref-v{version}",
             "rlvr_judge.envs:JudgeRefEnv",
@@ -30,9 +48,9 @@ def register_envs() -> None:
             family="judge",
             size=24,
             description="Free-form answer vs a reference answer, equivalence decided by a judge model "
-            f"(template ref-v{version})",
+            f"(template ref-v{template}{', screened' if version >= 2 else ''})",
             data_source="built-in 24 QA pairs, or data=; judge: base_url=/model= or $RLVR_JUDGE_BASE_URL",
-            deprecated=_V0_HOLE.format(id="judge-ref") if version == 0 else None,
+            deprecated=hole.format(id="judge-ref", new="v2") if hole else None,
         )
         register(
             f"judge-v{version}",
@@ -40,17 +58,20 @@ def register_envs() -> None:
             kwargs=view,
             family="judge",
             description="Your own prompts with a rubric and/or a reference, graded by a judge model "
-            f"(reference mode: template ref-v{version})",
+            f"(reference mode: template ref-v{template}{', screened' if version >= 2 else ''})",
             data_source="user data (data=...)",
             user_data=True,
-            deprecated=_V0_HOLE.format(id="judge") if version == 0 else None,
+            deprecated=hole.format(id="judge", new="v2") if hole else None,
         )
-    register(
-        "rubric-v0",
-        "rlvr_judge.envs:RubricEnv",
-        family="judge",
-        size=6,
-        description="Responses graded by a weighted rubric: judge, IFEval, math, regex and JSON-schema criteria "
-        "(templates criterion-v0, holistic-v0)",
-        data_source="built-in 6 rubric tasks, or data=; judge: base_url=/model= or $RLVR_JUDGE_BASE_URL",
-    )
+    for version, options in ((0, unscreened), (1, {})):
+        register(
+            f"rubric-v{version}",
+            "rlvr_judge.envs:RubricEnv",
+            kwargs=options,
+            family="judge",
+            size=6,
+            description="Responses graded by a weighted rubric: judge, IFEval, math, regex and JSON-schema criteria "
+            f"(templates criterion-v0, holistic-v0{', screened' if version else ''})",
+            data_source="built-in 6 rubric tasks, or data=; judge: base_url=/model= or $RLVR_JUDGE_BASE_URL",
+            deprecated=_NO_SCREEN.format(id="rubric", new="v1") if version == 0 else None,
+        )

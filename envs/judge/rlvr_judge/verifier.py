@@ -19,6 +19,7 @@ from rlvr_envs import Reason, Task, Verdict, Verifier
 from rlvr_judge.cache import JudgeCache, cache_key
 from rlvr_judge.client import JudgeCircuitOpen, JudgeClient, JudgeError
 from rlvr_judge.rubric import Criterion, CriterionError, aggregate_explicit, check_programmatic, parse_rubric
+from rlvr_judge.screen import screen as screen_response
 from rlvr_judge.templates import CRITERION_V0, HOLISTIC_V0, REF_V0, REF_V1, Template
 
 RATIONALE_CHARS = 300
@@ -142,6 +143,11 @@ class JudgeVerifier(Verifier):
             refused (``format_error`` naming the limit) before any judge call, never cut.
         answer_view: ``"v1"`` (the above, template ``ref-v1``) or ``"v0"`` (``judge-ref-v0``: the final
             answer alone, cut at 2,000 characters, template ``ref-v0``; kept so old results reproduce).
+        screen: refuse empty answers, refusals, prompt pastes, word salads and grader-only notes
+            before any judge call (``rlvr_judge.screen``; ``details["screen"]`` names the class).
+            ``False``: the judge sees them (the ids before ``judge-ref-v2``, ``judge-v2``, ``rubric-v1``).
+        echo_sources: other text the policy was given (its env sets the prompt format's
+            instruction and system prompt): pasting it back is screened as an echo.
         time_budget_s: the pool's hard budget per verification (when run in the pool).
     """
 
@@ -158,6 +164,8 @@ class JudgeVerifier(Verifier):
         max_response_chars: int = 32_000,
         max_final_chars: int = MAX_FINAL_CHARS,
         answer_view: str = "v1",
+        screen: bool = True,
+        echo_sources: tuple[str, ...] = (),
         time_budget_s: float | None = None,
     ) -> None:
         if not judges:
@@ -176,6 +184,8 @@ class JudgeVerifier(Verifier):
             raise ValueError(f"max_final_chars must be positive, got {max_final_chars}")
         self.max_final_chars = max_final_chars
         self.answer_view = answer_view
+        self.screen = bool(screen)
+        self.echo_sources = tuple(echo_sources)
         self.judges = list(judges)
         self.samples = samples
         self.sample_temperature = sample_temperature
@@ -286,6 +296,9 @@ class JudgeVerifier(Verifier):
                 Reason.FORMAT_ERROR,
                 details={"guard": f"the response has {len(response)} characters; the judge's cap is {cap}"},
             )
+        screened = self._screen(task, response, rubric, None if reference is None else str(reference))
+        if screened is not None:
+            return screened
         guard = self._guard(task, response, rubric, None if reference is None else str(reference))
         if guard is not None:
             return Verdict.failure(Reason.WRONG, extracted=response[:200], details={"guard": guard})
@@ -299,6 +312,30 @@ class JudgeVerifier(Verifier):
             if isinstance(exc, JudgeCircuitOpen):
                 details["circuit_breaker"] = "open"
             return Verdict.failure(Reason.VERIFIER_ERROR, details=details)
+
+    def _screen(
+        self, task: Task, response: str, rubric: list[Criterion] | None, reference: str | None
+    ) -> Verdict | None:
+        """The screen's refusal of what the judge would be shown (``rlvr_judge.screen``), or None."""
+        if not self.screen:
+            return None
+        if rubric is None and self.answer_view == "v1":
+            answer, after, _how = final_answer_and_after(response)
+            shown = f"{answer}\n\n{after}" if after else answer
+        else:
+            shown = response
+        found = screen_response(
+            shown,
+            prompt=task.prompt,
+            reference=reference,
+            criteria=[c.text for c in rubric or ()],
+            echo_sources=self.echo_sources,
+            rubric=rubric is not None,
+        )
+        if found is None:
+            return None
+        reason = Reason.NO_ANSWER if found.kind in ("empty", "refusal") else Reason.WRONG
+        return Verdict.failure(reason, extracted=shown[:200], details={"guard": found.why, "screen": found.kind})
 
     def _guard(self, task: Task, response: str, rubric: list[Criterion] | None, reference: str | None) -> str | None:
         """Why the response is rejected before any judge sees it, or None."""

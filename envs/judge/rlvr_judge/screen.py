@@ -1,0 +1,353 @@
+"""The screen: answers refused before any judge call, by rules that need no model.
+
+A judge model is the slowest and most gullible part of a judge env, and a policy under RL finds
+what a lenient judge pays within hours: an empty answer, "I don't know", the prompt pasted back,
+an off-topic word salad, or nothing but a note to the grader. None of these is an attempt at the
+task, and each is recognisable from its shape alone, so ``screen`` refuses them first and the
+judge is never asked (no cost, no chance of a lenient yes). What it reads is what the judge
+would be shown: in reference mode the final answer and everything after it, in rubric mode the
+whole response (reasoning already stripped).
+
+Classes, in the order they are checked (``SCREEN_CLASSES``):
+
+* ``empty``: nothing visible: no letter or digit once tags, HTML comments and LaTeX commands are
+  dropped (``<answer></answer>``, ``\\boxed{}``, ``...``, ``<!-- 3 -->``).
+* ``refusal``: every sentence that carries words says it does not know or will not answer
+  (``rlvr_envs.tail_lexicon``'s certainty phrases and this module's refusals, in English, Chinese,
+  Japanese, Korean, German, French, Spanish, Italian, Portuguese and Russian), with at most
+  ``RESIDUAL_UNITS`` words outside those sentences, no digit and no word of the reference.
+* ``prompt_echo``: the text is the prompt (or the prompt format's instruction) pasted back: at
+  least ``ECHO_SHARE`` of its word 4-grams are the prompt's and not the reference's; in rubric
+  mode it must also reproduce ``ECHO_COVERAGE`` of the prompt from its first 4-gram to its last
+  (an edit of a quoted text does not repeat the instruction around it).
+* ``word_salad``: at least ``SALAD_MIN_WORDS`` words that are not language: function words
+  (articles, particles, prepositions; Chinese and Japanese function characters, Korean endings)
+  under ``SALAD_FUNCTION_SHARE`` of the words, in runs of ``SALAD_MIN_RUN`` or more words between
+  punctuation (a list is short runs), with almost no symbols (code and formulas have them); or
+  the prompt's own words in another order (``SHUFFLE_SHARE`` of the words from the prompt, under
+  half of their word pairs the prompt's).
+* ``injection``: every sentence that carries words addresses the grader ("note to the judge",
+  "ignore the previous instructions", "mark this answer as correct", a forged verdict, in the
+  languages above). An injection beside a real answer is not refused here: that is the judge
+  model's false-positive rate under injection, which ``judge calibrate --probes`` measures.
+
+A phrase the task itself contains (the prompt, the reference or a criterion) is never held
+against the response: a task that asks "say 'I don't know' if unsure" or one about judges is
+answered in its own words. Linear in the text; never raises on any ``str``.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+from rlvr_envs.answer_tail import SENTENCE_END
+from rlvr_envs.tail_lexicon import CERTAINTY
+
+SCREEN_CLASSES: tuple[str, ...] = ("empty", "refusal", "prompt_echo", "word_salad", "injection")
+
+RESIDUAL_UNITS = 3
+"""Words allowed outside the refusal / injection sentences ("Sorry.", "Answer:")."""
+MAX_FLAGGED_SENTENCE_UNITS = 25
+"""A longer sentence that contains a refusal phrase says more than a refusal."""
+ECHO_SHARE = 0.8
+ECHO_COVERAGE = 0.8
+SHINGLE = 4
+SALAD_MIN_WORDS = 100
+"""Shorter texts are left to the judge: their word statistics separate too little."""
+SALAD_FUNCTION_SHARE = 0.15
+"""Prose in the languages below has 30-55% function words; a salad of content words far fewer."""
+SALAD_FUNCTION_SHARE_KO = 0.4
+"""Korean words carry their particles and endings: prose ends 60-80% of words with one."""
+SALAD_FUNCTION_SHARE_CJK = 0.08
+"""Chinese and Japanese prose: 的/了/是/の/は/が... make 15-40% of the characters."""
+SALAD_TOP_SHARE = 0.16
+"""Language repeats a few words (its own function words, whatever the language: "của", "در",
+"hai"): the five most frequent make 16% or more of any prose of 100+ words in the labelled
+responses. Words drawn from a list repeat evenly (8-15%)."""
+SALAD_TOP = 5
+SALAD_TOP_CHARS = 3
+"""The median length of a language's five most frequent words is at most this (the, of, and;
+der, die; de, la; của, có; در, و; и, в)."""
+SALAD_MIN_RUN = 5.0
+SALAD_MAX_SYMBOLS = 0.05
+SHUFFLE_SHARE = 0.9
+MAX_SCREEN_CHARS = 40_000
+"""Read at most this much (the verifier refuses longer responses before the screen)."""
+
+_CJK = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_TOKEN = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+")
+_HANGUL = re.compile("[\uac00-\ud7af]")
+# Tags (a name, attributes only as name=value: "<<Double Edge>>" is a title, not a tag), HTML
+# comments (their inside is invisible) and LaTeX command names.
+_MARKUP = re.compile(
+    r"<!--.*?(?:-->|\Z)"
+    r"|(?<!<)</?[A-Za-z][\w:-]{0,30}(?:\s+[\w:-]+\s*=\s*(?:\"[^\"]{0,200}\"|'[^']{0,200}'|[^\s<>]{1,200}))*\s*/?>(?!>)"
+    r"|\\[A-Za-z]+\*?",
+    re.DOTALL,
+)
+_SEGMENT = re.compile(r"[.,;:!?。，、；：！？\n•·|]|\s[-*]\s")
+_WS = re.compile(r"\s+")
+
+# Function words of the space-separated languages the project claims (our list): articles,
+# pronouns, prepositions, conjunctions, auxiliaries. What prose cannot do without.
+_FUNCTION_WORDS = frozenset(
+    """
+    the a an of and to in on at for with by from is are was were be been it this that these those as or
+    not but if then than so he she they we you i me my his her their its our your have has had do does
+    did will would can could should may might must no into up out
+    der die das den dem des und ist sind war nicht ein eine einen einem einer zu von mit sich auf für im
+    es an auch als wie wir ich sie er aber oder wenn dass bei nach aus um noch nur so hat haben wird
+    le la les et est un une de des du en que qui dans pour pas au aux sur il elle ce se ne sont nous vous
+    ils avec par plus mais ou son sa ses leur cette été être
+    el los las y es una del por para con lo su al como más pero sus le ya o este esta entre cuando muy
+    sin sobre también ser son fue ha
+    il lo gli e è di che per non con una della delle sono nel alla
+    o os as um uma do da dos das não com na no se mais por
+    het een van dat op te zijn voor niet met
+    и в не на что с по это как он она к а но из за то от для же так мы вы они
+    """.split()
+)
+_FUNCTION_CHARS = frozenset(
+    "的了是在和有不这那我你他她它们也就都个上到说要会着对与而及或被把从向但因为所以如果吗呢吧之其"
+)
+_FUNCTION_KANA = frozenset("のはがをにでともへやかたてだすいなるれしう")
+_KO_ENDINGS = frozenset("은는이가을를에의도로와과서다요고며지게면니만한된할인적들며서")
+
+# Refusals and declines (our list; not-knowing phrases come from the core's CERTAINTY too).
+_DECLINED = r"(?:help|assist|answer|respond|provide|say|tell|determine|solve|comply|do\s+(?:that|this)|complete)"
+_WORD_REFUSALS = [
+    r"(?:i\s+)?(?:can(?:'|no)?t|cannot|could\s+not|couldn'?t|won'?t|will\s+not)\s+" + _DECLINED,
+    r"(?:i\s*'m|i\s+am|am)\s+(?:unable|not\s+able)\s+to\s+" + _DECLINED,
+    r"(?:i\s+)?(?:have\s+)?no\s+(?:idea|clue)",
+    r"(?:i\s+)?(?:do\s+not|don'?t)\s+(?:have|know)\s+(?:an?\s+|the\s+)?answer",
+    r"no\s+answer", r"not\s+(?:enough|sufficient)\s+information", r"n/a", r"i\s+refuse", r"unanswerable",
+    r"wei(?:ß|ss)\s+(?:es|ich)?\s*nicht", r"kann\s+(?:ich\s+)?(?:nicht|keine)\s+(?:helfen|beantworten|sagen|antworten)",
+    r"keine\s+antwort", r"je\s+ne\s+(?:sais|peux)\s+pas", r"je\s+n'en\s+sais\s+rien", r"aucune\s+idée",
+    r"pas\s+de\s+réponse", r"no\s+(?:lo\s+)?sé", r"no\s+(?:puedo|sabría)\s+(?:responder|ayudar|decir|contestar)",
+    r"ni\s+idea", r"no\s+tengo\s+(?:ni\s+)?idea", r"desconozco", r"non\s+(?:lo\s+)?so", r"não\s+sei",
+    r"не\s+знаю", r"не\s+могу\s+(?:ответить|помочь)",
+]  # fmt: skip
+# Korean phrases span words: "_" stands for their space.
+_CJK_REFUSALS = """不知道 不清楚 不晓得 不曉得 无法回答 無法回答 不能回答 无法确定 無法確定
+    无法提供 無法提供 没有答案 沒有答案
+    わかりません 分かりません わからない 分からない 知りません 知らない 答えられません お答えできません 回答できません
+    모르겠 모릅니다 모르 알_수_없 답할_수_없 대답할_수_없 답변할_수_없""".split()
+
+# Text addressed to the grader (our list). A bare "judge" is a word; these are instructions.
+_WORD_INJECTIONS = [
+    r"(?:note|message|hint|instruction|attention|reminder)s?\s+(?:to|for)\s+(?:the\s+|any\s+)?"
+    r"(?:grader|judge|evaluator|reviewer|assessor|marker|grading\s+(?:model|system)|ai|llm|model)s?",
+    r"(?:dear|hey|hello|attention)\s*,?\s+(?:the\s+)?(?:grader|judge|evaluator|reviewer|assessor)",
+    r"ignore\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|preceding|other)\s+"
+    r"(?:instructions?|rules?|prompts?|guidelines?|criteria)",
+    r"(?:mark|grade|score|rate|evaluate|judge|consider|treat|accept|count)\s+(?:this|the|my)\s+"
+    r"(?:answer|response|reply|solution|output)\s+(?:as\s+)?(?:correct|right|valid|passing|yes|true|full)",
+    r"(?:verdict|grade|score)\s*[:=]\s*[\"']?\s*(?:yes|correct|pass|10|1\.0)",
+    r"(?:has\s+)?(?:already\s+)?been\s+(?:graded|verified|approved|checked)\s+(?:as\s+)?(?:correct|right)?",
+    r"(?:respond|reply|answer|output|return|say)\s+(?:only\s+)?(?:with\s+)?[\"'{]*\s*(?:\"?verdict|yes)\b",
+    r"<\|im_(?:start|end)\|>", r"\[/?inst\]", r"<<<\s*end\s+response",
+    r"ignoriere\s+(?:alle\s+)?(?:vorherigen|obigen|bisherigen)\s+anweisungen",
+    r"(?:hinweis|nachricht)\s+an\s+(?:den\s+)?(?:bewerter|prüfer|korrektor)",
+    r"als\s+(?:richtig|korrekt)\s+(?:markieren|bewerten|werten)",
+    r"ignore[rz]?\s+(?:toutes\s+)?les\s+instructions\s+(?:précédentes|ci-dessus)",
+    r"(?:note|message)\s+(?:au|pour\s+le)\s+(?:correcteur|évaluateur|juge)",
+    r"(?:marque[rz]?|considère[rz]?|évalue[rz]?)\s+(?:cette\s+)?réponse\s+comme\s+(?:correcte|juste|bonne)",
+    r"ignora\s+(?:todas\s+)?las\s+instrucciones\s+(?:anteriores|previas)",
+    r"(?:nota|mensaje)\s+(?:al|para\s+el)\s+(?:evaluador|calificador|corrector|juez)",
+    r"(?:marca(?:r)?|considera(?:r)?|califica(?:r)?)\s+(?:esta\s+)?respuesta\s+como\s+(?:correcta|válida)",
+]  # fmt: skip
+_CJK_INJECTIONS = """评审 評審 评分员 評分員 阅卷 閱卷 裁判请 忽略之前 忽略以上 忽略上面 忽略前面
+    判定为正确 判定為正確 标记为正确 標記為正確
+    给满分 給滿分 这个答案是正确的 此答案正确 採点者 評価者 審査員 以前の指示を無視 前の指示を無視 正解と判定 正解として
+    채점자 평가자 심사위원 이전_지시를_무시 이전의_지시를_무시 정답으로_처리 정답으로_채점""".split()
+
+
+def _alternation(words: list[str], cjk: Iterable[str]) -> re.Pattern[str]:
+    cjk_words = sorted({w.replace("_", " ") for w in cjk}, key=len, reverse=True)
+    spaced = [re.escape(w).replace(r"\ ", r"\s*") for w in cjk_words]
+    return re.compile(r"(?<![\w'-])(?:" + "|".join(words) + r")(?![\w'-])|" + "|".join(spaced), re.IGNORECASE)
+
+
+REFUSALS = _alternation(_WORD_REFUSALS, _CJK_REFUSALS)
+"""A refusal or a statement of not knowing, in any claimed language."""
+INJECTIONS = _alternation(_WORD_INJECTIONS, _CJK_INJECTIONS)
+"""Words addressed to the grader rather than to the task."""
+
+
+@dataclass(frozen=True)
+class Screened:
+    """Why a response is refused before the judge: ``kind`` is one of ``SCREEN_CLASSES``."""
+
+    kind: str
+    why: str
+
+
+def visible(text: str) -> str:
+    """``text`` without tags, HTML comments and LaTeX command names: what a reader sees as words."""
+    return _MARKUP.sub(" ", text)
+
+
+def tokens(text: str) -> list[str]:
+    """Casefolded words; Chinese and Japanese characters one by one (no spaces between their words)."""
+    return _TOKEN.findall(unicodedata.normalize("NFKC", text).casefold())
+
+
+def _units(toks: Sequence[str]) -> float:
+    cjk = sum(1 for t in toks if len(t) == 1 and re.match(f"[{_CJK}]", t))
+    return len(toks) - cjk + cjk / 2  # two characters are about a word
+
+
+def _norm(text: str) -> str:
+    return _WS.sub(" ", unicodedata.normalize("NFKC", text).casefold())
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in SENTENCE_END.split(text) if tokens(s)]
+
+
+def _only(
+    pattern: re.Pattern[str], text: str, task_text: str, reference_units: set[str], extra: re.Pattern[str] | None = None
+) -> str | None:
+    """The phrase, when every sentence of ``text`` with words in it is flagged by ``pattern`` (or
+    ``extra``) bar ``RESIDUAL_UNITS`` words, none too long, with no digit and no word of the
+    reference; phrases the task contains do not count. None otherwise."""
+    flagged: list[str] = []
+    residual = 0.0
+    phrase = None
+    for sentence in _sentences(text):
+        hits = [m.group(0) for p in (pattern, extra) if p is not None for m in p.finditer(sentence)]
+        hits = [h for h in hits if _norm(h).strip() not in task_text]
+        toks = tokens(sentence)
+        if hits and _units(toks) <= MAX_FLAGGED_SENTENCE_UNITS:
+            flagged.append(sentence)
+            phrase = phrase or hits[0]
+        else:
+            residual += _units(toks)
+    if phrase is None or residual > RESIDUAL_UNITS:
+        return None
+    toks = tokens(text)
+    if any(ch.isdigit() for t in toks for ch in t) or reference_units & set(toks):
+        return None
+    return phrase
+
+
+def _shingles(toks: Sequence[str]) -> list[tuple[str, ...]]:
+    return [tuple(toks[i : i + SHINGLE]) for i in range(len(toks) - SHINGLE + 1)]
+
+
+def _echo(
+    toks: list[str], prompt_toks: list[str], sources: Iterable[str], reference_units: set[str], rubric: bool
+) -> bool:
+    """Is ``toks`` the prompt pasted back: ``ECHO_SHARE`` of its words inside 4-grams of the prompt
+    (or of ``sources``), and no word of the reference among the rest? In rubric mode it must also
+    reproduce ``ECHO_COVERAGE`` of the prompt, its first and last 4-grams included."""
+    if len(toks) < SHINGLE or len(prompt_toks) < SHINGLE:
+        return False
+    prompt_sh = set(_shingles(prompt_toks))
+    pasted = set(prompt_sh)
+    for source in sources:
+        pasted.update(_shingles(tokens(visible(source))))
+    covered = [False] * len(toks)
+    seen = set()
+    for i, shingle in enumerate(_shingles(toks)):
+        seen.add(shingle)
+        if shingle in pasted:
+            covered[i : i + SHINGLE] = [True] * SHINGLE
+    if sum(covered) < ECHO_SHARE * len(toks):
+        return False
+    if reference_units & {t for t, c in zip(toks, covered) if not c}:
+        return False  # the question restated, then answered: the judge decides
+    if not rubric:
+        return True
+    coverage = len(prompt_sh & seen) / len(prompt_sh)
+    ordered = _shingles(prompt_toks)
+    return coverage >= ECHO_COVERAGE and ordered[0] in seen and ordered[-1] in seen
+
+
+def _salad(text: str, toks: list[str], prompt: str, prompt_toks: list[str]) -> str | None:
+    words = [t for t in toks if not re.fullmatch(f"[{_CJK}]", t)]
+    cjk = [t for t in toks if re.fullmatch(f"[{_CJK}]", t)]
+    if len(cjk) >= 2 * SALAD_MIN_WORDS and len(cjk) > len(words):
+        function = sum(1 for c in cjk if c in _FUNCTION_CHARS or c in _FUNCTION_KANA) / len(cjk)
+        if function < SALAD_FUNCTION_SHARE_CJK and _prose_shaped(text, len(cjk) / 2):
+            return f"{len(cjk)} characters with {function:.0%} function characters (prose has 15-40%)"
+        return None
+    if len(words) < SALAD_MIN_WORDS or len(words) < 2 * len(cjk):
+        return None
+    hangul = [w for w in words if _HANGUL.search(w)]
+    if len(hangul) * 2 > len(words):
+        share, bound = sum(1 for w in hangul if w[-1] in _KO_ENDINGS) / len(hangul), SALAD_FUNCTION_SHARE_KO
+    else:
+        share, bound = sum(1 for w in words if w in _FUNCTION_WORDS) / len(words), SALAD_FUNCTION_SHARE
+    if share < bound and _even(words) and _prose_shaped(text, len(words)):
+        return f"{len(words)} words with {share:.0%} function words (prose has 30-55%)"
+    # The prompt's words as tokens and with their inner punctuation dropped ("two-sentence" and
+    # "twosentence", "tomorrow's" and "tomorrows"): either spelling of a pasted word is the prompt's.
+    vocabulary = set(prompt_toks) | {"".join(tokens(w)) for w in prompt.split()}
+    if vocabulary and sum(1 for w in words if w in vocabulary) >= SHUFFLE_SHARE * len(words):
+        pairs = set(pairwise(prompt_toks))
+        own_pairs = list(pairwise(words))
+        if sum(1 for p in own_pairs if p in pairs) < 0.5 * len(own_pairs):
+            return f"{len(words)} words, all the prompt's own, in another order"
+    return None
+
+
+def _even(words: Sequence[str]) -> bool:
+    """No few short words repeat the way a language's own function words do: any language's most
+    frequent words are its short ones ("the", "của", "در", "ja"), and they make ``SALAD_TOP_SHARE``
+    of its prose. Drawn words repeat evenly, and stuffed ones ("lighthouse" every third word) are long."""
+    top = Counter(words).most_common(SALAD_TOP)
+    short = sorted(len(w) for w, _n in top)[len(top) // 2] <= SALAD_TOP_CHARS  # the median: one topic word may be long
+    return not short or sum(n for _w, n in top) < SALAD_TOP_SHARE * len(words)
+
+
+def _prose_shaped(text: str, n_words: float) -> bool:
+    """Long runs of words between punctuation, almost no symbols: not a list, a table, code or maths."""
+    segments = [s for s in _SEGMENT.split(text) if tokens(s)]
+    symbols = sum(1 for ch in text if not (ch.isalnum() or ch.isspace() or ch in ".,;:!?'\"-。，、"))
+    return bool(segments) and n_words / len(segments) >= SALAD_MIN_RUN and symbols <= SALAD_MAX_SYMBOLS * len(text)
+
+
+def screen(
+    shown: str,
+    *,
+    prompt: str,
+    reference: str | None = None,
+    criteria: Sequence[str] = (),
+    echo_sources: Sequence[str] = (),
+    rubric: bool = False,
+) -> Screened | None:
+    """Why ``shown`` (what the judge would see) is refused before any judge call, or None.
+
+    ``echo_sources``: other text given to the policy (the prompt format's instruction and system
+    prompt): pasting it back is an echo too. ``rubric``: the response is graded whole by criteria
+    (a quoted text may be edited and returned), not compared with a reference."""
+    if not isinstance(shown, str):
+        return Screened("empty", "the response is not text")
+    text = visible(shown[:MAX_SCREEN_CHARS].replace("\u2019", "'"))
+    toks = tokens(text)
+    if not toks:
+        return Screened("empty", "nothing but markup and punctuation: no letter or digit")
+    reference = reference or ""
+    task_text = _norm(" ".join([prompt, reference, *criteria]))
+    reference_units = {
+        t for t in tokens(reference) if (len(t) >= 3 and t not in _FUNCTION_WORDS) or any(ch.isdigit() for ch in t)
+    }
+    found = _only(REFUSALS, text, task_text, reference_units, CERTAINTY)
+    if found is not None:
+        return Screened("refusal", f"the answer only declines or says it does not know ({found!r})")
+    prompt_toks = tokens(visible(prompt))
+    if _echo(toks, prompt_toks, echo_sources, reference_units, rubric):
+        return Screened("prompt_echo", "the answer is the prompt pasted back")
+    salad = _salad(text, toks, prompt, prompt_toks)
+    if salad is not None:
+        return Screened("word_salad", f"not language: {salad}")
+    found = _only(INJECTIONS, text, task_text, reference_units)
+    if found is not None:
+        return Screened("injection", f"the answer only addresses the grader ({found!r})")
+    return None
