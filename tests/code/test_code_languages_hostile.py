@@ -21,7 +21,13 @@ pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewra
 
 CASES = [{"input": "1 2\n", "output": "3\n"}, {"input": "10 20\n", "output": "30\n"}]
 TASK = Task(id="a_plus_b", prompt="a+b", answer={"format": "stdio", "language": "c", "cases": CASES})
-_UID_LOW, _UID_HIGH = 1_950_000_000, 1_950_000_000 + 64_000_000
+
+
+def _our_uids() -> range:
+    """The sample uids this process hands out (``runner._Uids``): another test run on the same
+    machine (a second checkout, a helper's run) uses its own 64, and its samples are its own."""
+    base = 1_950_000_000 + (os.getpid() % 1_000_000) * 64
+    return range(base, base + 64)
 
 
 @pytest.fixture(scope="module")
@@ -39,19 +45,24 @@ def listener():
 
 
 def leftovers() -> list[str]:
+    ours = _our_uids()
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
                 uid = os.stat(f"/proc/{entry}").st_uid
-                with open(f"/proc/{entry}/stat", "rb") as fh:
-                    # A zombie (bubblewrap's namespace init, awaiting the host init) holds nothing.
-                    zombie = fh.read().rsplit(b")", 1)[-1].split()[0] in (b"Z", b"X")
             except (FileNotFoundError, ProcessLookupError):
                 continue
-            if _UID_LOW <= uid < _UID_HIGH and not zombie:
+            # Zombies count: bubblewrap reaps the program (the namespace's pid 1) itself; a zombie
+            # left for the machine's init piles up where that init does not reap (Docker's default).
+            if uid in ours:
                 found.append(f"pid {entry} uid {uid}")
-    found += glob.glob(os.path.join(tempfile.gettempdir(), "rlvr-lang-*"))
+    for path in glob.glob(os.path.join(tempfile.gettempdir(), "rlvr-lang-*")):
+        try:
+            if os.stat(path).st_uid in ours or os.getuid() != 0:  # as root each sample's directory is its uid's
+                found.append(path)
+        except FileNotFoundError:
+            continue
     from rlvr_code.memory_bound import parent_cgroup
 
     parent = parent_cgroup()
