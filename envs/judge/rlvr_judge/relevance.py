@@ -6,6 +6,11 @@ family's client (nonce fences, strict parsing, bounded retries): "is this an att
 task (its topic and purpose), whatever its format?". The ifeval verifier imports this module
 only when ``relevance="judge"`` is chosen and gates its instruction score with the answer.
 
+Before any question the family's screen (``rlvr_judge.screen``) reads the response: an empty
+one, a refusal, the task pasted back, a word salad or a note to the grader alone does not
+address the task, and is answered no without a judge call (``Relevance.screen`` names the
+class; ``screen=False`` asks the judge about everything).
+
 The judge sees the whole response (the env's ``max_completion_chars`` bounds it), never a cut.
 A judge failure is an infrastructure failure: ``addresses`` raises ``JudgeError`` and the caller
 reports ``verifier_error``, never a reward.
@@ -17,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rlvr_judge.client import JudgeClient, JudgeError, resolve_judges
+from rlvr_judge.screen import screen as screen_response
 from rlvr_judge.templates import VERDICT_SCHEMA, Template
 
 __all__ = ["RELEVANCE_V0", "JudgeError", "JudgeRelevance", "Relevance"]
@@ -47,6 +53,8 @@ class Relevance:
 
     addresses: bool
     rationale: str
+    screen: str | None = None
+    """The screen's class when the response was refused before any judge call."""
 
 
 class JudgeRelevance:
@@ -56,14 +64,22 @@ class JudgeRelevance:
         judge: a ``JudgeClient`` (or a list: the first is used); else ``base_url``/``model``
             and the client's keyword arguments, else ``$RLVR_JUDGE_BASE_URL``/``$RLVR_JUDGE_MODEL``
             (``JudgeUnavailableError`` naming them when none is given).
+        screen: answer no, without a judge call, for what the family's screen refuses.
     """
 
     template = RELEVANCE_V0
 
     def __init__(
-        self, judge: Any = None, *, base_url: str | None = None, model: str | None = None, **client_kwargs: Any
+        self,
+        judge: Any = None,
+        *,
+        base_url: str | None = None,
+        model: str | None = None,
+        screen: bool = True,
+        **client_kwargs: Any,
     ) -> None:
         self.client: JudgeClient = resolve_judges(judge, base_url, model, **client_kwargs)[0]
+        self.screen = bool(screen)
 
     @property
     def budget_s(self) -> float:
@@ -73,10 +89,14 @@ class JudgeRelevance:
         return tries * c.timeout_s + c.max_retries * c.max_backoff_s
 
     def describe(self) -> dict[str, Any]:
-        return {"template": self.template.key, "judge": self.client.describe()}
+        return {"template": self.template.key, "judge": self.client.describe(), "screen": self.screen}
 
     def addresses(self, task: str, response: str) -> Relevance:
-        """The judge's answer for ``response`` to ``task`` (raises ``JudgeError``)."""
+        """The judge's answer for ``response`` to ``task`` (raises ``JudgeError``), or the screen's no."""
+        if self.screen:
+            found = screen_response(response, prompt=task, rubric=True)
+            if found is not None:
+                return Relevance(False, f"screened before the judge: {found.why}"[:500], screen=found.kind)
         criterion = f"The response addresses this task: {task}"
         messages, _ = self.template.render(response, question=task, criterion=criterion)
         judgement = self.client.judge(messages, self.template)
