@@ -8,10 +8,7 @@ leftover probe would count as its own beside another worker."""
 
 from __future__ import annotations
 
-import glob
-import os
 import shutil
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -22,6 +19,7 @@ import rlvr_envs
 from rlvr_code.contests.verifier import ContestVerifier
 from rlvr_envs.types import Reason, Task
 from tests.code.contest_fixtures import apps_rows, codecontests_rows, livecodebench_rows, taco_rows
+from tests.code.test_code_languages_hostile import leftovers  # the runner samples' probe (uids, dirs, cgroups)
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap missing")
 
@@ -46,36 +44,6 @@ int main(int argc, char** argv) {
 }
 """
 ANY_PAIR = "n = int(input())\nprint(n - 1, 1)\n"  # not the expected "1 4": only a checker accepts it
-
-
-def leftovers() -> list[str]:
-    """Processes and directories of this process's runner uids, and its memory cgroups (another
-    test process's samples, here or on a shared machine, are not this one's)."""
-    low = 1_950_000_000 + (os.getpid() % 1_000_000) * 64
-    mine = range(low, low + 64)
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                uid = os.stat(f"/proc/{entry}").st_uid
-                with open(f"/proc/{entry}/stat", "rb") as fh:
-                    zombie = fh.read().rsplit(b")", 1)[-1].split()[0] in (b"Z", b"X")
-            except (FileNotFoundError, ProcessLookupError):
-                continue
-            if uid in mine and not zombie:
-                found.append(f"pid {entry} uid {uid}")
-    for path in glob.glob(os.path.join(tempfile.gettempdir(), "rlvr-lang-*")):
-        try:
-            if os.stat(path).st_uid in mine:
-                found.append(path)
-        except FileNotFoundError:
-            continue
-    from rlvr_code.memory_bound import parent_cgroup
-
-    parent = parent_cgroup()
-    if parent is not None:
-        found += glob.glob(os.path.join(parent[0], f"rlvr-code-{os.getpid()}-*"))
-    return found
 
 
 def fenced(code: str, tag: str = "python") -> str:
