@@ -38,7 +38,10 @@ def pool():
         patch.delenv("RAY_ADDRESS", raising=False)
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address=NODE_IP, address="local")
         try:
-            with RayVerificationPool(2, num_cpus=0.5, grace_s=5.0) as p:
+            # A generous grace: the first verification on an actor loads the math verifier in its
+            # worker (cold imports), which a loaded machine can stretch well past the call's budget.
+            with RayVerificationPool(2, num_cpus=0.5, grace_s=60.0) as p:
+                p.preload(rlvr_envs.make("math-arith").verifier)
                 yield p
         finally:
             ray.shutdown()
@@ -132,3 +135,21 @@ def test_through_call_tool_a_lost_actor_is_an_error_message_and_finish_gives_ver
     assert env.call_tool("python", {"code": "2 ** 10"}).strip() == "1024"
     assert env.finish("\\boxed{5535}").passed
     env.close()
+
+
+def test_with_one_actor_the_next_episode_waits_for_its_replacement_instead_of_failing(pool):
+    from rlvr_envs.runtime.ray.pool import RayVerificationPool
+
+    with RayVerificationPool(1, num_cpus=0.5, grace_s=60.0) as single:
+        env = make_env(single)
+        env.reset(options={"task": TASK})
+        assert content(env.step(call("a = 3\na"))) == "3"
+        victim = session_actor_pid(env, single)
+        os.kill(victim, signal.SIGKILL)
+        _, reward, terminated, _, info = env.step(call("a"))
+        assert (reward, terminated, info["verdict"].reason) == (0.0, True, Reason.VERIFIER_ERROR)
+        env.reset(options={"task": TASK})
+        assert content(env.step(call("b = 4\nb"))) == "4"  # on the replacement actor
+        assert session_actor_pid(env, single) != victim
+        assert single.stats["actors_lost"] >= 1
+        env.close()

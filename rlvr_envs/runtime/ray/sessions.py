@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pickle
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -54,10 +55,17 @@ class RaySessions:
             blob = pickle.dumps(spec.factory, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception as exc:
             raise SessionError(f"the session's factory cannot be pickled: {type(exc).__name__}: {exc}") from exc
-        dead: set[int] = set()
+        dead: list[Any] = []  # the handles themselves: an id() could be reused by a replacement
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
         while True:
+            if self.closed:
+                raise RuntimeError("the verification pool is closed")
             with self._lock:
-                actors = [a for a in self._actors() if id(a) not in dead]
+                actors = [a for a in self._actors() if not any(a is d for d in dead)]
+            if not actors and dead and time.monotonic() < deadline:
+                time.sleep(0.05)  # every actor found dead: the pool is replacing them (told below)
+                continue
+            with self._lock:
                 if not actors:
                     raise SessionError("no live actor to open the session on")
                 actor = min(actors, key=lambda a: self._counts.get(id(a), 0))
@@ -70,7 +78,7 @@ class RaySessions:
                 # tell it): nothing was opened, so another actor may take the session.
                 self._release(actor)
                 self._lost(actor, exc)
-                dead.add(id(actor))
+                dead.append(actor)
                 continue
             except Exception as exc:  # the actor's SessionError, a timeout
                 self._release(actor)
