@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import threading
+from collections import OrderedDict
 from typing import Any
 
 from rlvr_code.contests.checkers import Checker, CheckerSpecError, parse_checker
@@ -27,6 +28,26 @@ from rlvr_envs.types import Reason, Task, Verdict, trim_text
 CASE_LIMIT_KEY = "case_timeout_s"
 _MAX_ERROR = 1000
 _per_case_lock = threading.Lock()
+
+
+_plain: OrderedDict[int, tuple[Task, Task]] = OrderedDict()
+_plain_lock = threading.Lock()
+
+
+def _without_checker(task: Task) -> Task:
+    """The task without its checker, made once per task object (the same ``Task`` sample after
+    sample: a fresh copy each time would make the family hash its answer again for its plan)."""
+    with _plain_lock:
+        known = _plain.get(id(task))
+        if known is not None and known[0] is task:
+            return known[1]
+    answer = {k: v for k, v in task.answer.items() if k != "checker"}
+    plain = task.model_copy(update={"answer": answer})
+    with _plain_lock:
+        _plain[id(task)] = (task, plain)  # the reference keeps the id from being reused
+        while len(_plain) > 4096:
+            _plain.popitem(last=False)
+    return plain
 
 
 def _bad_task(message: str) -> Verdict:
@@ -63,7 +84,7 @@ class ContestVerifier(CodeVerifier):
             checker = parse_checker(spec)
         except CheckerSpecError as exc:
             return _bad_task(str(exc))
-        plain = task.model_copy(update={"answer": {k: v for k, v in answer.items() if k != "checker"}})
+        plain = _without_checker(task)
         if checker is None:
             return CodeVerifier.verify(verifier, plain, completion)
         verdict = _checked(verifier, task, plain, completion, checker)
@@ -84,7 +105,7 @@ class ContestVerifier(CodeVerifier):
             parse_checker(answer["checker"])
         except CheckerSpecError:
             return self.verify(task, completion), None
-        plain = task.model_copy(update={"answer": {k: v for k, v in answer.items() if k != "checker"}})
+        plain = _without_checker(task)
         verdict, spent = measured(verifier, plain, completion)
         if verdict.reward >= 1.0:
             return verdict, spent
