@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from rlvr_envs.errors import RlvrEnvsError
+
 KINDS = ("tokens", "float", "program")
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 """A decimal number as contest outputs write it: no ``inf``, ``nan``, ``0x``, or ``1_000`` (which
@@ -28,7 +30,7 @@ DEFAULT_CHECKER_S = 5.0
 DEFAULT_CHECKER_MB = 512
 
 
-class CheckerSpecError(ValueError):
+class CheckerSpecError(RlvrEnvsError, ValueError):
     """A task's ``checker`` is not one of the forms above."""
 
 
