@@ -18,6 +18,7 @@ from rlvr_code import memory_bound
 from rlvr_code.tools.python_tool import PythonTool
 from rlvr_envs.runtime.local.pool import VerificationPool
 from rlvr_envs.types import Reason
+from tests.code.test_code_tools import HOSTILE
 from tests.episodes.python_calls import TASK, call, content
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap missing")
@@ -116,3 +117,35 @@ def test_a_timeout_is_told_then_fresh_state_and_a_killed_worker_ends_the_episode
     assert content(env.step(call("2 ** 10"))) == "1024"  # the next episode works
     env.close()
     assert eventually(lambda: not cgroups_of(handle.pid))  # the dead worker's cgroup is swept
+
+
+def session_uid_block(worker_pid: int) -> range:
+    """The uids the python tool gives the sandboxes a process starts (``python_tool._session_uid``)."""
+    low = 1_800_000_000 + (worker_pid % 1_000_000) * 64
+    return range(low, low + 64)
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_the_hostile_battery_is_contained_in_a_pinned_session_and_the_episode_goes_on(pool, name):
+    """The code family's hostile battery through the tool pinned under a pool worker: each an
+    error or timeout message within its bound, never the episode's end (the worker survives), the
+    same session then answers with a fresh interpreter, and nothing is left after the episode."""
+    code, expected = HOSTILE[name]
+    # 8 s, not the in-process test's 4: the budget also covers the session's worker and sandbox
+    # starting, and a 1 GB memory bomb on a loaded 2-core machine took longer than 4 s in all.
+    env = make_env(pool, tool_timeout_s=8.0)
+    env.reset(options={"task": TASK})
+    started = time.monotonic()
+    _, _, terminated, truncated, info = env.step(call(code))
+    assert time.monotonic() - started < 30
+    out = info["tool_messages"][0]["content"]
+    assert (terminated, truncated) == (False, False), out
+    assert expected in out, out
+    handle = env._episode.sessions["python"].handle
+    assert content(env.step(call("6 * 7"))) == "42"
+    assert env._episode.sessions["python"].handle == handle  # the same pinned session throughout
+    env.close()
+    block = session_uid_block(handle.pid)
+    assert eventually(lambda: not any(uid_processes(uid) for uid in block), within_s=10)
+    assert eventually(lambda: not cgroups_of(handle.pid))
