@@ -179,6 +179,29 @@ def test_a_broken_row_fails_at_make_naming_the_row(env_id: str, break_row, messa
     assert "row 1" in str(caught.value)
 
 
+def test_livecodebench_versions_name_the_set_s_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rlvr_code.contests import envs
+
+    asked: list[dict] = []
+
+    def fake_hub(dataset_id: str, config: str | None = None, **options):  # what datasets would be asked
+        asked.append({"id": dataset_id, "config": config, **options})
+        return apps_rows() if dataset_id == "codeparrot/apps" else livecodebench_rows()
+
+    monkeypatch.setattr(envs, "load_hub", fake_hub)
+    monkeypatch.setattr(envs, "hub_offline_reason", lambda: None)
+    env = rlvr_envs.make("code-livecodebench-v1", version="release_v3")
+    assert len(env.tasks) == 2
+    assert asked[-1]["id"] == "livecodebench/code_generation_lite" and asked[-1]["config"] is None
+    assert asked[-1]["data_files"] == {"test": ["test.jsonl", "test2.jsonl", "test3.jsonl"]}
+    rlvr_envs.make("code-livecodebench-v1", version="v6")
+    assert asked[-1]["data_files"] == {"test": ["test6.jsonl"]}
+    assert [t.id for t in rlvr_envs.make("code-apps-v1", level="introductory").tasks] == ["apps/4000"]
+    assert asked[-1]["id"] == "codeparrot/apps" and asked[-1]["data_files"] is None and asked[-1]["config"] is None
+    with pytest.raises(ConfigurationError, match="unknown version"):
+        rlvr_envs.make("code-livecodebench-v1", version="release_v9")
+
+
 @pytest.mark.parametrize("env_id", sorted(PRESETS))
 def test_presets_offline_fail_at_make_at_once_naming_data(env_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")

@@ -18,7 +18,7 @@ from rlvr_code.contests.rows import Untestable, build_task
 from rlvr_code.contests.sets import apps_problem, codecontests_problem, livecodebench_problem, taco_problem
 from rlvr_code.envs import CodeEnv, RowPlace, SourcedRow, _data_or_path, _hub_hint
 from rlvr_code.verifier import accepted_languages
-from rlvr_envs.data import load_hub
+from rlvr_envs.data import hub_offline_reason, load_hub
 from rlvr_envs.errors import ConfigurationError, DataError
 from rlvr_envs.formats import PromptFormat
 from rlvr_envs.types import Task
@@ -57,7 +57,6 @@ class ContestEnv(CodeEnv):
     """
 
     hub_name: ClassVar[str] = ""
-    hub_config: ClassVar[str | None] = None
     hub_file: ClassVar[str] = "rows.jsonl"
     default_split: ClassVar[str] = "test"
     public_metadata_keys: ClassVar[tuple[str, ...]] = (
@@ -105,15 +104,21 @@ class ContestEnv(CodeEnv):
     def path(self) -> Any:
         return self.data
 
-    def _hub_config(self) -> str | None:
-        return self.hub_config
+    def _hub_files(self) -> list[str] | None:
+        """Files of the Hub repository to read (a set whose loading script ``datasets`` no longer
+        runs); None: the repository's own layout."""
+        return None
 
     def _sourced_rows(self) -> list[SourcedRow]:
         if self.data is not None:
             return self._user_rows(self.split)
         split = self.split or self.default_split
         hint = _hub_hint(self.env_name, self.hub_file)
-        rows = load_hub(self.hub_name, self._hub_config(), split=split, env_name=self.env_name, option_hint=hint)
+        files = self._hub_files()
+        # Offline, no data_files: load_hub then fails at once naming data= (it cannot tell a
+        # repository's files from local ones, so it does not check the Hub for them).
+        data_files = {split: files} if files is not None and hub_offline_reason() is None else None
+        rows = load_hub(self.hub_name, split=split, env_name=self.env_name, option_hint=hint, data_files=data_files)
         return [(f"{self.hub_name}[{split}]", number, row) for number, row in enumerate(rows, start=1)]
 
     def _problem(self, row: Mapping[str, Any], place: RowPlace, index: int) -> Any:
@@ -170,8 +175,9 @@ class AppsEnv(ContestEnv):
     """APPS: stdin/stdout and call-based problems, difficulty introductory/interview/competition.
 
     Args:
-        level: the Hub config, ``"all"`` (default), ``"introductory"``, ``"interview"`` or
-            ``"competition"`` (a local copy is filtered on its ``difficulty`` column).
+        level: ``"all"`` (default), ``"introductory"``, ``"interview"`` or ``"competition"``: the
+            rows whose ``difficulty`` is that (the Hub's configs by that name need its loading
+            script, which ``datasets`` 4+ no longer runs; its ``train.jsonl``/``test.jsonl`` load).
     """
 
     env_name: ClassVar[str] = "code-apps"
@@ -185,12 +191,9 @@ class AppsEnv(ContestEnv):
         self.level = level
         super().__init__(data, **kwargs)
 
-    def _hub_config(self) -> str | None:
-        return self.level
-
     def _sourced_rows(self) -> list[SourcedRow]:
         rows = super()._sourced_rows()
-        if self.data is None or self.level == "all":
+        if self.level == "all":
             return rows
         return [(s, n, r) for s, n, r in rows if isinstance(r, Mapping) and r.get("difficulty") == self.level]
 
@@ -198,11 +201,26 @@ class AppsEnv(ContestEnv):
         return apps_problem(row, place, index)
 
 
+def _lcb_file(release: int) -> str:
+    return "test.jsonl" if release == 1 else f"test{release}.jsonl"
+
+
+LCB_FILES: dict[str, list[str]] = {
+    **{f"release_v{n}": [_lcb_file(r) for r in range(1, n + 1)] for n in range(1, 7)},
+    **{f"v{n}": [_lcb_file(n)] for n in range(1, 7)},
+    "release_latest": [_lcb_file(r) for r in range(1, 7)],
+}
+"""LiveCodeBench's releases as its files on the Hub (its loading script's mapping)."""
+
+
 class LiveCodeBenchEnv(ContestEnv):
     """LiveCodeBench code generation: stdin/stdout (AtCoder, Codeforces) and functional (LeetCode).
 
     Args:
-        version: the Hub config (``release_v1`` ... ``release_v6``, default ``release_v5``).
+        version: ``release_v1`` ... ``release_v6`` (default ``release_v5``; ``release_latest`` is
+            v6): the problems up to that release, as the set's loading script names them, read from
+            its files (``test.jsonl``, ``test2.jsonl``...: one per release); ``v1`` ... ``v6``: the
+            problems that release added.
     """
 
     env_name: ClassVar[str] = "code-livecodebench"
@@ -210,11 +228,15 @@ class LiveCodeBenchEnv(ContestEnv):
     hub_file: ClassVar[str] = "livecodebench_test.jsonl"
 
     def __init__(self, data: Any = None, *, version: str = "release_v5", **kwargs: Any) -> None:
-        self.version = str(version)
+        if version not in LCB_FILES:
+            raise ConfigurationError(
+                f"code-livecodebench: unknown version {version!r}; choose one of {sorted(LCB_FILES)}"
+            )
+        self.version = version
         super().__init__(data, **kwargs)
 
-    def _hub_config(self) -> str | None:
-        return self.version
+    def _hub_files(self) -> list[str] | None:
+        return LCB_FILES[self.version]
 
     def _problem(self, row: Mapping[str, Any], place: RowPlace, index: int) -> Any:
         return livecodebench_problem(row, place)
