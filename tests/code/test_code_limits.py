@@ -9,7 +9,15 @@ import time
 import pytest
 
 import rlvr_envs
-from rlvr_code.limits import LIMIT_KEY, LimitPolicy, calibrate, parse_seconds, stated_limit, write_tasks
+from rlvr_code.limits import (
+    CPU_LIMIT_KEY,
+    LIMIT_KEY,
+    LimitPolicy,
+    calibrate,
+    parse_seconds,
+    stated_limit,
+    write_tasks,
+)
 from rlvr_envs.types import Task
 from tests.code.helpers_code import fenced
 from tests.helpers.data import shared_path
@@ -34,9 +42,25 @@ def test_policy_is_factor_times_reference_clamped_to_floor_and_ceiling():
     assert policy.limit_for(0.1) == 1.0
     assert policy.limit_for(50.0) == 10.0
     assert policy.limit_for(0.0) == 0.25
-    for bad in ({"factor": 0.5}, {"floor_s": 0.0}, {"floor_s": 5.0, "ceiling_s": 1.0}, {"factor": float("nan")}):
+    for bad in (
+        {"factor": 0.5},
+        {"floor_s": 0.0},
+        {"floor_s": 5.0, "ceiling_s": 1.0},
+        {"factor": float("nan")},
+        {"cpu_factor": 0.5},
+        {"cpu_factor": float("nan")},
+        {"cpu_floor_s": 0.0},
+    ):
         with pytest.raises(ValueError):
             LimitPolicy(**bad)
+
+
+def test_cpu_budget_is_cpu_factor_times_reference_cpu_floored_and_never_above_the_wall_limit():
+    policy = LimitPolicy(cpu_factor=3.0, cpu_floor_s=0.05)
+    assert policy.cpu_limit_for(0.001, 0.25) == 0.05
+    assert policy.cpu_limit_for(0.1, 1.0) == 0.3
+    assert policy.cpu_limit_for(0.5, 1.0) == 1.0  # capped by the task's wall limit
+    assert policy.cpu_limit_for(0.0, 0.25) == 0.05
 
 
 @pytest.mark.parametrize(
@@ -107,6 +131,12 @@ def test_calibrated_limits_pass_every_sampled_canonical_solution_and_cut_loops_s
     policy = LimitPolicy()
     assert all(policy.floor_s <= row["limit_s"] <= policy.ceiling_s for row in rows)
     assert all(abs(row["limit_s"] - policy.limit_for(row["reference_s"])) <= 0.002 for row in rows)
+    # The sandbox measured each reference's CPU per run: a budget from it, floored, never above the wall limit.
+    assert all(0.0 < row["reference_cpu_s"] < row["reference_s"] for row in rows)
+    assert all(policy.cpu_floor_s <= row[CPU_LIMIT_KEY] <= row["limit_s"] for row in rows)
+    assert all(
+        abs(row[CPU_LIMIT_KEY] - policy.cpu_limit_for(row["reference_cpu_s"], row["limit_s"])) <= 0.002 for row in rows
+    )
 
     # Written out and loaded back as native rows: the limits survive, and the canonical
     # solutions pass under them in one concurrent batch (the way training runs them).
@@ -114,6 +144,7 @@ def test_calibrated_limits_pass_every_sampled_canonical_solution_and_cut_loops_s
     loaded = rlvr_envs.make("code-python", data=str(path))
     by_id = {row["id"]: row["limit_s"] for row in rows}
     assert {task.id: task.answer[LIMIT_KEY] for task in loaded.tasks} == by_id
+    assert {task.id: task.answer[CPU_LIMIT_KEY] for task in loaded.tasks} == {r["id"]: r[CPU_LIMIT_KEY] for r in rows}
     assert all(task.metadata["time_limit"]["source"] == "calibrated" for task in loaded.tasks)
     golds = [fenced(task.answer["canonical_solution"]) for task in loaded.tasks]
     verdicts = loaded.verify_batch(list(loaded.tasks), golds)
@@ -126,6 +157,10 @@ def test_calibrated_limits_pass_every_sampled_canonical_solution_and_cut_loops_s
     took = time.perf_counter() - start
     assert verdict.reward == 0.0 and verdict.reason.value == "timeout"
     assert took < task.answer[LIMIT_KEY] + 3.0 < 10.0
+
+    # Calibrated again, a task drops its old CPU budget for the new measurement.
+    again = calibrate(loaded, [task], repeats=1, policy=LimitPolicy(floor_s=1.0, cpu_floor_s=0.5))
+    assert task.answer[CPU_LIMIT_KEY] < 0.5 and again.tasks[0].answer[CPU_LIMIT_KEY] >= 0.5
 
 
 @needs_bwrap
@@ -169,6 +204,7 @@ def test_calibrated_limits_never_fail_a_canonical_solution_over_all_of_humaneval
         assert all(row["reason"] == "timeout" for row in result.failed)
         kept = [t for t in result.tasks if LIMIT_KEY in t.answer and not t.metadata["time_limit"]["clamped"]]
         assert len(kept) >= len(result.tasks) - 2
+        assert all(CPU_LIMIT_KEY in t.answer for t in kept)  # held to their CPU budgets too
         tasks += kept
     loaded = rlvr_envs.make("code-python", data=str(write_tasks(tasks, tmp_path / "all.jsonl")))
     golds = [fenced(task.answer["canonical_solution"]) for task in loaded.tasks]

@@ -79,6 +79,8 @@ class Judge(StdioCases):
         self.memory: object = None  # the memory bound (MB) a run of this sample exceeded
         self.batching = job.get("batch", True) is not False  # the host turns it off for a retry
         self.held: list[bytes] | None = None  # reports kept for one write (``hold_reports``)
+        # The most CPU one solution run spent, as its zygote measured it (``limits.calibrate``).
+        self.run_cpu_s = 0.0
 
     def report(self, **event: object) -> None:
         if "judge_error" in event:
@@ -138,6 +140,8 @@ class Judge(StdioCases):
                     self.retire = str(reply["retire"])
                 if reply.get("memory"):
                     self.memory = reply["memory"]
+                if isinstance(reply.get("cpu_s"), (int, float)):
+                    self.run_cpu_s = max(self.run_cpu_s, float(reply["cpu_s"]))
                 if "infrastructure" in reply:
                     raise RuntimeError(f"solution sandbox: {reply['infrastructure']}")
                 if reply.get("retired"):
@@ -172,7 +176,7 @@ class Judge(StdioCases):
         self.stop_runs()
         if self.memory is not None:
             extra["memory"] = memory_error(self.memory)
-        self.report(done=True, idle=not self.active, retire=self.retire, **extra)
+        self.report(done=True, idle=not self.active, retire=self.retire, run_cpu_s=self.run_cpu_s, **extra)
         self.release_reports()  # with the reports held since the tests ended, if any
 
     # -- function formats ------------------------------------------------------------------------

@@ -209,6 +209,8 @@ class JudgeZygote:
                 send_fds(self.link, [], {"op": "stop", "seq": "*"})
         if done.get("memory"):
             outcome["memory"] = trim(str(done["memory"]))
+        if isinstance(done.get("run_cpu_s"), (int, float)):
+            outcome["run_cpu_s"] = float(done["run_cpu_s"])
         outcome["tests"] = tests
         outcome["elapsed_s"] = round(time.monotonic() - start, 6)
         if fresh:

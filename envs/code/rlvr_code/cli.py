@@ -21,7 +21,13 @@ def cmd_calibrate(args: Any) -> int:
     if args.limit:
         options["limit"] = args.limit
     env = rlvr_envs.make(args.env, **options)
-    policy = LimitPolicy(factor=args.factor, floor_s=args.floor, ceiling_s=args.ceiling)
+    policy = LimitPolicy(
+        factor=args.factor,
+        floor_s=args.floor,
+        ceiling_s=args.ceiling,
+        cpu_factor=args.cpu_factor,
+        cpu_floor_s=args.cpu_floor,
+    )
     result = calibrate(env, repeats=args.repeats, policy=policy, use_stated=not args.ignore_stated)
     write_tasks(result.tasks, args.out)
     counts = Counter(row["source"] for row in result.rows)
@@ -35,6 +41,7 @@ def cmd_calibrate(args: Any) -> int:
         "limit_s_max": limits[-1] if limits else None,
         "failed_ids": [f"{row['id']} ({row['reason']})" for row in result.failed][:20],
         "clamped_at_ceiling": sum(1 for row in result.rows if row.get("clamped")),
+        "with_cpu_limit": sum(1 for row in result.rows if row.get("cpu_limit_s") is not None),
     }
     print(json.dumps(summary, indent=2))
     return 1 if result.failed and args.strict else 0
@@ -56,6 +63,12 @@ def add_parsers(subparsers: Any) -> None:
     p.add_argument("--factor", type=float, default=10.0, help="limit = factor x reference median (default 10)")
     p.add_argument("--floor", type=float, default=0.25, help="lowest limit in seconds (default 0.25)")
     p.add_argument("--ceiling", type=float, default=10.0, help="highest limit in seconds (default 10)")
+    p.add_argument(
+        "--cpu-factor", type=float, default=3.0, help="CPU budget = cpu-factor x reference CPU per run (default 3)"
+    )
+    p.add_argument(
+        "--cpu-floor", type=float, default=0.05, help="lowest CPU budget of one solution run in seconds (default 0.05)"
+    )
     p.add_argument("--ignore-stated", action="store_true", help="measure even tasks that state their own limit")
     p.add_argument("--strict", action="store_true", help="exit 1 if any reference fails or is missing")
     p.set_defaults(func=cmd_calibrate)

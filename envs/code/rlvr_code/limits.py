@@ -10,6 +10,14 @@ JSONL rows that ``make("code-python", data=...)`` loads.
 
 The measurement is the whole ``verify`` call (sandbox hand-off included), which is longer than the
 program's own time the sandbox limits, so the stored limit errs on the side of the solution.
+
+The wall limit needs a floor that absorbs a loaded machine's scheduling (0.25 s), far above what
+a HumanEval reference takes (milliseconds), so an infinite loop would still cost a lane 0.25 s.
+Where the sandbox measures it (the local backend, Python), the reference's CPU time per solution
+run is stored too: ``cpu_limit_s`` = ``cpu_factor x`` it (3), clamped to ``[cpu_floor_s,
+limit_s]`` (0.05 s). CPU time hardly moves with the machine's load (it is what the program
+spent, not how long it waited), so its factor and floor can be lower; the solution sandbox ends
+a run that spends its budget as a timeout, to the millisecond.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from typing import Any
 from rlvr_envs.types import Task
 
 LIMIT_KEY = "timeout_s"  # in Task.answer: what the verifier reads for this task
+CPU_LIMIT_KEY = "cpu_limit_s"  # in Task.answer: CPU seconds of one solution run
 SOURCES = ("calibrated", "stated")
 _STATED_KEYS = ("time_limit", "time_limit_s")
 _SECONDS = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*(ms|milliseconds?|s|sec|secs|seconds?)?\s*$", re.IGNORECASE)
@@ -42,13 +51,31 @@ class LimitPolicy:
     factor: float = 10.0
     floor_s: float = 0.25
     ceiling_s: float = 10.0
+    cpu_factor: float = 3.0
+    """The CPU budget's multiple of the reference's CPU time. Lower than ``factor``: what a
+    program spends hardly moves with the machine's load, what it waits does (contest judges set
+    limits at 2-3x the model solution for the same reason)."""
+    cpu_floor_s: float = 0.05
+    """The CPU budget's floor: covers a solution's start (its first calls, a stdlib import the
+    reference did not make) where the reference spent a millisecond."""
 
     def __post_init__(self) -> None:
-        if not (self.factor >= 1.0 and 0.0 < self.floor_s <= self.ceiling_s):
-            raise ValueError(f"need factor >= 1 and 0 < floor_s <= ceiling_s, got {self}")
+        if not (
+            self.factor >= 1.0
+            and self.cpu_factor >= 1.0
+            and 0.0 < self.floor_s <= self.ceiling_s
+            and 0.0 < self.cpu_floor_s
+        ):
+            raise ValueError(
+                f"need factor >= 1, cpu_factor >= 1, 0 < floor_s <= ceiling_s and 0 < cpu_floor_s, got {self}"
+            )
 
     def limit_for(self, reference_s: float) -> float:
         return round(min(self.ceiling_s, max(self.floor_s, self.factor * reference_s)), 3)
+
+    def cpu_limit_for(self, reference_cpu_s: float, limit_s: float) -> float:
+        """The CPU budget of one run: never above the task's wall limit."""
+        return round(min(limit_s, max(self.cpu_floor_s, self.cpu_factor * reference_cpu_s)), 3)
 
 
 def parse_seconds(value: Any) -> float | None:
@@ -98,26 +125,48 @@ class Calibration:
 
 
 def with_limit(task: Task, limit_s: float, info: Mapping[str, Any]) -> Task:
-    answer = {**task.answer, LIMIT_KEY: limit_s}
+    """The task with its limits in its answer (a CPU budget only where ``info`` has one: any old one goes)."""
+    answer = {key: value for key, value in task.answer.items() if key != CPU_LIMIT_KEY}
+    answer[LIMIT_KEY] = limit_s
+    if info.get(CPU_LIMIT_KEY) is not None:
+        answer[CPU_LIMIT_KEY] = info[CPU_LIMIT_KEY]
     return task.model_copy(update={"answer": answer, "metadata": {**task.metadata, "time_limit": dict(info)}})
 
 
-def measure_reference(env: Any, task: Task, repeats: int, ceiling_s: float) -> tuple[list[float], str]:
-    """Wall seconds of ``repeats`` verifications of the task's gold completion under ``ceiling_s``
-    and ``"ok"``; or ``[]`` and why not (``"no_reference"``, or the failing verdict's reason, e.g.
-    ``"timeout"`` for a reference slower than the ceiling)."""
+@dataclass
+class Measured:
+    """A reference's runs: wall seconds of each ``verify``, the most CPU seconds one solution run
+    spent in each (empty where the sandbox does not measure it), and ``"ok"`` or why not."""
+
+    times: list[float]
+    cpu: list[float]
+    reason: str
+
+
+def measure_reference(env: Any, task: Task, repeats: int, ceiling_s: float) -> Measured:
+    """``repeats`` verifications of the task's gold completion under ``ceiling_s``; on failure no
+    times and why (``"no_reference"``, or the failing verdict's reason, e.g. ``"timeout"`` for a
+    reference slower than the ceiling)."""
     gold = env.gold_completion(task)
     if gold is None:
-        return [], "no_reference"
-    probe = task.model_copy(update={"answer": {**task.answer, LIMIT_KEY: ceiling_s}})
+        return Measured([], [], "no_reference")
+    answer = {key: value for key, value in task.answer.items() if key != CPU_LIMIT_KEY}
+    probe = task.model_copy(update={"answer": {**answer, LIMIT_KEY: ceiling_s}})
+    measured = getattr(env.verifier, "verify_measured", None)
     times: list[float] = []
+    cpu: list[float] = []
     for _ in range(repeats):
         start = time.perf_counter()
-        verdict = env.verifier.verify(probe, gold)
+        if measured is not None:
+            verdict, spent = measured(probe, gold)
+        else:
+            verdict, spent = env.verifier.verify(probe, gold), None
         times.append(time.perf_counter() - start)
         if verdict.reward < 1.0:
-            return [], str(getattr(verdict.reason, "value", verdict.reason))
-    return times, "ok"
+            return Measured([], [], str(getattr(verdict.reason, "value", verdict.reason)))
+        if spent is not None:
+            cpu.append(spent)
+    return Measured(times, cpu if len(cpu) == repeats else [], "ok")
 
 
 def calibrate(
@@ -146,12 +195,12 @@ def calibrate(
             out.tasks.append(with_limit(task, stated, info))
             out.rows.append({"id": task.id, **info})
             continue
-        times, reason = measure_reference(env, task, repeats, policy.ceiling_s)
-        if not times:
+        runs = measure_reference(env, task, repeats, policy.ceiling_s)
+        if not runs.times:
             out.tasks.append(task)
-            out.rows.append({"id": task.id, "source": "failed", "limit_s": None, "reason": reason})
+            out.rows.append({"id": task.id, "source": "failed", "limit_s": None, "reason": runs.reason})
             continue
-        reference = statistics.median(times)
+        reference = statistics.median(runs.times)
         info = {
             "source": "calibrated",
             "reference_s": round(reference, 4),
@@ -162,6 +211,11 @@ def calibrate(
             "floor_s": policy.floor_s,
             "ceiling_s": policy.ceiling_s,
         }
+        if runs.cpu:
+            reference_cpu = statistics.median(runs.cpu)
+            info["reference_cpu_s"] = round(reference_cpu, 5)
+            info[CPU_LIMIT_KEY] = policy.cpu_limit_for(reference_cpu, info["limit_s"])
+            info["cpu_factor"], info["cpu_floor_s"] = policy.cpu_factor, policy.cpu_floor_s
         out.tasks.append(with_limit(task, info["limit_s"], info))
         out.rows.append({"id": task.id, **info})
     return out

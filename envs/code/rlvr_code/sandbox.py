@@ -64,6 +64,12 @@ class SandboxLimits:
     output_bytes: int = 1 << 20
     total_memory_mb: int = DEFAULT_TOTAL_MB
     """All the sample's processes together (``memory_bound``: a cgroup, or lowered rlimits)."""
+    run_cpu_s: float | None = None
+    """CPU seconds of one solution run (its main process, all its threads; each stdin/stdout case
+    is a run), measured by the solution zygote to the millisecond and ending the run as a timeout
+    once spent. None: only ``cpu_s``'s ``RLIMIT_CPU``, in whole seconds. A calibrated task's
+    ``cpu_limit_s`` (``limits``): a loop stops after its budget of CPU, not the wall limit, which
+    must keep room for a loaded machine."""
 
     def as_job(self) -> dict[str, Any]:
         return asdict(self)

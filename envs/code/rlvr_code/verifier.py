@@ -12,7 +12,8 @@ Task answers (``Task.answer``) come in three formats::
 Each may also carry ``canonical_solution`` (used for gold completions), ``language``
 (``python`` by default; ``c``, ``cpp``, ``javascript``: ``stdio`` tasks only, run by
 ``languages.runner``; or a list of accepted languages, the completion's fence tag choosing) and
-``timeout_s`` (overrides the verifier's limit for this task).
+``timeout_s`` (overrides the verifier's limit for this task) and ``cpu_limit_s`` (CPU seconds
+of one solution run, enforced to the millisecond: ``limits.calibrate`` stores both).
 """
 
 from __future__ import annotations
@@ -321,10 +322,31 @@ class CodeVerifier(Verifier):
             )
         )
 
+    def task_limits(self, answer: dict[str, Any]) -> dict[str, Any]:
+        """The limits of a task's samples: its own ``timeout_s`` (else the verifier's) and, when it
+        has one, its CPU budget per run ``cpu_limit_s`` (``limits.calibrate``; never above the wall limit)."""
+        timeout_s = float(answer.get("timeout_s") or self.timeout_s)
+        cpu = answer.get("cpu_limit_s")
+        limits = self.limits(timeout_s)
+        if isinstance(cpu, (int, float)) and not isinstance(cpu, bool) and cpu > 0:
+            limits["run_cpu_s"] = min(float(cpu), timeout_s)
+        return limits
+
     def sandbox(self) -> Any:
         return shared_sandbox(self.backend, self.workers, self.allow_reduced_isolation, **self.backend_options)
 
     def verify(self, task: Task, completion: str) -> Verdict:
+        return self._verify(task, completion, None)
+
+    def verify_measured(self, task: Task, completion: str) -> tuple[Verdict, float | None]:
+        """``verify``, and the most CPU seconds one solution run of the sample spent, as the solution
+        sandbox measured it (None where nothing was measured: another language or backend, or no
+        run). ``limits.calibrate`` derives a task's ``cpu_limit_s`` from its reference's."""
+        measured: list[float] = []
+        verdict = self._verify(task, completion, measured)
+        return verdict, (max(measured) if measured else None)
+
+    def _verify(self, task: Task, completion: str, measured: list[float] | None) -> Verdict:
         answer = task.answer
         language = answer.get("language", "python") if isinstance(answer, dict) else "python"
         accepted = accepted_languages(language)
@@ -337,8 +359,8 @@ class CodeVerifier(Verifier):
                 return Verdict.failure(reason, extracted=code[:_MAX_EXTRACTED], details={"error": problem})
             if chosen != "python":
                 return self._verify_language(task, str(chosen), code)
-            return self._verify_python(task, code)
-        return self._verify_python(task, extract_code(completion))
+            return self._verify_python(task, code, measured)
+        return self._verify_python(task, extract_code(completion), measured)
 
     def _verify_language(self, task: Task, language: str, code: str) -> Verdict:
         """A program in a compiled or non-Python language (``languages.runner``): stdio tasks only."""
@@ -364,8 +386,7 @@ class CodeVerifier(Verifier):
             )
         try:
             job = build_job(answer, code)
-            timeout_s = float(answer.get("timeout_s") or self.timeout_s)
-            report = run_sample(LANGUAGES[language], code, job["cases"], self.limits(timeout_s))
+            report = run_sample(LANGUAGES[language], code, job["cases"], self.task_limits(answer))
         except (TaskFormatError, KeyError) as exc:
             return Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"bad task: {exc}"})
         except SandboxError as exc:
@@ -380,7 +401,7 @@ class CodeVerifier(Verifier):
         verdict = self.verdict(report, code, plan_for(task))
         return verdict.model_copy(update={"details": {**verdict.details, "language": language}})
 
-    def _verify_python(self, task: Task, code: str) -> Verdict:
+    def _verify_python(self, task: Task, code: str, measured: list[float] | None = None) -> Verdict:
         answer = task.answer
         if not code.strip():
             return Verdict.failure(Reason.NO_ANSWER, details={"error": "the completion holds no code"})
@@ -392,8 +413,7 @@ class CodeVerifier(Verifier):
             job = build_job(answer, code)
         except (TaskFormatError, KeyError) as exc:
             return Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"bad task: {exc}"})
-        timeout_s = float(answer.get("timeout_s") or self.timeout_s)
-        job["limits"] = self.limits(timeout_s)
+        job["limits"] = self.task_limits(answer)
         from rlvr_code.sandbox import SandboxError
 
         try:
@@ -404,6 +424,8 @@ class CodeVerifier(Verifier):
                 extracted=code[:_MAX_EXTRACTED],
                 details={"error": trim_text(str(exc), _MAX_ERROR)},
             )
+        if measured is not None and isinstance(report.get("run_cpu_s"), (int, float)):
+            measured.append(float(report["run_cpu_s"]))
         plan = plan_for(task)
         trivial = set()
         if self.partial_credit and self.credit_tests == "discriminating" and _failed(report):
