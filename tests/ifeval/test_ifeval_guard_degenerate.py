@@ -146,7 +146,8 @@ def test_the_training_envs_and_the_presets_opt_in_apply_the_rules(env_id: str) -
     }
     env = rlvr_envs.make(env_id, **options[env_id])
     verifier = env.verifier
-    assert isinstance(verifier, IFEvalVerifier) and verifier.guard_rules == "v1"
+    # The latest ids and guard=True have the v2 rules (the v1 rules and more, issue 26 round 3).
+    assert isinstance(verifier, IFEvalVerifier) and verifier.guard_rules == "v2"
     verdict = env.verify(_task(*WORDS_120), "word " * 130)
     assert verdict.reason is Reason.NO_ANSWER and verdict.details["rejected"] == FEW_DISTINCT
 
@@ -342,10 +343,10 @@ def test_old_pickles_keep_the_basic_rules_and_bad_options_are_refused() -> None:
     old = IFEvalVerifier.__new__(IFEvalVerifier)
     old.__setstate__(state)
     assert old.guard_rules == "v0"
-    assert pickle.loads(pickle.dumps(IFEvalVerifier())).guard_rules == "v1"
+    assert pickle.loads(pickle.dumps(IFEvalVerifier())).guard_rules == "v2"
     assert IFEvalVerifier(guard_words="w_runs", guard_rules="v1").guard_rules == "v1"
     with pytest.raises(ValueError, match="guard_rules"):
-        IFEvalVerifier(guard_rules="v2")
+        IFEvalVerifier(guard_rules="v3")
 
 
 def _content_weight_reference(toks: list[str]) -> float:

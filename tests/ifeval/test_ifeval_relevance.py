@@ -16,6 +16,7 @@ import pytest
 import rlvr_envs
 from rlvr_envs.types import Reason, Task
 from rlvr_ifeval import relevance
+from rlvr_ifeval.guard import WORD_SALAD
 from rlvr_ifeval.scoring import build_checkers
 from rlvr_ifeval.verifier import IFEvalVerifier
 from tests.helpers.data import read_jsonl, shared_path
@@ -297,7 +298,11 @@ def test_an_on_topic_answer_passes_and_the_same_length_of_salad_does_not() -> No
     old = IFEvalVerifier(relevance="overlap-v0").verify(task, _salad(0, 150))
     assert old.reward == 0 and old.details["relevance"]["matched"] < old.details["relevance"]["needed"]
     # The benchmark scoring (relevance off) pays the salad: the gate is what refuses it.
-    assert IFEvalVerifier().verify(task, _salad(0, 150)).reward == 1.0
+    assert IFEvalVerifier(guard=False).verify(task, _salad(0, 150)).reward == 1.0
+    assert IFEvalVerifier(guard_rules="v1").verify(task, _salad(0, 150)).reward == 1.0
+    # The guard's v2 rules (its default since round 3 of issue 26) refuse it without a gate.
+    guarded = IFEvalVerifier().verify(task, _salad(0, 150))
+    assert guarded.reason is Reason.NO_ANSWER and guarded.details["rejected"] == WORD_SALAD
 
 
 ZH_PROMPT = "请写一篇关于城市屋顶菜园和社区堆肥的博客文章，介绍居民种植蔬菜的好处。"
@@ -366,6 +371,8 @@ def test_responses_in_another_language_and_short_answer_tasks_are_not_judged() -
 @pytest.mark.parametrize(
     ("env_id", "expected"),
     [
+        ("ifeval-data-v3", "contrast"),
+        ("ifeval-synth-v4", "contrast"),
         ("ifeval-data-v2", "overlap"),
         ("ifeval-synth-v3", "overlap"),
         ("ifeval-data-v1", "overlap-v0"),
@@ -382,8 +389,11 @@ def test_training_ids_default_to_the_gate_and_benchmark_ids_score_as_the_referen
         kwargs["data"] = str(shared_path("ifbench_test.jsonl" if "ifbench" in env_id else "ifeval_input_data.jsonl"))
     env = rlvr_envs.make(env_id, **kwargs)
     assert getattr(env.verifier, "relevance", None) == expected
-    assert rlvr_envs.make("ifeval-synth").env_id == "ifeval-synth-v3"
-    assert rlvr_envs.make("ifeval-data", data=str(shared_path("ifeval_input_data.jsonl"))).env_id == "ifeval-data-v2"
+    assert rlvr_envs.make("ifeval-synth").env_id == "ifeval-synth-v4"
+    assert rlvr_envs.make("ifeval-data", data=str(shared_path("ifeval_input_data.jsonl"))).env_id == "ifeval-data-v3"
+    # The ids before round 3 keep the guard's v1 rules; the latest have v2.
+    rules = "v2" if env_id in ("ifeval-synth-v4", "ifeval-data-v3", "ifeval-v1", "ifbench-v1") else "v1"
+    assert getattr(env.verifier, "guard_rules", None) == rules
 
 
 def test_bad_relevance_options_are_refused() -> None:
@@ -423,7 +433,7 @@ SYNTH_ANSWERS = {
 
 def test_synth_answers_on_topic_pass_and_pastes_and_salad_do_not() -> None:
     env = rlvr_envs.make("ifeval-synth", level=1, seed=0)
-    assert env.env_id == "ifeval-synth-v3"
+    assert env.env_id == "ifeval-synth-v4"
     tasks = {p: _task(p, ["punctuation:no_comma"]) for p in SYNTH_ANSWERS}
     for prompt, answer in SYNTH_ANSWERS.items():
         assert env.verifier.verify(tasks[prompt], answer).reward == 1.0, prompt

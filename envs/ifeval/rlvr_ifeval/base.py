@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -157,3 +157,12 @@ def compile_keyword(instruction_id: str, keyword: str, *, word_bounded: bool = F
 
 def compare(value: float, relation: str, threshold: float) -> bool:
     return value < threshold if relation == RELATIONS[0] else value >= threshold
+
+
+def strings(value: Any) -> Iterable[str]:
+    """The strings in an instruction argument (a string, or lists and tuples of them, nested)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from strings(item)

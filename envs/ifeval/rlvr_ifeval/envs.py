@@ -14,7 +14,8 @@ from rlvr_envs import DatasetEnv, Difficulty, Task
 from rlvr_envs.data import is_missing, load_hub, records_from, require_fields
 from rlvr_envs.errors import ConfigurationError, DataError, DataRequiredError
 from rlvr_envs.formats import PromptFormat
-from rlvr_ifeval.base import InstructionError
+from rlvr_ifeval.base import Checker, InstructionError
+from rlvr_ifeval.contrast import Background
 from rlvr_ifeval.formats import OWN_FORMATS
 from rlvr_ifeval.relevance import MIN_RESPONSE_WORDS, MIN_SHARE, MIN_TASK_UNITS
 from rlvr_ifeval.scoring import cached_checkers
@@ -35,6 +36,13 @@ from rlvr_ifeval.verifier import (  # noqa: F401 -- re-exported for older import
 )
 
 __all__ = ["IFEvalEnv", "IFEvalVerifier", "row_to_task"]
+
+
+def _checkers(task: Task) -> tuple[Checker, ...]:
+    try:
+        return cached_checkers(canonical_answer(task.answer))
+    except (InstructionError, ValueError, TypeError):
+        return ()
 
 
 def row_to_task(
@@ -122,7 +130,7 @@ class IFEvalEnv(DatasetEnv):
         prompt_key, instructions_key, kwargs_key, id_key: column names of your data.
         hub_dataset, hub_split: the Hub dataset used when ``data`` is not given.
         env_name: the id named in error messages.
-        partial_credit, loose, guard, min_words, guard_words, relevance, relevance_judge,
+        partial_credit, loose, guard, min_words, guard_words, guard_rules, relevance, relevance_judge,
             relevance_min_units, relevance_min_words, relevance_min_share: see
             ``IFEvalVerifier`` (the registered ids choose ``relevance``; see the README).
     """
@@ -152,6 +160,7 @@ class IFEvalEnv(DatasetEnv):
         guard: bool = True,
         min_words: int = DEFAULT_MIN_WORDS,
         guard_words: str = "scripts",
+        guard_rules: str | None = None,
         relevance: str = "off",
         relevance_judge: Any = None,
         relevance_min_units: int = MIN_TASK_UNITS,
@@ -167,6 +176,7 @@ class IFEvalEnv(DatasetEnv):
             guard=guard,
             min_words=min_words,
             guard_words=guard_words,
+            guard_rules=guard_rules,
             prompt_format=fmt.name,
             relevance=relevance,
             relevance_judge=relevance_judge,
@@ -204,6 +214,9 @@ class IFEvalEnv(DatasetEnv):
         rows, source = self._rows()
         self._loaded = [row_to_task(row, i + 1, source, **self.columns) for i, row in enumerate(rows)]
         self._tasks  # noqa: B018 -- an empty data set fails at make() too
+        if relevance == "contrast" and verifier.relevance_background is None:
+            # A response is compared with the other prompts of the same data (contrast.py).
+            verifier.relevance_background = Background.build((t.prompt, _checkers(t)) for t in self._loaded)
 
     def _rows(self) -> tuple[list[dict[str, Any]], str]:
         if self.data is not None:

@@ -25,20 +25,23 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import compress, count, filterfalse, pairwise
-from typing import Any
 
-from rlvr_ifeval.base import Checker
+from rlvr_ifeval.base import Checker, strings
 from rlvr_ifeval.formats import user_format
 from rlvr_ifeval.text import SOUTHEAST_ASIAN_CHARS_PER_WORD
 
-GUARD_RULES = ("v0", "v1")
-"""``v0``: the basic rules only (the ``-v0`` ids). ``v1``: these content rules as well."""
+GUARD_RULES = ("v0", "v1", "v2")
+"""``v0``: the basic rules only (the ``-v0`` ids). ``v1``: these content rules as well. ``v2``:
+``v1`` and, on every task (short-answer ones included), the refusals of ``rlvr_ifeval.refusals``
+(eight languages, with or without spaces) and the word-salad rules of
+``relevance.salad_rejection`` (issue 26, round 3)."""
 
 ECHO = "the response only echoes the prompt"
 NO_WORDS = "numbers, symbols or single letters, not words"
 MOSTLY_SYMBOLS = "mostly numbers or symbols, few words"
 LITERALS = "only the instruction's own words (its keywords, phrases or examples)"
 REFUSAL = "a refusal or 'I don't know', not an attempt"
+WORD_SALAD = "a word salad, not natural text"
 FEW_DISTINCT = "repetitive filler: too few distinct words"
 REPEATED = "repetitive filler: the same passage over and over"
 REJECTIONS = {
@@ -93,9 +96,19 @@ _ASCII_TOKEN_TABLE = bytes(c if chr(c).isalnum() and c < 128 else 32 for c in ra
 _DIGITS = str.maketrans("", "", "0123456789")
 
 
+# Non-ASCII punctuation and spaces common in English text (curly quotes, dashes, ellipsis,
+# bullets, no-break space): separators to the token pattern as to the ASCII path, so mapping them
+# to spaces keeps such text on the fast path.
+_PUNCTUATION_TO_SPACE = str.maketrans(
+    dict.fromkeys("\u00a0\u00ab\u00b7\u00bb\u2013\u2014\u2018\u2019\u201c\u201d\u2022\u2026\u2032\u2033", " ")
+)
+
+
 def tokens(value: str) -> list[str]:
     """The casefolded tokens of ``value`` (see the module docstring)."""
     folded = value.casefold()
+    if not folded.isascii():
+        folded = folded.translate(_PUNCTUATION_TO_SPACE)
     if folded.isascii():  # bytes.translate + split: several times faster than the regex
         return folded.encode("ascii").translate(_ASCII_TOKEN_TABLE).decode("ascii").split()
     return _TOKEN_RE.findall(folded)
@@ -279,14 +292,6 @@ def _prompt_examples(prompt: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def _strings(value: Any) -> Iterable[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from _strings(item)
-
-
 @lru_cache(maxsize=4096)
 def _literals(prompt: str, checkers: tuple[Checker, ...]) -> frozenset[str]:
     # Keyed on the checkers themselves (by identity): the scoring cache hands out the same tuple
@@ -302,7 +307,7 @@ def literals(prompt: str, checkers: Sequence[Checker]) -> frozenset[str]:
     for checker in checkers:
         for name, value in checker.kwargs.items():
             if name not in EXPECTED_COPIES:
-                for s in _strings(value):
+                for s in strings(value):
                     found.update(tokens(s))
     return frozenset(found)
 

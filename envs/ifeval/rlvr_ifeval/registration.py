@@ -7,12 +7,15 @@ Versions (a change that alters any reward bumps the version; the old one stays):
   ``rlvr-envs eval`` reproduces published numbers; the guard is opt-in (``guard=True``).
 * ``ifeval-v0``, ``ifbench-v0``: the degenerate-response guard on, words counted as ``\\w``
   runs (a Chinese or Thai sentence is one word), as these ids scored before.
-* ``ifeval-synth-v3``, ``ifeval-data-v2`` (your own data): training envs, the guard on, words
-  counted per script, and a response must address its prompt and read as natural text
-  (``relevance="overlap"``, issue 26). ``ifeval-synth-v2`` and ``ifeval-data-v1`` have the
-  overlap rule without the language-likeness rule (``relevance="overlap-v0"``);
-  ``ifeval-synth-v1`` and ``ifeval-data-v0`` score as before the gate (no relevance gate);
-  ``ifeval-synth-v0`` keeps the ``\\w``-run count.
+* ``ifeval-synth-v4``, ``ifeval-data-v3`` (your own data): training envs, the guard on with its
+  ``v2`` rules (refusals in eight languages on every task, word salads), words counted per
+  script, and a response must address its prompt, read as natural text and not answer another
+  prompt of the env better than its own (``relevance="contrast"``, issue 26 round 3).
+  ``ifeval-synth-v3`` and ``ifeval-data-v2``: the guard's ``v1`` rules and
+  ``relevance="overlap"``; ``ifeval-synth-v2`` and ``ifeval-data-v1`` have the overlap rule
+  without the language-likeness rule (``relevance="overlap-v0"``); ``ifeval-synth-v1`` and
+  ``ifeval-data-v0`` score as before the gate (no relevance gate); ``ifeval-synth-v0`` keeps
+  the ``\\w``-run count. The older ids keep the guard's ``v1`` rules (``guard_rules="v1"``).
 """
 
 from __future__ import annotations
@@ -22,12 +25,14 @@ import rlvr_envs
 _ENV = "rlvr_ifeval.envs:IFEvalEnv"
 _SYNTH = "rlvr_ifeval.synth:IFEvalSynthEnv"
 _OLD_GUARD: dict[str, object] = {"guard": True, "guard_words": "w_runs"}
+# The guard's rules before round 3 of issue 26 (the v2 rules refuse more): the older training ids.
+_V1_GUARD: dict[str, object] = {"guard_rules": "v1"}
 # The generator's prompts are topical by construction ("Write a blog post about urban gardening."):
 # every task with a topic word is judged, every response of 20 words or more, and a response must
 # use half of the topic's few words (1 of 2, 2 of 3: an essay on "the history of the bicycle" may
 # never say "history").
 _SYNTH_RELEVANCE: dict[str, object] = {
-    "relevance": "overlap",
+    "relevance": "contrast",
     "relevance_min_units": 1,
     "relevance_min_words": 20,
     "relevance_min_share": 0.5,
@@ -63,9 +68,10 @@ def register_envs() -> None:
         )
     # ifeval-data-v1 judged tasks of 4 units or more (the bound before the 6-letter units).
     data_relevance: tuple[dict[str, object], ...] = (
-        {"relevance": "off"},
-        {"relevance": "overlap-v0", "relevance_min_units": 4},
-        {"relevance": "overlap"},
+        {"relevance": "off", **_V1_GUARD},
+        {"relevance": "overlap-v0", "relevance_min_units": 4, **_V1_GUARD},
+        {"relevance": "overlap", **_V1_GUARD},
+        {"relevance": "contrast"},
     )
     for version, relevance in enumerate(data_relevance):
         rlvr_envs.register(
@@ -80,9 +86,10 @@ def register_envs() -> None:
         )
     training: tuple[tuple[int, dict[str, object]], ...] = (
         (0, _OLD_GUARD),
-        (1, {}),
-        (2, {**_SYNTH_RELEVANCE, "relevance": "overlap-v0"}),
-        (3, _SYNTH_RELEVANCE),
+        (1, _V1_GUARD),
+        (2, {**_SYNTH_RELEVANCE, "relevance": "overlap-v0", **_V1_GUARD}),
+        (3, {**_SYNTH_RELEVANCE, "relevance": "overlap", **_V1_GUARD}),
+        (4, _SYNTH_RELEVANCE),
     )
     for version, guard in training:
         rlvr_envs.register(

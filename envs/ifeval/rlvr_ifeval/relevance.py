@@ -40,15 +40,19 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any
 
-from rlvr_ifeval.base import Checker
+from rlvr_ifeval.base import Checker, strings
+from rlvr_ifeval.contrast import Background, answers_another_prompt
 from rlvr_ifeval.language import detect_language
 from rlvr_ifeval.text import count_words_any_script
 
-RELEVANCE_MODES = ("overlap", "overlap-v0", "off", "judge")
-"""``overlap``: this module's check, the language-likeness rule and the overlap rule (the
-training ids' default); ``overlap-v0``: the overlap rule alone (as ``ifeval-data-v1`` and
+RELEVANCE_MODES = ("contrast", "overlap", "overlap-v0", "off", "judge")
+"""``contrast``: ``overlap``'s rules, the interleaved-prompt rule and the contrast with other
+prompts (``rlvr_ifeval.contrast``; the training ids' default); ``overlap``: this module's
+check, the language-likeness rule and the overlap rule (as ``ifeval-data-v2`` and
+``ifeval-synth-v3`` scored); ``overlap-v0``: the overlap rule alone (as ``ifeval-data-v1`` and
 ``ifeval-synth-v2`` scored); ``off``: none (the benchmark ids); ``judge``: the overlap check's
 verdict is replaced by a judge model's (``rlvr_judge``)."""
 
@@ -224,14 +228,6 @@ def constraint_sentence(sentence: str) -> bool:
     return len(topical) <= max(1, len(content) // 3)
 
 
-def _strings(value: Any) -> Iterable[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from _strings(item)
-
-
 @dataclass(frozen=True)
 class TaskUnits:
     """What the gate compares a response with."""
@@ -264,7 +260,7 @@ def task_units(prompt: str, checkers: tuple[Checker, ...], v0: bool = False) -> 
     for checker in checkers:
         for name, value in checker.kwargs.items():
             if name not in _TASK_TEXT_ARGS:
-                for s in _strings(value):
+                for s in strings(value):
                     literal |= units(s, prefix=prefix)
     found -= literal
     if _other_language(checkers):
@@ -293,6 +289,9 @@ def off_topic(
     min_words: int = MIN_RESPONSE_WORDS,
     min_share: float = MIN_SHARE,
     v0: bool = False,
+    salad: bool = True,
+    interleave: bool = False,
+    background: Background | None = None,
 ) -> dict[str, Any] | None:
     """The gate: None when the response addresses the task or the gate cannot judge it, else
     what it found for the verdict's details: ``function_share`` (with ``language``, on every
@@ -304,18 +303,32 @@ def off_topic(
     than ``min_words`` words. A response must hold ``min_share`` of the task's units (at least
     one). The defaults are calibrated on real prompts and answers; a generator whose prompts
     are topical by construction (``ifeval-synth``: "Write a blog post about urban gardening.")
-    judges every task with a unit and asks for most of its few units."""
+    judges every task with a unit and asks for most of its few units.
+
+    ``salad``: apply the language-likeness rules (``salad_rejection``; the guard's ``v2``
+    rules apply them already); ``interleave``: with the interleaved-prompt rule;
+    ``background``: refuse a response that answers another of its prompts
+    (``contrast.answers_another_prompt``, on every task)."""
     # A long salad is a salad whatever the task asks; the overlap rule spares short answers.
-    salad = None if v0 else not_language(response, checkers, prompt) or shuffled_prompt(response, prompt)
-    if salad is not None:
-        return salad
+    if salad and not v0:
+        found_salad = salad_rejection(response, checkers, prompt, interleave=interleave)
+        if found_salad is not None:
+            return found_salad
+    head = response[:MAX_RELEVANCE_CHARS]
+    prefix = PREFIX_V0 if v0 else PREFIX
+    found: set[str] | None = None
+    if background is not None:
+        found = units(head, prefix=prefix)
+        elsewhere = answers_another_prompt(background, prompt, task_units(prompt, tuple(checkers)).units, found)
+        if elsewhere is not None:
+            return elsewhere
     if any(c.allows_short_answer() for c in checkers):
         return None
     task = task_units(prompt, tuple(checkers), v0)
     if len(task.units) < max(1, min_units):
         return None
-    head = response[:MAX_RELEVANCE_CHARS]
-    found = units(head, prefix=PREFIX_V0 if v0 else PREFIX)
+    if found is None:
+        found = units(head, prefix=prefix)
     matched = len(task.units & found)
     need = task.needed if min_share == MIN_SHARE else needed(len(task.units), min_share)
     if matched >= need or count_words_any_script(head) < min_words:
@@ -385,7 +398,7 @@ def function_share(text: str, drop: frozenset[str] = frozenset()) -> tuple[float
     function characters. None when there is too little prose (or too little of a script whose
     function words are listed). Words in ``drop`` (lowercase) are not counted."""
     head = text[:MAX_RELEVANCE_CHARS]
-    han = _HAN_KANA_RE.findall(head)
+    han = [] if head.isascii() else _HAN_KANA_RE.findall(head)
     words: list[str] = []
     for segment in _SEGMENT_RE.split(head):
         found = _LATIN_CYRILLIC_WORD_RE.findall(segment)
@@ -411,7 +424,7 @@ def function_share(text: str, drop: frozenset[str] = frozenset()) -> tuple[float
 def _literal_pattern(checkers: tuple[Checker, ...]) -> re.Pattern[str] | None:
     """The instruction's own strings (keywords, end phrase, the prompt to repeat, relations
     such as "at least"): a salad may carry them and their function words."""
-    found = {s.strip() for c in checkers for v in c.kwargs.values() for s in _strings(v) if len(s.strip()) > 1}
+    found = {s.strip() for c in checkers for v in c.kwargs.values() for s in strings(v) if len(s.strip()) > 1}
     if not found:
         return None
     return re.compile("|".join(re.escape(s) for s in sorted(found, key=len, reverse=True)), re.IGNORECASE)
@@ -434,12 +447,20 @@ def _prompt_vocabulary(prompt: str) -> tuple[frozenset[str], frozenset[tuple[str
     return frozenset(words), frozenset(zip(words, words[1:], words[2:], strict=False))
 
 
+@lru_cache(maxsize=16)
+def _response_words(response: str) -> tuple[str, ...]:
+    """The response's Latin and Cyrillic words, lowercase, as the prompt-word rules compare
+    them (kept for the next rule on the same response). Apostrophes and hyphens dropped on
+    both sides: "ocean's" and "op-ed" in the prompt are "oceans" and "oped" in a copy
+    stripped of punctuation."""
+    head = response[:MAX_RELEVANCE_CHARS].translate(_JOINERS)
+    return tuple(w.lower() for w in _LATIN_CYRILLIC_WORD_RE.findall(head))
+
+
 def shuffled_prompt(response: str, prompt: str) -> dict[str, Any] | None:
     """What was found when a long response is the prompt's own words out of order, else None."""
     vocabulary, trigrams = _prompt_vocabulary(prompt)
-    # Apostrophes and hyphens dropped on both sides: "ocean's" and "op-ed" in the prompt are
-    # "oceans" and "oped" in a copy stripped of punctuation.
-    words = [w.lower() for w in _LATIN_CYRILLIC_WORD_RE.findall(response[:MAX_RELEVANCE_CHARS].translate(_JOINERS))]
+    words = _response_words(response)
     if len(words) < MIN_TOP_WORDS or not vocabulary:
         return None
     novel = sum(w not in vocabulary for w in words) / len(words)
@@ -472,7 +493,9 @@ def not_language(response: str, checkers: Sequence[Checker], prompt: str = "") -
     found = function_share(head, drop)
     literal = _literal_pattern(tuple(checkers))
     if found is not None and found[0] >= found[2] and literal is not None:
-        found = function_share(literal.sub(" ", head), drop)
+        stripped, n = literal.subn(" ", head)
+        if n:  # without an occurrence the text, and so the share, is the same
+            found = function_share(stripped, drop)
     if found is None:
         return None
     share, n, bound = found
@@ -486,3 +509,60 @@ def not_language(response: str, checkers: Sequence[Checker], prompt: str = "") -
         if language is None or language.split("-")[0] not in FUNCTION_LANGUAGES:
             return None
     return {"function_share": round(share, 3), "min_function_share": bound, "prose_words": n}
+
+
+MAX_INTERLEAVED_STEPS = 0.15
+"""Steps through the prompt's word order with other words between them, per response word: a
+response that walks the prompt's text in order with filler between its words (every third or
+fourth word the prompt's next one) is the prompt interleaved with a salad. The labelled
+responses: 0.12 at the most (a response that restates its request), most under 0.04; such
+salads: 0.18 and more."""
+
+
+def interleaved_prompt(response: str, prompt: str) -> dict[str, Any] | None:
+    """What was found when a long response steps through the prompt's words in the prompt's
+    order with other words between them (the prompt interleaved with filler), else None. A
+    step: a word of the prompt whose previous word of the prompt's vocabulary in the response
+    is, two or more words back, the word the prompt has before it (a copy, adjacent, is the
+    guard's)."""
+    preceding = _prompt_predecessors(prompt)
+    if not preceding:
+        return None
+    words = _response_words(response)
+    if len(words) < MIN_TOP_WORDS:
+        return None
+    previous: str | None = None
+    at = steps = 0
+    for k, word in enumerate(words):
+        before = preceding.get(word)
+        if before is None:
+            continue
+        if previous is not None and k - at >= 2 and previous in before:
+            steps += 1
+        previous, at = word, k
+    share = steps / len(words)
+    if share <= MAX_INTERLEAVED_STEPS:
+        return None
+    return {"interleaved_prompt_steps": round(share, 3), "words": len(words)}
+
+
+@lru_cache(maxsize=4096)
+def _prompt_predecessors(prompt: str) -> dict[str, frozenset[str]]:
+    """Each word of the prompt (lowercase) -> the words that precede it in the prompt."""
+    words = [w.lower() for w in _LATIN_CYRILLIC_WORD_RE.findall(prompt.translate(_JOINERS))]
+    before: dict[str, set[str]] = {w: set() for w in words}
+    for a, b in pairwise(words):
+        before[b].add(a)
+    return {w: frozenset(p) for w, p in before.items()}
+
+
+def salad_rejection(
+    response: str, checkers: Sequence[Checker], prompt: str, *, interleave: bool = True
+) -> dict[str, Any] | None:
+    """The rules that tell a word salad from text on any task: too few function words
+    (``not_language``), the prompt's vocabulary shuffled (``shuffled_prompt``) and, with
+    ``interleave``, the prompt's words in order between filler (``interleaved_prompt``)."""
+    found = not_language(response, checkers, prompt) or shuffled_prompt(response, prompt)
+    if found is None and interleave:
+        found = interleaved_prompt(response, prompt)
+    return found

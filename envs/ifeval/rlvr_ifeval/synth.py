@@ -19,6 +19,7 @@ from rlvr_envs.errors import ConfigurationError
 from rlvr_envs.formats import PromptFormat
 from rlvr_envs.types import Difficulty
 from rlvr_ifeval.checkers_classic import LANGUAGES
+from rlvr_ifeval.contrast import Background
 from rlvr_ifeval.formats import OWN_FORMATS, VERBATIM_FORMAT
 from rlvr_ifeval.relevance import MIN_RESPONSE_WORDS, MIN_SHARE, MIN_TASK_UNITS
 from rlvr_ifeval.verifier import DEFAULT_MIN_WORDS, IFEvalVerifier
@@ -348,7 +349,7 @@ class IFEvalSynthEnv(ProceduralEnv):
         base_prompts: your own base prompts; by default prompts are generated from built-in
             forms and topics.
         level: 1..5, the number of instructions attached (heavier kinds unlock with level).
-        partial_credit, loose, guard, min_words, guard_words, relevance, relevance_judge,
+        partial_credit, loose, guard, min_words, guard_words, guard_rules, relevance, relevance_judge,
             relevance_min_units, relevance_min_words, relevance_min_share: see
             ``IFEvalVerifier`` (the registered ids choose ``relevance``; see the README).
     """
@@ -368,6 +369,7 @@ class IFEvalSynthEnv(ProceduralEnv):
         guard: bool = True,
         min_words: int = DEFAULT_MIN_WORDS,
         guard_words: str = "scripts",
+        guard_rules: str | None = None,
         relevance: str = "off",
         relevance_judge: Any = None,
         relevance_min_units: int = MIN_TASK_UNITS,
@@ -394,6 +396,7 @@ class IFEvalSynthEnv(ProceduralEnv):
             guard=guard,
             min_words=min_words,
             guard_words=guard_words,
+            guard_rules=guard_rules,
             prompt_format=fmt.name,
             relevance=relevance,
             relevance_judge=relevance_judge,
@@ -402,6 +405,10 @@ class IFEvalSynthEnv(ProceduralEnv):
             relevance_min_share=relevance_min_share,
         )
         super().__init__(verifier, prompt_format=fmt, **kwargs)
+        if relevance == "contrast" and verifier.relevance_background is None:
+            # The prompts a paste could come from: the base prompts, or one per built-in topic.
+            prompts = self.base_prompts or tuple(f"Write about {topic}." for topic in TOPICS)
+            verifier.relevance_background = Background.build((p, ()) for p in prompts)
 
     def _base_prompt(self, rng: random.Random) -> str:
         if self.base_prompts:

@@ -19,8 +19,10 @@ from rlvr_envs.types import Reason, Task, Verdict
 from rlvr_envs.verifier import Verifier
 from rlvr_ifeval import text
 from rlvr_ifeval.base import Checker, InstructionError
+from rlvr_ifeval.contrast import Background
 from rlvr_ifeval.formats import OWN_FORMATS, VERBATIM_FORMAT, resolve_format, user_format  # noqa: F401
-from rlvr_ifeval.guard import GUARD_RULES, content_rejection
+from rlvr_ifeval.guard import GUARD_RULES, REFUSAL, WORD_SALAD, content_rejection
+from rlvr_ifeval.refusals import offers_refusal, refusal
 from rlvr_ifeval.relevance import (
     MIN_RESPONSE_WORDS,
     MIN_SHARE,
@@ -28,6 +30,7 @@ from rlvr_ifeval.relevance import (
     OFF_TOPIC,
     RELEVANCE_MODES,
     off_topic,
+    salad_rejection,
     task_units,
 )
 from rlvr_ifeval.scoring import check_response
@@ -113,12 +116,16 @@ class IFEvalVerifier(Verifier):
         guard_words: how the guard counts words (``GUARD_WORDS``).
         guard_rules: ``"v1"``: the guard also applies the content rules of ``rlvr_ifeval.guard``
             (copies of the prompt anywhere, floods, numbers, the instruction's own words,
-            refusals); ``"v0"``: the basic rules only. Default: ``"v0"`` with
-            ``guard_words="w_runs"`` (the ``-v0`` ids), else ``"v1"``.
+            refusals); ``"v2"``: ``"v1"`` and, on every task, refusals in eight languages
+            with or without spaces (``rlvr_ifeval.refusals``) and word salads
+            (``relevance.salad_rejection``); ``"v0"``: the basic rules only. Default:
+            ``"v0"`` with ``guard_words="w_runs"`` (the ``-v0`` ids), else ``"v2"``.
         prompt_format: name of the env's prompt format; ``r1`` requires a closed ``<think>``.
         relevance: whether a response must address its prompt's task to earn reward
             (``RELEVANCE_MODES``): ``"off"`` (the reference's scoring), ``"overlap"`` (the
             model-free gate of ``rlvr_ifeval.relevance``: the training ids' default) or
+            ``"contrast"`` (the overlap gate, the interleaved-prompt rule and the contrast with
+            ``relevance_background``: the training ids' default since ``ifeval-data-v3``) or
             ``"judge"`` (a judge model asked through ``rlvr_judge.relevance``; needs the judge
             family and an endpoint). An off-topic response gets reason ``wrong``, reward 0,
             ``details["rejected"]`` = ``relevance.OFF_TOPIC`` and ``details["relevance"]``.
@@ -130,6 +137,9 @@ class IFEvalVerifier(Verifier):
         relevance_judge: for ``relevance="judge"``: a ``JudgeClient``, or a dict of
             ``JudgeRelevance`` arguments (``base_url``, ``model``, client options); None reads
             ``$RLVR_JUDGE_BASE_URL``/``$RLVR_JUDGE_MODEL``.
+        relevance_background: for ``relevance="contrast"``: the prompts a response is compared
+            with (a ``contrast.Background``, or ``(prompt, checkers)`` pairs); the envs set it
+            to their own data. None: the contrast rule is not applied.
     """
 
     # Loading language detection (langdetect's profiles, numba's kernels: 2-5 s) happens when a
@@ -160,6 +170,7 @@ class IFEvalVerifier(Verifier):
         relevance_min_units: int = MIN_TASK_UNITS,
         relevance_min_words: int = MIN_RESPONSE_WORDS,
         relevance_min_share: float = MIN_SHARE,
+        relevance_background: Any = None,
     ) -> None:
         if min_words < 0:
             raise ValueError(f"min_words must be non-negative, got {min_words}")
@@ -172,7 +183,7 @@ class IFEvalVerifier(Verifier):
         self.guard_words = guard_words
         self.prompt_format = prompt_format
         if guard_rules is None:
-            guard_rules = "v0" if guard_words == "w_runs" else "v1"
+            guard_rules = "v0" if guard_words == "w_runs" else "v2"
         if guard_rules not in GUARD_RULES:
             raise ValueError(f"guard_rules must be one of {GUARD_RULES}, got {guard_rules!r}")
         self.guard_rules = guard_rules
@@ -185,6 +196,7 @@ class IFEvalVerifier(Verifier):
             raise ValueError(f"relevance_min_share must be in [0, 1], got {relevance_min_share}")
         self.relevance_min_share = relevance_min_share
         self.relevance_judge = _judge_relevance(relevance_judge) if relevance == "judge" else None
+        self.relevance_background = _background(relevance_background)
         if self.relevance_judge is not None:
             # Judge calls are network-bound and may retry: not a cheap inline check.
             self.bounded_cheap = False
@@ -200,6 +212,7 @@ class IFEvalVerifier(Verifier):
         state.setdefault("relevance_min_units", MIN_TASK_UNITS)
         state.setdefault("relevance_min_words", MIN_RESPONSE_WORDS)
         state.setdefault("relevance_min_share", MIN_SHARE)
+        state.setdefault("relevance_background", None)
         self.__dict__.update(state)
         try:
             from rlvr_ifeval.language import warm_up
@@ -231,9 +244,18 @@ class IFEvalVerifier(Verifier):
         why = self._basic_degenerate(task, response, checkers)
         if why is not None or self.guard_rules == "v0" or not self.min_words:
             return why
-        if any(c.allows_short_answer() for c in checkers):
-            return None  # a fixed option or a copy is made of the prompt's own material by design
-        return content_rejection(task.prompt, self.prompt_format, response, checkers, self.min_words)
+        v2 = self.guard_rules == "v2"
+        # A short answer may be short, not a refusal (unless the instruction offers one).
+        if v2 and refusal(response, self.min_words) is not None and not offers_refusal(checkers):
+            return REFUSAL
+        if not any(c.allows_short_answer() for c in checkers):
+            # A fixed option or a copy is made of the prompt's own material by design.
+            why = content_rejection(task.prompt, self.prompt_format, response, checkers, self.min_words)
+        # Under an overlap gate, salads are its to refuse (reason wrong, off-topic, with figures).
+        salads_here = self.relevance in ("off", "judge")
+        if why is None and v2 and salads_here and salad_rejection(response, checkers, task.prompt) is not None:
+            return WORD_SALAD
+        return why
 
     def _basic_degenerate(self, task: Task, response: str, checkers: Sequence[Checker]) -> str | None:
         """The ``v0`` rules: empty, binary, an echo at the start, too few words."""
@@ -304,6 +326,8 @@ class IFEvalVerifier(Verifier):
                 min_words=self.relevance_min_words,
                 min_share=self.relevance_min_share,
                 v0=self.relevance == "overlap-v0",
+                interleave=self.relevance == "contrast",
+                background=self.relevance_background if self.relevance == "contrast" else None,
             )
         from rlvr_judge.relevance import JudgeError
 
@@ -315,6 +339,19 @@ class IFEvalVerifier(Verifier):
         if answer.addresses:
             return None
         return {"judge": self.relevance_judge.template.key, "rationale": answer.rationale}
+
+
+def _background(value: Any) -> Background | None:
+    """``relevance_background`` as a ``Background`` (None stays None)."""
+    if value is None or isinstance(value, Background):
+        return value
+    if isinstance(value, (list, tuple)):
+        pairs = [(p, ()) if isinstance(p, str) else tuple(p) for p in value]
+        return Background.build(pairs)
+    raise ConfigurationError(
+        f"relevance_background must be a contrast.Background or a list of prompts or (prompt, checkers) pairs, "
+        f"got {type(value).__name__}"
+    )
 
 
 def _judge_relevance(config: Any) -> Any:

@@ -1,0 +1,146 @@
+"""Relevance measured against other prompts: is a response an answer to a *different* task?
+
+The overlap rule of ``rlvr_ifeval.relevance`` asks whether a response uses its task's words; it
+cannot ask much (real answers paraphrase: 32 of 493 labelled-good answers share no unit with
+their task), so an answer written for another prompt and pasted under this one passes wherever
+it shares a word or the task has few. What such a paste does have is a better home: it shares
+the *rare* words of the prompt it was written for. This module keeps, per env, a **background**
+of prompts (the env's own data, or a generator's topics) and, for a response, finds the
+background prompt whose task units it covers best, each unit weighted by its inverse document
+frequency over the background (words every prompt has weigh little, a name or a topic word
+much). The response is **answering another prompt** when that prompt's matched weight is large
+(``MIN_RARE_UNITS`` of the rarest units' weight or more), covers a good share of that prompt
+(``MIN_OTHER_COVER``) and is more than ``1 / MAX_OWN_RATIO`` times the weight it matches of its
+own task. A near-duplicate prompt (same task units) is never "another" prompt.
+
+Calibrated on the labelled responses (the README has the numbers): with the labelled prompts as
+the background, no labelled-good answer is refused; pasted answers whose home prompt is in the
+background are. A paste whose home is not in the background (generic text, another data set's
+answer) is left to the overlap rule.
+
+Everything about the background is computed once (``Background.build``: units, weights, an
+inverted index); a response costs one pass over its units' postings.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rlvr_ifeval.base import Checker
+
+MAX_BACKGROUND = 5000
+"""Prompts kept in a background (a larger data set is sampled evenly): the index stays small to
+pickle to the pool's workers and quick to build at ``make``."""
+MIN_RARE_UNITS = 1.6
+"""The other prompt's matched weight must reach this many times the rarest unit's weight (about
+two rare words a paste brings from its home prompt; labelled-good answers: none refused)."""
+MIN_OTHER_COVER = 0.3
+"""... and this share of that prompt's whole weight."""
+MAX_OWN_RATIO = 0.3
+"""... and the weight matched of the response's own task must be under this share of it."""
+
+
+def _no_checkers(prompt: str) -> tuple[Checker, ...]:
+    return ()
+
+
+@dataclass(frozen=True)
+class Background:
+    """Prompts a response is compared with: their task units, inverse document frequencies and
+    an inverted index (unit -> prompts that have it)."""
+
+    prompts: tuple[str, ...]
+    units: tuple[frozenset[str], ...]
+    weights: tuple[float, ...]
+    idf: dict[str, float]
+    postings: dict[str, tuple[int, ...]]
+    unseen: float
+    """The weight of a unit no background prompt has (the rarest)."""
+    index: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, tasks: Iterable[tuple[str, Sequence[Checker]]], limit: int = MAX_BACKGROUND) -> Background | None:
+        """A background from ``(prompt, checkers)`` pairs (duplicate prompts once; evenly sampled
+        down to ``limit``); None when fewer than two prompts have task units."""
+        from rlvr_ifeval.relevance import task_units  # relevance imports this module
+
+        seen: dict[str, Sequence[Checker]] = {}
+        for prompt, checkers in tasks:
+            if isinstance(prompt, str) and prompt.strip():
+                seen.setdefault(prompt, checkers)
+        items = list(seen.items())
+        if len(items) > limit:
+            step = len(items) / limit
+            items = [items[int(i * step)] for i in range(limit)]
+        prompts: list[str] = []
+        units: list[frozenset[str]] = []
+        for prompt, checkers in items:
+            found = task_units(prompt, tuple(checkers)).units
+            if found:
+                prompts.append(prompt)
+                units.append(found)
+        if len(prompts) < 2:
+            return None
+        n = len(prompts)
+        df: dict[str, int] = {}
+        for found in units:
+            for unit in found:
+                df[unit] = df.get(unit, 0) + 1
+        idf = {unit: math.log((n + 1) / (d + 0.5)) for unit, d in df.items()}
+        postings: dict[str, list[int]] = {}
+        for i, found in enumerate(units):
+            for unit in found:
+                postings.setdefault(unit, []).append(i)
+        weights = tuple(sum(idf[u] for u in found) for found in units)
+        return cls(
+            prompts=tuple(prompts),
+            units=tuple(units),
+            weights=weights,
+            idf=idf,
+            postings={u: tuple(ids) for u, ids in postings.items()},
+            unseen=math.log((n + 1) / 0.5),
+            index={p: i for i, p in enumerate(prompts)},
+        )
+
+    def weight(self, units: Iterable[str]) -> float:
+        idf, unseen = self.idf, self.unseen
+        return sum(idf.get(u, unseen) for u in units)
+
+
+def answers_another_prompt(
+    background: Background, prompt: str, task: frozenset[str], response: frozenset[str] | set[str]
+) -> dict[str, Any] | None:
+    """What was found when ``response`` (its units) answers a background prompt other than
+    ``prompt`` (its task units ``task``) clearly better than its own task, else None."""
+    idf, postings = background.idf, background.postings
+    matched: dict[int, float] = {}
+    for unit in response:
+        ids = postings.get(unit)
+        if ids is not None:
+            w = idf[unit]
+            for i in ids:
+                matched[i] = matched.get(i, 0.0) + w
+    if not matched:
+        return None
+    floor = MIN_RARE_UNITS * background.unseen
+    own_index = background.index.get(prompt)
+    best, best_i = 0.0, -1
+    for i, w in matched.items():
+        if w > best and w >= floor and i != own_index:
+            best, best_i = w, i
+    if best_i < 0:
+        return None
+    # The best candidate only: a weaker one cannot pass the own-task test where the best fails.
+    if background.units[best_i] == task or best < MIN_OTHER_COVER * background.weights[best_i]:
+        return None
+    own = background.weight(task & response)
+    if own >= MAX_OWN_RATIO * best:
+        return None
+    return {
+        "other_prompt_weight": round(best, 2),
+        "other_prompt_cover": round(best / background.weights[best_i], 3),
+        "own_task_weight": round(own, 2),
+    }
