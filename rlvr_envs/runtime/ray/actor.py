@@ -20,6 +20,7 @@ from typing import Any
 import ray
 
 from rlvr_envs.runtime.local.pool import VerificationPool
+from rlvr_envs.runtime.local.wire import dumps
 from rlvr_envs.runtime.sessions import SessionHandle, SessionReply, SessionSpec
 from rlvr_envs.types import Reason, Task, Verdict
 from rlvr_envs.verifier import Verifier
@@ -78,12 +79,13 @@ class VerifierActor:
         self.pool.preload(self.verifiers[key], timeout_s=timeout_s)
         return True
 
-    def verify(
-        self, blobs: dict[str, tuple[bytes, float]], items: list[tuple[str, Task, str, float, int]]
-    ) -> list[Verdict]:
+    def verify(self, blobs: dict[str, tuple[bytes, float]], items: bytes) -> bytes:
+        """The verdicts of a chunk, in order. ``items`` is ``[(key, task, completion, timeout_s,
+        max_chars), ...]`` and the reply the verdicts, both pickled in the local pool's wire form
+        (``runtime.local.wire``): Ray then moves bytes, and neither end pickles pydantic models its slow way."""
         self._load(blobs)
         futures: list[Future[Verdict] | None] = []
-        for key, task, completion, timeout_s, max_chars in items:
+        for key, task, completion, timeout_s, max_chars in pickle.loads(items):
             verifier = self.verifiers.get(key)
             if verifier is None:  # the driver thought this actor had it: never silently wrong
                 futures.append(None)
@@ -91,12 +93,14 @@ class VerifierActor:
             futures.append(
                 self.pool.submit(verifier, task, completion, timeout_s=timeout_s, max_completion_chars=max_chars)
             )
-        return [
-            f.result()
-            if f is not None
-            else Verdict.failure(Reason.VERIFIER_ERROR, details={"error": "verifier not loaded on this actor"})
-            for f in futures
-        ]
+        return dumps(
+            [
+                f.result()
+                if f is not None
+                else Verdict.failure(Reason.VERIFIER_ERROR, details={"error": "verifier not loaded on this actor"})
+                for f in futures
+            ]
+        )
 
     # -- sessions (``runtime.sessions``): each on a worker of this actor's own local pool ----------
     @ray.method(concurrency_group="sessions")

@@ -29,13 +29,13 @@ import os
 import pickle
 import threading
 import time
-from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
 from rlvr_envs.errors import RlvrEnvsError
 from rlvr_envs.runtime.backend import STARTUP_TIMEOUT_S, BatchResults, Calls, VerificationBackend
+from rlvr_envs.runtime.local.wire import dumps
 from rlvr_envs.runtime.ray.sessions import RaySessions
 from rlvr_envs.runtime.sessions import SessionHandle, SessionReply, SessionSpec
 from rlvr_envs.types import Reason, Task, Verdict
@@ -46,16 +46,51 @@ class RayUnavailableError(RlvrEnvsError, RuntimeError):
     """Ray is not installed (``pip install 'rlvr-envs[ray]'``) or the cluster cannot be reached."""
 
 
-@dataclass
 class _Job:
-    key: str
-    task: Task
-    completion: str
-    timeout_s: float
-    max_chars: int
-    future: Future[Verdict]
-    started: bool = False
-    """Handed to an actor once already (a requeued job's future is running, not pending)."""
+    """One queued call. Its verdict goes to ``future`` (``submit``) or to ``batch.results[index]``
+    (``map``, ``amap``): no Future, condition and callback per call where the caller waits for
+    the whole batch (the driver's CPU per item bounds a cluster's throughput)."""
+
+    __slots__ = ("batch", "completion", "future", "index", "key", "max_chars", "started", "task", "timeout_s")
+
+    def __init__(
+        self,
+        key: str,
+        task: Task,
+        completion: str,
+        timeout_s: float,
+        max_chars: int,
+        future: Future[Verdict] | None,
+        batch: BatchResults | None = None,
+        index: int = 0,
+    ) -> None:
+        self.key = key
+        self.task = task
+        self.completion = completion
+        self.timeout_s = timeout_s
+        self.max_chars = max_chars
+        self.future = future
+        self.batch = batch
+        self.index = index
+        self.started = False
+        """Handed to an actor once already (a requeued job is running, not pending)."""
+
+    def start(self) -> bool:
+        """Mark it running; False when its caller cancelled it first (it is then dropped)."""
+        if not self.started:
+            if self.future is not None:
+                self.started = self.future.set_running_or_notify_cancel()
+            else:
+                self.started = not self.batch.cancelled  # type: ignore[union-attr]
+        return self.started
+
+    def resolve(self, verdict: Verdict) -> None:
+        """Hand over the verdict, unless the job has one already (only the dispatcher resolves jobs)."""
+        if self.future is not None:
+            if not self.future.done():
+                self.future.set_result(verdict)
+        elif self.batch.results[self.index] is None:  # type: ignore[union-attr]
+            self.batch.put(self.index, verdict)  # type: ignore[union-attr]
 
 
 @dataclass
@@ -80,13 +115,6 @@ class _Slot:
     @property
     def ready(self) -> bool:
         return self.ready_ref is None
-
-
-def _deliver(batch: BatchResults, index: int) -> Callable[[Future[Verdict]], None]:
-    def done(future: Future[Verdict]) -> None:
-        batch.put(index, future.result())
-
-    return done
 
 
 def _import_ray() -> Any:
@@ -200,17 +228,14 @@ class RayVerificationPool(VerificationBackend):
         key = self._register(calls.verifier)
         budget, max_chars = float(calls.timeout_s), calls.max_chars
         jobs = []
+        futures, batch = (into, None) if isinstance(into, list) else (None, into)
         for index, (task, completion) in enumerate(zip(calls.tasks, calls.completions)):
-            if isinstance(into, list):
-                future = into[index]
-            else:  # the dispatcher resolves futures: one per call here too, feeding the batch
-                future = Future()
-                future.add_done_callback(_deliver(into, index))
+            job = _Job(key, task, completion, budget, max_chars, futures[index] if futures else None, batch, index)
             refused = guard_completion(completion, max_chars)  # refused here: never shipped to the cluster
             if refused is not None:
-                future.set_result(refused)
+                job.resolve(refused)
             else:
-                jobs.append(_Job(key, task, completion, budget, max_chars, future))
+                jobs.append(job)
         if jobs:
             with self._cond:
                 self._pending.extend(jobs)
@@ -346,13 +371,14 @@ class RayVerificationPool(VerificationBackend):
                     if not self._pending:
                         return
                     jobs = [self._pending.popleft() for _ in range(min(size, len(self._pending)))]
-                jobs = [j for j in jobs if j.started or j.future.set_running_or_notify_cancel()]
+                jobs = [j for j in jobs if j.start()]
                 if not jobs:
                     continue
-                for job in jobs:
-                    job.started = True
                 blobs = self._blobs_for(slot, {j.key for j in jobs})
-                items = [(j.key, j.task, j.completion, j.timeout_s, j.max_chars) for j in jobs]
+                # One bytes object in the local pool's wire form: Ray pickles a bytes argument
+                # for nothing, where each pydantic Task through Ray's own pickling cost the driver
+                # several times the local pool's whole cost per call.
+                items = dumps([(j.key, j.task, j.completion, j.timeout_s, j.max_chars) for j in jobs])
                 ref = slot.handle.verify.remote(blobs, items)
                 chunk = _Chunk(ref, jobs, sum(j.timeout_s for j in jobs))
                 if not slot.chunks:
@@ -363,8 +389,7 @@ class RayVerificationPool(VerificationBackend):
 
     def _fail(self, jobs: list[_Job], reason: Reason, error: str) -> None:
         for job in jobs:
-            if not job.future.done():
-                job.future.set_result(Verdict.failure(reason, details={"error": error}))
+            job.resolve(Verdict.failure(reason, details={"error": error}))
 
     def _lost(self, slot: _Slot, error: str, *, wedged: bool = False) -> None:
         """The actor is gone (or declared wedged): fail its running chunk, requeue the rest."""
@@ -461,7 +486,7 @@ class RayVerificationPool(VerificationBackend):
             return
         chunk = slot.chunks[0]
         try:
-            verdicts = ray.get(ref)
+            verdicts = pickle.loads(ray.get(ref))  # the actor's wire-form bytes (``VerifierActor.verify``)
         except Exception as exc:  # RayActorError, a lost node, an object lost with it
             self._lost(slot, f"verification actor lost (its process or node died): {type(exc).__name__}: {exc}"[:500])
             return
@@ -470,8 +495,7 @@ class RayVerificationPool(VerificationBackend):
             self._fail(chunk.jobs, Reason.VERIFIER_ERROR, "actor returned a wrong number of verdicts")
         else:
             for job, verdict in zip(chunk.jobs, verdicts):
-                if not job.future.done():
-                    job.future.set_result(verdict)
+                job.resolve(verdict)
         if slot.chunks:
             slot.chunks[0].started = time.monotonic()
 
