@@ -90,7 +90,10 @@ class RaySessions:
             return handle
 
     def _lost(self, actor: Any, exc: BaseException) -> None:
-        if self._report_lost is not None and isinstance(exc, self._ray.exceptions.RayActorError):
+        # Only a death is reported: an actor that is briefly unreachable (ActorUnavailableError)
+        # may still hold other episodes' sessions, which a replacement would end.
+        died = getattr(self._ray.exceptions, "ActorDiedError", self._ray.exceptions.RayActorError)
+        if self._report_lost is not None and isinstance(exc, died):
             self._report_lost(actor, f"{type(exc).__name__}: {exc}"[:300])
 
     def call(self, handle: SessionHandle, request: Any, budget_s: float) -> SessionReply:
