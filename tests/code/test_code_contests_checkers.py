@@ -281,6 +281,17 @@ def test_a_hostile_checker_is_a_verifier_error_within_its_budget(verifier: Conte
     assert verifier.verify(stdio(PAIR_CASES, program(PAIR_CHECKER)), fenced(ANY_PAIR)).reward == 1.0
 
 
+def test_a_checker_s_first_failure_ends_its_run() -> None:
+    # partial credit judges every case: a checker hanging on each would cost 1 s x 12 cases
+    partial = ContestVerifier(timeout_s=20.0, partial_credit=True)
+    task = stdio(PAIR_CASES * 4, program("while True:\n    pass\n", timeout_s=1.0))
+    start = time.monotonic()
+    verdict = partial.verify(task, fenced(ANY_PAIR))
+    assert verdict.reward == 0.0 and verdict.reason == Reason.VERIFIER_ERROR
+    assert "1 s budget" in verdict.details["error"]
+    assert time.monotonic() - start < 8.0
+
+
 def test_a_checker_that_leaves_a_process_behind_leaves_nothing(verifier: ContestVerifier) -> None:
     source = "import os, sys, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(3600)\nsys.exit(0)\n"
     before = set(leftovers())

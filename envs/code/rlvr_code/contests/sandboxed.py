@@ -100,21 +100,26 @@ def run_outputs(language: str, code: str, cases: list[dict[str, str]], limits: d
     return run_sample(language_spec(language), code, cases, limits, judge=_capture)
 
 
+class CheckerFailed(Exception):
+    """Raised from the runner's loop at the checker's first failure: the cases after it are not run
+    (one failure already makes the sample a ``verifier_error``)."""
+
+
 def _verdict_of_checker(step: Any, expected: str, wall_s: float, cap: int) -> dict[str, Any]:
     from rlvr_code._sandbox_stdio import stderr_tail
 
     message = stderr_tail(step.err, lines=2, chars=200)
-    if step.memory:
-        return {"status": "crashed", "error": "the checker exceeded its memory budget"}
-    if step.timed_out:
-        return {"status": "crashed", "error": f"the checker ran past its {wall_s:g} s budget"}
-    if step.overflow:
-        return {"status": "crashed", "error": "the checker wrote too much"}
-    if step.exit in ACCEPT:
+    if step.exit in ACCEPT and not (step.memory or step.timed_out or step.overflow):
         return {"status": "accepted", "error": None}
-    if step.exit in REJECT:
+    if step.exit in REJECT and not (step.memory or step.timed_out or step.overflow):
         return {"status": "rejected", "error": f"checker: {message}" if message else "rejected by the checker"}
-    return {"status": "crashed", "error": f"the checker exited with status {step.exit}: {message}"}
+    if step.memory:
+        raise CheckerFailed("the checker exceeded its memory budget")
+    if step.timed_out:
+        raise CheckerFailed(f"the checker ran past its {wall_s:g} s budget")
+    if step.overflow:
+        raise CheckerFailed("the checker wrote too much")
+    raise CheckerFailed(f"the checker exited with status {step.exit}: {message}")
 
 
 def _frame(given: str, got: str, want: str) -> str:
@@ -125,21 +130,31 @@ def _frame(given: str, got: str, want: str) -> str:
 
 
 def run_checker(
-    language: str, source: str, triples: list[tuple[str, str, str]], timeout_s: float, memory_mb: int
+    language: str,
+    source: str,
+    triples: list[tuple[str, str, str]],
+    timeout_s: float,
+    memory_mb: int,
+    total_s: float | None = None,
 ) -> dict[str, Any]:
     """Judge ``(input, contestant output, expected)`` triples with a special judge (compiled once).
 
-    Each case has ``timeout_s`` of its own and the whole run ``timeout_s x cases``. Returns the
-    runner's report: ``compile_error``, or ``tests`` whose entries have ``status`` ``accepted``,
-    ``rejected`` or ``crashed`` (``timeout`` where the budget ran out before the case started).
+    Each case has ``timeout_s`` of its own, the whole run ``timeout_s x cases`` at most and at most
+    ``total_s`` (when larger than ``timeout_s``). Returns the runner's report: ``compile_error``;
+    ``failed``, why the checker failed (its first failure ends the run); or ``tests`` whose entries
+    have ``status`` ``accepted`` or ``rejected`` (``timeout`` where the budget ran out before the
+    case started).
     """
     from rlvr_code.languages.runner import CompileBudget, run_sample
 
     cases = [{"input": _frame(*triple), "output": ""} for triple in triples]
     largest = max((len(c["input"].encode("utf-8")) for c in cases), default=0)
     file_mb = max(16, (largest >> 20) + 2)
+    whole = timeout_s * max(1, len(cases))
+    if total_s is not None:
+        whole = min(whole, max(timeout_s, total_s))
     limits = {
-        "wall_s": timeout_s * max(1, len(cases)),
+        "wall_s": whole,
         "cpu_s": timeout_s,
         "case_s": timeout_s,
         "memory_mb": memory_mb,
@@ -148,12 +163,15 @@ def run_checker(
         "output_bytes": 64 << 10,
         "file_mb": file_mb,
     }
-    return run_sample(
-        checker_language(language_spec(language)),
-        source,
-        cases,
-        limits,
-        CompileBudget(wall_s=60.0),
-        tmpfs_mb=3 * file_mb + 8,
-        judge=_verdict_of_checker,
-    )
+    try:
+        return run_sample(
+            checker_language(language_spec(language)),
+            source,
+            cases,
+            limits,
+            CompileBudget(wall_s=60.0),
+            tmpfs_mb=3 * file_mb + 8,
+            judge=_verdict_of_checker,
+        )
+    except CheckerFailed as exc:
+        return {"status": "done", "tests": [], "failed": str(exc)}

@@ -225,7 +225,7 @@ def _judged(
     outputs = [t.pop("output", None) for t in tests]
     stopped = any(t.get("status") not in ("passed", "failed") for t in tests)
     if not stopped or verifier.partial_credit:
-        problem = _apply_checker(checker, tests, outputs, cases)
+        problem = _apply_checker(checker, tests, outputs, cases, verifier.timeout_s)
         if problem is not None:
             return Verdict.failure(
                 Reason.VERIFIER_ERROR, extracted=extracted, details={"error": trim_text(problem, _MAX_ERROR)}
@@ -234,9 +234,14 @@ def _judged(
 
 
 def _apply_checker(
-    checker: Checker, tests: list[dict[str, Any]], outputs: list[str | None], cases: list[dict[str, str]]
+    checker: Checker,
+    tests: list[dict[str, Any]],
+    outputs: list[str | None],
+    cases: list[dict[str, str]],
+    total_s: float,
 ) -> str | None:
-    """Re-judge each case whose output differs; the checker's own failure, or None."""
+    """Re-judge each case whose output differs; the checker's own failure, or None. A special
+    judge has ``timeout_s`` per case and ``total_s`` (the sample's limit) for them all."""
     pending = [i for i, t in enumerate(tests) if t.get("status") == "failed" and outputs[i] is not None]
     if not pending:
         return None
@@ -250,11 +255,15 @@ def _apply_checker(
 
     triples = [(cases[i]["input"], str(outputs[i]), cases[i]["output"]) for i in pending]
     try:
-        report = run_checker(checker.language, checker.source, triples, checker.timeout_s, checker.memory_mb)
+        report = run_checker(
+            checker.language, checker.source, triples, checker.timeout_s, checker.memory_mb, total_s=total_s
+        )
     except SandboxError as exc:
         return f"the checker could not run: {exc}"
     if report.get("compile_error"):
         return f"the checker does not compile: {report['compile_error']}"
+    if report.get("failed"):
+        return f"the checker failed: {report['failed']}"
     judged = [t for t in report.get("tests") or [] if isinstance(t, dict)]
     if len(judged) != len(pending):
         return f"the checker judged {len(judged)} of {len(pending)} cases"
