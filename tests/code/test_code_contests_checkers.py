@@ -345,6 +345,8 @@ def test_a_malformed_checker_is_a_verifier_error_never_a_reward(verifier: Contes
     for spec in ({"type": "nope"}, {"type": "program", "source": ""}):
         verdict = verifier.verify(stdio([PAIR], spec), fenced(ANY_PAIR))
         assert verdict.reward == 0.0 and verdict.reason == Reason.VERIFIER_ERROR
+    malformed = stdio([{"input": "1\n"}], "tokens", language="cpp")  # a case without its output
+    assert verifier.verify(malformed, fenced("int main(){}", "cpp")).reason == Reason.VERIFIER_ERROR
     asserts = Task(id="a", prompt="p", answer={"format": "asserts", "tests": ["assert f() == 1"], "checker": "tokens"})
     assert verifier.verify(asserts, fenced("def f():\n    return 1")).reason == Reason.VERIFIER_ERROR
 

@@ -22,7 +22,14 @@ from typing import Any
 
 from rlvr_code.contests.checkers import Checker, CheckerSpecError, parse_checker
 from rlvr_code.scoring import plan_for
-from rlvr_code.verifier import CodeVerifier, accepted_languages, extract_code, extract_for
+from rlvr_code.verifier import (
+    CodeVerifier,
+    TaskFormatError,
+    accepted_languages,
+    build_job,
+    extract_code,
+    extract_for,
+)
 from rlvr_envs.types import Reason, Task, Verdict, trim_text
 
 CASE_LIMIT_KEY = "case_timeout_s"
@@ -170,7 +177,10 @@ def _checked(verifier: CodeVerifier, task: Task, plain: Task, completion: str, c
     if program is None:
         return CodeVerifier.verify(verifier, plain, completion)
     language, code = program
-    cases = [{"input": str(c["input"]), "output": str(c["output"])} for c in plain.answer["cases"]]
+    try:
+        cases: list[dict[str, str]] = build_job(plain.answer, code)["cases"]
+    except (TaskFormatError, KeyError) as exc:
+        return _bad_task(str(exc))
     task_limits = getattr(verifier, "task_limits", None)  # the task's calibrated CPU budget too, where known
     if task_limits is not None:
         limits = task_limits(plain.answer)
