@@ -50,6 +50,14 @@ if TYPE_CHECKING:
     from rlvr_envs.episodes.chat_deltas import ChatTemplate
 
 
+def _checked_closing(template: ChatTemplate) -> str:
+    """The template's closing of an assistant turn, once the template is known append-only."""
+    from rlvr_envs.episodes.chat_deltas import check_template, turn_closing
+
+    check_template(template)
+    return turn_closing(template)
+
+
 class _Scalar(float):
     """A float with ``.item()`` (OpenRLHF reads rewards with ``.item()``) when torch is absent."""
 
@@ -106,7 +114,7 @@ def agent_classes(
     make_kwargs.setdefault("tools", ["calculator"])
     if chat_template is not None and (assistant_prefix or feedback_prefix):
         raise ValueError("give either chat_template or the feedback/assistant prefixes, not both")
-    closing = _closing(chat_template) if chat_template is not None else ""
+    closing = _checked_closing(chat_template) if chat_template is not None else ""
     instance_base, executor_base = _bases()
 
     class AgentInstance(instance_base):  # type: ignore[misc, valid-type]
@@ -157,29 +165,6 @@ def agent_classes(
                 super().__init__(AgentInstance)
 
     return AgentInstance, AgentExecutor
-
-
-_PROBE: list[dict[str, Any]] = [
-    {"role": "user", "content": "u"},
-    {"role": "assistant", "content": "<think>t</think>a", "tool_calls": [
-        {"id": "p0", "type": "function", "function": {"name": "probe", "arguments": "{\"x\": 1}"}}]},
-    {"role": "tool", "tool_call_id": "p0", "name": "probe", "content": "r0"},
-    {"role": "assistant", "content": "b", "tool_calls": [
-        {"id": "p1", "type": "function", "function": {"name": "probe", "arguments": "{\"x\": 2}"}}]},
-    {"role": "tool", "tool_call_id": "p1", "name": "probe", "content": "r1"},
-    {"role": "assistant", "content": "c"},
-]  # fmt: skip
-_SENTINEL = "\u2063rlvr-turn-end\u2063"
-
-
-def _closing(template: ChatTemplate) -> str:
-    """What the template writes after an assistant turn's text (refuses a template that is not
-    append-only over a probe episode, reasoning included: ``ChatDeltaMismatch``)."""
-    from rlvr_envs.episodes.chat_deltas import turn_deltas
-
-    turn_deltas(template, _PROBE)
-    text = template.render([*_PROBE[:1], {"role": "assistant", "content": _SENTINEL}], generation_prompt=False)
-    return text[text.rfind(_SENTINEL) + len(_SENTINEL) :] if _SENTINEL in text else ""
 
 
 def _template_feedback(

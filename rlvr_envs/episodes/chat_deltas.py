@@ -22,6 +22,10 @@ template's rendering of the conversation; this module finds that and says so
   assistant turn its own text and, unless it is the last, the tool results plus the next
   generation prompt). Concatenated, they are the full rendering. With ``generated`` (each
   assistant turn's text as the model wrote it), each turn's rendering must start with it.
+- ``check_template(template)``: refuses (``ChatDeltaMismatch``) a template that is not append-only
+  over a probe episode of two tool turns with reasoning in them, or leaves a tool result out:
+  what a trainer calls once, before its first rollout. ``turn_closing(template)``: what the
+  template writes after an assistant turn's text (``<|im_end|>\\n``, ``<|eot_id|>``).
 - ``tool_delta(template, messages)``: what to append after ``messages``' last assistant turn
   once its tool results are in ``messages``: the text after the model's turn, from the real
   conversation (no stand-in chat), checked append-only.
@@ -42,7 +46,9 @@ __all__ = [
     "TemplateDropsToolResults",
     "TemplateRewritesHistory",
     "TurnDeltas",
+    "check_template",
     "tool_delta",
+    "turn_closing",
     "turn_deltas",
 ]
 
@@ -260,3 +266,30 @@ def tool_delta(template: ChatTemplate, messages: Sequence[Mapping[str, Any]]) ->
     after = template.render(messages, generation_prompt=True)
     piece = _extend(before, after, len(messages) - 1, messages, "the rendering with the tool results")
     return _check_results(piece, messages, last + 1, len(messages))
+
+
+_PROBE: list[dict[str, Any]] = [
+    {"role": "user", "content": "u"},
+    {"role": "assistant", "content": "<think>t</think>a", "tool_calls": [
+        {"id": "p0", "type": "function", "function": {"name": "probe", "arguments": "{\"x\": 1}"}}]},
+    {"role": "tool", "tool_call_id": "p0", "name": "probe", "content": "r0"},
+    {"role": "assistant", "content": "b", "tool_calls": [
+        {"id": "p1", "type": "function", "function": {"name": "probe", "arguments": "{\"x\": 2}"}}]},
+    {"role": "tool", "tool_call_id": "p1", "name": "probe", "content": "r1"},
+    {"role": "assistant", "content": "c"},
+]  # fmt: skip
+"""Two tool turns (the first with reasoning) and a final answer: what an episode exercises."""
+_SENTINEL = "\u2063rlvr-turn-end\u2063"
+
+
+def check_template(template: ChatTemplate) -> None:
+    """Raise ``ChatDeltaMismatch`` unless ``template`` renders a probe episode append-only with every
+    tool result in it (a template that rewrites history only when a turn has reasoning is refused
+    too: a reasoning policy would meet it mid-training)."""
+    turn_deltas(template, _PROBE)
+
+
+def turn_closing(template: ChatTemplate) -> str:
+    """What the template writes after an assistant turn's text (e.g. ``<|im_end|>\\n``)."""
+    text = template.render([*_PROBE[:1], {"role": "assistant", "content": _SENTINEL}], generation_prompt=False)
+    return text[text.rfind(_SENTINEL) + len(_SENTINEL) :] if _SENTINEL in text else ""

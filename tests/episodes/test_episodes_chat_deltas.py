@@ -17,7 +17,9 @@ from rlvr_envs.episodes.chat_deltas import (
     ChatTemplate,
     TemplateDropsToolResults,
     TemplateRewritesHistory,
+    check_template,
     tool_delta,
+    turn_closing,
     turn_deltas,
 )
 from rlvr_envs.types import Task
@@ -233,9 +235,24 @@ def test_trl_packaged_templates_are_append_only_or_detected(name):
     messages = ONE_CALL_EPISODES["three_turns"] if name == "llama3_1" else EPISODES["two_calls_in_a_turn"]
     if TRL_TEMPLATES[name] is None:
         check_episode(template, messages)
+        check_template(template)
     else:
         with pytest.raises(ChatDeltaMismatch, match="rewrites earlier turns"):
             turn_deltas(template, messages)
+        with pytest.raises(ChatDeltaMismatch):
+            check_template(template)
+
+
+def test_the_template_check_a_trainer_runs_once_accepts_and_refuses_by_layout():
+    check_template(ChatTemplate(HERMES, tools=TOOLS))
+    check_template(ChatTemplate(LLAMA31, tools=TOOLS))
+    assert turn_closing(ChatTemplate(HERMES)) == "<|im_end|>\n"
+    assert turn_closing(ChatTemplate(LLAMA31)) == "<|eot_id|>"
+    # Refused even though a chat without reasoning would pass: a reasoning policy meets it later.
+    with pytest.raises(TemplateRewritesHistory):
+        check_template(ChatTemplate(STRIP_EARLIER_THINKING))
+    with pytest.raises(TemplateDropsToolResults):
+        check_template(ChatTemplate(NO_TOOL_ROLE))
 
 
 def test_openrlhf_feedback_from_the_template_concatenates_to_its_rendering_of_the_episode():
