@@ -20,6 +20,14 @@ latency (min/median/max over repeats), errors, CPU per request of the client, th
 process (event loop and the pool's threads) and its pool workers, and the server's resident
 memory before and after. Two rows without HTTP bound what any server can do: the same rows
 through a 2-worker pool with ``--concurrency`` calls in flight, and all at once (``pool.map``).
+
+Beside ``new`` an ``http-only`` server runs in the same rounds: this tree's server with verdicts
+made up front and no pool, so its CPU per request is the HTTP layer's (parsing, JSON both ways,
+the request's rows and reply, the socket writes). The last lines print issue 30's goals from the
+medians: ``new``'s keep-alive req/s and p99, and the HTTP layer's share of a request's CPU (the
+``http-only`` server's over ``new``'s server plus workers), with the split between HTTP, dispatch
+(the batcher and the pool's threads) and verification (the workers); ``(loop)`` is the server's
+event-loop thread alone.
 """
 
 from __future__ import annotations
@@ -110,6 +118,15 @@ def cpu_s(pid: int) -> float:
     """User + system CPU of a process (all its threads)."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def loop_cpu_s(pid: int) -> float:
+    """CPU of the server's main thread: its event loop (HTTP, JSON, the request's rows, the batcher)."""
+    try:
+        fields = Path(f"/proc/{pid}/task/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / TICK
@@ -318,12 +335,19 @@ class Floor:
 
 
 # -- main ----------------------------------------------------------------------------------------
+HTTP_ONLY = "http-only"
+"""This tree's server with verdicts made up front (no pool): its CPU per request is the HTTP layer's."""
+
+
 def start_servers(kinds: list[str], scratch: Path, stub: bool) -> dict[str, subprocess.Popen[str]]:
     env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
     procs: dict[str, subprocess.Popen[str]] = {}
     for kind in kinds:
+        stubbed = stub
         if kind == "new":
             mode, source = "new", ""
+        elif kind == HTTP_ONLY:
+            mode, source, stubbed = "new", "", True
         elif kind == "old" and stub:
             print("old server: no stub verdicts for it, skipped")
             continue
@@ -341,7 +365,7 @@ def start_servers(kinds: list[str], scratch: Path, stub: bool) -> dict[str, subp
                 continue
             mode, source = "rev", str(found)
         procs[kind] = subprocess.Popen(
-            [sys.executable, "-c", LAUNCH, mode, source, str(DATA), "stub" if stub else "pool"],
+            [sys.executable, "-c", LAUNCH, mode, source, str(DATA), "stub" if stubbed else "pool"],
             stdout=subprocess.PIPE,
             text=True,
             env=env,
@@ -362,6 +386,11 @@ def main() -> None:
         action="store_true",
         help="servers answer with verdicts made up front, without the pool: the HTTP layer's own cost and rate",
     )
+    parser.add_argument(
+        "--no-http-share",
+        action="store_true",
+        help=f"skip the {HTTP_ONLY!r} server (this tree's, stub verdicts) that measures the HTTP layer's share",
+    )
     args = parser.parse_args()
     if not DATA.exists():
         raise SystemExit(f"{DATA} is missing")
@@ -371,7 +400,10 @@ def main() -> None:
     memory: dict[str, tuple[float, float]] = {}
     floors: dict[str, list[float]] = {"in_flight": [], "map": []}
     with tempfile.TemporaryDirectory() as scratch:
-        procs = start_servers(args.servers.split(","), Path(scratch), args.stub_verdicts)
+        kinds = args.servers.split(",")
+        if "new" in kinds and not args.stub_verdicts and not args.no_http_share:
+            kinds.append(HTTP_ONLY)
+        procs = start_servers(kinds, Path(scratch), args.stub_verdicts)
         addresses: dict[str, tuple[str, int]] = {}
         floor = None
         try:
@@ -391,13 +423,14 @@ def main() -> None:
                     for kind, address in addresses.items():
                         pid = procs[kind].pid
                         workers = descendants(pid)
-                        server0, workers0 = cpu_s(pid), sum(map(cpu_s, workers))
+                        server0, workers0, loop0 = cpu_s(pid), sum(map(cpu_s, workers)), loop_cpu_s(pid)
                         result = load(address, payloads, args.duration, args.concurrency, mode == "keep-alive")
-                        server1 = cpu_s(pid)
+                        server1, loop1 = cpu_s(pid), loop_cpu_s(pid)
                         # A worker replaced mid-round takes its CPU with it: only those alive at both ends count.
                         alive = [w for w in workers if w in set(descendants(pid))]
                         workers1 = sum(map(cpu_s, alive))
                         result["server_us"] = 1e6 * (server1 - server0) / result["done"]
+                        result["loop_us"] = 1e6 * (loop1 - loop0) / result["done"]
                         result["workers_us"] = 1e6 * max(0.0, workers1 - workers0) / result["done"]
                         results.setdefault((kind, mode), []).append(result)
                 floors["in_flight"].append(floor.in_flight(args.duration, args.concurrency))
@@ -429,31 +462,61 @@ def report(
         f"{args.repeats} x {args.duration:g} s interleaved; min/median/max over repeats; CPU: median us per request"
     )
     print(
-        f"{'server':<8} {'connections':<15} {'req/s':>16} {'p50 ms':>15} {'p99 ms':>16} {'errors':>6} "
-        f"{'client':>7} {'server':>7} {'workers':>7}  client share"
+        f"{'server':<9} {'connections':<15} {'req/s':>16} {'p50 ms':>15} {'p99 ms':>16} {'errors':>6} "
+        f"{'client':>7} {'server':>7} {'(loop)':>7} {'workers':>7}  client share"
     )
     for (kind, mode), rounds in results.items():
         print(
-            f"{kind:<8} {mode:<15} {span([r['rps'] for r in rounds], '.0f'):>16} "
+            f"{kind:<9} {mode:<15} {span([r['rps'] for r in rounds], '.0f'):>16} "
             f"{span([r['p50'] for r in rounds], '.1f'):>15} {span([r['p99'] for r in rounds], '.1f'):>16} "
             f"{sum(len(r['errors']) for r in rounds):>6} "
             f"{statistics.median(r['client_us'] for r in rounds):>7.0f} "
             f"{statistics.median(r['server_us'] for r in rounds):>7.0f} "
+            f"{statistics.median(r['loop_us'] for r in rounds):>7.0f} "
             f"{statistics.median(r['workers_us'] for r in rounds):>7.0f}  "
             f"{statistics.median(r['client_share'] for r in rounds):.2f} core"
         )
     for kind, (before, after) in memory.items():
-        print(f"{kind:<8} {'server RSS':<15} {before:.0f} MB before, {after:.0f} MB after (+{after - before:.0f} MB)")
+        print(f"{kind:<9} {'server RSS':<15} {before:.0f} MB before, {after:.0f} MB after (+{after - before:.0f} MB)")
     print(
-        f"{'floor':<8} {f'{args.concurrency} in flight':<15} {span(floors['in_flight'], '.0f'):>16}   "
+        f"{'floor':<9} {f'{args.concurrency} in flight':<15} {span(floors['in_flight'], '.0f'):>16}   "
         "rows/s, the same rows through a 2-worker pool, no HTTP (the load the server puts on its pool)"
     )
-    print(f"{'floor':<8} {'pool.map':<15} {span(floors['map'], '.0f'):>16}   rows/s, 2,000 rows at once, no HTTP")
+    print(f"{'floor':<9} {'pool.map':<15} {span(floors['map'], '.0f'):>16}   rows/s, 2,000 rows at once, no HTTP")
     for (kind, mode), rounds in results.items():
         errors = [e for r in rounds for e in r["errors"]]
         for error in errors[:3]:
             print(f"  error ({kind}, {mode}): {error}")
-    print("goal: >= 2000 req/s at p99 <= 20 ms (new server, keep-alive)")
+    goals(args, results)
+
+
+def goals(args: argparse.Namespace, results: dict[tuple[str, str], list[dict[str, Any]]]) -> None:
+    """Issue 30's two goals for this tree's server, from this run's medians."""
+    new = results.get(("new", "keep-alive"))
+    if args.stub_verdicts or not new:
+        return
+    rps = statistics.median(r["rps"] for r in new)
+    p99 = statistics.median(r["p99"] for r in new)
+    met = "met" if rps >= 2000 and p99 <= 20 else "NOT met"
+    print(f"goal: >= 2000 req/s at p99 <= 20 ms (new server, keep-alive): {rps:.0f} req/s, p99 {p99:.1f} ms ({met})")
+    http = results.get((HTTP_ONLY, "keep-alive"))
+    if not http:
+        return
+    # A request's CPU: the server process (loop and the pool's threads) plus its pool workers. The
+    # HTTP layer is what the same server spends per request with no pool behind it: HTTP parsing,
+    # JSON both ways, the request's rows (labels, queries) and the reply, the socket writes.
+    layer = statistics.median(r["server_us"] for r in http)
+    server = statistics.median(r["server_us"] for r in new)
+    workers = statistics.median(r["workers_us"] for r in new)
+    total = server + workers
+    share = layer / total if total else float("nan")
+    print(
+        f"split of a request's CPU (new, keep-alive, {total:.0f} us): HTTP layer {layer:.0f} us "
+        f"({HTTP_ONLY} server), dispatch {max(0.0, server - layer):.0f} us (batcher and pool threads), "
+        f"verify {workers:.0f} us (pool workers)"
+    )
+    met = "met" if share <= 0.20 else "NOT met"
+    print(f"goal: HTTP layer <= 20% of a request's CPU: {share:.0%} ({met})")
 
 
 if __name__ == "__main__":
