@@ -67,42 +67,20 @@ def main() -> None:
     other = fenced("n = int(input())\nprint(n - 1, 1)")
     third = fenced("print(int(input()) / 3)")
     timed(verifier, plain, right, 1, 1.0)  # warm the sandbox
-    rows = [
-        ("right, tokens vs none", timed(verifier, task(sums, "tokens"), right, args.repeats, 1.0), plain, right, 1.0),
-        (
-            "right, special judge vs none",
-            timed(verifier, task(sums, judge), right, args.repeats, 1.0),
-            plain,
-            right,
-            1.0,
-        ),
-        ("wrong, tokens vs none", timed(verifier, task(sums, "tokens"), wrong, args.repeats, 0.0), plain, wrong, 0.0),
-        (
-            "wrong, special judge vs none",
-            timed(verifier, task(sums, judge), wrong, args.repeats, 0.0),
-            plain,
-            wrong,
-            0.0,
-        ),
-        (
-            "float right, float vs none (strict: wrong)",
-            timed(verifier, task(thirds, float_checker), third, args.repeats, 1.0),
-            Task(id="f", prompt="p", answer={"format": "stdio", "cases": thirds}),
-            third,
-            0.0,
-        ),
-        (
-            "other answer, special judge vs none (strict: wrong)",
-            timed(verifier, task(sums, judge), other, args.repeats, 1.0),
-            plain,
-            other,
-            0.0,
-        ),
+    floats = Task(id="f", prompt="p", answer={"format": "stdio", "cases": thirds})
+    rows = [  # (sample, with the checker, the same task without one, completion, rewards with / without)
+        ("right, tokens vs none", task(sums, "tokens"), plain, right, (1.0, 1.0)),
+        ("right, special judge vs none", task(sums, judge), plain, right, (1.0, 1.0)),
+        ("wrong, tokens vs none", task(sums, "tokens"), plain, wrong, (0.0, 0.0)),
+        ("wrong, special judge vs none", task(sums, judge), plain, wrong, (0.0, 0.0)),
+        ("float right, float vs none (strict: wrong)", task(thirds, float_checker), floats, third, (1.0, 0.0)),
+        ("other answer, special judge vs none (strict: wrong)", task(sums, judge), plain, other, (1.0, 0.0)),
     ]
     print(f"{args.cases} cases, median of {args.repeats}, load {os.getloadavg()[0]:.1f}")
     print(f"{'sample':52} {'checker ms':>11} {'none ms':>9} {'ratio':>7}")
-    for name, checked, base_task, completion, want in rows:
-        base = timed(verifier, base_task, completion, args.repeats, want)
+    for name, checked_task, base_task, completion, (want, want_base) in rows:
+        checked = timed(verifier, checked_task, completion, args.repeats, want)
+        base = timed(verifier, base_task, completion, args.repeats, want_base)
         print(f"{name:52} {checked * 1e3:11.1f} {base * 1e3:9.1f} {checked / base:6.2f}x")
 
 

@@ -40,15 +40,10 @@ PYTHON_TASKS = [
 
 
 def _contest_rows(env_id: str) -> list[dict] | None:
-    from tests.code import contest_fixtures as rows
+    from tests.code.contest_fixtures import PRESET_ROWS
 
-    for prefix, build in (
-        ("code-contests-", rows.codecontests_rows),
-        ("code-taco-", rows.taco_rows),
-        ("code-apps-", rows.apps_rows),
-        ("code-livecodebench-", rows.livecodebench_rows),
-    ):
-        if env_id.startswith(prefix):
+    for preset, build in PRESET_ROWS.items():
+        if env_id.startswith(preset.rsplit("-", 1)[0] + "-"):
             return build()
     return None
 

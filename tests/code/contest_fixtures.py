@@ -152,3 +152,12 @@ def livecodebench_rows() -> list[dict[str, Any]]:
             "metadata": json.dumps({"func_name": "largestSum"}),
         },
     ]
+
+
+PRESET_ROWS = {
+    "code-contests-v1": codecontests_rows,
+    "code-taco-v1": taco_rows,
+    "code-apps-v1": apps_rows,
+    "code-livecodebench-v1": livecodebench_rows,
+}
+"""Each contest preset's id and the rows it is tested on."""

@@ -20,6 +20,7 @@ from rlvr_code.contests.checkers import CheckerSpecError, floats_close, parse_ch
 from rlvr_code.split import split_tests
 from rlvr_envs.errors import ConfigurationError, DataError, DataUnavailableError
 from tests.code.contest_fixtures import (
+    PRESET_ROWS,
     SUM_CPP,
     SUM_PY,
     apps_rows,
@@ -29,12 +30,7 @@ from tests.code.contest_fixtures import (
     taco_rows,
 )
 
-PRESETS = {
-    "code-contests-v1": codecontests_rows,
-    "code-taco-v1": taco_rows,
-    "code-apps-v1": apps_rows,
-    "code-livecodebench-v1": livecodebench_rows,
-}
+PRESETS = PRESET_ROWS
 
 
 @pytest.mark.parametrize("env_id", sorted(PRESETS))

@@ -18,7 +18,7 @@ import pytest
 import rlvr_envs
 from rlvr_code.contests.verifier import ContestVerifier
 from rlvr_envs.types import Reason, Task
-from tests.code.contest_fixtures import apps_rows, codecontests_rows, livecodebench_rows, taco_rows
+from tests.code.contest_fixtures import PRESET_ROWS, codecontests_rows, livecodebench_rows, taco_rows
 from tests.code.test_code_languages_hostile import leftovers  # the runner samples' probe (uids, dirs, cgroups)
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap missing")
@@ -90,12 +90,7 @@ RIGHT = {
     "lcb/abc001_a": "a, b = map(int, input().split())\nprint(a * b)\n",
     "lcb/3001": "class Solution:\n    def largestSum(self, nums, k):\n        return sum(sorted(nums)[-k:])\n",
 }
-SETS = {
-    "code-contests-v1": codecontests_rows,
-    "code-taco-v1": taco_rows,
-    "code-apps-v1": apps_rows,
-    "code-livecodebench-v1": livecodebench_rows,
-}
+SETS = PRESET_ROWS
 
 
 @pytest.mark.parametrize("env_id", sorted(SETS))
