@@ -100,7 +100,7 @@ def run_outputs(language: str, code: str, cases: list[dict[str, str]], limits: d
     return run_sample(language_spec(language), code, cases, limits, judge=_capture)
 
 
-class CheckerFailed(Exception):
+class _CheckerFailed(Exception):
     """Raised from the runner's loop at the checker's first failure: the cases after it are not run
     (one failure already makes the sample a ``verifier_error``)."""
 
@@ -114,12 +114,12 @@ def _verdict_of_checker(step: Any, expected: str, wall_s: float, cap: int) -> di
     if step.exit in REJECT and not (step.memory or step.timed_out or step.overflow):
         return {"status": "rejected", "error": f"checker: {message}" if message else "rejected by the checker"}
     if step.memory:
-        raise CheckerFailed("the checker exceeded its memory budget")
+        raise _CheckerFailed("the checker exceeded its memory budget")
     if step.timed_out:
-        raise CheckerFailed(f"the checker ran past its {wall_s:g} s budget")
+        raise _CheckerFailed(f"the checker ran past its {wall_s:g} s budget")
     if step.overflow:
-        raise CheckerFailed("the checker wrote too much")
-    raise CheckerFailed(f"the checker exited with status {step.exit}: {message}")
+        raise _CheckerFailed("the checker wrote too much")
+    raise _CheckerFailed(f"the checker exited with status {step.exit}: {message}")
 
 
 def _frame(given: str, got: str, want: str) -> str:
@@ -173,5 +173,5 @@ def run_checker(
             tmpfs_mb=3 * file_mb + 8,
             judge=_verdict_of_checker,
         )
-    except CheckerFailed as exc:
+    except _CheckerFailed as exc:
         return {"status": "done", "tests": [], "failed": str(exc)}
