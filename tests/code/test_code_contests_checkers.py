@@ -52,7 +52,11 @@ def fenced(code: str, tag: str = "python") -> str:
 
 @pytest.fixture(scope="module")
 def verifier() -> ContestVerifier:
-    return ContestVerifier(timeout_s=20.0, case_timeout_s=5.0)
+    made = ContestVerifier(timeout_s=20.0, case_timeout_s=5.0)
+    # Started here, the Python sandbox's worker (and its live memory cgroup) is not a leftover of
+    # the first test that runs a sample.
+    made.verify(stdio([PAIR]), fenced("print(1, 4)"))
+    return made
 
 
 def stdio(cases: list[dict[str, str]], checker: Any = None, **extra: Any) -> Task:
