@@ -207,18 +207,26 @@ def _interleaved(prompt: str, every: int, rng: random.Random, jitter: bool) -> s
     return " ".join(out)
 
 
+@pytest.fixture(scope="module")
+def envs() -> tuple[Any, Any, Any, Any, list[Task]]:
+    data = str(shared_path("ifeval_input_data.jsonl"))
+    synth: Any = rlvr_envs.make("ifeval-synth", level=1, seed=0)
+    generator = random.Random(5)
+    return (
+        rlvr_envs.make("ifeval-data", data=data),
+        rlvr_envs.make("ifeval-data-v2", data=data),
+        synth,
+        rlvr_envs.make("ifeval-synth-v3", level=1, seed=0),
+        [synth.generate(generator) for _ in range(300)],
+    )
+
+
 @pytest.mark.parametrize(
     ("every", "jitter"), [(2, False), (3, False), (3, True), (4, False), (4, True), (5, True), (6, False)]
 )
-def test_the_prompt_walked_in_order_between_filler_scores_on_no_task(every: int, jitter: bool) -> None:
-    data = str(shared_path("ifeval_input_data.jsonl"))
-    new: Any = rlvr_envs.make("ifeval-data", data=data)
-    old: Any = rlvr_envs.make("ifeval-data-v2", data=data)
-    synth: Any = rlvr_envs.make("ifeval-synth", level=1, seed=0)
-    synth_old: Any = rlvr_envs.make("ifeval-synth-v3", level=1, seed=0)
+def test_the_prompt_walked_in_order_between_filler_scores_on_no_task(every: int, jitter: bool, envs) -> None:
+    new, old, synth, synth_old, synth_tasks = envs
     rng = random.Random(every * 10 + jitter)
-    generator = random.Random(5)
-    synth_tasks = [synth.generate(generator) for _ in range(300)]
     wins = {"data-v2": 0, "data-v3": 0, "synth-v3": 0, "synth-v4": 0}
     for task in new.tasks:
         salad = _interleaved(task.prompt, every, rng, jitter)
@@ -301,3 +309,47 @@ def test_real_answers_in_seven_languages_are_paid_and_pasted_ones_are_not(langua
     # Pasted under an English prompt on another topic it is refused (no overlap, or a better home).
     pasted = verifier.verify(_placeholder_task(_generated(2).prompt), essay)
     assert pasted.reward == 0, language
+
+
+def test_hostile_responses_never_raise_under_the_new_gate_and_guard() -> None:
+    """Huge, binary, lone surrogates, a flood of the background's rarest words, and the prompt
+    itself interleaved a million times: a verdict, never an exception (the rules read at most
+    ``MAX_RELEVANCE_CHARS``; the refusal rule at most ``MAX_REFUSAL_CHARS``)."""
+    tasks = [_generated(t) for t in range(len(TOPICS))]
+    background = contrast.Background.build((t.prompt, ()) for t in tasks)
+    assert background is not None
+    verifier = IFEvalVerifier(relevance="contrast", relevance_background=background)
+    rare = " ".join(sorted(background.idf, key=background.idf.__getitem__, reverse=True)[:50])
+    flood = " ".join(tasks[0].prompt.lower().replace(",", "").split()) + " people "
+    for response in (
+        "\x00" * 10_000,
+        "ก" * 200_000,
+        "a" * 2_000_000,
+        "😀 " * 50_000,
+        "\ud800 lone surrogate " * 100,
+        (rare + " ") * 2_000,
+        flood * 40_000,
+        "我不知道" * 100_000,
+    ):
+        verdict = verifier.verify(tasks[1], response)
+        assert verdict.reward in (0.0, 1.0)
+
+
+def test_the_envs_build_their_background_from_their_own_prompts_or_take_yours() -> None:
+    rows = [
+        {"prompt": _generated(t).prompt, "instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]}
+        for t in range(len(TOPICS))
+    ]
+    env: Any = rlvr_envs.make("ifeval-data", data=rows)
+    assert env.env_id == "ifeval-data-v3" and env.verifier.relevance_background is not None
+    assert set(env.verifier.relevance_background.prompts) == {r["prompt"] for r in rows}
+    answer = ANSWERS[1].replace(",", "")
+    by_prompt = {t.prompt: t for t in env.tasks}
+    assert env.verify(by_prompt[rows[1]["prompt"]], answer).reward == 1.0
+    assert env.verify(by_prompt[rows[5]["prompt"]], answer).reward == 0.0
+    # Your own background replaces it (here: one without the answer's home prompt).
+    mine = [r["prompt"] for r in rows if r is not rows[1]]
+    own: Any = rlvr_envs.make("ifeval-data", data=rows[2:], relevance_background=mine)
+    assert set(own.verifier.relevance_background.prompts) == set(mine)
+    synth: Any = rlvr_envs.make("ifeval-synth", base_prompts=[r["prompt"] for r in rows])
+    assert synth.env_id == "ifeval-synth-v4" and len(synth.verifier.relevance_background.prompts) == len(rows)

@@ -131,7 +131,7 @@ class IFEvalEnv(DatasetEnv):
         hub_dataset, hub_split: the Hub dataset used when ``data`` is not given.
         env_name: the id named in error messages.
         partial_credit, loose, guard, min_words, guard_words, guard_rules, relevance, relevance_judge,
-            relevance_min_units, relevance_min_words, relevance_min_share: see
+            relevance_min_units, relevance_min_words, relevance_min_share, relevance_background: see
             ``IFEvalVerifier`` (the registered ids choose ``relevance``; see the README).
     """
 
@@ -166,6 +166,7 @@ class IFEvalEnv(DatasetEnv):
         relevance_min_units: int = MIN_TASK_UNITS,
         relevance_min_words: int = MIN_RESPONSE_WORDS,
         relevance_min_share: float = MIN_SHARE,
+        relevance_background: Any = None,
         prompt_format: str | PromptFormat | None = None,
         **kwargs: Any,
     ) -> None:
@@ -183,6 +184,7 @@ class IFEvalEnv(DatasetEnv):
             relevance_min_units=relevance_min_units,
             relevance_min_words=relevance_min_words,
             relevance_min_share=relevance_min_share,
+            relevance_background=relevance_background,
         )
         super().__init__(verifier, prompt_format=fmt, **kwargs)
         if not guard and relevance == "off":
