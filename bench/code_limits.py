@@ -57,11 +57,18 @@ def _batch(tasks: list, size: int, loop_fraction: float) -> tuple[list, list[str
 def _run(verifier, tasks: list, completions: list[str], lanes: int) -> tuple[float, dict[str, int]]:
     start = time.perf_counter()
     with ThreadPoolExecutor(lanes) as pool:
-        verdicts = list(pool.map(verifier.verify, tasks, completions))
+        measured = list(pool.map(verifier.verify_measured, tasks, completions))
     took = time.perf_counter() - start
     counts: dict[str, int] = {}
-    for verdict in verdicts:
+    for task, completion, (verdict, cpu) in zip(tasks, completions, measured):
         counts[verdict.reason.value] = counts.get(verdict.reason.value, 0) + 1
+        if not verdict.passed and LOOP.format(name=task.answer.get("entry_point")) != completion:
+            # An honest sample failed: which limit ended it (the CPU the sandbox measured against both).
+            print(
+                f"  honest sample failed: {task.id} {verdict.reason.value}, CPU {cpu} s of budget "
+                f"{task.answer.get(CPU_LIMIT_KEY)}, wall limit {task.answer.get(LIMIT_KEY)}",
+                file=sys.stderr,
+            )
     return took, counts
 
 
