@@ -157,3 +157,33 @@ def test_ifbench_with_the_guard_pays_no_refusal_on_any_task() -> None:
                 if env.verifier.verify(task, variant).reward > 0 and not offered:
                     paid.append((task.id, variant))
     assert paid == []
+
+
+# Non-answers with no words (found by `rlvr-envs redteam ifbench --arg guard=true` on IFBench 298).
+NON_ANSWERS = (
+    "N/A",
+    "n.a.",
+    "idk",
+    "Dunno",
+    "TBD",
+    "不适用",
+    "該当なし",
+    "해당없음",
+    "...",
+    "—",
+    "?!",
+    "\ud800\udfff" * 8,
+)
+NOT_NON_ANSWERS = ("Na", "NA", "Banana", "🙂🙂🙂", "42", "Yes")
+
+
+@pytest.mark.parametrize("text", NON_ANSWERS)
+def test_answers_that_say_nothing_are_not_paid_on_short_answer_tasks(text: str) -> None:
+    verdict = IFEvalVerifier().verify(_task(["format:no_whitespace"]), text)
+    assert verdict.reward == 0 and verdict.reason is Reason.NO_ANSWER, (text, verdict.details)
+    assert IFEvalVerifier(guard_rules="v1").verify(_task(["format:no_whitespace"]), text).reward == 1.0  # the hole
+
+
+@pytest.mark.parametrize("text", NOT_NON_ANSWERS)
+def test_short_answers_with_content_are_not_non_answers(text: str) -> None:
+    assert refusals.refusal(text, 5) is None and not refusals.no_content(text)

@@ -104,6 +104,8 @@ def refusal(response: str, min_words: int) -> dict[str, Any] | None:
     squashed = squash(response)
     if not squashed:
         return None
+    if squashed in _WHOLE_NON_ANSWERS or _NOT_APPLICABLE_RE.fullmatch(response):
+        return {"refusal_phrases": 1, "words_left": 0.0}
     rest, n = _SQUASHED_RE.subn("", squashed)
     if not n:
         return None
@@ -116,7 +118,33 @@ def refusal(response: str, min_words: int) -> dict[str, Any] | None:
 @lru_cache(maxsize=4096)
 def _offers_refusal(checkers: tuple[Checker, ...]) -> bool:
     return any(
-        _SQUASHED_RE.search(squash(s)) for c in checkers for v in c.kwargs.values() for s in strings(v) if s.strip()
+        _SQUASHED_RE.search(squash(s)) or squash(s) in _WHOLE_NON_ANSWERS
+        for c in checkers
+        for v in c.kwargs.values()
+        for s in strings(v)
+        if s.strip()
+    )
+
+
+# Whole responses that say "no answer" (squashed): too short or too common inside words to
+# be taken out of a longer text ("tba" is in "batbat"), so matched only as the whole response.
+# "N/A" keeps its slash or dots: squashed it is "na", which is sodium.
+_WHOLE_NON_ANSWERS = frozenset(
+    "idk dunno tbd tba notapplicable noanswer nocomment 不适用 无可奉告 該当なし 해당없음 keineangabe "
+    "sansobjet sinrespuesta nosabenoresponde".split()
+)
+_NOT_APPLICABLE_RE = re.compile(r"\s*n\s*[/.]\s*a\s*\.?\s*", re.IGNORECASE)
+_CONTENT_CATEGORIES = frozenset("LNM")
+
+
+def no_content(response: str) -> bool:
+    """Whether a short response has no letter, digit, mark or pictographic symbol: punctuation,
+    spaces, control characters and lone surrogates ("...", "—", "?!") answer nothing. Emoji
+    (category So) count as content: an instruction may ask for them."""
+    if len(response) > MAX_REFUSAL_CHARS:
+        return False
+    return not any(
+        unicodedata.category(c)[0] in _CONTENT_CATEGORIES or unicodedata.category(c) == "So" for c in response
     )
 
 

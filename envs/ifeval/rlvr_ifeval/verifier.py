@@ -21,8 +21,8 @@ from rlvr_ifeval import text
 from rlvr_ifeval.base import Checker, InstructionError
 from rlvr_ifeval.contrast import Background
 from rlvr_ifeval.formats import OWN_FORMATS, VERBATIM_FORMAT, resolve_format, user_format  # noqa: F401
-from rlvr_ifeval.guard import GUARD_RULES, REFUSAL, WORD_SALAD, content_rejection
-from rlvr_ifeval.refusals import offers_refusal, refusal
+from rlvr_ifeval.guard import GUARD_RULES, NO_WORDS, REFUSAL, WORD_SALAD, content_rejection
+from rlvr_ifeval.refusals import no_content, offers_refusal, refusal
 from rlvr_ifeval.relevance import (
     MIN_RESPONSE_WORDS,
     MIN_SHARE,
@@ -246,6 +246,8 @@ class IFEvalVerifier(Verifier):
             return why
         v2 = self.guard_rules == "v2"
         # A short answer may be short, not a refusal (unless the instruction offers one).
+        if v2 and no_content(response):
+            return NO_WORDS
         if v2 and refusal(response, self.min_words) is not None and not offers_refusal(checkers):
             return REFUSAL
         if not any(c.allows_short_answer() for c in checkers):
