@@ -33,12 +33,18 @@ test: setup
 test-fast: setup
 	$(call run_suite,not slow and not live$(if $(MARKS), and ($(MARKS))),-q -p no:cacheprovider $(PYTEST_ARGS))
 
-# The core's tour, then the trainers' demo (the carry task; `make demo TASK=habit` for the habit one):
-# two commands, so the core never imports the trainers.
+# The core's tour, then the trainers' demos: the carry task, then RL teaching a tool on episodes
+# (`make demo TASK=habit` or TASK=carry runs that one alone, TASK=tools the tools demo alone): separate
+# commands, so the core never imports the trainers.
 demo: setup
 	$(BIN)/python -m rlvr_envs.demo
 	@if $(BIN)/python -c "import rlvr_trainers" 2>/dev/null; then \
-		echo; echo "== end-to-end training demo =="; $(BIN)/python -m rlvr_trainers.demo $(if $(TASK),--task $(TASK)) $(if $(SEED),--seed $(SEED)); \
+		if [ "$(TASK)" != tools ]; then \
+			echo; echo "== end-to-end training demo =="; \
+			$(BIN)/python -m rlvr_trainers.demo $(if $(TASK),--task $(TASK)) $(if $(SEED),--seed $(SEED)) || exit $$?; fi; \
+		if [ -z "$(TASK)" ] || [ "$(TASK)" = tools ]; then \
+			echo; echo "== RL teaches a tool (episodes) =="; \
+			$(BIN)/python -m rlvr_trainers.demo_tools $(if $(SEED),--seed $(SEED)) || exit $$?; fi; \
 	else echo "(rlvr_trainers is not installed: skipping the training demo)"; fi
 
 # ruff and mypy over the core, every family, the trainers, bench/ and tests/ (config: pyproject.toml).

@@ -264,3 +264,84 @@ def test_groups_without_signal_are_not_trained_on(tokenizer):
     assert all(torch.equal(a, b) for a, b in zip(before, _weights(model), strict=True))
     with pytest.raises(ValueError):
         train_on_episodes(model, tokenizer, None, [], settings)
+
+
+# -- several episodes at once (lockstep batches) --------------------------------------------------
+
+
+def test_episodes_in_lockstep_are_the_episodes_played_one_at_a_time(tokenizer):
+    """Each episode keeps its own chat, ids and verdict when its turns are generated in one batch."""
+    from rlvr_trainers.episode_rollout import EnvCopies, rollout_jobs
+
+    other = {"task": rlvr_envs.Task(id="u", prompt="What is 12 * 3?", answer="36")}
+    scripts = [[CALL, FINAL], ["The final answer is \\boxed{36}."], [CALL, "no idea"]]
+    options = [TASK, other, TASK]
+
+    def play(turns):
+        return [*tokenizer(turns, add_special_tokens=False)["input_ids"], tokenizer.eos_token_id]
+
+    queues = [list(s) for s in scripts]
+    batches = []
+
+    def generate_many(sequences):
+        # The batch holds the episodes still running, in job order: find each by its prompt length.
+        batches.append(len(sequences))
+        running = [i for i, q in enumerate(queues) if q]
+        return [play(queues[i].pop(0)) for i in running]
+
+    deltas = ChatDeltas(tokenizer)
+    with episode_env() as env:
+        together = rollout_jobs(list(zip([env] * 3, options)), generate_many, deltas, EnvCopies())
+        alone = [
+            rollout_episode(env, scripted(tokenizer, script)[0], deltas, options=opts)
+            for script, opts in zip(scripts, options)
+        ]
+    assert batches == [3, 2]  # the second turn is generated only for the episodes that called the tool
+    for a, b in zip(together, alone, strict=True):
+        assert (a.ids, a.loss_mask, a.reward, a.turns, a.tool_calls) == (
+            b.ids,
+            b.loss_mask,
+            b.reward,
+            b.turns,
+            b.tool_calls,
+        )
+    assert [r.reward for r in together] == [1.0, 1.0, 0.0]
+
+
+def test_lockstep_needs_an_env_per_episode_and_copies_share_nothing_of_an_episode(tokenizer):
+    from rlvr_trainers.episode_rollout import EnvCopies, rollout_episodes, rollout_jobs
+
+    deltas = ChatDeltas(tokenizer)
+    with episode_env() as env:
+        with pytest.raises(ValueError, match="an env of its own"):
+            rollout_episodes([env, env], lambda seqs: [[tokenizer.eos_token_id]] * len(seqs), deltas, [TASK, TASK])
+        copies = EnvCopies()
+        first, second = copies.take(env, 2)
+        assert first is env and second is not env and copies.take(env, 2)[1] is second  # made once, reused
+        first.reset(options=TASK)
+        assert second.current_task is None
+        with pytest.raises(ValueError, match="between episodes"):
+            EnvCopies().take(env, 2)
+        first.close()
+        with pytest.raises(ValueError, match="max_batch"):
+            rollout_jobs([(env, TASK)], lambda s: s, deltas, copies, max_batch=0)
+
+
+def test_the_batch_sampler_generates_as_one_at_a_time_with_left_padding():
+    import torch
+
+    from rlvr_envs.tiny import build_model
+    from rlvr_trainers.episode_grpo import batch_sampler
+
+    tok = build_tokenizer(["What is 3 + 4? 7", "What is 13 + 42? 55"] * 20, vocab_size=290)
+    model = build_model(tok, hidden_size=32, layers=2, heads=2, seed=0)
+    with torch.no_grad():  # a random model repeats one id; noise makes its greedy turns differ
+        for p in model.parameters():
+            p.add_(torch.randn(p.shape, generator=torch.Generator().manual_seed(1)) * 0.5)
+    model.eval()
+    generate_many = batch_sampler(model, tok, max_new_tokens=10, temperature=0)
+    sequences = [tok(t)["input_ids"] for t in ("What is 3 + 4?", "What is 13 + 42? And", "7")]
+    together = generate_many(sequences)
+    assert len({tuple(t) for t in together}) > 1  # the comparison below means something
+    assert together == [generate_many([s])[0] for s in sequences]
+    assert all(tok.eos_token_id not in t[:-1] for t in together)  # cut after the first EOS

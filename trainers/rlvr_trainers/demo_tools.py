@@ -16,16 +16,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from rlvr_envs import Difficulty, ProceduralEnv, Task
 from rlvr_envs.errors import ConfigurationError
+from rlvr_envs.formats import PromptFormat
 
 # The demo's chat template: no system message (the tool instruction is long; the tiny model
 # learns the call layout from SFT instead), one line per message.
@@ -36,11 +38,18 @@ DEMO_CHAT_TEMPLATE = (
 )
 
 
+# The question alone: the plain format's instruction ("Reason step by step, then give your final
+# answer in \\boxed{}.") is 60 of a tiny tokenizer's ids, more than the rest of an episode, and the
+# demo's time goes into every id of every episode. The math verifier reads a bare number.
+BARE = PromptFormat(name="bare", system_prompt=None, instruction="", answer_template="{answer}", format_pattern=r".+")
+
+
 class ProductEnv(ProceduralEnv):
     """``What is a * b?`` with ``digits``-digit operands (1: 0..9)."""
 
     family = "math"
-    default_prompt_format = "plain"
+    default_prompt_format = "bare"
+    prompt_formats: ClassVar[Mapping[str, PromptFormat]] = {"bare": BARE}
 
     def __init__(self, *, digits: int = 2, **kwargs: Any) -> None:
         from rlvr_math.verifier import MathVerifier
@@ -75,7 +84,7 @@ def call_text(task: Task) -> str:
 class ToolsDemoSettings:
     seed: int = 0
     out_dir: str = "runs/demo_tools"
-    sft_tasks: int = 3000
+    sft_tasks: int = 1500
     sft_steps: int = 500
     sft_lr: float = 2e-3
     tool_rate: float = 0.5
@@ -86,7 +95,7 @@ class ToolsDemoSettings:
     rl_lr: float = 3e-4
     prompts_per_step: int = 4
     group_size: int = 8
-    heldout: int = 64
+    heldout: int = 128
     eval_every: int = 10
     hidden_size: int = 96
     layers: int = 2
@@ -106,8 +115,24 @@ def _scripted(tokenizer: Any, turns: Sequence[str]) -> Any:
     return generate
 
 
-def sft_on_rollouts(model: Any, rollouts: Sequence[Any], *, steps: int, lr: float, seed: int, pad_id: int) -> float:
-    """Cross-entropy on the model's ids of scripted episodes (``loss_mask``): tool ids are context only."""
+def sft_on_rollouts(
+    model: Any,
+    rollouts: Sequence[Any],
+    *,
+    steps: int,
+    lr: float,
+    seed: int,
+    pad_id: int,
+    batch_size: int = 32,
+    length_buckets: int = 2,
+) -> float:
+    """Cross-entropy on the model's ids of scripted episodes (``loss_mask``): tool ids are context only.
+
+    Each batch is run as ``length_buckets`` sub-batches of similar length, their gradients summed
+    (each sub-batch's token losses over the whole batch's token count): the same gradient as one
+    padded batch, without computing the padding. A direct answer is about a third of a tool
+    episode's length, so one batch padded to its longest spent about a third of its work on pads.
+    """
     import torch
 
     from rlvr_trainers.episode_grpo import token_logprobs
@@ -115,35 +140,35 @@ def sft_on_rollouts(model: Any, rollouts: Sequence[Any], *, steps: int, lr: floa
     rng = random.Random(seed)
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
     model.train()
-    loss = torch.tensor(0.0)
+    loss = 0.0
     for _ in range(steps):
-        batch = [rollouts[rng.randrange(len(rollouts))] for _ in range(32)]
-        logprobs, mask = token_logprobs(model, batch, pad_id)
-        loss = -(logprobs * mask).sum() / mask.sum()
+        batch = sorted((rollouts[rng.randrange(len(rollouts))] for _ in range(batch_size)), key=lambda r: len(r.ids))
+        tokens = sum(sum(r.loss_mask) for r in batch)
+        size = -(-len(batch) // max(1, length_buckets))
         optimizer.zero_grad()
-        loss.backward()
+        loss = 0.0
+        for start in range(0, len(batch), size):
+            logprobs, mask = token_logprobs(model, batch[start : start + size], pad_id)
+            part = -(logprobs * mask).sum() / max(tokens, 1)
+            part.backward()
+            loss += float(part.detach())
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
     model.eval()
-    return float(loss.detach())
+    return loss
 
 
 def evaluate_episodes(model: Any, tokenizer: Any, env: Any, tasks: Sequence[Task], seed: int) -> dict[str, float]:
     """Held-out pass@1 (one sample at temperature 1) and the share of episodes that called a tool."""
     import torch
 
-    from rlvr_trainers.episode_grpo import sampler
-    from rlvr_trainers.episode_rollout import ChatDeltas, rollout_episode
+    from rlvr_trainers.episode_run import evaluate_episodes as evaluate
 
     torch.manual_seed(seed)
-    generate = sampler(model, tokenizer, max_new_tokens=40)
-    deltas = ChatDeltas(tokenizer)
-    rollouts = [rollout_episode(env, generate, deltas, options={"task": t}) for t in tasks]
-    n = len(rollouts)
-    return {
-        "pass@1": sum(r.reward for r in rollouts) / n,
-        "tool_use": sum(r.tool_calls > 0 for r in rollouts) / n,
-    }
+    scores = evaluate(
+        model, tokenizer, {env.env_id: env}, [(env.env_id, t) for t in tasks], k=1, temperature=1.0, max_new_tokens=40
+    )
+    return {"pass@1": scores["pass@1"], "tool_use": scores["tool_use"]}
 
 
 def run_tools_demo(settings: ToolsDemoSettings) -> dict[str, Any]:
@@ -156,7 +181,12 @@ def run_tools_demo(settings: ToolsDemoSettings) -> dict[str, Any]:
     from rlvr_trainers.tiny import EOS, build_model, build_tokenizer
 
     t0 = time.perf_counter()
+    _print(
+        f"[tools] seed {settings.seed} (make demo TASK=tools SEED={settings.seed}; python -m rlvr_trainers.demo_tools "
+        f"--seed {settings.seed}); load average {os.getloadavg()[0]:.1f}"
+    )
     torch.manual_seed(settings.seed)
+    # One thread: on the shared 2-core machine two threads made an SFT step 5-10x slower (load 9).
     torch.set_num_threads(1)
     out = Path(settings.out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -218,7 +248,7 @@ def run_tools_demo(settings: ToolsDemoSettings) -> dict[str, Any]:
         with episodes(tools) as train_env, episodes(True) as eval_env:
 
             def on_step(step: int, metrics: dict[str, float], eval_env: Any = eval_env, curve: Any = curve) -> None:
-                if step % settings.eval_every == 0:
+                if step % settings.eval_every == 0 and step != settings.rl_steps:  # the last is "after"
                     curve.append(
                         (step, evaluate_episodes(model, tokenizer, eval_env, heldout, settings.seed)["pass@1"])
                     )
@@ -250,8 +280,17 @@ def run_tools_demo(settings: ToolsDemoSettings) -> dict[str, Any]:
         )
     plot_comparison(curves, out / "comparison.png", title=f"demo_tools seed {settings.seed}: 2-digit products")
     summary["seconds"] = time.perf_counter() - t0
+    summary["load_average"] = os.getloadavg()
+    verifier = summary["runs"]["verifier"]["after"]["pass@1"]
+    for name in settings.controls:
+        margin = verifier - summary["runs"][name]["after"]["pass@1"]
+        summary["runs"][name]["verifier_minus_this"] = margin
+        _print(f"[tools] verifier minus {name}: {100 * margin:+.1f} points of held-out pass@1")
     (out / "summary.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
-    _print(f"[tools] done in {summary['seconds']:.0f} s; {out / 'comparison.png'}")
+    _print(
+        f"[tools] done in {summary['seconds']:.0f} s (load average {summary['load_average'][0]:.1f}); "
+        f"{out / 'comparison.png'}"
+    )
     return summary
 
 
@@ -273,8 +312,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         heldout=args.heldout,
         controls=() if args.no_control else defaults.controls,
     )
-    run_tools_demo(settings)
-    return 0
+    summary = run_tools_demo(settings)
+    return 0 if summary["runs"]["verifier"]["after"]["pass@1"] > summary["before"]["pass@1"] else 1
 
 
 if __name__ == "__main__":

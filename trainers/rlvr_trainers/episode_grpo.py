@@ -77,7 +77,7 @@ def episode_loss(
     return (per_token * mask).sum() / mask.sum().clamp(min=1.0)
 
 
-def sampler(
+def batch_sampler(
     model: Any,
     tokenizer: Any,
     *,
@@ -88,28 +88,52 @@ def sampler(
     min_p: float | None = None,
     repetition_penalty: float = 1.0,
 ) -> Any:
-    """A ``Generate`` policy from a causal LM: samples one turn, stopping at EOS (greedy at temperature 0)."""
+    """A ``GenerateMany`` policy from a causal LM: one turn for each sequence, generated as one
+    left-padded batch, each cut after its first EOS (greedy at temperature 0)."""
     import torch
 
-    def generate(ids: list[int]) -> list[int]:
-        inputs = torch.tensor([ids], dtype=torch.long, device=model.device)
+    sampling = temperature > 0
+    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+    eos_id = tokenizer.eos_token_id
+
+    def generate_many(sequences: list[list[int]]) -> list[list[int]]:
+        if not sequences:
+            return []
+        width = max(len(s) for s in sequences)
+        ids = torch.full((len(sequences), width), pad_id, dtype=torch.long)
+        attention = torch.zeros((len(sequences), width), dtype=torch.long)
+        for row, seq in enumerate(sequences):
+            ids[row, width - len(seq) :] = torch.tensor(seq, dtype=torch.long)
+            attention[row, width - len(seq) :] = 1
         with torch.no_grad():
             out = model.generate(
-                inputs,
-                attention_mask=torch.ones_like(inputs),
+                ids.to(model.device),
+                attention_mask=attention.to(model.device),
                 max_new_tokens=max_new_tokens,
-                do_sample=temperature > 0,
-                temperature=temperature if temperature > 0 else None,
-                top_k=top_k if temperature > 0 else None,
-                top_p=top_p if temperature > 0 else None,
-                min_p=min_p if temperature > 0 else None,
+                do_sample=sampling,
+                temperature=temperature if sampling else None,
+                top_k=top_k if sampling else None,
+                top_p=top_p if sampling else None,
+                min_p=min_p if sampling else None,
                 repetition_penalty=repetition_penalty,
-                pad_token_id=tokenizer.pad_token_id,
-                eos_token_id=tokenizer.eos_token_id,
+                pad_token_id=pad_id,
+                eos_token_id=eos_id,
             )
-        new = out[0, len(ids) :].tolist()
-        if tokenizer.eos_token_id in new:
-            new = new[: new.index(tokenizer.eos_token_id) + 1]
-        return [int(i) for i in new]
+        turns = []
+        for row in out[:, width:].tolist():
+            if eos_id in row:
+                row = row[: row.index(eos_id) + 1]
+            turns.append([int(i) for i in row])
+        return turns
+
+    return generate_many
+
+
+def sampler(model: Any, tokenizer: Any, **settings: Any) -> Any:
+    """A ``Generate`` policy (one sequence at a time): ``batch_sampler`` on a batch of one."""
+    generate_many = batch_sampler(model, tokenizer, **settings)
+
+    def generate(ids: list[int]) -> list[int]:
+        return generate_many([ids])[0]
 
     return generate

@@ -24,6 +24,8 @@ from rlvr_envs.errors import RlvrEnvsError
 
 Generate = Callable[[list[int]], list[int]]
 """The policy: the ids so far -> the ids it generates for its next turn (ending at EOS or cut)."""
+GenerateMany = Callable[[list[list[int]]], list[list[int]]]
+"""The policy on a batch: each sequence of ids so far -> its next turn's ids."""
 
 _STAND_IN = [
     {"role": "system", "content": "s"},
@@ -111,6 +113,35 @@ class ChatDeltas:
         return self._encode(full[len(self._base) :])
 
 
+def _start(env: Any, deltas: ChatDeltas, options: Mapping[str, Any] | None, seed: int | None) -> EpisodeRollout:
+    _, info = env.reset(seed=seed, options=dict(options) if options else None)
+    return EpisodeRollout(env_id=env.env_id, prompt_ids=deltas.prompt_ids(info["messages"]))
+
+
+def _advance(env: Any, rollout: EpisodeRollout, turn_ids: list[int], deltas: ChatDeltas) -> bool:
+    """Play one generated turn in ``env``; True while the episode goes on (tool results appended)."""
+    rollout.generated.append(turn_ids)
+    rollout.completion_ids += turn_ids
+    rollout.loss_mask += [1] * len(turn_ids)
+    text = deltas.tokenizer.decode(turn_ids, skip_special_tokens=True)
+    _, reward, terminated, truncated, info = env.step(text)
+    rollout.turns, rollout.tool_calls, rollout.tool_errors = info["turn"], info["tool_calls"], info["tool_errors"]
+    if terminated or truncated:
+        rollout.reward = 0.0 if truncated else float(reward)
+        rollout.truncated = bool(truncated)
+        rollout.truncation_reason = info.get("truncation_reason")
+        verdict = info.get("verdict")
+        rollout.verdict = verdict
+        rollout.verdict_reason = None if verdict is None else str(verdict.reason)
+        return False
+    # The turn's end as the template writes it (EOS if the turn was cut), then the tool results.
+    tail = ([] if turn_ids and turn_ids[-1] == deltas.eos_id else [deltas.eos_id]) if deltas.eos_id is not None else []
+    between = tail + deltas.close_ids + deltas.tool_ids(info["tool_messages"])
+    rollout.completion_ids += between
+    rollout.loss_mask += [0] * len(between)
+    return True
+
+
 def rollout_episode(
     env: Any,
     generate: Generate,
@@ -120,32 +151,74 @@ def rollout_episode(
     seed: int | None = None,
 ) -> EpisodeRollout:
     """Run one episode of ``env`` (an ``EpisodeEnv``) with ``generate`` as the policy."""
-    _, info = env.reset(seed=seed, options=dict(options) if options else None)
-    rollout = EpisodeRollout(env_id=env.env_id, prompt_ids=deltas.prompt_ids(info["messages"]))
-    tokenizer = deltas.tokenizer
-    while True:
-        turn_ids = list(generate(rollout.ids))
-        rollout.generated.append(turn_ids)
-        rollout.completion_ids += turn_ids
-        rollout.loss_mask += [1] * len(turn_ids)
-        text = tokenizer.decode(turn_ids, skip_special_tokens=True)
-        _, reward, terminated, truncated, info = env.step(text)
-        rollout.turns, rollout.tool_calls, rollout.tool_errors = info["turn"], info["tool_calls"], info["tool_errors"]
-        if terminated or truncated:
-            rollout.reward = 0.0 if truncated else float(reward)
-            rollout.truncated = bool(truncated)
-            rollout.truncation_reason = info.get("truncation_reason")
-            verdict = info.get("verdict")
-            rollout.verdict = verdict
-            rollout.verdict_reason = None if verdict is None else str(verdict.reason)
-            return rollout
-        # The turn's end as the template writes it (EOS if the turn was cut), then the tool results.
-        tail = (
-            ([] if turn_ids and turn_ids[-1] == deltas.eos_id else [deltas.eos_id]) if deltas.eos_id is not None else []
-        )
-        between = tail + deltas.close_ids + deltas.tool_ids(info["tool_messages"])
-        rollout.completion_ids += between
-        rollout.loss_mask += [0] * len(between)
+    rollout = _start(env, deltas, options, seed)
+    while _advance(env, rollout, list(generate(rollout.ids)), deltas):
+        pass
+    return rollout
+
+
+def rollout_episodes(
+    envs: Sequence[Any],
+    generate_many: GenerateMany,
+    deltas: ChatDeltas,
+    options: Sequence[Mapping[str, Any] | None],
+) -> list[EpisodeRollout]:
+    """One episode per env, in lockstep: each turn, every episode still running is generated in one
+    batch (``generate_many``), then stepped in its own env. Each env runs one episode at a time, so
+    the envs must be distinct objects (``EnvCopies``); the ids are kept exactly as generated."""
+    if len(envs) != len(options):
+        raise ValueError(f"{len(envs)} envs for {len(options)} episodes")
+    if len({id(e) for e in envs}) != len(envs):
+        raise ValueError("each episode needs an env of its own (EnvCopies.take(env, n))")
+    rollouts = [_start(env, deltas, opts, None) for env, opts in zip(envs, options)]
+    running = list(range(len(envs)))
+    while running:
+        turns = generate_many([rollouts[i].ids for i in running])
+        running = [i for i, turn in zip(running, turns) if _advance(envs[i], rollouts[i], list(turn), deltas)]
+    return rollouts
+
+
+class EnvCopies:
+    """Distinct copies of each episode env, made once and reused, so several episodes of one env can
+    run at once: a copy holds its own episode (chat, counters, tool sessions) and shares the wrapped
+    env, its verifier and pool (a shallow copy of an idle ``EpisodeEnv``)."""
+
+    def __init__(self) -> None:
+        self._copies: dict[int, list[Any]] = {}
+
+    def take(self, env: Any, n: int) -> list[Any]:
+        """``n`` distinct envs that behave as ``env`` (``env`` itself first)."""
+        import copy
+
+        made = self._copies.setdefault(id(env), [env])
+        while len(made) < n:
+            if getattr(env, "current_task", None) is not None:
+                raise ValueError("copy an episode env between episodes, not during one")
+            made.append(copy.copy(env))
+        return made[:n]
+
+
+def rollout_jobs(
+    jobs: Sequence[tuple[Any, Mapping[str, Any] | None]],
+    generate_many: GenerateMany,
+    deltas: ChatDeltas,
+    copies: EnvCopies,
+    *,
+    max_batch: int = 64,
+) -> list[EpisodeRollout]:
+    """One episode per ``(env, options)`` job, in lockstep batches of up to ``max_batch``; in order."""
+    if max_batch < 1:
+        raise ValueError(f"max_batch must be at least 1, got {max_batch}")
+    out: list[EpisodeRollout] = []
+    for start in range(0, len(jobs), max_batch):
+        chunk = jobs[start : start + max_batch]
+        needed: dict[int, int] = defaultdict(int)
+        envs = []
+        for env, _ in chunk:
+            envs.append(copies.take(env, needed[id(env)] + 1)[needed[id(env)]])
+            needed[id(env)] += 1
+        out += rollout_episodes(envs, generate_many, deltas, [options for _, options in chunk])
+    return out
 
 
 def episode_metrics(rollouts: Sequence[EpisodeRollout]) -> dict[str, float]:

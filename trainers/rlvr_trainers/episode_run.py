@@ -87,24 +87,26 @@ def evaluate_episodes(
     temperature: float,
     max_new_tokens: int,
     template_kwargs: Mapping[str, Any] | None = None,
+    max_batch: int = 64,
 ) -> dict[str, Any]:
     """pass@1 and pass@k over ``k`` episodes per held-out ``(env_id, task)``, the share of episodes
-    that called a tool, and the same per env (``by_env``)."""
-    from rlvr_trainers.episode_grpo import sampler
-    from rlvr_trainers.episode_rollout import ChatDeltas, rollout_episode
+    that called a tool, and the same per env (``by_env``); episodes run in lockstep batches."""
+    from rlvr_trainers.episode_grpo import batch_sampler
+    from rlvr_trainers.episode_rollout import ChatDeltas, EnvCopies, rollout_jobs
     from rlvr_trainers.evaluation import pass_at_k
 
     if not items:
         return {}
-    generate = sampler(model, tokenizer, max_new_tokens=max_new_tokens, temperature=temperature)
+    generate_many = batch_sampler(model, tokenizer, max_new_tokens=max_new_tokens, temperature=temperature)
     deltas = ChatDeltas(tokenizer, template_kwargs)
+    jobs = [(envs[env_id], {"task": task}) for env_id, task in items for _ in range(k)]
+    rollouts = rollout_jobs(jobs, generate_many, deltas, EnvCopies(), max_batch=max_batch)
     per_env: dict[str, list[tuple[int, int, int, float]]] = defaultdict(list)
-    for env_id, task in items:
-        rollouts = [rollout_episode(envs[env_id], generate, deltas, options={"task": task}) for _ in range(k)]
-        correct = sum(bool(r.verdict is not None and r.verdict.passed and not r.truncated) for r in rollouts)
-        tool_use = sum(r.tool_calls > 0 for r in rollouts)
-        turns = sum(r.turns for r in rollouts) / k
-        per_env[env_id].append((correct, tool_use, k, turns))
+    for index, (env_id, _) in enumerate(items):
+        group = rollouts[index * k : (index + 1) * k]
+        correct = sum(bool(r.verdict is not None and r.verdict.passed and not r.truncated) for r in group)
+        tool_use = sum(r.tool_calls > 0 for r in group)
+        per_env[env_id].append((correct, tool_use, k, sum(r.turns for r in group) / k))
 
     def scores(rows: list[tuple[int, int, int, float]]) -> dict[str, Any]:
         return {

@@ -19,8 +19,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rlvr_trainers.episode_grpo import episode_loss, group_advantages, sampler
-from rlvr_trainers.episode_rollout import ChatDeltas, EpisodeRollout, episode_metrics, rollout_episode
+from rlvr_trainers.episode_grpo import batch_sampler, episode_loss, group_advantages
+from rlvr_trainers.episode_rollout import ChatDeltas, EnvCopies, EpisodeRollout, episode_metrics, rollout_jobs
 
 RewardOverride = Callable[[EpisodeRollout], float]
 """A control's reward in place of the verifier's (e.g. pay any final answer)."""
@@ -50,6 +50,8 @@ class EpisodeTrainSettings:
     on_error: str = "skip"
     """A ``verifier_error`` final answer: skip (out of the loss), zero (pays 0) or fail (raise after 8 in a row)."""
     template_kwargs: dict[str, Any] = field(default_factory=dict)
+    max_batch: int = 64
+    """Episodes generated together, in lockstep (one ``generate`` per turn for all of them); 1: one at a time."""
     seed: int = 0
 
 
@@ -133,7 +135,8 @@ def train_on_episodes(
     deltas = ChatDeltas(tokenizer, settings.template_kwargs)
     optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate, weight_decay=0.0)
     warmup = max(0, settings.warmup_steps)
-    generate = sampler(
+    copies = EnvCopies()
+    generate_many = batch_sampler(
         model,
         tokenizer,
         max_new_tokens=settings.max_new_tokens,
@@ -149,10 +152,12 @@ def train_on_episodes(
         for group in optimizer.param_groups:
             group["lr"] = lr
         model.eval()
-        rollouts: list[EpisodeRollout] = []
-        for episode_env, task in rng.sample(routed, min(settings.prompts_per_step, len(routed))):
-            for _ in range(settings.group_size):
-                rollouts.append(rollout_episode(episode_env, generate, deltas, options={"task": task}))
+        jobs = [
+            (episode_env, {"task": task})
+            for episode_env, task in rng.sample(routed, min(settings.prompts_per_step, len(routed)))
+            for _ in range(settings.group_size)
+        ]
+        rollouts = rollout_jobs(jobs, generate_many, deltas, copies, max_batch=settings.max_batch)
         rewards = episode_rewards(rollouts, policy, reward)
         advantages, kept = advantages_and_kept(
             rewards, settings.group_size, scale=settings.scale_rewards, drop_flat=settings.drop_flat
