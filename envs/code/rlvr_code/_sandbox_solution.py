@@ -1,10 +1,11 @@
 """The solution sandbox: runs untrusted programs, and never receives a test.
 
-Its zygote takes requests from the judge over a Unix socket: a program, limits and the file
-descriptors the program may use (a socket for function calls, or stdin/stdout/stderr pipes for
-a stdin/stdout case). For each request it forks a process that drops privileges and runs the
-program, enforces the wall clock, then kills every process left in the namespace and drops the
-sample's working filesystem before answering.
+Its zygote (``_sandbox_solution_zygote``) takes requests from the judge over a Unix socket: a
+program, limits and the file descriptors the program may use (a socket for function calls, or
+stdin/stdout/stderr pipes for a stdin/stdout case). For each request it forks a process that
+drops privileges and runs the program (this module: what runs in that process, and the helpers
+for its working filesystem), enforces the wall clock and the CPU budget, then kills every
+process left in the namespace and drops the sample's working filesystem before answering.
 
 Each sample gets a tmpfs of its own, mounted fresh on the working directory with a size and an
 inode bound and unmounted (not walked) afterwards: what a program leaves behind, a million
@@ -19,22 +20,16 @@ from __future__ import annotations
 
 import builtins
 import os
-import socket
 import sys
-import time
 from typing import Any
 
-from rlvr_code._sandbox_memory import open_cgroup, prefer_as_victim
 from rlvr_code._sandbox_wire import (
     PR_SET_NO_NEW_PRIVS,
-    ProtocolError,
     encode,
     has_ref,
-    kill_all_but_me,
     libc,
     prctl,
     recv,
-    recv_fds,
     send,
     trim,
     version_tag_reader,
@@ -387,255 +382,3 @@ def run_stdio_program(program: str) -> None:
         except BaseException:
             pass
     os._exit(code & 0xFF)
-
-
-# The solution zygote's own kill deadline trails the judge's by this much: the judge, which
-# knows the sample's budget, always decides and reports a timeout itself, even when the
-# machine is so loaded that it wakes up late.
-DEADLINE_GRACE_S = 1.0
-# A run with a CPU budget is looked at no more often than this (a run without one is not polled).
-CPU_POLL_FLOOR_S = 0.002
-_CPUS = max(1, os.cpu_count() or 1)
-
-
-def cpu_budget(limits: dict) -> float | None:
-    """The run's CPU budget (``run_cpu_s``: seconds of its main process, all threads), if it has one."""
-    value = limits.get("run_cpu_s")
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
-        return float(value)
-    return None
-
-
-def process_cpu_clock(pid: int) -> int:
-    """The clock id of a process's CPU time (Linux's ``MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)``):
-    read with ``clock_gettime`` at no cost beyond the call, to the nanosecond, unlike the whole
-    seconds of ``RLIMIT_CPU``."""
-    return ((~pid) << 3) | 2
-
-
-def cpu_seconds(clock: int) -> float:
-    """CPU seconds on ``clock`` so far; 0.0 once the process is gone (its exit is seen on its pidfd)."""
-    try:
-        return time.clock_gettime(clock)
-    except OSError:
-        return 0.0
-
-
-class SolutionZygote:
-    def __init__(self, config: dict) -> None:
-        self.link = socket.socket(fileno=config["link_fd"])
-        self.workdir = os.path.join(config["root"], "work")
-        self.pid_namespace = bool(config.get("pid_namespace"))
-        self.work_bytes = int(config.get("work_bytes") or 64 << 20)
-        self.work_inodes = int(config.get("work_inodes") or 10_000)
-        self.fresh_mounts = False
-        self.retire: str | None = None
-        self.memory = open_cgroup(config.get("memory_cgroup"), unmount)  # the per-sample memory bound
-        if config.get("mount_work"):
-            # Only inside a mount namespace of our own: outside one, a mount would be the host's.
-            try:
-                os.mkdir(self.workdir, 0o755)
-                try:
-                    mount_tmpfs(self.workdir, self.work_bytes, self.work_inodes, None)
-                except OSError:
-                    unshare_mounts()
-                    mount_tmpfs(self.workdir, self.work_bytes, self.work_inodes, None)
-                unmount(self.workdir)
-                self.fresh_mounts = True
-            except OSError:
-                self.fresh_mounts = False
-
-    def serve(self) -> None:
-        if self.memory is not None and not self.memory.enter():
-            self.memory = None  # the host then lowers the rlimits instead (the fallback)
-        send(
-            self.link.fileno(),
-            {
-                "ready": True,
-                "uid": os.getuid(),
-                "pid": os.getpid(),
-                "fresh_mounts": self.fresh_mounts,
-                "memory_cgroup": self.memory is not None,
-            },
-        )
-        while True:
-            try:
-                request, fds = recv_fds(self.link, 4)
-            except (EOFError, OSError, ProtocolError, ValueError):
-                return
-            if isinstance(request, dict) and request.get("op") == "sync":
-                # The judge zygote asks once a sample is over: by now every run has been answered
-                # and cleaned up, so the next sample starts on an idle, clean zygote.
-                for fd in fds:
-                    os.close(fd)
-                send(self.link.fileno(), {"synced": request.get("token"), "retire": self.retire})
-                if self.retire:
-                    return
-                continue
-            if not isinstance(request, dict) or request.get("op") != "run":
-                for fd in fds:  # a stop for a run that already ended
-                    os.close(fd)
-                continue
-            if self.retire:
-                # A case of this sample left what could not be cleaned: no more runs on this zygote.
-                for fd in fds:
-                    os.close(fd)
-                send(self.link.fileno(), {"seq": request.get("seq"), "retired": self.retire})
-                continue
-            try:
-                reply = self.run(request, fds)
-            except Exception as exc:
-                kill_all_but_me(self.pid_namespace)
-                reply = {"seq": request.get("seq"), "infrastructure": f"{type(exc).__name__}: {trim(str(exc))}"}
-            send(self.link.fileno(), reply)
-
-    def prepare_workdir(self, uid: int | None) -> None:
-        if self.fresh_mounts:
-            mount_tmpfs(self.workdir, self.work_bytes, self.work_inodes, uid)
-            return
-        if os.path.lexists(self.workdir):
-            wipe_tree(self.workdir)
-        os.mkdir(self.workdir, 0o700)
-        if uid is not None:
-            os.chown(self.workdir, uid, uid)
-
-    def drop_workdir(self) -> None:
-        """Remove what the sample left. Never raises: a failure retires this zygote instead."""
-        try:
-            if self.fresh_mounts:
-                unmount(self.workdir)  # O(1) for us: the kernel frees the (bounded) inodes
-            else:
-                wipe_tree(self.workdir)
-        except Exception as exc:
-            # What the sample left behind is its own business, not an infrastructure failure of
-            # its sample: the sample's outcome stands, and this worker is replaced afterwards.
-            self.retire = f"the working directory could not be cleaned ({type(exc).__name__}: {trim(str(exc), 200)})"
-
-    def run(self, request: dict, fds: list[int]) -> dict:
-        import select
-
-        uid = request.get("sample_uid")
-        if uid is not None and os.getuid() != 0:
-            uid = None
-        try:
-            self.prepare_workdir(uid)
-        except BaseException:
-            for fd in fds:
-                os.close(fd)
-            raise
-        serve = request["mode"] == "serve"
-        memory, kills_before = self.memory, 0
-        if memory is not None:
-            memory.set_limit(int(request["limits"].get("total_memory_mb") or 1536))
-            kills_before = memory.kills()
-        setup_r, setup_w = os.pipe()
-        try:
-            pid = os.fork()
-        except OSError:
-            for fd in (*fds, setup_r, setup_w):  # the judge sees EOF, then this run's infrastructure report
-                os.close(fd)
-            raise
-        if pid == 0:
-            try:
-                self.link.close()
-                devnull = os.open(os.devnull, os.O_RDWR)
-                sources = [devnull, devnull, devnull, fds[0]] if serve else fds[:3]
-                # Park every source above the targets first: a source may sit on another target's number.
-                import fcntl
-
-                parked = [fcntl.fcntl(fd, fcntl.F_DUPFD, 256) for fd in sources]
-                for target, fd in enumerate(parked):
-                    os.dup2(fd, target)
-                setup_fd = fcntl.fcntl(setup_w, fcntl.F_DUPFD, len(parked))
-                if memory is not None:
-                    prefer_as_victim()  # at the bound, the kernel kills the sample, not the zygote
-                become_solution(request, self.workdir, {*range(len(parked)), setup_fd})
-                # Set-up done: say so, then close the pipe before the first line of the program.
-                os.write(setup_fd, b"1")
-                os.close(setup_fd)
-            except BaseException:
-                os._exit(120)
-            if serve:
-                serve_solution(request["program"], 3)
-                os._exit(0)
-            run_stdio_program(request["program"])
-        for fd in (*fds, setup_w):
-            os.close(fd)
-        outcome: dict = {"seq": request["seq"], "exit": None, "signal": None, "timed_out": False, "stopped": False}
-        pidfd = os.pidfd_open(pid)
-        deadline = time.monotonic() + float(request["wall_s"]) + DEADLINE_GRACE_S
-        budget = cpu_budget(request["limits"])
-        clock = process_cpu_clock(pid)
-        try:
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    outcome["timed_out"] = True
-                    break
-                wait = left
-                if budget is not None:
-                    spent = cpu_seconds(clock)
-                    if spent >= budget:
-                        outcome["timed_out"] = outcome["cpu_limited"] = True
-                        break
-                    # The process's threads spend at most one CPU second per CPU each second, so
-                    # no earlier look could find the budget spent; the floor bounds the wake-ups.
-                    wait = min(left, max((budget - spent) / _CPUS, CPU_POLL_FLOOR_S))
-                watched: list[int | socket.socket] = [pidfd, self.link]
-                if memory is not None:
-                    watched += memory.readable()
-                ready, _, alarms = select.select(watched, [], memory.exceptional() if memory else [], wait)
-                if memory is not None and (alarms or memory.notify in ready):
-                    memory.drain()
-                    if memory.kills() > kills_before:
-                        break  # a process of the sample was killed at the bound: stop the rest
-                if pidfd in ready:
-                    _, status, usage = os.wait4(pid, 0)
-                    outcome["cpu_s"] = round(usage.ru_utime + usage.ru_stime, 6)
-                    if os.WIFSIGNALED(status):
-                        outcome["signal"] = os.WTERMSIG(status)
-                    else:
-                        outcome["exit"] = os.WEXITSTATUS(status)
-                    break
-                if self.link in ready:
-                    try:
-                        message, extra = recv_fds(self.link, 4, time.monotonic() + 5)
-                    except (EOFError, OSError, ProtocolError, ValueError, TimeoutError):
-                        outcome["stopped"] = True  # the judge is gone
-                        break
-                    for fd in extra:
-                        os.close(fd)
-                    if (
-                        isinstance(message, dict)
-                        and message.get("op") == "stop"
-                        and message.get("seq") in ("*", request["seq"])
-                    ):
-                        outcome["stopped"] = True
-                        break
-        finally:
-            os.close(pidfd)
-            if "cpu_s" not in outcome:
-                outcome["cpu_s"] = round(cpu_seconds(clock), 6)  # before the kill reaps it
-            overlap = self.fresh_mounts and self.pid_namespace
-            if overlap:
-                # Detach the sample's filesystem while its processes die: the unmount waits for
-                # an RCU grace period (most of a millisecond), the exits take about as long, and
-                # side by side they cost the sample's end one wait instead of two. A process
-                # still dying only holds the detached tree, freed once the last one is reaped.
-                signal_everyone()
-                self.drop_workdir()
-            kill_all_but_me(self.pid_namespace, pgid=pid, uid=uid)
-            # The set-up byte is written before the program starts, so it is there by now if ever.
-            os.set_blocking(setup_r, False)
-            try:
-                outcome["setup_ok"] = os.read(setup_r, 1) == b"1"
-            except BlockingIOError:
-                outcome["setup_ok"] = False
-            os.close(setup_r)
-            if not overlap:
-                self.drop_workdir()  # a wipe waits for every process to be gone
-            if memory is not None and memory.kills() > kills_before:
-                outcome["memory"] = memory.limit_mb
-            if self.retire:
-                outcome["retire"] = self.retire  # the judge passes it on: no extra round trip to learn it
-        return outcome
