@@ -83,6 +83,38 @@ def test_oversized_and_non_string_completions_are_refused_in_the_driver(pool, ta
     assert [v.reason for v in verdicts] == [Reason.FORMAT_ERROR, Reason.FORMAT_ERROR, Reason.OK]
 
 
+def test_verdicts_through_ray_are_the_local_pools_field_for_field(pool, tasks):
+    # Chunks and their verdicts travel as wire-form bytes: nothing of a task or a verdict may be lost
+    # on the way (metadata, difficulty, details, extracted text, reason), by map or by submit.
+    from rlvr_envs.runtime.local.pool import VerificationPool
+
+    odd = [t.model_copy(update={"metadata": {"k": ["ü", 1, None]}, "id": f"{t.id}-ü"}) for t in tasks[:3]]
+    batch = [*tasks[:4], *odd, tasks[0], tasks[0]]
+    completions = [
+        gold(batch[0]),
+        "\\boxed{-1}",
+        "no box",
+        "raise",
+        gold(odd[0]),
+        "",
+        "\\boxed{7}",
+        gold(tasks[0]),
+        "é",
+    ]
+    verifier = HangingVerifier()
+    with VerificationPool(1) as local:
+        want = local.map(verifier, batch, completions)
+    by_map = pool.map(verifier, batch, completions)
+    by_submit = [f.result(timeout=60) for f in pool.submit_many(verifier, batch, completions)]
+
+    def fields(verdicts):
+        return [v.model_dump(exclude={"elapsed_s"}) for v in verdicts]
+
+    assert fields(by_map) == fields(want) and fields(by_submit) == fields(want)
+    assert len({v.reason for v in want}) >= 3  # the mix covers ok, wrong and a verifier error
+    assert all(isinstance(v.elapsed_s, float) and v.elapsed_s >= 0 for v in by_map + by_submit)
+
+
 def test_20000_items_in_one_batch_come_back_once_each_in_order_with_bounded_in_flight(pool, tasks):
     n = 20_000
     batch = [tasks[i % 10] for i in range(n)]
