@@ -353,3 +353,29 @@ def test_the_envs_build_their_background_from_their_own_prompts_or_take_yours() 
     assert set(own.verifier.relevance_background.prompts) == set(mine)
     synth: Any = rlvr_envs.make("ifeval-synth", base_prompts=[r["prompt"] for r in rows])
     assert synth.env_id == "ifeval-synth-v4" and len(synth.verifier.relevance_background.prompts) == len(rows)
+
+
+def _units_reference(text: str, drop: frozenset[str]) -> set[str]:
+    """``relevance.units`` as a per-word loop (how it was written before round 3)."""
+    if text.isascii():
+        words = text.encode("ascii").translate(relevance._ASCII_WORD_TABLE).decode("ascii").lower().split()
+        return {w[:6] for w in words if len(w) >= 3 and w not in drop}
+    found = {w[:6] for w in map(relevance._fold, relevance._WORD_RE.findall(text)) if len(w) >= 3 and w not in drop}
+    for run in relevance._NO_SPACE_RUN_RE.findall(text):
+        found.update(relevance._bigrams(run))
+    return found
+
+
+def test_the_fast_paths_give_the_words_a_per_word_loop_gives() -> None:
+    """The gate lowers words in one call and dedupes before filtering (speed, round 3): the
+    same words and units as a per-word loop, on labelled text and on random text full of
+    case-changing characters (İ, ß, ẞ, ǅ, final sigma, ligatures)."""
+    rng = random.Random(3)
+    alphabet = "aAzZ'’-İıßẞﬁÀÿЀӿ ǅǄ\n|\"  .,ΣσςKk的了日本ภาษา"
+    texts = [r["response"] for r in read_jsonl("ifbench_responses_labeled.jsonl")]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 300))) for _ in range(500)]
+    for text in texts:
+        found = relevance._LATIN_CYRILLIC_WORD_RE.findall(text)
+        assert relevance._lowered(found) == [w.lower() for w in found]
+        for drop in (relevance.STOP_WORDS, relevance.TASK_STOP_WORDS, frozenset()):
+            assert relevance.units(text, drop) == _units_reference(text, drop)

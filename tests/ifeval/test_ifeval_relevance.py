@@ -190,7 +190,7 @@ def _salad_wins(env: Any, tasks: Sequence[Task]) -> dict[str, int]:
 
 def test_word_salads_score_on_no_ifeval_data_task() -> None:
     data = str(shared_path("ifeval_input_data.jsonl"))
-    envs = {v: rlvr_envs.make(f"ifeval-data-v{v}", data=data) for v in (0, 1, 2)}
+    envs = {v: rlvr_envs.make(f"ifeval-data-v{v}", data=data) for v in (0, 1, 2, 3)}
     wins = {v: _salad_wins(env, env.tasks) for v, env in envs.items()}
     print(f"\nsalads scoring on 541 ifeval-data tasks: {wins}")
     assert sum(wins[0].values()) > 100  # the salads do satisfy format-only constraints
@@ -198,11 +198,13 @@ def test_word_salads_score_on_no_ifeval_data_task() -> None:
     # function words at a natural rate (9 tasks of 541; the redteam's stuffing scores 0).
     assert wins[2].pop("prompt-stuffed") <= 9
     assert wins[2] == dict.fromkeys(wins[2], 0)
+    # Round 3 (ifeval-data-v3): the interleaved-prompt rule refuses the stuffed salad too.
+    assert wins[3] == dict.fromkeys(wins[3], 0)
 
 
 def test_word_salads_score_on_no_synth_task() -> None:
     wins = {}
-    for version in (1, 2, 3):
+    for version in (1, 2, 3, 4):
         env: Any = rlvr_envs.make(f"ifeval-synth-v{version}", level=1, seed=0)
         generator = random.Random(5)
         wins[version] = _salad_wins(env, [env.generate(generator) for _ in range(300)])
@@ -210,6 +212,7 @@ def test_word_salads_score_on_no_synth_task() -> None:
     assert sum(wins[1].values()) > 50
     assert wins[3].pop("prompt-stuffed") <= 2  # known, as above
     assert wins[3] == dict.fromkeys(wins[3], 0)
+    assert wins[4] == dict.fromkeys(wins[4], 0)  # round 3
 
 
 def test_the_language_rule_rejects_no_labelled_response(labelled) -> None:

@@ -117,12 +117,10 @@ def answers_another_prompt(
     ``prompt`` (its task units ``task``) clearly better than its own task, else None."""
     idf, postings = background.idf, background.postings
     matched: dict[int, float] = {}
-    for unit in response:
-        ids = postings.get(unit)
-        if ids is not None:
-            w = idf[unit]
-            for i in ids:
-                matched[i] = matched.get(i, 0.0) + w
+    for unit in idf.keys() & response:  # the units some background prompt has (in C)
+        w = idf[unit]
+        for i in postings[unit]:
+            matched[i] = matched.get(i, 0.0) + w
     if not matched:
         return None
     floor = MIN_RARE_UNITS * background.unseen

@@ -27,8 +27,13 @@ question that separates an attempt from a paste: does the response use the task'
   long pastes that share nothing with the task and little more; ``relevance="judge"`` asks a
   judge model instead.
 
-Everything about a task is computed once per prompt (bounded LRU); a response costs one
-tokenisation of its first ``MAX_RELEVANCE_CHARS`` characters.
+Round 3 (``relevance="contrast"``, the training default since ``ifeval-data-v3``): the prompt's
+words walked in order between filler are a salad (``interleaved_prompt``), and a response that
+answers another prompt of the env's background better than its own is off-topic
+(``rlvr_ifeval.contrast``).
+
+Everything about a task is computed once per prompt (bounded LRU); a response costs a few
+tokenisations of its first ``MAX_RELEVANCE_CHARS`` characters.
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import pairwise
+from itertools import filterfalse, pairwise
 from typing import Any
 
 from rlvr_ifeval.base import Checker, strings
@@ -205,9 +210,10 @@ def units(text: str, drop: frozenset[str] = STOP_WORDS, prefix: int = PREFIX) ->
     no-space-script bigrams."""
     if text.isascii():
         words = text.encode("ascii").translate(_ASCII_WORD_TABLE).decode("ascii").lower().split()
-        return {w[:prefix] for w in words if len(w) >= MIN_WORD and w not in drop}
-    folded = (_fold(w) for w in _WORD_RE.findall(text))
-    found = {w[:prefix] for w in folded if len(w) >= MIN_WORD and w not in drop}
+        # Distinct words first (a set, in C): words repeat, and the filter below is Python.
+        return {w[:prefix] for w in set(words).difference(drop) if len(w) >= MIN_WORD}
+    folded = set(map(_fold, set(_WORD_RE.findall(text))))
+    found = {w[:prefix] for w in folded.difference(drop) if len(w) >= MIN_WORD}
     for run in _NO_SPACE_RUN_RE.findall(text):
         found.update(_bigrams(run))
     return found
@@ -392,6 +398,12 @@ _LATIN_CYRILLIC_WORD_RE = re.compile(r"[a-zA-Z\u00c0-\u024f\u0400-\u04ff]+(?:'[a
 _HAN_KANA_RE = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 
 
+def _lowered(words: list[str]) -> list[str]:
+    """``[w.lower() for w in words]`` in one call: the words hold no whitespace and lowercasing
+    makes none, so splitting the lowered join gives the same words (three times faster)."""
+    return " ".join(words).lower().split()
+
+
 def function_share(text: str, drop: frozenset[str] = frozenset()) -> tuple[float, int, float] | None:
     """The share of function words among the words of ``text``'s prose segments, how many words
     that is and the bound natural text stays above; for text mostly in Han/kana, the share of
@@ -403,14 +415,15 @@ def function_share(text: str, drop: frozenset[str] = frozenset()) -> tuple[float
     for segment in _SEGMENT_RE.split(head):
         found = _LATIN_CYRILLIC_WORD_RE.findall(segment)
         if len(found) >= PROSE_SEGMENT_WORDS:
-            words.extend(w for w in map(str.lower, found) if w not in drop)
+            lowered = _lowered(found)
+            words.extend(filterfalse(drop.__contains__, lowered) if drop else lowered)
     if len(han) > 2 * len(words):
         if len(han) < 2 * MIN_PROSE_WORDS:
             return None
         return sum(c in _FUNCTION_CHARS for c in han) / len(han), len(han), MIN_FUNCTION_SHARE_HAN
     if len(words) < MIN_PROSE_WORDS:
         return None
-    counts = Counter(w for w in words if w in FUNCTION_WORDS)
+    counts = Counter(filter(FUNCTION_WORDS.__contains__, words))
     share = sum(counts.values()) / len(words)
     if len(words) >= MIN_TOP_WORDS and share >= MIN_FUNCTION_SHARE:
         # Enough function words, but none frequent: drawn evenly from a vocabulary, not prose.
@@ -454,7 +467,7 @@ def _response_words(response: str) -> tuple[str, ...]:
     both sides: "ocean's" and "op-ed" in the prompt are "oceans" and "oped" in a copy
     stripped of punctuation."""
     head = response[:MAX_RELEVANCE_CHARS].translate(_JOINERS)
-    return tuple(w.lower() for w in _LATIN_CYRILLIC_WORD_RE.findall(head))
+    return tuple(_lowered(_LATIN_CYRILLIC_WORD_RE.findall(head)))
 
 
 def shuffled_prompt(response: str, prompt: str) -> dict[str, Any] | None:
@@ -531,15 +544,10 @@ def interleaved_prompt(response: str, prompt: str) -> dict[str, Any] | None:
     words = _response_words(response)
     if len(words) < MIN_TOP_WORDS:
         return None
-    previous: str | None = None
-    at = steps = 0
-    for k, word in enumerate(words):
-        before = preceding.get(word)
-        if before is None:
-            continue
-        if previous is not None and k - at >= 2 and previous in before:
-            steps += 1
-        previous, at = word, k
+    # The response's words of the prompt's vocabulary, with their positions; a step joins two
+    # consecutive ones.
+    hits = [(k, w) for k, w in enumerate(words) if w in preceding]
+    steps = sum(1 for (at, previous), (k, word) in pairwise(hits) if k - at >= 2 and previous in preceding[word])
     share = steps / len(words)
     if share <= MAX_INTERLEAVED_STEPS:
         return None
