@@ -114,19 +114,11 @@ def revision_serve(rev: str, into: Path) -> Path | None:
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def cpu_s(pid: int) -> float:
-    """User + system CPU of a process (all its threads)."""
+def cpu_s(pid: int, thread: int | None = None) -> float:
+    """User + system CPU of a process (all its threads), or of one of its threads."""
+    where = f"/proc/{pid}/task/{thread}/stat" if thread is not None else f"/proc/{pid}/stat"
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / TICK
-
-
-def loop_cpu_s(pid: int) -> float:
-    """CPU of the server's main thread: its event loop (HTTP, JSON, the request's rows, the batcher)."""
-    try:
-        fields = Path(f"/proc/{pid}/task/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        fields = Path(where).read_text().rsplit(")", 1)[1].split()
     except OSError:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / TICK
@@ -423,9 +415,10 @@ def main() -> None:
                     for kind, address in addresses.items():
                         pid = procs[kind].pid
                         workers = descendants(pid)
-                        server0, workers0, loop0 = cpu_s(pid), sum(map(cpu_s, workers)), loop_cpu_s(pid)
+                        # The main thread (its id is the pid) runs the event loop: serve_forever.
+                        server0, workers0, loop0 = cpu_s(pid), sum(map(cpu_s, workers)), cpu_s(pid, thread=pid)
                         result = load(address, payloads, args.duration, args.concurrency, mode == "keep-alive")
-                        server1, loop1 = cpu_s(pid), loop_cpu_s(pid)
+                        server1, loop1 = cpu_s(pid), cpu_s(pid, thread=pid)
                         # A worker replaced mid-round takes its CPU with it: only those alive at both ends count.
                         alive = [w for w in workers if w in set(descendants(pid))]
                         workers1 = sum(map(cpu_s, alive))
