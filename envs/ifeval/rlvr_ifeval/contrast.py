@@ -105,6 +105,13 @@ class Background:
             index={p: i for i, p in enumerate(prompts)},
         )
 
+    def answers_another(
+        self, prompt: str, task: frozenset[str], response: frozenset[str] | set[str]
+    ) -> dict[str, Any] | None:
+        """``answers_another_prompt`` against this background (what ``relevance`` calls: it
+        imports nothing from here at run time, since this module reads its task units)."""
+        return answers_another_prompt(self, prompt, task, response)
+
     def weight(self, units: Iterable[str]) -> float:
         idf, unseen = self.idf, self.unseen
         return sum(idf.get(u, unseen) for u in units)

@@ -46,12 +46,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import filterfalse, pairwise
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rlvr_ifeval.base import Checker, strings
-from rlvr_ifeval.contrast import Background, answers_another_prompt
 from rlvr_ifeval.language import detect_language
 from rlvr_ifeval.text import count_words_any_script
+
+if TYPE_CHECKING:  # contrast reads this module's task units; relevance only calls a Background's method
+    from rlvr_ifeval.contrast import Background
 
 RELEVANCE_MODES = ("contrast", "overlap", "overlap-v0", "off", "judge")
 """``contrast``: ``overlap``'s rules, the interleaved-prompt rule and the contrast with other
@@ -325,7 +327,7 @@ def off_topic(
     found: set[str] | None = None
     if background is not None:
         found = units(head, prefix=prefix)
-        elsewhere = answers_another_prompt(background, prompt, task_units(prompt, tuple(checkers)).units, found)
+        elsewhere = background.answers_another(prompt, task_units(prompt, tuple(checkers)).units, found)
         if elsewhere is not None:
             return elsewhere
     if any(c.allows_short_answer() for c in checkers):
