@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/math_verify.py [--realistic 300] [--workers 2] [--pool-items 300] [--repeats 3]
     .venv/bin/python bench/math_verify.py --hostile-only [--batch 100] [--repeats 3]
+    .venv/bin/python bench/math_verify.py --inline-only [--repeats 3]   # the in-process rows alone
 
 The set: every labelled peer case in ../shared/data (math_verify_cases.jsonl and
 math_equiv_other_cases.jsonl, each verifier configured as the row's harness says), plus
@@ -303,6 +304,7 @@ def main() -> None:
     parser.add_argument("--hostile-only", action="store_true", help="only the hostile rows and the hostile batch")
     parser.add_argument("--batch", type=int, default=100, help="size of the hostile batch (10%% expansion-heavy)")
     parser.add_argument("--repeats", type=int, default=3, help="repeats of every timed row (min/median/max)")
+    parser.add_argument("--inline-only", action="store_true", help="only the in-process rows (first and 2nd pass)")
     parser.add_argument("--inline-worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.repeats < 1:
@@ -336,6 +338,8 @@ def main() -> None:
     # The same items again in the same processes: the LaTeX parser's decision cache (shared by
     # both sides) is now warm, as in any long-running process; answer caches are still emptied.
     _row("mixed", "2nd pass", mixed, [run["2nd pass"] for run in runs])
+    if args.inline_only:
+        return
     # Fresh workers for each side; an evenly spread subset of the mixed set keeps the run short.
     step = max(1, len(mixed) // max(1, args.pool_items))
     sample = mixed[::step]

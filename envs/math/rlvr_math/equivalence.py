@@ -33,6 +33,7 @@ from rlvr_math.equations import equations_match
 from rlvr_math.latex_parse import parse_boxed
 from rlvr_math.normalize import Number, choice_letter, clean, compact, numbers_equal, parse_number, too_costly
 from rlvr_math.numeric_check import proven_unequal
+from rlvr_math.relation_sets import presolve
 from rlvr_math.structures import compare_structures, number_tuple
 
 DEFAULT_REL_TOL = 1e-6
@@ -493,6 +494,24 @@ def _parsed(latex: str) -> tuple[Any, ...]:
         return ()
 
 
+def _presolved(gold: tuple[Any, ...], pred: tuple[Any, ...], allow_set_relation_comp: bool) -> tuple[list, list]:
+    """Both parses for math-verify's ``verify``, an inequality it would solve into a set given as
+    that set (``rlvr_math.relation_sets``: the same set, without sympy's inequality solver).
+    Only with one expression on each side: ``verify`` pairs every gold item with every predicted
+    one, and whether an inequality becomes a set depends on what it is compared with."""
+    from sympy import Basic
+
+    g_at = [i for i, item in enumerate(gold) if isinstance(item, Basic)]
+    p_at = [i for i, item in enumerate(pred) if isinstance(item, Basic)]
+    gold_list, pred_list = list(gold), list(pred)
+    if len(g_at) == 1 and len(p_at) == 1:
+        try:
+            gold_list[g_at[0]], pred_list[p_at[0]] = presolve(gold[g_at[0]], pred[p_at[0]], allow_set_relation_comp)
+        except Exception:
+            return list(gold), list(pred)  # math-verify decides as before
+    return gold_list, pred_list
+
+
 def _symbolic(
     g: str, p: str, config: MatchConfig, gold_is_set: bool, pred_is_set: bool, g_items: list[str], p_items: list[str]
 ) -> Match:
@@ -510,10 +529,11 @@ def _symbolic(
     from math_verify import verify
 
     _quiet_math_verify()
+    gold_list, pred_list = _presolved(gold_parsed, pred_parsed, config.allow_set_relation_comp)
     try:
         equal = verify(
-            list(gold_parsed),
-            list(pred_parsed),
+            gold_list,
+            pred_list,
             float_rounding=config.float_rounding,
             strict=config.strict,
             allow_set_relation_comp=config.allow_set_relation_comp,

@@ -352,7 +352,10 @@ def value_word_after(after: str) -> str | None:
 
     The multilingual magnitudes and factors are the core's (``rlvr_envs.answer_tail``): refused,
     never dropped; the English words and CJK numerals are math's own, read above."""
-    return _english_value_word_after(after) or core_value_word_after(after, operations=False)
+    word = _english_value_word_after(after) or core_value_word_after(after, operations=False)
+    if word is not None and word.lower() in UNITS:
+        return None  # a known unit reads as the unit: "miles" is Spanish for thousands, and English for miles
+    return word
 
 
 _FIRST_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
