@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import threading
 import time
 
 import pytest
@@ -350,3 +351,42 @@ def test_the_judge_zygote_waits_for_the_solution_zygote_to_be_clean(answer, reti
         assert got is None
     else:
         assert got is not None and retire in got
+
+
+def test_a_solution_zygote_that_fails_a_deferred_clean_up_runs_nothing_more(tmp_path):
+    """The unmount of a run's filesystem comes after its reply: if it fails, the next run (maybe
+    another sample's) is refused as an infrastructure failure, never run in the dirty box."""
+    from rlvr_code import _sandbox_solution_zygote, _sandbox_wire
+
+    mine, theirs = socket.socketpair()
+    zygote = _sandbox_solution_zygote.SolutionZygote({"link_fd": theirs.detach(), "root": str(tmp_path)})
+    events: list[str] = []
+
+    def run(request: dict, fds: list[int]) -> dict:
+        events.append(f"run {request['seq']}")
+        zygote.drop_pending = True  # as a run with a tmpfs of its own leaves it
+        return {"seq": request["seq"], "exit": 0, "setup_ok": True}
+
+    def drop_workdir() -> None:
+        events.append("drop")
+        zygote.retire = "the working directory could not be cleaned (OSError: busy)"
+
+    zygote.run = run
+    zygote.drop_workdir = drop_workdir
+    server = threading.Thread(target=zygote.serve)
+    server.start()
+    try:
+        assert _sandbox_wire.recv(mine.fileno(), time.monotonic() + 5)["ready"] is True
+        _sandbox_wire.send_fds(mine, [], {"op": "run", "seq": "1"})
+        first = _sandbox_wire.recv(mine.fileno(), time.monotonic() + 5)
+        assert first["seq"] == "1" and "retire" not in first and "infrastructure" not in first
+        _sandbox_wire.send_fds(mine, [], {"op": "run", "seq": "2"})
+        second = _sandbox_wire.recv(mine.fileno(), time.monotonic() + 5)
+        assert second["seq"] == "2" and "could not be cleaned" in second["infrastructure"]
+        _sandbox_wire.send_fds(mine, [], {"op": "sync", "token": "T"})
+        synced = _sandbox_wire.recv(mine.fileno(), time.monotonic() + 5)
+        assert synced["synced"] == "T" and "could not be cleaned" in synced["retire"]
+    finally:
+        mine.close()
+        server.join(5)
+    assert events == ["run 1", "drop"]  # run 2 never started

@@ -159,7 +159,8 @@ class Judge(StdioCases):
 
     def stop_runs(self) -> None:
         """End every solution run of this sample and wait for the zygote's report on each (it is
-        sent once the run's processes are gone and its working filesystem is dropped)."""
+        sent once the run's processes are gone; a working filesystem of its own is dropped after
+        the report, before the zygote reads its next request)."""
         for seq in list(self.active):
             try:
                 self.stop_solution(seq)

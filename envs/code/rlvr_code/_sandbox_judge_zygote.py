@@ -216,7 +216,9 @@ class JudgeZygote:
         if fresh:
             outcome["judge_started"] = True
         # The solution zygote's clean-up confirmation: carried by the last run's report when the
-        # judge saw every run end, else asked for explicitly.
+        # judge saw every run end, else asked for explicitly. An unmount it does after its last
+        # report and fails refuses the next run as an infrastructure failure instead (retried on
+        # a fresh worker), so no sample is ever scored in a box that was not cleaned.
         retire = (str(done["retire"]) if done.get("retire") else None) if idle else self.sync(nonce)
         if retire:
             outcome["retire"] = retire

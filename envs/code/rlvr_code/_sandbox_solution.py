@@ -166,17 +166,6 @@ def wipe_tree(path: str) -> None:
     os.rmdir(path)
 
 
-def signal_everyone() -> None:
-    """SIGKILL every other process of this PID namespace, once, without waiting (in a namespace
-    of our own only: ``kill_all_but_me`` then repeats it until none is left and reaps them)."""
-    import signal
-
-    try:
-        os.kill(-1, signal.SIGKILL)
-    except OSError:
-        pass
-
-
 def become_solution(request: dict, workdir: str, keep: set[int]) -> None:
     """Everything between fork and the first line of untrusted code: the point of no return."""
     import resource

@@ -27,7 +27,6 @@ from rlvr_code._sandbox_solution import (
     mount_tmpfs,
     run_stdio_program,
     serve_solution,
-    signal_everyone,
     unmount,
     unshare_mounts,
     wipe_tree,
@@ -77,6 +76,11 @@ class SolutionZygote:
         self.work_inodes = int(config.get("work_inodes") or 10_000)
         self.fresh_mounts = False
         self.retire: str | None = None
+        # The last run's working filesystem, still to be dropped: once its processes are all
+        # dead its outcome is final, so the reply goes first and the unmount (an RCU grace
+        # period) follows it, off the sample's critical path but before the next request is read.
+        self.drop_pending = False
+        self.retire_deferred = False  # ``retire`` came from such a drop, after the run was answered
         self.memory = open_cgroup(config.get("memory_cgroup"), unmount)  # the per-sample memory bound
         if config.get("mount_work"):
             # Only inside a mount namespace of our own: outside one, a mount would be the host's.
@@ -124,10 +128,16 @@ class SolutionZygote:
                     os.close(fd)
                 continue
             if self.retire:
-                # A case of this sample left what could not be cleaned: no more runs on this zygote.
+                # What a run left could not be cleaned: no more runs on this zygote.
                 for fd in fds:
                     os.close(fd)
-                send(self.link.fileno(), {"seq": request.get("seq"), "retired": self.retire})
+                if self.retire_deferred:
+                    # Found after that run was answered, so perhaps that of another sample: this
+                    # run must not be scored here at all (the host retries it on a fresh worker).
+                    refusal = {"seq": request.get("seq"), "infrastructure": f"not run: {self.retire}"}
+                    send(self.link.fileno(), refusal)
+                else:
+                    send(self.link.fileno(), {"seq": request.get("seq"), "retired": self.retire})
                 continue
             try:
                 reply = self.run(request, fds)
@@ -135,6 +145,13 @@ class SolutionZygote:
                 kill_all_but_me(self.pid_namespace)
                 reply = {"seq": request.get("seq"), "infrastructure": f"{type(exc).__name__}: {trim(str(exc))}"}
             send(self.link.fileno(), reply)
+            self.drop_deferred()
+
+    def drop_deferred(self) -> None:
+        if self.drop_pending:
+            self.drop_pending = False
+            self.drop_workdir()
+            self.retire_deferred = self.retire is not None
 
     def prepare_workdir(self, uid: int | None) -> None:
         if self.fresh_mounts:
@@ -263,14 +280,10 @@ class SolutionZygote:
             os.close(pidfd)
             if "cpu_s" not in outcome:
                 outcome["cpu_s"] = round(cpu_seconds(clock), 6)  # before the kill reaps it
-            overlap = self.fresh_mounts and self.pid_namespace
-            if overlap:
-                # Detach the sample's filesystem while its processes die: the unmount waits for
-                # an RCU grace period (most of a millisecond), the exits take about as long, and
-                # side by side they cost the sample's end one wait instead of two. A process
-                # still dying only holds the detached tree, freed once the last one is reaped.
-                signal_everyone()
-                self.drop_workdir()
+            # With a tmpfs of its own per run in a PID namespace of our own, the unmount is left
+            # to ``drop_deferred``, after the reply: once ``kill_all_but_me`` has reaped every
+            # process of the sample nothing can change what the reply says.
+            self.drop_pending = self.fresh_mounts and self.pid_namespace
             kill_all_but_me(self.pid_namespace, pgid=pid, uid=uid)
             # The set-up byte is written before the program starts, so it is there by now if ever.
             os.set_blocking(setup_r, False)
@@ -279,7 +292,7 @@ class SolutionZygote:
             except BlockingIOError:
                 outcome["setup_ok"] = False
             os.close(setup_r)
-            if not overlap:
+            if not self.drop_pending:
                 self.drop_workdir()  # a wipe waits for every process to be gone
             if memory is not None and memory.kills() > kills_before:
                 outcome["memory"] = memory.limit_mb
