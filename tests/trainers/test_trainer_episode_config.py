@@ -39,6 +39,8 @@ def test_episode_fields_default_to_a_single_turn_run():
         ({"tools": ["calculator"], "max_turns": True}, "max_turns: must be a positive integer"),
         ({"tools": ["calculator"], "max_wall_s": -1}, "max_wall_s: must be a positive number"),
         ({"tools": ["calculator"], "max_generated_tokens": 2.5}, "max_generated_tokens: must be a positive integer"),
+        ({"tools": ["calculator"], "episode_batch": 0}, "episode_batch: must be a positive integer"),
+        ({"episode_batch": 4}, "episode_batch: an episode option, but tools is not set"),
         ({"tools": ["calculator"], "lora": {"r": 8}}, "lora: not available when training on episodes"),
         ({"tools": ["calculator"], "use_vllm": True}, "use_vllm: not available"),
         ({"tools": ["calculator"], "beta": 0.1}, "beta: not available"),
@@ -151,6 +153,7 @@ def test_the_episode_env_gets_the_config_options(tmp_path, saved_model):
         assert type(env.tool_parser).__name__ == "JsonParser" and env.max_generated_tokens == 40
         assert env.count_tokens("12 34") == len(tokenizer("12 34", add_special_tokens=False)["input_ids"])
         assert evaluated == {}
+        assert not hasattr(env, "episode_batch")  # the trainer's own field, not an env option
     finally:
         env.close()
 

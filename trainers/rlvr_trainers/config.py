@@ -265,6 +265,7 @@ class TrainerConfig:
     max_generated_chars: int | None = None
     max_wall_s: float | None = None
     tool_timeout_s: float | None = None
+    episode_batch: int | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.envs, str):

@@ -30,12 +30,17 @@ EPISODE_FIELD_DOCS: dict[str, str] = {
     "max_generated_chars": "Episodes: characters the policy may generate over an episode (None: no budget).",
     "max_wall_s": "Episodes: wall time of one episode in seconds, tool time included (None: no budget).",
     "tool_timeout_s": "Episodes: budget of one tool call in seconds (default: the env's, 10).",
+    "episode_batch": (
+        "Episodes: how many run together in lockstep, one generate per turn for all (default 64; 1: one at "
+        "a time). Each holds its tool sessions while it runs: lower it for heavy tools such as python."
+    ),
 }
 
 EPISODE_FIELDS = tuple(EPISODE_FIELD_DOCS)
-"""Each is the ``make()`` option of the same name."""
+TRAINER_ONLY = ("episode_batch",)
+"""Episode fields of the trainer itself; every other one is the ``make()`` option of the same name."""
 
-_POSITIVE_INTS = ("max_turns", "max_tool_calls", "max_generated_tokens", "max_generated_chars")
+_POSITIVE_INTS = ("max_turns", "max_tool_calls", "max_generated_tokens", "max_generated_chars", "episode_batch")
 _POSITIVE_NUMBERS = ("max_wall_s", "tool_timeout_s")
 
 # TRL features the episode trainer does not have: each must keep one of the values listed.
@@ -140,7 +145,7 @@ def episode_make_kwargs(config: Any, count_tokens: Any = None) -> dict[str, Any]
     kwargs: dict[str, Any] = {"tools": list(config.tools)}
     for name in EPISODE_FIELDS[1:]:
         value = getattr(config, name)
-        if value is not None:
+        if value is not None and name not in TRAINER_ONLY:
             kwargs[name] = value
     if config.max_generated_tokens is not None:
         kwargs["count_tokens"] = count_tokens  # a tokenizer or a str -> int function

@@ -176,6 +176,7 @@ def run_episodes(
     if not pool:
         raise ConfigError("envs: no training task is left once the held-out split is taken out (lower eval_size)")
 
+    batch = config.episode_batch or 64
     out_dir = Path(config.output_dir)
     write_run_info(out_dir, config.to_dict(), list(train_envs.values()), list(eval_only.values()), device)
 
@@ -189,6 +190,7 @@ def run_episodes(
             temperature=config.eval_temperature,
             max_new_tokens=config.max_new_tokens,
             template_kwargs=config.chat_template_kwargs,
+            max_batch=batch,
         )
 
     before = held_eval(config.eval_k)
@@ -244,6 +246,7 @@ def run_episodes(
         drop_flat=bool(preset("dynamic_sampling")),
         on_error=config.on_error,
         template_kwargs=dict(config.chat_template_kwargs),
+        max_batch=batch,
         seed=config.seed,
     )
     try:
