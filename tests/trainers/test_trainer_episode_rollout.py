@@ -148,6 +148,29 @@ def test_a_tokenizer_without_a_template_or_with_a_rewriting_one_is_refused(token
         ChatDeltas(plain).tool_ids([{"role": "tool", "content": "x"}])
 
 
+# A template with no tool role (tool messages rendered as nothing) and one that drops the reasoning
+# of every assistant turn but the last: both render the stand-in chat append-only, so only a probe
+# episode with a tool result and reasoning in it tells them apart from a usable one.
+NO_TOOL_ROLE = (
+    "{% for m in messages %}{% if m['role'] != 'tool' %}<|{{ m['role'] }}|>{{ m['content'] }}<|end|>\n"
+    "{% endif %}{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}"
+)
+STRIPS_EARLIER_REASONING = (
+    "{% for m in messages %}<|{{ m['role'] }}|>"
+    "{% if m['role'] == 'assistant' and not loop.last and '</think>' in m['content'] %}"
+    "{{ m['content'].split('</think>')[-1] }}{% else %}{{ m['content'] }}{% endif %}<|end|>\n"
+    "{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}"
+)
+
+
+@pytest.mark.parametrize("template", [NO_TOOL_ROLE, STRIPS_EARLIER_REASONING], ids=["no-tool-role", "strips-reasoning"])
+def test_a_template_that_loses_tool_results_or_rewrites_reasoning_is_refused_before_training(template):
+    tok = build_tokenizer(["abc"] * 5, vocab_size=280)
+    tok.chat_template = template
+    with pytest.raises(ChatDeltaError, match="cannot train on episodes turn by turn"):
+        ChatDeltas(tok)
+
+
 # -- the loss on episodes ------------------------------------------------------------------------
 
 

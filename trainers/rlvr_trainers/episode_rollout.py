@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rlvr_envs.episodes.chat_deltas import ChatDeltaMismatch, ChatTemplate, check_template
 from rlvr_envs.errors import RlvrEnvsError
 
 Generate = Callable[[list[int]], list[int]]
@@ -81,6 +82,13 @@ class ChatDeltas:
         self.kwargs = dict(template_kwargs or {})
         if getattr(tokenizer, "chat_template", None) is None:
             raise ChatDeltaError("the tokenizer has no chat template (set one, e.g. SIMPLE_CHAT_TEMPLATE)")
+        # The stand-in chat below has no reasoning and one tool turn: a template without a tool role
+        # (tool results silently left out of the ids) or one that strips earlier turns' reasoning
+        # would pass it. A probe episode with both refuses them before any training.
+        try:
+            check_template(ChatTemplate(tokenizer=tokenizer, **self.kwargs))
+        except ChatDeltaMismatch as exc:
+            raise ChatDeltaError(f"this chat template cannot train on episodes turn by turn: {exc}") from exc
         self.eos_id: int | None = tokenizer.eos_token_id
         base = self._render(_STAND_IN, generation_prompt=False)
         eos = tokenizer.eos_token or ""
