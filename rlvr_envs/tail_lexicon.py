@@ -145,8 +145,10 @@ _WORD_MAGNITUDES = {
     "en": r"hundreds?|thousands?|millions?|billions?|trillions?|quadrillions?|dozens?|lakhs?|lacs?|crores?|myriads?"
           r"|grand|gross|k|mn|bn",
     "de": r"hundert|tausend|million(?:en)?|milliarden?|billion(?:en)?|dutzend",
-    "fr": r"milles?|mil|millions?|milliards?|billions?|douzaines?",  # not "cent": also the coin
-    "es": r"cien(?:tos?)?|mil(?:es)?|mill(?:ón|on|ones)|millardos?|bill(?:ón|on|ones)|docenas?",
+    # Only forms that multiply a numeral before them: French "mille" never takes an s as a number
+    # and Spanish "miles" takes none ("36 mil"); "36 miles" / "36 milles" is the distance unit.
+    "fr": r"mille|mil|millions?|milliards?|billions?|douzaines?",  # not "cent": also the coin
+    "es": r"cien(?:tos?)?|mil|mill(?:ón|on|ones)|millardos?|bill(?:ón|on|ones)|docenas?",
     "it": r"cento|mille|mila|milion[ei]|miliard[oi]|bilion[ei]|dozzin[ae]",
     "pt": r"cem|cento|mil|milh(?:ão|ao|ões|oes)|bilh(?:ão|ao|ões|oes)|dúzias?",
     "ru": r"сот(?:ня|ни|ен)|тысяч\w*|тыс\.?|миллион\w*|млн\.?|миллиард\w*|млрд\.?|триллион\w*|дюжин\w*",

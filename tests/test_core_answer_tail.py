@@ -118,6 +118,10 @@ HONEST = [
     "\n도움이 되었기를 바랍니다.",
     "\nJ'espère que cela aide.",
     "\nEspero que esto ayude.",
+    # A distance unit, not Spanish "miles" / French "milles" (numerals take "mil" / "mille").
+    " miles.",
+    " miles per hour.",
+    " milles marins.",
 ]
 
 
