@@ -46,6 +46,15 @@ def test_a_server_with_no_ids_accepts_the_rows_every_id_exports(env_id):
     assert scorer.env_id == env.env_id
 
 
+@pytest.mark.parametrize("env_id", IDS)
+def test_an_exported_row_carries_options_not_data(env_id):
+    """A row's verifier spec is a few options: ifeval-data-v3's carried its contrast background
+    (derived from the data set: ~350 KB on every row) until the verifier said what a row needs."""
+    env = exported_env(env_id)
+    spec = task_row(env, _first(env))["verifier"]
+    assert spec is None or len(spec) < 8_000, (env_id, len(spec))
+
+
 @pytest.mark.parametrize("env_id", ["ifeval-v1", "ifbench-v1", "ifeval-v0", "ifbench-v0"])
 def test_the_preset_options_of_ifeval_ids_are_the_ones_the_server_checks_against(env_id):
     from rlvr_envs.adapters.rows import default_verifier, spec_from_value, state_json

@@ -123,12 +123,22 @@ def _as_list(value: Any) -> list[Any]:
 
 
 # -- specs -------------------------------------------------------------------------------------------
+def _row_state(verifier: Verifier) -> Any:
+    """What a row carries of a verifier's state: ``row_state()`` where the verifier defines it
+    (state derived from the env's data, which a server rebuilds from that data, not from every
+    row), else its pickled state."""
+    row_state = getattr(verifier, "row_state", None)
+    if callable(row_state):
+        return row_state()
+    getstate = getattr(verifier, "__getstate__", None)
+    return getstate() if getstate is not None else dict(vars(verifier))
+
+
 def verifier_spec(env: Env) -> dict[str, Any] | None:
     """The env's verifier and budgets as JSON-able data, or None when its state has no JSON form."""
     verifier = env.verifier
     cls = type(verifier)
-    getstate = getattr(verifier, "__getstate__", None)
-    state = getstate() if getstate is not None else dict(vars(verifier))
+    state = _row_state(verifier)
     if state is None:
         state = {}
     if not isinstance(state, dict):
@@ -241,8 +251,7 @@ def default_verifier(env_id: str, spec: Mapping[str, Any] | None) -> Verifier | 
 
 def state_json(verifier: Verifier) -> str | None:
     """A verifier's state in spec form (to compare two verifiers' options), or None."""
-    getstate = getattr(verifier, "__getstate__", None)
-    state = getstate() if getstate is not None else dict(vars(verifier))
+    state = _row_state(verifier)
     try:
         return json.dumps(_encode(state or {}), sort_keys=True)
     except SpecError:

@@ -202,6 +202,17 @@ class IFEvalVerifier(Verifier):
             self.bounded_cheap = False
             self.time_budget_s = max(type(self).time_budget_s, self.relevance_judge.budget_s + 5.0)
 
+    def row_state(self) -> dict:
+        """The state an exported row carries: all but ``relevance_background``.
+
+        The background is derived from the env's data (541 prompts: ~350 KB of JSON, on every
+        row). A server started with the id and its data (``rlvr-envs serve ifeval-data-v3 --arg
+        data=...``) rebuilds it; one started without ids checks these rows without the contrast
+        rule (the overlap, salad and refusal rules stay)."""
+        state = dict(self.__dict__)
+        state["relevance_background"] = None
+        return state
+
     def __setstate__(self, state: dict) -> None:
         # Verifiers pickled before guard/guard_words existed keep their old behaviour.
         state.setdefault("guard", True)
