@@ -333,7 +333,7 @@ class TitleCase(Checker):
         # text: without a lowercase character (a megabyte of " ." or "#") nothing is tokenized.
         if not text.may_have_lowercase(response):
             return True
-        for word in text.iter_word_tokens(response):
+        for word in text.iter_word_tokens(response, skip_repeats=True):  # any failing token decides
             if not word or not word[0].isalpha():
                 continue
             if len(word) == 1:

@@ -555,11 +555,21 @@ def edge_tokens(text: str, k: int) -> tuple[list[str], list[str] | None]:
     return head + [t for a, b in spans for t in _iter_sentence_tokens(text[a:b])], None
 
 
-def iter_word_tokens(text: str) -> Iterator[str]:
+def iter_word_tokens(text: str, *, skip_repeats: bool = False) -> Iterator[str]:
     """``word_tokenize``'s tokens, tokenizing one sentence at a time as they are consumed, for
-    checkers that usually decide on the first few tokens."""
+    checkers that usually decide on the first few tokens.
+
+    ``skip_repeats``: a sentence seen before is not tokenized again (each sentence is tokenized
+    on its own, so its tokens are the same), for checkers that ask whether any token is of a
+    kind; a response that repeats one sentence to pad its length costs one sentence."""
+    seen: set[str] = set()
     for a, b in iter_sentence_spans(text):
-        yield from _iter_sentence_tokens(text[a:b])
+        sentence = text[a:b]
+        if skip_repeats:
+            if sentence in seen:
+                continue
+            seen.add(sentence)
+        yield from _iter_sentence_tokens(sentence)
 
 
 def _count_tokens(text: str, keep: Any, token_counts: Any, stop_at: int) -> int:
