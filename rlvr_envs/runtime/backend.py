@@ -88,6 +88,41 @@ class BatchResults:
             self.on_done(self.results)  # type: ignore[arg-type]  # all filled in by now
 
 
+class Delivery:
+    """Where one queued call's verdict goes: its ``future`` (``submit``, ``submit_many``) or
+    ``batch.results[index]`` (``map``, ``amap``). Both backends' queued calls derive from it;
+    ``start``, ``resolve`` and ``resolved`` hide which of the two it is."""
+
+    __slots__ = ("batch", "future", "index", "started")
+
+    def __init__(self, future: Future[Verdict] | None, batch: BatchResults | None, index: int) -> None:
+        self.future = future
+        self.batch = batch
+        self.index = index
+        self.started = False
+
+    def start(self) -> bool:
+        """Mark it running; False when its caller cancelled it first (it is then dropped)."""
+        if not self.started:
+            future = self.future
+            if future is not None:
+                self.started = future.set_running_or_notify_cancel()
+            else:
+                self.started = not self.batch.cancelled  # type: ignore[union-attr]
+        return self.started
+
+    def resolve(self, verdict: Verdict) -> None:
+        if self.future is not None:
+            self.future.set_result(verdict)
+        else:
+            self.batch.put(self.index, verdict)  # type: ignore[union-attr]
+
+    def resolved(self) -> bool:
+        if self.future is not None:
+            return self.future.done()
+        return self.batch.results[self.index] is not None  # type: ignore[union-attr]
+
+
 class VerificationBackend(Protocol):
     """Runs verifiers under a hard per-call time budget, in parallel, on workers of its own.
 

@@ -10,34 +10,20 @@ from __future__ import annotations
 import threading
 from concurrent.futures import Future
 
-from rlvr_envs.runtime.backend import BatchResults
+from rlvr_envs.runtime.backend import BatchResults, Delivery
 from rlvr_envs.types import Task, Verdict
 
 __all__ = ["Job"]
 
 
-class Job:
+class Job(Delivery):
     """One queued call. A plain class with slots: one is made per call, so it is kept cheap.
 
     Its verdict goes to ``future`` (``submit_many``, ``preload``) or to ``batch.results[index]``
     (``map``, ``amap``); ``start``, ``resolve`` and ``resolved`` hide which.
     """
 
-    __slots__ = (
-        "barrier",
-        "batch",
-        "blob",
-        "cheap",
-        "completion",
-        "future",
-        "index",
-        "key",
-        "max_chars",
-        "start_failures",
-        "started",
-        "task",
-        "timeout_s",
-    )
+    __slots__ = ("barrier", "blob", "cheap", "completion", "key", "max_chars", "start_failures", "task", "timeout_s")
 
     def __init__(
         self,
@@ -53,39 +39,15 @@ class Job:
         batch: BatchResults | None = None,
         index: int = 0,
     ) -> None:
+        Delivery.__init__(self, future, batch, index)
         self.key = key
         self.blob = blob
         self.task = task
         self.completion = completion
         self.timeout_s = timeout_s
         self.max_chars = max_chars
-        self.future = future
-        self.batch = batch
-        self.index = index
-        self.started = False
         # Set for ``preload`` jobs: a slot runs one alone, then waits until every slot has run one.
         self.barrier = barrier
         self.cheap = cheap  # the verifier declares itself ``bounded_cheap``
         # Rounds in which no worker could be started or load the verifier for this job (it never ran).
         self.start_failures = 0
-
-    def start(self) -> bool:
-        """Mark it running; False when its caller cancelled it first (it is then dropped)."""
-        if not self.started:
-            future = self.future
-            if future is not None:
-                self.started = future.set_running_or_notify_cancel()
-            else:
-                self.started = not self.batch.cancelled  # type: ignore[union-attr]
-        return self.started
-
-    def resolve(self, verdict: Verdict) -> None:
-        if self.future is not None:
-            self.future.set_result(verdict)
-        else:
-            self.batch.put(self.index, verdict)  # type: ignore[union-attr]
-
-    def resolved(self) -> bool:
-        if self.future is not None:
-            return self.future.done()
-        return self.batch.results[self.index] is not None  # type: ignore[union-attr]

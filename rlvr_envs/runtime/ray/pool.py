@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rlvr_envs.errors import RlvrEnvsError
-from rlvr_envs.runtime.backend import STARTUP_TIMEOUT_S, BatchResults, Calls, VerificationBackend
+from rlvr_envs.runtime.backend import STARTUP_TIMEOUT_S, BatchResults, Calls, Delivery, VerificationBackend
 from rlvr_envs.runtime.local.wire import dumps
 from rlvr_envs.runtime.ray.sessions import RaySessions
 from rlvr_envs.runtime.sessions import SessionHandle, SessionReply, SessionSpec
@@ -46,12 +46,12 @@ class RayUnavailableError(RlvrEnvsError, RuntimeError):
     """Ray is not installed (``pip install 'rlvr-envs[ray]'``) or the cluster cannot be reached."""
 
 
-class _Job:
+class _Job(Delivery):
     """One queued call. Its verdict goes to ``future`` (``submit``) or to ``batch.results[index]``
     (``map``, ``amap``): no Future, condition and callback per call where the caller waits for
     the whole batch (the driver's CPU per item bounds a cluster's throughput)."""
 
-    __slots__ = ("batch", "completion", "future", "index", "key", "max_chars", "started", "task", "timeout_s")
+    __slots__ = ("completion", "key", "max_chars", "task", "timeout_s")
 
     def __init__(
         self,
@@ -64,33 +64,17 @@ class _Job:
         batch: BatchResults | None = None,
         index: int = 0,
     ) -> None:
+        Delivery.__init__(self, future, batch, index)  # started: handed to an actor once already
         self.key = key
         self.task = task
         self.completion = completion
         self.timeout_s = timeout_s
         self.max_chars = max_chars
-        self.future = future
-        self.batch = batch
-        self.index = index
-        self.started = False
-        """Handed to an actor once already (a requeued job is running, not pending)."""
-
-    def start(self) -> bool:
-        """Mark it running; False when its caller cancelled it first (it is then dropped)."""
-        if not self.started:
-            if self.future is not None:
-                self.started = self.future.set_running_or_notify_cancel()
-            else:
-                self.started = not self.batch.cancelled  # type: ignore[union-attr]
-        return self.started
 
     def resolve(self, verdict: Verdict) -> None:
         """Hand over the verdict, unless the job has one already (only the dispatcher resolves jobs)."""
-        if self.future is not None:
-            if not self.future.done():
-                self.future.set_result(verdict)
-        elif self.batch.results[self.index] is None:  # type: ignore[union-attr]
-            self.batch.put(self.index, verdict)  # type: ignore[union-attr]
+        if not self.resolved():
+            Delivery.resolve(self, verdict)
 
 
 @dataclass
