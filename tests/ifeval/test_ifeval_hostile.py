@@ -165,10 +165,14 @@ def test_every_checker_is_linear_on_pathological_megabyte_inputs(suite: str) -> 
             small = _cpu(checker, _fill(unit, SMALL))
             if big <= max(LINEAR_FACTOR * small, FLOOR_S) and big <= CAP_S:
                 continue
-            # A second look at both sizes before calling it super-linear (a loaded machine).
-            big = min(big, _cpu(checker, response))
-            small = min(small, _cpu(checker, _fill(unit, SMALL)))
-            if big > max(LINEAR_FACTOR * small, FLOOR_S) or big > CAP_S:
+            # More looks at both sizes before calling it super-linear: CPU time still grows on a
+            # loaded machine (shared caches, frequency), so each size keeps its best of three.
+            for _ in range(2):
+                big = min(big, _cpu(checker, response))
+                small = min(small, _cpu(checker, _fill(unit, SMALL)))
+                if big <= max(LINEAR_FACTOR * small, FLOOR_S) and big <= CAP_S:
+                    break
+            else:
                 slow.append((instruction_id, name, round(small, 4), round(big, 4)))
     assert not slow, f"(instruction, input, CPU s on 100 kB, CPU s on 1 MB): {slow}"
 
