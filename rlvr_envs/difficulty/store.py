@@ -6,7 +6,7 @@ the sampler's fingerprint joined with the prompt format the env asked in (see
 run killed at any point keeps everything verified before the kill and nothing half-written.
 WAL journaling lets readers (a filter, a progress check) work while a profile writes.
 
-Sample indices are claimed before they are generated (``ClaimLease``): profilers sharing one
+Sample indices are claimed before they are generated (``ClaimLease``, in ``lease``): profilers sharing one
 file split the work instead of each sampling every task, a top-up claims indices after the
 stored ones (and the sampler draws new seeds for them), and ``record_task`` refuses an index
 the store already holds. A claim lives as long as its owner: a profiler killed (even by
@@ -18,17 +18,15 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import socket
 import sqlite3
 import threading
 import time
-import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rlvr_envs.difficulty.lease import DEFAULT_LEASE_S, ClaimLease
 from rlvr_envs.errors import RlvrEnvsError
 from rlvr_envs.types import PassRate, Task, Verdict
 
@@ -95,9 +93,6 @@ CREATE TABLE IF NOT EXISTS owners (
 );
 """
 
-DEFAULT_LEASE_S = 120.0
-"""A claim whose owner sent no heartbeat for this long is taken over (owners on other hosts)."""
-
 
 class StoreError(RlvrEnvsError):
     """The pass-rate store cannot do what was asked."""
@@ -126,16 +121,6 @@ def storable(text: str | None) -> str | None:
 def sampler_key(sampler_fingerprint: str, prompt_format: str) -> str:
     """The store's sampler key: what was sampled from, and how the question was laid out."""
     return f"{sampler_fingerprint}+{prompt_format}"
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OSError):
-        return True  # exists, owned by someone else
-    return True
 
 
 def _runs(indices: Sequence[int]) -> list[tuple[int, int]]:
@@ -280,7 +265,7 @@ class PassRateStore:
         """Store one task's newly verified samples and update its totals, atomically.
 
         ``indices`` are the sample indices the samples were drawn for (claimed through a
-        ``ClaimLease``); without them the samples go after the last stored one. An index the
+        ``ClaimLease``, in ``lease``); without them the samples go after the last stored one. An index the
         store already holds raises ``DuplicateSampleError`` and nothing of the call is written.
         The totals are recounted from the stored samples, so they always agree with them.
         """
@@ -502,108 +487,3 @@ class PassRateStore:
             ).fetchall()
         for r in rows:
             yield SampleRecord(r[0], r[1], r[2], r[3], bool(r[4]), r[5], r[6], r[7])
-
-
-class ClaimLease:
-    """One claim owner (a profiler process) on a store: claims sample indices, keeps them alive.
-
-    ``claim`` hands out, per task, the indices still missing up to ``n`` that nobody else
-    holds or has claimed, in one write transaction, so concurrent profilers split the work.
-    A heartbeat thread keeps the claims alive while generation runs (minutes, for a large
-    model); closing the lease releases whatever was claimed but not stored.
-    """
-
-    def __init__(self, store: PassRateStore, *, lease_s: float = DEFAULT_LEASE_S) -> None:
-        if lease_s <= 0:
-            raise ValueError(f"lease_s must be positive, got {lease_s}")
-        self.store = store
-        self.lease_s = lease_s
-        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        with store._write():
-            store._conn.execute(
-                "INSERT OR REPLACE INTO owners VALUES (?, ?, ?, ?)",
-                (self.owner, socket.gethostname(), os.getpid(), time.time()),
-            )
-
-    def __enter__(self) -> ClaimLease:
-        self._thread = threading.Thread(target=self._beat, name="rlvr-store-lease", daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def _beat(self) -> None:
-        while not self._stop.wait(max(0.05, self.lease_s / 4)):
-            try:
-                with self.store._write():
-                    self.store._conn.execute("UPDATE owners SET heartbeat=? WHERE owner=?", (time.time(), self.owner))
-            except sqlite3.Error:
-                pass  # a busy or closing file; the next beat tries again
-
-    def close(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-        try:
-            with self.store._write():
-                self.store._conn.execute("DELETE FROM claims WHERE owner=?", (self.owner,))
-                self.store._conn.execute("DELETE FROM owners WHERE owner=?", (self.owner,))
-        except (sqlite3.Error, sqlite3.ProgrammingError):
-            pass  # the store was closed first; the claims die with this pid anyway
-
-    def _drop_stale(self) -> None:
-        """Delete claims of owners that are gone: dead pid on this host, or no heartbeat for lease_s."""
-        conn, now, here = self.store._conn, time.time(), socket.gethostname()
-        stale = []
-        for owner, host, pid, beat in conn.execute("SELECT owner, host, pid, heartbeat FROM owners"):
-            if owner == self.owner:
-                continue
-            if now - beat > self.lease_s or (host == here and not _pid_alive(pid)):
-                stale.append(owner)
-        for owner in stale:
-            conn.execute("DELETE FROM claims WHERE owner=?", (owner,))
-            conn.execute("DELETE FROM owners WHERE owner=?", (owner,))
-        conn.execute("DELETE FROM claims WHERE owner NOT IN (SELECT owner FROM owners)")
-
-    def claim(self, env_id: str, sampler: str, tasks: Sequence[Task], n: int) -> dict[str, list[int]]:
-        """For each task (by fingerprint), the indices below which ``n`` samples will exist that this
-        owner must now generate: the lowest ones neither stored nor claimed by a live owner.
-        An empty list means the task is done or wholly in someone else's hands."""
-        if n < 1:
-            raise ValueError(f"n must be at least 1, got {n}")
-        out: dict[str, list[int]] = {}
-        conn = self.store._conn
-        with self.store._write():
-            self._drop_stale()
-            now = time.time()
-            conn.execute("UPDATE owners SET heartbeat=? WHERE owner=?", (now, self.owner))
-            for task in tasks:
-                fp = task.fingerprint
-                if fp in out:
-                    continue
-                key = (env_id, fp, sampler)
-                stored = {
-                    r[0]
-                    for r in conn.execute("SELECT idx FROM samples WHERE env_id=? AND task_fp=? AND sampler=?", key)
-                }
-                claimed = dict(
-                    conn.execute("SELECT idx, owner FROM claims WHERE env_id=? AND task_fp=? AND sampler=?", key)
-                )
-                mine = sorted(i for i, o in claimed.items() if o == self.owner and i not in stored)
-                taken = stored | set(claimed)
-                need = n - len(taken)
-                fresh: list[int] = []
-                i = 0
-                while len(fresh) < need:
-                    if i not in taken:
-                        fresh.append(i)
-                    i += 1
-                conn.executemany(
-                    "INSERT INTO claims VALUES (?, ?, ?, ?, ?, ?)", [(*key, j, self.owner, now) for j in fresh]
-                )
-                out[fp] = sorted(mine + fresh)
-        return out
