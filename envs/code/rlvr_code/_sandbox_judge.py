@@ -3,8 +3,8 @@
 The judge never runs untrusted code. Names the tests take from the solution resolve to
 ``Remote`` handles; calls cross a socket and come back as plain data, decoded here into exact
 builtin types, so comparisons use builtin semantics whatever the solution's objects would
-have said. Results go to the judge zygote over a pipe with the sample's nonce; the zygote
-alone talks to the host.
+have said. A warm judge keeps its results and answers the host itself (``_sandbox_judge_zygote``);
+a judge forked for one sample sends them to the judge zygote over a pipe with the sample's nonce.
 """
 
 # -- wire imports (stripped in the sandbox) --
@@ -62,7 +62,7 @@ class Judge(StdioCases):
     def __init__(
         self,
         job: dict,
-        verdict_fd: int,
+        verdict_fd: int | None,
         nonce: str,
         link: socket.socket,
         deadline: float,
@@ -81,14 +81,19 @@ class Judge(StdioCases):
         self.held: list[bytes] | None = None  # reports kept for one write (``hold_reports``)
         # The most CPU one solution run spent, as its zygote measured it (``limits.calibrate``).
         self.run_cpu_s = 0.0
+        # Without a verdict pipe (a warm judge answering the host itself) the events stay here.
+        self.events: list[dict] | None = [] if verdict_fd is None else None
 
     def report(self, **event: object) -> None:
         if "judge_error" in event:
             self.failed = True
+        if self.events is not None:
+            self.events.append(event)
+            return
         message = frame({"nonce": self.nonce, **event})
         if self.held is not None:
             self.held.append(message)
-        else:
+        elif self.verdict_fd is not None:
             send_frames(self.verdict_fd, [message])
 
     def hold_reports(self) -> None:
@@ -98,7 +103,7 @@ class Judge(StdioCases):
 
     def release_reports(self) -> None:
         held, self.held = self.held, None
-        if held:
+        if held and self.verdict_fd is not None:
             send_frames(self.verdict_fd, held)
 
     def test(self, name: str, status: str, error: str | None = None) -> None:
