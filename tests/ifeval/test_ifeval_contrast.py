@@ -1,7 +1,8 @@
 """The training ids' gate, round 3 of issue 26 (``relevance="contrast"``: ``ifeval-data-v3``,
 ``ifeval-synth-v4``): a response that answers *another* prompt of the env better than its own
 is refused (IDF-weighted task units against a background of the env's prompts), and the
-prompt's words walked in order between filler are a salad.
+prompt's words walked in order between filler are a salad. Round 4 (``ifeval-data-v4``,
+``ifeval-synth-v5``) adds the response-language rule (tests/ifeval/test_ifeval_response_language.py).
 
 Measured on the whole verdict (guard and gate together, what a trainer is paid), against the
 previous ids in the same run; ``pytest -s`` prints the figures the README quotes.
@@ -44,6 +45,9 @@ def labelled() -> tuple[list[dict[str, Any]], list[Task], dict[str, IFEvalVerifi
         "guard only (v1 rules)": IFEvalVerifier(guard_rules="v1"),
         "ifeval-data-v2": IFEvalVerifier(relevance="overlap", guard_rules="v1"),
         "ifeval-data-v3": IFEvalVerifier(relevance="contrast", relevance_background=background),
+        "ifeval-data-v4": IFEvalVerifier(
+            relevance="contrast", relevance_background=background, relevance_language=True
+        ),
     }
     return rows, tasks, verifiers
 
@@ -60,6 +64,7 @@ def test_the_new_gate_rejects_at_most_one_percent_of_labelled_good_responses(lab
     print(f"\nlabelled-good ({len(good)}) lost beyond the guard's: {added}")
     assert len(good) == 493
     assert len(added["ifeval-data-v3"]) <= 0.01 * len(good)
+    assert len(added["ifeval-data-v4"]) <= 0.01 * len(good)
 
 
 def _paste_scores(rows: list[dict[str, Any]], tasks: list[Task], verifier: IFEvalVerifier) -> tuple[int, int, int]:
@@ -91,6 +96,10 @@ def test_a_real_answer_pasted_under_other_prompts_is_paid_less_often(labelled) -
     # Measured 2.77% (v2: 4.51%; no gate: 8.88%); lexical evidence cannot do much better at a
     # 1% false-rejection budget (see the README): bounded, not claimed to be zero.
     assert new[1] < 0.7 * old[1] and new[1] / new[0] < 0.03
+    # Round 4 (ifeval-data-v4): a real answer in another language than its new prompt allows is
+    # refused too. Measured 2.29%, at most 7 of 30 prompts for one response (v3: 2.76%, 9 of 30).
+    latest = scores["ifeval-data-v4"]
+    assert latest[0] == new[0] and latest[1] < 0.87 * new[1] and latest[2] < new[2]
 
 
 def test_a_paste_from_outside_the_background_is_left_to_the_overlap_rule() -> None:
@@ -298,17 +307,22 @@ def _placeholder_task(prompt: str) -> Task:
     return Task(id=prompt[:8], prompt=prompt, answer={"instruction_id_list": ids, "kwargs": [{"num_placeholders": 0}]})
 
 
+@pytest.mark.parametrize("with_language", [False, True])
 @pytest.mark.parametrize("language", sorted(MULTILINGUAL))
-def test_real_answers_in_seven_languages_are_paid_and_pasted_ones_are_not(language: str) -> None:
+def test_real_answers_in_seven_languages_are_paid_and_pasted_ones_are_not(language: str, with_language: bool) -> None:
     prompts: Sequence[str] = [p for p, _ in MULTILINGUAL.values()] + [_generated(t).prompt for t in range(4)]
     background = contrast.Background.build((p, ()) for p in prompts)
-    verifier = IFEvalVerifier(relevance="contrast", relevance_background=background)
+    verifier = IFEvalVerifier(relevance="contrast", relevance_background=background, relevance_language=with_language)
     prompt, essay = MULTILINGUAL[language]
     verdict = verifier.verify(_placeholder_task(prompt), essay)
     assert verdict.reward == 1.0, (language, verdict.details)
     # Pasted under an English prompt on another topic it is refused (no overlap, or a better home).
     pasted = verifier.verify(_placeholder_task(_generated(2).prompt), essay)
     assert pasted.reward == 0, language
+    if with_language:  # round 4: the language rule refuses it first, without a background
+        alone = IFEvalVerifier(relevance="contrast", relevance_language=True)
+        found = alone.verify(_placeholder_task(_generated(2).prompt), essay).details.get("relevance", {})
+        assert "response_language" in found or "response_script_letters" in found, (language, found)
 
 
 def test_hostile_responses_never_raise_under_the_new_gate_and_guard() -> None:
@@ -341,7 +355,7 @@ def test_the_envs_build_their_background_from_their_own_prompts_or_take_yours() 
         for t in range(len(TOPICS))
     ]
     env: Any = rlvr_envs.make("ifeval-data", data=rows)
-    assert env.env_id == "ifeval-data-v3" and env.verifier.relevance_background is not None
+    assert env.env_id == "ifeval-data-v4" and env.verifier.relevance_background is not None
     assert set(env.verifier.relevance_background.prompts) == {r["prompt"] for r in rows}
     answer = ANSWERS[1].replace(",", "")
     by_prompt = {t.prompt: t for t in env.tasks}
@@ -352,7 +366,7 @@ def test_the_envs_build_their_background_from_their_own_prompts_or_take_yours() 
     own: Any = rlvr_envs.make("ifeval-data", data=rows[2:], relevance_background=mine)
     assert set(own.verifier.relevance_background.prompts) == set(mine)
     synth: Any = rlvr_envs.make("ifeval-synth", base_prompts=[r["prompt"] for r in rows])
-    assert synth.env_id == "ifeval-synth-v4" and len(synth.verifier.relevance_background.prompts) == len(rows)
+    assert synth.env_id == "ifeval-synth-v5" and len(synth.verifier.relevance_background.prompts) == len(rows)
 
 
 def _units_reference(text: str, drop: frozenset[str]) -> set[str]:

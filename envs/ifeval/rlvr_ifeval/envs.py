@@ -131,8 +131,8 @@ class IFEvalEnv(DatasetEnv):
         hub_dataset, hub_split: the Hub dataset used when ``data`` is not given.
         env_name: the id named in error messages.
         partial_credit, loose, guard, min_words, guard_words, guard_rules, relevance, relevance_judge,
-            relevance_min_units, relevance_min_words, relevance_min_share, relevance_background: see
-            ``IFEvalVerifier`` (the registered ids choose ``relevance``; see the README).
+            relevance_min_units, relevance_min_words, relevance_min_share, relevance_background,
+            relevance_language: see ``IFEvalVerifier`` (the registered ids choose ``relevance``; see the README).
     """
 
     family = "ifeval"
@@ -167,6 +167,7 @@ class IFEvalEnv(DatasetEnv):
         relevance_min_words: int = MIN_RESPONSE_WORDS,
         relevance_min_share: float = MIN_SHARE,
         relevance_background: Any = None,
+        relevance_language: bool = False,
         prompt_format: str | PromptFormat | None = None,
         **kwargs: Any,
     ) -> None:
@@ -185,6 +186,7 @@ class IFEvalEnv(DatasetEnv):
             relevance_min_words=relevance_min_words,
             relevance_min_share=relevance_min_share,
             relevance_background=relevance_background,
+            relevance_language=relevance_language,
         )
         super().__init__(verifier, prompt_format=fmt, **kwargs)
         if not guard and relevance == "off":

@@ -7,7 +7,12 @@ Versions (a change that alters any reward bumps the version; the old one stays):
   ``rlvr-envs eval`` reproduces published numbers; the guard is opt-in (``guard=True``).
 * ``ifeval-v0``, ``ifbench-v0``: the degenerate-response guard on, words counted as ``\\w``
   runs (a Chinese or Thai sentence is one word), as these ids scored before.
-* ``ifeval-synth-v4``, ``ifeval-data-v3`` (your own data): training envs, the guard on with its
+* ``ifeval-synth-v5``, ``ifeval-data-v4`` (your own data): training envs, as ``-v4`` / ``-v3``
+  below, and a response must be written in a language its prompt allows: the prompt's own, one
+  it names or one an instruction asks for (``relevance_language=True``, issue 26 round 4:
+  ``rlvr_ifeval.response_language``). A real answer in another language pasted under a prompt
+  was paid; an honest answer is refused only when it ignores the prompt's language.
+* ``ifeval-synth-v4``, ``ifeval-data-v3``: training envs, the guard on with its
   ``v2`` rules (refusals in eight languages on every task, word salads), words counted per
   script, and a response must address its prompt, read as natural text and not answer another
   prompt of the env better than its own (``relevance="contrast"``, issue 26 round 3).
@@ -72,6 +77,7 @@ def register_envs() -> None:
         {"relevance": "overlap-v0", "relevance_min_units": 4, **_V1_GUARD},
         {"relevance": "overlap", **_V1_GUARD},
         {"relevance": "contrast"},
+        {"relevance": "contrast", "relevance_language": True},
     )
     for version, relevance in enumerate(data_relevance):
         rlvr_envs.register(
@@ -90,6 +96,7 @@ def register_envs() -> None:
         (2, {**_SYNTH_RELEVANCE, "relevance": "overlap-v0", **_V1_GUARD}),
         (3, {**_SYNTH_RELEVANCE, "relevance": "overlap", **_V1_GUARD}),
         (4, _SYNTH_RELEVANCE),
+        (5, {**_SYNTH_RELEVANCE, "relevance_language": True}),
     )
     for version, guard in training:
         rlvr_envs.register(

@@ -33,6 +33,7 @@ from rlvr_ifeval.relevance import (
     salad_rejection,
     task_units,
 )
+from rlvr_ifeval.response_language import wrong_language
 from rlvr_ifeval.scoring import check_response
 from rlvr_ifeval.task_cache import TaskCache
 from rlvr_ifeval.task_cache import verdict as task_verdict
@@ -140,6 +141,9 @@ class IFEvalVerifier(Verifier):
         relevance_background: for ``relevance="contrast"``: the prompts a response is compared
             with (a ``contrast.Background``, or ``(prompt, checkers)`` pairs); the envs set it
             to their own data. None: the contrast rule is not applied.
+        relevance_language: with a relevance gate (not ``judge``), also refuse a response written
+            in a language its prompt does not allow (``rlvr_ifeval.response_language``; the
+            training ids since ``ifeval-data-v4`` / ``ifeval-synth-v5``).
     """
 
     # Loading language detection (langdetect's profiles, numba's kernels: 2-5 s) happens when a
@@ -171,6 +175,7 @@ class IFEvalVerifier(Verifier):
         relevance_min_words: int = MIN_RESPONSE_WORDS,
         relevance_min_share: float = MIN_SHARE,
         relevance_background: Any = None,
+        relevance_language: bool = False,
     ) -> None:
         if min_words < 0:
             raise ValueError(f"min_words must be non-negative, got {min_words}")
@@ -197,6 +202,7 @@ class IFEvalVerifier(Verifier):
         self.relevance_min_share = relevance_min_share
         self.relevance_judge = _judge_relevance(relevance_judge) if relevance == "judge" else None
         self.relevance_background = _background(relevance_background)
+        self.relevance_language = bool(relevance_language)
         if self.relevance_judge is not None:
             # Judge calls are network-bound and may retry: not a cheap inline check.
             self.bounded_cheap = False
@@ -224,6 +230,7 @@ class IFEvalVerifier(Verifier):
         state.setdefault("relevance_min_words", MIN_RESPONSE_WORDS)
         state.setdefault("relevance_min_share", MIN_SHARE)
         state.setdefault("relevance_background", None)
+        state.setdefault("relevance_language", False)
         self.__dict__.update(state)
         try:
             from rlvr_ifeval.language import warm_up
@@ -331,6 +338,10 @@ class IFEvalVerifier(Verifier):
         """None when the response addresses the task; what the gate found when it does not; a
         ``verifier_error`` verdict when the judge could not answer (never a reward)."""
         if self.relevance_judge is None:
+            if self.relevance_language:
+                found = wrong_language(task.prompt, response, checkers)
+                if found is not None:
+                    return found
             return off_topic(
                 task.prompt,
                 response,
