@@ -113,11 +113,14 @@ SERIAL = (
     "tests/code/test_code_languages.py",
     "tests/code/test_code_languages_hostile.py",
     "tests/code/test_code_contests_checkers.py",  # runner uids too (contestants' outputs, special judges)
+    "tests/code/test_code_languages_budgets.py",  # runner uids; CPU budgets against wall-clock bounds
+    "tests/code/test_code_contests_io.py",  # runner uids (file-I/O tasks run there in every language)
+    "tests/code/test_code_contests_interactive.py",  # runner uids, two samples at once per case
     # contest presets' conformance: a float-tolerance task's reference runs in the runner (its uids)
-    "tests/test_conformance_all.py::test_conformance[code-contests-v1]",
-    "tests/test_conformance_all.py::test_conformance[code-taco-v1]",
-    "tests/test_conformance_all.py::test_conformance[code-apps-v1]",
-    "tests/test_conformance_all.py::test_conformance[code-livecodebench-v1]",
+    "tests/test_conformance_all.py::test_conformance[code-contests-v2]",
+    "tests/test_conformance_all.py::test_conformance[code-taco-v2]",
+    "tests/test_conformance_all.py::test_conformance[code-apps-v2]",
+    "tests/test_conformance_all.py::test_conformance[code-livecodebench-v2]",
     "tests/ray/test_ray_pool.py",  # a two-node Ray cluster
     "tests/test_server_deadlines.py",  # raw sockets against short deadlines, the open-files limit
     "tests/episodes/test_episode_server.py",  # binds ports; hundreds of concurrent sessions

@@ -13,11 +13,18 @@ program's own time the sandbox limits, so the stored limit errs on the side of t
 
 The wall limit needs a floor that absorbs a loaded machine's scheduling (0.25 s), far above what
 a HumanEval reference takes (milliseconds), so an infinite loop would still cost a lane 0.25 s.
-Where the sandbox measures it (the local backend, Python), the reference's CPU time per solution
-run is stored too: ``cpu_limit_s`` = ``cpu_factor x`` it (3), clamped to ``[cpu_floor_s,
-limit_s]`` (0.05 s). CPU time hardly moves with the machine's load (it is what the program
-spent, not how long it waited), so its factor and floor can be lower; the solution sandbox ends
-a run that spends its budget as a timeout, to the millisecond.
+Where the sandbox measures it (the local backend: the Python sandbox, and the languages runner
+for C, C++, Java, JavaScript, Go and Rust: wait4's CPU time of its costliest run, bubblewrap's
+start included, a few ms), the reference's CPU time per solution run is stored too:
+``cpu_limit_s`` = ``cpu_factor x`` it (3), clamped to ``[cpu_floor_s, limit_s]`` (0.05 s). CPU
+time hardly moves with the machine's load (it is what the program spent, not how long it
+waited), so its factor and floor can be lower; the solution sandbox ends a run that spends its
+budget as a timeout, to the millisecond (the languages runner polls its processes' CPU clocks
+the same way).
+
+A set's stated limit is for its fastest languages (contest judges set it from C++ solutions).
+``STATED_LIMIT_FACTORS`` scales it per language where the contest presets turn it into a task's
+per-case limit (``ContestEnv(time_factors=...)``; see the dict for each default's reason).
 """
 
 from __future__ import annotations
@@ -37,6 +44,22 @@ LIMIT_KEY = "timeout_s"  # in Task.answer: what the verifier reads for this task
 CPU_LIMIT_KEY = "cpu_limit_s"  # in Task.answer: CPU seconds of one solution run
 SOURCES = ("calibrated", "stated")
 _STATED_KEYS = ("time_limit", "time_limit_s")
+STATED_LIMIT_FACTORS: Mapping[str, float] = {
+    # The limit is set for these: native code with no runtime to start.
+    "c": 1.0,
+    "cpp": 1.0,
+    "rust": 1.0,
+    # A garbage-collected runtime with its own threads; compiled ahead of time, close to C++.
+    "go": 1.5,
+    # A JIT that starts cold (the JVM: ~0.1-0.3 s before main, then interpreted until warm; V8
+    # less so): judges that scale limits per language give Java twice C++'s.
+    "java": 2.0,
+    "javascript": 2.0,
+    # An interpreter: tight loops run 10-50x slower than C++; judges that scale limits give Python
+    # about 5x (a solution of the intended complexity fits, a wrong complexity still does not).
+    "python": 5.0,
+}
+"""How many times a set's stated limit each language gets (a language not listed: 1.0)."""
 _SECONDS = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*(ms|milliseconds?|s|sec|secs|seconds?)?\s*$", re.IGNORECASE)
 
 
@@ -98,6 +121,22 @@ def parse_seconds(value: Any) -> float | None:
     if seconds is None or not (0.0 < seconds < 1e6):
         return None
     return seconds
+
+
+def stated_limit_factors(factors: Mapping[str, Any] | None) -> dict[str, float]:
+    """``factors`` checked (known language names, finite numbers >= 1); None means none (1.0 each).
+    Raises ``ValueError``."""
+    from rlvr_code.languages import canonical
+
+    checked: dict[str, float] = {}
+    for name, value in (factors or {}).items():
+        language = canonical(name)
+        if language is None:
+            raise ValueError(f"time factor for an unknown language {name!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 1.0 <= float(value) <= 100.0:
+            raise ValueError(f"the time factor of {name!r} must be a number in [1, 100], got {value!r}")
+        checked[language] = float(value)
+    return checked
 
 
 def stated_limit(task: Task) -> float | None:

@@ -340,8 +340,8 @@ class CodeVerifier(Verifier):
 
     def verify_measured(self, task: Task, completion: str) -> tuple[Verdict, float | None]:
         """``verify``, and the most CPU seconds one solution run of the sample spent, as the solution
-        sandbox measured it (None where nothing was measured: another language or backend, or no
-        run). ``limits.calibrate`` derives a task's ``cpu_limit_s`` from its reference's."""
+        sandbox or the languages runner measured it (None where nothing was measured: another
+        backend, or no run). ``limits.calibrate`` derives a task's ``cpu_limit_s`` from its reference's."""
         measured: list[float] = []
         verdict = self._verify(task, completion, measured)
         return verdict, (max(measured) if measured else None)
@@ -358,11 +358,11 @@ class CodeVerifier(Verifier):
                 reason = Reason.NO_ANSWER if chosen is None and not code else Reason.FORMAT_ERROR
                 return Verdict.failure(reason, extracted=code[:_MAX_EXTRACTED], details={"error": problem})
             if chosen != "python":
-                return self._verify_language(task, str(chosen), code)
+                return self._verify_language(task, str(chosen), code, measured)
             return self._verify_python(task, code, measured)
         return self._verify_python(task, extract_code(completion), measured)
 
-    def _verify_language(self, task: Task, language: str, code: str) -> Verdict:
+    def _verify_language(self, task: Task, language: str, code: str, measured: list[float] | None = None) -> Verdict:
         """A program in a compiled or non-Python language (``languages.runner``): stdio tasks only."""
         from rlvr_code.languages import LANGUAGES
         from rlvr_code.languages.runner import run_sample
@@ -398,6 +398,8 @@ class CodeVerifier(Verifier):
             details = {"passed": 0, "total": len(job["cases"]), "language": language, "compile_error": error}
             details["first_error"] = error
             return Verdict.failure(Reason.COMPILE_ERROR, extracted=extracted, details=details)
+        if measured is not None and isinstance(report.get("run_cpu_s"), (int, float)):
+            measured.append(float(report["run_cpu_s"]))  # the runner's wait4 CPU of its costliest run
         verdict = self.verdict(report, code, plan_for(task))
         return verdict.model_copy(update={"details": {**verdict.details, "language": language}})
 

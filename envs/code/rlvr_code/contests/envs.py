@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 from rlvr_code.contests.rows import Untestable, build_task
 from rlvr_code.contests.sets import apps_problem, codecontests_problem, livecodebench_problem, taco_problem
 from rlvr_code.envs import CodeEnv, RowPlace, SourcedRow, _data_or_path, _hub_hint
+from rlvr_code.limits import STATED_LIMIT_FACTORS, stated_limit_factors
 from rlvr_code.verifier import accepted_languages
 from rlvr_envs.data import hub_offline_reason, load_hub
 from rlvr_envs.errors import ConfigurationError, DataError
@@ -54,6 +55,10 @@ class ContestEnv(CodeEnv):
         checkers: ``{task id: checker spec}`` for the problems that need their own, e.g. a special
             judge for a problem with many right answers (the sets ship none); an id that names
             no task of the set is refused.
+        time_factors: ``{language: factor}``: the set's stated per-case limit (set for C++) times
+            the factor of the language a completion answers in (``-v2`` default:
+            ``limits.STATED_LIMIT_FACTORS``, e.g. Python 5x, Java 2x; a language not named: 1x);
+            ``None`` (``-v1``): the stated limit in every language.
     """
 
     hub_name: ClassVar[str] = ""
@@ -75,6 +80,7 @@ class ContestEnv(CodeEnv):
         language: str | list[str] = "python",
         checker: Any = "auto",
         checkers: Mapping[str, Any] | None = None,
+        time_factors: Mapping[str, float] | None = STATED_LIMIT_FACTORS,
         **kwargs: Any,
     ) -> None:
         accepted = accepted_languages(language)
@@ -84,6 +90,10 @@ class ContestEnv(CodeEnv):
             kwargs["prompt_format"] = language_format(accepted)
         if checkers is not None and not isinstance(checkers, Mapping):
             raise ConfigurationError(f"{self.env_name}: checkers= maps task ids to checker specs")
+        try:
+            self.time_factors = None if time_factors is None else stated_limit_factors(time_factors)
+        except ValueError as exc:
+            raise ConfigurationError(f"{self.env_name}: time_factors: {exc}") from None
         self.language = language
         self.checker = checker
         self.checkers = dict(checkers or {})
@@ -137,7 +147,7 @@ class ContestEnv(CodeEnv):
             self.skipped.append(str(exc))
             return None
         checker = self.checkers.get(problem.id, self.checker)
-        return build_task(problem, place, language=self.language, checker=checker)
+        return build_task(problem, place, language=self.language, checker=checker, time_factors=self.time_factors)
 
 
 class CodeContestsEnv(ContestEnv):

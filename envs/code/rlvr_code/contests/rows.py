@@ -1,7 +1,8 @@
 """From a contest set's row to the family's task schema: the pieces every set shares.
 
 A problem becomes a ``stdio`` task (``cases``, public ones declared by index in
-``public_tests``, ``case_timeout_s`` when the set states a limit, ``checker`` when its statement
+``public_tests``, ``case_timeout_s`` when the set states a limit (with ``case_time_factors``, its
+multiple per language), ``checker`` when its statement
 states a float tolerance) or, when the set calls a function (TACO's and APPS' ``fn_name``,
 LiveCodeBench's ``functional`` tests), an ``asserts`` task whose asserts call it with the test's
 arguments.
@@ -20,9 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rlvr_code.contests.checkers import CheckerSpecError, parse_checker, stated_tolerance
-from rlvr_code.contests.verifier import CASE_LIMIT_KEY
+from rlvr_code.contests.verifier import CASE_LIMIT_KEY, FACTORS_KEY
 from rlvr_code.envs import RowPlace
 from rlvr_code.split import solution_names
+from rlvr_code.verifier import accepted_languages
 from rlvr_envs.errors import DataError
 from rlvr_envs.types import Difficulty, Task
 
@@ -169,9 +171,12 @@ def build_task(
     *,
     language: str | list[str] = "python",
     checker: Any = "auto",
+    time_factors: Mapping[str, float] | None = None,
 ) -> Task:
     """The task of a problem. ``checker="auto"``: a float checker at the tolerance the statement
-    states, else exact tokens; ``None``: the family's line comparison; or a checker spec."""
+    states, else exact tokens; ``None``: the family's line comparison; or a checker spec.
+    ``time_factors``: the stated limit's multiple per language (``limits.STATED_LIMIT_FACTORS``),
+    stored for the task's accepted languages as ``case_time_factors``; None: the limit as stated."""
     metadata = {**problem.metadata, "language": language}
     if problem.time_limit_s is not None:
         # Not ``time_limit_s``: ``limits.calibrate`` would take that for the whole sample's limit.
@@ -203,6 +208,9 @@ def build_task(
             answer["checker"] = spec
         if problem.time_limit_s is not None:
             answer[CASE_LIMIT_KEY] = problem.time_limit_s
+            if time_factors is not None:
+                accepted = accepted_languages(language)
+                answer[FACTORS_KEY] = {name: float(time_factors.get(name, 1.0)) for name in accepted}
     if problem.solution:
         answer["canonical_solution"] = problem.solution
         if problem.fn_name and "class Solution" not in problem.starter_code:

@@ -84,20 +84,23 @@ def checker_language(base: Language) -> Language:
 
 
 def _capture(step: Any, expected: str, wall_s: float, cap: int) -> dict[str, Any]:
-    from rlvr_code.languages.runner import _judge
+    from rlvr_code.languages.runner import judge_output
 
-    entry = _judge(step, expected, wall_s, cap)
+    entry = judge_output(step, expected, wall_s, cap)
     if entry["status"] in ("passed", "failed"):
         entry["output"] = step.out.decode("utf-8", "replace")
     return entry
 
 
-def run_outputs(language: str, code: str, cases: list[dict[str, str]], limits: dict[str, Any]) -> dict[str, Any]:
+def run_outputs(
+    language: str, code: str, cases: list[dict[str, str]], limits: dict[str, Any], io: Any = None
+) -> dict[str, Any]:
     """The program's report on every case, each entry judged as usual and, where the program
-    ended normally, with its whole ``output`` (already cut at ``output_bytes``)."""
+    ended normally, with its whole ``output`` (already cut at ``output_bytes``; the output file's
+    for a file-I/O task, ``io``: ``runner.FileIO``)."""
     from rlvr_code.languages.runner import run_sample
 
-    return run_sample(language_spec(language), code, cases, limits, judge=_capture)
+    return run_sample(language_spec(language), code, cases, limits, judge=_capture, io=io)
 
 
 class _CheckerFailed(Exception):

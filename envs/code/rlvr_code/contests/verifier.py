@@ -11,6 +11,10 @@
   go to the runner at once (one compile).
 * A special judge that crashes, hangs or runs out of memory makes the verdict ``verifier_error``
   (reward 0, flagged as the verifier's fault), never a reward.
+* ``answer["case_time_factors"]`` (``{language: factor}``): ``case_timeout_s`` is the set's
+  limit for C++; a completion in another language gets it times its factor (``limits``).
+* ``answer["io"]`` (file I/O) and ``answer["interactor"]`` (interactive problems): run in the
+  languages runner in every language, Python included (``io_tasks``).
 """
 
 from __future__ import annotations
@@ -21,18 +25,19 @@ from collections import OrderedDict
 from typing import Any
 
 from rlvr_code.contests.checkers import Checker, CheckerSpecError, parse_checker
+from rlvr_code.contests.runs import bad_task, judge_run, program_of
 from rlvr_code.scoring import plan_for
 from rlvr_code.verifier import (
     CodeVerifier,
     TaskFormatError,
     accepted_languages,
     build_job,
-    extract_code,
     extract_for,
 )
 from rlvr_envs.types import Reason, Task, Verdict, trim_text
 
 CASE_LIMIT_KEY = "case_timeout_s"
+FACTORS_KEY = "case_time_factors"
 _MAX_ERROR = 1000
 _per_case_lock = threading.Lock()
 
@@ -57,10 +62,6 @@ def _without_checker(task: Task) -> Task:
     return plain
 
 
-def _bad_task(message: str) -> Verdict:
-    return Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"bad task: {message}"})
-
-
 class ContestVerifier(CodeVerifier):
     """``CodeVerifier`` (same options) that also honours a stdio task's ``checker`` and
     ``case_timeout_s``. Tasks without them are verified exactly as ``CodeVerifier`` does."""
@@ -81,16 +82,20 @@ class ContestVerifier(CodeVerifier):
 
     def verify(self, task: Task, completion: str) -> Verdict:
         answer = task.answer if isinstance(task.answer, dict) else {}
-        verifier = self._for_case_limit(answer.get(CASE_LIMIT_KEY))
+        verifier = self._for_case_limit(case_limit(answer, completion))
+        if answer.get("io") is not None or answer.get("interactor") is not None:
+            from rlvr_code.contests.io_tasks import verify_in_runner
+
+            return verify_in_runner(verifier, task, _without_checker(task), completion)
         spec = answer.get("checker")
         if spec is None:
             return CodeVerifier.verify(verifier, task, completion)
         if answer.get("format") != "stdio":
-            return _bad_task(f"a checker applies to 'stdio' tasks, not {answer.get('format')!r}")
+            return bad_task(f"a checker applies to 'stdio' tasks, not {answer.get('format')!r}")
         try:
             checker = parse_checker(spec)
         except CheckerSpecError as exc:
-            return _bad_task(str(exc))
+            return bad_task(str(exc))
         plain = _without_checker(task)
         if checker is None:
             return CodeVerifier.verify(verifier, plain, completion)
@@ -102,9 +107,9 @@ class ContestVerifier(CodeVerifier):
         (``limits.calibrate``): a checker task's reference is measured when its output is the
         expected one, else not (None)."""
         answer = task.answer if isinstance(task.answer, dict) else {}
-        verifier = self._for_case_limit(answer.get(CASE_LIMIT_KEY))
+        verifier = self._for_case_limit(case_limit(answer, completion))
         measured = getattr(CodeVerifier, "verify_measured", None)
-        if measured is None:
+        if measured is None or answer.get("io") is not None or answer.get("interactor") is not None:
             return self.verify(task, completion), None
         if answer.get("checker") is None:
             return measured(verifier, task, completion)
@@ -119,25 +124,31 @@ class ContestVerifier(CodeVerifier):
         return self.verify(task, completion), None
 
 
-def _program(verifier: CodeVerifier, task: Task, completion: str) -> tuple[str, str] | None:
-    """``(language, code)`` to run, or None when the plain verifier answers without running
-    anything worth a checker (no code, a fence in another language, an unknown language)."""
-    language = task.answer.get("language", "python")
-    accepted = accepted_languages(language)
-    if not accepted:
-        return None
-    if accepted == ["python"]:
-        chosen: str | None = "python"
-        code = extract_code(completion)
-    else:
-        chosen, code, problem = extract_for(completion, accepted)
-        if problem is not None:
-            return None
-    if not chosen or not code.strip() or "\x00" in code:
-        return None
-    if chosen != "python" and verifier.backend != "local":
-        return None
-    return chosen, code
+def chosen_language(answer: dict[str, Any], completion: str) -> str | None:
+    """The language the completion answers in (the task's only one, or its fence tag's)."""
+    accepted = accepted_languages(answer.get("language", "python"))
+    if len(accepted) == 1:
+        return accepted[0]
+    chosen, _, problem = extract_for(completion, accepted) if accepted else (None, "", "")
+    return chosen if problem is None else None
+
+
+def case_limit(answer: dict[str, Any], completion: str) -> Any:
+    """The task's per-case limit for this completion: ``case_timeout_s`` times the factor of the
+    language it answers in (the largest factor where that is unknown: the verdict is then not
+    a run's anyway). A malformed factor is ignored (1.0)."""
+    stated = answer.get(CASE_LIMIT_KEY)
+    factors = answer.get(FACTORS_KEY)
+    if not isinstance(factors, dict) or isinstance(stated, bool) or not isinstance(stated, (int, float)):
+        return stated
+    valid = {
+        k: float(v)
+        for k, v in factors.items()
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and 1.0 <= float(v) <= 100.0
+    }
+    language = chosen_language(answer, completion)
+    factor = valid.get(language, 1.0) if language is not None else max(valid.values(), default=1.0)
+    return stated * factor
 
 
 def _worth_checking(verdict: Verdict, partial_credit: bool) -> bool:
@@ -173,14 +184,14 @@ def _rejected_at(verdict: Verdict, index: int, entry: dict[str, Any]) -> Verdict
 
 
 def _checked(verifier: CodeVerifier, task: Task, plain: Task, completion: str, checker: Checker) -> Verdict:
-    program = _program(verifier, plain, completion)
+    program = program_of(verifier, plain, completion)
     if program is None:
         return CodeVerifier.verify(verifier, plain, completion)
     language, code = program
     try:
         cases: list[dict[str, str]] = build_job(plain.answer, code)["cases"]
     except (TaskFormatError, KeyError) as exc:
-        return _bad_task(str(exc))
+        return bad_task(str(exc))
     task_limits = getattr(verifier, "task_limits", None)  # the task's calibrated CPU budget too, where known
     if task_limits is not None:
         limits = task_limits(plain.answer)
@@ -194,98 +205,14 @@ def _checked(verifier: CodeVerifier, task: Task, plain: Task, completion: str, c
         if probe is not None and not verifier.partial_credit:
             # All or nothing: the first differing case decides whether the rest is worth a run
             # (a wrong answer then costs one case more than without a checker, not every case).
-            judged = _judged(verifier, language, code, [cases[probe]], checker, limits)
+            judged = judge_run(verifier, language, code, [cases[probe]], checker, limits)
             if isinstance(judged, Verdict):
                 return judged
             entries = [t for t in judged.get("tests") or () if isinstance(t, dict)]
             if any(t.get("status") != "passed" for t in entries):
                 return _rejected_at(first, probe, entries[0] if entries else {})
-    report = _judged(verifier, language, code, cases, checker, limits)
+    report = judge_run(verifier, language, code, cases, checker, limits)
     if isinstance(report, Verdict):
         return report
     verdict = verifier.verdict(report, code, plan_for(task))
     return verdict.model_copy(update={"details": {**verdict.details, "language": language}})
-
-
-def _judged(
-    verifier: CodeVerifier,
-    language: str,
-    code: str,
-    cases: list[dict[str, str]],
-    checker: Checker,
-    limits: dict[str, Any],
-) -> dict[str, Any] | Verdict:
-    """The runner's report on ``cases`` with the checker's judgement in place of the strict one;
-    or the verdict that ends the sample (a compile error, the sandbox's or the checker's failure)."""
-    from rlvr_code.contests.sandboxed import run_outputs
-    from rlvr_code.sandbox import SandboxError
-
-    extracted = code[:2000]
-    try:
-        report = run_outputs(language, code, cases, limits)
-    except SandboxError as exc:
-        return Verdict.failure(
-            Reason.VERIFIER_ERROR, extracted=extracted, details={"error": trim_text(str(exc), _MAX_ERROR)}
-        )
-    if report.get("compile_error"):
-        error = trim_text(str(report["compile_error"]), _MAX_ERROR)
-        details = {"passed": 0, "total": len(cases), "language": language, "compile_error": error, "first_error": error}
-        return Verdict.failure(Reason.COMPILE_ERROR, extracted=extracted, details=details)
-    tests = [t for t in report.get("tests") or [] if isinstance(t, dict)]
-    outputs = [t.pop("output", None) for t in tests]
-    stopped = any(t.get("status") not in ("passed", "failed") for t in tests)
-    if not stopped or verifier.partial_credit:
-        problem = _apply_checker(checker, tests, outputs, cases, verifier.timeout_s)
-        if problem is not None:
-            return Verdict.failure(
-                Reason.VERIFIER_ERROR, extracted=extracted, details={"error": trim_text(problem, _MAX_ERROR)}
-            )
-    return report
-
-
-def _apply_checker(
-    checker: Checker,
-    tests: list[dict[str, Any]],
-    outputs: list[str | None],
-    cases: list[dict[str, str]],
-    total_s: float,
-) -> str | None:
-    """Re-judge each case whose output differs; the checker's own failure, or None. A special
-    judge has ``timeout_s`` per case and ``total_s`` (the sample's limit) for them all."""
-    pending = [i for i, t in enumerate(tests) if t.get("status") == "failed" and outputs[i] is not None]
-    if not pending:
-        return None
-    if checker.builtin:
-        for i in pending:
-            accepted, why = checker.compare(str(outputs[i]), cases[i]["output"])
-            tests[i]["status"], tests[i]["error"] = ("passed", None) if accepted else ("failed", why)
-        return None
-    from rlvr_code.contests.sandboxed import run_checker
-    from rlvr_code.sandbox import SandboxError
-
-    triples = [(cases[i]["input"], str(outputs[i]), cases[i]["output"]) for i in pending]
-    try:
-        report = run_checker(
-            checker.language, checker.source, triples, checker.timeout_s, checker.memory_mb, total_s=total_s
-        )
-    except SandboxError as exc:
-        return f"the checker could not run: {exc}"
-    if report.get("compile_error"):
-        return f"the checker does not compile: {report['compile_error']}"
-    if report.get("failed"):
-        return f"the checker failed: {report['failed']}"
-    judged = [t for t in report.get("tests") or [] if isinstance(t, dict)]
-    if len(judged) != len(pending):
-        return f"the checker judged {len(judged)} of {len(pending)} cases"
-    for i, entry in zip(pending, judged):
-        status = entry.get("status")
-        if status == "accepted":
-            tests[i]["status"], tests[i]["error"] = "passed", None
-        elif status == "rejected":
-            tests[i]["status"], tests[i]["error"] = (
-                "failed",
-                f"expected an answer the checker accepts ({entry.get('error')})",
-            )
-        else:
-            return f"the checker failed on {tests[i].get('name')}: {entry.get('error')}"
-    return None

@@ -1,6 +1,6 @@
 """Compile once, then run against each stdin/stdout case: one sample of a non-Python language.
 
-Every step is its own bubblewrap sandbox (``_bwrap_argv``): no network, no IPC, its own pid
+Every step is its own bubblewrap sandbox (``step.Box``): no network, no IPC, its own pid
 namespace (killing it kills everything the program started), only the language's toolchain
 bound read-only from the host (no ``/etc``, ``/root``, ``/home``, no checkout), a size-bounded
 tmpfs ``/tmp``, and the sample's directory ``/box``: read-write while compiling, read-only while
@@ -8,33 +8,40 @@ running. As root, each sample runs under a uid of its own (``_Uids``), so RLIMIT
 processes alone; all its processes share one fresh memory cgroup (``memory_bound.create``), its
 limit the compile budget while compiling and ``total_memory_mb`` while running. After the sample,
 leftover processes of its uid are killed, the cgroup and the directory removed.
+
+Each run has the sample's wall clock and, where the limits hold one (``run_cpu_s``: a task's
+``cpu_limit_s``), a CPU budget: a run that spends it ends as a ``timeout`` (``step.Running``).
+A file-I/O task (``io``: ``{"input": "input.txt", "output": "output.txt"}``) gets its input as
+that file in ``/box`` (stdin then empty) and is judged on the output file it writes (stdout then
+ignored), read back at most ``output_bytes``: both are files of the run's own, bound one by one
+over a read-only ``/box``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import os
 import queue
-import resource
-import selectors
+import re
 import shutil
 import signal
-import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from rlvr_code._sandbox_stdio import normalise_output, stderr_tail
 from rlvr_code.languages.spec import Language
+from rlvr_code.languages.step import Box, Files, Step
 from rlvr_code.memory_bound import MemoryCgroup
 from rlvr_code.memory_bound import create as create_cgroup
 from rlvr_code.sandbox import SandboxError, SandboxUnavailable, bwrap_path
 
-BOX = "/box"
 _UID_BASE = 1_950_000_000
-_STDERR_KEEP = 8192
+_IO_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$")
 
 
 class ToolchainMissing(SandboxError):
@@ -48,16 +55,34 @@ class CompileBudget:
     processes: int = 32
 
 
-@dataclass
-class Step:
-    """How one sandboxed command ended."""
+@dataclass(frozen=True)
+class FileIO:
+    """A file-I/O task's file names in the program's directory (None: that side is stdin/stdout)."""
 
-    exit: int | None
-    timed_out: bool
-    overflow: bool
-    memory: bool
-    out: bytes
-    err: bytes
+    input: str | None = None
+    output: str | None = None
+
+
+def file_io(spec: Any) -> FileIO | None:
+    """A task's ``io`` field as ``FileIO`` (None when absent or both sides are standard streams).
+    Raises ``ValueError`` on anything but plain file names (no paths, no dot files)."""
+    if spec is None:
+        return None
+    if not isinstance(spec, Mapping) or set(spec) - {"input", "output"}:
+        raise ValueError(f"io must be {{'input': name, 'output': name}}, got {spec!r:.100}")
+    names: dict[str, str | None] = {}
+    for side in ("input", "output"):
+        name = spec.get(side)
+        if name in (None, "", "stdin", "stdout"):
+            names[side] = None
+        elif isinstance(name, str) and _IO_NAME.match(name) and name not in (".", ".."):
+            names[side] = name
+        else:
+            raise ValueError(f"io {side} must be a plain file name, got {name!r:.100}")
+    if names["input"] is not None and names["input"] == names["output"]:
+        raise ValueError("io input and output must be different files")
+    found = FileIO(**names)
+    return found if found != FileIO() else None
 
 
 Judge = Callable[[Step, str, float, int], dict[str, Any]]
@@ -108,6 +133,92 @@ def toolchain_error(language: Language) -> str | None:
     )
 
 
+@dataclass
+class Sample:
+    """A prepared sample: its sandbox, and why it did not compile (None when it did)."""
+
+    box: Box
+    compile_error: str | None
+    started: float
+    private: str
+    """A directory of the sample's own outside ``/box`` (per-run files: ``Files``)."""
+
+
+@contextlib.contextmanager
+def prepared(
+    language: Language,
+    source: str,
+    limits: Mapping[str, Any],
+    compile_budget: CompileBudget = CompileBudget(),
+    *,
+    tmpfs_mb: int = 16,
+) -> Iterator[Sample]:
+    """A sample's sandbox with its source compiled (its uid, directory and cgroup are gone after)."""
+    problem = toolchain_error(language)
+    if problem:
+        raise ToolchainMissing(problem)
+    bwrap = bwrap_path()
+    if bwrap is None:
+        raise SandboxUnavailable("the code sandbox needs bubblewrap: `apt-get install bubblewrap`")
+    privileged = os.getuid() == 0
+    uids = _uid_pool()
+    uid = uids.take(float(limits["wall_s"]) + 30) if privileged else os.getuid()
+    group = create_cgroup(compile_budget.memory_mb)
+    top = tempfile.mkdtemp(prefix="rlvr-lang-")
+    started = time.monotonic()
+    try:
+        if privileged:
+            os.chown(top, uid, uid)  # 0700: the sample's alone
+        workdir, private = os.path.join(top, "box"), os.path.join(top, "own")
+        for where in (workdir, private):
+            os.mkdir(where, 0o700)
+            if privileged:
+                os.chown(where, uid, uid)
+        path = os.path.join(workdir, language.source)
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(source)
+        if privileged:
+            os.chown(path, uid, uid)
+        box = Box(bwrap, language, workdir, uid if privileged else None, group, tmpfs_mb)
+        why = _build(box, compile_budget)
+        if why is None and group is not None:
+            _set_limit(group, int(limits.get("total_memory_mb") or limits["memory_mb"]))
+        yield Sample(box, why, started, private)
+    finally:
+        if privileged:
+            _kill_uid(uid)
+        shutil.rmtree(top, ignore_errors=True)
+        if group is not None:
+            group.remove()
+        if privileged:
+            uids.give(uid)
+
+
+def _build(box: Box, budget: CompileBudget) -> str | None:
+    """Compile (or syntax-check) in the sandbox; why it failed, or None."""
+    language = box.language
+    build = language.compile or language.check
+    if build is None:
+        return None
+    step = box.step(
+        build,
+        writable=True,
+        tmpfs_mb=language.compile_tmpfs_mb,
+        stdin=b"",
+        wall_s=budget.wall_s,
+        memory_mb=budget.memory_mb if language.address_space else None,
+        processes=budget.processes + language.extra_processes,
+        output_cap=1 << 20,
+    )
+    if step.exit == 0:
+        return None
+    if step.timed_out:
+        return f"the compiler ran past its {budget.wall_s:g} s budget"
+    if step.memory:
+        return f"the compiler exceeded its {budget.memory_mb} MB budget"
+    return stderr_tail(step.err + step.out, lines=6, chars=800) or f"exit status {step.exit}"
+
+
 def run_sample(
     language: Language,
     source: str,
@@ -117,77 +228,52 @@ def run_sample(
     *,
     tmpfs_mb: int = 16,
     judge: Judge | None = None,
+    io: FileIO | None = None,
 ) -> dict[str, Any]:
-    """The sample's report in the judge's shape: ``status``, ``tests``, ``compile_error``.
+    """The sample's report in the judge's shape: ``status``, ``tests``, ``compile_error``, and
+    ``run_cpu_s`` (the most CPU seconds one run spent).
 
     ``judge(step, expected, wall_s, output_cap)`` turns each case's run into its entry (default:
-    the output compared with the expected one); the contest checkers pass their own."""
-    problem = toolchain_error(language)
-    if problem:
-        raise ToolchainMissing(problem)
-    bwrap = bwrap_path()
-    if bwrap is None:
-        raise SandboxUnavailable("the code sandbox needs bubblewrap: `apt-get install bubblewrap`")
-    privileged = os.getuid() == 0
-    uids = _uid_pool()
-    uid = uids.take(limits["wall_s"] + 30) if privileged else os.getuid()
-    group = create_cgroup(compile_budget.memory_mb)
-    workdir = tempfile.mkdtemp(prefix="rlvr-lang-")
-    started = time.monotonic()
-    try:
-        if privileged:
-            os.chown(workdir, uid, uid)
-        os.chmod(workdir, 0o700)
-        path = os.path.join(workdir, language.source)
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(source)
-        if privileged:
-            os.chown(path, uid, uid)
-        context = _Context(bwrap, language, workdir, uid if privileged else None, group, tmpfs_mb)
-        build = language.compile or language.check
-        if build is not None:
-            step = context.step(
-                build,
-                writable=True,
-                tmpfs_mb=language.compile_tmpfs_mb,
-                stdin=b"",
-                wall_s=compile_budget.wall_s,
-                memory_mb=compile_budget.memory_mb if language.address_space else None,
-                processes=compile_budget.processes + language.extra_processes,
-                output_cap=1 << 20,
-            )
-            if step.exit != 0:
-                if step.timed_out:
-                    why = f"the compiler ran past its {compile_budget.wall_s:g} s budget"
-                elif step.memory:
-                    why = f"the compiler exceeded its {compile_budget.memory_mb} MB budget"
-                else:
-                    why = stderr_tail(step.err + step.out, lines=6, chars=800) or f"exit status {step.exit}"
-                return {"status": "done", "tests": [], "compile_error": why, "elapsed_s": time.monotonic() - started}
-        if group is not None:
-            _set_limit(group, int(limits.get("total_memory_mb") or limits["memory_mb"]))
+    the output compared with the expected one); the contest checkers pass their own. ``io``: the
+    program reads and writes files instead of stdin and stdout (``FileIO``)."""
+    with prepared(language, source, limits, compile_budget, tmpfs_mb=tmpfs_mb) as sample:
+        if sample.compile_error is not None:
+            return {
+                "status": "done",
+                "tests": [],
+                "compile_error": sample.compile_error,
+                "elapsed_s": time.monotonic() - sample.started,
+            }
         # The compile had its own budget: the sample's wall-clock limit starts now.
-        report = _run_cases(context, cases, limits, time.monotonic(), judge or _judge)
-        report["elapsed_s"] = time.monotonic() - started
+        report = _run_cases(sample, cases, limits, time.monotonic(), judge or judge_output, io)
+        report["elapsed_s"] = time.monotonic() - sample.started
         return report
-    finally:
-        if privileged:
-            _kill_uid(uid)
-        shutil.rmtree(workdir, ignore_errors=True)
-        if group is not None:
-            group.remove()
-        if privileged:
-            uids.give(uid)
+
+
+def cpu_budget(limits: Mapping[str, Any]) -> float | None:
+    """A run's CPU budget (``run_cpu_s``), when the limits hold a positive number."""
+    value = limits.get("run_cpu_s")
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    return None
 
 
 def _run_cases(
-    context: _Context, cases: list[dict[str, str]], limits: dict[str, Any], started: float, judge: Judge
+    sample: Sample,
+    cases: list[dict[str, str]],
+    limits: dict[str, Any],
+    started: float,
+    judge: Judge,
+    io: FileIO | None,
 ) -> dict[str, Any]:
-    language = context.language
+    box = sample.box
+    language = box.language
     deadline = started + float(limits["wall_s"])
     per_case = float(limits.get("case_s") or limits["cpu_s"])
     tests: list[dict[str, Any]] = []
     memory_mb = int(limits["memory_mb"]) if language.address_space else None
+    cap = int(limits["output_bytes"])
+    spent = 0.0
     for index, case in enumerate(cases):
         name = f"case {index}"
         left = deadline - time.monotonic()
@@ -195,24 +281,80 @@ def _run_cases(
             tests.append({"name": name, "status": "timeout", "error": "not run: the time budget ran out"})
             continue
         wall = min(per_case, left)
-        step = context.step(
+        files, stdin = _case_files(sample, io, case["input"])
+        step = box.step(
             language.run,
             writable=False,
-            stdin=case["input"].encode("utf-8"),
+            stdin=stdin,
             wall_s=wall,
             memory_mb=memory_mb,
             processes=int(limits["processes"]) + language.extra_processes,
-            output_cap=int(limits["output_bytes"]),
+            output_cap=cap,
             cpu_s=float(limits["cpu_s"]),
+            cpu_budget_s=cpu_budget(limits),
             file_mb=int(limits["file_mb"]),
+            files=files,
         )
-        tests.append({"name": name, **judge(step, case["output"], wall, int(limits["output_bytes"]))})
-    return {"status": "done", "tests": tests, "elapsed_s": time.monotonic() - started}
+        if io is not None and io.output is not None:
+            step = _with_output_file(step, sample, io.output, cap)
+        spent = max(spent, step.cpu_s or 0.0)
+        tests.append({"name": name, **judge(step, case["output"], wall, cap)})
+    return {"status": "done", "tests": tests, "elapsed_s": time.monotonic() - started, "run_cpu_s": spent}
 
 
-def _judge(step: Step, expected: str, wall_s: float, cap: int) -> dict[str, Any]:
+def _case_files(sample: Sample, io: FileIO | None, given: str) -> tuple[Files | None, bytes]:
+    """A case's own input and output files (fresh each case), and what its stdin gets."""
+    if io is None:
+        return None, given.encode("utf-8")
+    binds = [
+        own_file(sample, name, content, writable)
+        for name, content, writable in ((io.input, given, False), (io.output, "", True))
+        if name is not None
+    ]
+    return Files(tuple(binds)), (b"" if io.input is not None else given.encode("utf-8"))
+
+
+def own_file(sample: Sample, name: str, content: str, writable: bool) -> tuple[str, str, bool]:
+    """A run's file ``/box/<name>``: written fresh in the sample's private directory (the last
+    run's copy removed: the program may have left it read-only), its mount point made in
+    ``/box``; the ``Files`` bind that puts it there."""
+    host = os.path.join(sample.private, name)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(host)
+    with open(host, "w", encoding="utf-8") as fh:
+        fh.write(content)
+    os.chmod(host, 0o600 if writable else 0o400)
+    if sample.box.uid is not None:
+        os.chown(host, sample.box.uid, sample.box.uid)
+    mountpoint = os.path.join(sample.box.workdir, name)
+    if not os.path.isfile(mountpoint) or os.path.islink(mountpoint):
+        with contextlib.suppress(OSError):
+            shutil.rmtree(mountpoint) if os.path.isdir(mountpoint) else os.unlink(mountpoint)
+        open(mountpoint, "w").close()  # bubblewrap binds the file over it
+    return host, name, writable
+
+
+def _with_output_file(step: Step, sample: Sample, name: str, cap: int) -> Step:
+    """The step judged on the output file the program wrote (at most ``cap`` bytes read)."""
+    try:
+        fd = os.open(os.path.join(sample.private, name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return dataclasses.replace(step, out=b"")
+    try:
+        if not os.path.isfile(f"/proc/self/fd/{fd}"):
+            return dataclasses.replace(step, out=b"")
+        data = os.read(fd, cap + 1)
+    finally:
+        os.close(fd)
+    return dataclasses.replace(step, out=data[:cap], overflow=step.overflow or len(data) > cap)
+
+
+def judge_output(step: Step, expected: str, wall_s: float, cap: int) -> dict[str, Any]:
+    """The default judgement: the output, normalised, equal to the expected one."""
     if step.memory:
         return {"status": "error", "error": "MemoryError: the sample exceeded its memory bound"}
+    if step.cpu_limited:
+        return {"status": "timeout", "error": "the run spent its CPU budget"}
     if step.timed_out:
         return {"status": "timeout", "error": f"no result within {wall_s:g} s"}
     if step.overflow:
@@ -224,219 +366,6 @@ def _judge(step: Step, expected: str, wall_s: float, cap: int) -> dict[str, Any]
     if got == want:
         return {"status": "passed", "error": None}
     return {"status": "failed", "error": f"expected {repr(want)[:150]}, got {repr(got)[:150]}"}
-
-
-class _Context:
-    def __init__(
-        self, bwrap: str, language: Language, workdir: str, uid: int | None, group: MemoryCgroup | None, tmpfs_mb: int
-    ) -> None:
-        self.bwrap = bwrap
-        self.language = language
-        self.workdir = workdir
-        self.uid = uid
-        self.group = group
-        self.tmpfs_mb = tmpfs_mb
-
-    def argv(self, command: tuple[str, ...], writable: bool, tmpfs_mb: int | None = None) -> list[str]:
-        language = self.language
-        mounts = language.mounts if writable or language.run_mounts is None else language.run_mounts
-        argv = [
-            self.bwrap,
-            "--unshare-all",  # network, IPC, pid, uts, cgroup and (unprivileged) user namespaces
-            # The program is the namespace's pid 1, so the outer bubblewrap reaps it. With
-            # bubblewrap's own init there, the outer one returns on the init's word and never
-            # reaps it: every step left a zombie for the machine's init, which in a container
-            # without a reaping init (Docker's default) piles up until fork fails.
-            "--as-pid-1",
-            "--die-with-parent",
-            "--new-session",
-            "--perms",
-            "0755",
-            "--dir",
-            "/usr",
-        ]
-        for path in mounts:
-            if os.path.exists(path):
-                argv += ["--ro-bind", path, path]
-        argv += ["--symlink", "usr/lib", "/lib", "--symlink", "usr/bin", "/bin"]
-        if os.path.exists("/usr/lib64"):
-            argv += ["--ro-bind", "/usr/lib64", "/usr/lib64", "--symlink", "usr/lib64", "/lib64"]
-        else:
-            argv += ["--symlink", "usr/lib", "/lib64"]
-        argv += [
-            "--proc",
-            "/proc",
-            "--dev",
-            "/dev",
-            "--size",
-            str((tmpfs_mb or self.tmpfs_mb) << 20),
-            "--tmpfs",
-            "/tmp",
-            "--bind" if writable else "--ro-bind",
-            self.workdir,
-            BOX,
-            "--chdir",
-            BOX,
-            "--clearenv",
-            "--setenv",
-            "PATH",
-            "/usr/bin:/bin",
-            "--setenv",
-            "HOME",
-            "/tmp",
-            "--setenv",
-            "TMPDIR",
-            "/tmp",
-            "--setenv",
-            "LANG",
-            "C.UTF-8",
-        ]
-        for key, value in language.env:
-            argv += ["--setenv", key, value]
-        argv += ["--cap-drop", "ALL"]
-        return argv + [part.replace("{src}", language.source) for part in command]
-
-    def step(
-        self,
-        command: tuple[str, ...],
-        *,
-        writable: bool,
-        stdin: bytes,
-        wall_s: float,
-        memory_mb: int | None,
-        processes: int,
-        output_cap: int,
-        cpu_s: float | None = None,
-        file_mb: int = 64,
-        tmpfs_mb: int | None = None,
-    ) -> Step:
-        uid, group = self.uid, self.group
-        cpu = max(1, int(cpu_s if cpu_s is not None else wall_s) + 1)
-
-        def enter() -> None:  # in the child, before exec: cgroup, rlimits, then the uid
-            if group is not None:
-                with open(os.path.join(group.path, "cgroup.procs"), "w", encoding="ascii") as fh:
-                    fh.write(str(os.getpid()))
-            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-            resource.setrlimit(resource.RLIMIT_FSIZE, (file_mb << 20, file_mb << 20))
-            resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
-            if memory_mb is not None:
-                resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
-            if uid is not None:
-                # bubblewrap and the program count against the limit too (the program is the
-                # namespace's pid 1, so bubblewrap adds no init of its own).
-                resource.setrlimit(resource.RLIMIT_NPROC, (processes + 2, processes + 2))
-                os.setgroups([])
-                os.setgid(uid)
-                os.setuid(uid)
-
-        oom_before = _oom_kills(group) if group is not None else 0
-        try:
-            proc = subprocess.Popen(
-                self.argv(command, writable, tmpfs_mb),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                # The child only makes system calls before exec (no locks of ours are taken there).
-                preexec_fn=enter,
-                start_new_session=True,
-                close_fds=True,
-            )
-        except (OSError, subprocess.SubprocessError) as exc:
-            raise SandboxError(f"could not start the {self.language.name} sandbox: {exc}") from exc
-        out, err, timed_out, overflow = _exchange(proc, stdin, time.monotonic() + wall_s, output_cap)
-        if timed_out or overflow:
-            _kill(proc)
-        try:
-            code = proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            _kill(proc)
-            code = proc.wait()
-        memory = group is not None and _oom_kills(group) > oom_before
-        return Step(code, timed_out, overflow, memory, bytes(out), bytes(err))
-
-
-def _exchange(
-    proc: subprocess.Popen[bytes], data: bytes, deadline: float, cap: int
-) -> tuple[bytearray, bytearray, bool, bool]:
-    """Feed stdin and read stdout/stderr until both close, the deadline, or ``cap`` bytes of output."""
-    if proc.stdin is None or proc.stdout is None or proc.stderr is None:
-        raise SandboxError("the sandbox's pipes are missing")
-    out, err = bytearray(), bytearray()
-    sel = selectors.DefaultSelector()
-    os.set_blocking(proc.stdin.fileno(), False)
-    if data:
-        sel.register(proc.stdin, selectors.EVENT_WRITE)
-    else:
-        proc.stdin.close()
-    sel.register(proc.stdout, selectors.EVENT_READ, out)
-    sel.register(proc.stderr, selectors.EVENT_READ, err)
-    pending = memoryview(data)
-    timed_out = overflow = False
-    try:
-        while len(sel.get_map()) > 0:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                timed_out = True
-                break
-            for key, _ in sel.select(left):
-                if key.fileobj is proc.stdin:
-                    try:
-                        sent = os.write(proc.stdin.fileno(), pending[:65536])
-                        pending = pending[sent:]
-                    except (BlockingIOError, InterruptedError):
-                        continue
-                    except OSError:
-                        pending = pending[:0]
-                    if not pending:
-                        sel.unregister(proc.stdin)
-                        proc.stdin.close()
-                    continue
-                chunk = os.read(key.fileobj.fileno(), 65536)  # type: ignore[union-attr]
-                if not chunk:
-                    sel.unregister(key.fileobj)
-                    continue
-                key.data.extend(chunk)
-                if len(out) > cap:
-                    overflow = True
-                    return out, err, timed_out, overflow
-                if len(err) > 2 * _STDERR_KEEP:
-                    del err[:-_STDERR_KEEP]
-    finally:
-        sel.close()
-        for pipe in (proc.stdin, proc.stdout, proc.stderr):
-            if not pipe.closed:
-                pipe.close()
-    return out, err, timed_out, overflow
-
-
-def _kill(proc: subprocess.Popen[bytes]) -> None:
-    """Kill the sandboxed program, then bubblewrap if it is still there.
-
-    The program first (the namespace's pid 1: every process of the namespace dies with it), so
-    the outer bubblewrap sees it die and reaps it; killing both at once could orphan it as a
-    zombie for the machine's init (see ``--as-pid-1``)."""
-    try:
-        with open(f"/proc/{proc.pid}/task/{proc.pid}/children", encoding="ascii") as fh:
-            inner = [int(pid) for pid in fh.read().split()]
-    except (OSError, ValueError):
-        inner = []
-    for pid in inner:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-    if inner:
-        try:
-            proc.wait(timeout=1.0)
-            return
-        except subprocess.TimeoutExpired:
-            pass
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _kill_uid(uid: int, wait_s: float = 2.0) -> None:
@@ -482,16 +411,3 @@ def _set_limit(group: MemoryCgroup, mb: int) -> None:
                 fh.write(str(mb << 20))
         except OSError:
             pass
-
-
-def _oom_kills(group: MemoryCgroup) -> int:
-    name = "memory.oom_control" if group.version == 1 else "memory.events"
-    try:
-        with open(os.path.join(group.path, name), encoding="ascii") as fh:
-            for line in fh:
-                key, _, value = line.partition(" ")
-                if key == "oom_kill":
-                    return int(value)
-    except (OSError, ValueError):
-        pass
-    return 0

@@ -1,0 +1,108 @@
+"""An interactive task's interactor: ``answer["interactor"]``, run by ``languages.interactive``.
+
+``{"language": "cpp", "source": "...", "timeout_s": 5, "memory_mb": 512}`` (``language``
+defaults to ``python``; ``timeout_s`` is its CPU budget per case). It is called as testlib's
+interactors are (``argv[1]`` the case's input, ``argv[2]`` a log file, ``argv[3]`` the case's
+expected output); what it prints goes to the contestant's stdin, what the contestant prints comes
+to its stdin. Exit status 0 accepts, 1 or 2 reject, anything else is its failure
+(``verifier_error``, never a reward). A Python interactor's uncaught exception is its failure
+(exit 3), except a broken pipe (the contestant stopped reading: 1).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from rlvr_code.contests.checkers import DEFAULT_CHECKER_MB, DEFAULT_CHECKER_S
+from rlvr_code.contests.sandboxed import PYTHON, language_spec
+from rlvr_code.languages.spec import Language
+
+_MAX_SOURCE = 1 << 20
+_INTERACTOR_GUARD = (
+    "import os, runpy, sys, traceback\n"
+    "sys.argv = sys.argv[1:]\n"
+    "def gone():\n"  # the contestant closed its stdin: later writes (and the exit's flush) go nowhere
+    "    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n"
+    "try:\n"
+    "    runpy.run_path(sys.argv[0], run_name='__main__')\n"
+    "    sys.stdout.flush()\n"
+    "except SystemExit:\n"
+    "    try:\n"
+    "        sys.stdout.flush()\n"
+    "    except BrokenPipeError:\n"
+    "        gone()\n"
+    "    raise\n"
+    "except BrokenPipeError:\n"
+    "    gone()\n"
+    "    sys.exit(1)\n"
+    "except BaseException:\n"
+    "    traceback.print_exc(limit=-2)\n"
+    "    sys.exit(3)\n"
+)
+
+
+class InteractorSpecError(ValueError):
+    """The task's ``interactor`` is malformed (a bad task: ``verifier_error``)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Interactor:
+    language: str
+    source: str
+    timeout_s: float = DEFAULT_CHECKER_S
+    memory_mb: int = DEFAULT_CHECKER_MB
+
+
+def parse_interactor(spec: Any) -> Interactor:
+    from rlvr_code.languages import canonical
+
+    if not isinstance(spec, Mapping) or set(spec) - {"language", "source", "timeout_s", "memory_mb"}:
+        raise InteractorSpecError("interactor must be {'language', 'source', 'timeout_s', 'memory_mb'}")
+    language = canonical(spec.get("language", "python"))
+    if language is None:
+        raise InteractorSpecError(f"unknown interactor language {spec.get('language')!r:.60}")
+    source = spec.get("source")
+    if not isinstance(source, str) or not source.strip() or "\x00" in source or len(source) > _MAX_SOURCE:
+        raise InteractorSpecError("interactor source must be a non-empty program (no NUL bytes, at most 1 MiB)")
+    timeout_s = spec.get("timeout_s", DEFAULT_CHECKER_S)
+    memory_mb = spec.get("memory_mb", DEFAULT_CHECKER_MB)
+    if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or not 0 < timeout_s <= 60:
+        raise InteractorSpecError("interactor timeout_s must be in (0, 60] seconds")
+    if not math.isfinite(float(timeout_s)):
+        raise InteractorSpecError("interactor timeout_s must be finite")
+    if isinstance(memory_mb, bool) or not isinstance(memory_mb, int) or not 16 <= memory_mb <= 4096:
+        raise InteractorSpecError("interactor memory_mb must be an integer in [16, 4096]")
+    return Interactor(language, source, float(timeout_s), memory_mb)
+
+
+def interactor_language(name: str) -> Language:
+    """The interactor's language as the runner runs it (a Python one behind its guard)."""
+    base = language_spec(name)
+    if base is not PYTHON:
+        return base
+    return dataclasses.replace(base, run=("/usr/bin/python3", "-I", "-c", _INTERACTOR_GUARD, "{src}"))
+
+
+def run_interaction(
+    language: str, code: str, interactor: Interactor, cases: list[dict[str, str]], limits: dict[str, Any]
+) -> dict[str, Any]:
+    """The contestant's report, judged case by case by the interactor; ``failed`` (why the
+    interactor failed: the sample's verdict is then ``verifier_error``) or ``compile_error``."""
+    from rlvr_code.languages.interactive import InteractorBudget, InteractorFailed, run_interactive
+
+    budget = InteractorBudget(cpu_s=interactor.timeout_s, memory_mb=interactor.memory_mb)
+    try:
+        return run_interactive(
+            language_spec(language),
+            code,
+            interactor_language(interactor.language),
+            interactor.source,
+            cases,
+            limits,
+            budget,
+        )
+    except InteractorFailed as exc:
+        return {"status": "done", "tests": [], "failed": str(exc)}

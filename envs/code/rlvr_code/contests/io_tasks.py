@@ -1,0 +1,91 @@
+"""File-I/O and interactive tasks: run in the languages runner, in every language (Python too).
+
+* ``answer["io"] = {"input": "input.txt", "output": "output.txt"}`` (either side may be left out:
+  that side stays stdin or stdout): each case's input is that file in the program's working
+  directory (its stdin is then empty), and the output judged is the file it wrote (its stdout
+  is then ignored), read back at most ``output_bytes``. A ``checker`` judges it as it would
+  stdout.
+* ``answer["interactor"] = {"language": ..., "source": ...}`` (``interactors``): the program talks
+  with the interactor, whose exit status judges each case; a ``checker`` or ``io`` beside it is a
+  bad task.
+
+Both need the local (bubblewrap) backend; elsewhere, and for a malformed field, the verdict is
+``verifier_error`` (a bad task), never a reward.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rlvr_code.contests.checkers import CheckerSpecError, parse_checker
+from rlvr_code.contests.runs import bad_task, judge_run, program_of
+from rlvr_code.scoring import plan_for
+from rlvr_code.verifier import CodeVerifier, TaskFormatError, build_job
+from rlvr_envs.types import Reason, Task, Verdict, trim_text
+
+_MAX_ERROR = 1000
+
+
+def verify_in_runner(verifier: CodeVerifier, task: Task, plain: Task, completion: str) -> Verdict:
+    """The verdict of a file-I/O or interactive task (``plain``: the task without its checker)."""
+    from rlvr_code.contests.interactors import InteractorSpecError, parse_interactor, run_interaction
+    from rlvr_code.languages.runner import file_io, run_sample
+    from rlvr_code.sandbox import SandboxError
+
+    answer = task.answer
+    if answer.get("format") != "stdio":
+        return bad_task(f"io and interactor apply to 'stdio' tasks, not {answer.get('format')!r:.40}")
+    try:
+        io = file_io(answer.get("io"))
+        interactor = parse_interactor(answer["interactor"]) if answer.get("interactor") is not None else None
+        checker = parse_checker(answer.get("checker"))
+    except (ValueError, InteractorSpecError, CheckerSpecError) as exc:
+        return bad_task(str(exc))
+    if interactor is not None and (io is not None or checker is not None):
+        return bad_task("an interactive task judges by its interactor: no io or checker beside it")
+    if verifier.backend != "local":
+        return Verdict.failure(
+            Reason.VERIFIER_ERROR, details={"error": "file-I/O and interactive tasks run only on the local backend"}
+        )
+    program = program_of(verifier, plain, completion)
+    if program is None:  # no code, a fence in another language: the plain verdict says which (nothing runs)
+        return CodeVerifier.verify(verifier, plain.model_copy(update={"answer": _runnable(plain.answer)}), completion)
+    language, code = program
+    try:
+        cases: list[dict[str, str]] = build_job(plain.answer, code)["cases"]
+    except (TaskFormatError, KeyError) as exc:
+        return bad_task(str(exc))
+    limits = verifier.task_limits(plain.answer)
+    extracted = code[:2000]
+    if checker is not None and interactor is None:
+        report: dict[str, Any] | Verdict = judge_run(verifier, language, code, cases, checker, limits, io)
+        if isinstance(report, Verdict):
+            return report
+    else:
+        try:
+            if interactor is not None:
+                report = run_interaction(language, code, interactor, cases, limits)
+            else:
+                from rlvr_code.contests.sandboxed import language_spec
+
+                report = run_sample(language_spec(language), code, cases, limits, io=io)
+        except SandboxError as exc:
+            return Verdict.failure(
+                Reason.VERIFIER_ERROR, extracted=extracted, details={"error": trim_text(str(exc), _MAX_ERROR)}
+            )
+    if report.get("failed"):
+        error = trim_text(f"the interactor failed: {report['failed']}", _MAX_ERROR)
+        return Verdict.failure(Reason.VERIFIER_ERROR, extracted=extracted, details={"error": error})
+    if report.get("compile_error"):
+        error = trim_text(str(report["compile_error"]), _MAX_ERROR)
+        details = {"passed": 0, "total": len(cases), "language": language, "compile_error": error, "first_error": error}
+        return Verdict.failure(Reason.COMPILE_ERROR, extracted=extracted, details=details)
+    verdict = verifier.verdict(report, code, plan_for(task))
+    kind = "interactive" if interactor is not None else "file_io"
+    return verdict.model_copy(update={"details": {**verdict.details, "language": language, "runner": kind}})
+
+
+def _runnable(answer: dict[str, Any]) -> dict[str, Any]:
+    """The answer without the fields only this module reads (for the plain verifier's verdict on
+    a completion that holds nothing to run)."""
+    return {k: v for k, v in answer.items() if k not in ("io", "interactor")}

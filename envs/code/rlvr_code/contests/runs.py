@@ -1,0 +1,122 @@
+"""Running a contestant's program in the languages runner and judging its outputs with a checker:
+what the contest verifier and its file-I/O tasks (``io_tasks``) share."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rlvr_code.contests.checkers import Checker
+from rlvr_code.verifier import CodeVerifier, accepted_languages, extract_code, extract_for
+from rlvr_envs.types import Reason, Task, Verdict, trim_text
+
+_MAX_ERROR = 1000
+
+
+def bad_task(message: str) -> Verdict:
+    return Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"bad task: {message}"})
+
+
+def program_of(verifier: CodeVerifier, task: Task, completion: str) -> tuple[str, str] | None:
+    """``(language, code)`` to run, or None when the plain verifier answers without running
+    anything worth a checker (no code, a fence in another language, an unknown language)."""
+    language = task.answer.get("language", "python")
+    accepted = accepted_languages(language)
+    if not accepted:
+        return None
+    if accepted == ["python"]:
+        chosen: str | None = "python"
+        code = extract_code(completion)
+    else:
+        chosen, code, problem = extract_for(completion, accepted)
+        if problem is not None:
+            return None
+    if not chosen or not code.strip() or "\x00" in code:
+        return None
+    if chosen != "python" and verifier.backend != "local":
+        return None
+    return chosen, code
+
+
+def judge_run(
+    verifier: CodeVerifier,
+    language: str,
+    code: str,
+    cases: list[dict[str, str]],
+    checker: Checker,
+    limits: dict[str, Any],
+    io: Any = None,
+) -> dict[str, Any] | Verdict:
+    """The runner's report on ``cases`` with the checker's judgement in place of the strict one;
+    or the verdict that ends the sample (a compile error, the sandbox's or the checker's failure)."""
+    from rlvr_code.contests.sandboxed import run_outputs
+    from rlvr_code.sandbox import SandboxError
+
+    extracted = code[:2000]
+    try:
+        report = run_outputs(language, code, cases, limits, **({"io": io} if io is not None else {}))
+    except SandboxError as exc:
+        return Verdict.failure(
+            Reason.VERIFIER_ERROR, extracted=extracted, details={"error": trim_text(str(exc), _MAX_ERROR)}
+        )
+    if report.get("compile_error"):
+        error = trim_text(str(report["compile_error"]), _MAX_ERROR)
+        details = {"passed": 0, "total": len(cases), "language": language, "compile_error": error, "first_error": error}
+        return Verdict.failure(Reason.COMPILE_ERROR, extracted=extracted, details=details)
+    tests = [t for t in report.get("tests") or [] if isinstance(t, dict)]
+    outputs = [t.pop("output", None) for t in tests]
+    stopped = any(t.get("status") not in ("passed", "failed") for t in tests)
+    if not stopped or verifier.partial_credit:
+        problem = _apply_checker(checker, tests, outputs, cases, verifier.timeout_s)
+        if problem is not None:
+            return Verdict.failure(
+                Reason.VERIFIER_ERROR, extracted=extracted, details={"error": trim_text(problem, _MAX_ERROR)}
+            )
+    return report
+
+
+def _apply_checker(
+    checker: Checker,
+    tests: list[dict[str, Any]],
+    outputs: list[str | None],
+    cases: list[dict[str, str]],
+    total_s: float,
+) -> str | None:
+    """Re-judge each case whose output differs; the checker's own failure, or None. A special
+    judge has ``timeout_s`` per case and ``total_s`` (the sample's limit) for them all."""
+    pending = [i for i, t in enumerate(tests) if t.get("status") == "failed" and outputs[i] is not None]
+    if not pending:
+        return None
+    if checker.builtin:
+        for i in pending:
+            accepted, why = checker.compare(str(outputs[i]), cases[i]["output"])
+            tests[i]["status"], tests[i]["error"] = ("passed", None) if accepted else ("failed", why)
+        return None
+    from rlvr_code.contests.sandboxed import run_checker
+    from rlvr_code.sandbox import SandboxError
+
+    triples = [(cases[i]["input"], str(outputs[i]), cases[i]["output"]) for i in pending]
+    try:
+        report = run_checker(
+            checker.language, checker.source, triples, checker.timeout_s, checker.memory_mb, total_s=total_s
+        )
+    except SandboxError as exc:
+        return f"the checker could not run: {exc}"
+    if report.get("compile_error"):
+        return f"the checker does not compile: {report['compile_error']}"
+    if report.get("failed"):
+        return f"the checker failed: {report['failed']}"
+    judged = [t for t in report.get("tests") or [] if isinstance(t, dict)]
+    if len(judged) != len(pending):
+        return f"the checker judged {len(judged)} of {len(pending)} cases"
+    for i, entry in zip(pending, judged):
+        status = entry.get("status")
+        if status == "accepted":
+            tests[i]["status"], tests[i]["error"] = "passed", None
+        elif status == "rejected":
+            tests[i]["status"], tests[i]["error"] = (
+                "failed",
+                f"expected an answer the checker accepts ({entry.get('error')})",
+            )
+        else:
+            return f"the checker failed on {tests[i].get('name')}: {entry.get('error')}"
+    return None

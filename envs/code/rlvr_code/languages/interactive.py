@@ -1,0 +1,221 @@
+"""Interactive problems: the contestant's program and an interactor talking through two pipes.
+
+Each program is a sample of its own (``runner.prepared``: its own uid, directory, memory cgroup
+and bubblewrap sandbox per run), so neither can read, signal or trace the other; the only channel
+between them is the pair of pipes (the contestant's stdout is the interactor's stdin and the
+other way round). The interactor is called as testlib's are: ``argv[1]`` the case's input file,
+``argv[2]`` a file it may write (its log, ignored), ``argv[3]`` the case's expected output; those
+are files of its own run, bound read-only (the log writable, bounded by the file-size limit).
+
+Both have the case's wall clock (a deadlock, each waiting for the other, ends there, charged to
+the contestant: it is almost always an unflushed write or a missing read); the contestant has its
+CPU budget, the interactor its own. How a case ends (``judge_interaction``):
+
+* the contestant ran out of time or memory, or wrote past the output cap: its verdict;
+* otherwise the interactor's exit status decides: 0 accepts (unless the contestant then exited
+  non-zero), 1 or 2 reject, and anything else (a crash, a signal, its budget) is the
+  interactor's failure: ``InteractorFailed``, which the caller reports as ``verifier_error``.
+  One exception: an interactor killed by SIGPIPE wrote to a contestant that had stopped reading
+  (its stdout goes nowhere else), which rejects.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import signal
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from rlvr_code._sandbox_stdio import stderr_tail
+from rlvr_code.languages.runner import CompileBudget, Sample, cpu_budget, own_file, prepared
+from rlvr_code.languages.spec import Language
+from rlvr_code.languages.step import STDERR_KEEP, Files, Running, oom_kills
+
+INPUT, LOG, ANSWER = "case-input.txt", "case-log.txt", "case-answer.txt"
+_SIGPIPE_EXITS = (-signal.SIGPIPE, 128 + signal.SIGPIPE)
+_STDERR_PIPE_CAP = 4 * STDERR_KEEP
+
+
+class InteractorFailed(Exception):
+    """The interactor could not judge (it did not compile, crashed, hung, or ran out of memory)."""
+
+
+@dataclass(frozen=True)
+class InteractorBudget:
+    """The interactor's own budgets: CPU seconds per case, memory, and its compile's."""
+
+    cpu_s: float = 5.0
+    memory_mb: int = 512
+    compile_s: float = 60.0
+
+
+@dataclass
+class Side:
+    """How one of the two programs ended in one case."""
+
+    status: int | None
+    timed_out: bool
+    cpu_limited: bool
+    memory: bool
+    err: bytes
+
+
+def run_interactive(
+    contestant: Language,
+    source: str,
+    interactor: Language,
+    interactor_source: str,
+    cases: list[dict[str, str]],
+    limits: dict[str, Any],
+    budget: InteractorBudget = InteractorBudget(),
+) -> dict[str, Any]:
+    """The contestant's report on ``cases``, each judged by the interactor: ``tests``, or
+    ``compile_error`` (the contestant's). Raises ``InteractorFailed``."""
+    judge_limits = {"wall_s": limits["wall_s"], "memory_mb": budget.memory_mb, "total_memory_mb": budget.memory_mb}
+    with (
+        prepared(interactor, interactor_source, judge_limits, CompileBudget(wall_s=budget.compile_s)) as judge,
+        prepared(contestant, source, limits) as player,
+    ):
+        if judge.compile_error is not None:
+            raise InteractorFailed(f"the interactor does not compile: {judge.compile_error}")
+        if player.compile_error is not None:
+            return {"status": "done", "tests": [], "compile_error": player.compile_error}
+        started = time.monotonic()
+        deadline = started + float(limits["wall_s"])
+        per_case = float(limits.get("case_s") or limits["cpu_s"])
+        tests: list[dict[str, Any]] = []
+        for index, case in enumerate(cases):
+            name = f"case {index}"
+            left = deadline - time.monotonic()
+            if left <= 0:
+                tests.append({"name": name, "status": "timeout", "error": "not run: the time budget ran out"})
+                continue
+            wall = min(per_case, left)
+            files = _judge_files(judge, case)
+            ours, theirs = _one_case(player, judge, files, wall, limits, budget)
+            tests.append({"name": name, **judge_interaction(ours, theirs, wall)})
+        return {"status": "done", "tests": tests, "elapsed_s": time.monotonic() - started}
+
+
+def _judge_files(judge: Sample, case: Mapping[str, str]) -> Files:
+    names = ((INPUT, case["input"], False), (ANSWER, case["output"], False), (LOG, "", True))
+    return Files(tuple(own_file(judge, name, content, writable) for name, content, writable in names))
+
+
+def _one_case(
+    player: Sample, judge: Sample, files: Files, wall: float, limits: Mapping[str, Any], budget: InteractorBudget
+) -> tuple[Side, Side]:
+    language = player.box.language
+    to_judge_r, to_judge_w = os.pipe()
+    to_player_r, to_player_w = os.pipe()
+    oom = (_oom(judge), _oom(player))
+    running: list[Running] = []
+    try:
+        running.append(
+            judge.box.start(
+                (*judge.box.language.run, INPUT, LOG, ANSWER),
+                writable=False,
+                wall_s=wall,
+                memory_mb=budget.memory_mb if judge.box.language.address_space else None,
+                processes=8 + judge.box.language.extra_processes,
+                stdin=to_judge_r,
+                stdout=to_player_w,
+                cpu_budget_s=budget.cpu_s,
+                files=files,
+            )
+        )
+        running.append(
+            player.box.start(
+                language.run,
+                writable=False,
+                wall_s=wall,
+                memory_mb=int(limits["memory_mb"]) if language.address_space else None,
+                processes=int(limits["processes"]) + language.extra_processes,
+                stdin=to_player_r,
+                stdout=to_judge_w,
+                cpu_s=float(limits["cpu_s"]),
+                cpu_budget_s=cpu_budget(limits),
+                file_mb=int(limits["file_mb"]),
+            )
+        )
+    finally:
+        for fd in (to_judge_r, to_judge_w, to_player_r, to_player_w):
+            os.close(fd)  # the programs hold their ends: each sees EOF once the other has exited
+        if len(running) < 2:
+            for started in running:
+                started.kill()
+                started.reap()
+    errs = _supervise(running)
+    theirs, ours = (
+        Side(r.status, r.timed_out, r.cpu_limited, _oom(side) > before, bytes(err))
+        for r, side, before, err in zip(running, (judge, player), oom, errs)
+    )
+    return ours, theirs
+
+
+def _oom(sample: Sample) -> int:
+    return oom_kills(sample.box.group) if sample.box.group is not None else 0
+
+
+def _supervise(running: list[Running]) -> list[bytearray]:
+    """Drain both stderr pipes (their tails kept) until both programs have exited or been killed
+    at their budgets; each one's stderr (its tail)."""
+    errs = [bytearray() for _ in running]
+    sel = selectors.DefaultSelector()
+    for index, r in enumerate(running):
+        if r.proc.stderr is not None:
+            os.set_blocking(r.proc.stderr.fileno(), False)
+            sel.register(r.proc.stderr, selectors.EVENT_READ, index)
+    try:
+        while True:
+            for r in running:
+                if r.status is None and not r.try_reap() and r.over_budget():
+                    r.kill()
+            if all(r.status is not None for r in running):
+                break
+            wake = min([r.wake_in() for r in running if r.status is None] + [0.01])
+            for key, _ in sel.select(wake):
+                try:
+                    chunk = os.read(key.fileobj.fileno(), 65536)  # type: ignore[union-attr]
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    sel.unregister(key.fileobj)
+                    continue
+                err = errs[key.data]
+                err.extend(chunk)
+                if len(err) > _STDERR_PIPE_CAP:
+                    del err[:-STDERR_KEEP]
+    finally:
+        sel.close()
+        for r in running:
+            if r.proc.stderr is not None and not r.proc.stderr.closed:
+                r.proc.stderr.close()
+    return errs
+
+
+def judge_interaction(ours: Side, theirs: Side, wall_s: float) -> dict[str, Any]:
+    """One case's entry from how both ended (the module's rules); raises ``InteractorFailed``."""
+    if ours.memory:
+        return {"status": "error", "error": "MemoryError: the sample exceeded its memory bound"}
+    if ours.cpu_limited:
+        return {"status": "timeout", "error": "the run spent its CPU budget"}
+    if ours.timed_out:
+        return {"status": "timeout", "error": f"no result within {wall_s:g} s (or waiting for the interactor)"}
+    said = stderr_tail(theirs.err, lines=2, chars=200)
+    if theirs.status == 0 and not (theirs.timed_out or theirs.memory):
+        if ours.status != 0:
+            return {"status": "error", "error": f"exit status {ours.status}: {stderr_tail(ours.err)}"}
+        return {"status": "passed", "error": None}
+    if theirs.status in (1, 2) and not (theirs.timed_out or theirs.memory):
+        return {"status": "failed", "error": f"interactor: {said}" if said else "rejected by the interactor"}
+    if theirs.status in _SIGPIPE_EXITS:  # its only pipe out is the contestant's stdin: closed
+        return {"status": "failed", "error": "the program exited before the interaction was over"}
+    if theirs.memory:
+        raise InteractorFailed("the interactor exceeded its memory budget")
+    if theirs.timed_out:
+        raise InteractorFailed("the interactor ran past its budget")
+    raise InteractorFailed(f"the interactor exited with status {theirs.status}: {said}")

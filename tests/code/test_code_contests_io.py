@@ -1,0 +1,119 @@
+"""File-I/O contest tasks (``answer["io"]``): the program reads input.txt and writes output.txt in
+its working directory, in Python and C++, through the contest verifier (the languages runner).
+
+Serial pass (``tests/conftest.py``): the runner's sample uids.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from rlvr_code.contests.verifier import ContestVerifier
+from rlvr_envs.types import Reason, Task
+from tests.code.contest_interactive_cases import FILE_CASES, FILE_IO, STDIO, fence, need
+from tests.code.test_code_languages_hostile import leftovers
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap missing")
+
+IO = {"input": "input.txt", "output": "output.txt"}
+
+
+def task(language: str, io: object = IO, **answer: object) -> Task:
+    return Task(
+        id="sum",
+        prompt="a+b",
+        answer={"format": "stdio", "language": language, "cases": FILE_CASES, "io": io, **answer},
+    )
+
+
+@pytest.fixture(scope="module")
+def verifier() -> ContestVerifier:
+    return ContestVerifier(timeout_s=20.0, case_timeout_s=5.0)
+
+
+@pytest.mark.parametrize("language", ["python", "cpp"])
+def test_a_file_io_program_passes_and_a_stdio_one_does_not(verifier: ContestVerifier, language: str) -> None:
+    need(language)
+    before = set(leftovers())
+    right = verifier.verify(task(language), fence(language, FILE_IO[language]))
+    assert right.reward == 1.0, right.details
+    assert right.details["runner"] == "file_io" and right.details["language"] == language
+    # The same sum on stdin/stdout: stdin is empty and stdout is not the answer.
+    stdio = verifier.verify(task(language), fence(language, STDIO[language]))
+    assert stdio.reward == 0.0 and stdio.reason in (Reason.WRONG, Reason.RUNTIME_ERROR), stdio.details
+    assert sorted(set(leftovers()) - before) == []
+
+
+@pytest.mark.parametrize("language", ["python", "cpp"])
+def test_one_side_a_file_the_other_a_standard_stream(verifier: ContestVerifier, language: str) -> None:
+    need(language)
+    if language == "python":
+        reads_stdin = "a, b = map(int, input().split())\nopen('output.txt', 'w').write(str(a + b) + '\\n')\n"
+        writes_stdout = "a, b = map(int, open('in.txt').read().split())\nprint(a + b)\n"
+    else:
+        reads_stdin = (
+            '#include <cstdio>\nint main(){long a,b;std::scanf("%ld %ld",&a,&b);'
+            'FILE*f=std::fopen("output.txt","w");std::fprintf(f,"%ld\\n",a+b);}'
+        )
+        writes_stdout = (
+            '#include <cstdio>\nint main(){long a,b;FILE*f=std::fopen("in.txt","r");'
+            'std::fscanf(f,"%ld %ld",&a,&b);std::printf("%ld\\n",a+b);}'
+        )
+    assert verifier.verify(task(language, io={"output": "output.txt"}), fence(language, reads_stdin)).reward == 1.0
+    assert verifier.verify(task(language, io={"input": "in.txt"}), fence(language, writes_stdout)).reward == 1.0
+
+
+def test_a_checker_judges_the_output_file(verifier: ContestVerifier) -> None:
+    spaced = "a, b = map(int, open('input.txt').read().split())\nopen('output.txt', 'w').write(f'  {a + b}  ')\n"
+    strict = verifier.verify(task("python", checker=None), fence("python", spaced))
+    assert strict.reward == 0.0  # the family's line comparison keeps leading spaces
+    tokens = verifier.verify(task("python", checker={"type": "tokens"}), fence("python", spaced))
+    assert tokens.reward == 1.0, tokens.details
+    wrong = "open('output.txt', 'w').write('41\\n')\n"
+    assert verifier.verify(task("python", checker={"type": "tokens"}), fence("python", wrong)).reward == 0.0
+
+
+HOSTILE = {
+    # the output file past the cap (1 MiB of output): an error, nothing huge read back
+    "flood the output file": "open('output.txt', 'w').write('3\\n' * (3 << 20))\n",
+    # the rest of the working directory is read-only: no file of its own, no replacing the output file
+    "write elsewhere in its directory": "import os\nopen('answer.txt', 'w').write('3\\n')\n",
+    "replace the output file with a link": "import os\nos.remove('output.txt')\nos.symlink('/etc/passwd', 'output.txt')\n",
+    # an earlier case's files are gone: writing the answer once and exiting later cases does not pass
+    "remember an answer across cases": "import os\nif os.path.getsize('output.txt') == 0:\n"
+    "    open('output.txt', 'w').write('3\\n')\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_file_io_programs_score_zero_and_leave_nothing(verifier: ContestVerifier, name: str) -> None:
+    before = set(leftovers())
+    verdict = verifier.verify(task("python"), fence("python", HOSTILE[name]))
+    assert verdict.reward == 0.0, (name, verdict.details)
+    assert verdict.reason not in (Reason.OK, Reason.VERIFIER_ERROR), verdict.details
+    assert sorted(set(leftovers()) - before) == []
+
+
+@pytest.mark.parametrize(
+    "io",
+    [
+        {"input": "../input.txt"},
+        {"input": "/etc/passwd"},
+        {"input": ".hidden"},
+        {"input": "a.txt", "output": "a.txt"},
+        {"input": "input.txt", "stderr": "err.txt"},
+        {"input": 5},
+        "input.txt",
+        ["input.txt"],
+    ],
+)
+def test_a_malformed_io_field_is_a_bad_task_never_a_reward(verifier: ContestVerifier, io: object) -> None:
+    verdict = verifier.verify(task("python", io=io), fence("python", FILE_IO["python"]))
+    assert verdict.reason is Reason.VERIFIER_ERROR and "bad task" in verdict.details["error"], verdict.details
+
+
+def test_a_completion_without_code_is_judged_without_running(verifier: ContestVerifier) -> None:
+    assert verifier.verify(task("python"), "").reason is Reason.NO_ANSWER
+    assert verifier.verify(task("cpp"), fence("python", "print(1)")).reason is Reason.FORMAT_ERROR
