@@ -46,7 +46,7 @@ def labelled() -> tuple[list[dict[str, Any]], list[Task], dict[str, IFEvalVerifi
         "ifeval-data-v2": IFEvalVerifier(relevance="overlap", guard_rules="v1"),
         "ifeval-data-v3": IFEvalVerifier(relevance="contrast", relevance_background=background),
         "ifeval-data-v4": IFEvalVerifier(
-            relevance="contrast", relevance_background=background, relevance_language=True
+            relevance="contrast", relevance_background=background, relevance_language=True, relevance_genre=True
         ),
     }
     return rows, tasks, verifiers
@@ -96,10 +96,11 @@ def test_a_real_answer_pasted_under_other_prompts_is_paid_less_often(labelled) -
     # Measured 2.77% (v2: 4.51%; no gate: 8.88%); lexical evidence cannot do much better at a
     # 1% false-rejection budget (see the README): bounded, not claimed to be zero.
     assert new[1] < 0.7 * old[1] and new[1] / new[0] < 0.03
-    # Round 4 (ifeval-data-v4): a real answer in another language than its new prompt allows is
-    # refused too. Measured 2.29%, at most 7 of 30 prompts for one response (v3: 2.76%, 9 of 30).
+    # Round 4 (ifeval-data-v4): a real answer in another language than its new prompt allows, or
+    # prose under a request for verse, is refused too. Measured 317 pairs (2.14%), at most 7 of 30
+    # prompts for one response (v3: 409, 2.77%, 9 of 30).
     latest = scores["ifeval-data-v4"]
-    assert latest[0] == new[0] and latest[1] < 0.87 * new[1] and latest[2] < new[2]
+    assert latest[0] == new[0] and latest[1] < 0.8 * new[1] and latest[2] < new[2]
 
 
 def test_a_paste_from_outside_the_background_is_left_to_the_overlap_rule() -> None:

@@ -10,8 +10,10 @@ Versions (a change that alters any reward bumps the version; the old one stays):
 * ``ifeval-synth-v5``, ``ifeval-data-v4`` (your own data): training envs, as ``-v4`` / ``-v3``
   below, and a response must be written in a language its prompt allows: the prompt's own, one
   it names or one an instruction asks for (``relevance_language=True``, issue 26 round 4:
-  ``rlvr_ifeval.response_language``). A real answer in another language pasted under a prompt
-  was paid; an honest answer is refused only when it ignores the prompt's language.
+  ``rlvr_ifeval.response_language``), and a response to a request for verse must be written in
+  lines of verse (``relevance_genre=True``: ``rlvr_ifeval.genre``). Real answers pasted under
+  other prompts were paid; an honest answer is refused only when it ignores the prompt's
+  language or the form it asks for.
 * ``ifeval-synth-v4``, ``ifeval-data-v3``: training envs, the guard on with its
   ``v2`` rules (refusals in eight languages on every task, word salads), words counted per
   script, and a response must address its prompt, read as natural text and not answer another
@@ -42,6 +44,9 @@ _SYNTH_RELEVANCE: dict[str, object] = {
     "relevance_min_words": 20,
     "relevance_min_share": 0.5,
 }
+
+# Round 4 of issue 26: the response's language and, for a request for verse, its lines.
+_ROUND_4: dict[str, object] = {"relevance_language": True, "relevance_genre": True}
 
 
 def register_envs() -> None:
@@ -77,7 +82,7 @@ def register_envs() -> None:
         {"relevance": "overlap-v0", "relevance_min_units": 4, **_V1_GUARD},
         {"relevance": "overlap", **_V1_GUARD},
         {"relevance": "contrast"},
-        {"relevance": "contrast", "relevance_language": True},
+        {"relevance": "contrast", **_ROUND_4},
     )
     for version, relevance in enumerate(data_relevance):
         rlvr_envs.register(
@@ -96,7 +101,7 @@ def register_envs() -> None:
         (2, {**_SYNTH_RELEVANCE, "relevance": "overlap-v0", **_V1_GUARD}),
         (3, {**_SYNTH_RELEVANCE, "relevance": "overlap", **_V1_GUARD}),
         (4, _SYNTH_RELEVANCE),
-        (5, {**_SYNTH_RELEVANCE, "relevance_language": True}),
+        (5, {**_SYNTH_RELEVANCE, **_ROUND_4}),
     )
     for version, guard in training:
         rlvr_envs.register(

@@ -47,7 +47,7 @@ MIN_DETECT_WORDS = 10
 """Detection of a language in the same script needs this many words that start with a
 lowercase letter: langdetect calls "yes" Turkish, "Oreo Panda Zebra" Portuguese and a list of
 capitals ("Reykjavík, Helsinki, Oslo") Slovenian; names and all-capital text are not prose."""
-MAX_LANGUAGE_CHARS = 4000
+MAX_LANGUAGE_CHARS = 2000
 """Detection reads this much of a response: a language shows in its first paragraphs."""
 
 # Scripts by their Unicode blocks; a language's script is where its letters are.
@@ -77,7 +77,13 @@ _SCRIPTS: dict[str, str] = {
     "khmer": "\u1780-\u17ff",
     "myanmar": "\u1000-\u109f",
 }
+_SCRIPT_NAMES = tuple(_SCRIPTS)
 _SCRIPT_RES = tuple((name, re.compile(f"[{chars}]")) for name, chars in _SCRIPTS.items())
+# One pass over a text: each match is a run of one script's letters (its group says which).
+_SCRIPT_RUN_RE = re.compile("|".join(f"([{chars}]+)" for chars in _SCRIPTS.values()))
+# Any character of a non-Latin script: most responses have none (an English answer's curly quotes
+# and dashes are punctuation) and skip the per-script count.
+_NON_LATIN_RE = re.compile("[\u0370-\u1dff\u2c00-\ud7ff\uf900-\ufdff\ufe70-\uffef]")
 _PROSE_WORD_RE = re.compile(r"[^\W\d_A-Z\u00c0-\u00de][^\W\d_]+[,.;:!?]?")
 """A word of prose: letters, the first lowercase, maybe a punctuation mark after it."""
 _LATIN_RE = re.compile("[A-Za-z\u00c0-\u024f\u1e00-\u1eff]")
@@ -217,7 +223,11 @@ def allowed_languages(prompt: str) -> tuple[frozenset[str], frozenset[str]] | No
 def _script_counts(text: str) -> tuple[int, dict[str, int]]:
     """Latin letters and the letters of each other script in ``text``."""
     latin = len(_LATIN_RE.findall(text))
-    return latin, {name: n for name, pattern in _SCRIPT_RES if (n := len(pattern.findall(text)))}
+    counts: dict[str, int] = {}
+    for run in _SCRIPT_RUN_RE.finditer(text):
+        name = _SCRIPT_NAMES[run.lastindex - 1]  # type: ignore[operator]  # one group always matches
+        counts[name] = counts.get(name, 0) + run.end() - run.start()
+    return latin, counts
 
 
 def wrong_language(prompt: str, response: str, checkers: Sequence[Checker]) -> dict[str, Any] | None:
@@ -233,7 +243,7 @@ def wrong_language(prompt: str, response: str, checkers: Sequence[Checker]) -> d
     if ids & _ENGLISH_IDS:
         languages, scripts = languages | {"en"}, scripts | _LATIN
     head = response[:MAX_LANGUAGE_CHARS]
-    if head.isascii():
+    if head.isascii() or not _NON_LATIN_RE.search(head):
         if "latin" not in scripts:
             letters = len(_LATIN_RE.findall(head))
             if letters >= MIN_SCRIPT_LETTERS:
@@ -257,7 +267,9 @@ def wrong_language(prompt: str, response: str, checkers: Sequence[Checker]) -> d
         return None
     if sum(1 for _ in islice(filter(_PROSE_WORD_RE.fullmatch, head.split()), MIN_DETECT_WORDS)) < MIN_DETECT_WORDS:
         return None
-    found = found or detect_language(head.lower())
+    if found is None:
+        lowered = head.lower()  # capitalised English is not obvious, lowercased it often is
+        found = obvious_language(lowered) or detect_language(lowered)
     if found is None:
         return None
     if _base(found) in languages or not (scripts_of(_base(found)) & scripts):

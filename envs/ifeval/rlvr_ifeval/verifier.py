@@ -21,6 +21,7 @@ from rlvr_ifeval import text
 from rlvr_ifeval.base import Checker, InstructionError
 from rlvr_ifeval.contrast import Background
 from rlvr_ifeval.formats import OWN_FORMATS, VERBATIM_FORMAT, resolve_format, user_format  # noqa: F401
+from rlvr_ifeval.genre import not_verse
 from rlvr_ifeval.guard import GUARD_RULES, NO_WORDS, REFUSAL, WORD_SALAD, content_rejection
 from rlvr_ifeval.refusals import no_content, offers_refusal, refusal
 from rlvr_ifeval.relevance import (
@@ -144,6 +145,8 @@ class IFEvalVerifier(Verifier):
         relevance_language: with a relevance gate (not ``judge``), also refuse a response written
             in a language its prompt does not allow (``rlvr_ifeval.response_language``; the
             training ids since ``ifeval-data-v4`` / ``ifeval-synth-v5``).
+        relevance_genre: likewise, refuse a response to a request for verse (a poem, song, rap,
+            limerick ...) that is not written in lines of verse (``rlvr_ifeval.genre``; the same ids).
     """
 
     # Loading language detection (langdetect's profiles, numba's kernels: 2-5 s) happens when a
@@ -176,6 +179,7 @@ class IFEvalVerifier(Verifier):
         relevance_min_share: float = MIN_SHARE,
         relevance_background: Any = None,
         relevance_language: bool = False,
+        relevance_genre: bool = False,
     ) -> None:
         if min_words < 0:
             raise ValueError(f"min_words must be non-negative, got {min_words}")
@@ -203,6 +207,7 @@ class IFEvalVerifier(Verifier):
         self.relevance_judge = _judge_relevance(relevance_judge) if relevance == "judge" else None
         self.relevance_background = _background(relevance_background)
         self.relevance_language = bool(relevance_language)
+        self.relevance_genre = bool(relevance_genre)
         if self.relevance_judge is not None:
             # Judge calls are network-bound and may retry: not a cheap inline check.
             self.bounded_cheap = False
@@ -231,6 +236,7 @@ class IFEvalVerifier(Verifier):
         state.setdefault("relevance_min_share", MIN_SHARE)
         state.setdefault("relevance_background", None)
         state.setdefault("relevance_language", False)
+        state.setdefault("relevance_genre", False)
         self.__dict__.update(state)
         try:
             from rlvr_ifeval.language import warm_up
@@ -340,6 +346,10 @@ class IFEvalVerifier(Verifier):
         if self.relevance_judge is None:
             if self.relevance_language:
                 found = wrong_language(task.prompt, response, checkers)
+                if found is not None:
+                    return found
+            if self.relevance_genre:
+                found = not_verse(task.prompt, response, checkers)
                 if found is not None:
                     return found
             return off_topic(
