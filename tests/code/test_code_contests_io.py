@@ -117,3 +117,80 @@ def test_a_malformed_io_field_is_a_bad_task_never_a_reward(verifier: ContestVeri
 def test_a_completion_without_code_is_judged_without_running(verifier: ContestVerifier) -> None:
     assert verifier.verify(task("python"), "").reason is Reason.NO_ANSWER
     assert verifier.verify(task("cpp"), fence("python", "print(1)")).reason is Reason.FORMAT_ERROR
+
+
+@pytest.mark.parametrize(
+    ("statement", "expected"),
+    [
+        ("Read n from input.txt and write the answer to output.txt.", IO),
+        ("The input file is INPUT.TXT.", {"input": "input.txt"}),
+        ("Print the answer (to output.txt)", {"output": "output.txt"}),
+        ("Read from standard input. Use myinput.txt locally or input.txt_old.", None),
+        ("dir/input.txt is not a name in the working directory", None),
+        ("", None),
+    ],
+)
+def test_a_statement_that_names_the_files_makes_a_file_io_task(statement: str, expected: object) -> None:
+    from rlvr_code.contests.rows import stated_file_io
+
+    assert stated_file_io(statement) == expected
+
+
+def _file_io_row() -> dict[str, object]:
+    from tests.code.contest_fixtures import codecontests_rows
+
+    row = codecontests_rows()[0]
+    solution = FILE_IO["python"]
+    return {
+        **row,
+        "input_file": "input.txt",
+        "output_file": "output.txt",
+        "solutions": {"language": [3], "solution": [solution]},
+    }
+
+
+def test_codecontests_input_file_columns_make_a_file_io_task_on_v2_only(verifier: ContestVerifier) -> None:
+    import warnings
+
+    import rlvr_envs
+
+    env = rlvr_envs.make("code-contests-v2", data=[_file_io_row()], timeout_s=20)
+    task = env.tasks[0]
+    assert task.answer["io"] == IO
+    assert "the file input.txt" in task.prompt and "standard input" not in task.prompt
+    gold = env.gold_completion(task)
+    assert gold is not None
+    assert env.verify(task, gold).reward == 1.0
+    assert env.verify(task, fence("python", STDIO["python"])).reward == 0.0
+    # Empty columns (the set's stdio problems) are standard streams, whatever the statement says.
+    plain = rlvr_envs.make("code-contests-v2", data=[{**_file_io_row(), "input_file": "", "output_file": ""}])
+    assert "io" not in plain.tasks[0].answer
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        v1 = rlvr_envs.make("code-contests-v1", data=[_file_io_row()])
+    assert "io" not in v1.tasks[0].answer
+
+
+def test_a_bad_input_file_column_fails_make_naming_the_row() -> None:
+    import rlvr_envs
+    from rlvr_envs.errors import DataError
+
+    with pytest.raises(DataError, match="input_file"):
+        rlvr_envs.make("code-contests-v2", data=[{**_file_io_row(), "input_file": "../../etc/passwd"}])
+
+
+def test_a_taco_statement_naming_the_files_makes_a_file_io_task() -> None:
+    import json
+
+    import rlvr_envs
+
+    row = {
+        "question": "Read two integers from input.txt and write their sum to output.txt.",
+        "input_output": json.dumps({"inputs": ["1 2\n"], "outputs": ["3\n"]}),
+        "solutions": json.dumps([FILE_IO["python"]]),
+        "starter_code": "",
+        "difficulty": "EASY",
+    }
+    env = rlvr_envs.make("code-taco-v2", data=[row])
+    assert env.tasks[0].answer["io"] == IO
+    assert env.verify(env.tasks[0], env.gold_completion(env.tasks[0]) or "").reward == 1.0

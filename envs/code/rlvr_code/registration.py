@@ -14,13 +14,16 @@ The contest sets start at ``-v1`` (the family's current scoring); they never had
 
 * contest ``-v2``: a set's stated per-case limit (set for C++) is scaled per language
   (``time_factors``, default ``limits.STATED_LIMIT_FACTORS``: Python 5x, Java and JavaScript 2x,
-  Go 1.5x), so an honest Python answer between 1x and 5x the stated limit now passes.
-* contest ``-v1`` (deprecated): the stated limit in every language.
+  Go 1.5x), so an honest Python answer between 1x and 5x the stated limit now passes; a problem
+  whose statement names ``input.txt``/``output.txt`` is a file-I/O task (``file_io``).
+* contest ``-v1`` (deprecated): the stated limit in every language, standard streams only.
 """
 
 from __future__ import annotations
 
-_CONTEST_V1 = "v1 gives every language the limit the set states for C++ (Python fails at 1-5x it); use -v2"
+_CONTEST_V1 = (
+    "v1 gives every language the limit the set states for C++ (Python fails at 1-5x it) and no file I/O; use -v2"
+)
 _V0 = "v0's partial_credit counts assert lines that never call the solution (return None earned 0.1-0.2); use -v1"
 _IDS = (
     (
@@ -109,6 +112,10 @@ def register_envs() -> None:
         register(f"{name}-v1", entry_point, **options)
     for contest, contest_entry, contest_options in _CONTEST_IDS:
         register(
-            f"{contest}-v1", contest_entry, kwargs={"time_factors": None}, deprecated=_CONTEST_V1, **contest_options
+            f"{contest}-v1",
+            contest_entry,
+            kwargs={"time_factors": None, "file_io": False},
+            deprecated=_CONTEST_V1,
+            **contest_options,
         )
         register(f"{contest}-v2", contest_entry, **contest_options)

@@ -59,6 +59,8 @@ class ContestEnv(CodeEnv):
             the factor of the language a completion answers in (``-v2`` default:
             ``limits.STATED_LIMIT_FACTORS``, e.g. Python 5x, Java 2x; a language not named: 1x);
             ``None`` (``-v1``): the stated limit in every language.
+        file_io: a stdin/stdout problem whose statement names ``input.txt``/``output.txt`` reads
+            and writes those files (``answer["io"]``; default True; ``-v1``: False).
     """
 
     hub_name: ClassVar[str] = ""
@@ -81,6 +83,7 @@ class ContestEnv(CodeEnv):
         checker: Any = "auto",
         checkers: Mapping[str, Any] | None = None,
         time_factors: Mapping[str, float] | None = STATED_LIMIT_FACTORS,
+        file_io: bool = True,
         **kwargs: Any,
     ) -> None:
         accepted = accepted_languages(language)
@@ -94,6 +97,7 @@ class ContestEnv(CodeEnv):
             self.time_factors = None if time_factors is None else stated_limit_factors(time_factors)
         except ValueError as exc:
             raise ConfigurationError(f"{self.env_name}: time_factors: {exc}") from None
+        self.file_io = bool(file_io)
         self.language = language
         self.checker = checker
         self.checkers = dict(checkers or {})
@@ -147,7 +151,14 @@ class ContestEnv(CodeEnv):
             self.skipped.append(str(exc))
             return None
         checker = self.checkers.get(problem.id, self.checker)
-        return build_task(problem, place, language=self.language, checker=checker, time_factors=self.time_factors)
+        return build_task(
+            problem,
+            place,
+            language=self.language,
+            checker=checker,
+            time_factors=self.time_factors,
+            file_io=self.file_io,
+        )
 
 
 class CodeContestsEnv(ContestEnv):

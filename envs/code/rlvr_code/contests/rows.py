@@ -15,6 +15,7 @@ import binascii
 import io
 import json
 import pickle
+import re
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -39,6 +40,8 @@ def untestable(place: RowPlace, message: str) -> Untestable:
 
 
 STDIO_INSTRUCTION = "Read the input from standard input and write the answer to standard output."
+# A statement that names the files (Codeforces' file-I/O problems: "input.txt", "output.txt").
+_FILE_NAMED = re.compile(r"(?<![\w./-])(input|output)\.txt(?![\w/-])", re.IGNORECASE)
 _MAX_DECODED = 1 << 30
 """Bytes a compressed test-case field may expand to (LiveCodeBench's largest are tens of MB)."""
 
@@ -78,6 +81,9 @@ class Problem:
     time_limit_s: float | None = None
     difficulty: str | int | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    files: dict[str, str] | None = None
+    """The files the set says the program reads and writes (``{"input": "input.txt"}``; ``{}``:
+    standard streams); None where the set does not say (then the statement is read)."""
 
 
 def json_field(place: RowPlace, row: Mapping[str, Any], name: str, *, required: bool = True) -> Any:
@@ -154,15 +160,30 @@ def call_tests(problem: Problem, place: RowPlace) -> tuple[list[str], list[str]]
     return tests, ["Solution" if is_method else name]
 
 
-def _prompt(problem: Problem) -> str:
+def stated_file_io(statement: str) -> dict[str, str] | None:
+    """The files a statement says the program reads or writes (``{"input": "input.txt"}``...), or
+    None when it names neither (standard input and output)."""
+    sides = {found.group(1).lower() for found in _FILE_NAMED.finditer(statement)}
+    return {side: f"{side}.txt" for side in ("input", "output") if side in sides} or None
+
+
+def _instruction(io: Mapping[str, str] | None) -> str:
+    if not io:
+        return STDIO_INSTRUCTION
+    source = f"the file {io['input']}" if io.get("input") else "standard input"
+    target = f"the file {io['output']}" if io.get("output") else "standard output"
+    return f"Read the input from {source} and write the answer to {target}."
+
+
+def _prompt(problem: Problem, io: Mapping[str, str] | None = None) -> str:
     statement = problem.statement.rstrip()
     if problem.fn_name:
         starter = problem.starter_code.rstrip()
         code = f"\n\n```python\n{starter}\n```" if starter else ""
         return f"{statement}{code}\n\nWrite the function `{problem.fn_name}` in Python."
     if problem.starter_code.strip():
-        return f"{statement}\n\n```python\n{problem.starter_code.rstrip()}\n```\n\n{STDIO_INSTRUCTION}"
-    return f"{statement}\n\n{STDIO_INSTRUCTION}"
+        return f"{statement}\n\n```python\n{problem.starter_code.rstrip()}\n```\n\n{_instruction(io)}"
+    return f"{statement}\n\n{_instruction(io)}"
 
 
 def build_task(
@@ -172,11 +193,14 @@ def build_task(
     language: str | list[str] = "python",
     checker: Any = "auto",
     time_factors: Mapping[str, float] | None = None,
+    file_io: bool = False,
 ) -> Task:
     """The task of a problem. ``checker="auto"``: a float checker at the tolerance the statement
     states, else exact tokens; ``None``: the family's line comparison; or a checker spec.
     ``time_factors``: the stated limit's multiple per language (``limits.STATED_LIMIT_FACTORS``),
-    stored for the task's accepted languages as ``case_time_factors``; None: the limit as stated."""
+    stored for the task's accepted languages as ``case_time_factors``; None: the limit as stated.
+    ``file_io``: a stdio problem whose statement names input.txt/output.txt reads/writes them
+    (``answer["io"]``, ``io_tasks``)."""
     metadata = {**problem.metadata, "language": language}
     if problem.time_limit_s is not None:
         # Not ``time_limit_s``: ``limits.calibrate`` would take that for the whole sample's limit.
@@ -184,6 +208,7 @@ def build_task(
     if problem.difficulty is not None:
         metadata["difficulty"] = problem.difficulty
     answer: dict[str, Any]
+    io = None
     if problem.fn_name:
         if not problem.call_args:
             raise untestable(place, "the problem has no tests")
@@ -197,6 +222,11 @@ def build_task(
             raise untestable(place, "the problem has no tests")
         cases = [{"input": i, "output": o} for i, o in zip(problem.inputs, problem.outputs)]
         answer = {"format": "stdio", "cases": cases, "language": language}
+        io = None
+        if file_io:
+            io = (problem.files or None) if problem.files is not None else stated_file_io(problem.statement)
+        if io is not None:
+            answer["io"] = io
         if problem.declared_public:
             answer["public_tests"] = list(range(problem.public_count))
         spec = _checker_for(problem.statement, checker)
@@ -218,7 +248,7 @@ def build_task(
     label = problem.difficulty
     return Task(
         id=problem.id,
-        prompt=_prompt(problem),
+        prompt=_prompt(problem, io),
         answer=answer,
         metadata=metadata,
         difficulty=Difficulty(label=label) if isinstance(label, (str, int, float)) else Difficulty(),

@@ -89,12 +89,30 @@ def codecontests_problem(row: Mapping[str, Any], place: RowPlace, *, language: s
         statement=statement,
         inputs=inputs,
         outputs=outputs,
+        files=_cc_files(row, place),
         public_count=len(public[0]),
         solution=_first_solution(row.get("solutions"), language),
         time_limit_s=parse_seconds(row.get("time_limit")),
         difficulty=None if difficulty == CC_DIFFICULTY[0] else difficulty,
         metadata=metadata,
     )
+
+
+def _cc_files(row: Mapping[str, Any], place: RowPlace) -> dict[str, str] | None:
+    """CodeContests' ``input_file``/``output_file`` (empty: standard streams); None where the row
+    has neither column."""
+    if "input_file" not in row and "output_file" not in row:
+        return None
+    from rlvr_code.languages.runner import file_io
+
+    spec = {side: row.get(f"{side}_file") or None for side in ("input", "output")}
+    try:
+        found = file_io(spec)
+    except ValueError as exc:
+        raise place.error(f"input_file/output_file: {exc}") from None
+    if found is None:
+        return {}
+    return {side: name for side, name in (("input", found.input), ("output", found.output)) if name}
 
 
 def _io_problem(row: Mapping[str, Any], place: RowPlace, id_: str, source: str) -> Problem:
