@@ -30,6 +30,10 @@ LOOPS = {
     # the loop in a child process the program waits for: the budget counts every process of the run
     "c-child": "#include <unistd.h>\n#include <sys/wait.h>\n"
     "int main(void){if(fork()==0){volatile long x=0;for(;;)x++;}wait(0);return 0;}",
+    # a series of short-lived spinning children, each reaped before the next: their CPU counts too
+    "c-children": "#include <unistd.h>\n#include <sys/wait.h>\n#include <time.h>\n"
+    "int main(void){for(;;){if(fork()==0){clock_t t=clock();while(clock()-t<CLOCKS_PER_SEC/20);_exit(0);}"
+    "wait(0);}}",
     # four goroutines spinning on the runtime's threads
     "go": "package main\n\nfunc spin() {\n\tx := 0\n\tfor {\n\t\tx++\n\t}\n}\n\n"
     "func main() {\n\tfor i := 0; i < 3; i++ {\n\t\tgo spin()\n\t}\n\tspin()\n}\n",

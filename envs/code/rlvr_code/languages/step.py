@@ -29,6 +29,7 @@ STDERR_KEEP = 8192
 # A command with a CPU budget is looked at no more often than this; one without is not polled.
 CPU_POLL_FLOOR_S = 0.002
 _CPUS = max(1, os.cpu_count() or 1)
+_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 @dataclass
@@ -77,13 +78,17 @@ def process_tree(root: int) -> list[int]:
 
 
 def tree_cpu_s(root: int) -> float:
-    """CPU seconds of every process under ``root`` (each one's CPU clock counts all its threads;
-    what their reaped children spent is not in it, and each process has RLIMIT_CPU of its own)."""
+    """CPU seconds of every process under ``root``: each one's CPU clock (all its threads, to the
+    nanosecond) and what the children it has reaped spent (``cutime + cstime``, in clock ticks),
+    so neither threads nor a series of short-lived children escape the budget."""
     spent = 0.0
     for pid in process_tree(root):
-        try:  # the process CPU clock (``MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)``), to the nanosecond
+        try:  # the process CPU clock (``MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)``)
             spent += time.clock_gettime(((~pid) << 3) | 2)
-        except OSError:
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[-1].split()
+            spent += (int(fields[13]) + int(fields[14])) / _TICKS  # cutime, cstime (fields 16, 17)
+        except (OSError, ValueError, IndexError):
             continue  # gone between the listing and the read
     return spent
 
