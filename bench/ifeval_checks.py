@@ -87,9 +87,10 @@ def load_peer() -> tuple[ModuleType | None, str]:
 def clear_caches() -> None:
     """Forget everything derived from response text: per-text analyses and the memos of
     chunks, words and syllables that a long-running worker would keep warm."""
-    from rlvr_ifeval import checkers_ifbench, langdetect_exact, language, text
+    from rlvr_ifeval import analysis, checkers_ifbench, langdetect_exact, language, text
 
     for fn in (
+        analysis.analyse,
         text._sentence_spans,
         text._word_tokens,
         text._tokenize_chunk,

@@ -24,8 +24,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import compress, count, filterfalse, pairwise
+from itertools import filterfalse, pairwise
 
+from rlvr_ifeval.analysis import COMMON_PUNCTUATION, replace_each
 from rlvr_ifeval.base import Checker, strings
 from rlvr_ifeval.formats import user_format
 from rlvr_ifeval.text import SOUTHEAST_ASIAN_CHARS_PER_WORD
@@ -96,19 +97,17 @@ _ASCII_TOKEN_TABLE = bytes(c if chr(c).isalnum() and c < 128 else 32 for c in ra
 _DIGITS = str.maketrans("", "", "0123456789")
 
 
-# Non-ASCII punctuation and spaces common in English text (curly quotes, dashes, ellipsis,
-# bullets, no-break space): separators to the token pattern as to the ASCII path, so mapping them
-# to spaces keeps such text on the fast path.
-_PUNCTUATION_TO_SPACE = str.maketrans(
-    dict.fromkeys("\u00a0\u00ab\u00b7\u00bb\u2013\u2014\u2018\u2019\u201c\u201d\u2022\u2026\u2032\u2033", " ")
-)
+# Non-ASCII punctuation and spaces common in English text (``analysis.COMMON_PUNCTUATION``):
+# separators to the token pattern as to the ASCII path, so mapping them to spaces keeps such
+# text on the fast path.
+_PUNCTUATION_CHARS = COMMON_PUNCTUATION
 
 
 def tokens(value: str) -> list[str]:
     """The casefolded tokens of ``value`` (see the module docstring)."""
     folded = value.casefold()
     if not folded.isascii():
-        folded = folded.translate(_PUNCTUATION_TO_SPACE)
+        folded = replace_each(folded, _PUNCTUATION_CHARS, " ")
     if folded.isascii():  # bytes.translate + split: several times faster than the regex
         return folded.encode("ascii").translate(_ASCII_TOKEN_TABLE).decode("ascii").split()
     return _TOKEN_RE.findall(folded)
@@ -142,9 +141,12 @@ def content_weight(toks: Sequence[str]) -> float:
     if not toks:
         return 0.0  # (the joined form of no tokens would read as one empty token)
     joined = _joined(toks)
-    non_content = len(_NON_CONTENT_RE.findall(joined))
     if joined.isascii():
-        return len(toks) - non_content
+        # Without their digits, tokens of two letters or more keep two characters or more; the
+        # others are gone or one character long (bytes.translate and split in C, no regex).
+        lengths = list(map(len, joined.encode("ascii").translate(None, b"0123456789").split()))
+        return len(lengths) - lengths.count(1)
+    non_content = len(_NON_CONTENT_RE.findall(joined))
     # No-space characters are tokens of one letter, counted as non-content above: add them back.
     ideographs = len(_IDEOGRAPHIC_RE.findall(joined))
     sea_letters = len(_SEA_RE.findall(joined)) - len(_SEA_DIGIT_RE.findall(joined))
@@ -207,6 +209,8 @@ class PromptProfile:
     """The n-grams outside quoted material ("Rewrite the sentence: \"...\"", "Summarise
     \u201c...\u201d"): the part of the prompt that is not there to be worked on and copied."""
     k: int
+    vocabulary: frozenset[str]
+    """The tokens of ``grams``: a copy is a run of ``k`` of them."""
 
 
 def _grams(toks: Sequence[str], k: int) -> Iterable[tuple[str, ...]]:
@@ -234,7 +238,8 @@ def prompt_profile(prompt: str, prompt_format: str) -> PromptProfile:
             grams.update(_grams(t, k))
         for match in _QUOTED_RE.finditer(prompt):
             quoted.update(_grams(tokens(next(g for g in match.groups() if g is not None)), k))
-    return PromptProfile(frozenset(grams), frozenset(grams - quoted), k)
+    vocabulary = frozenset(token for gram in grams for token in gram)
+    return PromptProfile(frozenset(grams), frozenset(grams - quoted), k, vocabulary)
 
 
 @dataclass(frozen=True)
@@ -249,6 +254,10 @@ class Copies:
     """The share of the prompt's n-grams that the response reproduces (0 to 1)."""
 
 
+_RUN_RES = {k: re.compile(b"(?=" + b"\x01" * k + b")") for k in range(1, ECHO_NGRAM + 1)}
+_start = re.Match.start
+
+
 def strip_copies(toks: list[str], profile: PromptProfile, expected: Iterable[str] = ()) -> Copies:
     """``toks`` without every run of ``profile.k`` or more tokens copied from the prompt: copies
     and near-copies (case, punctuation, quotes and spacing do not count), wherever and however
@@ -258,8 +267,11 @@ def strip_copies(toks: list[str], profile: PromptProfile, expected: Iterable[str
     k = profile.k
     if not k or len(toks) < k:
         return Copies(toks, 0, 0.0)
-    grams = list(_grams(toks, k))
-    starts = list(compress(count(), map(profile.grams.__contains__, grams)))
+    # Where k tokens of the prompt's vocabulary follow each other (found in C over one byte a
+    # token) may a copy start; only there are n-grams built and looked up.
+    flags = bytes(map(profile.vocabulary.__contains__, toks))
+    grams = {i: tuple(toks[i : i + k]) for i in map(_start, _RUN_RES[k].finditer(flags))}
+    starts = [i for i, gram in grams.items() if gram in profile.grams]
     if not starts:
         return Copies(toks, 0, 0.0)
     keep: list[str] = []

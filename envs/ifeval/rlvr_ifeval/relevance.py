@@ -45,9 +45,18 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import filterfalse, pairwise
+from itertools import compress, filterfalse, pairwise
+from operator import gt
 from typing import TYPE_CHECKING, Any
 
+from rlvr_ifeval import analysis
+from rlvr_ifeval.analysis import JOINERS as _JOINERS
+from rlvr_ifeval.analysis import LATIN_CYRILLIC_WORD_RE as _LATIN_CYRILLIC_WORD_RE
+from rlvr_ifeval.analysis import (
+    MAX_ANALYSED_CHARS,
+    PROSE_SEGMENT_WORDS,  # noqa: F401 -- re-exported
+)
+from rlvr_ifeval.analysis import lowered as _lowered  # noqa: F401 -- re-exported
 from rlvr_ifeval.base import Checker, strings
 from rlvr_ifeval.language import detect_language
 from rlvr_ifeval.text import count_words_any_script
@@ -83,7 +92,7 @@ MIN_TASK_UNITS_V0 = 4
 MIN_RESPONSE_WORDS = 80
 """Shorter responses are not judged: the long-form constraints (word counts, paragraphs) that a
 pasted text collects reward from need length, and short real answers often share no word."""
-MAX_RELEVANCE_CHARS = 100_000
+MAX_RELEVANCE_CHARS = MAX_ANALYSED_CHARS
 """The gate reads this much of a response (as the guard's content rules do)."""
 
 _NO_SPACE = (
@@ -210,8 +219,9 @@ def _bigrams(run: str) -> Iterable[str]:
 def units(text: str, drop: frozenset[str] = STOP_WORDS, prefix: int = PREFIX) -> set[str]:
     """The distinct units of ``text``: word prefixes (words in ``drop`` left out) and
     no-space-script bigrams."""
-    if text.isascii():
-        words = text.encode("ascii").translate(_ASCII_WORD_TABLE).decode("ascii").lower().split()
+    view = analysis.ascii_view(text)  # (English with curly quotes too: they are not letters)
+    if view is not None:
+        words = view.encode("ascii").translate(_ASCII_WORD_TABLE).decode("ascii").lower().split()
         # Distinct words first (a set, in C): words repeat, and the filter below is Python.
         return {w[:prefix] for w in set(words).difference(drop) if len(w) >= MIN_WORD}
     folded = set(map(_fold, set(_WORD_RE.findall(text))))
@@ -393,17 +403,8 @@ MIN_TOP_WORDS = 100
 """The frequency rule needs this many prose words (one "the" in 40 words is no evidence)."""
 MIN_PROSE_WORDS = 40
 """Fewer words in prose segments: not judged (lists of names, tables, JSON, code)."""
-PROSE_SEGMENT_WORDS = 6
-"""A segment (a line, a table cell, a quoted string) of fewer words is a list item, not prose."""
-_SEGMENT_RE = re.compile(r"[\n|{}<>\"\[\]`=;]+")
-_LATIN_CYRILLIC_WORD_RE = re.compile(r"[a-zA-Z\u00c0-\u024f\u0400-\u04ff]+(?:'[a-z]+)?")
-_HAN_KANA_RE = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
-
-
-def _lowered(words: list[str]) -> list[str]:
-    """``[w.lower() for w in words]`` in one call: the words hold no whitespace and lowercasing
-    makes none, so splitting the lowered join gives the same words (three times faster)."""
-    return " ".join(words).lower().split()
+# ``PROSE_SEGMENT_WORDS`` (``analysis``): a segment (a line, a table cell, a quoted string) of
+# fewer words is a list item, not prose.
 
 
 def function_share(text: str, drop: frozenset[str] = frozenset()) -> tuple[float, int, float] | None:
@@ -411,14 +412,8 @@ def function_share(text: str, drop: frozenset[str] = frozenset()) -> tuple[float
     that is and the bound natural text stays above; for text mostly in Han/kana, the share of
     function characters. None when there is too little prose (or too little of a script whose
     function words are listed). Words in ``drop`` (lowercase) are not counted."""
-    head = text[:MAX_RELEVANCE_CHARS]
-    han = [] if head.isascii() else _HAN_KANA_RE.findall(head)
-    words: list[str] = []
-    for segment in _SEGMENT_RE.split(head):
-        found = _LATIN_CYRILLIC_WORD_RE.findall(segment)
-        if len(found) >= PROSE_SEGMENT_WORDS:
-            lowered = _lowered(found)
-            words.extend(filterfalse(drop.__contains__, lowered) if drop else lowered)
+    prose, han = analysis.analyse(text).prose_words
+    words = list(filterfalse(drop.__contains__, prose)) if drop else prose
     if len(han) > 2 * len(words):
         if len(han) < 2 * MIN_PROSE_WORDS:
             return None
@@ -445,6 +440,24 @@ def _literal_pattern(checkers: tuple[Checker, ...]) -> re.Pattern[str] | None:
     return re.compile("|".join(re.escape(s) for s in sorted(found, key=len, reverse=True)), re.IGNORECASE)
 
 
+@lru_cache(maxsize=4096)
+def _literal_needles(checkers: tuple[Checker, ...]) -> tuple[str, ...] | None:
+    """The strings of ``_literal_pattern``, lowercase, when all are ASCII (else None)."""
+    found = {s.strip() for c in checkers for v in c.kwargs.values() for s in strings(v) if len(s.strip()) > 1}
+    return tuple(s.lower() for s in found) if all(s.isascii() for s in found) else None
+
+
+def _may_hold(checkers: Sequence[Checker], head: str) -> bool:
+    """False when ``_literal_pattern`` surely finds nothing in ``head``: on ASCII text an ASCII
+    pattern ignoring case matches exactly where its lowercase form occurs in the lowercase text
+    (substring searches in C, where the case-blind alternation steps through every position)."""
+    needles = _literal_needles(tuple(checkers))
+    if needles is None or not head.isascii():
+        return True
+    lowered = head.lower()
+    return any(n in lowered for n in needles)
+
+
 MIN_NOVEL_SHARE = 0.05
 """A response of ``MIN_TOP_WORDS`` words or more almost all of whose words are the prompt's, in
 an order the prompt does not have, is the prompt's vocabulary shuffled (labelled answers: 15% or
@@ -453,23 +466,18 @@ MAX_SHUFFLED_TRIGRAMS = 0.5
 """At most this share of such a response's word trigrams may be the prompt's (else a copy)."""
 
 
-_JOINERS = str.maketrans("", "", "'\u2019-\u2010\u2011")
-
-
 @lru_cache(maxsize=4096)
 def _prompt_vocabulary(prompt: str) -> tuple[frozenset[str], frozenset[tuple[str, str, str]]]:
     words = [w.lower() for w in _LATIN_CYRILLIC_WORD_RE.findall(prompt.translate(_JOINERS))]
     return frozenset(words), frozenset(zip(words, words[1:], words[2:], strict=False))
 
 
-@lru_cache(maxsize=16)
 def _response_words(response: str) -> tuple[str, ...]:
     """The response's Latin and Cyrillic words, lowercase, as the prompt-word rules compare
-    them (kept for the next rule on the same response). Apostrophes and hyphens dropped on
-    both sides: "ocean's" and "op-ed" in the prompt are "oceans" and "oped" in a copy
-    stripped of punctuation."""
-    head = response[:MAX_RELEVANCE_CHARS].translate(_JOINERS)
-    return tuple(_lowered(_LATIN_CYRILLIC_WORD_RE.findall(head)))
+    them (``analysis.joined_words``, kept for the next rule on the same response).
+    Apostrophes and hyphens dropped on both sides: "ocean's" and "op-ed" in the prompt are
+    "oceans" and "oped" in a copy stripped of punctuation."""
+    return analysis.analyse(response).joined_words
 
 
 def shuffled_prompt(response: str, prompt: str) -> dict[str, Any] | None:
@@ -478,7 +486,7 @@ def shuffled_prompt(response: str, prompt: str) -> dict[str, Any] | None:
     words = _response_words(response)
     if len(words) < MIN_TOP_WORDS or not vocabulary:
         return None
-    novel = sum(w not in vocabulary for w in words) / len(words)
+    novel = (len(words) - sum(map(vocabulary.__contains__, words))) / len(words)  # counted in C
     if novel >= MIN_NOVEL_SHARE:
         return None
     grams = list(zip(words, words[1:], words[2:], strict=False))
@@ -507,7 +515,7 @@ def not_language(response: str, checkers: Sequence[Checker], prompt: str = "") -
     drop = prompt_words(prompt)
     found = function_share(head, drop)
     literal = _literal_pattern(tuple(checkers))
-    if found is not None and found[0] >= found[2] and literal is not None:
+    if found is not None and found[0] >= found[2] and literal is not None and _may_hold(checkers, head):
         stripped, n = literal.subn(" ", head)
         if n:  # without an occurrence the text, and so the share, is the same
             found = function_share(stripped, drop)
@@ -546,10 +554,17 @@ def interleaved_prompt(response: str, prompt: str) -> dict[str, Any] | None:
     words = _response_words(response)
     if len(words) < MIN_TOP_WORDS:
         return None
-    # The response's words of the prompt's vocabulary, with their positions; a step joins two
-    # consecutive ones.
-    hits = [(k, w) for k, w in enumerate(words) if w in preceding]
-    steps = sum(1 for (at, previous), (k, word) in pairwise(hits) if k - at >= 2 and previous in preceding[word])
+    # Hits: the response's words of the prompt's vocabulary (one flag byte a word). Two
+    # consecutive hits two or more words apart are in different runs of hits: the second starts
+    # a run. So there are fewer steps than runs, and a step is a pair (previous hit, run start)
+    # the prompt has as neighbours. Counted with iterators in C, no loop in Python.
+    flags = bytes(map(preceding.__contains__, words))
+    runs = flags.count(b"\x00\x01") + flags.startswith(b"\x01")
+    if (runs - 1) / len(words) <= MAX_INTERLEAVED_STEPS:
+        return None
+    hits = list(compress(words, flags))
+    starts = bytes(compress(map(gt, flags, b"\x00" + flags), flags))  # which hits start a run
+    steps = sum(map(_prompt_pairs(prompt).__contains__, compress(pairwise(hits), starts[1:])))
     share = steps / len(words)
     if share <= MAX_INTERLEAVED_STEPS:
         return None
@@ -564,6 +579,12 @@ def _prompt_predecessors(prompt: str) -> dict[str, frozenset[str]]:
     for a, b in pairwise(words):
         before[b].add(a)
     return {w: frozenset(p) for w, p in before.items()}
+
+
+@lru_cache(maxsize=4096)
+def _prompt_pairs(prompt: str) -> frozenset[tuple[str, str]]:
+    """The prompt's pairs of neighbouring words (lowercase), as ``_prompt_predecessors`` has them."""
+    return frozenset((a, b) for b, before in _prompt_predecessors(prompt).items() for a in before)
 
 
 def salad_rejection(
