@@ -2,6 +2,9 @@
 
     .venv/bin/python bench/serve.py [--duration 4] [--repeats 3] [--concurrency 8] [--servers new,HEAD,old]
 
+The default compares this working tree's server (``new``) with ``HEAD``'s, in the same rounds;
+after committing, name the commit before (``--servers new,HEAD~1``) for the same comparison.
+
 Each server runs in its own process serving ``math-500`` from ``../shared/data/math500.jsonl``
 through a 2-worker verification pool: ``new`` is this working tree; ``old`` is the
 ``http.server`` one (the last ``rlvr_envs/server.py`` in git history that had it); any other
@@ -28,6 +31,12 @@ medians: ``new``'s keep-alive req/s and p99, and the HTTP layer's share of a req
 ``http-only`` server's over ``new``'s server plus workers), with the split between HTTP, dispatch
 (the batcher and the pool's threads) and verification (the workers); ``(loop)`` is the server's
 event-loop thread alone.
+
+Last, every server's CPU per request on the server side (its process plus its pool workers), what
+that allows on two free cores, and ``new`` against the first other server (the baseline): on a
+machine other jobs load, req/s and p99 measure them as much as the server; the CPU a request costs
+is what carries over to a quiet machine. A reply that pays a ``verifier_error`` or ``timeout`` (0.0,
+as a wrong answer gets) counts as an error, and so does one in the pool-only rows.
 """
 
 from __future__ import annotations
@@ -247,7 +256,15 @@ def load(
             reply, conn.buf = buf[end + 4 : end + 4 + length], buf[end + 4 + length :]
             took = now() - conn.start
             try:
-                ok = buf.startswith(b"HTTP/1.1 200") and json.loads(reply)["rewards"] == [conn.want]
+                got = json.loads(reply)
+                flags = got["extra_logs"]
+                # A verifier_error or timeout paid 0.0 looks like a wrong answer's reward: it is an error too.
+                ok = (
+                    buf.startswith(b"HTTP/1.1 200")
+                    and got["rewards"] == [conn.want]
+                    and not any(flags["verifier_error"])
+                    and not any(flags["timeout"])
+                )
             except (ValueError, KeyError, TypeError):
                 ok = False
             if ok:
@@ -312,15 +329,25 @@ class Floor:
                 i += 1
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)
             done += len(finished)
+            self.check(f.result() for f in finished)
         wait(pending)
+        self.check(f.result() for f in pending)
         return (done + len(pending)) / (time.perf_counter() - start)
+
+    def check(self, verdicts: Any) -> None:
+        """The floor counts only honest verdicts: a verifier_error or timeout is cheap and would flatter it."""
+        bad = [v for v in verdicts if v.reason.value in ("verifier_error", "timeout")]
+        if bad:
+            raise SystemExit(f"floor: {len(bad)} rows got {bad[0].reason.value}: {bad[0].details}")
 
     def all_at_once(self, n: int = 2000) -> float:
         tasks = (self.tasks * (n // len(self.tasks) + 1))[:n]
         completions = (self.completions * (n // len(self.tasks) + 1))[:n]
         start = time.perf_counter()
-        self.pool.map(self.env.verifier, tasks, completions, timeout_s=2.0)
-        return n / (time.perf_counter() - start)
+        verdicts = self.pool.map(self.env.verifier, tasks, completions, timeout_s=2.0)
+        elapsed = time.perf_counter() - start
+        self.check(verdicts)
+        return n / elapsed
 
     def close(self) -> None:
         self.pool.close()
@@ -371,7 +398,11 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=4.0, help="seconds per round (default %(default)s)")
     parser.add_argument("--repeats", type=int, default=3, help="rounds per server and mode (default %(default)s)")
     parser.add_argument("--concurrency", type=int, default=8, help="connections (default %(default)s)")
-    parser.add_argument("--servers", default="new,old", help="new, old and/or git revisions (default %(default)s)")
+    parser.add_argument(
+        "--servers",
+        default="new,HEAD",
+        help="new, old and/or git revisions; the first that is not new is the baseline (default %(default)s)",
+    )
     parser.add_argument("--modes", default="keep-alive,new-connection", help="default %(default)s")
     parser.add_argument(
         "--stub-verdicts",
@@ -384,6 +415,11 @@ def main() -> None:
         help=f"skip the {HTTP_ONLY!r} server (this tree's, stub verdicts) that measures the HTTP layer's share",
     )
     args = parser.parse_args()
+    # Run as a script, this folder leads sys.path, and the pool's workers inherit it (PYTHONPATH):
+    # bench/math_verify.py would shadow the math_verify package there, and the floor's rows would
+    # fail as verifier_error (cheap: a flattering floor). Nothing here imports a sibling.
+    here = Path(__file__).resolve().parent
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != here]
     if not DATA.exists():
         raise SystemExit(f"{DATA} is missing")
     payloads = bodies(200)
@@ -481,6 +517,8 @@ def report(
         for error in errors[:3]:
             print(f"  error ({kind}, {mode}): {error}")
     goals(args, results)
+    if not args.stub_verdicts:
+        cpu_lines(args, results)
 
 
 def goals(args: argparse.Namespace, results: dict[tuple[str, str], list[dict[str, Any]]]) -> None:
@@ -510,6 +548,40 @@ def goals(args: argparse.Namespace, results: dict[tuple[str, str], list[dict[str
     )
     met = "met" if share <= 0.20 else "NOT met"
     print(f"goal: HTTP layer <= 20% of a request's CPU: {share:.0%} ({met})")
+
+
+def cpu_lines(args: argparse.Namespace, results: dict[tuple[str, str], list[dict[str, Any]]]) -> None:
+    """Server-side CPU per request (the server process and its pool workers) for every server, what it
+    implies for two free cores, and this tree's server against the baseline measured in the same rounds.
+
+    On a machine other jobs load, req/s and p99 say more about them than about the server; the CPU
+    a request costs is what carries over to a quiet machine."""
+    print(f"\nserver-side CPU per request (keep-alive, medians; load {os.getloadavg()[0]:.1f} at the end):")
+    cost: dict[str, float] = {}
+    for (kind, mode), rounds in results.items():
+        if mode != "keep-alive" or kind == HTTP_ONLY:
+            continue
+        server = statistics.median(r["server_us"] for r in rounds)
+        workers = statistics.median(r["workers_us"] for r in rounds)
+        client = statistics.median(r["client_us"] for r in rounds)
+        cost[kind] = total = server + workers
+        print(
+            f"  {kind:<9} {total:5.0f} us (server {server:.0f} + workers {workers:.0f}): at most {2e6 / total:,.0f} req/s "
+            f"on 2 free cores ({2e6 / (total + client):,.0f} with this client's {client:.0f} us on them too); "
+            "goal 2,000 req/s needs <= 1,000 us with the client"
+        )
+    baseline = next((kind for kind, _ in results if kind not in ("new", HTTP_ONLY)), None)
+    new, base = results.get(("new", "keep-alive")), results.get((baseline or "", "keep-alive"))
+    if new and base and baseline:
+
+        def med(rounds: list[dict[str, Any]], key: str) -> float:
+            return statistics.median(r[key] for r in rounds)
+
+        print(
+            f"new vs {baseline} (same rounds): req/s x{med(new, 'rps') / med(base, 'rps'):.2f}, "
+            f"p99 {med(new, 'p99'):.1f} vs {med(base, 'p99'):.1f} ms, "
+            f"CPU per request x{cost['new'] / cost[baseline]:.2f} ({cost['new']:.0f} vs {cost[baseline]:.0f} us)"
+        )
 
 
 if __name__ == "__main__":

@@ -22,6 +22,8 @@ from rlvr_envs.runtime.local.pool import VerificationPool
 from rlvr_envs.serve.app import RewardServer
 from rlvr_envs.serve.batch import Batcher
 from rlvr_envs.serve.protocol import openrlhf_label
+from rlvr_envs.types import Reason
+from tests.helpers.toy import HangingVerifier, ToyAddEnv
 
 
 @pytest.fixture(scope="module")
@@ -233,3 +235,47 @@ def test_rows_an_auto_env_keeps_in_process_never_reach_the_pool_and_keep_their_v
     long = "x" * (cheap.verifier.inline_cap(task) + 1)
     assert asyncio.run(batcher.averify([(cheap.env_id, task, long)]))[0].reward == 0.0
     assert cheap.pool.worker_pids()
+
+
+def test_verdicts_reach_their_rows_whatever_happens_to_their_neighbours_in_the_pool():
+    """Rows of several requests queued in one loop turn, one pool submission: a row past its budget
+    gets ``timeout``, a crashed or raising verifier ``verifier_error``, an over-long completion
+    ``format_error`` unread; none of them pays a reward, each request gets every one of its own
+    verdicts in order, and its neighbours' verdicts are untouched."""
+    env = ToyAddEnv(verifier=HangingVerifier(), isolation="pool", max_completion_chars=64)
+    env._pool = VerificationPool(2)
+    try:
+        task = env.sample(1, seed=3)[0]
+        gold = f"\\boxed{{{task.answer}}}"
+        cases = {
+            "gold": (gold, Reason.OK),
+            "wrong": ("\\boxed{-1}", Reason.WRONG),
+            "hang": ("hang", Reason.TIMEOUT),
+            "crash": ("crash", Reason.VERIFIER_ERROR),
+            "raise": ("raise", Reason.VERIFIER_ERROR),
+            "long": ("x" * 65, Reason.FORMAT_ERROR),
+        }
+        requests = [
+            ["gold", "hang", "wrong"],
+            ["crash", "gold"],
+            ["long"],
+            ["raise", "wrong", "gold", "long"],
+            ["gold"],
+        ]
+        batcher = Batcher(EnvRouter([env]))
+
+        async def go():
+            return await asyncio.gather(
+                *(batcher.averify([(env.env_id, task, cases[name][0]) for name in names]) for names in requests)
+            )
+
+        results = asyncio.run(go())
+        assert batcher.batches == 1
+        for names, verdicts in zip(requests, results):
+            assert [v.reason for v in verdicts] == [cases[name][1] for name in names], names
+            assert [v.reward for v in verdicts] == [1.0 if name == "gold" else 0.0 for name in names]
+        # The pool still serves after the timeout and the crash (their workers were replaced).
+        again = asyncio.run(batcher.averify([(env.env_id, task, gold)] * 3))
+        assert [v.reason for v in again] == [Reason.OK] * 3
+    finally:
+        env._pool.close()

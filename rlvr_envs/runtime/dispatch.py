@@ -39,7 +39,7 @@ from rlvr_envs.types import Reason, Task, Verdict
 from rlvr_envs.verifier import DEFAULT_TIME_BUDGET_S, Verifier, run_verifier
 
 if TYPE_CHECKING:
-    from rlvr_envs.runtime.backend import VerificationBackend
+    from rlvr_envs.runtime.backend import BatchResults, VerificationBackend
 
 __all__ = [
     "ISOLATIONS",
@@ -48,6 +48,7 @@ __all__ = [
     "Split",
     "averify_batch",
     "averify_rows",
+    "enqueue",
     "has_warm_copy",
     "inline_plan",
     "plan",
@@ -175,6 +176,13 @@ def submit(setup: Setup, tasks: Sequence[Task], completions: Sequence[str]) -> l
     return setup.pool.submit_many(setup.verifier, tasks, completions, **_limits(setup))
 
 
+def enqueue(setup: Setup, tasks: Sequence[Task], completions: Sequence[str], into: BatchResults) -> None:
+    """Queue calls in the setup's pool, with its budget and size cap, each verdict for ``into.put(i, ...)``
+    (no Future per call: for callers that take verdicts as they come, such as the server's batcher)."""
+    pool = setup.pool
+    pool.enqueue(pool.calls(setup.verifier, tasks, completions, **_limits(setup)), into)
+
+
 def _limits(setup: Setup) -> dict[str, Any]:
     """The setup's budget and size cap, as the backend's verbs take them."""
     return {"timeout_s": setup.time_budget_s, "max_completion_chars": setup.max_completion_chars}
@@ -211,6 +219,9 @@ class Group:
 
     def submit(self) -> list[Future[Verdict]]:
         return submit(self.setup, self.tasks, self.completions)
+
+    def enqueue(self, into: BatchResults) -> None:
+        enqueue(self.setup, self.tasks, self.completions, into)
 
     def verify_here(self) -> list[Verdict]:
         return verify_here(self.setup, self.tasks, self.completions)

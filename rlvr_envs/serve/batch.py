@@ -2,14 +2,14 @@
 
 Under load many requests become ready in one turn of the event loop. Each one's rows are routed
 at once (so a routing error is that request's 400 and nothing of it is queued), then held until
-the end of the turn, when every held row goes to the pool in one ``submit_many`` per verifier:
+the end of the turn, when every held row goes to the pool in one ``enqueue`` per verifier:
 what is the same for every row (the verifier's pickle, its budget) is worked out once per batch,
 and the pool's slot threads find the whole batch queued and send it to a worker in one message.
 
-Verdicts come back on the pool's threads. Instead of one thread-safe wake-up of the event loop
-per verdict (a pipe write each), finished rows are collected and the loop is woken once for
-all the verdicts that arrive before it gets round to them; a request is answered as soon as
-its own rows are done, never later than without batching.
+Verdicts come back on the pool's threads, each put straight into a queue of finished rows (no
+Future per row). Instead of one thread-safe wake-up of the event loop per verdict (a pipe write
+each), the loop is woken once for all the verdicts that arrive before it gets round to them; a
+request is answered as soon as its own rows are done, never later than without batching.
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import deque
-from collections.abc import Sequence
-from concurrent.futures import Future
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rlvr_envs.runtime import dispatch
-from rlvr_envs.types import Reason, Verdict
+from rlvr_envs.runtime.backend import BatchResults
+from rlvr_envs.types import Verdict
 
 if TYPE_CHECKING:
     from rlvr_envs.adapters.routing import EnvRouter
@@ -38,6 +38,28 @@ class _Request:
         self.waiter = waiter
         self.verdicts: list[Any] = [None] * n
         self.left = n
+
+
+class _Rows(BatchResults):
+    """Where the pool puts one submission's verdicts: each goes straight on to the batcher's queue
+    of finished rows (``Batcher._arrived``) as it comes, with no Future per row. (A Future per row
+    was made, started, resolved and called back on the pool's threads, and created on the loop.)
+
+    ``results`` is still filled in: the pool reads it to tell a call already resolved."""
+
+    __slots__ = ("arrived", "places")
+
+    def __init__(self, places: list[tuple[_Request, int]], arrived: Callable[[_Request, int, Verdict], None]) -> None:
+        super().__init__(len(places))
+        self.places = places
+        self.arrived = arrived
+
+    def put(self, index: int, verdict: Verdict) -> None:
+        if self.results[index] is not None:  # delivered already: a backend never does this twice
+            return
+        self.results[index] = verdict
+        request, row = self.places[index]
+        self.arrived(request, row, verdict)
 
 
 class Batcher:
@@ -89,17 +111,12 @@ class Batcher:
         for group in split.away.values():
             rows = [places[i] for i in group.indices]
             try:
-                futures = group.submit()
+                group.enqueue(_Rows(rows, self._arrived))
             except Exception as exc:  # a closed pool: every request of the group fails
                 for request, _ in rows:
                     self._fail(request, exc)
                 continue
             self.batches += 1
-            for (request, index), future in zip(rows, futures):
-                if future.done():  # refused unread (too long): no thread involved
-                    self._set(request, index, future.result())
-                else:
-                    future.add_done_callback(self._callback(request, index))
 
         loop = self._loop
         for group in split.here.values():  # after the pool's share is queued: both run at once
@@ -143,20 +160,17 @@ class Batcher:
             request, index, verdict = finished.popleft()
             self._set(request, index, verdict)
 
-    # -- on the pool's threads -----------------------------------------------------------------------
-    def _callback(self, request: _Request, index: int) -> Any:
-        def done(future: Future[Verdict]) -> None:
+    # -- on the pool's threads (or on the loop, for a row the pool refused unread) -----------------
+    def _arrived(self, request: _Request, index: int, verdict: Verdict) -> None:
+        """A row's verdict is in: queue it, and wake the loop unless a wake-up is on its way already."""
+        self._finished.append((request, index, verdict))
+        with self._wake_lock:
+            if self._wake_pending:
+                return
+            self._wake_pending = True
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
             try:
-                verdict = future.result()
-            except BaseException as exc:  # the pool resolves every future to a Verdict; be safe
-                verdict = Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"{type(exc).__name__}: {exc}"})
-            self._finished.append((request, index, verdict))
-            with self._wake_lock:
-                if self._wake_pending:
-                    return
-                self._wake_pending = True
-            loop = self._loop
-            if loop is not None and not loop.is_closed():
                 loop.call_soon_threadsafe(self._drain)
-
-        return done
+            except RuntimeError:  # the loop closed meanwhile: nobody is waiting
+                pass
