@@ -8,23 +8,20 @@ so only ratios measured side by side mean anything):
 
 Methods, all with the same number of concurrent lanes:
 
-* ``evalplus untrusted_check`` (``pip install --no-deps evalplus``; the row is skipped when it is
-  absent; with its dependencies, evalplus 0.3.1 would downgrade protobuf and pull in several LLM
-  clients, and ``untrusted_check`` needs only numpy and psutil): a ``multiprocessing.Process``
-  per sample forked from a warm worker, ``reliability_guard`` and rlimits, no namespaces, no
-  separate uid. Its inputs and expected outputs are recorded by
-  running each task's ``check`` against the canonical solution once, outside the timings; it
-  compares results in the sample's own process (a solution can forge them).
-* **isolated floor**: what any sandbox of this design must pay at least: one warm ``python3 -I -S``
-  zygote per lane inside bubblewrap (the same namespaces and mounts as the sandbox), a fork per
-  sample that sets rlimits and a per-lane unprivileged uid and runs program + tests in one
-  process, then ``kill(-1)`` and a wipe of the working directory. No judge/solution split, so no
-  protection against a program that forges its verdict.
+* ``evalplus untrusted_check`` (``pip install --no-deps evalplus``, which needs only numpy and
+  psutil here; the row is skipped without it): a ``multiprocessing.Process`` per sample forked from
+  a warm worker, ``reliability_guard`` and rlimits, no namespaces, no uid of its own. Its inputs and
+  expected outputs come from running each task's ``check`` on the canonical solution once, outside
+  the timings; it compares results in the sample's own process (a solution can forge them).
+* **isolated floor**: what any sandbox of this design must pay at least: a warm ``python3 -I -S``
+  zygote per lane in bubblewrap (the sandbox's namespaces and mounts), a fork per sample with
+  rlimits and a per-lane uid running program + tests in one process, then ``kill(-1)`` and a wipe
+  of the working directory. No judge/solution split: a program can forge its verdict.
 * **rlvr_code LocalSandbox**: the real sandbox (judge and solution sandboxes, anti-cheat).
 
-Printed per workload: samples/s min/median/max over repeats, p50 latency, verdict counts (every
-method must agree with the labels, or the speed means nothing) and the sandbox's throughput
-ratio to each row, per repeat (min/median/max).
+Printed per workload: samples/s min/median/max over repeats, p50/p99 latency per sample, verdict
+counts (every method must agree with the labels, or the speed means nothing) and the sandbox's
+throughput ratio to each row, per repeat (min/median/max).
 
     .venv/bin/python bench/code_sandbox.py                 # 3 repeats of both workloads
     .venv/bin/python bench/code_sandbox.py --naive         # also subprocess.run([python, file]) rows
@@ -71,6 +68,8 @@ def {entry}(*args, **kwargs):
     return "wrong"
 """
 
+FLOOR_GOAL = 0.65
+"""Issue 30: the sandbox's HumanEval throughput as a share of the isolated floor's, side by side."""
 Sample = tuple[dict, str, bool]  # (HumanEval row, program, whether it should pass)
 
 
@@ -248,7 +247,7 @@ while True:
     pid = os.fork()
     if pid == 0:
         try:
-            os.setsid()
+            os.setpgid(0, 0)  # not setsid: a scheduler autogroup per sample costs ms (see become_solution)
             os.chdir(WORK)
             mb = 1 << 20
             for which, value in ((resource.RLIMIT_AS, 1024 * mb), (resource.RLIMIT_CPU, 11), (resource.RLIMIT_FSIZE, 16 * mb),
@@ -395,7 +394,8 @@ def run_comparison(args: argparse.Namespace) -> list[dict]:
     if args.naive:
         methods.append(Naive([sys.executable], args.lanes, args.timeout))
         methods.append(Naive(["/usr/bin/python3", "-I", "-S"], args.lanes, args.timeout))
-    methods.append(Floor(args.lanes, args.timeout))
+    floor = Floor(args.lanes, args.timeout)
+    methods.append(floor)
     sandbox = Sandbox(rows, args.lanes, args.timeout)
     methods.append(sandbox)
     if not args.no_before:
@@ -423,7 +423,7 @@ def run_comparison(args: argparse.Namespace) -> list[dict]:
         n_good, n_bad = sum(1 for s in samples if s[2]), sum(1 for s in samples if not s[2])
         print(f"{workload}: {len(samples)} samples")
         header = (
-            f"{'method':<52} {'samples/s min/med/max':>22} {'p50 ms':>7} {'right ok':>9} {'wrong ok':>9} "
+            f"{'method':<52} {'samples/s min/med/max':>22} {'p50/p99 ms':>12} {'right ok':>9} {'wrong ok':>9} "
             f"{'sandbox x min/med/max':>22}"
         )
         print(header)
@@ -435,21 +435,16 @@ def run_comparison(args: argparse.Namespace) -> list[dict]:
             ratios = [m[0] / r[0] for m, r in zip(mine, runs)]
             latencies = [t for r in runs for t in r[1]]
             goods, bads = {r[2] for r in runs}, {r[3] for r in runs}
+            p50, p99 = 1000 * statistics.median(latencies), 1000 * percentile(latencies, 0.99)
             print(
-                f"{method.name:<52} {spread(rates):>22} {1000 * statistics.median(latencies):>7.1f} "
+                f"{method.name:<52} {spread(rates):>22} {f'{p50:.1f}/{p99:.0f}':>12} "
                 f"{'|'.join(f'{g}/{n_good}' for g in sorted(goods)):>9} "
                 f"{'|'.join(f'{b}/{n_bad}' for b in sorted(bads)):>9} {spread(ratios, 2):>22}"
             )
-            table.append(
-                {
-                    "workload": workload,
-                    "method": method.name,
-                    "per_s": rates,
-                    "sandbox_ratio": ratios,
-                    "p50_ms": 1000 * statistics.median(latencies),
-                    "p99_ms": 1000 * percentile(latencies, 0.99),
-                }
-            )
+            row = {"workload": workload, "method": method.name, "per_s": rates, "sandbox_ratio": ratios}
+            table.append({**row, "p50_ms": p50, "p99_ms": p99})
+        ratio = statistics.median(m[0] / r[0] for m, r in zip(mine, results[workload][floor.name]))
+        print(f"sandbox / isolated floor, median of {args.repeats}: {ratio:.2f} (goal >= {FLOOR_GOAL})")
         print()
     print(f"'sandbox x' = sandbox samples/s / that row's samples/s, within each repeat. Sandbox stats: {stats}")
     return table
@@ -564,11 +559,7 @@ def run_leftovers(repeats: int, timeout_s: float) -> None:
             next_verdict = verifier.verify(task, gold)
             after.append(1000 * (time.perf_counter() - start))
             reasons.add(f"{verdict.reason.value}/{next_verdict.reason.value}")
-
-        def spread(values: list[float]) -> str:
-            return f"{min(values):.0f}/{statistics.median(values):.0f}/{max(values):.0f}"
-
-        print(f"{name:<34} {spread(own):>22} {spread(after):>22} {','.join(sorted(reasons)):>18}")
+        print(f"{name:<34} {spread(own, 0):>22} {spread(after, 0):>22} {','.join(sorted(reasons)):>18}")
     print(f"\nSandbox stats: {sandbox.stats}")
     sandbox.close()
 
@@ -581,21 +572,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=20.0, help="per-sample limit in seconds")
     parser.add_argument("--repeats", type=int, default=3, help="repeats of every workload (leftovers: per kind)")
     parser.add_argument("--naive", action="store_true", help="also time subprocess.run([python, file]) per sample")
-    parser.add_argument(
-        "--no-before", action="store_true", help="leave out the sandbox without the warm judge and batches"
-    )
+    parser.add_argument("--no-before", action="store_true", help="no row for the sandbox without warm judge, batches")
     parser.add_argument("--mbpp", action="store_true", help="also run all MBPP canonical solutions")
-    parser.add_argument(
-        "--memory",
-        action="store_true",
-        help="also the sandbox without its per-sample memory cgroup (its cost), and an interleaved A/B of the two",
-    )
+    parser.add_argument("--memory", action="store_true", help="also the sandbox without its memory cgroup, and an A/B")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON too")
-    parser.add_argument(
-        "--leftovers",
-        action="store_true",
-        help="only measure what leftovers (files, deep nesting, inode floods) cost the next sample",
-    )
+    parser.add_argument("--leftovers", action="store_true", help="only what leftovers cost the next sample")
     args = parser.parse_args(argv)
     if args.leftovers:
         run_leftovers(args.repeats, min(args.timeout, 10.0))

@@ -72,6 +72,7 @@ class Judge(StdioCases):
         self.link, self.deadline = link, deadline
         self.cache = cache or CompileCache()
         self.active: list[str] = []
+        self.stopping: set[str] = set()  # runs asked to stop, their reports not read yet
         self.sockets: list[socket.socket] = []
         self.counter = 0
         self.failed = False
@@ -162,13 +163,30 @@ class Judge(StdioCases):
         except BaseException as exc:
             self.report(judge_error=f"{type(exc).__name__}: {trim(str(exc))}")
 
+    def send_stops(self) -> None:
+        """Ask the solution zygote to end every run of this sample and close the judge's ends of
+        their sockets, without waiting for the reports (``stop_runs`` does): the warm judge checks
+        its own state meanwhile, while the other sandbox kills and reaps."""
+        for seq in self.active:
+            if seq not in self.stopping:
+                self.stopping.add(seq)
+                try:
+                    self.stop_solution(seq)
+                except OSError:
+                    pass  # the report is awaited anyway, and fails the same way
+        for sock in self.sockets:
+            sock.close()
+        self.sockets = []
+
     def stop_runs(self) -> None:
         """End every solution run of this sample and wait for the zygote's report on each (it is
         sent once the run's processes are gone; a working filesystem of its own is dropped after
         the report, before the zygote reads its next request)."""
         for seq in list(self.active):
             try:
-                self.stop_solution(seq)
+                if seq not in self.stopping:
+                    self.stopping.add(seq)
+                    self.stop_solution(seq)
                 if self.held and not select.select([self.link], [], [], HOLD_REPORTS_S)[0]:
                     self.release_reports()
                 self.solution_outcome(seq, time.monotonic() + 10)

@@ -156,14 +156,14 @@ def judge_sample(
     nonce = os.urandom(16).hex()
     judge = Judge(job, None, nonce, link, deadline, cache)
     judge.run()
-    judge.stop_runs()
+    judge.send_stops()  # the runs end in the other sandbox while this one checks itself
     try:
         changed = "judge error" if judge.failed else clean.changed()
         if changed is None:
             clean.reset()  # for the next sample (the first one has a fresh fork's state)
     except Exception as exc:  # a check that cannot run counts as a difference
         changed = f"the clean-state check failed ({type(exc).__name__})"
-    judge.finish(keep=changed is None and not last, changed=changed)
+    judge.finish(keep=changed is None and not last, changed=changed)  # with the runs' reports
     outcome: dict = {"status": "judge_died"}
     tests: list = []
     done: dict = {}

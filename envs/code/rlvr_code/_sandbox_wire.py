@@ -14,8 +14,9 @@ task's own test code; the **solution** sandbox never sees a test: it receives on
 program and forks one process per sample (or per stdin/stdout case) that drops to an
 unprivileged uid and runs it. The judge calls the solution's functions over a socket and gets
 back plain data (exact builtin types), so every comparison happens in the judge with builtin
-semantics. The verdict travels judge -> judge zygote -> host, over pipes that no solution
-process ever holds, in another PID namespace.
+semantics. The warm judge writes the verdict to the host itself (the judge zygote only
+watches it, and answers for it when it overruns), over a pipe that no solution process ever
+holds, in another PID namespace.
 """
 
 from __future__ import annotations

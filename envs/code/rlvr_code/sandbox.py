@@ -1,10 +1,10 @@
 """Host side of the local sandbox: warm zygote workers inside long-lived bubblewrap namespaces.
 
-``LocalSandbox.run(job)`` hands one sample to an idle worker and returns the judge zygote's
-report. A worker is two bubblewrap sandboxes (judge and solution; ``_sandbox_wire.py`` has the
-design); workers start lazily and are reused for every later sample; a worker that misbehaves
-is killed and replaced, and the sample is retried on a fresh one. Failures of the machinery
-raise ``SandboxError``; they never look like a wrong answer.
+``LocalSandbox.run(job)`` hands one sample to an idle worker and returns the judge's report. A
+worker is two bubblewrap sandboxes (judge and solution; ``_sandbox_wire.py`` has the design);
+workers start lazily and are reused for every later sample; a worker that misbehaves is killed
+and replaced, and the sample is retried on a fresh one. Failures of the machinery raise
+``SandboxError``; they never look like a wrong answer.
 """
 
 from __future__ import annotations
@@ -180,8 +180,8 @@ SOLUTION_ZYGOTE_CAPS = (
     "CAP_FOWNER",
     "CAP_SYS_ADMIN",
 )
-# The judge zygote answers at most its deadline + 3 s after a job, plus up to 5 s for the
-# solution zygote's clean-up confirmation; past this the worker is presumed stuck.
+# The judge answers at most its deadline + 3 s after a job (or its zygote does for it), plus up
+# to 5 s for the solution zygote's clean-up confirmation; past this the worker is presumed stuck.
 _REPLY_MARGIN_S = 20.0
 
 
@@ -526,7 +526,7 @@ class LocalSandbox:
 
     # -- running samples ---------------------------------------------------------------------------
     def run(self, job: dict[str, Any]) -> dict[str, Any]:
-        """Run one sample and return the judge zygote's report (status, tests, load_error, elapsed_s)."""
+        """Run one sample and return the judge's report (status, tests, load_error, elapsed_s)."""
         if self._closed:
             raise SandboxError("the sandbox is closed")
         wall_s = float(job["limits"]["wall_s"])
