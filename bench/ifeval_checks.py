@@ -221,6 +221,17 @@ def main() -> None:
             *timed(training_v3_pass, args.seconds),
         )
     )
+    sys.path.insert(0, str(ROOT))
+    from tests.ifeval.ifeval_reference_rules import installed
+
+    with installed():  # the guard's and the gate's rules as they were before the issue-26 speed work
+        table.append(
+            (
+                "verify, training v3/v4, rules before speed work",
+                "IFEval+IFBench, all",
+                *timed(training_v3_pass, args.seconds),
+            )
+        )
     table.append(
         ("verify, training ids v2/v3 (guard v1+overlap)", "IFEval+IFBench, all", *timed(training_pass, args.seconds))
     )

@@ -10,9 +10,10 @@ per-task derivations they use (prompt profiles, task units, word lists) are the 
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from itertools import compress, count, filterfalse, pairwise
 from typing import TYPE_CHECKING, Any
@@ -470,8 +471,25 @@ def salad_rejection(
     return found
 
 
+def _replaced() -> dict[str, Any]:
+    return {"content_rejection": content_rejection, "salad_rejection": salad_rejection, "off_topic": off_topic}
+
+
 def install(monkeypatch: Any) -> None:
     """Make ``IFEvalVerifier`` (its guard and relevance gate) use the reference rules."""
-    monkeypatch.setattr(live_verifier, "content_rejection", content_rejection)
-    monkeypatch.setattr(live_verifier, "salad_rejection", salad_rejection)
-    monkeypatch.setattr(live_verifier, "off_topic", off_topic)
+    for name, rule in _replaced().items():
+        monkeypatch.setattr(live_verifier, name, rule)
+
+
+@contextlib.contextmanager
+def installed() -> Iterator[None]:
+    """``install`` for a block, without pytest (``bench/ifeval_checks.py`` times the rules as
+    they were in the same run as the fast path)."""
+    saved = {name: getattr(live_verifier, name) for name in _replaced()}
+    try:
+        for name, rule in _replaced().items():
+            setattr(live_verifier, name, rule)
+        yield
+    finally:
+        for name, rule in saved.items():
+            setattr(live_verifier, name, rule)

@@ -30,6 +30,7 @@ from typing import Any
 import pytest
 
 from rlvr_envs.types import Task, Verdict
+from rlvr_ifeval import analysis, guard, relevance
 from rlvr_ifeval.contrast import Background
 from rlvr_ifeval.guard import REJECTIONS, WORD_SALAD
 from rlvr_ifeval.relevance import OFF_TOPIC
@@ -211,3 +212,24 @@ def test_the_fast_path_gives_the_reference_rules_verdicts(rows, monkeypatch) -> 
     rules = set(REJECTIONS.values()) | {WORD_SALAD, OFF_TOPIC}
     figures = {"function_share", "novel_share", "interleaved_prompt_steps", "task_units", "other_prompt_weight"}
     assert rules | figures <= found, rules | figures - found
+
+
+def test_the_fast_paths_read_the_words_the_patterns_read(rows) -> None:
+    """Each fast path against its rule's plain reading, on random text over the characters the
+    word patterns treat specially and on the labelled responses."""
+    rng = random.Random(30)
+    texts = [r["response"] for r in rows[::3]]
+    for alphabet in (ASCII_ALPHABET, ALPHABET, "ab'AB -\n\u2019x"):
+        texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 400))) for _ in range(400)]
+    ref = ifeval_reference_rules
+    for text in texts:
+        prose, han = analysis.prose_words(text)
+        words, chars = analysis._prose_words_regex(text)
+        assert (list(prose), list(han)) == (words, chars), text[:80]
+        assert analysis.joined_words(text) == ref._response_words.__wrapped__(text), text[:80]
+        assert relevance.units(text) == ref.units(text), text[:80]
+        toks = guard.tokens(text)
+        assert toks == ref.tokens(text), text[:80]
+        assert guard.content_weight(toks) == ref.content_weight(toks), text[:80]
+        for drop in (frozenset(), relevance.prompt_words("The history of the garden and about its roses")):
+            assert relevance.function_share(text, drop) == ref.function_share(text, drop), text[:80]

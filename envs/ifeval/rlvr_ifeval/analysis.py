@@ -84,9 +84,14 @@ def prose_words(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     for segment in view.encode("ascii").translate(_PROSE_TABLE).split(b"\n"):
         # Without an apostrophe a word is a run of letters; with one, the pattern decides (on
         # letters, "'" and spaces it reads the text as it reads the original).
-        found = _ASCII_WORD_RE.findall(segment) if b"'" in segment else segment.split()
-        if len(found) >= PROSE_SEGMENT_WORDS:
-            prose.append(b" ".join(found))
+        if len(segment) < 2 * PROSE_SEGMENT_WORDS - 1:
+            continue  # too short to hold enough words (most are empty: runs of separators)
+        if b"'" in segment:
+            found = _ASCII_WORD_RE.findall(segment)
+            if len(found) >= PROSE_SEGMENT_WORDS:
+                prose.append(b" ".join(found))
+        elif len(segment.split(None, PROSE_SEGMENT_WORDS - 1)) == PROSE_SEGMENT_WORDS:
+            prose.append(segment)  # letters and spaces: enough words (the last part holds one)
     return tuple(b" ".join(prose).lower().decode("ascii").split()), ()
 
 

@@ -135,6 +135,9 @@ def weight(toks: Sequence[str]) -> float:
     return len(toks) - sea + sea / SOUTHEAST_ASIAN_CHARS_PER_WORD
 
 
+_NON_DIGIT_TO_X = bytes(c if c == 32 else ord("x") for c in range(256))
+
+
 def content_weight(toks: Sequence[str]) -> float:
     """Words with letters: tokens with two letters or more, and the characters of no-space
     scripts (as ``weight`` counts them; their digits excepted)."""
@@ -142,10 +145,9 @@ def content_weight(toks: Sequence[str]) -> float:
         return 0.0  # (the joined form of no tokens would read as one empty token)
     joined = _joined(toks)
     if joined.isascii():
-        # Without their digits, tokens of two letters or more keep two characters or more; the
-        # others are gone or one character long (bytes.translate and split in C, no regex).
-        lengths = list(map(len, joined.encode("ascii").translate(None, b"0123456789").split()))
-        return len(lengths) - lengths.count(1)
+        # With digits deleted and every other character an "x", a token of two letters or more
+        # is the one place where a space is followed by "xx" (one C pass, no regex, no split).
+        return joined.encode("ascii").translate(_NON_DIGIT_TO_X, b"0123456789").count(b" xx")
     non_content = len(_NON_CONTENT_RE.findall(joined))
     # No-space characters are tokens of one letter, counted as non-content above: add them back.
     ideographs = len(_IDEOGRAPHIC_RE.findall(joined))
@@ -370,6 +372,7 @@ def content_rejection(
     prompt's own material by design)."""
     response = response[:MAX_GUARD_CHARS]
     toks = tokens(response)
+    plain = _joined(toks).isascii()  # every token ASCII: it weighs a word and is its own unit
     profile = prompt_profile(prompt, prompt_format)
     expected = [str(c.kwargs[n]) for c in checkers for n in EXPECTED_COPIES if c.kwargs.get(n)]
     copies = strip_copies(toks, profile, expected)
@@ -385,22 +388,27 @@ def content_rejection(
         content = content_weight(toks)
         if content < min_words:
             return NO_WORDS
-        total = weight(toks)
+        total = len(toks) if plain else weight(toks)
         if total >= MIN_SYMBOL_CHECK_WORDS and content < MIN_CONTENT_SHARE * total:
             return MOSTLY_SYMBOLS
     own_material = _literals(prompt, tuple(checkers))
-    if own_material and weight(list(filterfalse(own_material.__contains__, toks))) < min_words:
-        return LITERALS
+    if own_material:
+        if plain:  # the tokens left weigh a word each: counted, not copied
+            left_weight: float = len(toks) - sum(map(own_material.__contains__, toks))
+        else:
+            left_weight = weight(list(filterfalse(own_material.__contains__, toks)))
+        if left_weight < min_words:
+            return LITERALS
     if len(toks) <= MAX_REFUSAL_TOKENS:
         remainder = _without_refusals(response)
         if remainder is not None:
             left = strip_copies(tokens(remainder), profile, expected).rest
             if content_weight(list(filterfalse(own_material.__contains__, left))) < min_words:
                 return REFUSAL
-    units = diversity_units(rest)
+    units = rest if plain else diversity_units(rest)
     if len(units) >= min_words and distinct_ratio(units) < MIN_DISTINCT_RATIO:
         return FEW_DISTINCT
-    everything = diversity_units(toks) if copies.copied else units
+    everything = (toks if plain else diversity_units(toks)) if copies.copied else units
     if (
         len(everything) >= MIN_REPEAT_UNITS
         and repeated_ratio_at_most(everything) > MAX_REPEATED_RATIO

@@ -32,6 +32,13 @@ from rlvr_ifeval.text_rules import (  # noqa: F401 -- re-exported
     rule_sentences,
     split_sentences_rules,
 )
+from rlvr_ifeval.text_words import (  # noqa: F401 -- re-exported
+    SOUTHEAST_ASIAN_CHARS_PER_WORD,
+    _word_runs,
+    count_words,
+    count_words_any_script,
+    word_list,
+)
 
 # Punkt's English model knows a few hundred abbreviations; these are the ones that occur in
 # ordinary prose. A token listed here does not end a sentence unless a common lowercase word
@@ -74,7 +81,6 @@ _COMMON_LOWER = STOPWORDS | frozenset(
     """.split()
 )
 
-_WORD_RE = re.compile(r"\w+")
 # The lookbehind starts a candidate only at the beginning of a run of terminators: a run that is
 # not followed by a boundary fails from every position inside it, and retrying each position made
 # a run of n periods cost n**2 steps (the matches are the same: only a whole run can match). It
@@ -88,53 +94,6 @@ _NUMBER_RE = re.compile(r"^-?[.,]?\d[\d,.\-]*\.?$")
 _INITIAL_RE = re.compile(r"^[^\W\d]\.$")
 _REALIGN_RE = re.compile(r"[\"')\]}]+?(?:\s+|(?=--)|$)")
 _NEXT_TOKEN_RE = re.compile(r"^[(\"`{\[:;&#*@)}\]\-,]*(\S*?)(?=[?!)\";}\]*:@'({\[]|,|$)")
-
-
-# ASCII text: every character that is not ``\w`` becomes a space, so ``bytes.split`` gives the
-# runs of ``\w`` characters (the same words as ``_WORD_RE.findall``, several times faster).
-_ASCII_NON_WORD_TO_SPACE = bytes(c if c < 128 and (chr(c).isalnum() or c == ord("_")) else 32 for c in range(256))
-
-
-@lru_cache(maxsize=128)
-def _word_runs(text: str) -> tuple[str, ...]:
-    if text.isascii():
-        return tuple(text.encode("ascii").translate(_ASCII_NON_WORD_TO_SPACE).decode("ascii").split())
-    return tuple(_WORD_RE.findall(text))
-
-
-def count_words(text: str) -> int:
-    """Words as the reference counts them: runs of ``\\w`` characters."""
-    return len(_word_runs(text))
-
-
-# Scripts written without spaces between words. Han ideographs and kana: one word a character
-# (a Chinese word averages about 1.5 characters, so this errs towards more words, which a guard
-# against too-short answers should). Thai, Lao, Khmer, Myanmar: one word per four code points
-# (vowel signs and tone marks included; "วันนี้อากาศดีมาก", four words, has 16).
-_IDEOGRAPHIC = re.compile(
-    "[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f]"
-)
-_SOUTHEAST_ASIAN = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff]")
-_NO_SPACE_SCRIPTS = re.compile(_IDEOGRAPHIC.pattern[:-1] + _SOUTHEAST_ASIAN.pattern[1:])
-SOUTHEAST_ASIAN_CHARS_PER_WORD = 4
-
-
-def count_words_any_script(text: str) -> int:
-    """Words in any script, for judging length: ``\\w`` runs (as ``count_words``), except that
-    text in scripts written without spaces is counted by characters (see above) instead of
-    making a whole sentence one word. Not the reference's count: checkers keep ``count_words``."""
-    if text.isascii():
-        return count_words(text)
-    ideographs = len(_IDEOGRAPHIC.findall(text))
-    southeast = len(_SOUTHEAST_ASIAN.findall(text))
-    if not ideographs and not southeast:
-        return count_words(text)
-    rest = _NO_SPACE_SCRIPTS.sub(" ", text)
-    return count_words(rest) + ideographs + -(-southeast // SOUTHEAST_ASIAN_CHARS_PER_WORD)
-
-
-def word_list(text: str) -> list[str]:
-    return list(_word_runs(text))
 
 
 def _next_word(token: str) -> str:
