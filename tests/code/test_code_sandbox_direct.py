@@ -67,7 +67,9 @@ def test_a_judge_stuck_past_its_deadline_is_a_timeout_and_only_the_judge_is_repl
     verdict = verifier.verify(GOLD_TASK, STALLS_THE_JUDGE)
     took = time.monotonic() - began
     assert verdict.reward == 0.0 and verdict.reason is Reason.TIMEOUT, verdict
-    assert took < 2.0 + 3.0 + 4.0, took  # the deadline, the zygote's grace, a loaded machine
+    # The deadline, the zygote's grace and room for a loaded machine; without the zygote's answer
+    # the host would wait its own margin (deadline + 20 s) and retry the sample twice.
+    assert took < 2.0 + 3.0 + 8.0, took
     # The same worker goes on with a fresh judge: its zygote answered for the stuck one.
     assert verifier.verify(GOLD_TASK, GOLD).passed
     assert box.stats["worker_starts"] == starts["worker_starts"]
