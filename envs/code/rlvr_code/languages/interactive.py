@@ -189,6 +189,16 @@ def _supervise(running: list[Running]) -> list[bytearray]:
                 err.extend(chunk)
                 if len(err) > _STDERR_PIPE_CAP:
                     del err[:-STDERR_KEEP]
+        for key in list(sel.get_map().values()):  # what each wrote just before it exited
+            for _ in range(8):
+                try:
+                    chunk = os.read(key.fileobj.fileno(), 65536)  # type: ignore[union-attr]
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                errs[key.data].extend(chunk)
+            del errs[key.data][: -2 * STDERR_KEEP]
     finally:
         sel.close()
         for r in running:
