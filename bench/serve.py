@@ -4,6 +4,8 @@
 
 The default compares this working tree's server (``new``) with ``HEAD``'s, in the same rounds;
 after committing, name the commit before (``--servers new,HEAD~1``) for the same comparison.
+``new:N`` is this tree's server on a pool of N workers of its own (``new``: the shared pool, one
+worker per CPU): fewer workers get longer messages and wake less often per row.
 
 Each server runs in its own process serving ``math-500`` from ``../shared/data/math500.jsonl``
 through a 2-worker verification pool: ``new`` is this working tree; ``old`` is the
@@ -33,7 +35,7 @@ medians: ``new``'s keep-alive req/s and p99, and the HTTP layer's share of a req
 event-loop thread alone.
 
 Last, every server's CPU per request on the server side (its process plus its pool workers), what
-that allows on two free cores, and ``new`` against the first other server (the baseline): on a
+that allows on two free cores, and ``new`` against each other server (the baselines): on a
 machine other jobs load, req/s and p99 measure them as much as the server; the CPU a request costs
 is what carries over to a quiet machine. A reply that pays a ``verifier_error`` or ``timeout`` (0.0,
 as a wrong answer gets) counts as an error, and so does one in the pool-only rows.
@@ -63,11 +65,16 @@ DATA = REPO.parent / "shared" / "data" / "math500.jsonl"
 LAUNCH = r"""
 import importlib.util, sys
 kind, source, data, stub = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "stub"
+workers = int(sys.argv[5])
 import rlvr_envs
 if kind == "rev":
     import rlvr_envs.serve  # lazy: nothing under it is imported yet
     rlvr_envs.serve.__path__[:] = [source]  # the revision's server on this tree's core
-env = rlvr_envs.make("math-500", path=data)
+if workers:  # a pool of its own with this many workers, instead of the shared one (one per CPU)
+    from rlvr_envs.runtime.local.pool import VerificationPool
+    env = rlvr_envs.make("math-500", path=data, pool=VerificationPool(workers))
+else:
+    env = rlvr_envs.make("math-500", path=data)
 if not stub:
     env.pool.preload(env.verifier)
 if kind in ("new", "rev"):
@@ -362,8 +369,10 @@ def start_servers(kinds: list[str], scratch: Path, stub: bool) -> dict[str, subp
     env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
     procs: dict[str, subprocess.Popen[str]] = {}
     for kind in kinds:
-        stubbed = stub
-        if kind == "new":
+        stubbed, workers = stub, 0
+        if kind.startswith("new:"):  # this tree's server on a pool of that many workers
+            mode, source, workers = "new", "", int(kind.split(":", 1)[1])
+        elif kind == "new":
             mode, source = "new", ""
         elif kind == HTTP_ONLY:
             mode, source, stubbed = "new", "", True
@@ -384,7 +393,7 @@ def start_servers(kinds: list[str], scratch: Path, stub: bool) -> dict[str, subp
                 continue
             mode, source = "rev", str(found)
         procs[kind] = subprocess.Popen(
-            [sys.executable, "-c", LAUNCH, mode, source, str(DATA), "stub" if stubbed else "pool"],
+            [sys.executable, "-c", LAUNCH, mode, source, str(DATA), "stub" if stubbed else "pool", str(workers)],
             stdout=subprocess.PIPE,
             text=True,
             env=env,
@@ -401,7 +410,7 @@ def main() -> None:
     parser.add_argument(
         "--servers",
         default="new,HEAD",
-        help="new, old and/or git revisions; the first that is not new is the baseline (default %(default)s)",
+        help="new, new:N (N pool workers), old and/or git revisions, each compared with new (default %(default)s)",
     )
     parser.add_argument("--modes", default="keep-alive,new-connection", help="default %(default)s")
     parser.add_argument(
@@ -552,7 +561,7 @@ def goals(args: argparse.Namespace, results: dict[tuple[str, str], list[dict[str
 
 def cpu_lines(args: argparse.Namespace, results: dict[tuple[str, str], list[dict[str, Any]]]) -> None:
     """Server-side CPU per request (the server process and its pool workers) for every server, what it
-    implies for two free cores, and this tree's server against the baseline measured in the same rounds.
+    implies for two free cores, and this tree's server against each other one measured in the same rounds.
 
     On a machine other jobs load, req/s and p99 say more about them than about the server; the CPU
     a request costs is what carries over to a quiet machine."""
@@ -570,17 +579,20 @@ def cpu_lines(args: argparse.Namespace, results: dict[tuple[str, str], list[dict
             f"on 2 free cores ({2e6 / (total + client):,.0f} with this client's {client:.0f} us on them too); "
             "goal 2,000 req/s needs <= 1,000 us with the client"
         )
-    baseline = next((kind for kind, _ in results if kind not in ("new", HTTP_ONLY)), None)
-    new, base = results.get(("new", "keep-alive")), results.get((baseline or "", "keep-alive"))
-    if new and base and baseline:
+    new = results.get(("new", "keep-alive"))
+    if not new:
+        return
 
-        def med(rounds: list[dict[str, Any]], key: str) -> float:
-            return statistics.median(r[key] for r in rounds)
+    def med(rounds: list[dict[str, Any]], key: str) -> float:
+        return statistics.median(r[key] for r in rounds)
 
+    for (other, mode), base in results.items():
+        if mode != "keep-alive" or other in ("new", HTTP_ONLY):
+            continue
         print(
-            f"new vs {baseline} (same rounds): req/s x{med(new, 'rps') / med(base, 'rps'):.2f}, "
+            f"new vs {other} (same rounds): req/s x{med(new, 'rps') / med(base, 'rps'):.2f}, "
             f"p99 {med(new, 'p99'):.1f} vs {med(base, 'p99'):.1f} ms, "
-            f"CPU per request x{cost['new'] / cost[baseline]:.2f} ({cost['new']:.0f} vs {cost[baseline]:.0f} us)"
+            f"CPU per request x{cost['new'] / cost[other]:.2f} ({cost['new']:.0f} vs {cost[other]:.0f} us)"
         )
 
 
