@@ -41,6 +41,8 @@ from rlvr_code.memory_bound import create as create_cgroup
 from rlvr_code.sandbox import SandboxError, SandboxUnavailable, bwrap_path
 
 _UID_BASE = 1_950_000_000
+# A process killed at its RLIMIT_CPU (SIGXCPU), as bubblewrap passes it on: a timeout, not a crash.
+_CPU_LIMIT_EXITS = (-signal.SIGXCPU, 128 + signal.SIGXCPU)
 _IO_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$")
 
 
@@ -353,7 +355,7 @@ def judge_output(step: Step, expected: str, wall_s: float, cap: int) -> dict[str
     """The default judgement: the output, normalised, equal to the expected one."""
     if step.memory:
         return {"status": "error", "error": "MemoryError: the sample exceeded its memory bound"}
-    if step.cpu_limited:
+    if step.cpu_limited or step.exit in _CPU_LIMIT_EXITS:
         return {"status": "timeout", "error": "the run spent its CPU budget"}
     if step.timed_out:
         return {"status": "timeout", "error": f"no result within {wall_s:g} s"}

@@ -255,7 +255,9 @@ class Box:
     ) -> Running:
         """Start ``command`` (stdin/stdout: pipes, or the given descriptors; stderr a pipe)."""
         uid, group = self.uid, self.group
-        ceiling = min(x for x in (cpu_s, cpu_budget_s, wall_s) if x is not None)
+        # Per process, whole seconds: a backstop under the polled budget (or, without one, the
+        # run's CPU limit, which may exceed its wall clock: a program's threads run in parallel).
+        ceiling = cpu_budget_s if cpu_budget_s is not None else cpu_s if cpu_s is not None else wall_s
         cpu = max(1, int(ceiling) + 1)
 
         def enter() -> None:  # in the child, before exec: cgroup, rlimits, then the uid
