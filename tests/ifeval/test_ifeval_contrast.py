@@ -96,11 +96,12 @@ def test_a_real_answer_pasted_under_other_prompts_is_paid_less_often(labelled) -
     # Measured 2.77% (v2: 4.51%; no gate: 8.88%); lexical evidence cannot do much better at a
     # 1% false-rejection budget (see the README): bounded, not claimed to be zero.
     assert new[1] < 0.7 * old[1] and new[1] / new[0] < 0.03
-    # Round 4 (ifeval-data-v4): a real answer in another language than its new prompt allows, or
-    # prose under a request for verse, is refused too. Measured 317 pairs (2.14%), at most 7 of 30
-    # prompts for one response (v3: 409, 2.77%, 9 of 30).
+    # Round 4 (ifeval-data-v4): a real answer in another language than its new prompt allows,
+    # prose under a request for verse or a few words under a request for an essay or a story are
+    # refused too. Measured 302 pairs (2.04%), at most 7 of 30 prompts for one response (v3: 409,
+    # 2.77%, 9 of 30).
     latest = scores["ifeval-data-v4"]
-    assert latest[0] == new[0] and latest[1] < 0.8 * new[1] and latest[2] < new[2]
+    assert latest[0] == new[0] and latest[1] < 0.76 * new[1] and latest[2] < new[2]
 
 
 def test_a_paste_from_outside_the_background_is_left_to_the_overlap_rule() -> None:
@@ -113,8 +114,11 @@ def test_a_paste_from_outside_the_background_is_left_to_the_overlap_rule() -> No
     )
     v2 = IFEvalVerifier(relevance="overlap", guard_rules="v1")
     v3 = IFEvalVerifier(relevance="contrast", relevance_background=background)
+    v4 = IFEvalVerifier(
+        relevance="contrast", relevance_background=background, relevance_language=True, relevance_genre=True
+    )
     rng = random.Random(1)
-    paid = {"v2": 0, "v3": 0}
+    paid = {"v2": 0, "v3": 0, "v4": 0}
     pairs = 0
     for r in ifbench:
         for j in rng.sample(range(len(ifeval)), 30):
@@ -122,8 +126,9 @@ def test_a_paste_from_outside_the_background_is_left_to_the_overlap_rule() -> No
             pairs += 1
             paid["v2"] += v2.verify(task, r["response"]).reward > 0
             paid["v3"] += v3.verify(task, r["response"]).reward > 0
+            paid["v4"] += v4.verify(task, r["response"]).reward > 0
     print(f"\nIFBench answers under IFEval prompts ({pairs} pairs), paid: {paid}")
-    assert paid["v3"] <= paid["v2"]
+    assert paid["v4"] <= paid["v3"] <= paid["v2"]
 
 
 # A background of generated prompts: one topic each, written the way users write them.

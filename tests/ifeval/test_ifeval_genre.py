@@ -1,6 +1,7 @@
-"""The verse rule (issue 26 round 4, ``ifeval-data-v4`` / ``ifeval-synth-v5``): a prompt that asks
-for a poem, song, rap, limerick or haiku is answered in lines of verse; a pasted paragraph of
-prose is not an answer, whatever format-only instructions it satisfies."""
+"""The form rules (issue 26 round 4, ``ifeval-data-v4`` / ``ifeval-synth-v5``): a prompt that asks
+for a poem, song, rap, limerick or haiku is answered in lines of verse, one that asks for an
+essay, story, blog post ... in more than a few words; a pasted paragraph of prose or a pasted
+tweet is not an answer, whatever format-only instructions it satisfies."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 import rlvr_envs
 from rlvr_envs.types import Reason, Task
-from rlvr_ifeval.genre import not_verse, requested_verse
+from rlvr_ifeval.genre import not_verse, requested_long_form, requested_verse, too_short
 from rlvr_ifeval.scoring import build_checkers
 from rlvr_ifeval.verifier import IFEvalVerifier
 from tests.helpers.data import read_jsonl
@@ -77,18 +78,25 @@ def test_instructions_that_remove_line_breaks_are_not_judged() -> None:
         assert not_verse(prompt, "the-summer-fields-were-gold-and-wide", build_checkers(ids, [{}])) is None
 
 
-def test_no_labelled_answer_to_a_verse_request_is_refused() -> None:
-    """Calibration: every labelled response under its own prompt. 77 prompts ask for verse; the
-    one refused (2359) only repeats its request, which the guard refuses already."""
+def _labelled_refusals(requested: Any, rule: Any) -> tuple[list[dict[str, Any]], list[Any]]:
+    """The labelled rows whose prompt ``requested`` finds a request in, and the keys of those
+    whose own response ``rule`` refuses."""
     rows: list[dict[str, Any]] = []
     for name in LABELLED:
         rows.extend(read_jsonl(name))
-    asked = [r for r in rows if requested_verse(r["prompt"])]
+    asked = [r for r in rows if requested(r["prompt"])]
     refused = [
         r["key"]
         for r in asked
-        if not_verse(r["prompt"], r["response"], build_checkers(r["instruction_id_list"], r["kwargs"]))
+        if rule(r["prompt"], r["response"], build_checkers(r["instruction_id_list"], r["kwargs"]))
     ]
+    return asked, refused
+
+
+def test_no_labelled_answer_to_a_verse_request_is_refused() -> None:
+    """Calibration: every labelled response under its own prompt. 77 prompts ask for verse; the
+    one refused (2359) only repeats its request, which the guard refuses already."""
+    asked, refused = _labelled_refusals(requested_verse, not_verse)
     assert len(asked) >= 70 and refused == [2359]
     guarded = IFEvalVerifier(guard_rules="v2")
     row = next(r for r in asked if r["key"] == 2359)
@@ -110,3 +118,57 @@ def test_the_latest_ids_apply_the_rule() -> None:
     assert env.verify(env.tasks[0], PROSE.replace(",", "")).reward == 0.0
     synth: Any = rlvr_envs.make("ifeval-synth")
     assert synth.verifier.relevance_genre
+
+
+LONG_FORM_PROMPTS = (
+    "Write an essay about the history of the printing press.",
+    "Write a blog post about urban gardening for beginners.",
+    "Write a story about a dragon who is afraid of heights.",
+    "Write a proposal for a new community library in my town.",
+    "Write a funny screenplay about two cats running a bakery.",
+)
+BOUNDED_PROMPTS = (
+    "Write a short story about a dragon.",
+    "Write a one-sentence story about a dragon.",
+    "Write a 6-word story about the sea.",
+    "Write a title for my essay about the printing press.",
+    "Write an essay about bees in less than 30 words.",
+    "How do I write a good essay? Give me three tips.",
+    "Write a tweet about my new blog post.",
+)
+TWEET = "Productive day at the White House as our team engages with global leaders. #Unity"
+
+
+@pytest.mark.parametrize("prompt", LONG_FORM_PROMPTS)
+def test_a_few_words_pasted_under_a_request_for_a_long_form_are_refused(prompt: str) -> None:
+    latest = IFEvalVerifier(relevance="contrast", relevance_genre=True)
+    verdict = latest.verify(_task(prompt), TWEET)
+    assert verdict.reward == 0 and verdict.details["relevance"]["long_form_requested"]
+    assert IFEvalVerifier(relevance="contrast").verify(_task(prompt), TWEET).reward == 1.0
+    assert too_short(prompt, PROSE, ()) is None  # long enough (whether on topic is the other rules' call)
+
+
+@pytest.mark.parametrize("prompt", BOUNDED_PROMPTS)
+def test_a_bounded_or_other_request_is_not_judged_by_length(prompt: str) -> None:
+    assert too_short(prompt, TWEET, ()) is None
+
+
+def test_an_instruction_that_caps_the_length_lifts_the_rule() -> None:
+    prompt = LONG_FORM_PROMPTS[0]
+    capped = build_checkers(["length_constraints:number_words"], [{"num_words": 30, "relation": "less than"}])
+    assert too_short(prompt, TWEET, capped) is None
+    assert too_short(prompt, TWEET, build_checkers(["punctuation:no_comma"], [{}])) is not None
+
+
+def test_no_labelled_answer_to_a_long_form_request_is_refused() -> None:
+    asked, refused = _labelled_refusals(requested_long_form, too_short)
+    assert len(asked) >= 70 and refused == []
+
+
+def test_requests_are_found_in_linear_time_on_hostile_prompts() -> None:
+    """The request patterns never backtrack over ways to split a run (their gap and word
+    classes share no character): 100 kB prompts of dashes, quotes or repeated words answer."""
+    for prompt in ("write" + "-" * 100_000 + "poem", "write " + "' " * 50_000 + "essay", "write a b c d " * 8_000):
+        requested_verse(prompt)
+        requested_long_form(prompt)
+    assert requested_verse("write a b c d " * 8_000 + "write a poem") == "write a poem"

@@ -31,11 +31,12 @@ def test_an_answer_without_spaces_is_not_a_one_word_non_answer(language: str) ->
     if language != "thai":  # Thai vowel signs and tone marks split \w runs, by chance into enough "words"
         # The v0 ids keep the old count, in which the whole sentence is one \w run (issue 17).
         assert IFEvalVerifier(guard_words="w_runs").verify(NO_COMMA, answer).reason is Reason.NO_ANSWER
+    # The latest training ids refuse an answer in a language the prompt does not allow (issue 26
+    # round 4): the Thai answer is asked for in Thai there, not under "answer in Chinese".
+    task = NO_COMMA if language != "thai" else Task(id="t", prompt="ตอบเป็นภาษาไทย", answer=NO_COMMA.answer)
     for env_id in ("ifeval-synth", "ifeval-data"):
-        kwargs: dict[str, Any] = (
-            {} if env_id == "ifeval-synth" else {"data": [{"prompt": NO_COMMA.prompt, **NO_COMMA.answer}]}
-        )
-        assert rlvr_envs.make(env_id, **kwargs).verify(NO_COMMA, answer).passed
+        kwargs: dict[str, Any] = {} if env_id == "ifeval-synth" else {"data": [{"prompt": task.prompt, **task.answer}]}
+        assert rlvr_envs.make(env_id, **kwargs).verify(task, answer).passed
 
 
 def test_short_answers_are_still_rejected_in_every_script() -> None:

@@ -1,4 +1,5 @@
-"""Does a response have the form its prompt asks for? Verse for a poem (issue 26, round 4).
+"""Does a response have the form its prompt asks for? Verse for a poem, length for an essay
+(issue 26, round 4).
 
 Genre-only prompts ("Write a poem about ...", "Write a rap that doesn't include ...") have few
 task words, and real poems avoid them, so the overlap and contrast rules let any pasted text
@@ -10,8 +11,15 @@ short; a pasted paragraph of prose is not an answer.
 
 Lines are split at line breaks, at a written ``\\n`` (verse inside a JSON string) and at " / "
 (verse quoted inline). Not judged: tasks with an instruction that removes line breaks
-(``format:no_whitespace``, ``detectable_format:sentence_hyphens``). Calibrated on the labelled
-responses (the README has the numbers): no labelled-good answer to a verse request is refused.
+(``format:no_whitespace``, ``detectable_format:sentence_hyphens``).
+
+Likewise a prompt that asks for a long form (an essay, article, blog post, story, report,
+proposal, speech, cover letter, screenplay, itinerary, biography, dialogue) is not answered by
+fewer than ``MIN_LONG_FORM_WORDS`` words, unless the prompt or an instruction bounds the length
+("short", "brief", "in 50 words", "less than 300 words", a relation of "less than").
+
+Calibrated on the labelled responses (the README has the numbers): no labelled-good answer to a
+verse or long-form request is refused.
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ from functools import lru_cache
 from typing import Any
 
 from rlvr_ifeval.base import Checker
+from rlvr_ifeval.text import count_words_any_script
 
 MIN_VERSE_LINES = 3
 """A poem has at least this many non-empty lines (a haiku: three)."""
@@ -36,9 +45,12 @@ _FORMS = (
     r"poems?|poetry|songs?|raps?|limericks?|haikus?|lyrics|sonnets?|ballads?|jingles?|odes?|verses?"
     r"|chants?|anthems?|lullab(?:y|ies)|couplets?|quatrains?|stanzas?"
 )
+_GAP = r"[^\w.!?;:\n'-]+"
+"""What separates the words of one request: never the end of a sentence, and nothing a word may
+hold (the two never share a character, so a match cannot backtrack over the ways to split)."""
 _REQUEST_RE = re.compile(
     r"\b(?:write|compose|create|generate|draft|make|give|come up with|craft|pen|produce|sing|rewrite)\b"
-    rf"((?:\W+[\w'-]+){{0,4}}?)\W+(?:{_FORMS})\b",
+    rf"((?:{_GAP}[\w'-]+){{0,4}}?){_GAP}(?:{_FORMS})\b",
     re.IGNORECASE,
 )
 # Words between the verb and the form that make the request about something else ("write an
@@ -53,21 +65,29 @@ _NOT_VERSE = frozenset(
 )
 # A question word shortly before the request: advice on writing verse, not verse.
 _ADVICE_RE = re.compile(r"\b(?:how|tips|ways|steps|why|what|explain)\b[^.?!\n]{0,25}$", re.IGNORECASE)
+_BETWEEN_WORD_RE = re.compile(r"[\w']+")
+"""Words of what stands between the verb and the form, hyphenated ones apart ("one-sentence")."""
 _LINE_BREAK_RE = re.compile(r"\n|\\n| / ")
 _NO_LINES_IDS = frozenset({"format:no_whitespace", "detectable_format:sentence_hyphens"})
 
 
-@lru_cache(maxsize=4096)
-def requested_verse(prompt: str) -> str | None:
-    """The request for verse in ``prompt`` ("Write a funny poem"), or None."""
-    for match in _REQUEST_RE.finditer(prompt):
-        between = {w.lower() for w in re.findall(r"[\w'-]+", match.group(1))}
-        if between & _NOT_VERSE:
+def _first_request(pattern: re.Pattern[str], prompt: str, blocked: frozenset[str], numbers: bool) -> str | None:
+    """The first match of ``pattern`` (a request verb, a few words, a form) whose words between
+    are none of ``blocked`` (nor, unless ``numbers``, a number) and that is not asked as advice."""
+    for match in pattern.finditer(prompt):
+        between = set(_BETWEEN_WORD_RE.findall(match.group(1).lower()))
+        if between & blocked or (not numbers and any(c.isdigit() for w in between for c in w)):
             continue
         if _ADVICE_RE.search(prompt[max(0, match.start() - 30) : match.start()]):
             continue
         return match.group(0)
     return None
+
+
+@lru_cache(maxsize=4096)
+def requested_verse(prompt: str) -> str | None:
+    """The request for verse in ``prompt`` ("Write a funny poem"), or None."""
+    return _first_request(_REQUEST_RE, prompt, _NOT_VERSE, numbers=True)
 
 
 def not_verse(prompt: str, response: str, checkers: Sequence[Checker]) -> dict[str, Any] | None:
@@ -81,3 +101,57 @@ def not_verse(prompt: str, response: str, checkers: Sequence[Checker]) -> dict[s
     if len(lines) >= MIN_VERSE_LINES and short >= MIN_SHORT_SHARE * len(lines):
         return None
     return {"verse_requested": request[:80], "lines": len(lines), "short_lines": short}
+
+
+MIN_LONG_FORM_WORDS = 40
+"""An essay, article, story ... has at least this many words (words counted per script)."""
+_LONG_FORMS = (
+    r"essays?|articles?|blog\s+posts?|stor(?:y|ies)|reports?|proposals?|speech(?:es)?|cover\s+letters?"
+    r"|screenplays?|itinerar(?:y|ies)|biograph(?:y|ies)|research\s+papers?|dialogues?|conversations?"
+    r"|fairy\s*tales?|narratives?"
+)
+_LONG_REQUEST_RE = re.compile(
+    r"\b(?:write|compose|create|generate|draft|give|craft|pen|produce|prepare)\b"
+    rf"((?:{_GAP}[\w'-]+){{0,4}}?){_GAP}(?:{_LONG_FORMS})\b",
+    re.IGNORECASE,
+)
+# Words between the verb and the form that ask for something shorter or about the form
+# ("a title for my essay", "a one-sentence story", "an outline of the report").
+_NOT_LONG = frozenset(
+    """
+    about on of for to regarding with in into from by that which than short shorter brief quick tiny mini
+    micro flash one single sentence sentences word words line lines title titles name names tagline slogan
+    headline summary outline idea ideas prompt prompts question questions sure list topic topics
+    """.split()
+)
+_NUMBER_WORDS = frozenset("two three four five six seven eight nine ten twelve fifteen twenty fifty hundred".split())
+# Anywhere in the prompt: a bound on the length ("short", "in 50 words", "less than 5 sentences").
+_SHORT_CUE_RE = re.compile(
+    r"\b(?:short|shorter|brief|briefly|concise|succinct|tiny|less than|fewer than|at most|no more than|up to"
+    r"|under \d|maximum|max|limit|tweet|haiku|tl;?dr)\b|\d+\s*(?:words?|sentences?|lines?)\b",
+    re.IGNORECASE,
+)
+_SHORTER = ("less than", "at most")
+
+
+@lru_cache(maxsize=4096)
+def requested_long_form(prompt: str) -> str | None:
+    """The request for a long form in ``prompt`` ("Write an essay"), or None (also when the
+    prompt bounds the length)."""
+    if _SHORT_CUE_RE.search(prompt):
+        return None
+    return _first_request(_LONG_REQUEST_RE, prompt, _NOT_LONG | _NUMBER_WORDS, numbers=False)
+
+
+def too_short(prompt: str, response: str, checkers: Sequence[Checker]) -> dict[str, Any] | None:
+    """What was found when ``prompt`` asks for a long form and ``response`` has fewer than
+    ``MIN_LONG_FORM_WORDS`` words, else None (also when an instruction bounds the length)."""
+    request = requested_long_form(prompt)
+    if request is None:
+        return None
+    if any(value in _SHORTER for c in checkers for value in c.kwargs.values() if isinstance(value, str)):
+        return None
+    words = count_words_any_script(response[:MAX_FORM_CHARS])
+    if words >= MIN_LONG_FORM_WORDS:
+        return None
+    return {"long_form_requested": request[:80], "words": words, "min_words": MIN_LONG_FORM_WORDS}

@@ -11,7 +11,8 @@ Versions (a change that alters any reward bumps the version; the old one stays):
   below, and a response must be written in a language its prompt allows: the prompt's own, one
   it names or one an instruction asks for (``relevance_language=True``, issue 26 round 4:
   ``rlvr_ifeval.response_language``), and a response to a request for verse must be written in
-  lines of verse (``relevance_genre=True``: ``rlvr_ifeval.genre``). Real answers pasted under
+  lines of verse, and one to a request for an essay, story, blog post ... in more than a few
+  words (``relevance_genre=True``: ``rlvr_ifeval.genre``). Real answers pasted under
   other prompts were paid; an honest answer is refused only when it ignores the prompt's
   language or the form it asks for.
 * ``ifeval-synth-v4``, ``ifeval-data-v3``: training envs, the guard on with its
@@ -45,7 +46,7 @@ _SYNTH_RELEVANCE: dict[str, object] = {
     "relevance_min_share": 0.5,
 }
 
-# Round 4 of issue 26: the response's language and, for a request for verse, its lines.
+# Round 4 of issue 26: the response's language and the form a request asks for (verse, length).
 _ROUND_4: dict[str, object] = {"relevance_language": True, "relevance_genre": True}
 
 

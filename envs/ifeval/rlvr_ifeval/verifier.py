@@ -21,7 +21,7 @@ from rlvr_ifeval import text
 from rlvr_ifeval.base import Checker, InstructionError
 from rlvr_ifeval.contrast import Background
 from rlvr_ifeval.formats import OWN_FORMATS, VERBATIM_FORMAT, resolve_format, user_format  # noqa: F401
-from rlvr_ifeval.genre import not_verse
+from rlvr_ifeval.genre import not_verse, too_short
 from rlvr_ifeval.guard import GUARD_RULES, NO_WORDS, REFUSAL, WORD_SALAD, content_rejection
 from rlvr_ifeval.refusals import no_content, offers_refusal, refusal
 from rlvr_ifeval.relevance import (
@@ -146,7 +146,8 @@ class IFEvalVerifier(Verifier):
             in a language its prompt does not allow (``rlvr_ifeval.response_language``; the
             training ids since ``ifeval-data-v4`` / ``ifeval-synth-v5``).
         relevance_genre: likewise, refuse a response to a request for verse (a poem, song, rap,
-            limerick ...) that is not written in lines of verse (``rlvr_ifeval.genre``; the same ids).
+            limerick ...) that is not written in lines of verse, or to a request for a long form (an
+            essay, story, blog post ...) that is a few words long (``rlvr_ifeval.genre``; the same ids).
     """
 
     # Loading language detection (langdetect's profiles, numba's kernels: 2-5 s) happens when a
@@ -349,7 +350,7 @@ class IFEvalVerifier(Verifier):
                 if found is not None:
                     return found
             if self.relevance_genre:
-                found = not_verse(task.prompt, response, checkers)
+                found = not_verse(task.prompt, response, checkers) or too_short(task.prompt, response, checkers)
                 if found is not None:
                     return found
             return off_topic(
