@@ -3,7 +3,9 @@
     .venv/bin/python bench/serve.py [--duration 4] [--repeats 3] [--concurrency 8] [--servers new,HEAD,old]
 
 The default compares this working tree's server (``new``) with ``HEAD``'s, in the same rounds;
-after committing, name the commit before (``--servers new,HEAD~1``) for the same comparison.
+after committing, name the commit before by its hash (``HEAD~1`` moves when anyone commits).
+A revision with the same server as this tree's (``--servers new,HEAD,<rev>`` before changing
+anything) shows what two identical servers differ by in the run: the noise to judge others by.
 ``new:N`` is this tree's server on a pool of N workers of its own (``new``: the shared pool, one
 worker per CPU): fewer workers get longer messages and wake less often per row.
 
@@ -12,8 +14,8 @@ through a 2-worker verification pool: ``new`` is this working tree; ``old`` is t
 ``http.server`` one (the last ``rlvr_envs/server.py`` in git history that had it); any other
 name is a git revision whose ``rlvr_envs/serve`` package is served on this tree's core (pool,
 envs), so a comparison with ``HEAD`` shows what uncommitted server changes do. All servers
-start first and the rounds interleave (server after server, repeat after repeat), so a shared
-machine's changing load falls on all of them alike.
+start first and the rounds interleave (server after server, repeat after repeat, each repeat
+starting with the next server), so a shared machine's changing load falls on all of them alike.
 
 The client is one process, one thread, raw non-blocking sockets under ``epoll`` with every
 request's bytes prepared beforehand, so it costs little next to the server; its CPU is
@@ -455,9 +457,13 @@ def main() -> None:
                 memory[kind] = (rss_mb(proc.pid), float("nan"))
             floor = Floor()
             floor.in_flight(1.0, args.concurrency)  # warm-up
-            for _ in range(args.repeats):
+            order = list(addresses.items())
+            for repeat in range(args.repeats):
+                # Each repeat starts with the next server: measured with the servers always in one
+                # order, the first ran ~10% dearer than an identical copy run last (load 8-9).
+                turn = order[repeat % len(order) :] + order[: repeat % len(order)]
                 for mode in modes:
-                    for kind, address in addresses.items():
+                    for kind, address in turn:
                         pid = procs[kind].pid
                         workers = descendants(pid)
                         # The main thread (its id is the pid) runs the event loop: serve_forever.
