@@ -172,8 +172,9 @@ def test_hostile_responses_never_raise(latest) -> None:
     ):
         verdict = latest.verify(task, response)
         assert verdict.reward in (0.0, 1.0)
-    for prompt in ("", "\ud800", "\x00" * 1000, "English", "German"):
+    for prompt in ("", "\ud800", "\x00" * 1000, "42 + 17 = ?", "German"):
         assert wrong_language(prompt, OTHER_LANGUAGES["de"], ()) is None
+    assert wrong_language("English", OTHER_LANGUAGES["de"], ()) is not None  # it names English
     # A Thai prompt allows Thai (and what it names), not German.
     assert wrong_language("ภาษาไทย " * 10_000, OTHER_LANGUAGES["de"], ()) is not None
 
@@ -186,3 +187,16 @@ def test_the_rule_reads_a_bounded_head() -> None:
     head = OTHER_LANGUAGES["ko"] * 50 + EN_ANSWER
     assert wrong_language(EN_PROMPT, head, ()) is not None
     assert response_language.MAX_LANGUAGE_CHARS <= 10_000
+
+
+@pytest.mark.parametrize(
+    "prompt", ["Write a haiku.", "Tell me a joke.", "Describe Paris.", "Explain gravity.", "Name three fruits."]
+)
+def test_a_short_english_prompt_is_never_taken_for_another_language(prompt: str) -> None:
+    """langdetect calls "Write a haiku." Swahili and "Describe Paris." Spanish: a prompt under 40
+    letters is not detected, and English function words allow English."""
+    allowed = allowed_languages(prompt)
+    assert allowed is not None and (not allowed[0] or "en" in allowed[0])
+    assert wrong_language(prompt, EN_ANSWER, ()) is None
+    # The script rule needs no detection: Hangul under any of them is another language.
+    assert wrong_language(prompt, OTHER_LANGUAGES["ko"], ()) is not None

@@ -8,7 +8,9 @@ a language the prompt names ("Explain in French", "translate this into English")
 instruction asks for.
 
 * **Allowed languages** (computed once per prompt): the languages langdetect finds in the
-  prompt, per line and in the whole (a quoted sentence in another language counts), every
+  prompt, per line and in the whole, where they have 40 letters or more (a quoted sentence in
+  another language counts), English where a quarter of the prompt's words are English function
+  words (langdetect calls "Write a haiku." Swahili), every
   language the prompt names (English names and endonyms), and English where an instruction
   asks for English case. Not judged: prompts that speak of another, a different or any
   language or of translation without naming the target, and tasks with an instruction that
@@ -38,6 +40,7 @@ from typing import Any
 
 from rlvr_ifeval.base import Checker
 from rlvr_ifeval.language import detect_language, obvious_language
+from rlvr_ifeval.text import STOPWORDS
 
 MIN_SCRIPT_LETTERS = 20
 """A response with fewer letters outside the allowed scripts is not judged by script."""
@@ -174,7 +177,10 @@ _NEIGHBOURS: tuple[frozenset[str], ...] = (
 # Instructions that fix the response's language: their checkers decide.
 _FIXED_LANGUAGE_IDS = frozenset({"language:response_language", "count:words_japanese"})
 _ENGLISH_IDS = frozenset({"change_case:english_capital", "change_case:english_lowercase"})
-_MIN_LINE_LETTERS = 20
+_MIN_DETECT_LETTERS = 40
+"""A prompt, or a line of it, is detected when it has this many letters (fewer: langdetect guesses)."""
+_MIN_ENGLISH_SHARE = 0.25
+_ASCII_WORD_RE = re.compile(r"[a-z]+(?:'[a-z]+)?")
 
 
 def _base(code: str) -> str:
@@ -200,11 +206,15 @@ def allowed_languages(prompt: str) -> tuple[frozenset[str], frozenset[str]] | No
     for name in _NAME_RE.findall(folded):
         languages.add(_NAMES[name])
     for part in (prompt, *prompt.splitlines()):
-        letters = sum(c.isalpha() for c in part)
-        if letters >= _MIN_LINE_LETTERS or part is prompt:
-            found = detect_language(part.lower()) if letters else None
+        if sum(c.isalpha() for c in part) >= _MIN_DETECT_LETTERS:
+            found = detect_language(part.lower())
             if found is not None:
                 languages.add(_base(found))
+    # langdetect calls short English prompts Swahili or Finnish ("Write a haiku.", "Tell me a
+    # joke."): English function words are evidence enough that English is allowed.
+    words = _ASCII_WORD_RE.findall(folded)
+    if len(words) >= 3 and sum(w in STOPWORDS for w in words) >= _MIN_ENGLISH_SHARE * len(words):
+        languages.add("en")
     scripts: set[str] = set()
     for name, pattern in _SCRIPT_RES:
         if len(pattern.findall(prompt)) >= 2:  # a quoted word in a script allows that script
