@@ -43,6 +43,8 @@ NOT_VERSE_PROMPTS = (
     "Write a review of the song Bohemian Rhapsody.",
     "Is it true that the first song ever sung in outer space is Happy Birthday?",
     "Give feedback on my poem: roses are red.",
+    "Write a song title for my band.",
+    "Give me a poem's first line about autumn.",
     "Write a blog post about gardening.",
 )
 
@@ -62,6 +64,8 @@ def test_prose_pasted_under_a_request_for_verse_is_refused_and_verse_is_paid(pro
     # Verse inside a JSON string or quoted inline with slashes is verse too.
     assert not_verse(prompt, '{"poem": "' + poem.replace("\n", "\\n") + '"}', ()) is None
     assert not_verse(prompt, poem.replace("\n", " / "), ()) is None
+    as_list = '{"lyrics": [' + ", ".join(f'"{line}"' for line in poem.splitlines()) + "]}"
+    assert not_verse(prompt, as_list, ()) is None
     # The ids before round 4 pay the prose (it is under the overlap rule's 80 words).
     assert IFEvalVerifier(relevance="contrast").verify(_task(prompt), prose).reward == 1.0
 
@@ -135,6 +139,9 @@ BOUNDED_PROMPTS = (
     "Write an essay about bees in less than 30 words.",
     "How do I write a good essay? Give me three tips.",
     "Write a tweet about my new blog post.",
+    "Write a story for kids. Keep it under fifty words.",
+    "Write a story idea about a robot on Mars.",
+    "Write an essay title about the war.",
 )
 TWEET = "Productive day at the White House as our team engages with global leaders. #Unity"
 

@@ -9,9 +9,10 @@ that makes it about something else: "write an essay about a poem" asks for prose
 a poem" for advice) is answered by text with at least ``MIN_VERSE_LINES`` lines, most of them
 short; a pasted paragraph of prose is not an answer.
 
-Lines are split at line breaks, at a written ``\\n`` (verse inside a JSON string) and at " / "
-(verse quoted inline). Not judged: tasks with an instruction that removes line breaks
-(``format:no_whitespace``, ``detectable_format:sentence_hyphens``).
+Lines are split at line breaks, at a written ``\\n`` (verse inside a JSON string), between the
+strings of a JSON list written on one line and at " / " (verse quoted inline). Not judged:
+tasks with an instruction that removes line breaks (``format:no_whitespace``,
+``detectable_format:sentence_hyphens``).
 
 Likewise a prompt that asks for a long form (an essay, article, blog post, story, report,
 proposal, speech, cover letter, screenplay, itinerary, biography, dialogue) is not answered by
@@ -48,9 +49,14 @@ _FORMS = (
 _GAP = r"[^\w.!?;:\n'-]+"
 """What separates the words of one request: never the end of a sentence, and nothing a word may
 hold (the two never share a character, so a match cannot backtrack over the ways to split)."""
+_NOT_A_PART = (
+    r"(?!(?:'s)?[^\w.!?;:\n]+(?:titles?|names?|ideas?|prompts?|summar|outlines?|headlines?|taglines?|openings?"
+    r"|hooks?|topics?|questions?|excerpts?|snippets?|captions?|slogans?|first|lines?|sentences?)\b)"
+)
+"""Not a request for the form itself: "write a song title", "a story idea", "a poem's first line"."""
 _REQUEST_RE = re.compile(
     r"\b(?:write|compose|create|generate|draft|make|give|come up with|craft|pen|produce|sing|rewrite)\b"
-    rf"((?:{_GAP}[\w'-]+){{0,4}}?){_GAP}(?:{_FORMS})\b",
+    rf"((?:{_GAP}[\w'-]+){{0,4}}?){_GAP}(?:{_FORMS})\b{_NOT_A_PART}",
     re.IGNORECASE,
 )
 # Words between the verb and the form that make the request about something else ("write an
@@ -67,7 +73,7 @@ _NOT_VERSE = frozenset(
 _ADVICE_RE = re.compile(r"\b(?:how|tips|ways|steps|why|what|explain)\b[^.?!\n]{0,25}$", re.IGNORECASE)
 _BETWEEN_WORD_RE = re.compile(r"[\w']+")
 """Words of what stands between the verb and the form, hyphenated ones apart ("one-sentence")."""
-_LINE_BREAK_RE = re.compile(r"\n|\\n| / ")
+_LINE_BREAK_RE = re.compile(r'\n|\\n| / |"\s*,\s*"')
 _NO_LINES_IDS = frozenset({"format:no_whitespace", "detectable_format:sentence_hyphens"})
 
 
@@ -112,7 +118,7 @@ _LONG_FORMS = (
 )
 _LONG_REQUEST_RE = re.compile(
     r"\b(?:write|compose|create|generate|draft|give|craft|pen|produce|prepare)\b"
-    rf"((?:{_GAP}[\w'-]+){{0,4}}?){_GAP}(?:{_LONG_FORMS})\b",
+    rf"((?:{_GAP}[\w'-]+){{0,4}}?){_GAP}(?:{_LONG_FORMS})\b{_NOT_A_PART}",
     re.IGNORECASE,
 )
 # Words between the verb and the form that ask for something shorter or about the form
@@ -128,7 +134,9 @@ _NUMBER_WORDS = frozenset("two three four five six seven eight nine ten twelve f
 # Anywhere in the prompt: a bound on the length ("short", "in 50 words", "less than 5 sentences").
 _SHORT_CUE_RE = re.compile(
     r"\b(?:short|shorter|brief|briefly|concise|succinct|tiny|less than|fewer than|at most|no more than|up to"
-    r"|under \d|maximum|max|limit|tweet|haiku|tl;?dr)\b|\d+\s*(?:words?|sentences?|lines?)\b",
+    r"|under \d|maximum|max|limit|tweet|haiku|tl;?dr)\b|\d+\s*(?:words?|sentences?|lines?)\b"
+    r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|hundred)"
+    r"[\s-]*(?:words?|sentences?|lines?)\b",
     re.IGNORECASE,
 )
 _SHORTER = ("less than", "at most")
