@@ -221,8 +221,21 @@ def test_the_fast_paths_read_the_words_the_patterns_read(rows) -> None:
     texts = [r["response"] for r in rows[::3]]
     for alphabet in (ASCII_ALPHABET, ALPHABET, "ab'AB -\n\u2019x"):
         texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 400))) for _ in range(400)]
+    # Words with apostrophes, regular ("don't", "we're") and not ("rock'n'roll", "dogs'", "x'yZ").
+    pieces = "don't it's the cat we're I'm O'Neil rock'n'roll 'tis dogs' DON'T x'yZ a b at’least AT key".split()
+    separators = (" ", "  ", "\n", " | ", ", ", ". ")
+    for _ in range(2000):
+        chosen = rng.sample(pieces, rng.randint(1, len(pieces)))
+        texts.append("".join(rng.choice(chosen) + rng.choice(separators) for _ in range(rng.randint(0, 30))))
     ref = ifeval_reference_rules
+    literal_sets = [
+        build_checkers(["keywords:existence"], [{"keywords": words}])
+        for words in (["at least", "Don't", "KEY"], ["a b", "’x", "Zz"], ["naïve", "the"])
+    ]
     for text in texts:
+        for checkers in literal_sets:
+            pattern = relevance._literal_pattern(tuple(checkers))
+            assert relevance._without_literals(checkers, pattern, text) == pattern.subn(" ", text), text[:80]
         prose, han = analysis.prose_words(text)
         words, chars = analysis._prose_words_regex(text)
         assert (list(prose), list(han)) == (words, chars), text[:80]

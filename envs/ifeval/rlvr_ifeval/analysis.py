@@ -70,6 +70,12 @@ _PROSE_TABLE = bytes(
 )
 _LETTERS_TABLE = bytes(c if chr(c).isascii() and chr(c).isalpha() else 32 for c in range(256))
 _ASCII_WORD_RE = re.compile(rb"[a-zA-Z]+(?:'[a-z]+)?")
+# An apostrophe the pattern does not keep inside a word of letters, "'" and lowercase letters
+# running to a space or a segment's end: after no letter, before no lowercase letter, or before a
+# lowercase run that an uppercase letter or "'" ends ("rock'n'roll" is "rock'n", "roll"; "x'yZ"
+# is "x'y", "Z"). Without one, every whitespace-separated chunk is a letter run or one such word:
+# the pattern's words are the chunks. (The search jumps from apostrophe to apostrophe.)
+_IRREGULAR_APOSTROPHE_RE = re.compile(rb"'(?:(?<![A-Za-z]')|(?![a-z])|[a-z]*[A-Z'])")
 
 
 def prose_words(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -81,17 +87,19 @@ def prose_words(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         words, han = _prose_words_regex(text)
         return tuple(words), tuple(han)
     prose: list[bytes] = []
-    for segment in view.encode("ascii").translate(_PROSE_TABLE).split(b"\n"):
-        # Without an apostrophe a word is a run of letters; with one, the pattern decides (on
+    cleaned = view.encode("ascii").translate(_PROSE_TABLE)
+    chunks_are_words = b"'" not in cleaned or not _IRREGULAR_APOSTROPHE_RE.search(cleaned)
+    for segment in cleaned.split(b"\n"):
+        # The words are the chunks between spaces (see above), or the pattern decides (on
         # letters, "'" and spaces it reads the text as it reads the original).
         if len(segment) < 2 * PROSE_SEGMENT_WORDS - 1:
             continue  # too short to hold enough words (most are empty: runs of separators)
-        if b"'" in segment:
+        if not chunks_are_words and b"'" in segment:
             found = _ASCII_WORD_RE.findall(segment)
             if len(found) >= PROSE_SEGMENT_WORDS:
                 prose.append(b" ".join(found))
         elif len(segment.split(None, PROSE_SEGMENT_WORDS - 1)) == PROSE_SEGMENT_WORDS:
-            prose.append(segment)  # letters and spaces: enough words (the last part holds one)
+            prose.append(segment)  # enough words (the last part holds one)
     return tuple(b" ".join(prose).lower().decode("ascii").split()), ()
 
 
