@@ -235,6 +235,7 @@ def test_the_fast_paths_read_the_words_the_patterns_read(rows) -> None:
     for text in texts:
         for checkers in literal_sets:
             pattern = relevance._literal_pattern(tuple(checkers))
+            assert pattern is not None
             assert relevance._without_literals(checkers, pattern, text) == pattern.subn(" ", text), text[:80]
         prose, han = analysis.prose_words(text)
         words, chars = analysis._prose_words_regex(text)
