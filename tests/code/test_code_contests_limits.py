@@ -37,6 +37,7 @@ def test_v2_presets_store_each_accepted_languages_factor_and_v1_none() -> None:
     first, second = env.tasks
     assert first.answer["case_timeout_s"] == 2.0 and first.answer[FACTORS_KEY] == {"python": 5.0}
     assert first.metadata["case_time_limit_s"] == 2.0  # the set's own statement, unscaled
+    assert second.answer["case_timeout_s"] == 1.5 and second.answer[FACTORS_KEY] == {"python": 5.0}
     both = rlvr_envs.make("code-contests-v2", data=codecontests_rows(), language=["python", "cpp", "java"])
     assert both.tasks[0].answer[FACTORS_KEY] == {"python": 5.0, "cpp": 1.0, "java": 2.0}
     taco = rlvr_envs.make("code-taco-v2", data=taco_rows())
