@@ -89,7 +89,7 @@ def test_a_malformed_factor_is_ignored_not_trusted(factors: object) -> None:
 
 SLOW_PY = "import time\nimport sys\na, b = map(int, sys.stdin.read().split())\ntime.sleep(1.4)\nprint(a + b)\n"
 SLOW_CPP = (
-    "#include <cstdio>\n#include <unistd.h>\nint main(){long a,b;std::scanf(\"%ld %ld\",&a,&b);"
+    '#include <cstdio>\n#include <unistd.h>\nint main(){long a,b;std::scanf("%ld %ld",&a,&b);'
     'usleep(1400000);std::printf("%ld\\n",a+b);}'
 )
 
@@ -100,7 +100,9 @@ def test_python_gets_its_factor_and_cpp_the_stated_limit() -> None:
     verifier = ContestVerifier(timeout_s=20.0)
     base = {"format": "stdio", "cases": [{"input": "1 2\n", "output": "3\n"}], "case_timeout_s": 1.0}
     for language, program in (("python", SLOW_PY), ("cpp", SLOW_CPP)):
-        scaled = Task(id="s", prompt="s", answer={**base, "language": language, FACTORS_KEY: dict(STATED_LIMIT_FACTORS)})
+        scaled = Task(
+            id="s", prompt="s", answer={**base, "language": language, FACTORS_KEY: dict(STATED_LIMIT_FACTORS)}
+        )
         stated = Task(id="s", prompt="s", answer={**base, "language": language})
         as_stated = verifier.verify(stated, fence(language, program))
         assert as_stated.reason is Reason.TIMEOUT, (language, as_stated.details)
