@@ -25,6 +25,11 @@ Offline there is no NLTK Punkt data, so the peer cannot run ``number_sentences``
 ``capital_word_frequency``; the head-to-head rows use the IFEval instructions both can run.
 When the peer cannot be loaded at all the script says so and compares with a naive baseline
 (rebuilding every checker for every check, as a per-call reward function would).
+
+The training ids' rows (guard rules and relevance gate on top of the checks) are timed twice
+in the same run: as the rules run now, and with the rules as they were before the issue-26
+speed work (``tests/ifeval/ifeval_reference_rules.py``, which the tests compare verdict for
+verdict with the fast path).
 """
 
 from __future__ import annotations
