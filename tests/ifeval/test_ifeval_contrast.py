@@ -10,6 +10,7 @@ previous ids in the same run; ``pytest -s`` prints the figures the README quotes
 
 from __future__ import annotations
 
+import pickle
 import random
 from collections.abc import Sequence
 from typing import Any
@@ -46,7 +47,11 @@ def labelled() -> tuple[list[dict[str, Any]], list[Task], dict[str, IFEvalVerifi
         "ifeval-data-v2": IFEvalVerifier(relevance="overlap", guard_rules="v1"),
         "ifeval-data-v3": IFEvalVerifier(relevance="contrast", relevance_background=background),
         "ifeval-data-v4": IFEvalVerifier(
-            relevance="contrast", relevance_background=background, relevance_language=True, relevance_genre=True
+            relevance="contrast",
+            relevance_background=background,
+            relevance_language=True,
+            relevance_genre=True,
+            relevance_outrank=True,
         ),
     }
     return rows, tasks, verifiers
@@ -97,11 +102,11 @@ def test_a_real_answer_pasted_under_other_prompts_is_paid_less_often(labelled) -
     # 1% false-rejection budget (see the README): bounded, not claimed to be zero.
     assert new[1] < 0.7 * old[1] and new[1] / new[0] < 0.03
     # Round 4 (ifeval-data-v4): a real answer in another language than its new prompt allows,
-    # prose under a request for verse or a few words under a request for an essay or a story are
-    # refused too. Measured 302 pairs (2.04%), at most 7 of 30 prompts for one response (v3: 409,
-    # 2.77%, 9 of 30).
+    # prose under a request for verse, a few words under a request for an essay or a story, and
+    # an answer another prompt is far more similar to are refused too. Measured 270 pairs
+    # (1.83%), at most 7 of 30 prompts for one response (v3: 409, 2.77%, 9 of 30).
     latest = scores["ifeval-data-v4"]
-    assert latest[0] == new[0] and latest[1] < 0.76 * new[1] and latest[2] < new[2]
+    assert latest[0] == new[0] and latest[1] < 0.7 * new[1] and latest[2] < new[2]
 
 
 def test_a_paste_from_outside_the_background_is_left_to_the_overlap_rule() -> None:
@@ -115,7 +120,11 @@ def test_a_paste_from_outside_the_background_is_left_to_the_overlap_rule() -> No
     v2 = IFEvalVerifier(relevance="overlap", guard_rules="v1")
     v3 = IFEvalVerifier(relevance="contrast", relevance_background=background)
     v4 = IFEvalVerifier(
-        relevance="contrast", relevance_background=background, relevance_language=True, relevance_genre=True
+        relevance="contrast",
+        relevance_background=background,
+        relevance_language=True,
+        relevance_genre=True,
+        relevance_outrank=True,
     )
     rng = random.Random(1)
     paid = {"v2": 0, "v3": 0, "v4": 0}
@@ -399,3 +408,25 @@ def test_the_fast_paths_give_the_words_a_per_word_loop_gives() -> None:
         assert relevance._lowered(found) == [w.lower() for w in found]
         for drop in (relevance.STOP_WORDS, relevance.TASK_STOP_WORDS, frozenset()):
             assert relevance.units(text, drop) == _units_reference(text, drop)
+
+
+def test_outranking_refuses_no_labelled_answer_and_its_twin_is_not_pickled(labelled) -> None:
+    """Round 4's similarity rule (``contrast.outranked``): of the labelled-good responses under
+    their own prompt only IFBench 240 is outranked (a palindrome list under "translate this
+    Chinese text", which the overlap rule refuses already); the outranking twin of a background
+    is made once and stays out of its pickle (the pool ships the background to every worker)."""
+    rows, _, verifiers = labelled
+    background = verifiers["ifeval-data-v4"].relevance_background
+    outranked = []
+    for r in (r for r in rows if r["reference_strict_all"]):
+        checkers = build_checkers(r["instruction_id_list"], r["kwargs"])
+        task = relevance.task_units(r["prompt"], tuple(checkers)).units
+        found = relevance.units(r["response"][: relevance.MAX_RELEVANCE_CHARS])
+        if contrast.outranked(background, r["prompt"], task, found) is not None:
+            outranked.append(r["key"])
+    assert outranked == ["240"]
+    twin = background.outranking()
+    assert twin.outrank and not background.outrank and background.outranking() is twin
+    assert twin.outranking() is twin
+    restored = pickle.loads(pickle.dumps(background))
+    assert "_outranking" not in restored.__dict__ and restored.prompts == background.prompts

@@ -403,6 +403,7 @@ def test_training_ids_default_to_the_gate_and_benchmark_ids_score_as_the_referen
     # Round 4: only the latest training ids refuse a response in a language the prompt does not allow.
     assert getattr(env.verifier, "relevance_language", None) == (env_id in latest)
     assert getattr(env.verifier, "relevance_genre", None) == (env_id in latest)
+    assert getattr(env.verifier, "relevance_outrank", None) == (env_id in latest)
 
 
 def test_bad_relevance_options_are_refused() -> None:

@@ -18,12 +18,18 @@ the background, no labelled-good answer is refused; pasted answers whose home pr
 background are. A paste whose home is not in the background (generic text, another data set's
 answer) is left to the overlap rule.
 
+Round 4 (``Background.outrank``, ``outranked``): the other prompt is also sought by similarity
+(matched weight over the square root of the prompt's weight): picked by weight alone, a long
+answer's best match is a large prompt it shares common words with, and the small prompt it was
+written for, which it covers far better, is never compared.
+
 Everything about the background is computed once (``Background.build``: units, weights, an
 inverted index); a response costs one pass over its units' postings.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -41,6 +47,19 @@ MIN_OTHER_COVER = 0.3
 """... and this share of that prompt's whole weight."""
 MAX_OWN_RATIO = 0.3
 """... and the weight matched of the response's own task must be under this share of it."""
+
+# Round 4 (``outrank``: ``ifeval-data-v4``, ``ifeval-synth-v5``): the best other prompt by cosine.
+MIN_OUTRANK_SIMILARITY = 3.5
+"""The other prompt's matched weight over the square root of its whole weight (a cosine without
+the response's norm, which is the same for every prompt) must reach this: about three or four
+rare units of a prompt of ordinary size ..."""
+MIN_OUTRANK_COVER = 0.35
+"""... the response must hold this share of that prompt's weight (a long answer meets a large
+prompt's common words by chance, a small share of it) ..."""
+MIN_OUTRANK_RATIO = 6.0
+"""... and it must be this many times the response's similarity to its own task. Calibrated on
+the labelled responses (none refused); one step closer refuses one labelled-good answer each
+(similarity 3.0, cover 0.25, ratio 4)."""
 
 
 def _no_checkers(prompt: str) -> tuple[Checker, ...]:
@@ -60,6 +79,8 @@ class Background:
     unseen: float
     """The weight of a unit no background prompt has (the rarest)."""
     index: dict[str, int] = field(default_factory=dict)
+    outrank: bool = False
+    """Also refuse a response that another prompt outranks by cosine (``outranked``)."""
 
     @classmethod
     def build(cls, tasks: Iterable[tuple[str, Sequence[Checker]]], limit: int = MAX_BACKGROUND) -> Background | None:
@@ -109,8 +130,27 @@ class Background:
         self, prompt: str, task: frozenset[str], response: frozenset[str] | set[str]
     ) -> dict[str, Any] | None:
         """``answers_another_prompt`` against this background (what ``relevance`` calls: it
-        imports nothing from here at run time, since this module reads its task units)."""
-        return answers_another_prompt(self, prompt, task, response)
+        imports nothing from here at run time, since this module reads its task units), and
+        with ``outrank`` ``outranked`` too."""
+        found = answers_another_prompt(self, prompt, task, response)
+        if found is None and self.outrank:
+            found = outranked(self, prompt, task, response)
+        return found
+
+    def outranking(self) -> Background:
+        """This background with ``outrank`` on (made once, kept beside it, never pickled)."""
+        if self.outrank:
+            return self
+        twin = self.__dict__.get("_outranking")
+        if twin is None:
+            twin = dataclasses.replace(self, outrank=True)
+            object.__setattr__(self, "_outranking", twin)
+        return twin
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_outranking", None)
+        return state
 
     def weight(self, units: Iterable[str]) -> float:
         idf, unseen = self.idf, self.unseen
@@ -149,3 +189,33 @@ def answers_another_prompt(
         "other_prompt_cover": round(best / background.weights[best_i], 3),
         "own_task_weight": round(own, 2),
     }
+
+
+def outranked(
+    background: Background, prompt: str, task: frozenset[str], response: frozenset[str] | set[str]
+) -> dict[str, Any] | None:
+    """What was found when a background prompt other than ``prompt`` is far more similar to
+    ``response`` than its own task (IDF-weighted matched units over the square root of the
+    prompt's weight), else None. ``answers_another_prompt`` picks the other prompt by matched
+    weight, which favours large prompts; this picks it by similarity, so a small prompt a pasted
+    answer was written for outranks them (issue 26 round 4)."""
+    idf, postings, weights = background.idf, background.postings, background.weights
+    matched: dict[int, float] = {}
+    for unit in idf.keys() & response:
+        w = idf[unit]
+        for i in postings[unit]:
+            matched[i] = matched.get(i, 0.0) + w
+    own_index = background.index.get(prompt)
+    best = 0.0
+    for i, w in matched.items():
+        if i != own_index and w >= MIN_OUTRANK_COVER * weights[i]:
+            similarity = w / math.sqrt(weights[i])
+            if similarity > best and background.units[i] != task:
+                best = similarity
+    if best < MIN_OUTRANK_SIMILARITY:
+        return None
+    own_weight = background.weight(task)
+    own = background.weight(task & response) / math.sqrt(own_weight) if own_weight else 0.0
+    if best < MIN_OUTRANK_RATIO * own:
+        return None
+    return {"other_prompt_similarity": round(best, 2), "own_task_similarity": round(own, 2)}

@@ -12,7 +12,9 @@ Versions (a change that alters any reward bumps the version; the old one stays):
   it names or one an instruction asks for (``relevance_language=True``, issue 26 round 4:
   ``rlvr_ifeval.response_language``), and a response to a request for verse must be written in
   lines of verse, and one to a request for an essay, story, blog post ... in more than a few
-  words (``relevance_genre=True``: ``rlvr_ifeval.genre``). Real answers pasted under
+  words (``relevance_genre=True``: ``rlvr_ifeval.genre``), and no other prompt of the
+  background may be far more similar to it than its own (``relevance_outrank=True``:
+  ``contrast.outranked``). Real answers pasted under
   other prompts were paid; an honest answer is refused only when it ignores the prompt's
   language or the form it asks for.
 * ``ifeval-synth-v4``, ``ifeval-data-v3``: training envs, the guard on with its
@@ -46,8 +48,9 @@ _SYNTH_RELEVANCE: dict[str, object] = {
     "relevance_min_share": 0.5,
 }
 
-# Round 4 of issue 26: the response's language and the form a request asks for (verse, length).
-_ROUND_4: dict[str, object] = {"relevance_language": True, "relevance_genre": True}
+# Round 4 of issue 26: the response's language, the form a request asks for (verse, length) and
+# the contrast by similarity.
+_ROUND_4: dict[str, object] = {"relevance_language": True, "relevance_genre": True, "relevance_outrank": True}
 
 
 def register_envs() -> None:

@@ -351,7 +351,7 @@ class IFEvalSynthEnv(ProceduralEnv):
         level: 1..5, the number of instructions attached (heavier kinds unlock with level).
         partial_credit, loose, guard, min_words, guard_words, guard_rules, relevance, relevance_judge,
             relevance_min_units, relevance_min_words, relevance_min_share, relevance_background,
-            relevance_language, relevance_genre: see ``IFEvalVerifier`` (the registered ids choose
+            relevance_language, relevance_genre, relevance_outrank: see ``IFEvalVerifier`` (the registered ids choose
             ``relevance``; see the README).
     """
 
@@ -379,6 +379,7 @@ class IFEvalSynthEnv(ProceduralEnv):
         relevance_background: Any = None,
         relevance_language: bool = False,
         relevance_genre: bool = False,
+        relevance_outrank: bool = False,
         prompt_format: Any = None,
         **kwargs: Any,
     ) -> None:
@@ -410,6 +411,7 @@ class IFEvalSynthEnv(ProceduralEnv):
             relevance_background=relevance_background,
             relevance_language=relevance_language,
             relevance_genre=relevance_genre,
+            relevance_outrank=relevance_outrank,
         )
         super().__init__(verifier, prompt_format=fmt, **kwargs)
         if relevance == "contrast" and verifier.relevance_background is None:

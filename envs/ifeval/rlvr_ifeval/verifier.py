@@ -148,6 +148,9 @@ class IFEvalVerifier(Verifier):
         relevance_genre: likewise, refuse a response to a request for verse (a poem, song, rap,
             limerick ...) that is not written in lines of verse, or to a request for a long form (an
             essay, story, blog post ...) that is a few words long (``rlvr_ifeval.genre``; the same ids).
+        relevance_outrank: with ``relevance="contrast"``, also refuse a response that another
+            background prompt is far more similar to than its own task (``contrast.outranked``;
+            the same ids).
     """
 
     # Loading language detection (langdetect's profiles, numba's kernels: 2-5 s) happens when a
@@ -181,6 +184,7 @@ class IFEvalVerifier(Verifier):
         relevance_background: Any = None,
         relevance_language: bool = False,
         relevance_genre: bool = False,
+        relevance_outrank: bool = False,
     ) -> None:
         if min_words < 0:
             raise ValueError(f"min_words must be non-negative, got {min_words}")
@@ -209,6 +213,7 @@ class IFEvalVerifier(Verifier):
         self.relevance_background = _background(relevance_background)
         self.relevance_language = bool(relevance_language)
         self.relevance_genre = bool(relevance_genre)
+        self.relevance_outrank = bool(relevance_outrank)
         if self.relevance_judge is not None:
             # Judge calls are network-bound and may retry: not a cheap inline check.
             self.bounded_cheap = False
@@ -238,6 +243,7 @@ class IFEvalVerifier(Verifier):
         state.setdefault("relevance_background", None)
         state.setdefault("relevance_language", False)
         state.setdefault("relevance_genre", False)
+        state.setdefault("relevance_outrank", False)
         self.__dict__.update(state)
         try:
             from rlvr_ifeval.language import warm_up
@@ -345,6 +351,9 @@ class IFEvalVerifier(Verifier):
         """None when the response addresses the task; what the gate found when it does not; a
         ``verifier_error`` verdict when the judge could not answer (never a reward)."""
         if self.relevance_judge is None:
+            background = self.relevance_background if self.relevance == "contrast" else None
+            if background is not None and self.relevance_outrank:
+                background = background.outranking()
             if self.relevance_language:
                 found = wrong_language(task.prompt, response, checkers)
                 if found is not None:
@@ -362,7 +371,7 @@ class IFEvalVerifier(Verifier):
                 min_share=self.relevance_min_share,
                 v0=self.relevance == "overlap-v0",
                 interleave=self.relevance == "contrast",
-                background=self.relevance_background if self.relevance == "contrast" else None,
+                background=background,
             )
         from rlvr_judge.relevance import JudgeError
 
