@@ -1,4 +1,5 @@
-"""Cost of the round-4 relevance rules (issue 26): the response-language rule and the form rules.
+"""Cost of the round-4 relevance rules (issue 26): the response-language rule, the form rules and
+the contrast by similarity.
 
 Run: ``.venv/bin/python bench/ifeval_response_rules.py [--passes 3]``. Times, per response and in
 this process's CPU time, ``response_language.wrong_language``, ``genre.not_verse`` +
@@ -68,7 +69,11 @@ def main() -> None:
     ]
     v3 = IFEvalVerifier(relevance="contrast", relevance_background=background)
     v4 = IFEvalVerifier(
-        relevance="contrast", relevance_background=background, relevance_language=True, relevance_genre=True
+        relevance="contrast",
+        relevance_background=background,
+        relevance_language=True,
+        relevance_genre=True,
+        relevance_outrank=True,
     )
     for x in items:  # per-prompt caches, as a trainer's second completion of a task finds them
         wrong_language(*x), not_verse(*x), too_short(*x)
@@ -77,11 +82,20 @@ def main() -> None:
     def forms(prompt: str, response: str, found: Any) -> Any:
         return not_verse(prompt, response, found) or too_short(prompt, response, found)
 
+    from rlvr_ifeval import relevance
+
+    units = [
+        (r["prompt"], relevance.task_units(r["prompt"], c).units, relevance.units(r["response"]))
+        for r, c in zip(rows, checkers, strict=True)
+    ]
+    twin = background.outranking()
     pairs = list(zip(tasks, [r["response"] for r in rows], strict=True))
     results = {
         "language rule, typical English answer (µs)": _per_call(wrong_language, typical, args.passes, clear),
         "language rule, every labelled response (µs)": _per_call(wrong_language, items, args.passes, clear),
         "form rules, every labelled response (µs)": _per_call(forms, items, args.passes, clear),
+        "contrast rule, v3 (µs)": _per_call(background.answers_another, units, args.passes, clear),
+        "contrast rule + similarity, v4 (µs)": _per_call(twin.answers_another, units, args.passes, clear),
         "verify ifeval-data-v3 (µs)": _per_call(v3.verify, pairs, args.passes, clear),
         "verify ifeval-data-v4 (µs)": _per_call(v4.verify, pairs, args.passes, clear),
     }

@@ -132,9 +132,10 @@ class Background:
         """``answers_another_prompt`` against this background (what ``relevance`` calls: it
         imports nothing from here at run time, since this module reads its task units), and
         with ``outrank`` ``outranked`` too."""
-        found = answers_another_prompt(self, prompt, task, response)
+        matched = matched_weights(self, response)  # one walk of the postings for both rules
+        found = answers_another_prompt(self, prompt, task, response, matched)
         if found is None and self.outrank:
-            found = outranked(self, prompt, task, response)
+            found = outranked(self, prompt, task, response, matched)
         return found
 
     def outranking(self) -> Background:
@@ -157,17 +158,29 @@ class Background:
         return sum(idf.get(u, unseen) for u in units)
 
 
-def answers_another_prompt(
-    background: Background, prompt: str, task: frozenset[str], response: frozenset[str] | set[str]
-) -> dict[str, Any] | None:
-    """What was found when ``response`` (its units) answers a background prompt other than
-    ``prompt`` (its task units ``task``) clearly better than its own task, else None."""
+def matched_weights(background: Background, response: frozenset[str] | set[str]) -> dict[int, float]:
+    """Background prompt -> the weight of its units ``response`` (its units) has."""
     idf, postings = background.idf, background.postings
     matched: dict[int, float] = {}
     for unit in idf.keys() & response:  # the units some background prompt has (in C)
         w = idf[unit]
         for i in postings[unit]:
             matched[i] = matched.get(i, 0.0) + w
+    return matched
+
+
+def answers_another_prompt(
+    background: Background,
+    prompt: str,
+    task: frozenset[str],
+    response: frozenset[str] | set[str],
+    matched: dict[int, float] | None = None,
+) -> dict[str, Any] | None:
+    """What was found when ``response`` (its units) answers a background prompt other than
+    ``prompt`` (its task units ``task``) clearly better than its own task, else None.
+    ``matched``: ``matched_weights(background, response)`` where already computed."""
+    if matched is None:
+        matched = matched_weights(background, response)
     if not matched:
         return None
     floor = MIN_RARE_UNITS * background.unseen
@@ -192,19 +205,20 @@ def answers_another_prompt(
 
 
 def outranked(
-    background: Background, prompt: str, task: frozenset[str], response: frozenset[str] | set[str]
+    background: Background,
+    prompt: str,
+    task: frozenset[str],
+    response: frozenset[str] | set[str],
+    matched: dict[int, float] | None = None,
 ) -> dict[str, Any] | None:
     """What was found when a background prompt other than ``prompt`` is far more similar to
     ``response`` than its own task (IDF-weighted matched units over the square root of the
     prompt's weight), else None. ``answers_another_prompt`` picks the other prompt by matched
     weight, which favours large prompts; this picks it by similarity, so a small prompt a pasted
     answer was written for outranks them (issue 26 round 4)."""
-    idf, postings, weights = background.idf, background.postings, background.weights
-    matched: dict[int, float] = {}
-    for unit in idf.keys() & response:
-        w = idf[unit]
-        for i in postings[unit]:
-            matched[i] = matched.get(i, 0.0) + w
+    if matched is None:
+        matched = matched_weights(background, response)
+    weights = background.weights
     own_index = background.index.get(prompt)
     best = 0.0
     for i, w in matched.items():
