@@ -74,6 +74,7 @@ class Judge(StdioCases):
         self.active: list[str] = []
         self.stopping: set[str] = set()  # runs asked to stop, their reports not read yet
         self.sockets: list[socket.socket] = []
+        self.pipes: list[int] = []  # the judge's ends of the pipes that announce batches (``Link.await_batch``)
         self.counter = 0
         self.failed = False
         self.retire: str | None = None  # the solution zygote's word that it could not clean up
@@ -174,9 +175,14 @@ class Judge(StdioCases):
                     self.stop_solution(seq)
                 except OSError:
                     pass  # the report is awaited anyway, and fails the same way
+        self.close_channels()
+
+    def close_channels(self) -> None:
         for sock in self.sockets:
             sock.close()
-        self.sockets = []
+        for fd in self.pipes:
+            os.close(fd)
+        self.sockets, self.pipes = [], []
 
     def stop_runs(self) -> None:
         """End every solution run of this sample and wait for the zygote's report on each (it is
@@ -192,9 +198,7 @@ class Judge(StdioCases):
                 self.solution_outcome(seq, time.monotonic() + 10)
             except (OSError, EOFError, TimeoutError, ProtocolError, ValueError):
                 pass
-        for sock in self.sockets:
-            sock.close()
-        self.sockets = []
+        self.close_channels()
 
     def finish(self, **extra: object) -> None:
         self.stop_runs()
@@ -208,9 +212,12 @@ class Judge(StdioCases):
         """Ask for a solution process serving calls; its first message is awaited by ``Link.greet``."""
         mine, theirs = socket.socketpair()
         self.sockets.append(mine)
-        seq = self.request_solution("serve", [os.dup(theirs.fileno())], self.deadline - time.monotonic())
+        ready_r, ready_w = os.pipe()
+        os.set_blocking(ready_r, False)
+        self.pipes.append(ready_r)
+        seq = self.request_solution("serve", [os.dup(theirs.fileno()), ready_w], self.deadline - time.monotonic())
         theirs.close()
-        link = Link(mine.fileno(), mine.fileno(), self.deadline, ended=lambda: self.ended(seq))
+        link = Link(mine.fileno(), mine.fileno(), self.deadline, ended=lambda: self.ended(seq), ready_fd=ready_r)
         link.on_diverge = lambda: self.report(judge_error="batch diverged")
         link.greeting = lambda: self.hello(link, seq)
         return link

@@ -9,6 +9,8 @@ the solution is a ``Remote`` whose equality is identity and whose truthiness rai
 from __future__ import annotations
 
 import builtins
+import os
+import select
 import sys
 import time
 from collections.abc import Callable
@@ -33,6 +35,9 @@ class SolutionError(Exception):
     """The solution raised, returned something unusable, exited or died."""
 
 
+BATCH_WAIT_S = 0.02
+"""How long the judge waits for a batch's announcement (``serve_batch``) before it reads the
+socket as it would without one: a slow call's answer is read at most this late."""
 EARLY_BATCH_BYTES = 32 * 1024
 """A batch this small may be sent before the solution has loaded: it waits in the socket's buffer
 (far larger), so sending it can never block the judge on a process that is still loading."""
@@ -113,8 +118,10 @@ class Remote:
 class Link:
     """The judge's end of the pipe pair to one solution process."""
 
-    def __init__(self, to_fd: int, from_fd: int, deadline: float, ended=None) -> None:
+    def __init__(self, to_fd: int, from_fd: int, deadline: float, ended=None, ready_fd: int | None = None) -> None:
         self.to_fd, self.from_fd, self.deadline = to_fd, from_fd, deadline
+        # The pipe on which the solution announces a batch's answers (non-blocking; its owner closes it).
+        self.ready_fd = ready_fd
         self.reader = Reader(from_fd)  # this judge alone reads the solution's end
         self.broken: str | None = None
         self.timed_out = False
@@ -157,6 +164,23 @@ class Link:
             return  # the next request meets the same error, as it would have
         self.pending = wired
         self.greet()  # the tests go no further before the solution has loaded
+
+    def await_batch(self) -> None:
+        """Wait for the batch's announcement rather than wake for each answer, at most
+        ``BATCH_WAIT_S``: the answers are read from the socket afterwards either way.
+
+        Past the deadline, what is in the socket already is taken first: read as it came, as it
+        would have been without the announcement, it answers its calls; the call still running
+        at the deadline, and every one after it, is a timeout as before."""
+        ready, wait = self.ready_fd, min(self.deadline - time.monotonic(), BATCH_WAIT_S)
+        if ready is not None and wait > 0 and select.select([ready], [], [], wait)[0]:
+            try:
+                if not os.read(ready, 4096):
+                    self.ready_fd = None  # closed on the solution's side: the socket alone from now on
+            except BlockingIOError:
+                pass
+        if time.monotonic() >= self.deadline:
+            self.reader.take_ready(MAX_REPLY)
 
     def _fail(self, exc: BaseException) -> BaseException:
         """The error to raise once the process stopped answering.
@@ -267,6 +291,8 @@ class Link:
         try:
             if not ahead:
                 send(self.to_fd, message)
+            elif self.ready_fd is not None and not self.reader.has_message():
+                self.await_batch()
             reply = self.reader.recv(self.deadline, MAX_REPLY)
         except TimeoutError:
             self.broken, self.timed_out = "timed out", True

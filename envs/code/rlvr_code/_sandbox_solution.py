@@ -26,11 +26,13 @@ from typing import Any
 from rlvr_code._sandbox_wire import (
     PR_SET_NO_NEW_PRIVS,
     encode,
+    frame,
     has_ref,
     libc,
     prctl,
     recv,
     send,
+    send_frames,
     trim,
     version_tag_reader,
 )
@@ -280,8 +282,16 @@ def _restore_builtins(
         seen[1] = tag.value
 
 
-def serve_solution(program: str, fd: int) -> None:
-    """Run the solution's module, then answer the judge's calls until the pipe closes."""
+def serve_solution(program: str, fd: int, ready_fd: int | None = None) -> None:
+    """Run the solution's module, then answer the judge's calls until the pipe closes.
+
+    ``ready_fd`` (a pipe's write end, when the judge gave one) is where a batch's answers are
+    announced (``serve_batch``); nothing else is written there."""
+    if ready_fd is not None:
+        try:
+            os.set_blocking(ready_fd, False)  # a full pipe already wakes the judge: never wait on it
+        except OSError:
+            ready_fd = None
     refs: dict[int, Any] = {}
     namespace: dict[str, Any] = {"__name__": "solution", "__builtins__": builtins}
     try:
@@ -298,7 +308,7 @@ def serve_solution(program: str, fd: int) -> None:
         except (EOFError, OSError):
             return
         if type(message) is list and len(message) == 2 and message[0] == "batch" and type(message[1]) is list:
-            serve_batch(message[1], refs, namespace, fd)
+            serve_batch(message[1], refs, namespace, fd, ready_fd)
             continue
         try:
             op, target, *args = message
@@ -332,26 +342,54 @@ def serve_solution(program: str, fd: int) -> None:
         send(fd, reply)
 
 
-def serve_batch(calls: list, refs: dict[int, Any], namespace: dict, fd: int) -> None:
+READY_BYTES = 64 * 1024
+"""Answers of a batch written since the last announcement, at most (far below a socket's buffer,
+so the solution never blocks on a judge that waits for the announcement)."""
+
+
+def serve_batch(calls: list, refs: dict[int, Any], namespace: dict, fd: int, ready_fd: int | None = None) -> None:
     """Calls the judge sent ahead (``_sandbox_batch``): run in order, each answered as it returns,
     exactly as if each had come alone. An answer holding an object that stays here ends the
-    batch: the judge may go on to use that object, so it asks for everything after one by one."""
-    for item in calls:
-        try:
-            target, wired_args, wired_kwargs = item
-            args = _decode_in_solution(wired_args, refs, namespace)
-            kwargs = _decode_in_solution(wired_kwargs, refs, namespace)
-            obj = _resolve(target, refs, namespace)
-            result = obj(*args, **kwargs)
-            _restore_builtins()
-            encoded = encode(result, refs)
-            reply = ["ok", encoded, "end"] if has_ref(encoded) else ["ok", encoded]
-        except BaseException as exc:
-            _restore_builtins()
-            reply = _error_of(exc)
-        send(fd, reply)
-        if len(reply) == 3 and reply[0] == "ok":
-            return
+    batch: the judge may go on to use that object, so it asks for everything after one by one.
+
+    Each answer goes into the socket as soon as it is made (what a process that then dies or
+    hangs had answered is the judge's to read), but the judge is not woken for each: it waits on
+    ``ready_fd``, written once the batch is answered (and before an answer that would bring the
+    unannounced bytes over ``READY_BYTES``), so a fast batch costs the judge one wake-up, not one
+    per call. A judge that hears nothing reads the socket after a short wait anyway."""
+    unannounced = 0
+    try:
+        for item in calls:
+            try:
+                target, wired_args, wired_kwargs = item
+                args = _decode_in_solution(wired_args, refs, namespace)
+                kwargs = _decode_in_solution(wired_kwargs, refs, namespace)
+                obj = _resolve(target, refs, namespace)
+                result = obj(*args, **kwargs)
+                _restore_builtins()
+                encoded = encode(result, refs)
+                reply = ["ok", encoded, "end"] if has_ref(encoded) else ["ok", encoded]
+            except BaseException as exc:
+                _restore_builtins()
+                reply = _error_of(exc)
+            data = frame(reply)
+            if ready_fd is not None and unannounced + len(data) > READY_BYTES:
+                _announce(ready_fd)
+                unannounced = 0
+            send_frames(fd, [data])
+            unannounced += len(data)
+            if len(reply) == 3 and reply[0] == "ok":
+                return
+    finally:
+        if ready_fd is not None:
+            _announce(ready_fd)
+
+
+def _announce(ready_fd: int) -> None:
+    try:
+        os.write(ready_fd, b".")
+    except OSError:
+        pass  # full (the judge is woken already) or closed by the program (the judge reads the socket)
 
 
 def run_stdio_program(program: str) -> None:

@@ -203,7 +203,8 @@ class SolutionZygote:
             try:
                 self.link.close()
                 devnull = os.open(os.devnull, os.O_RDWR)
-                sources = [devnull, devnull, devnull, fds[0]] if serve else fds[:3]
+                # Serving: the socket on 3, the pipe that announces a batch's answers on 4.
+                sources = [devnull, devnull, devnull, *fds[:2]] if serve else fds[:3]
                 # Park every source above the targets first: a source may sit on another target's number.
                 import fcntl
 
@@ -220,7 +221,7 @@ class SolutionZygote:
             except BaseException:
                 os._exit(120)
             if serve:
-                serve_solution(request["program"], 3)
+                serve_solution(request["program"], 3, 4 if len(fds) > 1 else None)
                 os._exit(0)
             run_stdio_program(request["program"])
         for fd in (*fds, setup_w):
@@ -356,11 +357,12 @@ def rehearse() -> None:
     runs is already specialised and its lookups cached when the zygote forks one."""
     for _ in range(WARM_ROUNDS):
         mine, theirs = socket.socketpair()
+        ready_r, ready_w = os.pipe()
         try:
             for message in _REHEARSAL_CALLS:
                 send(theirs.fileno(), message)
             theirs.shutdown(socket.SHUT_WR)
-            serve_solution(_REHEARSAL_PROGRAM, mine.fileno())
+            serve_solution(_REHEARSAL_PROGRAM, mine.fileno(), ready_w)
             theirs.setblocking(False)
             try:
                 while theirs.recv(1 << 16):
@@ -370,6 +372,8 @@ def rehearse() -> None:
         finally:
             mine.close()
             theirs.close()
+            os.close(ready_r)
+            os.close(ready_w)
 
 
 def release_free_memory() -> None:

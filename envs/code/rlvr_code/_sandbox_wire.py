@@ -163,6 +163,21 @@ class Reader:
     def recv(self, deadline: float | None = None, limit: int = MAX_MESSAGE) -> Any:
         return json.loads(self.recv_raw(deadline, limit))
 
+    def has_message(self) -> bool:
+        """Whether a whole message is buffered (the next ``recv`` needs no read)."""
+        have = len(self.buffer)
+        return have >= _HEADER.size and have >= _HEADER.size + _HEADER.unpack_from(self.buffer)[0]
+
+    def take_ready(self, limit: int) -> None:
+        """Buffer what the descriptor holds now, up to ``limit`` bytes, without waiting."""
+        taken = 0
+        while taken < limit and select.select([self.fd], [], [], 0)[0]:
+            chunk = os.read(self.fd, 1 << 20)
+            if not chunk:
+                return  # the end: the next read sees it
+            self.buffer += chunk
+            taken += len(chunk)
+
 
 def trim(text: str, limit: int = ERROR_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
