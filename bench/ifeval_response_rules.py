@@ -63,6 +63,8 @@ def main() -> None:
     items = [(r["prompt"], r["response"], c) for r, c in zip(rows, checkers, strict=True)]
     typical = [x for x in items if x[1].isascii() and 200 <= len(x[1].split()) <= 400]
     background = contrast.Background.build((r["prompt"], c) for r, c in zip(rows, checkers, strict=True))
+    if background is None:
+        raise SystemExit("the labelled data gave no background (fewer than two prompts with task units)")
     tasks = [
         Task(id=str(i), prompt=r["prompt"], answer={k: r[k] for k in ("instruction_id_list", "kwargs")})
         for i, r in enumerate(rows)
