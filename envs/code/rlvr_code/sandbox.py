@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from rlvr_code._sandbox_source import without_comments
 from rlvr_code.memory_bound import DEFAULT_TOTAL_MB, MOUNT_POINT, MemoryCgroup, bounded_job
 from rlvr_code.memory_bound import create as create_cgroup
 from rlvr_code.spawner import spawner as _spawner
@@ -88,7 +89,7 @@ def sandbox_module_source(role: str, *, keep_main: bool = True) -> str:
     body = body[: body.index(_IMPORTS_START)] + body[body.index(_IMPORTS_END) + len(_IMPORTS_END) :]
     if not keep_main and _MAIN_GUARD in body:
         body = body[: body.index(_MAIN_GUARD)] + "\n"
-    return body
+    return without_comments(body)
 
 
 HARNESS_PARTS = {

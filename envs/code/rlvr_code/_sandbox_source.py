@@ -1,0 +1,42 @@
+"""The harness modules' text as the sandboxes receive it: comments cut.
+
+Not a harness part (it runs on the host only). What a sandbox runs travels as a command-line
+argument, and one argument may not exceed 128 KiB on Linux (``MAX_ARG_STRLEN``); the Docker
+backend's one-shot program carries both roles' modules in one. Comments are a tenth of that
+text and mean nothing to the interpreter, so they stay in the files and out of the argument.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+import tokenize
+
+_cache: dict[str, str] = {}
+_lock = threading.Lock()
+
+
+def without_comments(source: str) -> str:
+    """``source`` with every comment cut, each line's newline kept (it compiles to the same code
+    objects, line numbers included). The tokenizer tells comments from ``#`` inside strings; a
+    source it cannot read comes back unchanged (the interpreter then reports what is wrong with it)."""
+    with _lock:
+        known = _cache.get(source)
+    if known is not None:
+        return known
+    lines = source.splitlines(keepends=True)
+    try:
+        comments = [
+            t.start for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type == tokenize.COMMENT
+        ]
+    except (tokenize.TokenError, SyntaxError):
+        return source
+    for row, col in comments:
+        line = lines[row - 1]
+        lines[row - 1] = line[:col].rstrip() + line[len(line.rstrip("\r\n")) :]
+    stripped = "".join(lines)
+    with _lock:
+        if len(_cache) > 64:
+            _cache.clear()
+        _cache[source] = stripped
+    return stripped
