@@ -19,6 +19,7 @@ from typing import Any
 from rlvr_code.contests.checkers import DEFAULT_CHECKER_MB, DEFAULT_CHECKER_S
 from rlvr_code.contests.sandboxed import PYTHON, language_spec
 from rlvr_code.languages.spec import Language
+from rlvr_envs.errors import RlvrEnvsError
 
 _MAX_SOURCE = 1 << 20
 _INTERACTOR_GUARD = (
@@ -44,7 +45,7 @@ _INTERACTOR_GUARD = (
 )
 
 
-class InteractorSpecError(ValueError):
+class InteractorSpecError(RlvrEnvsError, ValueError):
     """The task's ``interactor`` is malformed (a bad task: ``verifier_error``)."""
 
 

@@ -33,13 +33,14 @@ from rlvr_code._sandbox_stdio import stderr_tail
 from rlvr_code.languages.runner import CompileBudget, Sample, cpu_budget, own_file, prepared
 from rlvr_code.languages.spec import Language
 from rlvr_code.languages.step import STDERR_KEEP, Files, Running, oom_kills
+from rlvr_code.sandbox import SandboxError
 
 INPUT, LOG, ANSWER = "case-input.txt", "case-log.txt", "case-answer.txt"
 _SIGPIPE_EXITS = (-signal.SIGPIPE, 128 + signal.SIGPIPE)
 _STDERR_PIPE_CAP = 4 * STDERR_KEEP
 
 
-class InteractorFailed(Exception):
+class InteractorFailed(SandboxError):
     """The interactor could not judge (it did not compile, crashed, hung, or ran out of memory)."""
 
 
