@@ -2,10 +2,9 @@
 
     .venv/bin/python bench/serve.py [--duration 4] [--repeats 3] [--concurrency 8] [--servers new,HEAD,old]
 
-The default compares this working tree's server (``new``) with ``HEAD``'s, in the same rounds;
-after committing, name the commit before by its hash (``HEAD~1`` moves when anyone commits).
-A revision with the same server as this tree's (``--servers new,HEAD,<rev>`` before changing
-anything) shows what two identical servers differ by in the run: the noise to judge others by.
+The default compares this working tree's server (``new``) with ``HEAD``'s in the same rounds (after
+committing, name the commit before by hash: ``HEAD~1`` moves). A revision with the same server
+as this tree's shows what two identical servers differ by in the run: the noise to judge by.
 ``new:N`` is this tree's server on a pool of N workers of its own (``new``: the shared pool, one
 worker per CPU): fewer workers get longer messages and wake less often per row.
 
@@ -17,30 +16,27 @@ envs), so a comparison with ``HEAD`` shows what uncommitted server changes do. A
 start first and the rounds interleave (server after server, repeat after repeat, each repeat
 starting with the next server), so a shared machine's changing load falls on all of them alike.
 
-The client is one process, one thread, raw non-blocking sockets under ``epoll`` with every
-request's bytes prepared beforehand, so it costs little next to the server; its CPU is
-measured and printed. ``--concurrency`` connections each send an OpenRLHF ``/get_reward``
-request of one MATH-500 row, half gold and half wrong, and the next one as soon as the reply is
-in (keep-alive), or over a new connection each time. A reply that is not 200 with the right
-reward counts as an error (the first few are printed). Per mode: requests/s, p50 and p99
-latency (min/median/max over repeats), errors, CPU per request of the client, the server
-process (event loop and the pool's threads) and its pool workers, and the server's resident
-memory before and after. Two rows without HTTP bound what any server can do: the same rows
+The client is one thread on raw non-blocking sockets under ``epoll``, every request's bytes
+prepared beforehand (cheap next to the server; its CPU is printed). ``--concurrency``
+connections each send an OpenRLHF ``/get_reward`` request of one MATH-500 row, half gold and half
+wrong, and the next as soon as the reply is in (keep-alive), or over a new connection each time.
+A reply that is not 200 with the right reward is an error (the first few are printed). Per mode:
+requests/s, p50 and p99 latency (min/median/max over repeats), errors, CPU per request of the
+client, the server process (event loop, pool threads) and its pool workers, and the server's
+resident memory before and after. Two rows without HTTP bound what any server can do: the same rows
 through a 2-worker pool with ``--concurrency`` calls in flight, and all at once (``pool.map``).
 
 Beside ``new`` an ``http-only`` server runs in the same rounds: this tree's server with verdicts
 made up front and no pool, so its CPU per request is the HTTP layer's (parsing, JSON both ways,
 the request's rows and reply, the socket writes). The last lines print issue 30's goals from the
-medians: ``new``'s keep-alive req/s and p99, and the HTTP layer's share of a request's CPU (the
-``http-only`` server's over ``new``'s server plus workers), with the split between HTTP, dispatch
-(the batcher and the pool's threads) and verification (the workers); ``(loop)`` is the server's
-event-loop thread alone.
+medians: ``new``'s keep-alive req/s and p99, and the HTTP layer's share of a request's CPU
+(``http-only`` over ``new``'s server plus workers), split into HTTP, dispatch (batcher, pool
+threads) and verification (workers); ``(loop)`` is the server's event-loop thread alone.
 
-Last, every server's CPU per request on the server side (its process plus its pool workers), what
-that allows on two free cores, and ``new`` against each other server (the baselines): on a
-machine other jobs load, req/s and p99 measure them as much as the server; the CPU a request costs
-is what carries over to a quiet machine. A reply that pays a ``verifier_error`` or ``timeout`` (0.0,
-as a wrong answer gets) counts as an error, and so does one in the pool-only rows.
+Last, each server's server-side CPU per request (process plus pool workers), the req/s that allows
+on two free cores, and ``new`` against each baseline: under other jobs' load req/s and p99 measure
+them too; CPU per request carries over to a quiet machine. A reply paying a ``verifier_error`` or
+``timeout`` (0.0, as a wrong answer) is an error, in the pool-only rows too.
 """
 
 from __future__ import annotations
