@@ -5,8 +5,7 @@
 The default compares this working tree's server (``new``) with ``HEAD``'s in the same rounds (after
 committing, name the commit before by hash: ``HEAD~1`` moves). A revision with the same server
 as this tree's shows what two identical servers differ by in the run: the noise to judge by.
-``new:N`` is this tree's server on a pool of N workers of its own (``new``: the shared pool, one
-worker per CPU): fewer workers get longer messages and wake less often per row.
+``new:N``: this tree's server on a pool of N workers of its own (``new``: one worker per CPU).
 
 Each server runs in its own process serving ``math-500`` from ``../shared/data/math500.jsonl``
 through a 2-worker verification pool: ``new`` is this working tree; ``old`` is the
@@ -33,10 +32,9 @@ medians: ``new``'s keep-alive req/s and p99, and the HTTP layer's share of a req
 (``http-only`` over ``new``'s server plus workers), split into HTTP, dispatch (batcher, pool
 threads) and verification (workers); ``(loop)`` is the server's event-loop thread alone.
 
-Last, each server's server-side CPU per request (process plus pool workers), the req/s that allows
-on two free cores, and ``new`` against each baseline: under other jobs' load req/s and p99 measure
-them too; CPU per request carries over to a quiet machine. A reply paying a ``verifier_error`` or
-``timeout`` (0.0, as a wrong answer) is an error, in the pool-only rows too.
+Last, each server's CPU per request (process plus pool workers; it carries over to a quiet
+machine, req/s and p99 under load do not), the req/s that allows on two free cores, and ``new``
+against each baseline. A reply paying ``verifier_error``/``timeout`` (0.0) counts as an error.
 """
 
 from __future__ import annotations
