@@ -106,7 +106,18 @@ def recv(fd: int, deadline: float | None = None, limit: int = MAX_MESSAGE) -> An
     (size,) = _HEADER.unpack(_read_exact(fd, _HEADER.size, deadline))
     if size > limit:
         raise ProtocolError(f"message of {size} bytes is over the limit")
-    return json.loads(_read_exact(fd, size, deadline))
+    return loads(_read_exact(fd, size, deadline))
+
+
+def loads(data: bytes) -> Any:
+    """A message's JSON value. Nesting too deep for the decoder is a ``ProtocolError`` like any
+    other unusable message, not a ``RecursionError`` that every reader would have to expect (a
+    solution's first message nested half a million deep made a judge error, so a retried sample
+    and a verifier error instead of a failed one)."""
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise ProtocolError("message nested too deeply") from None
 
 
 def frame(obj: object) -> bytes:
@@ -161,7 +172,7 @@ class Reader:
             self.buffer += chunk
 
     def recv(self, deadline: float | None = None, limit: int = MAX_MESSAGE) -> Any:
-        return json.loads(self.recv_raw(deadline, limit))
+        return loads(self.recv_raw(deadline, limit))
 
     def has_message(self) -> bool:
         """Whether a whole message is buffered (the next ``recv`` needs no read)."""
