@@ -235,3 +235,41 @@ def test_answers_arriving_at_the_deadline_are_read_as_without_batching():
             for sandbox in (batched, single):
                 assert verifier_on(sandbox, 5.0).verify(HUMANEVAL, fenced(program)).passed is (program == GOLD)
     assert_nothing_left()
+
+
+# A handle on an object that stays in the solution, forged without the batch's "end" mark: the
+# assert then asks for its length, which is no call of the batch. Were the judge to trust the
+# mark, that request would be a "batch diverged", a judge error: the worker killed and the sample
+# run again, at the program's command.
+_FORGED_HANDLE = (
+    _FRAMES + "def f(x):\n    os.write(3, _frame(['ok', ['R', 0]]))\n    time.sleep(30)\n    return [x, x, x]\n"
+)
+_LEN_TESTS = [f"assert len(f({i})) == 3" for i in range(4)]
+_LEN_TASKS = {
+    "asserts": asserts_task(_LEN_TESTS, names=("f",)),
+    "humaneval": Task(
+        id="redteam-len",
+        prompt="p",
+        answer={
+            "format": "humaneval",
+            "context": "",
+            "entry_point": "f",
+            "test": "def check(candidate):\n" + "".join(f"    {t.replace('f(', 'candidate(')}\n" for t in _LEN_TESTS),
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_LEN_TASKS))
+def test_a_forged_handle_inside_a_batch_costs_no_worker_and_no_retry(box, kind):
+    task = _LEN_TASKS[kind]
+    verifier = verifier_on(box, 2.0)
+    assert verifier.verify(task, fenced("def f(x):\n    return [x, x, x]\n")).passed
+    before = dict(box.stats)
+    verdict = verifier.verify(task, fenced(_FORGED_HANDLE))
+    assert not verdict.passed and verdict.reason is not Reason.VERIFIER_ERROR, verdict
+    assert box.stats["infrastructure_retries"] == before["infrastructure_retries"]
+    assert box.stats["worker_starts"] == before["worker_starts"]
+    assert verifier.verify(task, fenced("def f(x):\n    return [x, x, x]\n")).passed
+    assert not verifier.verify(task, fenced("def f(x):\n    return [x, x]\n")).passed
+    assert_nothing_left()

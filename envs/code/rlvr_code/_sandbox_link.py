@@ -132,6 +132,7 @@ class Link:
         # () -> error text or None: waits for the solution's first message (``greet``).
         self.greeting: Callable[[], str | None] | None = None
         self.load_error: str | None = None
+        self.handed = False  # whether the reply being decoded held a ``Remote`` (``request``)
 
     def greet(self) -> None:
         """Wait for the solution's first message, ``loaded`` or why it did not load, unless it
@@ -236,6 +237,7 @@ class Link:
                 return importlib.import_module(rest[0])
             raise SolutionError(f"the tests cannot use the solution's module {rest[0]!r}")
         if tag == "R" and type(rest[0]) is int:
+            self.handed = True
             return Remote(self, rest[0])
         if tag == "G" and type(rest[0]) is str and hasattr(builtins, rest[0]):
             return getattr(builtins, rest[0])
@@ -304,7 +306,14 @@ class Link:
         if reply[0] == "ok":
             if len(reply) == 3 and reply[2] == "end":
                 self.pending = []  # the solution ended the batch here: the rest come one by one
-            return self.decode(reply[1])
+            self.handed = False
+            value = self.decode(reply[1])
+            if self.handed:
+                # An object that stays in the solution ends the batch whether or not the reply says
+                # so: the tests may use it next, which no call of the batch is (else a program that
+                # leaves out the mark would make a "batch diverged", a worker killed and a rerun).
+                self.pending = []
+            return value
         if reply[0] == "err" and len(reply) == 3:
             # Both come from the solution: an exception class may be named with megabytes.
             name, detail = trim(str(reply[1]), 200), trim(str(reply[2]))
