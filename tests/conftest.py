@@ -116,6 +116,7 @@ SERIAL = (
     "tests/code/test_code_languages_budgets.py",  # runner uids; CPU budgets against wall-clock bounds
     "tests/code/test_code_contests_io.py",  # runner uids (file-I/O tasks run there in every language)
     "tests/code/test_code_contests_interactive.py",  # runner uids, two samples at once per case
+    "tests/code/test_code_contests_redteam.py",  # runner uids; file-I/O, interactive and CPU-budget probes
     "tests/code/test_code_contests_limits.py",  # runner uids; a 1.4 s sleep against 1 s and 5 s limits
     # contest presets' conformance: a float-tolerance task's reference runs in the runner (its uids)
     "tests/test_conformance_all.py::test_conformance[code-contests-v2]",

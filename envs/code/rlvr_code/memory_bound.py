@@ -145,14 +145,15 @@ def parent_cgroup() -> tuple[str, int] | None:
     return None
 
 
-def _sweep(parent: str) -> None:
-    """Remove worker cgroups left by processes that died without removing them (empty ones only)."""
+def _sweep(parent: str, prefix: str = _PREFIX) -> None:
+    """Remove worker cgroups left by processes that died without removing them (empty ones only;
+    ``prefix``: whose, e.g. ``languages.cpu_group``'s)."""
     try:
         names = os.listdir(parent)
     except OSError:
         return
     for name in names:
-        match = re.fullmatch(rf"{_PREFIX}(\d+)-\d+", name)
+        match = re.fullmatch(rf"{prefix}(\d+)-\d+", name)
         if match is None or int(match.group(1)) == os.getpid():
             continue
         try:

@@ -6,7 +6,8 @@ interactors are (``argv[1]`` the case's input, ``argv[2]`` a log file, ``argv[3]
 expected output); what it prints goes to the contestant's stdin, what the contestant prints comes
 to its stdin. Exit status 0 accepts, 1 or 2 reject, anything else is its failure
 (``verifier_error``, never a reward). A Python interactor's uncaught exception is its failure
-(exit 3), except a broken pipe (the contestant stopped reading: 1).
+(exit 3), except a broken pipe (the contestant stopped reading: 1) and an ``EOFError`` at the
+end of its stdin (the contestant's output ended early: 1).
 """
 
 from __future__ import annotations
@@ -39,6 +40,14 @@ _INTERACTOR_GUARD = (
     "except BrokenPipeError:\n"
     "    gone()\n"
     "    sys.exit(1)\n"
+    # input() at the end of the contestant's output: its output ended early (testlib rejects it
+    # too), not the interactor's failure; only where its stdin is at that end (fd 0 ready, empty)
+    "except EOFError:\n"
+    "    import select\n"
+    "    if select.select([0], [], [], 0)[0] and not os.read(0, 1):\n"
+    "        sys.exit(1)\n"
+    "    traceback.print_exc(limit=-2)\n"
+    "    sys.exit(3)\n"
     "except BaseException:\n"
     "    traceback.print_exc(limit=-2)\n"
     "    sys.exit(3)\n"

@@ -172,6 +172,17 @@ def _supervise(running: list[Running]) -> list[bytearray]:
             sel.register(r.proc.stderr, selectors.EVENT_READ, index)
     try:
         while True:
+            if any(r.status is None and time.monotonic() >= r.deadline for r in running):
+                # The case's wall clock ends both at once, each one still running charged with it,
+                # before either is killed: the interactor started first, so its deadline comes first,
+                # and a contestant in a deadlock could otherwise exit on the EOF of that kill before
+                # its own deadline, turning its deadlock into the interactor's failure. So every one
+                # still running is marked first, then killed.
+                ended = [r for r in running if r.status is None and not r.try_reap()]
+                for r in ended:
+                    r.timed_out = True
+                for r in ended:
+                    r.kill()
             for r in running:
                 if r.status is None and not r.try_reap() and r.over_budget():
                     r.kill()

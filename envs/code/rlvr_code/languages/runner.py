@@ -10,7 +10,9 @@ limit the compile budget while compiling and ``total_memory_mb`` while running. 
 leftover processes of its uid are killed, the cgroup and the directory removed.
 
 Each run has the sample's wall clock and, where the limits hold one (``run_cpu_s``: a task's
-``cpu_limit_s``), a CPU budget: a run that spends it ends as a ``timeout`` (``step.Running``).
+``cpu_limit_s``), a CPU budget: a run that spends it ends as a ``timeout`` (``step.Running``;
+counted by the sample's CPU cgroup too where there is one, ``cpu_group``, which keeps what
+processes nobody waited for spent).
 A file-I/O task (``io``: ``{"input": "input.txt", "output": "output.txt"}``) gets its input as
 that file in ``/box`` (stdin then empty) and is judged on the output file it writes (stdout then
 ignored), read back at most ``output_bytes``: both are files of the run's own, bound one by one
@@ -34,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rlvr_code._sandbox_stdio import normalise_output, stderr_tail
+from rlvr_code.languages.cpu_group import create as create_cpu_group
 from rlvr_code.languages.spec import Language
 from rlvr_code.languages.step import Box, Files, Step
 from rlvr_code.memory_bound import MemoryCgroup
@@ -166,6 +169,7 @@ def prepared(
     uids = _uid_pool()
     uid = uids.take(float(limits["wall_s"]) + 30) if privileged else os.getuid()
     group = create_cgroup(compile_budget.memory_mb)
+    cpu_group = create_cpu_group(group)  # the CPU budget counts processes nobody waited for
     top = tempfile.mkdtemp(prefix="rlvr-lang-")
     started = time.monotonic()
     try:
@@ -181,7 +185,7 @@ def prepared(
             fh.write(source)
         if privileged:
             os.chown(path, uid, uid)
-        box = Box(bwrap, language, workdir, uid if privileged else None, group, tmpfs_mb)
+        box = Box(bwrap, language, workdir, uid if privileged else None, group, tmpfs_mb, cpu_group)
         why = _build(box, compile_budget)
         if why is None and group is not None:
             _set_limit(group, int(limits.get("total_memory_mb") or limits["memory_mb"]))
@@ -192,6 +196,8 @@ def prepared(
         shutil.rmtree(top, ignore_errors=True)
         if group is not None:
             group.remove()
+        if cpu_group is not None:
+            cpu_group.remove()
         if privileged:
             uids.give(uid)
 

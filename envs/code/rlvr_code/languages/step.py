@@ -3,9 +3,9 @@
 ``Box`` describes a sample's sandbox (toolchain mounts, its directory ``/box``, its uid and memory
 cgroup); ``Box.start`` starts one command in it and ``Box.step`` runs one to its end feeding its
 stdin and keeping its output. The command's limits: wall time (``wall_s``), a CPU budget
-(``cpu_budget_s``: the CPU seconds of its processes, polled, ended as a timeout to the
-millisecond; RLIMIT_CPU in whole seconds stays a per-process backstop), address space, processes,
-file size and open files.
+(``cpu_budget_s``: the CPU seconds of its processes, polled, and of the sample's CPU cgroup
+where it has one, ``cpu_group``; ended as a timeout to the millisecond; RLIMIT_CPU in whole
+seconds stays a per-process backstop), address space, processes, file size and open files.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import IO
 
+from rlvr_code.languages.cpu_group import CpuGroup
 from rlvr_code.languages.spec import Language
 from rlvr_code.memory_bound import MemoryCgroup
 from rlvr_code.sandbox import SandboxError
@@ -96,10 +97,19 @@ def tree_cpu_s(root: int) -> float:
 class Running:
     """A started command: its ``Popen`` and how its end is watched (``Box.start``)."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], deadline: float, cpu_budget_s: float | None) -> None:
+    def __init__(
+        self,
+        proc: subprocess.Popen[bytes],
+        deadline: float,
+        cpu_budget_s: float | None,
+        counted: tuple[CpuGroup, float] | None = None,
+    ) -> None:
         self.proc = proc
         self.deadline = deadline
         self.cpu_budget_s = cpu_budget_s
+        self.counted = counted
+        """The sample's CPU cgroup and its counter at the start: what the run's processes spent,
+        the ones nobody waited for included (``cpu_group``)."""
         self.timed_out = False
         self.cpu_limited = False
         self._next_look = time.monotonic()
@@ -115,6 +125,11 @@ class Running:
         if self.cpu_budget_s is None or now < self._next_look:
             return False
         spent = tree_cpu_s(self.proc.pid)
+        if self.counted is not None:
+            group, base = self.counted
+            usage = group.usage_s()
+            if usage is not None:
+                spent = max(spent, usage - base)
         if spent >= self.cpu_budget_s:
             self.timed_out = self.cpu_limited = True
             return True
@@ -179,7 +194,14 @@ class Box:
     """A sample's sandbox: its language's toolchain, its directory, its uid and memory cgroup."""
 
     def __init__(
-        self, bwrap: str, language: Language, workdir: str, uid: int | None, group: MemoryCgroup | None, tmpfs_mb: int
+        self,
+        bwrap: str,
+        language: Language,
+        workdir: str,
+        uid: int | None,
+        group: MemoryCgroup | None,
+        tmpfs_mb: int,
+        cpu_group: CpuGroup | None = None,
     ) -> None:
         self.bwrap = bwrap
         self.language = language
@@ -187,6 +209,7 @@ class Box:
         self.uid = uid
         self.group = group
         self.tmpfs_mb = tmpfs_mb
+        self.cpu_group = cpu_group
 
     def argv(
         self, command: tuple[str, ...], writable: bool, tmpfs_mb: int | None = None, files: Files | None = None
@@ -255,6 +278,11 @@ class Box:
     ) -> Running:
         """Start ``command`` (stdin/stdout: pipes, or the given descriptors; stderr a pipe)."""
         uid, group = self.uid, self.group
+        cpu_procs = self.cpu_group.procs if self.cpu_group is not None and self.cpu_group.owned else None
+        counted = None
+        if cpu_budget_s is not None and self.cpu_group is not None:
+            base = self.cpu_group.usage_s()
+            counted = (self.cpu_group, base) if base is not None else None
         # Per process, whole seconds: a backstop under the polled budget (or, without one, the
         # run's CPU limit, which may exceed its wall clock: a program's threads run in parallel).
         ceiling = cpu_budget_s if cpu_budget_s is not None else cpu_s if cpu_s is not None else wall_s
@@ -263,6 +291,9 @@ class Box:
         def enter() -> None:  # in the child, before exec: cgroup, rlimits, then the uid
             if group is not None:
                 with open(os.path.join(group.path, "cgroup.procs"), "w", encoding="ascii") as fh:
+                    fh.write(str(os.getpid()))
+            if cpu_procs is not None:
+                with open(cpu_procs, "w", encoding="ascii") as fh:
                     fh.write(str(os.getpid()))
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
             resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
@@ -291,7 +322,7 @@ class Box:
             )
         except (OSError, subprocess.SubprocessError) as exc:
             raise SandboxError(f"could not start the {self.language.name} sandbox: {exc}") from exc
-        return Running(proc, time.monotonic() + wall_s, cpu_budget_s)
+        return Running(proc, time.monotonic() + wall_s, cpu_budget_s, counted)
 
     def step(
         self,
