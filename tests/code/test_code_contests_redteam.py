@@ -198,6 +198,10 @@ WRONG_CONTESTANTS = {
     # its pipe closes, and this contestant exits 0 at once on that EOF, before its own deadline:
     # the deadlock is still the contestant's (a timeout), never the interactor's failure.
     "exit 0 at once when the interactor is killed": "import os, sys\nsys.stdin.buffer.read()\nos._exit(0)\n",
+    # One endless line: a sound interactor's readline held it all and ran out of memory (its
+    # failure) until the contestant's output to the interactor had its cap.
+    "one endless line to the interactor": "import os\nos.write(1, b'? ')\nb = b'1' * (1 << 20)\nwhile True:\n"
+    "    os.write(1, b)\n",
     "close both pipes, then exit 0": "import os\nos.close(0)\nos.close(1)\n",
     "attach to every process": "import ctypes, os\nlibc = ctypes.CDLL(None)\nfor pid in os.listdir('/proc'):\n"
     "    if pid.isdigit():\n        libc.ptrace(16, int(pid), 0, 0)\nprint('! 1', flush=True)\n",

@@ -62,6 +62,7 @@ class Side:
     cpu_limited: bool
     memory: bool
     err: bytes
+    overflow: bool = False
 
 
 def run_interactive(
@@ -110,7 +111,9 @@ def _one_case(
     player: Sample, judge: Sample, files: Files, wall: float, limits: Mapping[str, Any], budget: InteractorBudget
 ) -> tuple[Side, Side]:
     language = player.box.language
+    # The contestant's output reaches the interactor through us (``_Relay``): its output cap.
     to_judge_r, to_judge_w = os.pipe()
+    from_player_r, from_player_w = os.pipe()
     to_player_r, to_player_w = os.pipe()
     oom = (_oom(judge), _oom(player))
     running: list[Running] = []
@@ -136,34 +139,108 @@ def _one_case(
                 memory_mb=int(limits["memory_mb"]) if language.address_space else None,
                 processes=int(limits["processes"]) + language.extra_processes,
                 stdin=to_player_r,
-                stdout=to_judge_w,
+                stdout=from_player_w,
                 cpu_s=float(limits["cpu_s"]),
                 cpu_budget_s=cpu_budget(limits),
                 file_mb=int(limits["file_mb"]),
             )
         )
     finally:
-        for fd in (to_judge_r, to_judge_w, to_player_r, to_player_w):
+        for fd in (to_judge_r, from_player_w, to_player_r, to_player_w):
             os.close(fd)  # the programs hold their ends: each sees EOF once the other has exited
         if len(running) < 2:
+            os.close(from_player_r)
+            os.close(to_judge_w)
             for started in running:
                 started.kill()
                 started.reap()
-    errs = _supervise(running)
+    relay = _Relay(from_player_r, to_judge_w, int(limits["output_bytes"]))
+    errs = _supervise(running, relay)
     theirs, ours = (
         Side(r.status, r.timed_out, r.cpu_limited, _oom(side) > before, bytes(err))
         for r, side, before, err in zip(running, (judge, player), oom, errs)
     )
+    ours.overflow = relay.overflow
     return ours, theirs
+
+
+class _Relay:
+    """The contestant's output on its way to the interactor, counted: past ``cap`` bytes the
+    contestant is ended (``overflow``), as its stdout is in every other run. Without it one
+    endless line made a sound interactor's ``readline`` run out of memory: its failure, a
+    ``verifier_error`` that a wrong program could choose over its 0."""
+
+    def __init__(self, source: int, sink: int, cap: int) -> None:
+        self.source: int | None = source
+        self.sink: int | None = sink
+        self.cap = cap
+        self.sent = 0
+        self.pending = b""
+        self.overflow = False
+        os.set_blocking(source, False)
+        os.set_blocking(sink, False)
+
+    def wanted(self) -> list[tuple[int, int]]:
+        """The descriptors to wait on: the source while little is pending, the sink while any is."""
+        found = []
+        if self.source is not None and len(self.pending) < 65536:
+            found.append((self.source, selectors.EVENT_READ))
+        if self.sink is not None and self.pending:
+            found.append((self.sink, selectors.EVENT_WRITE))
+        return found
+
+    def move(self, fd: int) -> bool:
+        """Read from the source or write to the sink (whichever ``fd`` is); False once the
+        contestant wrote past its cap (it is to be ended)."""
+        if fd == self.source:
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                return True
+            if not chunk:
+                self._close_source()
+            else:
+                self.sent += len(chunk)
+                if self.sent > self.cap:
+                    self.overflow = True
+                    self.pending = b""
+                    self.close()
+                    return False
+                self.pending += chunk
+        elif fd == self.sink:
+            try:
+                self.pending = self.pending[os.write(fd, self.pending) :]
+            except BlockingIOError:
+                return True
+            except OSError:  # the interactor is gone: the contestant's next write meets a closed pipe
+                self.close()
+                return True
+        if self.source is None and not self.pending:
+            self._close_sink()
+        return True
+
+    def _close_source(self) -> None:
+        if self.source is not None:
+            os.close(self.source)
+            self.source = None
+
+    def _close_sink(self) -> None:
+        if self.sink is not None:
+            os.close(self.sink)
+            self.sink = None
+
+    def close(self) -> None:
+        self._close_source()
+        self._close_sink()
 
 
 def _oom(sample: Sample) -> int:
     return oom_kills(sample.box.group) if sample.box.group is not None else 0
 
 
-def _supervise(running: list[Running]) -> list[bytearray]:
-    """Drain both stderr pipes (their tails kept) until both programs have exited or been killed
-    at their budgets; each one's stderr (its tail)."""
+def _supervise(running: list[Running], relay: _Relay) -> list[bytearray]:
+    """Drain both stderr pipes (their tails kept) and relay the contestant's output (``running[1]``)
+    until both programs have exited or been killed at their budgets; each one's stderr (its tail)."""
     errs = [bytearray() for _ in running]
     sel = selectors.DefaultSelector()
     for index, r in enumerate(running):
@@ -189,7 +266,17 @@ def _supervise(running: list[Running]) -> list[bytearray]:
             if all(r.status is not None for r in running):
                 break
             wake = min([r.wake_in() for r in running if r.status is None] + [0.01])
-            for key, _ in sel.select(wake):
+            relayed = relay.wanted()
+            for fd, events in relayed:
+                sel.register(fd, events, -1)
+            ready = sel.select(wake)
+            for fd, _ in relayed:
+                sel.unregister(fd)
+            for key, _ in ready:
+                if key.data == -1:
+                    if not relay.move(key.fd) and running[1].status is None:
+                        running[1].kill()
+                    continue
                 try:
                     chunk = os.read(key.fileobj.fileno(), 65536)  # type: ignore[union-attr]
                 except BlockingIOError:
@@ -213,6 +300,7 @@ def _supervise(running: list[Running]) -> list[bytearray]:
             del errs[key.data][: -2 * STDERR_KEEP]
     finally:
         sel.close()
+        relay.close()
         for r in running:
             if r.proc.stderr is not None and not r.proc.stderr.closed:
                 r.proc.stderr.close()
@@ -223,6 +311,8 @@ def judge_interaction(ours: Side, theirs: Side, wall_s: float) -> dict[str, Any]
     """One case's entry from how both ended (the module's rules); raises ``InteractorFailed``."""
     if ours.memory:
         return {"status": "error", "error": "MemoryError: the sample exceeded its memory bound"}
+    if ours.overflow:
+        return {"status": "error", "error": "the output exceeded its cap"}
     if ours.cpu_limited:
         return {"status": "timeout", "error": "the run spent its CPU budget"}
     if ours.timed_out:
