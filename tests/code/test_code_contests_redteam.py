@@ -143,9 +143,11 @@ WRONG_FILE_IO = {
 }
 
 
+@pytest.mark.parametrize("checker", [None, {"type": "tokens"}])
 @pytest.mark.parametrize("name", sorted(WRONG_FILE_IO))
-def test_wrong_file_io_programs_score_zero(verifier: ContestVerifier, name: str) -> None:
-    task = Task(id="sum", prompt="a+b", answer={"format": "stdio", "language": "python", "cases": FILE_CASES, "io": IO})
+def test_wrong_file_io_programs_score_zero(verifier: ContestVerifier, name: str, checker: Any) -> None:
+    answer = {"format": "stdio", "language": "python", "cases": FILE_CASES, "io": IO}
+    task = Task(id="sum", prompt="a+b", answer=answer if checker is None else {**answer, "checker": checker})
     before = set(leftovers())
     started = time.monotonic()
     verdict = verifier.verify(task, fence("python", WRONG_FILE_IO[name]))
