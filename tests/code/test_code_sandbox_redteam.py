@@ -273,3 +273,48 @@ def test_a_forged_handle_inside_a_batch_costs_no_worker_and_no_retry(box, kind):
     assert verifier.verify(task, fenced("def f(x):\n    return [x, x, x]\n")).passed
     assert not verifier.verify(task, fenced("def f(x):\n    return [x, x]\n")).passed
     assert_nothing_left()
+
+
+_STDIO = Task(
+    id="redteam-stdio",
+    prompt="p",
+    answer={"format": "stdio", "cases": [{"input": f"{n}\n", "output": f"{2 * n}\n"} for n in (3, -4, 7)]},
+)
+_STDIO_ESCAPES = {
+    "a setsid daemon that keeps stdout open": (
+        "import os, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n        time.sleep(60)\n"
+        "    os._exit(0)\n"
+    ),
+    "a child in a process group of its own that prints late": (
+        "import os, time\nif os.fork() == 0:\n    os.setpgid(0, 0)\n    time.sleep(0.3)\n    print(6)\n"
+        "    time.sleep(60)\n    os._exit(0)\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("how", sorted(_STDIO_ESCAPES))
+def test_a_stdio_program_that_leaves_the_group_earns_nothing_and_leaves_nothing(box, how):
+    verifier = verifier_on(box, 2.0)
+    wrong = _STDIO_ESCAPES[how] + "n = int(input())\nprint(2 * n + (n == 7))\n"
+    assert not verifier.verify(_STDIO, fenced(wrong)).passed
+    assert_nothing_left()
+    assert verifier.verify(_STDIO, fenced("print(2 * int(input()))\n")).passed
+    assert not verifier.verify(_STDIO, fenced("print(2 * int(input()) + 1)\n")).passed
+    assert_nothing_left()
+
+
+def test_a_program_that_never_reads_its_socket_is_a_timeout_and_the_worker_goes_on(box):
+    # It says it loaded, then reads nothing: the judge's 3 MB request fills the socket and the
+    # judge blocks writing it, with no deadline of its own; its zygote answers at deadline + 3 s.
+    task = asserts_task(["assert f(list(range(400_000))) == 0"], names=("f",))
+    deaf = _FRAMES + "os.write(3, _frame(['loaded']))\ntime.sleep(60)\ndef f(x):\n    return 0\n"
+    verifier = verifier_on(box, 1.0)
+    assert verifier_on(box, 5.0).verify(task, fenced("def f(x):\n    return 0\n")).passed  # the worker is up
+    before = dict(box.stats)
+    verdict = verifier.verify(task, fenced(deaf))
+    assert verdict.reason is Reason.TIMEOUT, verdict
+    assert box.stats["infrastructure_retries"] == before["infrastructure_retries"]
+    assert box.stats["worker_starts"] == before["worker_starts"]
+    assert verifier_on(box, 5.0).verify(task, fenced("def f(x):\n    return 0\n")).passed
+    assert not verifier_on(box, 5.0).verify(task, fenced("def f(x):\n    return 1\n")).passed
+    assert_nothing_left()
