@@ -118,7 +118,8 @@ def test_hostile_responses_never_raise() -> None:
 def test_the_latest_ids_apply_the_rule() -> None:
     rows = [{"prompt": VERSE_PROMPTS[2], "instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]}]
     env: Any = rlvr_envs.make("ifeval-data", data=rows)
-    assert env.verifier.relevance_genre and not rlvr_envs.make("ifeval-data-v3", data=rows).verifier.relevance_genre
+    older: Any = rlvr_envs.make("ifeval-data-v3", data=rows)
+    assert env.verifier.relevance_genre and not older.verifier.relevance_genre
     assert env.verify(env.tasks[0], PROSE.replace(",", "")).reward == 0.0
     synth: Any = rlvr_envs.make("ifeval-synth")
     assert synth.verifier.relevance_genre
