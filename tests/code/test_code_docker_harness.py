@@ -50,7 +50,7 @@ class _Containers:
         self.runs: list[dict] = []
 
     def run(self, image, command, *, volumes, cap_add, **options) -> _Container:
-        self.runs.append({"image": image, **options})
+        self.runs.append({"image": image, "command": command, **options})
         ((folder, mount),) = volumes.items()
         _image_python, *args = command  # the image's interpreter; the host's stands in for it
         argv = [
@@ -104,3 +104,5 @@ def test_the_container_program_judges_right_wrong_and_cheating_solutions(docker_
     assert all(
         run["network_disabled"] and run["read_only"] and run["cap_drop"] == ["ALL"] for run in client.containers.runs
     )
+    # The program is a file on the read-only job mount, not a 120 KB argument (Linux caps one at 128 KiB).
+    assert all(max(len(arg) for arg in run["command"]) < 4096 for run in client.containers.runs)

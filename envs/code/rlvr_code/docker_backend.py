@@ -28,6 +28,7 @@ from rlvr_code.sandbox import HARNESS_PARTS, SandboxError, SandboxUnavailable, s
 
 _HEADER = struct.Struct(">I")
 SAMPLE_UID = 1_900_000_000
+_PROGRAM = "harness.py"
 
 _ONESHOT = """
 
@@ -132,6 +133,10 @@ class DockerSandbox:
             with open(path, "wb") as fh:
                 fh.write(_HEADER.pack(len(data)) + data)
             os.chmod(path, 0o600)
+            # The program travels as a file beside the job, not as an argument: one exec argument
+            # may not exceed 128 KiB on Linux (MAX_ARG_STRLEN) and both roles' harness is close to it.
+            with open(os.path.join(folder, _PROGRAM), "w", encoding="utf-8") as fh:
+                fh.write(self._source)
             config = json.dumps({"root": "/tmp", "pid_namespace": False})
             with self._slots:
                 return self._run_container(folder, config, float(limits["wall_s"]), int(limits["memory_mb"]))
@@ -143,7 +148,7 @@ class DockerSandbox:
         try:
             container = self.client.containers.run(
                 self.image,
-                [self.python, "-I", "-S", "-c", self._source, config],
+                [self.python, "-I", "-S", f"/job/{_PROGRAM}", config],
                 detach=True,
                 network_disabled=True,
                 read_only=True,
