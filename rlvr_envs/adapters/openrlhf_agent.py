@@ -30,8 +30,10 @@ conversation. A template that is not append-only (``ChatDeltaMismatch``: it rewr
 drops tool results) is refused when the agent is made, by rendering a probe episode; a turn whose
 text the template would write otherwise (spacing of a tool call) still gets the template's
 closing and results, with ``extra_logs["template_mismatch"] = 1``. A verifier error (a lost tool
-session included) gives reward 0 with ``extra_logs["verifier_error"] = 1``: OpenRLHF has no way
-to leave a sample out, so it is said.
+session included) follows the adapters' one policy (``on_error=``, ``rlvr_envs.adapters.failures``):
+by default an isolated one gives reward 0 with ``extra_logs["verifier_error"] = 1`` (OpenRLHF has
+no way to leave a sample out, so it is said) and ``max_consecutive`` in a row raise
+``InfrastructureFailure``; ``"zero"`` never raises; ``"skip"`` is refused.
 OpenRLHF's classes are subclassed when OpenRLHF is installed; otherwise plain classes with the
 same methods (what the tests drive). ``rewards``/``scores`` are torch tensors when torch is
 installed (OpenRLHF calls ``.item()``), else floats in a 0-d stand-in with ``.item()``.
@@ -43,6 +45,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from rlvr_envs.adapters.failures import FailurePolicy
 from rlvr_envs.adapters.routing import task_from_json, task_to_json
 from rlvr_envs.types import Reason, Task
 
@@ -106,11 +109,15 @@ def agent_classes(
     assistant_prefix: str = "",
     feedback_prefix: str = "",
     chat_template: ChatTemplate | None = None,
+    on_error: FailurePolicy | str | None = None,
     **make_kwargs: Any,
 ) -> tuple[type, type]:
     """``(AgentInstance, AgentExecutor)`` for an OpenRLHF agent file; ``make_kwargs`` go to
     ``rlvr_envs.make(env_id, ...)`` (``tools=`` makes it an episode; default ``["calculator"]``).
-    ``chat_template`` replaces the prefixes by the template's own text (see the module docstring)."""
+    ``chat_template`` replaces the prefixes by the template's own text (see the module docstring).
+    ``on_error``: what an episode ending in ``verifier_error`` pays (``"fail"``, the default, or
+    ``"zero"``; ``rlvr_envs.adapters.failures``), one policy for every instance of the file."""
+    failures = FailurePolicy.of(on_error, f"OpenRLHF agent {env_id}", can_skip=False)
     make_kwargs.setdefault("tools", ["calculator"])
     if chat_template is not None and (assistant_prefix or feedback_prefix):
         raise ValueError("give either chat_template or the feedback/assistant prefixes, not both")
@@ -148,7 +155,14 @@ def agent_classes(
                 if verdict is not None:
                     logs["verifier_error"] = int(verdict.reason == Reason.VERIFIER_ERROR)
                     logs["reason"] = verdict.reason.value
-                self.env.close()
+                    try:
+                        # An outage raises after a run of errors; an isolated one is paid 0, flagged.
+                        paid = failures.rewards([verdict], can_skip=False)[0]
+                        reward = paid if isinstance(paid, float) else 0.0  # never SKIP: can_skip=False
+                    finally:
+                        self.env.close()
+                else:
+                    self.env.close()
                 return _result(float(reward), "", True, logs)
             if chat_template is None:
                 return _result(float(reward), feedback_prefix + obs + assistant_prefix, False, stats)

@@ -35,6 +35,7 @@ import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
+from rlvr_envs.adapters.failures import FailurePolicy
 from rlvr_envs.adapters.routing import task_from_json
 from rlvr_envs.adapters.trl import ENV_COLUMN, TASK_COLUMN
 from rlvr_envs.types import Reason, Verdict
@@ -128,6 +129,8 @@ class EpisodeEnvironment:
 
     env_id: str = ""
     _make_kwargs: Mapping[str, Any] = {}
+    _failures: FailurePolicy | None = None
+    """What ``get_reward`` pays for a ``verifier_error`` (set by ``environment_factory``)."""
 
     def __init__(self) -> None:
         import rlvr_envs
@@ -208,18 +211,31 @@ class _AnswerToolMixin:
         when the verifier itself failed (a lost tool session)."""
         env: EpisodeEnvironment = self  # type: ignore[assignment]
         verdict = env._finish("") if env._verdict is None else env._verdict
-        return None if verdict.reason == Reason.VERIFIER_ERROR else float(verdict.reward)
+        policy = env._failures or FailurePolicy(name=f"TRL get_reward {env.env_id}")
+        return _as_reward(policy.rewards([verdict], can_skip=True)[0])
+
+
+def _as_reward(paid: object) -> float | None:
+    return float(paid) if isinstance(paid, float) else None
 
 
 def environment_factory(
-    env_id: str, *, tools: Sequence[Any] | None = None, answer_tool: bool = False, **make_kwargs: Any
+    env_id: str,
+    *,
+    tools: Sequence[Any] | None = None,
+    answer_tool: bool = False,
+    on_error: FailurePolicy | str | None = None,
+    **make_kwargs: Any,
 ) -> type[EpisodeEnvironment]:
     """A class TRL calls as ``environment_factory`` (one instance per concurrent rollout).
 
     ``tools`` and every other keyword go to ``rlvr_envs.make(env_id, tools=..., ...)`` (default
     ``tools=["calculator"]``). Tool names must be Python identifiers not clashing with
-    ``reset``/``get_reward``/``submit_answer``.
+    ``reset``/``get_reward``/``submit_answer``. ``on_error``: what ``get_reward`` pays for a
+    ``verifier_error`` (``rlvr_envs.adapters.failures``; default ``"fail"``: ``None`` for an
+    isolated one, ``InfrastructureFailure`` after a run of them), one policy for all instances.
     """
+    failures = FailurePolicy.of(on_error, f"TRL get_reward {env_id}", can_skip=True)
     import rlvr_envs
 
     make_kwargs = dict(make_kwargs, tools=list(tools) if tools is not None else ["calculator"])
@@ -229,7 +245,12 @@ def environment_factory(
         resolved_id = probe.env_id
     finally:
         probe.close()
-    namespace: dict[str, Any] = {"env_id": resolved_id, "_make_kwargs": make_kwargs, "__module__": __name__}
+    namespace: dict[str, Any] = {
+        "env_id": resolved_id,
+        "_make_kwargs": make_kwargs,
+        "_failures": failures,
+        "__module__": __name__,
+    }
     for schema in schemas:
         fn = schema["function"]
         name = fn["name"]
@@ -260,15 +281,30 @@ def add_environment_column(rows: Iterable[Mapping[str, Any]], names: Mapping[str
     return out
 
 
+def episode_reward_function(on_error: FailurePolicy | str | None = None) -> Callable[..., list[float | None]]:
+    """A TRL reward function like ``episode_reward`` with its own failure policy (``on_error``:
+    ``"fail"``, the default, ``"skip"``, ``"zero"`` or a ``FailurePolicy``)."""
+    failures = FailurePolicy.of(on_error, "TRL episode_reward", can_skip=True)
+
+    def episode_reward(
+        completions: Sequence[Any], environments: Sequence[EpisodeEnvironment] | None = None, **_: Any
+    ) -> list[float | None]:
+        if environments is None:
+            raise ValueError("episode_reward needs GRPOTrainer(environment_factory=...): no environments were passed")
+        verdicts = [env._finish(final_text(c)) for c, env in zip(completions, environments, strict=True)]
+        return [_as_reward(paid) for paid in failures.rewards(verdicts, can_skip=True)]
+
+    return episode_reward
+
+
+_default_episode_reward = episode_reward_function()
+
+
 def episode_reward(
-    completions: Sequence[Any], environments: Sequence[EpisodeEnvironment] | None = None, **_: Any
+    completions: Sequence[Any], environments: Sequence[EpisodeEnvironment] | None = None, **kwargs: Any
 ) -> list[float | None]:
-    """TRL reward function: each rollout's final answer scored in its own environment; ``None``
-    where the verifier failed (a lost tool session), so TRL leaves it out instead of a false 0."""
-    if environments is None:
-        raise ValueError("episode_reward needs GRPOTrainer(environment_factory=...): no environments were passed")
-    out: list[float | None] = []
-    for completion, env in zip(completions, environments, strict=True):
-        verdict = env._finish(final_text(completion))
-        out.append(None if verdict.reason == Reason.VERIFIER_ERROR else float(verdict.reward))
-    return out
+    """TRL reward function: each rollout's final answer scored in its own environment. A
+    ``verifier_error`` (a lost tool session) follows the default failure policy: ``None`` (TRL
+    leaves it out instead of a false 0) when isolated, ``InfrastructureFailure`` after
+    ``max_consecutive`` in a row; ``episode_reward_function(on_error=...)`` chooses another."""
+    return _default_episode_reward(completions, environments, **kwargs)

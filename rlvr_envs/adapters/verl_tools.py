@@ -42,6 +42,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from rlvr_envs.adapters.failures import FailurePolicy
 from rlvr_envs.adapters.routing import task_from_json, task_to_json
 from rlvr_envs.types import Reason, Task, Verdict
 
@@ -80,6 +81,14 @@ def _config(config: Any) -> dict[str, Any]:
     if not isinstance(config, Mapping):
         raise TypeError(f"config must be a mapping, got {type(config).__name__}")
     return dict(config)
+
+
+def _failure_policy(config: Mapping[str, Any], name: str) -> FailurePolicy:
+    on_error = config.get("on_error")
+    limit = config.get("max_consecutive")
+    if limit is not None and not isinstance(on_error, FailurePolicy):
+        on_error = FailurePolicy(on_error or "fail", max_consecutive=limit, name=name)
+    return FailurePolicy.of(on_error, name, can_skip=False)
 
 
 def _make(config: Mapping[str, Any], tools: list[str] | None) -> Any:
@@ -172,12 +181,16 @@ class VerifierInteraction:
     """verl ``BaseInteraction``: the final turn scored by the family's verifier.
 
     ``config``: ``env_id``, ``make_kwargs``; ``name`` (default ``"rlvr"``) is what rows select
-    in ``interaction_kwargs.name``.
+    in ``interaction_kwargs.name``; ``on_error`` (``"fail"``, the default, or ``"zero"``) and
+    ``max_consecutive``: what a ``verifier_error`` pays (``rlvr_envs.adapters.failures``: an
+    isolated one 0.0 with ``verifier_error: 1`` in the metadata, an outage raises
+    ``InfrastructureFailure``; verl needs a number, so ``"skip"`` is refused).
     """
 
     def __init__(self, config: Any) -> None:
         self.config = _config(config)
         self.name: str = self.config.get("name", "rlvr")
+        self.failures = _failure_policy(self.config, f"verl interaction {self.name}")
         self._env = _make(self.config, None)
         self._instances: dict[str, dict[str, Any]] = {}
 
@@ -194,7 +207,13 @@ class VerifierInteraction:
     ) -> tuple[bool, str, float, dict[str, Any]]:
         state = self._instances.get(instance_id)
         if state is None:
-            return True, "Error: no such interaction", 0.0, {"reason": Reason.VERIFIER_ERROR.value}
+            lost = Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"no interaction {instance_id!r}"})
+            return (
+                True,
+                "Error: no such interaction",
+                self._paid(lost),
+                {"reason": lost.reason.value, "verifier_error": 1},
+            )
         final = ""
         for message in reversed(messages or []):
             if isinstance(message, Mapping) and message.get("role") == "assistant":
@@ -202,9 +221,15 @@ class VerifierInteraction:
                 final = content if isinstance(content, str) else "" if content is None else str(content)
                 break
         verdict = self._verify(state["task"], final)
-        state["verdict"] = verdict
+        state["verdict"], state["paid"] = verdict, self._paid(verdict)
         feedback = "Your answer is correct." if verdict.reward >= 1.0 else "Your answer is incorrect."
-        return True, feedback, float(verdict.reward), {"reason": verdict.reason.value}
+        error = int(verdict.reason is Reason.VERIFIER_ERROR)
+        return True, feedback, state["paid"], {"reason": verdict.reason.value, "verifier_error": error}
+
+    def _paid(self, verdict: Verdict) -> float:
+        """The reward under the failure policy (raises ``InfrastructureFailure`` on an outage)."""
+        paid = self.failures.rewards([verdict], can_skip=False)[0]
+        return paid if isinstance(paid, float) else 0.0  # never SKIP: can_skip=False
 
     def _verify(self, task: Task, final: str) -> Verdict:
         self._env.reset(options={"task": task})
@@ -216,8 +241,8 @@ class VerifierInteraction:
 
     async def calculate_score(self, instance_id: str | None = None, **kwargs: Any) -> float:
         state = self._instances.get(instance_id or "")
-        verdict = state["verdict"] if state else None
-        return float(verdict.reward) if verdict is not None else 0.0
+        paid = state.get("paid") if state else None
+        return float(paid) if paid is not None else 0.0
 
     async def finalize_interaction(self, instance_id: str | None = None, **kwargs: Any) -> None:
         self._instances.pop(instance_id or "", None)
