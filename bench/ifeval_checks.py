@@ -26,10 +26,12 @@ Offline there is no NLTK Punkt data, so the peer cannot run ``number_sentences``
 When the peer cannot be loaded at all the script says so and compares with a naive baseline
 (rebuilding every checker for every check, as a per-call reward function would).
 
-The training ids' rows (guard rules and relevance gate on top of the checks) are timed twice
-in the same run: as the rules run now, and with the rules as they were before the issue-26
-speed work (``tests/ifeval/ifeval_reference_rules.py``, which the tests compare verdict for
-verdict with the fast path).
+The training ids' rows (guard rules and relevance gate on top of the checks) include the newest
+registered ``ifeval-data`` and ``ifeval-synth`` ids, made by the registry with their own kwargs
+(whatever ids are newest when it runs), each printed beside issue 26's goal (``GOAL``). The
+newest ``ifeval-data`` is timed twice in the same run: as the rules run now, and with the rules
+as they were before the issue-26 speed work (``tests/ifeval/ifeval_reference_rules.py``, which
+the tests compare verdict for verdict with the fast path).
 """
 
 from __future__ import annotations
@@ -192,8 +194,20 @@ def main() -> None:
 
     from rlvr_ifeval.contrast import Background
 
+    # The newest training ids, as the registry makes them: ifeval-data over these rows (its
+    # background is their prompts, built at make, outside the timing) and ifeval-synth (its
+    # background is the generator's topics) checking the same responses.
+    newest = newest_training_ids(rows)
+    data_id = newest[0][0]
+
+    def newest_pass(verifier_: Any) -> Callable[[], int]:
+        def run() -> int:
+            return sum(len(verifier_.verify(t, r["response"]).details["instructions"]) for t, r in zip(tasks, rows))
+
+        return run
+
     # ifeval-data-v3 / ifeval-synth-v4: guard v2 rules + the contrast gate, the background being
-    # these rows' prompts (what make("ifeval-data", data=rows) builds once, outside the timing).
+    # these rows' prompts (what make("ifeval-data-v3", data=rows) builds once, outside the timing).
     background = Background.build((r["prompt"], cs) for r, (cs, _) in zip(rows, ours))
     training_v3 = IFEvalVerifier(relevance="contrast", relevance_background=background)
 
@@ -219,24 +233,34 @@ def main() -> None:
         table.append(
             ("verify, before issue 30 (no task cache)", "IFEval+IFBench, all", *timed(verify_pass, args.seconds))
         )
-    table.append(
-        (
-            "verify, training ids v3/v4 (guard v2+contrast)",
-            "IFEval+IFBench, all",
-            *timed(training_v3_pass, args.seconds),
+    goal_rows: list[int] = []
+    for env_id, newest_verifier in newest:
+        goal_rows.append(len(table))
+        table.append(
+            (
+                f"verify, {env_id} (newest training id)",
+                "IFEval+IFBench, all",
+                *timed(newest_pass(newest_verifier), args.seconds),
+            )
         )
-    )
     sys.path.insert(0, str(ROOT))
     from tests.ifeval.ifeval_reference_rules import installed
 
     with installed():  # the guard's and the gate's rules as they were before the issue-26 speed work
         table.append(
             (
-                "verify, training v3/v4, rules before speed work",
+                f"verify, {data_id}, rules before speed work",
                 "IFEval+IFBench, all",
-                *timed(training_v3_pass, args.seconds),
+                *timed(newest_pass(newest[0][1]), args.seconds),
             )
         )
+    table.append(
+        (
+            "verify, ifeval-data-v3/synth-v4 (guard v2+contrast)",
+            "IFEval+IFBench, all",
+            *timed(training_v3_pass, args.seconds),
+        )
+    )
     table.append(
         ("verify, training ids v2/v3 (guard v1+overlap)", "IFEval+IFBench, all", *timed(training_pass, args.seconds))
     )
@@ -349,11 +373,35 @@ def main() -> None:
         table.append(("naive: rebuild checker per check", "IFEval", *timed(naive_pass, args.seconds)))
 
     print(
-        f"{'implementation':<44} {'instruction set':<46} {'checks':>7} {'cpu s':>6} "
+        f"{'implementation':<52} {'instruction set':<46} {'checks':>7} {'cpu s':>6} "
         f"{'checks/s/core':>13} {'best pass':>10}"
     )
     for name, subset, checks, seconds, best in table:
-        print(f"{name:<44} {subset:<46} {checks:>7} {seconds:>6.2f} {checks / seconds:>13,.0f} {best:>10,.0f}")
+        print(f"{name:<52} {subset:<46} {checks:>7} {seconds:>6.2f} {checks / seconds:>13,.0f} {best:>10,.0f}")
+    for i in goal_rows:
+        name, _, checks, seconds, best = table[i]
+        rate = checks / seconds
+        verdict = "met" if rate >= GOAL else "NOT met"
+        print(f"goal {GOAL:,} checks/s/core, {name}: {rate:,.0f} mean, {best:,.0f} best pass: {verdict}")
+
+
+GOAL = 10_000
+"""Issue 26's goal for IFEval, the newest training ids' whole verdict included."""
+
+
+def newest_training_ids(rows: list[dict]) -> list[tuple[str, Any]]:
+    """(id, verifier) of the newest registered ``ifeval-data`` and ``ifeval-synth``, made by the
+    registry with their registered kwargs: ``ifeval-data`` over ``rows`` (so its contrast
+    background is their prompts), ``ifeval-synth`` as registered (its generator's topics)."""
+    import rlvr_envs
+
+    data = [{k: r[k] for k in ("prompt", "instruction_id_list", "kwargs")} for r in rows]
+    made = []
+    choices: tuple[tuple[str, dict[str, Any]], ...] = (("ifeval-data", {"data": data}), ("ifeval-synth", {}))
+    for name, options in choices:
+        env_id = rlvr_envs.spec(name).id
+        made.append((env_id, rlvr_envs.make(env_id, **options).verifier))
+    return made
 
 
 def _cpu_runs(run: Callable[[], object], repeats: int) -> list[float]:
