@@ -118,6 +118,8 @@ SERIAL = (
     "tests/code/test_code_contests_interactive.py",  # runner uids, two samples at once per case
     "tests/code/test_code_contests_redteam.py",  # runner uids; file-I/O, interactive and CPU-budget probes
     "tests/code/test_code_contests_limits.py",  # runner uids; a 1.4 s sleep against 1 s and 5 s limits
+    "tests/code/test_code_contests_rlimit.py",  # runner uids; loops of ~2 CPU seconds to their RLIMIT_CPU
+    "tests/code/test_code_calibrate_runner.py",  # runner uids; file-I/O and interactive references measured
     # contest presets' conformance: a float-tolerance task's reference runs in the runner (its uids)
     "tests/test_conformance_all.py::test_conformance[code-contests-v2]",
     "tests/test_conformance_all.py::test_conformance[code-taco-v2]",

@@ -26,8 +26,11 @@ from rlvr_envs.types import Reason, Task, Verdict, trim_text
 _MAX_ERROR = 1000
 
 
-def verify_in_runner(verifier: CodeVerifier, task: Task, plain: Task, completion: str) -> Verdict:
-    """The verdict of a file-I/O or interactive task (``plain``: the task without its checker)."""
+def verify_in_runner(
+    verifier: CodeVerifier, task: Task, plain: Task, completion: str, measured: list[float] | None = None
+) -> Verdict:
+    """The verdict of a file-I/O or interactive task (``plain``: the task without its checker);
+    ``measured`` gets the CPU seconds of the program's costliest run (``limits.calibrate``)."""
     from rlvr_code.contests.interactors import InteractorSpecError, parse_interactor, run_interaction
     from rlvr_code.languages.runner import file_io, run_sample
     from rlvr_code.sandbox import SandboxError
@@ -80,6 +83,8 @@ def verify_in_runner(verifier: CodeVerifier, task: Task, plain: Task, completion
         error = trim_text(str(report["compile_error"]), _MAX_ERROR)
         details = {"passed": 0, "total": len(cases), "language": language, "compile_error": error, "first_error": error}
         return Verdict.failure(Reason.COMPILE_ERROR, extracted=extracted, details=details)
+    if measured is not None and isinstance(report.get("run_cpu_s"), (int, float)):
+        measured.append(float(report["run_cpu_s"]))
     verdict = verifier.verdict(report, code, plan_for(task))
     kind = "interactive" if interactor is not None else "file_io"
     return verdict.model_copy(update={"details": {**verdict.details, "language": language, "runner": kind}})

@@ -105,11 +105,18 @@ class ContestVerifier(CodeVerifier):
     def verify_measured(self, task: Task, completion: str) -> tuple[Verdict, float | None]:
         """``verify`` and the solution's CPU seconds where the family's sandbox measured them
         (``limits.calibrate``): a checker task's reference is measured when its output is the
-        expected one, else not (None)."""
+        expected one, else not (None); a file-I/O or interactive task's under the runners that
+        judge it (the contestant's costliest run)."""
         answer = task.answer if isinstance(task.answer, dict) else {}
         verifier = self._for_case_limit(case_limit(answer, completion))
+        if answer.get("io") is not None or answer.get("interactor") is not None:
+            from rlvr_code.contests.io_tasks import verify_in_runner
+
+            runs: list[float] = []
+            verdict = verify_in_runner(verifier, task, _without_checker(task), completion, runs)
+            return verdict, (max(runs) if runs else None)
         measured = getattr(CodeVerifier, "verify_measured", None)
-        if measured is None or answer.get("io") is not None or answer.get("interactor") is not None:
+        if measured is None:
             return self.verify(task, completion), None
         if answer.get("checker") is None:
             return measured(verifier, task, completion)

@@ -63,6 +63,7 @@ class Side:
     memory: bool
     err: bytes
     overflow: bool = False
+    cpu_s: float | None = None
 
 
 def run_interactive(
@@ -89,6 +90,7 @@ def run_interactive(
         deadline = started + float(limits["wall_s"])
         per_case = float(limits.get("case_s") or limits["cpu_s"])
         tests: list[dict[str, Any]] = []
+        spent = 0.0
         for index, case in enumerate(cases):
             name = f"case {index}"
             left = deadline - time.monotonic()
@@ -98,8 +100,10 @@ def run_interactive(
             wall = min(per_case, left)
             files = _judge_files(judge, case)
             ours, theirs = _one_case(player, judge, files, wall, limits, budget)
+            spent = max(spent, ours.cpu_s or 0.0)
             tests.append({"name": name, **judge_interaction(ours, theirs, wall)})
-        return {"status": "done", "tests": tests, "elapsed_s": time.monotonic() - started}
+        # ``run_cpu_s``: the contestant's costliest run (``limits.calibrate``), as the runner reports it
+        return {"status": "done", "tests": tests, "elapsed_s": time.monotonic() - started, "run_cpu_s": spent}
 
 
 def _judge_files(judge: Sample, case: Mapping[str, str]) -> Files:
@@ -157,7 +161,7 @@ def _one_case(
     relay = _Relay(from_player_r, to_judge_w, int(limits["output_bytes"]))
     errs = _supervise(running, relay)
     theirs, ours = (
-        Side(r.status, r.timed_out, r.cpu_limited, _oom(side) > before, bytes(err))
+        Side(r.status, r.timed_out, r.cpu_limited, _oom(side) > before, bytes(err), cpu_s=r.cpu_s)
         for r, side, before, err in zip(running, (judge, player), oom, errs)
     )
     ours.overflow = relay.overflow

@@ -31,6 +31,8 @@ STDERR_KEEP = 8192
 CPU_POLL_FLOOR_S = 0.002
 _CPUS = max(1, os.cpu_count() or 1)
 _TICKS = os.sysconf("SC_CLK_TCK")
+# How a process ended by the kernel at RLIMIT_CPU exits, raw or as bubblewrap passes it on.
+_CPU_KILLS = frozenset({-signal.SIGKILL, -signal.SIGXCPU, 128 + signal.SIGKILL, 128 + signal.SIGXCPU})
 
 
 @dataclass
@@ -103,11 +105,14 @@ class Running:
         deadline: float,
         cpu_budget_s: float | None,
         counted: tuple[CpuGroup, float] | None = None,
+        cpu_rlimit_s: float | None = None,
     ) -> None:
         self.proc = proc
         self.deadline = deadline
         self.cpu_budget_s = cpu_budget_s
         self.counted = counted
+        self.cpu_rlimit_s = cpu_rlimit_s
+        """RLIMIT_CPU's soft limit: a run killed by a signal after spending it ended at that limit."""
         """The sample's CPU cgroup and its counter at the start: what the run's processes spent,
         the ones nobody waited for included (``cpu_group``)."""
         self.timed_out = False
@@ -164,6 +169,16 @@ class Running:
             self.cpu_s = usage.ru_utime + usage.ru_stime
         self.status = os.waitstatus_to_exitcode(status)
         self.proc.returncode = self.status
+        if (
+            self.status in _CPU_KILLS
+            and self.cpu_s is not None
+            and self.cpu_rlimit_s is not None
+            and self.cpu_s >= self.cpu_rlimit_s
+        ):
+            # Killed at RLIMIT_CPU: the program is its pid namespace's init, which the kernel's
+            # SIGXCPU (a default action) does not reach, so SIGKILL at the hard limit ends it; a
+            # program that catches SIGXCPU ends the same way. Either is a timeout, not a crash.
+            self.timed_out = self.cpu_limited = True
         return True
 
     def reap(self) -> int:
@@ -322,7 +337,7 @@ class Box:
             )
         except (OSError, subprocess.SubprocessError) as exc:
             raise SandboxError(f"could not start the {self.language.name} sandbox: {exc}") from exc
-        return Running(proc, time.monotonic() + wall_s, cpu_budget_s, counted)
+        return Running(proc, time.monotonic() + wall_s, cpu_budget_s, counted, cpu_rlimit_s=float(cpu))
 
     def step(
         self,
