@@ -17,7 +17,10 @@ details with their figures), on:
 * prose in Chinese, Japanese, Thai, German, French and Korean, alone and mixed with English;
 
 under every training configuration (``contrast`` with the labelled prompts as background, the
-``overlap`` gate with guard ``v1``, ``overlap-v0``, guard ``v2`` without a gate, partial credit).
+``overlap`` gate with guard ``v1``, ``overlap-v0``, guard ``v2`` without a gate, partial credit)
+and the newest registered ``ifeval-data`` and ``ifeval-synth`` ids as the registry makes them
+(their language, form and contrast rules on top: the fast paths must give the same verdicts
+whatever those rules decide before or after them).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from typing import Any
 
 import pytest
 
+import rlvr_envs
 from rlvr_envs.types import Task, Verdict
 from rlvr_ifeval import analysis, guard, relevance
 from rlvr_ifeval.contrast import Background
@@ -182,15 +186,38 @@ def _verifiers(rows: list[dict[str, Any]]) -> dict[str, IFEvalVerifier]:
         "overlap, guard v1": IFEvalVerifier(relevance="overlap", guard_rules="v1"),
         "overlap-v0, guard v1": IFEvalVerifier(relevance="overlap-v0", guard_rules="v1"),
         "guard v2, no gate": IFEvalVerifier(),
+        **_newest_training_ids(rows),
     }
+
+
+def _newest_training_ids(rows: list[dict[str, Any]]) -> dict[str, IFEvalVerifier]:
+    """The newest registered training ids' verifiers, made by the registry with their own kwargs
+    (whatever is newest when the test runs: a new rule's flags are covered without editing
+    this): ``ifeval-data`` over the labelled rows (its background is their prompts) and
+    ``ifeval-synth`` as registered (its generator's topics)."""
+    data = [{k: r[k] for k in ("prompt", "instruction_id_list", "kwargs")} for r in rows]
+    made: dict[str, IFEvalVerifier] = {}
+    choices: tuple[tuple[str, dict[str, Any]], ...] = (("ifeval-data", {"data": data}), ("ifeval-synth", {}))
+    for name, options in choices:
+        env_id = rlvr_envs.spec(name).id
+        made[f"newest: {env_id}"] = rlvr_envs.make(env_id, **options).verifier
+    return made
+
+
+def _share(name: str, cases: list[tuple[Task, str]]) -> list[tuple[Task, str]]:
+    """The cases a configuration is compared on: all for ``contrast``, half for the newest
+    ``ifeval-data`` id, a quarter for the others (the rules they add are the same functions)."""
+    if name == "contrast":
+        return cases
+    if name.startswith("newest: ifeval-data"):
+        return cases[1::2]
+    return cases[::4]
 
 
 def test_the_fast_path_gives_the_reference_rules_verdicts(rows, monkeypatch) -> None:
     cases = list(_cases(rows, OTHER_PROMPTS))
     verifiers = _verifiers(rows)
-    # The main configuration on every case; the others on a share of them (the rules they add
-    # are the same functions).
-    plan = [(name, cases if name == "contrast" else cases[::4]) for name in verifiers]
+    plan = [(name, _share(name, cases)) for name in verifiers]
     fast = {name: [_verdict(verifiers[name].verify(t, r)) for t, r in chosen] for name, chosen in plan}
     with monkeypatch.context() as patch:
         ifeval_reference_rules.install(patch)
