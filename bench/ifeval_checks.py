@@ -433,7 +433,7 @@ def rules_profile(repeats: int) -> None:
     each rule (inclusive), over ``repeats`` passes of the labelled responses with every
     per-text memo cleared before each pass (as the main table). Each wrapped call adds about a
     microsecond of its own, so the total runs a little above the table's rate."""
-    from collections import Counter
+    from collections import Counter, defaultdict
 
     from rlvr_envs import Task
     from rlvr_ifeval.language import warm_up
@@ -446,7 +446,7 @@ def rules_profile(repeats: int) -> None:
     ]
     env_id, verifier = newest_training_ids(rows)[0]
     warm_up()
-    spent: Counter[str] = Counter()
+    spent: dict[str, float] = defaultdict(float)
     calls: Counter[str] = Counter()
 
     def timed_rule(label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -461,7 +461,9 @@ def rules_profile(repeats: int) -> None:
         return run
 
     saved: list[tuple[Any, str, Any]] = []
-    targets = [(IFEvalVerifier, name) for name in ("verify", "_basic_degenerate", "degenerate", "_relevance")]
+    targets: list[tuple[Any, str]] = [
+        (IFEvalVerifier, name) for name in ("verify", "_basic_degenerate", "degenerate", "_relevance")
+    ]
     for module_name, names in PROFILED_RULES.items():
         module = importlib.import_module(module_name)
         targets += [(module, name) for name in names if callable(getattr(module, name, None))]
@@ -486,7 +488,7 @@ def rules_profile(repeats: int) -> None:
     total = spent["IFEvalVerifier.verify"]
     print(f"{env_id}: {n} verdicts, {total / n * 1e6:.0f} us of CPU each (wrapped); per rule, inclusive:")
     print(f"{'rule':<40} {'us/verify':>10} {'share':>7} {'calls/verify':>13}")
-    for label, seconds in spent.most_common():
+    for label, seconds in sorted(spent.items(), key=lambda item: -item[1]):
         print(f"{label:<40} {seconds / n * 1e6:>10.1f} {seconds / total:>7.1%} {calls[label] / n:>13.2f}")
 
 
