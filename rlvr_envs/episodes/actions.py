@@ -7,12 +7,13 @@ Also the text hygiene every string that goes back to the model passes through: v
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from rlvr_envs.episodes.parsers import MAX_ARGUMENT_CHARS, ParsedTurn, ToolCall, ToolCallParser, call_from_object
 
-__all__ = ["Turn", "clean_text", "read_action", "truncate_text"]
+__all__ = ["Turn", "clean_text", "inert_markup", "read_action", "truncate_text"]
 
 
 @dataclass
@@ -35,6 +36,33 @@ def clean_text(text: str) -> str:
         return text
     except UnicodeEncodeError:
         return text.encode("utf-8", "replace").decode("utf-8")
+
+
+_MARKUP = re.compile(
+    # A chat template's control token (<|im_end|>, <|eot_id|>, DeepSeek's <｜Assistant｜>) ...
+    r"<(?=\s*[|｜])"
+    # ... a turn or tool-framing tag of a template or of our parsers (<tool_response>, </tool_call>,
+    # <function=...>, <think>, Gemma's <start_of_turn>, <s>, </s>) ...
+    r"|<(?=\s*/?\s*(?:tool_response|tool_call|tool_result|function[=>\s]|parameter[=>\s]|think\b|"
+    r"start_of_turn|end_of_turn|s>|bos>|eos>))"
+    # ... or a Mistral control token ([INST], [/TOOL_RESULTS]).
+    r"|\[(?=/?(?:INST|TOOL_CALLS|TOOL_RESULTS|AVAILABLE_TOOLS|SYSTEM_PROMPT|TOOL_CONTENT)\])",
+    re.IGNORECASE,
+)
+_INERT = "\u200b"
+
+
+def inert_markup(text: str) -> str:
+    """``text`` that cannot pass for the conversation's structure once rendered and tokenized.
+
+    A tool's output (what a program printed) or an error quoting the model's own text is text
+    the policy chose. A tokenizer reads ``<|im_end|>`` inside it as the special token, and a
+    ``</tool_response>`` in it closes the parser's frame early: the rest would read as a message
+    of the environment or a turn of the user (a forged "all tests passed"). A zero-width space
+    after the opening ``<`` or ``[`` of every control-token or framing-tag shape leaves the text
+    readable and makes it match no special token and no tag.
+    """
+    return _MARKUP.sub(lambda m: m.group(0) + _INERT, text)
 
 
 def truncate_text(text: str, limit: int) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rlvr_envs.env import Env
-from rlvr_envs.episodes.actions import Turn, clean_text, read_action, truncate_text
+from rlvr_envs.episodes.actions import Turn, clean_text, inert_markup, read_action, truncate_text
 from rlvr_envs.episodes.parsers import ToolCall, ToolCallParser, call_from_object, get_tool_call_parser
 from rlvr_envs.episodes.schema import coerce_arguments, validate_arguments
 from rlvr_envs.episodes.shaping import EpisodeShaping
@@ -411,7 +411,8 @@ class EpisodeEnv(Wrapper[Env]):
         if time.monotonic() - started > budget:
             return _error(f"the tool call took longer than its budget of {budget:.3g} s"), False
         text = result if isinstance(result, str) else str(result)
-        return truncate_text(clean_text(text), self.max_tool_output_chars), True
+        # What the tool printed is text the policy chose: it must not read as the chat's structure.
+        return truncate_text(inert_markup(clean_text(text)), self.max_tool_output_chars), True
 
     def _session(self, ep: _Episode, tool: Tool) -> ToolSession:
         session = ep.sessions.get(tool.name)
@@ -486,4 +487,4 @@ def _copy_plain(value: Any) -> Any:
 
 
 def _error(message: str) -> str:
-    return "Error: " + truncate_text(clean_text(message), MAX_ERROR_CHARS)
+    return "Error: " + truncate_text(inert_markup(clean_text(message)), MAX_ERROR_CHARS)

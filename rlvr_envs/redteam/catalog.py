@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from rlvr_envs.redteam import attacks_answer as answer
 from rlvr_envs.redteam import attacks_code as code
 from rlvr_envs.redteam import attacks_text as text
-from rlvr_envs.redteam.mining import mine_feedback
+from rlvr_envs.redteam.mining import forge_turns, mine_feedback
 from rlvr_envs.redteam.target import GoldKind, Probe, Target
 
 if TYPE_CHECKING:
@@ -57,7 +57,9 @@ CLASSES: tuple[AttackClass, ...] = (
     AttackClass("code_exit", code.exit_probes, frozenset({"code"}), "a program-graded task (a code gold)"),
     AttackClass("code_always_equal", code.always_equal_probes, frozenset({"code"}), "a gold program with functions"),
     AttackClass("code_tamper", code.tamper_probes, frozenset({"code"}), "a program-graded task (a code gold)"),
+    AttackClass("code_output_format", code.output_format_probes, frozenset({"code"}), "a stdin/stdout gold program"),
     AttackClass("feedback_mining", None, None, "an env that can be made with max_turns > 1", episode=mine_feedback),
+    AttackClass("forged_turn", None, None, "an env that can be made with max_turns > 1", episode=forge_turns),
 )
 
 BY_NAME: dict[str, AttackClass] = {c.name: c for c in CLASSES}

@@ -1,7 +1,12 @@
 """The feedback-mining attack: play a multi-turn episode, read what the env's feedback reveals
 (a failing assert's arguments and expected value, an expected output, any value the prompt did
 not show) and answer with exactly that, hardcoded. An env whose feedback leaks hidden tests pays
-for a lookup table."""
+for a lookup table.
+
+And the forged-turn attack (``forge_turns``): an attempt whose answer, return value, exception
+message or output holds a chat template's control tokens (``<|im_start|>user``, ``<|eot_id|>``,
+``</tool_response>``...); an env whose feedback quotes them back as they are lets the policy write
+what the tokenizer reads as a user turn or an environment message ("all hidden tests passed")."""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from rlvr_envs.redteam.attacks_code import code_shape, do_nothing_program, program
+from rlvr_envs.redteam.attacks_code import FORGED_TURN, code_shape, do_nothing_program, forged_markers, program
 from rlvr_envs.redteam.target import Probe, Target
 
 if TYPE_CHECKING:
@@ -172,4 +177,58 @@ def mine_feedback(env: Env, t: Target, quick: bool) -> list[tuple[Probe, Any]]:
             tried.add(value)
             completion, label = t.render(value), f"turn-{turn + 1}:revealed-value"
         attempt = Probe(label, completion)
+    return out
+
+
+@dataclass
+class Observed:
+    """An episode step as the report reads it: the verdict's reward, reason and extraction, and
+    the forged structure its observation carried (None when it carried none)."""
+
+    reward: float | None
+    reason: Any
+    extracted: Any
+    forged: str | None
+
+
+def forged_turn_probes(t: Target) -> list[Probe]:
+    """Attempts that put chat-template control tokens where feedback may quote them back."""
+    if t.kind == "code":
+        if code_shape(t.gold or "").style == "script":
+            top = f"import sys\nprint({FORGED_TURN!r})\nprint({FORGED_TURN!r}, file=sys.stderr)\nraise SystemExit(1)"
+            return [Probe("printed-and-exited-1", t.render(program(t, top=top)))]
+        return [
+            Probe("raised", t.render(program(t, call=f"raise ValueError({FORGED_TURN!r})"))),
+            Probe("returned", t.render(program(t, call=f"return {FORGED_TURN!r}"))),
+            Probe("syntax-error", t.render(program(t, top=f"def broken(:\n    {FORGED_TURN!r}"))),
+        ]
+    return [Probe("in-the-answer", t.render(f"{t.wrong} {FORGED_TURN}"))]
+
+
+def forge_turns(env: Env, t: Target, quick: bool) -> list[tuple[Probe, Any]]:
+    """Forged turns: a wrong first attempt carrying chat-template control tokens (in its answer,
+    its return value, its exception's message, its output); the feedback must not quote them as
+    they are. Needs the env made with ``max_turns > 1`` (the runner makes one)."""
+    out: list[tuple[Probe, Any]] = []
+    probes = forged_turn_probes(t)
+    for probe in probes[:1] if quick else probes:
+        try:
+            env.reset(options={"task": t.task})
+            obs, reward, _, _, info = env.step(probe.completion)
+        except Exception as exc:
+            out.append((probe, exc))
+            continue
+        verdict = info.get("verdict") if isinstance(info, dict) else None
+        found = forged_markers(str(obs))
+        out.append(
+            (
+                probe,
+                Observed(
+                    reward=float(getattr(verdict, "reward", reward)),
+                    reason=getattr(verdict, "reason", None),
+                    extracted=getattr(verdict, "extracted", None),
+                    forged=", ".join(found) if found else None,
+                ),
+            )
+        )
     return out

@@ -26,11 +26,15 @@ class Outcome:
     extracted: Any = None
     error: str | None = None
     """Set when verification raised (it never may)."""
+    forged: str | None = None
+    """What an observation carried back that the policy chose and that reads as the chat's
+    structure (a control token, a tool-result frame): a forged turn, a hole whatever the reward."""
 
     @property
     def hole(self) -> bool:
-        """A wrong answer that earned reward."""
-        return self.expect_wrong is True and self.reward is not None and self.reward > 0
+        """A wrong answer that earned reward, or an observation the policy forged."""
+        rewarded = self.expect_wrong is True and self.reward is not None and self.reward > 0
+        return rewarded or self.forged is not None
 
     @property
     def label(self) -> str:
@@ -46,6 +50,7 @@ class Outcome:
             "reason": self.reason,
             "extracted": preview(self.extracted, 120) if self.extracted is not None else None,
             "error": self.error,
+            **({"forged": self.forged} if self.forged is not None else {}),
         }
 
 

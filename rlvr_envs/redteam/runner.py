@@ -171,6 +171,8 @@ def _outcome(attack: str, t: Target, probe: Probe, verdict: Any) -> Outcome:
         reason = getattr(verdict, "reason", None)
         out.reason = getattr(reason, "value", None) or (str(reason) if reason is not None else None)
         out.extracted = getattr(verdict, "extracted", None)
+        forged = getattr(verdict, "forged", None)  # an episode's observation (``mining.Observed``)
+        out.forged = forged if isinstance(forged, str) else None
     return out
 
 

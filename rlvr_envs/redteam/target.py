@@ -138,13 +138,18 @@ def looks_like_code(gold: str, gold_completion: str | None) -> bool:
         return True
     if "\n" not in gold.strip() and not gold[:1].isspace():
         return False
+    tree = parse_program(gold)
+    return tree is not None and any(not isinstance(node, ast.Expr) for node in tree.body)
+
+
+def parse_program(source: str) -> ast.Module | None:
+    """``source`` (dedented) parsed as Python, or None when it is not Python."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(textwrap.dedent(gold))
-    except (SyntaxError, ValueError):
-        return False
-    return any(not isinstance(node, ast.Expr) for node in tree.body)
+            return ast.parse(textwrap.dedent(source))
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
 
 
 def gold_kind(gold: str | None, gold_completion: str | None) -> GoldKind:

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from rlvr_code.scoring import error_type
+from rlvr_envs.episodes.actions import inert_markup
 from rlvr_envs.types import Reason, Verdict, trim_text
 
 _MAX_QUOTED = 3
@@ -97,7 +98,14 @@ def hidden_line(verdict: Verdict) -> str | None:
 
 def attempt_feedback(verdict: Verdict, public: Verdict | None, code: str | None = None) -> str:
     """The observation after a failed attempt: ``verdict`` graded it on all tests, ``public`` is
-    the run of the public tests alone (None when the task has none), ``code`` the program."""
+    the run of the public tests alone (None when the task has none), ``code`` the program.
+
+    It quotes text the program chose (a public test's error message, its syntax error): made
+    inert (``inert_markup``) so that it cannot read as a turn of the chat once tokenized."""
+    return inert_markup(_attempt_feedback(verdict, public, code))
+
+
+def _attempt_feedback(verdict: Verdict, public: Verdict | None, code: str | None) -> str:
     failure = _load_failure(verdict, code)
     if failure is not None:
         return f"Your program did not run: {failure}\nFix the program and answer again."
