@@ -22,9 +22,10 @@ from typing import Any
 from rlvr_envs.errors import RlvrEnvsError
 
 KINDS = ("tokens", "float", "program")
-_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-"""A decimal number as contest outputs write it: no ``inf``, ``nan``, ``0x``, or ``1_000`` (which
-Python's ``float`` would accept)."""
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+"""A decimal number as contest outputs write it: ASCII digits only, no ``inf``, ``nan``, ``0x``,
+``1_000``, nor ``١٢٣`` or ``１２３`` (all of which Python's ``float`` accepts, and a Unicode digit
+class matches)."""
 _MAX_SHOWN = 60
 DEFAULT_CHECKER_S = 5.0
 DEFAULT_CHECKER_MB = 512
