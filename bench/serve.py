@@ -6,6 +6,8 @@ The default compares this working tree's server (``new``) with ``HEAD``'s in the
 committing, name the commit before by hash: ``HEAD~1`` moves). A revision with the same server
 as this tree's shows what two identical servers differ by in the run: the noise to judge by.
 ``new:N``: this tree's server on a pool of N workers of its own (``new``: one worker per CPU).
+``threads``: this tree's server with rows handed to the pool's slot threads (``RLVR_SERVE_LANES=0``)
+instead of workers the event loop drives itself: what the loop-driven hand-off saves, same rounds.
 
 Each server runs in its own process serving ``math-500`` from ``../shared/data/math500.jsonl``
 through a 2-worker verification pool: ``new`` is this working tree; ``old`` is the
@@ -361,12 +363,19 @@ HTTP_ONLY = "http-only"
 """This tree's server with verdicts made up front (no pool): its CPU per request is the HTTP layer's."""
 
 
+THREADS = "threads"
+"""This tree's server with its rows going through the pool's slot threads (``RLVR_SERVE_LANES=0``),
+not through workers its event loop drives (``runtime.local.lanes``): the hand-off's cost, same run."""
+
+
 def start_servers(kinds: list[str], scratch: Path, stub: bool) -> dict[str, subprocess.Popen[str]]:
     env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
     procs: dict[str, subprocess.Popen[str]] = {}
     for kind in kinds:
-        stubbed, workers = stub, 0
-        if kind.startswith("new:"):  # this tree's server on a pool of that many workers
+        stubbed, workers, extra = stub, 0, {}
+        if kind == THREADS:  # this tree's server with the pool's slot threads between loop and workers
+            mode, source, extra = "new", "", {"RLVR_SERVE_LANES": "0"}
+        elif kind.startswith("new:"):  # this tree's server on a pool of that many workers
             mode, source, workers = "new", "", int(kind.split(":", 1)[1])
         elif kind == "new":
             mode, source = "new", ""
@@ -392,7 +401,7 @@ def start_servers(kinds: list[str], scratch: Path, stub: bool) -> dict[str, subp
             [sys.executable, "-c", LAUNCH, mode, source, str(DATA), "stub" if stubbed else "pool", str(workers)],
             stdout=subprocess.PIPE,
             text=True,
-            env=env,
+            env={**env, **extra},
             cwd=REPO,
         )
     return procs
@@ -405,8 +414,9 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8, help="connections (default %(default)s)")
     parser.add_argument(
         "--servers",
-        default="new,HEAD",
-        help="new, new:N (N pool workers), old and/or git revisions, each compared with new (default %(default)s)",
+        default=f"new,{THREADS}",
+        help=f"new, new:N (N pool workers), {THREADS}, old and/or git revisions, each compared with new "
+        "(default %(default)s)",
     )
     parser.add_argument("--modes", default="keep-alive,new-connection", help="default %(default)s")
     parser.add_argument(

@@ -237,7 +237,42 @@ def test_rows_an_auto_env_keeps_in_process_never_reach_the_pool_and_keep_their_v
     assert cheap.pool.worker_pids()
 
 
-def test_verdicts_reach_their_rows_whatever_happens_to_their_neighbours_in_the_pool():
+def test_many_concurrent_keep_alive_connections_each_get_their_own_rewards(server, arith):
+    """96 connections at once, three requests each in turn: every reply carries its own request's
+    rewards, through workers the server's event loop drives (``lanes``)."""
+    spec = verifier_spec(arith)
+    host, port = server.url.removeprefix("http://").rsplit(":", 1)
+    jobs = []
+    for k in range(96):
+        rows, want = _rows(arith, 1 + k % 15, 4)
+        labels = [openrlhf_label(arith.env_id, task, spec) for _, task, _ in rows]
+        jobs.append(
+            (_post("/get_reward", {"query": [c for _, _, c in rows], "prompts": [""] * 4, "labels": labels}), want)
+        )
+
+    async def client(request: bytes) -> list[list[float]]:
+        reader, writer = await asyncio.open_connection(host, int(port))
+        got = []
+        try:
+            for _ in range(3):
+                writer.write(request)
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
+                got.append(json.loads(await reader.readexactly(length))["rewards"])
+        finally:
+            writer.close()
+        return got
+
+    async def go():
+        return await asyncio.wait_for(asyncio.gather(*(client(request) for request, _ in jobs)), 120)
+
+    for (_, want), got in zip(jobs, asyncio.run(go())):
+        assert got == [want] * 3
+    assert server.batcher._lanes  # the rows went to the loop's own lanes
+
+
+@pytest.mark.parametrize("lanes", [True, False], ids=["loop lanes", "slot threads"])
+def test_verdicts_reach_their_rows_whatever_happens_to_their_neighbours_in_the_pool(lanes):
     """Rows of several requests queued in one loop turn, one pool submission: a row past its budget
     gets ``timeout``, a crashed or raising verifier ``verifier_error``, an over-long completion
     ``format_error`` unread; none of them pays a reward, each request gets every one of its own
@@ -262,7 +297,7 @@ def test_verdicts_reach_their_rows_whatever_happens_to_their_neighbours_in_the_p
             ["raise", "wrong", "gold", "long"],
             ["gold"],
         ]
-        batcher = Batcher(EnvRouter([env]))
+        batcher = Batcher(EnvRouter([env]), lanes=lanes)
 
         async def go():
             return await asyncio.gather(
@@ -277,5 +312,7 @@ def test_verdicts_reach_their_rows_whatever_happens_to_their_neighbours_in_the_p
         # The pool still serves after the timeout and the crash (their workers were replaced).
         again = asyncio.run(batcher.averify([(env.env_id, task, gold)] * 3))
         assert [v.reason for v in again] == [Reason.OK] * 3
+        assert bool(batcher._lanes) is lanes
+        batcher.close()
     finally:
         env._pool.close()

@@ -39,10 +39,11 @@ from rlvr_envs.types import Reason, Task, Verdict
 from rlvr_envs.verifier import DEFAULT_TIME_BUDGET_S, Verifier, run_verifier
 
 if TYPE_CHECKING:
-    from rlvr_envs.runtime.backend import BatchResults, VerificationBackend
+    from rlvr_envs.runtime.backend import BatchResults, Calls, VerificationBackend
 
 __all__ = [
     "ISOLATIONS",
+    "Enqueuer",
     "Group",
     "Setup",
     "Split",
@@ -176,11 +177,21 @@ def submit(setup: Setup, tasks: Sequence[Task], completions: Sequence[str]) -> l
     return setup.pool.submit_many(setup.verifier, tasks, completions, **_limits(setup))
 
 
-def enqueue(setup: Setup, tasks: Sequence[Task], completions: Sequence[str], into: BatchResults) -> None:
+def enqueue(
+    setup: Setup, tasks: Sequence[Task], completions: Sequence[str], into: BatchResults, via: Enqueuer | None = None
+) -> None:
     """Queue calls in the setup's pool, with its budget and size cap, each verdict for ``into.put(i, ...)``
-    (no Future per call: for callers that take verdicts as they come, such as the server's batcher)."""
+    (no Future per call: for callers that take verdicts as they come, such as the server's batcher).
+    ``via``: what queues them instead of the pool's own ``enqueue`` (the pool's workers driven by
+    the caller's event loop, ``VerificationPool.loop_lanes``)."""
     pool = setup.pool
-    pool.enqueue(pool.calls(setup.verifier, tasks, completions, **_limits(setup)), into)
+    (via or pool).enqueue(pool.calls(setup.verifier, tasks, completions, **_limits(setup)), into)
+
+
+class Enqueuer(Protocol):
+    """What queues a backend's ``Calls``: the backend itself, or its lanes on an event loop."""
+
+    def enqueue(self, calls: Calls, into: list[Future[Verdict]] | BatchResults) -> None: ...
 
 
 def _limits(setup: Setup) -> dict[str, Any]:
@@ -220,8 +231,8 @@ class Group:
     def submit(self) -> list[Future[Verdict]]:
         return submit(self.setup, self.tasks, self.completions)
 
-    def enqueue(self, into: BatchResults) -> None:
-        enqueue(self.setup, self.tasks, self.completions, into)
+    def enqueue(self, into: BatchResults, via: Enqueuer | None = None) -> None:
+        enqueue(self.setup, self.tasks, self.completions, into, via)
 
     def verify_here(self) -> list[Verdict]:
         return verify_here(self.setup, self.tasks, self.completions)

@@ -13,7 +13,8 @@ without one is refused at start.
 
 Per request, the server does as little as it can beside the pool's own work: the rows of all
 requests that arrive in one turn of the event loop go to the pool in one call per verifier and
-come back with one wake-up of the loop per chunk of verdicts (``rlvr_envs.serve.batch``), a
+come back to the loop itself, which drives the pool's workers with no thread between
+(``rlvr_envs.serve.batch``, ``rlvr_envs.runtime.local.lanes``), a
 label seen before is not parsed again, and a reply's head and body leave in one write.
 """
 
@@ -459,13 +460,17 @@ class RewardServer:
         # is most of a request's latency. This process only serves, so a shorter interval is safe.
         sys.setswitchinterval(0.0005)
         self._server = self._uvicorn()
-        self._server.run(sockets=[self._socket])
+        try:
+            self._server.run(sockets=[self._socket])
+        finally:
+            self.batcher.close()
 
     def stop(self) -> None:
         if self._server is not None:
             self._server.should_exit = True
         if self._thread is not None:
             self._thread.join(timeout=10)
+        self.batcher.close()  # the workers its loop drove: that loop has ended
         self._socket.close()
 
     def __enter__(self) -> RewardServer:

@@ -6,15 +6,21 @@ the end of the turn, when every held row goes to the pool in one ``enqueue`` per
 what is the same for every row (the verifier's pickle, its budget) is worked out once per batch,
 and the pool's slot threads find the whole batch queued and send it to a worker in one message.
 
-Verdicts come back on the pool's threads, each put straight into a queue of finished rows (no
-Future per row). Instead of one thread-safe wake-up of the event loop per verdict (a pipe write
-each), the loop is woken once for all the verdicts that arrive before it gets round to them; a
-request is answered as soon as its own rows are done, never later than without batching.
+A local pool's rows go to workers the event loop drives itself (``VerificationPool.loop_lanes``):
+the loop writes their messages and reads their verdicts, with no thread between (the pool's slot
+threads cost a thread switch and a GIL hand-off each way, per chunk). ``RLVR_SERVE_LANES=0`` turns
+that off (the slot threads then serve, as for any backend without lanes, such as Ray's).
+
+Verdicts that come back on a backend's threads are each put straight into a queue of finished
+rows (no Future per row). Instead of one thread-safe wake-up of the event loop per verdict (a
+pipe write each), the loop is woken once for all the verdicts that arrive before it gets round
+to them; a request is answered as soon as its own rows are done, never later than without batching.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -69,9 +75,13 @@ class Batcher:
     what verifies each row and ``runtime.dispatch`` where it runs, exactly as in ``EnvRouter.averify``.
     """
 
-    def __init__(self, router: EnvRouter) -> None:
+    def __init__(self, router: EnvRouter, lanes: bool | None = None) -> None:
         self.router = router
+        self.use_lanes = os.environ.get("RLVR_SERVE_LANES", "1").strip() != "0" if lanes is None else lanes
+        """Local pools' rows go to workers this loop drives (``loop_lanes``), not to the slot threads."""
+        self._lanes: dict[int, tuple[Any, Any]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread = 0
         self._held: list[tuple[_Request, int, Scorer, Any, str]] = []
         self._finished: deque[tuple[_Request, int, Verdict]] = deque()
         self._wake_lock = threading.Lock()
@@ -87,7 +97,9 @@ class Batcher:
             return []
         loop = asyncio.get_running_loop()
         if loop is not self._loop:  # the first call, or a server started again on a new loop
+            self.close()  # lanes of the old loop: their workers go
             self._loop = loop
+            self._loop_thread = threading.get_ident()
         request = _Request(loop.create_future(), len(rows))
         held = self._held
         if not held:
@@ -111,7 +123,7 @@ class Batcher:
         for group in split.away.values():
             rows = [places[i] for i in group.indices]
             try:
-                group.enqueue(_Rows(rows, self._arrived))
+                group.enqueue(_Rows(rows, self._arrived), self._lanes_of(group.setup.pool))
             except Exception as exc:  # a closed pool: every request of the group fails
                 for request, _ in rows:
                     self._fail(request, exc)
@@ -124,6 +136,26 @@ class Batcher:
                 break
             work = loop.run_in_executor(None, group.verify_here)
             work.add_done_callback(self._local_done([places[i] for i in group.indices]))
+
+    def _lanes_of(self, pool: Any) -> Any:
+        """The pool's workers driven from this loop (made on first use), or None for a backend without."""
+        if not self.use_lanes:
+            return None
+        found = self._lanes.get(id(pool))
+        if found is not None and found[0] is pool and not found[1].closed:
+            return found[1]
+        make = getattr(pool, "loop_lanes", None)
+        if make is None or pool.closed:
+            return None  # the backend's own enqueue (a closed pool's raises there: the rows fail)
+        lanes = make()
+        self._lanes[id(pool)] = (pool, lanes)
+        return lanes
+
+    def close(self) -> None:
+        """Let the lanes' workers go (the server stopped); lanes are made again on the next call."""
+        lanes, self._lanes = self._lanes, {}
+        for _, lane_set in lanes.values():
+            lane_set.close()
 
     def _local_done(self, rows: list[tuple[_Request, int]]) -> Any:
         def done(work: asyncio.Future[list[Verdict]]) -> None:  # on the loop
@@ -163,6 +195,9 @@ class Batcher:
     # -- on the pool's threads (or on the loop, for a row the pool refused unread) -----------------
     def _arrived(self, request: _Request, index: int, verdict: Verdict) -> None:
         """A row's verdict is in: queue it, and wake the loop unless a wake-up is on its way already."""
+        if threading.get_ident() == self._loop_thread:  # from lanes the loop drives: no wake-up needed
+            self._set(request, index, verdict)
+            return
         self._finished.append((request, index, verdict))
         with self._wake_lock:
             if self._wake_pending:

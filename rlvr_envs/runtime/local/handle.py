@@ -115,6 +115,18 @@ class WorkerHandle:
         worker.forked = True
         return worker
 
+    @property
+    def reply_fd(self) -> int:
+        """The descriptor replies arrive on (an event loop watches it: ``lanes``)."""
+        return self._from.fileno()
+
+    def reply_waiting(self) -> bool:
+        """Whether bytes of a reply (or the channel's end) are there to read now."""
+        try:
+            return bool(self._poller.poll(0))
+        except (OSError, ValueError):
+            return True  # a read will tell what happened
+
     def send(self, message: tuple[Any, ...]) -> None:
         self.send_bytes(dumps(message))
 

@@ -13,7 +13,24 @@ from concurrent.futures import Future
 from rlvr_envs.runtime.backend import BatchResults, Delivery
 from rlvr_envs.types import Task, Verdict
 
-__all__ = ["Job"]
+__all__ = ["MAX_START_ROUNDS", "SAFE_UNREAD_BYTES", "TOP_UP_S", "Job"]
+
+# How the pool schedules jobs on a worker, whichever side drives it (slot threads: ``pool``; an
+# event loop: ``lanes``).
+TOP_UP_S = 0.004
+"""A worker whose queued calls should take less than this gets its next message before it
+finishes them (about two chunk flushes: it keeps busy while the pool reads a chunk). Workers
+send short chunks from ``worker.NEAR_END_S`` (twice this) before a message's end."""
+
+SAFE_UNREAD_BYTES = 32 * 1024
+"""Most bytes of messages a busy worker has not read yet that a send may add to: half a Linux
+pipe's default 64 KiB (sixteen pages, however the writes fall on them), far under a Unix
+socket's send buffer, so such a send never blocks."""
+
+MAX_START_ROUNDS = 3
+"""A call whose worker dies while starting or loading its verifier (before the call ran) goes back
+to the queue, for any slot; after this many rounds of two fresh workers each it gets
+``verifier_error``, so a verifier that kills every worker it is loaded in cannot loop forever."""
 
 
 class Job(Delivery):

@@ -17,6 +17,7 @@ call keeps its own hard budget however its verdict travels.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import pickle
@@ -24,12 +25,17 @@ import queue
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Iterator
 from concurrent.futures import Future
 from typing import Any
 
 from rlvr_envs.runtime.backend import STARTUP_TIMEOUT_S, BatchResults, Calls, VerificationBackend
 from rlvr_envs.runtime.local.handle import WorkerDied, WorkerHandle
+from rlvr_envs.runtime.local.jobs import MAX_START_ROUNDS as _MAX_START_ROUNDS
+from rlvr_envs.runtime.local.jobs import SAFE_UNREAD_BYTES as _SAFE_UNREAD_BYTES
+from rlvr_envs.runtime.local.jobs import TOP_UP_S as _TOP_UP_S
 from rlvr_envs.runtime.local.jobs import Job as _Job
+from rlvr_envs.runtime.local.lanes import LoopLanes
 from rlvr_envs.runtime.local.sessions import LocalSessions
 from rlvr_envs.runtime.local.wire import dumps
 from rlvr_envs.runtime.local.zygote import ZYGOTE_SUPPORTED, Zygote, ZygoteDied
@@ -38,21 +44,6 @@ from rlvr_envs.types import Reason, Task, Verdict
 from rlvr_envs.verifier import DEFAULT_MAX_COMPLETION_CHARS, Verifier, guard_completion
 
 START_METHODS = ("zygote", "spawn")
-
-_TOP_UP_S = 0.004
-"""A worker whose queued calls should take less than this gets its next message before it
-finishes them (about two chunk flushes: it keeps busy while this process reads a chunk). Workers
-send short chunks from ``worker.NEAR_END_S`` (twice this) before a message's end."""
-
-_SAFE_UNREAD_BYTES = 32 * 1024
-"""Most bytes of messages a busy worker has not read yet that a send may add to: half a Linux
-pipe's default 64 KiB (sixteen pages, however the writes fall on them), far under a Unix
-socket's send buffer, so such a send never blocks."""
-
-_MAX_START_ROUNDS = 3
-"""A call whose worker dies while starting or loading its verifier (before the call ran) goes back
-to the queue, for any slot; after this many rounds of two fresh workers each it gets
-``verifier_error``, so a verifier that kills every worker it is loaded in cannot loop forever."""
 
 
 class VerificationPool(VerificationBackend):
@@ -104,6 +95,7 @@ class VerificationPool(VerificationBackend):
         self._blobs: OrderedDict[int, tuple[Verifier, str, bytes]] = OrderedDict()
         self._blob_lock = threading.Lock()
         self._barriers: set[threading.Barrier] = set()
+        self._lanes: list[LoopLanes] = []
         self.closed = False
         self.max_sessions = max_sessions
         self._sessions: LocalSessions | None = None
@@ -117,12 +109,17 @@ class VerificationPool(VerificationBackend):
     # -- the backend's primitive (``VerificationBackend`` gives submit, submit_many, map, amap) ------
     def enqueue(self, calls: Calls, into: list[Future[Verdict]] | BatchResults) -> None:
         """Queue a job per call, its verdict for ``into[i]`` (a Future) or ``into.put(i, ...)``."""
+        put = self._jobs.put
+        for job in self.jobs(calls, into):
+            put(job)
+
+    def jobs(self, calls: Calls, into: list[Future[Verdict]] | BatchResults) -> Iterator[_Job]:
+        """A job per call that has to run; a call refused unread gets its verdict here at once."""
         # What is the same for every call, worked out once.
         futures, batch = (into, None) if isinstance(into, list) else (None, into)
         max_chars, budget, verifier = calls.max_chars, calls.timeout_s, calls.verifier
         key, blob = self._pickled(verifier)
         cheap = bool(getattr(verifier, "bounded_cheap", False))
-        put = self._jobs.put
         for index, (task, completion) in enumerate(zip(calls.tasks, calls.completions)):
             future = None if futures is None else futures[index]
             # A string within the cap is what guard_completion lets through (checked here first:
@@ -135,7 +132,22 @@ class VerificationPool(VerificationBackend):
                     else:
                         batch.put(index, refused)  # type: ignore[union-attr]
                     continue
-            put(_Job(key, blob, task, completion, budget, max_chars, future, None, cheap, batch, index))
+            yield _Job(key, blob, task, completion, budget, max_chars, future, None, cheap, batch, index)
+
+    def loop_lanes(self) -> LoopLanes:
+        """Workers of their own for the running event loop, driven from it (``lanes``): what the
+        reward server queues its rows on. Closed with the pool, or by their ``close``."""
+        loop = asyncio.get_running_loop()
+        lanes = LoopLanes(self, loop)
+        with self._blob_lock:
+            if self.closed:
+                raise RuntimeError("the verification pool is closed")
+            # Lanes of a loop that has ended (``asyncio.run`` returned) serve nobody: let them go.
+            stale = [old for old in self._lanes if old.closed or old.loop.is_closed()]
+            self._lanes = [old for old in self._lanes if old not in stale] + [lanes]
+        for old in stale:
+            old.close()
+        return lanes
 
     def preload(self, verifier: Verifier, timeout_s: float = STARTUP_TIMEOUT_S) -> None:
         """Start every worker and load ``verifier`` in each, before any work is queued.
@@ -174,6 +186,9 @@ class VerificationPool(VerificationBackend):
         with self._blob_lock:
             for barrier in self._barriers:
                 barrier.abort()  # a slot waiting in preload must not hold up closing
+            lanes, self._lanes = self._lanes, []
+        for lane_set in lanes:
+            lane_set.close()
         for _ in self._threads:
             self._jobs.put(None)
         for thread in self._threads:
@@ -209,8 +224,13 @@ class VerificationPool(VerificationBackend):
             return self._sessions
 
     def worker_pids(self) -> list[int]:
-        """Process ids of the live workers (for measuring them; a worker may be replaced any time)."""
-        return [worker.pid for worker in list(self._live.values())]
+        """Process ids of the live workers, the slot threads' and the loop lanes' (for measuring them;
+        a worker may be replaced any time)."""
+        with self._blob_lock:
+            lanes = list(self._lanes)
+        return [worker.pid for worker in list(self._live.values())] + [
+            pid for lane_set in lanes for pid in lane_set.worker_pids()
+        ]
 
     # -- internals -------------------------------------------------------------------------------
     def _pickled(self, verifier: Verifier) -> tuple[str, bytes]:
