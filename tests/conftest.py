@@ -120,6 +120,7 @@ SERIAL = (
     "tests/code/test_code_contests_limits.py",  # runner uids; a 1.4 s sleep against 1 s and 5 s limits
     "tests/code/test_code_contests_rlimit.py",  # runner uids; loops of ~2 CPU seconds to their RLIMIT_CPU
     "tests/code/test_code_calibrate_runner.py",  # runner uids; file-I/O and interactive references measured
+    "tests/code/test_code_contests_kattis.py",  # runner uids; Kattis packages' validators and submissions
     # contest presets' conformance: a float-tolerance task's reference runs in the runner (its uids)
     "tests/test_conformance_all.py::test_conformance[code-contests-v2]",
     "tests/test_conformance_all.py::test_conformance[code-taco-v2]",

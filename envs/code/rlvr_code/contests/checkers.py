@@ -6,6 +6,11 @@ A stdio task may carry ``answer["checker"]``, one of::
     {"type": "float", "abs_tol": 1e-6, "rel_tol": 1e-6}  # numbers within a tolerance, other tokens exactly
     {"type": "program", "source": "...", "language": "python", "timeout_s": 5, "memory_mb": 512}
 
+``"case_sensitive": false`` on ``tokens``/``float`` compares letters ignoring case (the Kattis
+default validator's rule). A ``program`` checker speaks testlib's protocol (``sandboxed``) or, with
+``"protocol": "kattis"``, the Kattis problem-package one (``validator input answer feedback_dir <
+output``, exit 42 accepts, 43 rejects; ``kattis``).
+
 Without one, the family's comparison applies (lines with trailing spaces removed, exactly).
 The built-in checkers run on the host: they only split and parse text the sandbox already cut at
 ``output_bytes``. A ``program`` checker (a special judge, ``special``) runs in a sandbox of its own.
@@ -22,6 +27,7 @@ from typing import Any
 from rlvr_envs.errors import RlvrEnvsError
 
 KINDS = ("tokens", "float", "program")
+PROTOCOLS = ("testlib", "kattis")
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 """A decimal number as contest outputs write it: ASCII digits only, no ``inf``, ``nan``, ``0x``,
 ``1_000``, nor ``١٢٣`` or ``１２３`` (all of which Python's ``float`` accepts, and a Unicode digit
@@ -44,6 +50,8 @@ class Checker:
     language: str = "python"
     timeout_s: float = DEFAULT_CHECKER_S
     memory_mb: int = DEFAULT_CHECKER_MB
+    case_sensitive: bool = True
+    protocol: str = "testlib"
 
     @property
     def builtin(self) -> bool:
@@ -51,6 +59,8 @@ class Checker:
 
     def compare(self, got: str, want: str) -> tuple[bool, str | None]:
         """A built-in checker's judgement: ``(accepted, why not)``."""
+        if not self.case_sensitive:
+            got, want = got.casefold(), want.casefold()
         if self.kind == "float":
             return floats_close(got, want, self.abs_tol, self.rel_tol)
         return tokens_equal(got, want)
@@ -77,14 +87,17 @@ def parse_checker(spec: Any) -> Checker | None:
     kind = spec.get("type")
     if kind not in KINDS:
         raise CheckerSpecError(f"unknown checker type {kind!r}; expected one of {list(KINDS)}")
+    case_sensitive = spec.get("case_sensitive", True)
+    if not isinstance(case_sensitive, bool):
+        raise CheckerSpecError(f"checker case_sensitive must be true or false, got {case_sensitive!r}")
     if kind == "tokens":
-        return Checker("tokens")
+        return Checker("tokens", case_sensitive=case_sensitive)
     if kind == "float":
         abs_tol = _tolerance({"abs_tol": 1e-6, **spec}, "abs_tol")
         rel_tol = _tolerance({"rel_tol": 1e-6, **spec}, "rel_tol")
         if abs_tol == 0.0 and rel_tol == 0.0:
             raise CheckerSpecError("a float checker needs abs_tol or rel_tol above 0 (else use 'tokens')")
-        return Checker("float", abs_tol=abs_tol, rel_tol=rel_tol)
+        return Checker("float", abs_tol=abs_tol, rel_tol=rel_tol, case_sensitive=case_sensitive)
     source = spec.get("source")
     if not isinstance(source, str) or not source.strip() or "\x00" in source:
         raise CheckerSpecError("a program checker needs 'source', its non-empty program text")
@@ -99,7 +112,17 @@ def parse_checker(spec: Any) -> Checker | None:
         raise CheckerSpecError(f"checker timeout_s must be in (0, 60], got {timeout_s!r}")
     if isinstance(memory_mb, bool) or not isinstance(memory_mb, int) or not (16 <= memory_mb <= 4096):
         raise CheckerSpecError(f"checker memory_mb must be an integer in [16, 4096], got {memory_mb!r}")
-    return Checker("program", source=source, language=language, timeout_s=float(timeout_s), memory_mb=memory_mb)
+    protocol = spec.get("protocol", "testlib")
+    if protocol not in PROTOCOLS:
+        raise CheckerSpecError(f"unknown checker protocol {protocol!r:.40}; expected one of {list(PROTOCOLS)}")
+    return Checker(
+        "program",
+        source=source,
+        language=language,
+        timeout_s=float(timeout_s),
+        memory_mb=memory_mb,
+        protocol=protocol,
+    )
 
 
 def _shown(token: str) -> str:

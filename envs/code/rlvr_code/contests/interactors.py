@@ -1,7 +1,8 @@
 """An interactive task's interactor: ``answer["interactor"]``, run by ``languages.interactive``.
 
 ``{"language": "cpp", "source": "...", "timeout_s": 5, "memory_mb": 512}`` (``language``
-defaults to ``python``; ``timeout_s`` is its CPU budget per case). It is called as testlib's
+defaults to ``python``; ``timeout_s`` is its CPU budget per case; ``"protocol": "kattis"``: a
+Kattis problem package's interactive output validator, ``kattis_protocol``). It is called as testlib's
 interactors are (``argv[1]`` the case's input, ``argv[2]`` a log file, ``argv[3]`` the case's
 expected output); what it prints goes to the contestant's stdin, what the contestant prints comes
 to its stdin. Exit status 0 accepts, 1 or 2 reject, anything else is its failure
@@ -18,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rlvr_code.contests.checkers import DEFAULT_CHECKER_MB, DEFAULT_CHECKER_S
-from rlvr_code.contests.sandboxed import PYTHON, language_spec
+from rlvr_code.contests.sandboxed import PYTHON, covered, language_spec
 from rlvr_code.languages.spec import Language
 from rlvr_envs.errors import RlvrEnvsError
 
@@ -64,13 +65,17 @@ class Interactor:
     source: str
     timeout_s: float = DEFAULT_CHECKER_S
     memory_mb: int = DEFAULT_CHECKER_MB
+    protocol: str = "testlib"
 
 
 def parse_interactor(spec: Any) -> Interactor:
     from rlvr_code.languages import canonical
 
-    if not isinstance(spec, Mapping) or set(spec) - {"language", "source", "timeout_s", "memory_mb"}:
-        raise InteractorSpecError("interactor must be {'language', 'source', 'timeout_s', 'memory_mb'}")
+    if not isinstance(spec, Mapping) or set(spec) - {"language", "source", "timeout_s", "memory_mb", "protocol"}:
+        raise InteractorSpecError("interactor must be {'language', 'source', 'timeout_s', 'memory_mb', 'protocol'}")
+    protocol = spec.get("protocol", "testlib")
+    if protocol not in ("testlib", "kattis"):
+        raise InteractorSpecError(f"unknown interactor protocol {protocol!r:.40}; expected 'testlib' or 'kattis'")
     language = canonical(spec.get("language", "python"))
     if language is None:
         raise InteractorSpecError(f"unknown interactor language {spec.get('language')!r:.60}")
@@ -85,15 +90,27 @@ def parse_interactor(spec: Any) -> Interactor:
         raise InteractorSpecError("interactor timeout_s must be finite")
     if isinstance(memory_mb, bool) or not isinstance(memory_mb, int) or not 16 <= memory_mb <= 4096:
         raise InteractorSpecError("interactor memory_mb must be an integer in [16, 4096]")
-    return Interactor(language, source, float(timeout_s), memory_mb)
+    return Interactor(language, source, float(timeout_s), memory_mb, protocol)
 
 
-def interactor_language(name: str) -> Language:
-    """The interactor's language as the runner runs it (a Python one behind its guard)."""
+def interactor_language(name: str, protocol: str = "testlib") -> Language:
+    """The interactor's language as the runner runs it (a Python one behind its guard; a Kattis
+    validator behind the shell step that speaks its protocol)."""
     base = language_spec(name)
-    if base is not PYTHON:
+    if base is PYTHON:
+        base = dataclasses.replace(base, run=("/usr/bin/python3", "-I", "-c", _INTERACTOR_GUARD, "{src}"))
+    if protocol != "kattis":
         return base
-    return dataclasses.replace(base, run=("/usr/bin/python3", "-I", "-c", _INTERACTOR_GUARD, "{src}"))
+    from rlvr_code.contests.kattis_protocol import interactor_step
+
+    run_mounts = base.run_mounts if base.run_mounts is not None else base.mounts
+    shell = tuple(tool for tool in ("/usr/bin/sh", "/usr/bin/dash") if not covered(tool, run_mounts))
+    return dataclasses.replace(
+        base,
+        run=("/usr/bin/sh", "-c", interactor_step(name == "python"), "interactor", *base.run),
+        run_mounts=(*run_mounts, *shell),
+        extra_processes=base.extra_processes + 1,
+    )
 
 
 def run_interaction(
@@ -108,7 +125,7 @@ def run_interaction(
         return run_interactive(
             language_spec(language),
             code,
-            interactor_language(interactor.language),
+            interactor_language(interactor.language, interactor.protocol),
             interactor.source,
             cases,
             limits,

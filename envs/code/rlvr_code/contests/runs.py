@@ -97,7 +97,13 @@ def _apply_checker(
     triples = [(cases[i]["input"], str(outputs[i]), cases[i]["output"]) for i in pending]
     try:
         report = run_checker(
-            checker.language, checker.source, triples, checker.timeout_s, checker.memory_mb, total_s=total_s
+            checker.language,
+            checker.source,
+            triples,
+            checker.timeout_s,
+            checker.memory_mb,
+            total_s=total_s,
+            protocol=checker.protocol,
         )
     except SandboxError as exc:
         return f"the checker could not run: {exc}"

@@ -66,18 +66,22 @@ def language_spec(name: str) -> Language:
     return PYTHON if name == "python" else LANGUAGES[name]
 
 
-def _covered(path: str, mounts: tuple[str, ...]) -> bool:
+def covered(path: str, mounts: tuple[str, ...]) -> bool:
     return any(path == m or path.startswith(m.rstrip("/") + "/") for m in mounts)
 
 
-def checker_language(base: Language) -> Language:
-    """``base`` run behind the shell step that lays out the case's three files."""
+def checker_language(base: Language, protocol: str = "testlib") -> Language:
+    """``base`` run behind the shell step that lays out the case's three files (and, for a Kattis
+    output validator, speaks its protocol: ``kattis_protocol``)."""
+    from rlvr_code.contests.kattis_protocol import CHECKER_STEP
+
     run = ("/usr/bin/python3", "-I", "-c", _PYTHON_GUARD, "{src}") if base is PYTHON else base.run
     run_mounts = base.run_mounts if base.run_mounts is not None else base.mounts
-    extra = tuple(tool for tool in _SHELL_TOOLS if not _covered(tool, run_mounts))
+    extra = tuple(tool for tool in _SHELL_TOOLS if not covered(tool, run_mounts))
+    step = CHECKER_STEP if protocol == "kattis" else _SPLIT
     return dataclasses.replace(
         base,
-        run=("/usr/bin/sh", "-c", _SPLIT, "checker", *run),
+        run=("/usr/bin/sh", "-c", step, "checker", *run),
         run_mounts=(*run_mounts, *extra),
         extra_processes=base.extra_processes + 2,
     )
@@ -139,6 +143,7 @@ def run_checker(
     timeout_s: float,
     memory_mb: int,
     total_s: float | None = None,
+    protocol: str = "testlib",
 ) -> dict[str, Any]:
     """Judge ``(input, contestant output, expected)`` triples with a special judge (compiled once).
 
@@ -168,7 +173,7 @@ def run_checker(
     }
     try:
         return run_sample(
-            checker_language(language_spec(language)),
+            checker_language(language_spec(language), protocol),
             source,
             cases,
             limits,

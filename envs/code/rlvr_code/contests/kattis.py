@@ -1,0 +1,317 @@
+"""Kattis problem packages (the ICPC / Kattis problem-package format) from a local copy.
+
+A package is a folder with ``problem.yaml``; ``KattisEnv(path)`` takes one package or a folder of
+them (for instance the four example problems of Kattis' ``problemtools`` sources:
+``scripts/fetch_kattis_examples.sh``). Each becomes a stdin/stdout task of the contest family:
+
+* cases: ``data/sample/**/*.in`` with their ``.ans`` (public, in path order), then
+  ``data/secret/**/*.in`` (hidden); a sample shown only as an ``.interaction`` transcript has no
+  case. Symbolic links are followed only inside the package.
+* judging: the default validator becomes the built-in checker (tokens, letters ignoring case
+  unless ``case_sensitive``; ``float_tolerance``/``float_absolute_tolerance``/
+  ``float_relative_tolerance`` a float one); a custom output validator (one C, C++ or Python
+  source, its local ``#include "..."`` headers inlined) a special judge, an interactive problem's
+  an interactor, both speaking Kattis' protocol (``kattis_protocol``).
+* ``canonical_solution``: the first of ``submissions/accepted`` in the task's first language (a
+  Python file that Python 3 cannot compile, e.g. a Python 2 one, is not Python).
+* a stated ``limits.time_limit`` (2023-07 format) is the per-case limit; legacy packages state
+  none (Kattis derives it from the accepted submissions): ``rlvr-envs code calibrate`` measures one.
+
+Scoring problems (``type: scoring``) are judged pass/fail over all cases; validators that need
+flags of their own, several source files or a build script, and multi-pass problems are left out
+(``env.skipped`` says why).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rlvr_code.contests.envs import ContestEnv
+from rlvr_code.contests.rows import Problem, Untestable, build_task
+from rlvr_code.envs import RowPlace, SourcedRow
+from rlvr_code.limits import parse_seconds
+from rlvr_code.verifier import accepted_languages
+from rlvr_envs.errors import ConfigurationError, DataError
+
+_EXTENSIONS = {".py": "python", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c": "c"}
+_SOLUTION_EXTENSIONS = {
+    **_EXTENSIONS,
+    ".java": "java",
+    ".js": "javascript",
+    ".go": "go",
+    ".rs": "rust",
+}
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"/\\]+)"[ \t]*$', re.MULTILINE)
+_MAX_FILE = 64 << 20
+"""Bytes of one test file read into a task."""
+
+
+def package_dirs(root: str | Path) -> list[Path]:
+    """``root`` if it is a package (holds ``problem.yaml``), else its sub-folders that are."""
+    base = Path(root)
+    if (base / "problem.yaml").is_file():
+        return [base]
+    if not base.is_dir():
+        raise DataError(f"code-kattis: {str(base)!r} is not a folder")
+    found = sorted(p for p in base.iterdir() if p.is_dir() and (p / "problem.yaml").is_file())
+    if not found:
+        raise DataError(f"code-kattis: no problem package (a folder with problem.yaml) in {str(base)!r}")
+    return found
+
+
+def _inside(package: Path, path: Path) -> bool:
+    try:
+        path.resolve(strict=True).relative_to(package.resolve())
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def _read(package: Path, path: Path) -> str:
+    if not _inside(package, path):
+        raise DataError(f"code-kattis: {path} points outside its package")
+    if path.stat().st_size > _MAX_FILE:
+        raise DataError(f"code-kattis: {path} is larger than {_MAX_FILE >> 20} MB")
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+def _cases(package: Path, group: str) -> list[tuple[str, str]]:
+    """``(input, answer)`` of ``data/<group>/**/*.in`` in path order (an ``.in`` without its
+    ``.ans`` is refused; an interactive problem's answers may be empty files)."""
+    folder = package / "data" / group
+    if not folder.is_dir():
+        return []
+    found = []
+    for given in sorted(folder.rglob("*.in"), key=lambda p: p.relative_to(folder).parts):
+        answer = given.with_suffix(".ans")
+        if not answer.exists():
+            raise DataError(f"code-kattis: {given} has no {answer.name}")
+        found.append((_read(package, given), _read(package, answer)))
+    return found
+
+
+def _yaml(path: Path) -> Mapping[str, Any]:
+    try:
+        import yaml
+    except ImportError:
+        raise ConfigurationError("code-kattis reads problem.yaml with PyYAML: pip install pyyaml") from None
+    try:
+        loaded = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise DataError(f"code-kattis: {path} is not valid YAML: {exc}") from None
+    if loaded is None:
+        return {}
+    if not isinstance(loaded, Mapping):
+        raise DataError(f"code-kattis: {path} must hold a mapping")
+    return loaded
+
+
+def _statement(package: Path) -> str:
+    for folder in ("statement", "problem_statement"):
+        for name in ("problem.en.md", "problem.en.tex", "problem.md", "problem.tex"):
+            path = package / folder / name
+            if path.is_file():
+                return _read(package, path)
+    for path in sorted((package / "statement").glob("problem.*")) + sorted(
+        (package / "problem_statement").glob("problem.*")
+    ):
+        if path.suffix in (".md", ".tex"):
+            return _read(package, path)
+    raise DataError(f"code-kattis: {package} has no problem statement")
+
+
+def _name(config: Mapping[str, Any], package: Path) -> str:
+    name = config.get("name")
+    if isinstance(name, Mapping):
+        name = name.get("en") or next(iter(name.values()), None)
+    return str(name) if name else package.name
+
+
+def _kind(config: Mapping[str, Any]) -> tuple[bool, bool]:
+    """``(custom validator, interactive)`` from the legacy ``validation`` or 2023-07 ``type``."""
+    kinds = config.get("type", "pass-fail")
+    words = set(kinds.split() if isinstance(kinds, str) else [str(k) for k in kinds or ()])
+    validation = str(config.get("validation") or "default").split()
+    if "multi-pass" in words:
+        raise Untestable(f"code-kattis: {config.get('name')!r} is multi-pass (not supported)")
+    interactive = "interactive" in words or "interactive" in validation
+    return interactive or validation[0] == "custom" or "custom" in words, interactive
+
+
+def _flags(config: Mapping[str, Any], package: Path) -> list[str]:
+    flags: Any = config.get("validator_flags")
+    if flags is None:
+        flags = _yaml(package / "data" / "testdata.yaml").get("output_validator_flags")
+    if isinstance(flags, str):
+        return flags.split()
+    return [str(f) for f in flags or ()]
+
+
+def default_checker(flags: list[str]) -> dict[str, Any]:
+    """The Kattis default validator's options as a built-in checker spec."""
+    spec: dict[str, Any] = {"type": "tokens", "case_sensitive": "case_sensitive" in flags}
+    names = {
+        "float_tolerance": ("abs_tol", "rel_tol"),
+        "float_absolute_tolerance": ("abs_tol",),
+        "float_relative_tolerance": ("rel_tol",),
+    }
+    at = 0
+    while at < len(flags):
+        flag = flags[at]
+        if flag in names:
+            try:
+                value = float(flags[at + 1])
+            except (IndexError, ValueError):
+                raise DataError(f"code-kattis: validator flag {flag} needs a number") from None
+            spec["type"] = "float"
+            spec.setdefault("abs_tol", 0.0)
+            spec.setdefault("rel_tol", 0.0)
+            for key in names[flag]:
+                spec[key] = value
+            at += 2
+            continue
+        if flag not in ("case_sensitive", "space_change_sensitive"):
+            raise DataError(f"code-kattis: unknown default validator flag {flag!r}")
+        at += 1
+    return spec
+
+
+def validator_source(package: Path) -> tuple[str, str]:
+    """``(language, source)`` of the package's one output validator, its local headers inlined."""
+    roots = [package / "output_validator", package / "output_validators"]
+    candidates = [p for root in roots if root.is_dir() for p in sorted(root.rglob("*")) if p.is_file()]
+    if any(p.name in ("build", "run", "Makefile") for p in candidates):
+        raise Untestable(f"code-kattis: {package.name}'s validator is built by a script (not supported)")
+    mains = [p for p in candidates if p.suffix in _EXTENSIONS]
+    if len(mains) != 1:
+        raise Untestable(f"code-kattis: {package.name} needs one validator source file, found {len(mains)}")
+    main = mains[0]
+    language = _EXTENSIONS[main.suffix]
+    source = _read(package, main)
+    if language != "python":
+        seen: set[str] = set()
+
+        def inline(found: re.Match[str]) -> str:
+            header = main.parent / found.group(1)
+            if not header.is_file():
+                return found.group(0)  # a system header
+            if found.group(1) in seen:
+                return ""
+            seen.add(found.group(1))
+            return _INCLUDE.sub(inline, _read(package, header))
+
+        source = _INCLUDE.sub(inline, source)
+    return language, source
+
+
+def _python3(source: str) -> bool:
+    if source.startswith("#!") and "python2" in source.splitlines()[0]:
+        return False
+    try:
+        compile(source, "<submission>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def accepted_submissions(package: Path) -> dict[str, list[str]]:
+    """``{language: [source, ...]}`` of ``submissions/accepted`` (one-file submissions)."""
+    folder = package / "submissions" / "accepted"
+    found: dict[str, list[str]] = {}
+    for path in sorted(folder.glob("*")) if folder.is_dir() else []:
+        language = _SOLUTION_EXTENSIONS.get(path.suffix)
+        if language is None or not path.is_file():
+            continue
+        source = _read(package, path)
+        if language == "python" and not _python3(source):
+            continue
+        found.setdefault(language, []).append(source)
+    return found
+
+
+def read_package(package: Path, language: str | list[str] = "python") -> tuple[Problem, dict[str, Any]]:
+    """The package's problem and what judges it: ``{"checker": spec}`` or ``{"interactor": spec}``."""
+    config = _yaml(package / "problem.yaml")
+    custom, interactive = _kind(config)
+    public, hidden = _cases(package, "sample"), _cases(package, "secret")
+    if not public + hidden:
+        raise Untestable(f"code-kattis: {package.name} has no test data")
+    stated = config.get("limits")
+    limits: Mapping[str, Any] = stated if isinstance(stated, Mapping) else {}
+    solutions = accepted_submissions(package)
+    first = accepted_languages(language)[0] if accepted_languages(language) else "python"
+    metadata: dict[str, Any] = {"source": "kattis", "package": package.name}
+    for key in ("source", "license", "uuid"):
+        if isinstance(config.get(key), str):
+            metadata["platform" if key == "source" else key] = config[key]
+    if isinstance(limits.get("memory"), int):
+        metadata["memory_limit_bytes"] = limits["memory"] << 20
+    if isinstance(config.get("type"), str):
+        metadata["kattis_type"] = config["type"]
+    problem = Problem(
+        id=f"kattis/{package.name}",
+        statement=_statement(package).strip() + f"\n\n(Problem: {_name(config, package)})",
+        inputs=[given for given, _ in public + hidden],
+        outputs=[answer for _, answer in public + hidden],
+        public_count=len(public),
+        solution=next(iter(solutions.get(first, ())), None),
+        time_limit_s=parse_seconds(limits.get("time_limit")),
+        metadata=metadata,
+        files={},
+    )
+    flags = _flags(config, package)
+    if not custom:
+        return problem, {"checker": default_checker(flags)}
+    if flags:
+        raise Untestable(f"code-kattis: {package.name}'s custom validator takes flags {flags} (not supported)")
+    validator_language, source = validator_source(package)
+    spec = {"language": validator_language, "source": source, "protocol": "kattis"}
+    if interactive:
+        return problem, {"interactor": spec}
+    return problem, {"checker": {"type": "program", **spec}}
+
+
+class KattisEnv(ContestEnv):
+    """Problems in the Kattis problem-package format from a local copy.
+
+    Args:
+        data: a package folder (with ``problem.yaml``) or a folder of packages (alias ``path=``).
+        language: as ``ContestEnv``; the reference is the first accepted submission in the first one.
+    """
+
+    env_name: ClassVar[str] = "code-kattis"
+
+    def __init__(self, data: Any = None, *, path: str | Path | None = None, **kwargs: Any) -> None:
+        root = data if data is not None else path
+        if not isinstance(root, (str, os.PathLike)):
+            raise ConfigurationError(
+                "code-kattis reads a local copy: pass data= a problem package folder or a folder of them "
+                "(scripts/fetch_kattis_examples.sh fetches problemtools' examples)"
+            )
+        self._judges: dict[str, dict[str, Any]] = {}
+        kwargs.setdefault("file_io", False)
+        super().__init__(Path(root), **kwargs)
+
+    def _sourced_rows(self) -> list[SourcedRow]:
+        source = str(self.data)
+        return [(source, number, {"package": str(p)}) for number, p in enumerate(package_dirs(self.data), start=1)]
+
+    def _row_task(self, index: int, place: RowPlace, row: Any) -> Any:
+        try:
+            problem, judge = read_package(Path(row["package"]), self.language)
+        except Untestable as exc:
+            self.skipped.append(str(exc))
+            return None
+        checker = judge.get("checker")
+        if problem.id in self.checkers:
+            checker = self.checkers[problem.id]
+        task = build_task(problem, place, language=self.language, checker=checker, time_factors=self.time_factors)
+        if "interactor" in judge:
+            answer = {**task.answer, "interactor": judge["interactor"]}
+            answer.pop("checker", None)
+            task = task.model_copy(update={"answer": answer})
+        return task
