@@ -1,10 +1,11 @@
-"""Cost of the round-4 relevance rules (issue 26): the response-language rule, the form rules and
-the contrast by similarity.
+"""Cost of the round-4 and round-5 relevance rules (issue 26): the response-language rule, the form
+rules, the contrast by similarity and the pasted-answer rule (``rlvr_ifeval.pasted``).
 
 Run: ``.venv/bin/python bench/ifeval_response_rules.py [--passes 3]``. Times, per response and in
 this process's CPU time, ``response_language.wrong_language``, ``genre.not_verse`` +
-``genre.too_short`` and the whole ``verify`` of ``ifeval-data-v3`` against ``ifeval-data-v4``
-(the same background) on the labelled responses (../shared/data) under their own prompts, in
+``genre.too_short``, the contrast rules with and without ``pasted`` and the whole ``verify`` of
+``ifeval-data-v3``, ``-v4`` and the newest ``ifeval-data`` (each id's flags read from its
+registered kwargs; the same background) on the labelled responses (../shared/data) under their own prompts, in
 one process. Per-prompt work is cached as in a trainer (a task is reused across its group of
 completions); the language detector's per-text memo is cleared before every pass, so no
 response is detected warm. "typical" is English prose of 200-400 words (ASCII).
@@ -53,6 +54,7 @@ def main() -> None:
     from rlvr_envs.types import Task
     from rlvr_ifeval import contrast, language
     from rlvr_ifeval.genre import not_verse, too_short
+    from rlvr_ifeval.pasted import shares_little_but_has_a_home as shares_little
     from rlvr_ifeval.response_language import wrong_language
     from rlvr_ifeval.scoring import build_checkers
     from rlvr_ifeval.verifier import IFEvalVerifier
@@ -69,14 +71,18 @@ def main() -> None:
         Task(id=str(i), prompt=r["prompt"], answer={k: r[k] for k in ("instruction_id_list", "kwargs")})
         for i, r in enumerate(rows)
     ]
-    v3 = IFEvalVerifier(relevance="contrast", relevance_background=background)
-    v4 = IFEvalVerifier(
-        relevance="contrast",
-        relevance_background=background,
-        relevance_language=True,
-        relevance_genre=True,
-        relevance_outrank=True,
-    )
+    import rlvr_envs
+
+    def flags(env_id: str) -> dict[str, Any]:
+        kwargs = dict(rlvr_envs.registry.resolve(env_id).kwargs)
+        kwargs.pop("env_name", None)
+        return kwargs
+
+    newest = rlvr_envs.registry.resolve("ifeval-data").id
+    verifiers = {
+        env_id: IFEvalVerifier(relevance_background=background, **flags(env_id))
+        for env_id in dict.fromkeys(("ifeval-data-v3", "ifeval-data-v4", newest))
+    }
     for x in items:  # per-prompt caches, as a trainer's second completion of a task finds them
         wrong_language(*x), not_verse(*x), too_short(*x)
     clear = language.detect_language.cache_clear
@@ -91,6 +97,8 @@ def main() -> None:
         for r, c in zip(rows, checkers, strict=True)
     ]
     twin = background.outranking()
+    pasting = background.variant(outrank=True, paste=True)
+    walked = [(pasting, p, t, f, contrast.matched_weights(background, f)) for p, t, f in units]
     pairs = list(zip(tasks, [r["response"] for r in rows], strict=True))
     results = {
         "language rule, typical English answer (µs)": _per_call(wrong_language, typical, args.passes, clear),
@@ -98,9 +106,12 @@ def main() -> None:
         "form rules, every labelled response (µs)": _per_call(forms, items, args.passes, clear),
         "contrast rule, v3 (µs)": _per_call(background.answers_another, units, args.passes, clear),
         "contrast rule + similarity, v4 (µs)": _per_call(twin.answers_another, units, args.passes, clear),
-        "verify ifeval-data-v3 (µs)": _per_call(v3.verify, pairs, args.passes, clear),
-        "verify ifeval-data-v4 (µs)": _per_call(v4.verify, pairs, args.passes, clear),
+        "contrast + similarity + pasted, v5 (µs)": _per_call(pasting.answers_another, units, args.passes, clear),
+        # The new rule alone, on the postings walk the contrast rules have already made.
+        "pasted rule alone, v5 (µs)": _per_call(shares_little, walked, args.passes, clear),
     }
+    for env_id, verifier in verifiers.items():
+        results[f"verify {env_id} (µs)"] = _per_call(verifier.verify, pairs, args.passes, clear)
     print(f"{len(items)} labelled responses ({len(typical)} typical English); passes: {args.passes}")
     for name, value in results.items():
         print(f"{name:48s} {value:9.1f}")

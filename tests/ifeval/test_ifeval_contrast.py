@@ -3,6 +3,9 @@
 is refused (IDF-weighted task units against a background of the env's prompts), and the
 prompt's words walked in order between filler are a salad. Round 4 (``ifeval-data-v4``,
 ``ifeval-synth-v5``) adds the response-language rule (tests/ifeval/test_ifeval_response_language.py).
+Round 5 (``ifeval-data-v5``, ``ifeval-synth-v6``) adds the pasted-answer rule
+(tests/ifeval/test_ifeval_pasted.py). The ids' flags are read from their registered kwargs, and
+the newest id is the one ``ifeval-data`` resolves to.
 
 Measured on the whole verdict (guard and gate together, what a trainer is paid), against the
 previous ids in the same run; ``pytest -s`` prints the figures the README quotes.
@@ -26,6 +29,15 @@ from tests.helpers.data import read_jsonl, shared_path
 from tests.ifeval.test_ifeval_relevance import GENERIC, JA_ESSAY, JA_PROMPT, TH_ESSAY, TH_PROMPT, ZH_ESSAY, ZH_PROMPT
 
 LABELLED = ("ifeval_gpt4_responses_labeled.jsonl", "ifbench_responses_labeled.jsonl")
+NEWEST = rlvr_envs.registry.resolve("ifeval-data").id
+NEWEST_SYNTH = rlvr_envs.registry.resolve("ifeval-synth").id
+
+
+def flags(env_id: str) -> dict[str, Any]:
+    """The verifier options an id is registered with (what ``make`` passes on)."""
+    kwargs = dict(rlvr_envs.registry.resolve(env_id).kwargs)
+    kwargs.pop("env_name", None)
+    return kwargs
 
 
 def _task(i: int, row: dict[str, Any]) -> Task:
@@ -46,13 +58,10 @@ def labelled() -> tuple[list[dict[str, Any]], list[Task], dict[str, IFEvalVerifi
         "guard only (v1 rules)": IFEvalVerifier(guard_rules="v1"),
         "ifeval-data-v2": IFEvalVerifier(relevance="overlap", guard_rules="v1"),
         "ifeval-data-v3": IFEvalVerifier(relevance="contrast", relevance_background=background),
-        "ifeval-data-v4": IFEvalVerifier(
-            relevance="contrast",
-            relevance_background=background,
-            relevance_language=True,
-            relevance_genre=True,
-            relevance_outrank=True,
-        ),
+        **{
+            env_id: IFEvalVerifier(relevance_background=background, **flags(env_id))
+            for env_id in dict.fromkeys(("ifeval-data-v4", "ifeval-data-v5", NEWEST))
+        },
     }
     return rows, tasks, verifiers
 
@@ -70,6 +79,11 @@ def test_the_new_gate_rejects_at_most_one_percent_of_labelled_good_responses(lab
     assert len(good) == 493
     assert len(added["ifeval-data-v3"]) <= 0.01 * len(good)
     assert len(added["ifeval-data-v4"]) <= 0.01 * len(good)
+    # Round 5: the French answer to "Explain in French ..." (an English prompt) is no longer held
+    # to the prompt's English words, and the pasted-answer rule refuses no labelled-good answer:
+    # 3 of 493 (0.6%) beyond the guard's, where v4 refused 4.
+    assert set(added["ifeval-data-v5"]) < set(added["ifeval-data-v4"])
+    assert len(added[NEWEST]) <= 0.01 * len(good)
 
 
 def _paste_scores(rows: list[dict[str, Any]], tasks: list[Task], verifier: IFEvalVerifier) -> tuple[int, int, int]:
@@ -105,8 +119,14 @@ def test_a_real_answer_pasted_under_other_prompts_is_paid_less_often(labelled) -
     # prose under a request for verse, a few words under a request for an essay or a story, and
     # an answer another prompt is far more similar to are refused too. Measured 270 pairs
     # (1.83%), at most 7 of 30 prompts for one response (v3: 409, 2.77%, 9 of 30).
-    latest = scores["ifeval-data-v4"]
-    assert latest[0] == new[0] and latest[1] < 0.7 * new[1] and latest[2] < new[2]
+    v4 = scores["ifeval-data-v4"]
+    assert v4[0] == new[0] and v4[1] < 0.7 * new[1] and v4[2] < new[2]
+    # Round 5 (ifeval-data-v5): an answer that shares no content word with its whole prompt, or
+    # only a small weight of it, while another prompt matches it well is refused. Measured 205
+    # pairs (1.39%), at most 6 of 30 prompts for one response (v4: 271, 1.83%, 7 of 30).
+    v5 = scores["ifeval-data-v5"]
+    assert v5[0] == v4[0] and v5[1] < 0.8 * v4[1] and v5[2] < v4[2]
+    assert scores[NEWEST][1] <= v5[1]
 
 
 def test_a_paste_from_outside_the_background_is_left_to_the_overlap_rule() -> None:
@@ -119,15 +139,10 @@ def test_a_paste_from_outside_the_background_is_left_to_the_overlap_rule() -> No
     )
     v2 = IFEvalVerifier(relevance="overlap", guard_rules="v1")
     v3 = IFEvalVerifier(relevance="contrast", relevance_background=background)
-    v4 = IFEvalVerifier(
-        relevance="contrast",
-        relevance_background=background,
-        relevance_language=True,
-        relevance_genre=True,
-        relevance_outrank=True,
-    )
+    v4 = IFEvalVerifier(relevance_background=background, **flags("ifeval-data-v4"))
+    newest = IFEvalVerifier(relevance_background=background, **flags(NEWEST))
     rng = random.Random(1)
-    paid = {"v2": 0, "v3": 0, "v4": 0}
+    paid = {"v2": 0, "v3": 0, "v4": 0, "newest": 0}
     pairs = 0
     for r in ifbench:
         for j in rng.sample(range(len(ifeval)), 30):
@@ -136,8 +151,10 @@ def test_a_paste_from_outside_the_background_is_left_to_the_overlap_rule() -> No
             paid["v2"] += v2.verify(task, r["response"]).reward > 0
             paid["v3"] += v3.verify(task, r["response"]).reward > 0
             paid["v4"] += v4.verify(task, r["response"]).reward > 0
+            paid["newest"] += newest.verify(task, r["response"]).reward > 0
+    # Measured v4 60, v5 58 of 2,310: the pasted-answer rule needs the paste's home in the background too.
     print(f"\nIFBench answers under IFEval prompts ({pairs} pairs), paid: {paid}")
-    assert paid["v4"] <= paid["v3"] <= paid["v2"]
+    assert paid["newest"] <= paid["v4"] <= paid["v3"] <= paid["v2"]
 
 
 # A background of generated prompts: one topic each, written the way users write them.
@@ -370,7 +387,7 @@ def test_the_envs_build_their_background_from_their_own_prompts_or_take_yours() 
         for t in range(len(TOPICS))
     ]
     env: Any = rlvr_envs.make("ifeval-data", data=rows)
-    assert env.env_id == "ifeval-data-v4" and env.verifier.relevance_background is not None
+    assert env.env_id == NEWEST == "ifeval-data-v5" and env.verifier.relevance_background is not None
     assert set(env.verifier.relevance_background.prompts) == {r["prompt"] for r in rows}
     answer = ANSWERS[1].replace(",", "")
     by_prompt = {t.prompt: t for t in env.tasks}
@@ -381,7 +398,9 @@ def test_the_envs_build_their_background_from_their_own_prompts_or_take_yours() 
     own: Any = rlvr_envs.make("ifeval-data", data=rows[2:], relevance_background=mine)
     assert set(own.verifier.relevance_background.prompts) == set(mine)
     synth: Any = rlvr_envs.make("ifeval-synth", base_prompts=[r["prompt"] for r in rows])
-    assert synth.env_id == "ifeval-synth-v5" and len(synth.verifier.relevance_background.prompts) == len(rows)
+    assert synth.env_id == NEWEST_SYNTH == "ifeval-synth-v6" and len(
+        synth.verifier.relevance_background.prompts
+    ) == len(rows)
 
 
 def _units_reference(text: str, drop: frozenset[str]) -> set[str]:

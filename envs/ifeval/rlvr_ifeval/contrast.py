@@ -23,6 +23,9 @@ Round 4 (``Background.outrank``, ``outranked``): the other prompt is also sought
 answer's best match is a large prompt it shares common words with, and the small prompt it was
 written for, which it covers far better, is never compared.
 
+Round 5 (``Background.paste``: ``rlvr_ifeval.pasted``): a response that shares no content unit
+with its whole prompt while another background prompt matches it well is refused too.
+
 Everything about the background is computed once (``Background.build``: units, weights, an
 inverted index); a response costs one pass over its units' postings.
 """
@@ -35,6 +38,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rlvr_ifeval import pasted
 from rlvr_ifeval.base import Checker
 
 MAX_BACKGROUND = 5000
@@ -81,6 +85,13 @@ class Background:
     index: dict[str, int] = field(default_factory=dict)
     outrank: bool = False
     """Also refuse a response that another prompt outranks by cosine (``outranked``)."""
+    content: tuple[pasted.PromptContent | None, ...] = ()
+    """Per prompt, the content units of the whole prompt without its instructions' string
+    arguments, weighted (``pasted.prompt_content``; a background pickled before round 5 has none:
+    computed per prompt then)."""
+    paste: bool = False
+    """Also refuse a response that shares nothing with its prompt while another prompt matches
+    it well (``pasted.shares_nothing_but_has_a_home``)."""
 
     @classmethod
     def build(cls, tasks: Iterable[tuple[str, Sequence[Checker]]], limit: int = MAX_BACKGROUND) -> Background | None:
@@ -98,11 +109,13 @@ class Background:
             items = [items[int(i * step)] for i in range(limit)]
         prompts: list[str] = []
         units: list[frozenset[str]] = []
+        content: list[frozenset[str] | None] = []
         for prompt, checkers in items:
             found = task_units(prompt, tuple(checkers)).units
             if found:
                 prompts.append(prompt)
                 units.append(found)
+                content.append(pasted.content_units(prompt, pasted.literal_units(checkers)))
         if len(prompts) < 2:
             return None
         n = len(prompts)
@@ -116,14 +129,16 @@ class Background:
             for unit in found:
                 postings.setdefault(unit, []).append(i)
         weights = tuple(sum(idf[u] for u in found) for found in units)
+        unseen = math.log((n + 1) / 0.5)
         return cls(
             prompts=tuple(prompts),
             units=tuple(units),
             weights=weights,
             idf=idf,
             postings={u: tuple(ids) for u, ids in postings.items()},
-            unseen=math.log((n + 1) / 0.5),
+            unseen=unseen,
             index={p: i for i, p in enumerate(prompts)},
+            content=tuple(pasted.prompt_content(found, idf, unseen) for found in content),
         )
 
     def answers_another(
@@ -136,22 +151,58 @@ class Background:
         found = answers_another_prompt(self, prompt, task, response, matched)
         if found is None and self.outrank:
             found = outranked(self, prompt, task, response, matched)
+        if found is None and self.paste and matched:
+            found = pasted.shares_little_but_has_a_home(self, prompt, task, response, matched)
+        return found
+
+    def prompt_content(self, prompt: str, index: int | None) -> pasted.PromptContent | None:
+        """The weighted content units of ``prompt`` (``index``: its place in this background):
+        made at ``build`` for the background's prompts; for others (a generator's tasks, a
+        background pickled before round 5) made from the prompt alone and kept, boundedly."""
+        if index is not None and index < len(self.content):
+            return self.content[index]
+        cache = self.__dict__.get("_content")
+        if cache is None:
+            cache = {}
+            object.__setattr__(self, "_content", cache)
+        if prompt in cache:
+            return cache[prompt]
+        found = pasted.prompt_content(pasted.content_units(prompt), self.idf, self.unseen)
+        if len(cache) >= pasted.MAX_CACHED:
+            cache.clear()
+        cache[prompt] = found
         return found
 
     def outranking(self) -> Background:
         """This background with ``outrank`` on (made once, kept beside it, never pickled)."""
-        if self.outrank:
+        return self.variant(outrank=True, paste=self.paste)
+
+    def variant(self, *, outrank: bool, paste: bool) -> Background:
+        """This background with the rules ``outrank`` and ``paste`` on or off (each variant made
+        once, kept beside it, never pickled: the pool ships the background to every worker)."""
+        if self.outrank == outrank and self.paste == paste:
             return self
-        twin = self.__dict__.get("_outranking")
+        twins = self.__dict__.get("_variants")
+        if twins is None:
+            twins = {}
+            object.__setattr__(self, "_variants", twins)
+        twin = twins.get((outrank, paste))
         if twin is None:
-            twin = dataclasses.replace(self, outrank=True)
-            object.__setattr__(self, "_outranking", twin)
+            twin = dataclasses.replace(self, outrank=outrank, paste=paste)
+            twins[(outrank, paste)] = twin
         return twin
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
+        state.pop("_variants", None)
+        state.pop("_content", None)
         state.pop("_outranking", None)
         return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state.setdefault("content", ())  # pickled before round 5
+        state.setdefault("paste", False)
+        self.__dict__.update(state)
 
     def weight(self, units: Iterable[str]) -> float:
         idf, unseen = self.idf, self.unseen

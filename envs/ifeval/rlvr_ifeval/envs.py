@@ -132,8 +132,8 @@ class IFEvalEnv(DatasetEnv):
         env_name: the id named in error messages.
         partial_credit, loose, guard, min_words, guard_words, guard_rules, relevance, relevance_judge,
             relevance_min_units, relevance_min_words, relevance_min_share, relevance_background,
-            relevance_language, relevance_genre, relevance_outrank: see ``IFEvalVerifier`` (the registered ids choose
-            ``relevance``; see the README).
+            relevance_language, relevance_genre, relevance_outrank, relevance_paste: see ``IFEvalVerifier``
+            (the registered ids choose ``relevance``; see the README).
     """
 
     family = "ifeval"
@@ -171,6 +171,7 @@ class IFEvalEnv(DatasetEnv):
         relevance_language: bool = False,
         relevance_genre: bool = False,
         relevance_outrank: bool = False,
+        relevance_paste: bool = False,
         prompt_format: str | PromptFormat | None = None,
         **kwargs: Any,
     ) -> None:
@@ -192,6 +193,7 @@ class IFEvalEnv(DatasetEnv):
             relevance_language=relevance_language,
             relevance_genre=relevance_genre,
             relevance_outrank=relevance_outrank,
+            relevance_paste=relevance_paste,
         )
         super().__init__(verifier, prompt_format=fmt, **kwargs)
         if not guard and relevance == "off":

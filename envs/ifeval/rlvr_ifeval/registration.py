@@ -7,7 +7,12 @@ Versions (a change that alters any reward bumps the version; the old one stays):
   ``rlvr-envs eval`` reproduces published numbers; the guard is opt-in (``guard=True``).
 * ``ifeval-v0``, ``ifbench-v0``: the degenerate-response guard on, words counted as ``\\w``
   runs (a Chinese or Thai sentence is one word), as these ids scored before.
-* ``ifeval-synth-v5``, ``ifeval-data-v4`` (your own data): training envs, as ``-v4`` / ``-v3``
+* ``ifeval-synth-v6``, ``ifeval-data-v5`` (your own data): training envs, as ``-v5`` / ``-v4``
+  below, and a response that shares no content word with its whole prompt while another prompt
+  of the background matches it well is refused, and a response in the language a prompt names
+  is not held to the prompt's English words (``relevance_paste=True``, issue 26 round 5:
+  ``rlvr_ifeval.pasted``).
+* ``ifeval-synth-v5``, ``ifeval-data-v4``: training envs, as ``-v4`` / ``-v3``
   below, and a response must be written in a language its prompt allows: the prompt's own, one
   it names or one an instruction asks for (``relevance_language=True``, issue 26 round 4:
   ``rlvr_ifeval.response_language``), and a response to a request for verse must be written in
@@ -51,6 +56,8 @@ _SYNTH_RELEVANCE: dict[str, object] = {
 # Round 4 of issue 26: the response's language, the form a request asks for (verse, length) and
 # the contrast by similarity.
 _ROUND_4: dict[str, object] = {"relevance_language": True, "relevance_genre": True, "relevance_outrank": True}
+# Round 5: a response that shares nothing with its prompt while another prompt claims it.
+_ROUND_5: dict[str, object] = {**_ROUND_4, "relevance_paste": True}
 
 
 def register_envs() -> None:
@@ -87,6 +94,7 @@ def register_envs() -> None:
         {"relevance": "overlap", **_V1_GUARD},
         {"relevance": "contrast"},
         {"relevance": "contrast", **_ROUND_4},
+        {"relevance": "contrast", **_ROUND_5},
     )
     for version, relevance in enumerate(data_relevance):
         rlvr_envs.register(
@@ -106,6 +114,7 @@ def register_envs() -> None:
         (3, {**_SYNTH_RELEVANCE, "relevance": "overlap", **_V1_GUARD}),
         (4, _SYNTH_RELEVANCE),
         (5, {**_SYNTH_RELEVANCE, **_ROUND_4}),
+        (6, {**_SYNTH_RELEVANCE, **_ROUND_5}),
     )
     for version, guard in training:
         rlvr_envs.register(

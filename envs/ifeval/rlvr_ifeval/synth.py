@@ -351,8 +351,8 @@ class IFEvalSynthEnv(ProceduralEnv):
         level: 1..5, the number of instructions attached (heavier kinds unlock with level).
         partial_credit, loose, guard, min_words, guard_words, guard_rules, relevance, relevance_judge,
             relevance_min_units, relevance_min_words, relevance_min_share, relevance_background,
-            relevance_language, relevance_genre, relevance_outrank: see ``IFEvalVerifier`` (the registered ids choose
-            ``relevance``; see the README).
+            relevance_language, relevance_genre, relevance_outrank, relevance_paste: see ``IFEvalVerifier``
+            (the registered ids choose ``relevance``; see the README).
     """
 
     family = "ifeval"
@@ -380,6 +380,7 @@ class IFEvalSynthEnv(ProceduralEnv):
         relevance_language: bool = False,
         relevance_genre: bool = False,
         relevance_outrank: bool = False,
+        relevance_paste: bool = False,
         prompt_format: Any = None,
         **kwargs: Any,
     ) -> None:
@@ -412,6 +413,7 @@ class IFEvalSynthEnv(ProceduralEnv):
             relevance_language=relevance_language,
             relevance_genre=relevance_genre,
             relevance_outrank=relevance_outrank,
+            relevance_paste=relevance_paste,
         )
         super().__init__(verifier, prompt_format=fmt, **kwargs)
         if relevance == "contrast" and verifier.relevance_background is None:

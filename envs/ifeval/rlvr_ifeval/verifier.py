@@ -23,6 +23,7 @@ from rlvr_ifeval.contrast import Background
 from rlvr_ifeval.formats import OWN_FORMATS, VERBATIM_FORMAT, resolve_format, user_format  # noqa: F401
 from rlvr_ifeval.genre import not_verse, too_short
 from rlvr_ifeval.guard import GUARD_RULES, NO_WORDS, REFUSAL, WORD_SALAD, content_rejection
+from rlvr_ifeval.pasted import cross_lingual
 from rlvr_ifeval.refusals import no_content, offers_refusal, refusal
 from rlvr_ifeval.relevance import (
     MIN_RESPONSE_WORDS,
@@ -56,6 +57,8 @@ _ANSWER_RE = re.compile(r"<answer>(.*)</answer>", re.DOTALL)
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _CONTROL_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])  # the same set
 MAX_CONTROL_FRACTION = 0.005
+_NOT_JUDGED = 1 << 30
+"""``relevance_min_units`` that no task reaches: the overlap rule does not judge."""
 
 
 def canonical_answer(answer: Any) -> str:
@@ -151,6 +154,10 @@ class IFEvalVerifier(Verifier):
         relevance_outrank: with ``relevance="contrast"``, also refuse a response that another
             background prompt is far more similar to than its own task (``contrast.outranked``;
             the same ids).
+        relevance_paste: with ``relevance="contrast"``, also refuse a response that shares no
+            content word with its whole prompt while another background prompt matches it well,
+            and do not ask the overlap rule about a response written in the language the prompt
+            names (``rlvr_ifeval.pasted``; ``ifeval-data-v5`` / ``ifeval-synth-v6``).
     """
 
     # Loading language detection (langdetect's profiles, numba's kernels: 2-5 s) happens when a
@@ -185,6 +192,7 @@ class IFEvalVerifier(Verifier):
         relevance_language: bool = False,
         relevance_genre: bool = False,
         relevance_outrank: bool = False,
+        relevance_paste: bool = False,
     ) -> None:
         if min_words < 0:
             raise ValueError(f"min_words must be non-negative, got {min_words}")
@@ -214,6 +222,7 @@ class IFEvalVerifier(Verifier):
         self.relevance_language = bool(relevance_language)
         self.relevance_genre = bool(relevance_genre)
         self.relevance_outrank = bool(relevance_outrank)
+        self.relevance_paste = bool(relevance_paste)
         if self.relevance_judge is not None:
             # Judge calls are network-bound and may retry: not a cheap inline check.
             self.bounded_cheap = False
@@ -244,6 +253,7 @@ class IFEvalVerifier(Verifier):
         state.setdefault("relevance_language", False)
         state.setdefault("relevance_genre", False)
         state.setdefault("relevance_outrank", False)
+        state.setdefault("relevance_paste", False)
         self.__dict__.update(state)
         try:
             from rlvr_ifeval.language import warm_up
@@ -352,8 +362,8 @@ class IFEvalVerifier(Verifier):
         ``verifier_error`` verdict when the judge could not answer (never a reward)."""
         if self.relevance_judge is None:
             background = self.relevance_background if self.relevance == "contrast" else None
-            if background is not None and self.relevance_outrank:
-                background = background.outranking()
+            if background is not None and (self.relevance_outrank or self.relevance_paste):
+                background = background.variant(outrank=self.relevance_outrank, paste=self.relevance_paste)
             if self.relevance_language:
                 found = wrong_language(task.prompt, response, checkers)
                 if found is not None:
@@ -362,11 +372,14 @@ class IFEvalVerifier(Verifier):
                 found = not_verse(task.prompt, response, checkers) or too_short(task.prompt, response, checkers)
                 if found is not None:
                     return found
+            min_units = self.relevance_min_units
+            if self.relevance_paste and cross_lingual(task.prompt, response):
+                min_units = _NOT_JUDGED  # the overlap rule cannot expect the prompt's words
             return off_topic(
                 task.prompt,
                 response,
                 checkers,
-                min_units=self.relevance_min_units,
+                min_units=min_units,
                 min_words=self.relevance_min_words,
                 min_share=self.relevance_min_share,
                 v0=self.relevance == "overlap-v0",

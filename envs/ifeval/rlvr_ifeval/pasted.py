@@ -1,0 +1,213 @@
+"""A response that shares nothing with its own prompt while another prompt claims it (issue 26,
+round 5: ``ifeval-data-v5``, ``ifeval-synth-v6``).
+
+The contrast rules of ``rlvr_ifeval.contrast`` refuse a response another prompt of the background
+matches far better than its own task. They must allow for real answers that paraphrase their
+task, so they weigh the own task's matched words against the other prompt's, and a pasted answer
+that happens to share one word with its new prompt, or a short one, passes. Measured on the
+labelled responses, most pastes still paid share *no* content word at all with the prompt they
+were pasted under (212 of 271), while a real answer that shares none with its prompt is rare (20
+of 493) and is one whose words no background prompt matches well either: a name ("Oreo, Panda,
+Zebra"), a number, a rewrite in synonyms.
+
+The rule: a response is an answer to another prompt when
+
+* its own prompt has at least ``MIN_PROMPT_UNITS`` content units, taken from the **whole**
+  prompt (the task text of ``relevance.task_units`` drops every sentence with a constraint cue,
+  and with it "a funny email about the ingredients of a good life that contains at least 20
+  sentences"), without the instructions' own string arguments (forbidden words, keywords);
+* the response holds **none** of them (a unit and its plural or singular are one: "moms" and
+  "mom"), and
+* some other background prompt matches it with a similarity (IDF-weighted matched units over the
+  square root of that prompt's weight, as ``contrast.outranked``) of ``MIN_HOME_SIMILARITY`` or
+  more: evidence that the text was written for something else, not merely that it paraphrases.
+
+Not judged: prompts that name a language other than English or leave the language open
+(translation: a cross-lingual answer shares no word by nature), and responses whose own prompt
+has fewer content units. A paste whose home is not in the background is left to the other rules.
+
+``cross_lingual`` is the same idea turned around for the overlap rule: a response in the
+language a prompt names ("Explain in French ...") cannot be expected to use the English prompt's
+words, so the overlap rule does not judge it (labelled key 1137 was refused for that).
+
+Cost: the prompt's units are computed once per prompt (at ``Background.build`` for the
+background's prompts, else cached); a response costs one set test, and the walk over the other
+prompts' matches (which ``contrast`` has already made) only when it shares nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from rlvr_ifeval.base import Checker, strings
+from rlvr_ifeval.language import detect_language, obvious_language
+from rlvr_ifeval.relevance import _TASK_TEXT_ARGS, TASK_STOP_WORDS, units
+from rlvr_ifeval.response_language import allowed_languages
+
+if TYPE_CHECKING:  # contrast calls this module; it only reads a Background's fields
+    from rlvr_ifeval.contrast import Background
+
+MIN_PROMPT_UNITS = 3
+"""A prompt with fewer content units is not judged ("Write a poem.", "Name a dog.")."""
+MIN_HOME_SIMILARITY = 2.0
+"""When the response shares nothing with its prompt, the other prompt's similarity must reach
+this (calibrated on the labelled responses: at 1.9 and 2.0 no labelled-good answer is refused,
+at 1.8 one is, at 1.5 five are)."""
+MAX_SHARED_COVER = 0.12
+"""When it shares a little, the shared units' weight must be at most this share of the prompt's
+(a long paste meets a word or two of any prompt by chance: "work", "offering", "code") ..."""
+MIN_HOME_SIMILARITY_SHARED = 2.5
+"""... the other prompt's similarity must reach this ..."""
+MIN_HOME_RATIO = 2.5
+"""... and this many times the response's similarity to its own prompt. Calibrated on the
+labelled responses: no labelled-good answer refused; the closest has a cover of 0.153 (at 0.15
+none, at 0.17 two are refused)."""
+MAX_PROMPT_CHARS = 20_000
+"""A prompt is read this far for its units."""
+MAX_CACHED = 4096
+"""Prompts outside the background whose content a background keeps (a generator's tasks)."""
+
+_ENGLISH = frozenset({"en"})
+
+
+@dataclass(frozen=True)
+class PromptContent:
+    """A prompt's content units, each with its plural or singular, and their weights."""
+
+    units: tuple[tuple[frozenset[str], float], ...]
+    """(the unit and its variants, its weight over the background)."""
+    every: frozenset[str]
+    """Every variant of every unit (one set test: does the response share anything?)."""
+    weight: float
+    """The units' total weight."""
+
+
+def literal_units(checkers: Iterable[Checker]) -> frozenset[str]:
+    """The units of the instructions' string arguments (forbidden words, keywords, end phrases):
+    a response holds the ones it must and lacks the ones it must not, whatever it answers."""
+    found: set[str] = set()
+    for checker in checkers:
+        for name, value in checker.kwargs.items():
+            if name not in _TASK_TEXT_ARGS:
+                for s in strings(value):
+                    found |= units(s)
+    return frozenset(found)
+
+
+def _variants(unit: str) -> frozenset[str]:
+    """A unit with its plural or singular (units are cut at six letters, so only short words
+    differ: "moms"/"mom", "dogs"/"dog")."""
+    out = {unit}
+    if len(unit) < 6:
+        out.add(unit + "s")
+        if len(unit) > 3 and unit.endswith("s"):
+            out.add(unit[:-1])
+    return frozenset(out)
+
+
+@lru_cache(maxsize=4096)
+def content_units(prompt: str, literal: frozenset[str] = frozenset()) -> frozenset[str] | None:
+    """The content units of the whole ``prompt`` (every sentence, constraint sentences too, less
+    the stop, request and form words and ``literal``), or None when the prompt is not judged: it
+    names a language other than English or leaves the language open."""
+    prompt = prompt[:MAX_PROMPT_CHARS]
+    allowed = allowed_languages(prompt)
+    if allowed is None or not allowed[0] <= _ENGLISH:
+        return None
+    return frozenset(units(prompt, TASK_STOP_WORDS) - literal)
+
+
+def prompt_content(found: frozenset[str] | None, idf: dict[str, float], unseen: float) -> PromptContent | None:
+    """``content_units`` weighted by a background's inverse document frequencies."""
+    if found is None:
+        return None
+    weighted = tuple((_variants(u), idf.get(u, unseen)) for u in sorted(found))
+    every = frozenset().union(*(v for v, _ in weighted)) if weighted else frozenset()
+    return PromptContent(weighted, every, sum(w for _, w in weighted))
+
+
+def shares_little_but_has_a_home(
+    background: Background,
+    prompt: str,
+    task: frozenset[str],
+    response: frozenset[str] | set[str],
+    matched: dict[int, float],
+) -> dict[str, Any] | None:
+    """What was found when ``response`` (its units) holds none, or only a small weight, of
+    ``prompt``'s content units while another background prompt matches it well, else None.
+    ``matched``: ``contrast.matched_weights(background, response)``."""
+    own_index = background.index.get(prompt)
+    mine = background.prompt_content(prompt, own_index)
+    if mine is None or len(mine.units) < MIN_PROMPT_UNITS:
+        return None
+    if mine.every.isdisjoint(response):
+        cover = own = 0.0
+        floor = MIN_HOME_SIMILARITY
+    else:
+        shared = sum(w for variants, w in mine.units if not variants.isdisjoint(response))
+        cover = shared / mine.weight
+        if cover > MAX_SHARED_COVER:
+            return None
+        own = shared / math.sqrt(mine.weight)
+        floor = max(MIN_HOME_SIMILARITY_SHARED, MIN_HOME_RATIO * own)
+    weights, prompt_units = background.weights, background.units
+    best = 0.0
+    for i, w in matched.items():
+        if i != own_index:
+            similarity = w / math.sqrt(weights[i])
+            if similarity > best and prompt_units[i] != task:
+                best = similarity
+    if best < floor:
+        return None
+    return {
+        "own_prompt_cover": round(cover, 3),
+        "own_prompt_similarity": round(own, 2),
+        "other_prompt_similarity": round(best, 2),
+    }
+
+
+_PROSE_RE = re.compile(r"[^\W\d_]{2,}")
+_MIN_DETECT_WORDS = 5
+
+
+def cross_lingual(prompt: str, response: str) -> bool:
+    """Whether ``response`` is written in a language other than English that ``prompt`` names:
+    the prompt's English words cannot be expected in it."""
+    named = _named_languages(prompt)
+    if not named:
+        return False
+    head = response[:2000]
+    if len(_PROSE_RE.findall(head, 0, 400)) < _MIN_DETECT_WORDS:
+        return False
+    lowered = head.lower()
+    found = obvious_language(lowered) or detect_language(lowered)
+    if found is None:
+        return False
+    return found.split("-")[0] in named
+
+
+@lru_cache(maxsize=64)
+def _named_family(code: str) -> frozenset[str]:
+    from rlvr_ifeval.response_language import _family
+
+    return _family(code)
+
+
+@lru_cache(maxsize=4096)
+def _named_languages(prompt: str) -> frozenset[str]:
+    """The base codes of the languages other than English that ``prompt`` allows (with their
+    close neighbours), when it names one; else empty."""
+    from rlvr_ifeval.response_language import _NAME_RE, _NAMES
+
+    named = {_NAMES[n] for n in _NAME_RE.findall(prompt.casefold())} - {"en"}
+    if not named:
+        return frozenset()
+    out: set[str] = set()
+    for code in named:
+        out |= {c.split("-")[0] for c in _named_family(code)}
+    return frozenset(out)
