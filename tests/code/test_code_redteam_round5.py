@@ -51,3 +51,74 @@ def test_the_float_checker_reads_ascii_digits_only(got, want):
     ok, why = floats_close(got, want, 1e-6, 1e-6)
     assert not ok and why
     assert floats_close(want, want, 1e-6, 1e-6) == (True, None)
+
+
+# -- honest answers that score 0 (false negatives) ------------------------------------------------
+# A value the wire cannot carry as plain data stays in the solution process as a ``Remote``
+# handle, whose equality is identity: a right answer of a standard-library value type (or a
+# numpy scalar) fails a test the reference harness passes. The encoding is the sandbox's
+# (``_sandbox_link.encode``/``decode``), outside this red team's files: kept as strict xfails.
+_ENCODING_HOLE = "hole: _sandbox_link.encode/decode carry no {what}; the judge compares a Remote handle (identity) and fails a right answer"
+
+FALSE_NEGATIVES = [
+    pytest.param(
+        "from fractions import Fraction\ndef f(x):\n    return Fraction(x, 2)\n",
+        ["assert f(1) == 0.5", "from fractions import Fraction\nassert f(3) == Fraction(3, 2)"],
+        marks=pytest.mark.xfail(strict=True, reason=_ENCODING_HOLE.format(what="fractions.Fraction")),
+        id="Fraction",
+    ),
+    pytest.param(
+        "from decimal import Decimal\ndef f(x):\n    return Decimal(x) + 1\n",
+        ["assert f(1) == 2"],
+        marks=pytest.mark.xfail(strict=True, reason=_ENCODING_HOLE.format(what="decimal.Decimal")),
+        id="Decimal",
+    ),
+    pytest.param(
+        "def f(x):\n    return {x: 1, x + 1: 2}.keys()\n",
+        ["assert f(1) == {1, 2}"],
+        marks=pytest.mark.xfail(strict=True, reason=_ENCODING_HOLE.format(what="dict views")),
+        id="dict_keys",
+    ),
+    pytest.param(
+        "def f(x):\n    return range(x)\n",
+        ["assert f(3) == range(3)"],
+        marks=pytest.mark.xfail(strict=True, reason=_ENCODING_HOLE.format(what="range")),
+        id="range",
+    ),
+    pytest.param(
+        "from collections import deque\ndef f(x):\n    return deque([x])\n",
+        ["from collections import deque\nassert f(1) == deque([1])"],
+        marks=pytest.mark.xfail(strict=True, reason=_ENCODING_HOLE.format(what="collections.deque")),
+        id="deque",
+    ),
+    pytest.param(
+        "import numpy as np\ndef f(x):\n    return int(np.int64(x) + 1)\n",
+        ["assert f(1) == 2"],
+        marks=pytest.mark.xfail(
+            strict=True,
+            reason="hole: the code sandbox mounts no dist-packages (the python tool's does): a right "
+            "solution importing numpy (python3-numpy, installed by scripts/setup.sh) is a runtime_error",
+        ),
+        id="numpy-import",
+    ),
+    # Held: the values the wire carries.
+    pytest.param("def f(x):\n    return (i for i in range(x))\n", ["assert list(f(3)) == [0, 1, 2]"], id="generator"),
+    pytest.param("def f(x):\n    return float('nan')\n", ["import math\nassert math.isnan(f(1))"], id="nan"),
+    pytest.param("def f(x):\n    return 10**5000\n", ["assert f(1) == 10**5000"], id="bigint"),
+    pytest.param(
+        "import enum\nclass C(str, enum.Enum):\n    A = 'a'\ndef f(x):\n    return C.A\n",
+        ["assert f(1) == 'a'"],
+        id="str-enum",
+    ),
+    pytest.param("def f(x):\n    return {(1, 2), (x, 3)}\n", ["assert f(2) == {(1, 2), (2, 3)}"], id="set-of-tuples"),
+]
+
+
+@needs_bwrap
+@pytest.mark.parametrize(("program", "tests"), FALSE_NEGATIVES)
+def test_a_right_answer_of_a_standard_value_type_scores_1(program, tests):
+    from rlvr_code.verifier import CodeVerifier
+    from tests.code.helpers_code import asserts_task
+
+    verdict = CodeVerifier(timeout_s=8.0).verify(asserts_task(tests, names=("f",)), fenced(program))
+    assert verdict.reward == 1.0, verdict.details
