@@ -38,7 +38,6 @@ prompts' matches (which ``contrast`` has already made) only when it shares nothi
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -47,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 from rlvr_ifeval.base import Checker, strings
 from rlvr_ifeval.language import detect_language, obvious_language
 from rlvr_ifeval.relevance import _TASK_TEXT_ARGS, TASK_STOP_WORDS, units
-from rlvr_ifeval.response_language import allowed_languages
+from rlvr_ifeval.response_language import _NAME_RE, _NAMES, _family, allowed_languages
 
 if TYPE_CHECKING:  # contrast calls this module; it only reads a Background's fields
     from rlvr_ifeval.contrast import Background
@@ -73,6 +72,7 @@ MAX_CACHED = 4096
 """Prompts outside the background whose content a background keeps (a generator's tasks)."""
 
 _ENGLISH = frozenset({"en"})
+_LATIN = frozenset({"latin"})
 
 
 @dataclass(frozen=True)
@@ -117,8 +117,8 @@ def content_units(prompt: str, literal: frozenset[str] = frozenset()) -> frozens
     names a language other than English or leaves the language open."""
     prompt = prompt[:MAX_PROMPT_CHARS]
     allowed = allowed_languages(prompt)
-    if allowed is None or not allowed[0] <= _ENGLISH:
-        return None
+    if allowed is None or allowed[0] != _ENGLISH or allowed[1] != _LATIN:
+        return None  # another language, or no language found: its words are not the response's
     return frozenset(units(prompt, TASK_STOP_WORDS) - literal)
 
 
@@ -171,8 +171,8 @@ def shares_little_but_has_a_home(
     }
 
 
-_PROSE_RE = re.compile(r"[^\W\d_]{2,}")
-_MIN_DETECT_WORDS = 5
+_MIN_DETECT_LETTERS = 20
+"""A response with fewer letters in its first 400 characters is not detected (langdetect guesses)."""
 
 
 def cross_lingual(prompt: str, response: str) -> bool:
@@ -182,7 +182,7 @@ def cross_lingual(prompt: str, response: str) -> bool:
     if not named:
         return False
     head = response[:2000]
-    if len(_PROSE_RE.findall(head, 0, 400)) < _MIN_DETECT_WORDS:
+    if sum(map(str.isalpha, head[:400])) < _MIN_DETECT_LETTERS:
         return False
     lowered = head.lower()
     found = obvious_language(lowered) or detect_language(lowered)
@@ -191,23 +191,14 @@ def cross_lingual(prompt: str, response: str) -> bool:
     return found.split("-")[0] in named
 
 
-@lru_cache(maxsize=64)
-def _named_family(code: str) -> frozenset[str]:
-    from rlvr_ifeval.response_language import _family
-
-    return _family(code)
-
-
 @lru_cache(maxsize=4096)
 def _named_languages(prompt: str) -> frozenset[str]:
     """The base codes of the languages other than English that ``prompt`` allows (with their
     close neighbours), when it names one; else empty."""
-    from rlvr_ifeval.response_language import _NAME_RE, _NAMES
-
     named = {_NAMES[n] for n in _NAME_RE.findall(prompt.casefold())} - {"en"}
     if not named:
         return frozenset()
     out: set[str] = set()
     for code in named:
-        out |= {c.split("-")[0] for c in _named_family(code)}
+        out |= {c.split("-")[0] for c in _family(code)}
     return frozenset(out)
