@@ -122,3 +122,91 @@ def test_a_right_answer_of_a_standard_value_type_scores_1(program, tests):
 
     verdict = CodeVerifier(timeout_s=8.0).verify(asserts_task(tests, names=("f",)), fenced(program))
     assert verdict.reward == 1.0, verdict.details
+
+
+# -- a task that a program doing nothing passes ------------------------------------------------------
+# Every case expecting no output (an interactive problem shipped without its interactor, a set's
+# broken row): the empty program, ``pass`` or ``exit(0)`` scores 1 under the line, token and
+# float comparisons alike. Such a task cannot tell a solution from nothing: not a task.
+EMPTY_OUTPUTS = [["", ""], ["\n", " \n\n"], ["", "\t"]]
+
+
+@pytest.mark.parametrize("outputs", EMPTY_OUTPUTS)
+def test_a_contest_row_whose_every_case_expects_nothing_is_left_out(outputs):
+    import json
+
+    import rlvr_envs
+    from tests.code.contest_fixtures import taco_rows
+
+    row = dict(taco_rows()[0], input_output=json.dumps({"inputs": ["3\n", "1\n"], "outputs": outputs}))
+    env = rlvr_envs.make("code-taco", data=[row, taco_rows()[1]])
+    assert len(env.tasks) == 1 and len(env.skipped) == 1
+    assert "expects no output" in env.skipped[0]
+
+
+@pytest.mark.parametrize("outputs", EMPTY_OUTPUTS)
+def test_a_user_stdio_row_whose_every_case_expects_nothing_is_refused(outputs):
+    from rlvr_code.envs import stdio_task
+    from rlvr_envs.errors import DataError
+
+    row = {"prompt": "Print nothing?", "inputs": ["1\n", "2\n"], "outputs": outputs}
+    with pytest.raises(DataError, match="expects no output"):
+        stdio_task(row, 0)
+    # One case with output, or a special judge that reads the input, keeps the row a task.
+    assert stdio_task({**row, "outputs": ["", "2\n"]}, 0).answer["cases"][1]["output"] == "2\n"
+    judge = {"type": "program", "source": "import sys\nsys.exit(0)\n"}
+    assert stdio_task({**row, "checker": judge}, 0).answer["checker"] == judge
+
+
+# -- a special judge that crashes on the contestant's output --------------------------------------
+# A checker that parses the output without guarding (``float(open(argv[2]).read())``) raises on
+# "abc": that was a ``verifier_error`` whatever the output, so a policy could turn any wrong answer
+# into an infrastructure failure (left out of the update, or, repeated, failing the run). The
+# checker is run again on the expected answer: when it accepts that, its failure came from the
+# contestant's output, which is wrong; when it fails on that too, it is the checker's failure.
+NAIVE_CHECKER = """import sys
+want = float(open(sys.argv[3]).read())
+got = float(open(sys.argv[2]).read())
+sys.exit(0 if abs(got - want) < 1e-6 else 1)
+"""
+HALF = [{"input": "1\n", "output": "0.5\n"}, {"input": "3\n", "output": "1.5\n"}, {"input": "5\n", "output": "2.5\n"}]
+
+
+@needs_bwrap
+@pytest.mark.parametrize(
+    ("program", "reward", "reason"),
+    [
+        ("print('abc')", 0.0, "wrong"),  # the checker raises ValueError on it
+        ("print(int(input()) / 2, 'x')", 0.0, "wrong"),
+        ("import sys\nsys.stdout.buffer.write(b'\\xff\\xfe')", 0.0, "wrong"),
+        ("n = int(input())\nprint(n / 2 if n != 3 else 'oops')", 0.0, "wrong"),  # one case only
+        ("print(int(input()) / 2)", 1.0, "ok"),
+    ],
+)
+def test_a_checker_that_crashes_on_the_output_makes_it_wrong_not_a_verifier_error(program, reward, reason):
+    from rlvr_code.contests.verifier import ContestVerifier
+    from rlvr_envs.types import Task
+
+    task = Task(
+        id="h",
+        prompt="p",
+        answer={"format": "stdio", "cases": HALF, "checker": {"type": "program", "source": NAIVE_CHECKER}},
+    )
+    verdict = ContestVerifier(timeout_s=30.0, case_timeout_s=5.0).verify(task, fenced(program))
+    assert (verdict.reward, verdict.reason.value) == (reward, reason), verdict.details
+
+
+@needs_bwrap
+def test_partial_credit_still_judges_the_cases_after_an_output_the_checker_crashed_on():
+    from rlvr_code.contests.verifier import ContestVerifier
+    from rlvr_envs.types import Task
+
+    task = Task(
+        id="h",
+        prompt="p",
+        answer={"format": "stdio", "cases": HALF, "checker": {"type": "program", "source": NAIVE_CHECKER}},
+    )
+    verdict = ContestVerifier(timeout_s=30.0, case_timeout_s=5.0, partial_credit=True).verify(
+        task, fenced("n = int(input())\nprint(n / 2 if n != 1 else 'oops')")
+    )
+    assert verdict.reason.value == "wrong" and verdict.details["passed"] == 2, verdict.details

@@ -219,13 +219,35 @@ def stdio_task(row: Mapping[str, Any], index: int, place: RowPlace | None = None
 
 
 def _check_checker(answer: Mapping[str, Any], place: RowPlace) -> None:
-    """A stdio task's checker (``rlvr_code.contests.checkers``), checked at load."""
+    """A stdio task's checker (``rlvr_code.contests.checkers``), checked at load; and that the
+    task can tell a program from nothing (``expects_no_output``)."""
     from rlvr_code.contests.checkers import CheckerSpecError, parse_checker
 
     try:
         parse_checker(answer.get("checker"))
     except CheckerSpecError as exc:
         raise place.error(f"checker: {exc}") from None
+    if expects_no_output(answer):
+        raise place.error(NOTHING_PASSES)
+
+
+NOTHING_PASSES = (
+    "every case expects no output and no special judge or interactor reads it: a program doing nothing would pass"
+)
+
+
+def expects_no_output(answer: Mapping[str, Any]) -> bool:
+    """Whether a program doing nothing passes the stdio task: every case's expected output is
+    blank, and nothing but the comparison judges it (no ``program`` checker reading the input, no
+    interactor). Under the line, token and float comparisons alike an empty program, ``pass`` or
+    ``exit(0)`` would score 1 (an interactive problem shipped without its interactor, a broken row)."""
+    checker = answer.get("checker")
+    if answer.get("interactor") is not None or (isinstance(checker, Mapping) and checker.get("type") == "program"):
+        return False
+    cases = answer.get("cases")
+    if not isinstance(cases, list) or not cases:
+        return False
+    return all(isinstance(c, Mapping) and isinstance(c.get("output"), str) and not c["output"].strip() for c in cases)
 
 
 def _check_native_answer(answer: Mapping[str, Any], place: RowPlace) -> None:

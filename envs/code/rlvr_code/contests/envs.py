@@ -147,18 +147,18 @@ class ContestEnv(CodeEnv):
     def _row_task(self, index: int, place: RowPlace, row: Any) -> Task | None:
         try:
             problem = self._problem(row, place, index)
-        except Untestable as exc:
+            checker = self.checkers.get(problem.id, self.checker)
+            return build_task(
+                problem,
+                place,
+                language=self.language,
+                checker=checker,
+                time_factors=self.time_factors,
+                file_io=self.file_io,
+            )
+        except Untestable as exc:  # no tests, or tests a program doing nothing passes
             self.skipped.append(str(exc))
             return None
-        checker = self.checkers.get(problem.id, self.checker)
-        return build_task(
-            problem,
-            place,
-            language=self.language,
-            checker=checker,
-            time_factors=self.time_factors,
-            file_io=self.file_io,
-        )
 
 
 class CodeContestsEnv(ContestEnv):

@@ -23,7 +23,7 @@ from typing import Any
 
 from rlvr_code.contests.checkers import CheckerSpecError, parse_checker, stated_tolerance
 from rlvr_code.contests.verifier import CASE_LIMIT_KEY, FACTORS_KEY
-from rlvr_code.envs import RowPlace
+from rlvr_code.envs import NOTHING_PASSES, RowPlace, expects_no_output
 from rlvr_code.split import solution_names
 from rlvr_code.verifier import accepted_languages
 from rlvr_envs.errors import DataError
@@ -236,6 +236,8 @@ def build_task(
             except CheckerSpecError as exc:
                 raise place.error(f"checker: {exc}") from None
             answer["checker"] = spec
+        if expects_no_output(answer):
+            raise untestable(place, NOTHING_PASSES)
         if problem.time_limit_s is not None:
             answer[CASE_LIMIT_KEY] = problem.time_limit_s
             if time_factors is not None:
