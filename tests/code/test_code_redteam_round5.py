@@ -210,3 +210,42 @@ def test_partial_credit_still_judges_the_cases_after_an_output_the_checker_crash
         task, fenced("n = int(input())\nprint(n / 2 if n != 1 else 'oops')")
     )
     assert verdict.reason.value == "wrong" and verdict.details["passed"] == 2, verdict.details
+
+
+# -- an interactor that crashes on the contestant's output -----------------------------------------
+# The same class for interactive tasks: a Python interactor reading ``op, x = input().split()``
+# raises on "hello world", and its failure is a ``verifier_error`` a wrong program can choose.
+# Unlike a checker there is no expected output to run it on (only a reference program, which a
+# task need not have): not mended in round 5.
+NAIVE_INTERACTOR = """import sys
+n = int(open(sys.argv[1]).read().split()[0])
+for _ in range(25):
+    op, x = input().split()
+    x = int(x)
+    if op == "!":
+        sys.exit(0 if x == n else 1)
+    print("<" if n < x else ">" if n > x else "=", flush=True)
+sys.exit(1)
+"""
+
+
+@needs_bwrap
+@pytest.mark.xfail(
+    strict=True,
+    reason="hole: an interactor that raises on malformed contestant output makes the sample a verifier_error "
+    "(contests/interactors.py guard: exit 3); attributing it needs a reference contestant run",
+)
+def test_an_interactor_that_crashes_on_the_output_makes_it_wrong_not_a_verifier_error():
+    from rlvr_code.contests.verifier import ContestVerifier
+    from rlvr_envs.types import Task
+
+    answer = {
+        "format": "stdio",
+        "language": "python",
+        "cases": [{"input": "5\n", "output": ""}],
+        "interactor": {"language": "python", "source": NAIVE_INTERACTOR},
+    }
+    verifier = ContestVerifier(timeout_s=12.0, case_timeout_s=1.5)
+    assert verifier.verify(Task(id="g", prompt="g", answer=answer), fenced("print('! 5', flush=True)")).reward == 1.0
+    verdict = verifier.verify(Task(id="g", prompt="g", answer=answer), fenced("print('hello world', flush=True)"))
+    assert verdict.reason.value == "wrong", verdict.details
