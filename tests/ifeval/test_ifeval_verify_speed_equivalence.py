@@ -200,7 +200,9 @@ def _newest_training_ids(rows: list[dict[str, Any]]) -> dict[str, IFEvalVerifier
     choices: tuple[tuple[str, dict[str, Any]], ...] = (("ifeval-data", {"data": data}), ("ifeval-synth", {}))
     for name, options in choices:
         env_id = rlvr_envs.spec(name).id
-        made[f"newest: {env_id}"] = rlvr_envs.make(env_id, **options).verifier
+        verifier = rlvr_envs.make(env_id, **options).verifier
+        assert isinstance(verifier, IFEvalVerifier), env_id
+        made[f"newest: {env_id}"] = verifier
     return made
 
 

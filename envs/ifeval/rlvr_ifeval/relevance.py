@@ -50,7 +50,6 @@ from operator import gt
 from typing import TYPE_CHECKING, Any
 
 from rlvr_ifeval import analysis
-from rlvr_ifeval.analysis import JOINERS as _JOINERS
 from rlvr_ifeval.analysis import LATIN_CYRILLIC_WORD_RE as _LATIN_CYRILLIC_WORD_RE
 from rlvr_ifeval.analysis import (
     MAX_ANALYSED_CHARS,
@@ -386,10 +385,19 @@ def _function_words_kept(drop: frozenset[str]) -> frozenset[str]:
 
 
 @lru_cache(maxsize=4096)
-def _literal_pattern(checkers: tuple[Checker, ...]) -> re.Pattern[str] | None:
+def _literal_strings(checkers: tuple[Checker, ...]) -> frozenset[str]:
     """The instruction's own strings (keywords, end phrase, the prompt to repeat, relations
-    such as "at least"): a salad may carry them and their function words."""
-    found = {s.strip() for c in checkers for v in c.kwargs.values() for s in strings(v) if len(s.strip()) > 1}
+    such as "at least"), stripped, of two characters or more: a salad may carry them and
+    their function words."""
+    return frozenset(s.strip() for c in checkers for v in c.kwargs.values() for s in strings(v) if len(s.strip()) > 1)
+
+
+@lru_cache(maxsize=4096)
+def _literal_pattern(checkers: tuple[Checker, ...]) -> re.Pattern[str] | None:
+    """``_literal_strings`` as one case-blind alternation, longest first (None: there are none).
+    Compiled only where a text needs it (``_without_literals``): building it cost 40 us a task,
+    and ASCII text never uses it."""
+    found = _literal_strings(checkers)
     if not found:
         return None
     return re.compile("|".join(re.escape(s) for s in sorted(found, key=len, reverse=True)), re.IGNORECASE)
@@ -399,22 +407,28 @@ def _literal_pattern(checkers: tuple[Checker, ...]) -> re.Pattern[str] | None:
 def _literal_needles(checkers: tuple[Checker, ...]) -> tuple[tuple[str, ...], re.Pattern[str]] | None:
     """The strings of ``_literal_pattern`` lowercase, and their alternation matching case,
     when all are ASCII (else None)."""
-    found = {s.strip() for c in checkers for v in c.kwargs.values() for s in strings(v) if len(s.strip()) > 1}
+    found = _literal_strings(checkers)
     if not found or not all(s.isascii() and "\x00" not in s for s in found):
         return None
     lowered = sorted({s.lower() for s in found}, key=len, reverse=True)
     return tuple(lowered), re.compile("|".join(map(re.escape, lowered)))
 
 
-def _without_literals(checkers: Sequence[Checker], literal: re.Pattern[str], head: str) -> tuple[str, int]:
-    """``literal.subn(" ", head)``. On ASCII text an ASCII pattern that ignores case matches
-    exactly where its lowercase form matches the lowercase text: substring searches (in C)
-    settle that nothing occurs, and a pattern that matches case finds the spans (the case-blind
-    alternation steps through every position: 0.25 ms on 1,500 characters). Curly quotes and
-    dashes, which no ASCII character matches, are read as NUL, which no needle holds."""
+def _without_literals(checkers: Sequence[Checker], literal: re.Pattern[str] | None, head: str) -> tuple[str, int]:
+    """``literal.subn(" ", head)`` (``literal``: ``_literal_pattern(checkers)``, which None
+    stands for, compiled here only when needed). On ASCII text an ASCII pattern that ignores
+    case matches exactly where its lowercase form matches the lowercase text: substring
+    searches (in C) settle that nothing occurs, and a pattern that matches case finds the spans
+    (the case-blind alternation steps through every position: 0.25 ms on 1,500 characters).
+    Curly quotes and dashes, which no ASCII character matches, are read as NUL, which no
+    needle holds."""
     needles = _literal_needles(tuple(checkers))
     view = head if head.isascii() else analysis.replace_each(head, analysis.COMMON_PUNCTUATION, "\x00")
     if needles is None or not view.isascii():
+        if literal is None:
+            literal = _literal_pattern(tuple(checkers))
+            if literal is None:
+                return head, 0
         return literal.subn(" ", head)
     lowered = view.lower()
     if not any(n in lowered for n in needles[0]):
@@ -436,8 +450,19 @@ MAX_SHUFFLED_TRIGRAMS = 0.5
 
 
 @lru_cache(maxsize=4096)
+def _prompt_word_list(prompt: str) -> tuple[str, ...]:
+    """The prompt's Latin and Cyrillic words in order, lowercase, apostrophes and hyphens
+    dropped first: what the prompt-word rules compare a response's words with. One list for
+    the vocabulary, its trigrams, predecessors and pairs (each had read the prompt on its own:
+    the per-task tables cost 0.3 ms, paid again for each new prompt of a generator)."""
+    return tuple(
+        analysis.lowered(_LATIN_CYRILLIC_WORD_RE.findall(analysis.replace_each(prompt, analysis.JOINER_CHARS, "")))
+    )
+
+
+@lru_cache(maxsize=4096)
 def _prompt_vocabulary(prompt: str) -> tuple[frozenset[str], frozenset[tuple[str, str, str]]]:
-    words = [w.lower() for w in _LATIN_CYRILLIC_WORD_RE.findall(prompt.translate(_JOINERS))]
+    words = _prompt_word_list(prompt)
     return frozenset(words), frozenset(zip(words, words[1:], words[2:], strict=False))
 
 
@@ -483,9 +508,8 @@ def not_language(response: str, checkers: Sequence[Checker], prompt: str = "") -
     head = response[:MAX_RELEVANCE_CHARS]
     drop = prompt_words(prompt)
     found = function_share(head, drop)
-    literal = _literal_pattern(tuple(checkers))
-    if found is not None and found[0] >= found[2] and literal is not None:
-        stripped, n = _without_literals(checkers, literal, head)
+    if found is not None and found[0] >= found[2] and _literal_strings(tuple(checkers)):
+        stripped, n = _without_literals(checkers, None, head)
         if n:  # without an occurrence the text, and so the share, is the same
             found = function_share(stripped, drop)
     if found is None:
@@ -517,8 +541,8 @@ def interleaved_prompt(response: str, prompt: str) -> dict[str, Any] | None:
     step: a word of the prompt whose previous word of the prompt's vocabulary in the response
     is, two or more words back, the word the prompt has before it (a copy, adjacent, is the
     guard's)."""
-    preceding = _prompt_predecessors(prompt)
-    if not preceding:
+    vocabulary = _prompt_vocabulary(prompt)[0]  # the words that have predecessors, or are first
+    if not vocabulary:
         return None
     words = _response_words(response)
     if len(words) < MIN_TOP_WORDS:
@@ -527,7 +551,7 @@ def interleaved_prompt(response: str, prompt: str) -> dict[str, Any] | None:
     # consecutive hits two or more words apart are in different runs of hits: the second starts
     # a run. So there are fewer steps than runs, and a step is a pair (previous hit, run start)
     # the prompt has as neighbours. Counted with iterators in C, no loop in Python.
-    flags = bytes(map(preceding.__contains__, words))
+    flags = bytes(map(vocabulary.__contains__, words))
     runs = flags.count(b"\x00\x01") + flags.startswith(b"\x01")
     if (runs - 1) / len(words) <= MAX_INTERLEAVED_STEPS:
         return None
@@ -542,18 +566,21 @@ def interleaved_prompt(response: str, prompt: str) -> dict[str, Any] | None:
 
 @lru_cache(maxsize=4096)
 def _prompt_predecessors(prompt: str) -> dict[str, frozenset[str]]:
-    """Each word of the prompt (lowercase) -> the words that precede it in the prompt."""
-    words = [w.lower() for w in _LATIN_CYRILLIC_WORD_RE.findall(prompt.translate(_JOINERS))]
+    """Each word of the prompt (lowercase) -> the words that precede it in the prompt (the
+    rule as first written; ``interleaved_prompt`` reads the same from the vocabulary and
+    ``_prompt_pairs``)."""
+    words = _prompt_word_list(prompt)
     before: dict[str, set[str]] = {w: set() for w in words}
-    for a, b in pairwise(words):
+    for a, b in _prompt_pairs(prompt):
         before[b].add(a)
     return {w: frozenset(p) for w, p in before.items()}
 
 
 @lru_cache(maxsize=4096)
 def _prompt_pairs(prompt: str) -> frozenset[tuple[str, str]]:
-    """The prompt's pairs of neighbouring words (lowercase), as ``_prompt_predecessors`` has them."""
-    return frozenset((a, b) for b, before in _prompt_predecessors(prompt).items() for a in before)
+    """The prompt's pairs of neighbouring words (lowercase), as ``_prompt_predecessors`` has
+    them (each word's predecessors are the first words of its pairs)."""
+    return frozenset(pairwise(_prompt_word_list(prompt)))
 
 
 def salad_rejection(
