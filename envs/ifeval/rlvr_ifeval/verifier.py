@@ -57,8 +57,6 @@ _ANSWER_RE = re.compile(r"<answer>(.*)</answer>", re.DOTALL)
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _CONTROL_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])  # the same set
 MAX_CONTROL_FRACTION = 0.005
-_NOT_JUDGED = 1 << 30
-"""``relevance_min_units`` that no task reaches: the overlap rule does not judge."""
 
 
 def canonical_answer(answer: Any) -> str:
@@ -372,20 +370,27 @@ class IFEvalVerifier(Verifier):
                 found = not_verse(task.prompt, response, checkers) or too_short(task.prompt, response, checkers)
                 if found is not None:
                     return found
-            min_units = self.relevance_min_units
-            if self.relevance_paste and cross_lingual(task.prompt, response):
-                min_units = _NOT_JUDGED  # the overlap rule cannot expect the prompt's words
-            return off_topic(
+            found = off_topic(
                 task.prompt,
                 response,
                 checkers,
-                min_units=min_units,
+                min_units=self.relevance_min_units,
                 min_words=self.relevance_min_words,
                 min_share=self.relevance_min_share,
                 v0=self.relevance == "overlap-v0",
                 interleave=self.relevance == "contrast",
                 background=background,
             )
+            # The overlap rule (its figures: ``needed``) cannot expect the prompt's English words
+            # in an answer written in the language the prompt names; asked only when it refuses.
+            if (
+                found is not None
+                and "needed" in found
+                and self.relevance_paste
+                and cross_lingual(task.prompt, response)
+            ):
+                return None
+            return found
         from rlvr_judge.relevance import JudgeError
 
         task_text = task_units(task.prompt, tuple(checkers)).task_text or task.prompt
