@@ -288,3 +288,41 @@ def output_format_probes(t: Target, quick: bool) -> list[Probe]:
         return []
     names = ("arabic-indic-digits", "nan-for-a-number", "extra-token") if quick else tuple(_MANGLES)
     return [Probe(name, t.render(_RUN_GOLD.format(gold=t.gold, mangle=_MANGLES[name].format()))) for name in names]
+
+
+_BAD_OUTPUTS = {
+    "unparseable-output": "print('abc xyz')",
+    "invalid-utf8": "import sys\nsys.stdout.buffer.write(b'\\xff\\xfe\\x80 1\\n')",
+    "no-output": "pass",
+    "nul-bytes": "import sys\nsys.stdout.write('1\\x00 2\\n')",
+}
+_BAD_RESULTS = {
+    "recursive-list": "_l = []\n_l.append(_l)\nreturn _l",
+    "raising-dunders": "class _X:\n    def __repr__(self):\n        raise RuntimeError('repr')\n"
+    "    def __eq__(self, other):\n        raise RuntimeError('eq')\n    __hash__ = __iter__ = __len__ = __repr__\n"
+    "return _X()",
+    "closed-descriptors": "import os\nfor _fd in range(3, 256):\n    try:\n        os.close(_fd)\n    except OSError:\n"
+    "        pass\nreturn None",
+    "junk-on-descriptors": "import os\nfor _fd in range(0, 256):\n    try:\n"
+    "        os.write(_fd, b'\\x00\\x00\\x00\\x05[\"ok\"' * 100)\n    except OSError:\n        pass\nreturn None",
+}
+
+
+def induced_error_probes(t: Target, quick: bool) -> list[Probe]:
+    """Wrong programs that try to make the verification itself fail (``verifier_error``: left
+    out of the update, or, repeated, failing the run, instead of their 0): output a checker or an
+    interactor cannot parse (words for numbers, invalid UTF-8, NUL bytes, nothing, the gold's
+    output with an extra token), results the harness cannot carry (a list containing itself, an
+    object whose ``__repr__``/``__eq__``/``__hash__`` raise), the harness's descriptors closed or
+    sprayed with framed junk. Every one must be the program's failure, never the verifier's."""
+    probes: list[Probe] = []
+    if t.gold and _runs_as_script(t.gold):
+        for name, top in list(_BAD_OUTPUTS.items())[: 2 if quick else None]:
+            probes.append(Probe(name, t.render(program(t, top=top)), error_is_hole=True))
+        if not quick:
+            extra = _RUN_GOLD.format(gold=t.gold, mangle="_new = _out.rstrip() + ' x\\n'")
+            probes.append(Probe("gold-output-then-a-word", t.render(extra), error_is_hole=True))
+    if _has_functions(t):
+        for name, call in list(_BAD_RESULTS.items())[: 2 if quick else None]:
+            probes.append(Probe(name, t.render(program(t, call=call)), error_is_hole=True))
+    return probes

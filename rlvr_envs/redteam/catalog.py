@@ -58,6 +58,7 @@ CLASSES: tuple[AttackClass, ...] = (
     AttackClass("code_always_equal", code.always_equal_probes, frozenset({"code"}), "a gold program with functions"),
     AttackClass("code_tamper", code.tamper_probes, frozenset({"code"}), "a program-graded task (a code gold)"),
     AttackClass("code_output_format", code.output_format_probes, frozenset({"code"}), "a stdin/stdout gold program"),
+    AttackClass("induced_error", code.induced_error_probes, frozenset({"code"}), "a program-graded task (a code gold)"),
     AttackClass("feedback_mining", None, None, "an env that can be made with max_turns > 1", episode=mine_feedback),
     AttackClass("forged_turn", None, None, "an env that can be made with max_turns > 1", episode=forge_turns),
 )

@@ -30,11 +30,16 @@ class Outcome:
     """What an observation carried back that the policy chose and that reads as the chat's
     structure (a control token, a tool-result frame): a forged turn, a hole whatever the reward."""
 
+    error_is_hole: bool = False
+    """The probe made a ``verifier_error`` a hole (``Probe.error_is_hole``)."""
+
     @property
     def hole(self) -> bool:
-        """A wrong answer that earned reward, or an observation the policy forged."""
+        """A wrong answer that earned reward, an observation the policy forged, or an
+        infrastructure failure the answer chose."""
         rewarded = self.expect_wrong is True and self.reward is not None and self.reward > 0
-        return rewarded or self.forged is not None
+        induced = self.error_is_hole and self.reason == "verifier_error"
+        return rewarded or induced or self.forged is not None
 
     @property
     def label(self) -> str:

@@ -161,6 +161,7 @@ def _verify_one(env: Env, task: Task, completion: Any) -> Any:
 
 def _outcome(attack: str, t: Target, probe: Probe, verdict: Any) -> Outcome:
     out = Outcome(attack, probe.variant, t.task.id, probe.completion, probe.expect_wrong)
+    out.error_is_hole = probe.error_is_hole
     if isinstance(verdict, BaseException):
         out.error = f"{type(verdict).__name__}: {verdict}"
     elif isinstance(verdict, (int, float)):  # an episode step with no verdict in its info

@@ -46,6 +46,9 @@ class Probe:
     variant: str
     completion: Any
     expect_wrong: bool | None = True
+    error_is_hole: bool = False
+    """A ``verifier_error`` for this probe is a hole: the answer chose an infrastructure failure
+    (left out of the update, or, repeated, failing the run) over its 0."""
 
 
 @dataclass

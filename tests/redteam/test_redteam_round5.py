@@ -35,9 +35,9 @@ SUM_TASKS = [
 
 def _stdout(program: str, given: str) -> str | None:
     run = subprocess.run(
-        [sys.executable, "-I", "-S", "-c", program], input=given, capture_output=True, text=True, timeout=10
-    )
-    return run.stdout if run.returncode == 0 else None
+        [sys.executable, "-I", "-S", "-c", program], input=given.encode(), capture_output=True, timeout=10
+    )  # bytes: a program's invalid UTF-8 must not make the toy verifier itself raise
+    return run.stdout.decode("utf-8", "replace") if run.returncode == 0 else None
 
 
 class _FloatVerifier(Verifier):
@@ -111,4 +111,60 @@ def test_forged_turn_reports_zero_on_the_code_family():
     report = run_redteam(make(), n=1, classes=["forged_turn"], multi_turn=lambda: make(max_turns=2), episode_tasks=1)
     result = report.result("forged_turn")
     assert result.tasks == 1 and len(result.outcomes) == 3
+    assert result.holes == [] and report.exit_code == 0, report.summary_text()
+
+
+class _CheckerVerifier(Verifier):
+    """Runs the program and parses its output as numbers: the naive one calls a parse failure
+    its own failure (``verifier_error``), the mended one the answer's (``wrong``)."""
+
+    time_budget_s = 15.0
+
+    def __init__(self, naive: bool) -> None:
+        self.naive = naive
+
+    def verify(self, task: Task, completion: str) -> Verdict:
+        for given, want in task.answer["cases"]:
+            got = _stdout(_program(completion), given)
+            if got is None:
+                return Verdict.failure(Reason.RUNTIME_ERROR)
+            try:
+                values = [float(token) for token in got.split()]
+                if not values:
+                    raise ValueError("no output")
+            except ValueError as exc:
+                if self.naive:
+                    return Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"checker crashed: {exc}"})
+                return Verdict.failure(Reason.WRONG)
+            if len(values) != 1 or abs(values[0] - float(want)) > 1e-6:
+                return Verdict.failure(Reason.WRONG)
+        return Verdict.correct(None)
+
+
+class _CheckerEnv(_CodeEnv):
+    def __init__(self, naive: bool, **kwargs: Any) -> None:
+        super().__init__(_CheckerVerifier(naive), SUM_TASKS, **kwargs)
+
+
+def test_induced_error_finds_a_checker_that_fails_on_the_output():
+    report = run_redteam(_CheckerEnv(naive=True), n=3, classes=["induced_error"])
+    holes = report.result("induced_error").holes
+    assert {o.variant for o in holes} >= {"unparseable-output", "no-output"}, report.summary_text()
+    assert all(o.reason == "verifier_error" for o in holes) and report.exit_code == 1
+
+
+def test_induced_error_reports_zero_where_the_output_is_to_blame():
+    report = run_redteam(_CheckerEnv(naive=False), n=3, classes=["induced_error"])
+    assert report.result("induced_error").holes == [] and report.exit_code == 0
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap missing")
+def test_induced_error_reports_zero_on_the_code_family():
+    import rlvr_envs
+    from tests.helpers.data import shared_path
+
+    env = rlvr_envs.make("code-humaneval", data=str(shared_path("humaneval.jsonl")), limit=3)
+    report = run_redteam(env, n=3, classes=["induced_error"])
+    result = report.result("induced_error")
+    assert result.tasks == 3 and len(result.outcomes) == 12
     assert result.holes == [] and report.exit_code == 0, report.summary_text()
