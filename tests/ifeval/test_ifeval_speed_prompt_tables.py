@@ -83,3 +83,16 @@ def test_literals_are_stripped_alike_with_the_pattern_compiled_late(keywords: li
         else:
             assert late == relevance._without_literals(checkers, pattern, text) == pattern.subn(" ", text)
     assert bool(relevance._literal_strings(checkers)) == (pattern is not None)
+
+
+def test_the_guard_prompt_vocabulary_is_the_tokens_of_its_grams() -> None:
+    """``guard.prompt_profile``'s vocabulary (where a copy may start) is read from the tokens,
+    not by walking every n-gram: the same set, for prompts shorter than an n-gram too, and
+    under a format that adds text around the prompt."""
+    from rlvr_ifeval import guard
+
+    prompts = [*_prompts()[::3], "a", "a b", "Hello", "你好", "!!"]
+    for prompt_format in ("verbatim", "plain"):
+        for prompt in prompts:
+            profile = guard.prompt_profile(prompt, prompt_format)
+            assert profile.vocabulary == frozenset(t for gram in profile.grams for t in gram), prompt[:80]

@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import filterfalse, pairwise
+from itertools import chain, filterfalse, pairwise
 
 from rlvr_ifeval.analysis import COMMON_PUNCTUATION, replace_each
 from rlvr_ifeval.base import Checker, strings
@@ -240,7 +240,9 @@ def prompt_profile(prompt: str, prompt_format: str) -> PromptProfile:
             grams.update(_grams(t, k))
         for match in _QUOTED_RE.finditer(prompt):
             quoted.update(_grams(tokens(next(g for g in match.groups() if g is not None)), k))
-    vocabulary = frozenset(token for gram in grams for token in gram)
+    # Every token of a text is in one of its k-grams (k is at most each text's length): the
+    # grams' tokens are the texts' tokens, read without walking the grams.
+    vocabulary = frozenset(chain.from_iterable(toks)) if k else frozenset()
     return PromptProfile(frozenset(grams), frozenset(grams - quoted), k, vocabulary)
 
 

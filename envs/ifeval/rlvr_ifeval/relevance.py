@@ -142,6 +142,9 @@ STOP_WORDS = _words(STOP_WORDS_TEXT)
 REQUEST_WORDS = _words(REQUEST_WORDS_TEXT)
 FORM_WORDS = _words(FORM_WORDS_TEXT)
 TASK_STOP_WORDS_V0 = STOP_WORDS | REQUEST_WORDS | FORM_WORDS
+_CONTENT_STOP_WORDS = STOP_WORDS | REQUEST_WORDS
+"""What ``constraint_sentence`` leaves out of a sentence's content words (made once: the union
+cost 13 us a sentence, several a prompt)."""
 """What is never a unit of a task's text (``relevance="overlap-v0"``)."""
 # Form and genre words the first lists missed ("three asterisk markers", "exactly 6 stanzas"),
 # time adverbs that a real answer paraphrases ("who recently moved away"), "don't".
@@ -188,7 +191,7 @@ def constraint_sentence(sentence: str) -> bool:
     folded = sentence.casefold()
     if not _CONSTRAINT_CUE_RE.search(folded):
         return False
-    content = units(folded, STOP_WORDS | REQUEST_WORDS)
+    content = units(folded, _CONTENT_STOP_WORDS)
     topical = units(folded, TASK_STOP_WORDS_V0)
     return len(topical) <= max(1, len(content) // 3)
 
