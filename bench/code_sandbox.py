@@ -28,6 +28,7 @@ throughput ratio to each row, per repeat (min/median/max).
     .venv/bin/python bench/code_sandbox.py --mbpp          # also all 974 MBPP canonical solutions
     .venv/bin/python bench/code_sandbox.py --leftovers     # what a program leaves behind costs the next one
     .venv/bin/python bench/code_sandbox.py --memory --no-before  # the per-sample memory cgroup's cost
+    .venv/bin/python bench/code_sandbox_cpu.py             # CPU per sample per stage, beside the floor's
 """
 
 from __future__ import annotations

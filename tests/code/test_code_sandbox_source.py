@@ -3,7 +3,11 @@ unchanged, and small enough to travel as one command-line argument."""
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
+
+import pytest
 
 import rlvr_code
 from rlvr_code._sandbox_source import without_comments
@@ -48,3 +52,44 @@ def test_what_each_sandbox_runs_fits_in_one_argument():
     for role in ("judge", "solution"):
         assert len(harness_source(role).encode()) < MAX_ARG_STRLEN
     assert len(oneshot_source().encode()) < MAX_ARG_STRLEN  # both roles in one (the Docker backend)
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap missing")
+def test_the_sandboxes_read_the_harness_from_a_descriptor_not_their_arguments():
+    """An argument stays in the interpreter's heap for its whole life (three copies), and every
+    fork of the solution zygote copies the page table over it: the zygotes' command lines hold the
+    harness's descriptor number, not its text, and the zygotes still serve samples."""
+    from rlvr_code.sandbox import LocalSandbox
+    from rlvr_code.verifier import CodeVerifier
+    from tests.code.helpers_code import asserts_task, fenced
+
+    box = LocalSandbox()
+    try:
+        verifier = CodeVerifier(timeout_s=10)
+        verifier.sandbox = lambda: box
+        task = asserts_task(["assert f() == 1"], names=("f",))
+        assert verifier.verify(task, fenced("def f():\n    return 1\n")).passed
+        (worker,) = box._all
+        zygotes = [pid for proc in worker.procs for pid in _python_processes_under(proc.pid)]
+        assert len(zygotes) >= 2  # the judge zygote (and its warm judge), the solution zygote
+        for pid in zygotes:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            assert sum(map(len, argv)) < 16 * 1024
+            assert argv[-2].isdigit() or argv[-1].isdigit()  # the descriptor, last ('' after a trailing NUL)
+            assert b"def serve_solution" not in b"".join(argv)
+            assert len(os.listdir(f"/proc/{pid}/fd")) < 16  # the descriptor was closed after reading
+    finally:
+        box.close()
+
+
+def _python_processes_under(root: int) -> list[int]:
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        try:
+            todo.extend(int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split())
+            if pid != root and Path(f"/proc/{pid}/exe").resolve().name.startswith("python3"):
+                found.append(pid)
+        except OSError:
+            pass  # gone meanwhile
+    return found

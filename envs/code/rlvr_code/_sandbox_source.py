@@ -1,14 +1,16 @@
 """The harness modules' text as the sandboxes receive it: comments cut.
 
-Not a harness part (it runs on the host only). What a sandbox runs travels as a command-line
-argument, and one argument may not exceed 128 KiB on Linux (``MAX_ARG_STRLEN``); the Docker
-backend's one-shot program carries both roles' modules in one. Comments are a tenth of that
-text and mean nothing to the interpreter, so they stay in the files and out of the argument.
+Not a harness part (it runs on the host only). The Docker backend's one-shot program carries
+both roles' modules in one command-line argument, which may not exceed 128 KiB on Linux
+(``MAX_ARG_STRLEN``); the local sandboxes read theirs from a memory file (``harness_fd``).
+Comments are a tenth of that text and mean nothing to the interpreter, so they stay in the
+files and out of what the sandboxes receive.
 """
 
 from __future__ import annotations
 
 import io
+import os
 import threading
 import tokenize
 
@@ -40,3 +42,17 @@ def without_comments(source: str) -> str:
             _cache.clear()
         _cache[source] = stripped
     return stripped
+
+
+def harness_fd(source: str) -> int:
+    """A memory file holding ``source``, for a sandbox's interpreter to read its harness from
+    (``sandbox.bootstrap_source``): what it gets as an argument stays in its heap for life."""
+    data = source.encode()
+    fd = os.memfd_create("rlvr-harness", os.MFD_CLOEXEC)
+    try:
+        if os.pwrite(fd, data, 0) != len(data):
+            raise OSError("the harness did not fit in a memory file")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd

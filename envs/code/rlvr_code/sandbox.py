@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from rlvr_code._sandbox_source import without_comments
+from rlvr_code._sandbox_source import harness_fd, without_comments
 from rlvr_code.memory_bound import DEFAULT_TOTAL_MB, MOUNT_POINT, MemoryCgroup, bounded_job
 from rlvr_code.memory_bound import create as create_cgroup
 from rlvr_code.spawner import spawner as _spawner
@@ -107,10 +107,12 @@ def harness_source(role: str) -> str:
 
 
 def bootstrap_source() -> str:
-    """The ``-c`` program of both sandboxes: the warm imports first, then the harness (the next
-    argument) compiled and run. Compiling 40 KB of source leaves megabytes of freed heap; compiled
-    on top of the imports, that heap is handed back (``malloc_trim``) instead of lying between
-    them, so the solution zygote forks with a smaller, cheaper to copy, page table."""
+    """The ``-c`` program of both sandboxes: the warm imports first, then the harness compiled and
+    run. Compiling 40 KB of source leaves megabytes of freed heap; compiled on top of the imports,
+    that heap is handed back (``malloc_trim``) instead of lying between them, so the solution
+    zygote forks with a smaller, cheaper to copy, page table. The harness comes from a descriptor
+    (its number is the last argument): an interpreter keeps its arguments for life, three times
+    over (0.8 MB of the solution zygote's heap for 120 KB of harness, copied by every fork)."""
     from rlvr_code._sandbox_wire import HARNESS_IMPORTS, PREIMPORT
 
     names = sorted({*PREIMPORT, *HARNESS_IMPORTS})
@@ -121,8 +123,8 @@ def bootstrap_source() -> str:
         "        __import__(name)\n"
         "    except ImportError:\n"
         "        pass\n"
-        "source = sys.argv.pop()\n"
-        "code = compile(source, '<rlvr-harness>', 'exec')\n"
+        "with open(int(sys.argv.pop()), 'rb') as source:\n"
+        "    code = compile(source.read(), '<rlvr-harness>', 'exec')\n"
         "del source, name\n"
         "try:\n"
         "    import ctypes\n"
@@ -196,6 +198,7 @@ class _Worker:
         link: tuple[int, int],
         host_root: str | None,
         memory: MemoryCgroup | None = None,
+        sources: tuple[int, int] | None = None,  # descriptors of the judge's and the solution's harness
     ) -> None:
         self.host_root = host_root
         self.memory = memory
@@ -208,7 +211,7 @@ class _Worker:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
-                pass_fds=(solution_fd,),
+                pass_fds=(solution_fd,) if sources is None else (solution_fd, sources[1]),
             )
             self.procs.append(self.solution)
             self.proc = _spawner.spawn(
@@ -217,7 +220,7 @@ class _Worker:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
-                pass_fds=(judge_fd,),
+                pass_fds=(judge_fd,) if sources is None else (judge_fd, sources[0]),
             )
             self.procs.append(self.proc)
         finally:
@@ -414,7 +417,9 @@ class LocalSandbox:
             return None
         return 1_900_000_000 + (os.getpid() % 1_000_000) * 64 + (self._uid_offset + slot) % 64
 
-    def _argv(self, role: str, root: str, link_fd: int, memory: MemoryCgroup | None = None) -> list[str]:
+    def _argv(
+        self, role: str, root: str, link_fd: int, memory: MemoryCgroup | None = None, source_fd: int = -1
+    ) -> list[str]:
         group = None
         if memory is not None and role == "solution":
             group = memory.sandbox_config() if self.isolated else {"path": memory.path, "version": memory.version}
@@ -431,8 +436,8 @@ class LocalSandbox:
                 "memory_cgroup": group,
             }
         )
-        # sys.argv in the sandbox: ["-c", config] once the bootstrap took the harness off the end.
-        command = [self.python, "-I", "-S", "-c", self._bootstrap, config, self._sources[role]]
+        # sys.argv in the sandbox: ["-c", config] once the bootstrap took the harness's descriptor off.
+        command = [self.python, "-I", "-S", "-c", self._bootstrap, config, str(source_fd)]
         if not self.isolated:
             return command
         argv = [
@@ -500,21 +505,26 @@ class LocalSandbox:
             host_root = tempfile.mkdtemp(prefix="rlvr-code-")
             os.chmod(host_root, 0o755)
             roots = {"judge": host_root, "solution": host_root}
+        sources = {role: harness_fd(self._sources[role]) for role in ("judge", "solution")}
         judge_end, solution_end = socket.socketpair()
         judge_fd, solution_fd = judge_end.detach(), solution_end.detach()
         memory = create_cgroup(DEFAULT_TOTAL_MB) if self.memory_cgroup else None
         try:
             worker = _Worker(
-                self._argv("judge", roots["judge"], judge_fd),
-                self._argv("solution", roots["solution"], solution_fd, memory),
+                self._argv("judge", roots["judge"], judge_fd, source_fd=sources["judge"]),
+                self._argv("solution", roots["solution"], solution_fd, memory, sources["solution"]),
                 (judge_fd, solution_fd),
                 host_root,
                 memory,
+                (sources["judge"], sources["solution"]),
             )
         except BaseException:
             if memory is not None:
                 memory.remove()
             raise
+        finally:
+            for fd in sources.values():
+                os.close(fd)
         self.stats["worker_starts"] += 1
         with self._lock:
             self._all.add(worker)

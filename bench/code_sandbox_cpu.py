@@ -1,0 +1,159 @@
+"""Benchmark: where the code sandbox's CPU goes, stage by stage, beside the isolated floor's.
+
+``bench/code_sandbox.py`` compares throughput; this says why the ratio is what it is. The same
+HumanEval canonical solutions run through the isolated floor and the sandbox, alternated over
+repeats, and for each run it reads, from ``/proc``:
+
+* CPU per sample of each stage: the host (this process: the verifier, the pipes), the judge
+  sandbox (its zygote and warm judges), the solution zygote, and the sample processes (what the
+  zygote reaped: every fork's teardown and copy-on-write faults included); the floor's host,
+  zygote and samples the same way;
+* minor page faults per sample of the solution zygote and of its samples (copy-on-write after
+  each fork), and voluntary context switches per sample (the hand-offs between processes);
+* the share of the machine's CPUs left idle during the run: near 0 means the run was bound by
+  CPU, not by processes waiting on each other's wake-ups.
+
+    .venv/bin/python bench/code_sandbox_cpu.py --repeats 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def process_stats(pid: int) -> tuple[float, float, int, int, int] | None:
+    """(CPU s, CPU s of reaped children, minor faults, children's minor faults, voluntary switches)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        run_ns = int(Path(f"/proc/{pid}/schedstat").read_text().split()[0])
+        status = Path(f"/proc/{pid}/status").read_text()
+    except (OSError, IndexError, ValueError):
+        return None
+    switches = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("voluntary_")), 0)
+    children = (int(fields[13]) + int(fields[14])) / TICK
+    return run_ns / 1e9, children, int(fields[7]), int(fields[8]), switches
+
+
+def python_descendants(root: int) -> list[tuple[int, int]]:
+    """(pid, parent pid) of every ``python3`` process under ``root``."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                parents[int(entry)] = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                pass
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        kids = [child for child, parent in parents.items() if parent == pid]
+        todo.extend(kids)
+        try:
+            if Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].endswith(b"python3"):
+                found.append((pid, parents.get(pid, 0)))
+        except OSError:
+            pass
+    return found
+
+
+def idle_cpu_seconds() -> float:
+    fields = Path("/proc/stat").read_text().splitlines()[0].split()
+    return (int(fields[4]) + int(fields[5])) / TICK
+
+
+def stages_of(method) -> dict[int, str]:
+    """Each long-lived process of a method's workers, by its role."""
+    roles: dict[int, str] = {}
+    if hasattr(method, "box"):
+        for worker in method.box._all:
+            for pid, _ in python_descendants(worker.solution.pid):
+                roles[pid] = "solution zygote"
+            judges = python_descendants(worker.proc.pid)
+            pids = {pid for pid, _ in judges}
+            for pid, parent in judges:
+                roles[pid] = "warm judge" if parent in pids else "judge zygote"
+    else:
+        for proc, _ in method.free:
+            for pid, _ in python_descendants(proc.pid):
+                roles[pid] = "floor zygote"
+    return roles
+
+
+def measure(method, samples) -> dict[str, float]:
+    roles = stages_of(method)
+    before = {pid: process_stats(pid) for pid in roles}
+    host, idle = os.times(), idle_cpu_seconds()
+    outcomes, seconds = method.run(samples)
+    host_after, idle_after = os.times(), idle_cpu_seconds()
+    after = {pid: process_stats(pid) for pid in roles}
+    if not all(ok for ok, _ in outcomes):
+        raise SystemExit(f"{method.name}: a canonical solution failed")
+    n = len(samples)
+    row = {
+        "samples/s": n / seconds,
+        "idle CPUs": (idle_after - idle) / seconds,
+        "host": 1e3 * (host_after.user + host_after.system - host.user - host.system) / n,
+    }
+    for pid, role in roles.items():
+        a, b = before[pid], after[pid]
+        if a is None or b is None:
+            continue  # a warm judge replaced meanwhile: its CPU is its zygote's reaped children's
+        reaped = "samples" if role in ("solution zygote", "floor zygote") else role
+        row[role] = row.get(role, 0.0) + 1e3 * (b[0] - a[0]) / n
+        row[reaped] = row.get(reaped, 0.0) + 1e3 * (b[1] - a[1]) / n
+        if role in ("solution zygote", "floor zygote"):
+            row["zygote faults"] = row.get("zygote faults", 0.0) + (b[2] - a[2]) / n
+            row["sample faults"] = row.get("sample faults", 0.0) + (b[3] - a[3]) / n
+        row["switches"] = row.get("switches", 0.0) + (b[4] - a[4]) / n
+    row["all"] = sum(
+        v for k, v in row.items() if k not in ("samples/s", "idle CPUs", "zygote faults", "sample faults", "switches")
+    )
+    return row
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
+    parser.add_argument("--lanes", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args(argv)
+    sys.path.insert(0, str(ROOT))
+    from bench.code_sandbox import Floor, Sandbox, humaneval_rows, workloads
+
+    rows = humaneval_rows(args.data / "humaneval.jsonl", None)
+    samples = workloads(rows)["HumanEval canonical"]
+    methods: list[Any] = [Floor(args.lanes, 20.0), Sandbox(rows, args.lanes, 20.0)]
+    results: dict[str, list[dict[str, float]]] = {m.name: [] for m in methods}
+    load_before = os.getloadavg()[0]
+    for repeat in range(args.repeats):
+        for method in methods if repeat % 2 == 0 else methods[::-1]:
+            results[method.name].append(measure(method, samples))
+    for method in methods:
+        method.close()
+    print(
+        f"HumanEval canonical x {args.repeats}, {args.lanes} lanes, {os.cpu_count()} CPUs, load average "
+        f"{load_before:.1f} -> {os.getloadavg()[0]:.1f}; median [min-max] over repeats, ms of CPU per sample"
+        " (faults and switches: per sample)\n"
+    )
+    for name, runs in results.items():
+        print(name)
+        for key in runs[0]:
+            values = [run.get(key, 0.0) for run in runs]
+            print(f"  {key:<16} {statistics.median(values):8.2f}  [{min(values):.2f}-{max(values):.2f}]")
+    floor, sandbox = (results[m.name] for m in methods)
+    cpu = statistics.median(f["all"] / s["all"] for f, s in zip(floor, sandbox))
+    rate = statistics.median(s["samples/s"] / f["samples/s"] for f, s in zip(floor, sandbox))
+    print(f"\nsandbox / floor: throughput {rate:.2f}, CPU per sample (floor's over sandbox's) {cpu:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
