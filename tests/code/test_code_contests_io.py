@@ -96,6 +96,34 @@ def test_hostile_file_io_programs_score_zero_and_leave_nothing(verifier: Contest
     assert sorted(set(leftovers()) - before) == []
 
 
+NOISY = {
+    # The right output file, and 4 MB of debug output on stdout (past the 1 MiB output cap).
+    "python": 'import sys\na, b = map(int, open("input.txt").read().split())\nsys.stdout.write("x" * (4 << 20))\n'
+    'open("output.txt", "w").write(f"{a + b}\\n")\n',
+    "cpp": '#include <cstdio>\nint main() { FILE* f = std::fopen("input.txt", "r"); long a, b;\n'
+    '  std::fscanf(f, "%ld %ld", &a, &b); for (int i = 0; i < (4 << 20); i++) std::putchar(120);\n'
+    '  FILE* g = std::fopen("output.txt", "w"); std::fprintf(g, "%ld\\n", a + b); }\n',
+}
+
+
+@pytest.mark.parametrize("language", ["python", "cpp"])
+def test_stdout_past_the_cap_is_discarded_where_the_answer_is_a_file(verifier: ContestVerifier, language: str) -> None:
+    # The output judged is output.txt; stdout is ignored, so its size is no reason to fail the
+    # sample (it was: "the output exceeded 1048576 bytes", a right answer scored 0).
+    need(language)
+    right = verifier.verify(task(language), fence(language, NOISY[language]))
+    assert right.reward == 1.0, right.details
+    # Where stdout is the answer (only the input is a file), the cap still applies.
+    only_input = verifier.verify(task(language, io={"input": "input.txt"}), fence(language, NOISY[language]))
+    assert only_input.reward == 0.0 and "exceeded" in str(only_input.details.get("first_error")), only_input.details
+
+
+def test_an_endless_stdout_beside_the_file_ends_at_the_time_limit() -> None:
+    endless = 'open("output.txt", "w").write("3\\n")\nwhile True:\n    print("x" * 4096)\n'
+    verdict = ContestVerifier(timeout_s=4.0, case_timeout_s=2.0).verify(task("python"), fence("python", endless))
+    assert verdict.reward == 0.0 and verdict.reason is Reason.TIMEOUT, verdict.details
+
+
 @pytest.mark.parametrize(
     "io",
     [

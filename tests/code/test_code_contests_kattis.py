@@ -241,3 +241,21 @@ def test_the_default_validator_ignores_case_as_kattis_does(real_env: KattisEnv) 
     hello = next(t for t in real_env.tasks if t.id == "kattis/hello")
     assert real_env.verifier.verify(hello, fence("python", "print('HELLO WORLD!')")).reward == 1.0
     assert real_env.verifier.verify(hello, fence("python", "print('Hello World')")).reward == 0.0
+
+
+def test_calibrated_limits_on_the_real_set_stop_the_too_slow_submission() -> None:
+    from rlvr_code.limits import CPU_LIMIT_KEY, calibrate
+
+    env = KattisEnv(examples_dir(), language=["cpp", "python", "c"], timeout_s=10.0)
+    need("cpp")
+    result = calibrate(env, repeats=1)
+    # Every package's C++ reference measured, the interactive one's CPU included.
+    assert [row["source"] for row in result.rows] == ["calibrated"] * 4, result.rows
+    assert all(CPU_LIMIT_KEY in task.answer for task in result.tasks), result.rows
+    tasks = {task.id: task for task in result.tasks}
+    for task in result.tasks:
+        gold = env.gold_completion(task)
+        assert gold is not None and env.verifier.verify(task, gold).reward == 1.0, task.id
+    slow = (examples_dir() / "different/submissions/time_limit_exceeded/different_linear_search.cc").read_text()
+    verdict = env.verifier.verify(tasks["kattis/different"], fence("cpp", slow))
+    assert verdict.reward == 0.0 and verdict.reason is Reason.TIMEOUT, verdict.details

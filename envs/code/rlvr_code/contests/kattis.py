@@ -234,7 +234,8 @@ def accepted_submissions(package: Path) -> dict[str, list[str]]:
 
 
 def read_package(package: Path, language: str | list[str] = "python") -> tuple[Problem, dict[str, Any]]:
-    """The package's problem and what judges it: ``{"checker": spec}`` or ``{"interactor": spec}``."""
+    """The package's problem and its ``{"checker": spec}`` (None for an interactive problem, whose
+    validator is ``problem.interactor``)."""
     config = _yaml(package / "problem.yaml")
     custom, interactive = _kind(config)
     public, hidden = _cases(package, "sample"), _cases(package, "secret")
@@ -271,7 +272,8 @@ def read_package(package: Path, language: str | list[str] = "python") -> tuple[P
     validator_language, source = validator_source(package)
     spec = {"language": validator_language, "source": source, "protocol": "kattis"}
     if interactive:
-        return problem, {"interactor": spec}
+        problem.interactor = spec
+        return problem, {"checker": None}
     return problem, {"checker": {"type": "program", **spec}}
 
 
@@ -306,12 +308,5 @@ class KattisEnv(ContestEnv):
         except Untestable as exc:
             self.skipped.append(str(exc))
             return None
-        checker = judge.get("checker")
-        if problem.id in self.checkers:
-            checker = self.checkers[problem.id]
-        task = build_task(problem, place, language=self.language, checker=checker, time_factors=self.time_factors)
-        if "interactor" in judge:
-            answer = {**task.answer, "interactor": judge["interactor"]}
-            answer.pop("checker", None)
-            task = task.model_copy(update={"answer": answer})
-        return task
+        checker = self.checkers.get(problem.id, judge["checker"])
+        return build_task(problem, place, language=self.language, checker=checker, time_factors=self.time_factors)

@@ -84,6 +84,8 @@ class Problem:
     files: dict[str, str] | None = None
     """The files the set says the program reads and writes (``{"input": "input.txt"}``; ``{}``:
     standard streams); None where the set does not say (then the statement is read)."""
+    interactor: dict[str, Any] | None = None
+    """The interactor spec of an interactive problem (``interactors``), which the set ships."""
 
 
 def json_field(place: RowPlace, row: Mapping[str, Any], name: str, *, required: bool = True) -> Any:
@@ -229,7 +231,9 @@ def build_task(
             answer["io"] = io
         if problem.declared_public:
             answer["public_tests"] = list(range(problem.public_count))
-        spec = _checker_for(problem.statement, checker)
+        spec = None if problem.interactor is not None else _checker_for(problem.statement, checker)
+        if problem.interactor is not None:
+            answer["interactor"] = dict(problem.interactor)  # it judges: no checker beside it
         if spec is not None:
             try:
                 parse_checker(spec)

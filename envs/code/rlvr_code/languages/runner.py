@@ -302,6 +302,8 @@ def _run_cases(
             cpu_budget_s=cpu_budget(limits),
             file_mb=int(limits["file_mb"]),
             files=files,
+            # The answer is the output file: stdout is not read, so its size fails nothing.
+            discard_stdout=io is not None and io.output is not None,
         )
         if io is not None and io.output is not None:
             step = _with_output_file(step, sample, io.output, cap)

@@ -354,8 +354,11 @@ class Box:
         file_mb: int = 64,
         tmpfs_mb: int | None = None,
         files: Files | None = None,
+        discard_stdout: bool = False,
     ) -> Step:
-        """Run ``command`` to its end: ``stdin`` fed, its output kept up to ``output_cap`` bytes."""
+        """Run ``command`` to its end: ``stdin`` fed, its output kept up to ``output_cap`` bytes
+        (``discard_stdout``: its stdout is ``/dev/null``, where the answer is a file it writes; what
+        it prints there costs it CPU and time only, bounded by its budgets, never the cap)."""
         oom_before = oom_kills(self.group) if self.group is not None else 0
         running = self.start(
             command,
@@ -363,6 +366,7 @@ class Box:
             wall_s=wall_s,
             memory_mb=memory_mb,
             processes=processes,
+            stdout=subprocess.DEVNULL if discard_stdout else subprocess.PIPE,
             cpu_s=cpu_s,
             cpu_budget_s=cpu_budget_s,
             file_mb=file_mb,
@@ -383,7 +387,7 @@ def exchange(running: Running, data: bytes, cap: int) -> tuple[bytearray, bytear
     """Feed stdin and read stdout/stderr until both close, a budget runs out (``running.timed_out``)
     or ``cap`` bytes of output (the third value)."""
     proc = running.proc
-    if proc.stdin is None or proc.stdout is None or proc.stderr is None:
+    if proc.stdin is None or proc.stderr is None:
         raise SandboxError("the sandbox's pipes are missing")
     out, err = bytearray(), bytearray()
     sel = selectors.DefaultSelector()
@@ -392,7 +396,8 @@ def exchange(running: Running, data: bytes, cap: int) -> tuple[bytearray, bytear
         sel.register(proc.stdin, selectors.EVENT_WRITE)
     else:
         proc.stdin.close()
-    sel.register(proc.stdout, selectors.EVENT_READ, out)
+    if proc.stdout is not None:  # None: sent to /dev/null (``Box.step``'s ``discard_stdout``)
+        sel.register(proc.stdout, selectors.EVENT_READ, out)
     sel.register(proc.stderr, selectors.EVENT_READ, err)
     pending = memoryview(data)
     try:
