@@ -53,42 +53,34 @@ def test_the_float_checker_reads_ascii_digits_only(got, want):
     assert floats_close(want, want, 1e-6, 1e-6) == (True, None)
 
 
-# -- honest answers that score 0 (false negatives) ------------------------------------------------
-# A value the wire cannot carry as plain data stays in the solution process as a ``Remote``
-# handle, whose equality is identity: a right answer of a standard-library value type (or a
-# numpy scalar) fails a test the reference harness passes. The encoding is the sandbox's
-# (``_sandbox_link.encode``/``decode``), outside this red team's files: kept as strict xfails.
-_ENCODING_HOLE = "hole: _sandbox_link.encode/decode carry no {what}; the judge compares a Remote handle (identity) and fails a right answer"
-
+# -- honest answers that scored 0 (false negatives) ----------------------------------------------
+# A value the wire could not carry as plain data stayed in the solution process as a ``Remote``
+# handle, whose equality is identity: a right answer of a standard-library value type failed a
+# test the reference harness passes. Such values now travel by value (``_sandbox_wire``'s "V").
 FALSE_NEGATIVES = [
     pytest.param(
         "from fractions import Fraction\ndef f(x):\n    return Fraction(x, 2)\n",
         ["assert f(1) == 0.5", "from fractions import Fraction\nassert f(3) == Fraction(3, 2)"],
-        marks=pytest.mark.xfail(strict=True, reason=_ENCODING_HOLE.format(what="fractions.Fraction")),
         id="Fraction",
     ),
     pytest.param(
         "from decimal import Decimal\ndef f(x):\n    return Decimal(x) + 1\n",
         ["assert f(1) == 2"],
-        marks=pytest.mark.xfail(strict=True, reason=_ENCODING_HOLE.format(what="decimal.Decimal")),
         id="Decimal",
     ),
     pytest.param(
         "def f(x):\n    return {x: 1, x + 1: 2}.keys()\n",
         ["assert f(1) == {1, 2}"],
-        marks=pytest.mark.xfail(strict=True, reason=_ENCODING_HOLE.format(what="dict views")),
         id="dict_keys",
     ),
     pytest.param(
         "def f(x):\n    return range(x)\n",
         ["assert f(3) == range(3)"],
-        marks=pytest.mark.xfail(strict=True, reason=_ENCODING_HOLE.format(what="range")),
         id="range",
     ),
     pytest.param(
         "from collections import deque\ndef f(x):\n    return deque([x])\n",
         ["from collections import deque\nassert f(1) == deque([1])"],
-        marks=pytest.mark.xfail(strict=True, reason=_ENCODING_HOLE.format(what="collections.deque")),
         id="deque",
     ),
     pytest.param(

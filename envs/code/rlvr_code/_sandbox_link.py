@@ -21,6 +21,7 @@ from rlvr_code._sandbox_wire import (
     PREIMPORT,
     ProtocolError,
     Reader,
+    build_stdlib,
     encode,
     frame,
     send,
@@ -225,6 +226,11 @@ class Link:
             return {"L": list, "T": tuple, "E": set, "Z": frozenset}[tag](items)
         if tag == "D" and type(rest[0]) is list:
             return {self.decode(k, depth + 1): self.decode(v, depth + 1) for k, v in rest[0]}
+        if tag == "V" and len(rest) == 2 and type(rest[1]) is list:
+            try:
+                return build_stdlib(rest[0], [self.decode(v, depth + 1) for v in rest[1]])
+            except ValueError as exc:
+                raise SolutionError(f"malformed value from the solution: {exc}") from None
         if tag == "M" and type(rest[0]) is str:
             # The judge uses its own copy: a module the solution patched never reaches the tests.
             # Only modules the judge already has or the zygote's warm set; nothing else is imported

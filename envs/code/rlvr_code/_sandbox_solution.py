@@ -25,6 +25,7 @@ from typing import Any
 
 from rlvr_code._sandbox_wire import (
     PR_SET_NO_NEW_PRIVS,
+    build_stdlib,
     encode,
     frame,
     has_ref,
@@ -238,6 +239,8 @@ def _decode_in_solution(item: list, refs: dict[int, Any], namespace: dict) -> An
         return {"L": list, "T": tuple, "E": set, "Z": frozenset}[tag](items)
     if tag == "D":
         return {_decode_in_solution(k, refs, namespace): _decode_in_solution(v, refs, namespace) for k, v in rest[0]}
+    if tag == "V":  # a Fraction, deque, range... the tests pass as an argument
+        return build_stdlib(rest[0], [_decode_in_solution(v, refs, namespace) for v in rest[1]])
     return {
         "N": lambda: None,
         "B": lambda: rest[0],

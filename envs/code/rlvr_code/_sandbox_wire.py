@@ -274,7 +274,8 @@ def version_tag_reader():
 
 # -- plain-value encoding ------------------------------------------------------------------------
 # Tags: N None, B bool, I int, F float, C complex, S str, Y bytes, L list, T tuple, E set,
-# Z frozenset, D dict, R reference to an object that stays in the solution process, M module.
+# Z frozenset, D dict, V a standard-library value (``build_stdlib``), R reference to an object
+# that stays in the solution process, M module, G a builtin by name.
 def encode(value: object, refs: dict[int, object], depth: int = 0) -> list:
     """Plain data for a value. Subclasses of builtin types (Counter, namedtuples, a hostile
     ``int`` subclass) are read through the base type's own methods, so what travels is the
@@ -304,6 +305,9 @@ def encode(value: object, refs: dict[int, object], depth: int = 0) -> list:
         if isinstance(value, base):
             # ``iterate`` is the unbound ``__iter__`` of ``base``, which ``value`` is an instance of.
             return [tag, [encode(v, refs, depth + 1) for v in iterate(value)]]  # type: ignore[arg-type]
+    kind = type(value)
+    if kind in _STDLIB_KINDS or (getattr(kind, "__module__", None) in _STDLIB_MODULES and kind in _stdlib_classes()):
+        return ["V", _stdlib_kind(kind), [encode(v, refs, depth + 1) for v in _stdlib_parts(value, kind)]]
     if isinstance(value, dict):
         return ["D", [[encode(k, refs, depth + 1), encode(v, refs, depth + 1)] for k, v in dict.items(value)]]
     if type(value) is type(sys):
@@ -313,6 +317,96 @@ def encode(value: object, refs: dict[int, object], depth: int = 0) -> list:
         return ["G", name]
     refs[id(value)] = value
     return ["R", id(value)]
+
+
+# -- standard-library value types ----------------------------------------------------------------
+# Right answers are often returned as a Fraction, a Decimal, a deque, a range, a Counter or a dict
+# view. Only these exact types travel by value ("V": a kind name and the plain parts of the
+# value); the receiving side rebuilds a genuine instance of its own copy of the type, so equality
+# and methods are the standard library's, never the sender's (a subclass, or anything else, stays
+# a handle). A sender can only choose the value, as it could by returning it honestly.
+_STDLIB_KINDS = {type({}.keys()): "keys", type({}.values()): "values", type({}.items()): "items", range: "range"}
+
+
+def _stdlib_classes() -> dict:
+    """The standard-library classes that travel by value, from the modules already imported
+    (a value of a class whose module was never imported cannot exist)."""
+    found = {}
+    for module, name, kind in _STDLIB_CLASSES:
+        cls = getattr(sys.modules.get(module), name, None)
+        if isinstance(cls, type):  # Fraction's metaclass is ABCMeta
+            found[cls] = kind
+    return found
+
+
+_STDLIB_CLASSES = (
+    ("fractions", "Fraction", "fraction"),
+    ("decimal", "Decimal", "decimal"),
+    ("collections", "deque", "deque"),
+    ("collections", "Counter", "counter"),
+    ("collections", "OrderedDict", "ordereddict"),
+)
+
+
+_STDLIB_MODULES = frozenset(module for module, _, _ in _STDLIB_CLASSES)
+
+
+def _stdlib_kind(kind: type) -> str:
+    return _STDLIB_KINDS.get(kind) or _stdlib_classes()[kind]
+
+
+def _stdlib_parts(value: Any, kind: type) -> list:
+    name = _stdlib_kind(kind)
+    if name == "keys" or name == "values":
+        return [list(value)]
+    if name == "items":
+        return [[tuple(pair) for pair in value]]
+    if name == "range":
+        return [value.start, value.stop, value.step]
+    if name == "fraction":
+        return [value.numerator, value.denominator]
+    if name == "decimal":
+        return [str(value)]
+    if name == "deque":
+        return [list(value), value.maxlen]
+    return [dict(dict.items(value))]  # counter, ordereddict: their entries in order
+
+
+def build_stdlib(kind: object, parts: list) -> object:
+    """A genuine standard-library value from its kind and decoded parts (``encode``'s "V").
+
+    Raises ``ValueError`` on parts of the wrong shape or type (the caller refuses the message)."""
+    try:
+        if kind in ("keys", "values", "items") and len(parts) == 1 and type(parts[0]) is list:
+            if kind == "keys":
+                return dict.fromkeys(parts[0]).keys()
+            if kind == "values":
+                return dict(enumerate(parts[0])).values()
+            if all(type(pair) is tuple and len(pair) == 2 for pair in parts[0]):
+                return dict(parts[0]).items()
+        elif kind == "range" and len(parts) == 3 and all(type(p) is int for p in parts):
+            return range(*parts)
+        elif kind == "fraction" and len(parts) == 2 and all(type(p) is int for p in parts) and parts[1] > 0:
+            import fractions
+
+            return fractions.Fraction(parts[0], parts[1])
+        elif kind == "decimal" and len(parts) == 1 and type(parts[0]) is str and len(parts[0]) < 100_000:
+            import decimal
+
+            return decimal.Decimal(parts[0])
+        elif kind == "deque" and len(parts) == 2 and type(parts[0]) is list:
+            import collections
+
+            if parts[1] is None or (type(parts[1]) is int and parts[1] >= 0):
+                return collections.deque(parts[0], parts[1])
+        elif kind in ("counter", "ordereddict") and len(parts) == 1 and type(parts[0]) is dict:
+            import collections
+
+            # The receiver's own classes: an empty Counter takes a mapping's counts as they are.
+            return collections.Counter(parts[0]) if kind == "counter" else collections.OrderedDict(parts[0])
+    except Exception as exc:  # unhashable keys, a malformed decimal: the sender's mistake
+        raise ValueError(f"malformed {kind} value: {type(exc).__name__}") from None
+    raise ValueError(f"malformed standard-library value {str(kind)[:40]!r}")
 
 
 def has_ref(item: object) -> bool:
@@ -326,6 +420,8 @@ def has_ref(item: object) -> bool:
         return any(has_ref(v) for v in item[1])
     if tag == "D":
         return any(has_ref(k) or has_ref(v) for k, v in item[1])
+    if tag == "V":
+        return any(has_ref(v) for v in item[2])
     return False
 
 
