@@ -97,3 +97,22 @@ def test_a_wrong_interactive_reference_is_listed_as_failed_with_no_limit() -> No
     result = calibrate(env, repeats=1)
     assert result.failed and result.rows[0]["reason"] == "wrong", result.rows
     assert CPU_LIMIT_KEY not in result.tasks[0].answer
+
+
+def test_the_cli_calibrates_kattis_packages_from_a_local_copy(tmp_path: Any, capsys: Any) -> None:
+    import json
+
+    from rlvr_envs.cli import main
+    from tests.code.test_code_contests_kattis import sum_package
+
+    package = sum_package(tmp_path / "sum")
+    out = tmp_path / "kattis.jsonl"
+    code = main(["code", "calibrate", "code-kattis", "--data", str(package), "--repeats", "1", "--out", str(out)])
+    assert code == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["tasks"] == 1 and summary["calibrated"] == 1 and summary["with_cpu_limit"] == 1, summary
+    [row] = [json.loads(line) for line in out.read_text().splitlines()]
+    assert row["id"] == "kattis/sum" and row["answer"]["checker"]["protocol"] == "kattis"
+    assert 0.0 < row["answer"][CPU_LIMIT_KEY] <= row["answer"]["timeout_s"]
+    with pytest.raises(SystemExit, match="--data"):
+        main(["code", "calibrate", "code-kattis", "--out", str(out)])
