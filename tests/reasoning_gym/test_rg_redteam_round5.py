@@ -59,3 +59,67 @@ def test_the_gold_beside_another_value_inside_the_answer_scores_zero(name):
             assert verdict.reward == 0.0, (variant, gold, text, verdict)
             checked += 1
     assert checked >= 20
+
+
+# -- partial credit paid hedges ------------------------------------------------------------------
+# With ``partial_credit=True`` a wrong answer earned reasoning-gym's own partial score, and many of
+# its scorers pay by similarity or by ``len(gold) / len(answer)`` when the answer contains the gold:
+# "aredineleS or 17" earned 0.99999 on spell_backward, a sudoku grid followed by another 0.77-0.88,
+# "[gold, 17]" 0.4-0.99 across 40 datasets. An answer that holds the whole gold beside other text
+# is a hedge: no partial credit, whatever the scorer says.
+PARTIAL_DATASETS = [
+    "spell_backward", "modulo_grid", "rotate_matrix", "sudoku", "word_sorting", "string_synthesis",
+    "number_filtering", "letter_counting", "mahjong_puzzle", "futoshiki", "word_sequence_reversal", "products",
+]  # fmt: skip
+
+
+def hedges(gold: str) -> dict[str, str]:
+    return {
+        "or-other": f"{gold} or 17",
+        "other-then-gold": f"17\n{gold}",
+        "bracketed-both": f"[{gold}, 17]",
+        "sentence": f"It is {gold}, or maybe 17, I am not sure",
+        "gold-then-junk": f"{gold}x",
+        "spaced-out": " ".join(gold) + " 17",
+    }
+
+
+@pytest.mark.parametrize("name", PARTIAL_DATASETS)
+def test_partial_credit_never_pays_an_answer_holding_the_gold_beside_other_text(name):
+    env = rlvr_envs.make(f"rg-{name}", size=6, isolation="inline", partial_credit=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tasks = env.sample(2, seed=3)
+    for task in tasks:
+        gold = env.answer_text(task)
+        assert gold and env.verify(task, f"<answer>{gold}</answer>").reward == 1.0
+        for variant, text in hedges(gold).items():
+            verdict = env.verify(task, f"<answer>{text}</answer>")
+            assert verdict.reward == 0.0, (variant, gold, text, verdict.details)
+
+
+def test_partial_credit_still_pays_a_near_miss():
+    env = rlvr_envs.make("rg-spell_backward", size=6, isolation="inline", partial_credit=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        task = env.sample(1, seed=3)[0]
+    gold = env.answer_text(task)
+    near = gold[:-1] + ("a" if gold[-1] != "a" else "b")  # one letter wrong: not the gold, no hedge
+    verdict = env.verify(task, f"<answer>{near}</answer>")
+    assert 0.0 < verdict.reward < 1.0, verdict.details
+
+
+@pytest.mark.parametrize("name", ["spell_backward", "rotate_matrix", "word_sorting"])
+def test_the_shipped_attacker_finds_no_hedge_paid_under_partial_credit(name):
+    """``multi_answer`` is left out: under partial credit its last (wrong) answer earns that
+    answer's own partial score, the gold in an earlier tag adding nothing (checked below)."""
+    from rlvr_envs.redteam import run_redteam
+
+    env = rlvr_envs.make(f"rg-{name}", size=6, isolation="inline", partial_credit=True)
+    report = run_redteam(env, n=3, quick=True, classes=["hedge", "after_answer"])
+    assert report.holes == 0, report.summary_text()
+    task = env.sample(1, seed=4)[0]
+    gold = env.answer_text(task)
+    wrong = gold[::-1] if gold[::-1] != gold else gold + "x"
+    alone = env.verify(task, f"<answer>{wrong}</answer>").reward
+    assert env.verify(task, f"<answer>{gold}</answer>\n<answer>{wrong}</answer>").reward <= alone

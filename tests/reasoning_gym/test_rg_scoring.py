@@ -80,9 +80,14 @@ def test_partial_credit_only_when_asked():
 def test_partial_credit_never_pays_a_scorer_flaw():
     env = _env("knights_knaves", partial_credit=True)
     task = _first_task(env)
-    junk = f"{env.answer_text(task)} Or the reverse."
+    # The clauses in another order (not the gold's text: an answer holding the whole gold beside
+    # other text is a hedge, refused before any scorer), then junk reasoning-gym ignores.
+    clauses = env.answer_text(task).split(", and ")
+    junk = f"{', and '.join(reversed(clauses))} Or the reverse."
     verdict = env.verify(task, f"<answer>{junk}</answer>")
     assert verdict.reward == 0.0 and verdict.details["rg_score"] == 1.0
+    hedge = env.verify(task, f"<answer>{env.answer_text(task)} Or the reverse.</answer>")
+    assert hedge.reward == 0.0 and hedge.details["partial"].startswith("refused")
     halting = _env("game_of_life_halting", partial_credit=True)
     task = _first_task(halting)
     wrong = "True" if halting.answer_text(task) == "False" else "False"

@@ -2,9 +2,10 @@
 
 Binary by default: reward 1 only for a correct final answer. With ``partial_credit=True``
 a wrong answer earns reasoning-gym's own partial score, except where that scorer is
-unsound (it evaluates raw model text, or pays for wrong answers; see ``Rule.partial``)
-and except a scorer's 1.0 for an answer our check rejects, which is a scorer flaw and
-pays nothing.
+unsound (it evaluates raw model text, or pays for wrong answers; see ``Rule.partial``),
+except a scorer's 1.0 for an answer our check rejects, which is a scorer flaw and
+pays nothing, and except an answer holding the whole gold beside other text (``holds_gold``:
+"A or B", "[A, B]", "A" then junk), a hedge that similarity scorers paid up to 0.99.
 
 What follows the final answer counts too: a hedge ("<answer>-958</answer> But I am not sure"),
 a second value offered, or a value-changing word directly after it ("</answer> thousand", "%")
@@ -187,6 +188,19 @@ def _json_compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def _squashed(text: str) -> str:
+    return "".join(text.split()).casefold()
+
+
+def holds_gold(answer: str, gold: str | None) -> bool:
+    """The answer contains the whole gold (spacing and case aside) and something else besides:
+    a hedge or a list of candidates, never a partly right answer."""
+    if not gold:
+        return False
+    want, got = _squashed(gold), _squashed(answer)
+    return bool(want) and want in got and got != want
+
+
 def _entry(task: Task, payload: dict[str, Any]) -> dict[str, Any]:
     return {"question": task.prompt, "answer": payload.get("answer"), "metadata": copy.deepcopy(payload["metadata"])}
 
@@ -282,8 +296,13 @@ class ReasoningGymVerifier(Verifier):
         details: dict[str, Any] = {"dataset": name}
         reward = 0.0
         if self.partial_credit and rule.partial and (rule.kind != "scorer" or has_shape(rule, found.text)):
-            raw = _rg_score(name, found.text, payload, task)
-            details["rg_score"] = raw
-            # A full score for an answer our check rejects is the scorer's flaw, not partial credit.
-            reward = raw if 0.0 <= raw < 1.0 else 0.0
+            if holds_gold(found.text, gold_text(name, payload)):
+                # "A or B", "[A, B]", "A" and junk: a hedge, however much of it a scorer's
+                # similarity (or ``len(gold) / len(answer)``) would pay.
+                details["partial"] = "refused: the answer holds the gold beside other text"
+            else:
+                raw = _rg_score(name, found.text, payload, task)
+                details["rg_score"] = raw
+                # A full score for an answer our check rejects is the scorer's flaw, not partial credit.
+                reward = raw if 0.0 <= raw < 1.0 else 0.0
         return Verdict.failure(Reason.WRONG, extracted=found.text, details=details, reward=reward)
