@@ -119,22 +119,33 @@ class LoopLanes:
     def worker_pids(self) -> list[int]:
         return [lane.worker.pid for lane in self.lanes if lane.worker is not None]
 
-    def _pump(self, top_up: _Lane | None = None) -> None:
-        """Send queued calls to idle lanes; start a worker for a lane without one. A busy lane is
-        topped up only when its verdicts come in (``top_up``): calls that arrive while every worker
-        is busy wait for the next verdicts and go together, one message instead of one each."""
+    def _pump(self) -> None:
+        """Send queued calls: first to idle lanes (a worker started for a lane without one), then
+        to busy lanes about to run dry (fewest calls in flight first), so that a worker finds its
+        next calls in its channel when it finishes: it never waits for this loop to come round to
+        its verdicts (the loop has HTTP to serve meanwhile)."""
         queue = self.queue
-        if top_up is not None and queue and top_up.inflight and not top_up.busy and not self.closed:
-            self._top_up(top_up)
+        if not queue or self.closed:
+            return
+        busy = []
         for lane in self.lanes:
-            if not queue or self.closed:
-                return
             if lane.busy:
                 continue
             if lane.worker is None:
                 self._start(lane)
             elif not lane.inflight:
                 self._send(lane, self._take(lane, self._share()))
+                if not queue:
+                    return
+            else:
+                busy.append(lane)
+        if len(busy) > 1:
+            busy.sort(key=lambda lane: len(lane.inflight))
+        for lane in busy:
+            if not queue or self.closed:
+                return
+            if lane.worker is not None and lane.inflight and not lane.busy:
+                self._top_up(lane)
 
     def _share(self) -> int:
         # No lane takes more than its share: near the end of a burst one worker holding a long
@@ -247,7 +258,7 @@ class LoopLanes:
             self._reply(lane, reply)
             if lane.worker is None:  # lost while handling it
                 return
-        self._pump(lane)
+        self._pump()
 
     def _reply(self, lane: _Lane, reply: Any) -> None:
         inflight = lane.inflight
