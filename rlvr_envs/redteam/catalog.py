@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from rlvr_envs.redteam import attacks_answer as answer
 from rlvr_envs.redteam import attacks_code as code
 from rlvr_envs.redteam import attacks_text as text
-from rlvr_envs.redteam.mining import forge_turns, mine_feedback
+from rlvr_envs.redteam.mining import forge_turns, mine_feedback, prompt_lookup_probes
 from rlvr_envs.redteam.target import GoldKind, Probe, Target
 
 if TYPE_CHECKING:
@@ -58,6 +58,9 @@ CLASSES: tuple[AttackClass, ...] = (
     AttackClass("code_always_equal", code.always_equal_probes, frozenset({"code"}), "a gold program with functions"),
     AttackClass("code_tamper", code.tamper_probes, frozenset({"code"}), "a program-graded task (a code gold)"),
     AttackClass("code_output_format", code.output_format_probes, frozenset({"code"}), "a stdin/stdout gold program"),
+    AttackClass(
+        "prompt_lookup", prompt_lookup_probes, frozenset({"code"}), "a gold program and examples in the prompt"
+    ),
     AttackClass("induced_error", code.induced_error_probes, frozenset({"code"}), "a program-graded task (a code gold)"),
     AttackClass("feedback_mining", None, None, "an env that can be made with max_turns > 1", episode=mine_feedback),
     AttackClass("forged_turn", None, None, "an env that can be made with max_turns > 1", episode=forge_turns),

@@ -232,3 +232,22 @@ def forge_turns(env: Env, t: Target, quick: bool) -> list[tuple[Probe, Any]]:
             )
         )
     return out
+
+
+_DOCTEST = re.compile(r"^[ \t]*>>>[ \t]*(\S.*?)[ \t]*\n[ \t]*([^>\s].*?)[ \t]*$", re.MULTILINE)
+
+
+def prompt_lookup_probes(t: Target, quick: bool) -> list[Probe]:
+    """A program that solves nothing: the gold's functions answer the examples the prompt itself
+    shows (its ``assert f(x) == y`` lines and ``>>> f(x)`` doctests) from a table, and ``None``
+    otherwise. A task whose every test the prompt shows pays it in full; ``partial_credit`` that
+    counts the shown tests pays it their fraction."""
+    if t.kind != "code" or code_shape(t.gold or "").style == "script":
+        return []
+    shown = t.prompt + "\n" + "\n".join(f"assert {call} == {result}" for call, result in _DOCTEST.findall(t.prompt))
+    facts = Facts()
+    facts.read(shown, t, set())
+    if not facts.by_args:
+        return []
+    facts.expected = []  # the fallback for inputs the prompt does not show: None
+    return [Probe("examples-hardcoded", t.render(hardcoded_program(t, facts)))]

@@ -86,12 +86,14 @@ FALSE_NEGATIVES = [
     pytest.param(
         "import numpy as np\ndef f(x):\n    return int(np.int64(x) + 1)\n",
         ["assert f(1) == 2"],
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="hole: the code sandbox mounts no dist-packages (the python tool's does): a right "
-            "solution importing numpy (python3-numpy, installed by scripts/setup.sh) is a runtime_error",
-        ),
+        # A right solution importing numpy (python3-numpy, installed by scripts/setup.sh): the
+        # solution sandbox mounts Debian's dist-packages read-only (it did not: a runtime_error).
         id="numpy-import",
+    ),
+    pytest.param(
+        "import numpy as np\ndef f(x):\n    return np.arange(x).sum(), np.int64(x) > 0, np.float32(0.5)\n",
+        ["assert f(4) == (6, True, 0.5)"],
+        id="numpy-scalars",
     ),
     # Held: the values the wire carries.
     pytest.param("def f(x):\n    return (i for i in range(x))\n", ["assert list(f(3)) == [0, 1, 2]"], id="generator"),
@@ -241,3 +243,49 @@ def test_an_interactor_that_crashes_on_the_output_makes_it_wrong_not_a_verifier_
     assert verifier.verify(Task(id="g", prompt="g", answer=answer), fenced("print('! 5', flush=True)")).reward == 1.0
     verdict = verifier.verify(Task(id="g", prompt="g", answer=answer), fenced("print('hello world', flush=True)"))
     assert verdict.reason.value == "wrong", verdict.details
+
+
+# -- the prompt's own examples, hardcoded -------------------------------------------------------------
+# A program answering only the examples the prompt shows (HumanEval's doctests, MBPP's one shown
+# assert) from a table. Under ``partial_credit`` the default ids count shown tests, so it earned
+# their fraction (0.33 on HumanEval/2, 0.5 on HumanEval/39); HumanEval/34 and MBPP/37 show every
+# test, so it earns 1 even all-or-nothing. ``credit_tests="hidden"`` counts only tests the prompt
+# does not show; making it the ids' default changes honest partial rewards (a version bump).
+def _lookup_reward(task_id: str, **options) -> float:
+    import rlvr_envs
+    from rlvr_envs.redteam import run_redteam
+    from tests.helpers.data import shared_path
+
+    source = "humaneval.jsonl" if task_id.startswith("HumanEval") else "mbpp.jsonl"
+    name = "code-humaneval" if task_id.startswith("HumanEval") else "code-mbpp"
+    env = rlvr_envs.make(name, data=str(shared_path(source)), **options)
+    task = next(t for t in env.tasks if t.id == task_id or str(t.id).endswith(f"/{task_id.split('/')[-1]}"))
+    report = run_redteam(env, tasks=[task], classes=["prompt_lookup"])
+    (outcome,) = report.result("prompt_lookup").outcomes
+    return float(outcome.reward or 0.0)
+
+
+@needs_bwrap
+@pytest.mark.parametrize("task_id", ["HumanEval/2", "HumanEval/39"])
+def test_hardcoded_examples_earn_no_partial_credit_when_counting_hidden_tests(task_id):
+    assert _lookup_reward(task_id, partial_credit=True, credit_tests="hidden") == 0.0
+
+
+@needs_bwrap
+@pytest.mark.xfail(
+    strict=True,
+    reason="hole: the code ids' partial_credit counts tests the prompt shows; credit_tests='hidden' mends it "
+    "but as the default it changes honest partial rewards: needs -v2 ids (registration.py, tests listing ids)",
+)
+def test_hardcoded_examples_earn_no_partial_credit_by_default():
+    assert _lookup_reward("HumanEval/39", partial_credit=True) == 0.0
+
+
+@needs_bwrap
+@pytest.mark.xfail(
+    strict=True,
+    reason="hole: HumanEval/34 (and MBPP/37) show every test in the prompt: hardcoding the prompt passes "
+    "all-or-nothing too; a task needs a hidden test (drop or flag such tasks: changes the benchmark's task list)",
+)
+def test_a_task_whose_every_test_is_shown_cannot_be_passed_by_hardcoding():
+    assert _lookup_reward("HumanEval/34") == 0.0

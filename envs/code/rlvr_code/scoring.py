@@ -135,9 +135,13 @@ def passed_keys(report: dict[str, Any], plan: TestPlan) -> set[str]:
     return {key for key, entry in keyed(tests, plan) if key is not None and entry.get("status") == "passed"}
 
 
-def discriminating_credit(entries: list[tuple[str | None, dict[str, Any]]], plan: TestPlan, trivial: set[str]) -> float:
-    """Partial credit: passed tests that doing nothing fails, over all such tests of the task."""
-    wanted = [t.key for t in plan.tests if t.key not in trivial]
+def discriminating_credit(
+    entries: list[tuple[str | None, dict[str, Any]]], plan: TestPlan, trivial: set[str], *, hidden_only: bool = False
+) -> float:
+    """Partial credit: passed tests that doing nothing fails, over all such tests of the task;
+    with ``hidden_only``, of those the prompt does not show (a program can hardcode the shown
+    ones: HumanEval's docstring examples paid it 0.33-0.5 on many tasks)."""
+    wanted = [t.key for t in plan.tests if t.key not in trivial and not (hidden_only and t.public)]
     if not wanted:
         return 0.0
     passed = {key for key, entry in entries if key is not None and entry.get("status") == "passed"}

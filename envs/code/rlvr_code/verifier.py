@@ -246,6 +246,10 @@ def _sandbox_limits(
     ).as_job()
 
 
+CREDIT_TESTS = ("discriminating", "hidden", "all")
+"""What ``partial_credit`` may count (``CodeVerifier``'s ``credit_tests``)."""
+
+
 class CodeVerifier(Verifier):
     """Runs a completion's program against a task's tests in a sandbox.
 
@@ -257,8 +261,10 @@ class CodeVerifier(Verifier):
             one can be had, else ``processes`` and ``memory_mb`` lowered: ``memory_bound``).
         partial_credit: reward the fraction of tests passed instead of all-or-nothing.
         credit_tests: what ``partial_credit`` counts: ``"discriminating"`` (default: the tests that
-            use the solution and that a program doing nothing fails, ``scoring``) or ``"all"``
-            (every assert line reported, ``assert True`` included: the ``-v0`` ids' scoring).
+            use the solution and that a program doing nothing fails, ``scoring``), ``"hidden"``
+            (those of them the prompt does not show: a program hardcoding the prompt's examples
+            earns nothing; not yet any id's default, which would change honest partial rewards)
+            or ``"all"`` (every assert line reported, ``assert True`` included: the ``-v0`` ids').
         backend: ``"local"`` (bubblewrap) or ``"docker"``.
         allow_reduced_isolation: let the local backend run without bubblewrap (unsafe).
         workers: concurrent samples per process.
@@ -295,8 +301,8 @@ class CodeVerifier(Verifier):
         self.open_files = open_files
         self.output_bytes = output_bytes
         self.total_memory_mb = total_memory_mb
-        if credit_tests not in ("discriminating", "all"):
-            raise ValueError(f"credit_tests must be 'discriminating' or 'all', got {credit_tests!r}")
+        if credit_tests not in CREDIT_TESTS:
+            raise ValueError(f"credit_tests must be one of {CREDIT_TESTS}, got {credit_tests!r}")
         self.partial_credit = partial_credit
         self.credit_tests = credit_tests
         self.backend = backend
@@ -430,7 +436,7 @@ class CodeVerifier(Verifier):
             measured.append(float(report["run_cpu_s"]))
         plan = plan_for(task)
         trivial = set()
-        if self.partial_credit and self.credit_tests == "discriminating" and _failed(report):
+        if self.partial_credit and self.credit_tests != "all" and _failed(report):
             trivial = self._trivial_tests(task, job, plan)
         return self.verdict(report, code, plan, trivial)
 
@@ -533,8 +539,9 @@ class CodeVerifier(Verifier):
             reason = Reason.WRONG
         reward = 0.0
         if self.partial_credit and reported:
-            if self.credit_tests == "discriminating" and plan is not None and plan.tests:
-                reward = discriminating_credit(entries, plan, trivial or set())
+            if self.credit_tests != "all" and plan is not None and plan.tests:
+                hidden_only = self.credit_tests == "hidden"
+                reward = discriminating_credit(entries, plan, trivial or set(), hidden_only=hidden_only)
             else:
                 reward = sum(1 for t in reported if t.get("status") == "passed") / len(reported)
         return Verdict.failure(reason, extracted=extracted, details=details, reward=reward)
