@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -146,6 +147,26 @@ def test_the_default_validators_flags() -> None:
         default_checker(["no_such_flag"])
 
 
+def test_checker_specs_for_kattis_judges_are_checked() -> None:
+    from rlvr_code.contests.checkers import CheckerSpecError, parse_checker
+    from rlvr_code.contests.interactors import InteractorSpecError, parse_interactor
+
+    loose = parse_checker({"type": "tokens", "case_sensitive": False})
+    assert loose is not None and loose.compare("Hello WORLD!", "hello world!") == (True, None)
+    strict = parse_checker({"type": "tokens"})
+    assert strict is not None and strict.compare("Hello", "hello")[0] is False
+    floats = parse_checker({"type": "float", "abs_tol": 1e-6, "case_sensitive": False})
+    assert floats is not None and floats.compare("YES 0.5000001", "yes 0.5")[0] is True
+    program = parse_checker({"type": "program", "source": "x", "protocol": "kattis"})
+    assert program is not None and program.protocol == "kattis"
+    for bad in ({"type": "tokens", "case_sensitive": "no"}, {"type": "program", "source": "x", "protocol": "icpc"}):
+        with pytest.raises(CheckerSpecError):
+            parse_checker(bad)
+    assert parse_interactor({"source": "x", "protocol": "kattis"}).protocol == "kattis"
+    with pytest.raises(InteractorSpecError):
+        parse_interactor({"source": "x", "protocol": "domjudge"})
+
+
 def test_a_test_file_linked_outside_its_package_is_refused(tmp_path: Path) -> None:
     secret = tmp_path / "secret.txt"
     secret.write_text("not the package's\n")
@@ -178,8 +199,11 @@ def real_env() -> KattisEnv:
     return KattisEnv(examples_dir(), language=LANGUAGES, timeout_s=10.0)
 
 
-def submissions(kind: str) -> list[tuple[str, str]]:
+def submissions(kind: str) -> list[Any]:
     root = Path(os.environ.get("RLVR_KATTIS_EXAMPLES") or Path.home() / ".cache/rlvr-envs/kattis-examples")
+    if not (root / "different" / "problem.yaml").is_file():
+        reason = f"Kattis example packages not in {root}: run scripts/fetch_kattis_examples.sh"
+        return [pytest.param("", "", marks=pytest.mark.skip(reason=reason))]
     found = sorted(root.glob(f"*/submissions/{kind}/*"))
     return [(p.parts[-4], str(p.relative_to(root))) for p in found if p.suffix in EXTENSIONS]
 
