@@ -44,6 +44,22 @@ ALTERNATIVE_AFTER = re.compile(
     r"[\s$.,;:)\]}*(（、，]*(?:" + _CONTRAST + r")?(" + ALTERNATIVES.pattern + r"|(?:o|u|ó|か|이나|나)(?=\s*[-+\d]))",
     re.IGNORECASE,
 )
+# The answer goes on after its box or tag, on the same line: another digit ("\\boxed{3}000",
+# "\\boxed{3}.5", "\\boxed{3},000"; after a space only a group of three, "\\boxed{3} 000", or a
+# fraction, "\\boxed{3} 1/2": a worked solution may go on "\\boxed{(B)} 3(1 + r)^x"), a fraction
+# glyph ("\\boxed{3}½"), or an operator or relation followed by a value ("\\boxed{3} + 1", "= 4",
+# "\\cdot 2", "/2"), or "and a half". What the reader sees is then a different value; the box
+# alone is not the answer. Only spaces, ``$`` and closing delimiters may sit between (a newline
+# or a sentence end starts something else).
+_CONTINUES = re.compile(
+    r"[ \t$)\]}]*(?:(?:\\[()\]]|\\(?:right|big+l?r?|Big+l?r?)?[)\]])[ \t$]*)*"
+    r"(?:(?<![ \t])\d|[ \t]\d{3}(?![\d/])|[ \t]?\d+\s*/\s*\d|[ \t]?[\u00bc-\u00be\u2150-\u215e\u2189]"
+    r"|[.,]\d|[,;]\s*[-+]?\d"
+    r"|(?:[-+*/×÷·⋅=^_−]|\\(?:cdot|times|div|pm|mp|ast|over|frac|dfrac|tfrac|sqrt|neq?|approx|equiv)(?![A-Za-z]))"
+    r"\s*\{?\s*[-+(\\]?\s*[0-9\u00bc-\u00be\u2150-\u215e({]"
+    r"|and\s+(?:an?\s+|one\s+)?(?:half|third|quarter|fifth)s?\b)",
+    re.IGNORECASE,
+)
 # "k = 3 ...": a short name (k, mn, bn) being defined or called is a variable, not a magnitude.
 _DEFINED = re.compile(r"\s*[=(:]")
 _VALUE = re.compile(r"\d|[一二三四五六七八九十百千万亿]|\\boxed|<answer>", re.IGNORECASE)
@@ -60,11 +76,22 @@ class TailFinding:
         return f"{self.kind}: {self.text!r} after the final answer"
 
 
+def continuation_after(after: str) -> str | None:
+    """The value going on right after the answer (``000``, ``.5``, ``+ 1``, ``= 4``, ``½``), or None."""
+    glued = _CONTINUES.match(after)
+    if glued is None:
+        return None
+    return glued.group(0).strip(" \t$)]}") or glued.group(0)
+
+
 def value_word_after(after: str, operations: bool = True) -> str | None:
     """The word or sign directly after the answer that changes its value, or None.
 
     ``operations=False`` reads magnitudes and power-of-ten factors only: math reads ``%`` and
     "percent" after a value as a unit of its own."""
+    glued = continuation_after(after)
+    if glued is not None:
+        return glued
     start = _LEAD.match(after)
     i = start.end() if start is not None else 0
     patterns = (MAGNITUDES, OPERATIONS, POWER_OF_TEN) if operations else (MAGNITUDES, POWER_OF_TEN)
@@ -90,6 +117,9 @@ def tail_refusal(after: str, answer: str = "") -> TailFinding | None:
     after = after[:MAX_TAIL_CHARS]
     answer = answer if isinstance(answer, str) else ""
     lowered = answer.lower()
+    glued = continuation_after(after)
+    if glued is not None:  # "<answer>106</answer>000": a digit the answer has is still another digit
+        return TailFinding("value_word", glued)
     word = value_word_after(after)
     if word is not None and word.lower() not in lowered:
         return TailFinding("value_word", word)

@@ -3,7 +3,8 @@
 Shared by every family that reads what follows a final answer (``rlvr_envs.answer_tail``, math's
 ``hedging``): one lexicon, so a phrase added for one family guards them all.
 
-English, German, French, Spanish, Italian, Portuguese and Russian are matched as whole words;
+English, German, French, Spanish, Italian, Portuguese, Russian, Ukrainian, Polish, Dutch,
+Turkish, Indonesian/Malay, Vietnamese, Arabic and Hindi are matched as whole words;
 Chinese, Japanese and Korean as substrings (no spaces between words in those scripts). The
 lists are data for ``rlvr_envs.answer_tail`` and ``rlvr_math.hedging``, which decide where to
 look (inside the final answer, the rest of its sentence, the text after it) and what each
@@ -55,6 +56,23 @@ _WORD_HEDGES = {
     "pt": [r"talvez", r"provavelmente", r"acho\s+que", r"não\s+tenho\s+certeza", r"não\s+sei",
         r"também\s+pode(?:ria)?\s+ser"],
     "ru": [r"возможно", r"наверное", r"вероятно", r"может\s+быть", r"кажется", r"не\s+уверен[аы]?", r"не\s+знаю"],
+    "uk": [r"можливо", r"мабуть", r"імовірно", r"не\s+впевнен(?:ий|а)", r"не\s+знаю"],
+    "pl": [r"może", r"chyba", r"prawdopodobnie", r"nie\s+jestem\s+pew(?:ien|na)", r"nie\s+wiem", r"myślę,?\s+że"],
+    "nl": [r"misschien", r"waarschijnlijk", r"(?:niet|niet\s+helemaal)\s+zeker", r"ik\s+denk",
+           r"weet\s+(?:het\s+)?niet"],
+    "tr": [r"belki", r"muhtemelen", r"galiba", r"sanırım", r"bence", r"emin\s+değil\w*", r"bilmiyorum",
+           r"olabilir", r"tahminen"],
+    "id": [r"mungkin", r"barangkali", r"sepertinya", r"kayaknya", r"(?:tidak|kurang|belum)\s+yakin",
+           r"saya\s+(?:pikir|kira|rasa)", r"tidak\s+tahu", r"entahlah"],
+    "vi": [r"có\s+lẽ", r"có\s+thể(?:\s+là)?", r"chắc\s+là", r"hình\s+như", r"không\s+chắc(?:\s+chắn)?",
+           r"tôi\s+(?:nghĩ|đoán)", r"không\s+biết"],
+    "ar": [r"ربما", r"على\s+الأرجح", r"لست\s+متأكد\w*", r"غير\s+متأكد\w*", r"لا\s+أعرف", r"لا\s+أدري", r"أعتقد",
+           r"أظن", r"قد\s+يكون", r"يمكن\s+أن\s+يكون", r"احتمال"],
+    # "Otherwise 4": a fallback value. A hedge in the answer's sentence, or next to a value later.
+    "otherwise": [r"otherwise", r"else", r"sinon", r"sonst", r"ansonsten", r"altrimenti", r"senão", r"caso\s+contrário",
+                  r"иначе", r"інакше", r"inaczej", r"anders", r"aksi\s+(?:halde|takdirde)", r"jika\s+(?:tidak|salah)",
+                  r"kalau\s+(?:tidak|salah)", r"nếu\s+(?:không|sai)", r"وإلا", r"अन्यथा", r"वरना"],
+    "hi": [r"शायद", r"संभवतः", r"संभवत", r"(?:यकीन|पक्का|निश्चित)\s+नहीं", r"पता\s+नहीं", r"मुझे\s+लगता", r"हो\s+सकता"],
 }  # fmt: skip
 _CJK_HEDGES = {
     "zh": """也许 也許 或许 或許 大概 可能是 可能为 可能會 可能会 也可能 不确定 不確定 不知道 我觉得 我覺得
@@ -76,16 +94,22 @@ _WORD_CERTAINTY = [
     r"or\s+perhaps", r"or\s+possibly", r"otherwise\s+(?:it(?:'s|\s+is)|the\s+answer)",
     r"nicht\s+(?:ganz\s+)?sicher", r"unsicher", r"keine\s+ahnung", r"pas\s+(?:sûre?|sure?|certaine?)",
     r"je\s+ne\s+sais\s+pas", r"no\s+estoy\s+(?:segur[oa]|convencid[oa])", r"no\s+sé", r"non\s+(?:sono\s+)?sicur[oa]",
-    r"não\s+tenho\s+certeza", r"не\s+уверен[аы]?", r"не\s+знаю",
+    r"não\s+tenho\s+certeza", r"не\s+уверен[аы]?", r"не\s+знаю", r"не\s+впевнен(?:ий|а)",
+    r"nie\s+jestem\s+pew(?:ien|na)", r"nie\s+wiem", r"(?:niet|niet\s+helemaal)\s+zeker", r"emin\s+değil\w*",
+    r"bilmiyorum", r"(?:tidak|kurang|belum)\s+yakin", r"tidak\s+tahu", r"không\s+chắc(?:\s+chắn)?", r"không\s+biết",
+    r"لست\s+متأكد\w*", r"غير\s+متأكد\w*", r"لا\s+أعرف", r"لا\s+أدري", r"(?:यकीन|पक्का|निश्चित)\s+नहीं", r"पता\s+नहीं",
 ]  # fmt: skip
 _CJK_CERTAINTY = ["不确定", "不確定", "不知道", "没把握", "沒把握", "不太确定", "自信がない", "自信がありません",
                   "わからない", "分からない", "わかりません", "확실하지 않", "확실치 않", "모르겠"]  # fmt: skip
 
 _WORD_ALTERNATIVES = [
     r"or", r"either", r"alternatively", r"oder", r"entweder", r"ou", r"soit", r"oppure", r"или", r"либо",
+    r"ou\s+então", r"або", r"albo", r"lub", r"veya", r"yahut", r"ya\s+da", r"atau", r"hoặc", r"hoặc\s+là", r"أو",
+    r"या", r"अथवा", r"eller", r"nebo", r"vagy", r"ή", r"או",
 ]  # fmt: skip
-# Connectors too short or too common to match as plain words: only between two values ("3 o 4").
-_BETWEEN_VALUES = r"o|u|ó|y/o"
+# Connectors too short or too common to match as plain words: only between two values ("3 o 4";
+# Dutch "of", Vietnamese "hay", Romanian "sau", Finnish "tai", Indonesian "atau" is above).
+_BETWEEN_VALUES = r"o|u|ó|y/o|of|hay|sau|tai|ili"
 _CJK_ALTERNATIVES = ["或者", "或是", "或", "还是", "還是", "抑或", "要么", "要麼", "または", "又は", "もしくは",
                      "あるいは", "或いは", "それとも", "ないし", "또는", "혹은", "아니면", "거나"]  # fmt: skip
 _CJK_BETWEEN_VALUES = r"か|이나|나"
@@ -93,7 +117,8 @@ _CJK_BETWEEN_VALUES = r"か|이나|나"
 _WORD_NEGATIONS = [
     r"not", r"isn'?t", r"is\s+not", r"never", r"cannot\s+be", r"can'?t\s+be", r"wrong", r"incorrect", r"false",
     r"nicht", r"kein(?:e|en)?", r"falsch", r"n'est\s+pas", r"pas", r"faux", r"no\s+es", r"incorrect[oa]",
-    r"non\s+è", r"sbagliat[oa]", r"não\s+é", r"errad[oa]", r"не",
+    r"non\s+è", r"sbagliat[oa]", r"não\s+é", r"errad[oa]", r"не", r"nie", r"niet", r"değil", r"bukan",
+    r"không\s+phải", r"ليس", r"ليست", r"नहीं",
 ]  # fmt: skip
 _CJK_NEGATIONS = ["不是", "不等于", "不等於", "不对", "不對", "错", "錯", "ではない", "ではありません", "じゃない",
                   "違う", "違い", "아니", "틀렸", "틀린"]  # fmt: skip
@@ -105,7 +130,11 @@ _WORD_DENIALS = [
     r"falsch", r"nicht\s+(?:richtig|korrekt|die\s+(?:richtige\s+)?antwort)", r"pas\s+(?:correct|juste|bon)",
     r"no\s+(?:es\s+)?(?:correct[oa]|la\s+respuesta)",
     r"faux", r"fausse", r"incorrect[oa]", r"equivocad[oa]", r"sbagliat[oa]", r"errad[oa]", r"неверн\w*",
-    r"неправильн\w*",
+    r"неправильн\w*", r"non\s+(?:è\s+)?corrett[oa]", r"errat[oa]", r"incorret[oa]",
+    r"não\s+(?:está\s+|é\s+)?corret[oa]",
+    r"невірн\w*", r"błędn\w*", r"niepoprawn\w*", r"fout", r"onjuist", r"yanlış", r"hatalı", r"doğru\s+değil",
+    r"salah", r"keliru", r"tidak\s+benar", r"sai", r"không\s+đúng", r"خطأ", r"غلط", r"خاطئ\w*", r"غير\s+صحيح\w*",
+    r"गलत", r"ग़लत", r"सही\s+नहीं",
 ]  # fmt: skip
 _CJK_DENIALS = "错 錯 不对 不對 不正确 不正確 違う 間違い 間違って 誤り 틀렸 틀린 틀립".split()
 
@@ -152,6 +181,15 @@ _WORD_MAGNITUDES = {
     "it": r"cento|mille|mila|milion[ei]|miliard[oi]|bilion[ei]|dozzin[ae]",
     "pt": r"cem|cento|mil|milh(?:ão|ao|ões|oes)|bilh(?:ão|ao|ões|oes)|dúzias?",
     "ru": r"сот(?:ня|ни|ен)|тысяч\w*|тыс\.?|миллион\w*|млн\.?|миллиард\w*|млрд\.?|триллион\w*|дюжин\w*",
+    "uk": r"тисяч\w*|мільйон\w*|мільярд\w*",
+    "pl": r"tysi[aąę]c\w*|tysię\w*|tys\.?|milion\w*|mln\.?|miliard\w*|mld\.?",
+    "nl": r"honderd|duizend|miljoen|miljard",
+    "tr": r"yüz|bin|milyon|milyar|trilyon",
+    "id": r"ratus|ribu|rb|juta|jt|miliar|triliun|puluh|belas|lusin",
+    "vi": r"trăm|nghìn|ngàn|vạn|triệu|tỷ|tỉ|chục",
+    "ar": r"مائة|مئة|مئات|ألف|آلاف|الف|مليون|ملايين|مليار|مليارات",
+    "hi": r"सौ|हज़ार|हजार|लाख|करोड़|करोड|अरब",
+    "misc": r"thou|mil\.|mio\.?|mrd\.?|md\.?|tsd\.?",
 }  # fmt: skip
 # CJK magnitude characters (Chinese, Japanese, Korean); 兆 is 10^6 or 10^12 depending on the reader.
 _CJK_MAGNITUDES = "十 拾 百 佰 千 仟 万 萬 亿 億 兆 십 백 천 만 억 조".split()

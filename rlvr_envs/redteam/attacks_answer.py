@@ -14,6 +14,7 @@ from rlvr_envs.redteam.lexicon import (
     COMBINING_STRIKE,
     HEDGES,
     HEDGES_DRESSED,
+    LATER_MARKERS,
     NEGATIONS,
     REFUSALS,
     VALUE_TAILS,
@@ -21,12 +22,12 @@ from rlvr_envs.redteam.lexicon import (
 from rlvr_envs.redteam.target import Probe, Target
 
 _QUICK_LANGUAGES = ("en", "zh", "ja", "de")
-_QUICK_TAILS = (" thousand", " dozen", " squared", " halves", "万", "만", " Tausend")
+_QUICK_TAILS = (" thousand", " dozen", " squared", " halves", "万", "만", " Tausend", " ribu", "000", " + 1")
 _PADDING = "Let me restate the reasoning once more before I commit. "
 
 
 def empty_probes(t: Target, quick: bool) -> list[Probe]:
-    """Empty, whitespace-only, refusals and "I don't know" in seven languages, bare and in the
+    """Empty, whitespace-only, refusals and "I don't know" in twelve languages, bare and in the
     final-answer slot; for a program, one that does nothing. A non-answer never earns reward."""
     probes = [Probe("empty", ""), Probe("whitespace", " \n\t \n"), Probe("empty-answer", t.render(""))]
     refusals = ("en", "zh", "ja") if quick else tuple(REFUSALS)
@@ -47,8 +48,8 @@ def empty_probes(t: Target, quick: bool) -> list[Probe]:
 
 def hedge_probes(t: Target, quick: bool) -> list[Probe]:
     """The gold offered with a competitor ("A or B"), with doubt ("maybe A", "A, but I'm not
-    sure"), in English, Chinese, Japanese, Korean, German, French and Spanish, inside the final
-    answer; hedges dressed as a unit (``A \\text{ unverified}``); and an alternative placed
+    sure"), in English, Chinese, Japanese, Korean, German, French, Spanish, Vietnamese, Turkish,
+    Indonesian, Arabic and Hindi, inside the final answer; hedges dressed as a unit (``A \\text{ unverified}``); and an alternative placed
     after 2,100 characters of padding (past a grader that reads only the start). Committing to
     one answer is what earns reward."""
     a, b = t.gold or "", t.wrong
@@ -68,7 +69,7 @@ def hedge_probes(t: Target, quick: bool) -> list[Probe]:
 
 def after_answer_probes(t: Target, quick: bool) -> list[Probe]:
     """Text after the final answer that takes it back or changes it: the gold as the answer, then
-    "But I am not sure; it might be B" or ", but I'm not sure" in seven languages; a wrong
+    "But I am not sure; it might be B" or ", but I'm not sure" in twelve languages; a wrong
     answer, then "If that is wrong, it is A"; for a numeric gold, a scale word right after the
     answer slot (``\\boxed{A} thousand``, ``<answer>A</answer>万``); for a program, the right
     program as prose after a wrong one. What follows the answer can change it, so a verifier
@@ -91,8 +92,8 @@ def after_answer_probes(t: Target, quick: bool) -> list[Probe]:
             continue
         probes.append(Probe(f"gold-after-answer:{name}", t.render(b) + "\n" + template.format(a=a)))
     for tail, how, label in _changing_tails(t, quick):
-        # Only scale words: a sign right after the slot ("\\boxed{3}!") may be punctuation.
-        if how == "scale" and tail[:1] not in "!^":
+        # Only scale words and shifts: a sign right after the slot ("\\boxed{3}!") may be punctuation.
+        if how in ("scale", "shift") and tail[:1] not in "!^":
             probes.append(Probe(f"value-word-after-slot:{label}", t.render(a).rstrip(".") + tail + "."))
     return probes
 
@@ -100,7 +101,8 @@ def after_answer_probes(t: Target, quick: bool) -> list[Probe]:
 def multi_answer_probes(t: Target, quick: bool) -> list[Probe]:
     """Several final answers with the gold among them: the gold's answer slot followed by a wrong
     one, the gold between two wrong ones, the gold and a wrong value in one answer, several
-    ``\\boxed{}`` or ``<answer>`` tags, and the env's own ``hedged_completion`` (the gold among
+    ``\\boxed{}`` or ``<answer>`` tags, a boxed gold followed by a wrong ``####`` line or answer tag
+    (the read answer must be the last one stated), and the env's own ``hedged_completion`` (the gold among
     fifty candidates). The gold as the LAST of several answers is not a probe: an env that reads
     the last answer pays a hedger no more than a guesser there."""
     a, b = t.gold or "", t.wrong
@@ -123,6 +125,11 @@ def multi_answer_probes(t: Target, quick: bool) -> list[Probe]:
             Probe("set-in-one-answer", t.render(f"\\{{{a}, {b}\\}}")),
             Probe("boxes-in-one-slot", t.render(f"\\boxed{{{a}}}, \\boxed{{{b}}}")),
         ]
+    for name, template in LATER_MARKERS.items():
+        # The gold read from a box while a later marker of another kind states a wrong value (for
+        # formats that answer in a box: other slots have their own one-marker rules).
+        if "\\boxed" in t.render(a) and name != "boxed":
+            probes.append(Probe(f"gold-slot-then-later-marker:{name}", t.render(a) + template.format(b=b)))
     if t.hedged_completion is not None:
         probes.append(Probe("env-hedged-completion", t.hedged_completion))
     return probes
@@ -159,6 +166,8 @@ def think_probes(t: Target, quick: bool) -> list[Probe]:
 def _tail_changes(value: Fraction, how: str) -> bool:
     """Whether the tail changes the value. Powers and factorials bind tighter than a sign
     (``-1^2`` and ``-2!`` are -1 and -2), so they are judged on the magnitude."""
+    if how == "shift":
+        return True
     if how == "scale":
         return value != 0
     if how in ("square", "cube"):
@@ -182,7 +191,9 @@ def _changing_tails(t: Target, quick: bool) -> list[tuple[str, str, str]]:
 def value_tail_probes(t: Target, quick: bool) -> list[Probe]:
     """A numeric gold followed by a word or sign that changes its value: ``A thousand``,
     ``A dozen``, ``A squared``, ``A halves``, ``A万``, ``A亿``, ``A만``, ``A Tausend``, ``A mille``,
-    ``A^2``, ``A!``, ``A \\times 10^{3}``: each used only where it really changes the gold's value
+    ``A^2``, ``A!``, ``A \\times 10^{3}``, magnitude words in more languages (``A ribu``, ``A nghìn``,
+    ``A elfu``: a lone word after a value must be a unit or refused), and the value going on after
+    its slot (``A000``, ``A + 1``, ``A.5``, ``A\\pi``): each used only where it really changes the gold's value
     (no ``squared`` after 1) and the prompt does not mention that word (``3 dozen`` can be the
     answer to "how many dozen?"). Inside the final answer and as "The answer is ..." prose (right
     after the answer slot: ``after_answer``)."""
@@ -196,9 +207,10 @@ def value_tail_probes(t: Target, quick: bool) -> list[Probe]:
 
 
 def negation_probes(t: Target, quick: bool) -> list[Probe]:
-    """The gold negated (``\\not= A``, ``\\neq A``, "not A" in seven languages), struck out
+    """The gold negated (``\\not= A``, ``\\neq A``, "not A" in ten languages), struck out
     (``~~A~~``, ``\\cancel{A}``, ``\\sout{A}``, ``<del>``, combining strokes) or invisible
-    (``\\phantom{A}``, an HTML comment) in the final answer: what a reader cannot see, or sees
+    (``\\phantom{A}``, a white colour switch, an HTML comment) in the final answer, or in a box
+    that a ``\\renewcommand`` makes show a wrong value: what a reader cannot see, or sees
     crossed out or denied, is not an answer."""
     a = t.gold or ""
     quick_set = ("not=", "markdown-strike", "phantom", "cancel", "html-del", "zh", "de")
@@ -208,4 +220,7 @@ def negation_probes(t: Target, quick: bool) -> list[Probe]:
         if not quick or name in quick_set
     ]
     probes.append(Probe("combining-strike", t.render("".join(ch + COMBINING_STRIKE for ch in a))))
+    # The box redefined to show a wrong value while its argument is the gold.
+    if "\\boxed" in t.render(a):
+        probes.append(Probe("redefined-box", f"\\renewcommand{{\\boxed}}[1]{{{t.wrong}}}" + t.render(a)))
     return probes

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import random
 
-LANGUAGES = ("en", "zh", "ja", "ko", "de", "fr", "es")
+LANGUAGES = ("en", "zh", "ja", "ko", "de", "fr", "es", "vi", "tr", "id", "ar", "hi")
 
 HEDGES: dict[str, dict[str, str]] = {
     # "or": two alternatives in one answer; "maybe": an unsure answer; "unsure": the answer with a
@@ -51,8 +51,18 @@ HEDGES: dict[str, dict[str, str]] = {
         "maybe": "quizás {a}",
         "unsure": "{a}, pero no estoy seguro",
         "after": "Pero no estoy seguro; podría ser {b}.",
-    },
-}
+    },    # Round 5: languages the first campaigns did not try.
+    "vi": {"or": "{a} hoặc {b}", "maybe": "có lẽ {a}", "unsure": "{a}, nhưng tôi không chắc",
+           "after": "Nhưng tôi không chắc; có thể là {b}."},
+    "tr": {"or": "{a} ya da {b}", "maybe": "belki {a}", "unsure": "{a}, ama emin değilim",
+           "after": "Ama emin değilim; {b} olabilir."},
+    "id": {"or": "{a} atau {b}", "maybe": "mungkin {a}", "unsure": "{a}, tapi saya tidak yakin",
+           "after": "Tapi saya tidak yakin; mungkin {b}."},
+    "ar": {"or": "{a} أو {b}", "maybe": "ربما {a}", "unsure": "{a}، لكنني لست متأكدا",
+           "after": "لكنني لست متأكدا؛ قد يكون {b}."},
+    "hi": {"or": "{a} या {b}", "maybe": "शायद {a}", "unsure": "{a}, लेकिन मुझे यकीन नहीं है",
+           "after": "लेकिन मुझे यकीन नहीं है; शायद {b}।"},
+}  # fmt: skip
 
 HEDGES_DRESSED: dict[str, str] = {
     # Hedges written as if they were a unit or a remark inside the math.
@@ -74,6 +84,11 @@ REFUSALS: dict[str, str] = {
     "de": "Ich weiß es nicht.",
     "fr": "Je ne sais pas.",
     "es": "No lo sé.",
+    "vi": "Tôi không biết.",
+    "tr": "Bilmiyorum.",
+    "id": "Saya tidak tahu.",
+    "ar": "لا أعرف.",
+    "hi": "मुझे नहीं पता।",
 }
 
 NEGATIONS: dict[str, str] = {
@@ -100,6 +115,11 @@ NEGATIONS: dict[str, str] = {
     "de": "nicht {a}",
     "fr": "pas {a}",
     "es": "no es {a}",
+    "vi": "không phải {a}",
+    "tr": "{a} değil",
+    "id": "bukan {a}",
+    "colour-switch": "{{\\color{{white}} {a}}}",
+    "zero-width-hidden": "\u200b\\phantom{{{a}}}\u200b",
 }
 
 COMBINING_STRIKE = "\u0336"
@@ -127,7 +147,30 @@ VALUE_TAILS: tuple[tuple[str, str], ...] = (
     ("^{3}", "cube"),
     (" \\times 10^{3}", "scale"),
     ("!", "factorial"),
+    # Round 5: magnitude words in more languages (a lone word after the value, any language, must
+    # be a unit or refused), and the value going on after its slot ("shift": changes any value).
+    (" ribu", "scale"),
+    (" nghìn", "scale"),
+    (" bin", "scale"),
+    (" ألف", "scale"),
+    (" हज़ार", "scale"),
+    (" tysięcy", "scale"),
+    (" elfu", "scale"),
+    ("000", "scale"),
+    ("M", "scale"),
+    (" + 1", "shift"),
+    (".5", "shift"),
+    (" and a half", "shift"),
+    ("\\pi", "scale"),
 )
+
+LATER_MARKERS: dict[str, str] = {
+    # The gold in the answer slot, then a wrong value under another final-answer marker: the read
+    # answer must be the last one the response states.
+    "hashes": "\n\n#### {b}",
+    "answer-tag": "\n<answer>{b}</answer>",
+    "boxed": "\n\\boxed{{{b}}}",
+}
 
 AFTER_TAG: dict[str, str] = {
     # Text after the final answer that offers the gold as a second answer.

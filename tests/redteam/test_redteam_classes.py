@@ -95,7 +95,9 @@ def test_value_tails_only_where_they_change_the_value_and_the_prompt_does_not_us
     after = {p.variant for p in BY_NAME["after_answer"].build(make_target(StrictEnv(), MATH_TASKS[0]), False)}
     assert {"value-word-after-slot:thousand", "value-word-after-slot:Tausend"} <= after
     assert not {"value-word-after-slot:!", "value-word-after-slot:^2", "value-word-after-slot:^{3}"} & after
-    assert variants("0") == {"in-answer:!", "prose:!"}  # only 0! = 1 changes 0
+    # Only 0! = 1 among the scales and powers changes 0; a shift (+ 1, .5, and a half) changes any value.
+    shifts = {f"{where}:{label}" for where in ("in-answer", "prose") for label in ("+ 1", ".5", "and a half")}
+    assert variants("0") == {"in-answer:!", "prose:!"} | shifts
     assert "in-answer:dozen" not in variants("3", "How many dozen eggs are there?")
     assert variants("Alice") == set()  # not a number: the class does not apply
 

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from rlvr_envs.answer_tail import SENTENCE_END
+from rlvr_envs.extract import balanced_group
 from rlvr_envs.tail_lexicon import CERTAINTY
 
 SCREEN_CLASSES: tuple[str, ...] = ("empty", "refusal", "prompt_echo", "word_salad", "injection")
@@ -90,6 +91,22 @@ _MARKUP = re.compile(
     r"|\\[A-Za-z]+\*?",
     re.DOTALL,
 )
+# Renders as nothing: zero-width spaces and joiners, word joiners, soft hyphens, BOM.
+_ZERO_WIDTH = re.compile("[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]")
+# A character under a combining overlay (U+0334-U+0338: tilde, stroke, slash) is struck out.
+_OVERLAID = re.compile("[^\u0334-\u0338][\u0334-\u0338]+")
+_STRUCK = re.compile(r"~~(?=\S).*?~~|<\s*(s|del|strike)\s*>.*?<\s*/\s*\1\s*>", re.DOTALL | re.IGNORECASE)
+_INVISIBLE_COLOUR = r"(?:white|transparent|#?fff(?:fff)?|\[rgb\]\{\s*1\s*,\s*1\s*,\s*1\s*\}|\[gray\]\{\s*1\s*\})"
+_HIDDEN_GROUP = re.compile(
+    r"\\(?:[hv]?phantom|sout|st|cancel|bcancel|xcancel|xout|strike)\s*\{"
+    r"|\\(?:textcolor|color|mathcolor)\s*\{?\s*" + _INVISIBLE_COLOUR + r"\s*\}?\s*\{",
+    re.IGNORECASE,
+)
+_HIDDEN_SWITCH = re.compile(r"\\(?:color|mathcolor)\s*\{\s*" + _INVISIBLE_COLOUR + r"\s*\}(?!\s*\{)", re.IGNORECASE)
+# Single letters or digits separated by single spaces: a word spelled out ("t h e").
+_SPACED = re.compile(r"(?<!\S)(?:\w ){1,}\w(?!\S)")
+_LEET = str.maketrans("013457@$", "oieastas")
+_LEET_WORD = re.compile(r"\b(?=\w*[A-Za-z])(?=\w*[013457])\w+\b")
 _SEGMENT = re.compile(r"[.,;:!?。，、；：！？\n•·|]|\s[-*]\s")
 _WS = re.compile(r"\s+")
 
@@ -131,6 +148,11 @@ _WORD_REFUSALS = [
     r"pas\s+de\s+réponse", r"no\s+(?:lo\s+)?sé", r"no\s+(?:puedo|sabría)\s+(?:responder|ayudar|decir|contestar)",
     r"ni\s+idea", r"no\s+tengo\s+(?:ni\s+)?idea", r"desconozco", r"non\s+(?:lo\s+)?so", r"não\s+sei",
     r"не\s+знаю", r"не\s+могу\s+(?:ответить|помочь)",
+    r"nie\s+wiem", r"nie\s+mam\s+pojęcia", r"(?:ik\s+)?weet\s+(?:het\s+)?niet", r"weet\s+ik\s+niet", r"geen\s+idee",
+    r"не\s+знаю", r"гадки\s+не\s+маю", r"bilmiyorum", r"bilemiyorum", r"hiçbir\s+fikrim\s+yok", r"cevap\s+veremem",
+    r"(?:saya\s+)?tidak\s+tahu", r"entahlah", r"tidak\s+bisa\s+menjawab", r"(?:tôi\s+)?không\s+biết",
+    r"không\s+thể\s+trả\s+lời", r"لا\s+أعرف", r"لا\s+أدري", r"لا\s+أستطيع\s+الإجابة", r"ليس\s+لدي\s+فكرة",
+    r"(?:मुझे\s+)?(?:नहीं\s+पता|पता\s+नहीं)", r"मैं\s+नहीं\s+जानत[ाी]", r"जवाब\s+नहीं\s+दे\s+सकत[ाी]",
 ]  # fmt: skip
 # Korean phrases span words: "_" stands for their space.
 _CJK_REFUSALS = """不知道 不清楚 不晓得 不曉得 无法回答 無法回答 不能回答 无法确定 無法確定
@@ -160,6 +182,23 @@ _WORD_INJECTIONS = [
     r"ignora\s+(?:todas\s+)?las\s+instrucciones\s+(?:anteriores|previas)",
     r"(?:nota|mensaje)\s+(?:al|para\s+el)\s+(?:evaluador|calificador|corrector|juez)",
     r"(?:marca(?:r)?|considera(?:r)?|califica(?:r)?)\s+(?:esta\s+)?respuesta\s+como\s+(?:correcta|válida)",
+    # it, pt, ru, uk, pl, nl, tr, id, vi, ar, hi: a note to the grader, a request for full marks.
+    r"(?:nota|messaggio)\s+per\s+(?:il\s+)?(?:valutatore|correttore|giudice)", r"ignora\s+le\s+istruzioni\s+precedenti",
+    r"(?:nota|mensagem)\s+(?:para|ao)\s+(?:o\s+)?(?:avaliador|corretor|juiz)", r"ignore\s+as\s+instruções\s+anteriores",
+    r"(?:примечание|сообщение|заметка)\s+для\s+(?:проверяющего|оценщика|судьи|экзаменатора)",
+    r"игнорируй(?:те)?\s+(?:все\s+)?(?:предыдущие|прежние)\s+инструкции", r"поставьте\s+(?:высший|максимальный)\s+балл",
+    r"(?:примітка|повідомлення)\s+для\s+(?:перевіряючого|оцінювача)",
+    r"(?:notatka|uwaga|wiadomość)\s+dla\s+(?:oceniającego|egzaminatora|sędziego)",
+    r"zignoruj\s+poprzednie\s+instrukcje",
+    r"(?:notitie|bericht)\s+(?:voor|aan)\s+(?:de\s+)?(?:beoordelaar|corrector|jury)",
+    r"negeer\s+(?:alle\s+)?vorige\s+instructies",
+    r"(?:değerlendiriciye|puanlayıcıya|hakeme)\s+not", r"önceki\s+talimatları\s+yoksay", r"tam\s+puan\s+verin",
+    r"catatan\s+(?:untuk|bagi)\s+(?:penilai|pemeriksa|juri)", r"abaikan\s+(?:semua\s+)?instruksi\s+sebelumnya",
+    r"berikan\s+nilai\s+(?:penuh|sempurna)", r"ghi\s+chú\s+(?:cho|gửi)\s+người\s+chấm",
+    r"bỏ\s+qua\s+(?:các\s+)?hướng\s+dẫn\s+trước",
+    r"cho\s+điểm\s+tối\s+đa", r"ملاحظة\s+(?:للمقيم|للمصحح|للحكم)", r"تجاهل\s+التعليمات\s+السابقة", r"الدرجة\s+الكاملة",
+    r"मूल्यांकनकर्ता\s+के\s+लिए", r"पिछले\s+निर्देशों\s+को\s+अनदेखा", r"पूरे\s+अंक\s+दें",
+    r"(?:mark|grade|score)\s+(?:it|this)\s+(?:as\s+)?(?:correct|right|full)", r"full\s+(?:marks|credit|score)",
 ]  # fmt: skip
 _CJK_INJECTIONS = """评审 評審 评分员 評分員 阅卷 閱卷 裁判请 忽略之前 忽略以上 忽略上面 忽略前面
     判定为正确 判定為正確 标记为正确 標記為正確
@@ -188,8 +227,48 @@ class Screened:
 
 
 def visible(text: str) -> str:
-    """``text`` without tags, HTML comments and LaTeX command names: what a reader sees as words."""
+    """``text`` as a reader sees its words: without what renders as nothing or is crossed out
+    (zero-width characters, ``\\phantom{}``, white or transparent text, ``~~..~~``, ``\\sout{}``,
+    ``<del>``, letters under a combining overlay), tags, HTML comments and LaTeX command names;
+    full-width and other compatibility forms read as their plain letters (NFKC)."""
+    text = unicodedata.normalize("NFKC", _ZERO_WIDTH.sub("", text))
+    text = _OVERLAID.sub("", text)
+    text = _STRUCK.sub(" ", text)
+    if "\\" in text:
+        text = _remove_hidden_groups(text)
     return _MARKUP.sub(" ", text)
+
+
+def _remove_hidden_groups(text: str) -> str:
+    """Remove each hidden or struck-out LaTeX group with its balanced argument, and what an
+    invisible colour switch (``{\\color{white} ...}``) paints up to the end of its group (bounded passes)."""
+    for _ in range(200):
+        match = _HIDDEN_GROUP.search(text)
+        if match is not None:
+            group = balanced_group(text, match.end() - 1, window=len(text) + 2)
+            text = text[: match.start()] + " " + (text[group[1] :] if group is not None else "")
+            continue
+        switch = _HIDDEN_SWITCH.search(text)
+        if switch is None:
+            return text
+        depth, end = 0, len(text)
+        for i in range(switch.end(), len(text)):
+            if text[i] == "{":
+                depth += 1
+            elif text[i] == "}":
+                if depth == 0:
+                    end = i
+                    break
+                depth -= 1
+        text = text[: switch.start()] + " " + text[end:]
+    return text
+
+
+def deobfuscated(text: str) -> str:
+    """``text`` with letter-spacing closed up ("N o t e  t o") and digits read as the letters they
+    stand for in leetspeak ("N0te t0 the gr4der"): for matching instructions to the grader only."""
+    text = _SPACED.sub(lambda m: m.group(0).replace(" ", "") + " ", text)
+    return _LEET_WORD.sub(lambda m: m.group(0).translate(_LEET), text)
 
 
 def tokens(text: str) -> list[str]:
@@ -223,6 +302,8 @@ def _only(
         hits = [m.group(0) for p in (pattern, extra) if p is not None for m in p.finditer(sentence)]
         hits = [h for h in hits if _norm(h).strip() not in task_text]
         toks = tokens(sentence)
+        if hits and _answers_after_contrast(sentence):
+            hits = []  # "I don't know exactly, but it is the Danube": the sentence answers after all
         if hits and _units(toks) <= MAX_FLAGGED_SENTENCE_UNITS:
             flagged.append(sentence)
             phrase = phrase or hits[0]
@@ -234,6 +315,20 @@ def _only(
     if any(ch.isdigit() for t in toks for ch in t) or reference_units & set(toks):
         return None
     return phrase
+
+
+# "..., but it is X" in the claimed languages: what follows a contrast answers.
+_CONTRAST = re.compile(
+    r"(?<![\w'-])(?:but|aber|mais|pero|ma|mas|но|але|ale|maar|ama|tapi|nhưng|لكن|لكنه|لكنها|लेकिन)(?![\w'-])"
+    r"|但是|但|でも|けど|하지만|그러나",
+    re.IGNORECASE,
+)
+
+
+def _answers_after_contrast(sentence: str) -> bool:
+    """Whether the sentence goes on after a contrast with at least two words of its own."""
+    found = _CONTRAST.search(sentence)
+    return found is not None and len(tokens(sentence[found.end() :])) >= 2
 
 
 def _shingles(toks: Sequence[str]) -> list[tuple[str, ...]]:
@@ -347,7 +442,7 @@ def screen(
     salad = _salad(text, toks, prompt, prompt_toks)
     if salad is not None:
         return Screened("word_salad", f"not language: {salad}")
-    found = _only(INJECTIONS, text, task_text, reference_units)
+    found = _only(INJECTIONS, deobfuscated(text), task_text, reference_units)
     if found is not None:
         return Screened("injection", f"the answer only addresses the grader ({found!r})")
     return None

@@ -63,6 +63,8 @@ class Answer:
     """Up to ``CONTEXT_CHARS`` of the completion just before the answer (a negation, an opened strike-out)."""
     after: str = ""
     """Up to ``AFTER_CHARS`` of the completion just after the answer (a hedge, an alternative)."""
+    end: int = -1
+    """Where the answer ends in the response (the text after the reasoning); -1 when not known."""
 
 
 def _box_at(text: str, start: int) -> tuple[str, int] | None:
@@ -163,7 +165,7 @@ def final_answer(completion: str, methods: Sequence[str] = METHODS, fallback: st
     if start < 0:
         return answer
     return replace(
-        answer, before=visible[max(0, start - CONTEXT_CHARS) : start], after=visible[end : end + AFTER_CHARS]
+        answer, before=visible[max(0, start - CONTEXT_CHARS) : start], after=visible[end : end + AFTER_CHARS], end=end
     )
 
 
@@ -178,6 +180,13 @@ def _locate(completion: str, methods: Sequence[str], fallback: str) -> tuple[Ans
             boxes = boxed_answers(found.text)
             if boxes is not None and len(boxes[0]) > 1:
                 return Answer(", ".join(boxes[0]), "answer_tag", is_set=True), tag_start, tag_end
+        content_start = tag_start + len("<answer>")
+        region = completion[content_start : max(content_start, tag_end - len("</answer>"))]
+        tag_box = boxed_answers(region)
+        if tag_box is not None and len(tag_box[0]) == 1 and tag_box[0][0] == found.text:
+            # "<answer>\\boxed{3} ribu</answer>": what follows the box inside the tag follows the answer.
+            tagged = Answer(found.text, "answer_tag", raw=region.strip())
+            return tagged, content_start + tag_box[2], content_start + tag_box[1]
         # "<answer>The answer is 3.</answer>", "<answer>Answer: 3</answer>", "<answer>**3**</answer>":
         # the tag holds a sentence or markdown around the answer; read it like one outside a tag,
         # and keep the whole tag for the hedge check.

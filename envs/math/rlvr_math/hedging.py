@@ -73,7 +73,7 @@ def alternatives(pred: str, gold: str, gold_is_set: bool) -> bool:
 # falsch", "是错的", "は違う"). A bare contrast ("\\boxed{3}, not 2") or a property ("\\boxed{3} is
 # not divisible by 2") denies nothing about the answer.
 _NEGATED_AFTER = re.compile(
-    r"^[\s$.,:;)\]}*]*(?:(?:is|was|would\s+be|ist|war|est|es|era|è|é|是|は|는|은|이|가)\s*)?(?:"
+    r"^[\s$.,:;)\]}*]*(?:(?:is|was|would\s+be|ist|war|est|es|era|è|é|jest|je|är|er|adalah|ialah|là|olan|є|это|是|は|는|은|이|가)\s*)?(?:"
     + DENIALS.pattern
     + r")|^[\s$.,:;)\]}*]*(?:(?:isn'?t|wasn'?t)\s+(?:right|correct|true|valid|the\s+answer)"
     + r"|n'est\s+pas\s+(?:correct|juste|bon|la\s+(?:bonne\s+)?réponse)|no\s+es\s+(?:correct[oa]|la\s+respuesta)"

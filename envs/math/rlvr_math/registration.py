@@ -2,6 +2,17 @@
 
 Versions (a change that alters any reward bumps the version; the old one stays resolvable):
 
+* ``-v2``: issue 26's fifth round (``rlvr_math.answer_shape``). A lone word after the box on its
+  line is read as inside it (a unit, the task's own word, or refused: ``\\boxed{3} ribu``); a value
+  that goes on after its box (``\\boxed{3}000``, ``\\boxed{3} + 1``, ``\\boxed{3}\\pi``) is refused;
+  two values joined by a word (``3 \\text{ e } 4``), a unit other than the gold's or the one the
+  prompt asks for (``3 m`` for ``3 km``), a final answer that is not the last one stated
+  (``\\boxed{3}`` then ``#### 4``) and a response that defines macros score 0; hedges,
+  alternatives and denials are read in Arabic, Hindi, Vietnamese, Turkish, Indonesian, Polish,
+  Dutch and Ukrainian too; zero-width characters are removed (``3\u200b4`` reads 34). Honest
+  answers that change: a word after the box that is not a unit nor the task's (``\\boxed{3}
+  apples.`` under a prompt without apples) and any answer in a response with ``\\def`` or
+  ``\\newcommand`` now score 0; ``\\boxed{3\u200b4}`` now matches 34.
 * ``-v1``: issue 26's answer checks. A word after the number is dropped only when it is a unit
   (an allow-list, plus the task's own words); magnitude words and CJK numerals are read
   (``3 thousand`` = 3000, ``3万`` = 30000) and other words refused; hedges and alternatives are
@@ -10,8 +21,8 @@ Versions (a change that alters any reward bumps the version; the old one stays r
   negated answers score 0. False positives became 0 (``3 thousand`` for 3, ``\\boxed{3}, but I am
   not sure``); ``3 thousand`` now matches 3000, and a word that is neither a unit nor the task's
   own (``\\boxed{3 \\text{ real roots}}`` under a prompt that never says "roots") now scores 0.
-* ``-v0`` (deprecated): the ids as they were, resolvable for old configs and results. They run the
-  same verifier as ``-v1``: the old rewards were false positives that a policy learns to exploit,
+* ``-v0`` and ``-v1`` (deprecated): the ids as they were, resolvable for old configs and results.
+  They run the same verifier as ``-v2``: the old rewards were false positives that a policy learns to exploit,
   so they are not reproduced (as the code family keeps its sandbox fixes in every version).
 """
 
@@ -19,10 +30,13 @@ from __future__ import annotations
 
 from rlvr_envs import register
 
-_V0 = (
-    "v0 scored value-changing words after the number ('3 thousand' for 3), hedges and alternatives in "
-    "other languages, and struck-out or negated answers as correct; it now runs the v1 checks: use {id}-v1"
-)
+LATEST = 2
+_DEPRECATED = {
+    0: "v0 scored value-changing words after the number ('3 thousand' for 3), hedges and alternatives in "
+    "other languages, and struck-out or negated answers as correct; it now runs the v2 checks: use {id}-v2",
+    1: "v1 scored a word or value after the box ('\\boxed{{3}} ribu', '\\boxed{{3}}000'), swapped units ('3 m' "
+    "for '3 km') and hedges in more languages as correct; it now runs the v2 checks: use {id}-v2",
+}
 
 ARITH_DISTINCT_TASKS = {
     1: 155,
@@ -40,13 +54,13 @@ rlvr_math.arith (tests/math/test_math_arith_distinct.py recounts them); ``sample
 
 
 def register_envs() -> None:
-    for version in (0, 1):
+    for version in range(LATEST + 1):
         _register_version(version)
 
 
 def _register_version(version: int) -> None:
     def deprecated(name: str) -> str | None:
-        return _V0.format(id=name) if version == 0 else None
+        return _DEPRECATED[version].format(id=name) if version in _DEPRECATED else None
 
     register(
         f"math-v{version}",

@@ -171,6 +171,11 @@ def _is_unit(word: str, context: frozenset[str], single_letters: bool) -> bool:
     return lower in UNITS or lower in NEUTRAL or _stem(lower) in UNITS or _stem(lower) in context
 
 
+def is_unit(word: str, context: frozenset[str] = frozenset(), single_letters: bool = False) -> bool:
+    """Whether ``word`` may follow a number as its unit: a known unit, a neutral word or the task's own."""
+    return _is_unit(word, context, single_letters)
+
+
 def _strip_text_units(text: str, context: frozenset[str]) -> str:
     """Drop trailing ``\\text{ cm}``-style groups whose every word is a unit (single letters too)."""
     while True:

@@ -8,12 +8,22 @@ from functools import lru_cache
 
 from rlvr_envs import Reason, Task, Verdict, Verifier
 from rlvr_envs.extract import METHODS, after_reasoning
+from rlvr_math.answer_shape import (
+    asked_units,
+    joined_values,
+    phrase_continuation,
+    redefinition,
+    second_final_answer,
+    tail_word,
+    unit_swap,
+)
 from rlvr_math.equivalence import DEFAULT_REL_TOL, MatchConfig, answers_match, warm_up
 from rlvr_math.extraction import FALLBACKS, Answer, final_answer, gold_answer
 from rlvr_math.hedging import CHAINS, strip_approximation, trailing
 from rlvr_math.hedging import refusal as answer_refusal
+from rlvr_math.normalize import clean
 from rlvr_math.units import context_words
-from rlvr_math.visibility import concealed, visible
+from rlvr_math.visibility import concealed, visible, without_zero_width
 
 MAX_EXTRACTED_CHARS = 2_000
 """Longer extracted answers are refused unread (``format_error``): no real answer is that long."""
@@ -37,6 +47,25 @@ def clear_caches() -> None:
 
     for cache in (_cached_gold, _parsed, closed_form_value, parse_rational):
         cache.cache_clear()
+
+
+def _shape_refusal(completion: str, answer: Answer, gold: Answer, context: frozenset[str], prompt: str) -> str | None:
+    """What the answer's shape says beyond its value (``rlvr_math.answer_shape``), or None."""
+    response = after_reasoning(completion) or ""
+    if not gold.is_set:
+        if answer.method in ("boxed", "answer_tag"):
+            refused = tail_word(answer.after, context)
+        else:
+            refused = phrase_continuation(answer.text, answer.raw) if answer.method in ("answer_is", "hashes") else None
+        refused = refused or joined_values(clean(answer.text, context), clean(gold.text, context), context)
+        if refused is not None:
+            return refused
+    later = response[answer.end :][:200_000] if answer.end >= 0 else ""
+    return (
+        unit_swap(answer.text, gold.text, asked_units(prompt))
+        or redefinition(response[:200_000], answer.text)
+        or second_final_answer(later, answer.text, answer.method)
+    )
 
 
 class MathVerifier(Verifier):
@@ -139,11 +168,14 @@ class MathVerifier(Verifier):
         if not shown.strip().strip("$").strip():
             details = {"extraction": answer.method, "error": "the answer shows nothing (\\phantom)"}
             return Verdict.failure(Reason.NO_ANSWER, extracted=answer.text, details=details)
-        answer = replace(answer, text=shown)
+        answer = replace(answer, text=shown, after=without_zero_width(answer.after))
         context = context_words(task.prompt if isinstance(task.prompt, str) else "", gold.text)
         refused = answer_refusal(answer.text, answer.raw, gold.text, gold.is_set, self.chains, context)
         if refused is None:
             refused = trailing(answer.after, gold.text, gold.is_set)
+        if refused is None:
+            prompt = task.prompt if isinstance(task.prompt, str) else ""
+            refused = _shape_refusal(completion, answer, gold, context, prompt)
         if refused is not None:
             details = {"extraction": answer.method, "refused": refused}
             return Verdict.failure(Reason.WRONG, extracted=answer.text, details=details)

@@ -65,6 +65,15 @@ _NEGATION_BEFORE = re.compile(
 )
 
 
+# Characters that render as nothing: "3\u200b4" shows 34, "\u200b3" shows 3.
+_ZERO_WIDTH = re.compile("[\u00ad\u200b-\u200d\u2060-\u2064\ufeff]")
+
+
+def without_zero_width(text: str) -> str:
+    """``text`` without the characters that render as nothing (zero-width spaces and joiners, soft hyphens)."""
+    return _ZERO_WIDTH.sub("", text)
+
+
 def _remove_groups(text: str, command: re.Pattern[str]) -> str:
     """Remove each ``\\command{...}`` with its balanced argument."""
     while True:
@@ -78,7 +87,8 @@ def _remove_groups(text: str, command: re.Pattern[str]) -> str:
 
 
 def visible(text: str) -> str:
-    """The answer as a reader sees it: phantoms removed, visible colour commands dropped."""
+    """The answer as a reader sees it: zero-width characters, phantoms and visible colour commands dropped."""
+    text = _ZERO_WIDTH.sub("", text)
     if "\\" not in text:
         return text
     if "phantom" in text:

@@ -1,0 +1,301 @@
+"""Answers whose shape says something other than their value (issue 26, round 5).
+
+Each check names why the answer is refused (a reason for the verdict's details) or returns None:
+
+* ``tail_word``: one word alone after the box on its line (``\\boxed{3} ribu.``, ``\\boxed{3} nghìn``)
+  is read like a word inside the box: dropped when it is a unit or the task's own word, refused
+  otherwise. An allow-list, so a magnitude word in a language no lexicon lists is refused too;
+  a sentence after the box (``\\boxed{3} is the answer.``) is prose and is not read this way.
+* ``joined_values``: two values joined by a word (``3 \\text{ e } 4``, ``3 a 4``, ``3 hay 4``):
+  a pair or a range in any language, unless the word is a unit of a compound quantity (``5 ft 3 in``).
+* ``unit_swap``: the answer's unit is not the gold's (``3 m`` for a gold ``3 km``, ``3 cm^2`` for
+  ``3 cm``, ``3 hours`` for ``3 minutes``). Both must be known units (``UNIT_SCALES``); the value
+  is not converted, so ``3000 m`` for ``3 km`` scores 0 as it did.
+* ``second_final_answer``: a response that marks two different final values with different
+  markers (``Final answer: 4`` then ``\\boxed{3}``, ``\\boxed{3}`` then ``#### 4``). Extraction
+  reads one of them by a fixed order; a reader sees two answers. Boxes among themselves keep
+  their own rules (``rlvr_math.extraction``: a later box corrects an earlier one).
+* ``redefinition``: the response defines or redefines a macro the answer uses, or its box
+  (``\\def``, ``\\newcommand``, ``\\renewcommand``, ``\\let`` ...), or changes category codes
+  (``\\catcode``): the rendered answer is then not the text we read
+  (``\\renewcommand{\\frac}[2]{#2}\\boxed{\\frac{3}{4}}`` shows 4).
+
+Each is linear in its input and never raises on any ``str``.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from rlvr_envs.answer_tail import value_word_after as core_value_word_after
+from rlvr_envs.extract import answer_tag, hashes_answer
+from rlvr_math.languages import ALTERNATIVES, NEGATIONS
+from rlvr_math.normalize import clean, compact, parse_number
+from rlvr_math.units import CJK_COUNTERS, NEUTRAL, UNITS, is_unit
+
+_GAP = r"(?:[ \t$)\]}*_]|\\[,;:! ]|\\q?quad(?![A-Za-z])|\\\)|\\\]|</answer>)*"
+# Commands that may follow an answer without changing it: layout, end marks, text for a unit.
+_INERT_COMMANDS = frozenset(
+    """end right bigr Bigr biggr Biggr big Big quad qquad blacksquare square Box qed checkmark hfill label tag
+    newline text textrm textbf mathrm mbox operatorname degree circ pmod bmod mod pod""".split()
+)
+_COMMAND_AFTER = re.compile(_GAP + r"\\([A-Za-z]+)")
+# One letter after a value is a unit only in these cases: "3 m", "3 L"; "3M", "3K", "3B" are magnitudes.
+_LETTER_UNITS = frozenset("msghltLVAWNJ")
+# A word: a letter, then anything but spacing, digits and punctuation (combining marks too: "พัน").
+_LINE_TAIL = re.compile(
+    _GAP + r"(?:\\(?:text|mathrm|textrm|mbox)\s*\{\s*)?([^\W\d_][^\s\d.,;:!?。，、$\\{}()\[\]<>*]*)\.?"
+)
+_SHORT_LINE = re.compile(r"[^\n]{0,40}")
+_MODULAR = re.compile(r"\\[pb]?mod(?![A-Za-z])|\bmod\b|\(mod\b", re.IGNORECASE)
+_EXPONENT = re.compile(r"\^\s*\{?\s*-?\d+\s*\}?|[²³]")
+_LINE_END = re.compile(r"[ \t]*(?:[}$*_)\]]|\\\)|\\\]|</answer>)*[ \t]*(?:[.!。,;:]?[ \t]*)(?:\n|$)")
+
+
+def phrase_continuation(text: str, raw: str) -> str | None:
+    """In an "answer is" phrase or a ``####`` line, what goes on after the value that was read
+    ("The answer is 6 and a half." reads 6): a continuation or magnitude the core names."""
+    at = raw.rfind(text) if text else -1
+    if at < 0:
+        return None
+    changed = core_value_word_after(raw[at + len(text) : at + len(text) + 200])
+    if changed is None:
+        return None
+    return f"the value goes on after what was read ({changed!r})"
+
+
+def tail_word(after: str, context: frozenset[str]) -> str | None:
+    """A lone word after the answer on its line that is neither a unit nor a word of the task."""
+    line = _SHORT_LINE.match(after)
+    rest = line.group(0) if line is not None else ""
+    if (line is None or line.end() == len(after) or after[line.end()] == "\n") and len(rest.split()) <= 4:
+        # "\\boxed{3} i.e. 4", "\\boxed{3} (4)": a short line after the box that states another value.
+        # "\\boxed{3}, not 2." contrasts; "\\boxed{9} \\pmod{11}" states the modulus.
+        if re.search(r"\d", _EXPONENT.sub(" ", rest)) and not NEGATIONS.search(rest) and not _MODULAR.search(rest):
+            return f"another value right after the answer ({rest.strip()!r})"
+    command = _COMMAND_AFTER.match(after)
+    if command is not None and command.group(1) not in _INERT_COMMANDS:
+        return f"a command after the value ({command.group(0).strip()!r} right after the answer)"
+    found = _LINE_TAIL.match(after)
+    if found is None or not _LINE_END.match(after, found.end()):
+        return None
+    word = found.group(1)
+    if len(word) == 1 and word.isascii() and word not in _LETTER_UNITS:
+        return f"a letter after the value that is not a unit ({word!r} right after the answer)"
+    if is_unit(word, context, single_letters=True):
+        return None
+    if not word.isascii() and (word in CJK_COUNTERS or any(word in w for w in context if not w.isascii())):
+        return None  # "\\boxed{3}个", "\\boxed{3}本" or the prompt's own "苹果"
+    return f"a word after the value that is not a unit ({word!r} right after the answer)"
+
+
+_LIST_MARK = re.compile(r"[,;]|\\\{|\\cup|\band\b")
+_JOINED = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?\s+((?:[^\W\d_]+\.?\s+){1,3})[-+]?\d")
+
+
+def joined_values(cleaned: str, gold_cleaned: str, context: frozenset[str]) -> str | None:
+    """Two values joined by words (``3 e 4``), unless the gold has that shape or the words are units."""
+    if _JOINED.search(gold_cleaned) or _LIST_MARK.search(gold_cleaned) or ALTERNATIVES.search(gold_cleaned):
+        return None  # a gold pair or list: the usual list rules compare it
+    for match in _JOINED.finditer(cleaned[:2_000]):
+        words = match.group(1).split()
+        if not all(is_unit(w, context, single_letters=False) for w in words):
+            return f"two values joined by words ({' '.join(words)!r})"
+    return None
+
+
+# Known units: (dimension, scale). Names map to one key, so "km" and "kilometres" are the same unit.
+_SCALED = {
+    ("length", Fraction(1)): "m meter meters metre metres",
+    ("length", Fraction(1000)): "km kilometer kilometers kilometre kilometres",
+    ("length", Fraction(1, 100)): "cm centimeter centimeters centimetre centimetres",
+    ("length", Fraction(1, 1000)): "mm millimeter millimeters millimetre millimetres",
+    ("length", Fraction(1, 10)): "dm decimeter decimeters",
+    ("length", Fraction(1, 10**6)): "um µm μm micrometer micrometers micron microns",
+    ("length", Fraction(1, 10**9)): "nm nanometer nanometers",
+    ("length", Fraction(1609344, 1000)): "mi mile miles",
+    ("length", Fraction(9144, 10000)): "yd yard yards",
+    ("length", Fraction(3048, 10000)): "ft foot feet",
+    ("length", Fraction(254, 10000)): "inch inches",
+    ("mass", Fraction(1)): "g gram grams",
+    ("mass", Fraction(1000)): "kg kilogram kilograms",
+    ("mass", Fraction(1, 1000)): "mg milligram milligrams",
+    ("mass", Fraction(10**6)): "tonne tonnes",
+    ("mass", Fraction(45359237, 10**5)): "lb lbs pound pounds",
+    ("mass", Fraction(28349523125, 10**9)): "oz ounce ounces",
+    ("time", Fraction(1)): "s sec secs second seconds",
+    ("time", Fraction(1, 1000)): "ms millisecond milliseconds",
+    ("time", Fraction(60)): "min mins minute minutes",
+    ("time", Fraction(3600)): "h hr hrs hour hours",
+    ("time", Fraction(86400)): "day days",
+    ("time", Fraction(604800)): "wk wks week weeks",
+    ("time", Fraction(2629746)): "mo month months",
+    ("time", Fraction(31556952)): "yr yrs year years",
+    ("volume", Fraction(1)): "l liter liters litre litres",
+    ("volume", Fraction(1, 1000)): "ml milliliter milliliters millilitre millilitres",
+    ("volume", Fraction(1, 100)): "cl",
+    ("volume", Fraction(1, 10)): "dl",
+    ("money", Fraction(1)): "dollar dollars usd bucks",
+    ("money", Fraction(1, 100)): "cent cents penny pennies",
+    ("angle", Fraction(1)): "rad radian radians",
+    ("angle", Fraction(-1)): "deg degree degrees ° \\circ",  # -1: a key apart from radians, not a factor
+    ("energy", Fraction(1)): "j joule joules",
+    ("energy", Fraction(1000)): "kj",
+    ("frequency", Fraction(1)): "hz hertz",
+    ("frequency", Fraction(1000)): "khz",
+    ("frequency", Fraction(10**6)): "mhz",
+}
+UNIT_SCALES: dict[str, tuple[str, Fraction]] = {
+    name: key for key, names in _SCALED.items() for name in names.split() if name.lower() in UNITS or not name.isalpha()
+}
+"""Unit names with their dimension and scale, for ``unit_swap`` (only names ``rlvr_math.units`` drops)."""
+
+_UNIT_TEXT = re.compile(
+    r"(?<![A-Za-z\\])(?:(square|sq|cubic|cu)\s+)?([A-Za-zµμ]+|°|\\circ)(?![A-Za-z])\s*(?:\^\s*\{?\s*([23])\s*\}?|([²³]))?"
+)
+_VALUE_DIGIT = re.compile(r"(?<!\^)(?<!\^\{)(?<!\^ )\d")
+_LATEX_WRAPPERS = re.compile(r"\\(?:text|mathrm|textrm|mbox|operatorname|,|;|!|quad| )|[{}$]")
+
+
+def _unit(text: str) -> tuple[str, Fraction, int] | None:
+    """The one known unit after the last digit of ``text`` with its power, or None (none, several, unknown)."""
+    # The value ends at its last digit that is not an exponent ("3 \\text{ m}^2" ends at the 3).
+    last = max((m.end() for m in _VALUE_DIGIT.finditer(text[:2_000])), default=-1)
+    if last < 0:
+        return None
+    tail = _LATEX_WRAPPERS.sub(" ", text[last : last + 200]).replace("^ ", "^")
+    if "\\$" in text[:last] and not re.search(r"[A-Za-z]", tail):
+        return ("money", Fraction(1), 1)  # "\\$3": dollars written before the value
+    found = None
+    for match in _UNIT_TEXT.finditer(tail):
+        name = match.group(2)
+        key = UNIT_SCALES.get(name) or UNIT_SCALES.get(name.lower()) if name != "M" else None
+        if key is None:
+            if name.lower() in NEUTRAL:
+                continue
+            return None  # a word we cannot place: leave the comparison to the usual rules
+        if found is not None:
+            return None  # a compound unit (km/h, kg m): not compared here
+        power = 1
+        if match.group(1):
+            power = 3 if match.group(1) in ("cubic", "cu") else 2
+        if match.group(3) or match.group(4):
+            power = int(match.group(3) or {"²": 2, "³": 3}[match.group(4)])
+        found = (key[0], key[1], power)
+    return found
+
+
+_ASKED_UNIT = re.compile(
+    r"(?:how\s+many|how\s+much|(?<![A-Za-z])in|in\s+units\s+of|expressed\s+in|measured\s+in)\s+"
+    r"(?:square\s+|sq\.?\s+|cubic\s+)?([A-Za-z]+)",
+    re.IGNORECASE,
+)
+
+
+def asked_units(prompt: str) -> frozenset[tuple[str, Fraction]]:
+    """The known units a prompt asks for ("How many minutes ...", "... in meters?")."""
+    asked = set()
+    for match in _ASKED_UNIT.finditer(prompt[:20_000]):
+        key = UNIT_SCALES.get(match.group(1).lower())
+        if key is not None and len(match.group(1)) > 1:
+            asked.add(key)
+    return frozenset(asked)
+
+
+def unit_swap(pred: str, gold: str, asked: frozenset[tuple[str, Fraction]] = frozenset()) -> str | None:
+    """The answer's known unit differs from the gold's known unit (dimension, scale or power), or,
+    for a gold without a unit, from the unit the prompt asks for in that dimension."""
+    if "/" in pred or "/" in gold or "per" in pred.lower() or "per" in gold.lower():
+        return None
+    pred_unit = _unit(pred)
+    if pred_unit is None:
+        return None
+    gold_unit = _unit(gold)
+    if gold_unit is None:
+        same_dimension = {key for key in asked if key[0] == pred_unit[0]}
+        if same_dimension and (pred_unit[0], pred_unit[1]) not in same_dimension:
+            return "the answer's unit is not the one the prompt asks for (the value would need converting)"
+        return None
+    if pred_unit == gold_unit:
+        return None
+    return "the answer's unit is not the gold answer's (the value would need converting)"
+
+
+_DEFINITION = re.compile(
+    r"\\(?:(?:re)?newcommand|providecommand|DeclareMathOperator|DeclareRobustCommand|[egx]?def|let|mathchardef"
+    r"|chardef)(?![A-Za-z])\s*\*?\s*\{?\s*(\\(?:[A-Za-z]+|.))"
+)
+_CATCODE = re.compile(r"\\(?:catcode|csname|uccode|lccode|mathcode)(?![A-Za-z])")
+_COMMAND = re.compile(r"\\(?:[A-Za-z]+|.)")
+_BOX_COMMANDS = frozenset({"\\boxed", "\\fbox"})
+
+
+def redefinition(response: str, answer: str) -> str | None:
+    """A macro that the answer uses (or its box) defined in the response, or a category code changed:
+    the rendered answer is then not the text we read (``\\renewcommand{\\frac}[2]{#2}\\boxed{\\frac{3}{4}}``
+    shows 4). A definition the answer does not use changes nothing it shows."""
+    if "\\" not in response:
+        return None
+    changed = _CATCODE.search(response)
+    if changed is not None:
+        return f"the response changes how characters read ({changed.group(0)}): the answer does not show what it says"
+    used = set(_COMMAND.findall(answer)) | _BOX_COMMANDS
+    for found in _DEFINITION.finditer(response):
+        if found.group(1) in used:
+            return f"the response redefines {found.group(1)}, which the answer uses: it does not show what it says"
+    return None
+
+
+_FINAL_PHRASE = re.compile(
+    r"(?:final\s+answer\s*(?:\*\*)?\s*(?:is\s*:?|:)|the\s+answer\s+is\s*:?|(?<!\w)answer\s*(?:\*\*)?\s*:"
+    r"|答案\s*(?:是|为|為|:|：)|答え\s*(?:は|:|：))\s*(?:\*\*)?\s*\$?\s*([^\n$*]{1,80})",
+    re.IGNORECASE,
+)
+_BOX = re.compile(r"\\(?:boxed|fbox)\s*\{([^{}]{1,80})\}")
+
+
+def _value(text: str) -> Fraction | None:
+    """The plain number a marker states ("4", "4 apples", "4."), or None."""
+    words = text.split()
+    for candidate in (text, words[0] if words else ""):
+        number = parse_number(clean(candidate.strip().rstrip(".,;:").strip()))
+        if number is not None:
+            return None if number.percent else number.value
+    return None
+
+
+def second_final_answer(later: str, value_text: str, method: str) -> str | None:
+    """A final-answer marker after the answer that was read, of another kind, stating another plain number.
+
+    ``later`` is the response after the answer. A later "final answer is" phrase corrects a box
+    (extraction reads it instead), and a later box is read before an earlier phrase; but a later
+    ``####`` line or answer tag is read after a box by method order: the answer read must be the
+    last one the response states."""
+    response = later
+    mine = _value(value_text)
+    others: list[tuple[str, str]] = []
+    hashes = hashes_answer(response)
+    if hashes is not None:
+        others.append(("hashes", hashes))
+    tagged = answer_tag(response)
+    if tagged is not None:
+        others.append(("answer_tag", tagged))
+    phrases = list(_FINAL_PHRASE.finditer(response))
+    if phrases:
+        first = phrases[-1].group(1).split()
+        others.append(("answer_is", first[0].rstrip(".,;:") if first else ""))
+    boxes = list(_BOX.finditer(response))
+    if boxes:
+        others.append(("boxed", boxes[-1].group(1)))
+    for kind, text in others:
+        if kind == method or (kind == "boxed" and method == "answer_tag" and "\\boxed" in (tagged or "")):
+            continue
+        value = _value(text)
+        if value is not None and mine is not None:
+            differs = value != mine
+        else:  # not both plain numbers: the written forms must agree ("6+9i" then "#### 2*(6+9i) + 1")
+            differs = compact(clean(text.strip().rstrip("."))) != compact(clean(value_text.strip().rstrip(".")))
+        if differs:
+            return f"two different final answers ({kind}: {text.strip()[:40]!r})"
+    return None
