@@ -1,13 +1,15 @@
 """Load test of the reward server: this tree's server against earlier ones, same router, same rows.
 
-    .venv/bin/python bench/serve.py [--duration 4] [--repeats 3] [--concurrency 8] [--servers new,HEAD,old]
+    .venv/bin/python bench/serve.py [--duration 4] [--repeats 3] [--concurrency 8] [--servers new,threads,HEAD,old]
 
-The default compares this working tree's server (``new``) with ``HEAD``'s in the same rounds (after
-committing, name the commit before by hash: ``HEAD~1`` moves). A revision with the same server
-as this tree's shows what two identical servers differ by in the run: the noise to judge by.
-``new:N``: this tree's server on a pool of N workers of its own (``new``: one worker per CPU).
-``threads``: this tree's server with rows handed to the pool's slot threads (``RLVR_SERVE_LANES=0``)
-instead of workers the event loop drives itself: what the loop-driven hand-off saves, same rounds.
+The default compares this working tree's server (``new``) with ``threads``: the same server with
+its rows handed to the pool's slot threads (``RLVR_SERVE_LANES=0``) instead of workers its event
+loop drives itself (``runtime.local.lanes``), so the line ``new vs threads`` is what the
+loop-driven hand-off saves, in the same rounds. A git revision (``HEAD``; after committing, name
+the commit before by hash: ``HEAD~1`` moves) runs that revision's server package on this tree's
+core; one with the same server as this tree's shows what two identical servers differ by in the
+run: the noise to judge by. ``new:N``: this tree's server on a pool of N workers of its own
+(``new``: one worker per CPU).
 
 Each server runs in its own process serving ``math-500`` from ``../shared/data/math500.jsonl``
 through a 2-worker verification pool: ``new`` is this working tree; ``old`` is the
@@ -31,8 +33,9 @@ Beside ``new`` an ``http-only`` server runs in the same rounds: this tree's serv
 made up front and no pool, so its CPU per request is the HTTP layer's (parsing, JSON both ways,
 the request's rows and reply, the socket writes). The last lines print issue 30's goals from the
 medians: ``new``'s keep-alive req/s and p99, and the HTTP layer's share of a request's CPU
-(``http-only`` over ``new``'s server plus workers), split into HTTP, dispatch (batcher, pool
-threads) and verification (workers); ``(loop)`` is the server's event-loop thread alone.
+(``http-only`` over ``new``'s server plus workers), split into HTTP, dispatch (batcher, the
+hand-off to the workers and back: on the loop for ``new``, on the pool's threads for ``threads``)
+and verification (workers); ``(loop)`` is the server's event-loop thread alone.
 
 Last, each server's CPU per request (process plus pool workers; it carries over to a quiet
 machine, req/s and p99 under load do not), the req/s that allows on two free cores, and ``new``
@@ -562,7 +565,7 @@ def goals(args: argparse.Namespace, results: dict[tuple[str, str], list[dict[str
     share = layer / total if total else float("nan")
     print(
         f"split of a request's CPU (new, keep-alive, {total:.0f} us): HTTP layer {layer:.0f} us "
-        f"({HTTP_ONLY} server), dispatch {max(0.0, server - layer):.0f} us (batcher and pool threads), "
+        f"({HTTP_ONLY} server), dispatch {max(0.0, server - layer):.0f} us (batcher, hand-off to the workers and back), "
         f"verify {workers:.0f} us (pool workers)"
     )
     met = "met" if share <= 0.20 else "NOT met"
