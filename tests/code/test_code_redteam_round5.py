@@ -289,3 +289,17 @@ def test_hardcoded_examples_earn_no_partial_credit_by_default():
 )
 def test_a_task_whose_every_test_is_shown_cannot_be_passed_by_hardcoding():
     assert _lookup_reward("HumanEval/34") == 0.0
+
+
+# -- an infrastructure failure told as the program's ------------------------------------------------
+def test_a_verifier_error_is_never_fed_back_as_the_programs_failure():
+    from rlvr_code.feedback import attempt_feedback
+    from rlvr_code.tools.run_tests_tool import report
+    from rlvr_envs.types import Reason, Task, Verdict
+
+    down = Verdict.failure(Reason.VERIFIER_ERROR, details={"error": "sandbox: bubblewrap could not start"})
+    for text in (
+        attempt_feedback(down, None, "def f():\n    return 1\n"),
+        report(Task(id="t", prompt="p", answer={}), down, None, "def f():\n    return 1\n"),
+    ):
+        assert "not your program" in text and "did not pass" not in text and "Fix the program" not in text, text

@@ -105,7 +105,13 @@ def attempt_feedback(verdict: Verdict, public: Verdict | None, code: str | None 
     return inert_markup(_attempt_feedback(verdict, public, code))
 
 
+INFRASTRUCTURE = "The tests could not be run: the verifier failed, not your program (nothing was judged)."
+
+
 def _attempt_feedback(verdict: Verdict, public: Verdict | None, code: str | None) -> str:
+    if verdict.reason is Reason.VERIFIER_ERROR:
+        # Never told as the program's failure: a policy would learn from a verdict nobody gave.
+        return f"{INFRASTRUCTURE}\nAnswer again."
     failure = _load_failure(verdict, code)
     if failure is not None:
         return f"Your program did not run: {failure}\nFix the program and answer again."

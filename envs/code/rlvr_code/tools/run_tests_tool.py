@@ -19,7 +19,7 @@ import time
 import warnings
 from typing import Any
 
-from rlvr_code.feedback import _load_failure, hidden_line, public_lines
+from rlvr_code.feedback import INFRASTRUCTURE, _load_failure, hidden_line, public_lines
 from rlvr_code.split import CodeTest, public_answer, split_tests
 from rlvr_code.verifier import CodeVerifier, TaskFormatError, build_job, extract_code
 from rlvr_envs.episodes import ToolContext, ToolError
@@ -96,6 +96,8 @@ def run_public(verifier: CodeVerifier, task: Task, program: str, public: list[Co
 
 def report(task: Task, verdict: Verdict, public: Verdict | None, program: str | None) -> str:
     """What the model reads: public tests in full, hidden ones counted (never quoted)."""
+    if verdict.reason is Reason.VERIFIER_ERROR:
+        return INFRASTRUCTURE
     failure = _load_failure(verdict, program)
     if failure is not None:
         return f"Your program did not run: {failure}"
