@@ -223,11 +223,51 @@ sys.exit(1)
 """
 
 
+GUESS_REFERENCE = """lo, hi = 1, 10**6
+while True:
+    mid = (lo + hi) // 2
+    print("?", mid, flush=True)
+    r = input().strip()
+    if r == "=":
+        print("!", mid, flush=True)
+        break
+    if r == "<":
+        hi = mid - 1
+    else:
+        lo = mid + 1
+"""
+
+
+@needs_bwrap
+@pytest.mark.parametrize(
+    "program", ["print('hello world', flush=True)", "print('?', flush=True)", "print('! x', flush=True)"]
+)
+def test_an_interactor_that_crashes_on_the_output_is_the_outputs_fault_when_the_reference_plays_soundly(program):
+    from rlvr_code.contests.verifier import ContestVerifier
+    from rlvr_envs.types import Task
+
+    answer = {
+        "format": "stdio",
+        "language": "python",
+        "cases": [{"input": "5\n", "output": ""}, {"input": "777\n", "output": ""}],
+        "interactor": {"language": "python", "source": NAIVE_INTERACTOR},
+        "canonical_solution": GUESS_REFERENCE,
+    }
+    verifier = ContestVerifier(timeout_s=20.0, case_timeout_s=2.0)
+    task = Task(id="g", prompt="g", answer=answer)
+    assert verifier.verify(task, fenced(GUESS_REFERENCE)).reward == 1.0
+    verdict = verifier.verify(task, fenced(program))
+    assert (verdict.reward, verdict.reason.value) == (0.0, "wrong"), verdict.details
+    # A reference the interactor fails on too: the interactor's fault, as before.
+    broken = Task(id="b", prompt="b", answer={**answer, "canonical_solution": "print('? 1 2', flush=True)"})
+    assert verifier.verify(broken, fenced(program)).reason.value == "verifier_error"
+
+
 @needs_bwrap
 @pytest.mark.xfail(
     strict=True,
-    reason="hole: an interactor that raises on malformed contestant output makes the sample a verifier_error "
-    "(contests/interactors.py guard: exit 3); attributing it needs a reference contestant run",
+    reason="hole: without a reference solution, an interactor that raises on malformed contestant output "
+    "makes the sample a verifier_error (contests/interactors.py guard: exit 3): nothing to attribute it with",
 )
 def test_an_interactor_that_crashes_on_the_output_makes_it_wrong_not_a_verifier_error():
     from rlvr_code.contests.verifier import ContestVerifier

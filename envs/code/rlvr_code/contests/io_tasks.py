@@ -15,15 +15,50 @@ Both need the local (bubblewrap) backend; elsewhere, and for a malformed field, 
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from rlvr_code.contests.checkers import CheckerSpecError, parse_checker
 from rlvr_code.contests.runs import bad_task, judge_run, program_of
 from rlvr_code.scoring import plan_for
-from rlvr_code.verifier import CodeVerifier, TaskFormatError, build_job
+from rlvr_code.verifier import CodeVerifier, TaskFormatError, accepted_languages, build_job
 from rlvr_envs.types import Reason, Task, Verdict, trim_text
 
 _MAX_ERROR = 1000
+
+
+_sound: dict[str, bool] = {}
+_sound_lock = threading.Lock()
+
+
+def _sound_with_reference(task: Task, interactor: Any, cases: list[dict[str, str]], limits: dict[str, Any]) -> bool:
+    """Whether the interactor judges the task's reference solution (``canonical_solution``) on
+    every case without failing; False when the task has none. Once per task (the answer is the
+    same for every sample)."""
+    from rlvr_code.contests.interactors import run_interaction
+    from rlvr_code.sandbox import SandboxError
+
+    reference = task.answer.get("canonical_solution")
+    languages = accepted_languages(task.answer.get("language", "python"))
+    if not isinstance(reference, str) or not reference.strip() or not languages:
+        return False
+    key = task.fingerprint
+    with _sound_lock:
+        known = _sound.get(key)
+    if known is not None:
+        return known
+    try:
+        report = run_interaction(languages[0], reference, interactor, cases, limits)
+    except SandboxError:
+        return False  # not known: not remembered
+    tests = [t for t in report.get("tests") or [] if isinstance(t, dict)]
+    sound = not report.get("failed") and not report.get("compile_error") and len(tests) == len(cases)
+    sound = sound and all(t.get("status") == "passed" for t in tests)
+    with _sound_lock:
+        if len(_sound) > 4096:
+            _sound.clear()
+        _sound[key] = sound
+    return sound
 
 
 def verify_in_runner(
@@ -77,7 +112,15 @@ def verify_in_runner(
                 Reason.VERIFIER_ERROR, extracted=extracted, details={"error": trim_text(str(exc), _MAX_ERROR)}
             )
     if report.get("failed"):
-        error = trim_text(f"the interactor failed: {report['failed']}", _MAX_ERROR)
+        failed = str(report["failed"])
+        if interactor is not None and _sound_with_reference(task, interactor, cases, limits):
+            # The interactor judges the reference's play soundly: what made it fail was this
+            # program's output (a line it could not parse), a wrong answer; never a verifier_error
+            # a program could choose over its 0.
+            error = trim_text(f"the interactor failed on this program's output: {failed}", _MAX_ERROR)
+            details = {"passed": 0, "total": len(cases), "language": language, "runner": "interactive"}
+            return Verdict.failure(Reason.WRONG, extracted=extracted, details={**details, "first_error": error})
+        error = trim_text(f"the interactor failed: {failed}", _MAX_ERROR)
         return Verdict.failure(Reason.VERIFIER_ERROR, extracted=extracted, details={"error": error})
     if report.get("compile_error"):
         error = trim_text(str(report["compile_error"]), _MAX_ERROR)
