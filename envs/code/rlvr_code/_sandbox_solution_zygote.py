@@ -394,6 +394,8 @@ def run_solution_sandbox(config: dict) -> None:
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
     _cap_structs()
+    # After the standard library, so that a package can never shadow a module the harness uses.
+    sys.path.extend(p for p in config.get("path", ()) if type(p) is str and os.path.isdir(p) and p not in sys.path)
     start_zygote()
     zygote = SolutionZygote(config)
     sample_environment(zygote.workdir)

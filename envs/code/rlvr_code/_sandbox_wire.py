@@ -306,6 +306,11 @@ def encode(value: object, refs: dict[int, object], depth: int = 0) -> list:
             # ``iterate`` is the unbound ``__iter__`` of ``base``, which ``value`` is an instance of.
             return [tag, [encode(v, refs, depth + 1) for v in iterate(value)]]  # type: ignore[arg-type]
     kind = type(value)
+    numpy = sys.modules.get("numpy") if getattr(kind, "__module__", None) == "numpy" else None
+    if numpy is not None and isinstance(value, numpy.generic):
+        # A numpy scalar (np.int64 from a sum, np.bool_ from a comparison) as the plain value it
+        # holds; arrays stay handles (the reference compares them elementwise, not as lists).
+        return encode(numpy.generic.item(value), refs, depth + 1)
     if kind in _STDLIB_KINDS or (getattr(kind, "__module__", None) in _STDLIB_MODULES and kind in _stdlib_classes()):
         return ["V", _stdlib_kind(kind), [encode(v, refs, depth + 1) for v in _stdlib_parts(value, kind)]]
     if isinstance(value, dict):

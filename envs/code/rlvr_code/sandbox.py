@@ -29,6 +29,8 @@ from typing import Any
 from rlvr_code._sandbox_source import harness_fd, without_comments
 from rlvr_code.memory_bound import DEFAULT_TOTAL_MB, MOUNT_POINT, MemoryCgroup, bounded_job
 from rlvr_code.memory_bound import create as create_cgroup
+from rlvr_code.mounts import DIST_PACKAGES, package_mounts
+from rlvr_code.mounts import system_python_mounts as _system_python_mounts
 from rlvr_code.spawner import spawner as _spawner
 from rlvr_envs.errors import RlvrEnvsError
 
@@ -145,33 +147,6 @@ def _bwrap_supports(flag: str) -> bool:
     except (OSError, subprocess.SubprocessError):
         return False
     return flag in out.stdout + out.stderr
-
-
-def _system_python_mounts(python: str) -> list[str]:
-    """Read-only binds for the interpreter and the libraries it loads, nothing else of the host."""
-    real = os.path.realpath(python)
-    version = Path(real).name.replace("python", "")
-    candidates = [
-        real,
-        f"/usr/lib/python{version}",
-        "/usr/lib/x86_64-linux-gnu",
-        "/usr/lib/aarch64-linux-gnu",
-        "/usr/lib64",
-    ]
-    present = [path for path in candidates if os.path.exists(path)]
-    parents = sorted(
-        {str(parent) for path in present for parent in Path(path).parents if str(parent) != "/"},
-        key=lambda p: p.count("/"),
-    )
-    args: list[str] = []
-    for parent in parents:
-        # bubblewrap would create these 0700 (root only): the sample's uid must traverse them.
-        args += ["--perms", "0755", "--dir", parent]
-    for path in present:
-        args += ["--ro-bind", path, path]
-    if real != python:
-        args += ["--symlink", real, python]
-    return [*args, "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin"]
 
 
 SOLUTION_ZYGOTE_CAPS = (
@@ -434,6 +409,10 @@ class LocalSandbox:
                 "work_inodes": self.work_inodes,
                 "warm_judge": self.warm_judge,
                 "memory_cgroup": group,
+                # Third-party packages the system Python has (numpy, sympy from Debian), read-only
+                # and after the standard library: a right solution may import them, as it may under
+                # the reference harness. The judge keeps the standard library alone.
+                "path": [DIST_PACKAGES] if role == "solution" and os.path.isdir(DIST_PACKAGES) else [],
             }
         )
         # sys.argv in the sandbox: ["-c", config] once the bootstrap took the harness's descriptor off.
@@ -474,6 +453,8 @@ class LocalSandbox:
             "LANG",
             "C.UTF-8",
         ]
+        if role == "solution":
+            argv += package_mounts()
         if group is not None and memory is not None:
             argv += ["--bind", memory.path, MOUNT_POINT]
         if self.privileged:

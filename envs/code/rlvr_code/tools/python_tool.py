@@ -50,6 +50,7 @@ from typing import Any
 
 from rlvr_code.memory_bound import MemoryCgroup
 from rlvr_code.memory_bound import create as create_cgroup
+from rlvr_code.mounts import DIST_PACKAGES, package_mounts
 from rlvr_code.sandbox import SYSTEM_PYTHON, _system_python_mounts, bwrap_path
 from rlvr_code.spawner import spawner
 from rlvr_code.tools.python_pinned import PinnedPythonSession, call_budget
@@ -69,7 +70,6 @@ __all__ = [
 
 _HEADER = struct.Struct(">I")
 _MAX_REPLY = 4 << 20
-_DIST_PACKAGES = "/usr/lib/python3/dist-packages"
 _uids = itertools.count()
 PLACEMENTS = ("auto", "process", "session")
 """Where a session's interpreter runs: ``process`` beside the episode; ``session`` in a runtime
@@ -151,7 +151,7 @@ class PythonProcess:
             "file_mb": limits.file_mb,
             "open_files": limits.open_files,
             "output_bytes": limits.output_bytes,
-            "path": [_DIST_PACKAGES],
+            "path": [DIST_PACKAGES],
         }
         argv = [
             bwrap,
@@ -164,10 +164,7 @@ class PythonProcess:
             "--new-session",
             *_system_python_mounts(python),
         ]
-        for path in (_DIST_PACKAGES, "/etc/alternatives"):  # numpy's BLAS/LAPACK go through alternatives
-            if os.path.isdir(path):
-                # bubblewrap would make the parent 0700: the session's uid must traverse it.
-                argv += ["--perms", "0755", "--dir", os.path.dirname(path), "--ro-bind", path, path]
+        argv += package_mounts()
         argv += [
             "--proc",
             "/proc",
