@@ -250,3 +250,21 @@ def test_wire_round_trip_of_a_lane_message_is_plain_pickle(tasks):
     chunk.times.append(0.25)
     reply = pickle.loads(dumps(("verdicts", 7, chunk, 0.1)))
     assert reply[:2] == ("verdicts", 7) and reply[2][0].passed and reply[2][0].elapsed_s == 0.25
+
+
+def test_a_short_budget_after_a_long_one_on_the_same_lane_is_kept_to_its_own(tasks):
+    # The lane's timer was armed for a 120 s budget; the next call's 0.5 s must not wait for it.
+    async def go(pool):
+        lanes = pool.loop_lanes()
+        try:
+            first, _ = await _through_lanes(lanes, AddVerifier(), tasks[:1], [gold(tasks[0])], timeout_s=120.0)
+            start = time.perf_counter()
+            second, _ = await _through_lanes(lanes, HangingVerifier(), tasks[:2], ["hang", gold(tasks[1])])
+            return first, second, time.perf_counter() - start
+        finally:
+            lanes.close()
+
+    with VerificationPool(1) as pool:
+        first, second, elapsed = asyncio.run(go(pool))
+    assert first[0].passed and [v.reason for v in second] == [Reason.TIMEOUT, Reason.OK]
+    assert elapsed < 60  # far under the stale 120 s timer, however loaded the machine

@@ -360,10 +360,14 @@ class LoopLanes:
             self.queue.extendleft(reversed([job for i, job in enumerate(jobs) if i != index]))
         if blamed is not None and verdict is not None:
             blamed.resolve(verdict)
+        if requeue and self.queue:
+            self.loop.call_soon(self._pump)  # the other lanes take them now, not once this one is back
         started = worker.progress.read()[1] if blamed is not None and verdict is None else 0.0
 
         def kill() -> str:
-            text = note or worker._death_note()  # reaps: may wait (up to half a second)
+            # How it died, for the call it was on (reaping may wait up to half a second); a worker
+            # killed for a timeout is not waited for.
+            text = note or (worker._death_note() if blamed is not None and verdict is None else "")
             worker.kill()
             return text
 
