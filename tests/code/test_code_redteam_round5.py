@@ -312,13 +312,10 @@ def test_hardcoded_examples_earn_no_partial_credit_when_counting_hidden_tests(ta
 
 
 @needs_bwrap
-@pytest.mark.xfail(
-    strict=True,
-    reason="hole: the code ids' partial_credit counts tests the prompt shows; credit_tests='hidden' mends it "
-    "but as the default it changes honest partial rewards: needs -v2 ids (registration.py, tests listing ids)",
-)
 def test_hardcoded_examples_earn_no_partial_credit_by_default():
+    # The -v2 ids count hidden tests only (credit_tests="hidden"); -v1 counted the shown ones.
     assert _lookup_reward("HumanEval/39", partial_credit=True) == 0.0
+    assert _lookup_reward("HumanEval/39", partial_credit=True, credit_tests="discriminating") > 0.0
 
 
 @needs_bwrap

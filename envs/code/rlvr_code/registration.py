@@ -3,7 +3,11 @@ and the contest sets ``code-contests``, ``code-taco``, ``code-apps``, ``code-liv
 
 Versions (a change that alters any reward of an honest answer bumps the version; the old one stays):
 
-* ``-v1``: ``partial_credit`` counts only discriminating tests (asserts that use the solution and
+* ``-v2``: ``partial_credit`` counts only discriminating tests the prompt does not show
+  (``credit_tests="hidden"``): a program answering the prompt's own examples from a table earned
+  0.33-0.5 under v1 (red team round 5, ``rlvr-envs redteam --classes prompt_lookup``). An honest
+  partly right program's fraction changes accordingly; all-or-nothing rewards are unchanged.
+* ``-v1`` (deprecated): ``partial_credit`` counts only discriminating tests (asserts that use the solution and
   that a program doing nothing fails; ``rlvr_code.scoring``), so ``return None`` earns 0 and a
   partly right program's fraction no longer counts ``assert True`` lines or tests ``None`` passes.
 * ``-v0`` (deprecated): ``partial_credit`` counts every reported assert line. All-or-nothing
@@ -24,7 +28,8 @@ from __future__ import annotations
 _CONTEST_V1 = (
     "v1 gives every language the limit the set states for C++ (Python fails at 1-5x it) and no file I/O; use -v2"
 )
-_V0 = "v0's partial_credit counts assert lines that never call the solution (return None earned 0.1-0.2); use -v1"
+_V1 = "v1's partial_credit counts tests the prompt shows (hardcoding its examples earned 0.33-0.5); use -v2"
+_V0 = "v0's partial_credit counts assert lines that never call the solution (return None earned 0.1-0.2); use -v2"
 _IDS = (
     (
         "code-python",
@@ -109,7 +114,8 @@ def register_envs() -> None:
 
     for name, entry_point, options in _IDS:
         register(f"{name}-v0", entry_point, kwargs={"credit_tests": "all"}, deprecated=_V0, **options)
-        register(f"{name}-v1", entry_point, **options)
+        register(f"{name}-v1", entry_point, kwargs={"credit_tests": "discriminating"}, deprecated=_V1, **options)
+        register(f"{name}-v2", entry_point, kwargs={"credit_tests": "hidden"}, **options)
     for contest, contest_entry, contest_options in _CONTEST_IDS:
         register(
             f"{contest}-v1",
