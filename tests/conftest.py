@@ -126,6 +126,7 @@ SERIAL = (
     "tests/test_conformance_all.py::test_conformance[code-taco-v2]",
     "tests/test_conformance_all.py::test_conformance[code-apps-v2]",
     "tests/test_conformance_all.py::test_conformance[code-livecodebench-v2]",
+    "tests/test_conformance_all.py::test_conformance[code-kattis-v2]",  # C++ validators in the runner
     "tests/ray/test_ray_pool.py",  # a two-node Ray cluster
     "tests/test_server_deadlines.py",  # raw sockets against short deadlines, the open-files limit
     "tests/episodes/test_episode_server.py",  # binds ports; hundreds of concurrent sessions

@@ -1,5 +1,6 @@
 """Conformance hook for the code family: small envs built from ../shared/data (contest sets:
-``contest_fixtures``)."""
+``contest_fixtures``; ``code-kattis``: Kattis' example packages that ``make setup`` fetches, skipped
+naming the fetch script where they are absent)."""
 
 from __future__ import annotations
 
@@ -48,7 +49,20 @@ def _contest_rows(env_id: str) -> list[dict] | None:
     return None
 
 
+def _kattis(env_id: str) -> Env:
+    import pytest
+
+    from rlvr_code.contests.kattis import examples_dir, missing_examples
+
+    why = missing_examples(examples_dir())
+    if why is not None:
+        pytest.skip(why)
+    return make(env_id)  # the id's own default: the fetched copy
+
+
 def make_env(env_id: str) -> Env | None:
+    if env_id.startswith("code-kattis-"):
+        return _kattis(env_id)
     contest = _contest_rows(env_id)
     if contest is not None:
         return make(env_id, data=contest)  # the sets' shapes, written for the tests (no real rows)

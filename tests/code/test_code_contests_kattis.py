@@ -19,8 +19,10 @@ from typing import Any
 
 import pytest
 
-from rlvr_code.contests.kattis import KattisEnv, default_checker, read_package
-from rlvr_envs.errors import DataError
+import rlvr_envs
+from rlvr_code.contests.kattis import FETCH_SCRIPT, KattisEnv, default_checker, missing_examples, read_package
+from rlvr_code.contests.kattis import examples_dir as fetched_dir
+from rlvr_envs.errors import DataError, DataUnavailableError
 from rlvr_envs.types import Reason, Verdict
 from tests.code.contest_interactive_cases import fence, need
 
@@ -184,25 +186,44 @@ def test_a_folder_without_packages_and_a_missing_path_are_refused(tmp_path: Path
         KattisEnv(tmp_path / "absent")
 
 
+def test_the_id_reads_data_or_the_fetched_copy_and_names_the_fetch_script_without_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RLVR_KATTIS_EXAMPLES", str(tmp_path / "not-fetched"))
+    with pytest.raises(DataUnavailableError, match=FETCH_SCRIPT) as caught:
+        rlvr_envs.make("code-kattis")
+    assert "data=" in str(caught.value) and "RLVR_KATTIS_EXAMPLES" in str(caught.value)
+    package = sum_package(tmp_path / "sum")
+    for given in ({"data": str(package)}, {"path": package}, {"data": str(tmp_path)}):
+        env = rlvr_envs.make("code-kattis-v2", **given)
+        assert [t.id for t in env.tasks] == ["kattis/sum"], given
+    monkeypatch.setenv("RLVR_KATTIS_EXAMPLES", str(tmp_path))  # a folder without `different`: not the copy
+    assert missing_examples(fetched_dir()) is not None
+
+
 # -- the real set: Kattis' example problem packages ------------------------------------------------
 
 
 def examples_dir() -> Path:
-    found = Path(os.environ.get("RLVR_KATTIS_EXAMPLES") or Path.home() / ".cache/rlvr-envs/kattis-examples")
-    if not (found / "different" / "problem.yaml").is_file():
-        pytest.skip(f"Kattis example packages not in {found}: run scripts/fetch_kattis_examples.sh")
+    found = fetched_dir()
+    why = missing_examples(found)
+    if why is not None:
+        pytest.skip(why)
     return found
 
 
 @pytest.fixture(scope="module")
 def real_env() -> KattisEnv:
-    return KattisEnv(examples_dir(), language=LANGUAGES, timeout_s=10.0)
+    examples_dir()
+    env = rlvr_envs.make("code-kattis-v2", language=LANGUAGES, timeout_s=10.0)  # the id's default: the copy
+    assert isinstance(env, KattisEnv)
+    return env
 
 
 def submissions(kind: str) -> list[Any]:
-    root = Path(os.environ.get("RLVR_KATTIS_EXAMPLES") or Path.home() / ".cache/rlvr-envs/kattis-examples")
-    if not (root / "different" / "problem.yaml").is_file():
-        reason = f"Kattis example packages not in {root}: run scripts/fetch_kattis_examples.sh"
+    root = fetched_dir()
+    reason = missing_examples(root)
+    if reason is not None:
         return [pytest.param("", "", marks=pytest.mark.skip(reason=reason))]
     found = sorted(root.glob(f"*/submissions/{kind}/*"))
     return [(p.parts[-4], str(p.relative_to(root))) for p in found if p.suffix in EXTENSIONS]

@@ -1,5 +1,6 @@
 """Entry point of the ``code`` plugin: registers ``code-python``, ``code-humaneval``, ``code-mbpp``
-and the contest sets ``code-contests``, ``code-taco``, ``code-apps``, ``code-livecodebench``.
+and the contest sets ``code-contests``, ``code-taco``, ``code-apps``, ``code-livecodebench``,
+``code-kattis`` (problem packages from a local copy).
 
 Versions (a change that alters any reward of an honest answer bumps the version; the old one stays):
 
@@ -21,6 +22,10 @@ The contest sets start at ``-v1`` (the family's current scoring); they never had
   Go 1.5x), so an honest Python answer between 1x and 5x the stated limit now passes; a problem
   whose statement names ``input.txt``/``output.txt`` is a file-I/O task (``file_io``).
 * contest ``-v1`` (deprecated): the stated limit in every language, standard streams only.
+
+``code-kattis`` starts at ``-v2``, the contest sets' current version, whose scoring it shares
+(stated limits scaled per language; Kattis packages state no file I/O, so ``file_io`` is off);
+it never had a ``-v0`` or ``-v1``, so no deprecated id stands for it.
 """
 
 from __future__ import annotations
@@ -109,6 +114,20 @@ _CONTEST_IDS = (
 )
 
 
+_KATTIS = (
+    "code-kattis-v2",
+    "rlvr_code.contests.kattis:KattisEnv",
+    {
+        "size": None,
+        "data_source": "a local copy of ICPC / Kattis problem packages (data= or path=: a package folder or a folder "
+        "of them); default $RLVR_KATTIS_EXAMPLES or ~/.cache/rlvr-envs/kattis-examples, Kattis' four example "
+        "problems that scripts/fetch_kattis_examples.sh fetches (make setup runs it)",
+        "description": "Kattis problem packages: stdin/stdout problems judged by the package's own default, "
+        "custom or interactive validator over its sample and secret data; language= python, cpp, ...",
+    },
+)
+
+
 def register_envs() -> None:
     from rlvr_envs import register
 
@@ -125,3 +144,5 @@ def register_envs() -> None:
             **contest_options,
         )
         register(f"{contest}-v2", contest_entry, **contest_options)
+    kattis, kattis_entry, kattis_options = _KATTIS
+    register(kattis, kattis_entry, **kattis_options)

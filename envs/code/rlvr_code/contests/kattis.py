@@ -1,8 +1,10 @@
 """Kattis problem packages (the ICPC / Kattis problem-package format) from a local copy.
 
-A package is a folder with ``problem.yaml``; ``KattisEnv(path)`` takes one package or a folder of
-them (for instance the four example problems of Kattis' ``problemtools`` sources:
-``scripts/fetch_kattis_examples.sh``). Each becomes a stdin/stdout task of the contest family:
+A package is a folder with ``problem.yaml``; ``KattisEnv(path)`` (the id ``code-kattis-v2``) takes
+one package or a folder of them; without one, the four example problems of Kattis' ``problemtools``
+sources that ``scripts/fetch_kattis_examples.sh`` fetches (``$RLVR_KATTIS_EXAMPLES``, else
+``~/.cache/rlvr-envs/kattis-examples``: ``examples_dir``). Each becomes a stdin/stdout task of the
+contest family:
 
 * cases: ``data/sample/**/*.in`` with their ``.ans`` (public, in path order), then
   ``data/secret/**/*.in`` (hidden); a sample shown only as an ``.interaction`` transcript has no
@@ -35,7 +37,7 @@ from rlvr_code.contests.rows import Problem, Untestable, build_task
 from rlvr_code.envs import RowPlace, SourcedRow
 from rlvr_code.limits import parse_seconds
 from rlvr_code.verifier import accepted_languages
-from rlvr_envs.errors import ConfigurationError, DataError
+from rlvr_envs.errors import ConfigurationError, DataError, DataUnavailableError
 
 _EXTENSIONS = {".py": "python", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c": "c"}
 _SOLUTION_EXTENSIONS = {
@@ -48,6 +50,25 @@ _SOLUTION_EXTENSIONS = {
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"/\\]+)"[ \t]*$', re.MULTILINE)
 _MAX_FILE = 64 << 20
 """Bytes of one test file read into a task."""
+EXAMPLES_VAR = "RLVR_KATTIS_EXAMPLES"
+FETCH_SCRIPT = "scripts/fetch_kattis_examples.sh"
+
+
+def examples_dir() -> Path:
+    """Where ``FETCH_SCRIPT`` puts Kattis' example packages: ``$RLVR_KATTIS_EXAMPLES``, else
+    ``~/.cache/rlvr-envs/kattis-examples`` (the script's own default; keep the two the same)."""
+    chosen = os.environ.get(EXAMPLES_VAR, "").strip()
+    return Path(chosen).expanduser() if chosen else Path.home() / ".cache" / "rlvr-envs" / "kattis-examples"
+
+
+def missing_examples(folder: Path) -> str | None:
+    """Why ``folder`` is not a fetched copy of the examples (None when it is one)."""
+    if (folder / "different" / "problem.yaml").is_file():
+        return None
+    return (
+        f"code-kattis: no Kattis example packages in {folder}: run {FETCH_SCRIPT} (PyPI, ~20 s; "
+        f"`make setup` runs it), set {EXAMPLES_VAR}, or pass data= a problem package folder or a folder of them"
+    )
 
 
 def package_dirs(root: str | Path) -> list[Path]:
@@ -281,7 +302,9 @@ class KattisEnv(ContestEnv):
     """Problems in the Kattis problem-package format from a local copy.
 
     Args:
-        data: a package folder (with ``problem.yaml``) or a folder of packages (alias ``path=``).
+        data: a package folder (with ``problem.yaml``) or a folder of packages (alias ``path=``);
+            default ``examples_dir()``, Kattis' example packages (``DataUnavailableError`` naming
+            ``FETCH_SCRIPT`` where they were not fetched).
         language: as ``ContestEnv``; the reference is the first accepted submission in the first one.
     """
 
@@ -289,14 +312,19 @@ class KattisEnv(ContestEnv):
 
     def __init__(self, data: Any = None, *, path: str | Path | None = None, **kwargs: Any) -> None:
         root = data if data is not None else path
+        if root is None:
+            root = examples_dir()
+            why = missing_examples(root)
+            if why is not None:
+                raise DataUnavailableError(why)
         if not isinstance(root, (str, os.PathLike)):
             raise ConfigurationError(
                 "code-kattis reads a local copy: pass data= a problem package folder or a folder of them "
-                "(scripts/fetch_kattis_examples.sh fetches problemtools' examples)"
+                f"({FETCH_SCRIPT} fetches problemtools' examples)"
             )
         self._judges: dict[str, dict[str, Any]] = {}
         kwargs.setdefault("file_io", False)
-        super().__init__(Path(root), **kwargs)
+        super().__init__(Path(root).expanduser(), **kwargs)
 
     def _sourced_rows(self) -> list[SourcedRow]:
         source = str(self.data)
