@@ -94,6 +94,14 @@ _LIST_MARK = re.compile(r"[,;]|\\\{|\\cup|\band\b")
 _JOINED = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?\s+((?:[^\W\d_]+\.?\s+){1,3})[-+]?\d")
 
 
+_MAYBE_JOINED = re.compile(r"\d[^\d]*?[^\W\d_][^\d]*?\d")
+
+
+def maybe_joined(answer: str) -> bool:
+    """A cheap test before ``joined_values`` cleans the answer: two digits with a letter between."""
+    return bool(_MAYBE_JOINED.search(answer[:2_000]))
+
+
 def joined_values(cleaned: str, gold_cleaned: str, context: frozenset[str]) -> str | None:
     """Two values joined by words (``3 e 4``), unless the gold has that shape or the words are units."""
     if _JOINED.search(gold_cleaned) or _LIST_MARK.search(gold_cleaned) or ALTERNATIVES.search(gold_cleaned):
@@ -273,6 +281,8 @@ def second_final_answer(later: str, value_text: str, method: str) -> str | None:
     ``####`` line or answer tag is read after a box by method order: the answer read must be the
     last one the response states."""
     response = later
+    if not any(marker in response for marker in ("####", "<answer>", "\\boxed", "\\fbox", "nswer", "答")):
+        return None  # the common case: nothing marked after the answer (reading a value costs more)
     mine = _value(value_text)
     others: list[tuple[str, str]] = []
     hashes = hashes_answer(response)
@@ -292,6 +302,8 @@ def second_final_answer(later: str, value_text: str, method: str) -> str | None:
         if kind == method or (kind == "boxed" and method == "answer_tag" and "\\boxed" in (tagged or "")):
             continue
         value = _value(text)
+        if kind == "answer_is" and (value is None or mine is None):
+            continue  # an "answer is" phrase is prose ("the answer is right"): compared only as a number
         if value is not None and mine is not None:
             differs = value != mine
         else:  # not both plain numbers: the written forms must agree ("6+9i" then "#### 2*(6+9i) + 1")

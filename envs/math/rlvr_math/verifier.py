@@ -11,6 +11,7 @@ from rlvr_envs.extract import METHODS, after_reasoning
 from rlvr_math.answer_shape import (
     asked_units,
     joined_values,
+    maybe_joined,
     phrase_continuation,
     redefinition,
     second_final_answer,
@@ -57,7 +58,8 @@ def _shape_refusal(completion: str, answer: Answer, gold: Answer, context: froze
             refused = tail_word(answer.after, context)
         else:
             refused = phrase_continuation(answer.text, answer.raw) if answer.method in ("answer_is", "hashes") else None
-        refused = refused or joined_values(clean(answer.text, context), clean(gold.text, context), context)
+        if refused is None and maybe_joined(answer.text):
+            refused = joined_values(clean(answer.text, context), clean(gold.text, context), context)
         if refused is not None:
             return refused
     later = response[answer.end :][:200_000] if answer.end >= 0 else ""
