@@ -2,7 +2,7 @@
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.setup-stamp
-SETUP_INPUTS := scripts/setup.sh pyproject.toml $(wildcard envs/*/pyproject.toml) $(wildcard trainers/pyproject.toml)
+SETUP_INPUTS := scripts/setup.sh scripts/fetch_kattis_examples.sh pyproject.toml $(wildcard envs/*/pyproject.toml) $(wildcard trainers/pyproject.toml)
 PYTEST_ARGS ?=
 # The suite runs in two passes: every core (pytest-xdist, whole files per worker) for the tests that
 # can share the machine, then the tests marked serial (cgroups, load and tight timing tests, raw

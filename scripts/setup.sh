@@ -103,3 +103,9 @@ fi
 # so that no process's first verdict pays for it (rlvr_ifeval.langdetect_tables).
 "$VENV/bin/python" -m rlvr_ifeval.langdetect_exact >/dev/null 2>&1 \
   || echo "setup: could not prebuild IFEval's language tables (the first IFEval process will)"
+
+# A real contest set's local copy for code-kattis-v2 and its tests: Kattis' example problem
+# packages (scripts/fetch_kattis_examples.sh: PyPI, pinned by SHA-256, ~1 s; nothing when already
+# there). Without PyPI the set-up goes on and those tests skip, naming the script.
+PYTHON="$VENV/bin/python" bash scripts/fetch_kattis_examples.sh \
+  || echo "setup: could not fetch Kattis' example problems (scripts/fetch_kattis_examples.sh); the code-kattis tests on them will skip"
