@@ -160,6 +160,13 @@ def test_a_later_final_answer_or_a_macro_definition_is_refused(completion):
     assert not verify(completion).passed, completion
 
 
+def test_grouped_number_forms_keep_their_value():
+    assert not verify("\\boxed{1.234,5}", "1.2345").passed
+    assert not verify("\\boxed{3'000}", "3").passed
+    assert not verify("\\boxed{3'}", "3").passed  # a prime, not a separator
+    assert verify("\\boxed{1.234}", "1.234").passed  # a decimal point when no comma follows
+
+
 def test_zero_width_characters_are_what_a_reader_sees_nothing_of():
     assert verify("\\boxed{3\u200b4}", "34").passed
     assert verify("\\boxed{\u200b3\u2060}").passed
@@ -192,6 +199,13 @@ HONEST = [
     ("\\boxed{\\$18}\n#### 18", "18", "Compute it."),
     ("The final answer is \\boxed{6+9i}.\n\n#### 6+9i", "6+9i", "Compute it."),
     ("The answer is 3.", "3", "Compute it."),
+    # Other languages' number forms: grouped thousands with a decimal comma, Swiss apostrophes.
+    ("\\boxed{1 234,5}", "1234.5", "Compute it."),
+    ("\\boxed{1\u202f234,5}", "1234.5", "Compute it."),
+    ("\\boxed{1.234,5}", "1234.5", "Compute it."),
+    ("\\boxed{1\\,234,5}", "1234.5", "Compute it."),
+    ("\\boxed{3'000}", "3000", "Compute it."),
+    ("\\boxed{12\u202f000}", "12000", "Compute it."),
     ("#### 3", "3", "Compute it."),
     ("Final answer: \\boxed{3}", "3", "Compute it."),
     ("We get \\boxed{4}, so the final answer is 3.", "3", "Compute it."),

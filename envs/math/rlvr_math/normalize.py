@@ -253,17 +253,22 @@ def _values_equal(gold: Fraction, pred: Fraction, rel_tol: float) -> bool:
 _THOUSANDS = re.compile(r"^[+-]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?$")
 _SPACED_THOUSANDS = re.compile(r"^[+-]?[1-9]\d{0,2}(?: \d{3})+(?:\.\d+)?$")
 _DECIMAL_COMMA = re.compile(r"^[+-]?\d+,\d+$")
+# Thousands grouped by a space, a dot or an apostrophe, with a decimal comma after them ("1 234,5",
+# "1.234,5", the European forms) or, for the apostrophe (Swiss), a decimal point ("3'000.5").
+_EUROPEAN = re.compile(r"^[+-]?[1-9]\d{0,2}(?:(?: \d{3})+|(?:\.\d{3})+),\d+$")
+_SWISS = re.compile(r"^[+-]?[1-9]\d{0,2}(?:'\d{3})+(?:\.\d+)?$")
 _PLAIN = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d{1,3})?$")
 
 
 def parse_number(cleaned: str) -> Number | None:
     """The exact value of an answer that is a plain number or simple arithmetic, else None.
 
-    Accepts integers, decimals, thousands separators (``1,000``, ``1 000``), a decimal comma
-    (``1,22``, ``1000,99``), fractions (``\\frac{a}{b}``, ``a/b``), mixed numbers
-    (``2\\frac{1}{3}`` is 7/3), percentages, and arithmetic over those with ``+ - * / ^ !``,
-    ``\\cdot``, ``\\times``, ``\\div`` and ``\\binom``. Never raises; refuses (None) anything
-    with symbols or whose evaluation would be expensive.
+    Accepts integers, decimals, thousands separators (``1,000``, ``1 000``, ``3'000``), a decimal
+    comma (``1,22``, ``1000,99``, after grouped thousands ``1 234,5`` and ``1.234,5``), fractions
+    (``\\frac{a}{b}``, ``a/b``), mixed numbers (``2\\frac{1}{3}`` is 7/3), percentages, and
+    arithmetic over those with ``+ - * / ^ !``, ``\\cdot``, ``\\times``, ``\\div`` and
+    ``\\binom``. Never raises; refuses (None) anything with symbols or whose evaluation would be
+    expensive.
     """
     text = cleaned.strip()
     percent = text.endswith("%")
@@ -285,6 +290,10 @@ def parse_number(cleaned: str) -> Number | None:
         value = _decimal(text.replace(",", "").replace(" ", ""))
     elif _DECIMAL_COMMA.match(text):
         value = _decimal(text.replace(",", "."))
+    elif _EUROPEAN.match(text):
+        value = _decimal(text.replace(" ", "").replace(".", "").replace(",", "."))
+    elif _SWISS.match(text):
+        value = _decimal(text.replace("'", ""))
     else:
         try:
             value = _Evaluator(text).run()

@@ -12,7 +12,8 @@ Versions (a change that alters any reward bumps the version; the old one stays r
   Dutch and Ukrainian too; zero-width characters are removed (``3\u200b4`` reads 34). Honest
   answers that change: a word after the box that is not a unit nor the task's (``\\boxed{3}
   apples.`` under a prompt without apples) and any answer in a response with ``\\def`` or
-  ``\\newcommand`` now score 0; ``\\boxed{3\u200b4}`` now matches 34.
+  ``\\newcommand`` that redefines what the answer uses now score 0; ``\\boxed{3\u200b4}`` now
+  matches 34, and ``1 234,5``, ``1.234,5`` (1234.5) and ``3'000`` (3000) are read.
 * ``-v1``: issue 26's answer checks. A word after the number is dropped only when it is a unit
   (an allow-list, plus the task's own words); magnitude words and CJK numerals are read
   (``3 thousand`` = 3000, ``3万`` = 30000) and other words refused; hedges and alternatives are
