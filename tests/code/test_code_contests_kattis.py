@@ -186,6 +186,23 @@ def test_a_folder_without_packages_and_a_missing_path_are_refused(tmp_path: Path
         KattisEnv(tmp_path / "absent")
 
 
+def test_a_stated_memory_limit_bounds_the_solution(tmp_path: Path) -> None:
+    # 300 MB held at once: within the verifier's own 1024 MB per process, past the package's 128 MiB.
+    hog = "a, b = map(int, input().split())\nheld = bytearray(300 << 20)\nprint(a + b + held[-1])\n"
+    loose = KattisEnv(sum_package(tmp_path / "loose"), timeout_s=10.0)
+    assert "memory_limit_mb" not in loose.tasks[0].answer
+    assert loose.verifier.verify(loose.tasks[0], fence("python", hog)).reward == 1.0
+    package = sum_package(tmp_path / "tight")
+    (package / "problem.yaml").write_text("name: Sum\nvalidation: custom\nlimits:\n  memory: 128\n")
+    env = KattisEnv(package, timeout_s=10.0)
+    [task] = env.tasks
+    assert task.answer["memory_limit_mb"] == 128
+    verdict = env.verifier.verify(task, fence("python", hog))
+    assert verdict.reward == 0.0 and verdict.reason is Reason.RUNTIME_ERROR, verdict.details
+    gold = env.gold_completion(task)
+    assert gold is not None and env.verifier.verify(task, gold).reward == 1.0
+
+
 def test_the_id_reads_data_or_the_fetched_copy_and_names_the_fetch_script_without_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -280,6 +297,8 @@ def test_every_rejected_submission_scores_zero(short_env: KattisEnv, package: st
     verdict = _verify(short_env, package, path)
     assert verdict.reward == 0.0, verdict.details
     assert verdict.reason is not Reason.VERIFIER_ERROR, verdict.details
+    if path.endswith("memory_limit.cc"):  # 512 MB allocated under the package's 512 MiB: fails at once
+        assert verdict.reason is Reason.RUNTIME_ERROR, verdict.details
 
 
 def test_the_default_validator_ignores_case_as_kattis_does(real_env: KattisEnv) -> None:

@@ -18,6 +18,9 @@ contest family:
   Python file that Python 3 cannot compile, e.g. a Python 2 one, is not Python).
 * a stated ``limits.time_limit`` (2023-07 format) is the per-case limit; legacy packages state
   none (Kattis derives it from the accepted submissions): ``rlvr-envs code calibrate`` measures one.
+* a stated ``limits.memory`` (MiB) is ``answer["memory_limit_mb"]``: ``KattisVerifier`` lowers each
+  solution process's address-space limit to it (never raises it; the sample's total bound stays
+  the verifier's, so a language the runner bounds by the total alone, Java or Go, keeps that one).
 
 Scoring problems (``type: scoring``) are judged pass/fail over all cases; validators that need
 flags of their own, several source files or a build script, and multi-pass problems are left out
@@ -34,9 +37,10 @@ from typing import Any, ClassVar
 
 from rlvr_code.contests.envs import ContestEnv
 from rlvr_code.contests.rows import Problem, Untestable, build_task
+from rlvr_code.contests.verifier import ContestVerifier
 from rlvr_code.envs import RowPlace, SourcedRow
 from rlvr_code.limits import parse_seconds
-from rlvr_code.verifier import accepted_languages
+from rlvr_code.verifier import CodeVerifier, accepted_languages
 from rlvr_envs.errors import ConfigurationError, DataError, DataUnavailableError
 
 _EXTENSIONS = {".py": "python", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c": "c"}
@@ -298,6 +302,21 @@ def read_package(package: Path, language: str | list[str] = "python") -> tuple[P
     return problem, {"checker": {"type": "program", **spec}}
 
 
+MEMORY_KEY = "memory_limit_mb"
+"""In ``Task.answer``: the package's stated memory limit in MiB (``limits.memory``)."""
+
+
+class KattisVerifier(ContestVerifier):
+    """``ContestVerifier`` that also holds a task to its package's stated memory limit."""
+
+    def task_limits(self, answer: dict[str, Any]) -> dict[str, Any]:
+        limits = super().task_limits(answer)
+        stated = answer.get(MEMORY_KEY)
+        if isinstance(stated, int) and not isinstance(stated, bool) and stated > 0:
+            limits["memory_mb"] = min(int(limits["memory_mb"]), stated)
+        return limits
+
+
 class KattisEnv(ContestEnv):
     """Problems in the Kattis problem-package format from a local copy.
 
@@ -309,6 +328,7 @@ class KattisEnv(ContestEnv):
     """
 
     env_name: ClassVar[str] = "code-kattis"
+    verifier_class: ClassVar[type[CodeVerifier]] = KattisVerifier
 
     def __init__(self, data: Any = None, *, path: str | Path | None = None, **kwargs: Any) -> None:
         root = data if data is not None else path
@@ -337,4 +357,8 @@ class KattisEnv(ContestEnv):
             self.skipped.append(str(exc))
             return None
         checker = self.checkers.get(problem.id, judge["checker"])
-        return build_task(problem, place, language=self.language, checker=checker, time_factors=self.time_factors)
+        task = build_task(problem, place, language=self.language, checker=checker, time_factors=self.time_factors)
+        memory = problem.metadata.get("memory_limit_bytes")
+        if task is not None and isinstance(memory, int) and isinstance(task.answer, dict):
+            task.answer[MEMORY_KEY] = memory >> 20
+        return task
