@@ -2,11 +2,13 @@
 set's local copy, Kattis' own example problems from its problemtools sources.
 
 The real copy is fetched by ``scripts/fetch_kattis_examples.sh`` (PyPI, pinned by SHA-256) into
-``$RLVR_KATTIS_EXAMPLES`` or ``~/.cache/rlvr-envs/kattis-examples``; nothing is fetched here and
-its tests skip, saying how to get it, where it is absent. There every accepted submission in
-Python, C and C++ scores 1, passing the public examples (``data/sample``) and the hidden data
-under the package's own validator (a C++ output validator, a C++ interactive validator, the
-default validator), and every wrong, crashing or too slow one scores 0.
+``$RLVR_KATTIS_EXAMPLES`` or ``~/.cache/rlvr-envs/kattis-examples``; ``make setup`` runs it, so a
+fresh CI machine has it; nothing is fetched here and its tests skip, saying how to get it, where
+it is absent. There, through the registered id ``code-kattis-v2``, every accepted submission in
+Python, C, C++, Go, JavaScript and Rust scores 1, passing the public examples (``data/sample``)
+and the hidden data under the package's own validator (a C++ output validator, a C++ interactive
+validator, the default validator), and every wrong, crashing or too slow one scores 0 (the
+accepted Java ones are a strict xfail: ``JAVA_CLASS_NAME``).
 Serial pass (``tests/conftest.py``): the runner's sample uids, C++ compiles.
 """
 
@@ -28,8 +30,16 @@ from tests.code.contest_interactive_cases import fence, need
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap missing")
 
-LANGUAGES = ["python", "cpp", "c"]
-EXTENSIONS = {".py": "python", ".cc": "cpp", ".cpp": "cpp", ".c": "c"}
+LANGUAGES = ["python", "cpp", "c", "java", "go", "javascript", "rust"]
+EXTENSIONS = {
+    **{".py": "python", ".cc": "cpp", ".cpp": "cpp", ".c": "c"},
+    **{".java": "java", ".go": "go", ".js": "javascript", ".rs": "rust"},
+}
+JAVA_CLASS_NAME = pytest.mark.xfail(
+    strict=True,
+    reason="the runner compiles a Java answer as Main.java: a public class named otherwise (Kattis takes "
+    "any) is a compile_error (rlvr_code.languages.java)",
+)
 
 SUM_VALIDATOR = """import sys
 want = int(open(sys.argv[2]).read())
@@ -243,7 +253,11 @@ def submissions(kind: str) -> list[Any]:
     if reason is not None:
         return [pytest.param("", "", marks=pytest.mark.skip(reason=reason))]
     found = sorted(root.glob(f"*/submissions/{kind}/*"))
-    return [(p.parts[-4], str(p.relative_to(root))) for p in found if p.suffix in EXTENSIONS]
+    return [
+        pytest.param(p.parts[-4], str(p.relative_to(root)), marks=JAVA_CLASS_NAME if p.suffix == ".java" else ())
+        for p in found
+        if p.suffix in EXTENSIONS and not (kind != "accepted" and p.suffix == ".java")
+    ]
 
 
 def test_the_real_packages_load_with_their_own_judges(real_env: KattisEnv) -> None:
