@@ -70,7 +70,7 @@ def missing_examples(folder: Path) -> str | None:
     if (folder / "different" / "problem.yaml").is_file():
         return None
     return (
-        f"code-kattis: no Kattis example packages in {folder}: run {FETCH_SCRIPT} (PyPI, ~20 s; "
+        f"code-kattis: no Kattis example packages in {folder}: run {FETCH_SCRIPT} (PyPI, ~1 s; "
         f"`make setup` runs it), set {EXAMPLES_VAR}, or pass data= a problem package folder or a folder of them"
     )
 
