@@ -37,6 +37,28 @@ UNSTABLE_GENERATION = frozenset(
 """reasoning_gym datasets whose tasks from one seed differ between processes (upstream)."""
 
 
+def run_under_hash_seeds(codes: dict[str, str], timeout: float) -> dict[str, str]:
+    """Seed -> stdout of ``codes[seed]``, each run at once in a fresh interpreter at the
+    repository root with that ``PYTHONHASHSEED``; a failed run fails the test."""
+    runs = {
+        seed: subprocess.Popen(
+            [sys.executable, "-c", code],
+            cwd=REPO_ROOT,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for seed, code in codes.items()
+    }
+    outputs = {}
+    for seed, run in runs.items():
+        out, err = run.communicate(timeout=timeout)
+        assert run.returncode == 0, err[-3000:]
+        outputs[seed] = out
+    return outputs
+
+
 def _math_verdicts() -> dict[str, Any]:
     from rlvr_envs import Task
     from rlvr_math import MathVerifier
@@ -140,26 +162,9 @@ def test_math_reasoning_gym_and_judge_verdicts_are_the_same_under_every_string_h
     cases = _rg_cases()
     path = tmp_path / "cases.json"
     path.write_text(json.dumps(cases))
-    runs = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-c",
-                f"from tests.test_determinism_families import child; child({str(path)!r}, {str(tmp_path / seed)!r})",
-            ],
-            cwd=REPO_ROOT,
-            env={**os.environ, "PYTHONHASHSEED": seed},
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for seed in SEEDS
-    ]
-    outputs = []
-    for seed, run in zip(SEEDS, runs):
-        _, err = run.communicate(timeout=600)
-        assert run.returncode == 0, err[-3000:]
-        outputs.append(json.loads((tmp_path / seed).read_text()))
+    code = "from tests.test_determinism_families import child; child({!r}, {!r})"
+    run_under_hash_seeds({seed: code.format(str(path), str(tmp_path / seed)) for seed in SEEDS}, timeout=600)
+    outputs = [json.loads((tmp_path / seed).read_text()) for seed in SEEDS]
     first, second = outputs
     for family in ("math", "rg", "judge"):
         assert len(first[family]) > 400

@@ -14,10 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import random
-import subprocess
-import sys
 from typing import Any
 
 import pytest
@@ -27,8 +24,9 @@ from rlvr_ifeval import contrast
 from rlvr_ifeval.relevance import MAX_RELEVANCE_CHARS, PREFIX, units
 from rlvr_ifeval.scoring import build_checkers
 from rlvr_ifeval.verifier import IFEvalVerifier
-from tests.helpers.data import REPO_ROOT, read_jsonl
+from tests.helpers.data import read_jsonl
 from tests.ifeval.test_ifeval_contrast import flags
+from tests.test_determinism_families import run_under_hash_seeds
 
 LABELLED = ("ifeval_gpt4_responses_labeled.jsonl", "ifbench_responses_labeled.jsonl")
 IDS = ("ifeval-data-v3", "ifeval-data-v5", "ifeval-synth-v6")
@@ -102,22 +100,7 @@ def child() -> None:
 def test_verdicts_are_the_same_under_every_string_hash_seed() -> None:
     read_jsonl(LABELLED[0])  # skips with the reason when the peer data is absent
     code = "from tests.ifeval.test_ifeval_determinism import child; child()"
-    runs = [
-        subprocess.Popen(
-            [sys.executable, "-c", code],
-            cwd=REPO_ROOT,
-            env={**os.environ, "PYTHONHASHSEED": seed},
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for seed in SEEDS
-    ]
-    outputs = []
-    for run in runs:
-        out, err = run.communicate(timeout=300)
-        assert run.returncode == 0, err[-3000:]
-        outputs.append(json.loads(out))
+    outputs = [json.loads(out) for out in run_under_hash_seeds(dict.fromkeys(SEEDS, code), timeout=300).values()]
     first, second = outputs
     assert len(first["verdicts"]) > 3 * 2000
     differing = sorted(k for k, v in first["verdicts"].items() if second["verdicts"].get(k) != v)
