@@ -14,6 +14,14 @@ the answer (``Extraction.after``) and names the first thing that takes the answe
   next to another value in the next sentences ("It might be -857.");
 * ``alternative``: a second value offered right after the answer ("or 4", "oder 4", "或4").
 
+``taken_back`` is the whole check for a verifier that compares the extracted text (a plugin's
+exact-match verifier, the scaffold's): ``tail_refusal``, and two more readings of the completion:
+
+* ``second_answer``: another final answer after the one read (a box, an answer tag, a ``####``
+  line, an "answer is" phrase) saying something else (``\\boxed{even}`` then ``#### odd``);
+* ``redefinition``: a TeX definition anywhere (``\\renewcommand{\\boxed}[1]{odd}``, ``\\def``,
+  ``\\let``, category codes): what the reader sees is then not the text extracted.
+
 An explanation of the method, "Hope this helps!", markdown or a newline after the answer is
 nothing. The lexicon is ``rlvr_envs.tail_lexicon`` (en, zh, ja, ko, de, fr, es, it, pt, ru).
 Linear in the tail's length; never raises on any ``str``.
@@ -24,10 +32,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from rlvr_envs.extract import Extraction, extract_answer
 from rlvr_envs.tail_lexicon import ALTERNATIVES, CERTAINTY, HEDGES, MAGNITUDES, OPERATIONS, POWER_OF_TEN
 
 TAIL_CLASSES: tuple[str, ...] = ("value_word", "hedge", "alternative")
 """What a refused tail can be, in the order ``tail_refusal`` checks them."""
+TAKEN_BACK_CLASSES: tuple[str, ...] = ("redefinition", "second_answer", *TAIL_CLASSES)
+"""What ``taken_back`` can find, in the order it checks them."""
 
 MAX_TAIL_CHARS = 20_000
 """Tail read at most; a hedge further than this after the answer is not read (bounds the cost)."""
@@ -67,7 +78,7 @@ _VALUE = re.compile(r"\d|[一二三四五六七八九十百千万亿]|\\boxed|<a
 
 @dataclass(frozen=True)
 class TailFinding:
-    """Why the tail takes the answer back: ``kind`` is one of ``TAIL_CLASSES``, ``text`` the words."""
+    """Why the answer is taken back: ``kind`` is one of ``TAKEN_BACK_CLASSES``, ``text`` the words."""
 
     kind: str
     text: str
@@ -140,3 +151,49 @@ def tail_refusal(after: str, answer: str = "") -> TailFinding | None:
         if hedge is not None and _VALUE.search(later) and hedge.group(0).lower() not in lowered:
             return TailFinding("hedge", hedge.group(0))
     return None
+
+
+_DEFINITION = re.compile(
+    r"\\(?:[egx]?def|let|futurelet|(?:re)?newcommand|providecommand|DeclareMathOperator|DeclareRobustCommand"
+    r"|(?:re)?newenvironment|catcode|csname|uccode|lccode|mathcode|mathchardef|chardef)(?![A-Za-z])"
+)
+_PLAIN = re.compile(r"[\s$*_`]+")
+
+
+def redefinition(completion: str) -> str | None:
+    """The first TeX definition in ``completion`` (``\\def``, ``\\renewcommand``, ``\\let``, a category
+    code), or None. A completion that defines commands renders as something other than its text."""
+    if not isinstance(completion, str) or "\\" not in completion:
+        return None
+    found = _DEFINITION.search(completion)
+    return found.group(0) if found is not None else None
+
+
+def _plain(text: str) -> str:
+    return _PLAIN.sub(" ", text).strip().rstrip(".。!").strip().casefold()
+
+
+def second_answer(after: str, answer: str) -> str | None:
+    """Another final answer in ``after`` (the text following the one read) that is not ``answer``
+    (the same words, or the same followed by more words, are the same answer), or None."""
+    if not isinstance(after, str) or not after.strip():
+        return None
+    later = extract_answer(after[:MAX_TAIL_CHARS], skip_reasoning=False)
+    if later is None:
+        return None
+    said, read = _plain(later.text), _plain(answer if isinstance(answer, str) else "")
+    if said == read or (said.startswith(read) and read and not said[len(read)].isalnum()):
+        return None
+    return later.text
+
+
+def taken_back(completion: str, found: Extraction) -> TailFinding | None:
+    """What takes the extracted answer back: a TeX definition anywhere, a later final answer saying
+    something else, or what ``tail_refusal`` reads after it. None when the answer stands."""
+    defined = redefinition(completion)
+    if defined is not None:
+        return TailFinding("redefinition", defined)
+    other = second_answer(found.after, found.text)
+    if other is not None:
+        return TailFinding("second_answer", other[:80])
+    return tail_refusal(found.after, found.text)

@@ -246,6 +246,7 @@ from __future__ import annotations
 
 import unicodedata
 
+from rlvr_envs.answer_tail import taken_back
 from rlvr_envs.extract import METHODS, extract_answer
 from rlvr_envs.types import Reason, Task, Verdict
 from rlvr_envs.verifier import Verifier
@@ -267,6 +268,9 @@ class ExactVerifier(Verifier):
         found = extract_answer(completion, self.methods)
         if found is None:
             return Verdict.failure(Reason.NO_ANSWER)
+        refused = taken_back(completion, found)  # a hedge or a second answer after it, a TeX redefinition
+        if refused is not None:
+            return Verdict.failure(Reason.WRONG, extracted=found.text, details={"refused": refused.describe()})
         if normalise(found.text) == normalise(str(task.answer)):
             return Verdict.correct(found.text)
         return Verdict.failure(Reason.WRONG, extracted=found.text)

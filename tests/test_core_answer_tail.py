@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from rlvr_envs.answer_tail import TAIL_CLASSES, tail_refusal, value_word_after
+from rlvr_envs.answer_tail import TAIL_CLASSES, tail_refusal, taken_back, value_word_after
 from rlvr_envs.extract import extract_answer
 
 # (language, tail after "<answer>42</answer>", class it must be refused as)
@@ -193,3 +193,37 @@ def test_never_raises_and_stays_linear(junk):
 
 def test_a_magnitude_word_before_a_colon_is_still_one():
     assert value_word_after(" thousand: that is the count") == "thousand"
+
+
+# -- taken_back: the whole check for a verifier comparing the extracted text ----------------------
+@pytest.mark.parametrize(
+    ("completion", "kind"),
+    [
+        ("The final answer is \\boxed{even}.\n\n#### odd", "second_answer"),
+        ("<answer>even</answer>\nThe answer is: odd", "second_answer"),
+        ("\\boxed{12}\n最终答案：13", "second_answer"),  # extraction reads the box; a later phrase says 13
+        ("\\renewcommand{\\boxed}[1]{odd}The final answer is \\boxed{even}.", "redefinition"),
+        ("\\def\\x{odd}\\boxed{even}", "redefinition"),
+        ("\\let\\fbox\\relax \\boxed{even}", "redefinition"),
+        ("\\catcode`\\{=12 \\boxed{even}", "redefinition"),
+        ("\\boxed{even}, aber vielleicht ungerade.", "hedge"),
+        # The answer stands: the same answer again, with words after it, or nothing.
+        ("\\boxed{even}. The answer is even.", None),
+        ("\\boxed{3}\n\nFinal answer: 3 apples", None),
+        ("<answer>odd</answer> so \\boxed{odd}", None),
+        ("The answer is \\boxed{even}", None),
+        ("\\boxed{\\frac{1}{2}}\n#### $\\frac{1}{2}$", None),
+    ],
+)
+def test_taken_back_reads_redefinitions_and_second_answers(completion, kind):
+    found = extract_answer(completion)
+    assert found is not None
+    finding = taken_back(completion, found)
+    assert (finding.kind if finding else None) == kind, finding
+
+
+@pytest.mark.parametrize("junk", ["", "\\" * 50_000, "\\boxed{1}" + "#### 2\n" * 10_000, "\\def" * 20_000])
+def test_taken_back_never_raises(junk):
+    found = extract_answer(junk)
+    if found is not None:
+        taken_back(junk, found)
