@@ -7,8 +7,8 @@ fresh CI machine has it; nothing is fetched here and its tests skip, saying how 
 it is absent. There, through the registered id ``code-kattis-v2``, every accepted submission in
 Python, C, C++, Go, JavaScript and Rust scores 1, passing the public examples (``data/sample``)
 and the hidden data under the package's own validator (a C++ output validator, a C++ interactive
-validator, the default validator), and every wrong, crashing or too slow one scores 0 (the
-accepted Java ones are a strict xfail: ``JAVA_CLASS_NAME``).
+validator, the default validator), and every wrong, crashing or too slow one scores 0; Java's
+accepted ones too, whose classes are named after their problems (``Language.for_source``).
 Serial pass (``tests/conftest.py``): the runner's sample uids, C++ compiles.
 """
 
@@ -35,11 +35,6 @@ EXTENSIONS = {
     **{".py": "python", ".cc": "cpp", ".cpp": "cpp", ".c": "c"},
     **{".java": "java", ".go": "go", ".js": "javascript", ".rs": "rust"},
 }
-JAVA_CLASS_NAME = pytest.mark.xfail(
-    strict=True,
-    reason="the runner compiles a Java answer as Main.java: a public class named otherwise (Kattis takes "
-    "any) is a compile_error (rlvr_code.languages.java)",
-)
 
 SUM_VALIDATOR = """import sys
 want = int(open(sys.argv[2]).read())
@@ -253,11 +248,7 @@ def submissions(kind: str) -> list[Any]:
     if reason is not None:
         return [pytest.param("", "", marks=pytest.mark.skip(reason=reason))]
     found = sorted(root.glob(f"*/submissions/{kind}/*"))
-    return [
-        pytest.param(p.parts[-4], str(p.relative_to(root)), marks=JAVA_CLASS_NAME if p.suffix == ".java" else ())
-        for p in found
-        if p.suffix in EXTENSIONS and not (kind != "accepted" and p.suffix == ".java")
-    ]
+    return [pytest.param(p.parts[-4], str(p.relative_to(root))) for p in found if p.suffix in EXTENSIONS]
 
 
 def test_the_real_packages_load_with_their_own_judges(real_env: KattisEnv) -> None:

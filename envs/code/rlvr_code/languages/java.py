@@ -1,6 +1,7 @@
 """Java: Debian's ``default-jdk-headless`` (javac and java through /etc/alternatives).
 
-The program must declare ``class Main`` (the source file is ``Main.java``). The JVM reserves
+The source file and the class run are named after the program's public class, or the class
+declaring ``main`` (``Main`` when neither is found), as judges accept any name. The JVM reserves
 large virtual ranges and starts its own threads: it is bounded by the sample's memory cgroup and
 ``-Xmx``, and gets 48 extra threads over ``processes``.
 """
@@ -22,4 +23,5 @@ JAVA = Language(
     mounts=("/usr/bin", "/usr/lib", *_ETC),
     address_space=False,
     extra_processes=48,
+    named_by_class=True,
 )

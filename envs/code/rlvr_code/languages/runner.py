@@ -162,6 +162,7 @@ def prepared(
     problem = toolchain_error(language)
     if problem:
         raise ToolchainMissing(problem)
+    language = language.for_source(source)  # a Java program's file bears its class's name
     bwrap = bwrap_path()
     if bwrap is None:
         raise SandboxUnavailable("the code sandbox needs bubblewrap: `apt-get install bubblewrap`")

@@ -2,7 +2,36 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from dataclasses import dataclass
+
+_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+_PUBLIC_CLASS = re.compile(
+    r"\bpublic\s+(?:(?:final|abstract|strictfp)\s+)*(?:class|record|enum|interface)\s+([A-Za-z_$][\w$]{0,99})\b"
+)
+_CLASS = re.compile(r"\b(?:class|record|enum|interface)\s+([A-Za-z_$][\w$]{0,99})\b")
+_MAIN = re.compile(r"\bstatic\s+(?:final\s+)?(?:public\s+)?void\s+main\s*\(")
+
+
+def entry_class(source: str) -> str | None:
+    """The class a Java program runs from: the class declaring ``main`` (the last one opened before
+    it), else its public top-level type, else None. Judges accept any name (Kattis names the file
+    after the class)."""
+    code = _COMMENTS.sub(" ", source[:1_000_000])
+    main = _MAIN.search(code)
+    if main is not None:
+        opened = [found.group(1) for found in _CLASS.finditer(code, 0, main.start())]
+        if opened:
+            return opened[-1]
+    public = _PUBLIC_CLASS.search(code)
+    return public.group(1) if public is not None else None
+
+
+def file_class(source: str) -> str | None:
+    """The name a Java program's file must bear: its public top-level type's (javac), else None."""
+    public = _PUBLIC_CLASS.search(_COMMENTS.sub(" ", source[:1_000_000]))
+    return public.group(1) if public is not None else None
 
 
 @dataclass(frozen=True)
@@ -40,3 +69,17 @@ class Language:
     """Threads the runtime starts by itself (RLIMIT_NPROC counts threads)."""
     compile_tmpfs_mb: int | None = None
     """Size of ``/tmp`` while compiling, where the toolchain needs more than the sample's."""
+    named_by_class: bool = False
+    """Java: the source file and the class run bear the program's class name (``entry_class``);
+    ``source`` and ``run`` name the default, ``Main``."""
+
+    def for_source(self, source: str) -> Language:
+        """This language as one program needs it: a Java program's file and class named after its own."""
+        if not self.named_by_class:
+            return self
+        default = self.source.rsplit(".", 1)[0]
+        runs, named = entry_class(source) or default, file_class(source) or entry_class(source) or default
+        if runs == default and named == default:
+            return self
+        run = tuple(runs if part == default else part for part in self.run)
+        return dataclasses.replace(self, source=f"{named}.java", run=run)
