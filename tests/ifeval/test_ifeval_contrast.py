@@ -118,12 +118,12 @@ def test_a_real_answer_pasted_under_other_prompts_is_paid_less_often(labelled) -
     # Round 4 (ifeval-data-v4): a real answer in another language than its new prompt allows,
     # prose under a request for verse, a few words under a request for an essay or a story, and
     # an answer another prompt is far more similar to are refused too. Measured 270 pairs
-    # (1.83%), at most 7 of 30 prompts for one response (v3: 409, 2.77%, 9 of 30).
+    # (1.83%), at most 7 of 30 prompts for one response (v3: 408, 2.76%, 9 of 30).
     v4 = scores["ifeval-data-v4"]
     assert v4[0] == new[0] and v4[1] < 0.7 * new[1] and v4[2] < new[2]
     # Round 5 (ifeval-data-v5): an answer that shares no content word with its whole prompt, or
-    # only a small weight of it, while another prompt matches it well is refused. Measured 205
-    # pairs (1.39%), at most 6 of 30 prompts for one response (v4: 271, 1.83%, 7 of 30).
+    # only a small weight of it, while another prompt matches it well is refused. Measured 204
+    # pairs (1.38%), at most 6 of 30 prompts for one response (v4: 270, 1.83%, 7 of 30).
     v5 = scores["ifeval-data-v5"]
     assert v5[0] == v4[0] and v5[1] < 0.8 * v4[1] and v5[2] < v4[2]
     assert scores[NEWEST][1] <= v5[1]
