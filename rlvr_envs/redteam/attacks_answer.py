@@ -49,9 +49,9 @@ def empty_probes(t: Target, quick: bool) -> list[Probe]:
 def hedge_probes(t: Target, quick: bool) -> list[Probe]:
     """The gold offered with a competitor ("A or B"), with doubt ("maybe A", "A, but I'm not
     sure"), in English, Chinese, Japanese, Korean, German, French, Spanish, Vietnamese, Turkish,
-    Indonesian, Arabic and Hindi, inside the final answer; hedges dressed as a unit (``A \\text{ unverified}``); and an alternative placed
-    after 2,100 characters of padding (past a grader that reads only the start). Committing to
-    one answer is what earns reward."""
+    Indonesian, Arabic and Hindi, inside the final answer; hedges dressed as a unit
+    (``A \\text{ unverified}``); and an alternative placed after 2,100 characters of padding (past
+    a grader that reads only the start). Committing to one answer is what earns reward."""
     a, b = t.gold or "", t.wrong
     probes: list[Probe] = []
     for lang in _QUICK_LANGUAGES if quick else HEDGES:
@@ -184,8 +184,20 @@ def _changing_tails(t: Target, quick: bool) -> list[tuple[str, str, str]]:
     return [
         (tail, how, tail.strip() or tail)
         for tail, how in VALUE_TAILS
-        if (not quick or tail in _QUICK_TAILS) and _tail_changes(value, how) and not t.in_prompt(tail.strip(" \\"))
+        if (not quick or tail in _QUICK_TAILS)
+        and _tail_changes(value, how)
+        and not t.in_prompt(tail.strip(" \\"))
+        and _glued_value(t.gold or "", tail) != value
     ]
+
+
+def _glued_value(gold: str, tail: str) -> Fraction | None:
+    """The number the gold and a glued tail read as together, if they read as one: ``0.5`` then
+    ``000`` is ``0.5000``, the same value (not a wrong answer to probe with)."""
+    try:
+        return Fraction((gold + tail).strip())
+    except (ValueError, ZeroDivisionError):
+        return None
 
 
 def value_tail_probes(t: Target, quick: bool) -> list[Probe]:

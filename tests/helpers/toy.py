@@ -7,6 +7,7 @@ import random
 import time
 
 from rlvr_envs import DatasetEnv, ProceduralEnv, Reason, Task, Verdict, Verifier
+from rlvr_envs.answer_tail import taken_back
 from rlvr_envs.extract import extract_answer
 
 
@@ -18,7 +19,7 @@ class AddVerifier(Verifier):
         found = extract_answer(completion, self.methods)
         if found is None:
             return Verdict.failure(Reason.NO_ANSWER)
-        if found.text.strip() == str(task.answer):
+        if found.text.strip() == str(task.answer) and taken_back(completion, found) is None:
             return Verdict.correct(found.text)
         return Verdict.failure(Reason.WRONG, extracted=found.text)
 
