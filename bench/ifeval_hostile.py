@@ -1,0 +1,139 @@
+"""IFEval checkers on hostile inputs: ``--sweep`` (every checker on each pathological 1 MB input of
+``tests/ifeval/test_ifeval_hostile.py``) and ``--hostile`` (issue 21's runs of newlines against the
+reference's own patterns). Run through ``bench/ifeval_checks.py --sweep`` / ``--hostile``."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from _ifeval_common import ROOT, clear_caches, cpu_runs, load_rows  # bench/ is the script's folder
+
+SLOW_S = 0.05  # issue 21's goal: every check under 50 ms on 1 MB
+
+
+def sweep(cold: bool, only: str) -> None:
+    """Every (checker, 1 MB input) pair of the hostile test, CPU seconds of one check each (the
+    slow ones twice, the faster time kept). Cold: memos cleared before each check, so each pays
+    for its own sentence split and tokens; warm: as the test runs them, one after another."""
+    sys.path.insert(0, str(ROOT))
+    from rlvr_ifeval.base import REGISTRY
+    from rlvr_ifeval.language import warm_up
+    from tests.ifeval.test_ifeval_hostile import BIG, _checker, _fill, _units_for
+
+    warm_up()
+
+    def cpu(checker: Any, response: str) -> float:
+        if cold:
+            clear_caches()
+        start = time.process_time()
+        try:
+            checker.check(response)
+        except Exception:  # the scoring layer turns these into a failed check; the time counts
+            pass
+        return time.process_time() - start
+
+    times: list[tuple[float, str, str]] = []
+    for instruction_id in REGISTRY:
+        if only not in instruction_id:
+            continue
+        checker = _checker(instruction_id)
+        for name, unit in _units_for(checker).items():
+            response = _fill(unit, BIG)
+            spent = cpu(checker, response)
+            if spent > SLOW_S:
+                spent = min(spent, cpu(checker, response))
+            times.append((spent, instruction_id, name))
+    times.sort(reverse=True)
+    slow = [t for t in times if t[0] > SLOW_S]
+    mode = "cold" if cold else "warm"
+    print(
+        f"{len(times)} (checker, 1 MB input) pairs, {mode}: {len(slow)} over 50 ms, "
+        f"{sum(t[0] > 0.1 for t in times)} over 100 ms, slowest {times[0][0] * 1000:.0f} ms"
+    )
+    for spent, instruction_id, name in slow:
+        print(f"{spent * 1000:8.1f} ms  {instruction_id:<44} {name}")
+
+
+def hostile(repeats: int) -> None:
+    """Issue 21: runs of newlines made the postscript and bullet checks quadratic (the reference's
+    patterns, which this package used to search as written). CPU seconds, min/median/max."""
+    import re
+    import statistics
+
+    from rlvr_envs import Task
+    from rlvr_ifeval.scoring import build_checker
+    from rlvr_ifeval.verifier import IFEvalVerifier
+
+    reference: dict[str, Callable[[str], object]] = {
+        "detectable_content:postscript": lambda r: re.search(r"\s*p\.\s?s\..*$", r.lower(), flags=re.MULTILINE),
+        "detectable_format:number_bullet_lists": lambda r: (
+            re.findall(r"^\s*\*[^\*].*$", r, flags=re.MULTILINE) + re.findall(r"^\s*-.*$", r, flags=re.MULTILINE)
+        ),
+        "detectable_content:number_placeholders": lambda r: re.findall(r"\[.*?\]", r),
+        "length_constraints:number_sentences": lambda r: re.findall(r"[.?!]+(?=([)\";}\]*:@'({\[])|\s+(\S+))", r),
+    }
+    kwargs: dict[str, dict[str, Any]] = {
+        "detectable_content:postscript": {"postscript_marker": "P.S."},
+        "detectable_format:number_bullet_lists": {"num_bullets": 3},
+        "detectable_content:number_placeholders": {"num_placeholders": 2},
+        "length_constraints:number_sentences": {"num_sentences": 3, "relation": "at least"},
+    }
+    # The largest size the reference is run at (it grows as n**2; the sentence pattern faster).
+    reference_up_to = {
+        "detectable_content:postscript": 100_000,
+        "detectable_format:number_bullet_lists": 100_000,
+        "detectable_content:number_placeholders": 30_000,
+        "length_constraints:number_sentences": 10_000,
+    }
+    inputs = {
+        "detectable_content:postscript": "\n",
+        "detectable_format:number_bullet_lists": "\n",
+        "detectable_content:number_placeholders": "[",
+        "length_constraints:number_sentences": ".",
+    }
+
+    def cell(times: list[float]) -> str:
+        return f"{min(times):.4f} / {statistics.median(times):.4f} / {max(times):.4f}"
+
+    print(f"{'instruction':<40} {'input':<14} {'reference pattern (s)':>30} {'rlvr_ifeval (s)':>30}")
+    for instruction, unit in inputs.items():
+        checker = build_checker(instruction, kwargs[instruction])
+        for size in (3_000, 10_000, 30_000, 100_000, 1_000_000):
+            response = unit * size
+            ours = cpu_runs(partial(checker.check, response), repeats)
+            if size <= reference_up_to[instruction]:
+                theirs = cell(cpu_runs(partial(reference[instruction], response), 1 if size >= 30_000 else repeats))
+            else:
+                theirs = "not run (quadratic)"
+            print(f"{instruction:<40} {f'{size:,} x {unit!r}':<14} {theirs:>30} {cell(ours):>30}")
+
+    # The issue's batch: 100 labelled responses, 5 of them replaced by 100k newlines.
+    rows = load_rows()[:100]
+    tasks = [
+        Task(id=str(i), prompt=r["prompt"], answer={k: r[k] for k in ("instruction_id_list", "kwargs")})
+        for i, r in enumerate(rows)
+    ]
+    hostile_task = Task(
+        id="h",
+        prompt="Write.",
+        answer={
+            "instruction_id_list": ["detectable_content:postscript", "detectable_format:number_bullet_lists"],
+            "kwargs": [{"postscript_marker": "P.S."}, {"num_bullets": 3}],
+        },
+    )
+    responses = [r["response"] for r in rows]
+    batch_tasks = list(tasks)
+    for i in range(0, 100, 20):
+        batch_tasks[i], responses[i] = hostile_task, "\n" * 100_000
+    verifier = IFEvalVerifier(guard=False)
+    from rlvr_ifeval.language import warm_up
+
+    warm_up()  # loaded when a pool worker unpickles the verifier, outside any budget
+    [verifier.verify(t, r["response"]) for t, r in zip(tasks, rows)]  # build each task's checkers once
+    clean = cpu_runs(lambda: [verifier.verify(t, r["response"]) for t, r in zip(tasks, rows)], repeats)
+    mixed = cpu_runs(lambda: [verifier.verify(t, c) for t, c in zip(batch_tasks, responses)], repeats)
+    print(f"\nbatch of 100 labelled responses: {cell(clean)} s; with 5 of them 100k newlines: {cell(mixed)} s")
