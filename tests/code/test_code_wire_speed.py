@@ -151,7 +151,10 @@ def test_every_sample_gets_exactly_the_sample_environment(boxes):
     leaves = "import os\nos.environ['LEFT'] = '1'\nos.putenv('ALSO', '1')\ndef f():\n    return 1\n"
     assert verifier.verify(asserts_task(["assert f() == 1"], names=("f",)), fenced(leaves)).passed
     reads = "import os\ndef f():\n    return [dict(os.environ), os.getcwd()]\n"
-    expected = "{'PATH': '/usr/bin:/bin', 'HOME': f()[1], 'TMPDIR': f()[1], 'LANG': 'C.UTF-8'}"
+    expected = (
+        "{'PATH': '/usr/bin:/bin', 'HOME': f()[1], 'TMPDIR': f()[1], 'LANG': 'C.UTF-8', "
+        "'OPENBLAS_NUM_THREADS': '1', 'OMP_NUM_THREADS': '1', 'MKL_NUM_THREADS': '1'}"
+    )
     task = asserts_task([f"assert f()[0] == {expected}"], names=("f",))
     verdict = verifier.verify(task, fenced(reads))
     assert verdict.passed, verdict.details

@@ -304,9 +304,11 @@ class SolutionZygote:
 
 def sample_environment(workdir: str) -> None:
     """The environment every sample process gets, set once in the zygote (a fork inherits it;
-    nothing in the zygote changes it): exactly these four variables."""
+    nothing in the zygote changes it): exactly these variables. One thread for numpy's BLAS and
+    OpenMP: a thread pool per core would meet the sample's process limit on a many-core host."""
     os.environ.clear()
     os.environ.update({"PATH": "/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8"})
+    os.environ.update(dict.fromkeys(("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"), "1"))
 
 
 def warm_capabilities() -> None:
