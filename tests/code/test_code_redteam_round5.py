@@ -18,6 +18,7 @@ import pytest
 
 from rlvr_code.contests.checkers import floats_close
 from rlvr_code.envs import CodeEnv, mbpp_task
+from tests.code.contest_interactive_cases import RIGHT
 from tests.code.helpers_code import fenced, mbpp_rows
 
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap missing")
@@ -223,19 +224,7 @@ sys.exit(1)
 """
 
 
-GUESS_REFERENCE = """lo, hi = 1, 10**6
-while True:
-    mid = (lo + hi) // 2
-    print("?", mid, flush=True)
-    r = input().strip()
-    if r == "=":
-        print("!", mid, flush=True)
-        break
-    if r == "<":
-        hi = mid - 1
-    else:
-        lo = mid + 1
-"""
+GUESS_REFERENCE = RIGHT["python"]  # the binary search the interactive tests play with
 
 
 @needs_bwrap
