@@ -9,7 +9,8 @@ loop-driven hand-off saves, in the same rounds. A git revision (``HEAD``; after 
 the commit before by hash: ``HEAD~1`` moves) runs that revision's server package on this tree's
 core; one with the same server as this tree's shows what two identical servers differ by in the
 run: the noise to judge by. ``new:N``: this tree's server on a pool of N workers of its own
-(``new``: one worker per CPU).
+(``new``: one worker per CPU). ``tree:PATH`` runs the ``rlvr_envs`` package found there, whole
+(pool workers included), for changes below the server (``git worktree add /tmp/before HEAD``).
 
 Each server runs in its own process serving ``math-500`` from ``../shared/data/math500.jsonl``
 through a 2-worker verification pool: ``new`` is this working tree; ``old`` is the
@@ -375,13 +376,20 @@ def start_servers(kinds: list[str], scratch: Path, stub: bool) -> dict[str, subp
     env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
     procs: dict[str, subprocess.Popen[str]] = {}
     for kind in kinds:
-        stubbed, workers, extra = stub, 0, {}
+        stubbed, workers, extra, cwd = stub, 0, {}, REPO
         if kind == THREADS:  # this tree's server with the pool's slot threads between loop and workers
             mode, source, extra = "new", "", {"RLVR_SERVE_LANES": "0"}
         elif kind.startswith("new:"):  # this tree's server on a pool of that many workers
             mode, source, workers = "new", "", int(kind.split(":", 1)[1])
         elif kind == "new":
             mode, source = "new", ""
+        elif kind.startswith("tree:"):  # another checkout's whole package (core, pool, server), in its folder
+            mode, source = "new", ""
+            tree = str(Path(kind.split(":", 1)[1]).resolve())
+            if not (Path(tree) / "rlvr_envs").is_dir():
+                print(f"{kind}: no rlvr_envs package there, skipped")
+                continue
+            extra, cwd = {"PYTHONPATH": tree}, Path(tree)  # python -c puts its folder first on sys.path
         elif kind == HTTP_ONLY:
             mode, source, stubbed = "new", "", True
         elif kind == "old" and stub:
@@ -405,7 +413,7 @@ def start_servers(kinds: list[str], scratch: Path, stub: bool) -> dict[str, subp
             stdout=subprocess.PIPE,
             text=True,
             env={**env, **extra},
-            cwd=REPO,
+            cwd=cwd,
         )
     return procs
 
@@ -418,7 +426,9 @@ def main() -> None:
     parser.add_argument(
         "--servers",
         default=f"new,{THREADS}",
-        help=f"new, new:N (N pool workers), {THREADS}, old and/or git revisions, each compared with new "
+        help=f"new, new:N (N pool workers), {THREADS}, old, tree:PATH (the rlvr_envs package of another "
+        "checkout, such as a `git worktree` of the commit before, its pool workers too) and/or git revisions, "
+        "each compared with new "
         "(default %(default)s)",
     )
     parser.add_argument("--modes", default="keep-alive,new-connection", help="default %(default)s")

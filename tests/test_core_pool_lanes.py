@@ -242,14 +242,15 @@ def test_closing_the_pool_ends_its_lanes_workers_and_refuses_more(tasks):
 
 
 def test_wire_round_trip_of_a_lane_message_is_plain_pickle(tasks):
-    # The loop decodes the worker's frames with plain pickle: the wire's compact forms must load so.
-    from rlvr_envs.runtime.local.wire import TimedVerdicts, dumps
+    # The loop decodes the worker's frames with plain pickle: the wire's flat forms must load so.
+    from rlvr_envs.runtime.local.wire import TimedVerdicts, dumps, flat_verdicts, verdicts_of
 
     chunk = TimedVerdicts()
     chunk.verdicts.append(Verdict.correct("3"))
     chunk.times.append(0.25)
-    reply = pickle.loads(dumps(("verdicts", 7, chunk, 0.1)))
-    assert reply[:2] == ("verdicts", 7) and reply[2][0].passed and reply[2][0].elapsed_s == 0.25
+    reply = pickle.loads(dumps(("verdicts", 7, flat_verdicts(chunk), 0.1)))
+    verdicts = verdicts_of(reply[2])
+    assert reply[:2] == ("verdicts", 7) and verdicts[0].passed and verdicts[0].elapsed_s == 0.25
 
 
 def test_a_short_budget_after_a_long_one_on_the_same_lane_is_kept_to_its_own(tasks):

@@ -16,7 +16,7 @@ import pytest
 from rlvr_envs import Reason, Task, Verdict, Verifier
 from rlvr_envs.runtime.backend import BatchResults
 from rlvr_envs.runtime.local.pool import VerificationPool
-from rlvr_envs.runtime.local.wire import dumps
+from rlvr_envs.runtime.local.wire import dumps, verdicts_of
 from rlvr_envs.runtime.local.worker import Progress, serve
 from rlvr_envs.runtime.local.zygote import ZYGOTE_SUPPORTED
 from rlvr_envs.verifier import run_verifier
@@ -115,7 +115,7 @@ def test_the_zygote_and_its_workers_outlive_the_pool_thread_that_started_them():
         time.sleep(0.3)
         worker.send(("verify_many", 0, [(key, task, f"\\boxed{{{task.answer}}}", 100)]))
         reply = worker.receive(10.0)
-        assert reply[0] == "verdicts" and reply[2][0].passed
+        assert reply[0] == "verdicts" and verdicts_of(reply[2])[0].passed
         worker._to.close()
         worker._from.close()
         os.killpg(worker.pid, signal.SIGKILL)
@@ -218,7 +218,7 @@ def test_the_worker_gives_what_run_verifier_gives_on_every_path():
         serve(Channel(), Channel(), progress, {"k": Odd()})
     finally:
         progress.close()
-    got = [v for reply in replies for v in reply[2]]
+    got = [v for reply in replies for v in verdicts_of(reply[2])]
     expected = [run_verifier(Odd(), task, c, 10) for c in completions]
     assert len(got) == len(expected)
     for a, b in zip(got, expected):

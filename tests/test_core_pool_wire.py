@@ -7,7 +7,7 @@ from pydantic import ValidationError
 
 from rlvr_envs import Reason, Task, Verdict, Verifier
 from rlvr_envs.runtime.local.pool import VerificationPool
-from rlvr_envs.runtime.local.wire import dumps
+from rlvr_envs.runtime.local.wire import TimedVerdicts, dumps, flat_verdicts, task_of, verdicts_of, verify_message
 from rlvr_envs.types import Difficulty, PassRate
 
 
@@ -66,6 +66,60 @@ def test_one_task_sent_with_many_completions_is_unpickled_once():
 
 class TaggedTask(Task):
     tag: str = "t"
+
+
+class _Job:
+    def __init__(self, task, completion="c", key="k", max_chars=10):
+        self.task, self.completion, self.key, self.max_chars = task, completion, key, max_chars
+
+
+def _message_tasks(tasks):
+    """The tasks a worker rebuilds from ``verify_message`` (as ``worker.serve`` does)."""
+    kind, seq, items = pickle.loads(verify_message(4, [_Job(task) for task in tasks]))
+    assert (kind, seq) == ("verify_many", 4)
+    built = {}
+    return [built.setdefault(id(state), task_of(state)) for _, state, _, _ in items]
+
+
+def _no_globals(data):
+    import pickletools
+
+    return not any(op.name in ("GLOBAL", "STACK_GLOBAL", "REDUCE") for op, _, _ in pickletools.genops(data))
+
+
+@pytest.mark.parametrize("task", [*TASKS, TaggedTask(id="s", prompt="p", answer=1, tag="mine")], ids=lambda t: t.id)
+def test_a_task_in_a_verify_message_comes_back_the_same(task):
+    (back,) = _message_tasks([task])
+    assert _state(back) == _state(task) and back.fingerprint == task.fingerprint
+    assert _state(back.difficulty) == _state(task.difficulty)
+    if type(task) is Task and task.difficulty.pass_rate is None:  # the flat form: only builtins on the wire
+        assert _no_globals(verify_message(0, [_Job(task)]))
+    with pytest.raises(ValidationError, match="frozen"):
+        back.id = "changed"
+
+
+def test_a_task_shared_by_items_of_a_message_travels_and_is_rebuilt_once():
+    task = TASKS[2]
+    shared = _message_tasks([task] * 8)
+    assert all(t is shared[0] for t in shared) and shared[0] == task
+    assert len(verify_message(0, [_Job(task, f"c{i}") for i in range(8)])) < 2 * len(verify_message(0, [_Job(task)]))
+    a, b = _message_tasks([Task(id="a", prompt="", answer=1), Task(id="b", prompt="", answer=1)])
+    assert a.difficulty is not b.difficulty and a.difficulty.config is not b.difficulty.config
+
+
+def test_flat_verdicts_come_back_as_the_timed_verdicts():
+    chunk = TimedVerdicts()
+    odd = Verdict.model_construct(reward=0.0, passed=False, reason="wrong", extracted=None, details=None)
+    noted = NotedVerdict(reward=1.0, passed=True, reason=Reason.OK, note="x")
+    for i, verdict in enumerate([*VERDICTS, odd, noted]):
+        chunk.verdicts.append(verdict)
+        chunk.times.append(i / 8)
+    back = verdicts_of(pickle.loads(dumps(flat_verdicts(chunk))))
+    assert [_state(v) for v in back] == [_state(v.timed(t)) for v, t in zip(chunk.verdicts, chunk.times)]
+    assert _no_globals(dumps(flat_verdicts(chunk)[: 7 * len(VERDICTS)]))  # the plain ones: builtins only
+    for bad in ([1, 2, 3], "verdicts", None, [None] * 6, [None] * 7):
+        with pytest.raises((ValueError, TypeError)):
+            verdicts_of(bad)
 
 
 def test_a_task_subclass_keeps_its_class_and_fields():
@@ -228,6 +282,7 @@ def test_a_worker_sends_long_chunks_mid_message_and_short_ones_near_its_end():
         assert progress.read()[0] == 69  # the last item it started
     finally:
         progress.close()
+    replies = [(kind, first, verdicts_of(flat), mean) for kind, first, flat, mean in replies]
     sizes = [len(reply[2]) for reply in replies]
     # Every verdict once, in order, each chunk naming its first item; means are per item.
     assert [reply[0] for reply in replies] == ["verdicts"] * len(replies)

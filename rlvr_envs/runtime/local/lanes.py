@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from rlvr_envs.runtime.backend import STARTUP_TIMEOUT_S, BatchResults, Calls
 from rlvr_envs.runtime.local.handle import WorkerDied, WorkerHandle
 from rlvr_envs.runtime.local.jobs import MAX_START_ROUNDS, SAFE_UNREAD_BYTES, TOP_UP_S, Job
-from rlvr_envs.runtime.local.wire import dumps
+from rlvr_envs.runtime.local.wire import verdicts_of, verify_message
 from rlvr_envs.types import Reason, Verdict
 
 if TYPE_CHECKING:
@@ -176,7 +176,7 @@ class LoopLanes:
             return
         idle = not lane.inflight
         first = worker.next_seq
-        data = dumps(("verify_many", first, [(job.key, job.task, job.completion, job.max_chars) for job in jobs]))
+        data = verify_message(first, jobs)
         if idle:
             lane.base = first
             now = lane.waiting_since = self.loop.time()
@@ -204,6 +204,12 @@ class LoopLanes:
         if mean_s is None or len(lane.inflight) * mean_s > TOP_UP_S:
             return
         seq = worker.progress.read()[0]
+        if seq < lane.base + len(lane.inflight) - 1:
+            # It has a call queued behind the one it runs: work enough until this loop comes round
+            # again. Calls arriving meanwhile wait here and go together once it is on its last one
+            # (one message, one write, one wake-up of the worker, their verdicts back in one reply)
+            # instead of a message each as requests trickle in.
+            return
         lane.unread[:] = [(first, size) for first, size in lane.unread if first > seq]
         room = SAFE_UNREAD_BYTES - sum(size for _, size in lane.unread)
         if len(lane.unread) > 1 or room < SAFE_UNREAD_BYTES // 2:
@@ -218,7 +224,7 @@ class LoopLanes:
         if not jobs:
             return
         first = worker.next_seq
-        data = dumps(("verify_many", first, [(job.key, job.task, job.completion, job.max_chars) for job in jobs]))
+        data = verify_message(first, jobs)
         if len(data) > room:  # too big for a busy worker's channel: they wait for an idle lane
             queue.extendleft(reversed(jobs))
             return
@@ -262,13 +268,16 @@ class LoopLanes:
 
     def _reply(self, lane: _Lane, reply: Any) -> None:
         inflight = lane.inflight
-        if reply[0] != "verdicts" or reply[1] != lane.base or len(reply[2]) > len(inflight):
+        try:
+            verdicts = verdicts_of(reply[2]) if reply[0] == "verdicts" and reply[1] == lane.base else None
+        except Exception:  # not a list of verdicts, or one that cannot be rebuilt
+            verdicts = None
+        if verdicts is None or len(verdicts) > len(inflight):
             verdict = Verdict.failure(
                 Reason.VERIFIER_ERROR, details={"error": f"unexpected worker reply {str(reply)[:200]}"}
             )
             self._drop(lane, 0 if inflight else None, verdict, requeue=True)
             return
-        verdicts = reply[2]
         for verdict in verdicts:
             inflight.popleft().resolve(verdict)
         lane.base += len(verdicts)

@@ -37,7 +37,7 @@ from rlvr_envs.runtime.local.jobs import TOP_UP_S as _TOP_UP_S
 from rlvr_envs.runtime.local.jobs import Job as _Job
 from rlvr_envs.runtime.local.lanes import LoopLanes
 from rlvr_envs.runtime.local.sessions import LocalSessions
-from rlvr_envs.runtime.local.wire import dumps
+from rlvr_envs.runtime.local.wire import verdicts_of, verify_message
 from rlvr_envs.runtime.local.zygote import ZYGOTE_SUPPORTED, Zygote, ZygoteDied
 from rlvr_envs.runtime.sessions import SessionHandle, SessionReply, SessionSpec
 from rlvr_envs.types import Reason, Task, Verdict
@@ -400,10 +400,9 @@ class VerificationPool(VerificationBackend):
         return worker
 
     def _send_items(self, worker: WorkerHandle, jobs: list[_Job], unread: list[tuple[int, int]]) -> None:
-        items = [(job.key, job.task, job.completion, job.max_chars) for job in jobs]
         first = worker.next_seq
         worker.next_seq += len(jobs)
-        unread.append((first, worker.send_bytes(dumps(("verify_many", first, items)))))
+        unread.append((first, worker.send_bytes(verify_message(first, jobs))))
 
     def _top_up(self, worker: WorkerHandle, batch: list[_Job], done: int, unread: list[tuple[int, int]]) -> None:
         """Up to two messages ahead of a worker that would otherwise wait for this thread."""
@@ -443,7 +442,7 @@ class VerificationPool(VerificationBackend):
         if not more:
             return False
         first = worker.next_seq
-        data = dumps(("verify_many", first, [(job.key, job.task, job.completion, job.max_chars) for job in more]))
+        data = verify_message(first, more)
         if len(data) > room:
             for job in more:  # too big to send to a busy worker: a free slot sends them
                 self._jobs.put(job)
@@ -512,13 +511,16 @@ class VerificationPool(VerificationBackend):
                     Reason.VERIFIER_ERROR, details={"error": str(exc)}, elapsed_s=time.monotonic() - started
                 )
             else:
-                if reply[0] != "verdicts" or reply[1] != seq0 + done:
+                try:
+                    verdicts = verdicts_of(reply[2]) if reply[0] == "verdicts" and reply[1] == seq0 + done else None
+                except Exception:  # not a list of verdicts, or one that cannot be rebuilt
+                    verdicts = None
+                if verdicts is None:
                     verdict = Verdict.failure(
                         Reason.VERIFIER_ERROR, details={"error": f"unexpected worker reply {str(reply)[:200]}"}
                     )
                     index = done
                 else:
-                    verdicts = reply[2]
                     for job, verdict in zip(batch[done : done + len(verdicts)], verdicts):
                         job.resolve(verdict)
                     done += len(verdicts)

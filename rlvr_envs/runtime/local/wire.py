@@ -10,8 +10,13 @@ private attributes, a field added later) takes pydantic's general state without 
 functions here that rebuild them, so the parent and every worker import this module.
 
 Messages (tuples, pickled by ``dumps``), parent -> worker: ``("load", key, verifier_bytes)``,
-``("verify_many", seq0, [(key, task, completion, max_chars), ...])``; worker -> parent:
-``("loaded", key, error_or_None)``, ``("verdicts", seq, TimedVerdicts, mean_s)``.
+``("verify_many", seq0, [(key, task, completion, max_chars), ...])`` (``verify_message``: each
+plain Task as the flat tuple of its field values, ``task_of`` rebuilds it); worker -> parent:
+``("loaded", key, error_or_None)``, ``("verdicts", seq, flat, mean_s)`` (``flat_verdicts`` of a
+``TimedVerdicts``, read back by ``verdicts_of``). A message of these flat forms holds only
+builtins: no class or function to look up at either end (a lookup per global cost more than the
+rest of a one-call message), while ``dumps`` of a Task or a Verdict itself names the functions
+that rebuild them.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from pydantic import BaseModel
 
 from rlvr_envs.types import Difficulty, PassRate, Reason, Task, Verdict
 
-__all__ = ["TimedVerdicts", "dumps"]
+__all__ = ["TimedVerdicts", "dumps", "flat_verdicts", "task_of", "verdicts_of", "verify_message"]
 
 
 def _rebuild_model(cls: type, fields: dict, fields_set: set, extra: Any, private: Any) -> Any:
@@ -75,6 +80,13 @@ def _task(id_: str, prompt: str, answer: Any, metadata: dict, difficulty: Any, f
         _set_fields(difficulty, set())
         _set_extra(difficulty, None)
         _set_private(difficulty, None)
+    elif type(difficulty) is tuple:  # a plain Difficulty's field values (``_difficulty_state``)
+        level, config, label, pass_rate, difficulty_set = difficulty
+        difficulty = _new(Difficulty)
+        _set_dict(difficulty, {"level": level, "config": config, "label": label, "pass_rate": pass_rate})
+        _set_fields(difficulty, set(difficulty_set))
+        _set_extra(difficulty, None)
+        _set_private(difficulty, None)
     task = _new(Task)
     _set_dict(task, {"id": id_, "prompt": prompt, "answer": answer, "metadata": metadata, "difficulty": difficulty})
     _set_fields(task, set(fields_set))
@@ -83,27 +95,59 @@ def _task(id_: str, prompt: str, answer: Any, metadata: dict, difficulty: Any, f
     return task
 
 
-def _reduce_task(task: Any) -> tuple[Any, ...]:
+def _difficulty_state(difficulty: Any) -> Any:
+    """None for the default Difficulty, a plain one's field values as a tuple, anything else itself."""
+    if type(difficulty) is not Difficulty or difficulty.__pydantic_extra__ is not None:
+        return difficulty
+    state = difficulty.__dict__
+    if difficulty.__pydantic_private__ is not None or len(state) != 4:
+        return difficulty
+    fields_set = difficulty.__pydantic_fields_set__
+    if not fields_set and state == _DEFAULT_DIFFICULTY:
+        return None
+    return (state["level"], state["config"], state["label"], state["pass_rate"], tuple(fields_set))
+
+
+def _task_state(task: Any) -> Any:
+    """A plain Task's field values as a flat tuple (what ``_task`` takes); any other task itself."""
+    if not _FLAT_TASKS or type(task) is not Task or task.__pydantic_extra__ is not None:
+        return task
     state = task.__dict__
-    if task.__pydantic_extra__ is not None or task.__pydantic_private__ is not None or len(state) != 5:
-        return _reduce_model(task)
-    difficulty = state["difficulty"]
-    if (
-        type(difficulty) is Difficulty
-        and not difficulty.__pydantic_fields_set__
-        and difficulty.__dict__ == _DEFAULT_DIFFICULTY
-        and difficulty.__pydantic_extra__ is None
-        and difficulty.__pydantic_private__ is None
-    ):
-        difficulty = None
-    return _task, (
+    if task.__pydantic_private__ is not None or len(state) != 5:
+        return task
+    return (
         state["id"],
         state["prompt"],
         state["answer"],
         state["metadata"],
-        difficulty,
+        _difficulty_state(state["difficulty"]),
         tuple(task.__pydantic_fields_set__),
     )
+
+
+def _reduce_task(task: Any) -> tuple[Any, ...]:
+    state = _task_state(task)
+    return _reduce_model(task) if state is task else (_task, state)
+
+
+def task_of(state: Any) -> Any:
+    """The Task a ``verify_message`` item carries (a Task sent whole passes through)."""
+    return _task(*state) if type(state) is tuple else state
+
+
+def verify_message(seq: int, jobs: Iterable[Any]) -> bytes:
+    """The ``verify_many`` message for ``jobs`` (each with ``key``, ``task``, ``completion``,
+    ``max_chars``), numbered from ``seq``: each plain Task as its flat field values, made once
+    per task object, so a task several items share travels (and is rebuilt) once."""
+    states: dict[int, Any] = {}
+    items = []
+    for job in jobs:
+        task = job.task
+        state = states.get(id(task))
+        if state is None:
+            state = states[id(task)] = _task_state(task)
+        items.append((job.key, state, job.completion, job.max_chars))
+    return dumps(("verify_many", seq, items))
 
 
 def _verdict(
@@ -184,29 +228,37 @@ _SIX = frozenset(_VERDICT_FIELDS)
 _FIVE = _SIX - {"elapsed_s"}
 
 
-def _reduce_timed(chunk: TimedVerdicts) -> tuple[Any, ...]:
+def flat_verdicts(chunk: TimedVerdicts) -> list[Any]:
+    """A chunk's verdicts, each timed, as one flat list of builtins, seven values a verdict (what
+    ``verdicts_of`` reads): a verdict the flat form cannot carry goes whole (reason None marks it)."""
     flat: list[Any] = []
     add = flat.extend
+    plain = _FLAT_VERDICTS
     for verdict, elapsed in zip(chunk.verdicts, chunk.times):
-        if _is_plain_verdict(verdict):
+        if plain and _is_plain_verdict(verdict):
             state = verdict.__dict__
             fields = verdict.__pydantic_fields_set__
             # None: every field set (what ``Verdict.timed`` leaves for verdicts built the usual ways).
             fields_set = None if _FIVE <= fields <= _SIX else tuple(fields | {"elapsed_s"})
             reason = state["reason"]._value_
             add((state["reward"], state["passed"], reason, state["extracted"], state["details"], elapsed, fields_set))
-        else:  # anything else travels whole, in the general form (reason None marks it)
+        else:  # anything else travels whole, in the general form
             add((None, None, None, None, verdict.timed(elapsed), None, None))
-    return _timed, (flat,)
+    return flat
 
 
-def _timed(flat: list[Any]) -> list[Any]:
+def verdicts_of(flat: list[Any]) -> list[Any]:
+    """The verdicts a ``flat_verdicts`` list carries; ``ValueError`` for a list that is not one."""
+    if type(flat) is not list or len(flat) % 7:
+        raise ValueError("not a flat list of verdicts")
     out: list[Any] = []
     append, build, six = out.append, _verdict, _SIX
     values = iter(flat)
     for reward, passed, reason, extracted, details, elapsed, fields_set in zip(*(values,) * 7):
-        if reason is None:
-            append(details)  # a verdict sent whole, in the general form
+        if reason is None:  # a verdict sent whole, in the general form
+            if not isinstance(details, Verdict):
+                raise ValueError(f"not a verdict: {type(details).__name__}")
+            append(details)
         else:
             append(
                 build(reward, passed, reason, extracted, details, elapsed, six if fields_set is None else fields_set)
@@ -214,23 +266,28 @@ def _timed(flat: list[Any]) -> list[Any]:
     return out
 
 
+def _reduce_timed(chunk: TimedVerdicts) -> tuple[Any, ...]:
+    return verdicts_of, (flat_verdicts(chunk),)
+
+
 _DIFFICULTY_FIELDS = ("level", "config", "label", "pass_rate")
 _REASONS.update((member.value, member) for member in Reason)
 _DEFAULT_DIFFICULTY: dict[str, Any] = {"level": None, "config": {}, "label": None, "pass_rate": None}
 """What ``_task`` builds for a difficulty sent as None (checked against ``Difficulty()`` below)."""
-_DISPATCH: dict[type, Any] = dict(copyreg.dispatch_table)
-_DISPATCH.update({model: _reduce_model for model in (Task, Difficulty, PassRate, Verdict)})
-if (
+_FLAT_TASKS = (
     tuple(Task.model_fields) == _TASK_FIELDS
     and tuple(Difficulty.model_fields) == _DIFFICULTY_FIELDS
     and Difficulty().__dict__ == _DEFAULT_DIFFICULTY
-):
+)
+_FLAT_VERDICTS = tuple(Verdict.model_fields) == _VERDICT_FIELDS
+"""Whether the flat forms know the models' fields; if not (a field added later), the general form."""
+_DISPATCH: dict[type, Any] = dict(copyreg.dispatch_table)
+_DISPATCH.update({model: _reduce_model for model in (Task, Difficulty, PassRate, Verdict)})
+_DISPATCH[TimedVerdicts] = _reduce_timed
+if _FLAT_TASKS:
     _DISPATCH[Task] = _reduce_task
-if tuple(Verdict.model_fields) == _VERDICT_FIELDS:
+if _FLAT_VERDICTS:
     _DISPATCH[Verdict] = _reduce_verdict
-    _DISPATCH[TimedVerdicts] = _reduce_timed
-else:  # fields this form does not know: each verdict timed and sent in the general form
-    _DISPATCH[TimedVerdicts] = lambda chunk: (list, ([v.timed(t) for v, t in zip(chunk.verdicts, chunk.times)],))
 
 
 def dumps(obj: Any) -> bytes:

@@ -10,10 +10,10 @@ process group, which the pool kills as a whole.
 It dies with the pool process (``die_with_parent``; PARENT_PID closes the race).
 
 Messages in: ``("load", key, verifier_bytes)``, ``("verify_many", seq0, [(key, task, completion,
-max_chars), ...])``. Messages out: ``("loaded", key, error_or_None)``, ``("verdicts", seq, [Verdict,
-...], mean_s)`` for consecutive items from ``seq`` on, a chunk at a time, with the worker's mean time
-per item over the chunk (pickled by ``dumps``: Task and Verdict in a compact form, a chunk's verdicts
-as one ``TimedVerdicts`` record that unpickles as the list).
+max_chars), ...])`` (a task as ``wire.verify_message`` flattens it, or whole). Messages out:
+``("loaded", key, error_or_None)``, ``("verdicts", seq, flat, mean_s)`` for consecutive items from
+``seq`` on, a chunk at a time (``wire.flat_verdicts``; ``wire.verdicts_of`` reads it), with the
+worker's mean time per item over the chunk.
 
 Budgets are kept by the parent, not here: before each item the worker writes the item's sequence
 number and start time (``CLOCK_MONOTONIC``, the same clock in every process) to a 24-byte shared
@@ -33,7 +33,7 @@ import time
 from multiprocessing.connection import Connection
 from typing import Any
 
-from rlvr_envs.runtime.local.wire import TimedVerdicts, dumps
+from rlvr_envs.runtime.local.wire import TimedVerdicts, dumps, flat_verdicts, task_of
 from rlvr_envs.types import Reason, Verdict
 from rlvr_envs.verifier import checked_verdict, run_verifier
 
@@ -154,11 +154,16 @@ _OUT_OF_MEMORY = Verdict.failure(Reason.VERIFIER_ERROR, details={"error": "verif
 
 
 def _send(outbox: Connection, reply: tuple[Any, ...]) -> None:
+    outbox.send_bytes(dumps(reply))
+
+
+def _send_verdicts(outbox: Connection, first: int, chunk: TimedVerdicts, mean_s: float) -> None:
     try:
-        outbox.send_bytes(dumps(reply))
+        outbox.send_bytes(dumps(("verdicts", first, flat_verdicts(chunk), mean_s)))
     except MemoryError:
         error = Verdict.failure(Reason.VERIFIER_ERROR, details={"error": "out of memory sending verdicts"})
-        outbox.send_bytes(pickle.dumps(("verdicts", reply[1], [error] * len(reply[2]), reply[3])))
+        whole = [None, None, None, None, error, None, None]  # ``flat_verdicts``' form of a verdict sent whole
+        outbox.send_bytes(pickle.dumps(("verdicts", first, whole * len(chunk), mean_s)))
 
 
 def serve(inbox: Connection, outbox: Connection, progress: Progress, verifiers: dict[str, Any]) -> None:
@@ -187,9 +192,13 @@ def serve(inbox: Connection, outbox: Connection, progress: Progress, verifiers: 
             verdicts, times = chunk.verdicts, chunk.times
             first, left = seq, len(items)
             now = flushed = monotonic_ns()
-            for key, task, completion, max_chars in items:
+            tasks: dict[int, Any] = {}  # items sharing a task's tuple share one Task (as ``verify_message`` sent it)
+            for key, state, completion, max_chars in items:
                 page[:size] = pack(seq, now, seq ^ now ^ _CHECK)  # Progress.mark(seq, now), inlined
                 verifier = verifiers[key]
+                task = tasks.get(id(state))
+                if task is None:
+                    task = tasks[id(state)] = task_of(state)
                 if type(completion) is str and len(completion) <= max_chars:
                     # What ``run_verifier`` does, less its copy of the verdict to set the time:
                     # the time travels beside it (``TimedVerdicts``), taken from ``now``: the
@@ -223,12 +232,12 @@ def serve(inbox: Connection, outbox: Connection, progress: Progress, verifiers: 
                     # near the end: the items left, at this chunk's mean time, take under near_ns
                     and (held >= flush_max_ns or left * held <= near_ns * len(verdicts))
                 ):
-                    _send(outbox, ("verdicts", first, chunk, held / 1e9 / len(verdicts)))
+                    _send_verdicts(outbox, first, chunk, held / 1e9 / len(verdicts))
                     chunk, first = TimedVerdicts(), seq
                     verdicts, times = chunk.verdicts, chunk.times
                     now = flushed = monotonic_ns()  # a send can block on a full channel
             if verdicts:
-                _send(outbox, ("verdicts", first, chunk, (monotonic_ns() - flushed) / 1e9 / len(verdicts)))
+                _send_verdicts(outbox, first, chunk, (monotonic_ns() - flushed) / 1e9 / len(verdicts))
             continue
         elif kind == "open" or kind == "call":
             _session_message(outbox, message, verifiers, sessions, progress)
