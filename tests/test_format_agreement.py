@@ -72,7 +72,7 @@ def test_an_answer_in_no_layout_gets_no_format_reward(env_id):
     assert format_reward("", fmt) == 0.0, (env_id, fmt.name)
 
 
-@pytest.mark.parametrize("env_id", ["lean-v0", "lean-minif2f-v0", "lean-workbook-v0"])
+@pytest.mark.parametrize("env_id", ["lean-v1", "lean-minif2f-v1", "lean-workbook-v1"])
 def test_lean_pays_the_lean4_block_and_not_a_boxed_answer(env_id):
     env = make_for_conformance(env_id)
     task = _tasks(env)[0]
@@ -90,7 +90,7 @@ def test_a_mixture_pays_each_row_the_format_of_its_own_env():
     from rlvr_envs.adapters.rows import task_row
     from rlvr_envs.adapters.trl import reward_function
 
-    code = make_for_conformance("code-python-v2")
+    code = make_for_conformance("code-python-v3")
     arith = rlvr_envs.make("math-arith", level=1)
     reward = reward_function([code, arith], format_weight=1.0)
     assert reward.format_per_row
@@ -120,7 +120,7 @@ def test_the_server_pays_a_mixtures_rows_their_own_format_too():
     from rlvr_envs.serve.protocol import Scoring, openrlhf_reply
     from rlvr_envs.shaping import RewardShaping
 
-    code = make_for_conformance("code-python-v2")
+    code = make_for_conformance("code-python-v3")
     arith = rlvr_envs.make("math-arith", level=1)
     scoring = Scoring(router=EnvRouter([code, arith]), shaping=RewardShaping(format_weight=1.0))
     code_task, arith_task = code.tasks[0], arith.sample(1, seed=0)[0]

@@ -99,7 +99,7 @@ def test_a_wrong_interactive_reference_is_listed_as_failed_with_no_limit() -> No
     assert CPU_LIMIT_KEY not in result.tasks[0].answer
 
 
-def test_the_cli_calibrates_kattis_packages_from_a_local_copy(tmp_path: Any, capsys: Any) -> None:
+def test_the_cli_calibrates_kattis_packages_from_a_local_copy(tmp_path: Any, capsys: Any, monkeypatch: Any) -> None:
     import json
 
     from rlvr_envs.cli import main
@@ -114,5 +114,7 @@ def test_the_cli_calibrates_kattis_packages_from_a_local_copy(tmp_path: Any, cap
     [row] = [json.loads(line) for line in out.read_text().splitlines()]
     assert row["id"] == "kattis/sum" and row["answer"]["checker"]["protocol"] == "kattis"
     assert 0.0 < row["answer"][CPU_LIMIT_KEY] <= row["answer"]["timeout_s"]
-    with pytest.raises(SystemExit, match="--data"):
-        main(["code", "calibrate", "code-kattis", "--out", str(out)])
+    # Without --data: the registered id's own default (the fetched examples), or its error naming the script.
+    monkeypatch.setenv("RLVR_KATTIS_EXAMPLES", str(tmp_path / "absent"))
+    assert main(["code", "calibrate", "code-kattis", "--out", str(out)]) != 0
+    assert "fetch_kattis_examples.sh" in capsys.readouterr().err

@@ -210,8 +210,9 @@ def test_partial_credit_still_judges_the_cases_after_an_output_the_checker_crash
 # -- an interactor that crashes on the contestant's output -----------------------------------------
 # The same class for interactive tasks: a Python interactor reading ``op, x = input().split()``
 # raises on "hello world", and its failure is a ``verifier_error`` a wrong program can choose.
-# Unlike a checker there is no expected output to run it on (only a reference program, which a
-# task need not have): not mended in round 5.
+# Unlike a checker there is no expected output to run it on: the task's reference program plays
+# it, or, without one, the interactor is probed with garbage and with silence (issue 26:
+# tests/code/test_code_interactor_blame.py).
 NAIVE_INTERACTOR = """import sys
 n = int(open(sys.argv[1]).read().split()[0])
 for _ in range(25):
@@ -253,11 +254,6 @@ def test_an_interactor_that_crashes_on_the_output_is_the_outputs_fault_when_the_
 
 
 @needs_bwrap
-@pytest.mark.xfail(
-    strict=True,
-    reason="hole: without a reference solution, an interactor that raises on malformed contestant output "
-    "makes the sample a verifier_error (contests/interactors.py guard: exit 3): nothing to attribute it with",
-)
 def test_an_interactor_that_crashes_on_the_output_makes_it_wrong_not_a_verifier_error():
     from rlvr_code.contests.verifier import ContestVerifier
     from rlvr_envs.types import Task
@@ -278,7 +274,7 @@ def test_an_interactor_that_crashes_on_the_output_makes_it_wrong_not_a_verifier_
 # A program answering only the examples the prompt shows (HumanEval's doctests, MBPP's one shown
 # assert) from a table. Under ``partial_credit`` the default ids count shown tests, so it earned
 # their fraction (0.33 on HumanEval/2, 0.5 on HumanEval/39); HumanEval/34 and MBPP/37 show every
-# test, so it earns 1 even all-or-nothing. ``credit_tests="hidden"`` counts only tests the prompt
+# test, so it earned 1 even all-or-nothing (until -v3's derived hidden tests). ``credit_tests="hidden"`` counts only tests the prompt
 # does not show; making it the ids' default changes honest partial rewards (a version bump).
 def _lookup_reward(task_id: str, **options) -> float:
     import rlvr_envs
@@ -308,13 +304,11 @@ def test_hardcoded_examples_earn_no_partial_credit_by_default():
 
 
 @needs_bwrap
-@pytest.mark.xfail(
-    strict=True,
-    reason="hole: HumanEval/34 (and MBPP/37) show every test in the prompt: hardcoding the prompt passes "
-    "all-or-nothing too; a task needs a hidden test (drop or flag such tasks: changes the benchmark's task list)",
-)
-def test_a_task_whose_every_test_is_shown_cannot_be_passed_by_hardcoding():
-    assert _lookup_reward("HumanEval/34") == 0.0
+@pytest.mark.parametrize("task_id", ["HumanEval/34", "mbpp/37"])
+def test_a_task_whose_every_test_is_shown_cannot_be_passed_by_hardcoding(task_id):
+    # -v3 derives hidden tests from the reference (rlvr_code.derived; every such task:
+    # tests/code/test_code_derived_tests.py).
+    assert _lookup_reward(task_id) == 0.0
 
 
 # -- an infrastructure failure told as the program's ------------------------------------------------

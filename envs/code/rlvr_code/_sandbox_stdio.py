@@ -146,4 +146,8 @@ def stderr_tail(err: bytes, lines: int = 3, chars: int = 300) -> str:
 
 
 def normalise_output(text: str) -> str:
-    return "\n".join(line.rstrip() for line in text.rstrip().splitlines())
+    # A UTF-8 byte order mark and blank lines before the first line are not the answer (as
+    # trailing ones are not): a right answer printed after them failed the line comparison.
+    lines = [line.rstrip() for line in text.removeprefix("\ufeff").rstrip().splitlines()]
+    start = next((i for i, line in enumerate(lines) if line), len(lines))
+    return "\n".join(lines[start:])

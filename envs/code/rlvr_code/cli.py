@@ -10,23 +10,6 @@ import json
 from collections import Counter
 from typing import Any
 
-LOCAL_LOADERS = {"code-kattis": ("rlvr_code.contests.kattis", "KattisEnv")}
-"""Loaders of local copies that are not registered ids (no Hub, no default data): the env name
-``calibrate`` accepts for each, made from ``--data``."""
-
-
-def _env(name: str, options: dict[str, Any]) -> Any:
-    import importlib
-
-    import rlvr_envs
-
-    if name not in LOCAL_LOADERS:
-        return rlvr_envs.make(name, **options)
-    if "data" not in options:
-        raise SystemExit(f"{name} reads a local copy: pass --data (a problem package or a folder of them)")
-    module, attribute = LOCAL_LOADERS[name]
-    return getattr(importlib.import_module(module), attribute)(**options)
-
 
 def cmd_calibrate(args: Any) -> int:
     from rlvr_code.limits import LimitPolicy, calibrate, write_tasks
@@ -38,7 +21,9 @@ def cmd_calibrate(args: Any) -> int:
         options["limit"] = args.limit
     if args.language:
         options["language"] = args.language.split(",")
-    env = _env(args.env, options)
+    import rlvr_envs
+
+    env = rlvr_envs.make(args.env, **options)  # code-kattis too: a registered id (its packages by --data)
     policy = LimitPolicy(
         factor=args.factor,
         floor_s=args.floor,
@@ -74,7 +59,7 @@ def add_parsers(subparsers: Any) -> None:
         help="run each task's reference solution in the sandbox; write the tasks with per-task time limits (JSONL)",
     )
     p.add_argument(
-        "env", help="a code env id, e.g. code-humaneval, code-mbpp, code-python; or code-kattis (problem packages)"
+        "env", help="a code env id, e.g. code-humaneval, code-mbpp, code-python, code-kattis (problem packages: --data)"
     )
     p.add_argument("--language", help="the tasks' language(s), comma-separated (contest sets), e.g. cpp,python")
     p.add_argument("--data", help="the tasks (path), as make(env, data=...) takes them")

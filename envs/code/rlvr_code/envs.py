@@ -11,12 +11,14 @@ column, and the option that maps a column of another name (``columns=``, ``promp
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
 from rlvr_code.contests.verifier import ContestVerifier
+from rlvr_code.derived import derivable
 from rlvr_code.split import solution_names, split_tests
 from rlvr_code.verifier import FORMATS, CodeVerifier
 from rlvr_envs.checks import TaskIds, verifier_from_options
@@ -429,6 +431,10 @@ class CodeEnv(DatasetEnv):
     def _build(self, rows: list[SourcedRow]) -> list[Task]:
         tasks: list[Task] = []
         ids = TaskIds()  # before DatasetEnv's own check, to name the rows
+        self.skipped: list[str] = []
+        """Rows left out, each with why: no test at all (contest sets), or every test shown in the
+        prompt with no hidden one derivable (``rlvr_code.derived``; the verifier would refuse them)."""
+        derive = getattr(self.verifier, "hidden_tests", "as_given") == "derive"
         for index, (source, number, row) in enumerate(rows):
             place = RowPlace(source, number, self.columns)
             if not isinstance(row, Mapping):
@@ -436,8 +442,17 @@ class CodeEnv(DatasetEnv):
             task = self._row_task(index, place, row)
             if task is None:
                 continue
+            why = derivable(task) if derive else None
+            if why is not None:
+                self.skipped.append(f"{source} row {number} ({task.id}): {why}")
+                continue
             ids.add(task.id, f"{source} row {number}")
             tasks.append(task)
+        if self.skipped and type(self)._build is CodeEnv._build:  # a contest set warns itself, once
+            warnings.warn(
+                f"{self.env_name}: left out {len(self.skipped)} rows (env.skipped), e.g. {self.skipped[0]}",
+                stacklevel=4,
+            )
         return tasks
 
     def _load_tasks(self) -> Sequence[Task]:

@@ -4,7 +4,13 @@ and the contest sets ``code-contests``, ``code-taco``, ``code-apps``, ``code-liv
 
 Versions (a change that alters any reward of an honest answer bumps the version; the old one stays):
 
-* ``-v2``: ``partial_credit`` counts only discriminating tests the prompt does not show
+* ``-v3``: a task whose prompt shows every test (HumanEval/34, MBPP/37) gets hidden tests derived
+  from its reference solution (``hidden_tests="derive"``, ``rlvr_code.derived``): a program
+  answering the prompt's examples from a table scored 1 all-or-nothing under v2. A task where none
+  can be derived (no reference, a stdin/stdout task) is left out at ``make`` (``env.skipped``) and
+  refused by the verifier (``verifier_error`` naming why). An honest answer now also has to pass
+  the derived tests on those tasks.
+* ``-v2`` (deprecated): ``partial_credit`` counts only discriminating tests the prompt does not show
   (``credit_tests="hidden"``): a program answering the prompt's own examples from a table earned
   0.33-0.5 under v1 (red team round 5, ``rlvr-envs redteam --classes prompt_lookup``). An honest
   partly right program's fraction changes accordingly; all-or-nothing rewards are unchanged.
@@ -16,6 +22,9 @@ Versions (a change that alters any reward of an honest answer bumps the version;
   ``rlvr_code.feedback``) and the per-sample memory bound, which apply to every version.
 
 The contest sets start at ``-v1`` (the family's current scoring); they never had a ``-v0``.
+In every contest version (and ``code-kattis``) a row whose cases all stand in the statement is
+left out (``env.skipped``), as the rows without tests or whose every case expects no output are:
+the set's task list changes, no kept task's reward does, so no bump.
 
 * contest ``-v2``: a set's stated per-case limit (set for C++) is scaled per language
   (``time_factors``, default ``limits.STATED_LIMIT_FACTORS``: Python 5x, Java and JavaScript 2x,
@@ -33,8 +42,12 @@ from __future__ import annotations
 _CONTEST_V1 = (
     "v1 gives every language the limit the set states for C++ (Python fails at 1-5x it) and no file I/O; use -v2"
 )
-_V1 = "v1's partial_credit counts tests the prompt shows (hardcoding its examples earned 0.33-0.5); use -v2"
-_V0 = "v0's partial_credit counts assert lines that never call the solution (return None earned 0.1-0.2); use -v2"
+_V2 = (
+    "v2 pays a program hardcoding the prompt's examples on tasks whose prompt shows every test "
+    "(HumanEval/34, MBPP/37); use -v3"
+)
+_V1 = "v1's partial_credit counts tests the prompt shows (hardcoding its examples earned 0.33-0.5); use -v3"
+_V0 = "v0's partial_credit counts assert lines that never call the solution (return None earned 0.1-0.2); use -v3"
 _IDS = (
     (
         "code-python",
@@ -132,9 +145,13 @@ def register_envs() -> None:
     from rlvr_envs import register
 
     for name, entry_point, options in _IDS:
-        register(f"{name}-v0", entry_point, kwargs={"credit_tests": "all"}, deprecated=_V0, **options)
-        register(f"{name}-v1", entry_point, kwargs={"credit_tests": "discriminating"}, deprecated=_V1, **options)
-        register(f"{name}-v2", entry_point, kwargs={"credit_tests": "hidden"}, **options)
+        given = {"hidden_tests": "as_given"}
+        register(f"{name}-v0", entry_point, kwargs={"credit_tests": "all", **given}, deprecated=_V0, **options)
+        register(
+            f"{name}-v1", entry_point, kwargs={"credit_tests": "discriminating", **given}, deprecated=_V1, **options
+        )
+        register(f"{name}-v2", entry_point, kwargs={"credit_tests": "hidden", **given}, deprecated=_V2, **options)
+        register(f"{name}-v3", entry_point, kwargs={"credit_tests": "hidden", "hidden_tests": "derive"}, **options)
     for contest, contest_entry, contest_options in _CONTEST_IDS:
         register(
             f"{contest}-v1",

@@ -247,6 +247,7 @@ def _sandbox_limits(
 
 
 CREDIT_TESTS = ("discriminating", "hidden", "all")
+HIDDEN_TESTS = ("derive", "as_given")
 """What ``partial_credit`` may count (``CodeVerifier``'s ``credit_tests``)."""
 
 
@@ -265,6 +266,10 @@ class CodeVerifier(Verifier):
             (those of them the prompt does not show: a program hardcoding the prompt's examples
             earns nothing; not yet any id's default, which would change honest partial rewards)
             or ``"all"`` (every assert line reported, ``assert True`` included: the ``-v0`` ids').
+        hidden_tests: ``"derive"`` (default): a task whose prompt shows every test gets hidden
+            tests derived from its reference solution (``derived``), or is refused
+            (``verifier_error`` naming why) where none can be; ``"as_given"``: the tests as they
+            are (the ``-v2`` ids and older: hardcoding the prompt passes such a task).
         backend: ``"local"`` (bubblewrap) or ``"docker"``.
         allow_reduced_isolation: let the local backend run without bubblewrap (unsafe).
         workers: concurrent samples per process.
@@ -284,6 +289,7 @@ class CodeVerifier(Verifier):
         total_memory_mb: int = 1536,
         partial_credit: bool = False,
         credit_tests: str = "discriminating",
+        hidden_tests: str = "derive",
         backend: str = "local",
         allow_reduced_isolation: bool = False,
         workers: int = 1,
@@ -303,8 +309,11 @@ class CodeVerifier(Verifier):
         self.total_memory_mb = total_memory_mb
         if credit_tests not in CREDIT_TESTS:
             raise ValueError(f"credit_tests must be one of {CREDIT_TESTS}, got {credit_tests!r}")
+        if hidden_tests not in HIDDEN_TESTS:
+            raise ValueError(f"hidden_tests must be one of {HIDDEN_TESTS}, got {hidden_tests!r}")
         self.partial_credit = partial_credit
         self.credit_tests = credit_tests
+        self.hidden_tests = hidden_tests
         self.backend = backend
         self.allow_reduced_isolation = allow_reduced_isolation
         self.workers = workers
@@ -352,7 +361,32 @@ class CodeVerifier(Verifier):
         verdict = self._verify(task, completion, measured)
         return verdict, (max(measured) if measured else None)
 
+    def with_hidden_tests(self, task: Task) -> Task | Verdict:
+        """The task to judge: itself, or with tests derived from its reference where its prompt
+        shows every test (``derived``); a ``verifier_error`` verdict where none can be derived
+        (the task's fault, the same for every program: never a reward)."""
+        if self.hidden_tests != "derive":
+            return task
+        from rlvr_code.derived import needs_hidden, sandbox_runner, with_hidden_tests
+        from rlvr_code.sandbox import SandboxError
+
+        if not needs_hidden(task):
+            return task
+        try:
+            made = with_hidden_tests(task, sandbox_runner(self.limits(self.timeout_s)))
+        except (SandboxError, OSError) as exc:  # not cached: the next sample tries again
+            return Verdict.failure(
+                Reason.VERIFIER_ERROR, details={"error": trim_text(f"deriving hidden tests: {exc}", _MAX_ERROR)}
+            )
+        if isinstance(made, str):
+            return Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"bad task: {made}"})
+        return made
+
     def _verify(self, task: Task, completion: str, measured: list[float] | None) -> Verdict:
+        judged = self.with_hidden_tests(task)
+        if isinstance(judged, Verdict):
+            return judged
+        task = judged
         answer = task.answer
         language = answer.get("language", "python") if isinstance(answer, dict) else "python"
         accepted = accepted_languages(language)

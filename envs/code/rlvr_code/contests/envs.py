@@ -101,12 +101,11 @@ class ContestEnv(CodeEnv):
         self.language = language
         self.checker = checker
         self.checkers = dict(checkers or {})
-        self.skipped: list[str] = []
-        """Rows left out because they hold no test at all, each with why."""
         super().__init__(_data_or_path(self.env_name, data, path), **kwargs)
         if self.skipped:
             warnings.warn(
-                f"{self.env_name}: left out {len(self.skipped)} rows without tests (env.skipped), "
+                f"{self.env_name}: left out {len(self.skipped)} rows without tests or without a test the prompt "
+                "hides (env.skipped), "
                 f"e.g. {self.skipped[0]}",
                 stacklevel=2,
             )

@@ -10,7 +10,10 @@
   bad task.
 
 Both need the local (bubblewrap) backend; elsewhere, and for a malformed field, the verdict is
-``verifier_error`` (a bad task), never a reward.
+``verifier_error`` (a bad task), never a reward. An interactor's failure (a crash) on a program's
+run is that program's wrong answer where the output is to blame (``_output_to_blame``: the task's
+reference plays soundly, or, without a reference, the interactor fails on garbage output but not on
+none), else ``verifier_error``.
 """
 
 from __future__ import annotations
@@ -27,38 +30,72 @@ from rlvr_envs.types import Reason, Task, Verdict, trim_text
 _MAX_ERROR = 1000
 
 
-_sound: dict[str, bool] = {}
-_sound_lock = threading.Lock()
+_blame: dict[str, bool] = {}
+_blame_lock = threading.Lock()
+
+GARBAGE_PROBES = (
+    "import sys\nsys.stdout.write('hello world ?! x\\n')\nsys.stdout.flush()\n",
+    "import sys\nsys.stdout.buffer.write(b'\\xff\\xfe\\x00 ~~\\n')\nsys.stdout.flush()\n",
+)
+"""Programs that print what no interactor's protocol expects (words, invalid UTF-8)."""
+NOTHING_PROBE = "import sys\nsys.stdout.flush()\n"
+"""A program that prints nothing: an interactor must reject it, not fail."""
 
 
-def _sound_with_reference(task: Task, interactor: Any, cases: list[dict[str, str]], limits: dict[str, Any]) -> bool:
-    """Whether the interactor judges the task's reference solution (``canonical_solution``) on
-    every case without failing; False when the task has none. Once per task (the answer is the
-    same for every sample)."""
+def _fails(language: str, program: str, interactor: Any, cases: list[dict[str, str]], limits: dict[str, Any]) -> bool:
     from rlvr_code.contests.interactors import run_interaction
+
+    return bool(run_interaction(language, program, interactor, cases, limits).get("failed"))
+
+
+def _sound_with_reference(
+    reference: str, language: str, interactor: Any, cases: list[dict[str, str]], limits: dict[str, Any]
+) -> bool:
+    """Whether the interactor judges the reference solution on every case without failing."""
+    from rlvr_code.contests.interactors import run_interaction
+
+    report = run_interaction(language, reference, interactor, cases, limits)
+    tests = [t for t in report.get("tests") or [] if isinstance(t, dict)]
+    sound = not report.get("failed") and not report.get("compile_error") and len(tests) == len(cases)
+    return sound and all(t.get("status") == "passed" for t in tests)
+
+
+def _fragile(interactor: Any, cases: list[dict[str, str]], limits: dict[str, Any]) -> bool:
+    """Whether the interactor fails on malformed output yet not on no output at all (first case):
+    its failures then follow from what the program printed. One that fails on nothing is broken."""
+    first = cases[:1]
+    if _fails("python", NOTHING_PROBE, interactor, first, limits):
+        return False
+    return any(_fails("python", probe, interactor, first, limits) for probe in GARBAGE_PROBES)
+
+
+def _output_to_blame(task: Task, interactor: Any, cases: list[dict[str, str]], limits: dict[str, Any]) -> bool:
+    """Whether an interactor's failure on a program's run is that program's output's doing: the
+    interactor judges the task's reference (``canonical_solution``) soundly, or, where the task
+    has none, it fails on garbage but not on silence (``_fragile``). Once per task (the answer is
+    the same for every sample); a sandbox failure is not remembered."""
     from rlvr_code.sandbox import SandboxError
 
     reference = task.answer.get("canonical_solution")
     languages = accepted_languages(task.answer.get("language", "python"))
-    if not isinstance(reference, str) or not reference.strip() or not languages:
-        return False
+    has_reference = isinstance(reference, str) and bool(reference.strip()) and bool(languages)
     key = task.fingerprint
-    with _sound_lock:
-        known = _sound.get(key)
+    with _blame_lock:
+        known = _blame.get(key)
     if known is not None:
         return known
     try:
-        report = run_interaction(languages[0], reference, interactor, cases, limits)
+        if has_reference:
+            blame = _sound_with_reference(str(reference), languages[0], interactor, cases, limits)
+        else:
+            blame = _fragile(interactor, cases, limits)
     except SandboxError:
-        return False  # not known: not remembered
-    tests = [t for t in report.get("tests") or [] if isinstance(t, dict)]
-    sound = not report.get("failed") and not report.get("compile_error") and len(tests) == len(cases)
-    sound = sound and all(t.get("status") == "passed" for t in tests)
-    with _sound_lock:
-        if len(_sound) > 4096:
-            _sound.clear()
-        _sound[key] = sound
-    return sound
+        return False
+    with _blame_lock:
+        if len(_blame) > 4096:
+            _blame.clear()
+        _blame[key] = blame
+    return blame
 
 
 def verify_in_runner(
@@ -113,10 +150,10 @@ def verify_in_runner(
             )
     if report.get("failed"):
         failed = str(report["failed"])
-        if interactor is not None and _sound_with_reference(task, interactor, cases, limits):
-            # The interactor judges the reference's play soundly: what made it fail was this
-            # program's output (a line it could not parse), a wrong answer; never a verifier_error
-            # a program could choose over its 0.
+        if interactor is not None and _output_to_blame(task, interactor, cases, limits):
+            # The interactor judges the reference's play soundly, or fails on garbage and not on
+            # silence: what made it fail was this program's output (a line it could not parse), a
+            # wrong answer; never a verifier_error a program could choose over its 0.
             error = trim_text(f"the interactor failed on this program's output: {failed}", _MAX_ERROR)
             details = {"passed": 0, "total": len(cases), "language": language, "runner": "interactive"}
             return Verdict.failure(Reason.WRONG, extracted=extracted, details={**details, "first_error": error})

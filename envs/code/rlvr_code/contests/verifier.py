@@ -81,6 +81,10 @@ class ContestVerifier(CodeVerifier):
             return found
 
     def verify(self, task: Task, completion: str) -> Verdict:
+        judged = self.with_hidden_tests(task)  # a task showing every test: derived ones, or refused
+        if isinstance(judged, Verdict):
+            return judged
+        task = judged
         answer = task.answer if isinstance(task.answer, dict) else {}
         verifier = self._for_case_limit(case_limit(answer, completion))
         if answer.get("io") is not None or answer.get("interactor") is not None:
@@ -107,6 +111,10 @@ class ContestVerifier(CodeVerifier):
         (``limits.calibrate``): a checker task's reference is measured when its output is the
         expected one, else not (None); a file-I/O or interactive task's under the runners that
         judge it (the contestant's costliest run)."""
+        judged = self.with_hidden_tests(task)
+        if isinstance(judged, Verdict):
+            return judged, None
+        task = judged
         answer = task.answer if isinstance(task.answer, dict) else {}
         verifier = self._for_case_limit(case_limit(answer, completion))
         if answer.get("io") is not None or answer.get("interactor") is not None:

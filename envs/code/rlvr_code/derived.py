@@ -1,0 +1,456 @@
+"""Hidden tests derived from a task's reference solution, for tasks whose prompt shows every test.
+
+HumanEval/34 (one doctest, one test: the same call) and MBPP/37 (three copies of the assert the
+prompt quotes) show every test they have: a program answering the shown call from a table
+scores 1 all-or-nothing. Every task must keep at least one test the prompt does not show, so:
+
+* ``needs_hidden(task)``: no hidden test (``split.split_tests``, through the cached ``scoring.plan_for``).
+* ``derivable(task)``: why derivation cannot work (no reference solution, a stdin/stdout task
+  whose input layout is unknown, no shown assert of a shape this module can mirror), else None.
+  The envs leave such tasks out at ``make`` (``env.skipped``); the verifier refuses them.
+* ``derive(task, run)``: new inputs made from the shown calls' literal arguments by changes that
+  keep each value's type and visible properties (an int moves by 1-3 without changing sign, a
+  string edits a letter or digit into another of its class, a list changes some items, maybe
+  grows by one, is shuffled unless it was sorted, stays free of duplicates if it was; a tuple
+  keeps its length), seeded by the task so every process derives the same ones. The reference
+  runs on them in the sandbox (``run``, one run for all of them); an input it raises on, times
+  out on, or whose result is not a plain literal (or holds a float, whose last bits an honest
+  solution may compute differently) is dropped. Each kept input becomes an assert of the shape
+  of the shown one it came from: ``W(call(x)) == <expected>`` becomes ``W(call(x')) == W(ref(x'))``
+  (the shown comparison's wrapper, ``set(...)``, ``sorted(...)``, kept), ``assert call(x)`` /
+  ``assert not call(x)`` the reference's truth value, ``call(x) is None/True/False`` its
+  singleton. The answer with the derived tests appended is cached per task.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import itertools
+import random
+import threading
+import warnings
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from rlvr_code.scoring import plan_for
+from rlvr_code.split import humaneval_asserts, solution_names
+from rlvr_envs.types import Task
+
+DERIVED_TESTS = 3
+"""Derived tests a task gets (fewer when the reference fails on the other inputs)."""
+_CANDIDATES = 12
+_SEED = "rlvr-code-derived-v1"
+_MAX_LITERAL = 2000
+"""Characters of a derived input's or result's literal (a test stays readable and cheap)."""
+
+NO_REFERENCE = "the prompt shows every test and the task has no reference solution to derive a hidden one from"
+NOT_MIRRORED = (
+    "the prompt shows every test and none is one call with literal arguments compared with a value "
+    "(the shape hidden tests are derived from)"
+)
+STDIO_SHOWN = "the prompt shows every stdin/stdout case (no hidden case; inputs of unknown layout are not derived)"
+NOTHING_DERIVED = "the prompt shows every test and the reference solution failed on every derived input"
+
+
+def needs_hidden(task: Task) -> bool:
+    """Whether every test of the task stands in its prompt (a task without tests is not this case)."""
+    tests = plan_for(task).tests  # cached per task: this runs before every sample
+    return bool(tests) and all(t.public for t in tests)
+
+
+@dataclass(frozen=True)
+class _Shown:
+    """A shown assert this module can mirror: its test expression, the solution call in it (with
+    literal arguments) and the name the reference answers under."""
+
+    test: ast.expr
+    call: ast.Call
+    args: tuple[Any, ...]
+    kwargs: tuple[tuple[str, Any], ...]
+    callee: str
+
+
+def _parse(code: str) -> ast.Module | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(code)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    return tree
+
+
+def _mirrorable(test: ast.expr, names: set[str], callee: str) -> _Shown | None:
+    calls = [
+        n for n in ast.walk(test) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in names
+    ]
+    if len(calls) != 1 or any(k.arg is None for k in calls[0].keywords):
+        return None
+    call = calls[0]
+    try:
+        args = tuple(ast.literal_eval(a) for a in call.args)
+        kwargs = tuple((str(k.arg), ast.literal_eval(k.value)) for k in call.keywords)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    shape_ok = (
+        test is call
+        or (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and test.operand is call)
+        or (
+            isinstance(test, ast.Compare)
+            and len(test.ops) == 1
+            and (_holds(test.left, call) != _holds(test.comparators[0], call))
+            and (
+                isinstance(test.ops[0], ast.Eq)
+                or (isinstance(test.ops[0], ast.Is) and call in (test.left, test.comparators[0]))
+            )
+        )
+    )
+    if not shape_ok:
+        return None
+    called = call.func.id if isinstance(call.func, ast.Name) else ""
+    return _Shown(test, call, args, kwargs, callee or called)
+
+
+def _holds(node: ast.AST, call: ast.Call) -> bool:
+    return any(n is call for n in ast.walk(node))
+
+
+def _shown_asserts(task: Task) -> list[_Shown] | str:
+    """The shown tests this module can mirror, or why there are none."""
+    answer = task.answer if isinstance(task.answer, dict) else {}
+    kind = answer.get("format")
+    if kind == "stdio":
+        return STDIO_SHOWN
+    if not str(answer.get("canonical_solution") or "").strip():
+        return NO_REFERENCE
+    found: list[_Shown] = []
+    if kind == "humaneval":
+        entry = str(answer.get("entry_point") or "")
+        tree = _parse(str(answer.get("test") or ""))
+        names = {entry}
+        for node in getattr(tree, "body", []):
+            if isinstance(node, ast.FunctionDef) and node.name == "check" and node.args.args:
+                names.add(node.args.args[0].arg)
+        for item in humaneval_asserts(str(answer.get("test") or ""), entry):
+            shown = _mirrorable(item.node.test, names, entry) if item.counted else None
+            if shown is not None:
+                found.append(shown)
+    elif kind == "asserts":
+        listed = answer.get("solution_names")
+        names = {str(n) for n in listed} if isinstance(listed, list) else set()
+        names = names or set(solution_names(str(answer.get("canonical_solution") or "")))
+        for source in answer.get("tests") or ():
+            tree = _parse(str(source))
+            body = getattr(tree, "body", [])
+            if len(body) == 1 and isinstance(body[0], ast.Assert):
+                shown = _mirrorable(body[0].test, names, "")
+                if shown is not None:
+                    found.append(shown)
+    return found or NOT_MIRRORED
+
+
+def derivable(task: Task) -> str | None:
+    """None when hidden tests can be derived for the task (or it needs none), else why not."""
+    if not needs_hidden(task):
+        return None
+    shown = _shown_asserts(task)
+    return shown if isinstance(shown, str) else None
+
+
+# -- perturbations -------------------------------------------------------------------------------
+
+
+def _int(value: int, rng: random.Random) -> int:
+    if value == 0:
+        return 0  # zero is often a boundary the task names; its neighbours change the question
+    step = rng.choice((1, 2, 3))
+    new = value + rng.choice((-step, step))
+    if (value > 0) != (new > 0) or new == 0:
+        new = value + step if value > 0 else value - step
+    return new
+
+
+def _float(value: float, rng: random.Random) -> float:
+    if value == 0.0 or value != value or value in (float("inf"), float("-inf")):
+        return value
+    return round(value * rng.choice((0.5, 1.5, 2.0)), 6) or value
+
+
+_CLASSES = ("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789")
+
+
+def _str(value: str, rng: random.Random) -> str:
+    spots = [i for i, ch in enumerate(value) if any(ch in c for c in _CLASSES)]
+    if not spots:
+        return value
+    chars = list(value)
+    for at in rng.sample(spots, min(len(spots), rng.choice((1, 2)))):
+        pool = next(c for c in _CLASSES if chars[at] in c)
+        if pool[0] == "0" and at == 0 and chars[at] != "0":
+            pool = pool[1:]  # a number keeps no leading zero
+        others = [c for c in pool if c != chars[at]]
+        chars[at] = rng.choice(others)
+    return "".join(chars)
+
+
+def _ordered(items: list[Any]) -> int:
+    """1: non-decreasing, -1: non-increasing, 0: neither or not comparable (a short list: 0)."""
+    if len(items) < 3:
+        return 0
+    try:
+        if all(a <= b for a, b in itertools.pairwise(items)):
+            return 1
+        if all(a >= b for a, b in itertools.pairwise(items)):
+            return -1
+    except TypeError:
+        return 0
+    return 0
+
+
+def _distinct(items: list[Any]) -> bool:
+    try:
+        return len({repr(v) for v in items}) == len(items)
+    except (TypeError, ValueError, RecursionError):
+        return False
+
+
+def _list(items: list[Any], rng: random.Random, depth: int) -> list[Any]:
+    out = [_perturb(v, rng, depth + 1) if rng.random() < 0.5 else v for v in items]
+    if items and rng.random() < 0.5:
+        out.insert(rng.randrange(len(out) + 1), _perturb(rng.choice(items), rng, depth + 1))
+    order = _ordered(items)
+    if order:
+        try:
+            out.sort(reverse=order < 0)
+        except TypeError:
+            return list(items)
+    elif len(out) > 1:
+        rng.shuffle(out)
+    if _distinct(items):
+        out = list({repr(v): v for v in reversed(out)}.values())[::-1]  # the first of each, in order
+    return out
+
+
+def _perturb(value: Any, rng: random.Random, depth: int = 0) -> Any:
+    if depth > 6 or isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return _int(value, rng)
+    if isinstance(value, float):
+        return _float(value, rng)
+    if isinstance(value, str):
+        return _str(value, rng)
+    if isinstance(value, list):
+        return _list(value, rng, depth)
+    if isinstance(value, tuple):
+        return tuple(_perturb(v, rng, depth + 1) for v in value)  # a tuple is a record: its length stays
+    if isinstance(value, dict):
+        return {k: _perturb(v, rng, depth + 1) for k, v in value.items()}
+    if isinstance(value, (set, frozenset)):
+        return type(value)(_perturb(v, rng, depth + 1) for v in value)
+    return value
+
+
+def _plain(value: Any) -> bool:
+    """A literal that round-trips exactly (``repr`` then ``literal_eval``) and holds no float."""
+    if isinstance(value, float):
+        return False
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return all(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return all(_plain(k) and _plain(v) for k, v in value.items())
+    if isinstance(value, complex):
+        return False
+    text = repr(value)
+    if len(text) > _MAX_LITERAL:
+        return False
+    try:
+        back = ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return type(back) is type(value) and back == value
+
+
+Args = tuple[Any, ...]
+Kwargs = tuple[tuple[str, Any], ...]
+
+
+def candidate_inputs(shown: list[_Shown], task_id: str) -> list[tuple[int, Args, Kwargs]]:
+    """Up to ``_CANDIDATES`` new ``(shown index, args, kwargs)``, the same in every process."""
+    rng = random.Random(f"{_SEED}|{task_id}")  # str seeds hash with SHA-512: no PYTHONHASHSEED
+    seen = {repr((s.callee, s.args, s.kwargs)) for s in shown}
+    out = []
+    for attempt in range(_CANDIDATES * 4):
+        index = attempt % len(shown)
+        base = shown[index]
+        args = tuple(_perturb(a, rng) for a in base.args)
+        kwargs = tuple((k, _perturb(v, rng)) for k, v in base.kwargs)
+        key = repr((base.callee, args, kwargs))
+        if key in seen or not all(_plain(v) for v in (*args, *(v for _, v in kwargs))):
+            continue
+        if len(repr((args, kwargs))) > _MAX_LITERAL:
+            continue
+        seen.add(key)
+        out.append((index, args, kwargs))
+        if len(out) >= _CANDIDATES:
+            break
+    return out
+
+
+# -- the derived asserts -------------------------------------------------------------------------
+
+
+def _value_node(value: Any) -> ast.expr:
+    return ast.parse(repr(value), mode="eval").body
+
+
+def _swap_deep(node: ast.AST, old: ast.AST, new: ast.AST) -> ast.AST:
+    """A copy of ``node`` with the subtree ``old`` replaced by ``new`` (``node`` is left as it is)."""
+    if node is old:
+        return new
+    fresh = copy.copy(node)
+    for name, value in ast.iter_fields(node):
+        if isinstance(value, list):
+            setattr(fresh, name, [_swap_deep(v, old, new) if isinstance(v, ast.AST) else v for v in value])
+        elif isinstance(value, ast.AST):
+            setattr(fresh, name, _swap_deep(value, old, new))
+    return fresh
+
+
+def derived_assert(shown: _Shown, args: Args, kwargs: Kwargs, result: Any) -> str | None:
+    """The assert checking the solution on ``args`` as ``shown`` checks it on its own arguments."""
+    call = ast.Call(
+        func=copy.deepcopy(shown.call.func),
+        args=[_value_node(a) for a in args],
+        keywords=[ast.keyword(arg=k, value=_value_node(v)) for k, v in kwargs],
+    )
+    test = shown.test
+    expr: ast.expr
+    if test is shown.call or isinstance(test, ast.UnaryOp):
+        expr = call if result else ast.UnaryOp(op=ast.Not(), operand=call)
+    else:
+        if not isinstance(test, ast.Compare):  # ``_mirrorable``: one == or ``is``
+            return None
+        side = test.left if _holds(test.left, shown.call) else test.comparators[0]
+        if isinstance(test.ops[0], ast.Is):
+            if side is not shown.call or not (result is None or isinstance(result, bool)):
+                return None
+            expr = ast.Compare(left=call, ops=[ast.Is()], comparators=[_value_node(result)])
+        else:
+            got = _swap_deep(side, shown.call, call)
+            want = _swap_deep(side, shown.call, _value_node(result))
+            if not (isinstance(got, ast.expr) and isinstance(want, ast.expr)):
+                return None
+            expr = ast.Compare(left=got, ops=[ast.Eq()], comparators=[want])
+    return ast.unparse(ast.fix_missing_locations(ast.Assert(test=expr, msg=None)))
+
+
+_DRIVER = """
+import ast as _derived_ast, sys as _derived_sys
+_derived_args, _derived_kwargs = _derived_ast.literal_eval(_derived_sys.stdin.read())
+_derived_sys.stdout.write(repr({callee}(*_derived_args, **dict(_derived_kwargs))))
+"""
+
+
+def reference_program(task: Task, callee: str) -> str:
+    """The reference, the tests' setup, and a driver printing ``repr`` of the call on stdin's literal."""
+    answer = task.answer if isinstance(task.answer, dict) else {}
+    parts = [str(answer.get("canonical_solution") or "")]
+    if answer.get("format") == "asserts" and str(answer.get("setup") or "").strip():
+        parts.append(str(answer["setup"]))
+    return "\n".join(parts) + "\n" + _DRIVER.format(callee=callee)
+
+
+RunOutputs = Callable[[str, list[dict[str, str]]], list[str | None]]
+"""``run(program, cases)``: the program's stdout on each case, None where it did not end normally."""
+
+
+def sandbox_runner(limits: dict[str, Any]) -> RunOutputs:
+    """``RunOutputs`` in the languages runner's Python sandbox (``contests.sandboxed.run_outputs``)."""
+
+    def run(program: str, cases: list[dict[str, str]]) -> list[str | None]:
+        from rlvr_code.contests.sandboxed import run_outputs
+
+        report = run_outputs("python", program, cases, limits)
+        entries = [e for e in report.get("tests") or () if isinstance(e, dict)]
+        outputs = [e.get("output") if e.get("status") in ("passed", "failed") else None for e in entries]
+        return [*outputs, *[None] * (len(cases) - len(outputs))][: len(cases)]
+
+    return run
+
+
+def with_tests(task: Task, tests: list[str]) -> Task:
+    """The task with ``tests`` appended (hidden: the prompt shows none of them)."""
+    answer = dict(task.answer)
+    if answer.get("format") == "asserts":
+        answer["tests"] = [*answer.get("tests", []), *tests]
+    else:
+        answer["test"] = _into_check(str(answer.get("test") or ""), tests)
+    return task.model_copy(update={"answer": answer})
+
+
+def _into_check(module: str, tests: list[str]) -> str:
+    """HumanEval's test module with ``tests`` appended to ``check``'s body (as text: the line
+    numbers the verdict names the shown asserts by stay the same)."""
+    tree = _parse(module)
+    lines = module.splitlines()
+    for node in getattr(tree, "body", []):
+        if isinstance(node, ast.FunctionDef) and node.name == "check" and node.body:
+            end = node.end_lineno or len(lines)
+            indent = " " * node.body[0].col_offset
+            return "\n".join([*lines[:end], *(indent + t for t in tests), *lines[end:]]) + "\n"
+    return module
+
+
+def derive(task: Task, run: RunOutputs) -> Task | str:
+    """The task with derived hidden tests, or why none could be derived. ``run`` may raise
+    (a sandbox failure): the caller decides; nothing is cached then."""
+    shown = _shown_asserts(task)
+    if isinstance(shown, str):
+        return shown
+    tests: list[str] = []
+    by_callee: dict[str, list[tuple[int, Args, Kwargs]]] = {}
+    for index, args, kwargs in candidate_inputs(shown, str(task.id)):
+        by_callee.setdefault(shown[index].callee, []).append((index, args, kwargs))
+    for callee, inputs in sorted(by_callee.items()):
+        outputs = run(reference_program(task, callee), [{"input": repr((a, k)), "output": ""} for _, a, k in inputs])
+        for (index, args, kwargs), text in zip(inputs, outputs):
+            if text is None or len(text) > _MAX_LITERAL:
+                continue
+            try:
+                result = ast.literal_eval(text)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                continue
+            if not _plain(result):
+                continue
+            made = derived_assert(shown[index], args, kwargs, result)
+            if made is not None and made not in tests:
+                tests.append(made)
+            if len(tests) >= DERIVED_TESTS:
+                break
+    return with_tests(task, tests[:DERIVED_TESTS]) if tests else NOTHING_DERIVED
+
+
+_cache: OrderedDict[str, Task | str] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def with_hidden_tests(task: Task, run: RunOutputs) -> Task | str:
+    """``task`` itself when it has a hidden test; else the task with derived ones, or why it
+    has none (cached per task content: the reference runs once per task and process)."""
+    if not needs_hidden(task):
+        return task
+    key = f"{task.id}|{task.fingerprint}"
+    with _cache_lock:
+        known = _cache.get(key)
+    if known is not None:
+        return known
+    made = derive(task, run)
+    with _cache_lock:
+        _cache[key] = made
+        while len(_cache) > 2048:
+            _cache.popitem(last=False)
+    return made
