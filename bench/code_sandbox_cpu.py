@@ -14,6 +14,12 @@ repeats, and for each run it reads, from ``/proc``:
   CPU, not by processes waiting on each other's wake-ups.
 
     .venv/bin/python bench/code_sandbox_cpu.py --repeats 5
+    git worktree add --detach /tmp/before HEAD~1   # then, before and after side by side:
+    .venv/bin/python bench/code_sandbox_cpu.py --before /tmp/before
+
+``--before TREE`` adds a row for the sandbox running the harness (``_sandbox_*.py``) of another
+checkout, the host side staying this one's: a change to the sandbox's own processes measured
+against the floor and against what it replaces in one run, rows rotated over repeats.
 """
 
 from __future__ import annotations
@@ -124,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     parser.add_argument("--lanes", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--before", type=Path, default=None, help="another checkout: its harness as a row too")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from bench.code_sandbox import Floor, Sandbox, humaneval_rows, workloads
@@ -131,10 +138,13 @@ def main(argv: list[str] | None = None) -> int:
     rows = humaneval_rows(args.data / "humaneval.jsonl", None)
     samples = workloads(rows)["HumanEval canonical"]
     methods: list[Any] = [Floor(args.lanes, 20.0), Sandbox(rows, args.lanes, 20.0)]
+    if args.before is not None:
+        methods.append(before_sandbox(Sandbox, rows, args.lanes, args.before))
     results: dict[str, list[dict[str, float]]] = {m.name: [] for m in methods}
     load_before = os.getloadavg()[0]
     for repeat in range(args.repeats):
-        for method in methods if repeat % 2 == 0 else methods[::-1]:
+        shift = repeat % len(methods)  # each row goes first, in turn
+        for method in methods[shift:] + methods[:shift]:
             results[method.name].append(measure(method, samples))
     for method in methods:
         method.close()
@@ -148,11 +158,48 @@ def main(argv: list[str] | None = None) -> int:
         for key in runs[0]:
             values = [run.get(key, 0.0) for run in runs]
             print(f"  {key:<16} {statistics.median(values):8.2f}  [{min(values):.2f}-{max(values):.2f}]")
-    floor, sandbox = (results[m.name] for m in methods)
-    cpu = statistics.median(f["all"] / s["all"] for f, s in zip(floor, sandbox))
-    rate = statistics.median(s["samples/s"] / f["samples/s"] for f, s in zip(floor, sandbox))
-    print(f"\nsandbox / floor: throughput {rate:.2f}, CPU per sample (floor's over sandbox's) {cpu:.2f}")
+    floor = results[methods[0].name]
+    print()
+    for method in methods[1:]:
+        runs = results[method.name]
+        cpu = statistics.median(f["all"] / s["all"] for f, s in zip(floor, runs))
+        rate = statistics.median(s["samples/s"] / f["samples/s"] for f, s in zip(floor, runs))
+        print(f"{method.name} / floor: throughput {rate:.2f}, CPU per sample (floor's over its) {cpu:.2f}")
+    if args.before is not None:
+        after, before = results[methods[1].name], results[methods[2].name]
+        rates = [a["samples/s"] / b["samples/s"] for a, b in zip(after, before)]
+        cpus = [b["all"] / a["all"] for a, b in zip(after, before)]
+        print(
+            f"this tree / --before, per repeat: throughput {' '.join(f'{r:.2f}' for r in rates)} "
+            f"(median {statistics.median(rates):.2f}); CPU per sample (before's over this) "
+            f"{' '.join(f'{c:.2f}' for c in cpus)} (median {statistics.median(cpus):.2f})"
+        )
     return 0
+
+
+def before_sandbox(sandbox_class: Any, rows: list[dict], lanes: int, tree: Path) -> Any:
+    """The bench's sandbox row, its workers running ``tree``'s harness (started only after the
+    sources are swapped: the first pass starts them)."""
+    from rlvr_code import sandbox as module
+
+    folder = tree / "envs" / "code" / "rlvr_code"
+    sources = {role: module.harness_source(role, folder) for role in ("judge", "solution")}
+
+    class BeforeBox(module.LocalSandbox):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._sources = sources
+
+    class Before(sandbox_class):
+        def __init__(self) -> None:
+            original, module.LocalSandbox = module.LocalSandbox, BeforeBox  # type: ignore[misc]
+            try:
+                super().__init__(rows, lanes, 20.0)  # builds its box from the module's class
+            finally:
+                module.LocalSandbox = original  # type: ignore[misc]
+            self.name = f"rlvr_code LocalSandbox, harness of {tree}"
+
+    return Before()
 
 
 if __name__ == "__main__":

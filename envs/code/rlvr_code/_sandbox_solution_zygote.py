@@ -81,6 +81,10 @@ class SolutionZygote:
         # period) follows it, off the sample's critical path but before the next request is read.
         self.drop_pending = False
         self.retire_deferred = False  # ``retire`` came from such a drop, after the run was answered
+        # The tmpfs mounted on the working directory: (the uid it is for, its ``pristine`` state
+        # when mounted), and whether a run may take it as it is (the last one left it pristine).
+        self.mounted: tuple[int | None, tuple] | None = None
+        self.kept = False
         self.memory = open_cgroup(config.get("memory_cgroup"), unmount)  # the per-sample memory bound
         if config.get("mount_work"):
             # Only inside a mount namespace of our own: outside one, a mount would be the host's.
@@ -155,7 +159,21 @@ class SolutionZygote:
 
     def prepare_workdir(self, uid: int | None) -> None:
         if self.fresh_mounts:
+            if self.kept and self.mounted is not None:
+                # Left exactly as mounted by the last run (``drop_workdir``): the same as a fresh
+                # one, without a mount and an unmount (an RCU grace period) per run.
+                self.kept = False
+                if self.mounted[0] == uid:
+                    return
+                if uid is not None:
+                    os.chown(self.workdir, uid, uid)  # what the mount's ``uid=`` would have set
+                    self.mounted = (uid, pristine_state(self.workdir))
+                    return
+            if self.mounted is not None:  # kept by no run (one that never got to its drop)
+                self.mounted = None
+                unmount(self.workdir)
             mount_tmpfs(self.workdir, self.work_bytes, self.work_inodes, uid)
+            self.mounted = (uid, pristine_state(self.workdir))
             return
         if os.path.lexists(self.workdir):
             wipe_tree(self.workdir)
@@ -167,6 +185,10 @@ class SolutionZygote:
         """Remove what the sample left. Never raises: a failure retires this zygote instead."""
         try:
             if self.fresh_mounts:
+                if self.mounted is not None and restore_pristine(self.workdir, self.mounted[1]):
+                    self.kept = True  # nothing of the run is left in it: the next run takes it
+                    return
+                self.mounted, self.kept = None, False
                 unmount(self.workdir)  # O(1) for us: the kernel frees the (bounded) inodes
             else:
                 wipe_tree(self.workdir)
@@ -300,6 +322,43 @@ class SolutionZygote:
             if self.retire:
                 outcome["retire"] = self.retire  # the judge passes it on: no extra round trip to learn it
         return outcome
+
+
+def pristine_state(path: str) -> tuple:
+    """What a run could change in an empty tmpfs on ``path`` and leave there: its root directory's
+    inode (owner, mode, links, size), its free inodes and blocks (any file, directory or link the
+    run made and kept, or unlinked but still holds), its extended attributes (ACLs included);
+    then the root's access and modification times (the last item)."""
+    info, space = os.lstat(path), os.statvfs(path)
+    return (
+        info.st_dev,
+        info.st_ino,
+        info.st_mode,
+        info.st_uid,
+        info.st_gid,
+        info.st_nlink,
+        info.st_size,
+        space.f_ffree,
+        space.f_bfree,
+        tuple(os.listxattr(path, follow_symlinks=False)),
+        (info.st_atime_ns, info.st_mtime_ns),
+    )
+
+
+def restore_pristine(path: str, mounted: tuple) -> bool:
+    """Whether the tmpfs on ``path`` holds nothing a run could have left: ``pristine_state`` as
+    when mounted, bar the root's times (a listing, a file made and removed, change them), which
+    are then set back as they were. Any doubt: False (the caller mounts a fresh one)."""
+    try:
+        state = pristine_state(path)
+        if state[:-1] != mounted[:-1]:
+            return False
+        if state[-1] != mounted[-1]:
+            os.utime(path, ns=mounted[-1], follow_symlinks=False)
+            state = pristine_state(path)
+        return state == mounted
+    except Exception:
+        return False
 
 
 def sample_environment(workdir: str) -> None:

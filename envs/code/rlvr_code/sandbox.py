@@ -83,9 +83,9 @@ _IMPORTS_END = "# -- end wire imports --"
 _MAIN_GUARD = '\n\nif __name__ == "__main__":'
 
 
-def sandbox_module_source(role: str, *, keep_main: bool = True) -> str:
+def sandbox_module_source(role: str, *, keep_main: bool = True, folder: Path | None = None) -> str:
     """A role module's source without its development imports (the wire module precedes it)."""
-    body = (Path(__file__).parent / f"_sandbox_{role}.py").read_text(encoding="utf-8")
+    body = ((folder or Path(__file__).parent) / f"_sandbox_{role}.py").read_text(encoding="utf-8")
     if _IMPORTS_START not in body or _IMPORTS_END not in body:
         raise SandboxError(f"_sandbox_{role}.py lost its import markers")
     body = body[: body.index(_IMPORTS_START)] + body[body.index(_IMPORTS_END) + len(_IMPORTS_END) :]
@@ -101,11 +101,15 @@ HARNESS_PARTS = {
 """The modules after ``_sandbox_wire`` that make up each role's program, in order (the last has the main)."""
 
 
-def harness_source(role: str) -> str:
-    """The program one sandbox runs: the shared wire module, then the role's module(s)."""
-    wire = (Path(__file__).parent / "_sandbox_wire.py").read_text(encoding="utf-8")
+def harness_source(role: str, folder: Path | None = None) -> str:
+    """The program one sandbox runs: the shared wire module, then the role's module(s).
+    ``folder``: another copy of this package's folder (a benchmark's before/after, same run)."""
+    folder = folder or Path(__file__).parent
+    wire = (folder / "_sandbox_wire.py").read_text(encoding="utf-8")
     parts = HARNESS_PARTS[role]
-    return "\n\n".join([wire, *(sandbox_module_source(part, keep_main=part == parts[-1]) for part in parts)])
+    return "\n\n".join(
+        [wire, *(sandbox_module_source(part, keep_main=part == parts[-1], folder=folder) for part in parts)]
+    )
 
 
 def bootstrap_source() -> str:
