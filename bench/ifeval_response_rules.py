@@ -1,5 +1,6 @@
 """Cost of the round-4 and round-5 relevance rules (issue 26): the response-language rule, the form
-rules, the contrast by similarity and the pasted-answer rule (``rlvr_ifeval.pasted``).
+rules, the contrast by similarity and the pasted-answer rule (``rlvr_ifeval.pasted``; round 6's chance
+and far-home rules: ``relevance_paste=2``).
 
 Run: ``.venv/bin/python bench/ifeval_response_rules.py [--passes 3]``. Times, per response and in
 this process's CPU time, ``response_language.wrong_language``, ``genre.not_verse`` +
@@ -81,7 +82,7 @@ def main() -> None:
     newest = rlvr_envs.registry.resolve("ifeval-data").id
     verifiers = {
         env_id: IFEvalVerifier(relevance_background=background, **flags(env_id))
-        for env_id in dict.fromkeys(("ifeval-data-v3", "ifeval-data-v4", newest))
+        for env_id in dict.fromkeys(("ifeval-data-v3", "ifeval-data-v4", "ifeval-data-v5", newest))
     }
     for x in items:  # per-prompt caches, as a trainer's second completion of a task finds them
         wrong_language(*x), not_verse(*x), too_short(*x)
@@ -98,7 +99,13 @@ def main() -> None:
     ]
     twin = background.outranking()
     pasting = background.variant(outrank=True, paste=True)
+    chance = background.variant(outrank=True, paste=2)
     walked = [(pasting, p, t, f, contrast.matched_weights(background, f)) for p, t, f in units]
+    walked_6 = [(chance, *rest) for _, *rest in walked]
+    # Each response under the next row's prompt (a paste: the rules' long path, their walk too).
+    shifted = [(units[k - 1][0], units[k - 1][1], units[k][2]) for k in range(len(units))]
+    pastes_5 = [(pasting, p, t, f, contrast.matched_weights(background, f)) for p, t, f in shifted]
+    pastes_6 = [(chance, *rest) for _, *rest in pastes_5]
     pairs = list(zip(tasks, [r["response"] for r in rows], strict=True))
     results = {
         "language rule, typical English answer (µs)": _per_call(wrong_language, typical, args.passes, clear),
@@ -109,6 +116,10 @@ def main() -> None:
         "contrast + similarity + pasted, v5 (µs)": _per_call(pasting.answers_another, units, args.passes, clear),
         # The new rule alone, on the postings walk the contrast rules have already made.
         "pasted rule alone, v5 (µs)": _per_call(shares_little, walked, args.passes, clear),
+        "contrast + similarity + pasted round 6, v6 (µs)": _per_call(chance.answers_another, units, args.passes, clear),
+        "pasted rule alone, round 6, v6 (µs)": _per_call(shares_little, walked_6, args.passes, clear),
+        "pasted rule alone on pastes, v5 (µs)": _per_call(shares_little, pastes_5, args.passes, clear),
+        "pasted rule alone on pastes, round 6, v6 (µs)": _per_call(shares_little, pastes_6, args.passes, clear),
     }
     for env_id, verifier in verifiers.items():
         results[f"verify {env_id} (µs)"] = _per_call(verifier.verify, pairs, args.passes, clear)

@@ -4,7 +4,8 @@ is refused (IDF-weighted task units against a background of the env's prompts), 
 prompt's words walked in order between filler are a salad. Round 4 (``ifeval-data-v4``,
 ``ifeval-synth-v5``) adds the response-language rule (tests/ifeval/test_ifeval_response_language.py).
 Round 5 (``ifeval-data-v5``, ``ifeval-synth-v6``) adds the pasted-answer rule
-(tests/ifeval/test_ifeval_pasted.py). The ids' flags are read from their registered kwargs, and
+(tests/ifeval/test_ifeval_pasted.py), round 6 (``ifeval-data-v6``, ``ifeval-synth-v7``) its
+chance and far-home rules. The ids' flags are read from their registered kwargs, and
 the newest id is the one ``ifeval-data`` resolves to.
 
 Measured on the whole verdict (guard and gate together, what a trainer is paid), against the
@@ -84,6 +85,8 @@ def test_the_new_gate_rejects_at_most_one_percent_of_labelled_good_responses(lab
     # 3 of 493 (0.6%) beyond the guard's, where v4 refused 4.
     assert set(added["ifeval-data-v5"]) < set(added["ifeval-data-v4"])
     assert len(added[NEWEST]) <= 0.01 * len(good)
+    # Round 6 (ifeval-data-v6: the chance and far-home rules) refuses no labelled-good answer more.
+    assert set(added["ifeval-data-v6"]) == set(added["ifeval-data-v5"])
 
 
 def _paste_scores(rows: list[dict[str, Any]], tasks: list[Task], verifier: IFEvalVerifier) -> tuple[int, int, int]:
@@ -126,7 +129,12 @@ def test_a_real_answer_pasted_under_other_prompts_is_paid_less_often(labelled) -
     # pairs (1.38%), at most 6 of 30 prompts for one response (v4: 270, 1.83%, 7 of 30).
     v5 = scores["ifeval-data-v5"]
     assert v5[0] == v4[0] and v5[1] < 0.8 * v4[1] and v5[2] < v4[2]
-    assert scores[NEWEST][1] <= v5[1]
+    # Round 6 (ifeval-data-v6): an answer that shares nothing with a prompt whose words a text of
+    # its length would meet by chance, or a little of it while another prompt is five times as
+    # similar, is refused. Measured 191 pairs (1.29%; v5: 204, 1.38%).
+    v6 = scores["ifeval-data-v6"]
+    assert v6[0] == v5[0] and v6[1] <= v5[1] - 10 and v6[2] <= v5[2]
+    assert scores[NEWEST][1] <= v6[1]
 
 
 def test_a_paste_from_outside_the_background_is_left_to_the_overlap_rule() -> None:
@@ -387,7 +395,7 @@ def test_the_envs_build_their_background_from_their_own_prompts_or_take_yours() 
         for t in range(len(TOPICS))
     ]
     env: Any = rlvr_envs.make("ifeval-data", data=rows)
-    assert env.env_id == NEWEST == "ifeval-data-v5" and env.verifier.relevance_background is not None
+    assert env.env_id == NEWEST == "ifeval-data-v6" and env.verifier.relevance_background is not None
     assert set(env.verifier.relevance_background.prompts) == {r["prompt"] for r in rows}
     answer = ANSWERS[1].replace(",", "")
     by_prompt = {t.prompt: t for t in env.tasks}
@@ -398,7 +406,7 @@ def test_the_envs_build_their_background_from_their_own_prompts_or_take_yours() 
     own: Any = rlvr_envs.make("ifeval-data", data=rows[2:], relevance_background=mine)
     assert set(own.verifier.relevance_background.prompts) == set(mine)
     synth: Any = rlvr_envs.make("ifeval-synth", base_prompts=[r["prompt"] for r in rows])
-    assert synth.env_id == NEWEST_SYNTH == "ifeval-synth-v6" and len(
+    assert synth.env_id == NEWEST_SYNTH == "ifeval-synth-v7" and len(
         synth.verifier.relevance_background.prompts
     ) == len(rows)
 

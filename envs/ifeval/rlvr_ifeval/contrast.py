@@ -95,9 +95,9 @@ class Background:
     """Per prompt, the content units of the whole prompt without its instructions' string
     arguments, weighted (``pasted.prompt_content``; a background pickled before round 5 has none:
     computed per prompt then)."""
-    paste: bool = False
+    paste: int = 0
     """Also refuse a response that shares nothing with its prompt while another prompt matches
-    it well (``pasted.shares_nothing_but_has_a_home``)."""
+    it well (``pasted.shares_little_but_has_a_home``): 1 the round-5 rules, 2 with round 6's."""
 
     @classmethod
     def build(cls, tasks: Iterable[tuple[str, Sequence[Checker]]], limit: int = MAX_BACKGROUND) -> Background | None:
@@ -157,7 +157,7 @@ class Background:
         found = answers_another_prompt(self, prompt, task, response, matched)
         if found is None and self.outrank:
             found = outranked(self, prompt, task, response, matched)
-        if found is None and self.paste and matched:
+        if found is None and self.paste and (matched or self.paste >= 2):  # round 6 needs no match
             found = pasted.shares_little_but_has_a_home(self, prompt, task, response, matched)
         return found
 
@@ -183,7 +183,7 @@ class Background:
         """This background with ``outrank`` on (made once, kept beside it, never pickled)."""
         return self.variant(outrank=True, paste=self.paste)
 
-    def variant(self, *, outrank: bool, paste: bool) -> Background:
+    def variant(self, *, outrank: bool, paste: int) -> Background:
         """This background with the rules ``outrank`` and ``paste`` on or off (each variant made
         once, kept beside it, never pickled: the pool ships the background to every worker)."""
         if self.outrank == outrank and self.paste == paste:

@@ -30,6 +30,27 @@ has fewer content units. A paste whose home is not in the background is left to 
 language a prompt names ("Explain in French ...") cannot be expected to use the English prompt's
 words, so the overlap rule does not judge it (labelled key 1137 was refused for that).
 
+Round 6 (``relevance_paste=2``: ``ifeval-data-v6``, ``ifeval-synth-v7``) adds two rules that
+need no home, or a far better one:
+
+* **Avoids the words chance alone would meet.** A response that shares no content unit with
+  its prompt is refused, whatever other prompt it matches or none, when chance alone would put
+  ``MIN_CHANCE_UNITS`` of the prompt's units in a text of its length: a unit is in a random
+  background prompt at its document frequency ``p`` (``exp(-idf)``), and a response of ``m``
+  distinct units is as large as ``d = m / k`` prompts (``k``: a background prompt's mean number
+  of units), so ``expected_by_chance`` = sum over the prompt's units of ``1 - (1 - p) ** d``.
+  Length-aware by construction: a short answer ("Oreo, Panda, Zebra", "My answer is no.") or
+  one under a prompt of rare words (a name, a topic) is expected to meet nothing and is not
+  judged; a longer text that avoids every common word of a long prompt is not answering it.
+  Real answers share about ten times what chance gives, so one that shares nothing where
+  chance gives a quarter of a unit is rare: among the labelled-good answers the most is 0.236
+  (key 2100, 69 words on Frankenstein's bride's fashion that never name her).
+* **A far better home.** A response sharing 12-25% of its prompt's weight (``MAX_SHARED_COVER``
+  .. ``MAX_SHARED_COVER_FAR``) is refused when another prompt's similarity is
+  ``MIN_FAR_HOME_SIMILARITY`` or more and ``MIN_FAR_HOME_RATIO`` times its own prompt's: long
+  pastes meet a few of any prompt's words, and their home matches them far better (the labelled
+  answers in that band reach a ratio of 4.26 at most).
+
 Cost: the prompt's units are computed once per prompt (at ``Background.build`` for the
 background's prompts, else cached); a response costs one set test, and the walk over the other
 prompts' matches (which ``contrast`` has already made) only when it shares nothing.
@@ -66,6 +87,26 @@ MIN_HOME_RATIO = 2.5
 """... and this many times the response's similarity to its own prompt. Calibrated on the
 labelled responses: no labelled-good answer refused; the closest has a cover of 0.153 (at 0.15
 none, at 0.17 two are refused)."""
+# Round 6 (``relevance_paste=2``).
+MIN_CHANCE_UNITS = 0.25
+"""A response sharing no content unit with its prompt is refused when random prompts of the
+background as large as the response would hold this many of the prompt's units between them
+(``expected_by_chance``). Real answers share about ten times what chance gives (labelled-good:
+9.4 times in sum, median 11.6), so one expected to meet a quarter of a unit by chance is expected
+to meet two or three as an answer. Calibrated on the labelled responses: the labelled-good
+answers that share nothing reach 0.236 (key 2100; then 0.10); at 0.25 no labelled-good answer
+is refused and 9 of the labelled pastes are (0.3: 7; 0.2: 10 and 2100; 0.1: 26 and 2100)."""
+MIN_CHANCE_BACKGROUND = 50
+"""The chance rule needs this many background prompts (document frequencies over a handful of
+base prompts say nothing about chance: every word of three prompts is "common")."""
+MAX_SHARED_COVER_FAR = 0.25
+"""A response sharing more than ``MAX_SHARED_COVER`` and at most this share of its prompt's weight
+is refused when ..."""
+MIN_FAR_HOME_SIMILARITY = 3.0
+"""... another prompt's similarity reaches this ..."""
+MIN_FAR_HOME_RATIO = 5.0
+"""... and this many times its own prompt's (the labelled-good answers in the band: 4.26 at most;
+at 4.0 two are refused)."""
 MAX_PROMPT_CHARS = 20_000
 """A prompt is read this far for its units."""
 MAX_CACHED = 4096
@@ -145,16 +186,21 @@ def shares_little_but_has_a_home(
     mine = background.prompt_content(prompt, own_index)
     if mine is None or len(mine.units) < MIN_PROMPT_UNITS:
         return None
-    if mine.every.isdisjoint(response):
+    level = int(background.paste)
+    nothing = mine.every.isdisjoint(response)
+    if nothing:
         cover = own = 0.0
         floor = MIN_HOME_SIMILARITY
     else:
         shared = sum(w for variants, w in mine.units if not variants.isdisjoint(response))
         cover = shared / mine.weight
-        if cover > MAX_SHARED_COVER:
-            return None
         own = shared / math.sqrt(mine.weight)
-        floor = max(MIN_HOME_SIMILARITY_SHARED, MIN_HOME_RATIO * own)
+        if cover <= MAX_SHARED_COVER:
+            floor = max(MIN_HOME_SIMILARITY_SHARED, MIN_HOME_RATIO * own)
+        elif level >= 2 and cover <= MAX_SHARED_COVER_FAR:
+            floor = max(MIN_FAR_HOME_SIMILARITY, MIN_FAR_HOME_RATIO * own)
+        else:
+            return None
     weights, prompt_units = background.weights, background.units
     best = 0.0
     for i, w in matched.items():
@@ -163,12 +209,37 @@ def shares_little_but_has_a_home(
             if similarity > best and prompt_units[i] != task:
                 best = similarity
     if best < floor:
+        if level >= 2 and nothing and len(background.units) >= MIN_CHANCE_BACKGROUND:
+            expected = expected_by_chance(mine, len(response) / _mean_units(background))
+            if expected >= MIN_CHANCE_UNITS:
+                return {"own_prompt_cover": 0.0, "expected_by_chance": round(expected, 2)}
         return None
     return {
         "own_prompt_cover": round(cover, 3),
         "own_prompt_similarity": round(own, 2),
         "other_prompt_similarity": round(best, 2),
     }
+
+
+def expected_by_chance(mine: PromptContent, draws: float) -> float:
+    """How many of ``mine``'s units ``draws`` prompts of the background, drawn at random, would
+    hold between them: a unit is in a prompt at its document frequency (``exp(-weight)``, the
+    weight being ``log((n + 1) / (df + 0.5))``), and a response of ``m`` distinct units holds as
+    many as ``m / mean units of a prompt`` prompts. Summed with ``math.fsum`` over the units in
+    their (sorted) order: the same float in every process."""
+    if draws <= 0:
+        return 0.0
+    return math.fsum(1.0 - (1.0 - math.exp(-w)) ** draws for _, w in mine.units)
+
+
+def _mean_units(background: Background) -> float:
+    """The mean number of task units of a background prompt (made once per background object,
+    kept beside it: a frozen dataclass, as its other caches)."""
+    found = background.__dict__.get("_mean_units")
+    if found is None:
+        found = max(1.0, math.fsum(len(u) for u in background.units) / max(1, len(background.units)))
+        object.__setattr__(background, "_mean_units", found)
+    return float(found)
 
 
 _MIN_DETECT_LETTERS = 20

@@ -7,7 +7,12 @@ Versions (a change that alters any reward bumps the version; the old one stays):
   ``rlvr-envs eval`` reproduces published numbers; the guard is opt-in (``guard=True``).
 * ``ifeval-v0``, ``ifbench-v0``: the degenerate-response guard on, words counted as ``\\w``
   runs (a Chinese or Thai sentence is one word), as these ids scored before.
-* ``ifeval-synth-v6``, ``ifeval-data-v5`` (your own data): training envs, as ``-v5`` / ``-v4``
+* ``ifeval-synth-v7``, ``ifeval-data-v6`` (your own data): training envs, as ``-v6`` / ``-v5``
+  below, and a response that shares no content word with a prompt whose common words a text of
+  its length would meet by chance is refused, as is one sharing a little of its prompt while
+  another prompt is far more similar (``relevance_paste=2``, issue 26 round 6:
+  ``rlvr_ifeval.pasted``).
+* ``ifeval-synth-v6``, ``ifeval-data-v5``: training envs, as ``-v5`` / ``-v4``
   below, and a response that shares no content word with its whole prompt while another prompt
   of the background matches it well is refused, and a response in the language a prompt names
   is not held to the prompt's English words (``relevance_paste=True``, issue 26 round 5:
@@ -58,6 +63,8 @@ _SYNTH_RELEVANCE: dict[str, object] = {
 _ROUND_4: dict[str, object] = {"relevance_language": True, "relevance_genre": True, "relevance_outrank": True}
 # Round 5: a response that shares nothing with its prompt while another prompt claims it.
 _ROUND_5: dict[str, object] = {**_ROUND_4, "relevance_paste": True}
+# Round 6: a response that avoids the words chance alone would meet, or whose home is far better.
+_ROUND_6: dict[str, object] = {**_ROUND_4, "relevance_paste": 2}
 
 
 def register_envs() -> None:
@@ -95,6 +102,7 @@ def register_envs() -> None:
         {"relevance": "contrast"},
         {"relevance": "contrast", **_ROUND_4},
         {"relevance": "contrast", **_ROUND_5},
+        {"relevance": "contrast", **_ROUND_6},
     )
     for version, relevance in enumerate(data_relevance):
         rlvr_envs.register(
@@ -115,6 +123,7 @@ def register_envs() -> None:
         (4, _SYNTH_RELEVANCE),
         (5, {**_SYNTH_RELEVANCE, **_ROUND_4}),
         (6, {**_SYNTH_RELEVANCE, **_ROUND_5}),
+        (7, {**_SYNTH_RELEVANCE, **_ROUND_6}),
     )
     for version, guard in training:
         rlvr_envs.register(

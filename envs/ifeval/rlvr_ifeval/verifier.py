@@ -155,7 +155,8 @@ class IFEvalVerifier(Verifier):
         relevance_paste: with ``relevance="contrast"``, also refuse a response that shares no
             content word with its whole prompt while another background prompt matches it well,
             and do not ask the overlap rule about a response written in the language the prompt
-            names (``rlvr_ifeval.pasted``; ``ifeval-data-v5`` / ``ifeval-synth-v6``).
+            names (``rlvr_ifeval.pasted``; ``ifeval-data-v5`` / ``ifeval-synth-v6``); ``2``: with
+            round 6's rules too (``ifeval-data-v6`` / ``ifeval-synth-v7``).
     """
 
     # Loading language detection (langdetect's profiles, numba's kernels: 2-5 s) happens when a
@@ -190,7 +191,7 @@ class IFEvalVerifier(Verifier):
         relevance_language: bool = False,
         relevance_genre: bool = False,
         relevance_outrank: bool = False,
-        relevance_paste: bool = False,
+        relevance_paste: bool | int = False,
     ) -> None:
         if min_words < 0:
             raise ValueError(f"min_words must be non-negative, got {min_words}")
@@ -220,7 +221,7 @@ class IFEvalVerifier(Verifier):
         self.relevance_language = bool(relevance_language)
         self.relevance_genre = bool(relevance_genre)
         self.relevance_outrank = bool(relevance_outrank)
-        self.relevance_paste = bool(relevance_paste)
+        self.relevance_paste = int(relevance_paste)  # True is 1 (round 5), 2 round 6
         if self.relevance_judge is not None:
             # Judge calls are network-bound and may retry: not a cheap inline check.
             self.bounded_cheap = False
