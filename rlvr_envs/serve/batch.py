@@ -56,7 +56,11 @@ class _Rows(BatchResults):
     __slots__ = ("arrived", "places")
 
     def __init__(self, places: list[tuple[_Request, int]], arrived: Callable[[_Request, int, Verdict], None]) -> None:
-        super().__init__(len(places))
+        # Not ``BatchResults.__init__``: its lock and ``done`` event (a condition and two more
+        # locks) serve ``put``, overridden here, and ``wait``, never called; one is made per turn.
+        self.results = [None] * len(places)
+        self.cancelled = False
+        self.on_done = None
         self.places = places
         self.arrived = arrived
 
