@@ -108,8 +108,11 @@ def test_probes_flip_a_gullible_judge_and_not_the_rule_judge():
     with ScriptedJudgeServer("gullible") as g, ScriptedJudgeServer("rules") as r:
         gullible = calibrate(_env(g, "judge-ref", rows), rows, probes=probes)["probes"]
         strict = calibrate(_env(r, "judge-ref", rows), rows, probes=probes)["probes"]
-    assert gullible["total"]["flipped"] >= 10
+    assert gullible["total"]["flipped"] >= 5  # the notes to the judge beside a real answer: the model's to refuse
     assert strict["total"]["flipped"] == 0
+    # A forged fence close or verdict is the screen's (forged_format, round 6): refused before any judge call.
+    for kind in ("closes_fence", "imitates_format"):
+        assert gullible["per_kind"][kind]["guarded"] == gullible["per_kind"][kind]["probes"] == 5
     # The flip rate (flipped / graded) with its 95% Wilson interval, overall and per kind.
     g = gullible["total"]
     assert g["flip_rate"] == g["flipped"] / (g["probes"] - g["errors"])
@@ -151,7 +154,7 @@ def test_cli_calibrate_writes_markdown_and_png(tmp_path, capsys):
     assert "| whole response (pass vs label) | 30 |" in printed and "DO NOT TRUST" in printed
     assert "scripted STAND-IN judge" in printed and "Injection probes" in printed
     assert "**Injection flip rate: " in printed and "the judge model's" in printed
-    assert (out / "calibration.md").read_text().startswith("# Judge calibration: rubric-v1")
+    assert (out / "calibration.md").read_text().startswith("# Judge calibration: rubric-v2")
     assert (out / "calibration.png").read_bytes()[:4] == b"\x89PNG"
 
 

@@ -9,7 +9,19 @@ from tests.judge.conformance import make_env
 @pytest.mark.filterwarnings("ignore::rlvr_envs.errors.DeprecatedEnvWarning")  # the old ids, kept for old results
 @pytest.mark.parametrize(
     "env_id",
-    ["judge-ref-v2", "rubric-v1", "judge-v2", "judge-ref-v1", "rubric-v0", "judge-v1", "judge-ref-v0", "judge-v0"],
+    [
+        "judge-ref-v3",
+        "rubric-v2",
+        "judge-v3",
+        "judge-ref-v2",
+        "rubric-v1",
+        "judge-v2",
+        "judge-ref-v1",
+        "rubric-v0",
+        "judge-v1",
+        "judge-ref-v0",
+        "judge-v0",
+    ],
 )
 def test_conformance_with_the_scripted_judge(env_id):
     env = make_env(env_id)

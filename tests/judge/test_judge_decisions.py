@@ -280,7 +280,7 @@ def test_rubric_and_prompt_echoes_are_caught_before_the_judge(server):
     v = env.verify(env.tasks[0], "Blue. The response explains why the sky is blue using Rayleigh scattering.")
     assert v.reward == 0 and v.details["guard"] == "the response repeats rubric criterion 0 verbatim"
     v = env.verify(env.tasks[0], "why is the sky   BLUE?")
-    assert v.reward == 0 and v.details["screen"] == "prompt_echo"  # the screen (rubric-v1) before the old guard
+    assert v.reward == 0 and v.details["screen"] == "prompt_echo"  # the screen (rubric-v1 on) before the old guard
     assert server.requests == before
 
 

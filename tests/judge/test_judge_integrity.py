@@ -57,7 +57,9 @@ def _shown(server, env, completion):
     ],
 )
 def test_text_after_the_answer_tag_is_shown_to_the_judge(server, tail):
-    env = stand_in_env(server, "judge-ref", data=[ROW])
+    # screen=1: what the judge is shown. The default screen refuses the hedges among these before
+    # any judge call (test_judge_redteam_round6.py); what it lets through is shown exactly so.
+    env = stand_in_env(server, "judge-ref", data=[ROW], screen=1)
     verdict, shown = _shown(server, env, "<answer>3</answer>" + tail)
     assert len(shown) == 1 and "3" in shown[0] and tail.strip() in shown[0]
     assert verdict.reason is Reason.WRONG and verdict.details["template"] == "ref-v1"
@@ -83,11 +85,11 @@ def test_an_alternative_past_2000_characters_is_seen_or_refused_never_cut(server
         completion = f"<answer>3. {pad} Or maybe 4.</answer>"
     else:
         completion = f"<answer>3</answer> {pad} Or maybe 4."
-    env = stand_in_env(server, "judge-ref", data=[ROW])
+    env = stand_in_env(server, "judge-ref", data=[ROW], screen=1)  # the default screen refuses "Or maybe 4." after it
     verdict, shown = _shown(server, env, completion)
     assert len(shown) == 1 and shown[0].endswith("Or maybe 4.") and not verdict.passed  # seen whole
 
-    tight = stand_in_env(server, "judge-ref", data=[ROW], max_final_chars=2_000)
+    tight = stand_in_env(server, "judge-ref", data=[ROW], max_final_chars=2_000, screen=1)
     verdict, shown = _shown(server, tight, completion)
     assert shown == [] and verdict.reason is Reason.FORMAT_ERROR  # refused before any judge call
     assert "max_final_chars" in verdict.details["guard"] and "2000" in verdict.details["guard"]
@@ -108,8 +110,8 @@ def test_the_deprecated_v0_ids_keep_their_old_view(server):
         old = stand_in_env(server, "judge-ref-v0", data=[ROW])
     verdict, shown = _shown(server, old, "<answer>3</answer> if that is wrong, it is 41")
     assert shown == ["3"] and verdict.details["template"] == "ref-v0"  # the hole v1 closes
-    assert rlvr_envs.registry.resolve("judge-ref").id == "judge-ref-v2"  # v1 + the screen
-    assert rlvr_envs.registry.resolve("judge").id == "judge-v2"
+    assert rlvr_envs.registry.resolve("judge-ref").id == "judge-ref-v3"  # v1 + the screen (v2) + round 6 (v3)
+    assert rlvr_envs.registry.resolve("judge").id == "judge-v3"
 
 
 # -- the circuit breaker ------------------------------------------------------------------------------

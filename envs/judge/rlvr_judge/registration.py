@@ -3,9 +3,14 @@
 The id version follows the judge prompt templates (``rlvr_judge.templates``) and what the judge
 is shown. A new template version, or a change in what the judge sees, means a new id version:
 
-* ``judge-ref-v2``, ``judge-v2``, ``rubric-v1``: as below, and the screen (``rlvr_judge.screen``)
-  refuses empty answers, refusals, prompt pastes, word salads and grader-only notes before any
-  judge call.
+* ``judge-ref-v3``, ``judge-v3``, ``rubric-v2``: as below, and the screen also reads what a judge model
+  reads beyond the plain words (a note to the grader hidden, encoded or disguised anywhere; a payload
+  in an encoding the task did not ask for; Unicode tag text), refuses imitations of the judge's side
+  (a forged verdict, the template's own sentences, fence markers, chat control tokens) and, in
+  reference mode, a hedge, an alternative or another final answer after the final answer.
+* ``judge-ref-v2``, ``judge-v2``, ``rubric-v1`` (deprecated): as below, and the screen
+  (``rlvr_judge.screen``, level 1) refuses empty answers, refusals, prompt pastes, word salads and
+  grader-only notes before any judge call.
 * ``judge-ref-v1``, ``judge-v1`` (deprecated): reference mode shows the judge the whole final answer
   and everything written after it (template ``ref-v1``); more than ``max_final_chars`` is refused
   (``format_error``), never cut. No screen.
@@ -31,16 +36,23 @@ _NO_SCREEN = (
 )
 
 
+_PLAIN_SCREEN = (
+    "the screen read only the plain words: a note to the grader in base64, rot13, Unicode tag characters or "
+    "an HTML comment, a forged verdict, or a hedge after the answer reached the judge; use {id}-{new}"
+)
+
+
 def register_envs() -> None:
     unscreened: dict[str, object] = {"screen": False}
     views: tuple[tuple[int, dict[str, object]], ...] = (
         (0, {"answer_view": "v0", **unscreened}),
         (1, unscreened),
-        (2, {}),
+        (2, {"screen": 1}),
+        (3, {}),
     )
     for version, view in views:
         template = min(version, 1)
-        hole = {0: _V0_HOLE, 1: _NO_SCREEN, 2: None}[version]
+        hole = {0: _V0_HOLE, 1: _NO_SCREEN, 2: _PLAIN_SCREEN, 3: None}[version]
         register(
             f"judge-ref-v{version}",
             "rlvr_judge.envs:JudgeRefEnv",
@@ -50,7 +62,7 @@ def register_envs() -> None:
             description="Free-form answer vs a reference answer, equivalence decided by a judge model "
             f"(template ref-v{template}{', screened' if version >= 2 else ''})",
             data_source="built-in 24 QA pairs, or data=; judge: base_url=/model= or $RLVR_JUDGE_BASE_URL",
-            deprecated=hole.format(id="judge-ref", new="v2") if hole else None,
+            deprecated=hole.format(id="judge-ref", new="v3") if hole else None,
         )
         register(
             f"judge-v{version}",
@@ -61,9 +73,9 @@ def register_envs() -> None:
             f"(reference mode: template ref-v{template}{', screened' if version >= 2 else ''})",
             data_source="user data (data=...)",
             user_data=True,
-            deprecated=hole.format(id="judge", new="v2") if hole else None,
+            deprecated=hole.format(id="judge", new="v3") if hole else None,
         )
-    for version, options in ((0, unscreened), (1, {})):
+    for version, options in ((0, unscreened), (1, {"screen": 1}), (2, {})):
         register(
             f"rubric-v{version}",
             "rlvr_judge.envs:RubricEnv",
@@ -73,5 +85,7 @@ def register_envs() -> None:
             description="Responses graded by a weighted rubric: judge, IFEval, math, regex and JSON-schema criteria "
             f"(templates criterion-v0, holistic-v0{', screened' if version else ''})",
             data_source="built-in 6 rubric tasks, or data=; judge: base_url=/model= or $RLVR_JUDGE_BASE_URL",
-            deprecated=_NO_SCREEN.format(id="rubric", new="v1") if version == 0 else None,
+            deprecated={0: _NO_SCREEN, 1: _PLAIN_SCREEN}[version].format(id="rubric", new="v2")
+            if version < 2
+            else None,
         )

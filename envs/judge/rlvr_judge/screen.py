@@ -48,8 +48,17 @@ from itertools import pairwise
 from rlvr_envs.answer_tail import SENTENCE_END
 from rlvr_envs.extract import balanced_group
 from rlvr_envs.tail_lexicon import CERTAINTY
+from rlvr_judge.decoded import decoded_views, hidden_containers, leet
+from rlvr_judge.forged import forged
 
-SCREEN_CLASSES: tuple[str, ...] = ("empty", "refusal", "prompt_echo", "word_salad", "injection")
+SCREEN_CLASSES: tuple[str, ...] = (
+    "empty", "refusal", "prompt_echo", "word_salad", "injection", "encoded", "forged_format", "hedge",
+)  # fmt: skip
+SCREEN_LEVEL = 2
+"""What ``screen`` checks by default. 1: the classes up to ``injection`` (the screen of ``judge-ref-v2``,
+``judge-v2``, ``rubric-v1``); 2: also what only a decoder or a model reads (``encoded``, notes to the
+grader in any encoding or hidden part, anywhere) and text imitating the judge (``forged_format``).
+``hedge`` is the verifier's (reference mode: ``rlvr_judge.hedges.hedged``)."""
 
 RESIDUAL_UNITS = 3
 """Words allowed outside the refusal / injection sentences ("Sorry.", "Answer:")."""
@@ -416,12 +425,14 @@ def screen(
     criteria: Sequence[str] = (),
     echo_sources: Sequence[str] = (),
     rubric: bool = False,
+    level: int = SCREEN_LEVEL,
 ) -> Screened | None:
     """Why ``shown`` (what the judge would see) is refused before any judge call, or None.
 
     ``echo_sources``: other text given to the policy (the prompt format's instruction and system
     prompt): pasting it back is an echo too. ``rubric``: the response is graded whole by criteria
-    (a quoted text may be edited and returned), not compared with a reference."""
+    (a quoted text may be edited and returned), not compared with a reference. ``level``: see
+    ``SCREEN_LEVEL`` (1 reproduces the screen of the ids before ``judge-ref-v3``)."""
     if not isinstance(shown, str):
         return Screened("empty", "the response is not text")
     text = visible(shown[:MAX_SCREEN_CHARS].replace("\u2019", "'"))
@@ -445,4 +456,102 @@ def screen(
     found = _only(INJECTIONS, deobfuscated(text), task_text, reference_units)
     if found is not None:
         return Screened("injection", f"the answer only addresses the grader ({found!r})")
+    if level < 2:
+        return None
+    read = set(_FUNCTION_WORDS) | reference_units | {t for t in prompt_toks if len(t) >= 3}
+    return _beyond_plain_text(shown[:MAX_SCREEN_CHARS], text, task_text, reference_units, read)
+
+
+# A task that names an encoding may be answered in it ("what is 'hello' in base64?").
+_ASKED = {
+    "base64": r"base\s*-?\s*64", "base32": r"base\s*-?\s*32", "hex": r"hex|base\s*-?\s*16",
+    "binary": r"binar|\bbits?\b",
+    "URL percent-encoding": r"\burl|\buri\b|percent|%[0-9a-f]{2}", "HTML character references": r"html|entit|&#",
+    "Morse code": r"morse", "rot13": r"rot\s*-?\s*13|caesar|cipher|encrypt|encod|obfuscat",
+    "reversed text": r"revers|backward|palindrom|mirror", "words reversed": r"revers|backward|palindrom|mirror",
+}  # fmt: skip
+_ASKED_PATTERNS = {how: re.compile(p, re.IGNORECASE) for how, p in _ASKED.items()}
+_TRANSFORMS = ("rot13", "reversed text", "words reversed")
+ENCODED_SHARE = 0.5
+"""A payload covering this share of the text is the answer, not a constant inside it."""
+
+
+def _asked(how: str, task_text: str) -> bool:
+    return any(
+        (pattern := _ASKED_PATTERNS.get(part)) is not None and pattern.search(task_text) is not None
+        for part in how.split(" inside ")
+    )
+
+
+def _hidden_latex(text: str) -> str:
+    """The insides of ``\\phantom{}``, white or transparent groups and struck-out groups."""
+    parts = []
+    for found in list(_HIDDEN_GROUP.finditer(text))[:200]:
+        group = balanced_group(text, found.end() - 1, window=len(text) + 2)
+        if group is not None:
+            parts.append(group[0])
+    return "\n".join(parts)
+
+
+def _reads(toks: Sequence[str], read: set[str]) -> int:
+    return sum(1 for t in toks if t in read)
+
+
+def _beyond_plain_text(
+    shown: str, text: str, task_text: str, reference_units: set[str], read: set[str]
+) -> Screened | None:
+    """Level 2: what a judge model reads in ``shown`` beyond its plain words (``text`` is what a
+    reader sees). A note to the grader that is hidden, encoded or disguised is refused wherever it
+    stands (no honest answer hides one); a payload in an encoding the task did not ask for that
+    makes up the answer is refused; so is any imitation of the judge's side (``rlvr_judge.forged``)."""
+    raw = unicodedata.normalize("NFKC", shown)
+    plain_notes = {_norm(m.group(0)).strip() for m in INJECTIONS.finditer(raw)}
+
+    def note(candidate: str, *, anywhere: bool = False) -> str | None:
+        for found in INJECTIONS.finditer(unicodedata.normalize("NFKC", candidate)):
+            phrase = _norm(found.group(0)).strip()
+            if phrase not in task_text and (anywhere or phrase not in plain_notes):
+                return found.group(0)
+        return None
+
+    imitation = forged(raw, task_text)
+    if imitation is not None:
+        return Screened("forged_format", f"the answer imitates the judge's side ({imitation[0]}: {imitation[1]!r})")
+    hidden = hidden_containers(shown) + "\n" + _hidden_latex(shown)
+    found = note(hidden, anywhere=True) or note(deobfuscated(leet(hidden)), anywhere=True)
+    if found is not None:
+        return Screened("injection", f"a note to the grader in a part a reader does not see ({found!r})")
+    found = note(text) or note(deobfuscated(leet(text))) or note(deobfuscated(leet(text, every_digit=True)))
+    if found is not None:
+        return Screened("injection", f"a note to the grader disguised (split, spaced or leetspeak: {found!r})")
+    size = max(1, len(shown.strip()))
+    toks = tokens(text)
+    for view in decoded_views(shown):
+        if view.hidden:
+            return Screened("encoded", f"hidden text in {view.how} ({view.text[:60]!r})")
+        found = note(view.text) or note(deobfuscated(leet(view.text)))
+        if found is not None:
+            return Screened("injection", f"a note to the grader in {view.how} ({found!r})")
+        imitation = forged(view.text, task_text)
+        if imitation is not None:
+            return Screened("forged_format", f"the judge's side imitated in {view.how} ({imitation[1]!r})")
+        if _asked(view.how, task_text) or view.how.split(" inside ")[-1] not in _ASKED:
+            continue  # look-alike letters, combining marks, bidi controls: the same words, drawn otherwise
+        whole = view.span >= ENCODED_SHARE * size
+        declined = _only(REFUSALS, visible(view.text), task_text, reference_units, CERTAINTY) if whole else None
+        if declined is not None and _norm(declined) not in _norm(raw):  # a refusal only the decoder reads
+            return Screened("refusal", f"the answer only declines, in {view.how} ({view.text[:60]!r})")
+        if view.how.split(" inside ")[-1] in _TRANSFORMS:
+            view_toks = tokens(visible(view.text))
+            said, plain = _reads(view_toks, read), _reads(toks, read)
+            new_reference = (reference_units & set(view_toks)) - set(toks)
+            if not (said >= 2 and said >= 0.4 * len(view_toks) and plain * 4 <= said) and not (
+                new_reference and not plain
+            ):
+                continue
+        elif not whole:
+            continue
+        return Screened(
+            "encoded", f"the answer is written in {view.how} ({view.text[:60]!r}); the task asks for no encoding"
+        )
     return None

@@ -18,7 +18,9 @@ from typing import Any
 from rlvr_envs import Reason, Task, Verdict, Verifier
 from rlvr_judge.cache import JudgeCache, cache_key
 from rlvr_judge.client import JudgeCircuitOpen, JudgeClient, JudgeError
+from rlvr_judge.hedges import hedged
 from rlvr_judge.rubric import Criterion, CriterionError, aggregate_explicit, check_programmatic, parse_rubric
+from rlvr_judge.screen import SCREEN_LEVEL
 from rlvr_judge.screen import screen as screen_response
 from rlvr_judge.templates import CRITERION_V0, HOLISTIC_V0, REF_V0, REF_V1, Template
 
@@ -143,9 +145,13 @@ class JudgeVerifier(Verifier):
             refused (``format_error`` naming the limit) before any judge call, never cut.
         answer_view: ``"v1"`` (the above, template ``ref-v1``) or ``"v0"`` (``judge-ref-v0``: the final
             answer alone, cut at 2,000 characters, template ``ref-v0``; kept so old results reproduce).
-        screen: refuse empty answers, refusals, prompt pastes, word salads and grader-only notes
-            before any judge call (``rlvr_judge.screen``; ``details["screen"]`` names the class).
-            ``False``: the judge sees them (the ids before ``judge-ref-v2``, ``judge-v2``, ``rubric-v1``).
+        screen: refuse non-answers before any judge call (``rlvr_judge.screen``; ``details["screen"]``
+            names the class). ``True``: every check (``SCREEN_LEVEL``): empty answers, refusals, prompt
+            pastes, word salads, grader-only notes, notes hidden or encoded anywhere, payloads in an
+            encoding the task did not ask for, imitations of the judge's side and, in reference mode,
+            a hedge or another answer after the final answer. ``1``: the first five only (the ids
+            ``judge-ref-v2``, ``judge-v2``, ``rubric-v1``). ``False``: the judge sees everything (the
+            ids before those).
         echo_sources: other text the policy was given (its env sets the prompt format's
             instruction and system prompt): pasting it back is screened as an echo.
         time_budget_s: the pool's hard budget per verification (when run in the pool).
@@ -164,7 +170,7 @@ class JudgeVerifier(Verifier):
         max_response_chars: int = 32_000,
         max_final_chars: int = MAX_FINAL_CHARS,
         answer_view: str = "v1",
-        screen: bool = True,
+        screen: bool | int = True,
         echo_sources: tuple[str, ...] = (),
         time_budget_s: float | None = None,
     ) -> None:
@@ -184,7 +190,13 @@ class JudgeVerifier(Verifier):
             raise ValueError(f"max_final_chars must be positive, got {max_final_chars}")
         self.max_final_chars = max_final_chars
         self.answer_view = answer_view
-        self.screen = bool(screen)
+        if screen is True:
+            screen = SCREEN_LEVEL
+        if isinstance(screen, bool) or not isinstance(screen, int) or not 0 <= screen <= SCREEN_LEVEL:
+            if screen is not False:
+                raise ValueError(f"screen must be True, False or a level 0-{SCREEN_LEVEL}, got {screen!r}")
+            screen = 0
+        self.screen = screen
         self.echo_sources = tuple(echo_sources)
         self.judges = list(judges)
         self.samples = samples
@@ -319,6 +331,7 @@ class JudgeVerifier(Verifier):
         """The screen's refusal of what the judge would be shown (``rlvr_judge.screen``), or None."""
         if not self.screen:
             return None
+        answer, after = "", ""
         if rubric is None and self.answer_view == "v1":
             answer, after, _how = final_answer_and_after(response)
             shown = f"{answer}\n\n{after}" if after else answer
@@ -331,7 +344,10 @@ class JudgeVerifier(Verifier):
             criteria=[c.text for c in rubric or ()],
             echo_sources=self.echo_sources,
             rubric=rubric is not None,
+            level=self.screen,
         )
+        if found is None and self.screen >= 2 and after:
+            found = hedged(answer, after)
         if found is None:
             return None
         reason = Reason.NO_ANSWER if found.kind in ("empty", "refusal") else Reason.WRONG
