@@ -12,13 +12,25 @@ the answer (``Extraction.after``) and names the first thing that takes the answe
 * ``hedge``: uncertainty in the answer's own sentence ("maybe", "vielleicht", "也许"), certainty
   phrases anywhere after it ("not sure", "nicht sicher", "不确定", "if that is wrong"), or a hedge
   next to another value in the next sentences ("It might be -857.");
-* ``alternative``: a second value offered right after the answer ("or 4", "oder 4", "或4").
+* ``alternative``: a second value offered right after the answer ("or 4", "oder 4", "或4"), or
+  a later sentence or paragraph that opens with one ("\\boxed{3}\\n\\nOr 4.", "(or 4)");
+* ``condition``: the answer's own sentence goes on with a condition ("\\boxed{3} if n is odd",
+  "wenn n ungerade ist", "如果n是奇数"): the answer holds only sometimes;
+* ``unread_language``: the answer's sentence goes on in letters no lexicon covers (Thai, Tamil,
+  Georgian, Serbian or Kazakh Cyrillic, Urdu's own letters, Latin letters of no covered
+  language), or in two or more plain-Latin words none of which a covered language uses as a
+  function word ("si sahihi hata kidogo"): a hedge there cannot be read, so the tail is refused
+  (an allow-list of what can be read, not a list of hedges).
 
 ``taken_back`` is the whole check for a verifier that compares the extracted text (a plugin's
 exact-match verifier, the scaffold's): ``tail_refusal``, and two more readings of the completion:
 
 * ``second_answer``: another final answer after the one read (a box, an answer tag, a ``####``
   line, an "answer is" phrase) saying something else (``\\boxed{even}`` then ``#### odd``);
+* ``concealed``: the answer read stands where a reader does not see it, or sees it struck out:
+  inside an HTML comment, an element hidden by its attribute or style (``hidden``,
+  ``display:none``, ``visibility:hidden``, ``opacity:0``, white text, ``font-size:0``), or
+  ``<s>``/``<del>``/``~~`` strike-through (``<answer>4</answer><!-- <answer>3</answer> -->``);
 * ``redefinition``: a TeX definition anywhere (``\\renewcommand{\\boxed}[1]{odd}``, ``\\def``,
   ``\\let``, category codes): what the reader sees is then not the text extracted.
 
@@ -30,14 +42,19 @@ Linear in the tail's length; never raises on any ``str``.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from rlvr_envs.extract import Extraction, extract_answer
-from rlvr_envs.tail_lexicon import ALTERNATIVES, CERTAINTY, HEDGES, MAGNITUDES, OPERATIONS, POWER_OF_TEN
+from rlvr_envs.extract import Extraction, after_reasoning, extract_answer
+from rlvr_envs.tail_lexicon import ALTERNATIVES, APPROXIMATIONS, CERTAINTY, HEDGES, MAGNITUDES, OPERATIONS, POWER_OF_TEN
 
 TAIL_CLASSES: tuple[str, ...] = ("value_word", "hedge", "alternative")
-"""What a refused tail can be, in the order ``tail_refusal`` checks them."""
-TAKEN_BACK_CLASSES: tuple[str, ...] = ("redefinition", "second_answer", *TAIL_CLASSES)
+"""What a refused tail can be by the lexicon, in every claimed language, in the order ``tail_refusal``
+checks them."""
+READ_CLASSES: tuple[str, ...] = ("condition", "unread_language")
+"""What ``tail_refusal`` can find beyond the lexicon's classes (round 6): a condition after the
+answer, and a tail no covered language can vouch for."""
+TAKEN_BACK_CLASSES: tuple[str, ...] = ("redefinition", "concealed", "second_answer", *TAIL_CLASSES, *READ_CLASSES)
 """What ``taken_back`` can find, in the order it checks them."""
 
 MAX_TAIL_CHARS = 20_000
@@ -71,6 +88,134 @@ _CONTINUES = re.compile(
     r"|and\s+(?:an?\s+|one\s+)?(?:half|third|quarter|fifth)s?\b)",
     re.IGNORECASE,
 )
+# A condition opening the answer's sentence's remainder: "\\boxed{3} if n is odd", ", assuming n > 2".
+_CONDITION = re.compile(
+    r"[\s$.,;:)\]}*(（、，-]*(?:if|only\s+if|iff|when|whenever|assuming|provided|unless|as\s+long\s+as|given\s+that"
+    r"|in\s+case|for\s+(?:odd|even|all|every|any|some|positive|negative|large|small|prime|nonzero|non-zero)"
+    r"|wenn|falls|sofern|außer|si|sauf|cuando|siempre\s+que|a\s+menos\s+que|se|quando|purché|caso|если|при\s+условии"
+    r"|якщо|jeśli|jeżeli|gdy|als|indien|tenzij|eğer|ise|jika|kalau|apabila|asalkan|nếu|khi|إذا|إن|لو|अगर|यदि|जब"
+    r"|ikiwa|kama|যদি|اگر|αν|εάν|όταν|אם|כאשר|kung|kapag|jos|kun|pokud|jestli|když|dacă|când|om|ha|hogyha)(?![\w'-])"
+    r"|[\s$.,;:)\]}*(（、，]*(?:如果|假如|若|要是|当|當|場合|ならば|なら|とき|時|경우|이면|라면|면)",
+    re.IGNORECASE,
+)
+# Letters a lexicon covers: Latin (with the letters of the covered languages), Greek, Russian and
+# Ukrainian Cyrillic, Hebrew, Arabic with Persian's letters, Devanagari, Bengali, CJK, kana, Hangul.
+_READ_LETTERS = re.compile(
+    "[A-Za-z\u00c0-\u00ff\u0102-\u0107\u010c-\u0111\u0116-\u011b\u011e\u011f\u0130\u0131\u0139\u013a"
+    "\u013d\u013e\u0141-\u0144\u0147\u0148\u0150-\u0155\u0158-\u0165\u016e-\u0171\u0179-\u017e"
+    "\u01a0\u01a1\u01af\u01b0\u0218-\u021b\u1ea0-\u1ef9\u0370-\u03ff\u1f00-\u1fff\u0401\u0404\u0406\u0407"
+    "\u0410-\u044f\u0451\u0454\u0456\u0457\u0490\u0491\u05d0-\u05ea\u0621-\u064a\u0671\u067e\u0686\u0698"
+    "\u06a9\u06af\u06cc\u0900-\u097f\u0980-\u09ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+    "\uac00-\ud7af\u1100-\u11ff\u3130-\u318f\u00aa\u00ba]"
+)
+_LETTER_RUN = re.compile(r"[^\W\d_]+")
+_LATEX_COMMAND = re.compile(r"\\[A-Za-z]+")
+# Function words of the covered Latin-script languages: a plain-Latin tail of two or more words that
+# has none of them is in a language no lexicon covers.
+_FUNCTION_WORDS = frozenset(
+    """a an the is are was were be been it its this that these those which who what as so since because for of to in
+    on at by with from and or but not no we our us i my you your he she they their them there here then than thus
+    hence therefore total answer final result value correct right exactly only units each per all both one
+    der die das den dem des ein eine ist sind und oder aber nicht mit von zu im auf für also da weil ergebnis
+    le la les un une est et ou mais pas de du des en au aux avec pour donc car réponse
+    el los las es son y o pero no con por para del al que como respuesta
+    il lo gli è e ma non di da per che con risposta
+    os as um uma é são mas não com do da por resposta
+    het een zijn en maar niet met voor dus antwoord
+    jest są i lub ale nie z do na że odpowiedź
+    bir ve veya ama değil ile için bu cevap
+    adalah dan atau tetapi tidak dengan untuk yang ini itu jawaban jawapan ialah
+    là và hoặc nhưng không với của cho này đáp án
+    ni na au lakini si kwa ya wa la jibu
+    ay at o ngunit hindi sa ng ang mga sagot
+    on ja tai mutta ei se vastaus
+    je a nebo ale ne se odpověď
+    este și sau dar nu cu pentru răspunsul
+    är och eller men inte med för svaret er og eller men ikke med svar
+    az és vagy de nem egy válasz
+    что это как так потому поскольку ответ равно или также итак значит тогда есть
+    що або також відповідь дорівнює тому""".split()
+)
+
+
+def _has_word(text: str, word: str) -> bool:
+    return re.search(r"(?<![\w'-])" + re.escape(word) + r"(?![\w'-])", text) is not None
+
+
+def condition_after(sentence: str) -> str | None:
+    """A condition right after the answer in its sentence ("if n is odd", "wenn", "如果"), or None."""
+    found = _CONDITION.match(sentence)
+    return found.group(0).strip(" \t$.,;:)]}*(（、，-") if found is not None else None
+
+
+def unread_language(
+    sentence: str, known: frozenset[str] = frozenset(), stands: Callable[[str], bool] | None = None
+) -> str | None:
+    """A word in the rest of the answer's sentence that no covered language can vouch for, or None.
+
+    A letter outside the covered alphabets is read at once. Words in Latin or Cyrillic letters
+    need evidence: two or more of them with no function word of a covered language among them
+    (one of two letters counts only in English: "de", "ma", "di" are words of many languages)
+    are in a language no lexicon covers. ``known``: lower-cased words that stand anyway (the
+    task's own words); ``stands``: a test for more such words (a family's units)."""
+    text = _LATEX_COMMAND.sub(" ", sentence[:400])
+    words: list[str] = []
+    for word in _LETTER_RUN.findall(text):
+        if any(_READ_LETTERS.match(ch) is None for ch in word):
+            if len(word) > 1 or not ("\u0370" <= word <= "\u03ff"):  # one Greek letter is a variable
+                return word
+        elif (word.isascii() and (len(word) > 1 or word.lower() in _ENGLISH_SHORT)) or (
+            len(word) > 1 and _LATIN_OR_CYRILLIC.match(word)
+        ):
+            words.append(word.lower())  # one other letter is a variable ("r/10")
+    # A clause after a comma, dash or bracket ("\\boxed{3}, ma hubo") is read from two words; a phrase
+    # run on after the value ("\\boxed{3} milles marins") from three: a unit can take two words.
+    clause = re.match(r"[\s$)\]}*]*[,;:(\u2013\u2014-]", sentence) is not None
+    if len(words) < (2 if clause else 3):
+        return None
+    for word in words:
+        if (
+            word in known
+            or word.rstrip("s") in known
+            or word in _ENGLISH_SHORT
+            or (len(word) > 2 and stands and stands(word))
+        ):
+            return None
+        if len(word) > 2 and word in _FUNCTION_WORDS:
+            return None
+    return " ".join(words[:4])
+
+
+_LATIN_OR_CYRILLIC = re.compile(r"^[A-Za-z\u00c0-\u024f\u1e00-\u1eff\u0400-\u04ff]+$")
+_ENGLISH_SHORT = frozenset("a an as at be by do go he i if in is it me my no of on or so to up us we".split())
+
+
+# A later sentence or paragraph that opens with an alternative ("Or 4.", "(or 4)", "**Alternatively** 4").
+_OPENS_ALTERNATIVE = re.compile(r"[\s>`*_(\[|#-]*(" + ALTERNATIVES.pattern + r")[\s*_):,]*", re.IGNORECASE)
+_NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)*")
+
+
+def later_alternative(rest: str, answer: str) -> str | None:
+    """A sentence after the answer's that opens with an alternative and states another value, or None."""
+    mine = _NUMBER.findall(answer)
+    for later in SENTENCE_END.split(rest[:2_000])[:4]:
+        opened = _OPENS_ALTERNATIVE.match(later)
+        if opened is None:
+            continue
+        values = _NUMBER.findall(later, opened.end())
+        if (values and values[0] not in mine) or "\\boxed" in later:
+            return opened.group(1).strip()
+    for later in re.split(r"(?<=[?？])", rest[:2_000])[:3]:
+        # "Wait, or is it 4?": a question about another value right after the answer.
+        values = _NUMBER.findall(later)
+        if QUESTION_MARK.search(later) and values and values[0] not in mine:
+            return "?"
+    return None
+
+
+QUESTION_MARK = re.compile(r"[?？]\s*$")
+
+
 # "k = 3 ...": a short name (k, mn, bn) being defined or called is a variable, not a magnitude.
 _DEFINED = re.compile(r"\s*[=(:]")
 _VALUE = re.compile(r"\d|[一二三四五六七八九十百千万亿]|\\boxed|<answer>", re.IGNORECASE)
@@ -143,6 +288,12 @@ def tail_refusal(after: str, answer: str = "") -> TailFinding | None:
     alternative = ALTERNATIVE_AFTER.match(sentence)
     if alternative is not None and not ALTERNATIVES.search(answer) and _VALUE.search(sentence, alternative.end()):
         return TailFinding("alternative", alternative.group(1).strip())
+    condition = condition_after(sentence)
+    if condition is not None and not _has_word(lowered, condition.lower()):
+        return TailFinding("condition", condition)
+    approximation = APPROXIMATIONS.search(sentence)
+    if approximation is not None and not APPROXIMATIONS.search(answer):
+        return TailFinding("hedge", approximation.group(0))
     certain = CERTAINTY.search(rest)
     if certain is not None and certain.group(0).lower() not in lowered:
         return TailFinding("hedge", certain.group(0))
@@ -150,6 +301,12 @@ def tail_refusal(after: str, answer: str = "") -> TailFinding | None:
         hedge = HEDGES.search(later)
         if hedge is not None and _VALUE.search(later) and hedge.group(0).lower() not in lowered:
             return TailFinding("hedge", hedge.group(0))
+    other = later_alternative(rest, answer)
+    if other is not None:
+        return TailFinding("alternative", other)
+    unread = unread_language(sentence, frozenset(_LETTER_RUN.findall(lowered)))
+    if unread is not None:
+        return TailFinding("unread_language", unread)
     return None
 
 
@@ -187,12 +344,49 @@ def second_answer(after: str, answer: str) -> str | None:
     return later.text
 
 
+_HIDING_OPEN = re.compile(
+    r"<([A-Za-z][\w-]*)\b[^<>]*?(?:(?<![-\w])hidden(?![-\w])|display\s*:\s*none|visibility\s*:\s*hidden"
+    r"|opacity\s*:\s*0(?:\.0*)?(?![.\d])|font-size\s*:\s*0(?:\.0*)?(?![.\d])"
+    r"|(?<![-\w])color\s*:\s*(?:white|#fff(?:fff)?\b|transparent))[^<>]*>"
+    r"|<(s|del|strike)\s*>",
+    re.IGNORECASE,
+)
+_STRUCK_CHARS = re.compile("[\u0334-\u0338]")
+CONCEAL_WINDOW = 2_000
+"""How far before the answer an unclosed comment, hidden element or strike-through is looked for."""
+
+
+def concealed(completion: str, found: Extraction) -> str | None:
+    """Why a reader does not see the extracted answer as stated (hidden, in a comment, struck out), or None."""
+    if not isinstance(completion, str):
+        return None
+    response = after_reasoning(completion) or ""
+    end = len(response) - len(found.after) if found.after and response.endswith(found.after) else len(response)
+    region = response[max(0, end - len(found.text) - CONCEAL_WINDOW) : end]
+    if _STRUCK_CHARS.search(found.text):
+        return "struck-out characters"
+    opened = region.rfind("<!--")
+    if opened >= 0 and "-->" not in region[opened:]:
+        return "inside an HTML comment"
+    if region.count("~~") % 2 == 1:
+        return "struck out (~~)"
+    for match in _HIDING_OPEN.finditer(region):
+        tag = (match.group(1) or match.group(2) or "").lower()
+        if not re.search(r"</\s*" + re.escape(tag) + r"\s*>", region[match.end() :], re.IGNORECASE):
+            return f"inside a hidden or struck element ({match.group(0)[:40]!r})"
+    return None
+
+
 def taken_back(completion: str, found: Extraction) -> TailFinding | None:
-    """What takes the extracted answer back: a TeX definition anywhere, a later final answer saying
-    something else, or what ``tail_refusal`` reads after it. None when the answer stands."""
+    """What takes the extracted answer back: a TeX definition anywhere, an answer a reader does not
+    see, a later final answer saying something else, or what ``tail_refusal`` reads after it. None
+    when the answer stands."""
     defined = redefinition(completion)
     if defined is not None:
         return TailFinding("redefinition", defined)
+    hidden = concealed(completion, found)
+    if hidden is not None:
+        return TailFinding("concealed", hidden)
     other = second_answer(found.after, found.text)
     if other is not None:
         return TailFinding("second_answer", other[:80])

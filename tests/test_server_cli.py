@@ -72,7 +72,7 @@ def test_serve_two_presets_each_from_its_own_file():
     )
     try:
         with urllib.request.urlopen(url + "/health", timeout=30) as response:
-            assert json.loads(response.read())["envs"] == ["math-500-v2", "math-gsm8k-v2"]
+            assert json.loads(response.read())["envs"] == ["math-500-v3", "math-gsm8k-v3"]
         first = math500[0]
         rows = [
             {"env_id": "math-500", "task_id": first["unique_id"], "completion": f"\\boxed{{{first['answer']}}}"},

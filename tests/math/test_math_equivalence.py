@@ -17,6 +17,9 @@ DELIBERATE = {
     "test_string_extraction:$1 - \\frac{1}{\\mathrm{e}}$:$1 + \\frac{1}{\\mathrm{e}}$": (
         "upstream label equates 1 - 1/e with 1 + 1/e; they differ by 2/e"
     ),
+    "test_relations_math:$11$:$x\\approx11$": (
+        "an approximation marker on an exact gold is a hedge (issue 26 round 6): 10.6 is about 11 too"
+    ),
 }
 
 

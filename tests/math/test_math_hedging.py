@@ -52,7 +52,7 @@ CASES = [
     ("The answer is 42. Maybe next time I will be faster.", "42", True, ""),
     ("\\boxed{\\approx 3.14}", "3.14", True, ""),
     ("\\boxed{\\approx 3.14}", "\\pi", False, ""),
-    ("\\boxed{\\text{approximately } 250}", "250", True, ""),
+    ("\\boxed{\\text{approximately } 250}", "250", False, ""),  # round 6: an exact gold is not approximated
     ("\\boxed{12 \\text{ cm}}", "12", True, ""),
     ("The maximum number of points that could be in the domain is 19.", "19", False, ""),  # no "answer is"
     ("Final Answer: The maximum number of points that could be in the domain is 19.", "19", True, ""),

@@ -83,13 +83,18 @@ def tail_word(after: str, context: frozenset[str]) -> str | None:
     word = found.group(1)
     if len(word) == 1 and word.isascii() and word not in _LETTER_UNITS:
         return f"a letter after the value that is not a unit ({word!r} right after the answer)"
-    if is_unit(word, context, single_letters=True):
+    if is_unit(word, context, single_letters=True) or word.lower() in _COPULAS:
         return None
     if not word.isascii() and (word in CJK_COUNTERS or any(word in w for w in context if not w.isascii())):
         return None  # "\\boxed{3}个", "\\boxed{3}本" or the prompt's own "苹果"
     return f"a word after the value that is not a unit ({word!r} right after the answer)"
 
 
+# Copulas that close a verb-final sentence after its answer ("پاسخ \\boxed{3} است", "उत्तर 3 है",
+# "答えは3です", "Cevap 3'tür"): they say the answer is, nothing about its value.
+_COPULAS = frozenset(
+    "است هست می‌باشد میباشد है हैं হয় হল হলো ହେଉଛି です だ である 입니다 이다 dir dır dur dür tir tır tur tür".split()
+)
 _LIST_MARK = re.compile(r"[,;]|\\\{|\\cup|\band\b")
 _JOINED = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?\s+((?:[^\W\d_]+\.?\s+){1,3})[-+]?\d")
 

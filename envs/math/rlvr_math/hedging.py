@@ -29,10 +29,10 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from rlvr_envs.answer_tail import ALTERNATIVE_AFTER, SENTENCE_END
+from rlvr_envs.answer_tail import ALTERNATIVE_AFTER, SENTENCE_END, condition_after, later_alternative, unread_language
 from rlvr_math.languages import ALTERNATIVES, CERTAINTY, DENIALS, HEDGES, NEGATIONS, QUESTION
 from rlvr_math.normalize import clean, compact, parse_number
-from rlvr_math.units import unread_tail, value_word_after
+from rlvr_math.units import is_unit, unread_tail, value_word_after
 
 _LATEX_WORD = re.compile(r"\\[A-Za-z]+")
 _LIST_MARK = re.compile(r",|;|\\\{|\\lbrace|\\cup|\band\b")
@@ -73,7 +73,9 @@ def alternatives(pred: str, gold: str, gold_is_set: bool) -> bool:
 # falsch", "是错的", "は違う"). A bare contrast ("\\boxed{3}, not 2") or a property ("\\boxed{3} is
 # not divisible by 2") denies nothing about the answer.
 _NEGATED_AFTER = re.compile(
-    r"^[\s$.,:;)\]}*]*(?:(?:is|was|would\s+be|ist|war|est|es|era|è|é|jest|je|är|er|adalah|ialah|là|olan|є|это|是|は|는|은|이|가)\s*)?(?:"
+    r"^[\s$.,:;)\]}*]*(?:(?:is|was|would\s+be|ist|war|est|es|era|è|é|jest|je|är|er|adalah|ialah|là|olan|є|это|是|は|는|은|이|가)\s*)?"
+    # Up to two more words before the verdict ("είναι λάθος", "on väärin", "este greșit", "is clearly wrong").
+    r"(?:[^\W\d_]+\s+){0,2}(?:"
     + DENIALS.pattern
     + r")|^[\s$.,:;)\]}*]*(?:(?:isn'?t|wasn'?t)\s+(?:right|correct|true|valid|the\s+answer)"
     + r"|n'est\s+pas\s+(?:correct|juste|bon|la\s+(?:bonne\s+)?réponse)|no\s+es\s+(?:correct[oa]|la\s+respuesta)"
@@ -82,7 +84,9 @@ _NEGATED_AFTER = re.compile(
 )
 
 
-def trailing(after: str, gold: str, gold_is_set: bool) -> str | None:
+def trailing(
+    after: str, gold: str, gold_is_set: bool, answer: str = "", context: frozenset[str] = frozenset()
+) -> str | None:
     """A hedge, alternative or denial right after the final answer ("\\boxed{3}, but I am not sure.").
 
     In the rest of the answer's own sentence every hedge and alternative counts; further on,
@@ -106,12 +110,24 @@ def trailing(after: str, gold: str, gold_is_set: bool) -> str | None:
             return f"alternatives offered ({alternative.group(1).strip()!r} after the answer)"
     if _NEGATED_AFTER.search(sentence) and not NEGATIONS.search(gold):
         return "negated answer (a denial right after it)"
+    condition = condition_after(sentence)
+    if condition is not None and condition.lower() not in gold.lower():
+        return f"conditional answer ({condition!r} right after it)"
     certain = CERTAINTY.search(rest)
     if certain is not None and certain.group(0).lower() not in gold.lower():
         return f"hedged answer ({certain.group(0)!r} after it)"
     for later in SENTENCE_END.split(rest)[:3]:
         if re.search(r"\d|\\boxed", later) and HEDGES.search(later) and not HEDGES.search(gold):
             return f"hedged answer ({HEDGES.search(later).group(0)!r} with another value after it)"  # type: ignore[union-attr]
+    if not gold_is_set and not ALTERNATIVES.search(gold):
+        other = later_alternative(rest, answer)
+        if other is not None:
+            return f"alternatives offered ({other!r} opening a later sentence)"
+    unread = unread_language(
+        sentence, context | frozenset(gold.lower().split()), lambda w: is_unit(w, context, single_letters=False)
+    )
+    if unread is not None:
+        return f"words after the answer in a language no lexicon covers ({unread!r}): a hedge there cannot be read"
     return None
 
 

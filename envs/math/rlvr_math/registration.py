@@ -2,6 +2,22 @@
 
 Versions (a change that alters any reward bumps the version; the old one stays resolvable):
 
+* ``-v3``: issue 26's sixth round (``rlvr_math.answer_terms``, ``rlvr_envs.answer_tail``). Refused
+  now: the answer's sentence going on in a language no lexicon covers (letters of no covered
+  alphabet, or plain words none of which is a covered language's function word) and hedges in
+  Swahili, Bengali, Persian, Greek, Hebrew, Tagalog, Finnish, Czech, Slovak, Romanian, Malay,
+  Scandinavian and Hungarian; a later sentence opening with an alternative ("\\n\\nOr 4.") or a
+  question about another value; a condition after the answer ("if n is odd", "wenn", "如果"); an
+  approximation of an exact answer (``\\approx 3``, "about 3", "3 (roughly)", "3-ish") unless the
+  task asks for an approximate value or its gold is a rounded decimal; a set or interval for a
+  one-value gold (``\\{3\\}``); a prime after the box (``\\boxed{3}'``); answers hidden by an HTML
+  ``hidden`` attribute, ``font-size:0``, ``\\scalebox{0}`` or text the colour of its box; a denial a
+  word or two after the answer ("είναι λάθος"). Honest answers now paid: a justification that
+  restates the value (``The answer is 6, since 2+4=6.``), the number's own ordinal suffix
+  (``\\boxed{3}rd``), ``3.000`` as 3000 under a prompt in a language that groups digits with a dot
+  (German, Spanish ...), a verb-final copula after the box (``پاسخ \\boxed{3} است``). Honest answers
+  now 0: an approximation marker on an exact answer (``\\boxed{\\approx 250}`` for 250 under a prompt
+  that does not ask to round), ``\\boxed{3.000}`` for a gold 3 under a German prompt.
 * ``-v2``: issue 26's fifth round (``rlvr_math.answer_shape``). A lone word after the box on its
   line is read as inside it (a unit, the task's own word, or refused: ``\\boxed{3} ribu``); a value
   that goes on after its box (``\\boxed{3}000``, ``\\boxed{3} + 1``, ``\\boxed{3}\\pi``) is refused;
@@ -22,8 +38,8 @@ Versions (a change that alters any reward bumps the version; the old one stays r
   negated answers score 0. False positives became 0 (``3 thousand`` for 3, ``\\boxed{3}, but I am
   not sure``); ``3 thousand`` now matches 3000, and a word that is neither a unit nor the task's
   own (``\\boxed{3 \\text{ real roots}}`` under a prompt that never says "roots") now scores 0.
-* ``-v0`` and ``-v1`` (deprecated): the ids as they were, resolvable for old configs and results.
-  They run the same verifier as ``-v2``: the old rewards were false positives that a policy learns to exploit,
+* ``-v0``, ``-v1`` and ``-v2`` (deprecated): the ids as they were, resolvable for old configs and
+  results. They run the same verifier as ``-v3``: the old rewards were false positives that a policy learns to exploit,
   so they are not reproduced (as the code family keeps its sandbox fixes in every version).
 """
 
@@ -31,12 +47,15 @@ from __future__ import annotations
 
 from rlvr_envs import register
 
-LATEST = 2
+LATEST = 3
 _DEPRECATED = {
     0: "v0 scored value-changing words after the number ('3 thousand' for 3), hedges and alternatives in "
-    "other languages, and struck-out or negated answers as correct; it now runs the v2 checks: use {id}-v2",
+    "other languages, and struck-out or negated answers as correct; it now runs the v3 checks: use {id}-v3",
     1: "v1 scored a word or value after the box ('\\boxed{{3}} ribu', '\\boxed{{3}}000'), swapped units ('3 m' "
-    "for '3 km') and hedges in more languages as correct; it now runs the v2 checks: use {id}-v2",
+    "for '3 km') and hedges in more languages as correct; it now runs the v3 checks: use {id}-v3",
+    2: "v2 scored hedges in languages no lexicon lists, alternatives in a later paragraph, conditions and "
+    "approximations of exact answers as correct, and refused '\\boxed{{3}}rd' and 'The answer is 6, since 2+4=6.'; "
+    "it now runs the v3 checks: use {id}-v3",
 }
 
 ARITH_DISTINCT_TASKS = {

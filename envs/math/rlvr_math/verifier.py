@@ -18,6 +18,15 @@ from rlvr_math.answer_shape import (
     tail_word,
     unit_swap,
 )
+from rlvr_math.answer_terms import (
+    approximate,
+    dot_grouped,
+    justified_tail,
+    prime_after,
+    set_for_scalar,
+    without_justification,
+    without_ordinal,
+)
 from rlvr_math.equivalence import DEFAULT_REL_TOL, MatchConfig, answers_match, warm_up
 from rlvr_math.extraction import FALLBACKS, Answer, final_answer, gold_answer
 from rlvr_math.hedging import CHAINS, strip_approximation, trailing
@@ -67,6 +76,30 @@ def _shape_refusal(completion: str, answer: Answer, gold: Answer, context: froze
         unit_swap(answer.text, gold.text, asked_units(prompt))
         or redefinition(response[:200_000], answer.text)
         or second_final_answer(later, answer.text, answer.method)
+    )
+
+
+def _read_terms(answer: Answer) -> Answer:
+    """The answer without what restates it: its own ordinal suffix after a box (``\\boxed{3}rd``),
+    a justification ending in its own value (``6, since 2+4=6``; ``rlvr_math.answer_terms``)."""
+    if answer.method in ("answer_is", "hashes"):
+        return replace(answer, text=without_justification(answer.text))
+    if answer.method not in ("boxed", "answer_tag"):
+        return answer
+    after = without_ordinal(answer.after, answer.text)
+    if justified_tail(after, answer.text):
+        after = after[len(after.split("\n", 1)[0]) :]
+    return replace(answer, after=after)
+
+
+def _terms_refusal(answer: Answer, gold: Answer, prompt: str) -> str | None:
+    """Approximate, set-valued or primed answers to an exact one-value task (``rlvr_math.answer_terms``)."""
+    sentence = answer.after.split("\n", 1)[0]
+    boxed = answer.method in ("boxed", "answer_tag")
+    return (
+        approximate(answer.raw or answer.text, sentence, gold.text, prompt)
+        or set_for_scalar(answer.text, gold.text, gold.is_set)
+        or (prime_after(answer.after, answer.before) if boxed else None)
     )
 
 
@@ -170,18 +203,18 @@ class MathVerifier(Verifier):
         if not shown.strip().strip("$").strip():
             details = {"extraction": answer.method, "error": "the answer shows nothing (\\phantom)"}
             return Verdict.failure(Reason.NO_ANSWER, extracted=answer.text, details=details)
-        answer = replace(answer, text=shown, after=without_zero_width(answer.after))
-        context = context_words(task.prompt if isinstance(task.prompt, str) else "", gold.text)
+        answer = _read_terms(replace(answer, text=shown, after=without_zero_width(answer.after)))
+        prompt = task.prompt if isinstance(task.prompt, str) else ""
+        context = context_words(prompt, gold.text)
         refused = answer_refusal(answer.text, answer.raw, gold.text, gold.is_set, self.chains, context)
         if refused is None:
-            refused = trailing(answer.after, gold.text, gold.is_set)
+            refused = trailing(answer.after, gold.text, gold.is_set, answer.text, context)
         if refused is None:
-            prompt = task.prompt if isinstance(task.prompt, str) else ""
-            refused = _shape_refusal(completion, answer, gold, context, prompt)
+            refused = _terms_refusal(answer, gold, prompt) or _shape_refusal(completion, answer, gold, context, prompt)
         if refused is not None:
             details = {"extraction": answer.method, "refused": refused}
             return Verdict.failure(Reason.WRONG, extracted=answer.text, details=details)
-        pred = strip_approximation(answer.text, gold.text)
+        pred = dot_grouped(strip_approximation(answer.text, gold.text), prompt)
         match = answers_match(
             gold.text, pred, self.config, gold_is_set=gold.is_set, pred_is_set=answer.is_set, context=context
         )

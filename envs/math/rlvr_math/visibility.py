@@ -40,7 +40,12 @@ _INVISIBLE = re.compile(
     + ")"
     + r"|\\transparent\s*\{\s*0(?:\.0*)?\s*\}|\\(?:hidden|invisible)\b"
     + r"|(?:display\s*:\s*none|visibility\s*:\s*hidden|opacity\s*:\s*0(?:\.0*)?(?![.\d])"
-    + r"|color\s*:\s*(?:white|#fff\b|#ffffff|transparent))"
+    + r"|color\s*:\s*(?:white|#fff\b|#ffffff|transparent)|font-size\s*:\s*0(?:\.0*)?(?![.\d]))"
+    # An HTML element hidden by its attribute (<div hidden>, aria-hidden is not: it still shows),
+    # a box scaled to nothing, text the colour of the box behind it.
+    + r"|<[A-Za-z][^<>]*?(?<![-\w])hidden(?![-\w])[^<>]*>"
+    + r"|\\(?:scalebox|resizebox)\s*\{\s*0(?:\.0*)?\s*(?:pt|em|ex|cm|mm|in)?\s*\}"
+    + r"|\\(?:colorbox|fcolorbox)\s*\{\s*([A-Za-z#0-9]+)\s*\}\s*\{\s*\\(?:color|textcolor)\s*\{\s*\1\s*\}"
     + r"|<!--",
     re.IGNORECASE,
 )

@@ -8,19 +8,24 @@ pays nothing, and except an answer holding the whole gold beside other text (``h
 "A or B", "[A, B]", "A" then junk), a hedge that similarity scorers paid up to 0.99.
 
 What follows the final answer counts too: a hedge ("<answer>-958</answer> But I am not sure"),
-a second value offered, or a value-changing word directly after it ("</answer> thousand", "%")
-takes the answer back and scores 0 (reason ``wrong``, ``details["tail"]`` names the class;
-``rlvr_envs.answer_tail``). An explanation, "Hope this helps!" or markdown after it is nothing.
+a second value offered, a condition or an approximation ("if n is odd", "(roughly)"), words in a
+language no lexicon covers, a value-changing word directly after it ("</answer> thousand", "%"),
+or a later final answer of another kind ("</answer>" then "#### 17", ``\\boxed{17}``, "Final answer:
+17") takes the answer back, and so does an answer a reader cannot see or sees struck out (an HTML
+comment, a hidden element, ``<s>``, ``~~``): each scores 0 (reason ``wrong``, ``details["tail"]``
+names the class; ``rlvr_envs.answer_tail.taken_back``). An explanation, "Hope this helps!" or
+markdown after it is nothing.
 """
 
 from __future__ import annotations
 
 import copy
 import re
+import unicodedata
 from functools import cache
 from typing import Any
 
-from rlvr_envs.answer_tail import tail_refusal
+from rlvr_envs.answer_tail import taken_back
 from rlvr_envs.extract import METHODS, extract_answer
 from rlvr_envs.types import Reason, Task, Verdict
 from rlvr_envs.verifier import Verifier
@@ -189,7 +194,9 @@ def _json_compact(value: Any) -> str:
 
 
 def _squashed(text: str) -> str:
-    return "".join(text.split()).casefold()
+    # Spacing, punctuation and invisible format characters aside: "g\u200bo\u200bl\u200bd or 17" and
+    # "gold with its commas dropped or 17" still hold the gold (symbols such as emoji grids stay).
+    return "".join(ch for ch in text.casefold() if unicodedata.category(ch)[0] not in "ZCP")
 
 
 def holds_gold(answer: str, gold: str | None) -> bool:
@@ -285,11 +292,12 @@ class ReasoningGymVerifier(Verifier):
         found = extract_answer(completion, self.methods)
         if found is None:
             return Verdict.failure(Reason.NO_ANSWER, details={"dataset": name})
-        taken_back = tail_refusal(found.after, found.text)
-        if taken_back is not None:
-            # A hedge, a second value or a magnitude after the final answer takes it back: no credit,
-            # partial or full, whatever the answer itself is (``rlvr_envs.answer_tail``).
-            refused = {"dataset": name, "refused": taken_back.describe(), "tail": taken_back.kind}
+        back = taken_back(completion, found)
+        if back is not None:
+            # A hedge, a second value or a magnitude after the final answer, a later final answer of
+            # another kind ("<answer>A</answer> then #### B"), an answer hidden or struck out, or a TeX
+            # definition takes it back: no credit, partial or full (``rlvr_envs.answer_tail``).
+            refused = {"dataset": name, "refused": back.describe(), "tail": back.kind}
             return Verdict.failure(Reason.WRONG, extracted=found.text, details=refused)
         if judge(rule, name, found.text, payload, task):
             return Verdict.correct(found.text, details={"dataset": name})
