@@ -269,3 +269,61 @@ def test_a_short_budget_after_a_long_one_on_the_same_lane_is_kept_to_its_own(tas
         first, second, elapsed = asyncio.run(go(pool))
     assert first[0].passed and [v.reason for v in second] == [Reason.TIMEOUT, Reason.OK]
     assert elapsed < 60  # far under the stale 120 s timer, however loaded the machine
+
+
+class GateVerifier(Verifier):
+    """``wait:PATH`` waits (up to a minute) until PATH exists; anything else is scored as AddVerifier does."""
+
+    def verify(self, task: Task, completion: str) -> Verdict:
+        if completion.startswith("wait:"):
+            deadline = time.monotonic() + 60
+            while not os.path.exists(completion[5:]) and time.monotonic() < deadline:
+                time.sleep(0.005)
+            return Verdict.correct(completion)
+        return AddVerifier().verify(task, completion)
+
+
+def test_calls_arriving_one_by_one_while_the_worker_has_one_queued_go_to_it_in_one_message(
+    tasks, tmp_path, monkeypatch
+):
+    # One message per call as requests trickle in costs a write, a wake-up of the worker and a
+    # reply each: while the worker has a call queued behind the one it runs, later calls wait in
+    # the loop's queue and go together.
+    from rlvr_envs.runtime.local import lanes as lanes_module
+
+    sizes: list[int] = []
+    real = lanes_module.verify_message
+
+    def spy(seq, jobs):
+        sizes.append(len(jobs))
+        return real(seq, jobs)
+
+    monkeypatch.setattr(lanes_module, "verify_message", spy)
+    gate = tmp_path / "gate"
+
+    async def go(pool):
+        lanes = pool.loop_lanes()
+        try:
+            await _through_lanes(lanes, GateVerifier(), tasks[:1], [gold(tasks[0])])  # the worker's mean is known
+            first = _Counted(2)
+            lanes.enqueue(pool.calls(GateVerifier(), tasks[:2], [f"wait:{gate}", f"wait:{gate}"]), first)
+            lane = lanes.lanes[0]
+            while lane.worker is None or lane.worker.progress.read()[0] != lane.base:  # on the first gated call
+                await asyncio.sleep(0.005)
+            later = [_Counted(1), _Counted(1)]
+            for task, into in zip(tasks[2:4], later):  # one by one, as requests come
+                lanes.enqueue(pool.calls(GateVerifier(), [task], [gold(task)]), into)
+                await asyncio.sleep(0.05)
+            held = len(lanes.queue)
+            gate.touch()
+            for into in [first, *later]:
+                while not into.done.is_set():
+                    await asyncio.sleep(0.005)
+            return held, first.results, [into.results[0] for into in later]
+        finally:
+            lanes.close()
+
+    with VerificationPool(1) as pool:
+        held, first, later = asyncio.run(go(pool))
+    assert held == 2 and sizes == [1, 2, 2], sizes
+    assert all(v.passed for v in [*first, *later]) and [v.extracted for v in first] == [f"wait:{gate}"] * 2

@@ -15,8 +15,9 @@ was running, and the calls it had not finished go back to the head of the queue 
 delivered once); every verdict goes to its own place (order kept); a call whose caller cancelled
 it before it started is dropped; a worker that cannot start or load the verifier sends its calls
 back to the queue, and after ``MAX_START_ROUNDS`` rounds they get ``verifier_error``. A busy
-worker is sent more only while what it has not read fits its channel's buffer, so a send never
-blocks the loop on a worker stuck in a call.
+worker is sent more only once it is on its last call, and only while what it has not read fits
+its channel's buffer, so a send never blocks the loop on a worker stuck in a call. Messages go in
+the wire's flat forms (``wire.verify_message``, ``wire.verdicts_of``).
 
 Anything that may block (forking or spawning a worker, loading a verifier into one, killing and
 reaping one) runs in the loop's default executor, never on the loop. Every method but ``close``
@@ -121,9 +122,10 @@ class LoopLanes:
 
     def _pump(self) -> None:
         """Send queued calls: first to idle lanes (a worker started for a lane without one), then
-        to busy lanes about to run dry (fewest calls in flight first), so that a worker finds its
-        next calls in its channel when it finishes: it never waits for this loop to come round to
-        its verdicts (the loop has HTTP to serve meanwhile)."""
+        to busy lanes about to run dry (on their last call; fewest calls in flight first), so that a
+        worker mostly finds its next calls in its channel when it finishes: it seldom waits for this
+        loop to come round to its verdicts (the loop has HTTP to serve meanwhile), and calls that
+        arrive one by one while it has work still go to it together."""
         queue = self.queue
         if not queue or self.closed:
             return
