@@ -276,7 +276,7 @@ def test_kimina_batches_retries_and_verdicts(kimina_url):
     sent = _Kimina.requests
     assert len(sent) == 3 and [len(r["codes"]) for r in sent] == [2, 2, 2]  # one retried batch, then 2 + 2
     code = sent[-1]["codes"][0]["code"]
-    assert code.startswith("import Mathlib") and "#print axioms foo" in code and "type_of% @_rlvr_ref_" in code
+    assert code.startswith("import Mathlib") and "#print axioms foo" in code and "type_of% @_root_._rlvr_ref_" in code
 
 
 def test_kimina_unreachable_is_a_verifier_error():

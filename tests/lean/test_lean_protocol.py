@@ -140,18 +140,30 @@ def _prepared(**kw):
     return Prepared(**base)
 
 
+def _axioms(data: str) -> tuple[Message, ...]:
+    """The same ``#print axioms`` answer on the check theorem's line (2) and the name's line (3)."""
+    return (
+        Message("info", Pos(2, 0), None, data.replace("'foo'", "'_rlvr_check_abc'")),
+        Message("info", Pos(3, 0), None, data),
+    )
+
+
 def test_audit_judgement():
     plan = audit_plan(_prepared())
-    assert plan.text.splitlines() == ["theorem _rlvr_check_abc : type_of% @_rlvr_ref_abc := @foo", "#print axioms foo"]
-    ok = (Message("info", Pos(2, 0), None, "'foo' depends on axioms: [propext, Classical.choice, Quot.sound]"),)
+    assert plan.text.splitlines() == [
+        "theorem _root_._rlvr_check_abc : type_of% @_root_._rlvr_ref_abc := @foo",
+        "#print axioms _root_._rlvr_check_abc",
+        "#print axioms foo",
+    ]
+    ok = _axioms("'foo' depends on axioms: [propext, Classical.choice, Quot.sound]")
     assert judge_audit(plan, ok, allow_native=False) is None
-    native = (Message("info", Pos(2, 0), None, "'foo' depends on axioms: [propext, Lean.ofReduceBool]"),)
+    native = _axioms("'foo' depends on axioms: [propext, Lean.ofReduceBool]")
     assert judge_audit(plan, native, allow_native=False).details["rule"] == "axioms"
     assert judge_audit(plan, native, allow_native=True) is None
-    cheat = (Message("info", Pos(2, 0), None, "'foo' depends on axioms: [cheat]"),)
+    cheat = _axioms("'foo' depends on axioms: [cheat]")
     verdict = judge_audit(plan, cheat, allow_native=True)
     assert verdict.reason is Reason.SANDBOX_VIOLATION and verdict.details["not_allowed"] == ["cheat"]
-    sorry = (Message("info", Pos(2, 0), None, "'foo' depends on axioms: [sorryAx]"),)
+    sorry = _axioms("'foo' depends on axioms: [sorryAx]")
     assert judge_audit(plan, sorry, allow_native=False).reason is Reason.WRONG
     mismatch = (Message("error", Pos(1, 50), None, "type mismatch\n  foo\nhas type ..."), *ok)
     assert judge_audit(plan, mismatch, allow_native=False).details["rule"] == "statement_mismatch"
@@ -166,20 +178,23 @@ def test_whole_file_attribution_for_servers():
     prepared = _prepared()
     text, (first, last), offset, plan = assemble_file(prepared)
     lines = text.splitlines()
-    assert lines[first - 1].startswith("theorem foo") and lines[offset].startswith("theorem _rlvr_check_abc")
+    assert lines[first - 1].startswith("theorem foo") and lines[offset].startswith("theorem _root_._rlvr_check_abc")
     ref_sorry = {
         "severity": "warning",
         "pos": {"line": 2, "column": 8},
         "endPos": None,
         "data": "declaration uses `sorry`",
     }
-    axioms = {
-        "severity": "info",
-        "pos": {"line": offset + 2, "column": 0},
-        "endPos": None,
-        "data": "'foo' depends on axioms: [propext]",
-    }
-    reply = {"results": [{"custom_id": "0", "error": None, "response": {"messages": [ref_sorry, axioms], "env": 0}}]}
+    axioms = [
+        {
+            "severity": "info",
+            "pos": {"line": offset + line, "column": 0},
+            "endPos": None,
+            "data": f"'{name}' depends on axioms: [propext]",
+        }
+        for line, name in ((2, "_rlvr_check_abc"), (3, "foo"))
+    ]
+    reply = {"results": [{"custom_id": "0", "error": None, "response": {"messages": [ref_sorry, *axioms], "env": 0}}]}
     result = parse_kimina(reply)[0]
     assert judge_whole_file(result, first, last, offset, plan, False).passed
     proof_error = {"severity": "error", "pos": {"line": first, "column": 2}, "endPos": None, "data": "unsolved goals"}

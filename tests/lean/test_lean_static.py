@@ -69,7 +69,9 @@ def test_assembled_code_uses_the_task_statement_and_the_completion_proof():
     assert prepared.header.startswith("import Mathlib") and "import" not in prepared.code
     assert prepared.code.startswith(row["statement"].rstrip(" :=").rstrip())
     assert "nlinarith" in prepared.code and prepared.audit_names == ("lean_workbook_10009",)
-    assert prepared.ref_declaration.startswith("theorem _rlvr_ref_") and prepared.ref_declaration.endswith(":= sorry")
+    assert prepared.ref_declaration.startswith("theorem _root_._rlvr_ref_") and prepared.ref_declaration.endswith(
+        ":= sorry"
+    )
 
 
 THEOREM = "theorem t1 (a b : ℕ) (h : a = b) : b = a := "

@@ -2,13 +2,16 @@
 
 The kernel-level audit is the same for every backend. After the proof, in the same environment:
 
-- ``theorem _rlvr_check_… : type_of% @_rlvr_ref_… := @NAME``, where ``_rlvr_ref_…`` is the
-  task's own statement elaborated *before* any of the completion's code (so a helper instance
-  or definition cannot change what it means): the proved constant exists and its type is the
-  task's statement (up to definitional unfolding, which the kernel checks);
-- ``#print axioms NAME`` for every audited constant: only ``propext``, ``Classical.choice``,
-  ``Quot.sound`` (plus ``Lean.ofReduceBool`` / ``Lean.trustCompiler`` when ``native_decide`` is
-  allowed). ``sorryAx`` is an unfinished proof; anything else is a new axiom.
+- ``theorem _root_._rlvr_check_… : type_of% @_root_._rlvr_ref_… := @NAME``, where ``_rlvr_ref_…``
+  is the task's own statement elaborated *before* any of the completion's code (so a helper
+  instance or definition cannot change what it means), both names from the root so that a
+  namespace the code leaves open cannot hold look-alikes: the proved constant exists and its
+  type is the task's statement (up to definitional unfolding, which the kernel checks); then
+  ``#print axioms`` of that check theorem (the axioms of exactly the constant checked);
+- ``#print axioms NAME`` for every audited constant (every constant an ambiguous name prints):
+  only ``propext``, ``Classical.choice``, ``Quot.sound`` (plus ``Lean.ofReduceBool`` /
+  ``Lean.trustCompiler`` when ``native_decide`` is allowed). ``sorryAx`` is an unfinished
+  proof; anything else is a new axiom.
 """
 
 from __future__ import annotations
@@ -53,11 +56,14 @@ def audit_plan(prepared: Prepared) -> AuditPlan:
     purposes: list[tuple[str, str]] = []
     if prepared.ref_name and prepared.audit_names:
         main = prepared.audit_names[0]
-        lines.append(
-            f"theorem _rlvr_check_{prepared.ref_name.removeprefix('_rlvr_ref_')} : "
-            f"type_of% @{prepared.ref_name} := @{main}"
-        )
+        # `_root_.`: the code may leave a namespace open, in which its own `_rlvr_ref_…` would
+        # otherwise be found first. The check theorem's axioms are those of the very constant
+        # `@main` elaborated to, whatever scope or overloads the code left for the name.
+        check = f"_root_._rlvr_check_{prepared.ref_name.removeprefix('_rlvr_ref_')}"
+        lines.append(f"theorem {check} : type_of% @_root_.{prepared.ref_name} := @{main}")
         purposes.append(("check", main))
+        lines.append(f"#print axioms {check}")
+        purposes.append(("axioms", check))
     for name in prepared.audit_names:
         lines.append(f"#print axioms {name}")
         purposes.append(("axioms", name))
@@ -114,7 +120,8 @@ def judge_audit(
                     Reason.VERIFIER_ERROR,
                     details={"layer": "audit", "error": f"`#print axioms {name}` gave no answer"},
                 )
-            axioms = next(iter(found.values()))
+            # An ambiguous name prints one answer per constant it may mean: every one counts.
+            axioms = tuple(sorted({a for names in found.values() for a in names}))
             if "sorryAx" in axioms:
                 return Verdict.failure(
                     Reason.WRONG, details={"layer": "audit", "rule": "sorry", "name": name, "axioms": list(axioms)}

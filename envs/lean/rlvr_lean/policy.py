@@ -48,12 +48,15 @@ RULES: dict[str, str] = {
     "local_instance": "a local/scoped instance or `attribute [instance]` changes how statements elaborate",
     "import": "a completion may not add imports",
     "exit": "`#exit` stops checking the rest of the file",
+    "hash_command": "only `#` commands that read the environment (`#check`, `#print`, `#reduce`, ...) are accepted: "
+    "the others run code or filter Lean's messages (`#guard_msgs` drops the errors the verdict is read from)",
     "native_decide": "`native_decide` / `Lean.ofReduceBool` trust the compiler, not the kernel",
     "context_change": "`variable` / `include` add hypotheses to the statement",
     "statement_drift": "the completion states a different theorem than the task",
     "reference_drift": "the completion changes a part of the reference that is not a `sorry`",
     "helpers": "new helper declarations are switched off for this environment",
-    "scope": "the helpers leave a `namespace`/`section` open, so the theorem would not be the task's",
+    "scope": "the completion leaves a `namespace`/`section`/`mutual` open (or closes the task's), so the theorem "
+    "or the audit after it would not be read in the task's scope",
     "instance": "a helper `instance` in a reference file changes how later statements elaborate",
 }
 
@@ -80,6 +83,13 @@ _SYNTAX_WORDS = frozenset(
     "binder_predicate declare_simp_like_tactic".split()
 )
 _META_HASH = frozenset({"#eval", "#eval!", "#exec", "#run"})
+# `#` commands that only read the environment and report: an allowlist, because a `#` command can
+# also run code (`#eval`, `#guard`) or wrap the next command and filter its messages
+# (`#guard_msgs (drop all) in`), and the verdict is read from those messages.
+READ_ONLY_HASH = frozenset(
+    "#check #check_failure #print #reduce #synth #where #version #help #find #instances #whnf #simp #norm_num "
+    "#conv #explode #adaptation_note #lint".split()
+)
 _NATIVE_NAMES = frozenset({"native_decide", "ofReduceBool", "reduceBool", "trustCompiler"})
 _ATTR_CODE_RULES = {"extern": "extern", "implemented_by": "implemented_by", "csimp": "csimp"}
 
@@ -260,11 +270,38 @@ def _sorry_like(name: str) -> bool:
     return name[:5] in _SORRY_NAMES and name[5:6] in ("!", "?")
 
 
+def _continues_a_term(prev: Token) -> bool:
+    """A symbol other than a closing bracket (``≤``, ``:=``, ``(``, ``,``) leaves a term to be written."""
+    return prev.kind == SYMBOL and prev.text not in _CLOSE_BRACKETS
+
+
+def _bracket_ends(tokens: Sequence[Token]) -> dict[int, int]:
+    """``{index of an opening bracket: index of the bracket that closes it}``, in one pass."""
+    ends: dict[int, int] = {}
+    stack: list[int] = []
+    for i, tok in enumerate(tokens):
+        if tok.kind != SYMBOL:
+            continue
+        if tok.text in _OPEN_BRACKETS or tok.text == "@[":
+            stack.append(i)
+        elif tok.text in _CLOSE_BRACKETS and stack:
+            ends[stack.pop()] = i
+    return ends
+
+
+def _wraps_a_command(tokens: Sequence[Token], i: int, ends: dict[int, int]) -> bool:
+    """Whether the ``#`` word at ``i`` is followed, after an optional bracketed spec, by ``in``:
+    a command that wraps the next one (``#guard_msgs (drop all) in theorem …``)."""
+    j = ends.get(i + 1, i) + 1
+    return j < len(tokens) and tokens[j].kind == IDENT and tokens[j].text == "in"
+
+
 def scan(tokens: Sequence[Token], src: str, policy: LeanPolicy) -> Violation | None:
     """The first rule the tokens break, or None. ``src`` is the text the tokens' offsets refer to."""
     attr = _attribute_spans(tokens)
     heads = attribute_heads(tokens)
     starts = command_starts(tokens, src)
+    ends = _bracket_ends(tokens)
     partial_names: dict[str, int] = {}
     n = len(tokens)
 
@@ -340,6 +377,13 @@ def scan(tokens: Sequence[Token], src: str, policy: LeanPolicy) -> Violation | N
                 found = hit("exit", i)
             elif text in _META_HASH:
                 found = hit("meta_code", i)
+            elif text not in READ_ONLY_HASH and (
+                (starts[i] and not (i and _continues_a_term(tokens[i - 1]))) or _wraps_a_command(tokens, i, ends)
+            ):
+                # `#s` may be a term (Mathlib's `Finset.card` notation): a `#` word is judged where
+                # a command may begin and no term is left half-written before it, and anywhere it
+                # wraps the next command (`… in`).
+                found = hit("hash_command", i, f"`{text}`: {RULES['hash_command']}")
         if found is not None:
             return found
     return None

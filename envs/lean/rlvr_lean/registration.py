@@ -1,32 +1,67 @@
-"""Entry point of the ``lean`` plugin: registers the family's ids with rlvr-envs (nothing imported)."""
+"""Entry point of the ``lean`` plugin: registers the family's ids with rlvr-envs (nothing imported).
+
+Versions (a change that alters any reward of an honest proof bumps the version; the old one stays
+resolvable):
+
+* ``-v1``: issue 26's sixth round. ``#`` commands are accepted by an allowlist of those that only
+  read (``#check``, ``#print``, ``#reduce``, ...) where a command may begin, and none that wraps
+  the next command (``#guard_msgs (drop all) in`` dropped a bogus proof's errors); the completion
+  must leave every ``namespace`` / ``section`` / ``mutual`` it opens closed, wherever written
+  (counted by keyword over the whole completion, not by the helpers' first words); the kernel
+  audit names its constants from the root, judges the axioms of the check theorem itself and
+  every answer of an ambiguous ``#print axioms``. Honest proofs that change: helpers wrapped in
+  ``noncomputable section … end`` now pass (the old count read ``noncomputable`` and refused
+  them); a proof with another ``#`` command at a line start (``#guard_msgs``, ``#time in``) now
+  scores 0.
+* ``-v0`` (deprecated): the ids as they were, resolvable for old configs and results. It runs the
+  same verifier as ``-v1``: the old rewards included proofs that prove nothing, which a policy
+  learns to exploit, so they are not reproduced.
+"""
 
 from __future__ import annotations
 
 from rlvr_envs import register
 
+LATEST = 1
+_DEPRECATED = {
+    0: "v0 let `#guard_msgs (drop all) in` hide a bogus proof's errors and let the code steer the kernel "
+    "audit's names through a namespace it left open; it now runs the v1 checks: use {id}-v1",
+}
+
 
 def register_envs() -> None:
+    for version in range(LATEST + 1):
+        _register_version(version)
+
+
+def _register_version(version: int) -> None:
+    def deprecated(name: str) -> str | None:
+        return _DEPRECATED[version].format(id=name) if version in _DEPRECATED else None
+
     register(
-        "lean-v0",
+        f"lean-v{version}",
         "rlvr_lean.envs:LeanEnv",
         description="Your own Lean 4 tasks: statements (header + theorem) or reference files with sorry",
         data_source="user data (data=...)",
         user_data=True,
         difficulty_fields=("label",),
+        deprecated=deprecated("lean"),
     )
     register(
-        "lean-minif2f-v0",
+        f"lean-minif2f-v{version}",
         "rlvr_lean.envs:MiniF2FEnv",
         size=244,
         data_source="cat-searcher/minif2f-lean4 (or data=, e.g. DeepSeek-Prover-V1.5 datasets/minif2f.jsonl)",
         difficulty_fields=("label", "config.source", "config.level"),
         description="miniF2F in Lean 4 (valid/test splits of 244): amc, aime, imo, mathd level 1-5",
+        deprecated=deprecated("lean-minif2f"),
     )
     register(
-        "lean-workbook-v0",
+        f"lean-workbook-v{version}",
         "rlvr_lean.envs:LeanWorkbookEnv",
         size=None,
         data_source="internlm/Lean-Workbook (or data=)",
         difficulty_fields=("label",),
         description="Lean Workbook: autoformalised competition statements (proved ones by default)",
+        deprecated=deprecated("lean-workbook"),
     )

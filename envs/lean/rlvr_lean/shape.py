@@ -140,7 +140,8 @@ class Statement:
         rest = head[1] if len(head) == 2 else ""
         if self.name is not None:
             rest = rest.lstrip()[len(self.name) :]
-        return f"{self.prefix}theorem _rlvr_ref_{self.fingerprint}{rest} := sorry"
+        # `_root_.`: the audit names it from the root, whatever namespace the header opened.
+        return f"{self.prefix}theorem _root_._rlvr_ref_{self.fingerprint}{rest} := sorry"
 
 
 def _command_texts(tokens: tuple[Token, ...]) -> frozenset[tuple[str, ...]]:
@@ -225,6 +226,31 @@ def _first_difference(expected: tuple[str, ...], found: list[Token], src: str) -
     return "the statement goes on after the task's statement ends", line_of(src, found[len(expected)].start)
 
 
+_SCOPE_OPENERS = frozenset({"namespace", "section", "mutual"})
+
+
+def scope_violation(tokens: tuple[Token, ...] | list[Token], src: str, start: int, stop: int) -> Violation | None:
+    """``scope`` when ``tokens[start:stop]`` do not leave the scope as they found it: every
+    ``namespace`` / ``section`` / ``mutual`` closed by its ``end``, and no ``end`` closing a scope
+    opened before them. They are keywords (``«end»`` is a name), so they are counted wherever
+    Lean reads them, not only where a line begins."""
+    depth = 0
+    first: Token | None = None
+    for tok in tokens[start:stop]:
+        if tok.kind != IDENT or src[tok.start : tok.end] != tok.text:
+            continue
+        if tok.text in _SCOPE_OPENERS:
+            depth += 1
+            first = first or tok
+        elif tok.text == "end":
+            depth -= 1
+            if depth < 0:
+                return Violation("scope", "`end` closes a scope the task opened", line_of(src, tok.start), tok.text)
+    if depth and first is not None:
+        return Violation("scope", RULES["scope"], line_of(src, first.start), first.text)
+    return None
+
+
 def prepare_statement(stmt: Statement, lean: str, policy: LeanPolicy) -> Prepared | Violation | None:
     """Static layer for a statement task: the code to check, the first violation, or None (no proof)."""
     tokens = tokenize(lean)
@@ -287,11 +313,9 @@ def prepare_statement(stmt: Statement, lean: str, policy: LeanPolicy) -> Prepare
         if helpers_cmds and not policy.allow_helpers:
             first = helpers_cmds[0]
             return Violation("helpers", RULES["helpers"], line_of(lean, tokens[first[0]].start), tokens[first[0]].text)
-        opened = sum(1 for c in helpers_cmds if tokens[c[0]].text in ("namespace", "section"))
-        closed = sum(1 for c in helpers_cmds if tokens[c[0]].text == "end")
-        if opened != closed:
-            first = helpers_cmds[0]
-            return Violation("scope", RULES["scope"], line_of(lean, tokens[first[0]].start), tokens[first[0]].text)
+        unbalanced = scope_violation(tokens, lean, start_tok, s)
+        if unbalanced is not None:
+            return unbalanced
         helpers = lean[tokens[helpers_cmds[0][0]].start : tokens[s].start] if helpers_cmds else ""
         body = lean[tokens[stop].end :]
         n_helpers = len(helpers_cmds)
@@ -300,6 +324,11 @@ def prepare_statement(stmt: Statement, lean: str, policy: LeanPolicy) -> Prepare
         body = lean[tokens[start_tok].start :]
         if tokens[start_tok].text == ":=":
             body = body[2:]
+    # The audit runs after the code, in whatever scope the code leaves: a namespace left open
+    # there (or the header's own closed) changes what the audit's names resolve to.
+    unbalanced = scope_violation(tokens, lean, start_tok, len(tokens))
+    if unbalanced is not None:
+        return unbalanced
     body_tokens = tokenize(body)
     if not body_tokens:
         return None

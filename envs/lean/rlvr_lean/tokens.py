@@ -90,10 +90,18 @@ def _skip_block_comment(src: str, pos: int) -> int:
     return pos
 
 
+MAX_INTERPOLATION_DEPTH = 64
+"""``s!"{s!"{…}"}"`` nested deeper than this is refused (each level is a recursive call)."""
+
+
 class _Lexer:
     def __init__(self, src: str) -> None:
         self.src = src
         self.tokens: list[Token] = []
+        self.depth = 0
+        # Past the last `»`, a `«` that starts a token is an unterminated name escape to Lean;
+        # read on, every one would send the name pattern to the end (quadratic in the length).
+        self.last_close = src.rfind("»")
 
     def _line_start(self, start: int) -> bool:
         return start == 0 or self.src[start - 1] == "\n"
@@ -105,6 +113,8 @@ class _Lexer:
         src, n = self.src, len(self.src)
         depth = 0
         while pos < n:
+            if src[pos] == "«" and pos > self.last_close:
+                raise LexError(f"unterminated « name escape at offset {pos}")
             m = _MASTER.match(src, pos)
             if m is None:  # pragma: no cover - the symbol branch matches any non-space character
                 raise LexError(f"cannot read offset {pos}")
@@ -154,6 +164,9 @@ class _Lexer:
     def _interpolated(self, start: int, body: int) -> int:
         """``s!"text {code} text"``: the text parts are a string, the ``{}`` parts are code."""
         src, n = self.src, len(self.src)
+        self.depth += 1
+        if self.depth > MAX_INTERPOLATION_DEPTH:
+            raise LexError(f"interpolated strings nested deeper than {MAX_INTERPOLATION_DEPTH} at offset {start}")
         self.add(IDENT, src[start : body - 2], start, body - 2)
         pos = body
         seg_start = body - 1
@@ -163,6 +176,7 @@ class _Lexer:
                 pos += 2
             elif ch == '"':
                 self.add(STRING, src[seg_start : pos + 1], seg_start, pos + 1)
+                self.depth -= 1
                 return pos + 1
             elif ch == "{":
                 self.add(STRING, src[seg_start:pos], seg_start, pos)

@@ -35,7 +35,7 @@ from rlvr_lean.verifier import LeanVerifier, static_check
 
 __all__ = ["LeanCheckSession", "LeanCheckTool", "lean_check_tool", "render_messages", "scrub"]
 
-_INTERNAL = re.compile(r"@?_rlvr_(?:ref|check|example)_\w*")
+_INTERNAL = re.compile(r"@?(?:_root_\.)?_rlvr_(?:ref|check|example)_\w*")
 _MARGIN_S = 0.5  # left of the call's budget for starting the process and reading its output
 _MAX_MESSAGES = 20
 _MAX_MESSAGE_CHARS = 1500  # one huge message (an echoed 200 KB identifier) must not hide the others
