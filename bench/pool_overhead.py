@@ -14,7 +14,10 @@ measured in the same repeat (so a busy shared machine slows both sides alike):
    forked from the zygote vs spawned (goal: <= 0.5 s), and a fresh pool's first start;
 4. memory per worker (USS, RSS, PSS from /proc/PID/smaps_rollup) for math workers, both ways;
 5. worst case per call of the cheap families' verifiers on hostile input at the size cap, run
-   through the pool under its budget (what the ``bounded_cheap`` declaration rests on).
+   through the pool under its budget (what the ``bounded_cheap`` declaration rests on);
+6. the wire's CPU per one-call message (MATH-500 rows; toy tasks without ``../shared/data``),
+   both ends, against the last git revision of ``wire.py`` before its flat forms, alternating in
+   one process (``--wire-rev`` names another).
 """
 
 from __future__ import annotations
@@ -35,7 +38,9 @@ from _pool_verifiers import CpuVerifier, burn
 
 from rlvr_envs.runtime.local.pool import VerificationPool
 from rlvr_envs.testing import ExactAnswerVerifier
-from rlvr_envs.types import Task
+from rlvr_envs.types import Reason, Task, Verdict
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def mmm(values: Sequence[float], scale: float = 1.0, fmt: str = "{:.1f}") -> str:
@@ -402,12 +407,135 @@ def families(repeats: int) -> None:
     )
 
 
+def _wire_before(rev: str | None) -> Any:
+    """``rlvr_envs/runtime/local/wire.py`` as of ``rev`` (default: the last revision without
+    ``verify_message``), imported as a module of its own; None when git has no such revision."""
+    import importlib.util
+    import subprocess
+    import tempfile
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, timeout=60, check=True).stdout
+
+    path = "rlvr_envs/runtime/local/wire.py"
+    try:
+        revs = [rev] if rev else git("rev-list", "HEAD", "--", path).split()[:30]
+        text = next(
+            (t for t in (git("show", f"{r}:{path}") for r in revs) if rev or "def verify_message" not in t), None
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if text is None:
+        return None
+    folder = tempfile.mkdtemp(prefix="wire-before-")
+    file = os.path.join(folder, "_wire_before.py")
+    with open(file, "w") as out:
+        out.write(text)
+    spec = importlib.util.spec_from_file_location("_wire_before", file)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules["_wire_before"] = module  # what its pickles name
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def wire(repeats: int, rev: str | None) -> None:
+    """Section 6: one-call messages both ways, the wire before its flat forms against this tree's."""
+    import pickle
+
+    from rlvr_envs.runtime.local import wire as new
+
+    old = _wire_before(rev)
+    if old is None:
+        print("\n## 6. wire: no earlier revision of wire.py found in git, skipped")
+        return
+    data = os.path.join(REPO, "..", "shared", "data", "math500.jsonl")
+    if os.path.exists(data):
+        import rlvr_envs
+
+        env = rlvr_envs.make("math-500", path=data)
+        rows = "MATH-500"
+        tasks = list(env.tasks[:200])
+    else:
+        tasks, rows = [Task(id=str(i), prompt="p", answer=str(i)) for i in range(200)], "toy"
+    # Verdicts of the math verifier's shape (made here: bench/math_verify.py shadows the package).
+    verdicts = [
+        Verdict.failure(Reason.WRONG, extracted="-31337", details={"extraction": "boxed", "decided_by": "numeric"})
+        if i % 2
+        else Verdict.correct(str(t.answer), details={"extraction": "boxed", "decided_by": "string"})
+        for i, t in enumerate(tasks)
+    ]
+
+    class Job:
+        def __init__(self, task: Task) -> None:
+            self.task, self.completion, self.key, self.max_chars = task, "So the answer is \\boxed{3}.", "k" * 64, 10**5
+
+    jobs = [Job(t) for t in tasks]
+
+    def chunk(module: Any, i: int) -> Any:
+        timed = module.TimedVerdicts()
+        timed.verdicts.append(verdicts[i % len(verdicts)])
+        timed.times.append(0.0004)
+        return timed
+
+    def old_message(i: int) -> bytes:
+        job = jobs[i % len(jobs)]
+        return old.dumps(("verify_many", i, [(job.key, job.task, job.completion, job.max_chars)]))
+
+    old_msgs = [old_message(i) for i in range(len(jobs))]
+    new_msgs = [new.verify_message(i, [job]) for i, job in enumerate(jobs)]
+    old_replies = [old.dumps(("verdicts", i, chunk(old, i), 0.0004)) for i in range(len(jobs))]
+    new_replies = [new.dumps(("verdicts", i, new.flat_verdicts(chunk(new, i)), 0.0004)) for i in range(len(jobs))]
+    n = len(jobs)
+    cases: dict[str, tuple[Callable[[int], Any], Callable[[int], Any]]] = {
+        "parent: build the message": (old_message, lambda i: new.verify_message(i, [jobs[i % n]])),
+        "worker: read it": (
+            lambda i: pickle.loads(old_msgs[i % n]),
+            lambda i: [new.task_of(item[1]) for item in pickle.loads(new_msgs[i % n])[2]],
+        ),
+        "worker: build the reply": (
+            lambda i: old.dumps(("verdicts", i, chunk(old, i), 0.0004)),
+            lambda i: new.dumps(("verdicts", i, new.flat_verdicts(chunk(new, i)), 0.0004)),
+        ),
+        "parent: read it": (
+            lambda i: pickle.loads(old_replies[i % n]),
+            lambda i: new.verdicts_of(pickle.loads(new_replies[i % n])[2]),
+        ),
+    }
+
+    def cpu_us(work: Callable[[int], Any], count: int = 3000) -> float:
+        start = time.thread_time()
+        for i in range(count):
+            work(i)
+        return 1e6 * (time.thread_time() - start) / count
+
+    measured: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in cases}
+    for _ in range(repeats):
+        for name, (before, after) in cases.items():
+            measured[name][0].append(cpu_us(before))
+            measured[name][1].append(cpu_us(after))
+    table_rows = [
+        [name, mmm(b), mmm(a), f"{statistics.median(a) / statistics.median(b):.2f}"]
+        for name, (b, a) in measured.items()
+    ]
+    total_b = sum(statistics.median(b) for b, _ in measured.values())
+    total_a = sum(statistics.median(a) for _, a in measured.values())
+    table_rows.append(["a message and its reply", f"{total_b:.1f}", f"{total_a:.1f}", f"{total_a / total_b:.2f}"])
+    table(
+        f"6. wire: CPU per one-call message ({rows} rows), us, before its flat forms vs now",
+        ["step", "before (us)", "now (us)", "now / before"],
+        table_rows,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="smaller batches, fewer repeats (a smoke run)")
     parser.add_argument("--skip-families", action="store_true")
-    parser.add_argument("--sections", default="12345", help="which sections to run, e.g. 13")
+    parser.add_argument("--sections", default="123456", help="which sections to run, e.g. 13")
+    parser.add_argument(
+        "--wire-rev", help="git revision of wire.py to compare in section 6 (default: before flat forms)"
+    )
     args = parser.parse_args()
     repeats = 2 if args.quick else args.repeats
     sections = set(args.sections) - ({"5"} if args.skip_families else set())
@@ -422,6 +550,8 @@ def main() -> None:
         memory()
     if "5" in sections:
         families(1 if args.quick else min(repeats, 2))
+    if "6" in sections:
+        wire(repeats, args.wire_rev)
     print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
 
 
