@@ -1,6 +1,13 @@
 """IFEval checkers on hostile inputs: ``--sweep`` (every checker on each pathological 1 MB input of
 ``tests/ifeval/test_ifeval_hostile.py``) and ``--hostile`` (issue 21's runs of newlines against the
-reference's own patterns). Run through ``bench/ifeval_checks.py --sweep`` / ``--hostile``."""
+reference's own patterns). Run through ``bench/ifeval_checks.py --sweep`` / ``--hostile``.
+
+Run by itself (``.venv/bin/python bench/ifeval_hostile.py --pastes [--ids ifeval-data-v5,ifeval-data]``)
+it is the paste sweep of issue 26: each labelled-good response (../shared/data) under 30 other
+labelled prompts (14,780 pairs), per training id, against the background an env over the labelled
+rows builds: pairs paid, the most prompts one response is paid on, labelled-good answers refused
+under their own prompt (with their keys), and IFBench answers under IFEval prompts with an
+IFEval-only background (2,310 pairs). Each id's flags are read from its registered kwargs."""
 
 from __future__ import annotations
 
@@ -137,3 +144,82 @@ def hostile(repeats: int) -> None:
     clean = cpu_runs(lambda: [verifier.verify(t, r["response"]) for t, r in zip(tasks, rows)], repeats)
     mixed = cpu_runs(lambda: [verifier.verify(t, c) for t, c in zip(batch_tasks, responses)], repeats)
     print(f"\nbatch of 100 labelled responses: {cell(clean)} s; with 5 of them 100k newlines: {cell(mixed)} s")
+
+
+def pastes(env_ids: list[str]) -> None:
+    """The paste sweep (the same pairs as ``tests/ifeval/test_ifeval_contrast.py``)."""
+    import random
+
+    import rlvr_envs
+    from rlvr_envs import Task
+    from rlvr_ifeval import contrast
+    from rlvr_ifeval.scoring import build_checkers
+    from rlvr_ifeval.verifier import IFEvalVerifier
+
+    def flags(env_id: str) -> dict[str, Any]:
+        kwargs = dict(rlvr_envs.registry.resolve(env_id).kwargs)
+        kwargs.pop("env_name", None)
+        return kwargs
+
+    def task(i: int, row: dict) -> Task:
+        return Task(id=str(i), prompt=row["prompt"], answer={k: row[k] for k in ("instruction_id_list", "kwargs")})
+
+    def background(rows: list[dict]) -> Any:
+        return contrast.Background.build(
+            (r["prompt"], build_checkers(r["instruction_id_list"], r["kwargs"])) for r in rows
+        )
+
+    rows = load_rows()
+    ifeval = [r for r in rows if isinstance(r["key"], int)]
+    ifbench = [r for r in rows if not isinstance(r["key"], int) and r["reference_strict_all"]]
+    tasks = [task(i, r) for i, r in enumerate(rows)]
+    ifeval_tasks = [task(i, r) for i, r in enumerate(ifeval)]
+    labelled, ifeval_only = background(rows), background(ifeval)
+    guard_only = IFEvalVerifier(guard_rules="v1")
+    good = [i for i, r in enumerate(rows) if r["reference_strict_all"]]
+    base = {rows[i]["key"] for i in good if guard_only.verify(tasks[i], rows[i]["response"]).reward != 1}
+    for env_id in env_ids:
+        resolved = rlvr_envs.registry.resolve(env_id).id
+        verifier = IFEvalVerifier(relevance_background=labelled, **flags(env_id))
+        lost = sorted(
+            (str(rows[i]["key"]) for i in good if verifier.verify(tasks[i], rows[i]["response"]).reward != 1),
+        )
+        rng = random.Random(0)
+        pairs = paid = worst = 0
+        for i in good:
+            mine = 0
+            for j in rng.sample(range(len(rows)), 30):
+                if rows[j]["prompt"] != rows[i]["prompt"]:
+                    pairs += 1
+                    mine += verifier.verify(tasks[j], rows[i]["response"]).reward > 0
+            paid, worst = paid + mine, max(worst, mine)
+        outside = IFEvalVerifier(relevance_background=ifeval_only, **flags(env_id))
+        rng = random.Random(1)
+        other = sum(
+            outside.verify(ifeval_tasks[j], r["response"]).reward > 0
+            for r in ifbench
+            for j in rng.sample(range(len(ifeval)), 30)
+        )
+        extra = [k for k in lost if k not in {str(b) for b in base}]
+        print(
+            f"{resolved}: pastes paid {paid}/{pairs} ({paid / pairs:.2%}), one response on at most {worst} of 30; "
+            f"labelled-good refused beyond the guard's {len(extra)}/{len(good)} {extra}; "
+            f"IFBench under IFEval paid {other}/{len(ifbench) * 30}"
+        )
+
+
+def main() -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pastes", action="store_true", help="the paste sweep of issue 26 (labelled data)")
+    parser.add_argument("--ids", default="ifeval-data-v5,ifeval-data", help="comma-separated training ids")
+    args = parser.parse_args()
+    if not args.pastes:
+        parser.error("run --sweep / --hostile through bench/ifeval_checks.py; here: --pastes")
+    sys.path.insert(0, str(ROOT))
+    pastes([i for i in args.ids.split(",") if i])
+
+
+if __name__ == "__main__":
+    main()

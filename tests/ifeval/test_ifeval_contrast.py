@@ -131,7 +131,7 @@ def test_a_real_answer_pasted_under_other_prompts_is_paid_less_often(labelled) -
     assert v5[0] == v4[0] and v5[1] < 0.8 * v4[1] and v5[2] < v4[2]
     # Round 6 (ifeval-data-v6): an answer that shares nothing with a prompt whose words a text of
     # its length would meet by chance, or a little of it while another prompt is five times as
-    # similar, is refused. Measured 191 pairs (1.29%; v5: 204, 1.38%).
+    # similar, is refused. Measured 190 pairs (1.29%; v5: 204, 1.38%).
     v6 = scores["ifeval-data-v6"]
     assert v6[0] == v5[0] and v6[1] <= v5[1] - 10 and v6[2] <= v5[2]
     assert scores[NEWEST][1] <= v6[1]
@@ -160,9 +160,10 @@ def test_a_paste_from_outside_the_background_is_left_to_the_overlap_rule() -> No
             paid["v3"] += v3.verify(task, r["response"]).reward > 0
             paid["v4"] += v4.verify(task, r["response"]).reward > 0
             paid["newest"] += newest.verify(task, r["response"]).reward > 0
-    # Measured v4 60, v5 58 of 2,310: the pasted-answer rule needs the paste's home in the background too.
+    # Measured v4 60, v5 58 of 2,310: round 5's pasted-answer rule needs the paste's home in the
+    # background too; v6 44: its chance rule needs none.
     print(f"\nIFBench answers under IFEval prompts ({pairs} pairs), paid: {paid}")
-    assert paid["newest"] <= paid["v4"] <= paid["v3"] <= paid["v2"]
+    assert paid["newest"] <= paid["v4"] - 10 and paid["v4"] <= paid["v3"] <= paid["v2"]
 
 
 # A background of generated prompts: one topic each, written the way users write them.

@@ -248,3 +248,16 @@ def test_round_6_verdicts_are_the_same_under_every_string_hash_seed() -> None:
     first, second = (json.loads(out) for out in run_under_hash_seeds(dict.fromkeys(("0", "3"), code), 300).values())
     assert len(first) == 2 * 60 * 12 and first == second
     assert sum(v[0] == 0.0 for v in first.values()) > 100  # refusals are among them
+
+
+def test_a_prompt_of_two_content_units_is_judged_by_chance_only(no_home) -> None:
+    """ "The city government" has two content units: the chance rule judges it (an answer that
+    names neither where chance expects some is not about it); the home rules need three."""
+    prompt = "Tell me about the city government. Do not use any commas in your response."
+    content = no_home.prompt_content(prompt, None)
+    assert content is not None and len(content.units) == 2
+    paste = _words(LONG[1], 40)
+    found = _rule(no_home, prompt, paste, 2)
+    assert found is not None and found["expected_by_chance"] >= pasted.MIN_CHANCE_UNITS
+    assert _rule(no_home, prompt, paste, 1) is None
+    assert _rule(no_home, prompt, "The city council and its government meet on Mondays.", 2) is None

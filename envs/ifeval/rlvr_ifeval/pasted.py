@@ -44,7 +44,9 @@ need no home, or a far better one:
   judged; a longer text that avoids every common word of a long prompt is not answering it.
   Real answers share about ten times what chance gives, so one that shares nothing where
   chance gives a quarter of a unit is rare: among the labelled-good answers the most is 0.236
-  (key 2100, 69 words on Frankenstein's bride's fashion that never name her).
+  (key 2100, 69 words on Frankenstein's bride's fashion that never name her). Prompts of two
+  content units are judged by this rule too (``MIN_CHANCE_PROMPT_UNITS``), and it needs a
+  background of ``MIN_CHANCE_BACKGROUND`` prompts or more.
 * **A far better home.** A response sharing 12-25% of its prompt's weight (``MAX_SHARED_COVER``
   .. ``MAX_SHARED_COVER_FAR``) is refused when another prompt's similarity is
   ``MIN_FAR_HOME_SIMILARITY`` or more and ``MIN_FAR_HOME_RATIO`` times its own prompt's: long
@@ -96,6 +98,12 @@ background as large as the response would hold this many of the prompt's units b
 to meet two or three as an answer. Calibrated on the labelled responses: the labelled-good
 answers that share nothing reach 0.236 (key 2100; then 0.10); at 0.25 no labelled-good answer
 is refused and 9 of the labelled pastes are (0.3: 7; 0.2: 10 and 2100; 0.1: 26 and 2100)."""
+MIN_CHANCE_PROMPT_UNITS = 2
+"""The chance rule judges prompts of this many content units or more (the other rules of this
+module ``MIN_PROMPT_UNITS``): "a trip to Japan" has two, and an answer that names neither where
+chance expects a quarter of one is not about it. Labelled: at 2 the rule stops one more paste
+and 11 more IFBench answers under IFEval prompts than at 3, and refuses no labelled-good answer
+(those under prompts of 2 units that share nothing reach 0.193)."""
 MIN_CHANCE_BACKGROUND = 50
 """The chance rule needs this many background prompts (document frequencies over a handful of
 base prompts say nothing about chance: every word of three prompts is "common")."""
@@ -184,10 +192,14 @@ def shares_little_but_has_a_home(
     ``matched``: ``contrast.matched_weights(background, response)``."""
     own_index = background.index.get(prompt)
     mine = background.prompt_content(prompt, own_index)
-    if mine is None or len(mine.units) < MIN_PROMPT_UNITS:
+    if mine is None or not mine.units:
         return None
     level = int(background.paste)
     nothing = mine.every.isdisjoint(response)
+    if len(mine.units) < MIN_PROMPT_UNITS:
+        if level >= 2 and nothing and len(mine.units) >= MIN_CHANCE_PROMPT_UNITS:
+            return _by_chance(background, mine, response)
+        return None
     if nothing:
         cover = own = 0.0
         floor = MIN_HOME_SIMILARITY
@@ -209,16 +221,25 @@ def shares_little_but_has_a_home(
             if similarity > best and prompt_units[i] != task:
                 best = similarity
     if best < floor:
-        if level >= 2 and nothing and len(background.units) >= MIN_CHANCE_BACKGROUND:
-            expected = expected_by_chance(mine, len(response) / _mean_units(background))
-            if expected >= MIN_CHANCE_UNITS:
-                return {"own_prompt_cover": 0.0, "expected_by_chance": round(expected, 2)}
-        return None
+        return _by_chance(background, mine, response) if level >= 2 and nothing else None
     return {
         "own_prompt_cover": round(cover, 3),
         "own_prompt_similarity": round(own, 2),
         "other_prompt_similarity": round(best, 2),
     }
+
+
+def _by_chance(
+    background: Background, mine: PromptContent, response: frozenset[str] | set[str]
+) -> dict[str, Any] | None:
+    """What was found when ``response`` (its units), which holds none of ``mine``, would hold
+    ``MIN_CHANCE_UNITS`` of them by chance, else None."""
+    if len(background.units) < MIN_CHANCE_BACKGROUND:
+        return None
+    expected = expected_by_chance(mine, len(response) / _mean_units(background))
+    if expected < MIN_CHANCE_UNITS:
+        return None
+    return {"own_prompt_cover": 0.0, "expected_by_chance": round(expected, 2)}
 
 
 def expected_by_chance(mine: PromptContent, draws: float) -> float:
