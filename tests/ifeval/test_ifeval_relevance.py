@@ -401,7 +401,7 @@ def test_training_ids_default_to_the_gate_and_benchmark_ids_score_as_the_referen
     assert rlvr_envs.make("ifeval-synth").env_id == "ifeval-synth-v7"
     assert rlvr_envs.make("ifeval-data", data=str(shared_path("ifeval_input_data.jsonl"))).env_id == "ifeval-data-v6"
     # The ids before round 3 keep the guard's v1 rules; the latest have v2.
-    latest = ("ifeval-synth-v7", "ifeval-data-v6", "ifeval-synth-v6", "ifeval-data-v5")
+    latest: tuple[str, ...] = ("ifeval-synth-v7", "ifeval-data-v6", "ifeval-synth-v6", "ifeval-data-v5")
     latest = (*latest, "ifeval-synth-v5", "ifeval-data-v4")
     rules = "v2" if env_id in (*latest, "ifeval-synth-v4", "ifeval-data-v3", "ifeval-v1", "ifbench-v1") else "v1"
     assert getattr(env.verifier, "guard_rules", None) == rules
