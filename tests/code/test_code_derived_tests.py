@@ -223,3 +223,18 @@ def test_every_shipped_task_showing_all_its_tests_gets_a_hidden_one(name, source
         made = new.verifier.with_hidden_tests(task)
         assert isinstance(made, Task) and not needs_hidden(made), task.id
         assert _lookup(old, next(t for t in old.tasks if t.id == task.id)) == 1.0, task.id  # v2 as it was
+
+
+@needs_bwrap
+def test_the_public_run_never_holds_a_derived_test():
+    # The feedback's run of the public tests alone (``run_public``): its reduced task shows every
+    # test, yet nothing is derived for it (a derived input would reach the program there).
+    from rlvr_code.verifier import CodeVerifier
+
+    verifier = CodeVerifier(timeout_s=10.0)
+    task = _task(["assert f([3, 1, 3]) == [1, 3]"], SORT_UNIQUE)
+    program = fenced("def f(xs):\n    assert xs == [3, 1, 3], 'saw a derived input'\n    return [1, 3]\n")
+    public = verifier.run_public(task, program)
+    assert public.passed and [t["name"] for t in public.details["tests"]] == ["test 0"], public.details
+    full = verifier.verify(task, program)  # the graded run has the derived tests: a table fails them
+    assert full.reward == 0.0 and full.details["hidden"]["total"] >= 1, full.details

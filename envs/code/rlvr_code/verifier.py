@@ -248,6 +248,7 @@ def _sandbox_limits(
 
 CREDIT_TESTS = ("discriminating", "hidden", "all")
 HIDDEN_TESTS = ("derive", "as_given")
+_public_run = threading.local()
 """What ``partial_credit`` may count (``CodeVerifier``'s ``credit_tests``)."""
 
 
@@ -365,7 +366,7 @@ class CodeVerifier(Verifier):
         """The task to judge: itself, or with tests derived from its reference where its prompt
         shows every test (``derived``); a ``verifier_error`` verdict where none can be derived
         (the task's fault, the same for every program: never a reward)."""
-        if self.hidden_tests != "derive":
+        if self.hidden_tests != "derive" or getattr(_public_run, "on", False):
             return task
         from rlvr_code.derived import needs_hidden, sandbox_runner, with_hidden_tests
         from rlvr_code.sandbox import SandboxError
@@ -509,7 +510,11 @@ class CodeVerifier(Verifier):
         reduced = public_answer(answer, public)
         if reduced is None:
             return Verdict.failure(Reason.WRONG, details={"passed": 0, "total": 0, "tests": [], "public_only": True})
-        verdict = self.verify(task.model_copy(update={"answer": reduced}), completion)
+        _public_run.on = True  # the public tests alone: nothing derived joins them (they are all shown)
+        try:
+            verdict = self.verify(task.model_copy(update={"answer": reduced}), completion)
+        finally:
+            _public_run.on = False
         details = dict(verdict.details) if isinstance(verdict.details, dict) else {}
         entries = [t for t in details.get("tests") or [] if isinstance(t, dict)]
         # The reduced task's tests run in the public tests' order: name each by its full-task key.
