@@ -7,10 +7,11 @@ drops privileges and runs the program (this module: what runs in that process, a
 for its working filesystem), enforces the wall clock and the CPU budget, then kills every
 process left in the namespace and drops the sample's working filesystem before answering.
 
-Each sample gets a tmpfs of its own, mounted fresh on the working directory with a size and an
-inode bound and unmounted (not walked) afterwards: what a program leaves behind, a million
-empty directories or a chain of directories nested thousands deep, costs one ``umount`` and
-can neither slow the next sample nor make the cleanup fail. Where mounting is not allowed
+Each sample gets a tmpfs of its own on the working directory, with a size and an inode bound,
+unmounted (not walked) afterwards: what a program leaves behind, a million empty directories or
+a chain of directories nested thousands deep, costs one ``umount`` and can neither slow the
+next sample nor make the cleanup fail. A run that left it exactly as mounted hands it to the
+next run instead (``_sandbox_solution_zygote.restore_pristine``). Where mounting is not allowed
 (reduced isolation, or a kernel that refuses it) the directory is wiped by ``wipe_tree``,
 which needs no recursion and a constant number of file descriptors.
 """
@@ -30,7 +31,6 @@ from rlvr_code._sandbox_wire import (
     frame,
     has_ref,
     libc,
-    prctl,
     recv,
     send,
     send_frames,
@@ -92,21 +92,56 @@ def _cap_structs() -> tuple:
     return _CAP_STRUCTS[0], _CAP_STRUCTS[1]
 
 
+_CALLS: list = []
+
+
+def privilege_calls() -> tuple:
+    """What ``become_solution`` calls, looked up and built once, in the zygote before any fork:
+    ``setrlimit``, libc's ``prctl`` and ``capset`` with capset's arguments (an empty data block
+    for every set), ``ctypes.get_errno``. A sample process that built them itself would write,
+    and so copy, every page they touch (about 30 page faults a sample)."""
+    if not _CALLS:
+        import ctypes
+        import resource
+
+        header_type, data_type = _cap_structs()
+        header = header_type(_LINUX_CAPABILITY_VERSION_3, 0)
+        c = _libc()
+        _CALLS.extend((resource.setrlimit, c.prctl, c.capset, ctypes.byref(header), data_type(), ctypes.get_errno))
+    return tuple(_CALLS)
+
+
 def drop_capabilities() -> None:
     """Empty every capability set of this process (ambient, effective, permitted, inheritable).
 
     As root the switch to the sample's uid already clears them; in user-namespace mode the
     sample keeps the zygote's uid, and would otherwise keep its CAP_SYS_ADMIN.
     """
-    import ctypes
-
-    header_type, data_type = _cap_structs()
-    libc = _libc()
-    libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
-    header, data = header_type(_LINUX_CAPABILITY_VERSION_3, 0), data_type()
-    if libc.capset(ctypes.byref(header), data) != 0:
-        errno = ctypes.get_errno()
+    _, c_prctl, c_capset, header, data, get_errno = privilege_calls()
+    c_prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    if c_capset(header, data) != 0:
+        errno = get_errno()
         raise OSError(errno, f"capset: {os.strerror(errno)}")
+
+
+def rlimit_plan(limits: dict) -> list:
+    """(resource, (soft, hard)) for each rlimit of a sample process: worked out in the zygote,
+    before the fork, so the sample process only applies them."""
+    import resource
+
+    megabyte = 1024 * 1024
+    cpu = int(limits["cpu_s"]) + 1
+    plan = []
+    for which, value in (
+        (resource.RLIMIT_AS, limits["memory_mb"] * megabyte),
+        (resource.RLIMIT_CPU, (cpu, cpu + 1)),
+        (resource.RLIMIT_FSIZE, limits["file_mb"] * megabyte),
+        (resource.RLIMIT_NOFILE, limits["open_files"]),
+        (resource.RLIMIT_NPROC, limits["processes"]),
+        (resource.RLIMIT_CORE, 0),
+    ):
+        plan.append((which, value if isinstance(value, tuple) else (value, value)))
+    return plan
 
 
 def unmount(path: str) -> None:
@@ -169,10 +204,10 @@ def wipe_tree(path: str) -> None:
     os.rmdir(path)
 
 
-def become_solution(request: dict, workdir: str, keep: set[int]) -> None:
-    """Everything between fork and the first line of untrusted code: the point of no return."""
-    import resource
-
+def become_solution(rlimits: list, uid: int | None, workdir: str, keep: set[int]) -> None:
+    """Everything between fork and the first line of untrusted code: the point of no return.
+    ``rlimits``: ``rlimit_plan``'s; ``uid``: the sample's own (as root), or None."""
+    setrlimit, c_prctl = privilege_calls()[:2]
     # A process group of its own (what ``kill_tree`` kills, and all ``kill(0)`` reaches), not a
     # session: with the scheduler's autogroups on, ``setsid`` makes a task group per sample, which
     # cost 1.5-2.8 ms a sample here against 16 us. There is no terminal to detach from: bubblewrap
@@ -187,20 +222,8 @@ def become_solution(request: dict, workdir: str, keep: set[int]) -> None:
             except OSError:
                 pass
     os.chdir(workdir)
-    limits = request["limits"]
-    megabyte = 1024 * 1024
-    cpu = int(limits["cpu_s"]) + 1
-    for which, value in (
-        (resource.RLIMIT_AS, limits["memory_mb"] * megabyte),
-        (resource.RLIMIT_CPU, (cpu, cpu + 1)),
-        (resource.RLIMIT_FSIZE, limits["file_mb"] * megabyte),
-        (resource.RLIMIT_NOFILE, limits["open_files"]),
-        (resource.RLIMIT_NPROC, limits["processes"]),
-        (resource.RLIMIT_CORE, 0),
-    ):
-        soft, hard = value if isinstance(value, tuple) else (value, value)
-        resource.setrlimit(which, (soft, hard))
-    uid = request.get("sample_uid")
+    for which, pair in rlimits:
+        setrlimit(which, pair)
     if uid is not None and os.getuid() == 0:
         os.setgroups([])
         os.setgid(uid)
@@ -208,7 +231,8 @@ def become_solution(request: dict, workdir: str, keep: set[int]) -> None:
         if os.getuid() == 0 or os.geteuid() == 0:
             os._exit(121)  # never run untrusted code as root
     drop_capabilities()  # raises (the sample is not run) if it cannot
-    prctl(PR_SET_NO_NEW_PRIVS, 1)
+    if c_prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError("prctl(PR_SET_NO_NEW_PRIVS) failed")
     # The environment is the sample's already: the zygote set it (``sample_environment``).
 
 

@@ -20,11 +20,11 @@ import time
 
 from rlvr_code._sandbox_memory import open_cgroup, prefer_as_victim
 from rlvr_code._sandbox_solution import (
-    _LINUX_CAPABILITY_VERSION_3,
-    _cap_structs,
     _libc,
     become_solution,
     mount_tmpfs,
+    privilege_calls,
+    rlimit_plan,
     run_stdio_program,
     serve_solution,
     unmount,
@@ -35,6 +35,7 @@ from rlvr_code._sandbox_wire import ProtocolError, kill_all_but_me, libc, recv_f
 
 # -- end wire imports --
 
+PR_GET_NO_NEW_PRIVS = 39
 # The solution zygote's own kill deadline trails the judge's by this much: the judge, which
 # knows the sample's budget, always decides and reports a timeout itself, even when the
 # machine is so loaded that it wakes up late.
@@ -210,6 +211,7 @@ class SolutionZygote:
                 os.close(fd)
             raise
         serve = request["mode"] == "serve"
+        rlimits = rlimit_plan(request["limits"])
         memory, kills_before = self.memory, 0
         if memory is not None:
             memory.set_limit(int(request["limits"].get("total_memory_mb") or 1536))
@@ -236,7 +238,7 @@ class SolutionZygote:
                 setup_fd = fcntl.fcntl(setup_w, fcntl.F_DUPFD, len(parked))
                 if memory is not None:
                     prefer_as_victim()  # at the bound, the kernel kills the sample, not the zygote
-                become_solution(request, self.workdir, {*range(len(parked)), setup_fd})
+                become_solution(rlimits, uid, self.workdir, {*range(len(parked)), setup_fd})
                 # Set-up done: say so, then close the pipe before the first line of the program.
                 os.write(setup_fd, b"1")
                 os.close(setup_fd)
@@ -371,21 +373,23 @@ def sample_environment(workdir: str) -> None:
 
 
 def warm_capabilities() -> None:
-    """Run, in the zygote, the ctypes path ``drop_capabilities`` takes in each sample process.
-
-    ``capget`` goes through the same lookups and argument conversions as ``capset`` and changes
-    nothing; afterwards a sample process finds them done instead of redoing them on pages it
-    shares copy-on-write with the zygote (each first write there costs a page copy).
+    """Build, in the zygote, what ``become_solution`` calls (``privilege_calls``), and run the
+    ctypes path it takes: ``capget`` goes through the same conversions as ``capset`` and changes
+    nothing (into a block of its own: the empty one ``capset`` is given stays empty); afterwards
+    a sample process finds them done instead of redoing them on pages it shares copy-on-write
+    with the zygote (each first write there costs a page copy).
     """
     import ctypes
 
-    header_type, data_type = _cap_structs()
-    libc = _libc()
+    _, c_prctl, _, header, data, get_errno = privilege_calls()
+    scratch = type(data)()
+    capget = _libc().capget
     for _ in range(WARM_ROUNDS):
-        header, data = header_type(_LINUX_CAPABILITY_VERSION_3, 0), data_type()
-        libc.capget(ctypes.byref(header), data)
-        libc.capset  # noqa: B018  (the lookup caches the function on the library object)
-        ctypes.get_errno()
+        capget(header, scratch)
+        c_prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0)
+        get_errno()
+    if bytes(data) != bytes(ctypes.sizeof(data)):
+        raise RuntimeError("the empty capability block is not empty")
 
 
 WARM_ROUNDS = 16
@@ -454,7 +458,7 @@ def run_solution_sandbox(config: dict) -> None:
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
-    _cap_structs()
+    privilege_calls()
     # After the standard library, so that a package can never shadow a module the harness uses.
     sys.path.extend(p for p in config.get("path", ()) if type(p) is str and os.path.isdir(p) and p not in sys.path)
     start_zygote()
