@@ -10,7 +10,9 @@ the commit before by hash: ``HEAD~1`` moves) runs that revision's server package
 core; one with the same server as this tree's shows what two identical servers differ by in the
 run: the noise to judge by. ``new:N``: this tree's server on a pool of N workers of its own
 (``new``: one worker per CPU). ``tree:PATH`` runs the ``rlvr_envs`` package found there, whole
-(pool workers included), for changes below the server (``git worktree add /tmp/before HEAD``).
+(pool workers included), for changes below the server: a copy of this tree's package with the
+changed files as they were before (a ``git worktree`` of an older commit can meet plugins
+installed from this tree that need a newer core).
 
 Each server runs in its own process serving ``math-500`` from ``../shared/data/math500.jsonl``
 through a 2-worker verification pool: ``new`` is this working tree; ``old`` is the
