@@ -167,6 +167,13 @@ def _exploits(ref: str) -> dict[str, str]:
         "the real theorem bad, a clean look-alike opened": (
             cheat + "namespace Foo\ntheorem target : True := True.intro\nend Foo\nopen Foo\n"
         ),
+        "aliases by open … renaming for the ref and the theorem": (
+            cheat + "namespace Foo\ntheorem a : True := True.intro\ntheorem b : True := True.intro\nend Foo\n"
+            f"open Foo renaming a → {ref}, b → target\n"
+        ),
+        "no real theorem, an alias in its place": (
+            "namespace Foo\ntheorem a : True := True.intro\nend Foo\nopen Foo renaming a → target\n"
+        ),
     }
 
 
