@@ -31,9 +31,11 @@ When the peer cannot be loaded at all the script says so and compares with a nai
 The training ids' rows (guard rules and relevance gate on top of the checks) include the newest
 registered ``ifeval-data`` and ``ifeval-synth`` ids, made by the registry with their own kwargs
 (whatever ids are newest when it runs), each printed beside issue 26's goal (``GOAL``). The
-newest ``ifeval-data`` is timed twice in the same run: as the rules run now, and with the rules
-as they were before the issue-26 speed work (``tests/ifeval/ifeval_reference_rules.py``, which
-the tests compare verdict for verdict with the fast path).
+newest ``ifeval-data`` is timed three times in the same run: as the rules run now, with the
+relevance gate's word counts in Python instead of numba's kernels (``rlvr_ifeval.prose_jit``,
+loaded by ``warm_up``), and with the rules as they were before the issue-26 speed work
+(``tests/ifeval/ifeval_reference_rules.py``, which the tests compare verdict for verdict with
+the fast path).
 """
 
 from __future__ import annotations
@@ -121,6 +123,21 @@ def _without_task_cache() -> Iterator[None]:
         yield
     finally:
         verifier._TASKS = saved
+
+
+@contextlib.contextmanager
+def _without_prose_kernels() -> Iterator[None]:
+    """The relevance gate's word counts as they were before ``rlvr_ifeval.prose_jit`` (Python
+    sets over the words of ``analysis``): the same verdicts, timed in the same run."""
+    from rlvr_ifeval import prose_jit
+
+    saved = prose_jit._KERNEL, prose_jit._FLAGS, prose_jit._started
+    prose_jit._KERNEL = prose_jit._FLAGS = None
+    prose_jit._started = True  # (no background load meanwhile)
+    try:
+        yield
+    finally:
+        prose_jit._KERNEL, prose_jit._FLAGS, prose_jit._started = saved
 
 
 def main() -> None:
@@ -225,6 +242,14 @@ def main() -> None:
                 f"verify, {env_id} (newest training id)",
                 "IFEval+IFBench, all",
                 *timed(newest_pass(newest_verifier), args.seconds),
+            )
+        )
+    with _without_prose_kernels():
+        table.append(
+            (
+                f"verify, {data_id}, word counts in Python (no prose_jit)",
+                "IFEval+IFBench, all",
+                *timed(newest_pass(newest[0][1]), args.seconds),
             )
         )
     sys.path.insert(0, str(ROOT))
@@ -411,6 +436,7 @@ PROFILED_RULES = {
     ),
     "rlvr_ifeval.contrast": ("matched_weights", "answers_another_prompt", "outranked"),
     "rlvr_ifeval.analysis": ("prose_words", "joined_words"),
+    "rlvr_ifeval.prose_jit": ("counts", "vocabulary_flags"),
 }  # fmt: skip
 
 

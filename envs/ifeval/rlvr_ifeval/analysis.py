@@ -138,6 +138,8 @@ class Analysis:
     def __init__(self, response: str) -> None:
         self.head = response[:MAX_ANALYSED_CHARS]
         """The part of the response the rules read."""
+        self.memo: dict[object, object] = {}
+        """What a rule worked out from the response for the next rule (keys name the rule)."""
 
     @cached_property
     def joined_words(self) -> tuple[str, ...]:

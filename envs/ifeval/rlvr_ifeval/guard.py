@@ -20,11 +20,12 @@ less).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain, filterfalse, pairwise
+from itertools import chain, filterfalse, islice, pairwise
 
 from rlvr_ifeval.analysis import COMMON_PUNCTUATION, replace_each
 from rlvr_ifeval.base import Checker, strings
@@ -374,7 +375,8 @@ def content_rejection(
     prompt's own material by design)."""
     response = response[:MAX_GUARD_CHARS]
     toks = tokens(response)
-    plain = _joined(toks).isascii()  # every token ASCII: it weighs a word and is its own unit
+    # Every token ASCII: it weighs a word and is its own unit (an ASCII response's are).
+    plain = response.isascii() or _joined(toks).isascii()
     profile = prompt_profile(prompt, prompt_format)
     expected = [str(c.kwargs[n]) for c in checkers for n in EXPECTED_COPIES if c.kwargs.get(n)]
     copies = strip_copies(toks, profile, expected)
@@ -395,8 +397,11 @@ def content_rejection(
             return MOSTLY_SYMBOLS
     own_material = _literals(prompt, tuple(checkers))
     if own_material:
-        if plain:  # the tokens left weigh a word each: counted, not copied
-            left_weight: float = len(toks) - sum(map(own_material.__contains__, toks))
+        if plain:
+            # The tokens left weigh a word each: are there ``min_words`` of them? Read lazily (in
+            # C) up to the ``min_words``-th, which real answers reach within a few tokens.
+            wanted = math.ceil(min_words)
+            left_weight: float = len(list(islice(filterfalse(own_material.__contains__, toks), wanted)))
         else:
             left_weight = weight(list(filterfalse(own_material.__contains__, toks)))
         if left_weight < min_words:

@@ -266,6 +266,10 @@ def warm_up() -> None:
     if _COMPILED and _EXACT_ENGINE_OK:
         langdetect_exact.engine().enable_kernels()
         _FastCounter.get()
+    if _COMPILED:
+        from rlvr_ifeval import prose_jit  # the relevance gate's function-word count
+
+        prose_jit.load()
 
 
 @lru_cache(maxsize=128)

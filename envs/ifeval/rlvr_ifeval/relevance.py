@@ -49,7 +49,7 @@ from itertools import compress, pairwise
 from operator import gt
 from typing import TYPE_CHECKING, Any
 
-from rlvr_ifeval import analysis
+from rlvr_ifeval import analysis, prose_jit, units_jit
 from rlvr_ifeval.analysis import LATIN_CYRILLIC_WORD_RE as _LATIN_CYRILLIC_WORD_RE
 from rlvr_ifeval.analysis import (
     MAX_ANALYSED_CHARS,
@@ -58,6 +58,9 @@ from rlvr_ifeval.analysis import (
 from rlvr_ifeval.analysis import lowered as _lowered  # noqa: F401 -- re-exported
 from rlvr_ifeval.base import Checker, strings
 from rlvr_ifeval.language import detect_language
+from rlvr_ifeval.literal_text import literal_pattern as _literal_pattern  # noqa: F401 -- re-exported (tests)
+from rlvr_ifeval.literal_text import literal_strings as _literal_strings
+from rlvr_ifeval.literal_text import without_literals as _without_literals
 from rlvr_ifeval.text import count_words_any_script
 from rlvr_ifeval.word_lists import FORM_WORDS_TEXT, REQUEST_WORDS_TEXT, STOP_WORDS_TEXT
 
@@ -171,6 +174,9 @@ def units(text: str, drop: frozenset[str] = STOP_WORDS, prefix: int = PREFIX) ->
     no-space-script bigrams."""
     view = analysis.ascii_view(text)  # (English with curly quotes too: they are not letters)
     if view is not None:
+        kernel = prose_jit.units_kernel()
+        if kernel is not None:  # numba's one pass: a string made per distinct unit, not per word
+            return units_jit.ascii_units(kernel, view, drop, prefix)
         words = view.encode("ascii").translate(_ASCII_WORD_TABLE).decode("ascii").lower().split()
         # Distinct words first (a set, in C): words repeat, and the filter below is Python.
         return {w[:prefix] for w in set(words).difference(drop) if len(w) >= MIN_WORD}
@@ -362,20 +368,28 @@ def function_share(text: str, drop: frozenset[str] = frozenset()) -> tuple[float
     that is and the bound natural text stays above; for text mostly in Han/kana, the share of
     function characters. None when there is too little prose (or too little of a script whose
     function words are listed). Words in ``drop`` (lowercase) are not counted."""
-    prose, han = analysis.analyse(text).prose_words
-    # The words counted are the prose words not in ``drop``: counted, not copied (C iterators).
-    n = len(prose) - sum(map(drop.__contains__, prose)) if drop else len(prose)
-    if len(han) > 2 * n:
-        if len(han) < 2 * MIN_PROSE_WORDS:
+    kept = _function_words_kept(drop)
+    # ASCII text: numba's one pass counts the same words without making them (prose_jit).
+    compiled = prose_jit.counts(text, kept, drop)
+    if compiled is not None:
+        n, values = compiled
+    else:
+        prose, han = analysis.analyse(text).prose_words
+        # The words counted are the prose words not in ``drop``: counted, not copied (C iterators).
+        n = len(prose) - sum(map(drop.__contains__, prose)) if drop else len(prose)
+        if len(han) > 2 * n:
+            if len(han) < 2 * MIN_PROSE_WORDS:
+                return None
+            return sum(map(_FUNCTION_CHARS.__contains__, han)) / len(han), len(han), MIN_FUNCTION_SHARE_HAN
+        if n < MIN_PROSE_WORDS:
             return None
-        return sum(map(_FUNCTION_CHARS.__contains__, han)) / len(han), len(han), MIN_FUNCTION_SHARE_HAN
+        values = list(Counter(filter(kept.__contains__, prose)).values())
     if n < MIN_PROSE_WORDS:
-        return None
-    counts = Counter(filter(_function_words_kept(drop).__contains__, prose))
-    share = sum(counts.values()) / n
+        return None  # (ASCII text has no Han or kana: the test above is the one that applies)
+    share = sum(values) / n
     if n >= MIN_TOP_WORDS and share >= MIN_FUNCTION_SHARE:
         # Enough function words, but none frequent: drawn evenly from a vocabulary, not prose.
-        top = sum(sorted(counts.values(), reverse=True)[:3]) / n
+        top = sum(sorted(values, reverse=True)[:3]) / n
         if top < MIN_TOP_FUNCTION_SHARE:
             return top, n, MIN_TOP_FUNCTION_SHARE
     return share, n, MIN_FUNCTION_SHARE
@@ -385,63 +399,6 @@ def function_share(text: str, drop: frozenset[str] = frozenset()) -> tuple[float
 def _function_words_kept(drop: frozenset[str]) -> frozenset[str]:
     """The function words ``function_share`` counts when ``drop`` is left out (per prompt)."""
     return FUNCTION_WORDS - drop
-
-
-@lru_cache(maxsize=4096)
-def _literal_strings(checkers: tuple[Checker, ...]) -> frozenset[str]:
-    """The instruction's own strings (keywords, end phrase, the prompt to repeat, relations
-    such as "at least"), stripped, of two characters or more: a salad may carry them and
-    their function words."""
-    return frozenset(s.strip() for c in checkers for v in c.kwargs.values() for s in strings(v) if len(s.strip()) > 1)
-
-
-@lru_cache(maxsize=4096)
-def _literal_pattern(checkers: tuple[Checker, ...]) -> re.Pattern[str] | None:
-    """``_literal_strings`` as one case-blind alternation, longest first (None: there are none).
-    Compiled only where a text needs it (``_without_literals``): building it cost 40 us a task,
-    and ASCII text never uses it."""
-    found = _literal_strings(checkers)
-    if not found:
-        return None
-    return re.compile("|".join(re.escape(s) for s in sorted(found, key=len, reverse=True)), re.IGNORECASE)
-
-
-@lru_cache(maxsize=4096)
-def _literal_needles(checkers: tuple[Checker, ...]) -> tuple[tuple[str, ...], re.Pattern[str]] | None:
-    """The strings of ``_literal_pattern`` lowercase, and their alternation matching case,
-    when all are ASCII (else None)."""
-    found = _literal_strings(checkers)
-    if not found or not all(s.isascii() and "\x00" not in s for s in found):
-        return None
-    lowered = sorted({s.lower() for s in found}, key=len, reverse=True)
-    return tuple(lowered), re.compile("|".join(map(re.escape, lowered)))
-
-
-def _without_literals(checkers: Sequence[Checker], literal: re.Pattern[str] | None, head: str) -> tuple[str, int]:
-    """``literal.subn(" ", head)`` (``literal``: ``_literal_pattern(checkers)``, which None
-    stands for, compiled here only when needed). On ASCII text an ASCII pattern that ignores
-    case matches exactly where its lowercase form matches the lowercase text: substring
-    searches (in C) settle that nothing occurs, and a pattern that matches case finds the spans
-    (the case-blind alternation steps through every position: 0.25 ms on 1,500 characters).
-    Curly quotes and dashes, which no ASCII character matches, are read as NUL, which no
-    needle holds."""
-    needles = _literal_needles(tuple(checkers))
-    view = head if head.isascii() else analysis.replace_each(head, analysis.COMMON_PUNCTUATION, "\x00")
-    if needles is None or not view.isascii():
-        if literal is None:
-            literal = _literal_pattern(tuple(checkers))
-            if literal is None:
-                return head, 0
-        return literal.subn(" ", head)
-    lowered = view.lower()
-    if not any(n in lowered for n in needles[0]):
-        return head, 0
-    parts, end = [], 0
-    for match in needles[1].finditer(lowered):
-        parts.append(head[end : match.start()])
-        end = match.end()
-    parts.append(head[end:])
-    return " ".join(parts), len(parts) - 1
 
 
 MIN_NOVEL_SHARE = 0.05
@@ -477,9 +434,26 @@ def _response_words(response: str) -> tuple[str, ...]:
     return analysis.analyse(response).joined_words
 
 
+def _vocabulary_flags(response: str, vocabulary: frozenset[str]) -> bytes | None:
+    """``bytes(map(vocabulary.__contains__, _response_words(response)))`` from numba's one pass
+    over ASCII text (``prose_jit.vocabulary_flags``: no word made), kept for the next rule on the
+    same response; None where the kernel does not apply (then the rules read the words)."""
+    found = analysis.analyse(response)
+    key = ("vocabulary_flags", vocabulary)
+    if key in found.memo:
+        return found.memo[key]  # type: ignore[return-value]  # (this function stores only these)
+    flags = found.memo[key] = prose_jit.vocabulary_flags(found.head, vocabulary)
+    return flags
+
+
 def shuffled_prompt(response: str, prompt: str) -> dict[str, Any] | None:
     """What was found when a long response is the prompt's own words out of order, else None."""
     vocabulary, trigrams = _prompt_vocabulary(prompt)
+    flags = _vocabulary_flags(response, vocabulary) if vocabulary else None
+    if flags is not None:
+        # The counts below from the flags alone; the words only for a response that passes them.
+        if len(flags) < MIN_TOP_WORDS or (len(flags) - flags.count(1)) / len(flags) >= MIN_NOVEL_SHARE:
+            return None
     words = _response_words(response)
     if len(words) < MIN_TOP_WORDS or not vocabulary:
         return None
@@ -547,17 +521,20 @@ def interleaved_prompt(response: str, prompt: str) -> dict[str, Any] | None:
     vocabulary = _prompt_vocabulary(prompt)[0]  # the words that have predecessors, or are first
     if not vocabulary:
         return None
-    words = _response_words(response)
-    if len(words) < MIN_TOP_WORDS:
-        return None
     # Hits: the response's words of the prompt's vocabulary (one flag byte a word). Two
     # consecutive hits two or more words apart are in different runs of hits: the second starts
     # a run. So there are fewer steps than runs, and a step is a pair (previous hit, run start)
     # the prompt has as neighbours. Counted with iterators in C, no loop in Python.
-    flags = bytes(map(vocabulary.__contains__, words))
-    runs = flags.count(b"\x00\x01") + flags.startswith(b"\x01")
-    if (runs - 1) / len(words) <= MAX_INTERLEAVED_STEPS:
+    flags = _vocabulary_flags(response, vocabulary)
+    if flags is None:
+        words = _response_words(response)
+        flags = bytes(map(vocabulary.__contains__, words))
+    if len(flags) < MIN_TOP_WORDS:
         return None
+    runs = flags.count(b"\x00\x01") + flags.startswith(b"\x01")
+    if (runs - 1) / len(flags) <= MAX_INTERLEAVED_STEPS:
+        return None
+    words = _response_words(response)  # (read from the analysis when the kernel counted)
     hits = list(compress(words, flags))
     starts = bytes(compress(map(gt, flags, b"\x00" + flags), flags))  # which hits start a run
     steps = sum(map(_prompt_pairs(prompt).__contains__, compress(pairwise(hits), starts[1:])))

@@ -33,6 +33,7 @@ refused.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 from itertools import islice
@@ -230,8 +231,30 @@ def allowed_languages(prompt: str) -> tuple[frozenset[str], frozenset[str]] | No
     return frozenset(widened), frozenset(scripts)
 
 
+class _ScriptOf(dict[str, str]):
+    """Character -> the script of ``_SCRIPTS`` it belongs to, worked out on first sight."""
+
+    def __missing__(self, char: str) -> str:
+        name = next(name for name, pattern in _SCRIPT_RES if pattern.match(char))
+        self[char] = name
+        return name
+
+
+_SCRIPT_OF = _ScriptOf()
+_ANY_SCRIPT_RE = re.compile("[" + "".join(_SCRIPTS.values()) + "]")
+
+
 def _script_counts(text: str) -> tuple[int, dict[str, int]]:
-    """Latin letters and the letters of each other script in ``text``."""
+    """Latin letters and the letters of each other script in ``text``. The scripts' blocks are
+    disjoint, so the letters of each are counted from one pass that finds them all (the
+    alternation of one run pattern a script, ``_script_counts_by_runs``, tried every script at
+    every character: ~0.4 ms on 2,000 characters)."""
+    latin = len(_LATIN_RE.findall(text))
+    return latin, dict(Counter(map(_SCRIPT_OF.__getitem__, _ANY_SCRIPT_RE.findall(text))))
+
+
+def _script_counts_by_runs(text: str) -> tuple[int, dict[str, int]]:
+    """``_script_counts`` as first written, run by run (tests compare the two)."""
     latin = len(_LATIN_RE.findall(text))
     counts: dict[str, int] = {}
     for run in _SCRIPT_RUN_RE.finditer(text):
