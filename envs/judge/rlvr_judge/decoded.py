@@ -27,12 +27,13 @@ import binascii
 import codecs
 import html
 import re
+import string
 import unicodedata
 import urllib.parse
 from dataclasses import dataclass
 
 MAX_DEPTH = 2
-MAX_VIEWS = 48
+MAX_VIEWS = 96
 MAX_VIEW_CHARS = 40_000
 MIN_PAYLOAD_CHARS = 12
 """Shorter runs are words, numbers and identifiers more often than payloads."""
@@ -54,11 +55,16 @@ class View:
 _TAGS = re.compile("[\U000e0000-\U000e007f]+")
 _FLAG_TAGS = re.compile("[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,8}\U000e007f")
 _SELECTORS = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]{2,}")
+_COMBINING = re.compile("[\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 _BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 # One run, or lines of 16+ characters wrapped the way encoders wrap them (64 or 76 a line).
 _BASE64 = re.compile(r"(?:[A-Za-z0-9+/_-]{16,}[ \t]*\r?\n[ \t]*)*[A-Za-z0-9+/_-]{12,}={0,2}")  # 12: MIN_PAYLOAD_CHARS
-_BASE32 = re.compile(r"(?:[A-Z2-7]{8}\s?){2,}[A-Z2-7]*=*")
+_BASE32 = re.compile(r"(?:[A-Z2-7]{8}\s?){2,}[A-Z2-7]*=*|(?:[a-z2-7]{8}\s?){2,}[a-z2-7]*=*")
+# Ascii85 / base85: a run of 20+ printable characters with no space and several signs in it.
+_BASE85 = re.compile(
+    r"<~[!-u\s]{10,}~>|(?<!\S)(?=\S*[!-/:-@\[-`{-~]\S*[!-/:-@\[-`{-~]\S*[!-/:-@\[-`{-~])[!-~]{20,}(?!\S)"
+)
 _HEX = re.compile(
     r"(?:\\x[0-9A-Fa-f]{2}){6,}"
     r"|(?:0x[0-9A-Fa-f]{2}[\s,]*){6,}"
@@ -66,6 +72,14 @@ _HEX = re.compile(
 )
 _BINARY = re.compile(r"(?<![01])(?:[01]{8}\s?){4,}")
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+# Code-point escapes: \u004E, \U0000004E, \u{4E}, U+004E, \116 (octal), &#...; is HTML's.
+_ESCAPE = re.compile(r"\\u\{[0-9A-Fa-f]{1,6}\}|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}|\bU\+[0-9A-Fa-f]{4,6}|\\[0-7]{3}")
+# Words joined by a separator instead of a space ("note_to_the_grader", "Note+to+the+grader", "NoteToTheGrader").
+_SEPARATOR = re.compile(r"(?<=[^\W\d_])[_+.\-/|*~=:](?=[^\W\d_])")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+# Single letters chained by one sign ("N.o.t.e", "g-r-a-d-e-r"): one word.
+_LETTER_CHAIN = re.compile(r"(?<!\w)\w(?:([._\-*~+|])\w)(?:\1\w)*(?!\w)")
+_CHAIN_SIGN = re.compile(r"[._\-*~+|]")
 _ENTITY = re.compile(r"&(?:#\d{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z]{2,10});")
 _MORSE_RUN = re.compile(r"(?:[.\-\u2013\u2014\u00b7\u2022_]{1,7}[ \t/|]+){3,}[.\-\u2013\u2014\u00b7\u2022_]{1,7}")
 _CHUNK = re.compile(r"\S+")
@@ -78,11 +92,34 @@ _MORSE = {
     "--...": "7", "---..": "8", "----.": "9", ".-.-.-": ".", "--..--": ",", "---...": ":", "..--..": "?",
 }  # fmt: skip
 
-# Cyrillic and Greek letters drawn like Latin ones (our list: the shapes of common fonts).
+# Letters drawn like Latin ones that NFKC leaves alone (our list): Cyrillic and Greek look-alikes,
+# small capitals, the letter emoji (regional indicators, negative circled and squared letters) and
+# Braille's letters.
 _LOOKALIKE = str.maketrans(
-    "аеорсухіјѕԁһӏԛԝАВЕКМНОРСТХІЈЅԌαοινρκυτχΑΒΕΖΗΙΚΜΝΟΡΤΥΧϲϳ",
-    "aeopcyxijsdhlqwABEKMHOPCTXIJSGaoivpkutxABEZHIKMNOPTYXcj",
+    "аеорсухіјѕԁһӏԛԝАВЕКМНОРСТХІЈЅԌαοινρκυτχΑΒΕΖΗΙΚΜΝΟΡΤΥΧϲϳ"
+    + "ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘǫʀꜱᴛᴜᴠᴡʏᴢ"
+    + "".join(chr(base + i) for base in (0x1F1E6, 0x1F150, 0x1F170) for i in range(26))
+    + "⠁⠃⠉⠙⠑⠋⠛⠓⠊⠚⠅⠇⠍⠝⠕⠏⠟⠗⠎⠞⠥⠧⠺⠭⠽⠵",
+    "aeopcyxijsdhlqwABEKMHOPCTXIJSGaoivpkutxABEZHIKMNOPTYXcj"
+    + "abcdefghijklmnopqrstuvwyz"
+    + string.ascii_lowercase * 4,
 )
+# Upside-down letters (the text is then also read backwards).
+_FLIPPED = str.maketrans(
+    "ɐqɔpǝɟƃɥᴉɾʞꞁɯuodbɹsʇnʌʍxʎz∀ᗺƆᗡƎℲ⅁HIſꓘ˥WNOԀΌᴚS⊥∩ΛMX⅄Z", string.ascii_lowercase + string.ascii_uppercase
+)
+_ATBASH = str.maketrans(
+    string.ascii_lowercase + string.ascii_uppercase, string.ascii_lowercase[::-1] + string.ascii_uppercase[::-1]
+)
+_NATO = {
+    w: w[0] for w in "alfa alpha bravo charlie delta echo foxtrot golf hotel india juliett juliet kilo lima mike "
+    "november oscar papa quebec romeo sierra tango uniform victor whiskey xray x-ray yankee zulu".split()
+}  # fmt: skip
+_NATO_RUN = re.compile(r"(?:\b(?:" + "|".join(_NATO) + r")\b[\s,/|-]*){4,}", re.IGNORECASE)
+# One letter a line ("N\no\nt\ne"): lines holding at most one character, four or more in a row.
+_VERTICAL = re.compile(r"(?:^[ \t]*\S?[ \t]*\n){3,}[ \t]*\S?[ \t]*$", re.MULTILINE)
+SHIFT_CHARS = 1_000
+"""Every Caesar shift (and Atbash) is read only in texts this short: 25 readings of a long text cost."""
 
 
 def _printable_text(raw: bytes) -> str | None:
@@ -120,9 +157,20 @@ def _b32(run: str) -> bytes | None:
     if len(run) < 16:
         return None
     try:
-        return base64.b32decode(run + "=" * (-len(run) % 8))
+        return base64.b32decode(run.upper() + "=" * (-len(run) % 8))
     except (binascii.Error, ValueError):
         return None
+
+
+def _b85(run: str) -> bytes | None:
+    if run.startswith("<~"):
+        run = run[2:-2]
+    for decode in (base64.a85decode, base64.b85decode):
+        try:
+            return decode(re.sub(r"\s+", "", run))
+        except (ValueError, binascii.Error):
+            continue
+    return None
 
 
 def _hex(run: str) -> bytes | None:
@@ -160,6 +208,7 @@ _RUN_DECODERS = (
     ("base32", _BASE32, _b32),
     ("hex", _HEX, _hex),
     ("binary", _BINARY, _bits),
+    ("base85", _BASE85, _b85),
 )
 
 
@@ -194,11 +243,43 @@ def _runs(text: str) -> list[View]:
     if len(entities) >= 3:
         decoded = html.unescape(text)
         views.append(View("HTML character references", decoded, sum(len(e) for e in entities)))
+    escapes = _ESCAPE.findall(text)
+    if len(escapes) >= 3:
+        decoded = _ESCAPE.sub(_unescape, text)
+        views.append(View("code-point escapes", decoded, sum(len(e) for e in escapes)))
     for run in _MORSE_RUN.finditer(text):
         decoded_morse = _morse(run.group(0))
         if decoded_morse is not None:
             views.append(View("Morse code", decoded_morse, len(run.group(0))))
     return views
+
+
+def _unescape(found: re.Match[str]) -> str:
+    code = found.group(0)
+    try:
+        value = int(code[1:], 8) if code[1].isdigit() else int(code.strip("\\uU{}+"), 16)
+        return chr(value)
+    except (ValueError, OverflowError):
+        return code
+
+
+def _rot47(text: str) -> str:
+    return "".join(chr(33 + (ord(c) + 14) % 94) if 33 <= ord(c) <= 126 else c for c in text)
+
+
+def _nato(found: re.Match[str]) -> str:
+    words = re.split(r"\s*[/|,]\s*|\s{2,}", found.group(0).strip())
+    letters = ("".join(_NATO.get(w.lower(), "") for w in re.findall(r"[A-Za-z-]+", word)) for word in words)
+    return " ".join(letters) + " "
+
+
+def _vertical(found: re.Match[str]) -> str:
+    return "".join(line.strip() or " " for line in found.group(0).split("\n")) + "\n"
+
+
+def _shift(text: str, k: int) -> str:
+    low, up = string.ascii_lowercase, string.ascii_uppercase
+    return text.translate(str.maketrans(low + up, low[k:] + low[:k] + up[k:] + up[:k]))
 
 
 def _transforms(text: str) -> list[View]:
@@ -213,25 +294,53 @@ def _transforms(text: str) -> list[View]:
     folded = text.translate(_LOOKALIKE)
     if folded != text:
         out.append(View("look-alike letters", folded, n))
-    stripped = "".join(ch for ch in unicodedata.normalize("NFD", text) if not unicodedata.combining(ch))
-    if unicodedata.normalize("NFC", stripped) != unicodedata.normalize("NFC", text):
-        out.append(View("combining marks", unicodedata.normalize("NFC", stripped), n))
+    flipped = text.translate(_FLIPPED)
+    if flipped != text:
+        out.append(View("upside-down letters", flipped[::-1], n))
+    joined = _CAMEL.sub(" ", _SEPARATOR.sub(" ", _LETTER_CHAIN.sub(lambda m: _CHAIN_SIGN.sub("", m.group(0)), text)))
+    if joined != text:
+        out.append(View("separators between words", joined, n))
+    out.append(View("word order reversed", " ".join(text.split()[::-1]), n))
+    if _NATO_RUN.search(text):
+        out.append(View("spelling alphabet", _NATO_RUN.sub(_nato, text), n))
+    if "\n" in text and _VERTICAL.search(text):
+        out.append(View("one letter a line", _VERTICAL.sub(_vertical, text), n))
+    if n <= SHIFT_CHARS:
+        out.append(View("Atbash", text.translate(_ATBASH), n))
+        out.append(View("rot47", _rot47(text), n))
+        out += [View("Caesar shift", _shift(text, k), n) for k in range(1, 26) if k != 13]
+    decomposed = unicodedata.normalize("NFD", text)
+    if _COMBINING.search(decomposed):
+        out.append(View("combining marks", unicodedata.normalize("NFC", _COMBINING.sub("", decomposed)), n))
     if _BIDI.search(text):
         out.append(View("bidi controls", _BIDI.sub("", text), n))
     return out
 
 
 _NESTED = ("rot13", "reversed text")
-_ALL_TRANSFORMS = ("rot13", "reversed text", "words reversed", "look-alike letters", "combining marks", "bidi controls")
+TRANSFORMS = (
+    "rot13", "reversed text", "words reversed", "look-alike letters", "upside-down letters", "combining marks",
+    "bidi controls", "separators between words", "Atbash", "Caesar shift", "rot47", "word order reversed",
+    "spelling alphabet", "one letter a line",
+)  # fmt: skip
 
 # What a rendered page does not show: HTML comments, attribute values (title, alt, aria-label,
 # data-*), markdown link titles and image alt text.
 _CONTAINERS = re.compile(
     r"<!--(.*?)(?:-->|\Z)"
+    # An element styled out of sight, or with the hidden attribute.
+    r"|<([a-z][\w-]{0,20})\b[^>]{0,500}?(?:\bhidden\b|style\s*=\s*[\"'][^\"']{0,300}?(?:display\s*:\s*none"
+    r"|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0|color\s*:\s*(?:white|transparent|#fff\b|#ffffff))"
+    r"|\bcolor\s*=\s*[\"']?(?:white|#fff\b|#ffffff))"
+    r"[^>]{0,500}>(.{0,4000}?)</\2\s*>"
+    # Markdown comments: a link reference definition nobody links to ("[//]: # (text)", "[comment]: <> (text)").
+    r"|^[ \t]{0,3}\[[^\]\n]{0,100}\]:[ \t]*\S{0,500}[ \t]+[(\"']([^\n]{0,2000}?)[)\"'][ \t]*$"
+    # A LaTeX comment inside maths.
+    r"|(?<=\$)[^$\n]{0,2000}?(?<!\\)%([^\n$]{0,2000})"
     r"|\b(?:title|alt|aria-label|data-[\w-]{1,30}|content|value)\s*=\s*(?:\"([^\"]{0,2000})\"|'([^']{0,2000})')"
     r"|\]\(\s*[^\s)]{0,2000}\s+(?:\"([^\"]{0,2000})\"|'([^']{0,2000})')\s*\)"
     r"|!\[([^\]]{0,2000})\]\(",
-    re.DOTALL | re.IGNORECASE,
+    re.DOTALL | re.IGNORECASE | re.MULTILINE,
 )
 # Leetspeak beyond the screen's digits: symbols drawn as letters (longest first).
 _LEET_SYMBOLS = (
@@ -249,7 +358,8 @@ def hidden_containers(text: str) -> str:
         return ""
     parts = []
     for found in _CONTAINERS.finditer(text[:MAX_VIEW_CHARS]):
-        parts.append(next((g for g in found.groups() if g), ""))
+        groups = [g for i, g in enumerate(found.groups()) if g and i != 1]  # group 2 is the element's name
+        parts.append(groups[-1] if groups else "")
     return "\n".join(p for p in parts if p.strip())
 
 
@@ -280,7 +390,7 @@ def decoded_views(text: str, *, transforms: bool = True) -> list[View]:
     while frontier and len(views) < MAX_VIEWS:
         source, depth, parent = frontier.pop(0)
         # Hidden channels are read in the text as written, not in a reversal or rot13 of it.
-        found = (_hidden(source) if parent is None or parent.how not in _ALL_TRANSFORMS else []) + _runs(source)
+        found = (_hidden(source) if parent is None or parent.how not in TRANSFORMS else []) + _runs(source)
         if transforms:
             found += _transforms(source) if depth == 0 else [v for v in _transforms(source) if v.how in _NESTED]
         for view in found:
@@ -293,6 +403,8 @@ def decoded_views(text: str, *, transforms: bool = True) -> list[View]:
             else:
                 view = View(view.how, decoded, view.span, view.hidden)
             views.append(view)
-            if depth + 1 < MAX_DEPTH:
+            # Decoded runs and a reversal or rot13 are read again (base64 of rot13, reversed base64);
+            # the other readings of the whole text are not worth a second level.
+            if depth + 1 < MAX_DEPTH and (view.how in _NESTED or view.how not in TRANSFORMS):
                 frontier.append((decoded, depth + 1, view))
     return views

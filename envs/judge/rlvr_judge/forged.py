@@ -31,13 +31,28 @@ _VERDICT_JSON = re.compile(
     r"|\{\s*\\?[\"']?(?:score|grade|result|evaluation|label)\\?[\"']?\s*:\s*\\?[\"']?" + _PASSING + r"\\?[\"']?\s*[,}]",
     re.IGNORECASE,
 )
-# A line that is only a verdict ("VERDICT: CORRECT", "**Final verdict:** yes") or a full score ("SCORE: 10").
+# A line that is only a verdict ("VERDICT: CORRECT", "**Final verdict:** yes", "The judge's verdict -> yes")
+# or a full score ("SCORE: 10"), after at most two words ("Judge's verdict").
+_LEAD = r"^[^\w\n]*(?:[\w']+[ \t]+){0,2}?(?:final[ \t]+)?"
+_SAYS = r"[\W_]*?\s*(?:[:=]|->|=>|→|—|–)\s*[\W_]*"
 _VERDICT_LINE = re.compile(
-    r"^[\W_]*(?:final\s+)?(?:(?:verdict|judge?ment|assessment|decision)[\W_]*?\s*[:=]\s*[\W_]*"
+    _LEAD
+    + r"(?:(?:verdict|judge?ment|assessment|decision)"
+    + _SAYS
     + _PASSING_WORD
-    + r"|(?:score|grade)[\W_]*?\s*[:=]\s*[\W_]*"
+    + r"|(?:score|grade)"
+    + _SAYS
     + _FULL
     + r")[\W_]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+# The judge's reply as markup: <verdict>yes</verdict>, <score>10</score>.
+_VERDICT_TAG = re.compile(r"<\s*(?:verdict|judge?ment|grade|score|is_correct)\s*>", re.IGNORECASE)
+# A chat turn forged in text: an instruction-format header alone on its line ("### Response:"), or a
+# speaker line "Assistant:" after a "Human:" / "User:" one (a glossary has "Human:" alone).
+_TURN = re.compile(
+    r"^[ \t]*#{2,4}[ \t]*(?:response|instruction|assistant|input)[ \t]*:?[ \t]*$"
+    r"|^[ \t]*(?:human|user)[ \t]*:(?:.*\n){1,40}?[ \t]*(?:assistant|ai|gpt|model)[ \t]*:",
     re.IGNORECASE | re.MULTILINE,
 )
 _MARKERS = re.compile(
@@ -52,6 +67,11 @@ _HEADING_LINE = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _WORDS = re.compile(r"[a-z0-9]+")
+_INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]")
+_KEYS = frozenset(
+    "verdict judgement judgment assessment decision score grade result evaluation label correct is_correct passed "
+    "equivalent human assistant instruction response system".split()
+)
 
 
 def _words(text: str) -> list[str]:
@@ -84,10 +104,17 @@ def forged(text: str, task_text: str = "") -> tuple[str, str] | None:
         return None
     task_text = task_text.casefold()
     task_words = " ".join(_words(task_text))
-    for kind, pattern in (("verdict", _VERDICT_JSON), ("verdict", _VERDICT_LINE), ("markers", _MARKERS)):
+    text = _INVISIBLE.sub("", text)
+    checks = (
+        ("verdict", _VERDICT_JSON, "{"), ("verdict", _VERDICT_LINE, ""), ("verdict", _VERDICT_TAG, "<"),
+        ("markers", _MARKERS, ""), ("markers", _TURN, ":"),
+    )  # fmt: skip
+    for kind, pattern, needs in checks:
+        if needs and needs not in text:
+            continue
         for found in pattern.finditer(text):
             said = found.group(0).strip()
-            key = _words(said)[:1]
+            key = [w for w in _words(said) if w in _KEYS][:1] or _words(said)[:1]
             if said.casefold() in task_text or (kind == "verdict" and key and key[0] in task_words.split()):
                 continue
             return kind, said[:80]

@@ -31,6 +31,20 @@ Classes, in the order they are checked (``SCREEN_CLASSES``):
   languages above). An injection beside a real answer is not refused here: that is the judge
   model's false-positive rate under injection, which ``judge calibrate --probes`` measures.
 
+Level 2 (``SCREEN_LEVEL``, the ids from ``judge-ref-v3``, ``judge-v3``, ``rubric-v2``) also reads what
+a judge model reads beyond the plain words (``rlvr_judge.decoded``'s views: decoded runs, ciphers,
+look-alike letters, hidden channels and hidden parts of markup):
+
+* ``injection`` also: a note to the grader that is hidden (an HTML comment, a styled-out element, an
+  attribute, a link title, alt text, a markdown or LaTeX comment, ``\\phantom``), disguised (split,
+  spaced, leetspeak) or encoded (base64, hex, rot13, reversed...) is refused *wherever it stands*,
+  beside a real answer too: no honest answer hides a note to its grader;
+* ``encoded``: text in Unicode tag characters or variation selectors (invisible, read by a model),
+  or an answer that is mostly a payload in an encoding the task does not name (base64 for a question
+  about rivers), or that reads as language only once decoded ("Gur Qnahor");
+* ``forged_format``: an imitation of the judge's side anywhere (``rlvr_judge.forged``: a verdict line
+  or JSON, the template's own sentences, fence markers, chat control tokens, a forged chat turn).
+
 A phrase the task itself contains (the prompt, the reference or a criterion) is never held
 against the response: a task that asks "say 'I don't know' if unsure" or one about judges is
 answered in its own words. Linear in the text; never raises on any ``str``.
@@ -48,8 +62,20 @@ from itertools import pairwise
 from rlvr_envs.answer_tail import SENTENCE_END
 from rlvr_envs.extract import balanced_group
 from rlvr_envs.tail_lexicon import CERTAINTY
-from rlvr_judge.decoded import decoded_views, hidden_containers, leet
+from rlvr_judge.decoded import TRANSFORMS, decoded_views, hidden_containers, leet
 from rlvr_judge.forged import forged
+from rlvr_judge.screen_lexicon import (
+    _CJK_INJECTIONS,
+    _CJK_REFUSALS,
+    _FUNCTION_CHARS,
+    _FUNCTION_KANA,
+    _FUNCTION_WORDS,
+    _KO_ENDINGS,
+    _WORD_INJECTIONS,
+    _WORD_REFUSALS,
+    INJECTIONS,
+    REFUSALS,
+)
 
 SCREEN_CLASSES: tuple[str, ...] = (
     "empty", "refusal", "prompt_echo", "word_salad", "injection", "encoded", "forged_format", "hedge",
@@ -118,113 +144,6 @@ _LEET = str.maketrans("013457@$", "oieastas")
 _LEET_WORD = re.compile(r"\b(?=\w*[A-Za-z])(?=\w*[013457])\w+\b")
 _SEGMENT = re.compile(r"[.,;:!?。，、；：！？\n•·|]|\s[-*]\s")
 _WS = re.compile(r"\s+")
-
-# Function words of the space-separated languages the project claims (our list): articles,
-# pronouns, prepositions, conjunctions, auxiliaries. What prose cannot do without.
-_FUNCTION_WORDS = frozenset(
-    """
-    the a an of and to in on at for with by from is are was were be been it this that these those as or
-    not but if then than so he she they we you i me my his her their its our your have has had do does
-    did will would can could should may might must no into up out
-    der die das den dem des und ist sind war nicht ein eine einen einem einer zu von mit sich auf für im
-    es an auch als wie wir ich sie er aber oder wenn dass bei nach aus um noch nur so hat haben wird
-    le la les et est un une de des du en que qui dans pour pas au aux sur il elle ce se ne sont nous vous
-    ils avec par plus mais ou son sa ses leur cette été être
-    el los las y es una del por para con lo su al como más pero sus le ya o este esta entre cuando muy
-    sin sobre también ser son fue ha
-    il lo gli e è di che per non con una della delle sono nel alla
-    o os as um uma do da dos das não com na no se mais por
-    het een van dat op te zijn voor niet met
-    и в не на что с по это как он она к а но из за то от для же так мы вы они
-    """.split()
-)
-_FUNCTION_CHARS = frozenset(
-    "的了是在和有不这那我你他她它们也就都个上到说要会着对与而及或被把从向但因为所以如果吗呢吧之其"
-)
-_FUNCTION_KANA = frozenset("のはがをにでともへやかたてだすいなるれしう")
-_KO_ENDINGS = frozenset("은는이가을를에의도로와과서다요고며지게면니만한된할인적들며서")
-
-# Refusals and declines (our list; not-knowing phrases come from the core's CERTAINTY too).
-_DECLINED = r"(?:help|assist|answer|respond|provide|say|tell|determine|solve|comply|do\s+(?:that|this)|complete)"
-_WORD_REFUSALS = [
-    r"(?:i\s+)?(?:can(?:'|no)?t|cannot|could\s+not|couldn'?t|won'?t|will\s+not)\s+" + _DECLINED,
-    r"(?:i\s*'m|i\s+am|am)\s+(?:unable|not\s+able)\s+to\s+" + _DECLINED,
-    r"(?:i\s+)?(?:have\s+)?no\s+(?:idea|clue)",
-    r"(?:i\s+)?(?:do\s+not|don'?t)\s+(?:have|know)\s+(?:an?\s+|the\s+)?answer",
-    r"no\s+answer", r"not\s+(?:enough|sufficient)\s+information", r"n/a", r"i\s+refuse", r"unanswerable",
-    r"wei(?:ß|ss)\s+(?:es|ich)?\s*nicht", r"kann\s+(?:ich\s+)?(?:nicht|keine)\s+(?:helfen|beantworten|sagen|antworten)",
-    r"keine\s+antwort", r"je\s+ne\s+(?:sais|peux)\s+pas", r"je\s+n'en\s+sais\s+rien", r"aucune\s+idée",
-    r"pas\s+de\s+réponse", r"no\s+(?:lo\s+)?sé", r"no\s+(?:puedo|sabría)\s+(?:responder|ayudar|decir|contestar)",
-    r"ni\s+idea", r"no\s+tengo\s+(?:ni\s+)?idea", r"desconozco", r"non\s+(?:lo\s+)?so", r"não\s+sei",
-    r"не\s+знаю", r"не\s+могу\s+(?:ответить|помочь)",
-    r"nie\s+wiem", r"nie\s+mam\s+pojęcia", r"(?:ik\s+)?weet\s+(?:het\s+)?niet", r"weet\s+ik\s+niet", r"geen\s+idee",
-    r"не\s+знаю", r"гадки\s+не\s+маю", r"bilmiyorum", r"bilemiyorum", r"hiçbir\s+fikrim\s+yok", r"cevap\s+veremem",
-    r"(?:saya\s+)?tidak\s+tahu", r"entahlah", r"tidak\s+bisa\s+menjawab", r"(?:tôi\s+)?không\s+biết",
-    r"không\s+thể\s+trả\s+lời", r"لا\s+أعرف", r"لا\s+أدري", r"لا\s+أستطيع\s+الإجابة", r"ليس\s+لدي\s+فكرة",
-    r"(?:मुझे\s+)?(?:नहीं\s+पता|पता\s+नहीं)", r"मैं\s+नहीं\s+जानत[ाी]", r"जवाब\s+नहीं\s+दे\s+सकत[ाी]",
-]  # fmt: skip
-# Korean phrases span words: "_" stands for their space.
-_CJK_REFUSALS = """不知道 不清楚 不晓得 不曉得 无法回答 無法回答 不能回答 无法确定 無法確定
-    无法提供 無法提供 没有答案 沒有答案
-    わかりません 分かりません わからない 分からない 知りません 知らない 答えられません お答えできません 回答できません
-    모르겠 모릅니다 모르 알_수_없 답할_수_없 대답할_수_없 답변할_수_없""".split()
-
-# Text addressed to the grader (our list). A bare "judge" is a word; these are instructions.
-_WORD_INJECTIONS = [
-    r"(?:note|message|hint|instruction|attention|reminder)s?\s+(?:to|for)\s+(?:the\s+|any\s+)?"
-    r"(?:grader|judge|evaluator|reviewer|assessor|marker|grading\s+(?:model|system)|ai|llm|model)s?",
-    r"(?:dear|hey|hello|attention)\s*,?\s+(?:the\s+)?(?:grader|judge|evaluator|reviewer|assessor)",
-    r"ignore\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|preceding|other)\s+"
-    r"(?:instructions?|rules?|prompts?|guidelines?|criteria)",
-    r"(?:mark|grade|score|rate|evaluate|judge|consider|treat|accept|count)\s+(?:this|the|my)\s+"
-    r"(?:answer|response|reply|solution|output)\s+(?:as\s+)?(?:correct|right|valid|passing|yes|true|full)",
-    r"(?:verdict|grade|score)\s*[:=]\s*[\"']?\s*(?:yes|correct|pass|10|1\.0)",
-    r"(?:has\s+)?(?:already\s+)?been\s+(?:graded|verified|approved|checked)\s+(?:as\s+)?(?:correct|right)?",
-    r"(?:respond|reply|answer|output|return|say)\s+(?:only\s+)?(?:with\s+)?[\"'{]*\s*(?:\"?verdict|yes)\b",
-    r"<\|im_(?:start|end)\|>", r"\[/?inst\]", r"<<<\s*end\s+response",
-    r"ignoriere\s+(?:alle\s+)?(?:vorherigen|obigen|bisherigen)\s+anweisungen",
-    r"(?:hinweis|nachricht)\s+an\s+(?:den\s+)?(?:bewerter|prüfer|korrektor)",
-    r"als\s+(?:richtig|korrekt)\s+(?:markieren|bewerten|werten)",
-    r"ignore[rz]?\s+(?:toutes\s+)?les\s+instructions\s+(?:précédentes|ci-dessus)",
-    r"(?:note|message)\s+(?:au|pour\s+le)\s+(?:correcteur|évaluateur|juge)",
-    r"(?:marque[rz]?|considère[rz]?|évalue[rz]?)\s+(?:cette\s+)?réponse\s+comme\s+(?:correcte|juste|bonne)",
-    r"ignora\s+(?:todas\s+)?las\s+instrucciones\s+(?:anteriores|previas)",
-    r"(?:nota|mensaje)\s+(?:al|para\s+el)\s+(?:evaluador|calificador|corrector|juez)",
-    r"(?:marca(?:r)?|considera(?:r)?|califica(?:r)?)\s+(?:esta\s+)?respuesta\s+como\s+(?:correcta|válida)",
-    # it, pt, ru, uk, pl, nl, tr, id, vi, ar, hi: a note to the grader, a request for full marks.
-    r"(?:nota|messaggio)\s+per\s+(?:il\s+)?(?:valutatore|correttore|giudice)", r"ignora\s+le\s+istruzioni\s+precedenti",
-    r"(?:nota|mensagem)\s+(?:para|ao)\s+(?:o\s+)?(?:avaliador|corretor|juiz)", r"ignore\s+as\s+instruções\s+anteriores",
-    r"(?:примечание|сообщение|заметка)\s+для\s+(?:проверяющего|оценщика|судьи|экзаменатора)",
-    r"игнорируй(?:те)?\s+(?:все\s+)?(?:предыдущие|прежние)\s+инструкции", r"поставьте\s+(?:высший|максимальный)\s+балл",
-    r"(?:примітка|повідомлення)\s+для\s+(?:перевіряючого|оцінювача)",
-    r"(?:notatka|uwaga|wiadomość)\s+dla\s+(?:oceniającego|egzaminatora|sędziego)",
-    r"zignoruj\s+poprzednie\s+instrukcje",
-    r"(?:notitie|bericht)\s+(?:voor|aan)\s+(?:de\s+)?(?:beoordelaar|corrector|jury)",
-    r"negeer\s+(?:alle\s+)?vorige\s+instructies",
-    r"(?:değerlendiriciye|puanlayıcıya|hakeme)\s+not", r"önceki\s+talimatları\s+yoksay", r"tam\s+puan\s+verin",
-    r"catatan\s+(?:untuk|bagi)\s+(?:penilai|pemeriksa|juri)", r"abaikan\s+(?:semua\s+)?instruksi\s+sebelumnya",
-    r"berikan\s+nilai\s+(?:penuh|sempurna)", r"ghi\s+chú\s+(?:cho|gửi)\s+người\s+chấm",
-    r"bỏ\s+qua\s+(?:các\s+)?hướng\s+dẫn\s+trước",
-    r"cho\s+điểm\s+tối\s+đa", r"ملاحظة\s+(?:للمقيم|للمصحح|للحكم)", r"تجاهل\s+التعليمات\s+السابقة", r"الدرجة\s+الكاملة",
-    r"मूल्यांकनकर्ता\s+के\s+लिए", r"पिछले\s+निर्देशों\s+को\s+अनदेखा", r"पूरे\s+अंक\s+दें",
-    r"(?:mark|grade|score)\s+(?:it|this)\s+(?:as\s+)?(?:correct|right|full)", r"full\s+(?:marks|credit|score)",
-]  # fmt: skip
-_CJK_INJECTIONS = """评审 評審 评分员 評分員 阅卷 閱卷 裁判请 忽略之前 忽略以上 忽略上面 忽略前面
-    判定为正确 判定為正確 标记为正确 標記為正確
-    给满分 給滿分 这个答案是正确的 此答案正确 採点者 評価者 審査員 以前の指示を無視 前の指示を無視 正解と判定 正解として
-    채점자 평가자 심사위원 이전_지시를_무시 이전의_지시를_무시 정답으로_처리 정답으로_채점""".split()
-
-
-def _alternation(words: list[str], cjk: Iterable[str]) -> re.Pattern[str]:
-    cjk_words = sorted({w.replace("_", " ") for w in cjk}, key=len, reverse=True)
-    spaced = [re.escape(w).replace(r"\ ", r"\s*") for w in cjk_words]
-    return re.compile(r"(?<![\w'-])(?:" + "|".join(words) + r")(?![\w'-])|" + "|".join(spaced), re.IGNORECASE)
-
-
-REFUSALS = _alternation(_WORD_REFUSALS, _CJK_REFUSALS)
-"""A refusal or a statement of not knowing, in any claimed language."""
-INJECTIONS = _alternation(_WORD_INJECTIONS, _CJK_INJECTIONS)
-"""Words addressed to the grader rather than to the task."""
 
 
 @dataclass(frozen=True)
@@ -469,9 +388,11 @@ _ASKED = {
     "URL percent-encoding": r"\burl|\buri\b|percent|%[0-9a-f]{2}", "HTML character references": r"html|entit|&#",
     "Morse code": r"morse", "rot13": r"rot\s*-?\s*13|caesar|cipher|encrypt|encod|obfuscat",
     "reversed text": r"revers|backward|palindrom|mirror", "words reversed": r"revers|backward|palindrom|mirror",
+    "Caesar shift": r"caesar|cipher|shift|encrypt|encod", "Atbash": r"atbash|cipher|encrypt|encod",
+    "rot47": r"rot\s*-?\s*47|cipher|encrypt|encod", "base85": r"base\s*-?\s*85|ascii\s*-?\s*85",
 }  # fmt: skip
 _ASKED_PATTERNS = {how: re.compile(p, re.IGNORECASE) for how, p in _ASKED.items()}
-_TRANSFORMS = ("rot13", "reversed text", "words reversed")
+_TRANSFORMS = ("rot13", "reversed text", "words reversed", "Caesar shift", "Atbash", "rot47")
 ENCODED_SHARE = 0.5
 """A payload covering this share of the text is the answer, not a constant inside it."""
 
@@ -493,8 +414,36 @@ def _hidden_latex(text: str) -> str:
     return "\n".join(parts)
 
 
+_GATE_WORD = re.compile(r"[^\W\d_]{4,}")
+
+
+def _vocabulary(patterns: Iterable[str]) -> frozenset[str]:
+    """The literal words (4+ letters) of ``patterns``: a text none of whose words is one of them
+    cannot match any of the patterns, so the slow alternation is not run on it."""
+    return frozenset(w.casefold() for p in patterns for w in _GATE_WORD.findall(p.replace("\\s", " ")))
+
+
+_NOTE_VOCABULARY = _vocabulary(_WORD_INJECTIONS)
+_REFUSAL_VOCABULARY = _vocabulary([*_WORD_REFUSALS, CERTAINTY.pattern])
+_NOTE_CJK = tuple(w.replace("_", "") for w in _CJK_INJECTIONS)
+_REFUSAL_CJK = tuple(w.replace("_", "") for w in _CJK_REFUSALS)
+_ANY_CJK = re.compile(f"[{_CJK}\uac00-\ud7af]")
+
+
+def _may_match(text: str, vocabulary: frozenset[str], cjk: tuple[str, ...]) -> bool:
+    """Whether ``text`` has a word of ``vocabulary`` (as a word, or with an ending) or a CJK phrase."""
+    for word in _GATE_WORD.findall(text.casefold()):
+        if word in vocabulary or word[:-1] in vocabulary or word[:-2] in vocabulary:
+            return True
+    if _ANY_CJK.search(text):
+        squeezed = _WS.sub("", text)
+        return any(w in squeezed for w in cjk)
+    return False
+
+
 def _reads(toks: Sequence[str], read: set[str]) -> int:
-    return sum(1 for t in toks if t in read)
+    """How many different words of ``read`` (two letters or more: one letter is too easy to hit) ``toks`` has."""
+    return len({t for t in toks if len(t) >= 2 and t in read})
 
 
 def _beyond_plain_text(
@@ -505,10 +454,15 @@ def _beyond_plain_text(
     stands (no honest answer hides one); a payload in an encoding the task did not ask for that
     makes up the answer is refused; so is any imitation of the judge's side (``rlvr_judge.forged``)."""
     raw = unicodedata.normalize("NFKC", shown)
-    plain_notes = {_norm(m.group(0)).strip() for m in INJECTIONS.finditer(raw)}
+    plain_notes = set()
+    if _may_match(raw, _NOTE_VOCABULARY, _NOTE_CJK):
+        plain_notes = {_norm(m.group(0)).strip() for m in INJECTIONS.finditer(raw)}
 
     def note(candidate: str, *, anywhere: bool = False) -> str | None:
-        for found in INJECTIONS.finditer(unicodedata.normalize("NFKC", candidate)):
+        candidate = unicodedata.normalize("NFKC", candidate)
+        if not _may_match(candidate, _NOTE_VOCABULARY, _NOTE_CJK):
+            return None
+        for found in INJECTIONS.finditer(candidate):
             phrase = _norm(found.group(0)).strip()
             if phrase not in task_text and (anywhere or phrase not in plain_notes):
                 return found.group(0)
@@ -526,22 +480,28 @@ def _beyond_plain_text(
         return Screened("injection", f"a note to the grader disguised (split, spaced or leetspeak: {found!r})")
     size = max(1, len(shown.strip()))
     toks = tokens(text)
-    for view in decoded_views(shown):
+    for view in decoded_views(_ZERO_WIDTH.sub("", raw)):  # tag characters and selectors survive both
         if view.hidden:
             return Screened("encoded", f"hidden text in {view.how} ({view.text[:60]!r})")
-        found = note(view.text) or note(deobfuscated(leet(view.text)))
+        last = view.how.split(" inside ")[-1]
+        transform = last in TRANSFORMS  # the whole text read another way: no leetspeak or forgery inside that
+        spaced = view.how in ("separators between words", "one letter a line")  # "N.o.t.e" reads "N o t e"
+        found = note(view.text) or (note(deobfuscated(view.text)) if spaced or not transform else None)
+        if found is None and not transform:
+            found = note(deobfuscated(leet(view.text)))
         if found is not None:
             return Screened("injection", f"a note to the grader in {view.how} ({found!r})")
-        imitation = forged(view.text, task_text)
+        imitation = None if transform else forged(view.text, task_text)
         if imitation is not None:
             return Screened("forged_format", f"the judge's side imitated in {view.how} ({imitation[1]!r})")
-        if _asked(view.how, task_text) or view.how.split(" inside ")[-1] not in _ASKED:
-            continue  # look-alike letters, combining marks, bidi controls: the same words, drawn otherwise
-        whole = view.span >= ENCODED_SHARE * size
-        declined = _only(REFUSALS, visible(view.text), task_text, reference_units, CERTAINTY) if whole else None
+        if _asked(view.how, task_text) or last not in _ASKED or view.span < ENCODED_SHARE * size:
+            continue  # look-alike letters, combining marks, bidi: the same words drawn otherwise; or a constant
+        declined = None
+        if _may_match(view.text, _REFUSAL_VOCABULARY, _REFUSAL_CJK):
+            declined = _only(REFUSALS, visible(view.text), task_text, reference_units, CERTAINTY)
         if declined is not None and _norm(declined) not in _norm(raw):  # a refusal only the decoder reads
             return Screened("refusal", f"the answer only declines, in {view.how} ({view.text[:60]!r})")
-        if view.how.split(" inside ")[-1] in _TRANSFORMS:
+        if last in _TRANSFORMS:
             view_toks = tokens(visible(view.text))
             said, plain = _reads(view_toks, read), _reads(toks, read)
             new_reference = (reference_units & set(view_toks)) - set(toks)
@@ -549,8 +509,6 @@ def _beyond_plain_text(
                 new_reference and not plain
             ):
                 continue
-        elif not whole:
-            continue
         return Screened(
             "encoded", f"the answer is written in {view.how} ({view.text[:60]!r}); the task asks for no encoding"
         )
