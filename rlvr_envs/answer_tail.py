@@ -46,7 +46,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from rlvr_envs.extract import Extraction, after_reasoning, extract_answer
-from rlvr_envs.tail_lexicon import ALTERNATIVES, APPROXIMATIONS, CERTAINTY, HEDGES, MAGNITUDES, OPERATIONS, POWER_OF_TEN
+from rlvr_envs.tail_lexicon import (
+    ALTERNATIVES,
+    APPROXIMATIONS,
+    BETWEEN_VALUES,
+    CERTAINTY,
+    HEDGES,
+    MAGNITUDES,
+    OPERATIONS,
+    POWER_OF_TEN,
+)
 
 TAIL_CLASSES: tuple[str, ...] = ("value_word", "hedge", "alternative")
 """What a refused tail can be by the lexicon, in every claimed language, in the order ``tail_refusal``
@@ -91,13 +100,23 @@ _CONTINUES = re.compile(
 # A condition opening the answer's sentence's remainder: "\\boxed{3} if n is odd", ", assuming n > 2".
 _CONDITION = re.compile(
     r"[\s$.,;:)\]}*(（、，-]*(?:if|only\s+if|iff|when|whenever|assuming|provided|unless|as\s+long\s+as|given\s+that"
-    r"|in\s+case|for\s+(?:odd|even|all|every|any|some|positive|negative|large|small|prime|nonzero|non-zero)"
+    r"|in\s+case|for\s+(?:odd|even|positive|negative|large|small|prime|nonzero|non-zero)"
     r"|wenn|falls|sofern|außer|si|sauf|cuando|siempre\s+que|a\s+menos\s+que|se|quando|purché|caso|если|при\s+условии"
     r"|якщо|jeśli|jeżeli|gdy|als|indien|tenzij|eğer|ise|jika|kalau|apabila|asalkan|nếu|khi|إذا|إن|لو|अगर|यदि|जब"
     r"|ikiwa|kama|যদি|اگر|αν|εάν|όταν|אם|כאשר|kung|kapag|jos|kun|pokud|jestli|když|dacă|când|om|ha|hogyha)(?![\w'-])"
     r"|[\s$.,;:)\]}*(（、，]*(?:如果|假如|若|要是|当|當|場合|ならば|なら|とき|時|경우|이면|라면|면)",
     re.IGNORECASE,
 )
+# What makes it a condition on a case: a variable standing alone ("n", "$x$", "如果n") or a relation
+# ("n > 2", "x = 1"). "when divided by 4", "if we simplify" restate how the value was found.
+_CASE = re.compile(r"(?<![A-Za-z\\])[A-Za-zα-ω](?![A-Za-z])|[<>≤≥≠=]|\\(?:[lg]eq?|neq?)(?![A-Za-z])")
+_PROCEDURE = re.compile(
+    r"divided|multiplied|added|subtracted|reduced|simplified|rounded|expressed|written|squared|cubed|raised"
+    r"|taken|evaluated|substituted|plugged|converted|measured|counted|computed",
+    re.IGNORECASE,
+)
+
+
 # Letters a lexicon covers: Latin (with the letters of the covered languages), Greek, Russian and
 # Ukrainian Cyrillic, Hebrew, Arabic with Persian's letters, Devanagari, Bengali, CJK, kana, Hangul.
 _READ_LETTERS = re.compile(
@@ -110,6 +129,8 @@ _READ_LETTERS = re.compile(
 )
 _LETTER_RUN = re.compile(r"[^\W\d_]+")
 _LATEX_COMMAND = re.compile(r"\\[A-Za-z]+")
+# Chat-template tokens and markup say nothing about the answer ("<|im_start|>user", "</answer>").
+_MARKUP = re.compile(r"<\|[^|<>]{0,40}\|>|</?[A-Za-z][^<>]{0,80}>")
 # Function words of the covered Latin-script languages: a plain-Latin tail of two or more words that
 # has none of them is in a language no lexicon covers.
 _FUNCTION_WORDS = frozenset(
@@ -133,6 +154,7 @@ _FUNCTION_WORDS = frozenset(
     este și sau dar nu cu pentru răspunsul
     är och eller men inte med för svaret er og eller men ikke med svar
     az és vagy de nem egy válasz
+    one two three four five six seven eight nine ten eleven twelve first second third half
     что это как так потому поскольку ответ равно или также итак значит тогда есть
     що або також відповідь дорівнює тому""".split()
 )
@@ -143,9 +165,15 @@ def _has_word(text: str, word: str) -> bool:
 
 
 def condition_after(sentence: str) -> str | None:
-    """A condition right after the answer in its sentence ("if n is odd", "wenn", "如果"), or None."""
+    """A condition on a case right after the answer in its sentence ("if n is odd", "wenn n > 2",
+    "如果n是奇数"), or None."""
     found = _CONDITION.match(sentence)
-    return found.group(0).strip(" \t$.,;:)]}*(（、，-") if found is not None else None
+    if found is None:
+        return None
+    clause = sentence[found.end() : found.end() + 80]
+    if not _CASE.search(clause.replace("$", " ")) or _PROCEDURE.search(clause):
+        return None
+    return found.group(0).strip(" \t$.,;:)]}*(（、，-")
 
 
 def unread_language(
@@ -158,7 +186,7 @@ def unread_language(
     (one of two letters counts only in English: "de", "ma", "di" are words of many languages)
     are in a language no lexicon covers. ``known``: lower-cased words that stand anyway (the
     task's own words); ``stands``: a test for more such words (a family's units)."""
-    text = _LATEX_COMMAND.sub(" ", sentence[:400])
+    text = _MARKUP.sub(" ", _LATEX_COMMAND.sub(" ", sentence[:400]))
     words: list[str] = []
     for word in _LETTER_RUN.findall(text):
         if any(_READ_LETTERS.match(ch) is None for ch in word):
@@ -191,7 +219,10 @@ _ENGLISH_SHORT = frozenset("a an as at be by do go he i if in is it me my no of 
 
 
 # A later sentence or paragraph that opens with an alternative ("Or 4.", "(or 4)", "**Alternatively** 4").
-_OPENS_ALTERNATIVE = re.compile(r"[\s>`*_(\[|#-]*(" + ALTERNATIVES.pattern + r")[\s*_):,]*", re.IGNORECASE)
+_OPENS_ALTERNATIVE = re.compile(
+    r"[\s>`*_(\[|#-]*(" + ALTERNATIVES.pattern + r"|(?:" + BETWEEN_VALUES + r")(?=[\s*_):,]*[-+]?\d))[\s*_):,]*",
+    re.IGNORECASE,
+)
 _NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)*")
 
 
@@ -304,10 +335,23 @@ def tail_refusal(after: str, answer: str = "") -> TailFinding | None:
     other = later_alternative(rest, answer)
     if other is not None:
         return TailFinding("alternative", other)
-    unread = unread_language(sentence, frozenset(_LETTER_RUN.findall(lowered)))
+    known = frozenset(_LETTER_RUN.findall(lowered))
+    unread = unread_language(sentence, known) or unread_language(next_sentence(rest), known)
     if unread is not None:
         return TailFinding("unread_language", unread)
     return None
+
+
+def next_sentence(rest: str, max_words: int = 8) -> str:
+    """The sentence after the answer's own when it is short (a hedge on a line of its own: "Ma hubo.");
+    a longer one is an explanation, read by the lexicon only."""
+    later = next((piece for piece in SENTENCE_END.split(rest[:400]) if piece.strip()), "")
+    if len(later.split()) > max_words or _CODE.search(later):
+        return ""  # an explanation, or code and diagrams ("[asy] import graph; size(200);")
+    return later
+
+
+_CODE = re.compile(r"[;{}=\[\]]")
 
 
 _DEFINITION = re.compile(

@@ -134,6 +134,8 @@ _WORD_ALTERNATIVES = [
 # Connectors too short or too common to match as plain words: only between two values ("3 o 4";
 # Dutch "of", Vietnamese "hay", Romanian "sau", Finnish "tai", Indonesian "atau" is above).
 _BETWEEN_VALUES = r"o|u|ó|y/o|of|hay|sau|tai|ili|au|ama|ou"
+BETWEEN_VALUES = _BETWEEN_VALUES
+"""Connectors that offer a second value only when a value follows ("3 o 4", "Au 4.")."""
 _CJK_ALTERNATIVES = ["或者", "或是", "或", "还是", "還是", "抑或", "要么", "要麼", "または", "又は", "もしくは",
                      "あるいは", "或いは", "それとも", "ないし", "또는", "혹은", "아니면", "거나"]  # fmt: skip
 _CJK_BETWEEN_VALUES = r"か|이나|나"

@@ -58,7 +58,9 @@ AROUND = [
     "\\boxed{3}\n\nOr 4.", "$$\\boxed{3}$$\n\nOr 4.", "\\[\\boxed{3}\\]\n\nor 4", "\\boxed{3}\n\n(or 4)",
     "\\boxed{3}\n\n**or 4**", "\\boxed{3}\n\n*Alternatively* 4", "\\boxed{3}\n\nAlternatively, 4.", "\\boxed{3}\n\n> or 4",
     "\\boxed{3}\n\nOder 4.", "\\boxed{3}\n\n或者4。", "```\n\\boxed{3}\n``` or 4", "> \\boxed{3}\n\nor 4",
-    "\\boxed{3}\n\nWait, or is it 4?",
+    "\\boxed{3}\n\nWait, or is it 4?", "\\boxed{3}\n\nAu 4.", "\\boxed{3}\n\nTai 4.", "\\boxed{3}\n\nO 4.",
+    # a short sentence of its own after the answer, in a language no lexicon covers
+    "\\boxed{3}\n\nNeesmu pārliecināts.", "\\boxed{3}\n\nMi ne certas, tamen.", "\\boxed{3}\n\nไม่แน่ใจ",
     # a condition
     "\\boxed{3} if n is odd", "\\boxed{3} when n is odd", "\\boxed{3}, assuming n is odd.", "\\boxed{3} for odd n",
     "\\boxed{3} provided n > 2", "\\boxed{3} unless n = 2", "\\boxed{3} wenn n ungerade ist", "\\boxed{3} si n est impair",
@@ -160,6 +162,20 @@ HONEST = [
     ("\\boxed{3,000}", "3000", "Compute it."),
     ("\\boxed{3\\,000}", "3000", "Compute it."),
     ("\\boxed{3} km", "3", "Compute it."),
+    ("\\boxed{3}\n\nHope this helps!", "3", "Compute it."),
+    ("\\boxed{3}\n\nGood luck with your studies.", "3", "Compute it."),
+    ("\\boxed{3}\n\nDas ist alles.", "3", "Compute it."),
+    ("\\boxed{3}\n\nVoilà la réponse.", "3", "Compute it."),
+    ("\\boxed{3}\n\n希望这对你有帮助。", "3", "Compute it."),
+    ("\\boxed{3}\n\nKwa hiyo jibu ni 3.", "3", "Compute it."),
+    ("\\boxed{3}\n\nOu seja, 3.", "3", "Compute it."),
+    # MATH-500's own solutions: a procedure or a quantifier after the box is no condition on a case
+    ("It leaves a remainder of $\\boxed{3}$ when divided by 4.", "3", "Compute it."),
+    ("The remainder is \\boxed{3} when $n$ is divided by 5.", "3", "Compute it."),
+    ("It follows that $f(i,2) = \\boxed{1}$ for all $i \\ge 5.$", "1", "Compute it."),
+    ("The probability is $\\boxed{\\frac{1}{4}}$.\n\n[asy] import graph; size(200);", "\\frac{1}{4}", "Compute it."),
+    ("Hence, the answer is $\\boxed{3}$ two-digit primes.", "3", "Compute it."),
+    ("The answer is 19. <|im_start|>user", "19", "Compute it."),
 ]
 
 

@@ -29,7 +29,14 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from rlvr_envs.answer_tail import ALTERNATIVE_AFTER, SENTENCE_END, condition_after, later_alternative, unread_language
+from rlvr_envs.answer_tail import (
+    ALTERNATIVE_AFTER,
+    SENTENCE_END,
+    condition_after,
+    later_alternative,
+    next_sentence,
+    unread_language,
+)
 from rlvr_math.languages import ALTERNATIVES, CERTAINTY, DENIALS, HEDGES, NEGATIONS, QUESTION
 from rlvr_math.normalize import clean, compact, parse_number
 from rlvr_math.units import is_unit, unread_tail, value_word_after
@@ -123,9 +130,9 @@ def trailing(
         other = later_alternative(rest, answer)
         if other is not None:
             return f"alternatives offered ({other!r} opening a later sentence)"
-    unread = unread_language(
-        sentence, context | frozenset(gold.lower().split()), lambda w: is_unit(w, context, single_letters=False)
-    )
+    known = context | frozenset(gold.lower().split())
+    unit = lambda w: is_unit(w, context, single_letters=False)  # noqa: E731
+    unread = unread_language(sentence, known, unit) or unread_language(next_sentence(rest), known, unit)
     if unread is not None:
         return f"words after the answer in a language no lexicon covers ({unread!r}): a hedge there cannot be read"
     return None
