@@ -6,7 +6,9 @@ answer was wrong, and when the infrastructure is down for a whole batch the run 
 without anyone noticing. So every adapter takes one ``FailurePolicy``:
 
 - ``on_error="fail"`` (default): after ``max_consecutive`` verifier errors in a row (counted
-  across calls, reset by any verdict that is not a verifier error) the adapter raises
+  across calls, reset by any verdict that is not a verifier error; counted per source where the
+  adapter names each row's source, so a dead Lean backend in a batch mixed with math rows is not
+  reset by the math rows' verdicts) the adapter raises
   ``InfrastructureFailure`` naming the counts and the last error. Below that, an isolated error
   is left out where the trainer can leave a sample out (TRL: ``None``), and where it cannot
   (verl, OpenRLHF) it is paid 0.0 *with* a warning log line and the ``verifier_error`` flag.
@@ -68,7 +70,9 @@ class FailurePolicy:
     max_consecutive: int = DEFAULT_MAX_CONSECUTIVE
     name: str = "adapter"
     streak: int = field(default=0, init=False)
-    """Verifier errors in a row so far (across calls)."""
+    """Verifier errors in a row so far (across calls), of the rows given without a source."""
+    streaks: dict[str, int] = field(default_factory=dict, init=False)
+    """The same per source (an env id, a data source), for rows given with one."""
     totals: dict[str, int] = field(default_factory=lambda: {"rows": 0, "verifier_error": 0, "batches": 0}, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False, compare=False)
 
@@ -102,16 +106,32 @@ class FailurePolicy:
             )
         return policy
 
-    def rewards(self, verdicts: Sequence[Verdict], *, can_skip: bool) -> list[float | Skip]:
+    def rewards(
+        self, verdicts: Sequence[Verdict], *, can_skip: bool, sources: Sequence[object] | None = None
+    ) -> list[float | Skip]:
         """Each verdict's reward, ``SKIP`` for a verifier error the adapter leaves out; updates the
-        run of errors, logs the batch's line, and raises ``InfrastructureFailure`` under ``fail``."""
+        run of errors, logs the batch's line, and raises ``InfrastructureFailure`` under ``fail``.
+
+        ``sources``: each row's source (env id, data source), when the batch mixes them: a run of
+        errors is then counted per source, and only that source's own verdicts end it."""
         errors = [v.reason is Reason.VERIFIER_ERROR for v in verdicts]
+        if sources is not None and len(sources) != len(verdicts):
+            raise ValueError(f"{self.name}: {len(sources)} sources for {len(verdicts)} verdicts")
         with self._lock:
-            run, worst = self.streak, 0
-            for is_error in errors:
-                run = run + 1 if is_error else 0
-                worst = max(worst, run)  # the longest run this batch saw, the one carried in included
-            self.streak = streak = run
+            worst = 0
+            if sources is None:
+                run = self.streak
+                for is_error in errors:
+                    run = run + 1 if is_error else 0
+                    worst = max(worst, run)  # the longest run this batch saw, the one carried in included
+                self.streak = streak = run
+            else:
+                for source, is_error in zip(sources, errors):
+                    key = str(source)
+                    run = self.streaks.get(key, 0) + 1 if is_error else 0
+                    self.streaks[key] = run
+                    worst = max(worst, run)
+                streak = max(self.streaks.values(), default=0)
             self.totals["rows"] += len(verdicts)
             self.totals["verifier_error"] += sum(errors)
             self.totals["batches"] += 1

@@ -33,6 +33,21 @@ ENV_COLUMN = "env_id"
 VERIFIER_COLUMN = "verifier"
 
 
+def _content_text(content: object) -> str:
+    """A message's content as text: a string, or the text parts of a list of typed parts
+    (``[{"type": "text", "text": ...}]``, the multimodal form); no content is no text (not "None")."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, Sequence) and not isinstance(content, (bytes, bytearray)):
+        return "".join(
+            str(part.get("text") or "") if isinstance(part, Mapping) and part.get("type", "text") == "text" else ""
+            for part in content
+        )
+    return str(content)
+
+
 def completion_text(completion: object) -> object:
     """The text of a completion in TRL's standard (str) or conversational (messages) form.
 
@@ -42,7 +57,7 @@ def completion_text(completion: object) -> object:
         return completion
     if isinstance(completion, Sequence) and completion and all(isinstance(m, Mapping) for m in completion):
         # A conversational completion: the assistant turns, in order.
-        return "".join(str(m.get("content", "")) for m in completion if m.get("role", "assistant") == "assistant")
+        return "".join(_content_text(m.get("content")) for m in completion if m.get("role", "assistant") == "assistant")
     if isinstance(completion, Sequence) and not completion:
         return ""
     return completion
@@ -108,13 +123,17 @@ class RewardFunction:
             raise ValueError(f"got {n} completions but {len(tasks_column)} values in column {self.task_column!r}")
         env_ids = columns.get(self.env_column) or [None] * n
         specs = columns.get(self.verifier_column) or [None] * n
+        for name, column in ((self.env_column, env_ids), (self.verifier_column, specs)):
+            if len(column) != n:
+                raise ValueError(f"got {n} completions but {len(column)} values in column {name!r}")
         rows = [
             (env_ids[i], task_from_json(tasks_column[i]), completion_text(completions[i]), specs[i]) for i in range(n)
         ]
         verdicts = self.router.verify(rows)
         self.last_verdicts = verdicts
         self.reason_counts.update(v.reason.value for v in verdicts)
-        paid = self.failures.rewards(verdicts, can_skip=True)
+        # Errors in a row are counted per env: a mixture's healthy rows never hide a dead backend.
+        paid = self.failures.rewards(verdicts, can_skip=True, sources=[row[0] for row in rows])
         rewards: list[float | None] = []
         for i, (verdict, pay) in enumerate(zip(verdicts, paid)):
             if isinstance(pay, Skip):

@@ -292,7 +292,8 @@ def episode_reward_function(on_error: FailurePolicy | str | None = None) -> Call
         if environments is None:
             raise ValueError("episode_reward needs GRPOTrainer(environment_factory=...): no environments were passed")
         verdicts = [env._finish(final_text(c)) for c, env in zip(completions, environments, strict=True)]
-        return [_as_reward(paid) for paid in failures.rewards(verdicts, can_skip=True)]
+        sources = [env.env_id for env in environments]  # errors in a row counted per env in a mixture
+        return [_as_reward(paid) for paid in failures.rewards(verdicts, can_skip=True, sources=sources)]
 
     return episode_reward
 

@@ -157,17 +157,19 @@ def _verdicts(
     solution_strs: Sequence[Any],
     ground_truths: Sequence[Any],
     extra_infos: Sequence[Mapping[str, Any] | None],
-) -> list[Verdict]:
+) -> tuple[list[Verdict], list[str]]:
+    """The verdicts and each row's env id (the source its errors in a row are counted by)."""
     rows = []
     for ds, sol, gt, ei in zip(data_sources, solution_strs, ground_truths, extra_infos):
         env_id, task, spec = row_for(ds, gt, ei)
         rows.append((env_id, task, sol, spec))
-    return _router().verify(rows)
+    return _router().verify(rows), [row[0] for row in rows]
 
 
-def _paid(verdicts: list[Verdict], on_error: Any, max_consecutive: Any) -> list[float]:
-    """Each verdict's score under the failure policy (raises ``InfrastructureFailure`` under ``fail``)."""
-    paid = failure_policy(on_error, max_consecutive).rewards(verdicts, can_skip=False)
+def _paid(verdicts: list[Verdict], on_error: Any, max_consecutive: Any, sources: Sequence[Any]) -> list[float]:
+    """Each verdict's score under the failure policy (raises ``InfrastructureFailure`` under ``fail``);
+    errors in a row are counted per env (verl's calls interleave the rows of several)."""
+    paid = failure_policy(on_error, max_consecutive).rewards(verdicts, can_skip=False, sources=sources)
     return [float(p) for p in paid]  # type: ignore[arg-type]  # can_skip=False: never SKIP
 
 
@@ -193,8 +195,8 @@ def compute_score(
     """verl's custom reward function: the reward of one response. A verifier error follows the
     failure policy (module docstring): by default 0.0 with a warning, and ``InfrastructureFailure``
     after ``max_consecutive`` in a row."""
-    verdicts = _verdicts([data_source], [solution_str], [ground_truth], [extra_info])
-    return _paid(verdicts, on_error, max_consecutive)[0]
+    verdicts, sources = _verdicts([data_source], [solution_str], [ground_truth], [extra_info])
+    return _paid(verdicts, on_error, max_consecutive, sources)[0]
 
 
 def compute_score_detailed(
@@ -208,8 +210,8 @@ def compute_score_detailed(
     **_: Any,
 ) -> dict[str, Any]:
     """Like ``compute_score`` but a dict (``score``, ``acc``, ``verifier_error``) verl logs per key."""
-    verdicts = _verdicts([data_source], [solution_str], [ground_truth], [extra_info])
-    return _score(verdicts[0], _paid(verdicts, on_error, max_consecutive)[0])
+    verdicts, sources = _verdicts([data_source], [solution_str], [ground_truth], [extra_info])
+    return _score(verdicts[0], _paid(verdicts, on_error, max_consecutive, sources)[0])
 
 
 def compute_score_batch(
@@ -224,8 +226,14 @@ def compute_score_batch(
 ) -> list[dict[str, Any]]:
     """For verl's batch reward manager: every response verified in parallel through the pool."""
     extra = list(extra_infos) if extra_infos is not None else [None] * len(data_sources)
-    verdicts = _verdicts(data_sources, solution_strs, ground_truths, extra)
-    return [_score(v, p) for v, p in zip(verdicts, _paid(verdicts, on_error, max_consecutive))]
+    sizes = {len(data_sources), len(solution_strs), len(ground_truths), len(extra)}
+    if len(sizes) != 1:  # zip would drop rows and shift every later reward onto another response
+        raise ValueError(
+            f"compute_score_batch needs one entry per response in every column: {len(data_sources)} data_sources, "
+            f"{len(solution_strs)} solution_strs, {len(ground_truths)} ground_truths, {len(extra)} extra_infos"
+        )
+    verdicts, sources = _verdicts(data_sources, solution_strs, ground_truths, extra)
+    return [_score(v, p) for v, p in zip(verdicts, _paid(verdicts, on_error, max_consecutive, sources))]
 
 
 def ground_truth_text(answer: Any) -> str:

@@ -110,6 +110,7 @@ def main():
     namespace = module.__dict__
     cap = config["output_bytes"]
     os.write(replies, _HEADER.pack(2) + b"{}")
+    server = os.getpid()
     while True:
         try:
             size = _HEADER.unpack(_read_exact(requests, _HEADER.size))[0]
@@ -121,6 +122,10 @@ def main():
             failed = _run_cell(request["code"], namespace)
         except BaseException:  # whatever the cell broke on its way out: the session answers
             failed = True
+        if os.getpid() != server:
+            # A bare os.fork() in the cell returns here in the child too: it would answer this call
+            # and read the next one, racing the session. Its cell is over; it leaves.
+            os._exit(0)
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
