@@ -16,8 +16,9 @@ details with their figures), on:
   cap crossed);
 * prose in Chinese, Japanese, Thai, German, French and Korean, alone and mixed with English;
 
-under every training configuration (``contrast`` with the labelled prompts as background, the
-``overlap`` gate with guard ``v1``, ``overlap-v0``, guard ``v2`` without a gate, partial credit)
+with numba's word counts loaded (``rlvr_ifeval.prose_jit``), under every training configuration
+(``contrast`` with the labelled prompts as background, the ``overlap`` gate with guard ``v1``,
+``overlap-v0``, guard ``v2`` without a gate, partial credit)
 and the newest registered ``ifeval-data`` and ``ifeval-synth`` ids as the registry makes them
 (their language, form and contrast rules on top: the fast paths must give the same verdicts
 whatever those rules decide before or after them).
@@ -34,7 +35,7 @@ import pytest
 
 import rlvr_envs
 from rlvr_envs.types import Task, Verdict
-from rlvr_ifeval import analysis, guard, relevance
+from rlvr_ifeval import analysis, guard, prose_jit, relevance
 from rlvr_ifeval.contrast import Background
 from rlvr_ifeval.guard import REJECTIONS, WORD_SALAD
 from rlvr_ifeval.relevance import OFF_TOPIC
@@ -176,6 +177,14 @@ def _verdict(verdict: Verdict) -> tuple[float, str, Any]:
 @pytest.fixture(scope="module")
 def rows() -> list[dict[str, Any]]:
     return _rows()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _compiled_word_counts() -> None:
+    """The fast path as a warmed worker runs it: numba's word counts (``prose_jit``, ``units_jit``)
+    loaded before the first comparison, not in the background part way through (without numba:
+    the Python paths, which ``test_ifeval_prose_jit.py`` compares with the kernels)."""
+    prose_jit.load()
 
 
 def _verifiers(rows: list[dict[str, Any]]) -> dict[str, IFEvalVerifier]:
