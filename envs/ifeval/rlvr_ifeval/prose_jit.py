@@ -99,12 +99,25 @@ def _prose_counts(data: Any, drop_keys: Any, func_keys: Any, func_counts: Any, l
                     else:
                         code = ch - 64
                     key = key * 32 + code
-                at = np.searchsorted(drop_keys, key)
-                if at < drop_keys.shape[0] and drop_keys[at] == key:
+                # Binary searches written out (np.searchsorted's generic version costs more).
+                lo, hi = 0, drop_keys.shape[0]
+                while lo < hi:
+                    mid = (lo + hi) >> 1
+                    if drop_keys[mid] < key:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                if lo < drop_keys.shape[0] and drop_keys[lo] == key:
                     dropped += 1
-                at = np.searchsorted(func_keys, key)
-                if at < func_keys.shape[0] and func_keys[at] == key:
-                    func_counts[at] += 1
+                lo, hi = 0, func_keys.shape[0]
+                while lo < hi:
+                    mid = (lo + hi) >> 1
+                    if func_keys[mid] < key:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                if lo < func_keys.shape[0] and func_keys[lo] == key:
+                    func_counts[lo] += 1
         seg = end + 1
     return words, dropped, n_long
 
@@ -211,7 +224,7 @@ def _counts(kernel: Any, text: str, kept: frozenset[str], drop: frozenset[str]) 
         for i in range(n_long):
             word = raw[long_spans[2 * i] : long_spans[2 * i + 1]].lower().decode("ascii")
             dropped += word in found.long_drop
-    return words - dropped, [int(c) for c in func_counts[func_counts > 0]]
+    return words - dropped, func_counts[func_counts > 0].tolist()
 
 
 # analysis.joined_words' table: ASCII letters kept, everything else a space.
