@@ -60,7 +60,7 @@ REFUSED = {
     "#guard": (T + "h.symm\n#guard 1 + 1 == 2", "hash_command"),
     # scopes the code leaves for the audit, whatever the column
     "body leaves a namespace open": (T + "by\n  exact h.symm\n" + LOOKALIKES, "scope"),
-    "body leaves a section open": (T + "h.symm\nsection\n", "scope"),
+    "a section opened, a namespace left open in it": ("section\nnamespace Foo\n" + T + "h.symm\nend", "scope"),
     "body leaves a mutual open": (T + "h.symm\nmutual\n", "scope"),
     "namespace opened mid-line before the theorem": ("def x := 0 namespace Foo\n" + T + "h.symm", "scope"),
     "namespace opened after open in": ("open Nat in namespace Foo\n" + T + "h.symm", "scope"),
@@ -89,6 +89,8 @@ def test_layer_one_refuses_each_probe(name):
         "namespace Foo\nlemma aux : True := trivial\nend Foo\n" + T + "h.symm",
         "noncomputable section\ndef f : ℕ := 0\nend\n" + T + "h.symm",
         "section\nlemma aux : True := trivial\nend\n" + T + "h.symm",
+        "noncomputable section\n\n" + T + "h.symm",  # a section left open names nothing: allowed
+        T + "h.symm\nsection\n",
         T + "by\n  open Nat in exact h.symm",
         "theorem «end» : True := trivial\n" + T + "h.symm",  # an escaped keyword is a name
     ],

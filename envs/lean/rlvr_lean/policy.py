@@ -55,7 +55,7 @@ RULES: dict[str, str] = {
     "statement_drift": "the completion states a different theorem than the task",
     "reference_drift": "the completion changes a part of the reference that is not a `sorry`",
     "helpers": "new helper declarations are switched off for this environment",
-    "scope": "the completion leaves a `namespace`/`section`/`mutual` open (or closes the task's), so the theorem "
+    "scope": "the completion leaves a `namespace`/`mutual` open (or closes the task's scope), so the theorem "
     "or the audit after it would not be read in the task's scope",
     "instance": "a helper `instance` in a reference file changes how later statements elaborate",
 }

@@ -6,13 +6,14 @@ resolvable):
 * ``-v1``: issue 26's sixth round. ``#`` commands are accepted by an allowlist of those that only
   read (``#check``, ``#print``, ``#reduce``, ...) where a command may begin, and none that wraps
   the next command (``#guard_msgs (drop all) in`` dropped a bogus proof's errors); the completion
-  must leave every ``namespace`` / ``section`` / ``mutual`` it opens closed, wherever written
-  (counted by keyword over the whole completion, not by the helpers' first words); the kernel
+  must leave every ``namespace`` / ``mutual`` it opens closed and close nothing it did not open,
+  wherever written (counted by keyword over the whole completion, not by the helpers' first
+  words; a ``section`` may stay open: it names nothing); the kernel
   audit names its constants from the root, judges the axioms of the check theorem itself and
   every answer of an ambiguous ``#print axioms``. Honest proofs that change: helpers wrapped in
-  ``noncomputable section … end`` now pass (the old count read ``noncomputable`` and refused
-  them); a proof with another ``#`` command at a line start (``#guard_msgs``, ``#time in``) now
-  scores 0.
+  ``noncomputable section … end`` and helpers in a ``section`` left open now pass (the old count
+  read ``noncomputable`` and refused the first, and refused the second); a proof with another
+  ``#`` command at a line start (``#guard_msgs``, ``#time in``) now scores 0.
 * ``-v0`` (deprecated): the ids as they were, resolvable for old configs and results. It runs the
   same verifier as ``-v1``: the old rewards included proofs that prove nothing, which a policy
   learns to exploit, so they are not reproduced.

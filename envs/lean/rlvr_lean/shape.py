@@ -230,24 +230,24 @@ _SCOPE_OPENERS = frozenset({"namespace", "section", "mutual"})
 
 
 def scope_violation(tokens: tuple[Token, ...] | list[Token], src: str, start: int, stop: int) -> Violation | None:
-    """``scope`` when ``tokens[start:stop]`` do not leave the scope as they found it: every
-    ``namespace`` / ``section`` / ``mutual`` closed by its ``end``, and no ``end`` closing a scope
-    opened before them. They are keywords (``«end»`` is a name), so they are counted wherever
-    Lean reads them, not only where a line begins."""
-    depth = 0
-    first: Token | None = None
+    """``scope`` when ``tokens[start:stop]`` leave a ``namespace`` (it changes what every later
+    name, the audit's included, resolves to) or a ``mutual`` block open, or when an ``end`` closes
+    a scope opened before them. A ``section`` may stay open: it names nothing, and what it could
+    scope (``variable``, local instances, notation) is refused anyway. These are keywords
+    (``«end»`` is a name), so they are counted wherever Lean reads them, not only at a line start."""
+    stack: list[Token] = []
     for tok in tokens[start:stop]:
         if tok.kind != IDENT or src[tok.start : tok.end] != tok.text:
             continue
         if tok.text in _SCOPE_OPENERS:
-            depth += 1
-            first = first or tok
+            stack.append(tok)
         elif tok.text == "end":
-            depth -= 1
-            if depth < 0:
+            if not stack:
                 return Violation("scope", "`end` closes a scope the task opened", line_of(src, tok.start), tok.text)
-    if depth and first is not None:
-        return Violation("scope", RULES["scope"], line_of(src, first.start), first.text)
+            stack.pop()
+    for tok in stack:
+        if tok.text != "section":
+            return Violation("scope", RULES["scope"], line_of(src, tok.start), tok.text)
     return None
 
 
