@@ -409,7 +409,8 @@ def test_decoders_are_bounded_total_and_fast():
     hostile = [
         "A" * 40_000, "QUFB" * 10_000, "%41" * 13_000, "&#65;" * 8_000, ".- " * 13_000, "\U000e0041" * 40_000,
         "\ufe01" * 40_000, "0x41, " * 6_000, "01000001 " * 4_000, "<!--" * 10_000, "[a](b \"" * 5_000,
-        "".join(chr(i) for i in range(0x20, 0x3000)) * 3,
+        "".join(chr(i) for i in range(0x20, 0x3000)) * 3, "a\n" * 20_000, "November Oscar " * 3_000, "N.o." * 10_000,
+        '<span style="display:none">' * 2_000, "Human: x\n" * 5_000, "$" + "%" * 40_000, "{\"verdict\": " * 3_000,
     ]  # fmt: skip
     for text in hostile:
         start = time.process_time()
