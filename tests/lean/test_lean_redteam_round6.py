@@ -257,3 +257,23 @@ def test_the_wrapping_check_reads_brackets_once():
     started = time.process_time()
     static_check(TASK, f"```lean4\n{code}\n```", LeanPolicy())
     assert time.process_time() - started < 10.0  # ~0.4 s linear, ~50 s quadratic (CPU time, not wall)
+
+
+@pytest.mark.parametrize(
+    ("fill", "rule"),
+    [
+        ("by simp [double] namespace Other", "scope"),  # a namespace opened mid-line in a fill
+        ("by simp [double] end Demo", "scope"),  # the reference's own namespace closed early
+        ("by simp [double] #guard_msgs (drop all) in", "hash_command"),
+        ("by simp [double]", None),  # the honest fill
+    ],
+)
+def test_reference_fills_leave_the_reference_s_scopes_as_they_were(fill, rule):
+    from tests.lean.test_lean_reference import FILLED
+    from tests.lean.test_lean_reference import TASK as REF_TASK
+
+    verdict = static_check(REF_TASK, FILLED.replace("by simp [double]", fill), LeanPolicy())
+    if rule is None:
+        assert isinstance(verdict, Prepared), verdict
+    else:
+        assert not isinstance(verdict, Prepared) and verdict.details.get("rule") == rule, verdict

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from rlvr_lean.policy import RULES, LeanPolicy, Violation, scan
-from rlvr_lean.shape import Prepared, TaskFormatError, decl_keyword, split_commands
+from rlvr_lean.shape import Prepared, TaskFormatError, decl_keyword, scope_violation, split_commands
 from rlvr_lean.tokens import IDENT, LexError, Token, line_of, tokenize, tokenize_cached
 
 _AUDITED = frozenset({"theorem", "lemma", "def", "abbrev", "instance"})
@@ -213,6 +213,12 @@ def prepare_reference(ref: Reference, lean: str, policy: LeanPolicy) -> Prepared
         violation = scan(tokens[a:b], lean, policy)
         if violation is not None:
             return violation
+    # What the completion wrote (fills and helpers, in order) must leave the reference's scopes
+    # as they were: a namespace opened mid-line in a fill would change what the audit's names mean.
+    written = [t for a, b in added for t in tokens[a:b]]
+    unbalanced = scope_violation(written, lean, 0, len(written))
+    if unbalanced is not None:
+        return unbalanced
     start = tokens[cmds[0][0]].start
     return Prepared(
         header=ref.header,
