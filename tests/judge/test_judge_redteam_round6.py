@@ -306,6 +306,8 @@ HONEST = [
     (QA, "<answer>The Danube</answer> It flows through Vienna, Bratislava, Budapest and Belgrade."),
     (QA, "<answer>The Danube</answer> (die Donau in German)."),
     (QA, "<answer>The Danube</answer>\n\nThe answer is the Danube."),
+    (QA, "<answer>The Danube</answer>\nThe answer is Danube because it flows through Vienna."),
+    (QA, "<answer>Danube</answer>\nFinal answer: the Danube (Donau)."),
     (QA, "<answer>The Danube</answer> I don't know the exact length of it though."),
     (QA, "<answer>The Danube</answer> Ich weiß nicht, wie lang die Donau genau ist, vielleicht 2850 km."),
     (QA, "The Danube <!-- source: an atlas -->"),

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from rlvr_envs.answer_tail import SENTENCE_END, TailFinding, second_answer, tail_refusal
-from rlvr_judge.screen import _FUNCTION_WORDS, Screened, _norm, tokens, visible
+from rlvr_judge.screen import _FUNCTION_WORDS, Screened, tokens, visible
 
 
 def hedged(answer: str, after: str) -> Screened | None:
@@ -24,8 +24,10 @@ def hedged(answer: str, after: str) -> Screened | None:
         return None
     other = second_answer(after, answer)
     if other is not None:
-        said, read = _norm(visible(other)).strip(" .。"), _norm(visible(answer)).strip(" .。")
-        if said and read and said not in read and read not in said:
+        # The same answer restated with more words ("The answer is Danube because it flows through
+        # Vienna") holds every content word of the one read, or the other way round.
+        said, read = _content(other), _content(answer)
+        if said and read and not (said <= read or read <= said):
             return Screened("hedge", f"another final answer after the one read ({other[:60]!r})")
     found = tail_refusal(after, answer)
     if found is None:
@@ -34,6 +36,11 @@ def hedged(answer: str, after: str) -> Screened | None:
     if found is None or (found.kind == "hedge" and _remark(after, found.text, answer)):
         return None
     return Screened("hedge", f"the text after the final answer takes it back ({found.describe()})")
+
+
+def _content(text: str) -> set[str]:
+    """The words of ``text`` that carry its content (numbers included), as a reader sees them."""
+    return {t for t in tokens(visible(text)) if t not in _FUNCTION_WORDS}
 
 
 # "Not sure" qualified by a degree ("not entirely sure", "nicht ganz sicher"): the core lexicon's
