@@ -43,6 +43,8 @@ _ROUNDED_DECIMAL = re.compile(r"^\s*-?\d*\.\d+\s*$")
 
 def approximate(pred_raw: str, sentence_after: str, gold: str, prompt: str) -> str | None:
     """An approximation marker in or right after the answer of a task that wants an exact value."""
+    if APPROXIMATIONS.search(pred_raw[:2_000]) is None and APPROXIMATIONS.search(sentence_after[:400]) is None:
+        return None  # the common case, decided without cleaning anything
     if APPROXIMATIONS.search(gold) or _ROUNDED_DECIMAL.match(clean(gold)) or _ASKS_APPROXIMATE.search(prompt[:20_000]):
         return None
     text = clean(pred_raw[:2_000])
@@ -66,11 +68,11 @@ _SET_OPEN = re.compile(r"^\s*\$?\s*(?:\\left\s*)?(?:\\\{|\\lbrace|\{(?=[^{}]*,)|
 
 def set_for_scalar(pred: str, gold: str, gold_is_set: bool) -> str | None:
     """A set or interval answering a gold that is one value (a number)."""
-    if gold_is_set or parse_number(clean(gold)) is None:
+    if gold_is_set or not _SET_OPEN.match(pred) or not (pred.count(",") or "\\{" in pred or "\\lbrace" in pred):
         return None
-    if _SET_OPEN.match(pred) and (pred.count(",") or "\\{" in pred or "\\lbrace" in pred):
-        return "a set or interval answering a one-value question"
-    return None
+    if parse_number(clean(gold)) is None:
+        return None
+    return "a set or interval answering a one-value question"
 
 
 _PRIME = re.compile(r"\s*(?:'|′|″|\^\s*\{?\s*\\prime|\\prime)")
@@ -164,6 +166,7 @@ _DOT_GROUPING_WORDS = frozenset(
     și este câte câți are cu pentru fiecare
     και είναι πόσα πόσοι έχει με για""".split()
 )
+_MAYBE_DOT_GROUPED = re.compile(r"\d\.\d{3}")
 _DOT_GROUPED = re.compile(r"^\s*([-+]?\d{1,3}(?:\.\d{3})+)\s*$")
 _WORD = re.compile(r"[^\W\d_]+")
 
@@ -179,6 +182,8 @@ _ENGLISH_MARKERS = frozenset("the is are how many much what of and".split())
 
 def dot_grouped(pred: str, prompt: str) -> str:
     """``3.000`` as ``3000`` in a task written in a language that groups digits with a dot."""
+    if "." not in pred or not _MAYBE_DOT_GROUPED.search(pred):
+        return pred  # the common case, decided without cleaning
     found = _DOT_GROUPED.match(clean(pred))
     if found is None or not dot_grouping_language(prompt):
         return pred
