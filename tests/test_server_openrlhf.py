@@ -201,3 +201,24 @@ def test_serving_any_id_caps_the_scorers_it_makes_later():
         server.stop()
     with pytest.raises(Exception, match="max_call_s"):
         RewardServer(None, port=0, preload=False, max_call_s=0)
+
+
+def test_get_reward_counts_a_dead_envs_errors_in_a_row_between_healthy_rows_of_another():
+    """A mixture: one env's backend is dead, another's rows are healthy and interleaved. Counted
+    across envs each healthy row would end the run and the dead env's rows be paid 0.0 forever;
+    counted per env the policy's limit is reached and the request fails."""
+    from rlvr_envs.adapters.failures import FailurePolicy, InfrastructureFailure
+    from rlvr_envs.adapters.routing import EnvRouter
+    from rlvr_envs.serve.protocol import Scoring, openrlhf_reply
+    from rlvr_envs.types import Reason, Verdict
+
+    ok = Verdict(passed=True, reward=1.0, reason=Reason.OK)
+    dead = Verdict(passed=False, reward=0.0, reason=Reason.VERIFIER_ERROR)
+    arith = rlvr_envs.make("math-arith", level=1)
+    rows = [(env_id, None, "", None) for env_id in ("a", "b", "a", "b", "a", "b")]
+    scoring = Scoring(router=EnvRouter([arith]), failures=FailurePolicy(max_consecutive=3, name="t"))
+    with pytest.raises(InfrastructureFailure):
+        openrlhf_reply(scoring, rows, [dead, ok] * 3, [True] * 6)
+    # the same rows with the errors spread over both envs stay under the limit per env
+    scoring = Scoring(router=EnvRouter([arith]), failures=FailurePolicy(max_consecutive=3, name="t"))
+    assert openrlhf_reply(scoring, rows[:4], [dead, dead, ok, ok], [True] * 4)["scores"] == [0.0, 0.0, 1.0, 1.0]

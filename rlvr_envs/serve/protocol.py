@@ -376,7 +376,10 @@ def openrlhf_reply(
     scoring: Scoring, rows: Sequence[tuple[Any, ...]], verdicts: Sequence[Verdict], found: Sequence[bool]
 ) -> dict[str, Any]:
     # Raises InfrastructureFailure under "fail" (the request gets an error, never a reward).
-    paid = [float(p) for p in scoring.failures.rewards(verdicts, can_skip=False)]  # type: ignore[arg-type]
+    # Errors in a row are counted per env: a dead backend between healthy rows of other envs
+    # must still reach the policy's limit instead of being paid 0.0 forever.
+    sources = [row[0] for row in rows]
+    paid = [float(p) for p in scoring.failures.rewards(verdicts, can_skip=False, sources=sources)]  # type: ignore[arg-type]
     rewards = []
     # Several envs: each row's format reward is for its own env's layout (lean's block, math's \boxed{}).
     per_row = scoring.shaping is not None and bool(scoring.shaping.format_weight) and scoring.router.default is None
