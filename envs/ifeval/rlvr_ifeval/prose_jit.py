@@ -25,6 +25,7 @@ loads it from numba's cache) and checks it on a sample; without numba, or before
 
 from __future__ import annotations
 
+import os
 import threading
 from functools import lru_cache
 from typing import Any
@@ -305,7 +306,17 @@ def start() -> None:
         if _started or _loaded:
             return
         _started = True
+    # A fork while the thread holds _LOCK would leave the child a lock nobody releases: its
+    # ``load`` (a pool worker's warm_up) would wait forever. The child starts over instead.
+    os.register_at_fork(after_in_child=_forget_load)
     threading.Thread(target=load, name="rlvr-ifeval-prose-numba", daemon=True).start()
+
+
+def _forget_load() -> None:
+    global _LOCK, _started, _loaded
+    _LOCK = threading.Lock()
+    if _KERNEL is None:  # not published before the fork: load again here when asked
+        _started = _loaded = False
 
 
 def load() -> bool:
