@@ -454,3 +454,16 @@ def with_hidden_tests(task: Task, run: RunOutputs) -> Task | str:
         while len(_cache) > 2048:
             _cache.popitem(last=False)
     return made
+
+
+def task_to_judge(task: Task, limits: dict[str, Any]) -> Task | str:
+    """``with_hidden_tests`` with the reference run in the sandbox under ``limits``, or the error:
+    why none can be derived (a bad task), or the sandbox's failure (not cached: the next sample
+    tries again)."""
+    from rlvr_code.sandbox import SandboxError
+
+    try:
+        made = with_hidden_tests(task, sandbox_runner(limits))
+    except (SandboxError, OSError) as exc:
+        return f"deriving hidden tests: {exc}"
+    return made if isinstance(made, Task) else f"bad task: {made}"

@@ -368,19 +368,11 @@ class CodeVerifier(Verifier):
         (the task's fault, the same for every program: never a reward)."""
         if self.hidden_tests != "derive" or getattr(_public_run, "on", False):
             return task
-        from rlvr_code.derived import needs_hidden, sandbox_runner, with_hidden_tests
-        from rlvr_code.sandbox import SandboxError
+        from rlvr_code.derived import needs_hidden, task_to_judge
 
-        if not needs_hidden(task):
-            return task
-        try:
-            made = with_hidden_tests(task, sandbox_runner(self.limits(self.timeout_s)))
-        except (SandboxError, OSError) as exc:  # not cached: the next sample tries again
-            return Verdict.failure(
-                Reason.VERIFIER_ERROR, details={"error": trim_text(f"deriving hidden tests: {exc}", _MAX_ERROR)}
-            )
+        made = task_to_judge(task, self.limits(self.timeout_s)) if needs_hidden(task) else task
         if isinstance(made, str):
-            return Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"bad task: {made}"})
+            return Verdict.failure(Reason.VERIFIER_ERROR, details={"error": trim_text(made, _MAX_ERROR)})
         return made
 
     def _verify(self, task: Task, completion: str, measured: list[float] | None) -> Verdict:
@@ -501,6 +493,14 @@ class CodeVerifier(Verifier):
         """``(public, hidden)`` tests of a task (``rlvr_code.split.split_tests``)."""
         return split_tests(task)
 
+    def verify_shown(self, task: Task, completion: str) -> Verdict:
+        """``verify`` of a task reduced to the tests its prompt shows: nothing is derived for it."""
+        _public_run.on = True  # a derived input would reach the program in the public tests' run
+        try:
+            return self.verify(task, completion)
+        finally:
+            _public_run.on = False
+
     def run_public(self, task: Task, completion: str) -> Verdict:
         """Run only the task's public tests (``split.split_tests``): the verdict's ``details["tests"]``
         has one entry per public test, named by its key in the full task (``test 0``, ``line 12``,
@@ -510,11 +510,7 @@ class CodeVerifier(Verifier):
         reduced = public_answer(answer, public)
         if reduced is None:
             return Verdict.failure(Reason.WRONG, details={"passed": 0, "total": 0, "tests": [], "public_only": True})
-        _public_run.on = True  # the public tests alone: nothing derived joins them (they are all shown)
-        try:
-            verdict = self.verify(task.model_copy(update={"answer": reduced}), completion)
-        finally:
-            _public_run.on = False
+        verdict = self.verify_shown(task.model_copy(update={"answer": reduced}), completion)
         details = dict(verdict.details) if isinstance(verdict.details, dict) else {}
         entries = [t for t in details.get("tests") or [] if isinstance(t, dict)]
         # The reduced task's tests run in the public tests' order: name each by its full-task key.

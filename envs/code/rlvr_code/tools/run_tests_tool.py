@@ -85,7 +85,7 @@ def run_public(verifier: CodeVerifier, task: Task, program: str, public: list[Co
         reduced = {**reduced, "tests": [_show_got(str(t)) for t in reduced.get("tests") or []]}
     elif reduced.get("format") == "humaneval":
         reduced = {**reduced, "test": _show_got(str(reduced.get("test") or ""))}
-    verdict = verifier.verify(task.model_copy(update={"answer": reduced}), program)
+    verdict = verifier.verify_shown(task.model_copy(update={"answer": reduced}), program)  # nothing derived
     details = dict(verdict.details) if isinstance(verdict.details, dict) else {}
     entries = [dict(t) for t in details.get("tests") or [] if isinstance(t, dict)]
     for entry, test in zip(entries, public):  # named and quoted as the task has them
