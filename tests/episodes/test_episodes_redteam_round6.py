@@ -44,7 +44,9 @@ def test_a_forked_cell_child_never_answers_a_later_call(fork):
     try:
         session.call(fork)
         for i in range(4):
-            assert session.call(f"print('call', {i}, 6 * 7)").strip().endswith(f"call {i} 42")
+            # The session answers each call itself. A bomb's last children may still be dying when
+            # the first calls run (a loaded machine): their tracebacks can precede the answer.
+            assert f"call {i} 42" in session.call(f"print('call', {i}, 6 * 7)").splitlines()
     finally:
         session.close()
 

@@ -40,7 +40,7 @@ def _completions(env, tasks):
 def test_reward_function_follows_trl_convention(arith):
     rows = build_rows(arith, 6, seed=1)
     fn = reward_function("math-arith")
-    assert fn.__name__ == "reward_math_arith_v2"
+    assert fn.__name__ == "reward_math_arith_v3"
     tasks = [task_from_json(r["task"]) for r in rows]
     cases = _completions(arith, tasks)
     by_id = {r["task_id"]: r for r in rows}

@@ -312,7 +312,7 @@ def test_checkpoints_resume_and_the_run_folder_describes_the_run(tmp_path, arith
         "id": "math-arith-v3",
         "role": "train",
         "family": "math",
-        "version": 2,
+        "version": 3,
         "data_source": info["envs"][0]["data_source"],
         "prompt_format": "answer_tag",
     }
