@@ -21,10 +21,12 @@ from tests.helpers.data import read_jsonl
 pytest.importorskip("numba")
 
 LABELLED = ("ifeval_gpt4_responses_labeled.jsonl", "ifbench_responses_labeled.jsonl")
-WORDS = (
-    "the of and it's don't The THE With with a toy internationalization Internationalization "
-    "extraordinarily Rock'n'roll x'yZ ab'Cd supercalifragilistic mother's o'clock zz'z"
-).split()
+WORDS = tuple(
+    (
+        "the of and it's don't The THE With with a toy internationalization Internationalization "
+        "extraordinarily Rock'n'roll x'yZ ab'Cd supercalifragilistic mother's o'clock zz'z"
+    ).split()
+)
 ALPHABET = "aAzZbkK'-\n|\"{}<>[]`=;  .,!?0123456789_*#\t\r\u2019\u201c\u201d\u2014\u00a0"
 KEPT = frozenset({"the", "of", "and", "it's", "with", "a", "o'clock"})
 DROP = frozenset({"with", "internationalization", "toy", "supercalifragilistic", "x'y", "mother's", "für"})
@@ -158,7 +160,7 @@ def test_vocabulary_flags_of_random_texts(kernel: object) -> None:
     assert prose_jit.vocabulary_flags("Der Fluß ist lang.", vocabulary) is None
 
 
-DROPS = (
+DROPS: tuple[tuple[frozenset[str], int], ...] = (
     (relevance.STOP_WORDS, relevance.PREFIX),
     (relevance.TASK_STOP_WORDS, relevance.PREFIX),  # (holds words of 13 letters)
     (relevance.TASK_STOP_WORDS_V0, relevance.PREFIX_V0),
