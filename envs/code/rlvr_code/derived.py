@@ -456,14 +456,30 @@ def with_hidden_tests(task: Task, run: RunOutputs) -> Task | str:
     return made
 
 
+NO_LOCAL_SANDBOX = (
+    "hidden tests are derived by running the reference in the local bubblewrap sandbox, under "
+    "backend='docker' too, and this host has none: install bubblewrap, or pass hidden_tests='as_given' "
+    "(a program hardcoding the prompt's examples then passes such a task)"
+)
+
+
+def local_sandbox_missing() -> bool:
+    """Whether this host lacks the sandbox derivation runs the reference in (``NO_LOCAL_SANDBOX``)."""
+    from rlvr_code.sandbox import bwrap_path
+
+    return bwrap_path() is None
+
+
 def task_to_judge(task: Task, limits: dict[str, Any]) -> Task | str:
     """``with_hidden_tests`` with the reference run in the sandbox under ``limits``, or the error:
     why none can be derived (a bad task), or the sandbox's failure (not cached: the next sample
     tries again)."""
-    from rlvr_code.sandbox import SandboxError
+    from rlvr_code.sandbox import SandboxError, SandboxUnavailable
 
     try:
         made = with_hidden_tests(task, sandbox_runner(limits))
+    except SandboxUnavailable as exc:
+        return f"{NO_LOCAL_SANDBOX} ({exc})"
     except (SandboxError, OSError) as exc:
         return f"deriving hidden tests: {exc}"
     return made if isinstance(made, Task) else f"bad task: {made}"

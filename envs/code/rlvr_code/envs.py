@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from rlvr_code.contests.verifier import ContestVerifier
-from rlvr_code.derived import derivable
+from rlvr_code.derived import NO_LOCAL_SANDBOX, derivable, local_sandbox_missing, needs_hidden
 from rlvr_code.split import solution_names, split_tests
 from rlvr_code.verifier import FORMATS, CodeVerifier
 from rlvr_envs.checks import TaskIds, verifier_from_options
@@ -443,6 +443,8 @@ class CodeEnv(DatasetEnv):
             if task is None:
                 continue
             why = derivable(task) if derive else None
+            if why is None and derive and needs_hidden(task) and local_sandbox_missing():
+                why = NO_LOCAL_SANDBOX  # the Docker backend's host: the verifier would refuse them
             if why is not None:
                 self.skipped.append(f"{source} row {number} ({task.id}): {why}")
                 continue

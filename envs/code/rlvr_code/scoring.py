@@ -95,6 +95,11 @@ def _is_plan_shaped(kind: str, key: str) -> bool:
     return kind == "asserts" and key.startswith("test ")
 
 
+_JUDGES_WORDS = ("expected ", "checker: ", "rejected by the ", "interactor: ", "the program exited before")
+"""How the family's own comparisons, special judges and interactors word a rejection (a failed
+entry): a wrong answer. Before, a checker's or an interactor's rejection read as ``runtime error``."""
+
+
 def error_type(entry: dict[str, Any]) -> str:
     """What kind of failure an entry is, from a fixed vocabulary (never text the program chose:
     a class named after the input, an exit status, stderr): ``wrong answer``, ``timeout``, a
@@ -104,7 +109,7 @@ def error_type(entry: dict[str, Any]) -> str:
         return "timeout"
     error = str(entry.get("error") or "")
     head = error.split(":", 1)[0].strip()
-    if status == "failed" and (head == "AssertionError" or not error or error.startswith("expected ")):
+    if status == "failed" and (head == "AssertionError" or not error or error.startswith(_JUDGES_WORDS)):
         return "wrong answer"
     if head in BUILTIN_ERRORS:
         return "wrong answer" if head == "AssertionError" else head

@@ -32,6 +32,12 @@ _NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 """A decimal number as contest outputs write it: ASCII digits only, no ``inf``, ``nan``, ``0x``,
 ``1_000``, nor ``١٢٣`` or ``１２３`` (all of which Python's ``float`` accepts, and a Unicode digit
 class matches)."""
+_SPACE = re.compile(r"[ \t\n\r\v\f]+")
+"""The gaps between tokens: ASCII whitespace, as testlib and Kattis read them. ``str.split()`` also
+splits at U+00A0, U+3000, U+2028, U+001C-U+001F and U+0085: output a judge reads as one token."""
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+"""``case_sensitive: false`` folds ASCII letters only (the Kattis default validator's ``tolower``):
+``casefold`` made ``yeſ`` (long s) equal ``YES`` and the Kelvin sign ``K`` equal ``k``."""
 _MAX_SHOWN = 60
 DEFAULT_CHECKER_S = 5.0
 DEFAULT_CHECKER_MB = 512
@@ -60,7 +66,7 @@ class Checker:
     def compare(self, got: str, want: str) -> tuple[bool, str | None]:
         """A built-in checker's judgement: ``(accepted, why not)``."""
         if not self.case_sensitive:
-            got, want = got.casefold(), want.casefold()
+            got, want = got.translate(_ASCII_LOWER), want.translate(_ASCII_LOWER)
         if self.kind == "float":
             return floats_close(got, want, self.abs_tol, self.rel_tol)
         return tokens_equal(got, want)
@@ -129,9 +135,14 @@ def _shown(token: str) -> str:
     return repr(token if len(token) <= _MAX_SHOWN else token[:_MAX_SHOWN] + "...")
 
 
+def tokens(text: str) -> list[str]:
+    """The text's tokens: what lies between runs of ASCII whitespace (``_SPACE``)."""
+    return [token for token in _SPACE.split(text) if token]
+
+
 def tokens_equal(got: str, want: str) -> tuple[bool, str | None]:
     """Whitespace-separated tokens, equal one by one (any run of spaces and newlines is one gap)."""
-    got_tokens, want_tokens = got.split(), want.split()
+    got_tokens, want_tokens = tokens(got), tokens(want)
     for position, (g, w) in enumerate(zip(got_tokens, want_tokens), start=1):
         if g != w:
             return False, f"expected {_shown(w)} at token {position}, got {_shown(g)}"
@@ -151,7 +162,7 @@ def floats_close(got: str, want: str, abs_tol: float, rel_tol: float) -> tuple[b
     """Tokens as ``tokens_equal``, except where the expected token is a number: the contestant's
     must be a finite number within ``abs_tol`` or ``rel_tol x |expected|`` of it (either suffices,
     as contest judges state "absolute or relative error at most 1e-6")."""
-    got_tokens, want_tokens = got.split(), want.split()
+    got_tokens, want_tokens = tokens(got), tokens(want)
     if len(got_tokens) != len(want_tokens):
         return False, f"expected {len(want_tokens)} tokens, got {len(got_tokens)}"
     for position, (g, w) in enumerate(zip(got_tokens, want_tokens), start=1):

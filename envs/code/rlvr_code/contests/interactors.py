@@ -5,10 +5,24 @@ defaults to ``python``; ``timeout_s`` is its CPU budget per case; ``"protocol": 
 Kattis problem package's interactive output validator, ``kattis_protocol``). It is called as testlib's
 interactors are (``argv[1]`` the case's input, ``argv[2]`` a log file, ``argv[3]`` the case's
 expected output); what it prints goes to the contestant's stdin, what the contestant prints comes
-to its stdin. Exit status 0 accepts, 1 or 2 reject, anything else is its failure
-(``verifier_error``, never a reward). A Python interactor's uncaught exception is its failure
-(exit 3), except a broken pipe (the contestant stopped reading: 1) and an ``EOFError`` at the
-end of its stdin (the contestant's output ended early: 1).
+to its stdin.
+
+How an interactor's run is scored, whatever the program did (the task author chooses by writing
+the interactor, and by giving the task a ``canonical_solution``):
+
+* exit 0 accepts; 1, 2, 4 or 8 reject (testlib's wrong answer, presentation error, extra output,
+  unexpected end of the output: ``languages.spec.TESTLIB_REJECT``): ``wrong``;
+* a Python interactor (behind ``_INTERACTOR_GUARD``) that raises after one of its reads found the
+  end of the contestant's output (``input()``'s EOFError, ``readline().split()`` unpacking nothing,
+  ``int('')``), or after the contestant stopped reading (a broken pipe), rejects (exit 1): the
+  program printed nothing, or ended early. So a silent program, or one that exits or closes its
+  stdout mid-game, is ``wrong``, never a ``verifier_error`` it chose;
+* any other failure (an exception before the end of the output, a crash, a signal, the
+  interactor's budget) is the interactor's: ``verifier_error`` (never a reward), unless the
+  program's output is to blame (``io_tasks._output_to_blame``): the task's reference plays
+  soundly on every case, or, without one, the interactor fails on garbage but not on silence.
+  A compiled interactor that crashes at the end of the output (rather than rejecting it, as
+  testlib's do) is judged that way too: give such a task its reference.
 """
 
 from __future__ import annotations
@@ -25,8 +39,24 @@ from rlvr_envs.errors import RlvrEnvsError
 
 _MAX_SOURCE = 1 << 20
 _INTERACTOR_GUARD = (
-    "import os, runpy, sys, traceback\n"
+    "import io, os, runpy, sys, traceback\n"
     "sys.argv = sys.argv[1:]\n"
+    # The interactor's stdin (the contestant's output) read through a raw reader that notes when a
+    # read found its end: a failure after that followed from the contestant's output ending early.
+    "class Fd0(io.RawIOBase):\n"
+    "    ended = False\n"
+    "    def readable(self):\n"
+    "        return True\n"
+    "    def fileno(self):\n"
+    "        return 0\n"
+    "    def readinto(self, buffer):\n"
+    "        data = os.read(0, len(buffer))\n"
+    "        buffer[: len(data)] = data\n"
+    "        Fd0.ended = Fd0.ended or not data\n"
+    "        return len(data)\n"
+    "sys.stdin = io.TextIOWrapper(\n"
+    "    io.BufferedReader(Fd0()), encoding=sys.stdin.encoding, errors=sys.stdin.errors, newline='\\n'\n"
+    ")\n"
     "def gone():\n"  # the contestant closed its stdin: later writes (and the exit's flush) go nowhere
     "    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n"
     "try:\n"
@@ -41,17 +71,12 @@ _INTERACTOR_GUARD = (
     "except BrokenPipeError:\n"
     "    gone()\n"
     "    sys.exit(1)\n"
-    # input() at the end of the contestant's output: its output ended early (testlib rejects it
-    # too), not the interactor's failure; only where its stdin is at that end (fd 0 ready, empty)
-    "except EOFError:\n"
-    "    import select\n"
-    "    if select.select([0], [], [], 0)[0] and not os.read(0, 1):\n"
-    "        sys.exit(1)\n"
-    "    traceback.print_exc(limit=-2)\n"
-    "    sys.exit(3)\n"
+    # Any other failure after a read of its stdin found the end (``input()``'s EOFError, or
+    # ``readline().split()`` unpacking nothing): the contestant's output ended before the
+    # interaction was over (testlib rejects an early end too), a rejection; else its own failure.
     "except BaseException:\n"
     "    traceback.print_exc(limit=-2)\n"
-    "    sys.exit(3)\n"
+    "    sys.exit(1 if Fd0.ended else 3)\n"
 )
 
 

@@ -7,14 +7,15 @@ also writes to the team's stdin. Exit 42 accepts, 43 rejects, anything else is t
 its messages go to files in ``feedback_dir`` (``judgemessage.txt``). The family's special judges
 and interactors take ``argv`` in testlib's order and exit 0 / 1-2 (``sandboxed``, ``interactors``):
 a small POSIX shell step in front of the validator rearranges the arguments and maps the status
-(42 -> 0, 43 -> 1; 0, 1 and 2, which Kattis never means as a verdict, -> 3, the judge's failure;
+(42 -> 0, 43 -> 1; 0, 1, 2, 4 and 8, testlib's verdicts which Kattis never means as one, -> 3, the
+judge's failure;
 anything else passes through, so a SIGPIPE stays what ``languages.interactive`` makes of it).
 Its feedback directory is its own ``/tmp`` (a tmpfs of the step's own).
 """
 
 from __future__ import annotations
 
-_EXITS = 'case $s in 42) exit 0;; 43) exit 1;; {one}0|1|2) exit 3;; *) exit "$s";; esac'
+_EXITS = 'case $s in 42) exit 0;; 43) exit 1;; {one}0|1|2|4|8) exit 3;; *) exit "$s";; esac'
 _MESSAGE = "[ -f /tmp/judgemessage.txt ] && head -c 400 /tmp/judgemessage.txt >&2"
 
 CHECKER_STEP = (

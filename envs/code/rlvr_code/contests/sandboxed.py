@@ -7,7 +7,8 @@ the other wrote.
 
 A special judge gets the case as testlib's checkers do: ``argv[1..3]`` are the files of the input,
 the contestant's output and the expected answer (also its stdin is the input). Exit status 0
-accepts, 1 or 2 rejects (wrong answer, presentation error); anything else (testlib's 3 "fail", a
+accepts, 1, 2, 4 or 8 rejects (testlib's wrong answer, presentation error, extra output, unexpected
+end of the output: ``REJECT``); anything else (testlib's 3 "fail", a
 crash, a signal, its time or memory budget, a compile error) is the checker's failure, reported as
 ``verifier_error`` and never as a reward. A Python checker's uncaught exception counts as its
 failure (exit 3); in languages whose runtime exits 1 on one (Java, Node.js) a checker should
@@ -19,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from rlvr_code.languages.spec import Language
+from rlvr_code.languages.spec import TESTLIB_REJECT, Language
 
 PYTHON = Language(
     name="python",
@@ -36,7 +37,7 @@ PYTHON = Language(
 )
 """Debian's Python 3 as a runner language: a contestant's program whose output a checker reads."""
 
-ACCEPT, REJECT = (0,), (1, 2)
+ACCEPT, REJECT = (0,), TESTLIB_REJECT
 _SPLIT = (
     # The case arrives framed on stdin ("<bytes> <bytes> <bytes>\n" then the three texts); each is
     # written to a file of the checker's own /tmp. GNU head -c reads exactly what it writes.

@@ -13,7 +13,8 @@ CPU budget, the interactor its own. How a case ends (``judge_interaction``):
 
 * the contestant ran out of time or memory, or wrote past the output cap: its verdict;
 * otherwise the interactor's exit status decides: 0 accepts (unless the contestant then exited
-  non-zero), 1 or 2 reject, and anything else (a crash, a signal, its budget) is the
+  non-zero), 1, 2, 4 or 8 reject (testlib's rejections: ``spec.TESTLIB_REJECT``), and anything
+  else (a crash, a signal, its budget) is the
   interactor's failure: ``InteractorFailed``, which the caller reports as ``verifier_error``.
   One exception: an interactor killed by SIGPIPE wrote to a contestant that had stopped reading
   (its stdout goes nowhere else), which rejects.
@@ -31,7 +32,7 @@ from typing import Any
 
 from rlvr_code._sandbox_stdio import stderr_tail
 from rlvr_code.languages.runner import CompileBudget, Sample, cpu_budget, own_file, prepared
-from rlvr_code.languages.spec import Language
+from rlvr_code.languages.spec import TESTLIB_REJECT, Language
 from rlvr_code.languages.step import STDERR_KEEP, Files, Running, oom_kills
 from rlvr_code.sandbox import SandboxError
 
@@ -326,7 +327,7 @@ def judge_interaction(ours: Side, theirs: Side, wall_s: float) -> dict[str, Any]
         if ours.status != 0:
             return {"status": "error", "error": f"exit status {ours.status}: {stderr_tail(ours.err)}"}
         return {"status": "passed", "error": None}
-    if theirs.status in (1, 2) and not (theirs.timed_out or theirs.memory):
+    if theirs.status in TESTLIB_REJECT and not (theirs.timed_out or theirs.memory):
         return {"status": "failed", "error": f"interactor: {said}" if said else "rejected by the interactor"}
     if theirs.status in _SIGPIPE_EXITS:  # its only pipe out is the contestant's stdin: closed
         return {"status": "failed", "error": "the program exited before the interaction was over"}

@@ -83,3 +83,11 @@ class Language:
             return self
         run = tuple(runs if part == default else part for part in self.run)
         return dataclasses.replace(self, source=f"{named}.java", run=run)
+
+
+TESTLIB_REJECT = (1, 2, 4, 8)
+"""The exit statuses by which a testlib checker or interactor rejects the contestant's output:
+wrong answer (1), presentation error (2), extra output (``_dirt``, 4) and the output ending early
+(``_unexpected_eof``, 8, with ``ENABLE_UNEXPECTED_EOF``), as DOMjudge maps them (to its 43). Before,
+4 and 8 read as the judge's failure: a ``verifier_error`` a program chose by printing a token
+more, or nothing."""
