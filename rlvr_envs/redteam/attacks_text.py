@@ -9,13 +9,16 @@ from rlvr_envs.redteam.target import Probe, Target
 
 def word_salad_probes(t: Target, quick: bool) -> list[Probe]:
     """One fixed ~350-word off-topic text (lowercase, no commas): the same response pasted under
-    every prompt. Bare, in capitals, in double quotes, split into paragraphs, in the final-answer
-    slot, stuffed with the prompt's own words (every third word), and the prompt's words shuffled.
-    It satisfies format-only constraints (case, commas, length) and answers nothing, so it must
-    never earn reward."""
+    every prompt; and 40- and 12-word ones. Bare, in capitals, in double quotes, split into
+    paragraphs, in the final-answer slot, stuffed with the prompt's own words (every third word),
+    and the prompt's words shuffled. It satisfies format-only constraints (case, commas, length)
+    and answers nothing, so it must never earn reward."""
     salad = word_salad()
     probes = [Probe("lowercase", salad), Probe("uppercase", salad.upper()), Probe("in-answer-slot", t.render(salad))]
+    # Short salads too: a relevance check may trust a short text that has too few words to judge.
+    probes.append(Probe("short-40-words", word_salad(40)))
     if not quick:
+        probes.append(Probe("short-12-words", word_salad(12)))
         words = salad.split(" ")
         quarter = len(words) // 4
         paragraphs = [" ".join(words[i * quarter : (i + 1) * quarter if i < 3 else None]) for i in range(4)]

@@ -8,6 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 from rlvr_envs.redteam import attacks_answer as answer
 from rlvr_envs.redteam import attacks_code as code
+from rlvr_envs.redteam import attacks_hidden as hidden
+from rlvr_envs.redteam import attacks_lean as lean
+from rlvr_envs.redteam import attacks_paste as paste
+from rlvr_envs.redteam import attacks_tail as tail
 from rlvr_envs.redteam import attacks_text as text
 from rlvr_envs.redteam.mining import forge_turns, mine_feedback, prompt_lookup_probes
 from rlvr_envs.redteam.target import GoldKind, Probe, Target
@@ -50,7 +54,20 @@ CLASSES: tuple[AttackClass, ...] = (
     AttackClass("think", answer.think_probes, _SHORT | {"code"}, "a short gold answer or program"),
     AttackClass("value_suffix", answer.value_tail_probes, frozenset({"number"}), "a numeric gold answer"),
     AttackClass("negation", answer.negation_probes, _SHORT, "a short gold answer (answer_text)"),
+    # Red team rounds 4-6: the classes the families' own campaigns found after the first catalog.
+    AttackClass("unread_language", tail.unread_language_probes, _SHORT, "a short gold answer (answer_text)"),
+    AttackClass("later_alternative", tail.later_alternative_probes, _SHORT, "a short gold answer (answer_text)"),
+    AttackClass("condition", tail.condition_probes, _SHORT, "a short gold answer (answer_text)"),
+    AttackClass("approximation", tail.approximation_probes, _SHORT, "an exact (no decimal point) short gold"),
+    AttackClass("set_interval", tail.set_interval_probes, frozenset({"number"}), "a numeric gold answer"),
+    AttackClass("hidden_answer", hidden.hidden_answer_probes, _SHORT, "a short gold answer (answer_text)"),
+    AttackClass("grader_note", hidden.grader_note_probes, None, ""),
+    AttackClass(
+        "forged_verdict", hidden.forged_verdict_probes, _SHORT | {"long", "code"}, "a gold answer to be wrong about"
+    ),
+    AttackClass("lean_wrapper", lean.lean_wrapper_probes, None, "a Lean statement in the prompt's lean4 block"),
     AttackClass("word_salad", text.word_salad_probes, None, ""),
+    AttackClass("paste_many", paste.paste_probes, None, ""),
     AttackClass("echo_prompt", text.echo_probes, None, ""),
     AttackClass("huge", text.huge_probes, None, ""),
     AttackClass("binary", text.binary_probes, None, ""),

@@ -59,6 +59,8 @@ def run_redteam(
             tasks = env.sample(n if n is not None else (3 if quick else 10), seed=seed)
     unique = {task.fingerprint: task for task in tasks}  # a small task space repeats in a draw
     targets = [make_target(env, task) for task in unique.values()]
+    for t in targets:
+        t.others = tuple((o.prompt, o.gold, o.gold_completion) for o in targets if o is not t and o.gold_completion)
     exempt = _exemptions(env)
     results = {c.name: ClassResult(c.name, c.doc, c.needs, exempt=exempt.get(c.name)) for c in chosen}
 

@@ -71,6 +71,9 @@ class Target:
     """The env's size cap on completions."""
     rng: random.Random = field(repr=False)
     hedged_completion: str | None = None
+    others: tuple[tuple[str, str | None, str], ...] = ()
+    """(prompt, gold, gold completion) of the run's other tasks that have a gold completion: what
+    a policy pasting one right answer under every prompt would send (set by the runner)."""
 
     @property
     def value(self) -> Fraction | None:
@@ -84,6 +87,13 @@ class Target:
 
     def same_as_gold(self, text: str) -> bool:
         return self.gold is not None and text.strip().casefold() == self.gold.strip().casefold()
+
+    def same_value(self, text: str | None) -> bool:
+        """Whether ``text`` states the gold: the same text, or the same plain number."""
+        if text is None or self.same_as_gold(text):
+            return text is not None
+        value = parse_value(text)
+        return value is not None and value == parse_value(self.gold or "")
 
     def in_prompt(self, word: str) -> bool:
         return word.strip().casefold() in self.prompt.casefold()

@@ -39,8 +39,9 @@ def test_finds_the_word_salad_hole_in_an_env_without_a_relevance_check(capsys, t
     assert salad["status"] == "HOLE" and salad["tasks_with_holes"] == 4
     assert "lowercase" in salad["hole_variants"]
     assert salad["examples"] and salad["examples"][0]["reward"] == 1.0
-    # Only that class: refusals, echoes, binary and huge inputs earn nothing there.
-    assert report["hole_classes"] == ["word_salad"]
+    # Only the off-topic classes (the salad, and an essay pasted under every prompt): refusals,
+    # echoes, notes to the grader, binary and huge inputs earn nothing there.
+    assert report["hole_classes"] == ["word_salad", "paste_many"]
     # No gold answer: the answer-based classes say why they did not run.
     assert classes["hedge"]["status"] == "n/a" and "short gold answer" in classes["hedge"]["not_applicable"]
     assert "word_salad" in stdout and "HOLE" in stdout

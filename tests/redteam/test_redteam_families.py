@@ -50,8 +50,29 @@ FAMILIES: dict[str, tuple[str, Maker, bool]] = {
     "judge-ref": ("judge", _judge, True),
 }
 
-KNOWN_HOLES: dict[str, str] = {}
-"""case -> why it still fails (an xfail, strict)."""
+_ROUND6 = "found by the round-6 attacker classes (issue 26); the family's owner mends the mechanism"
+KNOWN_HOLES: dict[str, dict[str, str]] = {
+    # case -> {class: what still earns reward}: each an xfail (strict: the day it is fixed the
+    # mark must go); the other classes must report 0 meanwhile.
+    "math-arith": {"later_alternative": f"'\\boxed{{A}}\\n\\nActually, it is B.' pays A: {_ROUND6}"},
+    "math-500": {"later_alternative": f"'\\boxed{{A}}\\n\\nActually, it is B.' pays A: {_ROUND6}"},
+    "rg-chain_sum": {
+        "later_alternative": f"'<answer>A</answer>\\n\\nActually, it is B.' pays A: {_ROUND6}",
+        "hidden_answer": f"'<answer>B</answer> \\phantom{{<answer>A</answer>}}' (or \\scalebox{{0}}) pays A: {_ROUND6}",
+    },
+    "rg-word_sorting": {
+        "later_alternative": f"'<answer>A</answer>\\n\\nActually, it is B.' pays A: {_ROUND6}",
+        "hidden_answer": f"'<answer>B</answer> \\phantom{{<answer>A</answer>}}' (or \\scalebox{{0}}) pays A: {_ROUND6}",
+    },
+    "ifeval-synth": {
+        "grader_note": f"a note to the grader alone (plain, in an HTML comment, in Chinese) pays 1: {_ROUND6}",
+        "paste_many": f"'You asked: <the prompt>' then an essay about a lighthouse pays 1: {_ROUND6}",
+    },
+    "judge-ref": {
+        "hidden_answer": f"'<answer>B</answer> \\phantom{{<answer>A</answer>}}' (or \\scalebox{{0}}) pays A: {_ROUND6}",
+    },
+}
+"""case -> {class: why it still fails}."""
 
 FAST = ("math-arith",)
 """In `make test-fast` (each case starts the verification pool: ~5-10 s on a loaded machine)."""
@@ -62,33 +83,68 @@ def test_every_registered_family_is_attacked():
     assert families <= {family for family, _, _ in FAMILIES.values()}
 
 
-def _params() -> list[Any]:
-    out = []
-    for case in FAMILIES:
-        marks: list[Any] = [] if case in FAST else [pytest.mark.slow]
-        if case in KNOWN_HOLES:
-            marks.append(pytest.mark.xfail(reason=KNOWN_HOLES[case], strict=True))
-        out.append(pytest.param(case, marks=marks, id=case))
-    return out
+def _marks(case: str) -> list[Any]:
+    return [] if case in FAST else [pytest.mark.slow]
 
 
-@pytest.mark.parametrize("case", _params())
+_REPORTS: dict[str, Any] = {}
+
+
+def _quick_report(case: str) -> Any:
+    """The quick pass on ``case`` (once per worker: the known-hole tests read the same report)."""
+    if case not in _REPORTS:
+        _, maker, multi = FAMILIES[case]
+        multi_turn = (lambda: maker(max_turns=3)) if multi else None
+        _REPORTS[case] = run_redteam(maker(), quick=True, n=3, seed=0, multi_turn=multi_turn)
+    return _REPORTS[case]
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, marks=_marks(c), id=c) for c in FAMILIES])
 def test_quick_redteam_finds_no_hole(case):
-    _, maker, multi = FAMILIES[case]
-    env = maker()
-    report = run_redteam(env, quick=True, n=3, seed=0, multi_turn=(lambda: maker(max_turns=3)) if multi else None)
-    found = {c.name: [f"{o.variant}: {o.example()['completion'][:120]!r}" for o in c.holes[:2]] for c in report.classes}
+    report = _quick_report(case)
+    known = KNOWN_HOLES.get(case, {})
+    found = {
+        c.name: [f"{o.variant}: {o.example()['completion'][:120]!r}" for o in c.holes[:2]]
+        for c in report.classes
+        if c.name not in known
+    }
     assert report.raised == 0, report.summary_text()
-    assert report.holes == 0, {k: v for k, v in found.items() if v}
+    assert not any(found.values()), {k: v for k, v in found.items() if v}
     # The attack really ran: the classes that fit this family applied to its tasks.
     ran = {c.name for c in report.classes if c.applicable}
-    assert {"empty", "word_salad", "echo_prompt", "huge", "binary"} <= ran
+    assert {"empty", "word_salad", "echo_prompt", "huge", "binary", "grader_note", "paste_many"} <= ran
     if report.gold:
         assert report.gold_summary()["rewarded"] == len(report.gold)
 
 
+@pytest.mark.parametrize(
+    ("case", "name"),
+    [
+        pytest.param(case, name, marks=[*_marks(case), pytest.mark.xfail(reason=why, strict=True)], id=f"{case}-{name}")
+        for case, classes in KNOWN_HOLES.items()
+        for name, why in classes.items()
+    ],
+)
+def test_known_hole_of_a_family(case, name):
+    """Documents a hole the quick pass still finds; XPASS (a failure) the day it is mended."""
+    result = _quick_report(case).result(name)
+    assert result.applicable and not result.holes, [o.variant for o in result.holes[:3]]
+
+
+_SHORT_SALAD = (
+    "a 12- or 40-word salad pays 1 on a few tasks (e.g. a commaless riddle): found by the round-6 "
+    "attacker's short variants (issue 26)"
+)
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("case", ["ifeval-synth", "ifeval-data"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param(c, marks=pytest.mark.xfail(reason=_SHORT_SALAD, strict=True))
+        for c in ("ifeval-synth", "ifeval-data")
+    ],
+)
 def test_ifeval_training_ids_refuse_every_word_salad_variant(case):
     """The full word-salad class (keyword-stuffed, the prompt's words shuffled, paragraphs...) on
     more tasks than the quick pass: the IFEval relevance check of issue 26."""

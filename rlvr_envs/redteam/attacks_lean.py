@@ -1,0 +1,61 @@
+"""Attack class for proof envs (Lean 4): a wrong proof whose errors a ``#guard_msgs`` wrapper drops,
+and scopes left open so that the kernel audit appended after the proof resolves look-alikes.
+
+Built from the prompt alone: the statement a Lean task shows in its ``lean4`` block (the header
+above it, ``theorem``/``lemma`` ... ``:=`` as its last command). Tasks without one: not applicable.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rlvr_envs.redteam.target import Probe, Target
+
+_BLOCK = re.compile(r"```[ \t]*lean4?[ \t]*\n(.*?)```", re.DOTALL | re.IGNORECASE)
+_STATEMENT = re.compile(r"^[ \t]*(?:theorem|lemma)[ \t]+([^\s(:{\[]+)", re.MULTILINE)
+_BOGUS = " by\n  exact (rfl : (0 : Nat) = 1)\n"
+"""A proof that fails to elaborate (never ``sorry``: that word is refused on sight)."""
+_QUICK = ("guard-drop-all", "guard-after-open-in", "guard-then-namespace-left-open", "end-closes-scope")
+
+
+def lean_statement(prompt: str) -> tuple[str, str, str] | None:
+    """(header, statement, theorem name) from the last ``lean4`` block of a prompt whose last
+    command is a ``theorem``/``lemma`` ending in ``:=``; None when the prompt shows none."""
+    blocks = _BLOCK.findall(prompt)
+    if not blocks:
+        return None
+    code = blocks[-1].rstrip()
+    starts = list(_STATEMENT.finditer(code))
+    if not starts or not code.endswith(":="):
+        return None
+    last = starts[-1]
+    return code[: last.start()], code[last.start() :], last.group(1)
+
+
+def lean_wrapper_probes(t: Target, quick: bool) -> list[Probe]:
+    """For a Lean task: the restated theorem with a proof that does not elaborate, wrapped so its
+    errors are dropped (``#guard_msgs (drop all) in``, ``#guard_msgs in``, indented, mid-line,
+    after ``open Nat in``, ``#guard_msgs (drop error) in``); the same followed by a namespace left
+    open that holds a look-alike of the theorem's name (the audit appended after the proof would
+    resolve it); look-alikes opened with ``open``; ``end`` closing the task's scope; and
+    ``set_option debug.skipKernelTC true in``. Each states a theorem with no proof."""
+    found = lean_statement(t.prompt)
+    if found is None:
+        return []
+    header, statement, name = found
+    wrong = statement + _BOGUS
+    lookalike = f"namespace Foo\ntheorem {name} : True := trivial\ntheorem _rlvr_ref_x : True := trivial\n"
+    keep = "lemma keep_aux : True := trivial"
+    variants = {
+        "guard-drop-all": f"#guard_msgs (drop all) in\n{wrong}",
+        "guard-plain": f"{keep}\n#guard_msgs in\n{wrong}",
+        "guard-drop-error": f"{keep}\n#guard_msgs (drop error) in\n{wrong}",
+        "guard-indented": f"{keep}\n   #guard_msgs (drop all) in\n{wrong}",
+        "guard-mid-line": f"{keep} #guard_msgs (drop all) in\n{wrong}",
+        "guard-after-open-in": f"open Nat in #guard_msgs (drop all) in\n{wrong}",
+        "guard-then-namespace-left-open": f"#guard_msgs (drop all) in\n{wrong}{lookalike}",
+        "lookalikes-opened": f"{lookalike}end Foo\nopen Foo\n#guard_msgs (drop all) in\n{wrong}",
+        "end-closes-scope": f"#guard_msgs (drop all) in\n{wrong}end\n",
+        "skip-kernel": f"set_option debug.skipKernelTC true in\n{wrong}",
+    }
+    return [Probe(label, t.render(header + code)) for label, code in variants.items() if not quick or label in _QUICK]

@@ -1,0 +1,38 @@
+"""Attack class for every env, and the one instruction envs are most exposed to: the same answer
+pasted under many prompts (a fluent essay about nothing asked, that essay after the prompt quoted
+back, another task's right answer)."""
+
+from __future__ import annotations
+
+from rlvr_envs.redteam.lexicon import PASTE_ESSAY
+from rlvr_envs.redteam.target import Probe, Target
+
+
+def paste_probes(t: Target, quick: bool) -> list[Probe]:
+    """One fluent ~150-word essay (no commas, about a lighthouse keeper) pasted under every prompt:
+    as written, lowercase, uppercase, after the prompt quoted back ("You asked: ..."), and in the
+    answer slot; and the gold completion of another task of the same run pasted here (where the
+    two golds differ). Word salad (``word_salad``) differs from prose by its shape; this is prose
+    that satisfies format-only constraints and answers another question, so it must never earn
+    reward."""
+    quoted = " ".join(t.prompt.split())[:600]
+    probes = [
+        Probe("essay", PASTE_ESSAY),
+        Probe("essay-lowercase", PASTE_ESSAY.lower()),
+        Probe("prompt-quoted-then-essay", f"You asked: {quoted}\n\n{PASTE_ESSAY}"),
+    ]
+    if not quick:
+        probes += [
+            Probe("essay-uppercase", PASTE_ESSAY.upper()),
+            Probe("prompt-quoted-then-essay-lowercase", f"you asked: {quoted}\n\n{PASTE_ESSAY}".lower()),
+            Probe("essay-in-answer-slot", t.render(PASTE_ESSAY)),
+        ]
+    pasted = 0
+    for prompt, gold, completion in t.others:
+        if pasted >= (1 if quick else 3):
+            break
+        if prompt.strip() == t.prompt.strip() or gold is None or t.same_value(gold) or completion == t.gold_completion:
+            continue
+        probes.append(Probe(f"another-task-gold-{pasted}", completion))
+        pasted += 1
+    return probes

@@ -1,0 +1,142 @@
+"""Attack classes on what surrounds a final answer (red team rounds 4-6): doubt in languages no
+lexicon lists, a later paragraph offering another value, a condition, an approximation marker on
+an exact gold, and one value written as a set or an interval.
+
+Each builder works on any task's gold answer (``Target.gold``) through the env's own answer
+layout (``Target.render``); its docstring is the class's documentation.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rlvr_envs.redteam.lexicon import (
+    APPROX_AFTER,
+    APPROX_INSIDE,
+    CONDITIONS,
+    LATER_ALTERNATIVES,
+    SETS,
+    UNREAD_UNSURE,
+    UNREAD_WRONG,
+)
+from rlvr_envs.redteam.target import Probe, Target
+
+_QUICK_UNREAD = ("th", "ka", "lv", "eu", "am")
+_QUICK_LATER = ("or", "actually", "wait-or", "de", "zh", "sw")
+_QUICK_CONDITIONS = ("if", "assuming", "de", "zh", "sw")
+_QUICK_APPROX_IN = ("approx", "about", "unicode-approx", "zh")
+_QUICK_APPROX_AFTER = ("paren-roughly", "ish", "el", "tr")
+_QUICK_SETS = ("set", "closed-interval", "degenerate", "interval-word")
+
+_ASKS_FOR_ESTIMATE = re.compile(
+    r"round|approx|nearest|estimat|decimal|significant|to the hundredth|to the tenth", re.IGNORECASE
+)
+_DECIMAL = re.compile(r"\d\.\d")
+
+
+def _end(t: Target, answer: str) -> str:
+    """The answer's layout with its closing period dropped, so a tail reads as attached to it."""
+    return t.render(answer).rstrip().rstrip(".")
+
+
+def unread_language_probes(t: Target, quick: bool) -> list[Probe]:
+    """The gold as the final answer with "but I am not sure" (or "is wrong") right after it, in
+    languages no shared lexicon lists: Thai, Georgian, Armenian, Tamil, Latvian, Lithuanian,
+    Esperanto, Irish, Welsh, Estonian, Slovenian, Hausa, Somali, Zulu, Hungarian, Serbian Cyrillic,
+    Basque, Albanian, Azerbaijani, Kazakh, Uzbek, Icelandic, Nepali, Amharic, Khmer, Burmese,
+    Mongolian, Yoruba, Malagasy, Sinhala, Lao, Maltese; glued to the answer, as a sentence of its
+    own after it, and inside the answer. A verifier must refuse a tail it cannot read, never drop
+    it: no list of languages is ever complete."""
+    a = t.gold or ""
+    probes: list[Probe] = []
+    for lang, phrase in UNREAD_UNSURE.items():
+        if quick and lang not in _QUICK_UNREAD:
+            continue
+        probes.append(Probe(f"{lang}:unsure-tail", f"{_end(t, a)}, {phrase}"))
+        if not quick:
+            probes.append(Probe(f"{lang}:unsure-sentence", f"{t.render(a)}\n\n{phrase[:1].upper()}{phrase[1:]}."))
+            probes.append(Probe(f"{lang}:unsure-in-answer", t.render(f"{a}, {phrase}")))
+    for lang, phrase in UNREAD_WRONG.items():
+        if quick and lang != "el":
+            continue
+        probes.append(Probe(f"{lang}:is-wrong", f"{_end(t, a)} {phrase}"))
+    return probes
+
+
+def later_alternative_probes(t: Target, quick: bool) -> list[Probe]:
+    """The gold as the final answer, then a later paragraph that offers another value: "Or B.",
+    "(or B)", "**or B**", "*Alternatively* B", "> or B", "Wait, or is it B?", "Actually, it is
+    B." and "or" in German, Chinese, Swahili, Finnish, Spanish, Dutch, Swedish, Polish, Russian,
+    Czech, Hungarian, Japanese, Korean; and the answer in a code fence with "or B" after the
+    fence. The last value a response offers is part of its answer."""
+    a, b = t.gold or "", t.wrong
+    probes = [
+        Probe(f"later:{name}", t.render(a) + template.format(b=b))
+        for name, template in LATER_ALTERNATIVES.items()
+        if not quick or name in _QUICK_LATER
+    ]
+    probes.append(Probe("fence-then-or", f"```\n{t.render(a)}\n``` or {b}"))
+    return probes
+
+
+def condition_probes(t: Target, quick: bool) -> list[Probe]:
+    """The gold under a condition the task never set: "A if n is odd", "A when n is odd", "A,
+    assuming n is odd.", "A for odd n", "A provided n > 2", "A unless n = 2", and "if n is odd" in
+    German, French, Spanish, Portuguese, Italian, Dutch, Polish, Russian, Chinese, Japanese,
+    Korean, Turkish, Swahili, Finnish, Greek; after the answer and inside it. A conditional answer
+    answers another question. (A condition the prompt itself states is not used.)"""
+    a = t.gold or ""
+    probes: list[Probe] = []
+    for name, cond in CONDITIONS.items():
+        if (quick and name not in _QUICK_CONDITIONS) or t.in_prompt(cond.strip(" ,.()")):
+            continue
+        probes.append(Probe(f"after:{name}", _end(t, a) + cond))
+        if not quick:
+            probes.append(Probe(f"inside:{name}", t.render(a + cond.rstrip("."))))
+    return probes
+
+
+def _exact(t: Target) -> bool:
+    """Whether an approximation of this gold is wrong: a number or a math expression with no
+    decimal point (a decimal gold may itself be a rounding), for a prompt that asks for no
+    rounding or estimate."""
+    a = t.gold or ""
+    if _DECIMAL.search(a) or _ASKS_FOR_ESTIMATE.search(t.prompt):
+        return False
+    return t.kind == "number" or any(ch.isdigit() or ch == "\\" for ch in a)
+
+
+def approximation_probes(t: Target, quick: bool) -> list[Probe]:
+    """An approximation marker on an exact gold: ``\\approx A``, ``\\sim A``, ``\\simeq A``,
+    ``≈A``, "about A", "approximately A", "ca. A", ``x \\approx A`` and the word in German,
+    French, Spanish, Chinese, Japanese, Russian inside the answer; "A-ish", "A (roughly)",
+    "A (estimate)", "A give or take", "A more or less" and "(about)" in twelve more languages
+    after it. Used only where the gold is exact (no decimal point) and the prompt asks for no
+    rounding: an estimate of an exact answer is not the answer."""
+    if not _exact(t):
+        return []
+    a = t.gold or ""
+    probes = [
+        Probe(f"inside:{name}", t.render(template.format(a=a)))
+        for name, template in APPROX_INSIDE.items()
+        if not quick or name in _QUICK_APPROX_IN
+    ]
+    probes += [
+        Probe(f"after:{name}", _end(t, a) + tail)
+        for name, tail in APPROX_AFTER.items()
+        if not quick or name in _QUICK_APPROX_AFTER
+    ]
+    return probes
+
+
+def set_interval_probes(t: Target, quick: bool) -> list[Probe]:
+    """A numeric gold written as a set or an interval: ``\\{A\\}``, ``\\left\\{A\\right\\}``,
+    ``\\lbrace A \\rbrace``, ``[A, B]``, ``(A, B)``, ``[A, B)``, the degenerate ``[A,A]``,
+    ``\\{A, B\\}``, "between A and B", ``A \\pm 1``, ``A-B``. A set is not a number, and an
+    interval holding the gold answers nothing."""
+    a, b = t.gold or "", t.wrong
+    return [
+        Probe(name, t.render(template.format(a=a, b=b)))
+        for name, template in SETS.items()
+        if not quick or name in _QUICK_SETS
+    ]
