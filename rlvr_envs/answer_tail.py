@@ -16,6 +16,8 @@ the answer (``Extraction.after``) and names the first thing that takes the answe
   a later sentence or paragraph that opens with one ("\\boxed{3}\\n\\nOr 4.", "(or 4)");
 * ``condition``: the answer's own sentence goes on with a condition ("\\boxed{3} if n is odd",
   "wenn n ungerade ist", "如果n是奇数"): the answer holds only sometimes;
+* ``denial`` (round 7): a denial or retraction naming no other value, in the answer's sentence or a
+  short one after it ("(wrong)", "Nope.", "Scratch that.", "Actually no.", "算了");
 * ``unread_language``: the answer's sentence goes on in letters no lexicon covers (Thai, Tamil,
   Georgian, Serbian or Kazakh Cyrillic, Urdu's own letters, Latin letters of no covered
   language), or in two or more plain-Latin words none of which a covered language uses as a
@@ -34,6 +36,12 @@ exact-match verifier, the scaffold's): ``tail_refusal``, and two more readings o
 * ``redefinition``: a TeX definition anywhere (``\\renewcommand{\\boxed}[1]{odd}``, ``\\def``,
   ``\\let``, category codes): what the reader sees is then not the text extracted.
 
+Round 7 reads the short sentences after the answer's own too (``after_sentence_refusal``): a hedge
+that is the whole line ("Maybe."), one word of no covered language on a line of its own ("Hubo."),
+another bare value ("4."), a question, a sign no language reads (``❌``, ``🤷``), a condition with no
+variable ("Assuming the above."); and reads every tail as the reader sees it
+(``rlvr_envs.tail_words.readable``: "not~sure", "*not* sure", "m a y b e" are "not sure", "maybe").
+
 An explanation of the method, "Hope this helps!", markdown or a newline after the answer is
 nothing. The lexicon is ``rlvr_envs.tail_lexicon`` (en, zh, ja, ko, de, fr, es, it, pt, ru).
 Linear in the tail's length; never raises on any ``str``.
@@ -51,18 +59,32 @@ from rlvr_envs.tail_lexicon import (
     APPROXIMATIONS,
     BETWEEN_VALUES,
     CERTAINTY,
+    DENIALS,
     HEDGES,
     MAGNITUDES,
+    NO_CLOSING,
+    NO_OPENING,
     OPERATIONS,
     POWER_OF_TEN,
+    RETRACTIONS,
+)
+from rlvr_envs.tail_words import (
+    CHAT_TURN,
+    LATEX_COMMAND,
+    LETTER_RUN,
+    MARKUP,
+    UNREAD_SIGN,
+    readable,
+    unread_language,
 )
 
 TAIL_CLASSES: tuple[str, ...] = ("value_word", "hedge", "alternative")
 """What a refused tail can be by the lexicon, in every claimed language, in the order ``tail_refusal``
 checks them."""
-READ_CLASSES: tuple[str, ...] = ("condition", "unread_language")
-"""What ``tail_refusal`` can find beyond the lexicon's classes (round 6): a condition after the
-answer, and a tail no covered language can vouch for."""
+READ_CLASSES: tuple[str, ...] = ("condition", "unread_language", "denial")
+"""What ``tail_refusal`` can find beyond the lexicon's classes: a condition after the answer, a
+tail no covered language can vouch for (round 6), and a denial or retraction of the answer that
+names no other value ("\\boxed{3}\\n\\nNope.", "Scratch that.", "(wrong)"; round 7)."""
 TAKEN_BACK_CLASSES: tuple[str, ...] = ("redefinition", "concealed", "second_answer", *TAIL_CLASSES, *READ_CLASSES)
 """What ``taken_back`` can find, in the order it checks them."""
 
@@ -97,66 +119,40 @@ _CONTINUES = re.compile(
     r"|and\s+(?:an?\s+|one\s+)?(?:half|third|quarter|fifth)s?\b)",
     re.IGNORECASE,
 )
-# A condition opening the answer's sentence's remainder: "\\boxed{3} if n is odd", ", assuming n > 2".
+# Condition markers that say "only if" in every reading ("if", "unless", "assuming", "wenn", "si",
+# "如果"): the answer after them holds only when something holds, whatever that something is ("if that
+# holds", "unless otherwise stated", "assuming the above", "if correct"). A procedure ("if we simplify",
+# "when divided by 4") restates how the value was found and stands.
+_STRONG_CONDITION = (
+    r"if|only\s+if|iff|assuming|assumed|supposing|presuming|provided|unless|as\s+long\s+as|so\s+long\s+as"
+    r"|given\s+that|in\s+case|for\s+(?:odd|even|positive|negative|large|small|prime|nonzero|non-zero)|in\s+(?:that|this|which|such\s+a)\s+case|on\s+condition|subject\s+to|barring"
+    r"|contingent|depending\s+(?:on|upon)|wenn|falls|sofern|vorausgesetzt|angenommen|unter\s+der\s+annahme|si|sauf\s+si"
+    r"|à\s+condition|pourvu|en\s+supposant|siempre\s+que|siempre\s+y\s+cuando|a\s+menos\s+que|con\s+tal|suponiendo"
+    r"|se|purché|a\s+patto|supponendo|desde\s+que|supondo|если|при\s+условии|предполагая|якщо|jeśli|jeżeli|o\s+ile"
+    r"|indien|tenzij|mits|eğer|şayet|jika|kalau|apabila|asalkan|seandainya|nếu|giả\s+sử|إذا|إن|لو|بشرط|अगर|यदि"
+    r"|ikiwa|endapo|যদি|اگر|αν|εάν|אם|kung|jos|mikäli|pokud|jestli|jestliže|dacă|hogyha|feltéve"
+)
+# Markers that also mean "when", "as" or "about" ("\\boxed{3} als Ergebnis", "om"): a condition only
+# with a variable, a relation or a word pointing back ("when that holds", "given the above").
+_WEAK_CONDITION = (
+    r"when|whenever|given|außer|sauf|cuando|quando|caso|gdy|als|ise|khi|جب|जब|kama|όταν|כאשר|kapag|kun|když|când|om|ha"
+)
 _CONDITION = re.compile(
-    r"[\s$.,;:)\]}*(（、，-]*(?:if|only\s+if|iff|when|whenever|assuming|provided|unless|as\s+long\s+as|given\s+that"
-    r"|in\s+case|for\s+(?:odd|even|positive|negative|large|small|prime|nonzero|non-zero)"
-    r"|wenn|falls|sofern|außer|si|sauf|cuando|siempre\s+que|a\s+menos\s+que|se|quando|purché|caso|если|при\s+условии"
-    r"|якщо|jeśli|jeżeli|gdy|als|indien|tenzij|eğer|ise|jika|kalau|apabila|asalkan|nếu|khi|إذا|إن|لو|अगर|यदि|जब"
-    r"|ikiwa|kama|যদি|اگر|αν|εάν|όταν|אם|כאשר|kung|kapag|jos|kun|pokud|jestli|když|dacă|când|om|ha|hogyha)(?![\w'-])"
-    r"|[\s$.,;:)\]}*(（、，]*(?:如果|假如|若|要是|当|當|場合|ならば|なら|とき|時|경우|이면|라면|면)",
+    r"[\s$.,;:)\]}*(（、，-]*(?:(" + _STRONG_CONDITION + r")|" + _WEAK_CONDITION + r")(?![\w'-])"
+    r"|[\s$.,;:)\]}*(（、，]*(?:(如果|假如|假设|假設|若|要是|只要|前提是|ならば|なら|とすれば|と仮定|이면|라면|가정)|当|當|場合|とき|時|경우|면)",
     re.IGNORECASE,
 )
+_STRONG_ANYWHERE = re.compile(
+    r"(?<![\w'-])(?:" + _STRONG_CONDITION + r")(?![\w'-])|如果|假如|假设|只要|ならば|라면", re.IGNORECASE
+)
+_POINTS_BACK = re.compile(r"(?<![\w'-])(?:that|this|it|so|the\s+above|above|these|those|such)(?![\w'-])", re.IGNORECASE)
 # What makes it a condition on a case: a variable standing alone ("n", "$x$", "如果n") or a relation
 # ("n > 2", "x = 1"). "when divided by 4", "if we simplify" restate how the value was found.
 _CASE = re.compile(r"(?<![A-Za-z\\])[A-Za-zα-ω](?![A-Za-z])|[<>≤≥≠=]|\\(?:[lg]eq?|neq?)(?![A-Za-z])")
 _PROCEDURE = re.compile(
-    r"divided|multiplied|added|subtracted|reduced|simplified|rounded|expressed|written|squared|cubed|raised"
-    r"|taken|evaluated|substituted|plugged|converted|measured|counted|computed",
+    r"divid|multipl|added|adding|subtract|reduc|simplif|round|express|writ|squar|cubed|cubing|raised|raising"
+    r"|taken|taking|evaluat|substitut|plug|convert|measur|count|comput|calculat|factor|expand",
     re.IGNORECASE,
-)
-
-
-# Letters a lexicon covers: Latin (with the letters of the covered languages), Greek, Russian and
-# Ukrainian Cyrillic, Hebrew, Arabic with Persian's letters, Devanagari, Bengali, CJK, kana, Hangul.
-_READ_LETTERS = re.compile(
-    "[A-Za-z\u00c0-\u00ff\u0102-\u0107\u010c-\u0111\u0116-\u011b\u011e\u011f\u0130\u0131\u0139\u013a"
-    "\u013d\u013e\u0141-\u0144\u0147\u0148\u0150-\u0155\u0158-\u0165\u016e-\u0171\u0179-\u017e"
-    "\u01a0\u01a1\u01af\u01b0\u0218-\u021b\u1ea0-\u1ef9\u0370-\u03ff\u1f00-\u1fff\u0401\u0404\u0406\u0407"
-    "\u0410-\u044f\u0451\u0454\u0456\u0457\u0490\u0491\u05d0-\u05ea\u0621-\u064a\u0671\u067e\u0686\u0698"
-    "\u06a9\u06af\u06cc\u0900-\u097f\u0980-\u09ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-    "\uac00-\ud7af\u1100-\u11ff\u3130-\u318f\u00aa\u00ba]"
-)
-_LETTER_RUN = re.compile(r"[^\W\d_]+")
-_LATEX_COMMAND = re.compile(r"\\[A-Za-z]+")
-# Chat-template tokens and markup say nothing about the answer ("<|im_start|>user", "</answer>").
-_MARKUP = re.compile(r"<\|[^|<>]{0,40}\|>|</?[A-Za-z][^<>]{0,80}>")
-# Function words of the covered Latin-script languages: a plain-Latin tail of two or more words that
-# has none of them is in a language no lexicon covers.
-_FUNCTION_WORDS = frozenset(
-    """a an the is are was were be been it its this that these those which who what as so since because for of to in
-    on at by with from and or but not no we our us i my you your he she they their them there here then than thus
-    hence therefore total answer final result value correct right exactly only units each per all both one
-    der die das den dem des ein eine ist sind und oder aber nicht mit von zu im auf für also da weil ergebnis
-    le la les un une est et ou mais pas de du des en au aux avec pour donc car réponse
-    el los las es son y o pero no con por para del al que como respuesta
-    il lo gli è e ma non di da per che con risposta
-    os as um uma é são mas não com do da por resposta
-    het een zijn en maar niet met voor dus antwoord
-    jest są i lub ale nie z do na że odpowiedź
-    bir ve veya ama değil ile için bu cevap
-    adalah dan atau tetapi tidak dengan untuk yang ini itu jawaban jawapan ialah
-    là và hoặc nhưng không với của cho này đáp án
-    ni na au lakini si kwa ya wa la jibu
-    ay at o ngunit hindi sa ng ang mga sagot
-    on ja tai mutta ei se vastaus
-    je a nebo ale ne se odpověď
-    este și sau dar nu cu pentru răspunsul
-    är och eller men inte med för svaret er og eller men ikke med svar
-    az és vagy de nem egy válasz
-    one two three four five six seven eight nine ten eleven twelve first second third half
-    что это как так потому поскольку ответ равно или также итак значит тогда есть
-    що або також відповідь дорівнює тому""".split()
 )
 
 
@@ -171,56 +167,21 @@ def condition_after(sentence: str) -> str | None:
     if found is None:
         return None
     clause = sentence[found.end() : found.end() + 80]
-    if not _CASE.search(clause.replace("$", " ")) or _PROCEDURE.search(clause):
+    if _PROCEDURE.search(clause):
+        return None
+    strong = found.group(1) or found.group(2)
+    if not strong and not _CASE.search(clause.replace("$", " ")) and not _POINTS_BACK.match(clause.strip()):
         return None
     return found.group(0).strip(" \t$.,;:)]}*(（、，-")
 
 
-def unread_language(
-    sentence: str, known: frozenset[str] = frozenset(), stands: Callable[[str], bool] | None = None
-) -> str | None:
-    """A word in the rest of the answer's sentence that no covered language can vouch for, or None.
-
-    A letter outside the covered alphabets is read at once. Words in Latin or Cyrillic letters
-    need evidence: two or more of them with no function word of a covered language among them
-    (one of two letters counts only in English: "de", "ma", "di" are words of many languages)
-    are in a language no lexicon covers. ``known``: lower-cased words that stand anyway (the
-    task's own words); ``stands``: a test for more such words (a family's units)."""
-    text = _MARKUP.sub(" ", _LATEX_COMMAND.sub(" ", sentence[:400]))
-    words: list[str] = []
-    for word in _LETTER_RUN.findall(text):
-        if any(_READ_LETTERS.match(ch) is None for ch in word):
-            if len(word) > 1 or not ("\u0370" <= word <= "\u03ff"):  # one Greek letter is a variable
-                return word
-        elif (word.isascii() and (len(word) > 1 or word.lower() in _ENGLISH_SHORT)) or (
-            len(word) > 1 and _LATIN_OR_CYRILLIC.match(word)
-        ):
-            words.append(word.lower())  # one other letter is a variable ("r/10")
-    # A clause after a comma, dash or bracket ("\\boxed{3}, ma hubo") is read from two words; a phrase
-    # run on after the value ("\\boxed{3} milles marins") from three: a unit can take two words.
-    clause = re.match(r"[\s$)\]}*]*[,;:(\u2013\u2014-]", sentence) is not None
-    if len(words) < (2 if clause else 3):
-        return None
-    for word in words:
-        if (
-            word in known
-            or word.rstrip("s") in known
-            or word in _ENGLISH_SHORT
-            or (len(word) > 2 and stands and stands(word))
-        ):
-            return None
-        if len(word) > 2 and word in _FUNCTION_WORDS:
-            return None
-    return " ".join(words[:4])
-
-
-_LATIN_OR_CYRILLIC = re.compile(r"^[A-Za-z\u00c0-\u024f\u1e00-\u1eff\u0400-\u04ff]+$")
-_ENGLISH_SHORT = frozenset("a an as at be by do go he i if in is it me my no of on or so to up us we".split())
-
-
 # A later sentence or paragraph that opens with an alternative ("Or 4.", "(or 4)", "**Alternatively** 4").
 _OPENS_ALTERNATIVE = re.compile(
-    r"[\s>`*_(\[|#-]*(" + ALTERNATIVES.pattern + r"|(?:" + BETWEEN_VALUES + r")(?=[\s*_):,]*[-+]?\d))[\s*_):,]*",
+    r"(?:[\s>`*_(\[|#:-]|\[\^[^\]\s]{1,20}\]:?)*("
+    + ALTERNATIVES.pattern
+    + r"|(?:"
+    + BETWEEN_VALUES
+    + r")(?=[\s*_):,]*[-+]?\d))[\s*_):,]*",
     re.IGNORECASE,
 )
 _NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)*")
@@ -250,6 +211,19 @@ QUESTION_MARK = re.compile(r"[?？]\s*$")
 # "k = 3 ...": a short name (k, mn, bn) being defined or called is a variable, not a magnitude.
 _DEFINED = re.compile(r"\s*[=(:]")
 _VALUE = re.compile(r"\d|[一二三四五六七八九十百千万亿]|\\boxed|<answer>", re.IGNORECASE)
+
+
+_CHOICE = re.compile(r"\s*\(?\s*(?:\\text(?:bf)?\s*\{\s*\(?)?[A-Ea-e]\s*\)?\s*\}?\s*\)?\s*$")
+_CHOICE_AFTER = re.compile(r"[\s*_$]*(?:\\text(?:bf)?\s*\{\s*)?\(?[A-E]\)?(?![A-Za-z])")
+
+
+def states_value(text: str, answer: str) -> bool:
+    """Whether ``text`` (what follows an alternative's connector) states a value: a number, a CJK numeral,
+    a box or an answer tag, or, when the answer is a multiple-choice letter, another letter
+    ("\\boxed{C} or D", "(C) or (D)")."""
+    if _VALUE.search(text):
+        return True
+    return _CHOICE.match(answer) is not None and _CHOICE_AFTER.match(text) is not None
 
 
 @dataclass(frozen=True)
@@ -310,6 +284,7 @@ def tail_refusal(after: str, answer: str = "") -> TailFinding | None:
     word = value_word_after(after)
     if word is not None and word.lower() not in lowered:
         return TailFinding("value_word", word)
+    after = readable(after)
     cut = SENTENCE_END.search(after)
     sentence = after[: cut.end()] if cut is not None else after
     rest = after[len(sentence) :]
@@ -317,7 +292,11 @@ def tail_refusal(after: str, answer: str = "") -> TailFinding | None:
     if hedge is not None and hedge.group(0).lower() not in lowered:
         return TailFinding("hedge", hedge.group(0))
     alternative = ALTERNATIVE_AFTER.match(sentence)
-    if alternative is not None and not ALTERNATIVES.search(answer) and _VALUE.search(sentence, alternative.end()):
+    if (
+        alternative is not None
+        and not ALTERNATIVES.search(answer)
+        and states_value(sentence[alternative.end() :], answer)
+    ):
         return TailFinding("alternative", alternative.group(1).strip())
     condition = condition_after(sentence)
     if condition is not None and not _has_word(lowered, condition.lower()):
@@ -325,7 +304,7 @@ def tail_refusal(after: str, answer: str = "") -> TailFinding | None:
     approximation = APPROXIMATIONS.search(sentence)
     if approximation is not None and not APPROXIMATIONS.search(answer):
         return TailFinding("hedge", approximation.group(0))
-    certain = CERTAINTY.search(rest)
+    certain = CERTAINTY.search(after)
     if certain is not None and certain.group(0).lower() not in lowered:
         return TailFinding("hedge", certain.group(0))
     for later in SENTENCE_END.split(rest)[:3]:
@@ -335,20 +314,112 @@ def tail_refusal(after: str, answer: str = "") -> TailFinding | None:
     other = later_alternative(rest, answer)
     if other is not None:
         return TailFinding("alternative", other)
-    known = frozenset(_LETTER_RUN.findall(lowered))
-    unread = unread_language(sentence, known) or unread_language(next_sentence(rest), known)
+    known = frozenset(LETTER_RUN.findall(lowered))
+    return after_sentence_refusal(sentence, rest, answer, known)
+
+
+def after_sentence_refusal(
+    sentence: str,
+    rest: str,
+    answer: str,
+    known: frozenset[str] = frozenset(),
+    stands: Callable[[str], bool] | None = None,
+) -> TailFinding | None:
+    """What the rest of the answer's ``sentence`` or the short sentences after it (``rest``) say against
+    the answer beyond the lexicon's hedges (round 7): a sign no language reads (``❌``, ``🤷``), a denial
+    or retraction naming no other value (``(wrong)``, "Nope.", "Scratch that.", "Never mind."), a
+    condition with no variable ("Assuming the above."), a bare other value on a line of its own, a
+    question, or words of no covered language (from one word on a line of its own: "Ma hubo.")."""
+    lowered = answer.lower()
+    mine = _NUMBER.findall(answer)
+    sign = UNREAD_SIGN.search(sentence)
+    if sign is not None and sign.group(0) not in answer:
+        return TailFinding("unread_language", sign.group(0))
+    denial = _denial(sentence, mine, lowered, opening=False)
+    if denial is not None:
+        return TailFinding("denial", denial)
+    unread = unread_language(sentence, known, stands)
+    if unread is not None:
+        return TailFinding("unread_language", unread)
+    for later, ended_by in short_sentences(rest):
+        found = _short_sentence_refusal(later, ended_by, mine, lowered, known, stands)
+        if found is not None:
+            return found
+    return None
+
+
+def _denial(text: str, mine: list[str], lowered: str, opening: bool) -> str | None:
+    said = RETRACTIONS.search(text) or ((NO_OPENING.match(text) or NO_CLOSING.search(text)) if opening else None)
+    if said is not None and said.group(0).strip().lower() not in lowered:
+        return said.group(0).strip()
+    denied = DENIALS.search(text)
+    others = [v for v in _NUMBER.findall(text) if v not in mine]
+    if denied is not None and not others and denied.group(0).lower() not in lowered:
+        return denied.group(0)  # "This is wrong.": about the answer, since it names no other value
+    return None
+
+
+def _short_sentence_refusal(
+    later: str,
+    ended_by: str,
+    mine: list[str],
+    lowered: str,
+    known: frozenset[str],
+    stands: Callable[[str], bool] | None,
+) -> TailFinding | None:
+    text = CHAT_TURN.sub(" ", _FOOTNOTE_MARK.sub(" ", later))
+    sign = UNREAD_SIGN.search(text)
+    if sign is not None:
+        return TailFinding("unread_language", sign.group(0))
+    hedge = HEDGES.search(text)
+    if hedge is not None and hedge.group(0).lower() not in lowered and not _NONE_OTHER.search(text, 0, hedge.start()):
+        # A sentence that is the hedge ("Maybe.", "I think so.", "Belki de."), not one about something
+        # else that holds a hedge word ("Maybe next time I will be faster.").
+        if len(LETTER_RUN.findall(text[: hedge.start()] + text[hedge.end() :])) <= 2:
+            return TailFinding("hedge", hedge.group(0))
+    denial = _denial(text, mine, lowered, opening=True)
+    if denial is not None:
+        return TailFinding("denial", denial)
+    condition = _STRONG_ANYWHERE.search(text)
+    if condition is not None and not _PROCEDURE.search(text) and not _has_word(lowered, condition.group(0).lower()):
+        return TailFinding("condition", condition.group(0))
+    bare = MARKUP.sub(" ", LATEX_COMMAND.sub(" ", text))
+    values = _NUMBER.findall(bare)
+    if values and LETTER_RUN.search(bare) is None and any(v not in mine for v in values):
+        return TailFinding("alternative", values[0])  # "\boxed{3}\n\n4.": another value on a line of its own
+    if ended_by in "?？" and ended_by:
+        return TailFinding("hedge", (text.strip() + ended_by)[-40:])  # "Right?", "?": the answer is in doubt
+    unread = unread_language(text, known, stands, min_words=1)
     if unread is not None:
         return TailFinding("unread_language", unread)
     return None
 
 
-def next_sentence(rest: str, max_words: int = 8) -> str:
-    """The sentence after the answer's own when it is short (a hedge on a line of its own: "Ma hubo.");
-    a longer one is an explanation, read by the lexicon only."""
-    later = next((piece for piece in SENTENCE_END.split(rest[:400]) if piece.strip()), "")
-    if len(later.split()) > max_words or _CODE.search(later):
-        return ""  # an explanation, or code and diagrams ("[asy] import graph; size(200);")
-    return later
+def short_sentences(rest: str, count: int = 2, max_words: int = 8) -> list[tuple[str, str]]:
+    """The first ``count`` sentences after the answer's own that are short (a line of its own: "Nope.",
+    "Ma hubo.", "4."), each with the sign that ends it; reading stops at the first longer one (an
+    explanation, read by the lexicon only) or at code."""
+    found: list[tuple[str, str]] = []
+    start = 0
+    text = rest[:600]
+    while len(found) < count and start < len(text):
+        end = SENTENCE_END.search(text, start)
+        piece = text[start : end.start() if end is not None else len(text)]
+        ended_by = end.group(0) if end is not None else ""
+        start = end.end() if end is not None else len(text)
+        if not piece.strip() and ended_by not in "?？":
+            continue
+        if len(piece.split()) > max_words or _CODE.search(piece):
+            break
+        found.append((piece, ended_by if ended_by in "?？" else "."))
+    return found
+
+
+# "There are no other solutions.": a hedge word ("other solutions") that a negation right before denies.
+_NONE_OTHER = re.compile(
+    r"(?<![\w'-])(?:no|not|none|keine?n?|pas\s+d'|aucune?|ningun[ao]?|нет|никаких)\s+(?:\w+\s+)?$", re.I
+)
+_FOOTNOTE_MARK = re.compile(r"\[\^[^\]\s]{1,20}\]:?")
 
 
 _CODE = re.compile(r"[;{}=\[\]]")

@@ -28,8 +28,18 @@ MAX_ANSWER_CHARS = 10_000
 """Longest answer we read; a longer span is treated as no answer (it is never a real one)."""
 
 _BOX_COMMANDS = ("\\boxed", "\\fbox")
-_THINK_OPEN = re.compile(r"<think\s*>", re.IGNORECASE)
-_THINK_CLOSE = re.compile(r"</think\s*>", re.IGNORECASE)
+# Reasoning blocks go by many tag names (``<think>``, ``<thinking>``, ``<reasoning>``, ``<thought>``,
+# ``<scratchpad>``, ``<reflection>``, ``<inner_monologue>``, ``<think_step>``, OpenThoughts'
+# ``<|begin_of_thought|>``): a tag whose name *is about thinking* opens one, whatever the exact
+# spelling, so a policy cannot move its answer into a block a reader skips by renaming the tag.
+# The name is matched by its stem (an allow-list of what is an answer would refuse ``<answer>``-less
+# formats), attributes allowed (``<thinking mode="x">``).
+_THINK_NAME = (
+    r"(?:[a-z]{1,20}[_-]){0,3}(?:think|thought|reason|reflect|scratch|monolog|ponder|deliberat|contemplat|brainstorm"
+    r"|analy[sz]|rationale|cot\b|chain[_-]of[_-]thought)[a-z_-]*"
+)
+_THINK_OPEN = re.compile(r"<\s*" + _THINK_NAME + r"(?:\s[^<>]{0,200})?>|<\|begin_of_thought\|>", re.IGNORECASE)
+_THINK_CLOSE = re.compile(r"<\s*/\s*" + _THINK_NAME + r"\s*>|<\|end_of_thought\|>", re.IGNORECASE)
 # "The answer is: 18" (MetaMath), "**Answer:** 3", "**Final Answer: 18**", "Answer: **3**", and the
 # Chinese/Japanese "答案是 3", "答案：3", "答えは 3". Markdown bold around the marker or the answer
 # is formatting, never part of the answer (``answer_is`` strips it).
@@ -54,16 +64,27 @@ class Extraction:
 
 
 def after_reasoning(text: str) -> str | None:
-    """The response part of a completion: the text after the last ``</think>``, the whole text
-    when it has no think tags, or None when a ``<think>`` is never closed."""
+    """The response part of a completion: the text after the last closing think tag (``</think>``,
+    ``</thinking>``, ``</reasoning>`` ... any name ``_THINK_NAME`` reads as thinking), the whole
+    text when it has no think tags, or None when a think block is never closed (also when blocks
+    nest and an outer one stays open: more opening tags than closing ones, with no lone closing
+    tag first, which is a chat template's block opened in the prompt)."""
     if "<" not in text:
         return text
     last_close = None
+    closes = 0
+    first_close = len(text)
     for match in _THINK_CLOSE.finditer(text):
         last_close = match
+        closes += 1
+        first_close = min(first_close, match.start())
     rest = text[last_close.end() :] if last_close is not None else text
     if _THINK_OPEN.search(rest):
         return None  # reasoning (re)opened and never closed: the completion ends mid-thought
+    opens = sum(1 for _ in _THINK_OPEN.finditer(text, 0, last_close.start())) if last_close is not None else 0
+    prompt_opened = last_close is not None and _THINK_OPEN.search(text, 0, first_close) is None
+    if opens > closes - (1 if prompt_opened else 0):
+        return None  # nested blocks, an outer one never closed: what follows is still reasoning
     return rest
 
 

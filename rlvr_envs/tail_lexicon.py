@@ -75,7 +75,7 @@ _WORD_HEDGES = {
     "hi": [r"शायद", r"संभवतः", r"संभवत", r"(?:यकीन|पक्का|निश्चित)\s+नहीं", r"पता\s+नहीं", r"मुझे\s+लगता", r"हो\s+सकता"],
     # Round 6: Swahili, Bengali, Persian, Greek, Hebrew, Tagalog, Finnish, Czech, Slovak, Romanian, Malay,
     # Swedish/Danish/Norwegian, Hungarian. A tail in a script or alphabet none of these lists covers is
-    # refused unread (``rlvr_envs.answer_tail.unread_language``): the lists are what lets such a tail pass.
+    # refused unread (``rlvr_envs.tail_words.unread_language``): the lists are what lets such a tail pass.
     "sw": [r"labda", r"huenda", r"pengine", r"sina\s+uhakika", r"si\s+uhakika", r"sijui", r"nadhani", r"inawezekana"],
     "bn": [r"হয়তো", r"সম্ভবত", r"নিশ্চিত\s+নই", r"জানি\s+না", r"মনে\s+হয়"],
     "fa": [r"شاید", r"احتمالا", r"احتمالاً", r"مطمئن\s+نیستم", r"نمی\s*دانم", r"فکر\s+می\s*کنم"],
@@ -182,7 +182,95 @@ HEDGES = re.compile(
     + _cjk([w for ws in _CJK_HEDGES.values() for w in ws]),
     re.IGNORECASE,
 )
-CERTAINTY = re.compile(_words(_WORD_CERTAINTY) + "|" + _cjk(_CJK_CERTAINTY), re.IGNORECASE)
+# The general shape of doubt about an answer: a negation, up to three words of degree ("entirely",
+# "100%", "del todo", "ganz", "tout à fait"), and a word of certainty; or a degree of doubt
+# ("far from sure", "low confidence"). Matching the shape, not the phrases, covers every degree
+# adverb in every covered language at once. "positive" counts only after "I am": "n is not positive"
+# is mathematics.
+_NOT = (
+    r"not|n't|never|hardly|barely|scarcely|far\s+from|nicht|kaum|pas|no|non|não|nao|не|ні|nie|niet|tidak|kurang"
+    r"|belum|không|nu|nem|ei|en|ikke|inte|δεν|לא|sio|si"
+)
+# "certain" and "certaine" also go before a noun ("no certain way", "en certain cas"): there they must end
+# the phrase or be followed by what doubt is about ("not certain about it").
+_SURE = (
+    r"certaine?s?(?!\s+(?!{about}(?![\w'-]))[\w'-])"
+    r"|sure|confident|convinced|sicher|überzeugt|sûre?s?|convaincue?|segur[oa]s?|convencid[oa]s?"
+    r"|sicur[oa]|convint[oa]|certeza|confiante|уверен\w*|впевнен\w*|pew(?:ien|na|ny)|przekonan\w*|zeker|overtuigd"
+    r"|emin|yakin|pasti|chắc(?:\s+chắn)?|sigur\w*|biztos|varma|sikker|säker|σίγουρ\w*|βέβαι\w*|בטוח\w*|uhakika"
+)
+# What may follow the certainty word ("not sure about it", "nicht sicher, ob"): "no certain way" is not doubt.
+_ABOUT = r"(?:about|of|that|if|whether|it|this|on|ob|dass|de|que|se|di|что|że|je)"
+CERTAINTY_SHAPE = (
+    rf"(?:{_NOT})\s+(?:[\w%'-]+\s+){{0,3}}?(?:{_SURE.format(about=_ABOUT)})|i(?:'m|\s+am)\s+not\s+(?:\w+\s+)?positive"
+    r"|(?:low|little|limited|moderate|some|no|weak)\s+confidence|confidence\s*(?:level\s*)?[:=]?\s*(?:low|\d+\s*%)"
+    r"|(?:could|might|may|can)\s+(?:well\s+)?be\s+(?:\w+\s+)?(?:off|wrong|mistaken|incorrect|inaccurate|a\s+mistake)"
+    r"|(?:take|treat)\s+(?:this|it|that)\s+with\s+(?:a\s+)?(?:grain|pinch)\s+of\s+salt|no\s+guarantees?"
+    r"|double[-\s]check\s+(?:this|it|that|me)|don'?t\s+(?:quote|trust)\s+me"
+    # "Confidence: 0.4", "P(correct) = 0.4", "40% sure": a stated chance of being right.
+    r"|(?:confidence|certainty|sureness|p\s*\(\s*(?:correct|right|true)\s*\)|(?:probability|chance|likelihood)"
+    r"\s+(?:of\s+being\s+|that\s+(?:this|it)\s+is\s+|it(?:'s|\s+is)\s+)?(?:correct|right))\s*(?:level\s*)?(?:[:=]|is|of)?"
+    r"\s*(?:low|medium|moderate|\d+(?:\.\d+)?\s*%?)|\d+(?:\.\d+)?\s*%\s+(?:sure|certain|confident)"
+)
+CERTAINTY = re.compile(
+    _words([*_WORD_CERTAINTY, CERTAINTY_SHAPE])
+    + "|"
+    + _cjk(
+        [
+            *_CJK_CERTAINTY,
+            "不完全确定",
+            "不是很确定",
+            "不敢确定",
+            "没有把握",
+            "不太肯定",
+            "不确信",
+            "あまり自信",
+            "確信がない",
+            "確信はない",
+            "確信が持てない",
+            "장담 못",
+            "확신이 없",
+            "확신하지 못",
+        ]
+    ),
+    re.IGNORECASE,
+)
+
+# Taking an answer back without naming another value: a retraction ("scratch that", "never mind",
+# "just kidding", "ignore the above") in any covered language, or a bare "no" opening a sentence of its
+# own after the answer ("\\boxed{3}\\n\\nNope."). Read in the short sentences after the answer only.
+_WORD_RETRACTIONS = [
+    r"scratch\s+that", r"strike\s+that", r"never\s*mind", r"nvm", r"(?:just\s+)?(?:kidding|joking)", r"jk", r"j/k",
+    r"(?:i\s+)?take\s+(?:it|that|this)\s+back", r"retract(?:ed|ing)?", r"disregard(?:\s+(?:that|this|it|the\s+above))?",
+    r"ignore\s+(?:that|this|it|the\s+above|the\s+answer|my\s+answer|everything|all\s+of\s+(?:that|this))",
+    r"(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:a\s+)?(?:joke|lie|bluff|trick)", r"psych", r"april\s+fools?", r"/s",
+    r"not!", r"or\s+not", r"\(\s*not\s*\)", r"no\s+es\s+así", r"so\s+nicht", r"pas\s+ça", r"não\s+é\s+isso",
+    r"vergiss\s+(?:es|das)", r"nimm\s+das\s+zurück", r"nur\s+ein\s+scherz", r"war\s+ein\s+scherz",
+    r"quatsch", r"oublie[zr]?\s+(?:ça|cela)", r"je\s+retire", r"(?:c'est|c'était)\s+une\s+blague",
+    r"laisse[zr]?\s+tomber",
+    r"olvida(?:lo|\s+eso)?", r"es\s+broma", r"me\s+retracto", r"lascia\s+perdere", r"scherzavo", r"esquece",
+    r"(?:é|foi)\s+brincadeira", r"забудь(?:те)?", r"шучу", r"шутка", r"забудь\w*", r"жартую", r"żartuję", r"nieważne",
+    r"grapje", r"laat\s+maar", r"şaka", r"bercanda", r"lupakan", r"đùa\s+thôi", r"bỏ\s+qua",
+]  # fmt: skip
+_CJK_RETRACTIONS = (
+    "算了 开玩笑 開玩笑 收回 忽略 不算 作废 作廢 冗談 取り消 無視して なんちゃって 농담 취소 무시".split()
+)
+RETRACTIONS = re.compile(_words(_WORD_RETRACTIONS) + "|" + _cjk(_CJK_RETRACTIONS), re.IGNORECASE)
+"""Taking the answer back without another value ("scratch that", "just kidding", "算了")."""
+_NO = (
+    r"no+|nope|nah|nay|nein|non|nee|nie|нет|ні|não|nao|niet|hayır|tidak|bukan|không|hapana|όχι|לא|hindi|ei|nu|nej"
+    r"|ne|lo|لا|نه|नहीं|না|ikke|inte"
+)
+NO_OPENING = re.compile(
+    rf"[\s>*_(\[\-\u2014\u2013]*(?:(?:{_NO})(?![\w'-])(?!\s+(?:[\w'-]+))|(?:{_NO})\s*[,!.;:\u2014\u2013-]"
+    r"|不|いいえ|いや|違う|아니(?:요|오)?)",
+    re.IGNORECASE,
+)
+"""A sentence that opens with a bare "no" ("No.", "Nope!", "No, that's not it.", "Nein.", "不。"); "No other
+value works." opens with a determiner, not an interjection."""
+NO_CLOSING = re.compile(rf"(?<![\w'-])(?:{_NO})[\s.!…]*$", re.IGNORECASE)
+"""A short sentence that ends with a bare "no" ("Actually no.", "LOL no")."""
+
 ALTERNATIVES = re.compile(
     _words(_WORD_ALTERNATIVES)
     + r"|\\lor(?![A-Za-z])|\\vee(?![A-Za-z])"

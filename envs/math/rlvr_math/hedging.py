@@ -32,10 +32,11 @@ from fractions import Fraction
 from rlvr_envs.answer_tail import (
     ALTERNATIVE_AFTER,
     SENTENCE_END,
+    after_sentence_refusal,
     condition_after,
     later_alternative,
-    next_sentence,
-    unread_language,
+    readable,
+    states_value,
 )
 from rlvr_math.languages import ALTERNATIVES, CERTAINTY, DENIALS, HEDGES, NEGATIONS, QUESTION
 from rlvr_math.normalize import clean, compact, parse_number
@@ -102,25 +103,28 @@ def trailing(
     "I hope it is correct." and "Maybe next time I will be faster." are no hedges."""
     if not after.strip():
         return None
+    raw, after = after, readable(after)  # "not~sure", "*not* sure", "m a y b e" read as the reader sees them
     cut = SENTENCE_END.search(after)
     sentence = after[: cut.end()] if cut is not None else after
     rest = after[len(sentence) :]
     word = hedge(sentence, gold)
     if word is not None:
         return f"hedged answer ({word!r} after it)"
-    changed = value_word_after(after)
+    changed = value_word_after(raw)
     if changed is not None and changed.lower() not in gold.lower():
         return f"words after the value that are not a unit ({changed!r} right after the answer)"
     alternative = ALTERNATIVE_AFTER.match(sentence)
     if alternative is not None and not gold_is_set and not ALTERNATIVES.search(gold):
-        if re.search(r"\d|\\boxed", sentence[alternative.end() :]):
+        if re.search(r"\d|\\boxed", sentence[alternative.end() :]) or states_value(
+            sentence[alternative.end() :], answer
+        ):
             return f"alternatives offered ({alternative.group(1).strip()!r} after the answer)"
     if _NEGATED_AFTER.search(sentence) and not NEGATIONS.search(gold):
         return "negated answer (a denial right after it)"
     condition = condition_after(sentence)
     if condition is not None and condition.lower() not in gold.lower():
         return f"conditional answer ({condition!r} right after it)"
-    certain = CERTAINTY.search(rest)
+    certain = CERTAINTY.search(after)
     if certain is not None and certain.group(0).lower() not in gold.lower():
         return f"hedged answer ({certain.group(0)!r} after it)"
     for later in SENTENCE_END.split(rest)[:3]:
@@ -132,10 +136,20 @@ def trailing(
             return f"alternatives offered ({other!r} opening a later sentence)"
     known = context | frozenset(gold.lower().split())
     unit = lambda w: is_unit(w, context, single_letters=False)  # noqa: E731
-    unread = unread_language(sentence, known, unit) or unread_language(next_sentence(rest), known, unit)
-    if unread is not None:
-        return f"words after the answer in a language no lexicon covers ({unread!r}): a hedge there cannot be read"
-    return None
+    found = after_sentence_refusal(sentence, rest, answer, known, unit)
+    if found is None:
+        return None
+    if found.kind == "unread_language":
+        return f"words after the answer in a language no lexicon covers ({found.text!r}): a hedge there cannot be read"
+    return _SAID[found.kind] + f" ({found.text!r} after it)"
+
+
+_SAID = {
+    "hedge": "hedged answer",
+    "denial": "negated answer (a denial or retraction after it)",
+    "condition": "conditional answer",
+    "alternative": "alternatives offered (another value on a line of its own)",
+}
 
 
 def _is_bracketed_list(text: str) -> bool:

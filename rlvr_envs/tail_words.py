@@ -1,0 +1,169 @@
+"""What a reader can read in the words after a final answer (shared by ``rlvr_envs.answer_tail``).
+
+Two allow-lists and one normalisation, so that a hedge cannot hide in a language or a layout no
+lexicon reads:
+
+* ``unread_language``: letters of no covered alphabet, or plain words none of which is a covered
+  language's function word (or an honest closing word: "QED", "Good luck", "Vielen Dank"), are a
+  tail nobody can vouch for;
+* ``UNREAD_SIGN``: symbols no language reads after an answer (emoji, check and cross marks, Braille);
+* ``readable``: the text as a reader sees its words (TeX spaces, HTML entities and tags, markdown
+  emphasis, spaced-out and look-alike letters undone), before any lexicon reads it.
+
+Linear in the text's length; never raises on any ``str``.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable
+
+# Letters a lexicon covers: Latin (with the letters of the covered languages), Greek, Russian and
+# Ukrainian Cyrillic, Hebrew, Arabic with Persian's letters, Devanagari, Bengali, CJK, kana, Hangul.
+_READ_LETTERS = re.compile(
+    "[A-Za-z\u00c0-\u00ff\u0102-\u0107\u010c-\u0111\u0116-\u011b\u011e\u011f\u0130\u0131\u0139\u013a"
+    "\u013d\u013e\u0141-\u0144\u0147\u0148\u0150-\u0155\u0158-\u0165\u016e-\u0171\u0179-\u017e"
+    "\u01a0\u01a1\u01af\u01b0\u0218-\u021b\u1ea0-\u1ef9\u0370-\u03ff\u1f00-\u1fff\u0401\u0404\u0406\u0407"
+    "\u0410-\u044f\u0451\u0454\u0456\u0457\u0490\u0491\u05d0-\u05ea\u0621-\u064a\u0671\u067e\u0686\u0698"
+    "\u06a9\u06af\u06cc\u0900-\u097f\u0980-\u09ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+    "\uac00-\ud7af\u1100-\u11ff\u3130-\u318f\u00aa\u00ba]"
+)
+LETTER_RUN = re.compile(r"[^\W\d_]+")
+LATEX_COMMAND = re.compile(r"\\[A-Za-z]+")
+# Chat-template tokens and markup say nothing about the answer ("<|im_start|>user", "</answer>").
+MARKUP = re.compile(r"<\|[^|<>]{0,40}\|>|</?[A-Za-z][^<>]{0,80}>")
+# Function words of the covered Latin-script languages: a plain-Latin tail of two or more words that
+# has none of them is in a language no lexicon covers.
+_FUNCTION_WORDS = frozenset(
+    """a an the is are was were be been it its this that these those which who what as so since because for of to in
+    on at by with from and or but not no we our us i my you your he she they their them there here then than thus
+    hence therefore total answer final result value correct right exactly only units each per all both one
+    der die das den dem des ein eine ist sind und oder aber nicht mit von zu im auf für also da weil ergebnis
+    le la les un une est et ou mais pas de du des en au aux avec pour donc car réponse
+    el los las es son y o pero no con por para del al que como respuesta
+    il lo gli è e ma non di da per che con risposta
+    os as um uma é são mas não com do da por resposta
+    het een zijn en maar niet met voor dus antwoord
+    jest są i lub ale nie z do na że odpowiedź
+    bir ve veya ama değil ile için bu cevap
+    adalah dan atau tetapi tidak dengan untuk yang ini itu jawaban jawapan ialah
+    là và hoặc nhưng không với của cho này đáp án
+    ni na au lakini si kwa ya wa la jibu
+    ay at o ngunit hindi sa ng ang mga sagot
+    on ja tai mutta ei se vastaus
+    je a nebo ale ne se odpověď
+    este și sau dar nu cu pentru răspunsul
+    är och eller men inte med för svaret er og eller men ikke med svar
+    az és vagy de nem egy válasz
+    one two three four five six seven eight nine ten eleven twelve first second third half
+    что это как так потому поскольку ответ равно или также итак значит тогда есть
+    що або також відповідь дорівнює тому""".split()
+)
+
+
+def unread_language(
+    sentence: str,
+    known: frozenset[str] = frozenset(),
+    stands: Callable[[str], bool] | None = None,
+    min_words: int | None = None,
+) -> str | None:
+    """A word in the rest of the answer's sentence that no covered language can vouch for, or None.
+
+    A letter outside the covered alphabets is read at once. Words in Latin or Cyrillic letters
+    need evidence: two or more of them with no function word of a covered language among them
+    (one of two letters counts only in English: "de", "ma", "di" are words of many languages)
+    are in a language no lexicon covers. ``known``: lower-cased words that stand anyway (the
+    task's own words); ``stands``: a test for more such words (a family's units)."""
+    text = MARKUP.sub(" ", LATEX_COMMAND.sub(" ", sentence[:400]))
+    words: list[str] = []
+    for word in LETTER_RUN.findall(text):
+        if any(_READ_LETTERS.match(ch) is None for ch in word):
+            if len(word) > 1 or not ("\u0370" <= word <= "\u03ff"):  # one Greek letter is a variable
+                return word
+        elif (word.isascii() and (len(word) > 1 or word.lower() in _ENGLISH_SHORT)) or (
+            len(word) > 1 and _LATIN_OR_CYRILLIC.match(word)
+        ):
+            words.append(word.lower())  # one other letter is a variable ("r/10")
+    # A clause after a comma, dash or bracket ("\\boxed{3}, ma hubo") is read from two words; a phrase
+    # run on after the value ("\\boxed{3} milles marins") from three: a unit can take two words.
+    clause = re.match(r"[\s$)\]}*]*[,;:(\u2013\u2014-]", sentence) is not None
+    if len(words) < (min_words if min_words is not None else 2 if clause else 3):
+        return None
+    for word in words:
+        if (
+            word in known
+            or word.rstrip("s") in known
+            or word in _ENGLISH_SHORT
+            or (len(word) > 2 and stands and stands(word))
+        ):
+            return None
+        if len(word) > 2 and (word in _FUNCTION_WORDS or word in _CLOSING_WORDS):
+            return None
+    return " ".join(words[:4])
+
+
+# Words an honest answer is signed off with ("QED.", "Done.", "Good luck!", "Cheers!"): a line of them is read.
+_CLOSING_WORDS = frozenset(
+    """qed done good luck cheers thanks thank enjoy hope helps happy glad end finished complete completed solved
+    verified checked correct yes indeed voilà voila tada nice great okay box boxed simplified fertig fin listo
+    fine fim bitte merci gracias grazie obrigado obrigada danke vielen dank viel glück beaucoup bonne chance muchas
+    buena suerte mille buona fortuna boa sorte спасибо удачи дякую dziękuję powodzenia bedankt succes teşekkürler
+    teşekkür ederim şanslar terima kasih semoga berhasil cảm ơn chúc may mắn asante sana salamat kiitos onnea děkuji
+    mulțumesc noroc tack lycka takk köszönöm sok sikert
+    namely i.e. seja decir cioè dire heißt yani yaitu yakni tức есть""".split()
+)
+_LATIN_OR_CYRILLIC = re.compile(r"^[A-Za-z\u00c0-\u024f\u1e00-\u1eff\u0400-\u04ff]+$")
+_ENGLISH_SHORT = frozenset("a an as at be by do go he i if in is it me my no of on or so to up us we".split())
+
+
+# Formatting that splits a word or a phrase for the reader's eye only: TeX spaces ("not~sure",
+# "not\\ sure", "\\quad"), HTML entities and tags ("not&nbsp;sure", "<details>or 4</details>"), markdown
+# emphasis ("*not* sure"), letters spaced out ("m a y b e"), and look-alike letters of another script
+# inside a Latin word ("mаybe" with a Cyrillic а). ``readable`` undoes them before the lexicon reads.
+_TEX_SPACE = re.compile(
+    r"~|\\[ ,;:!>]|\\(?:quad|qquad|space|enspace|thinspace|medspace|thickspace)(?![A-Za-z])|\\hspace\*?\{[^{}]{0,20}\}"
+)
+# A chat template's turn marker and the role after it ("<|im_start|>user"): the next turn, not a sentence.
+CHAT_TURN = re.compile(r"<\|[^|<>]{0,40}\|>\s*(?:user|assistant|system|human|model|tool)?", re.IGNORECASE)
+_ENTITY = re.compile(r"&(?:#\d{1,7}|#x[0-9a-fA-F]{1,6}|[A-Za-z]{2,10});")
+_EMPHASIS = re.compile(r"(?<=\w)[*`]+(?=\w)|(?<![\w*`])[*`]+(?=\w)|(?<=\w)[*`]+(?![\w*`])")
+_SPACED_LETTERS = re.compile(r"(?<![^\s(\[,;:])(?:[^\W\d_] ){2,}[^\W\d_](?![^\s).,;:!?\]])")
+_LOOKALIKE = str.maketrans(
+    "аеорсухіјѕԁӏһԛԝАВЕКМНОРСТУХІЈЅοαινρτυκχεΑΒΕΗΙΚΜΝΟΡΤΥΧΖ",
+    "aeopcyxijsdlhqwABEKMHOPCTYXIJSoaivptukxeABEHIKMNOPTYXZ",
+)
+_LATIN_WORD_WITH_OTHERS = re.compile(r"[^\W\d_]*[A-Za-z][^\W\d_]*")
+
+
+def _fold_lookalikes(word: re.Match[str]) -> str:
+    text = word.group(0)
+    return text.translate(_LOOKALIKE) if not text.isascii() else text
+
+
+def readable(text: str) -> str:
+    """``text`` as a reader sees its words: TeX spaces and HTML entities as spaces, tags and markdown
+    emphasis removed, letters spaced out joined, look-alike letters inside Latin words made Latin."""
+    if not text:
+        return text
+    text = _TEX_SPACE.sub(" ", text)
+    if "&" in text:
+        text = html.unescape(_ENTITY.sub(lambda m: html.unescape(m.group(0)), text)).replace("\xa0", " ")
+    if "<" in text:
+        text = MARKUP.sub(" ", CHAT_TURN.sub(" ", text))
+    if "*" in text or "`" in text:
+        text = _EMPHASIS.sub("", text)
+    text = _SPACED_LETTERS.sub(lambda m: m.group(0).replace(" ", ""), text)
+    if not text.isascii():
+        text = _LATIN_WORD_WITH_OTHERS.sub(_fold_lookalikes, text)
+    return text
+
+
+# A sign no language reads after an answer (emoji, check and cross marks, a shrug's ``¯``): other
+# symbols of Unicode's classes So/Sk outside the units' own (``°``, ``℃``), letter-like signs (``ℕ``) and
+# ASCII; Braille (``⠝⠕⠞``) is read by no lexicon either.
+UNREAD_SIGN = re.compile(
+    "[\u00a6\u00a8\u00a9\u00ae\u00af\u00b4\u00b8\u02c2-\u02c5\u02d2-\u02df"
+    "\u2190-\u21ff\u2300-\u23ff\u2400-\u24ff\u2500-\u27bf\u2800-\u29ff"
+    "\u2b00-\u2bff\u3200-\u33ff\U0001f000-\U0001faff\ufe0f\u200d]"
+)
