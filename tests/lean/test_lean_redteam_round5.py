@@ -70,12 +70,20 @@ REFUSED = {
 }
 
 
+def assert_refused(code: str, rule: str, task: Task = TASK) -> None:
+    """Layer 1 refuses ``code`` (a fenced completion) by ``rule``: the shared check of every round."""
+    verdict = static_check(task, f"```lean4\n{code}\n```", LeanPolicy())
+    assert not isinstance(verdict, Prepared), code[:200]
+    assert verdict.reward == 0.0 and verdict.details.get("rule") == rule, verdict.details
+
+
+def assert_passes(code: str, task: Task = TASK) -> None:
+    assert isinstance(static_check(task, f"```lean4\n{code}\n```", LeanPolicy()), Prepared), code[:200]
+
+
 @pytest.mark.parametrize("name", sorted(REFUSED))
 def test_layer_one_refuses_each_probe(name):
-    code, rule = REFUSED[name]
-    verdict = static_check(TASK, f"```lean4\n{code}\n```", LeanPolicy())
-    assert not isinstance(verdict, Prepared), name
-    assert verdict.reward == 0.0 and verdict.details.get("rule") == rule, verdict.details
+    assert_refused(*REFUSED[name])
 
 
 @pytest.mark.parametrize(
@@ -89,7 +97,7 @@ def test_layer_one_refuses_each_probe(name):
     ],
 )
 def test_honest_look_alikes_pass(code):
-    assert isinstance(static_check(TASK, f"```lean4\n{code}\n```", LeanPolicy()), Prepared)
+    assert_passes(code)
 
 
 @pytest.mark.parametrize("code", ["/-", T + "h.symm\n/- x", T + 'h.symm\n"unterminated'])

@@ -25,7 +25,7 @@ from rlvr_lean.policy import LeanPolicy
 from rlvr_lean.protocol import Message, Pos
 from rlvr_lean.shape import Prepared
 from rlvr_lean.verifier import static_check
-from tests.lean.test_lean_redteam_round5 import HEADER, STATEMENT, TASK, T
+from tests.lean.test_lean_redteam_round5 import HEADER, STATEMENT, TASK, T, assert_passes, assert_refused
 
 LOOKALIKES = "namespace Foo\ntheorem _rlvr_ref_x : True := trivial\ndef t1 : True := trivial\n"
 
@@ -72,10 +72,7 @@ REFUSED = {
 
 @pytest.mark.parametrize("name", sorted(REFUSED))
 def test_layer_one_refuses_each_probe(name):
-    code, rule = REFUSED[name]
-    verdict = static_check(TASK, f"```lean4\n{code}\n```", LeanPolicy())
-    assert not isinstance(verdict, Prepared), name
-    assert verdict.reward == 0.0 and verdict.details.get("rule") == rule, verdict.details
+    assert_refused(*REFUSED[name])
 
 
 @pytest.mark.parametrize(
@@ -96,7 +93,7 @@ def test_layer_one_refuses_each_probe(name):
     ],
 )
 def test_honest_look_alikes_pass(code):
-    assert isinstance(static_check(TASK, f"```lean4\n{code}\n```", LeanPolicy()), Prepared)
+    assert_passes(code)
 
 
 def _plan():
@@ -217,7 +214,7 @@ def test_an_honest_proof_under_a_header_that_leaves_a_namespace_open_still_score
     assert bad.reason is Reason.WRONG
 
 
-@pytest.mark.parametrize("version", [0, 1])
+@pytest.mark.parametrize("version", [0, 1, 2])
 def test_the_old_ids_stay_resolvable_and_run_the_new_checks(version):
     import warnings
 
@@ -228,7 +225,7 @@ def test_the_old_ids_stay_resolvable_and_run_the_new_checks(version):
         warnings.simplefilter("always")
         env = rlvr_envs.make(f"lean-v{version}", data=rows)
     try:
-        assert any("deprecated" in str(w.message) for w in caught) is (version == 0)
+        assert any("deprecated" in str(w.message) for w in caught) is (version < 2)  # v2: round 7
         code, rule = REFUSED["guard_msgs chain"]
         verdict = env.verify(env.tasks[0], f"```lean4\n{code}\n```")
         assert verdict.reward == 0.0 and verdict.details.get("rule") == rule

@@ -161,12 +161,13 @@ EXPLOITS = {
     "admitGoal": ("by exact Lean.Elab.admitGoal", "sorry"),
     # Issue 21: attributes that register meta code (a command elaborator could add declarations unchecked).
     "@[tactic]": (
-        "open Lean Elab Tactic in\n@[tactic Lean.Parser.Tactic.decide] def myDecide : Tactic := fun _ => do\n"
+        # (written after `open Lean Elab Tactic in`, the `open` is refused first: rule `meta_api`, round 7)
+        "@[tactic Lean.Parser.Tactic.decide] def myDecide : Tactic := fun _ => do\n"
         "  (← getMainGoal).assign default\n\n" + THEOREM + "by decide",
         "elab_attribute",
     ),
     "@[command_elab]": (
-        "open Lean Elab Command in\n@[command_elab Lean.Parser.Command.check] def forge : CommandElab := fun _ => do\n"
+        "@[command_elab Lean.Parser.Command.check] def forge : CommandElab := fun _ => do\n"
         "  modifyEnv id\n\n" + THEOREM + "h.symm",
         "elab_attribute",
     ),

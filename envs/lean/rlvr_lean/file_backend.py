@@ -24,6 +24,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from rlvr_envs import Reason, Verdict
 from rlvr_lean.backends import Backend, LeanUnavailable, assemble_file, judge_whole_file
@@ -36,6 +37,18 @@ from rlvr_lean.shape import Prepared
 MIN_ADDRESS_SPACE_MB = 8192
 _POLL_S = 0.05
 _STDOUT_LIMIT = 8 << 20  # a flood of messages past this is cut (the verdict needs the first ones)
+
+
+class FileRun(NamedTuple):
+    """One ``lean --json`` run: its output, how it ended and whether the output was cut."""
+
+    out: str
+    err: str
+    code: int | str
+    """The exit code, or ``"timeout"`` / ``"memory"`` when it was killed at a bound."""
+    seconds: float
+    cut: bool
+    """stdout passed ``_STDOUT_LIMIT`` and was cut at the last whole message before it."""
 
 
 def _limits(memory_mb: float, cpu_s: int):
@@ -158,9 +171,8 @@ class FileBackend(Backend):
             argv += ["--setenv", "LEAN_PATH", self.lean_path]
         return [*argv, "--", *lean]
 
-    def run_file(self, text: str, *, timeout_s: float) -> tuple[str, str, int | str, float]:
-        """Runs ``lean --json`` on ``text``: (stdout, stderr, exit code or ``"timeout"`` /
-        ``"memory"`` when it was killed at a bound, seconds)."""
+    def run_file(self, text: str, *, timeout_s: float) -> FileRun:
+        """Runs ``lean --json`` on ``text`` within the budget and the bounds."""
         with tempfile.TemporaryDirectory(prefix="rlvr-lean-") as workdir:
             path = os.path.join(workdir, "Check.lean")
             with open(path, "w", encoding="utf-8") as fh:
@@ -190,11 +202,12 @@ class FileBackend(Backend):
                 out_file.seek(0)
                 err_file.seek(0)
                 raw = out_file.read(_STDOUT_LIMIT + 1)
-                if len(raw) > _STDOUT_LIMIT:  # a flood: keep the whole messages before the cut
+                cut = len(raw) > _STDOUT_LIMIT
+                if cut:  # a flood: keep the whole messages before the cut
                     raw = raw[: raw.rfind(b"\n", 0, _STDOUT_LIMIT) + 1]
                 out = raw.decode("utf-8", "replace")
                 err = err_file.read(4000).decode("utf-8", "replace")
-            return out, err, code, time.monotonic() - start
+            return FileRun(out, err, code, time.monotonic() - start, cut)
 
     def _watch(self, proc: subprocess.Popen, start: float, timeout_s: float) -> int | str:
         while True:
@@ -223,7 +236,7 @@ class FileBackend(Backend):
         text, (first, last), audit_offset, plan = assemble_file(prepared)
         self.stats["checks"] += 1
         try:
-            out, err, code, seconds = self.run_file(text, timeout_s=timeout_s)
+            out, err, code, seconds, cut = self.run_file(text, timeout_s=timeout_s)
         except OSError as exc:
             return Verdict.failure(
                 Reason.VERIFIER_ERROR, details={"layer": "lean", "backend": "file", "error": str(exc)}
@@ -251,6 +264,8 @@ class FileBackend(Backend):
             return Verdict.failure(
                 Reason.VERIFIER_ERROR, details={"layer": "lean", "backend": "file", "error": str(exc)}
             )
+        if cut and code in (0, 1) and not resp.messages:
+            return output_flood()  # one message past the limit: nothing whole was left to read
         if code not in (0, 1) or (not resp.messages and code != 0):
             # Killed by a signal or aborted (out of memory under the address-space bound, a crash):
             # the proof was not judged, and a proof that exhausts memory earns nothing.
@@ -274,4 +289,22 @@ class FileBackend(Backend):
         verdict = judge_whole_file(
             KiminaResult("0", None, resp), first, last, audit_offset, plan, allow_native, backend=self.name
         )
+        if cut and verdict.reason is Reason.VERIFIER_ERROR:
+            # The code flooded Lean's output (`#print`/`#reduce` of huge terms, traces) until the
+            # cut took its own later errors and the audit's answers: the completion's doing, not
+            # the infrastructure's (a verifier_error would stop a trainer's batch, issue 26).
+            return output_flood()
         return verdict
+
+
+def output_flood() -> Verdict:
+    """The verdict of a check whose output was cut before it could be judged."""
+    return Verdict.failure(
+        Reason.RUNTIME_ERROR,
+        details={
+            "layer": "lean",
+            "backend": "file",
+            "rule": "output",
+            "error": f"Lean's messages passed {_STDOUT_LIMIT:,} bytes and were cut before the proof was judged",
+        },
+    )

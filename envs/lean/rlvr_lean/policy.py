@@ -58,6 +58,11 @@ RULES: dict[str, str] = {
     "scope": "the completion leaves a `namespace`/`mutual` open (or closes the task's scope), so the theorem "
     "or the audit after it would not be read in the task's scope",
     "instance": "a helper `instance` in a reference file changes how later statements elaborate",
+    "meta_api": "the completion names Lean's meta-programming API (`Lean.*`, `Aesop.*`, `Qq`, the elaborator "
+    "monads `TacticM`/`MetaM`/...): meta code it defines can be run by whatever evaluates a constant (an "
+    "aesop `tactic` rule) and add declarations the kernel never checks",
+    "aesop_tactic_rule": "`add_aesop_rules … tactic …` / `aesop (add … tactic …)` run a tactic the completion "
+    "defined, as the `@[aesop … tactic]` attribute does",
 }
 
 _META_WORDS = frozenset(
@@ -92,6 +97,17 @@ READ_ONLY_HASH = frozenset(
 )
 _NATIVE_NAMES = frozenset({"native_decide", "ofReduceBool", "reduceBool", "trustCompiler"})
 _ATTR_CODE_RULES = {"extern": "extern", "implemented_by": "implemented_by", "csimp": "csimp"}
+# Meta code (what could forge a declaration past the kernel, `Environment.addDeclWithoutChecking`)
+# has to name the meta-programming API somewhere: its monad in a type, or a function in its body.
+# Proofs never do, so a completion may not name these namespaces (first component) nor the
+# monads and meta namespaces anywhere in a name (what `open Lean` in a header would leave short).
+_META_ROOTS = frozenset({"Lean", "Aesop", "Qq", "Plausible", "ProofWidgets", "Elab", "Meta"})
+_META_PARTS = frozenset(
+    "Elab Meta TacticM MetaM CoreM TermElabM CommandElabM SimprocM RuleTac SingleRuleTac RuleTacDescr TacGen "
+    "DelabM MacroM".split()
+)
+_META_LIBRARIES = frozenset({"Mathlib", "Batteries", "Std"})
+"""Libraries whose meta code lives in ``…Tactic``/``…Meta``/``…Elab`` sub-namespaces."""
 
 # Attributes that only tag a declaration the kernel has checked (a simp lemma is a proved
 # theorem) or tune the compiler, never running code the completion wrote. Everything else is
@@ -296,6 +312,36 @@ def _wraps_a_command(tokens: Sequence[Token], i: int, ends: dict[int, int]) -> b
     return j < len(tokens) and tokens[j].kind == IDENT and tokens[j].text == "in"
 
 
+def _names_meta_api(name: str) -> bool:
+    parts = name.split(".")
+    if parts[0] in _META_ROOTS or any(p in _META_PARTS for p in parts):
+        return True
+    return parts[0] in _META_LIBRARIES and any(p in ("Tactic", "Meta", "Elab") for p in parts[1:])
+
+
+def _aesop_tactic_rule(tokens: Sequence[Token], i: int, starts: list[bool], ends: dict[int, int]) -> int | None:
+    """Where a ``tactic`` builder stands in ``add_aesop_rules …`` (up to the next command) or in an
+    ``aesop (add …)`` clause at ``i``; None when there is none."""
+    word = tokens[i].text
+    if word == "add_aesop_rules":
+        j = i + 1
+        while j < len(tokens) and not starts[j]:
+            if tokens[j].kind == IDENT and tokens[j].text == "tactic":
+                return j
+            j += 1
+        return None
+    if word.rstrip("?!") == "aesop" and i + 2 < len(tokens) and tokens[i + 1].text == "(":
+        k = i + 1
+        while k < len(tokens) and tokens[k].text == "(" and k + 1 < len(tokens):
+            close = ends.get(k, len(tokens) - 1)
+            if tokens[k + 1].text == "add":
+                for j in range(k + 2, close):
+                    if tokens[j].kind == IDENT and tokens[j].text == "tactic":
+                        return j
+            k = close + 1
+    return None
+
+
 def scan(tokens: Sequence[Token], src: str, policy: LeanPolicy) -> Violation | None:
     """The first rule the tokens break, or None. ``src`` is the text the tokens' offsets refer to."""
     attr = _attribute_spans(tokens)
@@ -323,21 +369,25 @@ def scan(tokens: Sequence[Token], src: str, policy: LeanPolicy) -> Violation | N
         if tok.kind == IDENT:
             name = text[7:] if text.startswith("_root_.") else text
             base = base_name(name)
+            # Lean's names may end in `?`/`!`, and libraries define such variants of commands
+            # (Mathlib's `variable?`, lexed as one word here): a denied keyword so suffixed is
+            # the keyword (`sorry!` likewise, in `_sorry_like`).
+            word = name.rstrip("?!") or name
             if _sorry_like(name) or base in _SORRY_BASES:
                 found = hit("sorry", i)
             elif name == "stop" and src[tok.start : tok.end] == "stop":
                 # A keyword since Lean 4's `macro "stop" tacticSeq : tactic => `(tactic| repeat sorry)`;
                 # `«stop»` is a plain name.
                 found = hit("sorry", i, "`stop` discards the rest of the proof (it is `repeat sorry`)")
-            elif name in _INIT_WORDS or (
-                name.startswith(("register_", "declare_"))
-                and name not in _SYNTAX_WORDS
-                and (starts[i] or (name in _REGISTER_KEYWORDS and src[tok.start : tok.end] == name))
+            elif word in _INIT_WORDS or (
+                word.startswith(("register_", "declare_"))
+                and word not in _SYNTAX_WORDS
+                and (starts[i] or (word in _REGISTER_KEYWORDS and src[tok.start : tok.end] == name))
             ):
                 found = hit("initialize", i)
-            elif name == "axiom" or (name == "constant" and starts[i]):
+            elif word == "axiom" or (word == "constant" and starts[i]):
                 found = hit("axiom", i)
-            elif name == "unsafe":
+            elif word == "unsafe":
                 found = hit("unsafe", i)
             elif name == "partial" and i + 2 < n and tokens[i + 1].text == "def":
                 partial_names[base_name(tokens[i + 2].text)] = i
@@ -345,26 +395,32 @@ def scan(tokens: Sequence[Token], src: str, policy: LeanPolicy) -> Violation | N
                 found = hit(_ATTR_CODE_RULES[base], i)
             elif attr[i] and base in ("instance", "default_instance"):
                 found = hit("local_instance", i)
-            elif name == "instance" and i and tokens[i - 1].text in ("local", "scoped"):
+            elif word == "instance" and i and tokens[i - 1].text in ("local", "scoped"):
                 found = hit("local_instance", i)
-            elif name == "export":
+            elif word == "export":
                 found = hit("export", i)
-            elif name == "set_option" and i + 1 < n:
+            elif word == "set_option" and i + 1 < n:
                 option = tokens[i + 1].text
                 if option.startswith("debug.") or base_name(option) == "allowUnsafeReducibility":
                     found = hit("unsafe_option", i + 1)
-            elif name in _META_WORDS:
+            elif word in _META_WORDS:
                 found = hit("meta_code", i)
-            elif name in _SYNTAX_WORDS:
+            elif word in _SYNTAX_WORDS:
                 found = hit("syntax_extension", i)
-            elif name == "import":
+            elif word == "import":
                 found = hit("import", i)
             elif base in _NATIVE_NAMES:
                 found = hit("native_decide", i)
             elif name == "native" and ((i and tokens[i - 1].text == "+") or (i + 1 < n and tokens[i + 1].text == ":=")):
                 found = hit("native_decide", i)
-            elif name in _CONTEXT_KEYWORDS and src[tok.start : tok.end] == name:
+            elif word in _CONTEXT_KEYWORDS and src[tok.start : tok.end] == name:
                 found = hit("context_change", i)
+            elif (
+                word in ("add_aesop_rules", "aesop") and (j := _aesop_tactic_rule(tokens, i, starts, ends)) is not None
+            ):
+                found = hit("aesop_tactic_rule", j)
+            elif _names_meta_api(name) and not (i and tokens[i - 1].text == "set_option"):  # an option, not a name
+                found = hit("meta_api", i)
             elif name in policy.extra_forbidden or base in policy.extra_forbidden:
                 if "forbidden" not in policy.allow_rules:
                     found = Violation(

@@ -3,7 +3,16 @@
 Versions (a change that alters any reward of an honest proof bumps the version; the old one stays
 resolvable):
 
-* ``-v1``: issue 26's sixth round. ``#`` commands are accepted by an allowlist of those that only
+* ``-v2``: issue 26's seventh round. A completion may not name Lean's meta-programming API
+  (``Lean.*`` / ``open Lean``, ``Aesop.*``, ``Qq``, the elaborator monads ``TacticM``/``MetaM``/...,
+  ``Mathlib.Tactic.*``): meta code it defined ran through an aesop ``tactic`` rule
+  (``add_aesop_rules … tactic forge``, ``aesop (add safe tactic forge)``, which are refused too) and
+  could add declarations the kernel never checks; library variants of denied commands spelled with
+  a ``?``/``!`` suffix (Mathlib's ``variable?``) are the command; the file backend's verdict on a
+  flood of messages cut before the proof was judged is ``runtime_error`` (rule ``output``), not
+  ``verifier_error``. Honest proofs that change: a proof that names ``Lean.*`` (``open Lean in``,
+  ``Lean.Omega…``) or ``Aesop.*`` now scores 0.
+* ``-v1`` (deprecated): issue 26's sixth round. ``#`` commands are accepted by an allowlist of those that only
   read (``#check``, ``#print``, ``#reduce``, ...) where a command may begin, and none that wraps
   the next command (``#guard_msgs (drop all) in`` dropped a bogus proof's errors); the completion
   must leave every ``namespace`` / ``mutual`` it opens closed and close nothing it did not open,
@@ -14,8 +23,8 @@ resolvable):
   ``noncomputable section … end`` and helpers in a ``section`` left open now pass (the old count
   read ``noncomputable`` and refused the first, and refused the second); a proof with another
   ``#`` command at a line start (``#guard_msgs``, ``#time in``) now scores 0.
-* ``-v0`` (deprecated): the ids as they were, resolvable for old configs and results. It runs the
-  same verifier as ``-v1``: the old rewards included proofs that prove nothing, which a policy
+* ``-v0`` (deprecated): the ids as they were, resolvable for old configs and results. ``-v0`` and
+  ``-v1`` run the same verifier as ``-v2``: the old rewards included proofs that prove nothing, which a policy
   learns to exploit, so they are not reproduced.
 """
 
@@ -23,10 +32,12 @@ from __future__ import annotations
 
 from rlvr_envs import register
 
-LATEST = 1
+LATEST = 2
 _DEPRECATED = {
     0: "v0 let `#guard_msgs (drop all) in` hide a bogus proof's errors and let the code steer the kernel "
-    "audit's names through a namespace it left open; it now runs the v1 checks: use {id}-v1",
+    "audit's names through a namespace it left open; it now runs the v2 checks: use {id}-v2",
+    1: "v1 let a completion define meta code and run it through an aesop `tactic` rule (which can add "
+    "declarations the kernel never checks); it now runs the v2 checks: use {id}-v2",
 }
 
 

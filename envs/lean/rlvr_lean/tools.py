@@ -28,7 +28,7 @@ from typing import Any
 from rlvr_envs import Reason, Verdict
 from rlvr_envs.episodes import ToolContext, ToolError
 from rlvr_lean.backends import assemble_file, judge_whole_file, restrict
-from rlvr_lean.file_backend import FileBackend, parse_json_lines
+from rlvr_lean.file_backend import FileBackend, output_flood, parse_json_lines
 from rlvr_lean.protocol import KiminaResult, Message, ProtocolError
 from rlvr_lean.shape import Prepared
 from rlvr_lean.verifier import LeanVerifier, static_check
@@ -134,7 +134,7 @@ class LeanCheckSession:
     def _file_check(self, backend: FileBackend, prepared: Prepared, allow_native: bool, budget: float) -> str:
         text, (first, last), audit_offset, plan = assemble_file(prepared)
         try:
-            out, _err, code, _seconds = backend.run_file(text, timeout_s=budget)
+            out, _err, code, _seconds, cut = backend.run_file(text, timeout_s=budget)
         except OSError as exc:
             raise ToolError(f"Lean could not be started: {exc}") from exc
         if code == "timeout":
@@ -148,6 +148,8 @@ class LeanCheckSession:
         if code not in (0, 1):
             return f"Lean stopped abnormally (exit {code}) before judging the proof."
         verdict = judge_whole_file(KiminaResult("0", None, resp), first, last, audit_offset, plan, allow_native)
+        if cut and verdict.reason is Reason.VERIFIER_ERROR:
+            verdict = output_flood()  # as the final answer would be judged
         shown = restrict(resp, first, last).messages
         lines = [_summary(verdict, brief=bool(shown))]
         if shown:
