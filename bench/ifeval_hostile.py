@@ -2,12 +2,14 @@
 ``tests/ifeval/test_ifeval_hostile.py``) and ``--hostile`` (issue 21's runs of newlines against the
 reference's own patterns). Run through ``bench/ifeval_checks.py --sweep`` / ``--hostile``.
 
-Run by itself (``.venv/bin/python bench/ifeval_hostile.py --pastes [--ids ifeval-data-v5,ifeval-data]``)
+Run by itself (``.venv/bin/python bench/ifeval_hostile.py --pastes [--ids ifeval-data-v6,ifeval-data] [--explain]``)
 it is the paste sweep of issue 26: each labelled-good response (../shared/data) under 30 other
 labelled prompts (14,780 pairs), per training id, against the background an env over the labelled
 rows builds: pairs paid, the most prompts one response is paid on, labelled-good answers refused
 under their own prompt (with their keys), and IFBench answers under IFEval prompts with an
-IFEval-only background (2,310 pairs). Each id's flags are read from its registered kwargs."""
+IFEval-only background (2,310 pairs), and the CPU rate of ``verify`` over the pastes (the rules'
+cost, ids side by side in one run). ``--explain``: the paid pairs by class (why the rules pass
+them) and the responses paid most. Each id's flags are read from its registered kwargs."""
 
 from __future__ import annotations
 
@@ -146,7 +148,7 @@ def hostile(repeats: int) -> None:
     print(f"\nbatch of 100 labelled responses: {cell(clean)} s; with 5 of them 100k newlines: {cell(mixed)} s")
 
 
-def pastes(env_ids: list[str]) -> None:
+def pastes(env_ids: list[str], explain: bool = False) -> None:
     """The paste sweep (the same pairs as ``tests/ifeval/test_ifeval_contrast.py``)."""
     import random
 
@@ -186,12 +188,19 @@ def pastes(env_ids: list[str]) -> None:
         )
         rng = random.Random(0)
         pairs = paid = worst = 0
+        paid_pairs: list[tuple[int, int]] = []
+        spent = 0.0
         for i in good:
             mine = 0
             for j in rng.sample(range(len(rows)), 30):
                 if rows[j]["prompt"] != rows[i]["prompt"]:
                     pairs += 1
-                    mine += verifier.verify(tasks[j], rows[i]["response"]).reward > 0
+                    start = time.process_time()
+                    verdict = verifier.verify(tasks[j], rows[i]["response"])
+                    spent += time.process_time() - start
+                    if verdict.reward > 0:
+                        mine += 1
+                        paid_pairs.append((i, j))
             paid, worst = paid + mine, max(worst, mine)
         outside = IFEvalVerifier(relevance_background=ifeval_only, **flags(env_id))
         rng = random.Random(1)
@@ -204,8 +213,40 @@ def pastes(env_ids: list[str]) -> None:
         print(
             f"{resolved}: pastes paid {paid}/{pairs} ({paid / pairs:.2%}), one response on at most {worst} of 30; "
             f"labelled-good refused beyond the guard's {len(extra)}/{len(good)} {extra}; "
-            f"IFBench under IFEval paid {other}/{len(ifbench) * 30}"
+            f"IFBench under IFEval paid {other}/{len(ifbench) * 30}; "
+            f"verify over the pairs {pairs / spent:,.0f} checks/s (CPU)"
         )
+        if explain:
+            _explain(labelled, rows, paid_pairs)
+
+
+def _explain(background: Any, rows: list[dict], paid_pairs: list[tuple[int, int]]) -> None:
+    """Why the paid pairs passed, by class (the prompt's content units under the pasted-answer
+    rules of ``rlvr_ifeval.pasted``; a response's size in distinct units), and the responses paid
+    most."""
+    from collections import Counter
+
+    from rlvr_ifeval import pasted
+    from rlvr_ifeval.relevance import MAX_RELEVANCE_CHARS, units
+
+    classes: Counter[str] = Counter()
+    for i, j in paid_pairs:
+        prompt = rows[j]["prompt"]
+        mine = background.prompt_content(prompt, background.index.get(prompt))
+        found = units(rows[i]["response"][:MAX_RELEVANCE_CHARS])
+        if mine is None:
+            classes["prompt in or naming another language, or none found: not judged"] += 1
+        elif len(mine.units) < pasted.MIN_CHANCE_PROMPT_UNITS:
+            classes[f"prompt of under {pasted.MIN_CHANCE_PROMPT_UNITS} content units: not judged"] += 1
+        elif mine.every.isdisjoint(found):
+            size = "under 20" if len(found) < 20 else "20 or more"
+            classes[f"shares no content unit; response of {size} distinct units"] += 1
+        else:
+            classes["shares some of its prompt's content units"] += 1
+    for name, count in classes.most_common():
+        print(f"  {count:5d}  {name}")
+    most = Counter(str(rows[i]["key"]) for i, _ in paid_pairs).most_common(8)
+    print("  responses paid most (key: prompts of 30): " + ", ".join(f"{k}: {n}" for k, n in most))
 
 
 def main() -> None:
@@ -213,12 +254,13 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pastes", action="store_true", help="the paste sweep of issue 26 (labelled data)")
-    parser.add_argument("--ids", default="ifeval-data-v5,ifeval-data", help="comma-separated training ids")
+    parser.add_argument("--ids", default="ifeval-data-v6,ifeval-data", help="comma-separated training ids")
+    parser.add_argument("--explain", action="store_true", help="with --pastes: the paid pairs by class")
     args = parser.parse_args()
     if not args.pastes:
         parser.error("run --sweep / --hostile through bench/ifeval_checks.py; here: --pastes")
     sys.path.insert(0, str(ROOT))
-    pastes([i for i in args.ids.split(",") if i])
+    pastes([i for i in args.ids.split(",") if i], explain=args.explain)
 
 
 if __name__ == "__main__":

@@ -61,7 +61,7 @@ def labelled() -> tuple[list[dict[str, Any]], list[Task], dict[str, IFEvalVerifi
         "ifeval-data-v3": IFEvalVerifier(relevance="contrast", relevance_background=background),
         **{
             env_id: IFEvalVerifier(relevance_background=background, **flags(env_id))
-            for env_id in dict.fromkeys(("ifeval-data-v4", "ifeval-data-v5", NEWEST))
+            for env_id in dict.fromkeys(("ifeval-data-v4", "ifeval-data-v5", "ifeval-data-v6", NEWEST))
         },
     }
     return rows, tasks, verifiers
@@ -87,6 +87,8 @@ def test_the_new_gate_rejects_at_most_one_percent_of_labelled_good_responses(lab
     assert len(added[NEWEST]) <= 0.01 * len(good)
     # Round 6 (ifeval-data-v6: the chance and far-home rules) refuses no labelled-good answer more.
     assert set(added["ifeval-data-v6"]) == set(added["ifeval-data-v5"])
+    # Round 7 (ifeval-data-v7: no more than chance, an answer's expected words) neither.
+    assert set(added["ifeval-data-v7"]) == set(added["ifeval-data-v6"])
 
 
 def _paste_scores(rows: list[dict[str, Any]], tasks: list[Task], verifier: IFEvalVerifier) -> tuple[int, int, int]:
@@ -134,7 +136,12 @@ def test_a_real_answer_pasted_under_other_prompts_is_paid_less_often(labelled) -
     # similar, is refused. Measured 190 pairs (1.29%; v5: 204, 1.38%).
     v6 = scores["ifeval-data-v6"]
     assert v6[0] == v5[0] and v6[1] <= v5[1] - 10 and v6[2] <= v5[2]
-    assert scores[NEWEST][1] <= v6[1]
+    # Round 7 (ifeval-data-v7): an answer sharing no more of its prompt than chance gives, or
+    # none of a prompt whose words an answer of its size would carry, is refused. Measured 170
+    # pairs (1.15%; v6: 190, 1.29%).
+    v7 = scores["ifeval-data-v7"]
+    assert v7[0] == v6[0] and v7[1] <= v6[1] - 15
+    assert scores[NEWEST][1] <= v7[1]
 
 
 def test_a_paste_from_outside_the_background_is_left_to_the_overlap_rule() -> None:
@@ -396,7 +403,7 @@ def test_the_envs_build_their_background_from_their_own_prompts_or_take_yours() 
         for t in range(len(TOPICS))
     ]
     env: Any = rlvr_envs.make("ifeval-data", data=rows)
-    assert env.env_id == NEWEST == "ifeval-data-v6" and env.verifier.relevance_background is not None
+    assert env.env_id == NEWEST == "ifeval-data-v7" and env.verifier.relevance_background is not None
     assert set(env.verifier.relevance_background.prompts) == {r["prompt"] for r in rows}
     answer = ANSWERS[1].replace(",", "")
     by_prompt = {t.prompt: t for t in env.tasks}
@@ -407,7 +414,7 @@ def test_the_envs_build_their_background_from_their_own_prompts_or_take_yours() 
     own: Any = rlvr_envs.make("ifeval-data", data=rows[2:], relevance_background=mine)
     assert set(own.verifier.relevance_background.prompts) == set(mine)
     synth: Any = rlvr_envs.make("ifeval-synth", base_prompts=[r["prompt"] for r in rows])
-    assert synth.env_id == NEWEST_SYNTH == "ifeval-synth-v7" and len(
+    assert synth.env_id == NEWEST_SYNTH == "ifeval-synth-v8" and len(
         synth.verifier.relevance_background.prompts
     ) == len(rows)
 

@@ -27,6 +27,8 @@ from tests.ifeval.test_ifeval_contrast import LABELLED, NEWEST, flags
 from tests.ifeval.test_ifeval_pasted import FILLER, LONG, PROMPTS, SHORT
 from tests.test_determinism_families import run_under_hash_seeds
 
+# The round-6 ids (round 7, tests/ifeval/test_ifeval_paste_round7.py, keeps these rules and adds its own).
+ROUND_6 = "ifeval-data-v6"
 NO_COMMA = {"instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]}
 # A prompt of everyday words (each in many background prompts): an answer uses some of them.
 COMMON = (
@@ -53,7 +55,7 @@ def no_home() -> contrast.Background:
     return found
 
 
-def _verifier(background: contrast.Background, env_id: str = NEWEST) -> IFEvalVerifier:
+def _verifier(background: contrast.Background, env_id: str = ROUND_6) -> IFEvalVerifier:
     return IFEvalVerifier(relevance_background=background, **flags(env_id))
 
 
@@ -61,8 +63,9 @@ def _words(text: str, n: int) -> str:
     return " ".join(text.split()[:n])
 
 
-def test_the_newest_ids_are_round_6() -> None:
-    assert flags(NEWEST)["relevance_paste"] == 2 == flags("ifeval-synth-v7")["relevance_paste"]
+def test_the_round_6_ids_keep_level_2_and_the_newest_are_later() -> None:
+    assert flags(ROUND_6)["relevance_paste"] == 2 == flags("ifeval-synth-v7")["relevance_paste"]
+    assert flags(NEWEST)["relevance_paste"] > 2
     assert flags("ifeval-data-v5")["relevance_paste"] is True and flags("ifeval-synth-v6")["relevance_paste"] is True
     assert _verifier(contrast.Background.build((p, ()) for p in PROMPTS) or pytest.fail()).relevance_paste == 2
 
@@ -172,13 +175,19 @@ def test_sharing_a_little_while_another_prompt_is_five_times_as_similar_is_refus
     assert _rule(background, own, answer + " " + " ".join(OWN_WORDS[3:7]), 2) is None
 
 
-def test_no_labelled_good_answer_is_refused_by_round_6_under_its_own_prompt() -> None:
+def labelled_with_background() -> tuple[list[dict[str, Any]], list[tuple[Any, ...]], contrast.Background]:
+    """The labelled rows, their checkers, and the background an env over them builds."""
     rows: list[dict[str, Any]] = []
     for name in LABELLED:
         rows.extend(read_jsonl(name))
     checkers = [tuple(build_checkers(r["instruction_id_list"], r["kwargs"])) for r in rows]
     background = contrast.Background.build((r["prompt"], c) for r, c in zip(rows, checkers, strict=True))
     assert background is not None
+    return rows, checkers, background
+
+
+def test_no_labelled_good_answer_is_refused_by_round_6_under_its_own_prompt() -> None:
+    rows, checkers, background = labelled_with_background()
     refused = []
     for row, found_checkers in zip(rows, checkers, strict=True):
         if not row["reference_strict_all"]:
@@ -224,7 +233,7 @@ def child() -> None:
         (r["prompt"], build_checkers(r["instruction_id_list"], r["kwargs"])) for r in rows
     )
     assert background is not None
-    verifiers = {e: IFEvalVerifier(relevance_background=background, **flags(e)) for e in (NEWEST, "ifeval-synth-v7")}
+    verifiers = {e: IFEvalVerifier(relevance_background=background, **flags(e)) for e in (ROUND_6, "ifeval-synth-v7")}
     rng = random.Random(5)
     out = {}
     for i in rng.sample(range(len(rows)), 60):

@@ -1,5 +1,5 @@
 """A response that shares nothing with its own prompt while another prompt claims it (issue 26,
-round 5: ``ifeval-data-v5``, ``ifeval-synth-v6``).
+round 5: ``ifeval-data-v5``, ``ifeval-synth-v6``; rounds 6 and 7 below).
 
 The contrast rules of ``rlvr_ifeval.contrast`` refuse a response another prompt of the background
 matches far better than its own task. They must allow for real answers that paraphrase their
@@ -52,6 +52,26 @@ need no home, or a far better one:
   ``MIN_FAR_HOME_SIMILARITY`` or more and ``MIN_FAR_HOME_RATIO`` times its own prompt's: long
   pastes meet a few of any prompt's words, and their home matches them far better (the labelled
   answers in that band reach a ratio of 4.26 at most).
+
+Round 7 (``relevance_paste=3``: ``ifeval-data-v7``, ``ifeval-synth-v8``) asks what chance gives and
+what an answer would give, of prompts of ``MIN_CHANCE_PROMPT_UNITS`` content units or more:
+
+* **No more than chance.** A response that shares some of its prompt's units, but at most
+  ``expected_by_chance`` of them, is refused, home or none: a long paste meets "work" and "city"
+  by chance, and the round-6 rules weighed such a share as evidence. One that shares at most
+  ``MAX_CHANCE_EXCESS`` more is judged as one that shares nothing (another prompt's similarity
+  ``MIN_HOME_SIMILARITY`` or more refuses it).
+* **What an answer would carry.** A response that shares none of its prompt's units is refused
+  when an answer of its size would carry ``MIN_ANSWER_UNITS`` of them (``expected_if_answered``:
+  the labelled-good answers carry 0.6-0.7 of their prompt's units once they are 40 distinct units
+  long, fewer when shorter). The chance rule cannot judge a prompt of rare words (names, places):
+  chance meets none of them, and an answer meets several.
+
+Measured on the labelled pairs (``bench/ifeval_hostile.py --pastes``): pastes paid 190 -> 170 of
+14,780, IFBench answers under IFEval prompts 44 -> 40 of 2,310, no labelled-good answer refused
+more. What stays paid is mostly out of lexical reach: short answers (under 20 distinct units,
+where half the labelled-good answers under 10 units share no word with their own prompt), prompts
+in or naming another language, prompts of one content unit.
 
 Cost: the prompt's units are computed once per prompt (at ``Background.build`` for the
 background's prompts, else cached); a response costs one set test, and the walk over the other
@@ -115,6 +135,24 @@ MIN_FAR_HOME_SIMILARITY = 3.0
 MIN_FAR_HOME_RATIO = 5.0
 """... and this many times its own prompt's (the labelled-good answers in the band: 4.26 at most;
 at 4.0 two are refused)."""
+# Round 7 (``relevance_paste=3``).
+MAX_CHANCE_EXCESS = 0.4
+"""A response sharing some of its prompt's units is judged as one sharing nothing when it shares
+at most this many more than ``expected_by_chance`` (refused outright at or under it). Labelled-
+good answers share 0.21 more at the least (key 3071: 1 shared, 0.79 expected, no home), then
+0.47 (keys 2416, 57, whose best other prompts reach 2.46 and 4.51: at 0.5 both are refused)."""
+ANSWER_CARRY = 0.65
+"""The share of its prompt's content units a long answer carries (labelled-good answers of 40
+distinct units or more: 0.6-0.7 of them) ..."""
+ANSWER_CARRY_UNITS = 12.0
+"""... reached as ``1 - exp(-m / ANSWER_CARRY_UNITS)`` for an answer of ``m`` distinct units (the
+labelled-good answers of under 10 units carry 0.16 of them, of 10-20 units 0.5)."""
+MIN_ANSWER_UNITS = 5.0
+"""A response that shares no content unit with its prompt is refused when an answer of its size
+would carry this many (``expected_if_answered``): a real answer that carries none of eight or
+more of its prompt's words is rare. Labelled-good answers that share nothing reach 4.43 (key
+2100, 44 units under 7; then 3.87: keys 3748, a haiku rewritten in other words, and 91, 4 units
+under 21); at 4.5 none is refused, at 4.0 one."""
 MAX_PROMPT_CHARS = 20_000
 """A prompt is read this far for its units."""
 MAX_CACHED = 4096
@@ -196,6 +234,15 @@ def shares_little_but_has_a_home(
         return None
     level = int(background.paste)
     nothing = mine.every.isdisjoint(response)
+    if level >= 3 and len(mine.units) >= MIN_CHANCE_PROMPT_UNITS:
+        if nothing:
+            carried = expected_if_answered(len(mine.units), len(response))
+            if carried >= MIN_ANSWER_UNITS:
+                return {"own_prompt_cover": 0.0, "expected_if_answered": round(carried, 2)}
+        else:
+            found = _no_more_than_chance(background, prompt, task, mine, response, matched)
+            if found is not None:
+                return found
     if len(mine.units) < MIN_PROMPT_UNITS:
         if level >= 2 and nothing and len(mine.units) >= MIN_CHANCE_PROMPT_UNITS:
             return _by_chance(background, mine, response)
@@ -213,13 +260,7 @@ def shares_little_but_has_a_home(
             floor = max(MIN_FAR_HOME_SIMILARITY, MIN_FAR_HOME_RATIO * own)
         else:
             return None
-    weights, prompt_units = background.weights, background.units
-    best = 0.0
-    for i, w in matched.items():
-        if i != own_index:
-            similarity = w / math.sqrt(weights[i])
-            if similarity > best and prompt_units[i] != task:
-                best = similarity
+    best = _best_other_similarity(background, prompt, task, matched)
     if best < floor:
         return _by_chance(background, mine, response) if level >= 2 and nothing else None
     return {
@@ -240,6 +281,59 @@ def _by_chance(
     if expected < MIN_CHANCE_UNITS:
         return None
     return {"own_prompt_cover": 0.0, "expected_by_chance": round(expected, 2)}
+
+
+def expected_if_answered(prompt_units: int, response_units: int) -> float:
+    """How many of a prompt's ``prompt_units`` content units an answer of ``response_units``
+    distinct units carries, as the labelled-good answers do: each unit with probability
+    ``ANSWER_CARRY * (1 - exp(-response_units / ANSWER_CARRY_UNITS))``."""
+    if prompt_units <= 0 or response_units <= 0:
+        return 0.0
+    return prompt_units * ANSWER_CARRY * -math.expm1(-response_units / ANSWER_CARRY_UNITS)
+
+
+def _no_more_than_chance(
+    background: Background,
+    prompt: str,
+    task: frozenset[str],
+    mine: PromptContent,
+    response: frozenset[str] | set[str],
+    matched: dict[int, float],
+) -> dict[str, Any] | None:
+    """Round 7: what was found when ``response`` shares some of ``mine``'s units, but no more
+    than chance alone would put in a text of its length, else None. Refused outright when the
+    shared units are at most ``expected_by_chance``; when they exceed it by at most
+    ``MAX_CHANCE_EXCESS``, judged as a response that shares nothing (another prompt's similarity
+    ``MIN_HOME_SIMILARITY`` or more refuses it)."""
+    if len(background.units) < MIN_CHANCE_BACKGROUND:
+        return None
+    shared = sum(not variants.isdisjoint(response) for variants, _ in mine.units)
+    expected = expected_by_chance(mine, len(response) / _mean_units(background))
+    if shared > expected + MAX_CHANCE_EXCESS:
+        return None
+    found = {"own_prompt_shared": shared, "expected_by_chance": round(expected, 2)}
+    if shared <= expected:
+        return found
+    best = _best_other_similarity(background, prompt, task, matched)
+    if best < MIN_HOME_SIMILARITY:
+        return None
+    return {**found, "other_prompt_similarity": round(best, 2)}
+
+
+def _best_other_similarity(
+    background: Background, prompt: str, task: frozenset[str], matched: dict[int, float]
+) -> float:
+    """The highest similarity (matched weight over the square root of the prompt's weight) of a
+    background prompt other than ``prompt`` (and with other task units than ``task``)."""
+    own_index = background.index.get(prompt)
+    weights, prompt_units = background.weights, background.units
+    best = 0.0
+    for i, w in matched.items():
+        if i != own_index:
+            similarity = w / math.sqrt(weights[i])
+            if similarity > best and prompt_units[i] != task:
+                best = similarity
+    return best
 
 
 def expected_by_chance(mine: PromptContent, draws: float) -> float:

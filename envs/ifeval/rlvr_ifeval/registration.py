@@ -7,7 +7,11 @@ Versions (a change that alters any reward bumps the version; the old one stays):
   ``rlvr-envs eval`` reproduces published numbers; the guard is opt-in (``guard=True``).
 * ``ifeval-v0``, ``ifbench-v0``: the degenerate-response guard on, words counted as ``\\w``
   runs (a Chinese or Thai sentence is one word), as these ids scored before.
-* ``ifeval-synth-v7``, ``ifeval-data-v6`` (your own data): training envs, as ``-v6`` / ``-v5``
+* ``ifeval-synth-v8``, ``ifeval-data-v7`` (your own data): training envs, as ``-v7`` / ``-v6``
+  below, and a response that shares a few of its prompt's content words, but no more than
+  chance alone would put in a text of its length, is judged as one that shares none
+  (``relevance_paste=3``, issue 26 round 7: ``rlvr_ifeval.pasted``).
+* ``ifeval-synth-v7``, ``ifeval-data-v6``: training envs, as ``-v6`` / ``-v5``
   below, and a response that shares no content word with a prompt whose common words a text of
   its length would meet by chance is refused, as is one sharing a little of its prompt while
   another prompt is far more similar (``relevance_paste=2``, issue 26 round 6:
@@ -65,6 +69,8 @@ _ROUND_4: dict[str, object] = {"relevance_language": True, "relevance_genre": Tr
 _ROUND_5: dict[str, object] = {**_ROUND_4, "relevance_paste": True}
 # Round 6: a response that avoids the words chance alone would meet, or whose home is far better.
 _ROUND_6: dict[str, object] = {**_ROUND_4, "relevance_paste": 2}
+# Round 7: a response that shares no more of its prompt than chance alone would.
+_ROUND_7: dict[str, object] = {**_ROUND_4, "relevance_paste": 3}
 
 
 def register_envs() -> None:
@@ -103,6 +109,7 @@ def register_envs() -> None:
         {"relevance": "contrast", **_ROUND_4},
         {"relevance": "contrast", **_ROUND_5},
         {"relevance": "contrast", **_ROUND_6},
+        {"relevance": "contrast", **_ROUND_7},
     )
     for version, relevance in enumerate(data_relevance):
         rlvr_envs.register(
@@ -124,6 +131,7 @@ def register_envs() -> None:
         (5, {**_SYNTH_RELEVANCE, **_ROUND_4}),
         (6, {**_SYNTH_RELEVANCE, **_ROUND_5}),
         (7, {**_SYNTH_RELEVANCE, **_ROUND_6}),
+        (8, {**_SYNTH_RELEVANCE, **_ROUND_7}),
     )
     for version, guard in training:
         rlvr_envs.register(
