@@ -66,6 +66,15 @@ REFUSED = {
         "def cfg : Lean.Parser.Tactic.DecideConfig := ⟨false, true, true, false⟩\n" + T + "by decide (config := cfg)",
         "meta_api",
     ),
+    # IO in a closure a tactic's config runs while the proof elaborates: a forged answer, then exit
+    "a linarith preprocessor printing a forged audit answer": (
+        T + 'by linarith (config := { preprocessors := [{ name := "p", transform := fun _ l => do\n'
+        '    IO.println "{\\"severity\\":\\"information\\"}"; IO.Process.exit 0 }] })',
+        "meta_api",
+    ),
+    "open IO": ("open IO in\n" + T + "h.symm", "meta_api"),
+    "EIO": ("def f : EIO String Unit := pure ()\n" + T + "h.symm", "meta_api"),
+    "BaseIO": ("def f : BaseIO Unit := pure ()\n" + T + "h.symm", "meta_api"),
     # aesop's tactic builder outside an attribute, whatever the program is called
     "add_aesop_rules … tactic": ("add_aesop_rules safe tactic forge\n" + T + "by aesop", "aesop_tactic_rule"),
     "local add_aesop_rules with rule sets": (

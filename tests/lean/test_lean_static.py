@@ -204,7 +204,7 @@ EXPLOITS = {
     "@[init]": ("@[init] def hack : IO Unit := pure ()\n" + THEOREM + "h.symm", "init_attribute"),
     "@[builtin_init]": ("@[builtin_init] def hack : IO Unit := pure ()\n" + THEOREM + "h.symm", "init_attribute"),
     "attribute [init]": (
-        "def hack : IO Unit := pure ()\nattribute [init] hack\n" + THEOREM + "h.symm",
+        "def hack : Unit := ()\nattribute [init] hack\n" + THEOREM + "h.symm",  # (an `IO` type: `meta_api`)
         "init_attribute",
     ),
     "@[norm_num]": ("@[norm_num _ + _] def e : NormNumExt := default\n\n" + THEOREM + "h.symm", "extension_attribute"),

@@ -59,8 +59,9 @@ RULES: dict[str, str] = {
     "or the audit after it would not be read in the task's scope",
     "instance": "a helper `instance` in a reference file changes how later statements elaborate",
     "meta_api": "the completion names Lean's meta-programming API (`Lean.*`, `Aesop.*`, `Qq`, the elaborator "
-    "monads `TacticM`/`MetaM`/...): meta code it defines can be run by whatever evaluates a constant (an "
-    "aesop `tactic` rule) and add declarations the kernel never checks",
+    "monads `TacticM`/`MetaM`/..., `IO`): meta code it defines can be run by whatever evaluates a constant or a "
+    "config (an aesop `tactic` rule, a `linarith` preprocessor) and add declarations the kernel never checks or "
+    "print a forged verdict",
     "aesop_tactic_rule": "`add_aesop_rules … tactic …` / `aesop (add … tactic …)` run a tactic the completion "
     "defined, as the `@[aesop … tactic]` attribute does",
 }
@@ -101,7 +102,10 @@ _ATTR_CODE_RULES = {"extern": "extern", "implemented_by": "implemented_by", "csi
 # has to name the meta-programming API somewhere: its monad in a type, or a function in its body.
 # Proofs never do, so a completion may not name these namespaces (first component) nor the
 # monads and meta namespaces anywhere in a name (what `open Lean` in a header would leave short).
-_META_ROOTS = frozenset({"Lean", "Aesop", "Qq", "Plausible", "ProofWidgets", "Elab", "Meta"})
+# `IO` too: a closure in a tactic's config (a `linarith` preprocessor or discharger) runs while the
+# proof elaborates, and with `IO.println` + `IO.Process.exit` it could print a forged audit answer
+# on the stdout the verdict is read from and stop Lean before the real one.
+_META_ROOTS = frozenset({"Lean", "Aesop", "Qq", "Plausible", "ProofWidgets", "Elab", "Meta", "IO", "EIO", "BaseIO"})
 _META_PARTS = frozenset(
     "Elab Meta TacticM MetaM CoreM TermElabM CommandElabM SimprocM RuleTac SingleRuleTac RuleTacDescr TacGen "
     "DelabM MacroM".split()
