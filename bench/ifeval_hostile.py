@@ -13,6 +13,7 @@ them) and the responses paid most. Each id's flags are read from its registered 
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from collections.abc import Callable
@@ -218,6 +219,35 @@ def pastes(env_ids: list[str], explain: bool = False) -> None:
         )
         if explain:
             _explain(labelled, rows, paid_pairs)
+    if explain:
+        _rule_cost(labelled, rows, [(i, j) for i in good for j in random.Random(2).sample(range(len(rows)), 8)])
+
+
+def _rule_cost(background: Any, rows: list[dict], pairs: list[tuple[int, int]]) -> None:
+    """CPU per call of the pasted-answer rules (``pasted.shares_little_but_has_a_home``) at each
+    level, on the same pairs, after what ``contrast`` computes anyway (the response's units, the
+    postings walk): the rules' own cost, levels side by side, best of three passes."""
+    from rlvr_ifeval import contrast, pasted
+    from rlvr_ifeval.relevance import MAX_RELEVANCE_CHARS, task_units, units
+    from rlvr_ifeval.scoring import build_checkers
+
+    prepared = []
+    for i, j in pairs:
+        row = rows[j]
+        task = task_units(row["prompt"], tuple(build_checkers(row["instruction_id_list"], row["kwargs"]))).units
+        found = frozenset(units(rows[i]["response"][:MAX_RELEVANCE_CHARS]))
+        prepared.append((row["prompt"], task, found, contrast.matched_weights(background, found)))
+    cells = []
+    for level in (1, 2, 3):
+        variant = background.variant(outrank=True, paste=level)
+        best = math.inf
+        for _ in range(3):
+            start = time.process_time()
+            for prompt, task, found, matched in prepared:
+                pasted.shares_little_but_has_a_home(variant, prompt, task, found, matched)
+            best = min(best, time.process_time() - start)
+        cells.append(f"level {level} {best / len(prepared) * 1e6:.1f} us")
+    print(f"pasted-answer rules a call ({len(prepared)} pairs, CPU, best of 3): " + ", ".join(cells))
 
 
 def _explain(background: Any, rows: list[dict], paid_pairs: list[tuple[int, int]]) -> None:
