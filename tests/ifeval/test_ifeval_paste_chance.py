@@ -225,7 +225,7 @@ def test_hostile_responses_never_raise_under_round_6(no_home, response: str) -> 
 
 
 def child() -> None:
-    """Run in a fresh interpreter: the newest ids' verdicts on a sample of labelled pastes."""
+    """Run in a fresh interpreter: rounds 6 and 7's verdicts on a sample of labelled pastes."""
     rows: list[dict[str, Any]] = []
     for name in LABELLED:
         rows.extend(read_jsonl(name))
@@ -233,7 +233,8 @@ def child() -> None:
         (r["prompt"], build_checkers(r["instruction_id_list"], r["kwargs"])) for r in rows
     )
     assert background is not None
-    verifiers = {e: IFEvalVerifier(relevance_background=background, **flags(e)) for e in (ROUND_6, "ifeval-synth-v7")}
+    ids = (ROUND_6, "ifeval-synth-v7", NEWEST, "ifeval-synth-v8")
+    verifiers = {e: IFEvalVerifier(relevance_background=background, **flags(e)) for e in ids}
     rng = random.Random(5)
     out = {}
     for i in rng.sample(range(len(rows)), 60):
@@ -251,11 +252,11 @@ def child() -> None:
 
 
 @pytest.mark.slow
-def test_round_6_verdicts_are_the_same_under_every_string_hash_seed() -> None:
+def test_round_6_and_7_verdicts_are_the_same_under_every_string_hash_seed() -> None:
     read_jsonl(LABELLED[0])  # skips with the reason when the peer data is absent
     code = "from tests.ifeval.test_ifeval_paste_chance import child; child()"
     first, second = (json.loads(out) for out in run_under_hash_seeds(dict.fromkeys(("0", "3"), code), 300).values())
-    assert len(first) == 2 * 60 * 12 and first == second
+    assert len(first) == 4 * 60 * 12 and first == second
     assert sum(v[0] == 0.0 for v in first.values()) > 100  # refusals are among them
 
 
