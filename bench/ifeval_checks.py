@@ -140,6 +140,61 @@ def _without_prose_kernels() -> Iterator[None]:
         prose_jit._KERNEL, prose_jit._FLAGS, prose_jit._started = saved
 
 
+@contextlib.contextmanager
+def _before_round7() -> Iterator[None]:
+    """The training ids' rules as round 6 left them: the contrast rule's walk and picks in Python
+    (no ``contrast_jit``), the refusal pattern tried on every short answer (no filter), the guard's
+    tokens and the echo rule's normal form casefolded in a pass of their own. Same verdicts
+    (``tests/ifeval/test_ifeval_contrast_jit.py``)."""
+    from rlvr_ifeval import guard, prose_jit, refusals, verifier
+
+    def tokens(value: str) -> list[str]:
+        folded = value.casefold()
+        if not folded.isascii():
+            folded = guard.replace_each(folded, guard._PUNCTUATION_CHARS, " ")
+        if folded.isascii():
+            return folded.encode("ascii").translate(guard._ASCII_TOKEN_TABLE).decode("ascii").split()
+        return guard._TOKEN_RE.findall(folded)
+
+    def normalise(value: str) -> str:
+        return " ".join(value.split()).casefold()
+
+    saved = prose_jit._CONTRAST, prose_jit._started, refusals._TRIGGERS, guard.tokens, verifier._normalise
+    prose_jit._CONTRAST, prose_jit._started, refusals._TRIGGERS = None, True, ("",)
+    guard.tokens, verifier._normalise = tokens, normalise
+    try:
+        yield
+    finally:
+        prose_jit._CONTRAST, prose_jit._started, refusals._TRIGGERS, guard.tokens, verifier._normalise = saved
+
+
+def goal_table(seconds: float) -> None:
+    """Only the newest training ids' rows, each beside the same rules as round 6 left them, the
+    two timed in turn (``--goal``: a short run for a loaded machine)."""
+    from rlvr_envs import Task
+    from rlvr_ifeval.language import warm_up
+
+    rows = load_rows()
+    tasks = [
+        Task(id=str(i), prompt=r["prompt"], answer={k: r[k] for k in ("instruction_id_list", "kwargs")})
+        for i, r in enumerate(rows)
+    ]
+    warm_up()
+    print(f"{'row':<60} {'checks/s/core':>13} {'best pass':>10} {'first pass':>10}")
+    for env_id, verifier_ in newest_training_ids(rows):
+
+        def run(v: Any = verifier_) -> int:
+            return sum(len(v.verify(t, r["response"]).details["instructions"]) for t, r in zip(tasks, rows))
+
+        for _ in range(2):  # in turn, twice: load on a shared machine drifts
+            for label, context in ((env_id, contextlib.nullcontext), (f"{env_id}, before round 7", _before_round7)):
+                with context():
+                    checks, spent, best, first = timed(run, seconds)
+                print(f"{label:<60} {checks / spent:>13,.0f} {best:>10,.0f} {first:>10,.0f}")
+        verdict = "met" if checks / spent >= GOAL else "NOT met"
+        print(f"goal {GOAL:,} checks/s/core, {env_id}, last row: {verdict}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time budget per row of the table")
@@ -149,6 +204,7 @@ def main() -> None:
     parser.add_argument("--warm", action="store_true", help="with --sweep: keep memos between checks")
     parser.add_argument("--only", default="", help="with --sweep: instruction ids containing this")
     parser.add_argument("--rules", action="store_true", help="CPU per verify of each rule, newest training id")
+    parser.add_argument("--goal", action="store_true", help="only the newest training ids, now and before round 7")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "envs" / "ifeval"))
     if args.hostile or args.sweep:
@@ -161,6 +217,9 @@ def main() -> None:
         return
     if args.rules:
         rules_profile(args.repeats)
+        return
+    if args.goal:
+        goal_table(args.seconds)
         return
     from rlvr_envs import Task
     from rlvr_ifeval.envs import IFEvalVerifier
@@ -242,6 +301,14 @@ def main() -> None:
                 f"verify, {env_id} (newest training id)",
                 "IFEval+IFBench, all",
                 *timed(newest_pass(newest_verifier), args.seconds),
+            )
+        )
+    with _before_round7():
+        table.append(
+            (
+                f"verify, {data_id}, before round 7 (no contrast_jit)",
+                "IFEval+IFBench, all",
+                *timed(newest_pass(newest[0][1]), args.seconds),
             )
         )
     with _without_prose_kernels():

@@ -44,7 +44,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rlvr_ifeval import pasted
+from rlvr_ifeval import contrast_jit, pasted, prose_jit
 from rlvr_ifeval.base import Checker
 
 MAX_BACKGROUND = 5000
@@ -153,12 +153,37 @@ class Background:
         """``answers_another_prompt`` against this background (what ``relevance`` calls: it
         imports nothing from here at run time, since this module reads its task units), and
         with ``outrank`` ``outranked`` too."""
-        matched = matched_weights(self, response)  # one walk of the postings for both rules
-        found = answers_another_prompt(self, prompt, task, response, matched)
-        if found is None and self.outrank:
-            found = outranked(self, prompt, task, response, matched)
-        if found is None and self.paste and (matched or self.paste >= 2):  # round 6 needs no match
+        kernel = prose_jit.contrast_kernel()
+        walk = self.walk() if kernel is not None else None
+        if walk is None or not walk.usable:
+            matched = matched_weights(self, response)  # one walk of the postings for both rules
+            found = answers_another_prompt(self, prompt, task, response, matched)
+            if found is None and self.outrank:
+                found = outranked(self, prompt, task, response, matched)
+            met = bool(matched)
+        else:  # the same walk and picks, compiled (``contrast_jit``); the rules' tests stay here
+            own_index = self.index.get(prompt)
+            order, values, best_i, best, similar = walk.run(
+                kernel, response, own_index, task, MIN_RARE_UNITS * self.unseen, MIN_OUTRANK_COVER
+            )
+            found = _another_prompt(self, task, response, best, best_i)
+            if found is None and self.outrank:
+                found = _outranking(self, task, response, similar)
+            met = len(order) > 0
+            matched = None
+        if found is None and self.paste and (met or self.paste >= 2):  # round 6 needs no match
+            if matched is None:
+                matched = contrast_jit.matched(order, values)
             found = pasted.shares_little_but_has_a_home(self, prompt, task, response, matched)
+        return found
+
+    def walk(self) -> contrast_jit.Walk:
+        """The postings as the compiled walk reads them (made once, shared with the variants,
+        never pickled)."""
+        found = self.__dict__.get("_walk")
+        if found is None:
+            found = contrast_jit.Walk(self.idf, self.postings, self.units, self.weights)
+            object.__setattr__(self, "_walk", found)
         return found
 
     def prompt_content(self, prompt: str, index: int | None) -> pasted.PromptContent | None:
@@ -195,6 +220,8 @@ class Background:
         twin = twins.get((outrank, paste))
         if twin is None:
             twin = dataclasses.replace(self, outrank=outrank, paste=paste)
+            if "_walk" in self.__dict__:
+                object.__setattr__(twin, "_walk", self.__dict__["_walk"])
             twins[(outrank, paste)] = twin
         return twin
 
@@ -203,6 +230,7 @@ class Background:
         state.pop("_variants", None)
         state.pop("_content", None)
         state.pop("_outranking", None)
+        state.pop("_walk", None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -250,6 +278,13 @@ def answers_another_prompt(
         # likelier home, and a choice that does not hang on the order the walk met them in.
         if w >= floor and i != own_index and (w > best or (w == best and (weights[i], i) < (weights[best_i], best_i))):
             best, best_i = w, i
+    return _another_prompt(background, task, response, best, best_i)
+
+
+def _another_prompt(
+    background: Background, task: frozenset[str], response: frozenset[str] | set[str], best: float, best_i: int
+) -> dict[str, Any] | None:
+    """``answers_another_prompt`` once the best other prompt by weight is picked (-1: none)."""
     if best_i < 0:
         return None
     # The best candidate only: a weaker one cannot pass the own-task test where the best fails.
@@ -287,6 +322,13 @@ def outranked(
             similarity = w / math.sqrt(weights[i])
             if similarity > best and background.units[i] != task:
                 best = similarity
+    return _outranking(background, task, response, best)
+
+
+def _outranking(
+    background: Background, task: frozenset[str], response: frozenset[str] | set[str], best: float
+) -> dict[str, Any] | None:
+    """``outranked`` once the best similarity of another prompt is found."""
     if best < MIN_OUTRANK_SIMILARITY:
         return None
     own_weight = background.weight(task)

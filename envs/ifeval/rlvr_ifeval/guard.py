@@ -95,6 +95,7 @@ _TOKEN_RE = re.compile(f"[{_NO_SPACE}]|(?:[^\\W_{_NO_SPACE}]|[{_MARKS}])+")
 _SEA_RE = re.compile(f"[{_SEA}]")
 _NO_SPACE_RE = re.compile(f"[{_NO_SPACE}]")
 _ASCII_TOKEN_TABLE = bytes(c if chr(c).isalnum() and c < 128 else 32 for c in range(256))
+_ASCII_LOWER_TOKEN_TABLE = bytes(ord(chr(c).lower()) if chr(c).isalnum() and c < 128 else 32 for c in range(256))
 _DIGITS = str.maketrans("", "", "0123456789")
 
 
@@ -106,6 +107,8 @@ _PUNCTUATION_CHARS = COMMON_PUNCTUATION
 
 def tokens(value: str) -> list[str]:
     """The casefolded tokens of ``value`` (see the module docstring)."""
+    if value.isascii():  # casefolding is lowering there, done by the same translate (one pass fewer)
+        return value.encode("ascii").translate(_ASCII_LOWER_TOKEN_TABLE).decode("ascii").split()
     folded = value.casefold()
     if not folded.isascii():
         folded = replace_each(folded, _PUNCTUATION_CHARS, " ")

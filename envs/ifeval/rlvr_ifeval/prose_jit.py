@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from rlvr_ifeval import units_jit
+from rlvr_ifeval import contrast_jit, units_jit
 from rlvr_ifeval.analysis import JOINER_CHARS, PROSE_SEGMENT_WORDS, ascii_view, joined_words, replace_each
 
 KEY_CHARS = 12
@@ -192,6 +192,7 @@ def tables(kept: frozenset[str], drop: frozenset[str]) -> Tables | None:
 _KERNEL: Any = None
 _FLAGS: Any = None
 _UNITS: Any = None
+_CONTRAST: Any = None
 _LOCK = threading.Lock()
 _loaded = False
 _started = False
@@ -298,6 +299,14 @@ def units_kernel() -> Any:
     return _UNITS
 
 
+def contrast_kernel() -> Any:
+    """``contrast_jit``'s kernel once ``load`` has checked it, else None (the first call starts
+    loading it on a daemon thread)."""
+    if _CONTRAST is None and not _started:
+        start()
+    return _CONTRAST
+
+
 def start() -> None:
     """``load`` on a daemon thread, once: a process's first verdicts count in Python instead of
     waiting for numba (1-3 s from its cache, ~15 s compiling on a loaded machine)."""
@@ -322,7 +331,7 @@ def _forget_load() -> None:
 def load() -> bool:
     """Compile the kernel (or load it from numba's cache) and check it on a sample, once per
     process; whether it is in use. Called by ``language.warm_up``."""
-    global _KERNEL, _FLAGS, _UNITS, _loaded
+    global _KERNEL, _FLAGS, _UNITS, _CONTRAST, _loaded
     with _LOCK:
         if not _loaded:
             _loaded = True
@@ -332,6 +341,7 @@ def load() -> bool:
                 jit = numba.njit(cache=True, nogil=True)
                 kernel, flags = jit(_prose_counts), jit(_vocabulary_flags)
                 units = units_jit.compile_kernel()
+                walk = contrast_jit.compile_kernel()
             except Exception:  # no numba: the Python path counts
                 return False
             kept = frozenset({"the", "of", "and", "to", "in", "is", "it's", "with"})
@@ -345,8 +355,9 @@ def load() -> bool:
                 letters = _SAMPLE.encode("ascii").translate(units_jit._LETTERS_TABLE).decode("ascii")
                 words = set(letters.lower().split()) - drop
                 ok = ok and units_jit.ascii_units(units, _SAMPLE, drop, 6) == {w[:6] for w in words if len(w) >= 3}
+                ok = ok and contrast_jit.check(walk)
             except Exception:
                 ok = False
             if ok:  # published only once checked: another thread may be counting meanwhile
-                _UNITS, _FLAGS, _KERNEL = units, flags, kernel
+                _CONTRAST, _UNITS, _FLAGS, _KERNEL = walk, units, flags, kernel
     return _KERNEL is not None

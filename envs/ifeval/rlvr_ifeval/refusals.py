@@ -72,6 +72,53 @@ _SQUASHED = (
     r"ขอโทษ|ขออภัย|ไม่สามารถ(?:ช่วย|ตอบ|ให้)?|ไม่ทราบ|ไม่รู้|ไม่แน่ใจ",
 )
 _SQUASHED_RE = re.compile("|".join(f"(?:{p})" for p in _SQUASHED))
+
+
+def necessary_strings(items: Any) -> frozenset[str] | None:
+    """Strings one of which every match of the parsed pattern ``items`` (``re._parser`` data)
+    contains, or None when none can be read off it: runs of literal characters, and for an
+    alternation the union of its branches' strings (every branch must have some); a part that
+    may be absent (``?``, ``*``) gives none. Of several candidates, the one whose shortest string
+    is longest (fewest strings on a tie)."""
+    from re import _constants as sre  # type: ignore[attr-defined]  # (the parser's own opcodes)
+
+    candidates: list[frozenset[str]] = []
+    run: list[str] = []
+    for op, arg in items:
+        if op is sre.LITERAL:
+            run.append(chr(arg))
+            continue
+        if run:
+            candidates.append(frozenset({"".join(run)}))
+            run = []
+        found: frozenset[str] | None = None
+        if op is sre.SUBPATTERN:
+            found = necessary_strings(arg[-1].data)
+        elif op is sre.BRANCH:
+            branches = [necessary_strings(b.data) for b in arg[1]]
+            if all(b is not None for b in branches):
+                found = frozenset().union(*branches)  # type: ignore[arg-type]  # (none is None here)
+        elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT) and arg[0] >= 1:
+            found = necessary_strings(arg[2].data)
+        if found:
+            candidates.append(found)
+    if run:
+        candidates.append(frozenset({"".join(run)}))
+    candidates = [c for c in candidates if c and all(c)]
+    return max(candidates, key=lambda c: (min(map(len, c)), -len(c))) if candidates else None
+
+
+def _triggers(pattern: re.Pattern[str]) -> tuple[str, ...]:
+    from re import _parser  # type: ignore[attr-defined]
+
+    if pattern.flags & re.IGNORECASE:  # literals would match in other cases too
+        return ("",)
+    found = necessary_strings(_parser.parse(pattern.pattern, pattern.flags).data)
+    return ("",) if found is None else tuple(sorted(found))  # ("",): every text passes
+
+
+_TRIGGERS = _triggers(_SQUASHED_RE)
+"""Read off the pattern itself (no list to keep in step): a text without any of them has no match."""
 _NO_SPACE_RE = re.compile(
     "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]"
 )
@@ -106,6 +153,10 @@ def refusal(response: str, min_words: int) -> dict[str, Any] | None:
         return None
     if squashed in _WHOLE_NON_ANSWERS or _NOT_APPLICABLE_RE.fullmatch(response):
         return {"refusal_phrases": 1, "words_left": 0.0}
+    # Most short answers hold none of the strings every match must contain: the alternation,
+    # tried at every position, costs several times the substring tests.
+    if not any(t in squashed for t in _TRIGGERS):
+        return None
     rest, n = _SQUASHED_RE.subn("", squashed)
     if not n:
         return None

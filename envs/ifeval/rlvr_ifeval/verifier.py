@@ -64,8 +64,10 @@ def canonical_answer(answer: Any) -> str:
 
 
 def _normalise(value: str) -> str:
-    # str.split() and the regex \s both split on str.isspace() characters.
-    return " ".join(value.split()).casefold()
+    # str.split() and the regex \s both split on str.isspace() characters. ASCII text casefolds
+    # as it lowers, and lower() has an ASCII fast path that casefold() lacks.
+    joined = " ".join(value.split())
+    return joined.lower() if joined.isascii() else joined.casefold()
 
 
 _FIRST_WINDOW = 256
