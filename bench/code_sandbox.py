@@ -404,6 +404,11 @@ def run_comparison(args: argparse.Namespace) -> list[dict]:
     methods.append(sandbox)
     if not args.no_before:
         methods.append(Sandbox(rows, args.lanes, args.timeout, before=True))
+    if args.before_tree is not None:  # another checkout's harness (its ``_sandbox_*.py``), this host side
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from code_sandbox_cpu import before_sandbox
+
+        methods.append(before_sandbox(Sandbox, rows, args.lanes, args.before_tree))
     if args.memory:
         methods.append(Sandbox(rows, args.lanes, args.timeout, memory_cgroup=False))
     # results[workload][method] = [(per_s, latencies, good, bad), ...] one per repeat
@@ -448,8 +453,10 @@ def run_comparison(args: argparse.Namespace) -> list[dict]:
             )
             row = {"workload": workload, "method": method.name, "per_s": rates, "sandbox_ratio": ratios}
             table.append({**row, "p50_ms": p50, "p99_ms": p99})
-        ratio = statistics.median(m[0] / r[0] for m, r in zip(mine, results[workload][floor.name]))
-        print(f"sandbox / isolated floor, median of {args.repeats}: {ratio:.2f} (goal >= {FLOOR_GOAL})")
+        for method in (m for m in methods if m.name.startswith("rlvr_code")):
+            pairs = zip(results[workload][method.name], results[workload][floor.name])
+            ratio = statistics.median(m[0] / r[0] for m, r in pairs)
+            print(f"{method.name} / isolated floor, median of {args.repeats}: {ratio:.2f} (goal >= {FLOOR_GOAL})")
         print()
     print(f"'sandbox x' = sandbox samples/s / that row's samples/s, within each repeat. Sandbox stats: {stats}")
     return table
@@ -578,6 +585,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="repeats of every workload (leftovers: per kind)")
     parser.add_argument("--naive", action="store_true", help="also time subprocess.run([python, file]) per sample")
     parser.add_argument("--no-before", action="store_true", help="no row for the sandbox without warm judge, batches")
+    parser.add_argument("--before-tree", type=Path, default=None, help="another checkout's harness as a row too")
     parser.add_argument("--mbpp", action="store_true", help="also run all MBPP canonical solutions")
     parser.add_argument("--memory", action="store_true", help="also the sandbox without its memory cgroup, and an A/B")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON too")

@@ -14,6 +14,13 @@ repeats, and for each run it reads, from ``/proc``:
   CPU, not by processes waiting on each other's wake-ups.
 
     .venv/bin/python bench/code_sandbox_cpu.py --repeats 5
+    .venv/bin/python bench/code_sandbox_cpu.py --repeats 1 --perf 8   # and what the kernel does
+
+``--perf SECONDS`` (needs ``perf`` and root) also samples, with ``perf record -g``, each method's
+zygotes and warm judges (and the sample processes they fork, followed by perf) while the
+workload runs, and sorts every CPU sample of each stage by what its kernel stack shows: the
+fork, copy-on-write faults, page faults on file pages (a fork child maps its interpreter's code
+again), other faults, exit, each system call, or user code (the interpreter itself).
     git worktree add --detach /tmp/before HEAD~1   # then, before and after side by side:
     .venv/bin/python bench/code_sandbox_cpu.py --before /tmp/before
 
@@ -131,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lanes", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--before", type=Path, default=None, help="another checkout: its harness as a row too")
+    parser.add_argument("--perf", type=float, default=0.0, help="seconds of perf record per method (0: none)")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from bench.code_sandbox import Floor, Sandbox, humaneval_rows, workloads
@@ -146,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         shift = repeat % len(methods)  # each row goes first, in turn
         for method in methods[shift:] + methods[:shift]:
             results[method.name].append(measure(method, samples))
+    profiles = {m.name: perf_profile(m, samples, args.perf) for m in methods} if args.perf > 0 else {}
     for method in methods:
         method.close()
     print(
@@ -165,6 +174,12 @@ def main(argv: list[str] | None = None) -> int:
         cpu = statistics.median(f["all"] / s["all"] for f, s in zip(floor, runs))
         rate = statistics.median(s["samples/s"] / f["samples/s"] for f, s in zip(floor, runs))
         print(f"{method.name} / floor: throughput {rate:.2f}, CPU per sample (floor's over its) {cpu:.2f}")
+    for name, profile in profiles.items():
+        print(f"\n{name}: where each stage's CPU goes (perf, share of the stage's samples)")
+        for stage, kinds in profile.items():
+            total = sum(kinds.values())
+            top = ", ".join(f"{kind} {100 * n / total:.0f}%" for kind, n in kinds.most_common(9) if n / total >= 0.01)
+            print(f"  {stage:<16} {total:6d}  {top}")
     if args.before is not None:
         after, before = results[methods[1].name], results[methods[2].name]
         rates = [a["samples/s"] / b["samples/s"] for a, b in zip(after, before)]
@@ -175,6 +190,68 @@ def main(argv: list[str] | None = None) -> int:
             f"{' '.join(f'{c:.2f}' for c in cpus)} (median {statistics.median(cpus):.2f})"
         )
     return 0
+
+
+def stack_kind(kernel: list[str]) -> str:
+    """What one CPU sample was doing, from its kernel frames (innermost first)."""
+    if not kernel:
+        return "user"
+    frames = set(kernel)
+    if "exc_page_fault" in frames:
+        if "do_wp_page" in frames:
+            return "fault: copy-on-write"
+        if "do_fault" in frames or "filemap_map_pages" in frames:
+            return "fault: file page"
+        return "fault: other"
+    if "kernel_clone" in frames:
+        return "fork"
+    if "do_exit" in frames or "do_group_exit" in frames or "exit_mmap" in frames:
+        return "exit"
+    for frame in kernel:
+        if frame.startswith(("__x64_sys_", "__do_sys_")):
+            return "sys " + frame.removeprefix("__x64_sys_").removeprefix("__do_sys_")
+    return "kernel, other"
+
+
+def perf_profile(method: Any, samples: list, seconds: float) -> dict[str, Any]:
+    """Each stage's CPU samples by ``stack_kind``, from ``perf record -g`` on the method's
+    long-lived processes (and the samples they fork) while the workload runs."""
+    import collections
+    import shutil
+    import subprocess
+    import tempfile
+    import threading
+
+    roles = {pid: role for pid, role in stages_of(method).items() if role != "judge zygote"}
+    if not roles or shutil.which("perf") is None:
+        return {}
+    stop = threading.Event()
+
+    def work() -> None:
+        while not stop.is_set():
+            method.run(samples)
+
+    worker = threading.Thread(target=work, daemon=True)
+    worker.start()
+    with tempfile.TemporaryDirectory() as folder:
+        data = os.path.join(folder, "perf.data")
+        pids = ",".join(str(pid) for pid in roles)
+        record = ["perf", "record", "-q", "-F", "2999", "-e", "cpu-clock", "-g", "-p", pids, "-o", data]
+        subprocess.run([*record, "--", "sleep", str(seconds)], capture_output=True, check=False)
+        stop.set()
+        worker.join()
+        script = subprocess.run(
+            ["perf", "script", "-i", data, "-F", "pid,ip,sym,dso"], capture_output=True, text=True, check=False
+        ).stdout
+    kinds: dict[str, Any] = collections.defaultdict(collections.Counter)
+    for block in script.split("\n\n"):
+        lines = block.strip("\n").splitlines()
+        if not lines or not lines[0].strip().isdigit():
+            continue
+        pid = int(lines[0].strip())
+        kernel = [line.split()[1] for line in lines[1:] if "[kernel" in line and len(line.split()) > 1]
+        kinds[roles.get(pid, "samples")][stack_kind(kernel)] += 1
+    return dict(kinds)
 
 
 def before_sandbox(sandbox_class: Any, rows: list[dict], lanes: int, tree: Path) -> Any:

@@ -146,7 +146,7 @@ class CleanState:
         import gc
         import signal
 
-        if set(sys.modules) != self.module_names:
+        if sys.modules.keys() != self.module_names:  # a keys view compares as a set, without building one
             return "modules loaded"
         modules = sys.modules
         for name, record in self.modules.items():

@@ -77,7 +77,7 @@ class ProtocolError(Exception):
     pass
 
 
-# -- framing ----------------------------------------------------------------------------------
+# -- framing --
 def send(fd: int, obj: object) -> None:
     data = json.dumps(obj, ensure_ascii=True).encode()
     view = memoryview(_HEADER.pack(len(data)) + data)
@@ -272,7 +272,7 @@ def version_tag_reader():
         return None
 
 
-# -- plain-value encoding ------------------------------------------------------------------------
+# -- plain-value encoding --
 # Tags: N None, B bool, I int, F float, C complex, S str, Y bytes, L list, T tuple, E set,
 # Z frozenset, D dict, V a standard-library value (``build_stdlib``), R reference to an object
 # that stays in the solution process, M module, G a builtin by name.
@@ -324,7 +324,7 @@ def encode(value: object, refs: dict[int, object], depth: int = 0) -> list:
     return ["R", id(value)]
 
 
-# -- standard-library value types ----------------------------------------------------------------
+# -- standard-library value types --
 # Right answers are often returned as a Fraction, a Decimal, a deque, a range, a Counter or a dict
 # view. Only these exact types travel by value ("V": a kind name and the plain parts of the
 # value); the receiving side rebuilds a genuine instance of its own copy of the type, so equality
