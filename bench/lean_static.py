@@ -12,6 +12,10 @@ statement comparison, every rule, and assembling the code for Lean. Two cache st
   completions of one task); every completion is still read from scratch;
 - ``cold``: the task parse caches are cleared before every pass.
 
+``--baseline OLD_POLICY.py`` (e.g. ``git show HEAD~1:envs/lean/rlvr_lean/policy.py > /tmp/old.py``)
+runs that version of the rules in the same process, its passes interleaved with the current
+rules' passes, so that a change's cost is read under the same load.
+
 Time is this process's CPU time (``time.process_time``). The floor printed beside it is the
 check many public verifiers do instead, a substring test for ``sorry`` (it reads no comments,
 strings or nesting and catches none of the other exploits); the goal is 2,000 checks/s so that
@@ -72,17 +76,51 @@ def floor(checks: list[tuple[Task, str]]) -> float:
     return time.process_time() - start
 
 
+def load_baseline(path: str):
+    """Another version of ``rlvr_lean/policy.py`` as a module of its own."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("rlvr_lean_policy_baseline", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
+    spec.loader.exec_module(module)
+    return module
+
+
+def use_scan(scan) -> None:
+    """Every caller of the rules reads ``scan`` from its own module: point them at ``scan``."""
+    from rlvr_lean import reference, shape
+
+    shape.scan = scan
+    reference.scan = scan
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--baseline", help="another version of rlvr_lean/policy.py, run interleaved")
     args = parser.parse_args()
     checks = load_checks()
     policy = LeanPolicy()
-    run(checks, policy, cold=False)  # imports and first-call costs are not what is measured
-    rows = []
-    for label, cold in (("warm task", False), ("cold", True)):
-        rates = [len(checks) / max(run(checks, policy, cold), 1e-9) for _ in range(args.repeats)]
-        rows.append((label, rates))
+    from rlvr_lean.shape import scan as current
+
+    versions = [("static policy, ", current, policy)]
+    if args.baseline:
+        old = load_baseline(args.baseline)
+        versions.append(("baseline, ", old.scan, old.LeanPolicy()))
+    for _, scan, pol in versions:  # imports and first-call costs are not what is measured
+        use_scan(scan)
+        run(checks, pol, cold=False)
+    rates_of: dict[str, list[float]] = {}
+    for _ in range(args.repeats):
+        for prefix, scan, pol in versions:
+            use_scan(scan)
+            for label, cold in (("warm task", False), ("cold", True)):
+                rates_of.setdefault(prefix + label, []).append(len(checks) / max(run(checks, pol, cold), 1e-9))
+    use_scan(current)
+    rows = list(rates_of.items())
     floor_rates = [len(checks) / max(floor(checks), 1e-9) for _ in range(args.repeats)]
     chars = sum(len(c) for _, c in checks) / len(checks)
     print(
@@ -91,9 +129,7 @@ def main() -> int:
     print(f"{'what':<34} {'min/s':>10} {'median/s':>10} {'max/s':>10}  vs goal {GOAL:,}/s")
     for label, rates in rows:
         med = statistics.median(rates)
-        print(
-            f"{'static policy, ' + label:<34} {min(rates):>10,.0f} {med:>10,.0f} {max(rates):>10,.0f}  {med / GOAL:.1f}x"
-        )
+        print(f"{label:<34} {min(rates):>10,.0f} {med:>10,.0f} {max(rates):>10,.0f}  {med / GOAL:.1f}x")
     med = statistics.median(floor_rates)
     print(
         f"{'floor: substring test for sorry':<34} {min(floor_rates):>10,.0f} {med:>10,.0f} {max(floor_rates):>10,.0f}  (catches 1 of {len(RULES)} rules)"

@@ -11,7 +11,10 @@ known to be harmless are accepted), ``initialize``, ``import``, ``#exit``, ``nat
 ``Lean.ofReduceBool`` (unless allowed) and statement drift.
 
 Kernel replay of new declarations is not implemented, so a command elaborator registered by the
-completion (which could add declarations the kernel never sees) must be stopped here.
+completion (which could add declarations the kernel never sees) must be stopped here; so must any
+meta code or ``IO`` the completion writes (an aesop ``tactic`` rule or a tactic's config closure
+can run it while the proof elaborates, and ``IO`` can print a forged verdict): it cannot be written
+without naming Lean's meta API or ``IO``, which the completion may not name (rule ``meta_api``).
 """
 
 from __future__ import annotations
@@ -316,7 +319,12 @@ def _wraps_a_command(tokens: Sequence[Token], i: int, ends: dict[int, int]) -> b
     return j < len(tokens) and tokens[j].kind == IDENT and tokens[j].text == "in"
 
 
+_META_WORDS_ALONE = _META_ROOTS | _META_PARTS
+
+
 def _names_meta_api(name: str) -> bool:
+    if "." not in name:  # most names: one set lookup (layer 1's speed goal)
+        return name in _META_WORDS_ALONE
     parts = name.split(".")
     if parts[0] in _META_ROOTS or any(p in _META_PARTS for p in parts):
         return True
