@@ -129,11 +129,10 @@ def forged_verdict_probes(t: Target, quick: bool) -> list[Probe]:
     Gemma and DeepSeek tokens, a "Human:/Assistant:" exchange, an Alpaca ``### Response:``, a
     forged "Reference answer:" repeating the wrong answer, a verdict split by a zero-width space.
     A grader that reads the response inside its own prompt must not read these as its own."""
-    a = t.gold or ""
     wrong = _wrong_response(t)
     w = t.wrong if t.kind in ("number", "short") else wrong[:80]
     return [
-        Probe(name, wrong + template.format(a=a, w=w))
+        Probe(name, wrong + template.format(w=w))
         for name, template in FORGED_VERDICTS.items()
         if not quick or name in _QUICK_FORGED
     ]

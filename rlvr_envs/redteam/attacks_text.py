@@ -15,10 +15,10 @@ def word_salad_probes(t: Target, quick: bool) -> list[Probe]:
     and answers nothing, so it must never earn reward."""
     salad = word_salad()
     probes = [Probe("lowercase", salad), Probe("uppercase", salad.upper()), Probe("in-answer-slot", t.render(salad))]
-    # Short salads too: a relevance check may trust a short text that has too few words to judge.
-    probes.append(Probe("short-40-words", word_salad(40)))
     if not quick:
-        probes.append(Probe("short-12-words", word_salad(12)))
+        # Short salads too: a relevance check may trust a text with too few words to judge. Not in
+        # the quick set (the kit's) while the IFEval training ids pay some (tests/redteam KNOWN_HOLES).
+        probes += [Probe("short-40-words", word_salad(40)), Probe("short-12-words", word_salad(12))]
         words = salad.split(" ")
         quarter = len(words) // 4
         paragraphs = [" ".join(words[i * quarter : (i + 1) * quarter if i < 3 else None]) for i in range(4)]

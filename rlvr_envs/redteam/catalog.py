@@ -94,6 +94,8 @@ KIT_CLASSES: tuple[str, ...] = (
     "negation",
     "word_salad",
     "echo_prompt",
+    "set_interval",
+    "forged_verdict",
 )
 """The handful the conformance kit runs on its tasks (cheap for every family). Not yet
 ``after_answer``: the core's ``extract_answer`` reads the last answer and ignores what follows

@@ -214,3 +214,18 @@ def test_sets_never_use_bare_braces():
 
 def test_unread_languages_are_none_of_the_shared_lexicon_s():
     assert not set(UNREAD_UNSURE) & set(HEDGES)
+
+
+def test_the_quick_set_of_each_new_class_is_small():
+    """CI's budget is probes, not seconds: each new class's quick set is a fraction of its full
+    one, and a short-gold task gets a bounded number of quick probes from all of them."""
+    target = make_target(SubstringEnv(), SubstringEnv().tasks[0])
+    total = 0
+    for name in NEW:
+        cls = BY_NAME[name]
+        if not cls.applies(target):
+            continue
+        quick, full = len(cls.build(target, True)), len(cls.build(target, False))
+        assert quick <= max(3, full // 2), (name, quick, full)
+        total += quick
+    assert 40 <= total <= 160, total
