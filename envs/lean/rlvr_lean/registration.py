@@ -8,13 +8,13 @@ resolvable):
   ``Mathlib.Tactic.*``, ``IO``): meta code it defined ran through an aesop ``tactic`` rule
   (``add_aesop_rules … tactic forge``, ``aesop (add safe tactic forge)``, which are refused too) and
   could add declarations the kernel never checks, and an ``IO`` closure in a tactic's config (a
-  ``linarith`` preprocessor) could print a forged audit answer and stop Lean; library variants of denied commands spelled with
-  a ``?``/``!`` suffix (Mathlib's ``variable?``) are the command; the file backend's verdict on a
-  flood of messages cut before the proof was judged is ``runtime_error`` (rule ``output``), not
-  ``verifier_error``. Honest proofs that change: a proof that names ``Lean.*`` (``open Lean in``,
-  ``Lean.Omega…``), ``Aesop.*`` or ``IO`` now scores 0.
-* ``-v1`` (deprecated): issue 26's sixth round. ``#`` commands are accepted by an allowlist of those that only
-  read (``#check``, ``#print``, ``#reduce``, ...) where a command may begin, and none that wraps
+  ``linarith`` preprocessor) could print a forged audit answer and stop Lean; library variants of
+  denied commands spelled with a ``?``/``!`` suffix (Mathlib's ``variable?``) are the command;
+  the file backend's verdict on a flood of messages cut before the proof was judged is
+  ``runtime_error`` (rule ``output``), not ``verifier_error``. Honest proofs that change: a proof
+  that names ``Lean.*`` (``open Lean in``, ``Lean.Omega…``), ``Aesop.*`` or ``IO`` now scores 0.
+* ``-v1`` (deprecated): issue 26's sixth round. ``#`` commands are accepted by an allowlist of
+  those that only read (``#check``, ``#print``, ``#reduce``, ...) where a command may begin, and none that wraps
   the next command (``#guard_msgs (drop all) in`` dropped a bogus proof's errors); the completion
   must leave every ``namespace`` / ``mutual`` it opens closed and close nothing it did not open,
   wherever written (counted by keyword over the whole completion, not by the helpers' first
