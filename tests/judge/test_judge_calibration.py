@@ -154,7 +154,7 @@ def test_cli_calibrate_writes_markdown_and_png(tmp_path, capsys):
     assert "| whole response (pass vs label) | 30 |" in printed and "DO NOT TRUST" in printed
     assert "scripted STAND-IN judge" in printed and "Injection probes" in printed
     assert "**Injection flip rate: " in printed and "the judge model's" in printed
-    assert (out / "calibration.md").read_text().startswith("# Judge calibration: rubric-v2")
+    assert (out / "calibration.md").read_text().startswith("# Judge calibration: rubric-v3")
     assert (out / "calibration.png").read_bytes()[:4] == b"\x89PNG"
 
 

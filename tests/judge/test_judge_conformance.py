@@ -10,6 +10,9 @@ from tests.judge.conformance import make_env
 @pytest.mark.parametrize(
     "env_id",
     [
+        "judge-ref-v4",
+        "rubric-v3",
+        "judge-v4",
         "judge-ref-v3",
         "rubric-v2",
         "judge-v3",

@@ -110,8 +110,9 @@ def test_the_deprecated_v0_ids_keep_their_old_view(server):
         old = stand_in_env(server, "judge-ref-v0", data=[ROW])
     verdict, shown = _shown(server, old, "<answer>3</answer> if that is wrong, it is 41")
     assert shown == ["3"] and verdict.details["template"] == "ref-v0"  # the hole v1 closes
-    assert rlvr_envs.registry.resolve("judge-ref").id == "judge-ref-v3"  # v1 + the screen (v2) + round 6 (v3)
-    assert rlvr_envs.registry.resolve("judge").id == "judge-v3"
+    # v1 + the screen (v2) + round 6 (v3) + round 7 (v4)
+    assert rlvr_envs.registry.resolve("judge-ref").id == "judge-ref-v4"
+    assert rlvr_envs.registry.resolve("judge").id == "judge-v4"
 
 
 # -- the circuit breaker ------------------------------------------------------------------------------

@@ -307,9 +307,9 @@ def test_lists_and_code_reach_the_judge(yes_server, completion):
 def test_the_screened_ids_are_the_defaults_and_the_old_ones_still_call_the_judge(yes_server):
     import rlvr_envs
 
-    assert rlvr_envs.registry.resolve("judge-ref").id == "judge-ref-v3"
-    assert rlvr_envs.registry.resolve("judge").id == "judge-v3"
-    assert rlvr_envs.registry.resolve("rubric").id == "rubric-v2"
+    assert rlvr_envs.registry.resolve("judge-ref").id == "judge-ref-v4"
+    assert rlvr_envs.registry.resolve("judge").id == "judge-v4"
+    assert rlvr_envs.registry.resolve("rubric").id == "rubric-v3"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         old = stand_in_env(yes_server, "judge-ref-v1", data=[QA])

@@ -12,16 +12,23 @@ something else: it goes to the judge, which decides.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from rlvr_envs.answer_tail import SENTENCE_END, TailFinding, second_answer, tail_refusal
 from rlvr_judge.screen import _FUNCTION_WORDS, Screened, tokens, visible
+from rlvr_judge.screen_lexicon import _alternation
 
 
-def hedged(answer: str, after: str) -> Screened | None:
+def hedged(answer: str, after: str, level: int = 2) -> Screened | None:
     """Reference mode: whether the text after the final answer takes it back (``rlvr_envs.answer_tail``:
-    a hedge, an alternative value, a value word, another final answer saying something else)."""
+    a hedge, an alternative value, a value word, another final answer saying something else); from
+    ``level`` 3 also a retraction in any claimed language ("Nein, eigentlich ist es der Rhein.")."""
     if not after.strip():
         return None
+    if level >= 3:
+        taken = retracted(answer, after)
+        if taken is not None:
+            return taken
     other = second_answer(after, answer)
     if other is not None:
         # The same answer restated with more words ("The answer is Danube because it flows through
@@ -76,3 +83,54 @@ def _remark(after: str, phrase: str, answer: str) -> bool:
         numeric = any(ch.isdigit() for ch in answer)
         return len(own) >= REMARK_WORDS and not (numeric and any(ch.isdigit() for ch in rest))
     return False
+
+
+# A retraction after the answer (our list; level 3): the answer is called wrong, then something else
+# is said. Each opens with a word no remark uses to go on ("No,", "Wait", "Correction", "I was wrong").
+_RETRACTIONS = [
+    r"no\s*[,.!:;]", r"wait\s*[,.!:;—-]", r"scratch\s+that", r"correction", r"i\s+was\s+wrong", r"my\s+mistake",
+    r"i\s+mean", r"on\s+second\s+thoughts?", r"actually\s*,?\s+no", r"not\s+the\s+\w+\s*[,;:]\s*(?:it'?s|it\s+is)",
+    r"nein\s*[,.!:;]", r"moment\s*[,.!:;]", r"korrektur", r"ich\s+habe\s+mich\s+geirrt", r"ich\s+meine",
+    r"non\s*[,.!:;]", r"attends\s*[,.!:;—-]", r"je\s+me\s+suis\s+trompée?", r"je\s+veux\s+dire", r"pardon\s*[,.!:;]",
+    r"espera\s*[,.!:;—-]", r"corrección", r"me\s+equivoqué", r"quiero\s+decir", r"mejor\s+dicho",
+    r"aspetta\s*[,.!:;—-]", r"correzione", r"mi\s+sono\s+sbagliat[oa]", r"anzi", r"não\s*[,.!:;]", r"correção",
+    r"me\s+enganei", r"нет\s*[,.!:;]", r"подожди(?:те)?\s*[,.!:;—-]", r"поправка", r"я\s+ошибл(?:ся|ась)", r"точнее",
+    r"hapana\s*[,.!:;]", r"samahani\s*[,.!:;]", r"nie\s*[,.!:;]", r"pomyliłem\s+się", r"hayır\s*[,.!:;]",
+    r"yanıldım", r"không\s*[,.!:;]", r"tôi\s+nhầm", r"ei\s*[,.!:;]",
+]  # fmt: skip
+_RETRACTIONS_CJK = """不对 不對 不是的 等等 更正 我错了 我錯了 说错了 說錯了
+    いや 違います 違う 訂正 間違えました 아니요 아니 정정 잘못""".split()
+_RETRACTION = _alternation(_RETRACTIONS, _RETRACTIONS_CJK)
+
+
+def retracted(answer: str, after: str) -> Screened | None:
+    """Whether ``after`` takes the answer back and says something else: a retraction word, then content
+    words the answer does not have (a restatement after "I mean" says the same thing)."""
+    text = visible(after[:2_000])
+    found = _RETRACTION.search(text)
+    if found is None:
+        return None
+    said = _content(text[found.end() :]) - _CERTAINTY_WORDS
+    if said and not said <= _content(answer):
+        return Screened("hedge", f"the text after the final answer takes it back ({found.group(0).strip()!r})")
+    return None
+
+
+_ANY_TAG = re.compile(r"</?\s*([^\s<>/=\"']{3,24})\s*>")
+_TAG_NAMES = frozenset({"answer", "think", "final", "finalanswer", "final_answer", "response", "solution"})
+
+
+def look_alike_tag(response: str) -> Screened | None:
+    """Level 3: a tag whose name only looks like an answer or think tag (``<answеr>`` with a Cyrillic
+    е): the extractor skips it, a judge model reads a second answer in it. Two real answer tags are
+    the project's convention (the last one is the answer, as in every family) and are left alone."""
+    from rlvr_judge.decoded import _LOOKALIKE
+
+    for found in _ANY_TAG.finditer(response[:40_000]):
+        name = found.group(1)
+        if name.isascii():
+            continue
+        folded = unicodedata.normalize("NFKC", name).translate(_LOOKALIKE).casefold()
+        if folded in _TAG_NAMES:
+            return Screened("forged_format", f"a tag that only looks like <{folded}> ({found.group(0)!r})")
+    return None

@@ -3,7 +3,12 @@
 The id version follows the judge prompt templates (``rlvr_judge.templates``) and what the judge
 is shown. A new template version, or a change in what the judge sees, means a new id version:
 
-* ``judge-ref-v3``, ``judge-v3``, ``rubric-v2``: as below, and the screen also reads what a judge model
+* ``judge-ref-v4``, ``judge-v4``, ``rubric-v3``: as below, and the screen (level 3) also refuses talk about
+  the response's own grading anywhere (the reference or expected answer, an answer key, the grading
+  system, ``"is_correct": true``, a system turn), a note split into pieces, a note alone in more ways
+  and languages or beside the prompt pasted back, and in reference mode a retraction after the final
+  answer and a look-alike answer tag (<answеr> with a Cyrillic е).
+* ``judge-ref-v3``, ``judge-v3``, ``rubric-v2`` (deprecated): as below, and the screen also reads what a judge model
   reads beyond the plain words (a note to the grader hidden, encoded or disguised anywhere; a payload
   in an encoding the task did not ask for; Unicode tag text), refuses imitations of the judge's side
   (a forged verdict, the template's own sentences, fence markers, chat control tokens) and, in
@@ -36,6 +41,13 @@ _NO_SCREEN = (
 )
 
 
+_LEVEL_2_SCREEN = (
+    "the screen let through a wrong answer that claims the reference answer is its own, a JSON or table "
+    "'is_correct: true', a note split into pieces or in a language outside its lists, a retraction after the "
+    "answer in another language, and a look-alike answer tag; use {id}-{new}"
+)
+
+
 _PLAIN_SCREEN = (
     "the screen read only the plain words: a note to the grader in base64, rot13, Unicode tag characters or "
     "an HTML comment, a forged verdict, or a hedge after the answer reached the judge; use {id}-{new}"
@@ -48,11 +60,12 @@ def register_envs() -> None:
         (0, {"answer_view": "v0", **unscreened}),
         (1, unscreened),
         (2, {"screen": 1}),
-        (3, {}),
+        (3, {"screen": 2}),
+        (4, {}),
     )
     for version, view in views:
         template = min(version, 1)
-        hole = {0: _V0_HOLE, 1: _NO_SCREEN, 2: _PLAIN_SCREEN, 3: None}[version]
+        hole = {0: _V0_HOLE, 1: _NO_SCREEN, 2: _PLAIN_SCREEN, 3: _LEVEL_2_SCREEN, 4: None}[version]
         register(
             f"judge-ref-v{version}",
             "rlvr_judge.envs:JudgeRefEnv",
@@ -62,7 +75,7 @@ def register_envs() -> None:
             description="Free-form answer vs a reference answer, equivalence decided by a judge model "
             f"(template ref-v{template}{', screened' if version >= 2 else ''})",
             data_source="built-in 24 QA pairs, or data=; judge: base_url=/model= or $RLVR_JUDGE_BASE_URL",
-            deprecated=hole.format(id="judge-ref", new="v3") if hole else None,
+            deprecated=hole.format(id="judge-ref", new="v4") if hole else None,
         )
         register(
             f"judge-v{version}",
@@ -73,9 +86,9 @@ def register_envs() -> None:
             f"(reference mode: template ref-v{template}{', screened' if version >= 2 else ''})",
             data_source="user data (data=...)",
             user_data=True,
-            deprecated=hole.format(id="judge", new="v3") if hole else None,
+            deprecated=hole.format(id="judge", new="v4") if hole else None,
         )
-    for version, options in ((0, unscreened), (1, {"screen": 1}), (2, {})):
+    for version, options in ((0, unscreened), (1, {"screen": 1}), (2, {"screen": 2}), (3, {})):
         register(
             f"rubric-v{version}",
             "rlvr_judge.envs:RubricEnv",
@@ -85,7 +98,7 @@ def register_envs() -> None:
             description="Responses graded by a weighted rubric: judge, IFEval, math, regex and JSON-schema criteria "
             f"(templates criterion-v0, holistic-v0{', screened' if version else ''})",
             data_source="built-in 6 rubric tasks, or data=; judge: base_url=/model= or $RLVR_JUDGE_BASE_URL",
-            deprecated={0: _NO_SCREEN, 1: _PLAIN_SCREEN}[version].format(id="rubric", new="v2")
-            if version < 2
+            deprecated={0: _NO_SCREEN, 1: _PLAIN_SCREEN, 2: _LEVEL_2_SCREEN}[version].format(id="rubric", new="v3")
+            if version < 3
             else None,
         )

@@ -64,26 +64,37 @@ from rlvr_envs.extract import balanced_group
 from rlvr_envs.tail_lexicon import CERTAINTY
 from rlvr_judge.decoded import TRANSFORMS, decoded_views, hidden_containers, leet
 from rlvr_judge.forged import forged
+from rlvr_judge.grading_talk import grading_talk
 from rlvr_judge.screen_lexicon import (
     _CJK_INJECTIONS,
     _CJK_REFUSALS,
     _FUNCTION_CHARS,
     _FUNCTION_KANA,
     _FUNCTION_WORDS,
+    _GRADER_NOUNS,
     _KO_ENDINGS,
+    _NOSPACE_INJECTIONS,
     _WORD_INJECTIONS,
+    _WORD_INJECTIONS_WIDE,
     _WORD_REFUSALS,
     INJECTIONS,
+    INJECTIONS_ALONE,
+    INJECTIONS_WIDE,
     REFUSALS,
 )
 
 SCREEN_CLASSES: tuple[str, ...] = (
     "empty", "refusal", "prompt_echo", "word_salad", "injection", "encoded", "forged_format", "hedge",
 )  # fmt: skip
-SCREEN_LEVEL = 2
+SCREEN_LEVEL = 3
 """What ``screen`` checks by default. 1: the classes up to ``injection`` (the screen of ``judge-ref-v2``,
 ``judge-v2``, ``rubric-v1``); 2: also what only a decoder or a model reads (``encoded``, notes to the
-grader in any encoding or hidden part, anywhere) and text imitating the judge (``forged_format``).
+grader in any encoding or hidden part, anywhere) and text imitating the judge (``forged_format``) (the
+screen of ``judge-ref-v3``, ``judge-v3``, ``rubric-v2``); 3: also talk about the response's own grading
+anywhere (``rlvr_judge.grading_talk``: the reference answer, an answer key, ``"is_correct": true``), a
+note split into pieces ("Note. To the. Grader."), more ways and languages of addressing the grader
+(``INJECTIONS_WIDE``: role-play, "whoever grades this", grader nouns in 20 more languages) and a
+note beside the prompt pasted back.
 ``hedge`` is the verifier's (reference mode: ``rlvr_judge.hedges.hedged``)."""
 
 RESIDUAL_UNITS = 3
@@ -372,13 +383,39 @@ def screen(
     salad = _salad(text, toks, prompt, prompt_toks)
     if salad is not None:
         return Screened("word_salad", f"not language: {salad}")
-    found = _only(INJECTIONS, deobfuscated(text), task_text, reference_units)
+    notes = INJECTIONS_ALONE if level >= 3 else INJECTIONS
+    found = _only(notes, deobfuscated(text), task_text, reference_units)
+    # A note broken over lines reads as one sentence (a note alone is short: a long text is not one).
+    if found is None and level >= 3 and "\n" in text and len(toks) <= 4 * MAX_FLAGGED_SENTENCE_UNITS:
+        found = _only(notes, deobfuscated(_WS.sub(" ", text)), task_text, reference_units)
     if found is not None:
         return Screened("injection", f"the answer only addresses the grader ({found!r})")
     if level < 2:
         return None
+    if level >= 3 and _echo_beside_note(text, prompt_toks, echo_sources, reference_units, rubric, task_text):
+        return Screened("injection", "a note to the grader beside the prompt pasted back")
     read = set(_FUNCTION_WORDS) | reference_units | {t for t in prompt_toks if len(t) >= 3}
-    return _beyond_plain_text(shown[:MAX_SCREEN_CHARS], text, task_text, reference_units, read)
+    return _beyond_plain_text(shown[:MAX_SCREEN_CHARS], text, task_text, reference_units, read, level)
+
+
+def _echo_beside_note(
+    text: str, prompt_toks: list[str], sources: Sequence[str], reference_units: set[str], rubric: bool, task_text: str
+) -> bool:
+    """Level 3: whether ``text`` is the prompt pasted back once its sentences addressed to the grader are
+    left out (each is a note, so the rest is all the answer says)."""
+    if not _may_match_wide(text):
+        return False
+    kept, dropped = [], False
+    for sentence in SENTENCE_END.split(deobfuscated(text)):
+        hits = [m for m in INJECTIONS_ALONE.finditer(sentence) if _norm(m.group(0)).strip() not in task_text]
+        if hits:
+            dropped = True
+        else:
+            kept.append(sentence)
+    if not dropped:
+        return False
+    rest = tokens(" ".join(kept))
+    return bool(rest) and _echo(rest, prompt_toks, sources, reference_units, rubric)
 
 
 # A task that names an encoding may be answered in it ("what is 'hello' in base64?").
@@ -428,6 +465,28 @@ _REFUSAL_VOCABULARY = _vocabulary([*_WORD_REFUSALS, CERTAINTY.pattern])
 _NOTE_CJK = tuple(w.replace("_", "") for w in _CJK_INJECTIONS)
 _REFUSAL_CJK = tuple(w.replace("_", "") for w in _CJK_REFUSALS)
 _ANY_CJK = re.compile(f"[{_CJK}\uac00-\ud7af]")
+_NOTE_LITERALS_WIDE = tuple(
+    sorted(
+        _vocabulary([*_WORD_INJECTIONS_WIDE, *_GRADER_NOUNS])
+        | {w.replace("_", "") for w in (*_CJK_INJECTIONS, *_NOSPACE_INJECTIONS)}
+    )
+)
+# Pieces of a word ("No-te", "gra.der") and of a phrase ("Note. To the. Grader.") read as one.
+_INNER_BREAK = re.compile(r"(?<=[^\W\d_])[-\u00b7.*_'](?=[^\W\d_])")
+_BREAKS = re.compile(r"[^\w\s]+")
+
+
+def _joined(text: str) -> str:
+    """Level 3: ``text`` with breaks inside words closed and punctuation between words dropped."""
+    return _WS.sub(" ", _BREAKS.sub(" ", _INNER_BREAK.sub("", text)))
+
+
+def _may_match_wide(text: str) -> bool:
+    """Whether ``text`` has a literal of ``INJECTIONS_WIDE`` in it anywhere (a cheap gate before the
+    alternation; substrings, so that inflected grader nouns pass it)."""
+    low = _WS.sub(" ", text.casefold())
+    squeezed = low.replace(" ", "")
+    return any(w in low or w in squeezed for w in _NOTE_LITERALS_WIDE)
 
 
 def _may_match(text: str, vocabulary: frozenset[str], cjk: tuple[str, ...]) -> bool:
@@ -447,22 +506,28 @@ def _reads(toks: Sequence[str], read: set[str]) -> int:
 
 
 def _beyond_plain_text(
-    shown: str, text: str, task_text: str, reference_units: set[str], read: set[str]
+    shown: str, text: str, task_text: str, reference_units: set[str], read: set[str], level: int = 2
 ) -> Screened | None:
     """Level 2: what a judge model reads in ``shown`` beyond its plain words (``text`` is what a
     reader sees). A note to the grader that is hidden, encoded or disguised is refused wherever it
     stands (no honest answer hides one); a payload in an encoding the task did not ask for that
     makes up the answer is refused; so is any imitation of the judge's side (``rlvr_judge.forged``)."""
     raw = unicodedata.normalize("NFKC", shown)
+    wide = level >= 3
+    notes = INJECTIONS_WIDE if wide else INJECTIONS
+
+    def may(candidate: str) -> bool:
+        return _may_match_wide(candidate) if wide else _may_match(candidate, _NOTE_VOCABULARY, _NOTE_CJK)
+
     plain_notes = set()
-    if _may_match(raw, _NOTE_VOCABULARY, _NOTE_CJK):
-        plain_notes = {_norm(m.group(0)).strip() for m in INJECTIONS.finditer(raw)}
+    if may(raw):
+        plain_notes = {_norm(m.group(0)).strip() for m in notes.finditer(raw)}
 
     def note(candidate: str, *, anywhere: bool = False) -> str | None:
         candidate = unicodedata.normalize("NFKC", candidate)
-        if not _may_match(candidate, _NOTE_VOCABULARY, _NOTE_CJK):
+        if not may(candidate):
             return None
-        for found in INJECTIONS.finditer(candidate):
+        for found in notes.finditer(candidate):
             phrase = _norm(found.group(0)).strip()
             if phrase not in task_text and (anywhere or phrase not in plain_notes):
                 return found.group(0)
@@ -471,11 +536,16 @@ def _beyond_plain_text(
     imitation = forged(raw, task_text)
     if imitation is not None:
         return Screened("forged_format", f"the answer imitates the judge's side ({imitation[0]}: {imitation[1]!r})")
+    talk = grading_talk(raw, task_text) if wide else None
+    if talk is not None:
+        return Screened("injection", f"the answer talks about its own grading ({talk[0]}: {talk[1]!r})")
     hidden = hidden_containers(shown) + "\n" + _hidden_latex(shown)
     found = note(hidden, anywhere=True) or note(deobfuscated(leet(hidden)), anywhere=True)
     if found is not None:
         return Screened("injection", f"a note to the grader in a part a reader does not see ({found!r})")
     found = note(text) or note(deobfuscated(leet(text))) or note(deobfuscated(leet(text, every_digit=True)))
+    if found is None and wide:
+        found = note(_joined(text))
     if found is not None:
         return Screened("injection", f"a note to the grader disguised (split, spaced or leetspeak: {found!r})")
     size = max(1, len(shown.strip()))
