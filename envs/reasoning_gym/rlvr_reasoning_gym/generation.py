@@ -35,6 +35,22 @@ the global state before and after generating tasks of every dataset;
 reasoning-gym update that changes the set fails it."""
 
 
+HASH_ORDERED_DATASETS = {
+    "isomorphic_strings": "reasoning_gym.algorithmic.isomorphic_strings",
+    "ransom_note": "reasoning_gym.algorithmic.ransom_note",
+    "word_ladder": "reasoning_gym.algorithmic.word_ladder",
+    "knight_swap": "reasoning_gym.games.knight_swap",
+    "polynomial_multiplication": "reasoning_gym.algebra.polynomial_multiplication",
+}
+"""Datasets whose tasks followed the iteration order of a set of strings or sympy objects, which
+``PYTHONHASHSEED`` changes from one process to the next: the same seed gave another question
+(isomorphic_strings, ransom_note, polynomial_multiplication's monomials from sympy's
+``itermonomials``) or another of several gold answers (word_ladder's and knight_swap's searches).
+``_ordered_module`` makes their sets iterate in sorted order, in those modules only, so a seed gives
+one task in every process. ``tests/reasoning_gym/test_rg_generation.py`` generates every dataset
+under two hash seeds in subprocesses, so a reasoning-gym update that changes the set fails it."""
+
+
 class DatasetConfigError(ConfigurationError):
     """A config or level the dataset does not accept."""
 
@@ -54,8 +70,101 @@ def _rg() -> Any:
             import reasoning_gym.factory as factory
         finally:
             random.setstate(saved)
+        for module in HASH_ORDERED_DATASETS.values():
+            _ordered_module(module)
         _factory = factory
     return _factory
+
+
+def _sorted_items(items: Any) -> list[Any]:
+    items = list(items)
+    try:
+        return sorted(items)
+    except TypeError:  # mixed or unorderable (sympy expressions): their printed form
+        from sympy import default_sort_key
+
+        return sorted(items, key=default_sort_key)
+
+
+class OrderedSet(set):
+    """A set that iterates in sorted order (not in hash order) and keeps that through set algebra."""
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(_sorted_items(set.__iter__(self)))
+
+    def _wrap(self, result: Any) -> Any:
+        return type(self)(result) if isinstance(result, (set, frozenset)) else result
+
+    def __sub__(self, other: Any) -> Any:
+        return self._wrap(set.__sub__(self, other))
+
+    def __or__(self, other: Any) -> Any:
+        return self._wrap(set.__or__(self, other))
+
+    def __and__(self, other: Any) -> Any:
+        return self._wrap(set.__and__(self, other))
+
+    def __xor__(self, other: Any) -> Any:
+        return self._wrap(set.__xor__(self, other))
+
+    def difference(self, *others: Any) -> Any:
+        return self._wrap(set.difference(self, *others))
+
+    def union(self, *others: Any) -> Any:
+        return self._wrap(set.union(self, *others))
+
+    def intersection(self, *others: Any) -> Any:
+        return self._wrap(set.intersection(self, *others))
+
+    def copy(self) -> Any:
+        return type(self)(set.__iter__(self))
+
+
+class OrderedFrozenSet(frozenset):
+    """A frozenset that iterates in sorted order; equal to (and hashed as) the plain one."""
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(_sorted_items(frozenset.__iter__(self)))
+
+
+def _ordered_module(name: str) -> None:
+    """Make the sets that module ``name`` creates iterate in sorted order: its ``set`` and ``frozenset``
+    names become the ordered classes, and a ``itermonomials`` it imported returns a sorted list. Set
+    literals and comprehensions stay plain: ``_ordered_instance`` converts what an instance keeps."""
+    import importlib
+
+    module = importlib.import_module(name)
+    module.set = OrderedSet  # type: ignore[attr-defined]
+    module.frozenset = OrderedFrozenSet  # type: ignore[attr-defined]
+    monomials = getattr(module, "itermonomials", None)
+    if monomials is not None and not getattr(monomials, "_rlvr_sorted", False):
+
+        def itermonomials(*args: Any, **kwargs: Any) -> list[Any]:
+            return _sorted_items(monomials(*args, **kwargs))
+
+        itermonomials._rlvr_sorted = True  # type: ignore[attr-defined]
+        module.itermonomials = itermonomials  # type: ignore[attr-defined]
+
+
+def _ordered_instance(name: str, instance: Any) -> Any:
+    """``instance`` with the sets it keeps (``self.letters = {...}``, a dict of them) ordered, for the
+    ``HASH_ORDERED_DATASETS``; other datasets are returned as they are."""
+    if name not in HASH_ORDERED_DATASETS:
+        return instance
+
+    def ordered(value: Any, depth: int) -> Any:
+        if isinstance(value, frozenset) and not isinstance(value, OrderedFrozenSet):
+            return OrderedFrozenSet(value)
+        if isinstance(value, set) and not isinstance(value, OrderedSet):
+            return OrderedSet(value)
+        if isinstance(value, dict) and depth < 2:
+            for key, item in value.items():
+                value[key] = ordered(item, depth + 1)
+        return value
+
+    for attribute, value in list(vars(instance).items()):
+        setattr(instance, attribute, ordered(value, 0))
+    return instance
 
 
 def to_json(value: Any) -> Any:
@@ -165,7 +274,7 @@ def dataset(name: str, recipe: str, seed: int = SCORER_SEED, size: int = 1) -> A
     updates = {k: v for k, v in (("seed", seed), ("size", size)) if k in fields}
     config = dataclasses.replace(config, **updates)
     try:
-        return _rg().DATASETS[name][0](config=config)
+        return _ordered_instance(name, _rg().DATASETS[name][0](config=config))
     except (AssertionError, ValueError, TypeError) as exc:
         raise DatasetConfigError(f"invalid config for {name}: {type(exc).__name__}: {exc}") from exc
 

@@ -170,6 +170,29 @@ reply; these datasets' scorers are then too slow to run inline (the others measu
 _INLINE = frozenset(INLINE_DATASETS)
 
 
+# Letters drawn like Latin ones (Cyrillic, Greek, a few others; our list), for reading tag names.
+_LATIN_LOOK_ALIKES = str.maketrans(
+    "аеорсхуіјѕԁһкмтвнАЕОРСХУІЈЅКМТВНԜԝαεορτνικχΑΕΟΡΤΝΙΚΧΗΒΜΖɑℎ",
+    "aeopcxyijsdhkmtbhAEOPCXYIJSKMTBHWwaeoptvikxAEOPTNIKXHBMZah",
+)
+_TAG = re.compile(r"<\s*/?\s*([^\s<>/=\"']{3,24})\s*/?\s*>")
+_MARKER_TAGS = frozenset({"answer", "final_answer", "finalanswer", "final", "think", "solution", "boxed", "result"})
+
+
+def look_alike_tag(completion: str) -> tuple[str, str] | None:
+    """``(tag, name)`` for the first tag whose name only looks like an answer marker's (``<answеr>``
+    with a Cyrillic е, ``<ΑNSWER>``), or None. Full-width brackets are read by NFKC first."""
+    text = unicodedata.normalize("NFKC", completion[:INLINE_MAX_CHARS])
+    for found in _TAG.finditer(text):
+        name = found.group(1)
+        if name.isascii():
+            continue
+        folded = name.translate(_LATIN_LOOK_ALIKES).casefold()
+        if folded.isascii() and folded in _MARKER_TAGS:
+            return found.group(0)[:60], folded
+    return None
+
+
 @cache
 def _shape(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
@@ -293,6 +316,12 @@ class ReasoningGymVerifier(Verifier):
         if found is None:
             return Verdict.failure(Reason.NO_ANSWER, details={"dataset": name})
         back = taken_back(completion, found)
+        spoof = None if back is not None else look_alike_tag(completion)
+        if spoof is not None:
+            # "<answer>A</answer> <answеr>B</answеr>" (a Cyrillic е): the extractor skips the second
+            # tag, a reader sees a second answer. No honest answer spells a tag name in another script.
+            refused = {"dataset": name, "refused": f"a tag that only looks like <{spoof[1]}> ({spoof[0]!r})"}
+            return Verdict.failure(Reason.WRONG, extracted=found.text, details={**refused, "tail": "look_alike_tag"})
         if back is not None:
             # A hedge, a second value or a magnitude after the final answer, a later final answer of
             # another kind ("<answer>A</answer> then #### B"), an answer hidden or struck out, or a TeX
