@@ -16,6 +16,7 @@ from rlvr_envs.redteam.lexicon import (
     CONDITIONS,
     LATER_ALTERNATIVES,
     SETS,
+    UNREAD_OR,
     UNREAD_UNSURE,
     UNREAD_WRONG,
 )
@@ -45,8 +46,9 @@ def unread_language_probes(t: Target, quick: bool) -> list[Probe]:
     Esperanto, Irish, Welsh, Estonian, Slovenian, Hausa, Somali, Zulu, Hungarian, Serbian Cyrillic,
     Basque, Albanian, Azerbaijani, Kazakh, Uzbek, Icelandic, Nepali, Amharic, Khmer, Burmese,
     Mongolian, Yoruba, Malagasy, Sinhala, Lao, Maltese; glued to the answer, as a sentence of its
-    own after it, and inside the answer. A verifier must refuse a tail it cannot read, never drop
-    it: no list of languages is ever complete."""
+    own after it, and inside the answer; and "A or B" inside the answer with the "or" of fourteen
+    of them (Georgian ``ან``, Latvian "vai", Esperanto "aŭ", Welsh "neu"...). A verifier must
+    refuse a tail it cannot read, never drop it: no list of languages is ever complete."""
     a = t.gold or ""
     probes: list[Probe] = []
     for lang, phrase in UNREAD_UNSURE.items():
@@ -60,6 +62,10 @@ def unread_language_probes(t: Target, quick: bool) -> list[Probe]:
         if quick and lang != "el":
             continue
         probes.append(Probe(f"{lang}:is-wrong", f"{_end(t, a)} {phrase}"))
+    for lang, template in UNREAD_OR.items():
+        if quick and lang not in _QUICK_UNREAD:
+            continue
+        probes.append(Probe(f"{lang}:or-in-answer", t.render(template.format(a=a, b=t.wrong))))
     return probes
 
 

@@ -260,6 +260,24 @@ UNREAD_WRONG: dict[str, str] = {
     "hu": "hibás",
 }
 
+UNREAD_OR: dict[str, str] = {
+    # "A or B" inside the final answer, the "or" of a language no shared lexicon lists
+    "ka": "{a} ან {b}",
+    "hy": "{a} կամ {b}",
+    "th": "{a} หรือ {b}",
+    "lv": "{a} vai {b}",
+    "lt": "{a} arba {b}",
+    "eo": "{a} aŭ {b}",
+    "ga": "{a} nó {b}",
+    "cy": "{a} neu {b}",
+    "et": "{a} või {b}",
+    "eu": "{a} edo {b}",
+    "sq": "{a} ose {b}",
+    "is": "{a} eða {b}",
+    "am": "{a} ወይም {b}",
+    "ta": "{a} அல்லது {b}",
+}
+
 LATER_ALTERNATIVES: dict[str, str] = {
     # a later paragraph (or the text after a fence) that offers another value
     "or": "\n\nOr {b}.",
