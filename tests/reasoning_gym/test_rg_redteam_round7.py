@@ -41,7 +41,7 @@ def _env(name: str, partial: bool = False) -> rlvr_envs.Env:
 def _gold(name: str, partial: bool = False) -> tuple[object, str]:
     env = _env(name, partial)
     task = env.sample(1, seed=5)[0]
-    found = re.search(r"<answer>(.*)</answer>", env.gold_completion(task), re.DOTALL)
+    found = re.search(r"<answer>(.*)</answer>", env.gold_completion(task) or "", re.DOTALL)
     assert found is not None
     return task, found.group(1)
 
