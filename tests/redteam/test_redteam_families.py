@@ -113,6 +113,7 @@ def test_quick_redteam_finds_no_hole(case):
     # The attack really ran: the classes that fit this family applied to its tasks.
     ran = {c.name for c in report.classes if c.applicable}
     assert {"empty", "word_salad", "echo_prompt", "huge", "binary", "grader_note", "paste_many"} <= ran
+    assert ("lean_wrapper" in ran) == (FAMILIES[case][0] == "lean")  # read from the prompt's statement
     if report.gold:
         assert report.gold_summary()["rewarded"] == len(report.gold)
 
