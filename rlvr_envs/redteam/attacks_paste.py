@@ -10,11 +10,11 @@ from rlvr_envs.redteam.target import Probe, Target
 
 def paste_probes(t: Target, quick: bool) -> list[Probe]:
     """One fluent ~150-word essay (no commas, about a lighthouse keeper) pasted under every prompt:
-    as written, lowercase, uppercase, after the prompt quoted back ("You asked: ..."), and in the
-    answer slot; and the gold completion of another task of the same run pasted here (where the
-    two golds differ). Word salad (``word_salad``) differs from prose by its shape; this is prose
-    that satisfies format-only constraints and answers another question, so it must never earn
-    reward."""
+    as written, lowercase, uppercase, after the prompt quoted back ("You asked: ..."), after
+    another prompt of the run quoted, and in the answer slot; and the gold completion of another
+    task of the same run pasted here (where the two golds differ). Word salad (``word_salad``)
+    differs from prose by its shape; this is prose that satisfies format-only constraints and
+    answers another question, so it must never earn reward."""
     quoted = " ".join(t.prompt.split())[:600]
     probes = [
         Probe("essay", PASTE_ESSAY),
@@ -31,8 +31,18 @@ def paste_probes(t: Target, quick: bool) -> list[Probe]:
     for prompt, gold, completion in t.others:
         if pasted >= (1 if quick else 3):
             break
-        if prompt.strip() == t.prompt.strip() or gold is None or t.same_value(gold) or completion == t.gold_completion:
+        if completion is None or prompt.strip() == t.prompt.strip() or gold is None or t.same_value(gold):
+            continue
+        if completion == t.gold_completion:
             continue
         probes.append(Probe(f"another-task-gold-{pasted}", completion))
         pasted += 1
+    if not quick:
+        # The essay as an answer to another prompt of the run, quoting that prompt: relevant-looking
+        # there, pasted here (what a contrast between prompts must catch).
+        other = next((p for p, _, _ in t.others if p.strip() != t.prompt.strip()), None)
+        if other is not None:
+            probes.append(
+                Probe("other-prompt-quoted-then-essay", f"You asked: {' '.join(other.split())[:600]}\n\n{PASTE_ESSAY}")
+            )
     return probes

@@ -60,7 +60,7 @@ def run_redteam(
     unique = {task.fingerprint: task for task in tasks}  # a small task space repeats in a draw
     targets = [make_target(env, task) for task in unique.values()]
     for t in targets:
-        t.others = tuple((o.prompt, o.gold, o.gold_completion) for o in targets if o is not t and o.gold_completion)
+        t.others = tuple((o.prompt, o.gold, o.gold_completion) for o in targets if o is not t)
     exempt = _exemptions(env)
     results = {c.name: ClassResult(c.name, c.doc, c.needs, exempt=exempt.get(c.name)) for c in chosen}
 

@@ -71,9 +71,9 @@ class Target:
     """The env's size cap on completions."""
     rng: random.Random = field(repr=False)
     hedged_completion: str | None = None
-    others: tuple[tuple[str, str | None, str], ...] = ()
-    """(prompt, gold, gold completion) of the run's other tasks that have a gold completion: what
-    a policy pasting one right answer under every prompt would send (set by the runner)."""
+    others: tuple[tuple[str, str | None, str | None], ...] = ()
+    """(prompt, gold, gold completion) of the run's other tasks: what a policy pasting one answer
+    under every prompt would send (set by the runner)."""
 
     @property
     def value(self) -> Fraction | None:

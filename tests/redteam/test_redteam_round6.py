@@ -96,6 +96,14 @@ def test_another_task_s_right_answer_is_pasted_only_where_the_golds_differ():
         assert f"{{{gold_of[o.task_id]}}}" not in o.completion  # never a completion stating this task's gold
 
 
+def test_an_essay_quoting_another_prompt_of_the_run_is_pasted_without_a_gold():
+    report = run_redteam(OverlapRelevanceEnv(), n=3, classes=["paste_many"])
+    outcomes = [o for o in report.result("paste_many").outcomes if o.variant == "other-prompt-quoted-then-essay"]
+    assert len(outcomes) == 3 and all(o.reward == 1.0 for o in outcomes)  # the prompts share their template
+    prompts = {t.id: t.prompt for t in OverlapRelevanceEnv().tasks}
+    assert all(prompts[o.task_id] not in o.completion for o in outcomes)
+
+
 # -- notes to the grader and forged verdicts -------------------------------------------------------
 def _decode(how: str, text: str) -> str:
     inverse = {
