@@ -82,6 +82,15 @@ REFUSED = {
         "aesop_tactic_rule",
     ),
     "aesop (add … tactic …)": (T + "by aesop (add safe tactic forge)", "aesop_tactic_rule"),
+    "add_aesop_rules over several lines": (
+        "add_aesop_rules safe\n  tactic\n  (rule_sets := [x])\n  forge\n" + T + "by aesop",
+        "aesop_tactic_rule",
+    ),
+    "aesop_cat (add … tactic …)": (T + "by aesop_cat (add safe tactic forge)", "aesop_tactic_rule"),
+    "the clause nested after a harmless one": (
+        T + "by aesop (add safe (by simp), safe tactic forge)",
+        "aesop_tactic_rule",
+    ),
     "aesop? after a config": (T + "by\n  aesop? (config := {}) (add norm 5 tactic forge)", "aesop_tactic_rule"),
     # library variants of denied commands
     "variable? (Mathlib)": ("variable? (h' : False)\n" + T + "h.symm", "context_change"),
@@ -264,3 +273,15 @@ def test_one_message_past_the_cut_is_the_completion_s_runtime_error(monkeypatch)
     code = f"#check N.zero_add\n{K_SIG} := rfl\n"
     verdict = file_backend.FileBackend(LEAN).check(_raw(code), allow_native=False, timeout_s=30)
     assert verdict.reason is Reason.RUNTIME_ERROR and verdict.details["rule"] == "output", verdict
+
+
+@pytest.mark.parametrize(
+    "tail",
+    ["add_aesop_rules " * 20_000, "by aesop " + "(add " * 20_000 + ")" * 20_000, "by aesop " + "(add x) " * 20_000],
+)
+def test_the_aesop_clause_scan_reads_each_token_once(tail):
+    import time
+
+    started = time.process_time()
+    assert_passes(T + "h.symm\n" + tail if tail.startswith("add") else T + tail)
+    assert time.process_time() - started < 10.0  # ~0.3-0.8 s linear here; the first cut took 23 s (quadratic)

@@ -333,25 +333,28 @@ def _names_meta_api(name: str) -> bool:
 
 def _aesop_tactic_rule(tokens: Sequence[Token], i: int, starts: list[bool], ends: dict[int, int]) -> int | None:
     """Where a ``tactic`` builder stands in ``add_aesop_rules …`` (up to the next command) or in an
-    ``aesop (add …)`` clause at ``i``; None when there is none."""
-    word = tokens[i].text
-    if word == "add_aesop_rules":
+    ``(add …)`` clause (``aesop``, ``aesop?``, ``aesop_cat``, … all take it) at ``i``; None when
+    there is none."""
+    tok = tokens[i]
+    if tok.text == "add_aesop_rules":
         j = i + 1
-        while j < len(tokens) and not starts[j]:
+        # up to the next command, or the next `add_aesop_rules` wherever it stands (each read once)
+        while (
+            j < len(tokens) and tokens[j].text != "add_aesop_rules" and not (starts[j] and _begins_a_command(tokens[j]))
+        ):
             if tokens[j].kind == IDENT and tokens[j].text == "tactic":
                 return j
             j += 1
         return None
-    if word.rstrip("?!") == "aesop" and i + 2 < len(tokens) and tokens[i + 1].text == "(":
-        k = i + 1
-        while k < len(tokens) and tokens[k].text == "(" and k + 1 < len(tokens):
-            close = ends.get(k, len(tokens) - 1)
-            if tokens[k + 1].text == "add":
-                for j in range(k + 2, close):
-                    if tokens[j].kind == IDENT and tokens[j].text == "tactic":
-                        return j
-            k = close + 1
+    if tok.kind == SYMBOL and tok.text == "(" and i + 1 < len(tokens) and tokens[i + 1].text == "add":
+        for j in range(i + 2, ends.get(i, len(tokens))):
+            if tokens[j].kind == IDENT and tokens[j].text == "tactic":
+                return j
     return None
+
+
+def _begins_a_command(tok: Token) -> bool:
+    return tok.kind == HASH_CMD or tok.text == "@[" or tok.text in DECL_KEYWORDS or tok.text in COMMAND_WORDS
 
 
 def scan(tokens: Sequence[Token], src: str, policy: LeanPolicy) -> Violation | None:
@@ -362,6 +365,7 @@ def scan(tokens: Sequence[Token], src: str, policy: LeanPolicy) -> Violation | N
     ends = _bracket_ends(tokens)
     partial_names: dict[str, int] = {}
     n = len(tokens)
+    add_read_to = -1
 
     def hit(rule: str, i: int, message: str | None = None) -> Violation | None:
         if policy.allows(rule):
@@ -427,9 +431,7 @@ def scan(tokens: Sequence[Token], src: str, policy: LeanPolicy) -> Violation | N
                 found = hit("native_decide", i)
             elif word in _CONTEXT_KEYWORDS and src[tok.start : tok.end] == name:
                 found = hit("context_change", i)
-            elif (
-                word in ("add_aesop_rules", "aesop") and (j := _aesop_tactic_rule(tokens, i, starts, ends)) is not None
-            ):
+            elif word == "add_aesop_rules" and (j := _aesop_tactic_rule(tokens, i, starts, ends)) is not None:
                 found = hit("aesop_tactic_rule", j)
             elif _names_meta_api(name) and not (i and tokens[i - 1].text == "set_option"):  # an option, not a name
                 found = hit("meta_api", i)
@@ -440,6 +442,11 @@ def scan(tokens: Sequence[Token], src: str, policy: LeanPolicy) -> Violation | N
                     )
             elif partial_names and base in partial_names and partial_names[base] < i - 2:
                 found = hit("partial", i, f"`{base}` is a `partial` definition and is used here")
+        elif text == "(" and tok.kind == SYMBOL and i > add_read_to and i + 1 < n and tokens[i + 1].text == "add":
+            # an `(add …)` clause nested in one already read was read with it (linear, not quadratic)
+            add_read_to = ends.get(i, n)
+            if (j := _aesop_tactic_rule(tokens, i, starts, ends)) is not None:
+                found = hit("aesop_tactic_rule", j)
         elif tok.kind == HASH_CMD:
             if text == "#exit":
                 found = hit("exit", i)
