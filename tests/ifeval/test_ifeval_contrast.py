@@ -414,7 +414,7 @@ def test_the_envs_build_their_background_from_their_own_prompts_or_take_yours() 
     own: Any = rlvr_envs.make("ifeval-data", data=rows[2:], relevance_background=mine)
     assert set(own.verifier.relevance_background.prompts) == set(mine)
     synth: Any = rlvr_envs.make("ifeval-synth", base_prompts=[r["prompt"] for r in rows])
-    assert synth.env_id == NEWEST_SYNTH == "ifeval-synth-v8" and len(
+    assert synth.env_id == NEWEST_SYNTH == "ifeval-synth-v7" and len(
         synth.verifier.relevance_background.prompts
     ) == len(rows)
 

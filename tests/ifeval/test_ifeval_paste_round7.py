@@ -1,5 +1,5 @@
-"""Round 7 of the pasted-answer rule (issue 26, ``ifeval-data-v7`` / ``ifeval-synth-v8``:
-``relevance_paste=3``, ``rlvr_ifeval.pasted``):
+"""Round 7 of the pasted-answer rule (issue 26, ``ifeval-data-v7``: ``relevance_paste=3``,
+``rlvr_ifeval.pasted``), on the prompts of the env's background:
 
 * **No more than chance.** A response that shares a few of its prompt's content units, but no
   more than ``expected_by_chance`` (+ ``MAX_CHANCE_EXCESS``), is judged as one that shares none:
@@ -9,7 +9,8 @@
   (``expected_if_answered``: the labelled-good answers' carry rate by size), home or none: a
   paste under a prompt of many rare words (names, places) whose words chance never meets.
 
-The round-6 ids keep their verdicts (tests/ifeval/test_ifeval_paste_chance.py pins them). The
+A prompt outside the background (a generator's task: ``ifeval-synth`` stays at ``-v7``) is not
+judged: its content units keep the instructions' strings (forbidden words). The round-6 ids keep their verdicts (tests/ifeval/test_ifeval_paste_chance.py pins them). The
 whole-verdict figures on the labelled pairs are in tests/ifeval/test_ifeval_contrast.py.
 """
 
@@ -21,8 +22,10 @@ import random
 
 import pytest
 
+import rlvr_envs
 from rlvr_envs.types import Task
 from rlvr_ifeval import contrast, pasted, relevance
+from rlvr_ifeval.scoring import build_checkers
 from rlvr_ifeval.verifier import IFEvalVerifier
 from tests.ifeval.test_ifeval_contrast import NEWEST, flags
 from tests.ifeval.test_ifeval_paste_chance import COMMON, COMMON_ANSWER, RARE, labelled_with_background
@@ -74,7 +77,8 @@ def _verifier(background: contrast.Background, env_id: str = NEWEST) -> IFEvalVe
 
 
 def test_the_newest_ids_are_round_7_and_round_6_keeps_its_level() -> None:
-    assert flags(NEWEST)["relevance_paste"] == 3 == flags("ifeval-synth-v8")["relevance_paste"]
+    assert flags(NEWEST)["relevance_paste"] == 3
+    assert rlvr_envs.registry.resolve("ifeval-synth").id == "ifeval-synth-v7"
     assert flags(ROUND_6)["relevance_paste"] == 2 == flags("ifeval-synth-v7")["relevance_paste"]
 
 
@@ -165,6 +169,40 @@ def test_no_labelled_good_answer_is_refused_by_round_7_under_its_own_prompt() ->
     print(f"\nlabelled-good that share nothing: expected_if_answered at most {closest:.2f}")
     assert refused == []
     assert closest < pasted.MIN_ANSWER_UNITS
+
+
+# A prompt whose content is a name and a place plus eight forbidden words, and an honest answer
+# that avoids them and says "grove" for "orchard".
+ORCHARD = "Write a poem about the orchard of Zebediah. Do not use the words " + ", ".join(
+    ["apple", "pear", "plum", "cherry", "quince", "apricot", "peach", "fig"]
+)
+ORCHARD_ANSWER = (
+    "Beneath the grove the morning light is slow\nand golden on the grass where blossoms fall like snow.\n"
+    "The branches bend with fruit the colour of the dawn\nand bees hum low across the dew-wet lawn.\n"
+    "An old man walks the rows with careful hands\nand counts the seasons as the summer stands."
+)
+ORCHARD_TASK = {
+    "instruction_id_list": ["keywords:forbidden_words"],
+    "kwargs": [{"forbidden_words": ["apple", "pear", "plum", "cherry", "quince", "apricot", "peach", "fig"]}],
+}
+
+
+def test_a_prompt_outside_the_background_is_not_judged_by_round_7() -> None:
+    """Outside the background a prompt's content units keep the instructions' strings: eight
+    forbidden words an honest answer avoids would make it "carry none of 10 units". Inside it
+    (built with its checkers) they are dropped, and 2 units are left."""
+    task = Task(id="o", prompt=ORCHARD, answer=ORCHARD_TASK)
+    checkers = tuple(build_checkers(ORCHARD_TASK["instruction_id_list"], ORCHARD_TASK["kwargs"]))
+    outside = contrast.Background.build((p, ()) for p in [COMMON, RARE, PLACES, *FILLER])
+    inside = contrast.Background.build([(ORCHARD, checkers), *((p, ()) for p in [COMMON, RARE, PLACES, *FILLER])])
+    assert outside is not None and inside is not None
+    kept = outside.prompt_content(ORCHARD, None)
+    assert kept is not None and len(kept.units) == 10  # forbidden words counted: why it is not judged
+    found = len(relevance.units(ORCHARD_ANSWER))
+    assert pasted.expected_if_answered(10, found) >= pasted.MIN_ANSWER_UNITS
+    for background in (outside, inside):
+        verdict = _verifier(background).verify(task, ORCHARD_ANSWER)
+        assert verdict.reward == 1.0, verdict.details.get("relevance")
 
 
 @pytest.mark.parametrize(

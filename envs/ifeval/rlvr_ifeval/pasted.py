@@ -53,8 +53,10 @@ need no home, or a far better one:
   pastes meet a few of any prompt's words, and their home matches them far better (the labelled
   answers in that band reach a ratio of 4.26 at most).
 
-Round 7 (``relevance_paste=3``: ``ifeval-data-v7``, ``ifeval-synth-v8``) asks what chance gives and
-what an answer would give, of prompts of ``MIN_CHANCE_PROMPT_UNITS`` content units or more:
+Round 7 (``relevance_paste=3``: ``ifeval-data-v7``) asks what chance gives and what an answer would
+give, of the background's own prompts of ``MIN_CHANCE_PROMPT_UNITS`` content units or more (a
+prompt outside it, such as a generator's task, keeps the instructions' strings among its content
+units: eight forbidden words an honest answer avoids are not words it should carry):
 
 * **No more than chance.** A response that shares some of its prompt's units, but at most
   ``expected_by_chance`` of them, is refused, home or none: a long paste meets "work" and "city"
@@ -234,7 +236,9 @@ def shares_little_but_has_a_home(
         return None
     level = int(background.paste)
     nothing = mine.every.isdisjoint(response)
-    if level >= 3 and len(mine.units) >= MIN_CHANCE_PROMPT_UNITS:
+    # Round 7 judges the background's own prompts only: their content units were made without the
+    # instructions' strings (a prompt outside it, a generator's task, keeps its forbidden words).
+    if level >= 3 and own_index is not None and len(mine.units) >= MIN_CHANCE_PROMPT_UNITS:
         if nothing:
             carried = expected_if_answered(len(mine.units), len(response))
             if carried >= MIN_ANSWER_UNITS:

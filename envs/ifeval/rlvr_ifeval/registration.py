@@ -7,10 +7,12 @@ Versions (a change that alters any reward bumps the version; the old one stays):
   ``rlvr-envs eval`` reproduces published numbers; the guard is opt-in (``guard=True``).
 * ``ifeval-v0``, ``ifbench-v0``: the degenerate-response guard on, words counted as ``\\w``
   runs (a Chinese or Thai sentence is one word), as these ids scored before.
-* ``ifeval-synth-v8``, ``ifeval-data-v7`` (your own data): training envs, as ``-v7`` / ``-v6``
-  below, and a response that shares a few of its prompt's content words, but no more than
-  chance alone would put in a text of its length, is judged as one that shares none
-  (``relevance_paste=3``, issue 26 round 7: ``rlvr_ifeval.pasted``).
+* ``ifeval-data-v7`` (your own data): a training env, as ``-v6`` below, and a response that
+  shares no more of its prompt's content words than chance alone would put in a text of its
+  length, or none where an answer of its size would carry several, is refused
+  (``relevance_paste=3``, issue 26 round 7: ``rlvr_ifeval.pasted``). Round 7 judges the prompts
+  of the env's background only, and a generator's tasks are not among them: ``ifeval-synth``
+  stays at ``-v7``.
 * ``ifeval-synth-v7``, ``ifeval-data-v6``: training envs, as ``-v6`` / ``-v5``
   below, and a response that shares no content word with a prompt whose common words a text of
   its length would meet by chance is refused, as is one sharing a little of its prompt while
@@ -131,7 +133,6 @@ def register_envs() -> None:
         (5, {**_SYNTH_RELEVANCE, **_ROUND_4}),
         (6, {**_SYNTH_RELEVANCE, **_ROUND_5}),
         (7, {**_SYNTH_RELEVANCE, **_ROUND_6}),
-        (8, {**_SYNTH_RELEVANCE, **_ROUND_7}),
     )
     for version, guard in training:
         rlvr_envs.register(
