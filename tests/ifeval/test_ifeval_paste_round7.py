@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import pickle
 import random
+from typing import Any
 
 import pytest
 
@@ -181,10 +182,11 @@ ORCHARD_ANSWER = (
     "The branches bend with fruit the colour of the dawn\nand bees hum low across the dew-wet lawn.\n"
     "An old man walks the rows with careful hands\nand counts the seasons as the summer stands."
 )
-ORCHARD_TASK = {
-    "instruction_id_list": ["keywords:forbidden_words"],
-    "kwargs": [{"forbidden_words": ["apple", "pear", "plum", "cherry", "quince", "apricot", "peach", "fig"]}],
-}
+ORCHARD_IDS = ["keywords:forbidden_words"]
+ORCHARD_KWARGS: list[dict[str, Any]] = [
+    {"forbidden_words": ["apple", "pear", "plum", "cherry", "quince", "apricot", "peach", "fig"]}
+]
+ORCHARD_TASK = {"instruction_id_list": ORCHARD_IDS, "kwargs": ORCHARD_KWARGS}
 
 
 def test_a_prompt_outside_the_background_is_not_judged_by_round_7() -> None:
@@ -192,7 +194,7 @@ def test_a_prompt_outside_the_background_is_not_judged_by_round_7() -> None:
     forbidden words an honest answer avoids would make it "carry none of 10 units". Inside it
     (built with its checkers) they are dropped, and 2 units are left."""
     task = Task(id="o", prompt=ORCHARD, answer=ORCHARD_TASK)
-    checkers = tuple(build_checkers(ORCHARD_TASK["instruction_id_list"], ORCHARD_TASK["kwargs"]))
+    checkers = tuple(build_checkers(ORCHARD_IDS, ORCHARD_KWARGS))
     outside = contrast.Background.build((p, ()) for p in [COMMON, RARE, PLACES, *FILLER])
     inside = contrast.Background.build([(ORCHARD, checkers), *((p, ()) for p in [COMMON, RARE, PLACES, *FILLER])])
     assert outside is not None and inside is not None
