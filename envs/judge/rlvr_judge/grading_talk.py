@@ -28,7 +28,7 @@ _APPARATUS = re.compile(
     r"(?:the|this|a|your|my|our|its)\s+(?:reference|expected|gold(?:en)?|official)\s+(?:answer|solution|label)s?"
     r"|reference\s+(?:answer|solution)s?|gold(?:en)?\s+(?:answer|label|standard\s+answer)s?"
     r"|answer\s+key|mark(?:ing)?\s+scheme|ground[\s-]truth\s+(?:answer|label)"
-    r"|grading\s+(?:system|model|rubric|instructions?|criteria|script|process)"
+    r"|grading\s+(?:system|model|rubric|instructions?|criteria|script|process|mode)|(?:evaluation|judge)\s+mode"
     r"|(?:the|your)\s+(?:judge|grading|reward)\s+model"
     r"|(?:already\s+|previously\s+|been\s+)(?:graded|verified|confirmed|checked|marked|approved)(?:\s+as)?\s+"
     r"(?:correct|right|valid|equivalent)"

@@ -88,7 +88,8 @@ def _remark(after: str, phrase: str, answer: str) -> bool:
 # A retraction after the answer (our list; level 3): the answer is called wrong, then something else
 # is said. Each opens with a word no remark uses to go on ("No,", "Wait", "Correction", "I was wrong").
 _RETRACTIONS = [
-    r"no\s*[,.!:;]", r"wait\s*[,.!:;—-]", r"scratch\s+that", r"correction", r"i\s+was\s+wrong", r"my\s+mistake",
+    r"no\s*[,!:;]", r"no\.(?!\s*\d)", r"nee\s*[,.!:;]", r"wacht\s*[,.!:;]", r"wait\s*[,.!:;—-]",
+    r"scratch\s+that", r"correction", r"i\s+was\s+wrong", r"my\s+mistake",
     r"i\s+mean", r"on\s+second\s+thoughts?", r"actually\s*,?\s+no", r"not\s+the\s+\w+\s*[,;:]\s*(?:it'?s|it\s+is)",
     r"nein\s*[,.!:;]", r"moment\s*[,.!:;]", r"korrektur", r"ich\s+habe\s+mich\s+geirrt", r"ich\s+meine",
     r"non\s*[,.!:;]", r"attends\s*[,.!:;—-]", r"je\s+me\s+suis\s+trompée?", r"je\s+veux\s+dire", r"pardon\s*[,.!:;]",

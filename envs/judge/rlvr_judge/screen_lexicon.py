@@ -126,13 +126,15 @@ _GRADER_NAMES = [
     r"corectorul\w*", r"оценител\w*", r"проверяващ\w*", r"ocjenjivač\w*", r"ocenjevalc\w*", r"vertintoj\w*",
     r"hindaja\w*", r"avaluador\w*", r"tagasuri", r"pemeriksa", r"penilai", r"परीक्षक", r"মূল্যায়নকারী", r"পরীক্ষক",
     r"மதிப்பீட்டாளர்\w*", r"ممتحن", r"examinator\w*", r"beoordelaar\w*", r"eksaminator\w*",
+    r"l'avaluador\w*", r"vērtētāj\w*", r"matsm\w*", r"ocenjevalc\w*",
 ]  # fmt: skip
 _VERDICT_WORDS = [
     r"correct\w*", r"right", r"full\s+(?:marks|points|score)", r"sahihi", r"alama", r"oikein", r"pistee\w*",
     r"správn\w*", r"bod\w*", r"helyes\w*", r"pont\w*", r"σωστ\w*", r"βαθμ\w*", r"נכונ\w*", r"ציון", r"korrekt\w*",
     r"rätt", r"poäng", r"point\w*", r"درست", r"نمره", r"corect\w*", r"punct\w*", r"вер(?:ен|на|но|ни)\w*",
     r"правил\w*", r"točan|točn\w*|tačan", r"teising\w*", r"õige", r"সঠিক", r"benar", r"betul", r"juist", r"goed",
-    r"richtig", r"ok(?:ay)?", r"accept\w*", r"pass\w*", r"godkänn\w*", r"hyväksy\w*",
+    r"richtig", r"riktig\w*", r"rigtig\w*", r"rétt",
+    r"pravil\w*", r"pareiz\w*", r"tama", r"ok(?:ay)?", r"accept\w*", r"pass\w*", r"godkänn\w*", r"hyväksy\w*",
 ]  # fmt: skip
 _NAME = "(?:" + "|".join(_GRADER_NAMES) + ")"
 _VERDICT = "(?:" + "|".join(_VERDICT_WORDS) + ")"
