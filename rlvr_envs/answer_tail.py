@@ -338,6 +338,9 @@ def after_sentence_refusal(
     denial = _denial(sentence, mine, lowered, opening=False)
     if denial is not None:
         return TailFinding("denial", denial)
+    stance = _STANCE.match(sentence)
+    if stance is not None and (stance.group(1) or stance.group(2) or "").lower() not in _AFFIRMING:
+        return TailFinding("hedge", stance.group(0).strip(" ,.!"))
     unread = unread_language(sentence, known, stands)
     if unread is not None:
         return TailFinding("unread_language", unread)
@@ -345,6 +348,12 @@ def after_sentence_refusal(
         found = _short_sentence_refusal(later, ended_by, mine, lowered, known, stands)
         if found is not None:
             return found
+    # A longer sentence after the answer is an explanation when a covered language wrote it: three or
+    # more words none of which is a covered function word are a paragraph nobody here can read.
+    for later, _ in short_sentences(rest, count=1, max_words=40):
+        unread = unread_language(CHAT_TURN.sub(" ", later), known, stands, min_words=3)
+        if unread is not None:
+            return TailFinding("unread_language", unread)
     return None
 
 
@@ -393,6 +402,20 @@ def _short_sentence_refusal(
     if unread is not None:
         return TailFinding("unread_language", unread)
     return None
+
+
+# The answer's sentence ending in a stance of its writer: one adverb ("\\boxed{3}, hopefully.", ", apparently.",
+# ", supposedly.") or a first-person clause ("\\boxed{3}, I reckon.", ", I'd say.", ", I suspect."). Only the ones
+# that affirm or say how it was found stand: an allow-list, so an adverb or verb no list names is a hedge.
+_STANCE = re.compile(
+    r"[\s$)\]}*_]*[,;(\u2013\u2014-]\s*(?:(\w+ly)|i(?:'d|'ll|\s+would|\s+will)?\s+(\w+)(?:\s+\w+)?)\s*[).!]?\s*$",
+    re.IGNORECASE,
+)
+_AFFIRMING = frozenset(
+    """exactly precisely definitely certainly clearly obviously respectively finally correctly accordingly altogether
+    only simply necessarily surely indeed showed shown found computed calculated derived proved checked verified
+    claimed promised said""".split()
+)
 
 
 def short_sentences(rest: str, count: int = 2, max_words: int = 8) -> list[tuple[str, str]]:

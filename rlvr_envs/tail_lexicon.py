@@ -206,7 +206,9 @@ CERTAINTY_SHAPE = (
     r"|(?:low|little|limited|moderate|some|no|weak)\s+confidence|confidence\s*(?:level\s*)?[:=]?\s*(?:low|\d+\s*%)"
     r"|(?:could|might|may|can)\s+(?:well\s+)?be\s+(?:\w+\s+)?(?:off|wrong|mistaken|incorrect|inaccurate|a\s+mistake)"
     r"|(?:take|treat)\s+(?:this|it|that)\s+with\s+(?:a\s+)?(?:grain|pinch)\s+of\s+salt|no\s+guarantees?"
-    r"|double[-\s]check\s+(?:this|it|that|me)|don'?t\s+(?:quote|trust)\s+me"
+    r"|double[-\s]check\s+(?:this|it|that|me)|don'?t\s+(?:quote|trust)\s+me|who\s+knows|no\s+idea|(?:just\s+)?a\s+hunch"
+    r"|i\s+give\s+up|or\s+something|(?:would|wouldn't|would\s+not)\s+bet\s+(?:\w+\s+){0,2}on\s+it|plus\s+or\s+minus"
+    r"|(?:could|might|may)\s+(?:\w+\s+)?be\s+(?:something|anything)\s+else|hopefully|with\s+luck"
     # "Confidence: 0.4", "P(correct) = 0.4", "40% sure": a stated chance of being right.
     r"|(?:confidence|certainty|sureness|p\s*\(\s*(?:correct|right|true)\s*\)|(?:probability|chance|likelihood)"
     r"\s+(?:of\s+being\s+|that\s+(?:this|it)\s+is\s+|it(?:'s|\s+is)\s+)?(?:correct|right))\s*(?:level\s*)?(?:[:=]|is|of)?"

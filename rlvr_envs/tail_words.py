@@ -105,7 +105,7 @@ def unread_language(
 
 # Words an honest answer is signed off with ("QED.", "Done.", "Good luck!", "Cheers!"): a line of them is read.
 _CLOSING_WORDS = frozenset(
-    """qed done good luck cheers thanks thank enjoy hope helps happy glad end finished complete completed solved
+    """qed done good luck cheers thanks thank enjoy happy glad end finished complete completed solved
     verified checked correct yes indeed voilà voila tada nice great okay box boxed simplified fertig fin listo
     fine fim bitte merci gracias grazie obrigado obrigada danke vielen dank viel glück beaucoup bonne chance muchas
     buena suerte mille buona fortuna boa sorte спасибо удачи дякую dziękuję powodzenia bedankt succes teşekkürler

@@ -72,7 +72,7 @@ def test_serve_two_presets_each_from_its_own_file():
     )
     try:
         with urllib.request.urlopen(url + "/health", timeout=30) as response:
-            assert json.loads(response.read())["envs"] == ["math-500-v3", "math-gsm8k-v3"]
+            assert json.loads(response.read())["envs"] == ["math-500-v4", "math-gsm8k-v4"]
         first = math500[0]
         rows = [
             {"env_id": "math-500", "task_id": first["unique_id"], "completion": f"\\boxed{{{first['answer']}}}"},
@@ -108,7 +108,7 @@ def test_serve_with_a_format_reward_for_an_env_that_owns_its_format(tmp_path):
     )
     try:
         with urllib.request.urlopen(url + "/health", timeout=30) as response:
-            assert json.loads(response.read())["envs"] == ["code-python-v3"]
+            assert json.loads(response.read())["envs"] == ["code-python-v4"]
     finally:
         proc.kill()
         proc.wait(timeout=10)

@@ -29,7 +29,7 @@ def _tools_of(instance):
 def _row(prompt: str, answer: str) -> dict:
     return {
         "prompt": [{"role": "user", "content": prompt}],
-        "env_id": "math-arith-v3",
+        "env_id": "math-arith-v4",
         "task": json.dumps({"id": "t1", "prompt": prompt, "answer": answer}),
     }
 
@@ -127,7 +127,7 @@ def test_answer_tool_keeps_the_answer_in_the_episode_and_get_reward_scores_it():
 def test_dict_form_routes_rows_to_their_env():
     factories = environment_factories(["math-arith"], tools=["calculator"])
     assert list(factories) == ["math-arith"]
-    rows = add_environment_column(build_rows("math-arith", n=2), names={"math-arith-v3": "math-arith"})
+    rows = add_environment_column(build_rows("math-arith", n=2), names={"math-arith-v4": "math-arith"})
     assert {r["environment"] for r in rows} == {"math-arith"}
     two = environment_factories({"calc": "math-arith", "plain": "math-arith"}, tools=[])
     assert _tools_of(two["plain"]()) == []

@@ -54,7 +54,7 @@ def test_without_tools_make_is_unchanged():
 
 def test_reset_gives_the_chat_and_the_tool_schemas(env):
     obs, info = env.reset(options={"task": TASK})
-    assert isinstance(env, EpisodeEnv) and env.env_id == "math-arith-v3" and env.max_turns == 4
+    assert isinstance(env, EpisodeEnv) and env.env_id == "math-arith-v4" and env.max_turns == 4
     assert env.current_task == TASK
     system, user = info["messages"]
     assert system["role"] == "system" and "<tool_call>" in system["content"] and '"calculator"' in system["content"]
@@ -310,7 +310,7 @@ def test_state_lives_within_an_episode_and_sessions_close_at_every_end():
     assert tool.log == []  # opened lazily, on the first call
     assert env.step(note("a"))[4]["tool_messages"][0]["content"] == "1"
     assert env.step(note("b"))[4]["tool_messages"][0]["content"] == "2"
-    assert tool.log == ["open t1 math-arith-v3 10.0"]
+    assert tool.log == ["open t1 math-arith-v4 10.0"]
     env.step(note("c"))  # the third turn with a call: truncated, the session closed
     assert tool.log[-1] == "close"
     env.reset(options={"task": TASK})
@@ -419,7 +419,7 @@ def test_adapters_call_tools_outside_step_with_the_same_checks_and_budgets():
     assert env.call_tool("note", {"text": "a"}) == "1" and env.call_tool("note", {"text": "b"}) == "2"
     assert "lost" in env.call_tool("note", {"text": "c"}) and "lost" in env.call_tool("calculator", {"expression": "1"})
     assert env.finish("The final answer is \\boxed{5535}.").reason is Reason.VERIFIER_ERROR
-    assert tool.log == ["open t1 math-arith-v3 10.0", "close"]  # the one session opened was closed
+    assert tool.log == ["open t1 math-arith-v4 10.0", "close"]  # the one session opened was closed
 
 
 def test_content_parts_and_a_dropped_env_closes_its_sessions():

@@ -452,12 +452,12 @@ def test_the_new_checks_are_v3_and_v0_v1_v2_stay_resolvable_but_deprecated(name)
     from rlvr_envs.errors import DeprecatedEnvWarning
     from rlvr_envs.registration import spec
 
-    assert spec(name).id == f"{name}-v3"
-    assert spec(f"{name}-v3").deprecated is None
-    for old_version in ("v0", "v1", "v2"):
-        assert f"use {name}-v3" in (spec(f"{name}-{old_version}").deprecated or "")
+    assert spec(name).id == f"{name}-v4"
+    assert spec(f"{name}-v4").deprecated is None
+    for old_version in ("v0", "v1", "v2", "v3"):
+        assert f"use {name}-v4" in (spec(f"{name}-{old_version}").deprecated or "")
     if name == "math-arith":
-        with pytest.warns(DeprecatedEnvWarning, match="math-arith-v3"):
+        with pytest.warns(DeprecatedEnvWarning, match="math-arith-v4"):
             old = rlvr_envs.make("math-arith-v0", level=1, size=4)
         task = old.tasks[0]
         assert old.verify(task, f"\\boxed{{{task.answer}}}").passed

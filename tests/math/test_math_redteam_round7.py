@@ -131,6 +131,25 @@ def test_the_short_lines_after_the_answer_may_not_take_it_back(completion):
     assert not verify(completion).passed, completion
 
 
+# -- 4b. the writer's stance ending the answer's sentence; a long paragraph in no covered language ---
+STANCE = [
+    "\\boxed{3}, hopefully.", "\\boxed{3}, apparently.", "\\boxed{3}, supposedly.", "\\boxed{3}, allegedly.",
+    "\\boxed{3}, seemingly.", "\\boxed{3}, plausibly.", "\\boxed{3}, conceivably.", "\\boxed{3}, I hope.",
+    "\\boxed{3}, I suspect.", "\\boxed{3}, I reckon.", "\\boxed{3}, I'd say.", "\\boxed{3} (I gather)",
+    "\\boxed{3}\n\nWho knows.", "\\boxed{3}\n\nNo idea honestly.", "\\boxed{3}\n\nJust a hunch.", "\\boxed{3}\n\nI give up.",
+    "\\boxed{3}\n\nOr something.", "\\boxed{3}\n\nI would not bet on it.", "\\boxed{3}, plus or minus 1.",
+    "\\boxed{3}\n\nShould be right, hopefully.",
+    "\\boxed{3}\n\nWell, that is what I got, but who knows, it could easily be something else entirely.",
+    "\\boxed{3}\n\nMa hubo oo waxaan u maleynayaa inay tahay mid kale oo ka duwan kan.",
+    "\\boxed{3}\n\nNeesmu pārliecināts, varbūt atbilde ir cita, lūdzu pārbaudiet vēlreiz manu darbu.",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("completion", STANCE)
+def test_a_stance_of_doubt_or_an_unread_paragraph_after_the_answer_is_refused(completion):
+    assert not verify(completion).passed, completion
+
+
 # -- 5. a hedge split for the eye only: TeX spaces, entities, tags, emphasis, spacing, look-alikes ----
 SPLIT_HEDGES = [
     "\\boxed{3}, not&nbsp;sure.", "\\boxed{3}\\text{, not~sure}", "\\boxed{3}, not\\ sure", "\\boxed{3}, not\\quad sure",
@@ -201,6 +220,10 @@ HONEST = [
     ("\\boxed{2³}", "8", "Compute it."), ("\\boxed{3\u200d4}", "34", "Compute it."),
     ("\\boxed{3}\n\nThere is no certain way to do it faster.", "3", "Compute it."),
     ("\\boxed{3}, as $n$ is not positive.", "3", "Compute it."),
+    ("\\boxed{3}, exactly.", "3", "Compute it."), ("\\boxed{3}, as I showed.", "3", "Compute it."),
+    ("\\boxed{2} and \\boxed{3}, respectively.", "2, 3", "Compute both."),
+    ("\\boxed{3}\n\nThis completes the proof, since every case was checked above.", "3", "Compute it."),
+    ("\\boxed{3}. I hope it is correct.", "3", "Compute it."),
 ]  # fmt: skip
 
 

@@ -40,7 +40,7 @@ def _completions(env, tasks):
 def test_reward_function_follows_trl_convention(arith):
     rows = build_rows(arith, 6, seed=1)
     fn = reward_function("math-arith")
-    assert fn.__name__ == "reward_math_arith_v3"
+    assert fn.__name__ == "reward_math_arith_v4"
     tasks = [task_from_json(r["task"]) for r in rows]
     cases = _completions(arith, tasks)
     by_id = {r["task_id"]: r for r in rows}
@@ -121,7 +121,7 @@ def test_mixed_dataset_routes_rows_by_env_id(arith, gsm8k):
 def test_bare_and_versioned_ids_route_and_wrong_version_is_refused(arith):
     router = EnvRouter([arith])
     assert router.env_for("math-arith") is arith
-    assert router.env_for("math-arith-v3") is arith
+    assert router.env_for("math-arith-v4") is arith
     assert router.env_for(None) is arith
     with pytest.raises(RoutingError):
         router.env_for("math-arith-v7")
@@ -150,7 +150,7 @@ def test_dataset_builder_emits_prompt_and_reward_columns(arith):
     task = task_from_json(first["task"])
     # The policy sees the env's messages and nothing else; the answer travels in the task column.
     assert first["prompt"] == arith.prompt_format.messages(task.prompt)
-    assert task.answer is not None and first["env_id"] == "math-arith-v3"
+    assert task.answer is not None and first["env_id"] == "math-arith-v4"
     plain = build_rows(arith, 3, conversational=False)
     assert isinstance(plain[0]["prompt"], str)
     held = {task_from_json(r["task"]).fingerprint for r in build_rows(arith, 50, seed=9)}

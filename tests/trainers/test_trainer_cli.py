@@ -21,7 +21,7 @@ def test_export_verl_parquet(tmp_path, capsys):
     out = tmp_path / "arith.parquet"
     assert main(["export", "math-arith", "--format", "verl", "-n", "7", "--out", str(out), "--arg", "level=3"]) == 0
     rows = pq.read_table(out).to_pylist()
-    assert len(rows) == 7 and rows[0]["data_source"] == "math-arith-v3"
+    assert len(rows) == 7 and rows[0]["data_source"] == "math-arith-v4"
     assert "wrote 7 tasks" in capsys.readouterr().out
 
 
@@ -33,9 +33,9 @@ def test_export_jsonl(tmp_path, fmt):
     assert len(rows) == 5
     if fmt == "openrlhf":
         label = json.loads(rows[0]["label"])
-        assert label["env_id"] == "math-arith-v3" and task_from_json(label["task"]).answer is not None
+        assert label["env_id"] == "math-arith-v4" and task_from_json(label["task"]).answer is not None
     else:
-        assert rows[0]["env_id"] == "math-arith-v3" and task_from_json(rows[0]["task"]).id
+        assert rows[0]["env_id"] == "math-arith-v4" and task_from_json(rows[0]["task"]).id
 
 
 def test_export_procedural_without_n_is_a_clear_error(tmp_path, capsys):
@@ -45,7 +45,7 @@ def test_export_procedural_without_n_is_a_clear_error(tmp_path, capsys):
 
 def test_train_with_a_bad_config_reports_the_field(tmp_path, capsys):
     config = tmp_path / "bad.yaml"
-    config.write_text("envs: [math-arith-v3]\nmodel: m\npreset: ppo\n")
+    config.write_text("envs: [math-arith-v4]\nmodel: m\npreset: ppo\n")
     assert main(["train", "--config", str(config)]) == 1
     assert "preset" in capsys.readouterr().err
 
@@ -99,7 +99,7 @@ def test_train_from_a_yaml_config_with_a_saved_model(tmp_path, capsys):
     tokenizer.save_pretrained(tmp_path / "model")
     config = tmp_path / "run.yaml"
     config.write_text(
-        f"envs: [math-arith-v3]\nenv_kwargs: {{level: 1}}\nmodel: {tmp_path / 'model'}\nprompt_format: answer_tag\n"
+        f"envs: [math-arith-v4]\nenv_kwargs: {{level: 1}}\nmodel: {tmp_path / 'model'}\nprompt_format: answer_tag\n"
         f"conversational: false\npreset: grpo\nnum_generations: 2\nprompts_per_step: 2\nmax_new_tokens: 6\n"
         f"max_steps: 1\neval_size: 2\neval_k: 2\nplot: false\nsave_model: true\noutput_dir: {tmp_path / 'out'}\n"
     )

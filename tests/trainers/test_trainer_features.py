@@ -34,7 +34,7 @@ def _tiny(env, seed=0):
 
 def _config(tmp_path, **changes):
     base = dict(
-        envs=["math-arith-v3"],
+        envs=["math-arith-v4"],
         model="(in memory)",
         preset="grpo",
         conversational=False,
@@ -230,7 +230,7 @@ def test_env_ids_and_device_are_checked_before_the_model_loads(tmp_path, monkeyp
         with pytest.raises(ConfigError, match="device: cuda"):
             run(_config(tmp_path, device="cuda", model="org/not-a-model"))
     with pytest.raises(ConfigError, match="eval_envs"):
-        run(_config(tmp_path, eval_envs=["math-arith-v3"], model="org/not-a-model"))
+        run(_config(tmp_path, eval_envs=["math-arith-v4"], model="org/not-a-model"))
 
 
 def test_chat_template_kwargs_reach_the_prompts_and_the_trl_arguments(tmp_path, arith):
@@ -262,7 +262,7 @@ def test_a_mixture_logs_per_env_metrics_and_held_out_envs_are_evaluated(tmp_path
     fn = reward_function([arith, chain])
     cfg = _config(
         tmp_path,
-        envs=["math-arith-v3", "rg-chain_sum-v0"],
+        envs=["math-arith-v4", "rg-chain_sum-v0"],
         env_weights=[3, 1],
         prompts_per_step=4,
         max_steps=2,
@@ -276,21 +276,21 @@ def test_a_mixture_logs_per_env_metrics_and_held_out_envs_are_evaluated(tmp_path
     )
     summary = run(cfg, model=model, tokenizer=tokenizer, envs=[arith, chain], reward_funcs=[fn], quiet=True)
     records = _records(summary)
-    for env_id in ("math-arith-v3", "rg-chain_sum-v0"):
+    for env_id in ("math-arith-v4", "rg-chain_sum-v0"):
         for what in ("reward", "pass@1", "length", "rows"):
             assert all(f"env/{env_id}/{what}" in r for r in records), (env_id, what, records[0].keys())
-    rows = sum(r["env/math-arith-v3/rows"] for r in records), sum(r["env/rg-chain_sum-v0/rows"] for r in records)
+    rows = sum(r["env/math-arith-v4/rows"] for r in records), sum(r["env/rg-chain_sum-v0/rows"] for r in records)
     assert rows[0] > rows[1] > 0  # the 3:1 mixture
     assert all(0.0 <= r["frac_truncated"] <= 1.0 for r in records)
     first = records[0]
     assert "heldout/rg-basic_arithmetic-v0/pass@1" in first and "heldout/rg-basic_arithmetic-v0/pass@2" in first
     for result in (summary["before"], summary["after"]):
-        assert set(result["by_env"]) == {"math-arith-v3", "rg-chain_sum-v0", "rg-basic_arithmetic-v0"}
+        assert set(result["by_env"]) == {"math-arith-v4", "rg-chain_sum-v0", "rg-basic_arithmetic-v0"}
         assert result["by_env"]["rg-basic_arithmetic-v0"]["n_tasks"] == 3
     assert (tmp_path / "run" / "curves.png").stat().st_size > 1000
     info = json.loads((tmp_path / "run" / "run.json").read_text())
     assert [(e["id"], e["role"]) for e in info["envs"]] == [
-        ("math-arith-v3", "train"),
+        ("math-arith-v4", "train"),
         ("rg-chain_sum-v0", "train"),
         ("rg-basic_arithmetic-v0", "eval"),
     ]
@@ -309,10 +309,10 @@ def test_checkpoints_resume_and_the_run_folder_describes_the_run(tmp_path, arith
     assert (out / "checkpoint-2" / "optimizer.pt").exists() or (out / "checkpoint-2" / "optimizer.bin").exists()
     info = json.loads((out / "run.json").read_text())
     assert info["config"]["save_steps"] == 1 and info["envs"][0] == {
-        "id": "math-arith-v3",
+        "id": "math-arith-v4",
         "role": "train",
         "family": "math",
-        "version": 3,
+        "version": 4,
         "data_source": info["envs"][0]["data_source"],
         "prompt_format": "answer_tag",
     }
@@ -351,7 +351,7 @@ def test_checkpoints_resume_and_the_run_folder_describes_the_run(tmp_path, arith
 def test_gpu_knobs_become_trl_arguments(monkeypatch):
     from rlvr_trainers.train import grpo_kwargs
 
-    base = dict(envs=["math-arith-v3"], model="m", prompts_per_step=4, num_generations=4)
+    base = dict(envs=["math-arith-v4"], model="m", prompts_per_step=4, num_generations=4)
     kw = grpo_kwargs(
         TrainerConfig(
             **base,

@@ -102,7 +102,7 @@ def test_malformed_requests_get_400_with_a_reason(server, body, fragment):
 
 def test_health_lists_the_envs(server):
     with urllib.request.urlopen(server.url + "/health", timeout=10) as response:
-        assert json.loads(response.read())["envs"] == ["math-arith-v3"]
+        assert json.loads(response.read())["envs"] == ["math-arith-v4"]
 
 
 def test_load_many_concurrent_requests_none_lost_all_right(server, arith):

@@ -2,6 +2,20 @@
 
 Versions (a change that alters any reward bumps the version; the old one stays resolvable):
 
+* ``-v4``: issue 26's seventh round (``rlvr_envs.answer_tail``, ``rlvr_envs.tail_words``,
+  ``rlvr_envs.extract``). Refused now: an answer inside any reasoning block (``<thinking>``,
+  ``<reasoning>``, ``<scratchpad>``, ``<|begin_of_thought|>`` ..., unclosed or nested: the tag name is
+  read by what it is about); doubt of any degree ("not entirely sure", "nicht ganz sicher", "low
+  confidence", "P(correct) = 0.4"); a condition with no variable ("if that holds", "assuming the
+  above"); a short line after the answer that is a hedge ("Maybe."), a denial or retraction ("Nope.",
+  "Scratch that.", "(wrong)"), another bare value ("4."), a question, a sign no language reads
+  (``❌``, ``🤷``) or a word of no covered language ("Ma hubo."); a hedge split by formatting
+  ("not~sure", "*not* sure", "m a y b e", look-alike letters); another choice letter offered
+  (``\\boxed{C} or D``). Honest answers that change: a right answer followed on its own line by a
+  question, an emoji or check mark, or one or two words that are neither a covered language's
+  function words nor a closing word ("QED", "Good luck", "Vielen Dank" stand), or given only inside a
+  ``<reasoning>``-style block, now scores 0. Every MATH-500 and GSM8K reference solution scores as
+  under ``-v3`` (1,816 of 1,819).
 * ``-v3``: issue 26's sixth round (``rlvr_math.answer_terms``, ``rlvr_envs.answer_tail``). Refused
   now: the answer's sentence going on in a language no lexicon covers (letters of no covered
   alphabet, or plain words none of which is a covered language's function word) and hedges in
@@ -38,8 +52,8 @@ Versions (a change that alters any reward bumps the version; the old one stays r
   negated answers score 0. False positives became 0 (``3 thousand`` for 3, ``\\boxed{3}, but I am
   not sure``); ``3 thousand`` now matches 3000, and a word that is neither a unit nor the task's
   own (``\\boxed{3 \\text{ real roots}}`` under a prompt that never says "roots") now scores 0.
-* ``-v0``, ``-v1`` and ``-v2`` (deprecated): the ids as they were, resolvable for old configs and
-  results. They run the same verifier as ``-v3``: the old rewards were false positives that a policy learns to exploit,
+* ``-v0`` to ``-v3`` (deprecated): the ids as they were, resolvable for old configs and
+  results. They run the same verifier as ``-v4``: the old rewards were false positives that a policy learns to exploit,
   so they are not reproduced (as the code family keeps its sandbox fixes in every version).
 """
 
@@ -47,15 +61,18 @@ from __future__ import annotations
 
 from rlvr_envs import register
 
-LATEST = 3
+LATEST = 4
 _DEPRECATED = {
     0: "v0 scored value-changing words after the number ('3 thousand' for 3), hedges and alternatives in "
-    "other languages, and struck-out or negated answers as correct; it now runs the v3 checks: use {id}-v3",
+    "other languages, and struck-out or negated answers as correct; it now runs the v4 checks: use {id}-v4",
     1: "v1 scored a word or value after the box ('\\boxed{{3}} ribu', '\\boxed{{3}}000'), swapped units ('3 m' "
-    "for '3 km') and hedges in more languages as correct; it now runs the v3 checks: use {id}-v3",
+    "for '3 km') and hedges in more languages as correct; it now runs the v4 checks: use {id}-v4",
     2: "v2 scored hedges in languages no lexicon lists, alternatives in a later paragraph, conditions and "
     "approximations of exact answers as correct, and refused '\\boxed{{3}}rd' and 'The answer is 6, since 2+4=6.'; "
-    "it now runs the v3 checks: use {id}-v3",
+    "it now runs the v4 checks: use {id}-v4",
+    3: "v3 scored answers inside <thinking>/<reasoning> blocks, 'not entirely sure', conditions without a variable "
+    "('if that holds') and a short line taking the answer back ('Nope.', 'Scratch that.', 'Maybe.') as correct; "
+    "it now runs the v4 checks: use {id}-v4",
 }
 
 ARITH_DISTINCT_TASKS = {
