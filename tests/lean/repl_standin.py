@@ -66,6 +66,12 @@ def run_cmd(cmd: str, env: int | None) -> dict:
         sys.stdout.write("this is not json\n\n")
         sys.stdout.flush()
         return {}
+    if "STANDIN_FLOOD" in cmd:  # one response of many megabytes (a flood of messages), sent in pieces
+        data = "x" * (4 << 20)
+        sys.stdout.write(json.dumps({"env": 0, "messages": [{"severity": "info", "pos": pos(1), "data": data}]}))
+        sys.stdout.write("\n\n")
+        sys.stdout.flush()
+        time.sleep(10_000)
     if "STANDIN_HOG" in cmd:
         hog.append(bytearray(300 * 1024 * 1024))
         for i in range(0, len(hog[-1]), 4096):

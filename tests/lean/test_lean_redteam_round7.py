@@ -26,6 +26,9 @@ written out, Cyrillic look-alike names, instance priority hijacks, ``bootstrap.*
 
 from __future__ import annotations
 
+import sys
+import time
+
 import pytest
 
 from rlvr_envs import Reason, Task
@@ -280,8 +283,40 @@ def test_one_message_past_the_cut_is_the_completion_s_runtime_error(monkeypatch)
     ["add_aesop_rules " * 20_000, "by aesop " + "(add " * 20_000 + ")" * 20_000, "by aesop " + "(add x) " * 20_000],
 )
 def test_the_aesop_clause_scan_reads_each_token_once(tail):
-    import time
-
     started = time.process_time()
     assert_passes(T + "h.symm\n" + tail if tail.startswith("add") else T + tail)
     assert time.process_time() - started < 10.0  # ~0.3-0.8 s linear here; the first cut took 23 s (quadratic)
+
+
+def test_a_repl_response_past_the_limit_is_the_completion_s_runtime_error_and_the_next_check_runs(monkeypatch):
+    # The REPL sends a command's messages in one response; a flood used to be held whole in this
+    # process (and searched again from its start at every read: quadratic).
+    from rlvr_lean import repl
+    from rlvr_lean.repl import LocalBackend
+    from tests.lean.test_lean_pool import STANDIN, prepared, raw
+
+    monkeypatch.setattr(repl, "RESPONSE_LIMIT", 1 << 20)  # the stand-in's response is 4 MiB
+    backend = LocalBackend(command=STANDIN, max_repls=1)
+    try:
+        started = time.monotonic()
+        flood = backend.check(raw("STANDIN_FLOOD"), allow_native=False, timeout_s=30)
+        assert time.monotonic() - started < 20  # cut at the limit, not at the 30 s budget
+        after = backend.check(prepared(), allow_native=False, timeout_s=30)
+    finally:
+        backend.close()
+    assert flood.reason is Reason.RUNTIME_ERROR and flood.details["rule"] == "output", flood
+    assert after.passed, after
+
+
+def test_a_long_repl_response_is_read_in_linear_time():
+    from rlvr_lean.repl import ReplProcess
+
+    proc = ReplProcess([sys.executable, "-c", "pass"], cwd=None)
+    try:
+        started = time.process_time()
+        for _ in range(800):  # 50 MiB in 64 KiB reads with no separator, then one
+            proc._buffer += b"x" * (1 << 16)
+            assert proc._take() is None
+        assert time.process_time() - started < 5.0  # ~0.1 s; searching from the start each time: ~20 s
+    finally:
+        proc.kill()

@@ -11,7 +11,8 @@ resolvable):
   ``linarith`` preprocessor) could print a forged audit answer and stop Lean; library variants of
   denied commands spelled with a ``?``/``!`` suffix (Mathlib's ``variable?``) are the command;
   the file backend's verdict on a flood of messages cut before the proof was judged is
-  ``runtime_error`` (rule ``output``), not ``verifier_error``. Honest proofs that change: a proof
+  ``runtime_error`` (rule ``output``), not ``verifier_error``, and so is a REPL response past
+  64 MiB (it was held whole). Honest proofs that change: a proof
   that names ``Lean.*`` (``open Lean in``, ``Lean.Omega…``), ``Aesop.*`` or ``IO`` now scores 0.
 * ``-v1`` (deprecated): issue 26's sixth round. ``#`` commands are accepted by an allowlist of
   those that only read (``#check``, ``#print``, ``#reduce``, ...) where a command may begin, and none that wraps

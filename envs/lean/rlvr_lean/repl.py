@@ -51,6 +51,14 @@ class ReplCrashed(RlvrEnvsError, RuntimeError):
     """The REPL process exited or wrote something that is not the protocol."""
 
 
+class ReplFlood(ReplCrashed):
+    """One response grew past ``RESPONSE_LIMIT`` (the REPL has been killed): the code printed a
+    flood (``#print``/``#reduce`` of huge terms, traces), which this process must not hold."""
+
+
+RESPONSE_LIMIT = 64 << 20
+
+
 def _children(pid: int) -> list[int]:
     out: list[int] = []
     try:
@@ -100,7 +108,8 @@ class ReplProcess:
         except OSError as exc:
             self._stderr.close()
             raise LeanUnavailable(f"cannot start the REPL {list(command)}: {exc}; {INSTALL_HINT}") from exc
-        self._buffer = b""
+        self._buffer = bytearray()  # appended in place: a long response costs linear time
+        self._scanned = 0  # how much of the buffer holds no separator: each byte is searched once
         self.uses = 0
         self.header_envs: OrderedDict[str, int] = OrderedDict()
         self.started = time.monotonic()
@@ -150,10 +159,18 @@ class ReplProcess:
                     self.kill()
                     raise ReplCrashed(f"the REPL exited (code {code}) while checking: {self.stderr_tail()}")
                 self._buffer += chunk
+                if len(self._buffer) > RESPONSE_LIMIT:
+                    self.kill()
+                    self._buffer, self._scanned = bytearray(), 0
+                    raise ReplFlood(f"a response passed {RESPONSE_LIMIT:,} bytes")
 
     def _take(self) -> dict[str, Any] | None:
-        while b"\n\n" in self._buffer:
-            head, self._buffer = self._buffer.split(b"\n\n", 1)
+        while True:
+            cut = self._buffer.find(b"\n\n", max(0, self._scanned - 1))
+            if cut < 0:
+                self._scanned = len(self._buffer)
+                return None
+            head, self._buffer, self._scanned = self._buffer[:cut], self._buffer[cut + 2 :], 0
             if not head.strip():
                 continue
             try:
@@ -165,7 +182,6 @@ class ReplProcess:
                 self.kill()
                 raise ReplCrashed("the REPL wrote a JSON value that is not an object")
             return value
-        return None
 
     def kill(self) -> None:
         if self.proc.poll() is None:
@@ -383,6 +399,11 @@ class LocalBackend(Backend):
             verdict = self._check_on(repl, prepared, allow_native, timeout_s)
         except ReplTimeout as exc:
             verdict = Verdict.failure(Reason.TIMEOUT, details={"layer": "lean", "error": str(exc)})
+        except ReplFlood as exc:  # the completion's doing: never a verifier_error (issue 26, round 7)
+            repl.kill()
+            verdict = Verdict.failure(
+                Reason.RUNTIME_ERROR, details={"layer": "lean", "backend": "local", "rule": "output", "error": str(exc)}
+            )
         except (ReplCrashed, LeanUnavailable) as exc:
             repl.kill()
             verdict = Verdict.failure(Reason.VERIFIER_ERROR, details={"layer": "lean", "error": str(exc)[:800]})
