@@ -128,8 +128,9 @@ def _fingerprints(names: list[str], hash_seed: str) -> dict[str, str]:
     done = subprocess.run(
         [sys.executable, "-c", _FINGERPRINT, *names], capture_output=True, text=True, timeout=600, env=env, check=True
     )
-    line = [x for x in done.stdout.splitlines() if x.startswith("FINGERPRINTS ")][-1]
-    return json.loads(line.removeprefix("FINGERPRINTS "))
+    # Some generators print progress dots to stdout, on the same line: read after the marker.
+    assert "FINGERPRINTS " in done.stdout, done.stderr[-2000:]
+    return json.loads(done.stdout.rsplit("FINGERPRINTS ", 1)[1].splitlines()[0])
 
 
 def test_the_hash_ordered_datasets_generate_the_same_tasks_under_any_hash_seed():
