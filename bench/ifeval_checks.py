@@ -141,10 +141,11 @@ def _without_prose_kernels() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _before_round7() -> Iterator[None]:
+def _without_speed_round7() -> Iterator[None]:
     """The training ids' rules as round 6 left them: the contrast rule's walk and picks in Python
-    (no ``contrast_jit``), the refusal pattern tried on every short answer (no filter), the guard's
-    tokens and the echo rule's normal form casefolded in a pass of their own. Same verdicts
+    (no ``contrast_jit``), the guard's copies found in Python (no ``copies_jit``), the refusal
+    pattern tried on every short answer (no filter), the guard's tokens and the echo rule's
+    normal form casefolded in a pass of their own. Same verdicts
     (``tests/ifeval/test_ifeval_contrast_jit.py``)."""
     from rlvr_ifeval import guard, prose_jit, refusals, verifier
 
@@ -159,13 +160,16 @@ def _before_round7() -> Iterator[None]:
     def normalise(value: str) -> str:
         return " ".join(value.split()).casefold()
 
-    saved = prose_jit._CONTRAST, prose_jit._started, refusals._TRIGGERS, guard.tokens, verifier._normalise
-    prose_jit._CONTRAST, prose_jit._started, refusals._TRIGGERS = None, True, ("",)
+    saved = prose_jit._CONTRAST, prose_jit._COPIES, prose_jit._started, refusals._TRIGGERS
+    saved_tokens = guard.tokens, guard.ascii_token_bytes, verifier._normalise
+    prose_jit._CONTRAST, prose_jit._COPIES, prose_jit._started, refusals._TRIGGERS = None, (None, None), True, ("",)
     guard.tokens, verifier._normalise = tokens, normalise
+    guard.ascii_token_bytes = lambda value: value.casefold().encode("ascii").translate(guard._ASCII_TOKEN_TABLE)
     try:
         yield
     finally:
-        prose_jit._CONTRAST, prose_jit._started, refusals._TRIGGERS, guard.tokens, verifier._normalise = saved
+        prose_jit._CONTRAST, prose_jit._COPIES, prose_jit._started, refusals._TRIGGERS = saved
+        guard.tokens, guard.ascii_token_bytes, verifier._normalise = saved_tokens
 
 
 def goal_table(seconds: float) -> None:
@@ -186,13 +190,19 @@ def goal_table(seconds: float) -> None:
         def run(v: Any = verifier_) -> int:
             return sum(len(v.verify(t, r["response"]).details["instructions"]) for t, r in zip(tasks, rows))
 
+        now: list[float] = []
         for _ in range(2):  # in turn, twice: load on a shared machine drifts
-            for label, context in ((env_id, contextlib.nullcontext), (f"{env_id}, before round 7", _before_round7)):
+            for label, context in (
+                (env_id, contextlib.nullcontext),
+                (f"{env_id}, speed round 7 off", _without_speed_round7),
+            ):
                 with context():
                     checks, spent, best, first = timed(run, seconds)
                 print(f"{label:<60} {checks / spent:>13,.0f} {best:>10,.0f} {first:>10,.0f}")
-        verdict = "met" if checks / spent >= GOAL else "NOT met"
-        print(f"goal {GOAL:,} checks/s/core, {env_id}, last row: {verdict}")
+                if label == env_id:
+                    now.append(checks / spent)
+        verdict = "met" if min(now) >= GOAL else "NOT met"
+        print(f"goal {GOAL:,} checks/s/core, {env_id}: {verdict} ({', '.join(f'{r:,.0f}' for r in now)})")
 
 
 def main() -> None:
@@ -204,7 +214,9 @@ def main() -> None:
     parser.add_argument("--warm", action="store_true", help="with --sweep: keep memos between checks")
     parser.add_argument("--only", default="", help="with --sweep: instruction ids containing this")
     parser.add_argument("--rules", action="store_true", help="CPU per verify of each rule, newest training id")
-    parser.add_argument("--goal", action="store_true", help="only the newest training ids, now and before round 7")
+    parser.add_argument(
+        "--goal", action="store_true", help="only the newest training ids, with and without the speed work of round 7"
+    )
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "envs" / "ifeval"))
     if args.hostile or args.sweep:
@@ -303,10 +315,10 @@ def main() -> None:
                 *timed(newest_pass(newest_verifier), args.seconds),
             )
         )
-    with _before_round7():
+    with _without_speed_round7():
         table.append(
             (
-                f"verify, {data_id}, before round 7 (no contrast_jit)",
+                f"verify, {data_id}, speed work of round 7 off",
                 "IFEval+IFBench, all",
                 *timed(newest_pass(newest[0][1]), args.seconds),
             )

@@ -3,6 +3,9 @@
 * ``contrast_jit``: the contrast rule's walk of the background's postings and its two picks
   (best other prompt by weight, best similarity), compiled; the plain path is
   ``contrast.matched_weights`` with ``answers_another_prompt`` and ``outranked``.
+* ``copies_jit``: where an ASCII response's copies of its prompt start (``guard.strip_copies``),
+  read off the response's token bytes through a hash table of the prompt's tokens; the plain
+  path flags the tokens and looks up their n-grams as tuples.
 * ``refusals._TRIGGERS``: strings read off the refusal pattern, one of which every match holds;
   a short answer without any skips the pattern (the plain path tries it at every position).
 
@@ -21,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from rlvr_ifeval import contrast, contrast_jit, prose_jit, refusals, relevance
+from rlvr_ifeval import contrast, contrast_jit, guard, prose_jit, refusals, relevance
 from rlvr_ifeval.contrast import Background
 from rlvr_ifeval.scoring import build_checkers
 from rlvr_ifeval.verifier import IFEvalVerifier
@@ -63,6 +66,7 @@ def test_whole_verdicts_are_those_of_the_plain_paths(rows, kernel, monkeypatch) 
     fast = {name: [_verdict(v.verify(t, r)) for t, r in cases] for name, v in verifiers.items()}
     with monkeypatch.context() as patch:
         patch.setattr(prose_jit, "_CONTRAST", None)
+        patch.setattr(prose_jit, "_COPIES", (None, None))
         patch.setattr(prose_jit, "_started", True)  # (no background load meanwhile)
         patch.setattr(refusals, "_TRIGGERS", ("",))  # every text tries the pattern
         plain = {name: [_verdict(v.verify(t, r)) for t, r in cases] for name, v in verifiers.items()}
@@ -106,6 +110,35 @@ def test_the_walk_gives_the_plain_rules_figures_rule_by_rule(rows, kernel) -> No
             )
             checked += 1
     assert checked == 4 * len(rows)
+
+
+def test_the_compiled_copy_search_strips_what_the_plain_one_strips(rows, kernel, monkeypatch) -> None:
+    rng = random.Random(11)
+    texts = [r["response"] for r in rows if r["response"].isascii()]
+    # Copies made on purpose: the prompt itself, its pieces between filler, repeated, shouted.
+    for row in rows[::7]:
+        prompt = row["prompt"]
+        words = prompt.split()
+        texts.append(prompt)
+        texts.append(" ".join(w if rng.random() < 0.7 else "filler" for w in words) * 2)
+        texts.append(prompt.upper() + " and then my own answer to it, which is long enough.")
+    texts = [t for t in texts if t.isascii()]
+    checked = copied = 0
+    for text in texts:
+        data = guard.ascii_token_bytes(text)
+        toks = data.decode("ascii").split()
+        assert toks == guard.tokens(text)
+        for other in [*rng.sample(rows, 3), *[r for r in rows if r["response"] == text][:1]]:
+            profile = guard.prompt_profile(other["prompt"], "verbatim")
+            expected = [other["prompt"][:60]] if rng.random() < 0.2 else []
+            fast = guard.strip_copies(toks, profile, expected, data)
+            with monkeypatch.context() as patch:
+                patch.setattr(prose_jit, "_COPIES", (None, None))
+                plain = guard.strip_copies(toks, profile, expected, data)
+            assert fast == plain, (other["prompt"][:80], text[:200])
+            checked += 1
+            copied += fast.copied > 0
+    assert checked > 2000 and copied > 100, (checked, copied)
 
 
 def test_the_walk_is_shared_by_variants_and_never_pickled(rows, kernel) -> None:

@@ -26,7 +26,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, filterfalse, islice, pairwise
+from typing import Any
 
+from rlvr_ifeval import copies_jit, prose_jit
 from rlvr_ifeval.analysis import COMMON_PUNCTUATION, replace_each
 from rlvr_ifeval.base import Checker, strings
 from rlvr_ifeval.formats import user_format
@@ -108,13 +110,18 @@ _PUNCTUATION_CHARS = COMMON_PUNCTUATION
 def tokens(value: str) -> list[str]:
     """The casefolded tokens of ``value`` (see the module docstring)."""
     if value.isascii():  # casefolding is lowering there, done by the same translate (one pass fewer)
-        return value.encode("ascii").translate(_ASCII_LOWER_TOKEN_TABLE).decode("ascii").split()
+        return ascii_token_bytes(value).decode("ascii").split()
     folded = value.casefold()
     if not folded.isascii():
         folded = replace_each(folded, _PUNCTUATION_CHARS, " ")
     if folded.isascii():  # bytes.translate + split: several times faster than the regex
         return folded.encode("ascii").translate(_ASCII_TOKEN_TABLE).decode("ascii").split()
     return _TOKEN_RE.findall(folded)
+
+
+def ascii_token_bytes(value: str) -> bytes:
+    """An ASCII ``value``'s tokens as bytes, separated by spaces (``split()`` gives ``tokens``)."""
+    return value.encode("ascii").translate(_ASCII_LOWER_TOKEN_TABLE)
 
 
 # Counted on the tokens joined by spaces, so that the loops run in C: every token is a maximal
@@ -266,20 +273,28 @@ _RUN_RES = {k: re.compile(b"(?=" + b"\x01" * k + b")") for k in range(1, ECHO_NG
 _start = re.Match.start
 
 
-def strip_copies(toks: list[str], profile: PromptProfile, expected: Iterable[str] = ()) -> Copies:
+def strip_copies(
+    toks: list[str], profile: PromptProfile, expected: Iterable[str] = (), text: bytes | None = None
+) -> Copies:
     """``toks`` without every run of ``profile.k`` or more tokens copied from the prompt: copies
     and near-copies (case, punctuation, quotes and spacing do not count), wherever and however
     often they occur. ``expected`` are texts an instruction asks to reproduce
     (``prompt_to_repeat``, ``reference_text``): their copies are taken out too, but reproducing
-    them, or the prompt's quoted material, does not count towards ``coverage``."""
+    them, or the prompt's quoted material, does not count towards ``coverage``. ``text``: the
+    tokens as ``ascii_token_bytes`` gives them, for the compiled search (``copies_jit``)."""
     k = profile.k
     if not k or len(toks) < k:
         return Copies(toks, 0, 0.0)
-    # Where k tokens of the prompt's vocabulary follow each other (found in C over one byte a
-    # token) may a copy start; only there are n-grams built and looked up.
-    flags = bytes(map(profile.vocabulary.__contains__, toks))
-    grams = {i: tuple(toks[i : i + k]) for i in map(_start, _RUN_RES[k].finditer(flags))}
-    starts = [i for i, gram in grams.items() if gram in profile.grams]
+    fill, kernel = prose_jit.copies_kernels()
+    table = _vocabulary_table(profile, fill) if text is not None and kernel is not None else None
+    if table is not None and table.usable:
+        starts = table.starts(kernel, text, k)  # type: ignore[arg-type]  # (text is not None here)
+    else:
+        # Where k tokens of the prompt's vocabulary follow each other (found in C over one byte
+        # a token) may a copy start; only there are n-grams built and looked up.
+        flags = bytes(map(profile.vocabulary.__contains__, toks))
+        grams = {i: tuple(toks[i : i + k]) for i in map(_start, _RUN_RES[k].finditer(flags))}
+        starts = [i for i, gram in grams.items() if gram in profile.grams]
     if not starts:
         return Copies(toks, 0, 0.0)
     keep: list[str] = []
@@ -292,10 +307,19 @@ def strip_copies(toks: list[str], profile: PromptProfile, expected: Iterable[str
     wanted: frozenset[tuple[str, ...]] | set[tuple[str, ...]] = profile.instruction_grams
     if expected:
         wanted = set(wanted)
-        for text in expected:
-            wanted.difference_update(_grams(tokens(text), k))
-    found = wanted.intersection([grams[i] for i in starts]) if wanted else ()
+        for copy in expected:
+            wanted.difference_update(_grams(tokens(copy), k))
+    found = wanted.intersection([tuple(toks[i : i + k]) for i in starts]) if wanted else ()
     return Copies(keep, len(toks) - len(keep), len(found) / len(wanted) if wanted else 0.0)
+
+
+def _vocabulary_table(profile: PromptProfile, fill: Any) -> copies_jit.Vocabulary:
+    """The prompt's tokens and n-grams for ``copies_jit`` (made once, kept beside the profile)."""
+    found = profile.__dict__.get("_table")
+    if found is None:
+        found = copies_jit.Vocabulary(fill, profile.vocabulary, profile.grams)
+        object.__setattr__(profile, "_table", found)
+    return found
 
 
 # Marked spans of a prompt are its examples: "*highlighted section*", "<<poem of joy>>",
@@ -377,12 +401,13 @@ def content_rejection(
     (a fixed option, a copy of the prompt, a bare number: such answers are made of the
     prompt's own material by design)."""
     response = response[:MAX_GUARD_CHARS]
-    toks = tokens(response)
+    text = ascii_token_bytes(response) if response.isascii() else None
+    toks = tokens(response) if text is None else text.decode("ascii").split()
     # Every token ASCII: it weighs a word and is its own unit (an ASCII response's are).
     plain = response.isascii() or _joined(toks).isascii()
     profile = prompt_profile(prompt, prompt_format)
     expected = [str(c.kwargs[n]) for c in checkers for n in EXPECTED_COPIES if c.kwargs.get(n)]
-    copies = strip_copies(toks, profile, expected)
+    copies = strip_copies(toks, profile, expected, text)
     rest = copies.rest
     if copies.copied:
         own = content_weight(rest)

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from rlvr_ifeval import contrast_jit, units_jit
+from rlvr_ifeval import contrast_jit, copies_jit, units_jit
 from rlvr_ifeval.analysis import JOINER_CHARS, PROSE_SEGMENT_WORDS, ascii_view, joined_words, replace_each
 
 KEY_CHARS = 12
@@ -193,6 +193,7 @@ _KERNEL: Any = None
 _FLAGS: Any = None
 _UNITS: Any = None
 _CONTRAST: Any = None
+_COPIES: tuple[Any, Any] = (None, None)
 _LOCK = threading.Lock()
 _loaded = False
 _started = False
@@ -307,6 +308,14 @@ def contrast_kernel() -> Any:
     return _CONTRAST
 
 
+def copies_kernels() -> tuple[Any, Any]:
+    """``copies_jit``'s kernels (table filler, starts) once ``load`` has checked them, else
+    (None, None) (the first call starts loading them on a daemon thread)."""
+    if _COPIES[1] is None and not _started:
+        start()
+    return _COPIES
+
+
 def start() -> None:
     """``load`` on a daemon thread, once: a process's first verdicts count in Python instead of
     waiting for numba (1-3 s from its cache, ~15 s compiling on a loaded machine)."""
@@ -331,7 +340,7 @@ def _forget_load() -> None:
 def load() -> bool:
     """Compile the kernel (or load it from numba's cache) and check it on a sample, once per
     process; whether it is in use. Called by ``language.warm_up``."""
-    global _KERNEL, _FLAGS, _UNITS, _CONTRAST, _loaded
+    global _KERNEL, _FLAGS, _UNITS, _CONTRAST, _COPIES, _loaded
     with _LOCK:
         if not _loaded:
             _loaded = True
@@ -342,6 +351,7 @@ def load() -> bool:
                 kernel, flags = jit(_prose_counts), jit(_vocabulary_flags)
                 units = units_jit.compile_kernel()
                 walk = contrast_jit.compile_kernel()
+                copies = copies_jit.compile_kernels()
             except Exception:  # no numba: the Python path counts
                 return False
             kept = frozenset({"the", "of", "and", "to", "in", "is", "it's", "with"})
@@ -355,9 +365,9 @@ def load() -> bool:
                 letters = _SAMPLE.encode("ascii").translate(units_jit._LETTERS_TABLE).decode("ascii")
                 words = set(letters.lower().split()) - drop
                 ok = ok and units_jit.ascii_units(units, _SAMPLE, drop, 6) == {w[:6] for w in words if len(w) >= 3}
-                ok = ok and contrast_jit.check(walk)
+                ok = ok and contrast_jit.check(walk) and copies_jit.check(*copies)
             except Exception:
                 ok = False
             if ok:  # published only once checked: another thread may be counting meanwhile
-                _CONTRAST, _UNITS, _FLAGS, _KERNEL = walk, units, flags, kernel
+                _COPIES, _CONTRAST, _UNITS, _FLAGS, _KERNEL = copies, walk, units, flags, kernel
     return _KERNEL is not None
