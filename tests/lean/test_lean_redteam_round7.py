@@ -320,3 +320,16 @@ def test_a_long_repl_response_is_read_in_linear_time():
         assert time.process_time() - started < 5.0  # ~0.1 s; searching from the start each time: ~20 s
     finally:
         proc.kill()
+
+
+def test_names_the_task_itself_writes_may_be_repeated():
+    # `meta_api` judges what the completion brings: a statement about `Lean.Name` may be restated.
+    stmt = "theorem t (n : Lean.Name) : n = n :="
+    task = Task(id="meta-stmt", prompt="p", answer={"header": "import Mathlib\n", "statement": stmt})
+    assert_passes(stmt + " rfl", task)
+    assert_passes("rfl", task)
+    assert_refused(stmt + " by\n  have := Lean.addDecl\n  rfl", "meta_api", task)
+    ref = "import Mathlib\n\ntheorem u (n : Lean.Name) : n = n := sorry\n"
+    ref_task = Task(id="meta-ref", prompt="p", answer={"reference": ref})
+    assert_passes(ref.replace("sorry", "rfl"), ref_task)
+    assert_refused(ref.replace("sorry", "by\n  have := IO.println\n  rfl"), "meta_api", ref_task)

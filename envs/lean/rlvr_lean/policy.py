@@ -357,8 +357,12 @@ def _begins_a_command(tok: Token) -> bool:
     return tok.kind == HASH_CMD or tok.text == "@[" or tok.text in DECL_KEYWORDS or tok.text in COMMAND_WORDS
 
 
-def scan(tokens: Sequence[Token], src: str, policy: LeanPolicy) -> Violation | None:
-    """The first rule the tokens break, or None. ``src`` is the text the tokens' offsets refer to."""
+def scan(
+    tokens: Sequence[Token], src: str, policy: LeanPolicy, task_names: frozenset[str] = frozenset()
+) -> Violation | None:
+    """The first rule the tokens break, or None. ``src`` is the text the tokens' offsets refer to;
+    ``task_names``: the names the task's own text writes (a statement about ``Lean.Name`` may be
+    restated: ``meta_api`` judges only names the completion brings)."""
     attr = _attribute_spans(tokens)
     heads = attribute_heads(tokens)
     starts = command_starts(tokens, src)
@@ -433,7 +437,11 @@ def scan(tokens: Sequence[Token], src: str, policy: LeanPolicy) -> Violation | N
                 found = hit("context_change", i)
             elif word == "add_aesop_rules" and (j := _aesop_tactic_rule(tokens, i, starts, ends)) is not None:
                 found = hit("aesop_tactic_rule", j)
-            elif _names_meta_api(name) and not (i and tokens[i - 1].text == "set_option"):  # an option, not a name
+            elif (
+                _names_meta_api(name)
+                and text not in task_names
+                and not (i and tokens[i - 1].text == "set_option")  # an option, not a name
+            ):
                 found = hit("meta_api", i)
             elif name in policy.extra_forbidden or base in policy.extra_forbidden:
                 if "forbidden" not in policy.allow_rules:

@@ -34,6 +34,8 @@ class Reference:
     commands: tuple[RefCommand, ...]
     audit_names: tuple[str, ...]
     placeholders: int
+    names: frozenset[str] = frozenset()
+    """Every name the reference writes: its fills may use them."""
 
 
 def _full_names(tokens: tuple[Token, ...], cmds: list[tuple[int, int]]) -> list[tuple[int, str | None]]:
@@ -102,6 +104,7 @@ def parse_reference(text: str) -> Reference:
         commands=tuple(commands),
         audit_names=tuple(audit),
         placeholders=placeholders,
+        names=frozenset(t.text for t in tokens if t.kind == IDENT),
     )
 
 
@@ -210,7 +213,7 @@ def prepare_reference(ref: Reference, lean: str, policy: LeanPolicy) -> Prepared
         helpers += 1
         j += 1
     for a, b in added:
-        violation = scan(tokens[a:b], lean, policy)
+        violation = scan(tokens[a:b], lean, policy, ref.names)
         if violation is not None:
             return violation
     # What the completion wrote (fills and helpers, in order) must leave the reference's scopes

@@ -129,6 +129,8 @@ class Statement:
     sig_tokens: tuple[str, ...]
     header_commands: frozenset[tuple[str, ...]]
     fingerprint: str
+    names: frozenset[str] = frozenset()
+    """Every name the header and statement write: the completion may repeat them."""
 
     @property
     def audit_name(self) -> str:
@@ -194,6 +196,7 @@ def parse_statement(header: str, statement: str) -> Statement:
         ),
         header_commands=_command_texts(header_tokens),
         fingerprint=digest,
+        names=frozenset(t.text for t in (*header_tokens, *tokens) if t.kind == IDENT),
     )
 
 
@@ -264,7 +267,7 @@ def prepare_statement(stmt: Statement, lean: str, policy: LeanPolicy) -> Prepare
     if not cmds:
         return None
     start_tok = cmds[0][0]
-    violation = scan(tokens[start_tok:], lean, policy)
+    violation = scan(tokens[start_tok:], lean, policy, stmt.names)
     if violation is not None:
         return violation
     decls = []
