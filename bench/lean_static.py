@@ -109,7 +109,11 @@ def main() -> int:
     versions = [("static policy, ", current, policy)]
     if args.baseline:
         old = load_baseline(args.baseline)
-        versions.append(("baseline, ", old.scan, old.LeanPolicy()))
+
+        def old_scan(tokens, src, pol, *_newer_args):  # an older scan may take fewer arguments
+            return old.scan(tokens, src, pol)
+
+        versions.append(("baseline, ", old_scan, old.LeanPolicy()))
     for _, scan, pol in versions:  # imports and first-call costs are not what is measured
         use_scan(scan)
         run(checks, pol, cold=False)
