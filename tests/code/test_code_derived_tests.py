@@ -210,7 +210,7 @@ def test_every_shipped_task_showing_all_its_tests_gets_a_hidden_one(name, source
     from tests.helpers.data import shared_path
 
     path = str(shared_path(source))
-    new = rlvr_envs.make(f"{name}-v3", data=path)
+    new = rlvr_envs.make(f"{name}-v4", data=path)
     shown = [t for t in new.tasks if needs_hidden(t)]
     assert shown and not new.skipped  # HumanEval/34, MBPP/37: derivable, kept
     with warnings.catch_warnings():

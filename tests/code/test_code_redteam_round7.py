@@ -309,7 +309,7 @@ def test_a_host_without_bubblewrap_refuses_tasks_needing_derived_tests_clearly(m
     }
     with pytest.warns(UserWarning, match="left out"):
         env = rlvr_envs.make(
-            "code-python-v3", data=[row, {**row, "task_id": 990_008, "test_list": [shown, "assert add_r7(5, 5) == 10"]}]
+            "code-python-v4", data=[row, {**row, "task_id": 990_008, "test_list": [shown, "assert add_r7(5, 5) == 10"]}]
         )
     assert len(env.tasks) == 1 and any(NO_LOCAL_SANDBOX in why for why in env.skipped), env.skipped
     task = Task(
@@ -320,3 +320,122 @@ def test_a_host_without_bubblewrap_refuses_tasks_needing_derived_tests_clearly(m
     verdict = CodeVerifier(timeout_s=5.0).verify(task, fenced("def add_r7(a, b):\n    return 3"))
     assert (verdict.reward, verdict.reason.value) == (0.0, "verifier_error")
     assert "hidden_tests='as_given'" in verdict.details["error"], verdict.details
+
+
+# -- the prompt's example from a table, one value otherwise ------------------------------------------------
+# MBPP/3 (``is_not_prime``) shows ``assert is_not_prime(2) == False``; its two hidden asserts both
+# expect True: ``return n != 2`` scored 1 all-or-nothing on -v3. Over MBPP and HumanEval, 84 tasks
+# have hidden tests one value passes; a table of the shown example and that value otherwise scored
+# 1 on 81 of them under -v3, 15 under -v4 (``hidden_tests="discriminate"``: tests derived from the
+# reference, each answered otherwise; the 15 are functions whose answer near the shown inputs is
+# almost always that value: Woodall and Armstrong numbers, ...). Guessing the value among ten
+# common ones (``CONSTANTS``): 60 of 83 under -v3, 14 under -v4.
+RESIDUAL = 15
+CONSTANTS = ["True", "False", "0", "1", "2", "''", "[]", "'Not matched!'", "'No'", "'Yes'"]
+
+
+def _lookup_then_constant(task: Task, const: str) -> str:
+    import ast
+
+    from rlvr_code.split import split_tests
+
+    answer = task.answer
+    name = answer.get("entry_point") or (answer.get("solution_names") or ["f"])[0]
+    table = {}
+    for test in split_tests(task)[0]:
+        node = ast.parse(test.source.strip().replace("candidate(", f"{name}(")).body[0]
+        shown = getattr(node, "test", None)
+        if isinstance(shown, ast.Compare) and isinstance(shown.left, ast.Call):
+            try:
+                table[repr(tuple(ast.literal_eval(a) for a in shown.left.args))] = ast.literal_eval(
+                    shown.comparators[0]
+                )
+            except ValueError:
+                continue
+    return fenced(f"_T = {table!r}\ndef {name}(*a):\n    return _T[repr(a)] if repr(a) in _T else {const}\n")
+
+
+def _best_lookup(env, task: Task) -> float:
+    return max(env.verifier.verify(task, _lookup_then_constant(task, c)).reward for c in CONSTANTS)
+
+
+@pytest.mark.parametrize(
+    "source, body, expected",
+    [
+        ("assert f(1) == True", "", (True, True)),
+        ("assert f('a', 2) == 'Not matched!'", "", (True, "Not matched!")),
+        ("assert not f(3)", "", (True, False)),
+        ("assert f(3)", "", (True, True)),
+        ("assert f(3) is None", "", (True, None)),
+        ("assert [1, 2] == f(3)", "", (True, [1, 2])),
+        ("assert abs(f(3) - 0.5) < 1e-6", "", (False, None)),
+        ("assert f(3) == g(4)", "", (False, None)),
+    ],
+)
+def test_the_value_an_assert_expects_whatever_the_input(source, body, expected):
+    from rlvr_code.derived import expected_value
+
+    assert expected_value(source) == expected
+
+
+def test_a_task_whose_hidden_tests_one_value_passes_is_found():
+    from rlvr_code.derived import constant_passable, needs_derived
+
+    def task(tests: list[str]) -> Task:
+        return Task(
+            id="c-r7",
+            prompt=f"Write is_np(n). Your code should pass: {tests[0]}",
+            answer={"format": "asserts", "tests": tests, "solution_names": ["is_np"], "public_tests": [0]},
+        )
+
+    one = task(["assert is_np(2) == False", "assert is_np(10) == True", "assert is_np(35) == 1"])
+    mixed = task(["assert is_np(2) == False", "assert is_np(10) == True", "assert is_np(7) == False"])
+    assert constant_passable(one) and needs_derived(one, "discriminate") and not needs_derived(one, "derive")
+    assert not constant_passable(mixed) and not needs_derived(mixed, "discriminate")
+
+
+@needs_bwrap
+@pytest.mark.parametrize("task_id", ["mbpp/3", "mbpp/16", "mbpp/19", "HumanEval/40"])
+def test_the_shown_example_from_a_table_and_one_value_otherwise_scores_zero(task_id):
+    import warnings
+
+    import rlvr_envs
+    from tests.helpers.data import shared_path
+
+    source, name = (
+        ("humaneval.jsonl", "code-humaneval") if task_id.startswith("HumanEval") else ("mbpp.jsonl", "code-mbpp")
+    )
+    path = str(shared_path(source))
+    env = rlvr_envs.make(f"{name}-v4", data=path)
+    task = next(t for t in env.tasks if t.id == task_id)
+    assert env.verifier.verify(task, env.gold_completion(task)).reward == 1.0
+    assert _best_lookup(env, task) == 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the deprecated id, as it was
+        old = rlvr_envs.make(f"{name}-v3", data=path)
+    assert _best_lookup(old, next(t for t in old.tasks if t.id == task_id)) == 1.0
+
+
+@needs_bwrap
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
+def test_one_value_otherwise_over_every_shipped_task_whose_hidden_tests_it_passes():
+    # The strongest attacker of the class: the value the hidden tests expect (a policy guesses it).
+    import rlvr_envs
+    from rlvr_code.derived import _one_value, constant_passable
+    from rlvr_code.scoring import plan_for
+    from tests.helpers.data import shared_path
+
+    found, won = 0, []
+    for name, source in (("code-mbpp-v4", "mbpp.jsonl"), ("code-humaneval-v4", "humaneval.jsonl")):
+        env = rlvr_envs.make(name, data=str(shared_path(source)))
+        for task in env.tasks:
+            if not constant_passable(task):
+                continue
+            found += 1
+            value = _one_value([t.source for t in plan_for(task).tests if not t.public])[1]
+            assert env.verifier.verify(task, env.gold_completion(task)).reward == 1.0, task.id
+            if env.verifier.verify(task, _lookup_then_constant(task, repr(value))).reward > 0.0:
+                won.append(task.id)
+    assert found == 84
+    assert len(won) <= RESIDUAL, won

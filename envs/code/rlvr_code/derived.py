@@ -42,6 +42,10 @@ from rlvr_envs.types import Task
 DERIVED_TESTS = 3
 """Derived tests a task gets (fewer when the reference fails on the other inputs)."""
 _CANDIDATES = 12
+_CANDIDATES_AGAINST_ONE_VALUE = 48
+"""Inputs tried where the task's hidden tests all expect one value: its function mostly answers
+that value near the shown inputs (a rare property: Woodall or Armstrong numbers), so more are run
+(one reference run all the same) to find inputs it answers otherwise."""
 _SEED = "rlvr-code-derived-v1"
 _MAX_LITERAL = 2000
 """Characters of a derived input's or result's literal (a test stays readable and cheap)."""
@@ -59,6 +63,63 @@ def needs_hidden(task: Task) -> bool:
     """Whether every test of the task stands in its prompt (a task without tests is not this case)."""
     tests = plan_for(task).tests  # cached per task: this runs before every sample
     return bool(tests) and all(t.public for t in tests)
+
+
+MODES = ("derive", "discriminate")
+"""``CodeVerifier(hidden_tests=...)`` values that derive tests: ``derive`` for tasks showing every
+test (``-v3``); ``discriminate`` also for tasks whose hidden tests one value passes (``-v4``)."""
+
+
+def expected_value(source: str) -> tuple[bool, Any]:
+    """``(True, value)`` when the assert ``source`` passes for a solution answering ``value``
+    whatever its input: ``call(...) == <literal>`` (or ``is``), ``assert call(...)`` (True),
+    ``assert not call(...)`` (False); ``(False, None)`` for any other shape."""
+    body = getattr(_parse(source.strip()), "body", [])
+    if len(body) != 1 or not isinstance(body[0], ast.Assert):
+        return False, None
+    test = body[0].test
+    if isinstance(test, ast.Call):
+        return True, True
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Call):
+        return True, False
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.Is))):
+        return False, None
+    for side, other in ((test.comparators[0], test.left), (test.left, test.comparators[0])):
+        if isinstance(other, ast.Call):
+            try:
+                return True, ast.literal_eval(side)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                continue
+    return False, None
+
+
+def _one_value(sources: list[str]) -> tuple[bool, Any]:
+    """``(True, value)`` when one answer passes every assert of ``sources``."""
+    values = [expected_value(source) for source in sources]
+    if not values or not all(known for known, _ in values):
+        return False, None
+    first = values[0][1]
+    try:
+        same = all(bool(value == first) for _, value in values[1:])
+    except Exception:  # a literal's == of an odd type: not one value
+        return False, None
+    return same, first if same else None
+
+
+def constant_passable(task: Task) -> bool:
+    """Whether the task has hidden tests and one answer passes them all (81 of MBPP's 974 tasks,
+    3 of HumanEval's: MBPP/3's hidden tests both expect True): a program answering the prompt's
+    examples from a table and that answer otherwise scored 1 all-or-nothing."""
+    hidden = [t.source for t in plan_for(task).tests if not t.public]
+    return bool(hidden) and _one_value(hidden)[0]
+
+
+def needs_derived(task: Task, mode: str = "derive") -> bool:
+    """Whether ``mode`` derives tests for the task: it shows every test, or (``discriminate``) one
+    answer passes its hidden tests."""
+    if mode not in MODES:
+        return False
+    return needs_hidden(task) or (mode == "discriminate" and constant_passable(task))
 
 
 @dataclass(frozen=True)
@@ -153,7 +214,8 @@ def _shown_asserts(task: Task) -> list[_Shown] | str:
 
 
 def derivable(task: Task) -> str | None:
-    """None when hidden tests can be derived for the task (or it needs none), else why not."""
+    """None when hidden tests can be derived for the task (or it needs none, or it keeps its own
+    where none can be: a task whose hidden tests one answer passes), else why not."""
     if not needs_hidden(task):
         return None
     shown = _shown_asserts(task)
@@ -278,12 +340,13 @@ Args = tuple[Any, ...]
 Kwargs = tuple[tuple[str, Any], ...]
 
 
-def candidate_inputs(shown: list[_Shown], task_id: str) -> list[tuple[int, Args, Kwargs]]:
-    """Up to ``_CANDIDATES`` new ``(shown index, args, kwargs)``, the same in every process."""
+def candidate_inputs(shown: list[_Shown], task_id: str, count: int = _CANDIDATES) -> list[tuple[int, Args, Kwargs]]:
+    """Up to ``count`` new ``(shown index, args, kwargs)``, the same in every process (the first
+    ones the same whatever ``count``)."""
     rng = random.Random(f"{_SEED}|{task_id}")  # str seeds hash with SHA-512: no PYTHONHASHSEED
     seen = {repr((s.callee, s.args, s.kwargs)) for s in shown}
     out = []
-    for attempt in range(_CANDIDATES * 4):
+    for attempt in range(count * 4):
         index = attempt % len(shown)
         base = shown[index]
         args = tuple(_perturb(a, rng) for a in base.args)
@@ -295,7 +358,7 @@ def candidate_inputs(shown: list[_Shown], task_id: str) -> list[tuple[int, Args,
             continue
         seen.add(key)
         out.append((index, args, kwargs))
-        if len(out) >= _CANDIDATES:
+        if len(out) >= count:
             break
     return out
 
@@ -407,17 +470,47 @@ def _into_check(module: str, tests: list[str]) -> str:
 
 def derive(task: Task, run: RunOutputs) -> Task | str:
     """The task with derived hidden tests, or why none could be derived. ``run`` may raise
-    (a sandbox failure): the caller decides; nothing is cached then."""
+    (a sandbox failure): the caller decides; nothing is cached then.
+
+    A task that has hidden tests (``constant_passable``: one answer passes them all) gets only
+    derived tests the reference answers otherwise, or, where it has none, stays as it is (it
+    keeps its own tests: never refused for that)."""
     shown = _shown_asserts(task)
+    constant = _one_value([t.source for t in plan_for(task).tests if not t.public])
     if isinstance(shown, str):
-        return shown
+        return task if constant[0] else shown
     tests: list[str] = []
+    count = _CANDIDATES_AGAINST_ONE_VALUE if constant[0] else _CANDIDATES
+    candidates = candidate_inputs(shown, str(task.id), count)
+    # The first ``_CANDIDATES`` inputs first (one reference run); the others only where those
+    # gave no test that counts (a run costs ~40 ms an input on a loaded machine).
+    for batch in (candidates[:_CANDIDATES], candidates[_CANDIDATES:]):
+        if tests or not batch:
+            break
+        _derive_batch(task, shown, batch, run, constant, tests)
+    if constant[0]:
+        return with_tests(task, tests[:DERIVED_TESTS]) if tests else task
+    return with_tests(task, tests[:DERIVED_TESTS]) if tests else NOTHING_DERIVED
+
+
+def _derive_batch(
+    task: Task,
+    shown: list[_Shown],
+    batch: list[tuple[int, Args, Kwargs]],
+    run: RunOutputs,
+    constant: tuple[bool, Any],
+    tests: list[str],
+) -> None:
+    """Run the reference on ``batch`` and append to ``tests`` the asserts its answers make (up to
+    ``DERIVED_TESTS``; with ``constant``, only those its one value fails)."""
     by_callee: dict[str, list[tuple[int, Args, Kwargs]]] = {}
-    for index, args, kwargs in candidate_inputs(shown, str(task.id)):
+    for index, args, kwargs in batch:
         by_callee.setdefault(shown[index].callee, []).append((index, args, kwargs))
     for callee, inputs in sorted(by_callee.items()):
         outputs = run(reference_program(task, callee), [{"input": repr((a, k)), "output": ""} for _, a, k in inputs])
         for (index, args, kwargs), text in zip(inputs, outputs):
+            if len(tests) >= DERIVED_TESTS:
+                return
             if text is None or len(text) > _MAX_LITERAL:
                 continue
             try:
@@ -427,23 +520,22 @@ def derive(task: Task, run: RunOutputs) -> Task | str:
             if not _plain(result):
                 continue
             made = derived_assert(shown[index], args, kwargs, result)
-            if made is not None and made not in tests:
-                tests.append(made)
-            if len(tests) >= DERIVED_TESTS:
-                break
-    return with_tests(task, tests[:DERIVED_TESTS]) if tests else NOTHING_DERIVED
+            if made is None or made in tests or (constant[0] and _one_value([made]) == constant):
+                continue  # (a test that the hidden tests' one value passes adds nothing)
+            tests.append(made)
 
 
 _cache: OrderedDict[str, Task | str] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
-def with_hidden_tests(task: Task, run: RunOutputs) -> Task | str:
-    """``task`` itself when it has a hidden test; else the task with derived ones, or why it
-    has none (cached per task content: the reference runs once per task and process)."""
-    if not needs_hidden(task):
+def with_hidden_tests(task: Task, run: RunOutputs, mode: str = "derive") -> Task | str:
+    """``task`` itself when ``mode`` derives nothing for it (``needs_derived``); else the task
+    with derived tests, or why it has none (cached per task content and mode: the reference
+    runs once per task and process)."""
+    if not needs_derived(task, mode):
         return task
-    key = f"{task.id}|{task.fingerprint}"
+    key = f"{mode}|{task.id}|{task.fingerprint}"
     with _cache_lock:
         known = _cache.get(key)
     if known is not None:
@@ -470,14 +562,14 @@ def local_sandbox_missing() -> bool:
     return bwrap_path() is None
 
 
-def task_to_judge(task: Task, limits: dict[str, Any]) -> Task | str:
+def task_to_judge(task: Task, limits: dict[str, Any], mode: str = "derive") -> Task | str:
     """``with_hidden_tests`` with the reference run in the sandbox under ``limits``, or the error:
     why none can be derived (a bad task), or the sandbox's failure (not cached: the next sample
     tries again)."""
     from rlvr_code.sandbox import SandboxError, SandboxUnavailable
 
     try:
-        made = with_hidden_tests(task, sandbox_runner(limits))
+        made = with_hidden_tests(task, sandbox_runner(limits), mode)
     except SandboxUnavailable as exc:
         return f"{NO_LOCAL_SANDBOX} ({exc})"
     except (SandboxError, OSError) as exc:

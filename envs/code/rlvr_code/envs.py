@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from rlvr_code.contests.verifier import ContestVerifier
-from rlvr_code.derived import NO_LOCAL_SANDBOX, derivable, local_sandbox_missing, needs_hidden
+from rlvr_code.derived import MODES, NO_LOCAL_SANDBOX, derivable, local_sandbox_missing, needs_hidden
 from rlvr_code.split import solution_names, split_tests
 from rlvr_code.verifier import FORMATS, CodeVerifier
 from rlvr_envs.checks import TaskIds, verifier_from_options
@@ -434,7 +434,8 @@ class CodeEnv(DatasetEnv):
         self.skipped: list[str] = []
         """Rows left out, each with why: no test at all (contest sets), or every test shown in the
         prompt with no hidden one derivable (``rlvr_code.derived``; the verifier would refuse them)."""
-        derive = getattr(self.verifier, "hidden_tests", "as_given") == "derive"
+        mode = getattr(self.verifier, "hidden_tests", "as_given")
+        derive = mode in MODES
         for index, (source, number, row) in enumerate(rows):
             place = RowPlace(source, number, self.columns)
             if not isinstance(row, Mapping):

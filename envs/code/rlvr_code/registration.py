@@ -4,7 +4,14 @@ and the contest sets ``code-contests``, ``code-taco``, ``code-apps``, ``code-liv
 
 Versions (a change that alters any reward of an honest answer bumps the version; the old one stays):
 
-* ``-v3``: a task whose prompt shows every test (HumanEval/34, MBPP/37) gets hidden tests derived
+* ``-v4`` (red team round 7): a task whose hidden tests one answer passes (MBPP/3's two hidden
+  asserts both expect True; 81 of MBPP's 974 tasks, 3 of HumanEval's) also gets tests derived
+  from its reference, each one the reference answers otherwise (``hidden_tests="discriminate"``,
+  ``derived.constant_passable``): a program answering the prompt's example from a table and that
+  one answer otherwise (``return n != 2``) scored 1 all-or-nothing under v3. Such a task keeps its
+  own tests where none can be derived (no reference, no mirrorable assert), never refused for it.
+  An honest answer on those tasks now also has to pass the derived tests.
+* ``-v3`` (deprecated): a task whose prompt shows every test (HumanEval/34, MBPP/37) gets hidden tests derived
   from its reference solution (``hidden_tests="derive"``, ``rlvr_code.derived``): a program
   answering the prompt's examples from a table scored 1 all-or-nothing under v2. A task where none
   can be derived (no reference, a stdin/stdout task) is left out at ``make`` (``env.skipped``) and
@@ -42,12 +49,16 @@ from __future__ import annotations
 _CONTEST_V1 = (
     "v1 gives every language the limit the set states for C++ (Python fails at 1-5x it) and no file I/O; use -v2"
 )
+_V3 = (
+    "v3 pays a program answering the prompt's example from a table and one value otherwise on tasks whose "
+    "hidden tests all expect that value (MBPP/3: 81 MBPP tasks, 3 HumanEval); use -v4"
+)
 _V2 = (
     "v2 pays a program hardcoding the prompt's examples on tasks whose prompt shows every test "
-    "(HumanEval/34, MBPP/37); use -v3"
+    "(HumanEval/34, MBPP/37); use -v4"
 )
-_V1 = "v1's partial_credit counts tests the prompt shows (hardcoding its examples earned 0.33-0.5); use -v3"
-_V0 = "v0's partial_credit counts assert lines that never call the solution (return None earned 0.1-0.2); use -v3"
+_V1 = "v1's partial_credit counts tests the prompt shows (hardcoding its examples earned 0.33-0.5); use -v4"
+_V0 = "v0's partial_credit counts assert lines that never call the solution (return None earned 0.1-0.2); use -v4"
 _IDS = (
     (
         "code-python",
@@ -151,7 +162,9 @@ def register_envs() -> None:
             f"{name}-v1", entry_point, kwargs={"credit_tests": "discriminating", **given}, deprecated=_V1, **options
         )
         register(f"{name}-v2", entry_point, kwargs={"credit_tests": "hidden", **given}, deprecated=_V2, **options)
-        register(f"{name}-v3", entry_point, kwargs={"credit_tests": "hidden", "hidden_tests": "derive"}, **options)
+        derived = {"credit_tests": "hidden", "hidden_tests": "derive"}
+        register(f"{name}-v3", entry_point, kwargs=derived, deprecated=_V3, **options)
+        register(f"{name}-v4", entry_point, kwargs={**derived, "hidden_tests": "discriminate"}, **options)
     for contest, contest_entry, contest_options in _CONTEST_IDS:
         register(
             f"{contest}-v1",

@@ -247,7 +247,7 @@ def _sandbox_limits(
 
 
 CREDIT_TESTS = ("discriminating", "hidden", "all")
-HIDDEN_TESTS = ("derive", "as_given")
+HIDDEN_TESTS = ("discriminate", "derive", "as_given")
 _public_run = threading.local()
 """What ``partial_credit`` may count (``CodeVerifier``'s ``credit_tests``)."""
 
@@ -269,8 +269,11 @@ class CodeVerifier(Verifier):
             or ``"all"`` (every assert line reported, ``assert True`` included: the ``-v0`` ids').
         hidden_tests: ``"derive"`` (default): a task whose prompt shows every test gets hidden
             tests derived from its reference solution (``derived``), or is refused
-            (``verifier_error`` naming why) where none can be; ``"as_given"``: the tests as they
-            are (the ``-v2`` ids and older: hardcoding the prompt passes such a task).
+            (``verifier_error`` naming why) where none can be; ``"discriminate"`` (the ``-v4``
+            ids): also a task whose hidden tests one answer passes gets derived tests the
+            reference answers otherwise (kept as it is where none can be derived);
+            ``"as_given"``: the tests as they are (the ``-v2`` ids and older: hardcoding the
+            prompt passes such a task).
         backend: ``"local"`` (bubblewrap) or ``"docker"``.
         allow_reduced_isolation: let the local backend run without bubblewrap (unsafe).
         workers: concurrent samples per process.
@@ -366,11 +369,12 @@ class CodeVerifier(Verifier):
         """The task to judge: itself, or with tests derived from its reference where its prompt
         shows every test (``derived``); a ``verifier_error`` verdict where none can be derived
         (the task's fault, the same for every program: never a reward)."""
-        if self.hidden_tests != "derive" or getattr(_public_run, "on", False):
-            return task
-        from rlvr_code.derived import needs_hidden, task_to_judge
+        from rlvr_code.derived import MODES, needs_derived, task_to_judge
 
-        made = task_to_judge(task, self.limits(self.timeout_s)) if needs_hidden(task) else task
+        mode = self.hidden_tests
+        if mode not in MODES or getattr(_public_run, "on", False):
+            return task
+        made = task_to_judge(task, self.limits(self.timeout_s), mode) if needs_derived(task, mode) else task
         if isinstance(made, str):
             return Verdict.failure(Reason.VERIFIER_ERROR, details={"error": trim_text(made, _MAX_ERROR)})
         return made
