@@ -121,10 +121,18 @@ class OrderedSet(set):
 
 
 class OrderedFrozenSet(frozenset):
-    """A frozenset that iterates in sorted order; equal to (and hashed as) the plain one."""
+    """A frozenset that iterates in sorted order; equal to (and hashed as) the plain one. The order is
+    sorted once (it cannot change): knight_swap's search iterates each state's pieces many times."""
+
+    __slots__ = ("_order",)
+    _order: tuple[Any, ...]
 
     def __iter__(self) -> Iterator[Any]:
-        return iter(_sorted_items(frozenset.__iter__(self)))
+        try:
+            order = self._order
+        except AttributeError:
+            order = self._order = tuple(_sorted_items(frozenset.__iter__(self)))
+        return iter(order)
 
 
 def _ordered_module(name: str) -> None:
