@@ -39,8 +39,10 @@ def rows() -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def kernel() -> Any:
-    if not prose_jit.load() or prose_jit.contrast_kernel() is None:
-        pytest.skip("numba's kernels are unavailable here: the plain paths are the only ones")
+    pytest.importorskip("numba", reason="without numba the plain paths are the only ones")
+    # With numba, a kernel that fails its check at load is a failure here, not a silent fallback.
+    assert prose_jit.load() and prose_jit.contrast_kernel() is not None
+    assert None not in prose_jit.copies_kernels()
     return prose_jit.contrast_kernel()
 
 
