@@ -439,3 +439,19 @@ def test_one_value_otherwise_over_every_shipped_task_whose_hidden_tests_it_passe
                 won.append(task.id)
     assert found == 84
     assert len(won) <= RESIDUAL, won
+
+
+@needs_bwrap
+@pytest.mark.xfail(
+    strict=True,
+    reason="not fixed: under partial_credit a constant answer earns the share of tests expecting it "
+    "(`return True`: 0.6 on HumanEval/76; the first 80 HumanEval tasks average 0.25 for the best of six "
+    "constants, the first 120 MBPP 0.14); a chance-corrected credit would change honest partial rewards (a bump)",
+)
+def test_a_constant_answer_earns_no_partial_credit():
+    import rlvr_envs
+    from tests.helpers.data import shared_path
+
+    env = rlvr_envs.make("code-humaneval-v4", data=str(shared_path("humaneval.jsonl")), partial_credit=True)
+    task = next(t for t in env.tasks if t.id == "HumanEval/76")
+    assert env.verifier.verify(task, fenced("def is_simple_power(x, n):\n    return True")).reward == 0.0
