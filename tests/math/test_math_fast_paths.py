@@ -28,6 +28,13 @@ def _expanded(power: int, bump: int = 0) -> str:
 
 # (gold, prediction, equal?, the fast path that decides)
 FAST = [
+    # one number against a tuple, an interval or a union of them: never equal
+    ("(-\\infty, 2) \\cup (3, \\infty)", "-31337", False, "number"),
+    ("(-\\infty, 2) \\cup (3, \\infty)", "3", False, "number"),
+    ("(2,4)", "3", False, "number"),
+    ("\\left[ \\frac{\\pi^2}{8}, \\frac{5 \\pi^2}{4} \\right]", "2", False, "number"),
+    ("(-\\infty, 0]", "0", False, "number"),
+    ("3", "(2, 4)", False, "number"),
     # constants: exact forms agree to 40 digits, decimals within rel_tol, integers exactly
     ("\\sqrt{2}", "\\frac{2}{\\sqrt{2}}", True, "closed_form"),
     ("\\sqrt{2}", "1.41421356", True, "closed_form"),
@@ -152,6 +159,8 @@ def test_fast_paths_agree_with_the_symbolic_step():
     ("gold", "pred"),
     [
         ("(1, 2, 3)", "[1, 2, 3]"),  # a tuple against a list: sympy calls these equal
+        ("[3, 3]", "3"),  # a degenerate interval may be read as its one value
+        ("(-\\infty, 2) \\cup [3, 3]", "3"),
         ("(-\\infty, \\infty)", "[-\\infty, \\infty]"),  # brackets at infinite ends mean nothing
         ("(2, 1)", "[2, 1]"),  # both empty
         ("x+1", "y+1"),  # with strict=False (below) variables match across names
@@ -385,3 +394,24 @@ def test_junk_boxes_ending_in_the_answer_score_zero():
     task = Task(id="t", prompt="p", answer="3")
     for completion in ("\\boxed{(x, y) + 3}", "\\boxed{(x,y)+3}, \\boxed{(a, b) + 3}"):
         assert MathVerifier().verify(task, completion).passed is False
+
+
+def test_a_number_against_several_values_is_what_the_symbolic_step_says():
+    """Every MATH-500 gold that is a tuple, an interval or a union of them, against numbers near it
+    (its own end points, 0, 1, a far one): the shortcut says unequal, and so does sympy."""
+    import re
+
+    from rlvr_math.equivalence import _several_values
+    from tests.helpers.data import read_jsonl
+
+    rows = read_jsonl("math500.jsonl")
+    golds = [r["answer"] for r in rows if _several_values(clean(r["answer"]))]
+    assert len(golds) >= 15
+    config = MatchConfig()
+    for gold in golds:
+        g = clean(gold)
+        numbers = set(re.findall(r"-?\\d+(?:\\.\\d+)?", gold)) | {"0", "1", "-31337"}
+        for pred in sorted(numbers):
+            assert answers_match(gold, pred).how == "number", (gold, pred)
+            slow = _symbolic(g, clean(pred), config, False, False, split_top_level(g), split_top_level(clean(pred)))
+            assert not slow.equal, (gold, pred)

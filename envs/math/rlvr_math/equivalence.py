@@ -34,7 +34,7 @@ from rlvr_math.latex_parse import parse_boxed
 from rlvr_math.normalize import Number, choice_letter, clean, compact, numbers_equal, parse_number, too_costly
 from rlvr_math.numeric_check import proven_unequal
 from rlvr_math.relation_sets import presolve
-from rlvr_math.structures import compare_structures, number_tuple
+from rlvr_math.structures import bracketed, compare_structures, number_tuple
 
 DEFAULT_REL_TOL = 1e-6
 PERCENT_CONVENTIONS = ("either", "fraction", "number", "strict")
@@ -237,6 +237,11 @@ def answers_match(
     if g_num is not None and p_num is not None:
         return Match(numbers_equal(g_num, p_num, config.rel_tol, config.percent), "number")
 
+    if (g_num is None) != (p_num is None) and _several_values(p if g_num is not None else g):
+        # One number against a tuple, an interval or a union of them: never equal, and sympy's set
+        # comparison takes 5-30 ms to say so (a wrong number on MATH-500's interval golds).
+        return Match(False, "number")
+
     costly = too_costly(g) or too_costly(p)
     if costly is not None:
         return Match(False, f"too_costly: {costly}")
@@ -282,6 +287,20 @@ def answers_match(
                 return Match(same_solutions, "equation")
 
     return _symbolic(g, p, config, gold_is_set, pred_is_set, g_items, p_items)
+
+
+_UNION = re.compile(r"\\cup(?![A-Za-z])")
+
+
+def _several_values(cleaned: str) -> bool:
+    """True for a tuple or interval of two or more different items, or a union of such, e.g.
+    ``(-\\infty, 2) \\cup (3, \\infty)``. A degenerate one (``[3, 3]``, ``(1, 1)``) is left to the
+    symbolic step, which may read it as one value; so is anything not bracketed whole."""
+    for part in _UNION.split(cleaned):
+        found = bracketed(part)
+        if found is None or len({compact(item) for item in found.items}) < 2:
+            return False
+    return True
 
 
 def _compare_lists(g_items: list[str], p_items: list[str], config: MatchConfig, is_set: bool) -> Match | None:
