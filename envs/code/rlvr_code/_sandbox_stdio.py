@@ -146,8 +146,10 @@ def stderr_tail(err: bytes, lines: int = 3, chars: int = 300) -> str:
 
 
 def normalise_output(text: str) -> str:
-    # A UTF-8 byte order mark and blank lines before the first line are not the answer (as
-    # trailing ones are not): a right answer printed after them failed the line comparison.
-    lines = [line.rstrip() for line in text.removeprefix("\ufeff").rstrip().splitlines()]
+    # A BOM and blank lines around the answer are not the answer. Lines end at \n and spaces are
+    # ASCII's, as a judge reads them: U+2028 is no line end, U+3000 no trailing blank.
+    lines = [line.rstrip(" \t\r\v\f") for line in text.removeprefix("\ufeff").split("\n")]
     start = next((i for i, line in enumerate(lines) if line), len(lines))
+    while len(lines) > start and not lines[-1]:
+        lines.pop()
     return "\n".join(lines[start:])
