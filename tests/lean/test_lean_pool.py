@@ -224,6 +224,10 @@ class _Kimina(BaseHTTPRequestHandler):
                             "data": "linarith failed",
                         }
                     )
+            if "STANDIN_FLOOD" in item["code"]:
+                messages.extend(
+                    {"severity": "info", "pos": {"line": 1, "column": 0}, "data": "x" * 1000} for _ in range(300)
+                )
             if "STANDIN_SLEEP" in item["code"]:
                 results.append({"custom_id": item["custom_id"], "error": "Lean process timed out", "response": None})
             else:
@@ -283,3 +287,13 @@ def test_kimina_unreachable_is_a_verifier_error():
     backend = KiminaBackend("http://127.0.0.1:9", retries=0)
     verdict = check(backend, prepared(), timeout_s=2)
     assert verdict.reason is Reason.VERIFIER_ERROR and "kimina" in verdict.details["error"]
+
+
+def test_kimina_a_flooding_proof_is_its_own_runtime_error_and_the_others_are_judged(kimina_url, monkeypatch):
+    # A reply is read no further than a bound a proof: the one that floods its messages is the
+    # completion's doing (runtime_error, never verifier_error), the rest of its batch is judged.
+    monkeypatch.setattr(KiminaBackend, "max_reply_bytes_per_proof", 100_000)
+    verifier = LeanVerifier(backend="kimina", kimina_url=kimina_url, kimina_batch_size=3)
+    verdicts = verifier.verify_many([TASK] * 3, ["by rfl", "by rfl -- STANDIN_FLOOD", "by\n  STANDIN_ERROR"])
+    assert [v.reason for v in verdicts] == [Reason.OK, Reason.RUNTIME_ERROR, Reason.WRONG]
+    assert verdicts[1].details["rule"] == "output" and verdicts[1].details["backend"] == "kimina"

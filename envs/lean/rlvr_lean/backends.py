@@ -198,6 +198,9 @@ class KiminaBackend(Backend):
     """
 
     name = "kimina"
+    # A reply is read no further than this a proof (the file backend cuts Lean's output at 8 MiB):
+    # a proof that floods its messages must not make the verifier hold gigabytes.
+    max_reply_bytes_per_proof = 64 * 1024 * 1024
 
     def __init__(self, url: str, *, batch_size: int = 8, retries: int = 2, api_key: str | None = None) -> None:
         self.url = url.rstrip("/")
@@ -208,6 +211,7 @@ class KiminaBackend(Backend):
         self.api_key = api_key
 
     def _post(self, payload: dict, timeout_s: float) -> dict:
+        limit = self.max_reply_bytes_per_proof * max(1, len(payload["codes"]))
         body = json.dumps(payload).encode()
         headers = {"Content-Type": "application/json"}
         if self.api_key:
@@ -217,7 +221,10 @@ class KiminaBackend(Backend):
             request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
             try:
                 with urllib.request.urlopen(request, timeout=timeout_s) as reply:
-                    return json.loads(reply.read().decode("utf-8"))
+                    data = reply.read(limit + 1)
+                if len(data) > limit:
+                    raise _ReplyTooLarge(limit)
+                return json.loads(data.decode("utf-8"))
             except urllib.error.HTTPError as exc:
                 last = exc
                 if exc.code < 500:
@@ -252,6 +259,19 @@ class KiminaBackend(Backend):
             try:
                 reply = self._post(payload, timeout_s * len(batch) + 30)
                 results = {r.custom_id: r for r in parse_kimina(reply)}
+            except _ReplyTooLarge as exc:
+                if len(batch) > 1:  # one proof flooded: each alone, so the others are judged
+                    out.extend(
+                        v for p in batch for v in self.check_many([p], allow_native=allow_native, timeout_s=timeout_s)
+                    )
+                    continue
+                out.append(  # the completion's doing: never a verifier_error
+                    Verdict.failure(
+                        Reason.RUNTIME_ERROR,
+                        details={"layer": "lean", "backend": "kimina", "rule": "output", "error": str(exc)},
+                    )
+                )
+                continue
             except (LeanUnavailable, ProtocolError) as exc:
                 out.extend(
                     Verdict.failure(Reason.VERIFIER_ERROR, details={"layer": "lean", "error": str(exc)}) for _ in batch
@@ -260,6 +280,11 @@ class KiminaBackend(Backend):
             for i, (_text, (first, last), audit_offset, plan) in enumerate(files):
                 out.append(judge_whole_file(results.get(str(i)), first, last, audit_offset, plan, allow_native))
         return out
+
+
+class _ReplyTooLarge(Exception):
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"kimina-lean-server's reply passed {limit:,} bytes and was not read further")
 
 
 def judge_whole_file(
