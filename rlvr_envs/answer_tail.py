@@ -59,6 +59,7 @@ from rlvr_envs.tail_lexicon import (
     APPROXIMATIONS,
     BETWEEN_VALUES,
     CERTAINTY,
+    CORRECTIONS,
     DENIALS,
     HEDGES,
     MAGNITUDES,
@@ -160,11 +161,24 @@ def _has_word(text: str, word: str) -> bool:
     return re.search(r"(?<![\w'-])" + re.escape(word) + r"(?![\w'-])", text) is not None
 
 
+# Verb-final languages put "if" at the end of the clause: "n이 홀수이면" (ko), "nが奇数ならば" (ja),
+# "n tek ise" (tr), "n विषम हो तो" (hi). With a variable or relation before it, it is a condition.
+_CONDITION_AT_END = re.compile(
+    r"(?:이면|라면|으면|다면|면|경우에?|ならば|なら|れば|たら|とき|場合|(?<![\w'-])(?:ise|ysa|ise\s+eğer|हो\s+तो|तो)(?![\w'-]))"
+    r"[\s$.,;:!)\]}*。、，]*$",
+    re.IGNORECASE,
+)
+
+
 def condition_after(sentence: str) -> str | None:
     """A condition on a case right after the answer in its sentence ("if n is odd", "wenn n > 2",
-    "如果n是奇数"), or None."""
+    "如果n是奇数", "n이 홀수이면"), or None."""
     found = _CONDITION.match(sentence)
     if found is None:
+        clause = sentence[:120]
+        end = _CONDITION_AT_END.search(clause)
+        if end is not None and _CASE.search(clause[: end.start()].replace("$", " ")) and not _PROCEDURE.search(clause):
+            return end.group(0).strip(" \t$.,;:!)]}*。、，")
         return None
     clause = sentence[found.end() : found.end() + 80]
     if _PROCEDURE.search(clause):
@@ -185,12 +199,46 @@ _OPENS_ALTERNATIVE = re.compile(
     re.IGNORECASE,
 )
 _NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)*")
+# A reconsideration opening a later sentence (after any "no,", "wait,", markup): "Actually, it is 7."
+_OPENS_CORRECTION = re.compile(
+    r"(?:[\s>`*_(\[|#:,-]|\[\^[^\]\s]{1,20}\]:?)*(" + CORRECTIONS.pattern + r")[\s*_):,!.—–-]*", re.IGNORECASE
+)
+# The first value of a reconsideration is its new answer unless it is a term of a calculation ("2 x 3 = 6").
+_OPERAND = re.compile(r"\s*(?:[-+*/^=×÷·<>≤≥]|\\(?:times|cdot|div|le|ge|neq)(?![A-Za-z]))")
+_CALCULATION_BEFORE = re.compile(r"(?:[-+*/^=×÷·<>≤≥]|\\(?:times|cdot|div|le|ge|neq))\s*$")
+
+
+_SENTENCE_REST = re.compile(r"[\s$*_)\]}.!。！]*$")
+_RESTATES = re.compile(
+    r"(?<![\w'])(?:is|it's|be|was|equals?|gives?|ist|war|est|es|era|è|é|это|równa|is\s+het)(?![\w'])|[:=]|是|为|為|は|이다",
+    re.IGNORECASE,
+)
+
+
+def _new_value(later: str, start: int, mine: list[str]) -> bool:
+    found = _NUMBER.search(later, start)
+    if found is None:
+        return "\\boxed" in later[start:]
+    if found.group(0) in mine or found.group(0).lstrip("+") in mine:
+        return False
+    if _OPERAND.match(later, found.end()) or _CALCULATION_BEFORE.search(later, start, found.start()):
+        return False
+    # Stated as the answer: the value ends the sentence ("Wait, 7."), or a few words that restate lead
+    # to it ("Actually, it is 7 because..."); "Hmm, 7 would fail since..." is a remark about 7.
+    between = later[start : found.start()]
+    return bool(_SENTENCE_REST.match(later, found.end())) or (
+        len(between.split()) <= 4 and _RESTATES.search(between) is not None
+    )
 
 
 def later_alternative(rest: str, answer: str) -> str | None:
-    """A sentence after the answer's that opens with an alternative and states another value, or None."""
+    """A sentence after the answer's that opens with an alternative, or with a reconsideration
+    ("Actually, it is 7.", "On second thought: 7."), and states another value, or None."""
     mine = _NUMBER.findall(answer)
     for later in SENTENCE_END.split(rest[:2_000])[:4]:
+        corrected = _OPENS_CORRECTION.match(later)
+        if corrected is not None and _new_value(later, corrected.end(), mine):
+            return corrected.group(1).strip()
         opened = _OPENS_ALTERNATIVE.match(later)
         if opened is None:
             continue
@@ -485,9 +533,14 @@ def second_answer(after: str, answer: str) -> str | None:
 _HIDING_OPEN = re.compile(
     r"<([A-Za-z][\w-]*)\b[^<>]*?(?:(?<![-\w])hidden(?![-\w])|display\s*:\s*none|visibility\s*:\s*hidden"
     r"|opacity\s*:\s*0(?:\.0*)?(?![.\d])|font-size\s*:\s*0(?:\.0*)?(?![.\d])"
-    r"|(?<![-\w])color\s*:\s*(?:white|#fff(?:fff)?\b|transparent))[^<>]*>"
-    r"|<(s|del|strike)\s*>",
+    r"|(?<![-\w])color\s*[:=]\s*[\"']?\s*(?:white|#fff(?:fff)?\b|transparent))[^<>]*>"
+    r"|<(s|del|strike|template|noscript|script|style|title)(?:\s[^<>]*)?>",
     re.IGNORECASE,
+)
+# TeX that shows nothing of its argument: a phantom, a box scaled to zero, \\iffalse ... \\fi.
+_HIDING_TEX = re.compile(
+    r"\\[hv]?phantom\s*(?=\{)|\\(?:scalebox|resizebox)\s*\{\s*0(?:\.0*)?\s*(?:pt|em|ex|cm|mm|in)?\s*\}(?:\s*\{[^{}]*\})?\s*(?=\{)"
+    r"|\\iffalse"
 )
 _STRUCK_CHARS = re.compile("[\u0334-\u0338]")
 CONCEAL_WINDOW = 2_000
@@ -508,6 +561,14 @@ def concealed(completion: str, found: Extraction) -> str | None:
         return "inside an HTML comment"
     if region.count("~~") % 2 == 1:
         return "struck out (~~)"
+    for match in _HIDING_TEX.finditer(region):
+        if match.group(0) == "\\iffalse":
+            if "\\fi" not in region[match.end() :]:
+                return "inside \\iffalse"
+            continue
+        rest = region[match.end() :]
+        if rest.count("{") > rest.count("}"):  # the group it opened is still open at the answer
+            return f"inside {match.group(0).strip()!r} (shows nothing)"
     for match in _HIDING_OPEN.finditer(region):
         tag = (match.group(1) or match.group(2) or "").lower()
         if not re.search(r"</\s*" + re.escape(tag) + r"\s*>", region[match.end() :], re.IGNORECASE):

@@ -259,6 +259,29 @@ _CJK_RETRACTIONS = (
 )
 RETRACTIONS = re.compile(_words(_WORD_RETRACTIONS) + "|" + _cjk(_CJK_RETRACTIONS), re.IGNORECASE)
 """Taking the answer back without another value ("scratch that", "just kidding", "算了")."""
+# Reconsidering the answer: a sentence after it that opens with one of these and states another value
+# ("Actually, it is 7.", "On second thought: 7.", "Eigentlich 7.", "其实是7") takes the answer back.
+_WORD_CORRECTIONS = [
+    r"actually", r"on\s+(?:second|further)\s+(?:thought|reflection)", r"correction", r"corrected", r"i\s+meant",
+    r"i\s+mean", r"rather", r"make\s+that", r"update[d]?", r"edit(?:ed)?", r"erratum", r"oops", r"sorry", r"wait",
+    r"hold\s+on", r"hmm+", r"no\s+wait", r"in\s+fact", r"in\s+reality", r"really", r"revised(?:\s+answer)?",
+    r"let\s+me\s+(?:correct|fix|revise|redo)(?:\s+(?:that|this|it))?", r"my\s+(?:mistake|bad|error)", r"fixed",
+    r"eigentlich", r"tatsächlich", r"korrektur", r"berichtigung", r"ich\s+meinte", r"vielmehr", r"moment", r"warte",
+    r"en\s+fait", r"plutôt", r"je\s+voulais\s+dire", r"attendez?", r"rectification",
+    r"en\s+realidad", r"mejor\s+dicho", r"corrección", r"quise\s+decir", r"espera", r"de\s+hecho",
+    r"in\s+realtà", r"anzi", r"correzione", r"volevo\s+dire", r"aspetta",
+    r"na\s+verdade", r"aliás", r"correção", r"quis\s+dizer", r"espere?",
+    r"на\s+самом\s+деле", r"точнее", r"исправление", r"поправка", r"вернее", r"подожди(?:те)?",
+    r"właściwie", r"poprawka", r"eigenlijk", r"correctie", r"aslında", r"düzeltme", r"sebenarnya", r"koreksi",
+    r"thực\s+ra", r"sửa\s+lại", r"في\s+الواقع", r"تصحيح", r"वास्तव\s+में", r"सुधार",
+]  # fmt: skip
+_CJK_CORRECTIONS = (
+    "其实 其實 实际上 實際上 更正 订正 訂正 纠正 糾正 应该是 應該是 不对 不對 等等 实は 実は 訂正 いや 待って "
+    "사실은 사실 정정 수정 잠깐 아니"
+).split()
+CORRECTIONS = re.compile(_words(_WORD_CORRECTIONS) + "|" + _cjk(_CJK_CORRECTIONS), re.IGNORECASE)
+"""Words that open a reconsideration of the answer; they take it back where another value follows."""
+
 _NO = (
     r"no+|nope|nah|nay|nein|non|nee|nie|нет|ні|não|nao|niet|hayır|tidak|bukan|không|hapana|όχι|לא|hindi|ei|nu|nej"
     r"|ne|lo|لا|نه|नहीं|না|ikke|inte"
@@ -297,7 +320,7 @@ _WORD_APPROXIMATIONS = [
 APPROXIMATIONS = re.compile(
     _words([*_WORD_APPROXIMATIONS, r"about", r"around", r"(?:\w+-)?ish"])
     + r"|-\s*ish(?![\w'-])|\\(?:approx|simeq|sim|thickapprox|thicksim)(?![A-Za-z])|[≈≃∼]"
-    + r"|大约|大約|约|約|およそ|くらい|ぐらい|약|정도",
+    + r"|大约|大約|大概|左右|近似|约|約|およそ|おおよそ|概ね|大体|ほぼ|くらい|ぐらい|程度|대략|대충|어림|근사|약|정도",
     re.IGNORECASE,
 )
 """An approximation of the value next to it, in any claimed language."""

@@ -54,22 +54,9 @@ _ROUND6 = "found by the round-6 attacker classes (issue 26); the family's owner 
 KNOWN_HOLES: dict[str, dict[str, str]] = {
     # case -> {class: what still earns reward}: each an xfail (strict: the day it is fixed the
     # mark must go); the other classes must report 0 meanwhile.
-    "math-arith": {"later_alternative": f"'\\boxed{{A}}\\n\\nActually, it is B.' pays A: {_ROUND6}"},
-    "math-500": {"later_alternative": f"'\\boxed{{A}}\\n\\nActually, it is B.' pays A: {_ROUND6}"},
-    "rg-chain_sum": {
-        "later_alternative": f"'<answer>A</answer>\\n\\nActually, it is B.' pays A: {_ROUND6}",
-        "hidden_answer": f"'<answer>B</answer> \\phantom{{<answer>A</answer>}}' (or \\scalebox{{0}}) pays A: {_ROUND6}",
-    },
-    "rg-word_sorting": {
-        "later_alternative": f"'<answer>A</answer>\\n\\nActually, it is B.' pays A: {_ROUND6}",
-        "hidden_answer": f"'<answer>B</answer> \\phantom{{<answer>A</answer>}}' (or \\scalebox{{0}}) pays A: {_ROUND6}",
-    },
     "ifeval-synth": {
         "grader_note": f"a note to the grader alone (plain, in an HTML comment, in Chinese) pays 1: {_ROUND6}",
         "paste_many": f"'You asked: <the prompt>' then an essay about a lighthouse pays 1: {_ROUND6}",
-    },
-    "judge-ref": {
-        "hidden_answer": f"'<answer>B</answer> \\phantom{{<answer>A</answer>}}' (or \\scalebox{{0}}) pays A: {_ROUND6}",
     },
 }
 """case -> {class: why it still fails}."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from rlvr_envs.answer_tail import SENTENCE_END, TailFinding, second_answer, tail_refusal
+from rlvr_envs.answer_tail import SENTENCE_END, TailFinding, concealed, second_answer, tail_refusal
 from rlvr_judge.screen import _FUNCTION_WORDS, Screened, tokens, visible
 from rlvr_judge.screen_lexicon import _alternation
 
@@ -135,3 +135,16 @@ def look_alike_tag(response: str) -> Screened | None:
         if folded in _TAG_NAMES:
             return Screened("forged_format", f"a tag that only looks like <{folded}> ({found.group(0)!r})")
     return None
+
+
+def hidden_answer(response: str) -> Screened | None:
+    """The marked final answer where a reader does not see it (inside ``\\phantom{}``, a box scaled
+    to zero, a hidden or white element, an unclosed comment, struck out), else None: the judge
+    would be shown an answer the response does not visibly give."""
+    from rlvr_envs.extract import extract_answer
+
+    found = extract_answer(response) if isinstance(response, str) else None
+    if found is None or not found.text.strip():
+        return None
+    why = concealed(response, found)
+    return None if why is None else Screened("hedge", f"the final answer is not visible ({why})")

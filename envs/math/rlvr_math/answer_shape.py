@@ -32,7 +32,7 @@ from rlvr_envs.answer_tail import value_word_after as core_value_word_after
 from rlvr_envs.extract import answer_tag, hashes_answer
 from rlvr_math.languages import ALTERNATIVES, NEGATIONS
 from rlvr_math.normalize import clean, compact, parse_number
-from rlvr_math.units import CJK_COUNTERS, NEUTRAL, UNITS, is_unit
+from rlvr_math.units import CJK_COUNTERS, COPULAS, NEUTRAL, UNITS, is_unit
 
 _GAP = r"(?:[ \t$)\]}*_]|\\[,;:! ]|\\q?quad(?![A-Za-z])|\\\)|\\\]|</answer>)*"
 # Commands that may follow an answer without changing it: layout, end marks, text for a unit.
@@ -65,14 +65,20 @@ def phrase_continuation(text: str, raw: str) -> str | None:
     return f"the value goes on after what was read ({changed!r})"
 
 
-def tail_word(after: str, context: frozenset[str]) -> str | None:
+_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def tail_word(after: str, context: frozenset[str], answer: str = "") -> str | None:
     """A lone word after the answer on its line that is neither a unit nor a word of the task."""
     line = _SHORT_LINE.match(after)
     rest = line.group(0) if line is not None else ""
     if (line is None or line.end() == len(after) or after[line.end()] == "\n") and len(rest.split()) <= 4:
         # "\\boxed{3} i.e. 4", "\\boxed{3} (4)": a short line after the box that states another value.
-        # "\\boxed{3}, not 2." contrasts; "\\boxed{9} \\pmod{11}" states the modulus.
-        if re.search(r"\d", _EXPONENT.sub(" ", rest)) and not NEGATIONS.search(rest) and not _MODULAR.search(rest):
+        # "\\boxed{3}, not 2." contrasts; "\\boxed{9} \\pmod{11}" states the modulus; the answer's own
+        # value said again ("\\boxed{6}. 답은 6입니다.") is no other value.
+        mine = set(_DIGITS.findall(answer))
+        others = [v for v in _DIGITS.findall(_EXPONENT.sub(" ", rest)) if v not in mine]
+        if others and not NEGATIONS.search(rest) and not _MODULAR.search(rest):
             return f"another value right after the answer ({rest.strip()!r})"
     command = _COMMAND_AFTER.match(after)
     if command is not None and command.group(1) not in _INERT_COMMANDS:
@@ -83,18 +89,13 @@ def tail_word(after: str, context: frozenset[str]) -> str | None:
     word = found.group(1)
     if len(word) == 1 and word.isascii() and word not in _LETTER_UNITS:
         return f"a letter after the value that is not a unit ({word!r} right after the answer)"
-    if is_unit(word, context, single_letters=True) or word.lower() in _COPULAS:
+    if is_unit(word, context, single_letters=True) or word.lower() in COPULAS:
         return None
     if not word.isascii() and (word in CJK_COUNTERS or any(word in w for w in context if not w.isascii())):
         return None  # "\\boxed{3}个", "\\boxed{3}本" or the prompt's own "苹果"
     return f"a word after the value that is not a unit ({word!r} right after the answer)"
 
 
-# Copulas that close a verb-final sentence after its answer ("پاسخ \\boxed{3} است", "उत्तर 3 है",
-# "答えは3です", "Cevap 3'tür"): they say the answer is, nothing about its value.
-_COPULAS = frozenset(
-    "است هست می‌باشد میباشد है हैं হয় হল হলো ହେଉଛି です だ である 입니다 이다 dir dır dur dür tir tır tur tür".split()
-)
 _LIST_MARK = re.compile(r"[,;]|\\\{|\\cup|\band\b")
 _JOINED = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?\s+((?:[^\W\d_]+\.?\s+){1,3})[-+]?\d")
 

@@ -317,6 +317,11 @@ def read_tail(text: str, context: frozenset[str] = frozenset()) -> str:
     -> ``5`` when "apples" is a context word; ``3 squared`` stays (``unread_tail`` names it)."""
     if not text or text[-1].isdigit() or text[-1] in "})]%":
         return text
+    copula = _COPULA_END.search(text)
+    if copula is not None and re.search(r"[\d})\]]\s*$", text[: copula.start()]):
+        text = text[: copula.start()].rstrip()  # "6です", "6 입니다": the sentence's verb, not a unit
+        if text[-1:].isdigit():
+            return text
     if _CJK.search(text):
         text = _read_cjk_numeral(_strip_cjk_counters(text, context))
     if _WORDS.search(text):
@@ -385,4 +390,15 @@ def unread_tail(cleaned: str) -> str | None:
     first = _WORDS.match(tail)
     if first is not None and first.group(0).lower() in _LIST_WORDS | _FUNCTIONS:
         return None
+    if tail.rstrip(" .。!！") in COPULAS:
+        return None  # "答えは6です。": the sentence's copula, nothing about the value
     return tail
+
+
+_COPULA_END = re.compile(r"\s*(?:です|である|だ|입니다|이다)[\s.。!！]*$")
+
+# Copulas that close a verb-final sentence after its answer ("پاسخ \\boxed{3} است", "उत्तर 3 है",
+# "答えは3です", "Cevap 3'tür"): they say the answer is, nothing about its value.
+COPULAS = frozenset(
+    "است هست می‌باشد میباشد है हैं হয় হল হলো ହେଉଛି です だ である 입니다 이다 dir dır dur dür tir tır tur tür".split()
+)

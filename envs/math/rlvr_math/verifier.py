@@ -64,7 +64,7 @@ def _shape_refusal(completion: str, answer: Answer, gold: Answer, context: froze
     response = after_reasoning(completion) or ""
     if not gold.is_set:
         if answer.method in ("boxed", "answer_tag"):
-            refused = tail_word(answer.after, context)
+            refused = tail_word(answer.after, context, answer.text)
         else:
             refused = phrase_continuation(answer.text, answer.raw) if answer.method in ("answer_is", "hashes") else None
         if refused is None and maybe_joined(answer.text):

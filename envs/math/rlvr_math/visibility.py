@@ -44,11 +44,16 @@ _INVISIBLE = re.compile(
     # An HTML element hidden by its attribute (<div hidden>, aria-hidden is not: it still shows),
     # a box scaled to nothing, text the colour of the box behind it.
     + r"|<[A-Za-z][^<>]*?(?<![-\w])hidden(?![-\w])[^<>]*>"
+    # A colour attribute (<font color="#ffffff">) and elements a page never shows (<template>).
+    + r"|<[A-Za-z][^<>]*?(?<![-\w])color\s*=\s*[\"']?\s*(?:white|#fff\b|#ffffff|transparent)[^<>]*>"
+    + r"|<\s*(?:template|noscript|script|style|title)(?:\s[^<>]*)?>"
     + r"|\\(?:scalebox|resizebox)\s*\{\s*0(?:\.0*)?\s*(?:pt|em|ex|cm|mm|in)?\s*\}"
     + r"|\\(?:colorbox|fcolorbox)\s*\{\s*([A-Za-z#0-9]+)\s*\}\s*\{\s*\\(?:color|textcolor)\s*\{\s*\1\s*\}"
     + r"|<!--",
     re.IGNORECASE,
 )
+# The answer's line opens as a comment: "% \\boxed{3}" (LaTeX), "[//]: # (\\boxed{3})" (markdown).
+_LINE_COMMENT = re.compile(r"(?:^|\n)[ \t]*(?:(?<!\\)%|\[[^\]\n]*\]:[ \t]*(?:#|<>))[^\n]*$")
 _COLOUR_SWITCH = re.compile(r"\\(?:color|mathcolor)\s*(?:\[[^\]]*\])?\s*\{[^{}]*\}")
 _COLOUR_WRAP = re.compile(r"\\(?:textcolor|colorbox)\s*(?:\[[^\]]*\])?\s*\{[^{}]*\}\s*(?=\{)")
 _STRIKE_COMMANDS = r"\\(?:sout|st|cancel|bcancel|xcancel|cancelto|xout|strike|strikethrough|stkout|hcancel)\s*(?=[{\[])"
@@ -111,6 +116,8 @@ def concealed(text: str, before: str, after: str, gold: str) -> str | None:
     near = before[-80:] + "\x00" + text + "\x00" + after[:40]
     if _INVISIBLE.search(near):
         return "invisible answer (hidden or white-on-white)"
+    if _LINE_COMMENT.search(before[-200:]):
+        return "answer in a comment (a LaTeX % line or a markdown [//]: # line)"
     if _STRIKE.search(text) or _STRIKE_OPEN_BEFORE.search(before[-80:]) or re.match(r"\s*\$*\s*~~", after):
         return "struck-out answer"
     if _NEGATED_RELATION.search(text) and not _NEGATED_RELATION.search(gold):
