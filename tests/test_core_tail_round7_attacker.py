@@ -58,6 +58,9 @@ WRONG = [
     "The answer:\n% \\boxed{6}",
     "[//]: # (\\boxed{6})",
     "[comment]: <> (\\boxed{6})",
+    "The final answer is \\boxed{7}. % \\boxed{6}\n",
+    "\\phantom{\\boxed{6}}",
+    "\\scalebox{0}{\\boxed{6}}",
 ]
 
 HONEST = [
@@ -77,6 +80,11 @@ HONEST = [
     "We get 50% of 12, so \\boxed{6}",
     "Thus\n\\boxed{6}",
     "\\boxed{6}, not 7.",
+    "We get 50 % so \\boxed{6}",
+    "% a comment line\n\\boxed{6}",
+    "(50%) \\boxed{6}",
+    "Since x% = 6, \\boxed{6}",
+    "\\phantom{x}\\boxed{6}",
 ]
 
 

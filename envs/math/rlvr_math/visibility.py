@@ -53,7 +53,9 @@ _INVISIBLE = re.compile(
     re.IGNORECASE,
 )
 # The answer's line opens as a comment: "% \\boxed{3}" (LaTeX), "[//]: # (\\boxed{3})" (markdown).
-_LINE_COMMENT = re.compile(r"(?:^|\n)[ \t]*(?:(?<!\\)%|\[[^\]\n]*\]:[ \t]*(?:#|<>))[^\n]*$")
+# A % that is no percent sign (no letter or digit right before it) opens a LaTeX comment to the line's end.
+_LINE_COMMENT = re.compile(r"(?:(?:^|\n)[ \t]*\[[^\]\n]*\]:[ \t]*(?:#|<>)|(?:^|\n|[^\w\s\\%])[ \t]*(?<!\\)%)[^\n]*\Z")
+_HIDING_GROUP = re.compile(r"\\[hv]?phantom\s*(?=\{)|\\(?:scalebox|resizebox)\s*\{\s*0(?:\.0*)?\s*\w*\s*\}\s*(?=\{)")
 _COLOUR_SWITCH = re.compile(r"\\(?:color|mathcolor)\s*(?:\[[^\]]*\])?\s*\{[^{}]*\}")
 _COLOUR_WRAP = re.compile(r"\\(?:textcolor|colorbox)\s*(?:\[[^\]]*\])?\s*\{[^{}]*\}\s*(?=\{)")
 _STRIKE_COMMANDS = r"\\(?:sout|st|cancel|bcancel|xcancel|cancelto|xout|strike|strikethrough|stkout|hcancel)\s*(?=[{\[])"
@@ -118,6 +120,10 @@ def concealed(text: str, before: str, after: str, gold: str) -> str | None:
         return "invisible answer (hidden or white-on-white)"
     if _LINE_COMMENT.search(before[-200:]):
         return "answer in a comment (a LaTeX % line or a markdown [//]: # line)"
+    for hiding in _HIDING_GROUP.finditer(before[-200:]):
+        rest = before[-200:][hiding.end() :]
+        if rest.count("{") > rest.count("}"):
+            return "invisible answer (inside a phantom or a box scaled to nothing)"
     if _STRIKE.search(text) or _STRIKE_OPEN_BEFORE.search(before[-80:]) or re.match(r"\s*\$*\s*~~", after):
         return "struck-out answer"
     if _NEGATED_RELATION.search(text) and not _NEGATED_RELATION.search(gold):
