@@ -192,6 +192,7 @@ def test_cli_calibrate_writes_loadable_tasks(tmp_path, capsys):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # ~160 s alone on 2 cores (serial pass): 3 timed runs of ~1,100 references
 @needs_bwrap
 def test_calibrated_limits_never_fail_a_canonical_solution_over_all_of_humaneval_and_mbpp(tmp_path):
     tasks: list[Task] = []
