@@ -255,4 +255,4 @@ def test_level_3_is_the_default_and_the_parts_are_total():
         assert retracted("x", bad) is None or retracted("x", bad).kind == "hedge"
         assert look_alike_tag(bad) is None or look_alike_tag(bad).kind in SCREEN_CLASSES
         assert time.process_time() - start < 5, bad[:20]
-    assert grading_talk(None) is None  # type: ignore[arg-type]
+    assert grading_talk(None) is None
