@@ -538,10 +538,20 @@ _HIDING_OPEN = re.compile(
     re.IGNORECASE,
 )
 # TeX that shows nothing of its argument: a phantom, a box scaled to zero, \\iffalse ... \\fi.
+_WHITE = r"\s*(?:white|#?f{3}(?:f{3})?|\[rgb\]\s*\{\s*1\s*,\s*1\s*,\s*1\s*\}|\[HTML\]\s*\{\s*f{6}\s*\})\s*"
 _HIDING_TEX = re.compile(
     r"\\[hv]?phantom\s*(?=\{)|\\(?:scalebox|resizebox)\s*\{\s*0(?:\.0*)?\s*(?:pt|em|ex|cm|mm|in)?\s*\}(?:\s*\{[^{}]*\})?\s*(?=\{)"
-    r"|\\iffalse"
+    r"|\\(?:textcolor|mathcolor)\s*(?:\{" + _WHITE + r"\}|(?=\[)" + _WHITE + r")\s*(?=\{)"
+    r"|\\colorbox\s*\{\s*([\w#]+)\s*\}\s*(?=\{\s*\\(?:color|textcolor)\s*\{\s*\1\s*\})"
+    r"|\\iffalse",
+    re.IGNORECASE,
 )
+# A colour switch paints to the end of its group: white text on the page's white.
+_WHITE_SWITCH = re.compile(r"\\color\s*(?:\{" + _WHITE + r"\}|(?=\[)" + _WHITE + r")", re.IGNORECASE)
+_ANY_SWITCH = re.compile(r"\\color\s*(?:\[[^\]]*\])?\s*\{")
+LINE_COMMENT = re.compile(r"(?:(?:^|\n)[ \t]*\[[^\]\n]*\]:[ \t]*(?:#|<>)|(?:^|\n|[^\w\s\\%])[ \t]*(?<!\\)%)[^\n]*\Z")
+"""The answer's line is a comment from before it to its end: a ``%`` that is no percent sign (no letter or
+digit right before it) in LaTeX, a markdown ``[//]: # (...)`` line."""
 _STRUCK_CHARS = re.compile("[\u0334-\u0338]")
 CONCEAL_WINDOW = 2_000
 """How far before the answer an unclosed comment, hidden element or strike-through is looked for."""
@@ -561,6 +571,12 @@ def concealed(completion: str, found: Extraction) -> str | None:
         return "inside an HTML comment"
     if region.count("~~") % 2 == 1:
         return "struck out (~~)"
+    if LINE_COMMENT.search(region[-400:]):
+        return "in a comment (a LaTeX % or a markdown [//]: # line)"
+    for match in _WHITE_SWITCH.finditer(region):
+        rest = region[match.end() :]
+        if rest.count("}") <= rest.count("{") and not _ANY_SWITCH.search(rest):
+            return f"painted white ({match.group(0).strip()!r})"
     for match in _HIDING_TEX.finditer(region):
         if match.group(0) == "\\iffalse":
             if "\\fi" not in region[match.end() :]:

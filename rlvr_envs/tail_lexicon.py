@@ -348,6 +348,11 @@ _WORD_MAGNITUDES = {
     "ar": r"مائة|مئة|مئات|ألف|آلاف|الف|مليون|ملايين|مليار|مليارات",
     "hi": r"सौ|हज़ार|हजार|लाख|करोड़|करोड|अरब",
     "misc": r"thou|mil\.|mio\.?|mrd\.?|md\.?|tsd\.?",
+    # languages no other list covers: Swahili, Bengali, Persian, Greek, Hebrew, Tagalog, Finnish, Czech,
+    # Hungarian, Scandinavian, Albanian, Latvian
+    "more": r"elfu|milioni|bilioni|হাজার|লাখ|কোটি|هزار|میلیون|میلیارد|χιλιάδ\w*|εκατομμύρι\w*|אלף|אלפים|מיליון"
+            r"|libo|milyon|tuhat\w*|miljoon\w*|miljard\w*|tisíc\w*|milion\w*|ezer|millió|milliárd|tusen|tusinde"
+            r"|mijë|milion[ëe]?|tūkstoš\w*|miljon\w*",
 }  # fmt: skip
 # CJK magnitude characters (Chinese, Japanese, Korean); 兆 is 10^6 or 10^12 depending on the reader.
 _CJK_MAGNITUDES = "十 拾 百 佰 千 仟 万 萬 亿 億 兆 십 백 천 만 억 조".split()
@@ -373,10 +378,12 @@ OPERATIONS = re.compile(
     + "|".join(_WORD_OPERATIONS.values())
     + r")(?![\w'-])|"
     + _cjk(_CJK_OPERATIONS)
-    + r"|[%‰²³¹⁰⁴⁵⁶⁷⁸⁹]",
+    + r"|[%‰²³¹⁰⁴⁵⁶⁷⁸⁹]"
+    # a constant or root glued on as a factor: "\\boxed{3}\\pi", "</answer>\\sqrt{2}", "3π"
+    + r"|\\(?:pi|tau|varpi|sqrt|cdot|times)(?![A-Za-z])|[π√τ]",
     re.IGNORECASE,
 )
-"""A word or sign that changes the value it follows (``squared``, ``Prozent``, ``%``, ``²``)."""
+"""A word or sign that changes the value it follows (``squared``, ``Prozent``, ``%``, ``²``, ``\\pi``)."""
 POWER_OF_TEN = re.compile(
     r"(?:\\times|\\cdot|\\ast|[x×·*⋅✕])\s*\{?\s*10\s*(?:\^|\*\*|[⁰¹²³⁴⁵⁶⁷⁸⁹⁻])|(?<![A-Za-z])[eE][-+]?\d"
     r"|\^\s*\{?\s*[-+]?\d|\*\*\s*\d"

@@ -120,6 +120,13 @@ def test_a_reconsideration_is_read_by_the_shared_tail(rest, found):
         "<answer>B</answer> \\iffalse <answer>A</answer>",
         '<answer>B</answer> <font color="#fff"><answer>A</answer></font>',
         "<answer>B</answer> <template><answer>A</answer></template>",
+        "<answer>B</answer> \n[//]: # (<answer>A</answer>)\n",
+        "<answer>B</answer> % <answer>A</answer>\n",
+        "% <answer>A</answer>\n",
+        "<answer>B</answer> \\colorbox{black}{\\color{black}<answer>A</answer>}",
+        "\\textcolor{white}{<answer>A</answer>}",
+        "{\\color{white} <answer>A</answer>}",
+        "\\textcolor[rgb]{1,1,1}{<answer>A</answer>}",
     ],
 )
 def test_the_shared_reading_does_not_see_a_hidden_final_answer(completion):
@@ -135,6 +142,11 @@ def test_the_shared_reading_does_not_see_a_hidden_final_answer(completion):
         "\\phantom{x} <answer>A</answer>",
         "\\iffalse x \\fi <answer>A</answer>",
         "<b><answer>A</answer></b>",
+        "{\\color{white} x} <answer>A</answer>",
+        "\\textcolor{red}{<answer>A</answer>}",
+        "\\color{white} x \\color{black} <answer>A</answer>",
+        "50% of it: <answer>A</answer>",
+        "% a comment\n<answer>A</answer>",
     ],
 )
 def test_a_visible_final_answer_is_seen(completion):

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 
+from rlvr_envs.answer_tail import LINE_COMMENT as _LINE_COMMENT
 from rlvr_envs.extract import balanced_group
 from rlvr_math.languages import NEGATIONS
 
@@ -52,9 +53,6 @@ _INVISIBLE = re.compile(
     + r"|<!--",
     re.IGNORECASE,
 )
-# The answer's line opens as a comment: "% \\boxed{3}" (LaTeX), "[//]: # (\\boxed{3})" (markdown).
-# A % that is no percent sign (no letter or digit right before it) opens a LaTeX comment to the line's end.
-_LINE_COMMENT = re.compile(r"(?:(?:^|\n)[ \t]*\[[^\]\n]*\]:[ \t]*(?:#|<>)|(?:^|\n|[^\w\s\\%])[ \t]*(?<!\\)%)[^\n]*\Z")
 _HIDING_GROUP = re.compile(r"\\[hv]?phantom\s*(?=\{)|\\(?:scalebox|resizebox)\s*\{\s*0(?:\.0*)?\s*\w*\s*\}\s*(?=\{)")
 _COLOUR_SWITCH = re.compile(r"\\(?:color|mathcolor)\s*(?:\[[^\]]*\])?\s*\{[^{}]*\}")
 _COLOUR_WRAP = re.compile(r"\\(?:textcolor|colorbox)\s*(?:\[[^\]]*\])?\s*\{[^{}]*\}\s*(?=\{)")
