@@ -73,6 +73,10 @@ REFUSED = {
     "a linarith preprocessor printing a forged audit answer": (
         T + 'by linarith (config := { preprocessors := [{ name := "p", transform := fun _ l => do\n'
         '    IO.println "{\\"severity\\":\\"information\\"}"; IO.Process.exit 0 }] })',
+        "tactic_config",  # round 8: a config is a literal over allowed fields, read before the `IO` in it
+    ),
+    "IO in a closure outside a config": (
+        T + 'by\n  have := fun (_ : Unit) => IO.println "x"\n  exact h.symm',
         "meta_api",
     ),
     "open IO": ("open IO in\n" + T + "h.symm", "meta_api"),

@@ -16,7 +16,10 @@ The kernel-level audit is the same for every backend. After the proof, in the sa
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
+import secrets
 import time
 import urllib.error
 import urllib.request
@@ -49,17 +52,38 @@ class AuditPlan:
     text: str
     purposes: tuple[tuple[str, str], ...]
     """Per line of ``text``: ("check", name) or ("axioms", name)."""
+    check_name: str | None = None
+    """The check theorem's name as ``#print axioms`` prints it (no ``_root_.``): its one answer
+    is the verdict, and the name carries the nonce the completion cannot know."""
 
 
-def audit_plan(prepared: Prepared) -> AuditPlan:
+_SECRET: list[bytes] = []
+
+
+def audit_nonce(prepared: Prepared) -> str:
+    """A name part the completion cannot know: a keyed hash (this process's random key) of what is
+    sent to Lean. A program that printed a forged ``#print axioms`` answer (``IO`` is refused
+    statically; this is the second line) would have to name the check theorem, whose name holds
+    this; the same proof gets the same nonce in one process, so a server's cache still hits."""
+    if not _SECRET:
+        _SECRET.append(secrets.token_bytes(16))
+    text = "\0".join((prepared.header, prepared.ref_name or "", prepared.code)).encode("utf-8", "surrogatepass")
+    return hmac.new(_SECRET[0], text, hashlib.sha256).hexdigest()[:20]
+
+
+def audit_plan(prepared: Prepared, nonce: str = "") -> AuditPlan:
+    """The audit's Lean lines; ``nonce`` (``audit_nonce``; the backends always pass one) goes into
+    the check theorem's name."""
     lines: list[str] = []
     purposes: list[tuple[str, str]] = []
+    check_name = None
     if prepared.ref_name and prepared.audit_names:
         main = prepared.audit_names[0]
         # `_root_.`: the code may leave a namespace open, in which its own `_rlvr_ref_…` would
         # otherwise be found first. The check theorem's axioms are those of the very constant
         # `@main` elaborated to, whatever scope or overloads the code left for the name.
-        check = f"_root_._rlvr_check_{prepared.ref_name.removeprefix('_rlvr_ref_')}"
+        check_name = f"_rlvr_check_{prepared.ref_name.removeprefix('_rlvr_ref_')}" + (f"_{nonce}" if nonce else "")
+        check = f"_root_.{check_name}"
         lines.append(f"theorem {check} : type_of% @_root_.{prepared.ref_name} := @{main}")
         purposes.append(("check", main))
         lines.append(f"#print axioms {check}")
@@ -67,7 +91,13 @@ def audit_plan(prepared: Prepared) -> AuditPlan:
     for name in prepared.audit_names:
         lines.append(f"#print axioms {name}")
         purposes.append(("axioms", name))
-    return AuditPlan("\n".join(lines) + "\n", tuple(purposes))
+    return AuditPlan("\n".join(lines) + "\n", tuple(purposes), check_name)
+
+
+def _forged(error: str) -> Verdict:
+    return Verdict.failure(
+        Reason.SANDBOX_VIOLATION, details={"layer": "audit", "rule": "forged_output", "error": error[:500]}
+    )
 
 
 def judge_audit(
@@ -79,6 +109,15 @@ def judge_audit(
     for m in messages:
         line = (m.pos.line if m.pos else 1) - line_offset
         by_line.setdefault(line, []).append(m)
+    past = [
+        m
+        for line, ms in by_line.items()
+        if line > len(plan.purposes)
+        for m in ms
+        if m.severity in ("info", "information")
+    ]
+    if past:  # Lean answers each audit line on that line: a message past the last one was printed by the code
+        return _forged(f"a message placed past the audit's last line: {past[0].data[:200]}")
     stray = [
         m for line, ms in by_line.items() if not 1 <= line <= len(plan.purposes) for m in ms if m.severity == "error"
     ]
@@ -120,6 +159,14 @@ def judge_audit(
                     Reason.VERIFIER_ERROR,
                     details={"layer": "audit", "error": f"`#print axioms {name}` gave no answer"},
                 )
+            if plan.check_name is not None and name == f"_root_.{plan.check_name}":
+                # The verdict's own line: exactly one answer, about exactly the check theorem
+                # (its name holds the nonce). Anything else there was printed by something else.
+                answers = [m for m in here if m.severity in ("info", "information")]
+                if len(answers) != 1 or {n.removeprefix("_root_.") for n in found} != {plan.check_name}:
+                    return _forged(
+                        f"the check theorem's `#print axioms` line has {len(answers)} answers: {sorted(found)}"
+                    )
             # An ambiguous name prints one answer per constant it may mean: every one counts.
             axioms = tuple(sorted({a for names in found.values() for a in names}))
             if "sorryAx" in axioms:
@@ -174,15 +221,15 @@ def _lines(text: str) -> int:
     return text.count("\n")
 
 
-def assemble_file(prepared: Prepared) -> tuple[str, tuple[int, int], int, AuditPlan]:
+def assemble_file(prepared: Prepared, nonce: str = "") -> tuple[str, tuple[int, int], int, AuditPlan]:
     """One Lean file for servers that check whole files: header, reference statement, code, audit.
 
     Returns the file, the 1-based line range of the completion's code, the line offset of the
-    audit and the audit plan."""
+    audit and the audit plan (``nonce``: see ``audit_plan``)."""
     header = prepared.header if prepared.header.endswith("\n") or not prepared.header else prepared.header + "\n"
     ref = f"{prepared.ref_declaration}\n\n" if prepared.ref_declaration else ""
     before = header + ref
-    plan = audit_plan(prepared)
+    plan = audit_plan(prepared, nonce)
     code = prepared.code if prepared.code.endswith("\n") else prepared.code + "\n"
     first = _lines(before) + 1
     last = first + _lines(code) - 1
@@ -248,7 +295,7 @@ class KiminaBackend(Backend):
         out: list[Verdict] = []
         for at in range(0, len(items), self.batch_size):
             batch = items[at : at + self.batch_size]
-            files = [assemble_file(p) for p in batch]
+            files = [assemble_file(p, audit_nonce(p)) for p in batch]
             payload = {
                 # "code" is the field of current servers, "proof" of early ones; each ignores the other.
                 "codes": [{"custom_id": str(i), "code": f[0], "proof": f[0]} for i, f in enumerate(files)],

@@ -1,4 +1,4 @@
-"""The file backend: one sandboxed ``lean --json FILE`` process per check, no REPL needed.
+"""The file backend: one sandboxed ``lean --json --stdin`` process per check (the file on a pipe), no REPL needed.
 
 For users who have a Lean toolchain but not the REPL, and for CI on the test kernel
 (``rlvr_lean.test_kernel``). The file is the one kimina checks (header, the task's statement
@@ -22,12 +22,13 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from typing import NamedTuple
 
 from rlvr_envs import Reason, Verdict
-from rlvr_lean.backends import Backend, LeanUnavailable, assemble_file, judge_whole_file
+from rlvr_lean.backends import Backend, LeanUnavailable, assemble_file, audit_nonce, judge_whole_file
 from rlvr_lean.protocol import CommandResponse, KiminaResult, ProtocolError, _messages
 from rlvr_lean.repl import tree_rss_mb
 from rlvr_lean.shape import Prepared
@@ -60,6 +61,22 @@ def _limits(memory_mb: float, cpu_s: int):
         resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 20, 64 << 20))
 
     return apply
+
+
+def _feed(proc: subprocess.Popen, data: bytes) -> None:
+    """Writes the file to Lean's stdin and closes it (Lean killed early: the pipe is broken)."""
+    stdin = proc.stdin
+    if stdin is None:
+        return
+    try:
+        stdin.write(data)
+    except OSError:
+        pass
+    finally:
+        try:
+            stdin.close()
+        except OSError:
+            pass
 
 
 def _signalled(*signals: int) -> set[int]:
@@ -153,8 +170,11 @@ class FileBackend(Backend):
             self.ro_paths += [os.path.realpath(p) for p in lean_path.split(os.pathsep) if p]
         self.stats = {"checks": 0, "timeouts": 0, "memory_kills": 0}
 
-    def _argv(self, workdir: str, file_name: str) -> list[str]:
-        lean = [self.lean, "--json", file_name]
+    def _argv(self, workdir: str) -> list[str]:
+        # The file comes on a pipe (`--stdin`), never from a file the checked code could read back:
+        # the audit's check theorem carries a nonce (``audit_nonce``), and a program that printed a
+        # forged answer (`IO` is refused statically) would need it. A pipe, once read, is gone.
+        lean = [self.lean, "--json", "--stdin"]
         if self.bwrap is None:
             return lean
         argv = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--clearenv"]
@@ -174,9 +194,6 @@ class FileBackend(Backend):
     def run_file(self, text: str, *, timeout_s: float) -> FileRun:
         """Runs ``lean --json`` on ``text`` within the budget and the bounds."""
         with tempfile.TemporaryDirectory(prefix="rlvr-lean-") as workdir:
-            path = os.path.join(workdir, "Check.lean")
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write(text)
             os.chmod(workdir, 0o755)
             env = {"PATH": "/usr/bin:/bin", "HOME": workdir}
             if self.lean_path:
@@ -185,8 +202,8 @@ class FileBackend(Backend):
             # Files, not pipes: the loop below watches time and memory, nobody drains a pipe.
             with tempfile.TemporaryFile() as out_file, tempfile.TemporaryFile() as err_file:
                 proc = subprocess.Popen(
-                    self._argv(workdir, "Check.lean" if self.bwrap else path),
-                    stdin=subprocess.DEVNULL,
+                    self._argv(workdir),
+                    stdin=subprocess.PIPE,
                     stdout=out_file,
                     stderr=err_file,
                     cwd=workdir,
@@ -194,7 +211,10 @@ class FileBackend(Backend):
                     start_new_session=True,
                     preexec_fn=_limits(self.address_space_mb, int(timeout_s) + 2),
                 )
+                feeder = threading.Thread(target=_feed, args=(proc, text.encode("utf-8", "replace")), daemon=True)
+                feeder.start()  # a file past the pipe's buffer is read while the watch below runs
                 code = self._watch(proc, start, timeout_s)
+                feeder.join(timeout=5)
                 if code in _signalled(signal.SIGXCPU):
                     # The CPU rlimit set from this budget: Lean's threads can spend it before the
                     # wall clock does (two cores: in half the wall time). The same overrun.
@@ -233,7 +253,7 @@ class FileBackend(Backend):
             proc.kill()
 
     def check(self, prepared: Prepared, *, allow_native: bool, timeout_s: float) -> Verdict:
-        text, (first, last), audit_offset, plan = assemble_file(prepared)
+        text, (first, last), audit_offset, plan = assemble_file(prepared, audit_nonce(prepared))
         self.stats["checks"] += 1
         try:
             out, err, code, seconds, cut = self.run_file(text, timeout_s=timeout_s)

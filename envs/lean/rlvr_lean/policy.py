@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from rlvr_envs import Reason
+from rlvr_lean.options import CONFIG_OPTIONS, config_value_problem, is_head, option_allowed
 from rlvr_lean.tokens import HASH_CMD, IDENT, SYMBOL, Token, base_name, command_starts, line_of
 
 # Rule ids, as named in a verdict's ``details["rule"]``.
@@ -35,7 +36,11 @@ RULES: dict[str, str] = {
     "implemented_by": "`@[implemented_by]` replaces a definition's code",
     "csimp": "`@[csimp]` replaces a definition's code",
     "export": "`export` changes how names resolve",
-    "unsafe_option": "`set_option debug.*` / `allowUnsafeReducibility` switch checks off",
+    "unsafe_option": "only options on an allow-list may be set (limits, `pp.*`, `trace.*`, `linter.*`, ...): "
+    "`debug.*`, `bootstrap.*`, `compiler.*`, `allowUnsafeReducibility`, ... switch checks off or change trust",
+    "tactic_config": "a tactic's configuration is evaluated while the proof elaborates and can ask for native "
+    "evaluation: it must be a literal `{ field := literal }` over allowed fields, and named options and `+flags` "
+    "must be on the allow-list (`rlvr_lean.options.CONFIG_OPTIONS`)",
     "meta_code": "`run_cmd` / `run_tac` / `run_elab` / `#eval` / `elab` / `by_elab` / `simproc` run meta code",
     "initialize": "`initialize` / `builtin_initialize` (and the `register_*` / `declare_*` commands) "
     "run code at start-up",
@@ -99,7 +104,20 @@ READ_ONLY_HASH = frozenset(
     "#check #check_failure #print #reduce #synth #where #version #help #find #instances #whnf #simp #norm_num "
     "#conv #explode #adaptation_note #lint".split()
 )
-_NATIVE_NAMES = frozenset({"native_decide", "ofReduceBool", "reduceBool", "trustCompiler"})
+# Constants and tactics whose proofs trust compiled code (`Lean.ofReduceBool`): `bv_decide` and
+# `bv_check` reflect through it, as `native_decide` does.
+_NATIVE_NAMES = frozenset(
+    {
+        "native_decide",
+        "ofReduceBool",
+        "reduceBool",
+        "ofReduceNat",
+        "reduceNat",
+        "trustCompiler",
+        "bv_decide",
+        "bv_check",
+    }
+)
 _ATTR_CODE_RULES = {"extern": "extern", "implemented_by": "implemented_by", "csimp": "csimp"}
 # Meta code (what could forge a declaration past the kernel, `Environment.addDeclWithoutChecking`)
 # has to name the meta-programming API somewhere: its monad in a type, or a function in its body.
@@ -370,6 +388,7 @@ def scan(
     partial_names: dict[str, int] = {}
     n = len(tokens)
     add_read_to = -1
+    config_ends: set[int] = set()  # the last token of each tactic config item read so far
 
     def hit(rule: str, i: int, message: str | None = None) -> Violation | None:
         if policy.allows(rule):
@@ -407,11 +426,12 @@ def scan(
                 found = hit("initialize", i)
             elif word == "axiom" or (word == "constant" and starts[i]):
                 found = hit("axiom", i)
-            elif word == "unsafe":
+            elif word == "unsafe" or "unsafe" in base.lower():
+                # `unsafeCast`, `unsafeBaseIO`, `ptrAddrUnsafe`: unsafe constants by name
                 found = hit("unsafe", i)
             elif name == "partial" and i + 2 < n and tokens[i + 1].text == "def":
                 partial_names[base_name(tokens[i + 2].text)] = i
-            elif attr[i] and base in _ATTR_CODE_RULES:
+            elif base in _ATTR_CODE_RULES:  # in an attribute list or anywhere else it is written
                 found = hit(_ATTR_CODE_RULES[base], i)
             elif attr[i] and base in ("instance", "default_instance"):
                 found = hit("local_instance", i)
@@ -421,8 +441,8 @@ def scan(
                 found = hit("export", i)
             elif word == "set_option" and i + 1 < n:
                 option = tokens[i + 1].text
-                if option.startswith("debug.") or base_name(option) == "allowUnsafeReducibility":
-                    found = hit("unsafe_option", i + 1)
+                if not option_allowed(option) and option not in task_names:
+                    found = hit("unsafe_option", i + 1, f"option `{option}`: {RULES['unsafe_option']}")
             elif word in _META_WORDS:
                 found = hit("meta_code", i)
             elif word in _SYNTAX_WORDS:
@@ -450,6 +470,29 @@ def scan(
                     )
             elif partial_names and base in partial_names and partial_names[base] < i - 2:
                 found = hit("partial", i, f"`{base}` is a `partial` definition and is used here")
+        elif (
+            text == "("
+            and tok.kind == SYMBOL
+            and i + 2 < n
+            and tokens[i + 2].text == ":="
+            and tokens[i + 1].kind == IDENT
+        ):
+            found = _named_config(tokens, i, ends, config_ends, src, hit, policy.allows("native_decide"))
+        elif (
+            text == "+"
+            and tok.kind == SYMBOL
+            and i + 1 < n
+            and tokens[i + 1].kind == IDENT
+            and tokens[i + 1].start == tok.end
+            and (tok.start == 0 or src[tok.start - 1].isspace())
+            and i > 0
+            and (i - 1 in config_ends or is_head(tokens, i - 1, src))
+        ):
+            # a `+flag` right after a tactic word (`simp +arith`), glued to its name: not a sum (`a+b`, `(a +b)`)
+            config_ends.add(i + 1)
+            if tokens[i + 1].text not in CONFIG_OPTIONS:
+                rule = _config_rule(tokens[i + 1].text)
+                found = hit(rule, i + 1, f"`+{tokens[i + 1].text}`: {RULES[rule]}")
         elif text == "(" and tok.kind == SYMBOL and i > add_read_to and i + 1 < n and tokens[i + 1].text == "add":
             # an `(add …)` clause nested in one already read was read with it (linear, not quadratic)
             add_read_to = ends.get(i, n)
@@ -470,6 +513,40 @@ def scan(
         if found is not None:
             return found
     return None
+
+
+def _named_config(
+    tokens: Sequence[Token], i: int, ends: dict[int, int], config_ends: set[int], src: str, hit, native: bool
+) -> Violation | None:
+    """``(name := value)`` at ``i``: a configuration value (``config``, ``simp_config``, ...) must be a
+    literal over allowed fields wherever it is written; any other named option right after a tactic
+    word (or another option) must be on the allow-list. A named argument of a function
+    (``foo (n := 3)``) stands after a term, not a tactic word, and is not judged."""
+    name = tokens[i + 1].text
+    close = ends.get(i, len(tokens))
+    position = i > 0 and (i - 1 in config_ends or is_head(tokens, i - 1, src))
+    if position:
+        config_ends.add(close)
+    if name == "config" or name.endswith(("config", "Config")):
+        problem = config_value_problem(tokens, i + 3, close, _NATIVE_OPTION if native else frozenset())
+        if problem is not None:
+            at, what = problem
+            rule = _config_rule(tokens[at].text)
+            return hit(rule, at, f"{what}: {RULES[rule]}")
+        return None
+    if position and name not in CONFIG_OPTIONS:
+        rule = _config_rule(name)
+        return hit(rule, i + 1, f"option `{name}`: {RULES[rule]}")
+    return None
+
+
+_NATIVE_OPTION = frozenset({"native"})
+
+
+def _config_rule(option: str) -> str:
+    """``native`` keeps its own rule (a task may allow native evaluation); every other option
+    outside the allow-list is ``tactic_config``."""
+    return "native_decide" if option == "native" else "tactic_config"
 
 
 def rule_reason(rule: str) -> Reason:

@@ -30,7 +30,7 @@ from typing import Any
 
 from rlvr_envs import Reason, Verdict
 from rlvr_envs.errors import RlvrEnvsError
-from rlvr_lean.backends import Backend, LeanUnavailable, audit_plan, judge_audit
+from rlvr_lean.backends import Backend, LeanUnavailable, audit_nonce, audit_plan, judge_audit
 from rlvr_lean.protocol import CommandResponse, ProtocolError, ReplError, check_response, parse_response
 from rlvr_lean.shape import Prepared
 
@@ -426,7 +426,7 @@ class LocalBackend(Backend):
         verdict = check_response(proof)
         if verdict is not None:
             return verdict
-        plan = audit_plan(prepared)
+        plan = audit_plan(prepared, audit_nonce(prepared))
         audit = self._command(repl, plan.text, proof.env, max(1.0, deadline - time.monotonic()))
         verdict = judge_audit(plan, audit.messages, allow_native=allow_native)
         return verdict if verdict is not None else Verdict.correct(details={"layer": "audit", "backend": "local"})

@@ -27,7 +27,7 @@ from typing import Any
 
 from rlvr_envs import Reason, Verdict
 from rlvr_envs.episodes import ToolContext, ToolError
-from rlvr_lean.backends import assemble_file, judge_whole_file, restrict
+from rlvr_lean.backends import assemble_file, audit_nonce, judge_whole_file, restrict
 from rlvr_lean.file_backend import FileBackend, output_flood, parse_json_lines
 from rlvr_lean.protocol import KiminaResult, Message, ProtocolError
 from rlvr_lean.shape import Prepared
@@ -132,7 +132,7 @@ class LeanCheckSession:
         return _summary(backend.check(first, allow_native=allow_native, timeout_s=budget))
 
     def _file_check(self, backend: FileBackend, prepared: Prepared, allow_native: bool, budget: float) -> str:
-        text, (first, last), audit_offset, plan = assemble_file(prepared)
+        text, (first, last), audit_offset, plan = assemble_file(prepared, audit_nonce(prepared))
         try:
             out, _err, code, _seconds, cut = backend.run_file(text, timeout_s=budget)
         except OSError as exc:
