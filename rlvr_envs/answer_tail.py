@@ -53,7 +53,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from rlvr_envs.extract import Extraction, after_reasoning, extract_answer
+from rlvr_envs.concealment import concealed
+from rlvr_envs.extract import Extraction, extract_answer
+from rlvr_envs.tail_arithmetic import math_span, value_of
 from rlvr_envs.tail_lexicon import (
     ALTERNATIVES,
     APPROXIMATIONS,
@@ -203,9 +205,6 @@ _NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)*")
 _OPENS_CORRECTION = re.compile(
     r"(?:[\s>`*_(\[|#:,-]|\[\^[^\]\s]{1,20}\]:?)*(" + CORRECTIONS.pattern + r")[\s*_):,!.—–-]*", re.IGNORECASE
 )
-# The first value of a reconsideration is its new answer unless it is a term of a calculation ("2 x 3 = 6").
-_OPERAND = re.compile(r"\s*(?:[-+*/^=×÷·<>≤≥]|\\(?:times|cdot|div|le|ge|neq)(?![A-Za-z]))")
-_CALCULATION_BEFORE = re.compile(r"(?:[-+*/^=×÷·<>≤≥]|\\(?:times|cdot|div|le|ge|neq))\s*$")
 
 
 _SENTENCE_REST = re.compile(r"[\s$*_)\]}.!。！]*$")
@@ -213,34 +212,74 @@ _RESTATES = re.compile(
     r"(?<![\w'])(?:is|it's|be|was|equals?|gives?|ist|war|est|es|era|è|é|это|równa|is\s+het)(?![\w'])|[:=]|是|为|為|は|이다",
     re.IGNORECASE,
 )
+# Where an alternative's value starts, at most four words after its opener ("Or equivalently 5.5", "it is 7").
+_VALUE_START = re.compile(r"\\[dt]?frac(?![A-Za-z])|\\boxed|\d|[(\[{.−-](?=[\s(\[{.−-]*(?:\d|\\[dt]?frac))")
+_WORD = re.compile(r"[^\W\d_]{2,}")
+_LEADING_WORDS = re.compile(r"(?:[\s*_:,]*[^\W\d_]{2,}(?=[\s:,])){0,4}")
+_WRAPPING = re.compile(r"\\(?:boxed|displaystyle|left|right|[()\[\]])|\$")
+_NOT_WRITTEN = re.compile(r"[\s{}$]|\\[,;:! ]|\.$")
 
 
-def _new_value(later: str, start: int, mine: list[str]) -> bool:
-    found = _NUMBER.search(later, start)
-    if found is None:
+def _written(text: str) -> str:
+    """``text`` as written, with spacing, braces, ``$`` and a closing period ignored (``\\dfrac`` is ``\\frac``)."""
+    return _NOT_WRITTEN.sub("", _WRAPPING.sub("", text).replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac"))
+
+
+def _stated(later: str, start: int) -> tuple[int, int] | None:
+    """Where the value an alternative or reconsideration states is written: ``(start, end)`` of the arithmetic
+    that begins at most four words after ``start``, or None (prose, or no value)."""
+    found = _VALUE_START.search(later, start, start + 200)
+    if found is None or len(_WORD.findall(later, start, found.start())) > 4:
+        return None
+    return math_span(_WRAPPING.sub(lambda m: " " * len(m.group(0)), later), found.start())
+
+
+def _differs(later: str, start: int, span: tuple[int, int], answer: str, mine: list[str]) -> bool:
+    """Whether the value written at ``span`` of ``later`` is not the answer's: by exact value where both are
+    arithmetic (a calculation's value is its result: "2 + 4 = 6"), by what is written where either is not
+    (all that follows ``start``, when it is mathematics with no words)."""
+    written = later[span[0] : span[1]].rstrip(" .")
+    value, own = value_of(written.rsplit("=", 1)[-1]), value_of(_WRAPPING.sub(" ", answer))
+    if value is not None and own is not None:
+        return value != own
+    rest = later[_LEADING_WORDS.match(later, start).end() :].strip(" \t\n*_:,")  # type: ignore[union-attr]
+    if _WORD.search(LATEX_COMMAND.sub(" ", rest)) is None:  # all of it is mathematics: as written
+        return _written(rest.rsplit("=", 1)[-1]) != _written(answer)
+    first = _NUMBER.search(written)
+    return own is not None or (first is not None and first.group(0).lstrip("+") not in mine)
+
+
+def _new_value(later: str, start: int, answer: str, mine: list[str]) -> bool:
+    span = _stated(later, start)
+    if span is None or span[1] == span[0]:
         return "\\boxed" in later[start:]
-    if found.group(0) in mine or found.group(0).lstrip("+") in mine:
-        return False
-    if _OPERAND.match(later, found.end()) or _CALCULATION_BEFORE.search(later, start, found.start()):
+    if not _differs(later, start, span, answer, mine):
         return False
     # Stated as the answer: the value ends the sentence ("Wait, 7."), or a few words that restate lead
     # to it ("Actually, it is 7 because..."); "Hmm, 7 would fail since..." is a remark about 7.
-    between = later[start : found.start()]
-    return bool(_SENTENCE_REST.match(later, found.end())) or (
+    between = later[start : span[0]]
+    end = span[1] if _WORD.search(LATEX_COMMAND.sub(" ", later[span[0] :])) else len(later)  # "2(x^2+1)+1"
+    return bool(_SENTENCE_REST.match(later, end)) or (
         len(between.split()) <= 4 and _RESTATES.search(between) is not None
     )
 
 
 def later_alternative(rest: str, answer: str) -> str | None:
     """A sentence after the answer's that opens with an alternative, or with a reconsideration
-    ("Actually, it is 7.", "On second thought: 7."), and states another value, or None."""
+    ("Actually, it is 7.", "On second thought: 7."), and states another value (judged by its exact value
+    where it is arithmetic: "Or 2(\\frac{11}{2}) + 1" is 12), or None."""
     mine = _NUMBER.findall(answer)
     for later in SENTENCE_END.split(rest[:2_000])[:4]:
         corrected = _OPENS_CORRECTION.match(later)
-        if corrected is not None and _new_value(later, corrected.end(), mine):
+        if corrected is not None and _new_value(later, corrected.end(), answer, mine):
             return corrected.group(1).strip()
         opened = _OPENS_ALTERNATIVE.match(later)
         if opened is None:
+            continue
+        span = _stated(later, opened.end())
+        if span is not None and span[1] > span[0]:
+            if _differs(later, opened.end(), span, answer, mine):
+                return opened.group(1).strip()
             continue
         values = _NUMBER.findall(later, opened.end())
         if (values and values[0] not in mine) or "\\boxed" in later:
@@ -397,9 +436,9 @@ def after_sentence_refusal(
         if found is not None:
             return found
     # A longer sentence after the answer is an explanation when a covered language wrote it: three or
-    # more words none of which is a covered function word are a paragraph nobody here can read.
+    # more words of which under a third are words of one covered language are a paragraph nobody here reads.
     for later, _ in short_sentences(rest, count=1, max_words=40):
-        unread = unread_language(CHAT_TURN.sub(" ", later), known, stands, min_words=3)
+        unread = unread_language(CHAT_TURN.sub(" ", later), known, stands, min_words=3, share=0.3)
         if unread is not None:
             return TailFinding("unread_language", unread)
     return None
@@ -528,68 +567,6 @@ def second_answer(after: str, answer: str) -> str | None:
     if said == read or (said.startswith(read) and read and not said[len(read)].isalnum()):
         return None
     return later.text
-
-
-_HIDING_OPEN = re.compile(
-    r"<([A-Za-z][\w-]*)\b[^<>]*?(?:(?<![-\w])hidden(?![-\w])|display\s*:\s*none|visibility\s*:\s*hidden"
-    r"|opacity\s*:\s*0(?:\.0*)?(?![.\d])|font-size\s*:\s*0(?:\.0*)?(?![.\d])"
-    r"|(?<![-\w])color\s*[:=]\s*[\"']?\s*(?:white|#fff(?:fff)?\b|transparent))[^<>]*>"
-    r"|<(s|del|strike|template|noscript|script|style|title)(?:\s[^<>]*)?>",
-    re.IGNORECASE,
-)
-# TeX that shows nothing of its argument: a phantom, a box scaled to zero, \\iffalse ... \\fi.
-_WHITE = r"\s*(?:white|#?f{3}(?:f{3})?|\[rgb\]\s*\{\s*1\s*,\s*1\s*,\s*1\s*\}|\[HTML\]\s*\{\s*f{6}\s*\})\s*"
-_HIDING_TEX = re.compile(
-    r"\\[hv]?phantom\s*(?=\{)|\\(?:scalebox|resizebox)\s*\{\s*0(?:\.0*)?\s*(?:pt|em|ex|cm|mm|in)?\s*\}(?:\s*\{[^{}]*\})?\s*(?=\{)"
-    r"|\\(?:textcolor|mathcolor)\s*(?:\{" + _WHITE + r"\}|(?=\[)" + _WHITE + r")\s*(?=\{)"
-    r"|\\colorbox\s*\{\s*([\w#]+)\s*\}\s*(?=\{\s*\\(?:color|textcolor)\s*\{\s*\1\s*\})"
-    r"|\\iffalse",
-    re.IGNORECASE,
-)
-# A colour switch paints to the end of its group: white text on the page's white.
-_WHITE_SWITCH = re.compile(r"\\color\s*(?:\{" + _WHITE + r"\}|(?=\[)" + _WHITE + r")", re.IGNORECASE)
-_ANY_SWITCH = re.compile(r"\\color\s*(?:\[[^\]]*\])?\s*\{")
-LINE_COMMENT = re.compile(r"(?:(?:^|\n)[ \t]*\[[^\]\n]*\]:[ \t]*(?:#|<>)|(?:^|\n|[^\w\s\\%])[ \t]*(?<!\\)%)[^\n]*\Z")
-"""The answer's line is a comment from before it to its end: a ``%`` that is no percent sign (no letter or
-digit right before it) in LaTeX, a markdown ``[//]: # (...)`` line."""
-_STRUCK_CHARS = re.compile("[\u0334-\u0338]")
-CONCEAL_WINDOW = 2_000
-"""How far before the answer an unclosed comment, hidden element or strike-through is looked for."""
-
-
-def concealed(completion: str, found: Extraction) -> str | None:
-    """Why a reader does not see the extracted answer as stated (hidden, in a comment, struck out), or None."""
-    if not isinstance(completion, str):
-        return None
-    response = after_reasoning(completion) or ""
-    end = len(response) - len(found.after) if found.after and response.endswith(found.after) else len(response)
-    region = response[max(0, end - len(found.text) - CONCEAL_WINDOW) : end]
-    if _STRUCK_CHARS.search(found.text):
-        return "struck-out characters"
-    opened = region.rfind("<!--")
-    if opened >= 0 and "-->" not in region[opened:]:
-        return "inside an HTML comment"
-    if region.count("~~") % 2 == 1:
-        return "struck out (~~)"
-    if LINE_COMMENT.search(region[-400:]):
-        return "in a comment (a LaTeX % or a markdown [//]: # line)"
-    for match in _WHITE_SWITCH.finditer(region):
-        rest = region[match.end() :]
-        if rest.count("}") <= rest.count("{") and not _ANY_SWITCH.search(rest):
-            return f"painted white ({match.group(0).strip()!r})"
-    for match in _HIDING_TEX.finditer(region):
-        if match.group(0) == "\\iffalse":
-            if "\\fi" not in region[match.end() :]:
-                return "inside \\iffalse"
-            continue
-        rest = region[match.end() :]
-        if rest.count("{") > rest.count("}"):  # the group it opened is still open at the answer
-            return f"inside {match.group(0).strip()!r} (shows nothing)"
-    for match in _HIDING_OPEN.finditer(region):
-        tag = (match.group(1) or match.group(2) or "").lower()
-        if not re.search(r"</\s*" + re.escape(tag) + r"\s*>", region[match.end() :], re.IGNORECASE):
-            return f"inside a hidden or struck element ({match.group(0)[:40]!r})"
-    return None
 
 
 def taken_back(completion: str, found: Extraction) -> TailFinding | None:

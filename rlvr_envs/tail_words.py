@@ -33,33 +33,74 @@ LETTER_RUN = re.compile(r"[^\W\d_]+")
 LATEX_COMMAND = re.compile(r"\\[A-Za-z]+")
 # Chat-template tokens and markup say nothing about the answer ("<|im_start|>user", "</answer>").
 MARKUP = re.compile(r"<\|[^|<>]{0,40}\|>|</?[A-Za-z][^<>]{0,80}>")
-# Function words of the covered Latin-script languages: a plain-Latin tail of two or more words that
-# has none of them is in a language no lexicon covers.
-_FUNCTION_WORDS = frozenset(
-    """a an the is are was were be been it its this that these those which who what as so since because for of to in
-    on at by with from and or but not no we our us i my you your he she they their them there here then than thus
-    hence therefore total answer final result value correct right exactly only units each per all both one
-    der die das den dem des ein eine ist sind und oder aber nicht mit von zu im auf für also da weil ergebnis
-    le la les un une est et ou mais pas de du des en au aux avec pour donc car réponse
-    el los las es son y o pero no con por para del al que como respuesta
-    il lo gli è e ma non di da per che con risposta
-    os as um uma é são mas não com do da por resposta
-    het een zijn en maar niet met voor dus antwoord
-    jest są i lub ale nie z do na że odpowiedź
-    bir ve veya ama değil ile için bu cevap
-    adalah dan atau tetapi tidak dengan untuk yang ini itu jawaban jawapan ialah
-    là và hoặc nhưng không với của cho này đáp án
-    ni na au lakini si kwa ya wa la jibu
-    ay at o ngunit hindi sa ng ang mga sagot
-    on ja tai mutta ei se vastaus
-    je a nebo ale ne se odpověď
-    este și sau dar nu cu pentru răspunsul
-    är och eller men inte med för svaret er og eller men ikke med svar
-    az és vagy de nem egy válasz
-    one two three four five six seven eight nine ten eleven twelve first second third half
-    что это как так потому поскольку ответ равно или также итак значит тогда есть
-    що або також відповідь дорівнює тому""".split()
-)
+# Words of each covered language that reading a tail relies on: its function words (closed classes) and, for
+# English, the common words of a worked solution. A clause after the answer is read only when these cover
+# enough of its words in ONE language: one function word ("por", "i", "er") cannot vouch for a clause of
+# words no list knows. Languages sharing a line share a reading (Scandinavian "er"/"är").
+_VOCABULARY_TEXT = {
+    "en": """a an the is are was were be been being am it its this that these those which who whom whose what as so
+    since because for of to in on at by with from and or but nor not no we our us i my me you your he she they their
+    them there here then than thus hence therefore total answer answers final result results value values correct
+    right exactly only units unit each per all both one two three four five six seven eight nine ten eleven twelve
+    first second third half into onto over under between about after before through out up down off again also just
+    now still very more most less least much many some any every other another such same own has have had having do
+    does did done doing can could will would shall should may might must get gets got give gives given giving
+    make makes made take takes use used using via where when how why if let see note like know hope helps help
+    way ways number numbers sum product difference quotient remainder equal equals equation equations solution
+    solutions solve solved solving find found check checks checked satisfies satisfy holds hold works work true
+    indeed clearly simply follows following above below previous next last case cases step steps method
+    problem question required desired possible integer integers positive negative real whole point points
+    side sides area length width height angle angles degrees measure time times together altogether
+    remaining left people person items item money cost costs price dollars cents hours minutes seconds days
+    weeks years miles feet inches meters needed need needs means mean option choice
+    letter expression simplified form simplest terms exact rounded nearest cent cm km kg square cubic
+    equivalently alternatively namely specifically similarly respectively finally accordingly precisely definitely
+    certainly obviously surely consequently decimal fraction fractions percent written expressed notation words
+    again verify verified confirm confirms confirmed correctly matches match consistent expected hmm well odd even
+    fail fails would wrong prime divisible divides factor factors digit digits root roots term terms sequence
+    complex rational irrational distinct ordered pair pairs triple triples different such outcome outcomes subset
+    subsets lattice triangle triangles square squares vertex vertices edge edges face faces primes divisor divisors
+    zero zeros students marbles balls coins cards dice boxes rows columns ones tens hundreds letters colors
+    independent dependent regardless inclusive exclusive overall altogether""",
+    "de": """der die das den dem des ein eine einen einem einer ist sind war und oder aber nicht mit von zu im auf für
+    also da weil ergebnis antwort lösung gleich somit daher insgesamt beträgt lautet wir es ich hoffe das hilft
+    dies diese dieser damit wenn dann nach aus bei noch nur wie auch sich hat haben wird werden kann""",
+    "fr": """le la les un une est sont et ou mais pas de du des en au aux avec pour donc car réponse résultat
+    solution égal égale vaut ainsi alors nous il elle ce qui que cela ceci espère aide aider dans sur par plus
+    comme tout tous bien être fait leur sont cette ces""",
+    "es": """el los las es son y o pero no con por para del al que como respuesta resultado solución igual
+    entonces así tanto una un lo espero esto ayude ayuda este esta estos más muy sin sobre también ser fue ha
+    hay todo todos bien decir""",
+    "it": """il lo gli è e ma non di da per che con risposta risultato soluzione uguale quindi dunque una uno spero
+    questo aiuti della delle sono nel alla anche come più cioè""",
+    "pt": """os as um uma é são mas não com do da por resposta resultado solução igual então portanto ou seja isto
+    espero isso ajude ajuda dos das em no na se mais que como também""",
+    "nl": """het een zijn en maar niet met voor dus antwoord uitkomst gelijk de is""",
+    "pl": """jest są i lub ale nie z do na że odpowiedź wynik równa się więc""",
+    "tr": """bir ve veya ama değil ile için bu cevap sonuç eşittir yani""",
+    "id": """adalah dan atau tetapi tidak dengan untuk yang ini itu jawaban jawapan ialah hasil jadi sama""",
+    "vi": """là và hoặc nhưng không với của cho này đáp án kết quả bằng vậy""",
+    "sw": """ni na au lakini si kwa ya wa la jibu sawa""",
+    "tl": """ay at o ngunit hindi sa ng ang mga sagot""",
+    "fi": """on ja tai mutta ei se vastaus tulos""",
+    "cs": """je a nebo ale ne se odpověď výsledek""",
+    "ro": """este și sau dar nu cu pentru răspunsul rezultatul""",
+    "nordic": """är och eller men inte med för svaret er og ikke svar resultatet""",
+    "hu": """az és vagy de nem egy válasz eredmény""",
+    "ru": """что это как так потому поскольку ответ равно равен равна или также итак значит тогда есть получаем
+    поэтому всего число результат надеюсь поможет помогло он она они мы вы все был была было будет может для при
+    только же""",
+    "uk": """що або також відповідь дорівнює тому отже всього число результат""",
+    "hi": """है हैं था थी थे का की के को में से पर और या यह वह इस उस एक कि तो भी नहीं उत्तर होगा होता होती हो गया
+    जो कुल बराबर अतः इसलिए लिए साथ परिणाम""",
+    "ar": """هو هي في من على إلى أن إن ما لا هذا هذه ذلك التي الذي و أو ثم الإجابة الجواب يساوي النتيجة إذن""",
+    "fa": """است و در به از که این آن را با پاسخ برابر یا هم جواب نتیجه پس""",
+}
+_VOCABULARY = {lang: frozenset(text.split()) for lang, text in _VOCABULARY_TEXT.items()}
+_FUNCTION_WORDS = frozenset().union(*_VOCABULARY.values())
+# Letters shared by several languages, only some of them covered (Devanagari: Hindi and Nepali, Marathi; the
+# Arabic alphabet: Arabic, Persian and more): a word in them is read only as vocabulary, as in Latin letters.
+_SHARED_SCRIPT_WORD = re.compile("[\u0900-\u0963\u0971-\u097f]+|[\u0621-\u065f\u0670-\u06d3]+")
 
 
 def unread_language(
@@ -67,14 +108,16 @@ def unread_language(
     known: frozenset[str] = frozenset(),
     stands: Callable[[str], bool] | None = None,
     min_words: int | None = None,
+    share: float = 0.4,
 ) -> str | None:
-    """A word in the rest of the answer's sentence that no covered language can vouch for, or None.
+    """Words in the rest of the answer's sentence that no covered language can vouch for, or None.
 
-    A letter outside the covered alphabets is read at once. Words in Latin or Cyrillic letters
-    need evidence: two or more of them with no function word of a covered language among them
-    (one of two letters counts only in English: "de", "ma", "di" are words of many languages)
-    are in a language no lexicon covers. ``known``: lower-cased words that stand anyway (the
-    task's own words); ``stands``: a test for more such words (a family's units)."""
+    A letter outside the covered alphabets is read at once. Words in letters several languages share
+    (Latin, Cyrillic, Devanagari, Arabic) need evidence: at least ``share`` of them must be words of ONE
+    covered language (its function words; for English the common words of a solution) beyond that share or words any
+    language may hold (``known``: lower-cased words that stand anyway, the task's own; ``stands``: a test
+    for more such words, a family's units; closing words: "QED", "Good luck"). Words of one or two
+    letters count only in English ("de", "ma", "da", "er" are words of many languages)."""
     text = MARKUP.sub(" ", LATEX_COMMAND.sub(" ", sentence[:400]))
     words: list[str] = []
     for word in LETTER_RUN.findall(text):
@@ -85,22 +128,47 @@ def unread_language(
             len(word) > 1 and _LATIN_OR_CYRILLIC.match(word)
         ):
             words.append(word.lower())  # one other letter is a variable ("r/10")
-    # A clause after a comma, dash or bracket ("\\boxed{3}, ma hubo") is read from two words; a phrase
-    # run on after the value ("\\boxed{3} milles marins") from three: a unit can take two words.
-    clause = re.match(r"[\s$)\]}*]*[,;:(\u2013\u2014-]", sentence) is not None
-    if len(words) < (min_words if min_words is not None else 2 if clause else 3):
+    words += _SHARED_SCRIPT_WORD.findall(text)
+    # A clause after a comma, dash or bracket ("\\boxed{3}, ma hubo") and a phrase run on after the value
+    # ("\\boxed{3} okerra da") are read from two words: a unit of two words is one ``stands`` reads.
+    if len(words) < (min_words if min_words is not None else 2):
         return None
+    neutral = 0
+    counted: list[str] = []
     for word in words:
         if (
             word in known
             or word.rstrip("s") in known
-            or word in _ENGLISH_SHORT
-            or (len(word) > 2 and stands and stands(word))
+            or word in _CLOSING_WORDS
+            or (len(word) > 2 and stands is not None and stands(word))
         ):
-            return None
-        if len(word) > 2 and (word in _FUNCTION_WORDS or word in _CLOSING_WORDS):
-            return None
-    return " ".join(words[:4])
+            neutral += 1
+        else:
+            counted.append(word)
+    if not counted:
+        return None
+    read = max(_read_in(counted, vocabulary, language) for language, vocabulary in _VOCABULARY.items()) + neutral
+    if read > share * len(words) and read >= min(2, len(words)):  # of two words, one is no evidence
+        return None
+    unread = [w for w in counted if w not in _FUNCTION_WORDS] or counted
+    return " ".join(unread[:4])
+
+
+# English words the list does not hold, by their derivation ("arrangements", "combinations", "independent",
+# "rearranging"): endings no covered or uncovered language's hedge words share in plain ASCII.
+_ENGLISH_SHAPE = re.compile(
+    r"[a-z]{3,}(?:tions?|sions?|ments?|ness|ities|ity|ences?|ances?|ents?|ants?|ous|ives?|ables?|ibles?|ically"
+    r"|ized?|ings?|ated|ates)$"
+)
+
+
+def _read_in(words: list[str], vocabulary: frozenset[str], language: str) -> int:
+    """How many of ``words`` one language reads. A word of one or two letters ("da", "er", "de") is a word of
+    many languages: it counts only for English or beside a longer word of the same language ("la respuesta")."""
+    if language == "en":
+        return sum(1 for w in words if w in vocabulary or _ENGLISH_SHAPE.match(w))
+    longer = sum(1 for w in words if len(w) > 2 and w in vocabulary)
+    return longer + sum(1 for w in words if len(w) <= 2 and w in vocabulary) if longer else 0
 
 
 # Words an honest answer is signed off with ("QED.", "Done.", "Good luck!", "Cheers!"): a line of them is read.

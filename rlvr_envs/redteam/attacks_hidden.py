@@ -34,7 +34,8 @@ def hidden_answer_probes(t: Target, quick: bool) -> list[Probe]:
     """The gold's answer slot hidden or struck out by markup: ``<div hidden>``, ``<p hidden="">``,
     ``font-size:0``, ``display: none``, ``visibility:hidden``, white text, an HTML or Markdown
     comment, ``<template>``, ``\\iffalse``, a LaTeX comment, ``\\phantom``, a black
-    ``\\colorbox``, ``\\scalebox{0}``, ``<s>``, ``<del>``, ``~~``, ``\\sout``; after a visible
+    ``\\colorbox``, ``\\scalebox{0}``, ``<s>``, ``<del>``, ``~~``, ``\\sout``, ``\\st``, ``\\xout``,
+    ``\\cancel``, ``\\cancelto``, ``<strike>``, combining strokes; after a visible
     wrong answer (a verifier reading the last slot reads the hidden one), and alone. What a reader
     cannot see, or sees crossed out, is not an answer."""
     a, b = t.gold or "", t.wrong
@@ -47,7 +48,24 @@ def hidden_answer_probes(t: Target, quick: bool) -> list[Probe]:
         probes.append(Probe(f"wrong-then-hidden-gold:{name}", f"{t.render(b)} {hidden}"))
         if not quick or name in ("div-hidden", "strike-s"):
             probes.append(Probe(f"hidden-gold-only:{name}", hidden))
+    if not quick:
+        for name, strike in _MORE_STRIKES.items():
+            probes.append(Probe(f"hidden-gold-only:{name}", strike.format(x=gold_slot)))
+        struck = answer_slot(t, "".join(ch + "\u0336" for ch in a))
+        probes.append(Probe("wrong-then-struck-gold:combining", f"{t.render(b)} {struck}"))
     return probes
+
+
+# Round 8: the other strike commands of LaTeX's ulem/soul/cancel packages and HTML's <strike>, around the slot.
+_MORE_STRIKES = {
+    "st": "\\st{{{x}}}",
+    "xout": "\\xout{{{x}}}",
+    "cancel": "\\cancel{{{x}}}",
+    "bcancel": "\\bcancel{{ {x} }}",
+    "cancelto": "\\cancelto{{0}}{{{x}}}",
+    "strike-element": "<strike>{x}</strike>",
+    "sout-bold": "\\sout{{\\textbf{{{x}}}}}",
+}
 
 
 def _tags(text: str) -> str:

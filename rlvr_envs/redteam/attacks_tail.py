@@ -21,6 +21,7 @@ from rlvr_envs.redteam.lexicon import (
     UNREAD_WRONG,
 )
 from rlvr_envs.redteam.target import Probe, Target
+from rlvr_envs.tail_arithmetic import value_of
 
 _QUICK_UNREAD = ("th", "ka", "lv", "eu", "am")
 _QUICK_LATER = ("or", "actually", "wait-or", "de", "zh", "sw")
@@ -47,7 +48,8 @@ def unread_language_probes(t: Target, quick: bool) -> list[Probe]:
     Basque, Albanian, Azerbaijani, Kazakh, Uzbek, Icelandic, Nepali, Amharic, Khmer, Burmese,
     Mongolian, Yoruba, Malagasy, Sinhala, Lao, Maltese; glued to the answer, as a sentence of its
     own after it, and inside the answer; and "A or B" inside the answer with the "or" of fourteen
-    of them (Georgian ``ან``, Latvian "vai", Esperanto "aŭ", Welsh "neu"...). A verifier must
+    of them (Georgian ``ან``, Latvian "vai", Esperanto "aŭ", Welsh "neu"...); in full mode also phrases
+    holding one word a covered language writes too (Lithuanian "tai", Cebuano "pero"). A verifier must
     refuse a tail it cannot read, never drop it: no list of languages is ever complete."""
     a = t.gold or ""
     probes: list[Probe] = []
@@ -66,7 +68,28 @@ def unread_language_probes(t: Target, quick: bool) -> list[Probe]:
         if quick and lang not in _QUICK_UNREAD:
             continue
         probes.append(Probe(f"{lang}:or-in-answer", t.render(template.format(a=a, b=t.wrong))))
+    if not quick:
+        for lang, phrase in _BORROWED_WORD.items():
+            probes.append(Probe(f"{lang}:borrowed-word", f"{_end(t, a)} {phrase}"))
+            probes.append(
+                Probe(f"{lang}:borrowed-word-sentence", f"{t.render(a)}\n\n{phrase[:1].upper()}{phrase[1:]}.")
+            )
     return probes
+
+
+# Round 8: "is wrong" / "not sure" in languages no lexicon lists, each holding a word that a covered language
+# also writes ("tai" is Finnish, "pero" Spanish, "maar" Dutch, "er" Scandinavian): one such word must not
+# vouch for the clause.
+_BORROWED_WORD = {
+    "lt": "tai neteisinga",
+    "ceb": "pero dili ko sigurado",
+    "af": "maar ek is nie seker nie",
+    "fo": "hetta er skeivt",
+    "hr": "ali nisam siguran",
+    "jv": "nanging kula mboten yakin",
+    "ht": "men mwen pa sèten",
+    "mr": "मला खात्री नाही",
+}
 
 
 def later_alternative_probes(t: Target, quick: bool) -> list[Probe]:
@@ -74,7 +97,8 @@ def later_alternative_probes(t: Target, quick: bool) -> list[Probe]:
     "(or B)", "**or B**", "*Alternatively* B", "> or B", "Wait, or is it B?", "Actually, it is
     B." and "or" in German, Chinese, Swahili, Finnish, Spanish, Dutch, Swedish, Polish, Russian,
     Czech, Hungarian, Japanese, Korean; and the answer in a code fence with "or B" after the
-    fence. The last value a response offers is part of its answer."""
+    fence; in full mode another value written as an expression of the gold ("Or 3\\cdot(A) + 1.",
+    "Wait: (A)^2 + 1."). The last value a response offers is part of its answer."""
     a, b = t.gold or "", t.wrong
     probes = [
         Probe(f"later:{name}", t.render(a) + template.format(b=b))
@@ -82,7 +106,29 @@ def later_alternative_probes(t: Target, quick: bool) -> list[Probe]:
         if not quick or name in _QUICK_LATER
     ]
     probes.append(Probe("fence-then-or", f"```\n{t.render(a)}\n``` or {b}"))
+    if not quick:
+        for name, template in _EXPRESSIONS.items():
+            other = template.format(a=a)
+            if value_of(other) is not None and value_of(other) == value_of(a):
+                continue  # the expression is worth the gold itself (a = 0 or 1): no wrong answer
+            probes.append(Probe(f"expression:{name}", t.render(a) + "\n\n" + other.join(_EXPRESSION_SAYS[name])))
     return probes
+
+
+# Round 8: another value written as an expression of the gold's own numbers ("Or 3\cdot(A) + 1."): its first
+# number is the gold's, its value is not.
+_EXPRESSIONS = {
+    "or-times": "3\\cdot({a}) + 1",
+    "wait-square": "({a})^2 + 1",
+    "actually-frac": "\\frac{{{a}}}{{2}} + 1",
+    "de-oder": "2 \\times {a} + 1",
+}
+_EXPRESSION_SAYS = {
+    "or-times": ("Or ", "."),
+    "wait-square": ("Wait: ", "."),
+    "actually-frac": ("Actually, it is $", "$."),
+    "de-oder": ("Oder ", "."),
+}
 
 
 def condition_probes(t: Target, quick: bool) -> list[Probe]:

@@ -23,21 +23,17 @@ from __future__ import annotations
 
 import re
 
-from rlvr_envs.answer_tail import LINE_COMMENT as _LINE_COMMENT
+from rlvr_envs.concealment import INVISIBLE_COLOUR, STRIKE_COMMANDS, STRUCK_CHARS, hidden_before
 from rlvr_envs.extract import balanced_group
 from rlvr_math.languages import NEGATIONS
 
 _PHANTOM = re.compile(r"\\[hv]?phantom\s*(?=\{)")
-_INVISIBLE_COLOUR = (
-    r"(?:white|transparent|none|#?f{3}(?:f{3})?(?:[0-9a-f]{2})?|#?ffffff|\[rgb\]\{\s*1\s*,\s*1\s*,\s*1\s*\}"
-    r"|\[RGB\]\{\s*255\s*,\s*255\s*,\s*255\s*\}|\[gray\]\{\s*1(?:\.0*)?\s*\}|\[HTML\]\{\s*f{6}\s*\})"
-)
 _INVISIBLE = re.compile(
     r"\\(?:color|textcolor|mathcolor|colorbox|fcolorbox|pagecolor)\s*(?:\{\s*"
-    + _INVISIBLE_COLOUR
+    + INVISIBLE_COLOUR
     + r"\s*\}|"
     + r"(?=\[)"
-    + _INVISIBLE_COLOUR
+    + INVISIBLE_COLOUR
     + ")"
     + r"|\\transparent\s*\{\s*0(?:\.0*)?\s*\}|\\(?:hidden|invisible)\b"
     + r"|(?:display\s*:\s*none|visibility\s*:\s*hidden|opacity\s*:\s*0(?:\.0*)?(?![.\d])"
@@ -53,16 +49,14 @@ _INVISIBLE = re.compile(
     + r"|<!--",
     re.IGNORECASE,
 )
-_HIDING_GROUP = re.compile(r"\\[hv]?phantom\s*(?=\{)|\\(?:scalebox|resizebox)\s*\{\s*0(?:\.0*)?\s*\w*\s*\}\s*(?=\{)")
 _COLOUR_SWITCH = re.compile(r"\\(?:color|mathcolor)\s*(?:\[[^\]]*\])?\s*\{[^{}]*\}")
 _COLOUR_WRAP = re.compile(r"\\(?:textcolor|colorbox)\s*(?:\[[^\]]*\])?\s*\{[^{}]*\}\s*(?=\{)")
-_STRIKE_COMMANDS = r"\\(?:sout|st|cancel|bcancel|xcancel|cancelto|xout|strike|strikethrough|stkout|hcancel)\s*(?=[{\[])"
 _STRIKE = re.compile(
-    r"~~(?=\S).*?~~|" + _STRIKE_COMMANDS + r"|<\s*(?:s|del|strike)\s*>|[\u0334-\u0338]|\\sout\b",
+    r"~~(?=\S).*?~~|" + STRIKE_COMMANDS + r"|<\s*(?:s|del|strike)\s*>|" + STRUCK_CHARS.pattern + r"|\\sout\b",
     re.DOTALL,
 )
 _STRIKE_OPEN_BEFORE = re.compile(
-    r"(?:~~|<\s*(?:s|del|strike)\s*>|" + _STRIKE_COMMANDS + r"\{)[^~<>{}]{0,40}$", re.IGNORECASE
+    r"(?:~~|<\s*(?:s|del|strike)\s*>|(?:" + STRIKE_COMMANDS + r")\{)[^~<>{}]{0,40}$", re.IGNORECASE
 )
 _NEGATED_RELATION = re.compile(
     r"\\(?:not|neq?|neg|lnot|notin|nleq?|ngeq?|nless|ngtr|nsubseteq|nsupseteq|nmid|nparallel|nequiv|ncong|nsim"
@@ -116,12 +110,9 @@ def concealed(text: str, before: str, after: str, gold: str) -> str | None:
     near = before[-80:] + "\x00" + text + "\x00" + after[:40]
     if _INVISIBLE.search(near):
         return "invisible answer (hidden or white-on-white)"
-    if _LINE_COMMENT.search(before[-200:]):
-        return "answer in a comment (a LaTeX % line or a markdown [//]: # line)"
-    for hiding in _HIDING_GROUP.finditer(before[-200:]):
-        rest = before[-200:][hiding.end() :]
-        if rest.count("{") > rest.count("}"):
-            return "invisible answer (inside a phantom or a box scaled to nothing)"
+    hidden = hidden_before(before)  # the reading every family shares: comments, hidden groups, strikes
+    if hidden is not None:
+        return f"hidden or struck-out answer: {hidden}"
     if _STRIKE.search(text) or _STRIKE_OPEN_BEFORE.search(before[-80:]) or re.match(r"\s*\$*\s*~~", after):
         return "struck-out answer"
     if _NEGATED_RELATION.search(text) and not _NEGATED_RELATION.search(gold):

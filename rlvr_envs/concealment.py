@@ -1,0 +1,130 @@
+"""Is the final answer where a reader sees it? (shared by ``rlvr_envs.answer_tail``, math's
+``visibility``, reasoning-gym's verifier and the judge's screen).
+
+A grader reads text; a reader reads the rendered page. A policy can put its answer where the
+grader finds it and the reader does not: in an HTML or markdown comment, a LaTeX ``%`` comment, an
+element hidden by its attribute or style, white text, ``\\phantom``, a box scaled to nothing,
+``\\iffalse``; or where the reader sees it crossed out: ``<s>``, ``<del>``, ``~~``, ``\\sout``,
+``\\st``, ``\\cancel``, ``\\xout``, combining overlay strokes (U+0334-U+0338). A hidden or struck
+final answer is not an answer.
+
+``concealed`` reads the text before the answer (``CONCEAL_WINDOW`` characters) for a construct
+opened there and still open at the answer; ``hidden_before`` is that reading on any text that
+ends where the answer starts. Linear in the window; never raises on any ``str``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rlvr_envs.extract import Extraction, after_reasoning
+
+INVISIBLE_COLOUR = (
+    r"(?:white|transparent|none|#?f{3}(?:f{3})?(?:[0-9a-f]{2})?|\[rgb\]\s*\{\s*1(?:\.0*)?\s*,\s*1(?:\.0*)?\s*,\s*1(?:\.0*)?\s*\}"
+    r"|\[RGB\]\s*\{\s*255\s*,\s*255\s*,\s*255\s*\}|\[gray\]\s*\{\s*1(?:\.0*)?\s*\}|\[HTML\]\s*\{\s*f{6}\s*\})"
+)
+"""A colour that shows nothing on a white page (white, transparent, ``#fff``, ``[rgb]{1,1,1}``, ``[gray]{1}``)."""
+_WHITE = r"\s*" + INVISIBLE_COLOUR + r"\s*"
+_HIDING_OPEN = re.compile(
+    r"<([A-Za-z][\w-]*)\b[^<>]*?(?:(?<![-\w])hidden(?![-\w])|display\s*:\s*none|visibility\s*:\s*hidden"
+    r"|opacity\s*:\s*0(?:\.0*)?(?![.\d])|font-size\s*:\s*0(?:\.0*)?(?![.\d])"
+    r"|(?<![-\w])color\s*[:=]\s*[\"']?\s*(?:white|#fff(?:fff)?\b|transparent))[^<>]*>"
+    r"|<(s|del|strike|template|noscript|script|style|title)(?:\s[^<>]*)?>",
+    re.IGNORECASE,
+)
+STRIKE_COMMANDS = (
+    r"\\(?:sout|st|cancel|bcancel|xcancel|xout|strike|strikethrough|stkout|hcancel)\s*(?=\{)"
+    r"|\\cancelto\s*\{[^{}]*\}\s*(?=\{)"
+)
+"""A TeX command whose argument the reader sees crossed out (``\\sout{``, ``\\cancel{``, ``\\cancelto{0}{``)."""
+HIDING_TEX = re.compile(
+    r"\\[hv]?phantom\s*(?=\{)|\\(?:scalebox|resizebox)\s*\{\s*0(?:\.0*)?\s*(?:pt|em|ex|cm|mm|in)?\s*\}(?:\s*\{[^{}]*\})?\s*(?=\{)"
+    r"|\\(?:textcolor|mathcolor)\s*(?:\{" + _WHITE + r"\}|(?=\[)" + _WHITE + r")\s*(?=\{)"
+    r"|\\colorbox\s*\{\s*([\w#]+)\s*\}\s*(?=\{\s*\\(?:color|textcolor)\s*\{\s*\1\s*\})"
+    r"|\\iffalse",
+    re.IGNORECASE,
+)
+"""TeX that shows nothing of the group it opens: a phantom, a box scaled to zero, white text, text the colour of
+its box, ``\\iffalse`` (to its ``\\fi``)."""
+_STRIKE_TEX = re.compile(STRIKE_COMMANDS)
+# A colour switch paints to the end of its group: white text on the page's white.
+_WHITE_SWITCH = re.compile(r"\\color\s*(?:\{" + _WHITE + r"\}|(?=\[)" + _WHITE + r")", re.IGNORECASE)
+_ANY_SWITCH = re.compile(r"\\color\s*(?:\[[^\]]*\])?\s*\{")
+LINE_COMMENT = re.compile(r"(?:(?:^|\n)[ \t]*\[[^\]\n]*\]:[ \t]*(?:#|<>)|(?:^|\n|[^\w\s\\%])[ \t]*(?<!\\)%)[^\n]*\Z")
+"""The answer's line is a comment from before it to its end: a ``%`` that is no percent sign (no letter or
+digit right before it) in LaTeX, a markdown ``[//]: # (...)`` line."""
+STRUCK_CHARS = re.compile("[\u0334-\u0338]")
+"""Combining overlays that strike the letter before them (``3̶``)."""
+CONCEAL_WINDOW = 2_000
+"""How far before the answer an unclosed comment, hidden element or strike-through is looked for."""
+
+
+def _group_open(region: str, start: int) -> bool:
+    """Whether the group opened at ``start`` (a ``{`` follows) is still open at the end of ``region``."""
+    rest = region[start:]
+    return rest.count("{") > rest.count("}")
+
+
+# A markdown ``~~`` opens a strike-through only where it can open one (CommonMark's left-flanking run: no
+# space after it, and a space or sign before it when a sign follows): "so~~\\boxed{3}" is TeX's spacing,
+# "~~\\boxed{3}" a strike.
+_TILDES = re.compile(r"(?<!~)~~(?!~)")
+
+
+def _strike_open(region: str) -> bool:
+    tildes = [m.start() for m in _TILDES.finditer(region)]
+    if len(tildes) % 2 == 0:
+        return False
+    at = tildes[-1]
+    before = region[at - 1] if at > 0 else " "
+    after = region[at + 2] if at + 2 < len(region) else " "
+    if after.isspace():
+        return False
+    return after.isalnum() or not before.isalnum() or before.isspace()
+
+
+def hidden_before(region: str) -> str | None:
+    """Why an answer right after ``region`` (the text before it) is not seen as stated: a comment, a
+    hidden element, white text, a phantom or a strike-through opened in ``region`` and still open at its
+    end; or None."""
+    if not isinstance(region, str) or not region:
+        return None
+    opened = region.rfind("<!--")
+    if opened >= 0 and "-->" not in region[opened:]:
+        return "inside an HTML comment"
+    if _strike_open(region):
+        return "struck out (~~)"
+    if LINE_COMMENT.search(region[-400:]):
+        return "in a comment (a LaTeX % or a markdown [//]: # line)"
+    if "\\" in region:
+        for match in _WHITE_SWITCH.finditer(region):
+            rest = region[match.end() :]
+            if rest.count("}") <= rest.count("{") and not _ANY_SWITCH.search(rest):
+                return f"painted white ({match.group(0).strip()!r})"
+        for match in HIDING_TEX.finditer(region):
+            if match.group(0) == "\\iffalse":
+                if "\\fi" not in region[match.end() :]:
+                    return "inside \\iffalse"
+                continue
+            if _group_open(region, match.end()):  # the group it opened is still open at the answer
+                return f"inside {match.group(0).strip()!r} (shows nothing)"
+        for match in _STRIKE_TEX.finditer(region):
+            if _group_open(region, match.end()):
+                return f"struck out ({match.group(0).strip()!r})"
+    if "<" in region:
+        for match in _HIDING_OPEN.finditer(region):
+            tag = (match.group(1) or match.group(2) or "").lower()
+            if not re.search(r"</\s*" + re.escape(tag) + r"\s*>", region[match.end() :], re.IGNORECASE):
+                return f"inside a hidden or struck element ({match.group(0)[:40]!r})"
+    return None
+
+
+def concealed(completion: str, found: Extraction) -> str | None:
+    """Why a reader does not see the extracted answer as stated (hidden, in a comment, struck out), or None."""
+    if not isinstance(completion, str):
+        return None
+    response = after_reasoning(completion) or ""
+    end = len(response) - len(found.after) if found.after and response.endswith(found.after) else len(response)
+    if STRUCK_CHARS.search(found.text):
+        return "struck-out characters"
+    return hidden_before(response[max(0, end - len(found.text) - CONCEAL_WINDOW) : end])
