@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from rlvr_envs.types import Task
+
 
 def need(language: str) -> None:
     """Skip the test where the language's toolchain is missing (Python's always runs)."""
@@ -126,3 +128,23 @@ STDIO = {
     "cpp": '#include <cstdio>\nint main() { long a, b; std::scanf("%ld %ld", &a, &b); std::printf("%ld\\n", a + b); }\n',
 }
 FILE_CASES = [{"input": "1 2\n", "output": "3\n"}, {"input": "40 2\n", "output": "42\n"}]
+
+
+BROKEN_INTERACTOR = """import sys
+n = int(open(sys.argv[1]).read().split()[0])
+raise RuntimeError("the interactor's own bug: it fails before reading anything")
+"""
+"""An interactor that fails before it reads anything: its own failure, whatever the program does."""
+
+
+def guess_task(interactor: str, reference: str | None = None, task_id: str = "guess") -> Task:
+    """Guess-the-number (secrets 5 and 777) judged by ``interactor``, with a reference where given."""
+    answer: dict[str, Any] = {
+        "format": "stdio",
+        "language": "python",
+        "cases": [{"input": "5\n", "output": ""}, {"input": "777\n", "output": ""}],
+        "interactor": {"language": "python", "source": interactor},
+    }
+    if reference is not None:
+        answer["canonical_solution"] = reference
+    return Task(id=task_id, prompt="Guess the number.", answer=answer)

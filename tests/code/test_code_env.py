@@ -39,7 +39,7 @@ def test_extract_code(completion, code):
 def test_registry_lists_the_code_ids():
     ids = {spec.id for spec in rlvr_envs.registry.latest() if spec.family == "code"}
     contests = {"code-contests-v2", "code-taco-v2", "code-apps-v2", "code-livecodebench-v2", "code-kattis-v2"}
-    assert ids == {"code-python-v4", "code-humaneval-v4", "code-mbpp-v4"} | contests
+    assert ids == {"code-python-v5", "code-humaneval-v5", "code-mbpp-v5"} | contests
     assert rlvr_envs.spec("code-humaneval").size == 164
     assert rlvr_envs.spec("code-mbpp").size == 974
 

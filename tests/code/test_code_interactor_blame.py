@@ -15,8 +15,9 @@ import shutil
 import pytest
 
 from rlvr_code.contests.verifier import ContestVerifier
-from rlvr_envs.types import Task
+from tests.code.contest_interactive_cases import BROKEN_INTERACTOR as BROKEN
 from tests.code.contest_interactive_cases import RIGHT
+from tests.code.contest_interactive_cases import guess_task as _task
 from tests.code.helpers_code import fenced
 from tests.code.test_code_redteam_round5 import NAIVE_INTERACTOR as SPLIT  # op, x = input().split()
 
@@ -46,10 +47,6 @@ for _ in range(25):
     print("<" if n < x else ">" if n > x else "=", flush=True)
 sys.exit(1)
 """
-BROKEN = """import sys
-n = int(open(sys.argv[1]).read().split()[0])
-raise RuntimeError("the interactor's own bug: it fails before reading anything")
-"""
 
 WRONG_PROGRAMS = [
     pytest.param("print('hello world', flush=True)", id="two words"),
@@ -60,18 +57,6 @@ WRONG_PROGRAMS = [
     pytest.param("print('？ ５', flush=True)", id="fullwidth"),
     pytest.param("print('! 1', flush=True)", id="a wrong guess"),
 ]
-
-
-def _task(interactor: str, reference: str | None = None) -> Task:
-    answer = {
-        "format": "stdio",
-        "language": "python",
-        "cases": [{"input": "5\n", "output": ""}, {"input": "777\n", "output": ""}],
-        "interactor": {"language": "python", "source": interactor},
-    }
-    if reference is not None:
-        answer["canonical_solution"] = reference
-    return Task(id="guess", prompt="Guess the number.", answer=answer)
 
 
 @needs_bwrap

@@ -27,7 +27,8 @@ import pytest
 from rlvr_code.contests.checkers import parse_checker
 from rlvr_code.scoring import error_type
 from rlvr_envs.types import Task
-from tests.code.contest_interactive_cases import RIGHT
+from tests.code.contest_interactive_cases import BROKEN_INTERACTOR as BROKEN
+from tests.code.contest_interactive_cases import RIGHT, guess_task
 from tests.code.helpers_code import fenced
 
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap missing")
@@ -62,10 +63,6 @@ TESTLIB_EOF = GUESS.format(
         "    op, x = w"
     )
 )
-BROKEN = """import sys
-n = int(open(sys.argv[1]).read().split()[0])
-raise RuntimeError("the interactor's own bug: it fails before reading anything")
-"""
 MISBEHAVING = [
     pytest.param("pass", id="silent"),
     pytest.param("import sys\nsys.exit(0)", id="exits at once"),
@@ -79,15 +76,7 @@ MISBEHAVING = [
 
 
 def _guess_task(interactor: str, reference: str | None = None) -> Task:
-    answer = {
-        "format": "stdio",
-        "language": "python",
-        "cases": [{"input": "5\n", "output": ""}, {"input": "777\n", "output": ""}],
-        "interactor": {"language": "python", "source": interactor},
-    }
-    if reference is not None:
-        answer["canonical_solution"] = reference
-    return Task(id="guess-r7", prompt="Guess the number.", answer=answer)
+    return guess_task(interactor, reference, task_id="guess-r7")
 
 
 def _verifier():
@@ -303,7 +292,7 @@ def test_a_host_without_bubblewrap_refuses_tasks_needing_derived_tests_clearly(m
     }
     with pytest.warns(UserWarning, match="left out"):
         env = rlvr_envs.make(
-            "code-python-v4", data=[row, {**row, "task_id": 990_008, "test_list": [shown, "assert add_r7(5, 5) == 10"]}]
+            "code-python-v5", data=[row, {**row, "task_id": 990_008, "test_list": [shown, "assert add_r7(5, 5) == 10"]}]
         )
     assert len(env.tasks) == 1 and any(NO_LOCAL_SANDBOX in why for why in env.skipped), env.skipped
     task = Task(
@@ -400,7 +389,7 @@ def test_the_shown_example_from_a_table_and_one_value_otherwise_scores_zero(task
         ("humaneval.jsonl", "code-humaneval") if task_id.startswith("HumanEval") else ("mbpp.jsonl", "code-mbpp")
     )
     path = str(shared_path(source))
-    env = rlvr_envs.make(f"{name}-v4", data=path)
+    env = rlvr_envs.make(f"{name}-v5", data=path)
     task = next(t for t in env.tasks if t.id == task_id)
     assert env.verifier.verify(task, env.gold_completion(task)).reward == 1.0
     assert _best_lookup(env, task) == 0.0
@@ -421,7 +410,7 @@ def test_one_value_otherwise_over_every_shipped_task_whose_hidden_tests_it_passe
     from tests.helpers.data import shared_path
 
     found, won = 0, []
-    for name, source in (("code-mbpp-v4", "mbpp.jsonl"), ("code-humaneval-v4", "humaneval.jsonl")):
+    for name, source in (("code-mbpp-v5", "mbpp.jsonl"), ("code-humaneval-v5", "humaneval.jsonl")):
         env = rlvr_envs.make(name, data=str(shared_path(source)))
         for task in env.tasks:
             if not constant_passable(task):
@@ -433,19 +422,3 @@ def test_one_value_otherwise_over_every_shipped_task_whose_hidden_tests_it_passe
                 won.append(task.id)
     assert found == 84
     assert len(won) <= RESIDUAL, won
-
-
-@needs_bwrap
-@pytest.mark.xfail(
-    strict=True,
-    reason="not fixed: under partial_credit a constant answer earns the share of tests expecting it "
-    "(`return True`: 0.6 on HumanEval/76; the first 80 HumanEval tasks average 0.25 for the best of six "
-    "constants, the first 120 MBPP 0.14); a chance-corrected credit would change honest partial rewards (a bump)",
-)
-def test_a_constant_answer_earns_no_partial_credit():
-    import rlvr_envs
-    from tests.helpers.data import shared_path
-
-    env = rlvr_envs.make("code-humaneval-v4", data=str(shared_path("humaneval.jsonl")), partial_credit=True)
-    task = next(t for t in env.tasks if t.id == "HumanEval/76")
-    assert env.verifier.verify(task, fenced("def is_simple_power(x, n):\n    return True")).reward == 0.0

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from rlvr_code.scoring import plan_for
+from rlvr_code.scoring import expected_value, plan_for
 from rlvr_code.split import humaneval_asserts, solution_names
 from rlvr_envs.types import Task
 
@@ -68,29 +68,6 @@ def needs_hidden(task: Task) -> bool:
 MODES = ("derive", "discriminate")
 """``CodeVerifier(hidden_tests=...)`` values that derive tests: ``derive`` for tasks showing every
 test (``-v3``); ``discriminate`` also for tasks whose hidden tests one value passes (``-v4``)."""
-
-
-def expected_value(source: str) -> tuple[bool, Any]:
-    """``(True, value)`` when the assert ``source`` passes for a solution answering ``value``
-    whatever its input: ``call(...) == <literal>`` (or ``is``), ``assert call(...)`` (True),
-    ``assert not call(...)`` (False); ``(False, None)`` for any other shape."""
-    body = getattr(_parse(source.strip()), "body", [])
-    if len(body) != 1 or not isinstance(body[0], ast.Assert):
-        return False, None
-    test = body[0].test
-    if isinstance(test, ast.Call):
-        return True, True
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Call):
-        return True, False
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.Is))):
-        return False, None
-    for side, other in ((test.comparators[0], test.left), (test.left, test.comparators[0])):
-        if isinstance(other, ast.Call):
-            try:
-                return True, ast.literal_eval(side)
-            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                continue
-    return False, None
 
 
 def _one_value(sources: list[str]) -> tuple[bool, Any]:

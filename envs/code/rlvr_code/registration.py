@@ -4,7 +4,15 @@ and the contest sets ``code-contests``, ``code-taco``, ``code-apps``, ``code-liv
 
 Versions (a change that alters any reward of an honest answer bumps the version; the old one stays):
 
-* ``-v4`` (red team round 7): a task whose hidden tests one answer passes (MBPP/3's two hidden
+* ``-v5`` (red team round 8): ``partial_credit`` no longer pays answers that ignore the task
+  (``credit_tests="corrected"``, ``rlvr_code.scoring``): tests a constant (None, True, 0, '', [],
+  ...) or the input echoed passes pay nothing, and the share the most common expected answer
+  passes of the rest is chance, ``(passed - m) / (n - m)``. ``return True`` earned 0.6 on
+  HumanEval/76 under v4; the best of eleven constants averaged 0.25 on HumanEval's first 80
+  tasks, 0.14 on MBPP's first 120. An honest partly right program's fraction changes
+  accordingly; all-or-nothing rewards are unchanged.
+
+* ``-v4`` (deprecated; red team round 7): a task whose hidden tests one answer passes (MBPP/3's two hidden
   asserts both expect True; 81 of MBPP's 974 tasks, 3 of HumanEval's) also gets tests derived
   from its reference, each one the reference answers otherwise (``hidden_tests="discriminate"``,
   ``derived.constant_passable``): a program answering the prompt's example from a table and that
@@ -49,16 +57,20 @@ from __future__ import annotations
 _CONTEST_V1 = (
     "v1 gives every language the limit the set states for C++ (Python fails at 1-5x it) and no file I/O; use -v2"
 )
+_V4 = (
+    "v4's partial_credit pays a constant answer the share of tests expecting it (return True: 0.6 on "
+    "HumanEval/76); use -v5"
+)
 _V3 = (
     "v3 pays a program answering the prompt's example from a table and one value otherwise on tasks whose "
-    "hidden tests all expect that value (MBPP/3: 81 MBPP tasks, 3 HumanEval); use -v4"
+    "hidden tests all expect that value (MBPP/3: 81 MBPP tasks, 3 HumanEval); use -v5"
 )
 _V2 = (
     "v2 pays a program hardcoding the prompt's examples on tasks whose prompt shows every test "
-    "(HumanEval/34, MBPP/37); use -v4"
+    "(HumanEval/34, MBPP/37); use -v5"
 )
-_V1 = "v1's partial_credit counts tests the prompt shows (hardcoding its examples earned 0.33-0.5); use -v4"
-_V0 = "v0's partial_credit counts assert lines that never call the solution (return None earned 0.1-0.2); use -v4"
+_V1 = "v1's partial_credit counts tests the prompt shows (hardcoding its examples earned 0.33-0.5); use -v5"
+_V0 = "v0's partial_credit counts assert lines that never call the solution (return None earned 0.1-0.2); use -v5"
 _IDS = (
     (
         "code-python",
@@ -164,7 +176,9 @@ def register_envs() -> None:
         register(f"{name}-v2", entry_point, kwargs={"credit_tests": "hidden", **given}, deprecated=_V2, **options)
         derived = {"credit_tests": "hidden", "hidden_tests": "derive"}
         register(f"{name}-v3", entry_point, kwargs=derived, deprecated=_V3, **options)
-        register(f"{name}-v4", entry_point, kwargs={**derived, "hidden_tests": "discriminate"}, **options)
+        discriminate = {**derived, "hidden_tests": "discriminate"}
+        register(f"{name}-v4", entry_point, kwargs=discriminate, deprecated=_V4, **options)
+        register(f"{name}-v5", entry_point, kwargs={**discriminate, "credit_tests": "corrected"}, **options)
     for contest, contest_entry, contest_options in _CONTEST_IDS:
         register(
             f"{contest}-v1",

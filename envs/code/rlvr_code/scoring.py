@@ -10,12 +10,26 @@ partial credit only for tests that doing nothing fails.
   once per task in the same sandbox, and a test either of them passes (HumanEval/12's
   ``assert candidate([]) == None``, a stdin/stdout case whose expected output is empty) pays
   nothing. So ``return None``, ``pass`` or ``raise`` earn 0 on every task.
+* ``credit_tests="corrected"`` (the ``-v5`` ids) also discounts answers that ignore the task: a
+  program returning one constant (``return True`` earned 0.6 on HumanEval/76 under ``-v4``; the
+  best of six constants averaged 0.25 on HumanEval's first 80 tasks) or echoing its input.
+  Tests that any trivial answer passes (``TRIVIAL_RESULTS``, the first or last argument: run once
+  per task like the null programs; for stdin/stdout cases, an expected output in
+  ``STDIO_TRIVIAL`` or equal to the input, read from the case) pay nothing, and of the rest the
+  share the task's most common expected answer passes is chance: credit is
+  ``(passed - m) / (n - m)``, never below 0, where ``m`` is how many of the ``n`` counted tests
+  expect that one answer (when two or more do). A full solution still earns 1.
 """
 
 from __future__ import annotations
 
+import ast
+import json
+import math
 import threading
-from collections import OrderedDict
+import warnings
+from collections import Counter, OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,12 +50,126 @@ class TestPlan:
     kind: str
     tests: tuple[CodeTest, ...]
     keys: dict[str, CodeTest] = field(default_factory=dict, compare=False)
+    expected: dict[str, str] = field(default_factory=dict, compare=False)
+    """Test key -> the one answer that passes it, normalized (where the test's shape says so)."""
+    trivial: frozenset[str] = frozenset()
+    """Tests a trivial answer passes, read from the tests themselves (stdin/stdout cases)."""
 
     @classmethod
     def of(cls, task: Task) -> TestPlan:
         answer = task.answer if isinstance(task.answer, dict) else {}
         tests = tuple(task_tests(task))
-        return cls(str(answer.get("format")), tests, {t.key: t for t in tests})
+        kind = str(answer.get("format"))
+        expected, trivial = _expectations(kind, answer, tests)
+        return cls(kind, tests, {t.key: t for t in tests}, expected, trivial)
+
+    def one_answer_share(self, keys: list[str]) -> int:
+        """How many of ``keys`` the most common expected answer passes (0 unless two or more)."""
+        counts = Counter(self.expected[k] for k in keys if k in self.expected)
+        top = max(counts.values(), default=0)
+        return top if top >= 2 else 0
+
+
+STDIO_TRIVIAL = frozenset({"", "0", "1", "-1", "yes", "no", "true", "false", "none", "impossible"})
+"""Outputs (tokens joined, case folded) a program prints without reading its input: a stdin/stdout
+case expecting one of them pays nothing under ``credit_tests="corrected"``."""
+
+TRIVIAL_RESULTS = ("None", "True", "False", "0", "1", "-1", "''", "[]", "()", "{}", "0.0")
+"""What a function answering without its input returns (each run once per task, see ``trivial_programs``)."""
+
+
+def _tokens(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _expectations(
+    kind: str, answer: dict[str, Any], tests: tuple[CodeTest, ...]
+) -> tuple[dict[str, str], frozenset[str]]:
+    expected: dict[str, str] = {}
+    trivial: set[str] = set()
+    if kind == "stdio":
+        checker = answer.get("checker")
+        if answer.get("interactor") is not None or (isinstance(checker, dict) and checker.get("type") == "program"):
+            return expected, frozenset()  # the expected output is not the answer there
+        cases = answer.get("cases") or []
+        for test in tests:
+            index = int(test.key.split()[1]) if test.key.startswith("case ") and test.key[5:].isdigit() else -1
+            case = cases[index] if 0 <= index < len(cases) and isinstance(cases[index], dict) else None
+            if case is None:
+                continue
+            out, given = _tokens(str(case.get("output", ""))), _tokens(str(case.get("input", "")))
+            expected[test.key] = out.casefold()  # grouped as a case-blind judge would: never fewer
+            if out.casefold() in STDIO_TRIVIAL or out == given:
+                trivial.add(test.key)
+        return expected, frozenset(trivial)
+    for test in tests:
+        known, value = expected_value(test.source, wrapped=False)
+        if known:
+            expected[test.key] = _normal(value)
+    return expected, frozenset()
+
+
+def _calls(test: ast.expr) -> list[ast.Call]:
+    """The calls an assert's shapes above read as the solution's."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    if isinstance(test, ast.Compare):
+        return [n for n in (test.left, *test.comparators) if isinstance(n, ast.Call)]
+    return [test] if isinstance(test, ast.Call) else []
+
+
+def one_output(task: Task) -> tuple[str, int] | None:
+    """``(answer, count)`` when each of the task's ``count`` hidden tests expects the same answer
+    (every hidden case the output ``YES``; every hidden assert ``== 3``): a program answering it
+    whatever its input (and the shown examples from a table) passes them all. None otherwise, or
+    where what passes a test is not read from it (an interactor, a checker program)."""
+    plan = TestPlan.of(task)
+    hidden = [t.key for t in plan.tests if not t.public]
+    answers = {plan.expected.get(key) for key in hidden}
+    if not hidden or len(answers) != 1:
+        return None
+    answer = answers.pop()
+    return None if answer is None else (answer, len(hidden))
+
+
+def _normal(value: Any) -> str:
+    """One spelling for answers equal under ``==`` that tests usually compare with (1 and 1.0)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return repr(float(value))
+    return repr(value)
+
+
+def expected_value(source: str, *, wrapped: bool = True) -> tuple[bool, Any]:
+    """``(True, value)`` when the assert ``source`` passes for a solution answering ``value``
+    whatever its input: ``call(...) == <literal>`` (or ``is``), ``assert call(...)`` (True),
+    ``assert not call(...)`` (False); ``(False, None)`` for any other shape. ``wrapped=False``:
+    a call holding another call (a judge's ``same(f(x), 6)``, ``isclose(f(x), 3.1)``) is not the
+    solution's, so not such a shape (``derived`` reads them as before: its ``-v4`` ids' tasks)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source.strip())
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False, None
+    body = tree.body
+    if len(body) != 1 or not isinstance(body[0], ast.Assert):
+        return False, None
+    test = body[0].test
+    if not wrapped and any(isinstance(n, ast.Call) for c in _calls(test) for a in c.args for n in ast.walk(a)):
+        return False, None
+    if isinstance(test, ast.Call):
+        return True, True
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Call):
+        return True, False
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.Is))):
+        return False, None
+    for side, other in ((test.comparators[0], test.left), (test.left, test.comparators[0])):
+        if isinstance(other, ast.Call):
+            try:
+                return True, ast.literal_eval(side)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                continue
+    return False, None
 
 
 _plans: OrderedDict[str, TestPlan] = OrderedDict()
@@ -133,6 +261,65 @@ def null_programs(answer: dict[str, Any], names: list[str]) -> list[str]:
     return [returning or "pass\n", raising or "raise RuntimeError('no answer')\n"]
 
 
+def trivial_programs(answer: dict[str, Any], names: list[str]) -> list[str]:
+    """The null programs, and for function tasks every solution name returning each of
+    ``TRIVIAL_RESULTS``, or its first or last argument (stdin/stdout cases are read, not run: ``TestPlan``)."""
+    programs = null_programs(answer, names)
+    if answer.get("format") == "stdio" or not names:
+        return programs
+    for value in TRIVIAL_RESULTS:
+        programs.append("".join(f"def {n}(*args, **kwargs):\n    return {value}\n" for n in names))
+    for echo in ("args[0] if args else next(iter(kwargs.values()), None)", "args[-1] if args else None"):
+        programs.append("".join(f"def {n}(*args, **kwargs):\n    return {echo}\n" for n in names))
+    return programs
+
+
+_trivial_passes: OrderedDict[tuple[str, str, bool], frozenset[str]] = OrderedDict()
+_trivial_lock = threading.Lock()
+
+
+def trivial_tests(
+    task: Task,
+    job: dict[str, Any],
+    plan: TestPlan,
+    run: Callable[[str], dict[str, Any] | None],
+    *,
+    corrected: bool,
+) -> set[str]:
+    """The tests the null programs (``corrected``: the trivial programs) pass, each program run
+    by ``run`` (None: the sandbox failed), cached per task and limits."""
+    key = (task.fingerprint, json.dumps(job["limits"], sort_keys=True), corrected)
+    with _trivial_lock:
+        known = _trivial_passes.get(key)
+    if known is not None:
+        return set(known)
+    found: set[str] = set()
+    make = trivial_programs if corrected else null_programs
+    for program in make(task.answer, [str(n) for n in job.get("solution_names") or ()]):
+        report = run(program)
+        if report is None:
+            return found  # not cached: the next sample asks again
+        found |= passed_keys(report, plan)
+        if _timed_out(report):
+            # A run stopped by its clock (a loaded host) tells nothing of what the program
+            # passes: cached as passing nothing, later samples would be paid those tests.
+            return found
+    with _trivial_lock:
+        _trivial_passes[key] = frozenset(found)
+        while len(_trivial_passes) > _PLAN_CACHE:
+            _trivial_passes.popitem(last=False)
+    return found
+
+
+def _timed_out(report: dict[str, Any]) -> bool:
+    tests = report.get("tests") or []
+    return (
+        report.get("status") == "timeout"
+        or report.get("load_error") == "timeout"
+        or any(isinstance(t, dict) and t.get("status") == "timeout" for t in tests)
+    )
+
+
 def passed_keys(report: dict[str, Any], plan: TestPlan) -> set[str]:
     if report.get("load_error") or report.get("status") == "timeout":
         return set()
@@ -141,13 +328,26 @@ def passed_keys(report: dict[str, Any], plan: TestPlan) -> set[str]:
 
 
 def discriminating_credit(
-    entries: list[tuple[str | None, dict[str, Any]]], plan: TestPlan, trivial: set[str], *, hidden_only: bool = False
+    entries: list[tuple[str | None, dict[str, Any]]],
+    plan: TestPlan,
+    trivial: set[str],
+    *,
+    hidden_only: bool = False,
+    corrected: bool = False,
 ) -> float:
     """Partial credit: passed tests that doing nothing fails, over all such tests of the task;
     with ``hidden_only``, of those the prompt does not show (a program can hardcode the shown
-    ones: HumanEval's docstring examples paid it 0.33-0.5 on many tasks)."""
+    ones: HumanEval's docstring examples paid it 0.33-0.5 on many tasks); ``corrected``: also
+    without the tests a trivial answer passes, and above what the most common expected answer
+    passes of the rest (the module's docstring)."""
     wanted = [t.key for t in plan.tests if t.key not in trivial and not (hidden_only and t.public)]
+    if corrected:
+        wanted = [key for key in wanted if key not in plan.trivial]
     if not wanted:
         return 0.0
     passed = {key for key, entry in entries if key is not None and entry.get("status") == "passed"}
-    return sum(1 for key in wanted if key in passed) / len(wanted)
+    hits = sum(1 for key in wanted if key in passed)
+    chance = plan.one_answer_share(wanted) if corrected else 0
+    if chance >= len(wanted):
+        return 0.0
+    return max(0.0, (hits - chance) / (len(wanted) - chance))

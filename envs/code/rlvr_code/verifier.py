@@ -19,12 +19,18 @@ of one solution run, enforced to the millisecond: ``limits.calibrate`` stores bo
 from __future__ import annotations
 
 import functools
-import json
 import re
 import threading
 from typing import Any
 
-from rlvr_code.scoring import TestPlan, discriminating_credit, keyed, null_programs, passed_keys, plan_for, summary
+from rlvr_code.scoring import (
+    TestPlan,
+    discriminating_credit,
+    keyed,
+    plan_for,
+    summary,
+    trivial_tests,
+)
 from rlvr_code.split import CodeTest, called_names, public_answer, solution_names, split_tests
 from rlvr_envs.env import Verifier
 from rlvr_envs.errors import RlvrEnvsError
@@ -246,7 +252,7 @@ def _sandbox_limits(
     ).as_job()
 
 
-CREDIT_TESTS = ("discriminating", "hidden", "all")
+CREDIT_TESTS = ("corrected", "discriminating", "hidden", "all")
 HIDDEN_TESTS = ("discriminate", "derive", "as_given")
 _public_run = threading.local()
 """What ``partial_credit`` may count (``CodeVerifier``'s ``credit_tests``)."""
@@ -265,8 +271,10 @@ class CodeVerifier(Verifier):
         credit_tests: what ``partial_credit`` counts: ``"discriminating"`` (default: the tests that
             use the solution and that a program doing nothing fails, ``scoring``), ``"hidden"``
             (those of them the prompt does not show: a program hardcoding the prompt's examples
-            earns nothing; not yet any id's default, which would change honest partial rewards)
-            or ``"all"`` (every assert line reported, ``assert True`` included: the ``-v0`` ids').
+            earns nothing: the ``-v2`` to ``-v4`` ids'), ``"corrected"`` (those of them no trivial
+            answer passes, chance-corrected for the most common expected answer: a constant or
+            an echo earns nothing, ``scoring``; the ``-v5`` ids') or ``"all"`` (every assert
+            line reported, ``assert True`` included: the ``-v0`` ids').
         hidden_tests: ``"derive"`` (default): a task whose prompt shows every test gets hidden
             tests derived from its reference solution (``derived``), or is refused
             (``verifier_error`` naming why) where none can be; ``"discriminate"`` (the ``-v4``
@@ -472,26 +480,17 @@ class CodeVerifier(Verifier):
         return self.verdict(report, code, plan, trivial)
 
     def _trivial_tests(self, task: Task, job: dict[str, Any], plan: TestPlan) -> set[str]:
-        """Tests a program that does nothing passes (``scoring``): run once per task and limits."""
-        key = (task.fingerprint, json.dumps(job["limits"], sort_keys=True))
-        with _null_lock:
-            known = _null_passes.get(key)
-        if known is not None:
-            return set(known)
+        """Tests a program that does nothing (``"corrected"``: or answers trivially) passes, run
+        once per task and limits (``scoring.trivial_tests``)."""
         from rlvr_code.sandbox import SandboxError
 
-        found: set[str] = set()
-        for program in null_programs(task.answer, [str(n) for n in job.get("solution_names") or ()]):
-            null_job = {**job, "program": build_job(task.answer, program)["program"]}
+        def run(program: str) -> dict[str, Any] | None:
             try:
-                found |= passed_keys(self.sandbox().run(null_job), plan)
+                return dict(self.sandbox().run({**job, "program": build_job(task.answer, program)["program"]}))
             except SandboxError:
-                return found  # not cached: the next sample asks again
-        with _null_lock:
-            _null_passes[key] = frozenset(found)
-            while len(_null_passes) > 4096:
-                _null_passes.pop(next(iter(_null_passes)))
-        return found
+                return None
+
+        return trivial_tests(task, job, plan, run, corrected=self.credit_tests == "corrected")
 
     def split_tests(self, task: Task) -> tuple[list[CodeTest], list[CodeTest]]:
         """``(public, hidden)`` tests of a task (``rlvr_code.split.split_tests``)."""
@@ -579,8 +578,11 @@ class CodeVerifier(Verifier):
         reward = 0.0
         if self.partial_credit and reported:
             if self.credit_tests != "all" and plan is not None and plan.tests:
-                hidden_only = self.credit_tests == "hidden"
-                reward = discriminating_credit(entries, plan, trivial or set(), hidden_only=hidden_only)
+                corrected = self.credit_tests == "corrected"
+                hidden_only = corrected or self.credit_tests == "hidden"
+                reward = discriminating_credit(
+                    entries, plan, trivial or set(), hidden_only=hidden_only, corrected=corrected
+                )
             else:
                 reward = sum(1 for t in reported if t.get("status") == "passed") / len(reported)
         return Verdict.failure(reason, extracted=extracted, details=details, reward=reward)
@@ -589,10 +591,6 @@ class CodeVerifier(Verifier):
 def _failed(report: dict[str, Any]) -> bool:
     tests = report.get("tests") or []
     return bool(report.get("load_error")) or any(isinstance(t, dict) and t.get("status") != "passed" for t in tests)
-
-
-_null_passes: dict[tuple[str, str], frozenset[str]] = {}
-_null_lock = threading.Lock()
 
 
 def _clean_test(test: dict[str, Any]) -> dict[str, Any]:

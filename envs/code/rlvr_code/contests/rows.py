@@ -24,6 +24,7 @@ from typing import Any
 from rlvr_code.contests.checkers import CheckerSpecError, parse_checker, stated_tolerance
 from rlvr_code.contests.verifier import CASE_LIMIT_KEY, FACTORS_KEY
 from rlvr_code.envs import NOTHING_PASSES, RowPlace, expects_no_output
+from rlvr_code.scoring import one_output
 from rlvr_code.split import solution_names
 from rlvr_code.verifier import accepted_languages
 from rlvr_envs.errors import DataError
@@ -252,13 +253,25 @@ def build_task(
         if problem.fn_name and "class Solution" not in problem.starter_code:
             answer["solution_names"] = solution_names(problem.solution) or answer["solution_names"]
     label = problem.difficulty
-    return Task(
+    task = Task(
         id=problem.id,
         prompt=_prompt(problem, io),
         answer=answer,
         metadata=metadata,
         difficulty=Difficulty(label=label) if isinstance(label, (str, int, float)) else Difficulty(),
     )
+    shape = one_output(task)
+    if shape is not None and shape[1] >= 2:
+        raise untestable(place, ONE_OUTPUT)
+    if shape is not None:
+        # One hidden test: nothing tells a program from one printing its answer blindly. Kept
+        # (Kattis' hello is such a problem), and said in the metadata so a curriculum can drop it.
+        task.metadata[ONE_OUTPUT_KEY] = True
+    return task
+
+
+ONE_OUTPUT = "every hidden test expects the same answer: a program answering it whatever its input would pass"
+ONE_OUTPUT_KEY = "one_hidden_answer"
 
 
 def _checker_for(statement: str, checker: Any) -> Any:
