@@ -72,7 +72,7 @@ def test_an_answer_in_no_layout_gets_no_format_reward(env_id):
     assert format_reward("", fmt) == 0.0, (env_id, fmt.name)
 
 
-@pytest.mark.parametrize("env_id", ["lean-v2", "lean-minif2f-v2", "lean-workbook-v2"])
+@pytest.mark.parametrize("env_id", ["lean-v3", "lean-minif2f-v3", "lean-workbook-v3"])
 def test_lean_pays_the_lean4_block_and_not_a_boxed_answer(env_id):
     env = make_for_conformance(env_id)
     task = _tasks(env)[0]

@@ -15,19 +15,30 @@ _BLOCK = re.compile(r"```[ \t]*lean4?[ \t]*\n(.*?)```", re.DOTALL | re.IGNORECAS
 _STATEMENT = re.compile(r"^[ \t]*(?:theorem|lemma)[ \t]+([^\s(:{\[]+)", re.MULTILINE)
 _BOGUS = " by\n  exact (rfl : (0 : Nat) = 1)\n"
 """A proof that fails to elaborate (never ``sorry``: that word is refused on sight)."""
-_QUICK = ("guard-drop-all", "guard-after-open-in", "guard-then-namespace-left-open", "end-closes-scope")
+_QUICK = (
+    "guard-drop-all",
+    "guard-after-open-in",
+    "guard-then-namespace-left-open",
+    "end-closes-scope",
+    "config-anonymous",
+    "option-off-list",
+)
+_TRAILING_PROOF = re.compile(r":=\s*(?:by|sorry)?\s*$")
 
 
 def lean_statement(prompt: str) -> tuple[str, str, str] | None:
     """(header, statement, theorem name) from the last ``lean4`` block of a prompt whose last
-    command is a ``theorem``/``lemma`` ending in ``:=``; None when the prompt shows none."""
+    command is a ``theorem``/``lemma`` ending in ``:=`` (or ``:= by`` / ``:= sorry``, miniF2F's
+    shape; the statement is returned ending in ``:=``); None when the prompt shows none."""
     blocks = _BLOCK.findall(prompt)
     if not blocks:
         return None
     code = blocks[-1].rstrip()
     starts = list(_STATEMENT.finditer(code))
-    if not starts or not code.endswith(":="):
+    end = _TRAILING_PROOF.search(code)
+    if not starts or end is None:
         return None
+    code = code[: end.start()] + ":="
     last = starts[-1]
     return code[: last.start()], code[last.start() :], last.group(1)
 
@@ -38,7 +49,14 @@ def lean_wrapper_probes(t: Target, quick: bool) -> list[Probe]:
     after ``open Nat in``, ``#guard_msgs (drop error) in``); the same followed by a namespace left
     open that holds a look-alike of the theorem's name (the audit appended after the proof would
     resolve it); look-alikes opened with ``open``; ``end`` closing the task's scope; and
-    ``set_option debug.skipKernelTC true in``. Each states a theorem with no proof."""
+    ``set_option debug.skipKernelTC true in``; round 8: a native ``decide`` asked for through a
+    configuration that never says ``native`` (an anonymous constructor, a constant, ``.mk``), an
+    option off the allow-list (``compiler.*``, ``bootstrap.*``), an unknown ``+flag``, compiled-code
+    trust by another name (``bv_decide``), an unsafe constant. Each states a theorem with no proof.
+
+    Every variant is a proof layer 1 exists to refuse, so without a Lean backend (the env then
+    answers ``verifier_error`` for whatever layer 1 lets through) a ``verifier_error`` is a hole:
+    the exploit reached Lean."""
     found = lean_statement(t.prompt)
     if found is None:
         return []
@@ -57,5 +75,17 @@ def lean_wrapper_probes(t: Target, quick: bool) -> list[Probe]:
         "lookalikes-opened": f"{lookalike}end Foo\nopen Foo\n#guard_msgs (drop all) in\n{wrong}",
         "end-closes-scope": f"#guard_msgs (drop all) in\n{wrong}end\n",
         "skip-kernel": f"set_option debug.skipKernelTC true in\n{wrong}",
+        "config-anonymous": f"{statement} by\n  decide (config := ⟨false, true, true, false⟩)\n",
+        "config-constant": f"def c := DecideConfig.mk false true true false\n{statement} by\n  decide (config := c)",
+        "config-dot-mk": f"{statement} by\n  simp (config := .mk 99) <;> decide (config := .mk false true true false)",
+        "config-unknown-flag": f"{statement} by\n  decide +evalNative\n",
+        "option-off-list": f"set_option compiler.extract_closed false in\n{wrong}",
+        "option-bootstrap": f"set_option bootstrap.inductiveCheckResultingUniverse false in\n{wrong}",
+        "bv-decide": f"{statement} by\n  bv_decide\n",
+        "unsafe-cast": f"{statement} unsafeCast ()\n",
     }
-    return [Probe(label, t.render(header + code)) for label, code in variants.items() if not quick or label in _QUICK]
+    return [
+        Probe(label, t.render(header + code), error_is_hole=True)
+        for label, code in variants.items()
+        if not quick or label in _QUICK
+    ]

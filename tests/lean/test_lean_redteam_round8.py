@@ -242,3 +242,32 @@ def test_the_file_backend_reads_no_file_and_refuses_printed_lines(monkeypatch):
     monkeypatch.setattr(file_backend.FileBackend, "run_file", lambda self, text, timeout_s: forged)
     verdict = backend.check(prepared, allow_native=False, timeout_s=30)
     assert not verdict.passed and verdict.reward == 0.0, verdict
+
+
+# --- the shipped attacker on the family's own data ----------------------------------------------
+
+
+@pytest.mark.parametrize("env_id", ["lean-minif2f-v3", "lean-workbook-v3", "lean-v3"])
+def test_the_shipped_attacker_finds_lean_statements_and_no_hole(env_id):
+    import rlvr_envs
+    from rlvr_envs.redteam.runner import run_redteam
+    from tests.helpers.data import shared_path
+
+    if env_id == "lean-minif2f-v3":
+        env = rlvr_envs.make(env_id, data=str(shared_path("minif2f_statements.jsonl")))
+    else:  # miniF2F's statements end in `:= by`, the shared cases' in `:=`
+        extra = {"statement_key": "statement"} if env_id == "lean-workbook-v3" else {}
+        env = rlvr_envs.make(env_id, data=str(shared_path("lean_cases.jsonl")), **extra)
+    report = run_redteam(env, n=3, classes=["lean_wrapper"])
+    result = report.result("lean_wrapper")
+    assert result.status == "ok" and result.tasks == 3, result  # applicable: the statement was read
+    assert report.holes == 0
+
+
+def test_the_workbook_names_the_statement_option_it_takes():
+    import rlvr_envs
+    from rlvr_envs.errors import DataError
+    from tests.helpers.data import shared_path
+
+    with pytest.raises(DataError, match="statement_key='statement'"):
+        rlvr_envs.make("lean-workbook-v3", data=str(shared_path("lean_cases.jsonl")))

@@ -295,8 +295,19 @@ class LeanWorkbookEnv(_HubLeanEnv):
     preset = "lean-workbook"
     hub_id = "internlm/Lean-Workbook"
 
-    def __init__(self, *, data: Any = None, hub_id: str | None = None, proved_only: bool = True, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *,
+        data: Any = None,
+        hub_id: str | None = None,
+        proved_only: bool = True,
+        statement_key: str = "formal_statement",
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
+        # The column of the statement: the Hub's `formal_statement`; `statement_key=` maps another
+        # (the error for a row without it names this option).
+        self.statement_key = statement_key
         self._source = str(data) if isinstance(data, str) else (hub_id or self.hub_id)
         rows = self._rows(data, hub_id, "train")
         self._records = [(n, r) for n, r in rows if not proved_only or str(r.get("status", "proved")) == "proved"]
@@ -305,7 +316,13 @@ class LeanWorkbookEnv(_HubLeanEnv):
     def _load_tasks(self) -> list[Task]:
         tasks = []
         for index, (number, row) in enumerate(self._records):
-            values = require_fields(row, {"statement": "formal_statement"}, source=self._source, row_number=number)
+            values = require_fields(
+                row,
+                {"statement": self.statement_key},
+                source=self._source,
+                row_number=number,
+                mapping_hint="statement_key=",
+            )
             header = row.get("header") if isinstance(row.get("header"), str) and row.get("header") else DEFAULT_HEADER
             tasks.append(
                 self.make_task(

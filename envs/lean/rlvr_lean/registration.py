@@ -3,7 +3,20 @@
 Versions (a change that alters any reward of an honest proof bumps the version; the old one stays
 resolvable):
 
-* ``-v2``: issue 26's seventh round. A completion may not name Lean's meta-programming API
+* ``-v3``: issue 26's eighth round. What a completion configures is read by allow-list: a tactic's
+  configuration value must be a literal ``{ field := literal }`` over allowed fields (a native
+  ``decide`` asked for by an anonymous constructor, ``.mk``, a constant, ``{ c with }`` passed),
+  named options and ``+flags`` after a tactic word must be on the same list
+  (``rlvr_lean.options.CONFIG_OPTIONS``), ``set_option`` takes only allow-listed options (limits,
+  ``pp.*``, ``trace.*``, ``linter.*``, ...; ``compiler.*``, ``bootstrap.*``, ``interpreter.*`` were
+  accepted); ``bv_decide``/``bv_check``/``ofReduceNat``, ``extern``/``implemented_by`` outside an
+  attribute and unsafe constants by name are refused. The audit's check theorem carries a nonce
+  keyed by a per-process secret and its line must hold exactly one answer about exactly that name;
+  the file backend sends the file on a pipe. Honest proofs that change: a proof that sets an option
+  off the list, passes a configuration other than a literal (``simp (config := cfg)``), or names
+  a tactic option or ``+flag`` off the list now scores 0 (0 of the 436 labelled-valid proof shapes
+  in the shared cases).
+* ``-v2`` (deprecated): issue 26's seventh round. A completion may not name Lean's meta-programming API
   (``Lean.*`` / ``open Lean``, ``Aesop.*``, ``Qq``, the elaborator monads ``TacticM``/``MetaM``/...,
   ``Mathlib.Tactic.*``, ``IO``): meta code it defined ran through an aesop ``tactic`` rule
   (``add_aesop_rules … tactic forge``, ``aesop (add safe tactic forge)``, which are refused too) and
@@ -25,21 +38,23 @@ resolvable):
   ``noncomputable section … end`` and helpers in a ``section`` left open now pass (the old count
   read ``noncomputable`` and refused the first, and refused the second); a proof with another
   ``#`` command at a line start (``#guard_msgs``, ``#time in``) now scores 0.
-* ``-v0`` (deprecated): the ids as they were, resolvable for old configs and results. ``-v0`` and
-  ``-v1`` run the same verifier as ``-v2``: the old rewards included proofs that prove nothing, which a policy
-  learns to exploit, so they are not reproduced.
+* ``-v0`` (deprecated): the ids as they were, resolvable for old configs and results. ``-v0``,
+  ``-v1`` and ``-v2`` run the same verifier as ``-v3``: the old rewards included proofs that prove
+  nothing, which a policy learns to exploit, so they are not reproduced.
 """
 
 from __future__ import annotations
 
 from rlvr_envs import register
 
-LATEST = 2
+LATEST = 3
 _DEPRECATED = {
     0: "v0 let `#guard_msgs (drop all) in` hide a bogus proof's errors and let the code steer the kernel "
-    "audit's names through a namespace it left open; it now runs the v2 checks: use {id}-v2",
+    "audit's names through a namespace it left open; it now runs the v3 checks: use {id}-v3",
     1: "v1 let a completion define meta code and run it through an aesop `tactic` rule (which can add "
-    "declarations the kernel never checks); it now runs the v2 checks: use {id}-v2",
+    "declarations the kernel never checks); it now runs the v3 checks: use {id}-v3",
+    2: "v2 let a tactic configuration ask for native evaluation without the word `native` and accepted any "
+    "`set_option` but debug.*; it now runs the v3 checks: use {id}-v3",
 }
 
 
