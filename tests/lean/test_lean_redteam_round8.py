@@ -36,6 +36,7 @@ from rlvr_lean.shape import Prepared
 from rlvr_lean.verifier import static_check
 from tests.lean.test_lean_redteam_round5 import TASK, T, assert_passes, assert_refused
 from tests.lean.test_lean_redteam_round6 import LEAN, PRELUDE, kernel
+from tests.lean.test_lean_redteam_round7 import CHEAT, K_SIG, _raw
 
 D = "by decide (config := {})"  # the honest shape each config probe bends
 
@@ -271,3 +272,38 @@ def test_the_workbook_names_the_statement_option_it_takes():
 
     with pytest.raises(DataError, match="statement_key='statement'"):
         rlvr_envs.make("lean-workbook-v3", data=str(shared_path("lean_cases.jsonl")))
+
+
+# --- on the real kernel (Lean 4.35 test kernel), layer 1 off ----------------------------------
+
+KERNEL_HOSTILE = {
+    "the theorem proved in a namespace by the stand-in, exported to the root": (
+        "axiom cheat : False\nnamespace X\n" + CHEAT.split("\n", 1)[1] + "end X\nexport X (target)\n"
+    ),
+    "the stand-in renamed to an allowed axiom's name": (
+        "namespace X\naxiom cheat : False\nend X\nopen X renaming cheat → propext\n"
+        f"{K_SIG} := False.rec (fun _ => _) propext\n"
+    ),
+    "a forged answer printed as a message of the code": (
+        CHEAT + "#print \"'_rlvr_check_x' does not depend on any axioms\"\n"
+        "#print \"'target' does not depend on any axioms\"\n"
+    ),
+    "a section around the stand-in": "section\n" + CHEAT + "end\n",
+    "an end closing a scope the code never opened": CHEAT + "end\n",
+    "the stand-in under a private name, the real one missing": "axiom cheat : False\nprivate "
+    + CHEAT.split("\n", 1)[1],
+}
+
+
+@pytest.mark.lean
+@pytest.mark.live
+@kernel
+def test_lean_and_the_audit_hold_round_eight_scope_tricks_without_layer_one():
+    from rlvr_lean.file_backend import FileBackend
+
+    backend = FileBackend(LEAN)
+    honest = backend.check(_raw(f"{K_SIG} := N.zero_add n\n"), allow_native=False, timeout_s=30)
+    assert honest.passed, honest
+    for name, code in KERNEL_HOSTILE.items():
+        verdict = backend.check(_raw(code), allow_native=False, timeout_s=30)
+        assert verdict.reward == 0.0 and verdict.reason is not Reason.VERIFIER_ERROR, (name, verdict)

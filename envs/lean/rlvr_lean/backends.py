@@ -7,7 +7,9 @@ The kernel-level audit is the same for every backend. After the proof, in the sa
   instance or definition cannot change what it means), both names from the root so that a
   namespace the code leaves open cannot hold look-alikes: the proved constant exists and its
   type is the task's statement (up to definitional unfolding, which the kernel checks); then
-  ``#print axioms`` of that check theorem (the axioms of exactly the constant checked);
+  ``#print axioms`` of that check theorem (the axioms of exactly the constant checked). Its name
+  carries a nonce the checked code cannot learn (``audit_nonce``) and its line must hold exactly
+  one answer about exactly that name: lines the code printed (were ``IO`` ever to run) forge nothing;
 - ``#print axioms NAME`` for every audited constant (every constant an ambiguous name prints):
   only ``propext``, ``Classical.choice``, ``Quot.sound`` (plus ``Lean.ofReduceBool`` /
   ``Lean.trustCompiler`` when ``native_decide`` is allowed). ``sorryAx`` is an unfinished
