@@ -18,7 +18,7 @@ Holes found and mended by mechanism (ids stay ``-v2``'s successor ``-v3``):
   this is the second line) and stopped Lean could forge a clean audit. Now the check theorem's
   name carries a nonce keyed by a per-process secret, the file backend sends the file on a pipe
   (nothing on disk to read the nonce back from), the check theorem's line must hold exactly one
-  answer, about exactly that name, and an answer placed past the audit's last line is forged.
+  answer, about exactly that name (trace messages beside it are not answers).
 """
 
 from __future__ import annotations
@@ -202,11 +202,15 @@ def test_forged_answers_never_make_a_verdict():
     assert plan.check_name == check and f"#print axioms _root_.{check}" in plan.text
     real = (_answer(2, check), _answer(3, "foo"))
     assert judge_audit(plan, real, allow_native=False) is None
+    # a trace option left on (`trace.Elab.command`, `profiler`) adds messages on the audit's lines and past them
+    trace = Message("information", Pos(2, 0), None, f"[Elab.command] #print axioms {check}")
+    late = Message("information", Pos(4, 0), None, "elaboration took 0.2ms")
+    assert judge_audit(plan, (*real, trace, late), allow_native=False) is None
     forged = {
         # what a forger knows: the statement's fingerprint, not the nonce
         "the check theorem without the nonce": (_answer(2, "_rlvr_check_abc"), _answer(3, "foo")),
         "a second answer on the check line": (_answer(2, check, "cheat"), _answer(2, check), _answer(3, "foo")),
-        "an answer past the last audit line": (*real, _answer(4, check)),
+        "the answer twice": (_answer(2, check), _answer(2, check), _answer(3, "foo")),
         "another constant's answer on the check line": (_answer(2, "foo"), _answer(3, "foo")),
     }
     for name, messages in forged.items():
@@ -302,8 +306,14 @@ def test_lean_and_the_audit_hold_round_eight_scope_tricks_without_layer_one():
     from rlvr_lean.file_backend import FileBackend
 
     backend = FileBackend(LEAN)
-    honest = backend.check(_raw(f"{K_SIG} := N.zero_add n\n"), allow_native=False, timeout_s=30)
-    assert honest.passed, honest
+    for options in (
+        "",
+        "set_option trace.Elab.command true\n",
+        "set_option profiler true\nset_option profiler.threshold 0\n",
+    ):
+        # options on the allow-list that make Lean itself add messages on the audit's lines and past them
+        honest = backend.check(_raw(f"{options}{K_SIG} := N.zero_add n\n"), allow_native=False, timeout_s=30)
+        assert honest.passed, (options, honest)
     for name, code in KERNEL_HOSTILE.items():
         verdict = backend.check(_raw(code), allow_native=False, timeout_s=30)
         assert verdict.reward == 0.0 and verdict.reason is not Reason.VERIFIER_ERROR, (name, verdict)

@@ -111,15 +111,6 @@ def judge_audit(
     for m in messages:
         line = (m.pos.line if m.pos else 1) - line_offset
         by_line.setdefault(line, []).append(m)
-    past = [
-        m
-        for line, ms in by_line.items()
-        if line > len(plan.purposes)
-        for m in ms
-        if m.severity in ("info", "information")
-    ]
-    if past:  # Lean answers each audit line on that line: a message past the last one was printed by the code
-        return _forged(f"a message placed past the audit's last line: {past[0].data[:200]}")
     stray = [
         m for line, ms in by_line.items() if not 1 <= line <= len(plan.purposes) for m in ms if m.severity == "error"
     ]
@@ -164,7 +155,8 @@ def judge_audit(
             if plan.check_name is not None and name == f"_root_.{plan.check_name}":
                 # The verdict's own line: exactly one answer, about exactly the check theorem
                 # (its name holds the nonce). Anything else there was printed by something else.
-                answers = [m for m in here if m.severity in ("info", "information")]
+                # (A trace option left on adds trace messages here: only answers are counted.)
+                answers = [m for m in here if parse_axioms((m,))]
                 if len(answers) != 1 or {n.removeprefix("_root_.") for n in found} != {plan.check_name}:
                     return _forged(
                         f"the check theorem's `#print axioms` line has {len(answers)} answers: {sorted(found)}"
