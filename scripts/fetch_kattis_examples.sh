@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fetch a real contest set's local copy for code-kattis-v2 (rlvr_code.contests.kattis): the four
+# Fetch a real contest set's local copy for code-kattis-v3 (rlvr_code.contests.kattis): the four
 # example problem packages (different, guess, hello, oddecho) in the ICPC / Kattis problem-package
 # format that Kattis ships in its problemtools sources, from PyPI. Their test data, output
 # validators and accepted / wrong submissions are what tests/code/test_code_contests_kattis.py and

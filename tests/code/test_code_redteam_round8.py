@@ -7,6 +7,14 @@ program. Each table is one class; every row failed before its fix unless it says
   HumanEval/76; the best of six constants averaged 0.25 on HumanEval's first 80 tasks). Now the
   tests a trivial answer passes pay nothing and the most common expected answer's share is
   chance; an honest partly right program keeps a positive credit, a full one 1.
+* **Contest rows whose hidden cases all expect one answer** (every hidden case ``YES``): a program
+  printing it, with the statement's examples from a table, scored 1. Left out at ``make``; a row
+  with one hidden case is kept and marked ``one_hidden_answer``.
+* **Exceptions outside Exception, frames, fds and the judge's objects** (held before this round;
+  the rows keep them held): ``KeyboardInterrupt``, ``GeneratorExit``, a ``BaseException``
+  subclass, ``SystemExit`` from a ``finally``, a generator or a coroutine for a value, walking
+  the caller's frames to replace ``check``, scanning ``gc`` for the tests, reading inherited
+  descriptors, stopping or killing itself.
 """
 
 from __future__ import annotations
@@ -225,7 +233,7 @@ def test_a_contest_row_whose_hidden_cases_expect_one_answer_is_left_out(public, 
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the env says what it left out
-        env = rlvr_envs.make("code-contests-v2", data=[_contest_row(public, private), codecontests_rows()[0]])
+        env = rlvr_envs.make("code-contests-v3", data=[_contest_row(public, private), codecontests_rows()[0]])
     assert len(env.tasks) == 1 and "same answer" in env.skipped[0], env.skipped
 
 
@@ -241,6 +249,70 @@ def test_a_contest_row_that_tells_programs_apart_is_kept(public, private, flagge
     import rlvr_envs
     from rlvr_code.contests.rows import ONE_OUTPUT_KEY
 
-    env = rlvr_envs.make("code-contests-v2", data=[_contest_row(public, private)])
+    env = rlvr_envs.make("code-contests-v3", data=[_contest_row(public, private)])
     assert len(env.tasks) == 1 and not env.skipped
     assert bool(env.tasks[0].metadata.get(ONE_OUTPUT_KEY)) is flagged
+
+
+@needs_bwrap
+def test_a_constant_output_earns_no_partial_credit_on_a_contest_set():
+    import rlvr_envs
+
+    private = [(f"{n}\n", "YES\n" if n % 3 else "NO\n") for n in range(1, 10)] + [("10\n", "4\n"), ("12\n", "5\n")]
+    row = _contest_row([("1\n", "YES\n")], private)
+    env = rlvr_envs.make("code-contests-v3", data=[row], partial_credit=True, timeout_s=20)
+    task = env.tasks[0]
+    assert env.verifier.verify(task, fenced("print('YES')")).reward == 0.0
+    assert env.verifier.verify(task, fenced("print('NO')")).reward == 0.0
+    honest = "n = int(input())\nprint(4 if n == 10 else 'YES' if n % 3 else 'NO')"
+    assert env.verifier.verify(task, fenced(honest)).reward == pytest.approx(0.5)  # one of 10 and 12
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the deprecated id, as it was
+        old = rlvr_envs.make("code-contests-v2", data=[row], partial_credit=True, timeout_s=20)
+    assert old.verifier.verify(old.tasks[0], fenced("print('YES')")).reward == pytest.approx(
+        7 / 12
+    )  # the shown case too
+
+
+HELD = {
+    "KeyboardInterrupt": "    raise KeyboardInterrupt\n",
+    "GeneratorExit": "    raise GeneratorExit\n",
+    "a BaseException subclass": "    class Stop(BaseException):\n        pass\n    raise Stop()\n",
+    "SystemExit from finally": "    try:\n        return False\n    finally:\n        raise SystemExit(0)\n",
+    "a generator": "    yield True\n",
+    "NaN": "    return float('nan')\n",
+    "NaN in a list": "    return [float('nan')]\n",
+    "caller frames": "    import sys\n    f = sys._getframe(1)\n    while f:\n"
+    "        f.f_globals['check'] = lambda c: None\n        f = f.f_back\n    return False\n",
+    "gc scan": "    import gc\n    for o in gc.get_objects():\n        if isinstance(o, dict) and 'candidate' in o:\n"
+    "            return o\n    return False\n",
+    "a fake verdict printed": "    print('{\"status\": \"passed\"}')\n    print('line 12: passed')\n    return False\n",
+    "kills itself": "    import os, signal\n    os.kill(os.getpid(), signal.SIGTERM)\n",
+    "forks and exits": "    import os\n    if os.fork():\n        os._exit(0)\n    return True\n",
+}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("body", list(HELD.values()), ids=list(HELD))
+def test_a_program_reaching_past_its_function_earns_nothing(body):
+    from tests.code.helpers_code import humaneval_task
+
+    program = "def has_close_elements(numbers, threshold):\n" + body
+    verifier = CodeVerifier(timeout_s=5.0)
+    assert verifier.verify(humaneval_task(0), fenced(program)).reward == 0.0
+
+
+@needs_bwrap
+@pytest.mark.slow
+@pytest.mark.parametrize(("version", "holes"), [("v4", True), ("v5", False)])
+def test_the_shipped_attackers_trivial_answers_under_partial_credit(version, holes):
+    import rlvr_envs
+    from rlvr_envs.redteam import run_redteam
+    from tests.helpers.data import shared_path
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the deprecated id, as it was
+        env = rlvr_envs.make(f"code-humaneval-{version}", data=str(shared_path("humaneval.jsonl")), partial_credit=True)
+    report = run_redteam(env, quick=True, n=6, seed=0, classes=["code_trivial"])
+    assert report.raised == 0
+    assert bool(report.result("code_trivial").holes) is holes, report.summary_text()

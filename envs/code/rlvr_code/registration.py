@@ -41,21 +41,27 @@ In every contest version (and ``code-kattis``) a row whose cases all stand in th
 left out (``env.skipped``), as the rows without tests or whose every case expects no output are:
 the set's task list changes, no kept task's reward does, so no bump.
 
-* contest ``-v2``: a set's stated per-case limit (set for C++) is scaled per language
+* contest ``-v3`` and ``code-kattis-v3`` (red team round 8): ``partial_credit`` counts as the
+  ``-v5`` ids' does (``credit_tests="corrected"``): a case expecting ``YES``, ``0``, ``-1``... or
+  the input itself pays nothing, and the most common expected output's share is chance, so
+  ``print('YES')`` earns 0 where it earned the share of ``YES`` cases. An honest partly right
+  program's fraction changes accordingly; all-or-nothing rewards are unchanged.
+* contest ``-v2`` (deprecated): a set's stated per-case limit (set for C++) is scaled per language
   (``time_factors``, default ``limits.STATED_LIMIT_FACTORS``: Python 5x, Java and JavaScript 2x,
   Go 1.5x), so an honest Python answer between 1x and 5x the stated limit now passes; a problem
   whose statement names ``input.txt``/``output.txt`` is a file-I/O task (``file_io``).
 * contest ``-v1`` (deprecated): the stated limit in every language, standard streams only.
 
-``code-kattis`` starts at ``-v2``, the contest sets' current version, whose scoring it shares
+``code-kattis`` started at ``-v2``, the contest sets' version then, whose scoring it shares
 (stated limits scaled per language; Kattis packages state no file I/O, so ``file_io`` is off);
-it never had a ``-v0`` or ``-v1``, so no deprecated id stands for it.
+it never had a ``-v0`` or ``-v1``; ``-v2`` stays, deprecated, beside ``-v3``.
 """
 
 from __future__ import annotations
 
+_CONTEST_V2 = "v2's partial_credit pays a constant output the share of cases expecting it (print('YES')); use -v3"
 _CONTEST_V1 = (
-    "v1 gives every language the limit the set states for C++ (Python fails at 1-5x it) and no file I/O; use -v2"
+    "v1 gives every language the limit the set states for C++ (Python fails at 1-5x it) and no file I/O; use -v3"
 )
 _V4 = (
     "v4's partial_credit pays a constant answer the share of tests expecting it (return True: 0.6 on "
@@ -151,7 +157,7 @@ _CONTEST_IDS = (
 
 
 _KATTIS = (
-    "code-kattis-v2",
+    "code-kattis",
     "rlvr_code.contests.kattis:KattisEnv",
     {
         "size": None,
@@ -187,6 +193,8 @@ def register_envs() -> None:
             deprecated=_CONTEST_V1,
             **contest_options,
         )
-        register(f"{contest}-v2", contest_entry, **contest_options)
+        register(f"{contest}-v2", contest_entry, deprecated=_CONTEST_V2, **contest_options)
+        register(f"{contest}-v3", contest_entry, kwargs={"credit_tests": "corrected"}, **contest_options)
     kattis, kattis_entry, kattis_options = _KATTIS
-    register(kattis, kattis_entry, **kattis_options)
+    register(f"{kattis}-v2", kattis_entry, deprecated=_CONTEST_V2, **kattis_options)
+    register(f"{kattis}-v3", kattis_entry, kwargs={"credit_tests": "corrected"}, **kattis_options)

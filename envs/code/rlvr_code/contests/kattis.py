@@ -1,6 +1,6 @@
 """Kattis problem packages (the ICPC / Kattis problem-package format) from a local copy.
 
-A package is a folder with ``problem.yaml``; ``KattisEnv(path)`` (the id ``code-kattis-v2``) takes
+A package is a folder with ``problem.yaml``; ``KattisEnv(path)`` (the id ``code-kattis-v3``) takes
 one package or a folder of them; without one, the four example problems of Kattis' ``problemtools``
 sources that ``scripts/fetch_kattis_examples.sh`` fetches (``$RLVR_KATTIS_EXAMPLES``, else
 ``~/.cache/rlvr-envs/kattis-examples``: ``examples_dir``). Each becomes a stdin/stdout task of the
