@@ -6,6 +6,9 @@
 * ``copies_jit``: where an ASCII response's copies of its prompt start (``guard.strip_copies``),
   read off the response's token bytes through a hash table of the prompt's tokens; the plain
   path flags the tokens and looks up their n-grams as tuples.
+* ``guard_jit``: the guard's content weights, distinct ratio and distinct counts of an ASCII
+  response's tokens in one compiled pass (``tests/ifeval/test_ifeval_guard_jit.py``: figure by
+  figure); the plain path is ``content_weight``, ``distinct_ratio`` and ``set`` over the tokens.
 * ``refusals._TRIGGERS``: strings read off the refusal pattern, one of which every match holds;
   a short answer without any skips the pattern (the plain path tries it at every position).
 
@@ -69,6 +72,7 @@ def test_whole_verdicts_are_those_of_the_plain_paths(rows, kernel, monkeypatch) 
     with monkeypatch.context() as patch:
         patch.setattr(prose_jit, "_CONTRAST", None)
         patch.setattr(prose_jit, "_COPIES", (None, None))
+        patch.setattr(prose_jit, "_GUARD", None)  # (the guard's counts in Python too: ``guard_jit``)
         patch.setattr(prose_jit, "_started", True)  # (no background load meanwhile)
         patch.setattr(refusals, "_TRIGGERS", ("",))  # every text tries the pattern
         plain = {name: [_verdict(v.verify(t, r)) for t, r in cases] for name, v in verifiers.items()}

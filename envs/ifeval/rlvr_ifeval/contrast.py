@@ -42,7 +42,7 @@ import dataclasses
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from rlvr_ifeval import contrast_jit, pasted, prose_jit
 from rlvr_ifeval.base import Checker
@@ -172,8 +172,8 @@ class Background:
             met = len(order) > 0
             matched = None
         if found is None and self.paste and (met or self.paste >= 2):  # round 6 needs no match
-            if matched is None:
-                matched = contrast_jit.matched(order, values)
+            if matched is None:  # (made from the arrays only if the paste rule reads it)
+                matched = cast(dict[int, float], contrast_jit.Matched(order, values))
             found = pasted.shares_little_but_has_a_home(self, prompt, task, response, matched)
         return found
 

@@ -24,6 +24,7 @@ under their own and other prompts.
 from __future__ import annotations
 
 import math
+from collections.abc import ItemsView, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -106,7 +107,8 @@ class Walk:
     ) -> tuple[Any, Any, int, float, float]:  # fmt: skip
         """(order of the prompts met, the dense matched weights, best other prompt by weight and
         its weight, best outranking similarity)."""
-        ids = np.array(list(map(self.ids.__getitem__, self.ids.keys() & response)), dtype=np.int64)
+        get = self.ids.get  # one lookup a unit (the walk sorts the ids itself)
+        ids = np.array([n for u in response if (n := get(u)) is not None], dtype=np.int64)
         values = np.zeros(len(self.weights), dtype=np.float64)
         order = np.empty(len(self.weights), dtype=np.int64)
         met, best_i, best, similar = kernel(
@@ -119,6 +121,34 @@ class Walk:
 def matched(order: Any, values: Any) -> dict[int, float]:
     """``contrast.matched_weights``' dict from ``Walk.run``'s arrays (the same insertion order)."""
     return dict(zip(order.tolist(), values[order].tolist(), strict=True))
+
+
+class Matched(Mapping[int, float]):
+    """``matched``'s dict, made only when first read: the paste rule reads it on few responses
+    (a dict of ~140 prompts cost ~15 us a verdict, made for every response the rule saw)."""
+
+    __slots__ = ("_dict", "_order", "_values")
+
+    def __init__(self, order: Any, values: Any) -> None:
+        self._order, self._values = order, values
+        self._dict: dict[int, float] | None = None
+
+    def _made(self) -> dict[int, float]:
+        if self._dict is None:
+            self._dict = matched(self._order, self._values)
+        return self._dict
+
+    def __getitem__(self, key: int) -> float:
+        return self._made()[key]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._made())
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def items(self) -> ItemsView[int, float]:
+        return self._made().items()
 
 
 def compile_kernel() -> Any:

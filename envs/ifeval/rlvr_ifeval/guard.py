@@ -28,7 +28,7 @@ from functools import lru_cache
 from itertools import chain, filterfalse, islice, pairwise
 from typing import Any
 
-from rlvr_ifeval import copies_jit, prose_jit
+from rlvr_ifeval import copies_jit, guard_jit, prose_jit
 from rlvr_ifeval.analysis import COMMON_PUNCTUATION, replace_each
 from rlvr_ifeval.base import Checker, strings
 from rlvr_ifeval.formats import user_format
@@ -206,10 +206,15 @@ def repeated_ratio_at_most(units: Sequence[str]) -> float:
     """A cheap upper bound of ``repeated_ratio``: the n-grams that start at the first occurrence
     of each distinct unit differ in their first unit, so there are at least that many distinct
     n-grams (less the last n - 1 positions, which start none)."""
-    n_grams = len(units) - REPEAT_NGRAM + 1
+    return _repeated_bound(len(units), len(set(units)))
+
+
+def _repeated_bound(n: int, distinct: int) -> float:
+    """``repeated_ratio_at_most`` of ``n`` units of which ``distinct`` differ."""
+    n_grams = n - REPEAT_NGRAM + 1
     if n_grams <= 0:
         return 0.0
-    return 1 - max(0, len(set(units)) - REPEAT_NGRAM + 1) / n_grams
+    return 1 - max(0, distinct - REPEAT_NGRAM + 1) / n_grams
 
 
 @dataclass(frozen=True)
@@ -283,18 +288,7 @@ def strip_copies(
     them, or the prompt's quoted material, does not count towards ``coverage``. ``text``: the
     tokens as ``ascii_token_bytes`` gives them, for the compiled search (``copies_jit``)."""
     k = profile.k
-    if not k or len(toks) < k:
-        return Copies(toks, 0, 0.0)
-    fill, kernel = prose_jit.copies_kernels()
-    table = _vocabulary_table(profile, fill) if text is not None and kernel is not None else None
-    if table is not None and table.usable:
-        starts = table.starts(kernel, text, k)  # type: ignore[arg-type]  # (text is not None here)
-    else:
-        # Where k tokens of the prompt's vocabulary follow each other (found in C over one byte
-        # a token) may a copy start; only there are n-grams built and looked up.
-        flags = bytes(map(profile.vocabulary.__contains__, toks))
-        grams = {i: tuple(toks[i : i + k]) for i in map(_start, _RUN_RES[k].finditer(flags))}
-        starts = [i for i, gram in grams.items() if gram in profile.grams]
+    starts = _copy_starts(toks, profile, text)
     if not starts:
         return Copies(toks, 0, 0.0)
     keep: list[str] = []
@@ -304,13 +298,35 @@ def strip_copies(
             keep.extend(toks[end:start])
         end = max(end, start + k)
     keep.extend(toks[end:])
+    return Copies(keep, len(toks) - len(keep), _coverage(toks, profile, expected, starts))
+
+
+def _copy_starts(toks: list[str], profile: PromptProfile, text: bytes | None) -> list[int]:
+    """Where in ``toks`` a copy of one of the prompt's ``profile.k``-grams starts, ascending."""
+    k = profile.k
+    if not k or len(toks) < k:
+        return []
+    fill, kernel = prose_jit.copies_kernels()
+    table = _vocabulary_table(profile, fill) if text is not None and kernel is not None else None
+    if table is not None and table.usable:
+        return table.starts(kernel, text, k)  # type: ignore[arg-type]  # (text is not None here)
+    # Where k tokens of the prompt's vocabulary follow each other (found in C over one byte a
+    # token) may a copy start; only there are n-grams built and looked up.
+    flags = bytes(map(profile.vocabulary.__contains__, toks))
+    grams = {i: tuple(toks[i : i + k]) for i in map(_start, _RUN_RES[k].finditer(flags))}
+    return [i for i, gram in grams.items() if gram in profile.grams]
+
+
+def _coverage(toks: list[str], profile: PromptProfile, expected: Iterable[str], starts: list[int]) -> float:
+    """``Copies.coverage`` of the copies at ``starts``."""
+    k = profile.k
     wanted: frozenset[tuple[str, ...]] | set[tuple[str, ...]] = profile.instruction_grams
     if expected:
         wanted = set(wanted)
         for copy in expected:
             wanted.difference_update(_grams(tokens(copy), k))
     found = wanted.intersection([tuple(toks[i : i + k]) for i in starts]) if wanted else ()
-    return Copies(keep, len(toks) - len(keep), len(found) / len(wanted) if wanted else 0.0)
+    return len(found) / len(wanted) if wanted else 0.0
 
 
 def _vocabulary_table(profile: PromptProfile, fill: Any) -> copies_jit.Vocabulary:
@@ -407,17 +423,26 @@ def content_rejection(
     plain = response.isascii() or _joined(toks).isascii()
     profile = prompt_profile(prompt, prompt_format)
     expected = [str(c.kwargs[n]) for c in checkers for n in EXPECTED_COPIES if c.kwargs.get(n)]
-    copies = strip_copies(toks, profile, expected, text)
-    rest = copies.rest
-    if copies.copied:
-        own = content_weight(rest)
+    kernel = prose_jit.guard_kernel() if text is not None else None
+    counted: guard_jit.Figures | None = None
+    if kernel is not None:  # ASCII: the counts below in one compiled pass (``guard_jit``)
+        starts = _copy_starts(toks, profile, text)
+        counted = guard_jit.figures(kernel, text, starts, profile.k, DIVERSITY_WINDOW)  # type: ignore[arg-type]
+        rest = toks  # (unread below on this path: the figures stand for it)
+        copied = counted.tokens - counted.rest
+        coverage = _coverage(toks, profile, expected, starts) if starts else 0.0
+    else:
+        copies = strip_copies(toks, profile, expected, text)
+        rest, copied, coverage = copies.rest, copies.copied, copies.coverage
+    if copied:
+        own = counted.content_rest if counted is not None else content_weight(rest)
         # Most of the prompt's instructions reproduced: the response must add a real answer (the
         # basic echo rule's minimum). Asked to repeat a text first, it must add one at all.
-        if (copies.coverage >= MIN_ECHO_COVERAGE and own < min_words) or (expected and own < 1):
+        if (coverage >= MIN_ECHO_COVERAGE and own < min_words) or (expected and own < 1):
             return ECHO
     ids = {c.instruction_id for c in checkers}
     if not ids & NUMERIC_ANSWERS:
-        content = content_weight(toks)
+        content = counted.content if counted is not None else content_weight(toks)
         if content < min_words:
             return NO_WORDS
         total = len(toks) if plain else weight(toks)
@@ -440,10 +465,22 @@ def content_rejection(
             left = strip_copies(tokens(remainder), profile, expected).rest
             if content_weight(list(filterfalse(own_material.__contains__, left))) < min_words:
                 return REFUSAL
+    if counted is not None:  # (plain: the units are the tokens; without copies the rest is all of them)
+        if counted.rest >= min_words and counted.distinct_ratio_rest < MIN_DISTINCT_RATIO:
+            return FEW_DISTINCT
+        distinct = counted.distinct if copied else counted.distinct_rest
+        n_units = counted.tokens if copied else counted.rest
+        if (
+            n_units >= MIN_REPEAT_UNITS
+            and _repeated_bound(n_units, distinct) > MAX_REPEATED_RATIO
+            and repeated_ratio(toks) > MAX_REPEATED_RATIO  # (without copies the rest is ``toks``)
+        ):
+            return REPEATED
+        return None
     units = rest if plain else diversity_units(rest)
     if len(units) >= min_words and distinct_ratio(units) < MIN_DISTINCT_RATIO:
         return FEW_DISTINCT
-    everything = (toks if plain else diversity_units(toks)) if copies.copied else units
+    everything = (toks if plain else diversity_units(toks)) if copied else units
     if (
         len(everything) >= MIN_REPEAT_UNITS
         and repeated_ratio_at_most(everything) > MAX_REPEATED_RATIO

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from rlvr_ifeval import contrast_jit, copies_jit, units_jit
+from rlvr_ifeval import contrast_jit, copies_jit, guard_jit, units_jit
 from rlvr_ifeval.analysis import JOINER_CHARS, PROSE_SEGMENT_WORDS, ascii_view, joined_words, replace_each
 
 KEY_CHARS = 12
@@ -194,6 +194,7 @@ _FLAGS: Any = None
 _UNITS: Any = None
 _CONTRAST: Any = None
 _COPIES: tuple[Any, Any] = (None, None)
+_GUARD: Any = None
 _LOCK = threading.Lock()
 _loaded = False
 _started = False
@@ -316,6 +317,14 @@ def copies_kernels() -> tuple[Any, Any]:
     return _COPIES
 
 
+def guard_kernel() -> Any:
+    """``guard_jit``'s kernel once ``load`` has checked it, else None (the first call starts
+    loading it on a daemon thread)."""
+    if _GUARD is None and not _started:
+        start()
+    return _GUARD
+
+
 def start() -> None:
     """``load`` on a daemon thread, once: a process's first verdicts count in Python instead of
     waiting for numba (1-3 s from its cache, ~15 s compiling on a loaded machine)."""
@@ -340,7 +349,7 @@ def _forget_load() -> None:
 def load() -> bool:
     """Compile the kernel (or load it from numba's cache) and check it on a sample, once per
     process; whether it is in use. Called by ``language.warm_up``."""
-    global _KERNEL, _FLAGS, _UNITS, _CONTRAST, _COPIES, _loaded
+    global _KERNEL, _FLAGS, _UNITS, _CONTRAST, _COPIES, _GUARD, _loaded
     with _LOCK:
         if not _loaded:
             _loaded = True
@@ -352,6 +361,7 @@ def load() -> bool:
                 units = units_jit.compile_kernel()
                 walk = contrast_jit.compile_kernel()
                 copies = copies_jit.compile_kernels()
+                guard = guard_jit.compile_kernel()
             except Exception:  # no numba: the Python path counts
                 return False
             kept = frozenset({"the", "of", "and", "to", "in", "is", "it's", "with"})
@@ -366,8 +376,9 @@ def load() -> bool:
                 words = set(letters.lower().split()) - drop
                 ok = ok and units_jit.ascii_units(units, _SAMPLE, drop, 6) == {w[:6] for w in words if len(w) >= 3}
                 ok = ok and contrast_jit.check(walk) and copies_jit.check(*copies)
+                ok = ok and guard_jit.check(guard)
             except Exception:
                 ok = False
             if ok:  # published only once checked: another thread may be counting meanwhile
-                _COPIES, _CONTRAST, _UNITS, _FLAGS, _KERNEL = copies, walk, units, flags, kernel
+                _GUARD, _COPIES, _CONTRAST, _UNITS, _FLAGS, _KERNEL = guard, copies, walk, units, flags, kernel
     return _KERNEL is not None
