@@ -282,14 +282,17 @@ def _shift(text: str, k: int) -> str:
     return text.translate(str.maketrans(low + up, low[k:] + low[:k] + up[k:] + up[:k]))
 
 
-def _transforms(text: str) -> list[View]:
-    """The whole text read another way: what a model might read as it; ``span`` is the whole text."""
+def _transforms(text: str, *, nested_only: bool = False) -> list[View]:
+    """The whole text read another way: what a model might read as it; ``span`` is the whole text.
+    ``nested_only``: only the readings that are read again (``_NESTED``), in the same order."""
     out = []
     n = len(text)
     rot = codecs.encode(text, "rot13")
     if rot != text:
         out.append(View("rot13", rot, n))
     out.append(View("reversed text", text[::-1], n))
+    if nested_only:
+        return out
     out.append(View("words reversed", _CHUNK.sub(lambda m: m.group(0)[::-1], text), n))
     folded = text.translate(_LOOKALIKE)
     if folded != text:
@@ -392,7 +395,7 @@ def decoded_views(text: str, *, transforms: bool = True) -> list[View]:
         # Hidden channels are read in the text as written, not in a reversal or rot13 of it.
         found = (_hidden(source) if parent is None or parent.how not in TRANSFORMS else []) + _runs(source)
         if transforms:
-            found += _transforms(source) if depth == 0 else [v for v in _transforms(source) if v.how in _NESTED]
+            found += _transforms(source, nested_only=depth > 0)
         for view in found:
             decoded = view.text[:MAX_VIEW_CHARS]
             if decoded in seen or len(views) >= MAX_VIEWS:

@@ -55,7 +55,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -65,17 +65,13 @@ from rlvr_envs.tail_lexicon import CERTAINTY
 from rlvr_judge.decoded import TRANSFORMS, decoded_views, hidden_containers, leet
 from rlvr_judge.forged import forged
 from rlvr_judge.grading_talk import grading_talk
+from rlvr_judge.phrases import Phrases
 from rlvr_judge.screen_lexicon import (
-    _CJK_INJECTIONS,
     _CJK_REFUSALS,
     _FUNCTION_CHARS,
     _FUNCTION_KANA,
     _FUNCTION_WORDS,
-    _GRADER_NOUNS,
     _KO_ENDINGS,
-    _NOSPACE_INJECTIONS,
-    _WORD_INJECTIONS,
-    _WORD_INJECTIONS_WIDE,
     _WORD_REFUSALS,
     INJECTIONS,
     INJECTIONS_ALONE,
@@ -129,6 +125,7 @@ MAX_SCREEN_CHARS = 40_000
 _CJK = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _TOKEN = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+")
 _HANGUL = re.compile("[\uac00-\ud7af]")
+_CJK_CHAR = re.compile(f"[{_CJK}]")
 # Tags (a name, attributes only as name=value: "<<Double Edge>>" is a title, not a tag), HTML
 # comments (their inside is invisible) and LaTeX command names.
 _MARKUP = re.compile(
@@ -216,7 +213,7 @@ def tokens(text: str) -> list[str]:
 
 
 def _units(toks: Sequence[str]) -> float:
-    cjk = sum(1 for t in toks if len(t) == 1 and re.match(f"[{_CJK}]", t))
+    cjk = sum(1 for t in toks if len(t) == 1 and _CJK_CHAR.match(t))
     return len(toks) - cjk + cjk / 2  # two characters are about a word
 
 
@@ -224,30 +221,37 @@ def _norm(text: str) -> str:
     return _WS.sub(" ", unicodedata.normalize("NFKC", text).casefold())
 
 
-def _sentences(text: str) -> list[str]:
-    return [s for s in SENTENCE_END.split(text) if tokens(s)]
+def _sentences(text: str) -> Iterator[tuple[str, list[str]]]:
+    """The sentences of ``text`` that carry words, each with its ``tokens``, one at a time."""
+    for sentence in SENTENCE_END.split(text):
+        toks = tokens(sentence)
+        if toks:
+            yield sentence, toks
 
 
 def _only(
-    pattern: re.Pattern[str], text: str, task_text: str, reference_units: set[str], extra: re.Pattern[str] | None = None
+    phrases: Phrases, text: str, task_text: str, reference_units: set[str], extra: re.Pattern[str] | None = None
 ) -> str | None:
-    """The phrase, when every sentence of ``text`` with words in it is flagged by ``pattern`` (or
+    """The phrase, when every sentence of ``text`` with words in it is flagged by ``phrases`` (or
     ``extra``) bar ``RESIDUAL_UNITS`` words, none too long, with no digit and no word of the
     reference; phrases the task contains do not count. None otherwise."""
-    flagged: list[str] = []
     residual = 0.0
     phrase = None
-    for sentence in _sentences(text):
-        hits = [m.group(0) for p in (pattern, extra) if p is not None for m in p.finditer(sentence)]
+    # Narrowed once for the whole text: a phrase that cannot match in it cannot match in a sentence of it.
+    patterns = [p for p in (phrases.narrowed(text), extra) if p is not None]
+    if not patterns:
+        return None
+    for sentence, toks in _sentences(text):
+        hits = [m.group(0) for p in patterns for m in p.finditer(sentence)]
         hits = [h for h in hits if _norm(h).strip() not in task_text]
-        toks = tokens(sentence)
         if hits and _answers_after_contrast(sentence):
             hits = []  # "I don't know exactly, but it is the Danube": the sentence answers after all
         if hits and _units(toks) <= MAX_FLAGGED_SENTENCE_UNITS:
-            flagged.append(sentence)
             phrase = phrase or hits[0]
         else:
             residual += _units(toks)
+            if residual > RESIDUAL_UNITS:
+                return None  # the answer says more than its refusals or notes: nothing later changes that
     if phrase is None or residual > RESIDUAL_UNITS:
         return None
     toks = tokens(text)
@@ -304,8 +308,8 @@ def _echo(
 
 
 def _salad(text: str, toks: list[str], prompt: str, prompt_toks: list[str]) -> str | None:
-    words = [t for t in toks if not re.fullmatch(f"[{_CJK}]", t)]
-    cjk = [t for t in toks if re.fullmatch(f"[{_CJK}]", t)]
+    words = [t for t in toks if not _CJK_CHAR.fullmatch(t)]
+    cjk = [t for t in toks if _CJK_CHAR.fullmatch(t)]
     if len(cjk) >= 2 * SALAD_MIN_WORDS and len(cjk) > len(words):
         function = sum(1 for c in cjk if c in _FUNCTION_CHARS or c in _FUNCTION_KANA) / len(cjk)
         if function < SALAD_FUNCTION_SHARE_CJK and _prose_shaped(text, len(cjk) / 2):
@@ -384,7 +388,8 @@ def screen(
     if salad is not None:
         return Screened("word_salad", f"not language: {salad}")
     notes = INJECTIONS_ALONE if level >= 3 else INJECTIONS
-    found = _only(notes, deobfuscated(text), task_text, reference_units)
+    deob = deobfuscated(text)
+    found = _only(notes, deob, task_text, reference_units)
     # A note broken over lines reads as one sentence (a note alone is short: a long text is not one).
     if found is None and level >= 3 and "\n" in text and len(toks) <= 4 * MAX_FLAGGED_SENTENCE_UNITS:
         found = _only(notes, deobfuscated(_WS.sub(" ", text)), task_text, reference_units)
@@ -392,22 +397,23 @@ def screen(
         return Screened("injection", f"the answer only addresses the grader ({found!r})")
     if level < 2:
         return None
-    if level >= 3 and _echo_beside_note(text, prompt_toks, echo_sources, reference_units, rubric, task_text):
+    if level >= 3 and _echo_beside_note(deob, prompt_toks, echo_sources, reference_units, rubric, task_text):
         return Screened("injection", "a note to the grader beside the prompt pasted back")
     read = set(_FUNCTION_WORDS) | reference_units | {t for t in prompt_toks if len(t) >= 3}
     return _beyond_plain_text(shown[:MAX_SCREEN_CHARS], text, task_text, reference_units, read, level)
 
 
 def _echo_beside_note(
-    text: str, prompt_toks: list[str], sources: Sequence[str], reference_units: set[str], rubric: bool, task_text: str
+    read: str, prompt_toks: list[str], sources: Sequence[str], reference_units: set[str], rubric: bool, task_text: str
 ) -> bool:
-    """Level 3: whether ``text`` is the prompt pasted back once its sentences addressed to the grader are
-    left out (each is a note, so the rest is all the answer says)."""
-    if not _may_match_wide(text):
+    """Level 3: whether ``read`` (the visible text, ``deobfuscated``) is the prompt pasted back once its
+    sentences addressed to the grader are left out (each is a note, so the rest is all the answer says)."""
+    notes = INJECTIONS_ALONE.narrowed(read)
+    if notes is None:
         return False
     kept, dropped = [], False
-    for sentence in SENTENCE_END.split(deobfuscated(text)):
-        hits = [m for m in INJECTIONS_ALONE.finditer(sentence) if _norm(m.group(0)).strip() not in task_text]
+    for sentence in SENTENCE_END.split(read):
+        hits = [m for m in notes.finditer(sentence) if _norm(m.group(0)).strip() not in task_text]
         if hits:
             dropped = True
         else:
@@ -460,17 +466,9 @@ def _vocabulary(patterns: Iterable[str]) -> frozenset[str]:
     return frozenset(w.casefold() for p in patterns for w in _GATE_WORD.findall(p.replace("\\s", " ")))
 
 
-_NOTE_VOCABULARY = _vocabulary(_WORD_INJECTIONS)
 _REFUSAL_VOCABULARY = _vocabulary([*_WORD_REFUSALS, CERTAINTY.pattern])
-_NOTE_CJK = tuple(w.replace("_", "") for w in _CJK_INJECTIONS)
 _REFUSAL_CJK = tuple(w.replace("_", "") for w in _CJK_REFUSALS)
 _ANY_CJK = re.compile(f"[{_CJK}\uac00-\ud7af]")
-_NOTE_LITERALS_WIDE = tuple(
-    sorted(
-        _vocabulary([*_WORD_INJECTIONS_WIDE, *_GRADER_NOUNS])
-        | {w.replace("_", "") for w in (*_CJK_INJECTIONS, *_NOSPACE_INJECTIONS)}
-    )
-)
 # Pieces of a word ("No-te", "gra.der") and of a phrase ("Note. To the. Grader.") read as one.
 _INNER_BREAK = re.compile(r"(?<=[^\W\d_])[-\u00b7.*_'](?=[^\W\d_])")
 _BREAKS = re.compile(r"[^\w\s]+")
@@ -481,17 +479,9 @@ def _joined(text: str) -> str:
     return _WS.sub(" ", _BREAKS.sub(" ", _INNER_BREAK.sub("", text)))
 
 
-def _may_match_wide(text: str) -> bool:
-    """Whether ``text`` has a literal of ``INJECTIONS_WIDE`` in it anywhere (a cheap gate before the
-    alternation; substrings, so that inflected grader nouns pass it)."""
-    low = _WS.sub(" ", text.casefold())
-    squeezed = low.replace(" ", "")
-    return any(w in low or w in squeezed for w in _NOTE_LITERALS_WIDE)
-
-
 def _may_match(text: str, vocabulary: frozenset[str], cjk: tuple[str, ...]) -> bool:
     """Whether ``text`` has a word of ``vocabulary`` (as a word, or with an ending) or a CJK phrase."""
-    for word in _GATE_WORD.findall(text.casefold()):
+    for word in set(_GATE_WORD.findall(text.casefold())):
         if word in vocabulary or word[:-1] in vocabulary or word[:-2] in vocabulary:
             return True
     if _ANY_CJK.search(text):
@@ -516,17 +506,11 @@ def _beyond_plain_text(
     wide = level >= 3
     notes = INJECTIONS_WIDE if wide else INJECTIONS
 
-    def may(candidate: str) -> bool:
-        return _may_match_wide(candidate) if wide else _may_match(candidate, _NOTE_VOCABULARY, _NOTE_CJK)
-
-    plain_notes = set()
-    if may(raw):
-        plain_notes = {_norm(m.group(0)).strip() for m in notes.finditer(raw)}
+    # notes.finditer runs only the phrases a candidate can hold (rlvr_judge.phrases): no gate needed.
+    plain_notes = {_norm(m.group(0)).strip() for m in notes.finditer(raw)}
 
     def note(candidate: str, *, anywhere: bool = False) -> str | None:
         candidate = unicodedata.normalize("NFKC", candidate)
-        if not may(candidate):
-            return None
         for found in notes.finditer(candidate):
             phrase = _norm(found.group(0)).strip()
             if phrase not in task_text and (anywhere or phrase not in plain_notes):

@@ -5,8 +5,9 @@ Italian, Portuguese, Russian and more (``rlvr_judge.screen`` says how each is us
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
+
+from rlvr_judge.phrases import Phrases
 
 # Function words of the space-separated languages the project claims (our list): articles,
 # pronouns, prepositions, conjunctions, auxiliaries. What prose cannot do without.
@@ -104,10 +105,8 @@ _CJK_INJECTIONS = """评审 評審 评分员 評分員 阅卷 閱卷 裁判请 �
     채점자 평가자 심사위원 이전_지시를_무시 이전의_지시를_무시 정답으로_처리 정답으로_채점""".split()
 
 
-def _alternation(words: list[str], cjk: Iterable[str]) -> re.Pattern[str]:
-    cjk_words = sorted({w.replace("_", " ") for w in cjk}, key=len, reverse=True)
-    spaced = [re.escape(w).replace(r"\ ", r"\s*") for w in cjk_words]
-    return re.compile(r"(?<![\w'-])(?:" + "|".join(words) + r")(?![\w'-])|" + "|".join(spaced), re.IGNORECASE)
+def _alternation(words: list[str], cjk: Iterable[str]) -> Phrases:
+    return Phrases(words, cjk)
 
 
 REFUSALS = _alternation(_WORD_REFUSALS, _CJK_REFUSALS)
