@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -140,8 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--before", type=Path, default=None, help="another checkout: its harness as a row too")
     parser.add_argument("--perf", type=float, default=0.0, help="seconds of perf record per method (0: none)")
     args = parser.parse_args(argv)
-    sys.path.insert(0, str(ROOT))
-    from bench.code_sandbox import Floor, Sandbox, humaneval_rows, workloads
+    from _sandbox_floor import Floor  # bench/ is the script's folder
+    from code_sandbox import Sandbox, humaneval_rows, workloads
 
     rows = humaneval_rows(args.data / "humaneval.jsonl", None)
     samples = workloads(rows)["HumanEval canonical"]
