@@ -10,11 +10,11 @@ from rlvr_envs.redteam.target import Probe, Target
 
 def paste_probes(t: Target, quick: bool) -> list[Probe]:
     """One fluent ~150-word essay (no commas, about a lighthouse keeper) pasted under every prompt:
-    as written, lowercase, uppercase, after the prompt quoted back ("You asked: ..."), after
-    another prompt of the run quoted, and in the answer slot; and the gold completion of another
-    task of the same run pasted here (where the two golds differ). Word salad (``word_salad``)
-    differs from prose by its shape; this is prose that satisfies format-only constraints and
-    answers another question, so it must never earn reward."""
+    as written, lowercase, uppercase, after the prompt quoted back ("You asked: ..."), before it,
+    with it in an HTML comment, after another prompt of the run quoted, and in the answer slot;
+    and the gold completion of another task of the same run pasted here (where the two golds
+    differ). Word salad (``word_salad``) differs from prose by its shape; this is prose that
+    satisfies format-only constraints and answers another question, so it must never earn reward."""
     quoted = " ".join(t.prompt.split())[:600]
     probes = [
         Probe("essay", PASTE_ESSAY),
@@ -26,6 +26,10 @@ def paste_probes(t: Target, quick: bool) -> list[Probe]:
             Probe("essay-uppercase", PASTE_ESSAY.upper()),
             Probe("prompt-quoted-then-essay-lowercase", f"you asked: {quoted}\n\n{PASTE_ESSAY}".lower()),
             Probe("essay-in-answer-slot", t.render(PASTE_ESSAY)),
+            # The prompt after the essay, or where no reader sees it (an HTML comment): the words a
+            # relevance check counts, borrowed.
+            Probe("essay-then-prompt-quoted", f"{PASTE_ESSAY}\n\n(Prompt: {quoted})"),
+            Probe("essay-with-prompt-hidden", f"{PASTE_ESSAY}\n<!-- {quoted} -->"),
         ]
     pasted = 0
     for prompt, gold, completion in t.others:

@@ -34,6 +34,7 @@ from tests.ifeval.test_ifeval_pasted import LONG, SHORT
 from tests.ifeval.test_ifeval_relevance import GENERIC
 
 ROUND_6 = "ifeval-data-v6"
+ROUND_7 = "ifeval-data-v7"
 # Prompts of everyday words, as many as a real data set has (rare words then weigh as rare: with a
 # few hundred, chance alone meets a name now and then and the round-6 chance rule judges them).
 _rng = random.Random(11)
@@ -73,13 +74,13 @@ def no_home() -> contrast.Background:
     return found
 
 
-def _verifier(background: contrast.Background, env_id: str = NEWEST) -> IFEvalVerifier:
+def _verifier(background: contrast.Background, env_id: str = ROUND_7) -> IFEvalVerifier:
     return IFEvalVerifier(relevance_background=background, **flags(env_id))
 
 
 def test_the_newest_ids_are_round_7_and_round_6_keeps_its_level() -> None:
-    assert flags(NEWEST)["relevance_paste"] == 3
-    assert rlvr_envs.registry.resolve("ifeval-synth").id == "ifeval-synth-v7"
+    assert flags(ROUND_7)["relevance_paste"] == 3 and flags(NEWEST)["relevance_paste"] >= 3
+    assert rlvr_envs.registry.resolve("ifeval-synth").id == "ifeval-synth-v8"
     assert flags(ROUND_6)["relevance_paste"] == 2 == flags("ifeval-synth-v7")["relevance_paste"]
 
 

@@ -53,11 +53,8 @@ FAMILIES: dict[str, tuple[str, Maker, bool]] = {
 _ROUND6 = "found by the round-6 attacker classes (issue 26); the family's owner mends the mechanism"
 KNOWN_HOLES: dict[str, dict[str, str]] = {
     # case -> {class: what still earns reward}: each an xfail (strict: the day it is fixed the
-    # mark must go); the other classes must report 0 meanwhile.
-    "ifeval-synth": {
-        "grader_note": f"a note to the grader alone (plain, in an HTML comment, in Chinese) pays 1: {_ROUND6}",
-        "paste_many": f"'You asked: <the prompt>' then an essay about a lighthouse pays 1: {_ROUND6}",
-    },
+    # mark must go); the other classes must report 0 meanwhile. (ifeval-synth's grader_note and
+    # paste_many: mended in round 8, ifeval-synth-v8: rlvr_ifeval.own_text.)
 }
 """case -> {class: why it still fails}."""
 

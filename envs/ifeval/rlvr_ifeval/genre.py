@@ -142,6 +142,77 @@ _SHORT_CUE_RE = re.compile(
 _SHORTER = ("less than", "at most")
 
 
+# Round 8 (``relevance_paste=4``): more long forms (a letter to someone, a review, an explanation,
+# an op-ed, a diary entry, a guide, a set of tips), and a bound on the length is a cue for a short
+# answer only where it is small: "less than 300 words" allows no 15-word essay.
+_LONG_FORMS_8 = (
+    _LONG_FORMS + r"|letters?(?=\s+(?:to|for)\b)|reviews?|explanations?|op-?eds?|diary\s+entr(?:y|ies)"
+    r"|journal\s+entr(?:y|ies)|guides?|guide\s+entr(?:y|ies)|set\s+of\s+tips|product\s+descriptions?|news\s+reports?"
+)
+_LONG_REQUEST_RE_8 = re.compile(
+    r"\b(?:write|compose|create|generate|draft|give|craft|pen|produce|prepare)\b"
+    rf"((?:{_GAP}[\w'-]+){{0,4}}?){_GAP}(?:{_LONG_FORMS_8})\b{_NOT_A_PART}",
+    re.IGNORECASE,
+)
+_SHORT_WORD_CUE_RE = re.compile(
+    r"\b(?:short|shorter|brief|briefly|concise|succinct|tiny|tweet|haiku|tl;?dr)\b"
+    r"|\b(?:one|two|three|single)[\s-]*(?:sentences?|lines?|paragraph)\b|\b\d+\s*lines?\b"
+)
+_NUMBER_CUE_RE = re.compile(
+    r"\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|hundred)[\s-]*"
+    r"(words?|sentences?)\b",
+    re.IGNORECASE,
+)
+_CARDINALS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten".split())}
+_CARDINALS.update({"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100})
+_NEGATED_RE = re.compile(r"(?:\bnot|n't|\bnever|\bno|\bwithout|\bnor)\s*$", re.IGNORECASE)
+MAX_SHORT_SENTENCES = 3
+"""A bound of this many sentences or fewer asks for a short answer (round 8)."""
+
+
+def _short_bound(prompt: str) -> bool:
+    """Whether ``prompt`` bounds the length to less than a long form's (round 8)."""
+    if _SHORT_WORD_CUE_RE.search(prompt.casefold()):
+        return True
+    for match in _NUMBER_CUE_RE.finditer(prompt):
+        number, unit = match.group(1).lower(), match.group(2).lower()
+        n = int(number) if number.isdigit() else _CARDINALS.get(number, 0)
+        if (unit.startswith("word") and n < 2 * MIN_LONG_FORM_WORDS) or (
+            unit.startswith("sentence") and n <= MAX_SHORT_SENTENCES
+        ):
+            return True
+    return False
+
+
+def _short_checker(checkers: Sequence[Checker]) -> bool:
+    """An instruction bounds the length below a long form's (round 8: a bound of words under
+    twice ``MIN_LONG_FORM_WORDS``, or of ``MAX_SHORT_SENTENCES`` sentences)."""
+    for c in checkers:
+        if not any(value in _SHORTER for value in c.kwargs.values() if isinstance(value, str)):
+            continue
+        words, sentences = c.kwargs.get("num_words"), c.kwargs.get("num_sentences")
+        if isinstance(words, int) and words < 2 * MIN_LONG_FORM_WORDS:
+            return True
+        if isinstance(sentences, int) and sentences <= MAX_SHORT_SENTENCES + 1:
+            return True
+        if not isinstance(words, int) and not isinstance(sentences, int):
+            return True  # another bound (paragraphs, characters ...): read as short
+    return False
+
+
+@lru_cache(maxsize=4096)
+def requested_long_form_8(prompt: str) -> str | None:
+    """``requested_long_form`` as round 8 reads it (more forms, only small bounds cancel it)."""
+    if _short_bound(prompt):
+        return None
+    found = _first_request(_LONG_REQUEST_RE_8, prompt, _NOT_LONG | _NUMBER_WORDS, numbers=False)
+    if found is None:
+        return None
+    at = prompt.find(found)
+    # "Do not give any explanation", "without writing a report": the form is refused, not asked.
+    return None if _NEGATED_RE.search(prompt[max(0, at - 20) : at]) else found
+
+
 @lru_cache(maxsize=4096)
 def requested_long_form(prompt: str) -> str | None:
     """The request for a long form in ``prompt`` ("Write an essay"), or None (also when the
@@ -151,13 +222,17 @@ def requested_long_form(prompt: str) -> str | None:
     return _first_request(_LONG_REQUEST_RE, prompt, _NOT_LONG | _NUMBER_WORDS, numbers=False)
 
 
-def too_short(prompt: str, response: str, checkers: Sequence[Checker]) -> dict[str, Any] | None:
+def too_short(prompt: str, response: str, checkers: Sequence[Checker], round8: bool = False) -> dict[str, Any] | None:
     """What was found when ``prompt`` asks for a long form and ``response`` has fewer than
-    ``MIN_LONG_FORM_WORDS`` words, else None (also when an instruction bounds the length)."""
-    request = requested_long_form(prompt)
+    ``MIN_LONG_FORM_WORDS`` words, else None (also when an instruction bounds the length).
+    ``round8``: as ``ifeval-data-v8`` / ``ifeval-synth-v8`` read it (``requested_long_form_8``)."""
+    request = requested_long_form_8(prompt) if round8 else requested_long_form(prompt)
     if request is None:
         return None
-    if any(value in _SHORTER for c in checkers for value in c.kwargs.values() if isinstance(value, str)):
+    if round8:
+        if _short_checker(checkers) or any(c.allows_short_answer() for c in checkers):
+            return None
+    elif any(value in _SHORTER for c in checkers for value in c.kwargs.values() if isinstance(value, str)):
         return None
     words = count_words_any_script(response[:MAX_FORM_CHARS])
     if words >= MIN_LONG_FORM_WORDS:

@@ -83,11 +83,13 @@ prompts' matches (which ``contrast`` has already made) only when it shares nothi
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from rlvr_ifeval import relevance
 from rlvr_ifeval.base import Checker, strings
 from rlvr_ifeval.language import detect_language, obvious_language
 from rlvr_ifeval.relevance import _TASK_TEXT_ARGS, TASK_STOP_WORDS, units
@@ -188,7 +190,7 @@ def literal_units(checkers: Iterable[Checker]) -> frozenset[str]:
     return frozenset(found)
 
 
-def _variants(unit: str) -> frozenset[str]:
+def variants(unit: str) -> frozenset[str]:
     """A unit with its plural or singular (units are cut at six letters, so only short words
     differ: "moms"/"mom", "dogs"/"dog")."""
     out = {unit}
@@ -215,7 +217,7 @@ def prompt_content(found: frozenset[str] | None, idf: dict[str, float], unseen: 
     """``content_units`` weighted by a background's inverse document frequencies."""
     if found is None:
         return None
-    weighted = tuple((_variants(u), idf.get(u, unseen)) for u in sorted(found))
+    weighted = tuple((variants(u), idf.get(u, unseen)) for u in sorted(found))
     every = frozenset().union(*(v for v, _ in weighted)) if weighted else frozenset()
     return PromptContent(weighted, every, sum(w for _, w in weighted))
 
@@ -232,9 +234,11 @@ def shares_little_but_has_a_home(
     ``matched``: ``contrast.matched_weights(background, response)``."""
     own_index = background.index.get(prompt)
     mine = background.prompt_content(prompt, own_index)
+    level = int(background.paste)
+    if mine is not None and own_index is None and level >= 4:
+        mine = _without_instruction_words(mine, prompt, task)
     if mine is None or not mine.units:
         return None
-    level = int(background.paste)
     nothing = mine.every.isdisjoint(response)
     # Round 7 judges the background's own prompts only: their content units were made without the
     # instructions' strings (a prompt outside it, a generator's task, keeps its forbidden words).
@@ -272,6 +276,37 @@ def shares_little_but_has_a_home(
         "own_prompt_similarity": round(own, 2),
         "other_prompt_similarity": round(best, 2),
     }
+
+
+def instruction_words(prompt: str, task: frozenset[str]) -> frozenset[str]:
+    """The units of ``prompt`` its instructions name as strings (forbidden words, keywords), as
+    far as the prompt alone tells: those of its task text that ``task`` (its task units, made with
+    the instructions' strings taken out) lacks, and those quoted in its constraint sentences."""
+    stated = relevance.task_units(prompt, ()).units
+    found = set(stated - task)
+    for sentence in _SENTENCE.split(prompt[:MAX_PROMPT_CHARS]):
+        if relevance.constraint_sentence(sentence):
+            for quoted in _QUOTED.findall(sentence):
+                found |= units(quoted, TASK_STOP_WORDS)
+    return frozenset(found)
+
+
+_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n+")  # as the task text is cut (relevance.task_units)
+_QUOTED = re.compile(r"\"[^\"]{1,200}\"|“[^”]{1,200}”|'[^'\n]{1,200}'|\[[^\]]{1,200}\]")
+
+
+def _without_instruction_words(mine: PromptContent, prompt: str, task: frozenset[str]) -> PromptContent | None:
+    """``mine`` (the content of a prompt outside the background, made from the prompt alone)
+    without ``instruction_words``: an answer must avoid a forbidden word, and is not to be judged
+    by its absence (round 8; the background's own prompts have them taken out at ``build``)."""
+    drop = instruction_words(prompt, task)
+    if not drop:
+        return mine
+    kept = tuple((variants, w) for variants, w in mine.units if variants.isdisjoint(drop))
+    if len(kept) == len(mine.units):
+        return mine
+    every = frozenset().union(*(v for v, _ in kept)) if kept else frozenset()
+    return PromptContent(kept, every, sum(w for _, w in kept))
 
 
 def _by_chance(

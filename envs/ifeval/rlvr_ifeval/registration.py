@@ -7,6 +7,13 @@ Versions (a change that alters any reward bumps the version; the old one stays):
   ``rlvr-envs eval`` reproduces published numbers; the guard is opt-in (``guard=True``).
 * ``ifeval-v0``, ``ifbench-v0``: the degenerate-response guard on, words counted as ``\\w``
   runs (a Chinese or Thai sentence is one word), as these ids scored before.
+* ``ifeval-data-v8``, ``ifeval-synth-v8``: training envs, as ``-v7`` below, and a response is
+  judged on its own text: what it copies from its prompt (a run of five or more of the prompt's
+  words), hides from a reader (comments, hidden or white elements, ``\\phantom``, invisible
+  characters) or says to its grader ("Note to the grader: ...", in 15 languages, look-alike
+  letters, leetspeak, rot13, reversed or encoded) is taken out, and what is left must answer the
+  task on its own (``relevance_paste=4``, issue 26 round 8: ``rlvr_ifeval.own_text``). The synth
+  id takes round 7's rules too (they judge only the background's prompts: no change there).
 * ``ifeval-data-v7`` (your own data): a training env, as ``-v6`` below, and a response that
   shares no more of its prompt's content words than chance alone would put in a text of its
   length, or none where an answer of its size would carry several, is refused
@@ -73,6 +80,8 @@ _ROUND_5: dict[str, object] = {**_ROUND_4, "relevance_paste": True}
 _ROUND_6: dict[str, object] = {**_ROUND_4, "relevance_paste": 2}
 # Round 7: a response that shares no more of its prompt than chance alone would.
 _ROUND_7: dict[str, object] = {**_ROUND_4, "relevance_paste": 3}
+# Round 8: the response judged on its own text (less prompt copies, hidden text, talk to the grader).
+_ROUND_8: dict[str, object] = {**_ROUND_4, "relevance_paste": 4}
 
 
 def register_envs() -> None:
@@ -112,6 +121,7 @@ def register_envs() -> None:
         {"relevance": "contrast", **_ROUND_5},
         {"relevance": "contrast", **_ROUND_6},
         {"relevance": "contrast", **_ROUND_7},
+        {"relevance": "contrast", **_ROUND_8},
     )
     for version, relevance in enumerate(data_relevance):
         rlvr_envs.register(
@@ -133,6 +143,7 @@ def register_envs() -> None:
         (5, {**_SYNTH_RELEVANCE, **_ROUND_4}),
         (6, {**_SYNTH_RELEVANCE, **_ROUND_5}),
         (7, {**_SYNTH_RELEVANCE, **_ROUND_6}),
+        (8, {**_SYNTH_RELEVANCE, **_ROUND_8}),
     )
     for version, guard in training:
         rlvr_envs.register(

@@ -23,7 +23,9 @@ from rlvr_ifeval.contrast import Background
 from rlvr_ifeval.formats import OWN_FORMATS, VERBATIM_FORMAT, resolve_format, user_format  # noqa: F401
 from rlvr_ifeval.genre import not_verse, too_short
 from rlvr_ifeval.guard import GUARD_RULES, NO_WORDS, REFUSAL, WORD_SALAD, content_rejection
+from rlvr_ifeval.own_text import nothing_of_its_own, own_text
 from rlvr_ifeval.pasted import cross_lingual
+from rlvr_ifeval.reader_view import UNREAD, unread_instructions
 from rlvr_ifeval.refusals import no_content, offers_refusal, refusal
 from rlvr_ifeval.relevance import (
     MIN_RESPONSE_WORDS,
@@ -158,7 +160,10 @@ class IFEvalVerifier(Verifier):
             content word with its whole prompt while another background prompt matches it well,
             and do not ask the overlap rule about a response written in the language the prompt
             names (``rlvr_ifeval.pasted``; ``ifeval-data-v5`` / ``ifeval-synth-v6``); ``2``: with
-            round 6's rules too (``ifeval-data-v6`` / ``ifeval-synth-v7``).
+            round 6's rules too (``ifeval-data-v6`` / ``ifeval-synth-v7``); ``3``: with round 7's
+            (``ifeval-data-v7``); ``4``: with round 8's, the response judged on its own text, less
+            what it copied from the prompt, hid or told its grader (``rlvr_ifeval.own_text``;
+            ``ifeval-data-v8`` / ``ifeval-synth-v8``).
     """
 
     # Loading language detection (langdetect's profiles, numba's kernels: 2-5 s) happens when a
@@ -348,6 +353,10 @@ class IFEvalVerifier(Verifier):
             # Rejected, but the per-instruction results are still there to read.
             return task_verdict(plan, Reason.NO_ANSWER, {"rejected": why, **details}, 0.0)
         reward = 1.0 if followed == len(results) else followed / len(results) if self.partial_credit else 0.0
+        if reward > 0 and self.relevance_paste >= 4:  # round 8: followed as a reader sees it too
+            unread = unread_instructions(checkers, response, self.loose)
+            if unread is not None:
+                return task_verdict(plan, Reason.WRONG, {"rejected": UNREAD, **unread, **details}, 0.0)
         if reward > 0 and self.relevance != "off":
             gate = self._relevance(task, response, checkers)
             if isinstance(gate, Verdict):
@@ -358,10 +367,24 @@ class IFEvalVerifier(Verifier):
             return task_verdict(plan, Reason.OK, details, 1.0)
         return task_verdict(plan, Reason.WRONG, details, reward)
 
-    def _relevance(self, task: Task, response: str, checkers: Sequence[Checker]) -> dict[str, Any] | Verdict | None:
+    def _relevance(
+        self, task: Task, response: str, checkers: Sequence[Checker], own: bool = False
+    ) -> dict[str, Any] | Verdict | None:
         """None when the response addresses the task; what the gate found when it does not; a
-        ``verifier_error`` verdict when the judge could not answer (never a reward)."""
+        ``verifier_error`` verdict when the judge could not answer (never a reward). ``own``: the
+        response is already its own text (``rlvr_ifeval.own_text``)."""
         if self.relevance_judge is None:
+            if self.relevance_paste >= 4 and not own:
+                # Round 8: what the response copied from its prompt, hid or told its grader is
+                # taken out, and what is left must answer the task on its own.
+                kept = own_text(task.prompt, response, checkers, self.relevance_min_words)
+                if kept.removed:
+                    left = nothing_of_its_own(kept, task.prompt, checkers, self.min_words, self.count_words)
+                    if left is not None:
+                        return left
+                    judged = self._relevance(task, kept.text, checkers, own=True)
+                    if judged is not None:
+                        return {**judged, "removed": list(kept.removed)} if isinstance(judged, dict) else judged
             background = self.relevance_background if self.relevance == "contrast" else None
             if background is not None and (self.relevance_outrank or self.relevance_paste):
                 background = background.variant(outrank=self.relevance_outrank, paste=self.relevance_paste)
@@ -370,7 +393,9 @@ class IFEvalVerifier(Verifier):
                 if found is not None:
                     return found
             if self.relevance_genre:
-                found = not_verse(task.prompt, response, checkers) or too_short(task.prompt, response, checkers)
+                found = not_verse(task.prompt, response, checkers) or too_short(
+                    task.prompt, response, checkers, round8=self.relevance_paste >= 4
+                )
                 if found is not None:
                     return found
             found = off_topic(
