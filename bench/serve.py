@@ -2,7 +2,11 @@
 
     .venv/bin/python bench/serve.py [--duration 4] [--repeats 3] [--concurrency 8] [--servers new,threads,HEAD,old]
 
-The default compares this working tree's server (``new``) with ``threads``: the same server with
+The default run (about a minute) measures issue 30's goals and nothing else: this tree's server
+(``new``) and its ``http-only`` twin, keep-alive, 3 rounds of 4 s, and ends with a table of each
+goal beside its measure and the machine's load (req/s and p99 move with the load; the CPU split
+does much less). ``--servers new,threads --modes keep-alive,new-connection`` adds the comparisons
+below. ``threads`` is the same server with
 its rows handed to the pool's slot threads (``RLVR_SERVE_LANES=0``) instead of workers its event
 loop drives itself (``runtime.local.lanes``), so the line ``new vs threads`` is what the
 loop-driven hand-off saves, in the same rounds. A git revision (``HEAD``; after committing, name
@@ -427,13 +431,13 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8, help="connections (default %(default)s)")
     parser.add_argument(
         "--servers",
-        default=f"new,{THREADS}",
+        default="new",
         help=f"new, new:N (N pool workers), {THREADS}, old, tree:PATH (the rlvr_envs package of another "
         "checkout, such as a `git worktree` of the commit before, its pool workers too) and/or git revisions, "
         "each compared with new "
         "(default %(default)s)",
     )
-    parser.add_argument("--modes", default="keep-alive,new-connection", help="default %(default)s")
+    parser.add_argument("--modes", default="keep-alive", help="keep-alive and/or new-connection (default %(default)s)")
     parser.add_argument(
         "--stub-verdicts",
         action="store_true",
@@ -452,6 +456,8 @@ def main() -> None:
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != here]
     if not DATA.exists():
         raise SystemExit(f"{DATA} is missing")
+    args.load_start = os.getloadavg()[0]
+    started = time.monotonic()
     payloads = bodies(200)
     modes = args.modes.split(",")
     results: dict[tuple[str, str], list[dict[str, Any]]] = {}
@@ -506,6 +512,7 @@ def main() -> None:
             for proc in procs.values():
                 proc.kill()
                 proc.wait(timeout=10)
+    args.wall_s = time.monotonic() - started
     report(args, results, memory, floors)
 
 
