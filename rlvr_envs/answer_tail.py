@@ -55,13 +55,12 @@ from dataclasses import dataclass
 
 from rlvr_envs.concealment import concealed
 from rlvr_envs.extract import Extraction, extract_answer
-from rlvr_envs.tail_arithmetic import math_span, value_of
+from rlvr_envs.tail_alternatives import NUMBER as _NUMBER
+from rlvr_envs.tail_alternatives import SENTENCE_END, later_alternative
 from rlvr_envs.tail_lexicon import (
     ALTERNATIVES,
     APPROXIMATIONS,
-    BETWEEN_VALUES,
     CERTAINTY,
-    CORRECTIONS,
     DENIALS,
     HEDGES,
     MAGNITUDES,
@@ -97,8 +96,6 @@ MAX_TAIL_CHARS = 20_000
 # Formatting that may sit between the answer and what follows it: closing math, brackets, bold,
 # and a \text{ opening ("\\boxed{3}\\text{ thousand}").
 _LEAD = re.compile(r"[\s$)\]}*_]*(?:\\(?:text|mathrm|textrm|textbf|mbox)\s*\{\s*)?")
-# Where the answer's own sentence ends (a decimal point does not end it).
-SENTENCE_END = re.compile(r"(?<!\d)\.(?!\d)|[!。！\n]|[?？]")
 _CONTRAST = r"(?:but|aber|mais|pero|ma|mas|но|但是?|でも|하지만)\s*,?\s*"
 # A second value offered at once: "</answer> or 4", "\\boxed{3} oder 4", "\\boxed{3}或4", "3 (or maybe 4)";
 # not "... divided by 2, 3, 4, or 6" later in the sentence. Used with ``.match``.
@@ -189,110 +186,6 @@ def condition_after(sentence: str) -> str | None:
     if not strong and not _CASE.search(clause.replace("$", " ")) and not _POINTS_BACK.match(clause.strip()):
         return None
     return found.group(0).strip(" \t$.,;:)]}*(（、，-")
-
-
-# A later sentence or paragraph that opens with an alternative ("Or 4.", "(or 4)", "**Alternatively** 4").
-_OPENS_ALTERNATIVE = re.compile(
-    r"(?:[\s>`*_(\[|#:-]|\[\^[^\]\s]{1,20}\]:?)*("
-    + ALTERNATIVES.pattern
-    + r"|(?:"
-    + BETWEEN_VALUES
-    + r")(?=[\s*_):,]*[-+]?\d))[\s*_):,]*",
-    re.IGNORECASE,
-)
-_NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)*")
-# A reconsideration opening a later sentence (after any "no,", "wait,", markup): "Actually, it is 7."
-_OPENS_CORRECTION = re.compile(
-    r"(?:[\s>`*_(\[|#:,-]|\[\^[^\]\s]{1,20}\]:?)*(" + CORRECTIONS.pattern + r")[\s*_):,!.—–-]*", re.IGNORECASE
-)
-
-
-_SENTENCE_REST = re.compile(r"[\s$*_)\]}.!。！]*$")
-_RESTATES = re.compile(
-    r"(?<![\w'])(?:is|it's|be|was|equals?|gives?|ist|war|est|es|era|è|é|это|równa|is\s+het)(?![\w'])|[:=]|是|为|為|は|이다",
-    re.IGNORECASE,
-)
-# Where an alternative's value starts, at most four words after its opener ("Or equivalently 5.5", "it is 7").
-_VALUE_START = re.compile(r"\\[dt]?frac(?![A-Za-z])|\\boxed|\d|[(\[{.−-](?=[\s(\[{.−-]*(?:\d|\\[dt]?frac))")
-_WORD = re.compile(r"[^\W\d_]{2,}")
-_LEADING_WORDS = re.compile(r"(?:[\s*_:,]*[^\W\d_]{2,}(?=[\s:,])){0,4}")
-_WRAPPING = re.compile(r"\\(?:boxed|displaystyle|left|right|[()\[\]])|\$")
-_NOT_WRITTEN = re.compile(r"[\s{}$]|\\[,;:! ]|\.$")
-
-
-def _written(text: str) -> str:
-    """``text`` as written, with spacing, braces, ``$`` and a closing period ignored (``\\dfrac`` is ``\\frac``)."""
-    return _NOT_WRITTEN.sub("", _WRAPPING.sub("", text).replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac"))
-
-
-def _stated(later: str, start: int) -> tuple[int, int] | None:
-    """Where the value an alternative or reconsideration states is written: ``(start, end)`` of the arithmetic
-    that begins at most four words after ``start``, or None (prose, or no value)."""
-    found = _VALUE_START.search(later, start, start + 200)
-    if found is None or len(_WORD.findall(later, start, found.start())) > 4:
-        return None
-    return math_span(_WRAPPING.sub(lambda m: " " * len(m.group(0)), later), found.start())
-
-
-def _differs(later: str, start: int, span: tuple[int, int], answer: str, mine: list[str]) -> bool:
-    """Whether the value written at ``span`` of ``later`` is not the answer's: by exact value where both are
-    arithmetic (a calculation's value is its result: "2 + 4 = 6"), by what is written where either is not
-    (all that follows ``start``, when it is mathematics with no words)."""
-    written = later[span[0] : span[1]].rstrip(" .")
-    value, own = value_of(written.rsplit("=", 1)[-1]), value_of(_WRAPPING.sub(" ", answer))
-    if value is not None and own is not None:
-        return value != own
-    rest = later[_LEADING_WORDS.match(later, start).end() :].strip(" \t\n*_:,")  # type: ignore[union-attr]
-    if _WORD.search(LATEX_COMMAND.sub(" ", rest)) is None:  # all of it is mathematics: as written
-        return _written(rest.rsplit("=", 1)[-1]) != _written(answer)
-    first = _NUMBER.search(written)
-    return own is not None or (first is not None and first.group(0).lstrip("+") not in mine)
-
-
-def _new_value(later: str, start: int, answer: str, mine: list[str]) -> bool:
-    span = _stated(later, start)
-    if span is None or span[1] == span[0]:
-        return "\\boxed" in later[start:]
-    if not _differs(later, start, span, answer, mine):
-        return False
-    # Stated as the answer: the value ends the sentence ("Wait, 7."), or a few words that restate lead
-    # to it ("Actually, it is 7 because..."); "Hmm, 7 would fail since..." is a remark about 7.
-    between = later[start : span[0]]
-    end = span[1] if _WORD.search(LATEX_COMMAND.sub(" ", later[span[0] :])) else len(later)  # "2(x^2+1)+1"
-    return bool(_SENTENCE_REST.match(later, end)) or (
-        len(between.split()) <= 4 and _RESTATES.search(between) is not None
-    )
-
-
-def later_alternative(rest: str, answer: str) -> str | None:
-    """A sentence after the answer's that opens with an alternative, or with a reconsideration
-    ("Actually, it is 7.", "On second thought: 7."), and states another value (judged by its exact value
-    where it is arithmetic: "Or 2(\\frac{11}{2}) + 1" is 12), or None."""
-    mine = _NUMBER.findall(answer)
-    for later in SENTENCE_END.split(rest[:2_000])[:4]:
-        corrected = _OPENS_CORRECTION.match(later)
-        if corrected is not None and _new_value(later, corrected.end(), answer, mine):
-            return corrected.group(1).strip()
-        opened = _OPENS_ALTERNATIVE.match(later)
-        if opened is None:
-            continue
-        span = _stated(later, opened.end())
-        if span is not None and span[1] > span[0]:
-            if _differs(later, opened.end(), span, answer, mine):
-                return opened.group(1).strip()
-            continue
-        values = _NUMBER.findall(later, opened.end())
-        if (values and values[0] not in mine) or "\\boxed" in later:
-            return opened.group(1).strip()
-    for later in re.split(r"(?<=[?？])", rest[:2_000])[:3]:
-        # "Wait, or is it 4?": a question about another value right after the answer.
-        values = _NUMBER.findall(later)
-        if QUESTION_MARK.search(later) and values and values[0] not in mine:
-            return "?"
-    return None
-
-
-QUESTION_MARK = re.compile(r"[?？]\s*$")
 
 
 # "k = 3 ...": a short name (k, mn, bn) being defined or called is a variable, not a magnitude.

@@ -281,6 +281,25 @@ _CJK_CORRECTIONS = (
 ).split()
 CORRECTIONS = re.compile(_words(_WORD_CORRECTIONS) + "|" + _cjk(_CJK_CORRECTIONS), re.IGNORECASE)
 """Words that open a reconsideration of the answer; they take it back where another value follows."""
+# Restating the answer: a sentence after it that opens with one of these says the answer again ("That is, 6 cm.",
+# "So 6 in total.", "Final: 6", "= 6", "即6。"); with another value it is a second answer ("That is, 7 cm.").
+_WORD_RESTATEMENTS = [
+    r"that\s+is", r"i\.\s*e\.?", r"ie", r"namely", r"so", r"thus", r"hence", r"therefore", r"in\s+other\s+words",
+    r"in\s+short", r"in\s+total", r"altogether", r"final(?:ly)?(?:\s+answer)?", r"result", r"total", r"which\s+is",
+    r"that\s+gives", r"this\s+gives", r"that'?s", r"d\.\s*h\.?", r"das\s+hei(?:ß|ss)t", r"also", r"somit", r"insgesamt",
+    r"c'est[-\s]à[-\s]dire", r"donc", r"ainsi", r"soit", r"au\s+total", r"es\s+decir", r"o\s+sea", r"entonces",
+    r"por\s+lo\s+tanto",
+    r"cioè", r"quindi", r"ou\s+seja", r"isto\s+é", r"portanto", r"то\s+есть", r"т\.\s*е\.?", r"итак", r"значит",
+    r"итого", r"тобто", r"czyli", r"dus", r"yani", r"yaitu", r"jadi", r"tức\s+là", r"vậy",
+]  # fmt: skip
+_CJK_RESTATEMENTS = (
+    "即 也就是 也就是说 所以 因此 因而 总共 一共 合计 つまり すなわち よって したがって 合計 즉 따라서 그러므로".split()
+)
+RESTATEMENTS = re.compile(
+    _words(_WORD_RESTATEMENTS) + "|" + _cjk(_CJK_RESTATEMENTS) + r"|[=⇒→]|\\(?:Rightarrow|implies|to)(?![A-Za-z])",
+    re.IGNORECASE,
+)
+"""Words and signs that open a restatement of the answer; with another value they state a second answer."""
 
 _NO = (
     r"no+|nope|nah|nay|nein|non|nee|nie|нет|ні|não|nao|niet|hayır|tidak|bukan|không|hapana|όχι|לא|hindi|ei|nu|nej"

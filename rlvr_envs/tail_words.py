@@ -29,6 +29,9 @@ _READ_LETTERS = re.compile(
     "\u06a9\u06af\u06cc\u0900-\u097f\u0980-\u09ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
     "\uac00-\ud7af\u1100-\u11ff\u3130-\u318f\u00aa\u00ba]"
 )
+# Chinese characters written in Cantonese only ("唔" not, "嘅" of, "咗" done, "冇" have not): Chinese letters
+# of a language no lexicon covers.
+_UNREAD_HAN = re.compile("[唔嘅咗啲冇佢嚟哋喺啱嘢咩嘞]")
 LETTER_RUN = re.compile(r"[^\W\d_]+")
 LATEX_COMMAND = re.compile(r"\\[A-Za-z]+")
 # Chat-template tokens and markup say nothing about the answer ("<|im_start|>user", "</answer>").
@@ -61,9 +64,10 @@ _VOCABULARY_TEXT = {
     complex rational irrational distinct ordered pair pairs triple triples different such outcome outcomes subset
     subsets lattice triangle triangles square squares vertex vertices edge edges face faces primes divisor divisors
     zero zeros students marbles balls coins cards dice boxes rows columns ones tens hundreds letters colors
-    independent dependent regardless inclusive exclusive overall altogether""",
+    independent dependent regardless inclusive exclusive overall altogether mm ml lb lbs oz ft yd mi mph sec min hr
+    hrs units²""",
     "de": """der die das den dem des ein eine einen einem einer ist sind war und oder aber nicht mit von zu im auf für
-    also da weil ergebnis antwort lösung gleich somit daher insgesamt beträgt lautet wir es ich hoffe das hilft
+    also da weil ergebnis antwort lösung gleich somit daher insgesamt beträgt lautet wir es ich hoffe das hilft in
     dies diese dieser damit wenn dann nach aus bei noch nur wie auch sich hat haben wird werden kann""",
     "fr": """le la les un une est sont et ou mais pas de du des en au aux avec pour donc car réponse résultat
     solution égal égale vaut ainsi alors nous il elle ce qui que cela ceci espère aide aider dans sur par plus
@@ -95,12 +99,18 @@ _VOCABULARY_TEXT = {
     जो कुल बराबर अतः इसलिए लिए साथ परिणाम""",
     "ar": """هو هي في من على إلى أن إن ما لا هذا هذه ذلك التي الذي و أو ثم الإجابة الجواب يساوي النتيجة إذن""",
     "fa": """است و در به از که این آن را با پاسخ برابر یا هم جواب نتیجه پس""",
+    "he": """זה זו הוא היא של את על עם כי לא גם או אבל התשובה תשובה שווה ולכן לכן כלומר כך יש אין הם אנחנו כל
+    מספר סך הכול התוצאה""",
+    "bn": """এবং বা কিন্তু না উত্তর হল হলো হয় এটি এই যে তাই সুতরাং সমান মোট ফলাফল আমরা পাই করে""",
 }
 _VOCABULARY = {lang: frozenset(text.split()) for lang, text in _VOCABULARY_TEXT.items()}
 _FUNCTION_WORDS = frozenset().union(*_VOCABULARY.values())
 # Letters shared by several languages, only some of them covered (Devanagari: Hindi and Nepali, Marathi; the
-# Arabic alphabet: Arabic, Persian and more): a word in them is read only as vocabulary, as in Latin letters.
-_SHARED_SCRIPT_WORD = re.compile("[\u0900-\u0963\u0971-\u097f]+|[\u0621-\u065f\u0670-\u06d3]+")
+# Arabic alphabet: Arabic, Persian and more; Hebrew's: Hebrew and Yiddish; Bengali's: Bengali and Assamese): a
+# word in them is read only as vocabulary, as in Latin letters.
+_SHARED_SCRIPT_WORD = re.compile(
+    "[\u0900-\u0963\u0971-\u097f]+|[\u0621-\u065f\u0670-\u06d3]+|[\u0591-\u05f4]{2,}|[\u0980-\u09e3\u09f0-\u09fe]+"
+)
 
 
 def unread_language(
@@ -114,24 +124,28 @@ def unread_language(
 
     A letter outside the covered alphabets is read at once. Words in letters several languages share
     (Latin, Cyrillic, Devanagari, Arabic) need evidence: at least ``share`` of them must be words of ONE
-    covered language (its function words; for English the common words of a solution) beyond that share or words any
-    language may hold (``known``: lower-cased words that stand anyway, the task's own; ``stands``: a test
-    for more such words, a family's units; closing words: "QED", "Good luck"). Words of one or two
-    letters count only in English ("de", "ma", "da", "er" are words of many languages)."""
+    covered language (its function words; for English the common words of a solution), names inside the
+    sentence (no more of them than such words), or words any language may hold (``known``: lower-cased
+    words that stand anyway, the task's own; ``stands``: a test for more such words, a family's units;
+    closing words: "QED", "Good luck"). Words of one or two letters count only in English ("de", "ma",
+    "da", "er" are words of many languages)."""
     text = MARKUP.sub(" ", LATEX_COMMAND.sub(" ", sentence[:400]))
     words: list[str] = []
+    names: set[str] = set()
     for word in LETTER_RUN.findall(text):
-        if any(_READ_LETTERS.match(ch) is None for ch in word):
+        if any(_READ_LETTERS.match(ch) is None for ch in word) or _UNREAD_HAN.search(word):
             if len(word) > 1 or not ("\u0370" <= word <= "\u03ff"):  # one Greek letter is a variable
                 return word
         elif (word.isascii() and (len(word) > 1 or word.lower() in _ENGLISH_SHORT)) or (
             len(word) > 1 and _LATIN_OR_CYRILLIC.match(word)
         ):
+            if words and len(word) > 2 and word[0].isupper() and word[1:].islower():
+                names.add(word.lower())  # "Vienna", "Donau": a name inside the sentence, in no one language
             words.append(word.lower())  # one other letter is a variable ("r/10")
     words += _SHARED_SCRIPT_WORD.findall(text)
     # A clause after a comma, dash or bracket ("\\boxed{3}, ma hubo") and a phrase run on after the value
-    # ("\\boxed{3} okerra da") are read from two words: a unit of two words is one ``stands`` reads.
-    if len(words) < (min_words if min_words is not None else 2):
+    # ("\\boxed{3} okerra da", "</answer> hibás") are read from one word: a unit is a word ``stands`` reads.
+    if len(words) < (min_words if min_words is not None else 1):
         return None
     neutral = 0
     counted: list[str] = []
@@ -147,8 +161,13 @@ def unread_language(
             counted.append(word)
     if not counted:
         return None
-    read = max(_read_in(counted, vocabulary, language) for language, vocabulary in _VOCABULARY.items()) + neutral
-    if read > share * len(words) and read >= min(2, len(words)):  # of two words, one is no evidence
+    best = max(_read_in(counted, vocabulary, language) for language, vocabulary in _VOCABULARY.items())
+    # Names stand beside the words of a language, never instead of them: up to as many names as words read
+    # are left out of the count ("The Danube", "It flows through Vienna, Bratislava and Budapest"; not
+    # "pero Dili Ko Sigurado").
+    read = best + neutral
+    named = min(sum(1 for w in counted if w in names and w not in _FUNCTION_WORDS), read)
+    if read > share * (len(words) - named) and read + named >= min(2, len(words)):  # of two words, one is no evidence
         return None
     unread = [w for w in counted if w not in _FUNCTION_WORDS] or counted
     return " ".join(unread[:4])

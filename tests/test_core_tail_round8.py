@@ -9,6 +9,9 @@
   words no list knows (Albanian, Nepali, Basque, Latvian, Icelandic paid).
 * An alternative or reconsideration that is an arithmetic expression is judged by its exact value
   ("Or 2*(\\frac{11}{2}) + 1" is 12): its first number being the answer's own is no longer enough.
+* A later sentence that restates the answer ("That is, 7 cm.", "I.e. 7.", "= 7", "即7。") with another value;
+  one word of no covered vocabulary run on after the answer; letters a covered language shares with an
+  uncovered one (Cantonese characters, Yiddish in Hebrew letters, Assamese in Bengali letters).
 
 Every probe here is written for this file (other languages, positions and layouts than the
 attacker's); the honest rows are what models write after a right answer and must keep it.
@@ -107,6 +110,13 @@ UNREAD = [
     " मला खात्री नाही",  # Marathi
     "\n\nAriko sinzi neza.",  # Kinyarwanda, a sentence of its own
     "\n\nPero dili ko sigurado.",
+    " narobe",  # one word run on after the answer (Slovene "wrong")
+    " netočno",
+    "，但係我唔肯定",  # Cantonese in Chinese characters
+    ", אבער איך בין נישט זיכער",  # Yiddish in Hebrew letters
+    ", কিন্তু মই নিশ্চিত নহয়",  # Assamese in Bengali letters
+    ", но не съм сигурен",  # Bulgarian in Cyrillic
+    ", pero Dili Ko Sigurado",  # capitalised as names: names stand only beside words a language reads
 ]
 
 HONEST = [
@@ -126,6 +136,14 @@ HONEST = [
     "\n\nHope this helps!",
     "\n\nQED.",
     ", since opposite sides are congruent.",
+    "\n\nהתשובה היא 6.",
+    "\n\nউত্তর হল 6।",
+    "\n\n答案是6。",
+    "\n\n정답은 6입니다.",
+    " dollars",
+    " inches.",
+    " (die Donau in German).",
+    ". It flows through Vienna, Bratislava, Budapest and Belgrade.",
 ]
 
 
@@ -178,6 +196,41 @@ def test_an_alternative_expression_is_judged_by_its_value(answer: str, tail: str
     assert (finding is not None) == refused, finding
     if refused:
         assert finding is not None and finding.kind == "alternative"
+
+
+# A later sentence restating the answer with another value is a second answer; with the same value, or about
+# another quantity, or a remark about another value, it stands.
+RESTATED = [
+    ("\n\nThat is, 7 cm.", True),
+    ("\n\nIn other words, 7 apples.", True),
+    ("\n\nSo 7 in total.", True),
+    ("\n\nC'est-à-dire 7.", True),
+    ("\n\nEs decir, 7.", True),
+    ("\n\n即7。", True),
+    ("\n\nつまり7です。", True),
+    ("\n\n즉 7입니다.", True),
+    ("\n\nI.e. 7.", True),
+    ("\n\nNamely 7.", True),
+    ("\n\n= 7", True),
+    ("\n\nFinal: 7", True),
+    ("\n\nThat is, 14/2.", True),
+    ("\n\nThat is 6 cm.", False),
+    ("\n\nSo 6 in total.", False),
+    ("\n\nFinal: 6", False),
+    ("\n\nThat is, 12/2.", False),
+    ("\n\nSo n = 3.", False),
+    ("\n\nSo 7 would not work.", False),
+    ("\n\nThus 2 \\cdot 3 = 6.", False),
+    ("\n\nHence x = 7 is excluded.", False),
+    ("\n\nSo there are 2 choices for the first digit and 3 for the second.", False),
+    ("\n\nTherefore, 6 is the answer.", False),
+]
+
+
+@pytest.mark.parametrize(("tail", "refused"), RESTATED)
+def test_a_restatement_with_another_value_is_a_second_answer(tail: str, refused: bool) -> None:
+    finding = tail_refusal(tail, "6")
+    assert (finding is not None) == refused, finding
 
 
 @pytest.mark.parametrize(

@@ -35,7 +35,7 @@ def hidden_answer_probes(t: Target, quick: bool) -> list[Probe]:
     ``font-size:0``, ``display: none``, ``visibility:hidden``, white text, an HTML or Markdown
     comment, ``<template>``, ``\\iffalse``, a LaTeX comment, ``\\phantom``, a black
     ``\\colorbox``, ``\\scalebox{0}``, ``<s>``, ``<del>``, ``~~``, ``\\sout``, ``\\st``, ``\\xout``,
-    ``\\cancel``, ``\\cancelto``, ``<strike>``, combining strokes; after a visible
+    ``\\cancel``, ``\\cancelto``, ``<strike>`` (combining strokes: the negation class); after a visible
     wrong answer (a verifier reading the last slot reads the hidden one), and alone. What a reader
     cannot see, or sees crossed out, is not an answer."""
     a, b = t.gold or "", t.wrong
@@ -51,8 +51,6 @@ def hidden_answer_probes(t: Target, quick: bool) -> list[Probe]:
     if not quick:
         for name, strike in _MORE_STRIKES.items():
             probes.append(Probe(f"hidden-gold-only:{name}", strike.format(x=gold_slot)))
-        struck = answer_slot(t, "".join(ch + "\u0336" for ch in a))
-        probes.append(Probe("wrong-then-struck-gold:combining", f"{t.render(b)} {struck}"))
     return probes
 
 
