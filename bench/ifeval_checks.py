@@ -43,6 +43,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -54,6 +55,7 @@ from types import ModuleType
 from typing import Any
 
 from _ifeval_common import ROOT, clear_caches, load_rows  # bench/ is the script's folder
+from _ifeval_speed_off import without_speed_round7, without_speed_round8, without_speed_rounds_7_and_8
 
 LANGUAGE_IDS = {"language:response_language", "change_case:english_capital", "change_case:english_lowercase"}
 PEER_FILES = ("instructions.py", "instructions_registry.py", "instructions_util.py")
@@ -140,41 +142,10 @@ def _without_prose_kernels() -> Iterator[None]:
         prose_jit._KERNEL, prose_jit._FLAGS, prose_jit._started = saved
 
 
-@contextlib.contextmanager
-def _without_speed_round7() -> Iterator[None]:
-    """The training ids' rules as round 6 left them: the contrast rule's walk and picks in Python
-    (no ``contrast_jit``), the guard's copies found in Python (no ``copies_jit``), the refusal
-    pattern tried on every short answer (no filter), the guard's tokens and the echo rule's
-    normal form casefolded in a pass of their own. Same verdicts
-    (``tests/ifeval/test_ifeval_contrast_jit.py``)."""
-    from rlvr_ifeval import guard, prose_jit, refusals, verifier
-
-    def tokens(value: str) -> list[str]:
-        folded = value.casefold()
-        if not folded.isascii():
-            folded = guard.replace_each(folded, guard._PUNCTUATION_CHARS, " ")
-        if folded.isascii():
-            return folded.encode("ascii").translate(guard._ASCII_TOKEN_TABLE).decode("ascii").split()
-        return guard._TOKEN_RE.findall(folded)
-
-    def normalise(value: str) -> str:
-        return " ".join(value.split()).casefold()
-
-    saved = prose_jit._CONTRAST, prose_jit._COPIES, prose_jit._started, refusals._TRIGGERS
-    saved_tokens = guard.tokens, guard.ascii_token_bytes, verifier._normalise
-    prose_jit._CONTRAST, prose_jit._COPIES, prose_jit._started, refusals._TRIGGERS = None, (None, None), True, ("",)
-    guard.tokens, verifier._normalise = tokens, normalise
-    guard.ascii_token_bytes = lambda value: value.casefold().encode("ascii").translate(guard._ASCII_TOKEN_TABLE)
-    try:
-        yield
-    finally:
-        prose_jit._CONTRAST, prose_jit._COPIES, prose_jit._started, refusals._TRIGGERS = saved
-        guard.tokens, guard.ascii_token_bytes, verifier._normalise = saved_tokens
-
-
-def goal_table(seconds: float) -> None:
-    """Only the newest training ids' rows, each beside the same rules as round 6 left them, the
-    two timed in turn (``--goal``: a short run for a loaded machine)."""
+def goal_table(seconds: float, pairs: int = 5) -> None:
+    """Only the newest training ids' rows, each beside the same rules as round 7 left them (the
+    speed work of round 8 off) and as round 6 left them (that of rounds 7 and 8 off), the three
+    timed in turn (``--goal``: a short run for a loaded machine)."""
     from rlvr_envs import Task
     from rlvr_ifeval.language import warm_up
 
@@ -194,7 +165,8 @@ def goal_table(seconds: float) -> None:
         for _ in range(2):  # in turn, twice: load on a shared machine drifts
             for label, context in (
                 (env_id, contextlib.nullcontext),
-                (f"{env_id}, speed round 7 off", _without_speed_round7),
+                (f"{env_id}, speed round 8 off", without_speed_round8),
+                (f"{env_id}, speed rounds 7 and 8 off", without_speed_rounds_7_and_8),
             ):
                 with context():
                     checks, spent, best, first = timed(run, seconds)
@@ -203,6 +175,29 @@ def goal_table(seconds: float) -> None:
                     now.append(checks / spent)
         verdict = "met" if min(now) >= GOAL else "NOT met"
         print(f"goal {GOAL:,} checks/s/core, {env_id}: {verdict} ({', '.join(f'{r:,.0f}' for r in now)})")
+        # Rows of seconds each drift with a shared machine's load; single passes in turn, paired,
+        # see the same load: the median of the pairs' ratios is the speed work's own share.
+        ratios: dict[str, list[float]] = {label: [] for label in ("round 8", "rounds 7 and 8")}
+        for _ in range(pairs):
+            base = _one_pass(run)
+            for label, context in (
+                ("round 8", without_speed_round8),
+                ("rounds 7 and 8", without_speed_rounds_7_and_8),
+            ):
+                with context():
+                    ratios[label].append(base / _one_pass(run))
+        for label, found in ratios.items():
+            print(
+                f"{env_id}: now / speed {label} off, median of {pairs} paired passes: {statistics.median(found):.3f}x"
+            )
+
+
+def _one_pass(run: Callable[[], int]) -> float:
+    """One pass's checks per CPU second, every per-text memo cleared first."""
+    clear_caches()
+    start = time.process_time()
+    done = run()
+    return done / max(time.process_time() - start, 1e-9)
 
 
 def main() -> None:
@@ -214,6 +209,7 @@ def main() -> None:
     parser.add_argument("--warm", action="store_true", help="with --sweep: keep memos between checks")
     parser.add_argument("--only", default="", help="with --sweep: instruction ids containing this")
     parser.add_argument("--rules", action="store_true", help="CPU per verify of each rule, newest training id")
+    parser.add_argument("--pairs", type=int, default=5, help="with --goal: paired passes now / speed work off")
     parser.add_argument(
         "--goal", action="store_true", help="only the newest training ids, with and without the speed work of round 7"
     )
@@ -231,7 +227,7 @@ def main() -> None:
         rules_profile(args.repeats)
         return
     if args.goal:
-        goal_table(args.seconds)
+        goal_table(args.seconds, args.pairs)
         return
     from rlvr_envs import Task
     from rlvr_ifeval.envs import IFEvalVerifier
@@ -315,7 +311,7 @@ def main() -> None:
                 *timed(newest_pass(newest_verifier), args.seconds),
             )
         )
-    with _without_speed_round7():
+    with without_speed_round7():
         table.append(
             (
                 f"verify, {data_id}, speed work of round 7 off",

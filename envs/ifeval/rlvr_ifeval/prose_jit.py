@@ -156,6 +156,7 @@ def _vocabulary_flags(data: Any, vocab_keys: Any, flags: Any, long_spans: Any) -
     return words, n_long
 
 
+@lru_cache(maxsize=1 << 16)  # (per word: each new prompt's tables key ~300 function words again)
 def word_key(word: str) -> int | None:
     """The kernel's key of a lowercase word, None when no prose word of ASCII text can be it
     (a character other than a-z and ``'``) or it is longer than ``KEY_CHARS``."""

@@ -1,0 +1,63 @@
+"""The training ids' speed work switched off, round by round, for ``bench/ifeval_checks.py`` to
+time the rules as they were beside the rules as they are, in the same run (the verdicts are the
+same: the tests named in each docstring compare them)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+
+@contextlib.contextmanager
+def without_speed_round7() -> Iterator[None]:
+    """The training ids' rules as round 6 left them: the contrast rule's walk and picks in Python
+    (no ``contrast_jit``), the guard's copies found in Python (no ``copies_jit``), the refusal
+    pattern tried on every short answer (no filter), the guard's tokens and the echo rule's
+    normal form casefolded in a pass of their own. Same verdicts
+    (``tests/ifeval/test_ifeval_contrast_jit.py``)."""
+    from rlvr_ifeval import guard, prose_jit, refusals, verifier
+
+    def tokens(value: str) -> list[str]:
+        folded = value.casefold()
+        if not folded.isascii():
+            folded = guard.replace_each(folded, guard._PUNCTUATION_CHARS, " ")
+        if folded.isascii():
+            return folded.encode("ascii").translate(guard._ASCII_TOKEN_TABLE).decode("ascii").split()
+        return guard._TOKEN_RE.findall(folded)
+
+    def normalise(value: str) -> str:
+        return " ".join(value.split()).casefold()
+
+    saved = prose_jit._CONTRAST, prose_jit._COPIES, prose_jit._started, refusals._TRIGGERS
+    saved_tokens = guard.tokens, guard.ascii_token_bytes, verifier._normalise
+    prose_jit._CONTRAST, prose_jit._COPIES, prose_jit._started, refusals._TRIGGERS = None, (None, None), True, ("",)
+    guard.tokens, verifier._normalise = tokens, normalise
+    guard.ascii_token_bytes = lambda value: value.casefold().encode("ascii").translate(guard._ASCII_TOKEN_TABLE)
+    try:
+        yield
+    finally:
+        prose_jit._CONTRAST, prose_jit._COPIES, prose_jit._started, refusals._TRIGGERS = saved
+        guard.tokens, guard.ascii_token_bytes, verifier._normalise = saved_tokens
+
+
+@contextlib.contextmanager
+def without_speed_round8() -> Iterator[None]:
+    """The training ids' rules as round 7 left them: the guard's content weights, distinct
+    ratio and distinct counts of an ASCII response in Python passes of their own (no
+    ``guard_jit``), the contrast rule's matched dict made for every response the paste rule sees
+    (not only when read). Same verdicts (``tests/ifeval/test_ifeval_guard_jit.py``,
+    ``tests/ifeval/test_ifeval_contrast_jit.py``)."""
+    from rlvr_ifeval import contrast_jit, prose_jit
+
+    saved = prose_jit._GUARD, contrast_jit.Matched
+    prose_jit._GUARD, contrast_jit.Matched = None, contrast_jit.matched  # type: ignore[assignment,misc]
+    try:
+        yield
+    finally:
+        prose_jit._GUARD, contrast_jit.Matched = saved  # type: ignore[misc]
+
+
+@contextlib.contextmanager
+def without_speed_rounds_7_and_8() -> Iterator[None]:
+    with without_speed_round8(), without_speed_round7():
+        yield
