@@ -64,7 +64,6 @@ _BEFORE_LOWER = {0x130: 0x69}
 _FOLDED_CHARS = re.compile("[" + "".join(re.escape(chr(c)) for c in sorted(_FOLD)) + "]") if _FOLD else None
 
 
-@functools.lru_cache(maxsize=32)
 def fold(text: str) -> str:
     """``text`` lowercased with re's case classes merged: a case-insensitive match of a literal in
     ``text`` is a substring of ``fold(text)`` equal to ``fold(literal)``."""
@@ -74,7 +73,7 @@ def fold(text: str) -> str:
     return low.translate(_FOLD)
 
 
-@functools.lru_cache(maxsize=32)
+@functools.lru_cache(maxsize=4)  # a few answers of up to 40,000 characters held at most
 def _searchable(text: str) -> tuple[str, str]:
     """``fold(text)`` and its distinct whitespace-separated words, one a line: a literal without
     whitespace is in the first exactly when it is in the second, which is shorter (words repeat)."""
@@ -167,7 +166,7 @@ class Phrases:
     def _compile(self, words: tuple[int, ...], cjk: tuple[int, ...]) -> re.Pattern[str]:
         return re.compile(self._source(words, cjk), re.IGNORECASE)
 
-    @functools.lru_cache(maxsize=16)  # noqa: B019 - the screen narrows one text for several rules
+    @functools.lru_cache(maxsize=4)  # noqa: B019 - the screen narrows one text for several rules
     def narrowed(self, text: str) -> re.Pattern[str] | None:
         """The alternation of the phrases that could match somewhere in ``text`` (None: none can)."""
         if len(text) < NARROW_FROM_CHARS:
