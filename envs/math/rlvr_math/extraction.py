@@ -30,6 +30,11 @@ _BOX_COMMANDS = ("\\boxed", "\\fbox")
 _GAP_FILLER = re.compile(
     r"^(?:\s|[,;.$]|\\[()\[\],;!: ]|\\q?quad|\\text\{[^{}]{0,30}\}|\\(?:and|text)|[A-Za-z_0-9(){}=^]){0,60}$"
 )
+_INLINE_TAG = re.compile(
+    r"</?(?:span|b|i|em|strong|u|mark|font|small|big|sup|sub|a|abbr|code|ins|q|cite|bdi|bdo|data|time)\b[^<>]{0,200}>",
+    re.IGNORECASE,
+)
+_BLOCK_TAG = re.compile(r"</?[A-Za-z][\w-]{0,30}\b[^<>]{0,200}>")
 _GAP_JOINER = re.compile(r",|;|\band\b|\bor\b")
 _ANNOUNCES_ANSWER = re.compile(r"answer|final|therefore|thus|hence|\bso\b|result", re.IGNORECASE)
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
@@ -67,7 +72,7 @@ class Answer:
     """Where the answer ends in the response (the text after the reasoning); -1 when not known."""
 
 
-def _box_at(text: str, start: int) -> tuple[str, int] | None:
+def box_at(text: str, start: int) -> tuple[str, int] | None:
     """Content and end of the box whose command starts at ``start``."""
     for cmd in _BOX_COMMANDS:
         if text.startswith(cmd, start):
@@ -84,7 +89,13 @@ def _last_box_start(text: str, end: int) -> int:
 
 
 def _joins(gap: str) -> bool:
-    """Whether the text between two boxes makes them one answer ("1, 2", "(a) and (b)")."""
+    """Whether the text between two boxes makes them one answer ("1, 2", "(a) and (b)").
+
+    The gap is read as a reader sees it: an inline HTML tag shows nothing (``\\boxed{4}<span
+    title="x">\\boxed{3}`` shows two boxes side by side), a block tag breaks the paragraph, and so
+    does a strike-out (``<s>\\boxed{4}</s> \\boxed{3}`` corrects a step)."""
+    if "<" in gap:
+        gap = _BLOCK_TAG.sub("\n\n", _INLINE_TAG.sub("", gap))
     if "\n\n" in gap or len(gap) > 60 or _ANNOUNCES_ANSWER.search(gap):
         return False  # "\boxed{3}, so the final answer is \boxed{5}": 3 was a step, not a part
     if not _LATEX_COMMAND.sub("", gap).strip(" \t\n$()[]{}+-=.,;\\"):
@@ -97,7 +108,7 @@ def boxed_answers(text: str) -> tuple[list[str], int, int] | None:
     start = _last_box_start(text, len(text))
     if start < 0:
         return None
-    found = _box_at(text, start)
+    found = box_at(text, start)
     if found is None:
         return None
     contents, end = [found[0].strip()], found[1]
@@ -105,7 +116,7 @@ def boxed_answers(text: str) -> tuple[list[str], int, int] | None:
         previous = _last_box_start(text, start)
         if previous < 0:
             break
-        box = _box_at(text, previous)
+        box = box_at(text, previous)
         if box is None or box[1] > start:
             break
         gap = text[box[1] : start]

@@ -245,6 +245,36 @@ def strip_approximation(pred: str, gold: str) -> str:
     return rest if rest and parse_number(clean(rest)) is not None else pred
 
 
+MAX_CONDITION_SCAN = 2_000
+"""Characters of an answer read for a condition: all of any answer the verifier reads (padding the
+value so the condition sits further on changes nothing)."""
+_WORD_START = re.compile(r"(?<![^\W\d_])[^\W\d_]|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def condition_inside(cleaned: str, gold: str) -> str | None:
+    """A condition inside the final answer after its value ("2 unless n = 2", "3 only if n = 1",
+    "3 (若 n 为奇数)", "3 wenn n > 2"), unless the gold answer states a condition itself.
+
+    Every word start after the first character is tried as the start of a condition clause, read
+    as the shared tail check reads one after the answer (``rlvr_envs.answer_tail.condition_after``:
+    strong markers in every covered language; weak ones, "when", "given", with a variable or
+    relation; verb-final markers at the clause's end). The answer holds only in a case: it answers
+    nothing the task asked, whatever value the condition names."""
+    if len(cleaned) < 3 or "cases" in gold or _condition_at(clean(gold)) is not None:
+        return None
+    return _condition_at(cleaned)
+
+
+def _condition_at(text: str) -> str | None:
+    for start in _WORD_START.finditer(text[:MAX_CONDITION_SCAN], 1):
+        if not text[: start.start()].strip(" \t$({[（"):
+            continue  # nothing before it: the answer is no value with a condition
+        found = condition_after(text[start.start() :])
+        if found is not None:
+            return found
+    return None
+
+
 CHAINS = ("consistent", "last")
 
 
@@ -266,6 +296,9 @@ def refusal(
     if denial is not None and not NEGATIONS.search(gold):
         return f"negated answer ({denial.group(0).strip()!r})"
     cleaned = clean(pred, context)
+    condition = condition_inside(cleaned, gold)
+    if condition is not None:
+        return f"conditional answer ({condition!r} inside it)"
     tail = unread_tail(cleaned)
     if tail is not None and compact(cleaned) != compact(clean(gold, context)):
         return f"words after the value that are not a unit ({tail!r})"

@@ -27,6 +27,7 @@ from rlvr_math.answer_terms import (
     without_justification,
     without_ordinal,
 )
+from rlvr_math.asides import answer_in_note, value_on_short_line
 from rlvr_math.equivalence import DEFAULT_REL_TOL, MatchConfig, answers_match, warm_up
 from rlvr_math.extraction import FALLBACKS, Answer, final_answer, gold_answer
 from rlvr_math.hedging import CHAINS, strip_approximation, trailing
@@ -72,10 +73,13 @@ def _shape_refusal(completion: str, answer: Answer, gold: Answer, context: froze
         if refused is not None:
             return refused
     later = response[answer.end :][:200_000] if answer.end >= 0 else ""
+    in_note = answer_in_note(response, answer.end, answer.text) if answer.method == "boxed" and answer.end > 0 else None
     return (
-        unit_swap(answer.text, gold.text, asked_units(prompt))
+        in_note
+        or unit_swap(answer.text, gold.text, asked_units(prompt))
         or redefinition(response[:200_000], answer.text)
         or second_final_answer(later, answer.text, answer.method)
+        or (value_on_short_line(later, answer.text) if not gold.is_set else None)
     )
 
 
