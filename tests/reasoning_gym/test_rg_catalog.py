@@ -25,7 +25,7 @@ def test_static_list_matches_reasoning_gym_registry():
 
 def test_every_registered_dataset_has_an_id_and_excluded_ones_do_not():
     ids = {spec.id for spec in rlvr_envs.registry.latest() if spec.family == "rg"}
-    assert ids == {f"rg-{name}-v0" for name in DATASETS} | {"rg-composite-v0"}
+    assert ids == {f"rg-{name}-v0" for name in DATASETS} | {"rg-composite-v1"}
     for name in EXCLUDED:
         if name != "composite":
             with pytest.raises(rlvr_envs.UnknownEnvError):

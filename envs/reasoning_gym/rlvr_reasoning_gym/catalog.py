@@ -176,6 +176,16 @@ EXCLUDED: dict[str, str] = {
     "composite": "a mixture, not a dataset: offered as rg-composite over the registered datasets instead",
 }
 
+HACKABLE: dict[str, str] = {
+    "propositional_logic": "asks for any conclusion the premises entail, and reasoning-gym's scorer calls only "
+    "atoms and tautologies trivial: a premise copied back (or the premises joined by ∧) pays 1.0, on 60% of "
+    "tasks for premise 1 alone (400 tasks, seed 1; tests/reasoning_gym/test_rg_hackable.py); 37% of the stored "
+    "example answers are such restatements themselves, so no rule can refuse them without failing its own golds",
+}
+"""Registered datasets whose reward a policy can earn without solving the task (measured). Each
+stays available as ``rg-<name>-v0`` (documented), but is left out of ``rg-composite``'s default
+mix: a mixture that pays for copying the prompt teaches copying."""
+
 LEVELS: dict[str, tuple[int, ...]] = {
     "caesar_cipher": (0, 1),  # 2, 3: rotation outside the validated 1..25
     "game_of_life": (0, 1, 2),  # 3: answers of ~20k characters

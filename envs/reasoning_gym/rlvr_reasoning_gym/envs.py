@@ -17,7 +17,7 @@ from rlvr_envs.extract import MAX_ANSWER_CHARS
 from rlvr_envs.types import Difficulty, Task
 from rlvr_reasoning_gym import generation
 from rlvr_reasoning_gym.blocklist import is_clean
-from rlvr_reasoning_gym.catalog import DATASETS, RULES
+from rlvr_reasoning_gym.catalog import DATASETS, HACKABLE, RULES
 from rlvr_reasoning_gym.verifier import DEFAULT_TIME_BUDGET_S, ReasoningGymVerifier, gold_text, judge
 
 MAX_REDRAWS = 100
@@ -174,7 +174,10 @@ class CompositeEnv(_ReasoningGymBase):
 
     Args:
         datasets: names to mix, either a list (equal weights) or {name: weight}; defaults to
-            every registered dataset. A value may also be ``{"weight": w, "config": {...}}``.
+            every registered dataset but those in ``leave_out``. A value may also be
+            ``{"weight": w, "config": {...}}``.
+        leave_out: datasets the default mix skips; defaults to ``catalog.HACKABLE`` (datasets a
+            policy earns reward on without solving them). ``rg-composite-v0`` passes ``()``.
         level: one curriculum level applied to every dataset that has one (clamped to its range).
     """
 
@@ -185,6 +188,7 @@ class CompositeEnv(_ReasoningGymBase):
         self,
         datasets: Mapping[str, Any] | list[str] | tuple[str, ...] | None = None,
         *,
+        leave_out: tuple[str, ...] | list[str] | None = None,
         level: int | None = None,
         partial_credit: bool = False,
         size: int = 1000,
@@ -195,7 +199,10 @@ class CompositeEnv(_ReasoningGymBase):
         isolation: str = "auto",
         pool: Any = None,
     ) -> None:
-        spec = dict.fromkeys(DATASETS, 1.0) if datasets is None else datasets
+        skipped = tuple(HACKABLE) if leave_out is None else tuple(leave_out)
+        for name in skipped:
+            _check_dataset(name)
+        spec = dict.fromkeys((n for n in DATASETS if n not in skipped), 1.0) if datasets is None else datasets
         if not isinstance(spec, Mapping):
             spec = dict.fromkeys(spec, 1.0)
         if not spec:
