@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import rlvr_code
-from rlvr_code._sandbox_source import without_comments
+from rlvr_code._sandbox_source import without_comments, without_docstrings
 from rlvr_code.sandbox import HARNESS_PARTS, harness_source
 
 MAX_ARG_STRLEN = 128 * 1024  # Linux: the longest single argument of an exec
@@ -39,6 +39,29 @@ def test_every_harness_module_compiles_to_the_same_code_without_its_comments():
         stripped = without_comments(original)
         assert len(stripped) < len(original)  # every module has comments to cut
         assert compile(stripped, part, "exec") == compile(original, part, "exec")
+
+
+def _code_lines(code) -> list:
+    """Every code object's name and line table, nested ones included (constants aside)."""
+    found = [(code.co_qualname, code.co_firstlineno, list(code.co_lines()))]
+    for const in code.co_consts:
+        if hasattr(const, "co_lines"):
+            found += _code_lines(const)
+    return found
+
+
+def test_emptying_docstrings_keeps_every_line_and_what_the_code_does():
+    folder = Path(rlvr_code.__file__).parent
+    for part in sorted({*HARNESS_PARTS["judge"], *HARNESS_PARTS["solution"], "wire"}):
+        original = (folder / f"_sandbox_{part}.py").read_text(encoding="utf-8")
+        stripped = without_docstrings(original)
+        assert len(stripped) < len(original)
+        assert stripped.count("\n") == original.count("\n")
+        assert _code_lines(compile(stripped, part, "exec")) == _code_lines(compile(original, part, "exec"))
+    # Non-ASCII before a docstring on its line, a note after a constant, f-strings and bytes untouched.
+    source = 'x = "µ"; """doc µ\nmore"""\nY = 1\n"""note"""\nz = f"{x}", b"q"\n'
+    assert without_docstrings(source) == 'x = "µ"; """\n"""\nY = 1\n""""""\nz = f"{x}", b"q"\n'
+    assert without_docstrings("def f(:\n") == "def f(:\n"
 
 
 def test_an_unreadable_source_comes_back_unchanged():

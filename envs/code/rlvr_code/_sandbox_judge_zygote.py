@@ -27,7 +27,7 @@ import sys
 import time
 
 from rlvr_code._sandbox_judge import Judge
-from rlvr_code._sandbox_warm import MAX_SAMPLES_PER_JUDGE, CleanState, CompileCache, stray_processes
+from rlvr_code._sandbox_warm import MAX_SAMPLES_PER_JUDGE, CleanState, CompileCache, load_cache, stray_processes
 from rlvr_code._sandbox_wire import (
     PR_SET_DUMPABLE,
     ProtocolError,
@@ -152,7 +152,8 @@ class Turn:
 def judge_sample(
     job: dict, link: socket.socket, deadline: float, cache: CompileCache, clean: CleanState, last: bool
 ) -> tuple[dict, bool]:
-    """One sample in the warm judge: (its answer to the host, whether this judge stays)."""
+    """One sample in the warm judge: (its answer to the host, whether this judge is as clean as
+    before it: it stays unless this was its ``last`` sample)."""
     nonce = os.urandom(16).hex()
     judge = Judge(job, None, nonce, link, deadline, cache)
     judge.run()
@@ -170,17 +171,22 @@ def judge_sample(
     for event in judge.events or ():
         done = apply_event(event, outcome, tests) or done
     # Something the tests started outlived the sample: the zygote kills it before the next job.
-    keep = done.get("keep") is True and not stray_processes({os.getppid(), os.getpid()})
-    return finish_outcome(outcome, tests, done, link, nonce), keep
+    stays = changed is None and done.get("done") is True and not stray_processes({os.getppid(), os.getpid()})
+    return finish_outcome(outcome, tests, done, link, nonce), stays
 
 
-def serve_host(in_fd: int, out_fd: int, hand_fd: int, link: socket.socket, turn: Turn) -> int:
+def serve_host(
+    in_fd: int, out_fd: int, hand_fd: int, link: socket.socket, turn: Turn, store: dict, carry_fd: int | None
+) -> int:
     """A warm judge: the host's samples one after the other, answered directly while each leaves
     the judge as it found it (``_sandbox_warm``); the first that does not is handed to the
-    zygote to answer after the clean-up. Returns the exit code (``EXIT_*``)."""
+    zygote to answer after the clean-up. Returns the exit code (``EXIT_*``).
+
+    ``store``: the compile cache it starts with; a judge that served its last sample clean
+    leaves its own cache in ``carry_fd`` for the next one (``hand_cache``)."""
     prctl(PR_SET_DUMPABLE, 0)
     clean = CleanState()
-    cache = CompileCache()
+    cache = CompileCache(store=store)
     host = Reader(in_fd)
     for count in range(1, MAX_SAMPLES_PER_JUDGE + 1):
         try:
@@ -195,12 +201,15 @@ def serve_host(in_fd: int, out_fd: int, hand_fd: int, link: socket.socket, turn:
             turn.set(count, start, deadline)
             turn.release()
             outcome, keep = judge_sample(job, link, deadline, cache, clean, count == MAX_SAMPLES_PER_JUDGE)
+            if keep and count == MAX_SAMPLES_PER_JUDGE and carry_fd is not None:
+                hand_cache(cache, carry_fd)
         except Exception as exc:
             outcome = {"status": "infrastructure", "error": f"{type(exc).__name__}: {trim(str(exc))}"}
         outcome["elapsed_s"] = round(time.monotonic() - start, 6)
         if count == 1:
             outcome["judge_started"] = True
-        keep = keep and not outcome.get("retire")
+            outcome["judge_cache"] = len(store)  # entries carried over from the judge before (a count)
+        keep = keep and count < MAX_SAMPLES_PER_JUDGE and not outcome.get("retire")
         turn.acquire(None)  # the zygote answers for a judge that overran; then this one is gone
         send(out_fd if keep else hand_fd, outcome)
         turn.set(0, 0.0, 0.0)
@@ -208,6 +217,31 @@ def serve_host(in_fd: int, out_fd: int, hand_fd: int, link: socket.socket, turn:
             return EXIT_REPLACE  # the zygote sends the answer once it has cleaned up, then unlocks
         turn.release()
     return EXIT_REPLACE
+
+
+MAX_CARRIED_CACHE = 64 << 20
+"""Bytes of compile cache one warm judge may hand to the next (far over 512 HumanEval tasks' ~1.3 MB)."""
+
+
+def hand_cache(cache: CompileCache, carry_fd: int) -> None:
+    """Leave this judge's compile cache in ``carry_fd`` (a memfd the zygote reads once the judge has
+    exited: ``JudgeZygote.carried_cache``). Only a judge whose every sample left it clean gets
+    here, so its entries are what a fresh judge would compile. Never raises: a cache that does
+    not travel is compiled again."""
+    try:
+        data = cache.export()
+        if len(data) > MAX_CARRIED_CACHE:
+            return
+        os.ftruncate(carry_fd, 0)
+        view = memoryview(data)
+        offset = 0
+        while offset < len(view):
+            offset += os.pwrite(carry_fd, view[offset:], offset)
+    except Exception:
+        try:
+            os.ftruncate(carry_fd, 0)
+        except OSError:
+            pass
 
 
 class JudgeZygote:
@@ -250,6 +284,11 @@ class JudgeZygote:
         closes the job pipe or a judge dies unexpectedly (then this worker ends: the host sees
         the pipe close and retries the sample on a fresh one)."""
         turn = Turn()
+        store: dict = {}
+        try:
+            carry_fd: int | None = os.memfd_create("rlvr-judge-cache")
+        except (AttributeError, OSError):
+            carry_fd = None  # each judge compiles its own
         while True:
             hand_r, hand_w = os.pipe()
             pid = os.fork()
@@ -258,7 +297,7 @@ class JudgeZygote:
                 try:
                     os.close(hand_r)
                     os.setsid()
-                    code = serve_host(self.in_fd, self.out_fd, hand_w, self.link, turn)
+                    code = serve_host(self.in_fd, self.out_fd, hand_w, self.link, turn, store, carry_fd)
                 finally:
                     os._exit(code)
             os.close(hand_w)
@@ -269,6 +308,8 @@ class JudgeZygote:
                 os.close(hand_r)
                 # Whatever the judge and its tests left, before the answer and the next judge.
                 kill_all_but_me(self.pid_namespace, pgid=pid)
+            if carry_fd is not None:
+                store = self.carried_cache(carry_fd, store)
             if answer is not None:
                 send(self.out_fd, answer)
                 turn.release()  # the judge took the lock to hand its answer over, and is gone
@@ -276,6 +317,19 @@ class JudgeZygote:
                     return
             if code != EXIT_REPLACE:
                 return
+
+    @staticmethod
+    def carried_cache(carry_fd: int, store: dict) -> dict:
+        """The cache the judge that just exited left (``hand_cache``), else ``store`` as it was."""
+        try:
+            size = os.fstat(carry_fd).st_size
+            if not 0 < size <= MAX_CARRIED_CACHE:
+                return store
+            data = os.pread(carry_fd, size, 0)
+            os.ftruncate(carry_fd, 0)
+        except OSError:
+            return store
+        return load_cache(data) or store
 
     def watch(self, pid: int, hand_r: int, turn: Turn) -> tuple[dict | None, int]:
         """Wait for the warm judge to exit: (an answer to send for it, its exit code)."""

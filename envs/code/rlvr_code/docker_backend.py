@@ -24,6 +24,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from rlvr_code._sandbox_source import without_comments, without_docstrings
 from rlvr_code.sandbox import HARNESS_PARTS, SandboxError, SandboxUnavailable, sandbox_module_source
 
 _HEADER = struct.Struct(">I")
@@ -70,7 +71,8 @@ def oneshot_source() -> str:
     # Both roles' modules, in the local backend's order (``HARNESS_PARTS``), without their mains.
     roles = (*HARNESS_PARTS["solution"], *HARNESS_PARTS["judge"])
     parts = [wire, *(sandbox_module_source(part, keep_main=False) for part in roles), _ONESHOT]
-    return "\n\n".join(parts)
+    # One command-line argument of at most 128 KiB: without comments and docstrings (same lines).
+    return without_docstrings(without_comments("\n\n".join(parts)))
 
 
 def _frames(data: bytes) -> list[Any]:

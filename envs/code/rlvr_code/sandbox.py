@@ -384,6 +384,7 @@ class LocalSandbox:
             "samples": 0,
             "worker_starts": 0,
             "judge_starts": 0,
+            "carried_cache_entries": 0,  # compiled tests a fresh warm judge got from the one before
             "infrastructure_retries": 0,
             "retired_workers": 0,
         }
@@ -566,6 +567,8 @@ class LocalSandbox:
                         self._idle.put(worker)
                     self.stats["samples"] += 1
                     self.stats["judge_starts"] += 1 if reply.pop("judge_started", False) else 0
+                    carried = reply.pop("judge_cache", 0)
+                    self.stats["carried_cache_entries"] += carried if type(carried) is int and carried > 0 else 0
                     return reply
             finally:
                 self._free_slots.put(slot)
