@@ -33,6 +33,7 @@ _READ_LETTERS = re.compile(
 # of a language no lexicon covers.
 _UNREAD_HAN = re.compile("[唔嘅咗啲冇佢嚟哋喺啱嘢咩嘞]")
 LETTER_RUN = re.compile(r"[^\W\d_]+")
+_LATEX_ENVIRONMENT = re.compile(r"\\(?:begin|end)\s*\{[^{}]{0,40}\}")
 LATEX_COMMAND = re.compile(r"\\[A-Za-z]+")
 # Chat-template tokens and markup say nothing about the answer ("<|im_start|>user", "</answer>").
 MARKUP = re.compile(r"<\|[^|<>]{0,40}\|>|</?[A-Za-z][^<>]{0,80}>")
@@ -129,7 +130,7 @@ def unread_language(
     words that stand anyway, the task's own; ``stands``: a test for more such words, a family's units;
     closing words: "QED", "Good luck"). Words of one or two letters count only in English ("de", "ma",
     "da", "er" are words of many languages)."""
-    text = MARKUP.sub(" ", LATEX_COMMAND.sub(" ", sentence[:400]))
+    text = MARKUP.sub(" ", LATEX_COMMAND.sub(" ", _LATEX_ENVIRONMENT.sub(" ", sentence[:400])))
     words: list[str] = []
     names: set[str] = set()
     for word in LETTER_RUN.findall(text):
@@ -150,7 +151,7 @@ def unread_language(
     neutral = 0
     counted: list[str] = []
     for word in words:
-        if (
+        if word not in _FUNCTION_WORDS and (  # a language's own word is evidence of that language
             word in known
             or word.rstrip("s") in known
             or word in _CLOSING_WORDS
