@@ -20,26 +20,27 @@ the answer (``Extraction.after``) and names the first thing that takes the answe
   short one after it ("(wrong)", "Nope.", "Scratch that.", "Actually no.", "算了");
 * ``unread_language``: the answer's sentence goes on in letters no lexicon covers (Thai, Tamil,
   Georgian, Serbian or Kazakh Cyrillic, Urdu's own letters, Latin letters of no covered
-  language), or in two or more plain-Latin words none of which a covered language uses as a
-  function word ("si sahihi hata kidogo"): a hedge there cannot be read, so the tail is refused
-  (an allow-list of what can be read, not a list of hedges).
+  language), or in words that no ONE covered language's vocabulary mostly covers (round 8: one
+  function word, "por" or "er", no longer vouches for "por nuk jam i sigurt"): a hedge there
+  cannot be read, so the tail is refused (an allow-list of what can be read, not a list of hedges).
 
 ``taken_back`` is the whole check for a verifier that compares the extracted text (a plugin's
 exact-match verifier, the scaffold's): ``tail_refusal``, and two more readings of the completion:
 
 * ``second_answer``: another final answer after the one read (a box, an answer tag, a ``####``
   line, an "answer is" phrase) saying something else (``\\boxed{even}`` then ``#### odd``);
-* ``concealed``: the answer read stands where a reader does not see it, or sees it struck out:
-  inside an HTML comment, an element hidden by its attribute or style (``hidden``,
-  ``display:none``, ``visibility:hidden``, ``opacity:0``, white text, ``font-size:0``), or
-  ``<s>``/``<del>``/``~~`` strike-through (``<answer>4</answer><!-- <answer>3</answer> -->``);
+* ``concealed`` (``rlvr_envs.concealment``): the answer read stands where a reader does not see it,
+  or sees it struck out: inside an HTML comment, an element hidden by its attribute or style, white
+  text, a phantom, or a strike-through (``<s>``, ``~~``, ``\\sout{``, ``\\cancel{``; round 8);
 * ``redefinition``: a TeX definition anywhere (``\\renewcommand{\\boxed}[1]{odd}``, ``\\def``,
   ``\\let``, category codes): what the reader sees is then not the text extracted.
 
 Round 7 reads the short sentences after the answer's own too (``after_sentence_refusal``): a hedge
 that is the whole line ("Maybe."), one word of no covered language on a line of its own ("Hubo."),
 another bare value ("4."), a question, a sign no language reads (``❌``, ``🤷``), a condition with no
-variable ("Assuming the above."); and reads every tail as the reader sees it
+variable ("Assuming the above."), a later sentence offering, reconsidering or restating another value
+(``rlvr_envs.tail_alternatives``, judged by exact value where it is arithmetic); and reads every tail as the
+reader sees it
 (``rlvr_envs.tail_words.readable``: "not~sure", "*not* sure", "m a y b e" are "not sure", "maybe").
 
 An explanation of the method, "Hope this helps!", markdown or a newline after the answer is

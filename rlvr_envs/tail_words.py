@@ -3,9 +3,9 @@
 Two allow-lists and one normalisation, so that a hedge cannot hide in a language or a layout no
 lexicon reads:
 
-* ``unread_language``: letters of no covered alphabet, or plain words none of which is a covered
-  language's function word (or an honest closing word: "QED", "Good luck", "Vielen Dank"), are a
-  tail nobody can vouch for;
+* ``unread_language``: letters of no covered alphabet, or words that no ONE covered language's
+  vocabulary (its function words, English's common words of a solution) mostly covers, beside
+  names, closing words ("QED", "Good luck") and the task's own words, are a tail nobody can vouch for;
 * ``UNREAD_SIGN``: symbols no language reads after an answer (emoji, check and cross marks, Braille);
 * ``readable``: the text as a reader sees its words (TeX spaces, HTML entities and tags, markdown
   emphasis, spaced-out and look-alike letters undone), before any lexicon reads it.
