@@ -8,7 +8,7 @@ Versions (a change that alters any reward of an honest answer bumps the version;
   (``credit_tests="corrected"``, ``rlvr_code.scoring``): tests a constant (None, True, 0, '', [],
   ...) or the input echoed passes pay nothing, and the share the most common expected answer
   passes of the rest is chance, ``(passed - m) / (n - m)``. ``return True`` earned 0.6 on
-  HumanEval/76 under v4; the best of eleven constants averaged 0.25 on HumanEval's first 80
+  HumanEval/76 under v4; the best of eight constants averaged 0.26 on HumanEval's first 80
   tasks, 0.14 on MBPP's first 120. An honest partly right program's fraction changes
   accordingly; all-or-nothing rewards are unchanged.
 

@@ -12,7 +12,7 @@ partial credit only for tests that doing nothing fails.
   nothing. So ``return None``, ``pass`` or ``raise`` earn 0 on every task.
 * ``credit_tests="corrected"`` (the ``-v5`` ids) also discounts answers that ignore the task: a
   program returning one constant (``return True`` earned 0.6 on HumanEval/76 under ``-v4``; the
-  best of six constants averaged 0.25 on HumanEval's first 80 tasks) or echoing its input.
+  best of eight constants averaged 0.26 on HumanEval's first 80 tasks) or echoing its input.
   Tests that any trivial answer passes (``TRIVIAL_RESULTS``, the first or last argument: run once
   per task like the null programs; for stdin/stdout cases, an expected output in
   ``STDIO_TRIVIAL`` or equal to the input, read from the case) pay nothing, and of the rest the
