@@ -266,9 +266,10 @@ def run_comparison(args: argparse.Namespace) -> list[dict]:
         methods.append(Sandbox(rows, args.lanes, args.timeout, memory_cgroup=False))
     # results[workload][method] = [(per_s, latencies, good, bad), ...] one per repeat
     results: dict[str, dict[str, list]] = {w: {m.name: [] for m in methods} for w in loads}
-    for _ in range(args.repeats):
+    for repeat in range(args.repeats):
+        shift = repeat % len(methods)  # each row goes first in turn: a loaded machine drifts within a repeat
         for workload, samples in loads.items():
-            for method in methods:
+            for method in methods[shift:] + methods[:shift]:
                 outcomes, seconds = method.run(samples)
                 good = sum(1 for (ok, _), s in zip(outcomes, samples) if ok and s[2])
                 bad = sum(1 for (ok, _), s in zip(outcomes, samples) if ok and not s[2])
