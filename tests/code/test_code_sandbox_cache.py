@@ -84,9 +84,11 @@ def test_a_replaced_warm_judge_starts_with_its_predecessors_compiled_tests():
             got.append(verifier.verify(humaneval_task(row), fenced(program)).passed)
             want.append(not wrong)
         assert got == want
-        assert box.stats["judge_starts"] == 4, box.stats  # 14 samples, 4 a judge
-        # Each of the three later judges started with the three tasks' tests and prompts.
-        assert box.stats["carried_cache_entries"] == 3 * 6, box.stats
+        # 4 runs a judge (a wrong sample may add runs of its own: the verifier's null programs).
+        runs = box.stats["samples"]
+        assert runs >= 14 and box.stats["judge_starts"] == -(-runs // 4), box.stats
+        # The first judge met all three tasks; each later one started with their tests and prompts.
+        assert box.stats["carried_cache_entries"] == (box.stats["judge_starts"] - 1) * 6, box.stats
     finally:
         box.close()
 
