@@ -102,3 +102,30 @@ def test_the_guard_gives_the_same_reasons_with_and_without_the_kernel(kernel, mo
     assert fast == plain
     # The rules the figures feed were reached: degenerate responses refused by each of them.
     assert {guard.FEW_DISTINCT, guard.REPEATED, guard.NO_WORDS, guard.ECHO} <= set(fast)
+
+
+def _fnv(token: str) -> int:
+    h = guard_jit._HASH_START
+    for byte in token.encode("ascii"):
+        h = ((h ^ byte) * guard_jit._HASH_PRIME) & 0xFFFF_FFFF_FFFF_FFFF
+    return h
+
+
+def test_tokens_made_to_collide_are_counted_in_python_in_linear_time(kernel, monkeypatch) -> None:
+    # 300 distinct tokens sharing their hash's low 10 bits (the table of 1,024 slots the kernel
+    # makes for them): every new token would walk the whole chain before it.
+    rng = random.Random(5)
+    found: list[str] = []
+    while len(found) < 300:
+        token = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(7))
+        if _fnv(token) & 1023 == 0 and token not in found:
+            found.append(token)
+    response = " ".join(found)
+    text = guard.ascii_token_bytes(response)
+    assert guard_jit.figures(kernel, text, [], 3, guard.DIVERSITY_WINDOW) is None
+    checkers = tuple(build_checkers(["punctuation:no_comma"], [{}]))
+    fast = guard.content_rejection("Write an essay about gardens.", "plain", response, checkers, 8)
+    with monkeypatch.context() as patch:
+        patch.setattr(prose_jit, "_GUARD", None)
+        patch.setattr(prose_jit, "_started", True)
+        assert guard.content_rejection("Write an essay about gardens.", "plain", response, checkers, 8) == fast

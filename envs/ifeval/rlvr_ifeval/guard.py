@@ -428,6 +428,7 @@ def content_rejection(
     if kernel is not None:  # ASCII: the counts below in one compiled pass (``guard_jit``)
         starts = _copy_starts(toks, profile, text)
         counted = guard_jit.figures(kernel, text, starts, profile.k, DIVERSITY_WINDOW)  # type: ignore[arg-type]
+    if counted is not None:
         rest = toks  # (unread below on this path: the figures stand for it)
         copied = counted.tokens - counted.rest
         coverage = _coverage(toks, profile, expected, starts) if starts else 0.0

@@ -60,6 +60,7 @@ def _figures(text: Any, starts: Any, k: int, window: int, out: Any) -> Any:
     ids = np.empty(n, np.int64)
     distinct = 0
     content = 0
+    probes = 0
     for t in range(n):
         a = tok_start[t]
         b = tok_end[t]
@@ -87,6 +88,10 @@ def _figures(text: Any, starts: Any, k: int, window: int, out: Any) -> Any:
                     number = ids[other]
                     break
             at = (at + 1) & mask
+            probes += 1
+        if probes > MAX_PROBES_PER_TOKEN * (t + 1) + 1024:
+            out[0] = -1.0  # tokens made to collide: the Python path counts (linear time there)
+            return out
         if number == -1:
             slots[at] = t
             number = distinct
@@ -144,6 +149,12 @@ def _figures(text: Any, starts: Any, k: int, window: int, out: Any) -> Any:
     return out
 
 
+MAX_PROBES_PER_TOKEN = 16
+"""Hash-table probes past the first, per token, before the kernel gives up: a half-full table
+probes about one; only tokens chosen to share their hash's low bits come near (then ``figures``
+answers None and the guard counts in Python, in linear time)."""
+
+
 class Figures(NamedTuple):
     tokens: int
     content: int
@@ -154,12 +165,15 @@ class Figures(NamedTuple):
     distinct: int
 
 
-def figures(kernel: Any, text: bytes, starts: list[int], k: int, window: int) -> Figures:
-    """The kernel's figures for ``text`` (``guard.ascii_token_bytes``) with copies at ``starts``."""
+def figures(kernel: Any, text: bytes, starts: list[int], k: int, window: int) -> Figures | None:
+    """The kernel's figures for ``text`` (``guard.ascii_token_bytes``) with copies at ``starts``;
+    None when its tokens were made to collide in the hash table (``MAX_PROBES_PER_TOKEN``)."""
     out = kernel(
         np.frombuffer(text, dtype=np.uint8), np.array(starts, dtype=np.int64), k, window, np.empty(7, np.float64)
     )
     n, content, rest, content_rest, ratio, distinct_rest, distinct = out.tolist()
+    if n < 0:
+        return None
     return Figures(int(n), int(content), int(rest), int(content_rest), ratio, int(distinct_rest), int(distinct))
 
 
