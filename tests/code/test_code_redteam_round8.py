@@ -316,3 +316,27 @@ def test_the_shipped_attackers_trivial_answers_under_partial_credit(version, hol
     report = run_redteam(env, quick=True, n=6, seed=0, classes=["code_trivial"])
     assert report.raised == 0
     assert bool(report.result("code_trivial").holes) is holes, report.summary_text()
+
+
+@needs_bwrap
+@pytest.mark.slow
+@pytest.mark.timeout(1200)  # ~40-100 s each alone, several runs a task, on a shared 2-core machine
+@pytest.mark.parametrize(
+    ("name", "source", "count"), [("code-humaneval", "humaneval.jsonl", 80), ("code-mbpp", "mbpp.jsonl", 120)]
+)
+def test_no_constant_earns_partial_credit_on_the_first_tasks_of_a_set(name, source, count):
+    # The measurement behind the bump: the best of eight constants averaged 0.26 (HumanEval) and
+    # 0.135 (MBPP) on these tasks under -v4.
+    import rlvr_envs
+    from tests.helpers.data import shared_path
+
+    env = rlvr_envs.make(f"{name}-v5", data=str(shared_path(source)), partial_credit=True)
+    paid = []
+    for task in env.tasks[:count]:
+        names = task.answer.get("solution_names") or [task.answer["entry_point"]]
+        for value in ("None", "True", "False", "0", "1", "-1", "''", "[]"):
+            program = "".join(f"def {n}(*args, **kwargs):\n    return {value}\n" for n in names)
+            if env.verifier.verify(task, fenced(program)).reward > 0.0:
+                paid.append((task.id, value))
+        assert env.verifier.verify(task, env.gold_completion(task)).reward == 1.0, task.id
+    assert paid == []
