@@ -340,3 +340,31 @@ def test_no_constant_earns_partial_credit_on_the_first_tasks_of_a_set(name, sour
                 paid.append((task.id, value))
         assert env.verifier.verify(task, env.gold_completion(task)).reward == 1.0, task.id
     assert paid == []
+
+
+def test_a_trivial_run_stopped_by_its_clock_is_not_cached():
+    # A loaded host's timeout would otherwise count as "the constant passes nothing" for good, and
+    # every later sample would be paid the tests the constant passes.
+    from rlvr_code.scoring import trivial_tests
+
+    plan = Plan.of(ADD)
+    job = {"limits": {"timeout_s": 1.0}, "solution_names": ["add"]}
+    calls: list[str] = []
+
+    def stalled(program: str) -> dict:
+        calls.append(program)
+        return {"status": "timeout", "tests": []}
+
+    assert trivial_tests(ADD, job, plan, stalled, corrected=True) == set()
+    assert trivial_tests(ADD, job, plan, stalled, corrected=True) == set()
+    assert len(calls) == 2  # asked again, not read from the cache
+
+    def zero_passes(program: str) -> dict:
+        calls.append(program)
+        status = "passed" if "return 0\n" in program else "failed"
+        return {"status": "done", "tests": [{"name": "0", "status": status}]}
+
+    calls.clear()
+    assert trivial_tests(ADD, job, plan, zero_passes, corrected=True) == {"test 0"}
+    runs = len(calls)
+    assert trivial_tests(ADD, job, plan, zero_passes, corrected=True) == {"test 0"} and len(calls) == runs
