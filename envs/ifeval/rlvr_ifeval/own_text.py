@@ -112,12 +112,29 @@ def visible(response: str) -> str:
 _QUOTED = re.compile(r""""[^"]*"|“[^”]*”|«[^»]*»|„[^“”]*[“”]|(?<!\w)'[^'\n]*'(?!\w)|\[[^\]]*\]|<<[^>]*>>""")
 
 
+@dataclass(frozen=True)
+class _Runs:
+    """A prompt's own text (quotations cut it) as runs of ``COPY_RUN`` casefolded words."""
+
+    runs: frozenset[tuple[str, ...]]
+    openings: frozenset[tuple[str, ...]]
+    """The runs that open one of its sentences."""
+    vocabulary: frozenset[str]
+    total: int
+    """How many words the prompt's own text has."""
+    anchors: tuple[str, ...]
+    """Runs every ``ANCHOR_STRIDE`` words and the openings, joined by spaces: a copy of
+    ``COPY_RUN + ANCHOR_STRIDE - 1`` words or more, or one from a sentence's start, holds one."""
+
+
+ANCHOR_STRIDE = 3
+
+
 @lru_cache(maxsize=4096)
-def _prompt_runs(prompt: str) -> tuple[frozenset[tuple[str, ...]], frozenset[tuple[str, ...]], frozenset[str], int]:
-    """The runs of ``COPY_RUN`` words of the prompt's own text (quotations cut it), casefolded;
-    the runs that open one of its sentences; their words; and how many words that text has."""
+def _prompt_runs(prompt: str) -> _Runs:
     runs: set[tuple[str, ...]] = set()
     openings: set[tuple[str, ...]] = set()
+    anchors: set[str] = set()
     total = 0
     for piece in _QUOTED.split(prompt[:MAX_PROMPT_CHARS]):
         for sentence in _SENTENCE_END.split(piece):
@@ -125,9 +142,12 @@ def _prompt_runs(prompt: str) -> tuple[frozenset[tuple[str, ...]], frozenset[tup
             total += len(words)
             if len(words) >= COPY_RUN:
                 openings.add(tuple(words[:COPY_RUN]))
+                anchors.add(" ".join(words[:COPY_RUN]))
         words = _words(piece)
         runs.update(tuple(words[i : i + COPY_RUN]) for i in range(len(words) - COPY_RUN + 1))
-    return frozenset(runs), frozenset(openings), frozenset(w for run in runs for w in run), total
+        anchors.update(" ".join(words[i : i + COPY_RUN]) for i in range(0, len(words) - COPY_RUN + 1, ANCHOR_STRIDE))
+    vocabulary = frozenset(w for run in runs for w in run)
+    return _Runs(frozenset(runs), frozenset(openings), vocabulary, total, tuple(f" {a} " for a in sorted(anchors)))
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?:;])\s+|\n+")
@@ -150,11 +170,16 @@ def copied_spans(prompt: str, response: str) -> list[tuple[int, int]]:
     review about ...") or together they cover ``MIN_COPY_SHARE`` of its words (a phrase restated,
     "the PFA Team of the Year", is how honest answers name what they write about; the request
     quoted back is not)."""
-    runs, openings, vocabulary, total = _prompt_runs(prompt)
+    found = _prompt_runs(prompt)
+    runs, openings, vocabulary, total = found.runs, found.openings, found.vocabulary, found.total
     if not runs:
         return []
     words = _words(response)
     if len(words) < COPY_RUN:
+        return []
+    # Most answers copy no anchor: found by substring search in C, before any walk.
+    joined = f" {' '.join(words)} "
+    if not any(anchor in joined for anchor in found.anchors):
         return []
     # Where COPY_RUN words of the prompt follow each other (found in C over one byte a word) may a
     # copy start; only there are runs built and looked up.
