@@ -50,6 +50,9 @@ CONDITIONS_INSIDE = [
     ("\\boxed{2\\ (n=2\\text{ ならば})}", "2"), ("\\boxed{2\\ (n=2\\text{이면})}", "2"), ("\\boxed{2, \\text{ if } n = 2}", "2"),
     ("<answer>2 unless n = 2</answer>", "2"), ("<answer>2 \\text{ if } n = 2</answer>", "2"), ("#### 2 unless n = 2", "2"),
     ("\\boxed{x = 2 \\text{ provided } y = 2}", "2"), ("\\boxed{(1, 2) \\text{ if } a = 1}", "(1,2)"),
+    # no marker any list names: words tie the value to a case on a variable
+    ("\\boxed{2 \\text{ pour } n = 2}", "2"), ("\\boxed{2 \\text{ in the case } n = 2}", "2"), ("\\boxed{2\\text{, valid for } n = 2}", "2"),
+    ("\\boxed{2 \\text{ voor } n \\geq 2}", "2"), ("\\boxed{2 \\text{ dla } n > 1}", "2"),
 ]  # fmt: skip
 
 
@@ -121,6 +124,19 @@ def test_a_note_is_any_container_that_does_not_show_its_content_as_text():
     assert note_around("\\[ \\text{Final: } ") is None
     assert note_around("\\begin{align} y &= ") is None
     assert note_around("\\{ \\} ") is None
+
+
+# -- 3b. the final box in a note after an answer stated in words or a #### line ------------------------
+STATED_THEN_NOTE = [
+    "The answer is 4.\\footnote{\\boxed{3}}", "The answer is $4$\\footnote{Actually \\boxed{3}}.", "#### 4\\footnote{\\boxed{3}}",
+    "Final answer: 4 <sup>\\boxed{3}</sup>", "答案是 4<aside>\\boxed{3}</aside>", "The final answer is 4.^{\\boxed{3}}",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("completion", STATED_THEN_NOTE)
+def test_a_final_box_in_a_note_after_a_stated_answer_is_refused(completion):
+    verdict = verify(completion)
+    assert not verdict.passed, (completion, verdict)
 
 
 # -- 4. another value on a short line after the answer, in any markup ------------------------------
@@ -205,6 +221,9 @@ HONEST = [
     ("\\boxed{72}\n[asy]\nsize(150);\ndraw((0,0)--(1,1));\n[/asy]", "72"),
     ("\\boxed{3}\n\n| n | value |\n|---|---|\n| 1 | 3 |", "3"), ("\\boxed{3}\n\nNot 2.", "3"), ("\\boxed{3}\n\nNicht 2.", "3"),
     ("<s>\\boxed{4}</s> \\boxed{3}", "3"), ("<del>\\boxed{4}</del> \\boxed{3}", "3"),
+    ("The answer is \\boxed{3}.", "3"), ("The answer is 3.\\footnote{That is, \\boxed{3}.}", "3"),
+    ("Final answer:\n\n\\begin{center}\\fbox{\\parbox{3cm}{\\boxed{3}}}\\end{center}", "3"),
+    ("\\boxed{2 \\text{ for } n = 2}", "2 \\text{ for } n = 2"),
 ]  # fmt: skip
 
 

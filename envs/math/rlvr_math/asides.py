@@ -34,7 +34,7 @@ MAX_ENCLOSING = 8
 _DISPLAY_COMMANDS = frozenset(
     """text textbf textit textrm textsf texttt textup textnormal textmd textsl emph mathbf mathrm mathit mathsf
     mathtt mathnormal boldsymbol bm pmb underline color textcolor colorbox fcolorbox ensuremath displaystyle
-    textstyle mbox hbox makebox fbox boxed framebox bf it rm large Large LARGE huge Huge normalsize centerline
+    textstyle mbox hbox makebox fbox boxed framebox parbox bf it rm large Large LARGE huge Huge normalsize centerline
     left right bigl bigr Bigl Bigr""".split()
 )
 _DISPLAY_ELEMENTS = frozenset(
@@ -44,7 +44,7 @@ _DISPLAY_ELEMENTS = frozenset(
 _DISPLAY_ENVIRONMENTS = frozenset(
     """align aligned alignat equation gather gathered array cases dcases center itemize enumerate matrix pmatrix
     bmatrix vmatrix Vmatrix smallmatrix tabular displaymath math flalign multline split subequations solution
-    answer flushleft flushright quote""".split()
+    answer flushleft flushright quote minipage""".split()
 )
 _VOID_ELEMENTS = frozenset("br hr img input meta link wbr source col area base embed param track".split())
 
@@ -128,7 +128,7 @@ def answer_in_note(response: str, answer_end: int, answer_text: str) -> str | No
     previous, box = _box_start(response, start), None
     for _ in range(MAX_ENCLOSING):
         if previous < 0:
-            return None
+            return _after_stated_answer(response[:start], answer_text)
         box = box_at(response, previous)
         if box is not None and box[1] <= start:
             break
@@ -141,6 +141,38 @@ def answer_in_note(response: str, answer_end: int, answer_text: str) -> str | No
     if compact(clean(box[0].strip())) == compact(clean(answer_text.strip())):
         return None  # the note restates the answer
     return f"the final box is inside a note ({note}) after another answer ({box[0].strip()[:40]!r})"
+
+
+# Where a response states its answer in words or a ``####`` line (read before a box that follows).
+_LEADING_NUMBER = re.compile(r"\s*\$?\s*([-+]?\d+(?:[.,]\d+)*(?:/\d+)?)(?![\d/])")
+MAX_STATED_SCAN = 200_000
+_STATED = re.compile(r"final\s+answer|the\s+answer\s+is|\banswer\s*[:：]|####|答案|答え", re.IGNORECASE)
+
+
+def _after_stated_answer(before: str, answer_text: str) -> str | None:
+    """``The answer is 4.\\footnote{\\boxed{3}}``, ``#### 4 <sup>\\boxed{3}</sup>``: with no box before it,
+    the final box sits in a note opened after a stated answer of another plain value. Only the text
+    from the last statement to the box is scanned (the common "the answer is \\boxed{3}" has nothing
+    between), so the cost stays with the responses that do this."""
+    from rlvr_math.extraction import final_answer
+
+    statements = list(_STATED.finditer(before[-MAX_STATED_SCAN:]))
+    if not statements:
+        return None
+    before = before[-MAX_STATED_SCAN:]
+    last = statements[-1]
+    note = note_around(before[last.end() :])
+    if note is None:
+        return None
+    stated = final_answer(before[last.start() :], ("hashes", "answer_is"), "none")
+    if stated is None:
+        return None
+    lead = _LEADING_NUMBER.match(stated.text)  # "4.\\footnote{": the value stated before the note
+    value = parse_number(lead.group(1)) if lead is not None else None
+    mine = parse_number(clean(answer_text))
+    if value is None or (mine is not None and mine.value == value.value and mine.percent == value.percent):
+        return None
+    return f"the final box is inside a note ({note}) after a stated answer ({stated.text.strip()[:40]!r})"
 
 
 # A short line after the answer: a few words (a label, "P.S.", "Note: may be") around one number.

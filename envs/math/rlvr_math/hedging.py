@@ -248,6 +248,12 @@ def strip_approximation(pred: str, gold: str) -> str:
 MAX_CONDITION_SCAN = 2_000
 """Characters of an answer read for a condition: all of any answer the verifier reads (padding the
 value so the condition sits further on changes nothing)."""
+# A value, then words, then a relation on one variable: "2 pour n = 2", "2 in the case n = 2", "2, valid for
+# n = 2". Words that name no marker still tie the value to a case ("x = 2" alone is the answer itself).
+_VALUE_FOR_A_CASE = re.compile(
+    r"\s*[-+]?[\d.,/\\{}()\s]*\d[\d.,/\\{}()\s]*[,;]?\s+((?:[^\W\d_]{2,}[\s,]+){1,4})"
+    r"[A-Za-z](?:_\{?\w+\}?)?\s*(?:=|<|>|≤|≥|≠|\\(?:[lg]eq?|neq?)(?![A-Za-z]))"
+)
 _WORD_START = re.compile(r"(?<![^\W\d_])[^\W\d_]|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
@@ -260,9 +266,17 @@ def condition_inside(cleaned: str, gold: str) -> str | None:
     strong markers in every covered language; weak ones, "when", "given", with a variable or
     relation; verb-final markers at the clause's end). The answer holds only in a case: it answers
     nothing the task asked, whatever value the condition names."""
-    if len(cleaned) < 3 or "cases" in gold or _condition_at(clean(gold)) is not None:
+    if len(cleaned) < 3 or "cases" in gold or _case_in(clean(gold)) is not None:
         return None
-    return _condition_at(cleaned)
+    return _case_in(cleaned)
+
+
+def _case_in(text: str) -> str | None:
+    found = _condition_at(text)
+    if found is None:
+        case = _VALUE_FOR_A_CASE.match(text[:MAX_CONDITION_SCAN])
+        found = case.group(1).strip() if case is not None else None
+    return found
 
 
 def _condition_at(text: str) -> str | None:
