@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from functools import lru_cache
 
 from rlvr_envs.answer_tail import (
     ALTERNATIVE_AFTER,
@@ -266,9 +267,15 @@ def condition_inside(cleaned: str, gold: str) -> str | None:
     strong markers in every covered language; weak ones, "when", "given", with a variable or
     relation; verb-final markers at the clause's end). The answer holds only in a case: it answers
     nothing the task asked, whatever value the condition names."""
-    if len(cleaned) < 3 or "cases" in gold or _case_in(clean(gold)) is not None:
+    if len(cleaned) < 3 or _WORD_START.search(cleaned, 1) is None or _gold_states_a_case(gold):
         return None
     return _case_in(cleaned)
+
+
+@lru_cache(maxsize=4096)
+def _gold_states_a_case(gold: str) -> bool:
+    # Read once per gold: in RL every prompt's gold is checked against many completions.
+    return "cases" in gold or _case_in(clean(gold)) is not None
 
 
 def _case_in(text: str) -> str | None:

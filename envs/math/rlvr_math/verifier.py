@@ -54,9 +54,10 @@ def clear_caches() -> None:
     """
     from rlvr_math.closed_form import closed_form_value
     from rlvr_math.equivalence import _parsed
+    from rlvr_math.hedging import _gold_states_a_case
     from rlvr_math.rational import parse_rational
 
-    for cache in (_cached_gold, _parsed, closed_form_value, parse_rational):
+    for cache in (_cached_gold, _parsed, closed_form_value, parse_rational, _gold_states_a_case):
         cache.cache_clear()
 
 
