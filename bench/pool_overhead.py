@@ -17,7 +17,13 @@ measured in the same repeat (so a busy shared machine slows both sides alike):
    through the pool under its budget (what the ``bounded_cheap`` declaration rests on);
 6. the wire's CPU per one-call message (MATH-500 rows; toy tasks without ``../shared/data``),
    both ends, against the last git revision of ``wire.py`` before its flat forms, alternating in
-   one process (``--wire-rev`` names another).
+   one process (``--wire-rev`` names another);
+7. the event loop's lanes (``runtime.local.lanes``, what the reward server drives) in a closed loop:
+   8 calls in flight, each verdict's caller sending its next call, the calls of one loop turn in one
+   ``enqueue`` (as the server's batcher), a 0.5 ms verifier on 2 workers: the loop process's CPU
+   per call, calls per message written to a worker, p99; ``--lanes-trees PATH,...`` runs the same
+   in a subprocess on each other tree's ``rlvr_envs`` (a ``git worktree`` of an earlier commit),
+   alternating with this tree's, repeat after repeat.
 """
 
 from __future__ import annotations
@@ -479,25 +485,40 @@ def wire(repeats: int, rev: str | None) -> None:
 
     def old_message(i: int) -> bytes:
         job = jobs[i % len(jobs)]
+        if hasattr(old, "verify_message"):  # --wire-rev of a revision with the flat forms
+            return old.verify_message(i, [job])
         return old.dumps(("verify_many", i, [(job.key, job.task, job.completion, job.max_chars)]))
+
+    def old_reply(i: int) -> bytes:
+        if hasattr(old, "verdicts_reply"):
+            return old.verdicts_reply(i, chunk(old, i), 0.0004)
+        if hasattr(old, "flat_verdicts"):
+            return old.dumps(("verdicts", i, old.flat_verdicts(chunk(old, i)), 0.0004))
+        return old.dumps(("verdicts", i, chunk(old, i), 0.0004))
+
+    def new_reply(i: int) -> bytes:
+        return new.verdicts_reply(i, chunk(new, i), 0.0004)
+
+    flat_before = hasattr(old, "verify_message")
 
     old_msgs = [old_message(i) for i in range(len(jobs))]
     new_msgs = [new.verify_message(i, [job]) for i, job in enumerate(jobs)]
-    old_replies = [old.dumps(("verdicts", i, chunk(old, i), 0.0004)) for i in range(len(jobs))]
-    new_replies = [new.dumps(("verdicts", i, new.flat_verdicts(chunk(new, i)), 0.0004)) for i in range(len(jobs))]
+    old_replies = [old_reply(i) for i in range(len(jobs))]
+    new_replies = [new_reply(i) for i in range(len(jobs))]
     n = len(jobs)
     cases: dict[str, tuple[Callable[[int], Any], Callable[[int], Any]]] = {
         "parent: build the message": (old_message, lambda i: new.verify_message(i, [jobs[i % n]])),
         "worker: read it": (
-            lambda i: pickle.loads(old_msgs[i % n]),
+            (lambda i: [old.task_of(item[1]) for item in pickle.loads(old_msgs[i % n])[2]])
+            if flat_before
+            else (lambda i: pickle.loads(old_msgs[i % n])),
             lambda i: [new.task_of(item[1]) for item in pickle.loads(new_msgs[i % n])[2]],
         ),
-        "worker: build the reply": (
-            lambda i: old.dumps(("verdicts", i, chunk(old, i), 0.0004)),
-            lambda i: new.dumps(("verdicts", i, new.flat_verdicts(chunk(new, i)), 0.0004)),
-        ),
+        "worker: build the reply": (old_reply, new_reply),
         "parent: read it": (
-            lambda i: pickle.loads(old_replies[i % n]),
+            (lambda i: old.verdicts_of(pickle.loads(old_replies[i % n])[2]))
+            if flat_before
+            else (lambda i: pickle.loads(old_replies[i % n])),
             lambda i: new.verdicts_of(pickle.loads(new_replies[i % n])[2]),
         ),
     }
@@ -521,9 +542,128 @@ def wire(repeats: int, rev: str | None) -> None:
     total_a = sum(statistics.median(a) for _, a in measured.values())
     table_rows.append(["a message and its reply", f"{total_b:.1f}", f"{total_a:.1f}", f"{total_a / total_b:.2f}"])
     table(
-        f"6. wire: CPU per one-call message ({rows} rows), us, before its flat forms vs now",
+        f"6. wire: CPU per one-call message ({rows} rows), us, {rev or 'before its flat forms'} vs now",
         ["step", "before (us)", "now (us)", "now / before"],
         table_rows,
+    )
+
+
+def _lanes_child(in_flight: int, calls: int, ms: float) -> None:
+    """Section 7's measurement, in the process ``lanes`` runs it in (its tree's package); prints JSON."""
+    import asyncio
+    import collections
+    import json
+    from concurrent.futures import Future
+    from multiprocessing.connection import Connection
+
+    from rlvr_envs.runtime.backend import Calls
+
+    writes: collections.Counter[str] = collections.Counter()
+    send = Connection._send  # type: ignore[attr-defined]
+
+    def counted(self: Any, buf: Any, *args: Any) -> Any:
+        writes["n"] += 1
+        return send(self, buf, *args)
+
+    Connection._send = counted  # type: ignore[attr-defined]
+    verifier = CpuVerifier(ms)
+    tasks = [Task(id=str(i), prompt=f"{i}?", answer=i) for i in range(64)]
+
+    async def closed_loop(lanes: Any, rows: int) -> list[float]:
+        loop = asyncio.get_running_loop()
+        pending: list[tuple[Task, str, Future[Verdict]]] = []
+        latencies: list[float] = []
+        state = {"left": rows}
+        finished: asyncio.Future[None] = loop.create_future()
+
+        def flush() -> None:
+            batch = pending[:]
+            pending.clear()
+            calls = Calls(verifier, [b[0] for b in batch], [b[1] for b in batch], 2.0, 100_000)
+            lanes.enqueue(calls, [b[2] for b in batch])
+
+        def submit() -> None:
+            state["left"] -= 1
+            i = state["left"] % len(tasks)
+            future: Future[Verdict] = Future()
+            start = time.perf_counter()
+
+            def done(_: Any) -> None:
+                latencies.append(time.perf_counter() - start)
+                if state["left"] > 0:
+                    loop.call_soon(submit)
+                elif len(latencies) == rows and not finished.done():
+                    finished.set_result(None)
+
+            future.add_done_callback(done)
+            pending.append((tasks[i], f"answer {i}", future))
+            if len(pending) == 1:
+                loop.call_soon(flush)  # the turn's calls in one enqueue, as the server's batcher
+
+        for _ in range(in_flight):
+            submit()
+        await finished
+        return latencies
+
+    async def run() -> dict[str, float]:
+        lanes = pool.loop_lanes()
+        await closed_loop(lanes, 200)  # workers started, verifier loaded, times per call known
+        writes.clear()
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        latencies = sorted(await closed_loop(lanes, calls))
+        cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+        return {
+            "cpu_us": 1e6 * cpu / calls,
+            "wall_us": 1e6 * wall / calls,
+            "per_write": calls / max(1, writes["n"]),
+            "p99_ms": 1e3 * latencies[int(0.99 * (len(latencies) - 1))],
+        }
+
+    with VerificationPool(2) as pool:
+        pool.preload(verifier)
+        print(json.dumps(asyncio.run(run())))
+
+
+def lanes(repeats: int, trees: Sequence[str], calls: int) -> None:
+    """Section 7: the lanes' loop CPU per call in a closed loop, this tree against ``trees``."""
+    import json
+    import subprocess
+
+    names = ["this tree", *trees]
+    measured: dict[str, list[dict[str, float]]] = {name: [] for name in names}
+    for repeat in range(repeats):
+        order = names[repeat % len(names) :] + names[: repeat % len(names)]
+        for name in order:
+            env = dict(os.environ)
+            if name != "this tree":
+                env["PYTHONPATH"] = os.pathsep.join(p for p in (name, env.get("PYTHONPATH", "")) if p)
+            out = subprocess.run(
+                [sys.executable, os.path.abspath(__file__), "--lanes-child", str(calls)],
+                capture_output=True,
+                text=True,
+                timeout=600,
+                env=env,
+                check=True,
+            ).stdout
+            measured[name].append(json.loads(out.strip().splitlines()[-1]))
+    base = statistics.median(r["cpu_us"] for r in measured["this tree"])
+    rows = []
+    for name, runs in measured.items():
+        cpu = [r["cpu_us"] for r in runs]
+        rows.append(
+            [
+                name,
+                mmm(cpu),
+                mmm([r["per_write"] for r in runs], fmt="{:.2f}"),
+                mmm([r["p99_ms"] for r in runs]),
+                mmm([r["wall_us"] for r in runs], fmt="{:.0f}"),
+                f"{base / statistics.median(cpu):.2f}",
+            ]
+        )
+    table(
+        f"7. lanes: 8 calls in flight, {calls} calls of 0.5 ms on 2 workers, loop process per call",
+        ["tree", "CPU (us)", "calls / message", "p99 (ms)", "wall (us)", "this tree / it (CPU)"],
+        rows,
     )
 
 
@@ -532,11 +672,16 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="smaller batches, fewer repeats (a smoke run)")
     parser.add_argument("--skip-families", action="store_true")
-    parser.add_argument("--sections", default="123456", help="which sections to run, e.g. 13")
+    parser.add_argument("--sections", default="1234567", help="which sections to run, e.g. 13")
     parser.add_argument(
         "--wire-rev", help="git revision of wire.py to compare in section 6 (default: before flat forms)"
     )
+    parser.add_argument("--lanes-trees", default="", help="other trees for section 7, comma-separated")
+    parser.add_argument("--lanes-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.lanes_child:
+        _lanes_child(8, args.lanes_child, 0.5)
+        return
     repeats = 2 if args.quick else args.repeats
     sections = set(args.sections) - ({"5"} if args.skip_families else set())
     print(f"# pool bench: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}, {repeats} repeats")
@@ -552,6 +697,8 @@ def main() -> None:
         families(1 if args.quick else min(repeats, 2))
     if "6" in sections:
         wire(repeats, args.wire_rev)
+    if "7" in sections:
+        lanes(repeats, [t for t in args.lanes_trees.split(",") if t], 600 if args.quick else 2000)
     print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
 
 

@@ -7,7 +7,16 @@ from pydantic import ValidationError
 
 from rlvr_envs import Reason, Task, Verdict, Verifier
 from rlvr_envs.runtime.local.pool import VerificationPool
-from rlvr_envs.runtime.local.wire import TimedVerdicts, dumps, flat_verdicts, task_of, verdicts_of, verify_message
+from rlvr_envs.runtime.local.wire import (
+    TimedVerdicts,
+    dumps,
+    flat_verdicts,
+    task_of,
+    verdicts_of,
+    verdicts_reply,
+    verify_message,
+)
+from rlvr_envs.runtime.local.wire import _task_state as _task_state
 from rlvr_envs.types import Difficulty, PassRate
 
 
@@ -120,6 +129,40 @@ def test_flat_verdicts_come_back_as_the_timed_verdicts():
     for bad in ([1, 2, 3], "verdicts", None, [None] * 6, [None] * 7):
         with pytest.raises((ValueError, TypeError)):
             verdicts_of(bad)
+
+
+@pytest.mark.parametrize("whole", [False, True], ids=["flat", "one-sent-whole"])
+def test_a_workers_reply_carries_each_timed_verdict_and_is_the_general_forms_bytes(whole):
+    """``verdicts_reply`` (what a worker sends) takes plain ``pickle.dumps`` when every verdict is
+    flat: the same bytes as ``dumps``, so the parent reads it as before; one sent whole still comes
+    back whole."""
+    chunk = TimedVerdicts()
+    extra = [NotedVerdict(reward=1.0, passed=True, reason=Reason.OK, note="x")] if whole else []
+    for i, verdict in enumerate([*VERDICTS, *extra]):
+        chunk.verdicts.append(verdict)
+        chunk.times.append(i / 8)
+    data = verdicts_reply(7, chunk, 0.25)
+    assert data == dumps(("verdicts", 7, flat_verdicts(chunk), 0.25))
+    kind, seq, flat, mean_s = pickle.loads(data)
+    assert (kind, seq, mean_s) == ("verdicts", 7, 0.25)
+    back = verdicts_of(flat)
+    assert [_state(v) for v in back] == [_state(v.timed(t)) for v, t in zip(chunk.verdicts, chunk.times)]
+
+
+@pytest.mark.parametrize("task", [*TASKS, TaggedTask(id="tagged", prompt="p", answer=1)], ids=lambda t: t.id)
+def test_a_verify_message_brings_each_task_back_whichever_pickler_makes_it(task):
+    """Flat tasks go through plain ``pickle.dumps`` (a model nested in one, such as a PassRate,
+    then takes pydantic's own pickling), others through ``dumps``: the worker gets the same tasks."""
+    jobs = [_Job(task, f"c{i}") for i in range(3)]
+    kind, seq, items = pickle.loads(verify_message(5, jobs))
+    assert (kind, seq) == ("verify_many", 5) and [item[2] for item in items] == ["c0", "c1", "c2"]
+    back = task_of(items[0][1])
+    assert type(back) is type(task) and back == task and back.model_fields_set == task.model_fields_set
+    assert _state(back.difficulty)[1:] == _state(task.difficulty)[1:]
+    assert back.difficulty.model_dump() == task.difficulty.model_dump()
+    if not task.metadata and type(task) is Task and task.difficulty.pass_rate is None:  # builtins only
+        state = _task_state(task)
+        assert verify_message(5, jobs) == dumps(("verify_many", 5, [(j.key, state, j.completion, 10) for j in jobs]))
 
 
 def test_a_task_subclass_keeps_its_class_and_fields():

@@ -33,7 +33,7 @@ import time
 from multiprocessing.connection import Connection
 from typing import Any
 
-from rlvr_envs.runtime.local.wire import TimedVerdicts, dumps, flat_verdicts, task_of
+from rlvr_envs.runtime.local.wire import TimedVerdicts, dumps, task_of, verdicts_reply
 from rlvr_envs.types import Reason, Verdict
 from rlvr_envs.verifier import checked_verdict, run_verifier
 
@@ -159,7 +159,7 @@ def _send(outbox: Connection, reply: tuple[Any, ...]) -> None:
 
 def _send_verdicts(outbox: Connection, first: int, chunk: TimedVerdicts, mean_s: float) -> None:
     try:
-        outbox.send_bytes(dumps(("verdicts", first, flat_verdicts(chunk), mean_s)))
+        outbox.send_bytes(verdicts_reply(first, chunk, mean_s))
     except MemoryError:
         error = Verdict.failure(Reason.VERIFIER_ERROR, details={"error": "out of memory sending verdicts"})
         whole = [None, None, None, None, error, None, None]  # ``flat_verdicts``' form of a verdict sent whole
