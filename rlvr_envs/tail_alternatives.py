@@ -139,6 +139,34 @@ def _restated_other(rest: str, answer: str, mine: list[str]) -> str | None:
     return None
 
 
+# What may stand between a reconsideration's opener and the word value it states ("it is", "the answer is").
+_STATING = re.compile(
+    r"(?:[\s*_:,]*(?:it|the|answer|final|correct|one|should|must|would|be|is|it's|was|really|"
+    r"es|ist|c'est|est|è|это|是|应该是|應該是|だ|です|は|이다|입니다))*[\s*_:,]*",
+    re.IGNORECASE,
+)
+_FOLDED_DROP = re.compile(r"[\W_]+")
+
+
+def _folded(text: str) -> str:
+    return _FOLDED_DROP.sub("", _WRAPPING.sub(" ", text).casefold())
+
+
+def _other_words(later: str, start: int, answer: str) -> bool:
+    """Whether an answer that is no arithmetic (a word, a name, a formula of letters) meets a short other
+    one stated as the answer after an opener: "Actually, it is rehtorb.", "On second thought: sister.",
+    "或者rehtorb。". The stated text must end the sentence and have as many words as the answer (a value
+    of its kind, not a remark: "Alternatively, by symmetry." after "x^2+1", "Actually, that was easy!"); the
+    answer's own text (any case, spacing or markup) restates it."""
+    if value_of(_WRAPPING.sub(" ", answer)) is not None or not _folded(answer):
+        return False
+    stated = _STATING.match(later, start)
+    said = later[stated.end() if stated is not None else start :].strip(" \t\n*_`'\"“”«».,!。！)")
+    if not said or len(said) > 80 or len(said.split()) != len(answer.split()):
+        return False
+    return _folded(said) != _folded(answer)
+
+
 def later_alternative(rest: str, answer: str) -> str | None:
     """A sentence after the answer's that opens with an alternative, or with a reconsideration
     ("Actually, it is 7.", "On second thought: 7."), and states another value (judged by its exact value
@@ -146,11 +174,15 @@ def later_alternative(rest: str, answer: str) -> str | None:
     mine = NUMBER.findall(answer)
     for later in SENTENCE_END.split(rest[:2_000])[:4]:
         corrected = _OPENS_CORRECTION.match(later)
-        if corrected is not None and _new_value(later, corrected.end(), answer, mine):
+        if corrected is not None and (
+            _new_value(later, corrected.end(), answer, mine) or _other_words(later, corrected.end(), answer)
+        ):
             return corrected.group(1).strip()
         opened = _OPENS_ALTERNATIVE.match(later)
         if opened is None:
             continue
+        if _other_words(later, opened.end(), answer):
+            return opened.group(1).strip()
         if _built_on(later, opened.end(), answer):
             return opened.group(1).strip()
         span = _stated(later, opened.end())

@@ -254,3 +254,30 @@ def test_value_of_reads_arithmetic_exactly(text: str, value: str) -> None:
 @pytest.mark.parametrize("text", ["x+1", "2^1000", "1/0", "\\sqrt{4}", "(" * 300 + "1", "2^(1/2)", "", "9" * 5000])
 def test_value_of_refuses_what_it_cannot_read_or_bound(text: str) -> None:
     assert value_of(text) is None
+
+
+# A text answer (a word, a name, a list: reasoning-gym) reconsidered or offered again with another text of its
+# kind ("Actually, it is rehtorb." paid 16/16 on rg-family_relationships in full mode); a remark stands.
+WORD_ALTERNATIVES = [
+    ("brother", "\n\nActually, it is sister.", True),
+    ("brother", "\n\nOn second thought: rehtorb.", True),
+    ("brother", "\n\n或者姐姐。", True),
+    ("brother", "\n\nそれとも sister。", True),
+    ("brother", "\n\n**Wait**, it should be **uncle**.", True),
+    ("apple, banana, cherry", "\n\nActually, it is banana, apple, cherry.", True),
+    ("Bob is a knave, and Alice is a knight", "\n\nCorrection: Bob is a knight, and Alice is a knave.", True),
+    ("\\text{odd}", "\n\nOr \\text{even}.", True),
+    ("brother", "\n\nActually, it is Brother.", False),
+    ("brother", "\n\nOr, in words: the brother.", False),
+    ("brother", "\n\nActually, that was easy!", False),
+    ("brother", "\n\nAlternatively, one could draw the family tree first.", False),
+    ("x^2+1", "\n\nAlternatively, by symmetry.", False),
+    ("(x-1)(x+2)", "\n\nAlternatively, factor first.", False),
+    ("apple, banana, cherry", "\n\nActually, sorting was quick here.", False),
+]
+
+
+@pytest.mark.parametrize(("answer", "tail", "refused"), WORD_ALTERNATIVES)
+def test_a_text_answer_reconsidered_with_another_text_is_taken_back(answer: str, tail: str, refused: bool) -> None:
+    finding = tail_refusal(tail, answer)
+    assert (finding is not None and finding.kind == "alternative") == refused, finding
