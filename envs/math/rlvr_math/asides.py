@@ -144,35 +144,36 @@ def answer_in_note(response: str, answer_end: int, answer_text: str) -> str | No
 
 
 # Where a response states its answer in words or a ``####`` line (read before a box that follows).
-_LEADING_NUMBER = re.compile(r"\s*\$?\s*([-+]?\d+(?:[.,]\d+)*(?:/\d+)?)(?![\d/])")
+_LEADING_NUMBER = re.compile(
+    r"[\s*:：$]*(?:(?:is|equals|=|是|为|為|は)[\s*:：$]*)?([-+]?\d+(?:[.,]\d+)*(?:/\d+)?)(?![\d/])", re.IGNORECASE
+)
 MAX_STATED_SCAN = 200_000
-_STATED = re.compile(r"final\s+answer|the\s+answer\s+is|\banswer\s*[:：]|####|答案|答え", re.IGNORECASE)
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_STATED_MARKERS = ("final answer", "the answer is", "answer:", "answer :", "answer：", "####", "答案", "答え")
 
 
 def _after_stated_answer(before: str, answer_text: str) -> str | None:
     """``The answer is 4.\\footnote{\\boxed{3}}``, ``#### 4 <sup>\\boxed{3}</sup>``: with no box before it,
-    the final box sits in a note opened after a stated answer of another plain value. Only the text
-    from the last statement to the box is scanned (the common "the answer is \\boxed{3}" has nothing
-    between), so the cost stays with the responses that do this."""
-    from rlvr_math.extraction import final_answer
-
-    statements = list(_STATED.finditer(before[-MAX_STATED_SCAN:]))
-    if not statements:
-        return None
+    the final box sits in a note opened after a stated answer of another plain value. The value right
+    after the last statement is read first (C-speed regexes); only when it differs from the box's is
+    the text from it to the box scanned for an open note, so honest responses ("the answer is
+    \\boxed{3}", a statement of the same value) pay no scan."""
     before = before[-MAX_STATED_SCAN:]
-    last = statements[-1]
-    note = note_around(before[last.end() :])
+    lowered = before.translate(_ASCII_LOWER)  # lower() may change lengths ('İ'): positions must hold
+    ends = [at + len(marker) for marker in _STATED_MARKERS if (at := lowered.rfind(marker)) >= 0]
+    if not ends:
+        return None
+    lead = _LEADING_NUMBER.match(before, max(ends))  # "is 4.\\footnote{": the value stated before the note
+    value = parse_number(lead.group(1)) if lead is not None else None
+    if value is None or lead is None:
+        return None
+    mine = parse_number(clean(answer_text))
+    if mine is not None and mine.value == value.value and mine.percent == value.percent:
+        return None
+    note = note_around(before[lead.end() :])
     if note is None:
         return None
-    stated = final_answer(before[last.start() :], ("hashes", "answer_is"), "none")
-    if stated is None:
-        return None
-    lead = _LEADING_NUMBER.match(stated.text)  # "4.\\footnote{": the value stated before the note
-    value = parse_number(lead.group(1)) if lead is not None else None
-    mine = parse_number(clean(answer_text))
-    if value is None or (mine is not None and mine.value == value.value and mine.percent == value.percent):
-        return None
-    return f"the final box is inside a note ({note}) after a stated answer ({stated.text.strip()[:40]!r})"
+    return f"the final box is inside a note ({note}) after a stated answer ({lead.group(1)!r})"
 
 
 # A short line after the answer: a few words (a label, "P.S.", "Note: may be") around one number.
@@ -192,10 +193,12 @@ def value_on_short_line(after: str, answer_text: str) -> str | None:
 
     A line that calculates (``3 + 1 = 4``), has more than a few words (an explanation), or states
     the answer's own value is no other answer; reading stops at the first long line."""
+    lines = after[:1_000].split("\n")[1:]
+    if not any(ch.isdigit() for line in lines[: MAX_LINES * 4] for ch in line):
+        return None  # the common case: no digit on the lines after the answer (cleaning the answer costs more)
     mine = parse_number(clean(answer_text))
     if mine is None or mine.percent:
-        return None
-    lines = after[:1_000].split("\n")[1:]  # the answer's own line is read by the sentence checks
+        return None  # the answer's own line is read by the sentence checks
     read = 0
     for line in lines:
         if not line.strip():
