@@ -50,7 +50,6 @@ FAMILIES: dict[str, tuple[str, Maker, bool]] = {
     "judge-ref": ("judge", _judge, True),
 }
 
-_ROUND6 = "found by the round-6 attacker classes (issue 26); the family's owner mends the mechanism"
 KNOWN_HOLES: dict[str, dict[str, str]] = {
     # case -> {class: what still earns reward}: each an xfail (strict: the day it is fixed the
     # mark must go); the other classes must report 0 meanwhile. (ifeval-synth's grader_note and
