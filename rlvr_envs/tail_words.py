@@ -106,6 +106,12 @@ _VOCABULARY_TEXT = {
 }
 _VOCABULARY = {lang: frozenset(text.split()) for lang, text in _VOCABULARY_TEXT.items()}
 _FUNCTION_WORDS = frozenset().union(*_VOCABULARY.values())
+_LANGUAGES_OF: dict[str, tuple[str, ...]] = {
+    word: tuple(lang for lang, vocabulary in _VOCABULARY.items() if word in vocabulary and lang != "en")
+    for word in _FUNCTION_WORDS
+}
+"""word -> the covered languages other than English whose vocabulary holds it (``_best_read`` looks words up
+once instead of once per language)."""
 # Letters shared by several languages, only some of them covered (Devanagari: Hindi and Nepali, Marathi; the
 # Arabic alphabet: Arabic, Persian and more; Hebrew's: Hebrew and Yiddish; Bengali's: Bengali and Assamese): a
 # word in them is read only as vocabulary, as in Latin letters.
@@ -162,7 +168,7 @@ def unread_language(
             counted.append(word)
     if not counted:
         return None
-    best = max(_read_in(counted, vocabulary, language) for language, vocabulary in _VOCABULARY.items())
+    best = _best_read(counted)
     # Names stand beside the words of a language, never instead of them: up to as many names as words read
     # are left out of the count ("The Danube", "It flows through Vienna, Bratislava and Budapest"; not
     # "pero Dili Ko Sigurado").
@@ -180,6 +186,21 @@ _ENGLISH_SHAPE = re.compile(
     r"[a-z]{3,}(?:tions?|sions?|ments?|ness|ities|ity|ences?|ances?|ents?|ants?|ous|ives?|ables?|ibles?|ically"
     r"|ized?|ings?|ated|ates)$"
 )
+
+
+def _best_read(words: list[str]) -> int:
+    """``max(_read_in(words, vocabulary, language))`` over the covered languages, each word looked up once."""
+    english = _VOCABULARY["en"]
+    best = sum(1 for w in words if w in english or _ENGLISH_SHAPE.match(w))
+    longer: dict[str, int] = {}
+    short: dict[str, int] = {}
+    for w in words:
+        tally = longer if len(w) > 2 else short
+        for language in _LANGUAGES_OF.get(w, ()):
+            tally[language] = tally.get(language, 0) + 1
+    for language, count in longer.items():
+        best = max(best, count + short.get(language, 0))
+    return best
 
 
 def _read_in(words: list[str], vocabulary: frozenset[str], language: str) -> int:

@@ -281,3 +281,17 @@ WORD_ALTERNATIVES = [
 def test_a_text_answer_reconsidered_with_another_text_is_taken_back(answer: str, tail: str, refused: bool) -> None:
     finding = tail_refusal(tail, answer)
     assert (finding is not None and finding.kind == "alternative") == refused, finding
+
+
+def test_best_read_is_the_best_language_read_word_by_word() -> None:
+    # tail_words._best_read (one lookup a word) must count as the per-language reference does.
+    import random
+
+    from rlvr_envs import tail_words
+
+    vocab = [*sorted(tail_words._FUNCTION_WORDS), "arrangements", "vienna", "xyzzy", "da", "er", "seker", "nuk"]
+    rng = random.Random(7)
+    for _ in range(20_000):
+        words = [rng.choice(vocab) for _ in range(rng.randint(1, 8))]
+        want = max(tail_words._read_in(words, v, lang) for lang, v in tail_words._VOCABULARY.items())
+        assert tail_words._best_read(words) == want, words
