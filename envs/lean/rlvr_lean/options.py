@@ -16,8 +16,15 @@ the compiler's word instead of the kernel's). Options were judged by a deny-list
 - ``set_option NAME`` must name an option on ``SAFE_OPTIONS`` (or under ``SAFE_OPTION_PREFIXES``),
   or one the task's own text sets.
 
-A ``-flag`` (``simp -zeta``) only switches an option off, and ``-x`` after a tactic is also a
-negated term (``use -x``), so it is not judged here.
+- an option's *value* (``(maxSteps := V)``, ``set_option NAME V``) must be a literal too: the value
+  is a term Lean evaluates, so ``(maxSteps := f 3)`` ran code the completion defined. Only the
+  options whose value is by design a tactic (``disch``, ``discharger``: read by the rest of the
+  layer as tactics) or rule-set names (``rule_sets``) take more;
+- a ``-flag`` (``simp -zeta``) is read as an option where one may stand, unless the word before
+  takes a term there (``use -x``, ``exact -h``: ``TERM_TACTICS``) or the line continues a term;
+- where an option may stand: after a word first on its line or after ``by``/``;``/``<;>``/...
+  (``is_head``), and after any word of ``CONFIG_TACTICS`` wherever it stands (``first | decide
+  +x``, ``(decide +x)``, ``rfl <|> decide +x``).
 """
 
 from __future__ import annotations
@@ -61,6 +68,32 @@ SAFE_OPTIONS = frozenset(
 ``bootstrap.*``, ``compiler.*``, ``interpreter.*``, ``allowUnsafeReducibility``, ...: checks or
 trust."""
 SAFE_OPTION_PREFIXES = ("pp.", "format.", "trace.", "linter.", "backward.", "profiler.", "grind.")
+
+
+CONFIG_TACTICS = frozenset(
+    "simp simp_all dsimp simpa simp_arith simp_all_arith simp_rw simp_wf norm_num norm_num1 decide omega bv_omega "
+    "grind cutsat lia aesop aesop_cat linarith nlinarith polyrith positivity field_simp ring_nf push_cast norm_cast "
+    "rw rewrite rwa erw nth_rewrite nth_rw unfold delta conv exact? apply? rw? simp? hint tauto itauto "
+    "cc ac_rfl ac_nf abel abel_nf group noncomm_ring fun_prop gcongr bound continuity measurability "
+    "interval_cases fin_cases decide! zify qify lift refine_lift".split()
+)
+"""Tactic words whose syntax reads options after them (``optConfig``: ``+x``, ``-x``, ``(x := v)``,
+``(config := v)``): wherever such a word stands, an option may follow it (with ``?``/``!`` removed)."""
+
+TERM_TACTICS = frozenset(
+    "exact refine refine' use use! exists existsi apply linear_combination linear_combination' calc show change "
+    "exact_mod_cast apply_mod_cast specialize have let set obtain rcases rintro intro intros cases cases' "
+    "induction induction' generalize convert convert_to suffices trans by_cases by_contra by_contra! match fun "
+    "absurd wlog subst revert clear congr ext apply_fun contrapose contrapose! push_neg calc_step "
+    " choose rsuffices replace exacts constructorm casesm".split()
+)
+"""Tactic words after which a ``-x`` is a negated term (``use -x``), never a switch-off."""
+
+TACTIC_VALUED = frozenset({"disch", "discharger"})
+"""Options whose value is a tactic (read by the rest of the layer as any tactic is), not data."""
+NAME_VALUED = frozenset({"rule_sets"})
+"""Options whose value is a list of names (``[A, -B]``), not evaluated."""
+_PRIORITY_WORDS = frozenset({"low", "mid", "high", "default"})
 
 
 def option_allowed(name: str) -> bool:
@@ -128,3 +161,61 @@ def _literal(tokens: Sequence[Token], j: int) -> bool:
         return True  # `.reducible`: a constructor of the field's own type
     # the constructor's name after that `.`
     return tok.kind == IDENT and j > 0 and tokens[j - 1].text == "." and tokens[j - 1].end == tok.start
+
+
+def option_position(tokens: Sequence[Token], k: int, src: str) -> bool:
+    """Whether an option may follow the word at ``k``: a tactic word by its place (``is_head``), or
+    by its name (``CONFIG_TACTICS``) wherever it stands."""
+    tok = tokens[k]
+    if tok.kind != IDENT:
+        return False
+    return tok.text in CONFIG_TACTICS or tok.text.rstrip("?!") in CONFIG_TACTICS or is_head(tokens, k, src)
+
+
+def is_switch_off(tokens: Sequence[Token], i: int, head: int, src: str) -> bool:
+    """``tokens[i]`` is a ``-`` glued to the name after it, with a space before it, right after an
+    option position whose word is ``tokens[head]``: whether Lean reads it as a switch-off
+    (``simp -zeta``) rather than a negated term (``use -x``) or a subtraction on a continued line."""
+    word = tokens[head].text
+    if word in TERM_TACTICS or word.rstrip("?!") in TERM_TACTICS:
+        return False
+    if word in CONFIG_TACTICS or word.rstrip("?!") in CONFIG_TACTICS:
+        return True
+    # a word first on its line after a symbol that leaves a term open (`=`, `+`, `(`) continues it
+    if head > 0 and "\n" in src[tokens[head - 1].end : tokens[head].start]:
+        prev = tokens[head - 1]
+        if prev.kind == SYMBOL and prev.text not in (")", "]", "}", "⟩", "⦄"):
+            return False
+    return True
+
+
+def option_value_problem(tokens: Sequence[Token], name: str, start: int, end: int) -> tuple[int, str] | None:
+    """``tokens[start:end]`` is the value of the named option ``name``; None when it is a literal (or,
+    for ``TACTIC_VALUED`` options, a tactic; for ``NAME_VALUED``, a list of names), else (index,
+    what is wrong)."""
+    if name in TACTIC_VALUED:
+        return None
+    if start >= end:
+        return max(0, start - 1), f"option `{name}` without a value"
+    names = name in NAME_VALUED
+    for j in range(start, end):
+        tok = tokens[j]
+        if _literal(tokens, j) or (tok.kind == SYMBOL and tok.text in ("[", "]", ",")):
+            continue
+        if tok.kind == SYMBOL and tok.text == "-" and j + 1 < end and (names or tokens[j + 1].kind == NUMBER):
+            continue  # a negative number; a rule set switched off (`[-default]`)
+        if tok.kind == IDENT and (names or (name == "priority" and tok.text in _PRIORITY_WORDS)):
+            continue
+        if name == "priority" and tok.kind == SYMBOL and tok.text in ("+", "(", ")"):
+            continue  # `(priority := high + 1)`: Lean's `prio` syntax, folded by a macro, not evaluated code
+        return j, f"`{tok.text}` in the value of option `{name}`: only literals are accepted"
+    return None
+
+
+def set_option_value_ok(tokens: Sequence[Token], k: int) -> bool:
+    """``set_option NAME V``: the value at ``k`` (when there is one) is a literal, as Lean's own
+    parser requires (a number, a string, ``true``/``false``)."""
+    if k >= len(tokens):
+        return True
+    tok = tokens[k]
+    return tok.kind in (NUMBER, STRING) or (tok.kind == IDENT and tok.text in _LITERAL_WORDS)

@@ -23,7 +23,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from rlvr_envs import Reason
-from rlvr_lean.options import CONFIG_OPTIONS, config_value_problem, is_head, option_allowed
+from rlvr_lean.options import (
+    CONFIG_OPTIONS,
+    config_value_problem,
+    is_switch_off,
+    option_allowed,
+    option_position,
+    option_value_problem,
+    set_option_value_ok,
+)
 from rlvr_lean.tokens import HASH_CMD, IDENT, SYMBOL, Token, base_name, command_starts, line_of
 
 # Rule ids, as named in a verdict's ``details["rule"]``.
@@ -388,7 +396,7 @@ def scan(
     partial_names: dict[str, int] = {}
     n = len(tokens)
     add_read_to = -1
-    config_ends: set[int] = set()  # the last token of each tactic config item read so far
+    config_ends: dict[int, int] = {}  # the last token of each option read so far -> its tactic word
 
     def hit(rule: str, i: int, message: str | None = None) -> Violation | None:
         if policy.allows(rule):
@@ -443,6 +451,8 @@ def scan(
                 option = tokens[i + 1].text
                 if not option_allowed(option) and option not in task_names:
                     found = hit("unsafe_option", i + 1, f"option `{option}`: {RULES['unsafe_option']}")
+                elif not set_option_value_ok(tokens, i + 2):
+                    found = hit("unsafe_option", i + 2, f"the value of `{option}` must be a literal")
             elif word in _META_WORDS:
                 found = hit("meta_code", i)
             elif word in _SYNTAX_WORDS:
@@ -486,13 +496,28 @@ def scan(
             and tokens[i + 1].start == tok.end
             and (tok.start == 0 or src[tok.start - 1].isspace())
             and i > 0
-            and (i - 1 in config_ends or is_head(tokens, i - 1, src))
+            and (i - 1 in config_ends or option_position(tokens, i - 1, src))
         ):
             # a `+flag` right after a tactic word (`simp +arith`), glued to its name: not a sum (`a+b`, `(a +b)`)
-            config_ends.add(i + 1)
+            config_ends[i + 1] = config_ends.get(i - 1, i - 1)
             if tokens[i + 1].text not in CONFIG_OPTIONS:
                 rule = _config_rule(tokens[i + 1].text)
                 found = hit(rule, i + 1, f"`+{tokens[i + 1].text}`: {RULES[rule]}")
+        elif (
+            text == "-"
+            and tok.kind == SYMBOL
+            and i + 1 < n
+            and tokens[i + 1].kind == IDENT
+            and tokens[i + 1].start == tok.end
+            and i > 0
+            and src[tok.start - 1].isspace()
+            and (i - 1 in config_ends or option_position(tokens, i - 1, src))
+            and is_switch_off(tokens, i, config_ends.get(i - 1, i - 1), src)
+        ):
+            # a `-flag` switching an option off (`simp -zeta`); `use -x` is a negated term
+            config_ends[i + 1] = config_ends.get(i - 1, i - 1)
+            if tokens[i + 1].text not in CONFIG_OPTIONS and tokens[i + 1].text != "native":
+                found = hit("tactic_config", i + 1, f"`-{tokens[i + 1].text}`: {RULES['tactic_config']}")
         elif text == "(" and tok.kind == SYMBOL and i > add_read_to and i + 1 < n and tokens[i + 1].text == "add":
             # an `(add …)` clause nested in one already read was read with it (linear, not quadratic)
             add_read_to = ends.get(i, n)
@@ -516,7 +541,7 @@ def scan(
 
 
 def _named_config(
-    tokens: Sequence[Token], i: int, ends: dict[int, int], config_ends: set[int], src: str, hit, native: bool
+    tokens: Sequence[Token], i: int, ends: dict[int, int], config_ends: dict[int, int], src: str, hit, native: bool
 ) -> Violation | None:
     """``(name := value)`` at ``i``: a configuration value (``config``, ``simp_config``, ...) must be a
     literal over allowed fields wherever it is written; any other named option right after a tactic
@@ -524,9 +549,9 @@ def _named_config(
     (``foo (n := 3)``) stands after a term, not a tactic word, and is not judged."""
     name = tokens[i + 1].text
     close = ends.get(i, len(tokens))
-    position = i > 0 and (i - 1 in config_ends or is_head(tokens, i - 1, src))
+    position = i > 0 and (i - 1 in config_ends or option_position(tokens, i - 1, src))
     if position:
-        config_ends.add(close)
+        config_ends[close] = config_ends.get(i - 1, i - 1)
     if name == "config" or name.endswith(("config", "Config")):
         problem = config_value_problem(tokens, i + 3, close, _NATIVE_OPTION if native else frozenset())
         if problem is not None:
@@ -534,9 +559,15 @@ def _named_config(
             rule = _config_rule(tokens[at].text)
             return hit(rule, at, f"{what}: {RULES[rule]}")
         return None
-    if position and name not in CONFIG_OPTIONS:
+    if not position:
+        return None
+    if name not in CONFIG_OPTIONS:
         rule = _config_rule(name)
         return hit(rule, i + 1, f"option `{name}`: {RULES[rule]}")
+    problem = option_value_problem(tokens, name, i + 3, close)
+    if problem is not None:  # the value is evaluated: code the completion defines would run
+        at, what = problem
+        return hit("tactic_config", at, f"{what}: {RULES['tactic_config']}")
     return None
 
 

@@ -3,7 +3,17 @@
 Versions (a change that alters any reward of an honest proof bumps the version; the old one stays
 resolvable):
 
-* ``-v3``: issue 26's eighth round. What a completion configures is read by allow-list: a tactic's
+* ``-v4``: issue 26's ninth round. An option's *value* is read by allow-list as its name is: a named
+  option after a tactic (``simp (maxSteps := V)``, ``decide (kernel := V)``, ``instance (priority :=
+  V)``) and ``set_option NAME V`` take literals only (``maxSteps := f 3`` ran code the completion
+  defined while the proof elaborated), except options whose value is a tactic (``disch``,
+  ``discharger``) or rule-set names (``rule_sets``); a ``-flag`` switch-off is read as an option
+  (unless the word before takes a term: ``use -x``) and must be on the list; options are read after
+  every tactic word known to take them wherever it stands (``first | decide +x``, ``(decide +x)``).
+  Honest proofs that change: an option valued by anything but a literal (``(maxSteps := 2 * 10^5)``)
+  or a ``-flag`` off the list now scores 0 (0 of the 436 labelled-valid proof shapes in the shared
+  cases).
+* ``-v3`` (deprecated): issue 26's eighth round. What a completion configures is read by allow-list: a tactic's
   configuration value must be a literal ``{ field := literal }`` over allowed fields (a native
   ``decide`` asked for by an anonymous constructor, ``.mk``, a constant, ``{ c with }`` passed),
   named options and ``+flags`` after a tactic word must be on the same list
@@ -39,7 +49,7 @@ resolvable):
   read ``noncomputable`` and refused the first, and refused the second); a proof with another
   ``#`` command at a line start (``#guard_msgs``, ``#time in``) now scores 0.
 * ``-v0`` (deprecated): the ids as they were, resolvable for old configs and results. ``-v0``,
-  ``-v1`` and ``-v2`` run the same verifier as ``-v3``: the old rewards included proofs that prove
+  ``-v1``, ``-v2`` and ``-v3`` run the same verifier as ``-v4``: the old rewards included proofs that prove
   nothing, which a policy learns to exploit, so they are not reproduced.
 """
 
@@ -47,14 +57,16 @@ from __future__ import annotations
 
 from rlvr_envs import register
 
-LATEST = 3
+LATEST = 4
 _DEPRECATED = {
     0: "v0 let `#guard_msgs (drop all) in` hide a bogus proof's errors and let the code steer the kernel "
-    "audit's names through a namespace it left open; it now runs the v3 checks: use {id}-v3",
+    "audit's names through a namespace it left open; it now runs the v4 checks: use {id}-v4",
     1: "v1 let a completion define meta code and run it through an aesop `tactic` rule (which can add "
-    "declarations the kernel never checks); it now runs the v3 checks: use {id}-v3",
+    "declarations the kernel never checks); it now runs the v4 checks: use {id}-v4",
     2: "v2 let a tactic configuration ask for native evaluation without the word `native` and accepted any "
-    "`set_option` but debug.*; it now runs the v3 checks: use {id}-v3",
+    "`set_option` but debug.*; it now runs the v4 checks: use {id}-v4",
+    3: "v3 let an allowed tactic option take any value (code the completion defined ran while the proof "
+    "elaborated) and left `-flag`s unread; it now runs the v4 checks: use {id}-v4",
 }
 
 
