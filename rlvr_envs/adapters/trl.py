@@ -56,8 +56,13 @@ def completion_text(completion: object) -> object:
     if isinstance(completion, str):
         return completion
     if isinstance(completion, Sequence) and completion and all(isinstance(m, Mapping) for m in completion):
+        turns = [m for m in completion if m.get("role", "assistant") == "assistant"]
+        if turns and turns[-1].get("tool_calls"):
+            # The last turn asks for tools: the rollout was cut (TRL's tool-call limit) before
+            # they ran, so it holds no final answer; one written beside the calls is not paid.
+            return ""
         # A conversational completion: the assistant turns, in order.
-        return "".join(_content_text(m.get("content")) for m in completion if m.get("role", "assistant") == "assistant")
+        return "".join(_content_text(m.get("content")) for m in turns)
     if isinstance(completion, Sequence) and not completion:
         return ""
     return completion

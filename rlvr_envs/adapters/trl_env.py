@@ -119,6 +119,24 @@ def final_text(completion: Any) -> Any:
     return completion
 
 
+def final_turn(completion: Any) -> Any:
+    """The rollout's last assistant turn as ``EpisodeEnv.finish`` reads it: its text, or, when that
+    turn asks for tools (``tool_calls``: TRL stopped the rollout at its tool-call limit before the
+    calls ran), the message with its calls, which ``finish`` refuses as no final answer (an answer
+    written beside a call is paid nothing, as ``step`` pays a turn cut by ``max_turns``)."""
+    if isinstance(completion, Sequence) and not isinstance(completion, (str, bytes, bytearray)):
+        for message in reversed(completion):
+            if isinstance(message, Mapping) and message.get("role", "assistant") == "assistant":
+                calls = message.get("tool_calls")
+                if calls:
+                    return {
+                        "content": final_text([message]),
+                        "tool_calls": calls if isinstance(calls, list) else [calls],
+                    }
+                break
+    return final_text(completion)
+
+
 class EpisodeEnvironment:
     """Base of the classes ``environment_factory`` builds (one per env id and tool set).
 
@@ -291,7 +309,7 @@ def episode_reward_function(on_error: FailurePolicy | str | None = None) -> Call
     ) -> list[float | None]:
         if environments is None:
             raise ValueError("episode_reward needs GRPOTrainer(environment_factory=...): no environments were passed")
-        verdicts = [env._finish(final_text(c)) for c, env in zip(completions, environments, strict=True)]
+        verdicts = [env._finish(final_turn(c)) for c, env in zip(completions, environments, strict=True)]
         sources = [env.env_id for env in environments]  # errors in a row counted per env in a mixture
         return [_as_reward(paid) for paid in failures.rewards(verdicts, can_skip=True, sources=sources)]
 

@@ -233,6 +233,13 @@ class VerifierInteraction:
 
     def _verify(self, task: Task, final: str) -> Verdict:
         self._env.reset(options={"task": task})
+        finish = getattr(self._env, "finish", None)
+        if callable(finish):
+            # An episode env (make_kwargs with tools=): its ``step`` would read a tool call in the
+            # final turn as a tool turn and give no verdict, a verifier_error the policy chose
+            # (and a run of them an InfrastructureFailure). ``finish`` scores the turn as the
+            # final one: a tool call there is format_error, the policy's own.
+            return finish(final)
         _, _, _, _, info = self._env.step(final)
         verdict = info.get("verdict")
         if not isinstance(verdict, Verdict):

@@ -268,11 +268,29 @@ class EpisodeEnv(Wrapper[Env]):
 
     def finish(self, final: Any) -> Verdict:
         """Score ``final`` as the episode's answer (the single-turn verification path) and end the
-        episode, closing its sessions; ``verifier_error`` if a session was lost on the way."""
+        episode, closing its sessions; ``verifier_error`` if a session was lost on the way.
+
+        ``final`` is the last assistant turn: its text, or its message dict (``content`` and
+        ``tool_calls``). A turn that asks for a tool is not a final answer, as in ``step``: the
+        episode ended before the call ran (a trainer's tool-call limit, a cut rollout), and an
+        answer written beside the call is ``format_error``, never paid."""
         ep = self._episode
         if ep is None:
             raise RuntimeError("call reset() before finish()")
-        verdict = ep.lost if ep.lost is not None else self._verify(ep.task, final)
+        if ep.lost is not None:
+            verdict = ep.lost
+        else:
+            turn = read_action(final, self.tool_parser) if isinstance(final, (str, bytes, dict)) else None
+            if turn is not None and turn.calls:
+                verdict = Verdict.failure(
+                    Reason.FORMAT_ERROR,
+                    details={
+                        "error": "the last turn asks for a tool: not a final answer",
+                        "tool_calls": len(turn.calls),
+                    },
+                )
+            else:
+                verdict = self._verify(ep.task, final if turn is None else turn.final)
         self._end_episode()
         return verdict
 

@@ -1,0 +1,215 @@
+"""Issue 26, round 9: episodes and their trainer adapters under a policy's hostile final turns.
+
+Fixed (each row fails on the commit before):
+
+- ``EpisodeEnv.finish`` (the path TRL, verl and OpenRLHF-style adapters take) scored a final turn
+  that also asks for a tool as an answer: ``step`` reads the same turn as a tool turn and pays
+  nothing, ``finish`` paid the answer written beside the call, and with the ``json`` layout the
+  answer written *inside* a call's arguments. A turn with a tool call (well-formed or not, in any
+  parser's layout or as OpenAI ``tool_calls``) is now ``format_error`` there.
+- TRL: a rollout cut at the trainer's tool-call limit ends on an assistant turn with
+  ``tool_calls`` that never ran; ``episode_reward`` and ``reward_function`` scored its content
+  (an answer beside the call, or the earlier turns' text) as the final answer. Now 0.
+- verl ``VerifierInteraction`` over an episode env (``make_kwargs`` with ``tools``): a final turn
+  with tool-call syntax gave ``verifier_error`` (the episode's ``step`` gave no verdict), a failure
+  the policy chose, flagged as infrastructure, and ``max_consecutive`` of them raised
+  ``InfrastructureFailure``: a policy could stop the run. Now the policy's own ``format_error``.
+
+Honest episodes keep their rewards (rows below: the final answer alone, after tool turns).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+import rlvr_envs
+from rlvr_envs import Reason
+from rlvr_envs.adapters.routing import task_to_json
+
+ANSWERED = "The final answer is \\boxed{GOLD}."
+
+
+def _hermes(arguments: object, name: str = "calculator") -> str:
+    return "<tool_call>\n" + json.dumps({"name": name, "arguments": arguments}) + "\n</tool_call>"
+
+
+def _qwen(expression: str) -> str:
+    return f"<tool_call>\n<function=calculator>\n<parameter=expression>\n{expression}\n</parameter>\n</function>\n</tool_call>"
+
+
+# (parser, final turn): every one asks for a tool and carries the gold answer somewhere.
+ASKS_FOR_A_TOOL = [
+    ("hermes", lambda: ANSWERED + "\n" + _hermes({"expression": "1+1"})),
+    ("hermes", lambda: _hermes({"expression": "2*3"}) + "\n" + ANSWERED),
+    ("hermes", lambda: "Let me double-check. " + _hermes({"expression": "GOLD"}) + " \\boxed{GOLD}"),
+    ("hermes", lambda: ANSWERED + "<tool_call>{not json</tool_call>"),  # a malformed call is still a call
+    ("hermes", lambda: ANSWERED + _hermes({"expression": "1"}, name="no_such_tool")),
+    ("hermes", lambda: "<think>sure</think>" + ANSWERED + _hermes({"expression": "1"})),
+    ("qwen_xml", lambda: ANSWERED + "\n" + _qwen("1+1")),
+    ("qwen_xml", lambda: _qwen("\\boxed{GOLD}")),
+    ("json", lambda: json.dumps({"name": "calculator", "parameters": {"expression": "\\boxed{GOLD}"}})),
+    (
+        "json",
+        lambda: json.dumps([{"name": "calculator", "parameters": {"expression": "GOLD"}}, {"answer": "\\boxed{GOLD}"}]),
+    ),
+    (
+        "hermes",
+        lambda: {
+            "role": "assistant",
+            "content": ANSWERED,
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "calculator", "arguments": "{}"}}],
+        },
+    ),
+    (
+        "hermes",
+        lambda: {
+            "role": "assistant",
+            "content": [{"type": "text", "text": ANSWERED}],
+            "tool_calls": [
+                {"type": "function", "function": {"name": "calculator", "arguments": {"expression": "GOLD"}}}
+            ],
+        },
+    ),
+]
+
+
+def _gold(value: object, gold: str) -> object:
+    if isinstance(value, str):
+        return value.replace("GOLD", gold)
+    if isinstance(value, dict):
+        return {k: _gold(v, gold) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_gold(v, gold) for v in value]
+    return value
+
+
+@pytest.fixture(scope="module")
+def arith_task():
+    env = rlvr_envs.make("math-arith", tools=["calculator"])
+    env.reset(seed=7)
+    task = env.current_task
+    env.close()
+    return task
+
+
+@pytest.mark.parametrize(("parser", "build"), ASKS_FOR_A_TOOL, ids=lambda v: v if isinstance(v, str) else "")
+def test_finish_never_pays_a_turn_that_asks_for_a_tool(arith_task, parser, build):
+    env = rlvr_envs.make("math-arith", tools=["calculator"], tool_parser=parser)
+    final = _gold(build(), str(arith_task.answer))
+    env.reset(options={"task": arith_task})
+    verdict = env.finish(final)
+    assert (verdict.reward, verdict.reason) == (0.0, Reason.FORMAT_ERROR), final
+    # step reads the same turn as a tool turn: nothing paid there either.
+    env.reset(options={"task": arith_task})
+    _obs, reward, terminated, _truncated, _info = env.step(final)
+    assert (reward, terminated) == (0.0, False)
+    env.close()
+
+
+@pytest.mark.parametrize("parser", ["hermes", "qwen_xml", "json"])
+@pytest.mark.parametrize(
+    "final",
+    [
+        ANSWERED,
+        "I used the calculator above. " + ANSWERED,
+        {"role": "assistant", "content": ANSWERED},
+        {"role": "assistant", "content": ANSWERED, "tool_calls": []},
+        {"role": "assistant", "content": [{"type": "text", "text": ANSWERED}], "tool_calls": None},
+    ],
+    ids=["text", "after-tools", "message", "empty-calls", "parts"],
+)
+def test_honest_final_answers_keep_their_reward_through_finish(arith_task, parser, final):
+    env = rlvr_envs.make("math-arith", tools=["calculator"], tool_parser=parser)
+    env.reset(options={"task": arith_task})
+    env.call_tool("calculator", {"expression": "2+2"})
+    assert env.finish(_gold(final, str(arith_task.answer))).reward == 1.0
+    env.reset(options={"task": arith_task})
+    assert env.finish(_gold(ANSWERED.replace("GOLD", "GOLD+1"), "-99999")).reward == 0.0  # still checked
+    env.close()
+
+
+def _calls(gold: str) -> list[dict]:
+    return [{"type": "function", "function": {"name": "calculator", "arguments": {"expression": gold}}}]
+
+
+# Conversational TRL rollouts whose last assistant turn asks for tools that never ran.
+CUT_ROLLOUTS = [
+    lambda g: [{"role": "assistant", "content": f"\\boxed{{{g}}}", "tool_calls": _calls(g)}],
+    lambda g: [
+        {"role": "assistant", "content": f"\\boxed{{{g}}}", "tool_calls": _calls(g)},
+        {"role": "tool", "name": "calculator", "content": g},
+    ],
+    lambda g: [
+        {"role": "assistant", "content": f"It is \\boxed{{{g}}}."},
+        {"role": "user", "content": "ok"},
+        {"role": "assistant", "content": "", "tool_calls": _calls(g)},
+    ],
+    lambda g: [
+        {"role": "assistant", "content": [{"type": "text", "text": f"\\boxed{{{g}}}"}], "tool_calls": _calls(g)},
+        {"role": "tool", "content": g},
+    ],
+]
+
+HONEST_ROLLOUTS = [
+    lambda g: [{"role": "assistant", "content": f"\\boxed{{{g}}}"}],
+    lambda g: [
+        {"role": "assistant", "content": "", "tool_calls": _calls(g)},
+        {"role": "tool", "name": "calculator", "content": g},
+        {"role": "assistant", "content": f"The final answer is \\boxed{{{g}}}."},
+    ],
+    lambda g: [
+        {"role": "assistant", "content": "", "tool_calls": _calls(g)},
+        {"role": "tool", "content": g},
+        {"role": "assistant", "content": f"\\boxed{{{g}}}", "tool_calls": []},
+    ],
+]
+
+
+def _trl_pay(arith_task, completion) -> tuple[float | None, float | None]:
+    from rlvr_envs.adapters.trl import reward_function
+    from rlvr_envs.adapters.trl_env import environment_factory, episode_reward
+
+    row = json.loads(task_to_json(arith_task))
+    instance = environment_factory("math-arith")()
+    instance.reset(task=row)
+    episode = episode_reward([completion], environments=[instance])[0]
+    instance._close()
+    plain = reward_function("math-arith", on_error="zero")(completions=[completion], task=[task_to_json(arith_task)])
+    return episode, plain[0]
+
+
+@pytest.mark.parametrize("build", CUT_ROLLOUTS)
+def test_trl_never_pays_a_rollout_cut_on_a_tool_call(arith_task, build):
+    assert _trl_pay(arith_task, build(str(arith_task.answer))) == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("build", HONEST_ROLLOUTS)
+def test_trl_honest_rollouts_keep_their_reward(arith_task, build):
+    assert _trl_pay(arith_task, build(str(arith_task.answer))) == (1.0, 1.0)
+
+
+def test_verl_interaction_a_tool_call_in_the_final_turn_is_the_policy_s_format_error(arith_task):
+    from rlvr_envs.adapters.verl_tools import VerifierInteraction
+
+    interaction = VerifierInteraction(
+        {"env_id": "math-arith", "make_kwargs": {"tools": ["calculator"]}, "max_consecutive": 2}
+    )
+    gold = str(arith_task.answer)
+
+    async def run(finals: list[object]) -> list[tuple]:
+        out = []
+        for final in finals:
+            iid = await interaction.start_interaction(task=task_to_json(arith_task))
+            out.append(await interaction.generate_response(iid, [{"role": "assistant", "content": final}]))
+            await interaction.finalize_interaction(iid)
+        return out
+
+    hostile = [_gold(build(), gold) for parser, build in ASKS_FOR_A_TOOL if parser == "hermes"]
+    hostile = [h for h in hostile if isinstance(h, str)] * 3  # many in a row: never an outage
+    for done, _feedback, paid, logs in asyncio.run(run(hostile)):
+        assert (done, paid, logs["reason"], logs["verifier_error"]) == (True, 0.0, "format_error", 0)
+    honest = asyncio.run(run([ANSWERED.replace("GOLD", gold)]))
+    assert honest[0][2] == 1.0 and honest[0][3]["reason"] == "ok"
