@@ -213,3 +213,63 @@ def test_verl_interaction_a_tool_call_in_the_final_turn_is_the_policy_s_format_e
         assert (done, paid, logs["reason"], logs["verifier_error"]) == (True, 0.0, "format_error", 0)
     honest = asyncio.run(run([ANSWERED.replace("GOLD", gold)]))
     assert honest[0][2] == 1.0 and honest[0][3]["reason"] == "ok"
+
+
+# -- judge, reference mode: what is written beside the final answer ---------------------------------
+# (response, what the judge must be shown): an alternative, a condition or a hedge in the sentence
+# that gives the final answer. answer_view="v1" (judge-ref-v4) shows the answer alone ("42").
+BESIDE_THE_ANSWER = [
+    ("\\boxed{41} or \\boxed{42}", "41"),
+    ("It is either 41 or \\boxed{42}.", "41"),
+    ("If you count leap years it is 41; otherwise \\boxed{42}.", "41"),
+    ("I am not sure, honestly a guess: \\boxed{42}", "not sure"),
+    ("Entweder 41 oder \\boxed{42}.", "41"),
+    ("可能是41，也可能是 \\boxed{42}", "41"),
+    ("<answer>41</answer> or maybe <answer>42</answer>", "maybe"),
+    ("Probably 41, but the answer is 42", "41"),
+]
+
+
+def _shown(server, start: int) -> list[str]:
+    import re
+
+    fence = re.compile(r"<<<RESPONSE (\w+)>>>\n(.*)\n<<<END RESPONSE \1>>>", re.DOTALL)
+    return [fence.search(b["messages"][1]["content"]).group(2) for b in server.bodies[start:]]
+
+
+@pytest.mark.parametrize(("response", "beside"), BESIDE_THE_ANSWER)
+def test_judge_answer_view_v2_shows_the_sentence_that_gives_the_final_answer(response, beside):
+    from rlvr_judge.client import JudgeClient
+    from rlvr_judge.testing import ScriptedJudgeServer
+
+    with ScriptedJudgeServer("rules") as server:
+        judge = JudgeClient(server.base_url, "scripted-judge")
+        data = [{"prompt": "What is six times seven?", "reference": "42"}]
+        env = rlvr_envs.make("judge-v4", data=data, judge=judge, cache=False, answer_view="v2")
+        verdict = env.verify(env.tasks[0], response)
+        shown = _shown(server, 0)
+        # Refused by the screen first, or shown to the judge with what stands beside the answer.
+        assert verdict.reward == 0.0 and (not shown or all(beside in s for s in shown)), (verdict.details, shown)
+        assert not shown or verdict.details["template"] == "ref-v2"
+
+
+@pytest.mark.parametrize(
+    ("response", "shown"),
+    [
+        ("6 × 7 = 42. \\boxed{42}", "42"),
+        ("<answer>42</answer>", "42"),
+        ("The product is 42.\n\nThe answer is 42.", "The answer is 42"),
+        ("So the final answer is \\boxed{42}.", "So the final answer is 42"),
+    ],
+)
+def test_judge_answer_view_v2_honest_answers_are_shown_with_their_own_sentence_only(response, shown):
+    from rlvr_judge.client import JudgeClient
+    from rlvr_judge.testing import ScriptedJudgeServer
+
+    with ScriptedJudgeServer("yes") as server:
+        data = [{"prompt": "What is six times seven?", "reference": "42"}]
+        env = rlvr_envs.make(
+            "judge-v4", data=data, judge=JudgeClient(server.base_url, "scripted-judge"), cache=False, answer_view="v2"
+        )
+        assert env.verify(env.tasks[0], response).reward == 1.0
+        assert _shown(server, 0) == [shown]

@@ -114,6 +114,24 @@ REF_V1 = Template(
 """ref-v0 showed the judge the final answer alone, cut at 2,000 characters: an alternative after
 the cut, or after the answer tag ("if that is wrong, it is 41"), was never seen."""
 
+REF_V2 = Template(
+    name="ref",
+    version="v2",
+    system=_REF_SYSTEM,
+    user=(
+        "Question:\n{question}\n\nReference answer:\n{reference}\n\n{guard}\n\n{fenced}\n\n"
+        "The response shown starts at the sentence that gives its final answer (the last answer it gives) "
+        "and holds everything it wrote after that, if anything. If the text shown offers another answer "
+        "beside the final one, makes it conditional, hedges, or later changes it, the final answer is not "
+        "equivalent. Is the response's final answer equivalent to the reference answer? Reply with "
+        'only a JSON object: {{"verdict": "yes" or "no", "rationale": "one short sentence"}}'
+    ),
+    schema=VERDICT_SCHEMA,
+    label="VERDICT",
+)
+"""ref-v1 showed the final answer without the sentence giving it: "either 41 or \\boxed{42}", "if you
+count zero, 41; otherwise \\boxed{42}" and "\\boxed{41} or \\boxed{42}" reached the judge as "42"."""
+
 CRITERION_V0 = Template(
     name="criterion",
     version="v0",
@@ -146,7 +164,7 @@ HOLISTIC_V0 = Template(
     label="SCORE",
 )
 
-TEMPLATES: dict[str, Template] = {t.key: t for t in (REF_V0, REF_V1, CRITERION_V0, HOLISTIC_V0)}
+TEMPLATES: dict[str, Template] = {t.key: t for t in (REF_V0, REF_V1, REF_V2, CRITERION_V0, HOLISTIC_V0)}
 
 REPAIR_MESSAGE = (
     "Your reply could not be read. Reply again with only the JSON object described above, "

@@ -22,7 +22,7 @@ from rlvr_judge.hedges import hedged, hidden_answer, look_alike_tag
 from rlvr_judge.rubric import Criterion, CriterionError, aggregate_explicit, check_programmatic, parse_rubric
 from rlvr_judge.screen import SCREEN_LEVEL
 from rlvr_judge.screen import screen as screen_response
-from rlvr_judge.templates import CRITERION_V0, HOLISTIC_V0, REF_V0, REF_V1, Template
+from rlvr_judge.templates import CRITERION_V0, HOLISTIC_V0, REF_V0, REF_V1, REF_V2, Template
 
 RATIONALE_CHARS = 300
 FINAL_ANSWER_CHARS = 2_000
@@ -117,6 +117,42 @@ def final_answer_and_after(response: str) -> tuple[str, str, str]:
     return found.text.strip(), after, found.method
 
 
+_SENTENCE_BREAK = re.compile(r"\n|[。！？]|[.!?](?=\s)")
+
+
+def _answer_start(text: str, method: str, answer: str = "") -> int | None:
+    """Where the marker of the final answer ``extract_answer`` read with ``method`` starts (the
+    last one, as ``_answer_end`` finds its end); for ``answer_is``, the start of its line."""
+    if method == "answer_tag":
+        start = text.rfind("<answer>")
+    elif method == "boxed":
+        start = max(text.rfind("\\boxed"), text.rfind("\\fbox"))
+    elif method == "hashes":
+        start = text.rfind("####")
+    elif method == "answer_is":
+        end = _answer_end(text, method)
+        line = -1 if end is None else text.rfind("\n", 0, end) + 1
+        at = -1 if end is None or not answer else text.rfind(answer, line, end)
+        start = at if at >= 0 else line
+    else:
+        return None
+    return start if start >= 0 else None
+
+
+def final_sentence_and_after(response: str) -> tuple[str, str, str]:
+    """(answer, shown, how) for ``answer_view="v2"``: what ``final_answer_and_after`` shows, with the
+    sentence that gives the answer before it ("It is either 41 or 42", "If n is odd, 41; otherwise 42",
+    "\\boxed{41} or 42"): what is written beside the final answer can change it as much as what follows."""
+    answer, after, how = final_answer_and_after(response)
+    start = _answer_start(response, how, answer)
+    lead = ""
+    if start is not None:
+        breaks = [m.end() for m in _SENTENCE_BREAK.finditer(response, 0, start)]
+        lead = response[breaks[-1] if breaks else 0 : start].strip()
+    head = f"{lead} {answer}" if lead else answer
+    return answer, (f"{head}\n\n{after}" if after else head), how
+
+
 def _worst_call_s(judge: JudgeClient) -> float:
     return judge.timeout_s * (judge.max_retries + 1) + judge.max_backoff_s * judge.max_retries
 
@@ -143,8 +179,10 @@ class JudgeVerifier(Verifier):
         max_final_chars: in reference mode the judge sees the whole final answer and everything
             written after it (the whole response when no answer is marked); more than this is
             refused (``format_error`` naming the limit) before any judge call, never cut.
-        answer_view: ``"v1"`` (the above, template ``ref-v1``) or ``"v0"`` (``judge-ref-v0``: the final
-            answer alone, cut at 2,000 characters, template ``ref-v0``; kept so old results reproduce).
+        answer_view: ``"v2"`` (``judge-ref-v5``: the above with the sentence that gives the final answer
+            before it, template ``ref-v2``), ``"v1"`` (the above, template ``ref-v1``) or ``"v0"``
+            (``judge-ref-v0``: the final answer alone, cut at 2,000 characters, template ``ref-v0``;
+            kept so old results reproduce).
         screen: refuse non-answers before any judge call (``rlvr_judge.screen``; ``details["screen"]``
             names the class). ``True``: every check (``SCREEN_LEVEL``): empty answers, refusals, prompt
             pastes, word salads, grader-only notes, notes hidden or encoded anywhere, payloads in an
@@ -184,8 +222,8 @@ class JudgeVerifier(Verifier):
             raise ValueError(f"aggregation must be 'explicit' or 'implicit', got {aggregation!r}")
         if not 0 < pass_threshold <= 1:
             raise ValueError(f"pass_threshold must be in (0, 1], got {pass_threshold}")
-        if answer_view not in ("v0", "v1"):
-            raise ValueError(f"answer_view must be 'v0' or 'v1', got {answer_view!r}")
+        if answer_view not in ("v0", "v1", "v2"):
+            raise ValueError(f"answer_view must be 'v0', 'v1' or 'v2', got {answer_view!r}")
         if max_final_chars < 1:
             raise ValueError(f"max_final_chars must be positive, got {max_final_chars}")
         self.max_final_chars = max_final_chars
@@ -332,7 +370,10 @@ class JudgeVerifier(Verifier):
         if not self.screen:
             return None
         answer, after = "", ""
-        if rubric is None and self.answer_view == "v1":
+        if rubric is None and self.answer_view == "v2":
+            answer, shown, _how = final_sentence_and_after(response)
+            after = final_answer_and_after(response)[1]
+        elif rubric is None and self.answer_view == "v1":
             answer, after, _how = final_answer_and_after(response)
             shown = f"{answer}\n\n{after}" if after else answer
         else:
@@ -381,9 +422,11 @@ class JudgeVerifier(Verifier):
             answer, how = final_answer(response)
             shown = answer
         else:
-            template = REF_V1
+            template = REF_V1 if self.answer_view == "v1" else REF_V2
             answer, after, how = final_answer_and_after(response)
             shown = f"{answer}\n\n{after}" if after else answer
+            if self.answer_view == "v2":
+                shown = final_sentence_and_after(response)[1]
             if len(shown) > (cap := self.max_final_chars):
                 what = "the final answer and the text after it have" if after else "the final answer has"
                 if how == "whole response":
