@@ -31,6 +31,7 @@ from rlvr_ifeval import pasted
 from rlvr_ifeval.base import Checker
 from rlvr_ifeval.grader_talk import grader_spans
 from rlvr_ifeval.relevance import _TASK_TEXT_ARGS, units
+from rlvr_ifeval.restated import MAX_NEW_UNITS, new_units, restated_spans
 
 COPY_RUN = 5
 """A run of this many words in the prompt's order is a copy (four-word runs such as "a blog post
@@ -47,6 +48,9 @@ MAX_READ_CHARS = 200_000
 HIDDEN = "hidden"
 COPY = "prompt copy"
 TALK = "grader talk"
+RESTATED = "request restated"
+"""Round 9 (``restated=True``): sentences that talk about the request and add nothing of their own
+(``rlvr_ifeval.restated``)."""
 
 
 @dataclass(frozen=True)
@@ -221,11 +225,14 @@ def _copies_asked(checkers: Sequence[Checker]) -> bool:
     return any(c.allows_short_answer() or not _TASK_TEXT_ARGS.isdisjoint(c.kwargs) for c in checkers)
 
 
-def own_text(prompt: str, response: str, checkers: Sequence[Checker] = (), talk_words: int = 80) -> Own:
+def own_text(
+    prompt: str, response: str, checkers: Sequence[Checker] = (), talk_words: int = 80, restated: bool = False
+) -> Own:
     """The part of ``response`` that is its own (module docstring), and what was taken out.
     Copies are not sought where an instruction asks for one (to repeat the request, to pick a
     fixed option, to work on a given text). Talk to the grader is sought in texts of fewer than
-    ``talk_words`` words (``MAX_TALK_CHARS``)."""
+    ``talk_words`` words (``MAX_TALK_CHARS``). ``restated`` (round 9): the request said back in
+    other words is taken out too (``RESTATED``)."""
     text = response[:MAX_READ_CHARS]
     removed: list[str] = []
     seen = visible(text)
@@ -234,9 +241,14 @@ def own_text(prompt: str, response: str, checkers: Sequence[Checker] = (), talk_
         if _WORD.findall(seen) != _WORD.findall(_TAG.sub(" ", text)):
             removed.append(HIDDEN)
         text = seen
-    spans = [] if _copies_asked(checkers) else copied_spans(prompt, text)
+    asked = _copies_asked(checkers)
+    spans = [] if asked else copied_spans(prompt, text)
     if spans:
         removed.append(COPY)
+        text = _without(text, spans)
+    spans = restated_spans(prompt, text, checkers) if restated and not asked else []
+    if spans:
+        removed.append(RESTATED)
         text = _without(text, spans)
     short = len(text) <= MAX_TALK_CHARS and len(text.split()) < talk_words
     spans = grader_spans(prompt, text) if short else []
@@ -245,6 +257,10 @@ def own_text(prompt: str, response: str, checkers: Sequence[Checker] = (), talk_
         text = _without(text, spans)
     return Own(text, tuple(removed))
 
+
+_ECHOES = frozenset({COPY, RESTATED})
+"""What a response echoes of its request: all of it left is the guard's to judge (its echo rules),
+unless it brings nothing of its own (round 9)."""
 
 MIN_EXPECTED_UNITS = 1.5
 """A response's own text that shares none of its prompt's content units is refused once an
@@ -261,11 +277,15 @@ def nothing_of_its_own(
     if not own.removed:
         return None
     need = 1 if any(c.allows_short_answer() for c in checkers) else max(min_words, 1)
+    need_words = max(min_words, 1)
     left = count_words(own.text)
     # A response that is all copy (an option picked, the question restated with a one-word answer)
     # is the guard's to judge (its echo rules); hidden text and talk leave nothing that answers.
-    if left < need and own.removed != (COPY,):
+    if left < need and not set(own.removed) <= _ECHOES:
         return {"own_words": left, "removed": list(own.removed)}
+    if RESTATED in own.removed and left < need_words and len(new_units(prompt, own.text)) <= MAX_NEW_UNITS:
+        # What is left beside the request said back brings nothing of its own ("Enjoy!").
+        return {"own_words": left, "own_new_units": len(new_units(prompt, own.text)), "removed": list(own.removed)}
     mine = pasted.content_units(prompt, pasted.literal_units(checkers))
     if not mine:
         return None  # a prompt in, or naming, another language: its words are not the answer's
@@ -276,3 +296,11 @@ def nothing_of_its_own(
     if expected < MIN_EXPECTED_UNITS:
         return None
     return {"own_prompt_cover": 0.0, "expected_if_answered": round(expected, 2), "removed": list(own.removed)}
+
+
+def partly_on_topic(own: Own, judged: object) -> bool:
+    """Whether a refusal of ``own``'s text by the overlap rule is waived: only the request said
+    back was taken out (round 9) and what is left still holds some of the task's units. An honest
+    answer opens by naming its topic in full ("Here is my review of solar panels for homes.") and
+    its body names a part of it ("the panels"); a body on something else holds none."""
+    return set(own.removed) == {RESTATED} and isinstance(judged, dict) and judged.get("matched", 0) >= 1

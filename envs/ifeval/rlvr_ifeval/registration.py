@@ -7,6 +7,11 @@ Versions (a change that alters any reward bumps the version; the old one stays):
   ``rlvr-envs eval`` reproduces published numbers; the guard is opt-in (``guard=True``).
 * ``ifeval-v0``, ``ifbench-v0``: the degenerate-response guard on, words counted as ``\\w``
   runs (a Chinese or Thai sentence is one word), as these ids scored before.
+* ``ifeval-data-v9``, ``ifeval-synth-v9``: training envs, as ``-v8`` below, and a sentence that talks
+  about the request ("you asked", "here is", "I hope it helps", "voici", in nine languages) and
+  brings at most two words of its own is taken out as a copy is, and a response with nothing of
+  its own left beside it is refused; "a letter to/for ..." is a task, not a constraint on letters
+  (``relevance_paste=5``, issue 26 round 9: ``rlvr_ifeval.restated``).
 * ``ifeval-data-v8``, ``ifeval-synth-v8``: training envs, as ``-v7`` below, and a response is
   judged on its own text: what it copies from its prompt (a run of five or more of the prompt's
   words), hides from a reader (comments, hidden or white elements, ``\\phantom``, invisible
@@ -82,6 +87,8 @@ _ROUND_6: dict[str, object] = {**_ROUND_4, "relevance_paste": 2}
 _ROUND_7: dict[str, object] = {**_ROUND_4, "relevance_paste": 3}
 # Round 8: the response judged on its own text (less prompt copies, hidden text, talk to the grader).
 _ROUND_8: dict[str, object] = {**_ROUND_4, "relevance_paste": 4}
+# Round 9: the request said back in other words is no answer; "a letter to ..." is a task.
+_ROUND_9: dict[str, object] = {**_ROUND_4, "relevance_paste": 5}
 
 
 def register_envs() -> None:
@@ -122,6 +129,7 @@ def register_envs() -> None:
         {"relevance": "contrast", **_ROUND_6},
         {"relevance": "contrast", **_ROUND_7},
         {"relevance": "contrast", **_ROUND_8},
+        {"relevance": "contrast", **_ROUND_9},
     )
     for version, relevance in enumerate(data_relevance):
         rlvr_envs.register(
@@ -144,6 +152,7 @@ def register_envs() -> None:
         (6, {**_SYNTH_RELEVANCE, **_ROUND_5}),
         (7, {**_SYNTH_RELEVANCE, **_ROUND_6}),
         (8, {**_SYNTH_RELEVANCE, **_ROUND_8}),
+        (9, {**_SYNTH_RELEVANCE, **_ROUND_9}),
     )
     for version, guard in training:
         rlvr_envs.register(

@@ -115,6 +115,11 @@ _CONSTRAINT_CUE_RE = re.compile(
     r"|\bless than\b|\bfewer than\b|\bmore than\b|\bexactly\b|\bfinish\b|\bend (?:it|your|with)\b|\bseparated by\b"
     r"|\bno other language\b|\blanguage\b|\btitle\b|\bquotation\b|\binclude\b|\bletters?\b|\bwords?\b|\bsentences?\b"
 )
+# Round 9: "letter" names the response's characters ("in lowercase letters"), not the genre: "a
+# letter to a friend about ..." was read as a constraint sentence and its topic never asked for.
+_CONSTRAINT_CUE_9_RE = re.compile(
+    _CONSTRAINT_CUE_RE.pattern.replace(r"\bletters?\b", r"\bletters?\b(?!\s+(?:to|for|from|of|about)\b)")
+)
 # Characters and syllables of the no-space scripts that carry no topic (particles, copulas).
 _STOP_CHARS = frozenset(
     "的了是在和有我你他她它们这那一个不也就都而及与或着吗呢吧啊很会要说到对上下中为以"
@@ -191,11 +196,12 @@ _SENTENCE_RE = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 _MARKED_RE = re.compile(r"\*+[^*\n]{1,80}?\*+|<<[^<>\n]{1,80}>>|\[[^\[\]\n]{1,80}\]")
 
 
-def constraint_sentence(sentence: str) -> bool:
+def constraint_sentence(sentence: str, round9: bool = False) -> bool:
     """Whether a sentence of the prompt speaks of the response's form rather than its task: it
-    has a constraint cue and few words outside the form vocabulary."""
+    has a constraint cue and few words outside the form vocabulary. ``round9``: "letter" before
+    to/for/from/of/about is the genre, not a cue (``_CONSTRAINT_CUE_9_RE``)."""
     folded = sentence.casefold()
-    if not _CONSTRAINT_CUE_RE.search(folded):
+    if not (_CONSTRAINT_CUE_9_RE if round9 else _CONSTRAINT_CUE_RE).search(folded):
         return False
     content = units(folded, _CONTENT_STOP_WORDS)
     topical = units(folded, TASK_STOP_WORDS_V0)
@@ -223,10 +229,11 @@ _TASK_TEXT_ARGS = frozenset({"prompt_to_repeat", "reference_text"})
 
 
 @lru_cache(maxsize=4096)
-def task_units(prompt: str, checkers: tuple[Checker, ...], v0: bool = False) -> TaskUnits:
+def task_units(prompt: str, checkers: tuple[Checker, ...], v0: bool = False, round9: bool = False) -> TaskUnits:
     """The task text of ``prompt`` and its units (cached per prompt and checker tuple; the
-    scoring cache hands out one tuple per task). ``v0``: as ``relevance="overlap-v0"``."""
-    kept = [s for s in _SENTENCE_RE.split(prompt) if s.strip() and not constraint_sentence(s)]
+    scoring cache hands out one tuple per task). ``v0``: as ``relevance="overlap-v0"``;
+    ``round9``: as ``constraint_sentence(round9=True)`` reads sentences."""
+    kept = [s for s in _SENTENCE_RE.split(prompt) if s.strip() and not constraint_sentence(s, round9)]
     task_text = " ".join(kept)
     prefix = PREFIX_V0 if v0 else PREFIX
     found = units(_MARKED_RE.sub(" ", task_text), TASK_STOP_WORDS_V0 if v0 else TASK_STOP_WORDS, prefix)
@@ -266,6 +273,7 @@ def off_topic(
     salad: bool = True,
     interleave: bool = False,
     background: Background | None = None,
+    round9: bool = False,
 ) -> dict[str, Any] | None:
     """The gate: None when the response addresses the task or the gate cannot judge it, else
     what it found for the verdict's details: ``function_share`` (with ``language``, on every
@@ -298,7 +306,7 @@ def off_topic(
             return elsewhere
     if any(c.allows_short_answer() for c in checkers):
         return None
-    task = task_units(prompt, tuple(checkers), v0)
+    task = task_units(prompt, tuple(checkers), v0, round9)
     if len(task.units) < max(1, min_units):
         return None
     if found is None:

@@ -23,7 +23,7 @@ from rlvr_ifeval.contrast import Background
 from rlvr_ifeval.formats import OWN_FORMATS, VERBATIM_FORMAT, resolve_format, user_format  # noqa: F401
 from rlvr_ifeval.genre import not_verse, too_short
 from rlvr_ifeval.guard import GUARD_RULES, NO_WORDS, REFUSAL, WORD_SALAD, content_rejection
-from rlvr_ifeval.own_text import nothing_of_its_own, own_text
+from rlvr_ifeval.own_text import nothing_of_its_own, own_text, partly_on_topic
 from rlvr_ifeval.pasted import cross_lingual
 from rlvr_ifeval.reader_view import UNREAD, unread_instructions
 from rlvr_ifeval.refusals import no_content, offers_refusal, refusal
@@ -163,7 +163,9 @@ class IFEvalVerifier(Verifier):
             round 6's rules too (``ifeval-data-v6`` / ``ifeval-synth-v7``); ``3``: with round 7's
             (``ifeval-data-v7``); ``4``: with round 8's, the response judged on its own text, less
             what it copied from the prompt, hid or told its grader (``rlvr_ifeval.own_text``;
-            ``ifeval-data-v8`` / ``ifeval-synth-v8``).
+            ``ifeval-data-v8`` / ``ifeval-synth-v8``); ``5``: with round 9's, the request said back in
+            other words taken out too and "a letter to ..." read as a task (``rlvr_ifeval.restated``;
+            ``ifeval-data-v9`` / ``ifeval-synth-v9``).
     """
 
     # Loading language detection (langdetect's profiles, numba's kernels: 2-5 s) happens when a
@@ -377,13 +379,16 @@ class IFEvalVerifier(Verifier):
             if self.relevance_paste >= 4 and not own:
                 # Round 8: what the response copied from its prompt, hid or told its grader is
                 # taken out, and what is left must answer the task on its own.
-                kept = own_text(task.prompt, response, checkers, self.relevance_min_words)
+                # Round 9: the request said back in other words too (``rlvr_ifeval.restated``).
+                kept = own_text(
+                    task.prompt, response, checkers, self.relevance_min_words, restated=self.relevance_paste >= 5
+                )
                 if kept.removed:
                     left = nothing_of_its_own(kept, task.prompt, checkers, self.min_words, self.count_words)
                     if left is not None:
                         return left
                     judged = self._relevance(task, kept.text, checkers, own=True)
-                    if judged is not None:
+                    if judged is not None and not partly_on_topic(kept, judged):
                         return {**judged, "removed": list(kept.removed)} if isinstance(judged, dict) else judged
             background = self.relevance_background if self.relevance == "contrast" else None
             if background is not None and (self.relevance_outrank or self.relevance_paste):
@@ -408,6 +413,7 @@ class IFEvalVerifier(Verifier):
                 v0=self.relevance == "overlap-v0",
                 interleave=self.relevance == "contrast",
                 background=background,
+                round9=self.relevance_paste >= 5,
             )
             # The overlap rule (its figures: ``needed``) cannot expect the prompt's English words
             # in an answer written in the language the prompt names; asked only when it refuses.
