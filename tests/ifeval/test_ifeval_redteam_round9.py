@@ -8,7 +8,10 @@ took copies of the prompt out:
 * **a template that fits any prompt**: the whole response is talk about the request around the
   topic's words ("Here you go ... just as you asked. Hope this helps!"), plus a word or two;
 * **"a letter to ..." read as a constraint**: the topic of "Write a letter to a friend about X"
-  was never asked for (``relevance.constraint_sentence(round9=True)``).
+  was never asked for (``relevance.constraint_sentence(round9=True)``);
+* **one sentence for a long form round 8 let by**: "a short blog post" ("short" lifted the floor),
+  a rubric, a resume, a description, a cover letter under a cap on capital words or on a letter's
+  count (a cap on anything was read as a bound on the length): ``genre.too_short(round9=True)``.
 
 Each hostile class pays under ``-v8`` on some tasks (the hole, measured here) and on none under
 ``-v9``; the honest rows (answers that open or close with request talk, short verse after "Here is
@@ -230,3 +233,70 @@ def test_the_pieces_read_what_they_should() -> None:
     assert not restated_spans(prompt, "Here is how our twelve rooftop panels cut the electricity bill by two thirds.")
     # round 8's reading is unchanged without the flag
     assert RESTATED not in own_text(prompt, f"{said_back}\n\n{ESSAY}").removed
+
+
+# --- one sentence for a long form round 8 let by ---------------------------------------------------
+
+CAP_CAPITALS: Instruction = (
+    "change_case:capital_word_frequency",
+    {"capital_frequency": 3, "capital_relation": "less than"},
+)
+FEW_Z: Instruction = ("keywords:letter_frequency", {"letter": "z", "let_frequency": 3, "let_relation": "less than"})
+UNDER_300: Instruction = ("length_constraints:number_words", {"relation": "less than", "num_words": 300})
+FORMS = [
+    _task("Write a short blog post about a weekend in Porto. Answer with less than 300 words.", UNDER_300),
+    _task("Write a brief article about urban foxes. Do not use any commas in your response.", NO_COMMA),
+    _task("Create a rubric for grading a science fair poster. Do not use any commas in your response.", NO_COMMA),
+    _task("Write a resume for a nurse named Ada Lim. Do not use any commas in your response.", NO_COMMA),
+    _task("Write a description of a lighthouse keeper's daily work. Answer with less than 300 words.", UNDER_300),
+    _task("Write a cover letter for a barista job. Use fewer than 3 words in all capital letters.", CAP_CAPITALS),
+    _task("Write a story about a brave field mouse. The letter z should appear less than 3 times.", FEW_Z),
+]
+ONE_SENTENCE: dict[str, Callable[[Task], str]] = {
+    "claim": lambda t: f"All in all {_topic(t)} matters more than most people think.",
+    "two-lines": lambda t: f"{_topic(t).capitalize()} is a subject worth our time.\nThat sums it up.",
+    "title-only": lambda t: f"# {_topic(t).title()}\n\nA fresh look.",
+}
+
+
+def _topic_any(t: Task) -> str:
+    head = t.prompt.split(". ")[0]
+    for cue in (" about ", " for ", " of "):
+        if cue in head:
+            return head.split(cue, 1)[1]
+    return head
+
+
+@pytest.mark.parametrize("name", list(ONE_SENTENCE), ids=list(ONE_SENTENCE))
+def test_a_long_form_is_not_one_sentence_whatever_its_bound(name: str) -> None:
+    build = ONE_SENTENCE[name]
+    assert _paid(NEW, lambda t: build(Task(id=t.id, prompt=f"x about {_topic_any(t)}. y", answer=None)), FORMS) == []
+
+
+def test_one_sentence_for_those_forms_was_paid_before_round_9() -> None:
+    build = ONE_SENTENCE["claim"]
+    paid = _paid(OLD, lambda t: build(Task(id=t.id, prompt=f"x about {_topic_any(t)}. y", answer=None)), FORMS)
+    assert len(paid) >= len(FORMS) - 1, paid
+
+
+SHORT_HONEST: list[tuple[Task, str]] = [
+    (
+        FORMS[0],
+        "Porto in two days: port lodges across the river at Gaia then the tiled church of Santo Ildefonso. "
+        "Eat a francesinha and walk the Ribeira at sunset.",
+    ),
+    (
+        _task("Write a one-sentence story about a lost key. Do not use any commas in your response.", NO_COMMA),
+        "The key I lost in 1998 turned up in my daughter's sandbox wearing a tiny crown of moss.",
+    ),
+    (
+        _task("Write a tweet about a new bakery downtown. Do not use any commas in your response.", NO_COMMA),
+        "Warm sourdough and cardamom buns at the new bakery on Main Street! Doors open at 7 #fresh",
+    ),
+]
+
+
+@pytest.mark.parametrize(("task", "response"), SHORT_HONEST, ids=["short-blog-post", "one-sentence-story", "tweet"])
+def test_short_forms_answered_briefly_keep_their_reward(task: Task, response: str) -> None:
+    verdict = rlvr_envs.make(NEW).verifier.verify(task, response)
+    assert verdict.reward == 1, verdict.details

@@ -170,13 +170,16 @@ MAX_SHORT_SENTENCES = 3
 """A bound of this many sentences or fewer asks for a short answer (round 8)."""
 
 
-def _short_bound(prompt: str) -> bool:
-    """Whether ``prompt`` bounds the length to less than a long form's (round 8)."""
+def _short_bound(prompt: str, other: frozenset[int] = frozenset()) -> bool:
+    """Whether ``prompt`` bounds the length to less than a long form's (round 8). Numbers in
+    ``other`` are another instruction's ("fewer than 3 words in capitals": round 9)."""
     if _SHORT_WORD_CUE_RE.search(prompt.casefold()):
         return True
     for match in _NUMBER_CUE_RE.finditer(prompt):
         number, unit = match.group(1).lower(), match.group(2).lower()
         n = int(number) if number.isdigit() else _CARDINALS.get(number, 0)
+        if n in other:
+            continue
         if (unit.startswith("word") and n < 2 * MIN_LONG_FORM_WORDS) or (
             unit.startswith("sentence") and n <= MAX_SHORT_SENTENCES
         ):
@@ -222,10 +225,70 @@ def requested_long_form(prompt: str) -> str | None:
     return _first_request(_LONG_REQUEST_RE, prompt, _NOT_LONG | _NUMBER_WORDS, numbers=False)
 
 
-def too_short(prompt: str, response: str, checkers: Sequence[Checker], round8: bool = False) -> dict[str, Any] | None:
+# Round 9 (``relevance_paste=5``): more long forms (a rubric, a resume, a description, an ad copy),
+# "short" or "brief" lowers the floor instead of lifting it (a short blog post is not one sentence),
+# and only an instruction on the length bounds it (a cap on capital words is no bound on length).
+MIN_SHORT_FORM_WORDS = 20
+"""A "short" or "brief" long form (round 9) has at least this many words."""
+_LONG_FORMS_9 = _LONG_FORMS_8 + r"|rubrics?|r[eé]sum[eé]s?|cvs?|descriptions?|ad\s+cop(?:y|ies)|cover\s+letters?"
+_LONG_REQUEST_RE_9 = re.compile(
+    r"\b(?:write|compose|create|generate|draft|give|craft|pen|produce|prepare)\b"
+    rf"((?:{_GAP}[\w'-]+){{0,4}}?){_GAP}(?:{_LONG_FORMS_9})\b{_NOT_A_PART}",
+    re.IGNORECASE,
+)
+_SHORT_ADJECTIVE_RE = re.compile(r"\b(?:short|shorter|brief|briefly|concise|succinct)\b", re.IGNORECASE)
+_NOT_LONG_9 = _NOT_LONG - frozenset({"short", "shorter", "brief"})
+_LENGTH_IDS = "length_constraints:"
+
+
+@lru_cache(maxsize=4096)
+def requested_long_form_9(prompt: str, other: frozenset[int] = frozenset()) -> tuple[str, int] | None:
+    """The request for a long form as round 9 reads it and the floor of words it sets, or None
+    (a small bound on the length other than "short" or "brief" cancels it; a number of
+    ``other``, another instruction's, is no bound on the length)."""
+    cues = _SHORT_WORD_CUE_RE.findall(prompt.casefold())
+    adjective = any(_SHORT_ADJECTIVE_RE.fullmatch(c) for c in cues)
+    if any(not _SHORT_ADJECTIVE_RE.fullmatch(c) for c in cues) or _short_bound(
+        _SHORT_ADJECTIVE_RE.sub(" ", prompt), other
+    ):
+        return None
+    found = _first_request(_LONG_REQUEST_RE_9, prompt, _NOT_LONG_9 | _NUMBER_WORDS, numbers=False)
+    if found is None:
+        return None
+    at = prompt.find(found)
+    if _NEGATED_RE.search(prompt[max(0, at - 20) : at]):
+        return None
+    return found, MIN_SHORT_FORM_WORDS if adjective else MIN_LONG_FORM_WORDS
+
+
+def _too_short_9(response: str, checkers: Sequence[Checker], found: tuple[str, int]) -> dict[str, Any] | None:
+    length = [c for c in checkers if c.instruction_id.startswith(_LENGTH_IDS)]
+    if _short_checker(length) or any(c.allows_short_answer() for c in checkers):
+        return None
+    request, floor = found
+    words = count_words_any_script(response[:MAX_FORM_CHARS])
+    if words >= floor:
+        return None
+    return {"long_form_requested": request[:80], "words": words, "min_words": floor}
+
+
+def too_short(
+    prompt: str, response: str, checkers: Sequence[Checker], round8: bool = False, round9: bool = False
+) -> dict[str, Any] | None:
     """What was found when ``prompt`` asks for a long form and ``response`` has fewer than
     ``MIN_LONG_FORM_WORDS`` words, else None (also when an instruction bounds the length).
-    ``round8``: as ``ifeval-data-v8`` / ``ifeval-synth-v8`` read it (``requested_long_form_8``)."""
+    ``round8``: as ``ifeval-data-v8`` / ``ifeval-synth-v8`` read it (``requested_long_form_8``);
+    ``round9``: as ``ifeval-data-v9`` / ``ifeval-synth-v9`` (``requested_long_form_9``)."""
+    if round9:
+        other = frozenset(
+            v
+            for c in checkers
+            if not c.instruction_id.startswith(_LENGTH_IDS)
+            for v in c.kwargs.values()
+            if isinstance(v, int) and not isinstance(v, bool)
+        )
+        found = requested_long_form_9(prompt, other)
+        return None if found is None else _too_short_9(response, checkers, found)
     request = requested_long_form_8(prompt) if round8 else requested_long_form(prompt)
     if request is None:
         return None

@@ -399,7 +399,7 @@ class IFEvalVerifier(Verifier):
                     return found
             if self.relevance_genre:
                 found = not_verse(task.prompt, response, checkers) or too_short(
-                    task.prompt, response, checkers, round8=self.relevance_paste >= 4
+                    task.prompt, response, checkers, round8=self.relevance_paste >= 4, round9=self.relevance_paste >= 5
                 )
                 if found is not None:
                     return found
