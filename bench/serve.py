@@ -14,7 +14,7 @@ the commit before by hash: ``HEAD~1`` moves) runs that revision's server package
 core; one with the same server as this tree's shows what two identical servers differ by in the
 run: the noise to judge by. ``new:N``: this tree's server on a pool of N workers of its own
 (``new``: one worker per CPU). ``tree:PATH`` runs the ``rlvr_envs`` package found there, whole
-(pool workers included), for changes below the server: a copy of this tree's package with the
+(pool workers included), and the families' packages under its ``envs/``, for changes below the server: a copy of this tree's package with the
 changed files as they were before (a ``git worktree`` of an older commit can meet plugins
 installed from this tree that need a newer core).
 
@@ -395,7 +395,11 @@ def start_servers(kinds: list[str], scratch: Path, stub: bool) -> dict[str, subp
             if not (Path(tree) / "rlvr_envs").is_dir():
                 print(f"{kind}: no rlvr_envs package there, skipped")
                 continue
-            extra, cwd = {"PYTHONPATH": tree}, Path(tree)  # python -c puts its folder first on sys.path
+            # python -c puts its folder first on sys.path; the families' packages of that tree go
+            # before this tree's (installed editable, found after PYTHONPATH), so a change in a
+            # family's verifier is measured too.
+            families = [str(p) for p in sorted(Path(tree).glob("envs/*")) if p.is_dir()]
+            extra, cwd = {"PYTHONPATH": os.pathsep.join([tree, *families])}, Path(tree)
         elif kind == HTTP_ONLY:
             mode, source, stubbed = "new", "", True
         elif kind == "old" and stub:

@@ -211,6 +211,12 @@ def _match_values(
 # -- the comparison ------------------------------------------------------------------------------
 
 
+CACHED_MATCH_CHARS = 2_000
+"""Pairs of answers up to this long are compared once and the outcome remembered: in RL the
+same prompt's completions often answer alike (the right answer above all), and the comparison
+is a pure function of its arguments (the numeric check's points are drawn from a hash of both)."""
+
+
 def answers_match(
     gold: str,
     pred: str,
@@ -223,6 +229,27 @@ def answers_match(
     """Compare a gold answer with a predicted one (both already extracted, LaTeX or plain).
 
     ``context``: the task's words that may follow a number as a unit (``rlvr_math.units``)."""
+    if (
+        type(gold) is str
+        and type(pred) is str
+        and len(gold) + len(pred) <= CACHED_MATCH_CHARS
+        and type(context) is frozenset
+        and type(config) is MatchConfig
+    ):
+        return _answers_match_cached(gold, pred, config, bool(gold_is_set), bool(pred_is_set), context)
+    return _answers_match(gold, pred, config, gold_is_set, pred_is_set, context)
+
+
+@lru_cache(maxsize=8192)
+def _answers_match_cached(
+    gold: str, pred: str, config: MatchConfig, gold_is_set: bool, pred_is_set: bool, context: frozenset[str]
+) -> Match:
+    return _answers_match(gold, pred, config, gold_is_set, pred_is_set, context)
+
+
+def _answers_match(
+    gold: str, pred: str, config: MatchConfig, gold_is_set: bool, pred_is_set: bool, context: frozenset[str]
+) -> Match:
     g, p = clean(gold, context), clean(pred, context)
     if not p:
         return Match(False, "empty")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 from rlvr_math.tokens import ArithmeticReader
 from rlvr_math.tokens import Refused as _Refused
@@ -148,7 +149,24 @@ def strip_delimiters(text: str) -> str:
     return text
 
 
+CACHED_CLEAN_CHARS = 2_000
+"""Texts up to this long are cleaned once and remembered (a verification cleans the gold and the
+answer several times, and the gold again for every completion of its prompt); longer ones each time."""
+
+
 def clean(text: str, context: frozenset[str] = frozenset()) -> str:
+    """A canonical spelling of an answer (``_clean``), remembered for short texts."""
+    if type(text) is str and len(text) <= CACHED_CLEAN_CHARS and type(context) is frozenset:
+        return _clean_cached(text, context)
+    return _clean(text, context)
+
+
+@lru_cache(maxsize=8192)
+def _clean_cached(text: str, context: frozenset[str]) -> str:
+    return _clean(text, context)
+
+
+def _clean(text: str, context: frozenset[str] = frozenset()) -> str:
     """A canonical spelling of an answer for string comparison and number parsing.
 
     Removes what never changes the value: math delimiters, spacing commands, ``\\left``,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from fractions import Fraction
 from functools import lru_cache
 
 from rlvr_envs import Reason, Task, Verdict, Verifier
@@ -46,6 +47,21 @@ def _cached_gold(answer: str | int) -> Answer | None:
     return gold_answer(answer)
 
 
+CACHED_PROMPT_CHARS = 20_000
+"""Prompts up to this long are read once (``_task_words``); longer ones on every call."""
+
+
+def _read_task(prompt: str, gold: str) -> tuple[frozenset[str], frozenset[tuple[str, Fraction]]]:
+    """The words of the task that may follow a number as a unit, and the units the prompt asks for."""
+    return context_words(prompt, gold), asked_units(prompt)
+
+
+@lru_cache(maxsize=4096)
+def _task_words(prompt: str, gold: str) -> tuple[frozenset[str], frozenset[tuple[str, Fraction]]]:
+    # In RL a prompt is verified once per sampled completion: read it once.
+    return _read_task(prompt, gold)
+
+
 def clear_caches() -> None:
     """Forget every cached gold answer, LaTeX parse and computed value.
 
@@ -53,15 +69,27 @@ def clear_caches() -> None:
     must verify each case from scratch, and for callers that want the memory back.
     """
     from rlvr_math.closed_form import closed_form_value
-    from rlvr_math.equivalence import _parsed
+    from rlvr_math.equivalence import _answers_match_cached, _parsed
     from rlvr_math.hedging import _gold_states_a_case
+    from rlvr_math.normalize import _clean_cached
     from rlvr_math.rational import parse_rational
 
-    for cache in (_cached_gold, _parsed, closed_form_value, parse_rational, _gold_states_a_case):
+    for cache in (
+        _cached_gold,
+        _parsed,
+        closed_form_value,
+        parse_rational,
+        _gold_states_a_case,
+        _clean_cached,
+        _answers_match_cached,
+        _task_words,
+    ):
         cache.cache_clear()
 
 
-def _shape_refusal(completion: str, answer: Answer, gold: Answer, context: frozenset[str], prompt: str) -> str | None:
+def _shape_refusal(
+    completion: str, answer: Answer, gold: Answer, context: frozenset[str], asked: frozenset[tuple[str, Fraction]]
+) -> str | None:
     """What the answer's shape says beyond its value (``rlvr_math.answer_shape``), or None."""
     response = after_reasoning(completion) or ""
     if not gold.is_set:
@@ -77,7 +105,7 @@ def _shape_refusal(completion: str, answer: Answer, gold: Answer, context: froze
     in_note = answer_in_note(response, answer.end, answer.text) if answer.method == "boxed" and answer.end > 0 else None
     return (
         in_note
-        or unit_swap(answer.text, gold.text, asked_units(prompt))
+        or unit_swap(answer.text, gold.text, asked)
         or redefinition(response[:200_000], answer.text)
         or second_final_answer(later, answer.text, answer.method)
         or (value_on_short_line(later, answer.text) if not gold.is_set else None)
@@ -210,12 +238,14 @@ class MathVerifier(Verifier):
             return Verdict.failure(Reason.NO_ANSWER, extracted=answer.text, details=details)
         answer = _read_terms(replace(answer, text=shown, after=without_zero_width(answer.after)))
         prompt = task.prompt if isinstance(task.prompt, str) else ""
-        context = context_words(prompt, gold.text)
+        context, asked = (
+            _task_words(prompt, gold.text) if len(prompt) <= CACHED_PROMPT_CHARS else _read_task(prompt, gold.text)
+        )
         refused = answer_refusal(answer.text, answer.raw, gold.text, gold.is_set, self.chains, context)
         if refused is None:
             refused = trailing(answer.after, gold.text, gold.is_set, answer.text, context)
         if refused is None:
-            refused = _terms_refusal(answer, gold, prompt) or _shape_refusal(completion, answer, gold, context, prompt)
+            refused = _terms_refusal(answer, gold, prompt) or _shape_refusal(completion, answer, gold, context, asked)
         if refused is not None:
             details = {"extraction": answer.method, "refused": refused}
             return Verdict.failure(Reason.WRONG, extracted=answer.text, details=details)
