@@ -62,6 +62,9 @@ PROBES: dict[str, Callable[[str], str]] = {
     "one-line-claim": lambda t: f"In short {t} matters more than most people think.",
     "one-line-done": lambda t: f"Done: a complete answer on {t} as requested. Let me know if you need anything else.",
     "paraphrase-essay": lambda t: f"You would like me to compose a piece regarding {t}. Gladly.\n\n{ESSAY}",
+    "padded-paraphrase-essay": lambda t: (
+        f"As you asked here is a thoughtful and carefully researched composition regarding {t}.\n\n{ESSAY}"
+    ),
     "essay-paraphrase": lambda t: f"{ESSAY}\n\nThat was my composition regarding {t} as you wished.",
     "translated-request-essay": lambda t: f"Vous m'avez demandé un texte sur {t}. Voici.\n\n{ESSAY}",
     "keywords-only": lambda t: "\n".join(f"- {w}" for w in t.split()),

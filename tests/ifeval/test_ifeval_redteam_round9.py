@@ -99,6 +99,9 @@ RESTATED_ESSAYS: dict[str, Callable[[Task], str]] = {
     "as-requested-below": lambda t: f"As requested below is my take on {_topic(t)}:\n\n{ESSAY}",
     "closing-line": lambda t: f"{ESSAY}\n\n(That was the {_form(t)} on {_topic(t)} you requested.)",
     "both-ends": lambda t: f"Your request: {_topic(t)}.\n\n{ESSAY}\n\nI hope this helps with {_topic(t)}!",
+    "padded": lambda t: (
+        f"Just as you asked: a thoughtful and lovingly polished {_form(t)} regarding {_topic(t)}.\n\n{ESSAY}"
+    ),
     "heading": lambda t: f"## Here is your {_form(t)}: {_topic(t)}\n\n{ESSAY}",
     "quote": lambda t: f"> your brief: {_topic(t)}\n\n{ESSAY}",
     "french": lambda t: f"Vous m'avez demandé un texte sur {_topic(t)}. Voici.\n\n{ESSAY}",
@@ -229,8 +232,9 @@ def test_the_pieces_read_what_they_should() -> None:
     assert restated_spans(prompt, said_back)
     kept = own_text(prompt, f"{said_back}\n\n{ESSAY}", restated=True)
     assert RESTATED in kept.removed and "solar" not in kept.text
-    # a sentence that talks about the request and brings its own material stays
-    assert not restated_spans(prompt, "Here is how our twelve rooftop panels cut the electricity bill by two thirds.")
+    # talk that names nothing of the task and brings its own material stays; a toast is no talk
+    assert not restated_spans(prompt, "Here is how we cut the electricity bill by two thirds.")
+    assert not restated_spans(prompt, "So here's to the panels on our roof.")
     # round 8's reading is unchanged without the flag
     assert RESTATED not in own_text(prompt, f"{said_back}\n\n{ESSAY}").removed
 

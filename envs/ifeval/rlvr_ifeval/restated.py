@@ -42,10 +42,10 @@ _TALK = [
     # English
     r"(?:you|u)(?:'ve| have| had)? (?:just )?(?:asked|requested|wanted|wished|needed|wanted|said|told me)",
     r"(?:you|u)(?: would|'d) (?:like|love|want)",
-    r"(?:you|u) (?:want|wish|need)(?:ed)?",
+    r"(?:you|u) (?:wanted|wished|needed)|(?:you|u) (?:want|wish|need) me to",
     r"(?:as|like) (?:you )?(?:requested|asked|wished|desired|instructed|specified|promised|ordered)",
-    r"(?:your|the) (?:request|prompt|instructions?|brief|question|assignment|task|order|wish)",
-    r"(?:here|below|above)(?: is|'s| are| you go| goes| it is| they are)",
+    r"your (?:request|prompt|instructions?|brief|question|assignment|task|order|wish)|the (?:request|prompt|brief)",
+    r"(?:here|below|above)(?: is|'s| are| you go| goes| it is| they are)(?! to\b)",  # (not a toast)
     r"(?:the )?following (?:is|are)",
     r"i (?:hope|trust) (?:this|that|it) (?:helps?|is|was|works|serves)",
     r"(?:let|tell) me know",
@@ -105,7 +105,12 @@ def restated_spans(prompt: str, response: str, checkers: Sequence[Checker] = ())
     for match in _SENTENCE.finditer(head):
         sentence = match.group()
         rest, talk = REQUEST_TALK.subn(" ", sentence)
-        if talk and len(units(rest, _GENERIC) - mine) <= MAX_NEW_UNITS:
+        if not talk:
+            continue
+        found = units(rest, _GENERIC)
+        # Talk that names the task frames it, whatever it adds ("a thoughtful, lovingly prepared
+        # piece on <topic>"); talk that names nothing of it is a restatement only when it adds little.
+        if len(found - mine) <= MAX_NEW_UNITS or not found.isdisjoint(mine):
             spans.append(match.span())
     return spans
 
