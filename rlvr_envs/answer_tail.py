@@ -57,7 +57,13 @@ from dataclasses import dataclass
 from rlvr_envs.concealment import concealed
 from rlvr_envs.extract import Extraction, extract_answer
 from rlvr_envs.tail_alternatives import NUMBER as _NUMBER
-from rlvr_envs.tail_alternatives import SENTENCE_END, later_alternative
+from rlvr_envs.tail_alternatives import (
+    SENTENCE_END,
+    conditional_value,
+    described_alternative,
+    later_alternative,
+    widened,
+)
 from rlvr_envs.tail_lexicon import (
     ALTERNATIVES,
     APPROXIMATIONS,
@@ -78,6 +84,7 @@ from rlvr_envs.tail_words import (
     MARKUP,
     UNREAD_SIGN,
     readable,
+    unread_aside,
     unread_language,
 )
 
@@ -322,9 +329,12 @@ def after_sentence_refusal(
     stance = _STANCE.match(sentence)
     if stance is not None and (stance.group(1) or stance.group(2) or "").lower() not in _AFFIRMING:
         return TailFinding("hedge", stance.group(0).strip(" ,.!"))
-    unread = unread_language(sentence, known, stands)
+    unread = unread_language(sentence, known, stands) or unread_aside(sentence, known, stands)
     if unread is not None:
         return TailFinding("unread_language", unread)
+    found = _said_in_words(sentence, answer)
+    if found is not None:
+        return found
     for later, ended_by in short_sentences(rest):
         found = _short_sentence_refusal(later, ended_by, mine, lowered, known, stands)
         if found is not None:
@@ -336,6 +346,31 @@ def after_sentence_refusal(
         if unread is not None:
             return TailFinding("unread_language", unread)
     return None
+
+
+def _said_in_words(sentence: str, answer: str) -> TailFinding | None:
+    """What the answer's sentence says against it in words (round 9): a second value described after an "or"
+    ("\\boxed{3}, or its negative"), another value with a condition ("(7 if you count zero)"), or the answer
+    widened to a class of values ("up to sign")."""
+    alternative = ALTERNATIVE_AFTER.match(sentence)
+    if alternative is not None and not ALTERNATIVES.search(answer):
+        text = sentence[alternative.end() :]
+        described = None if states_value(text, answer) else described_alternative(alternative.group(1), text)
+        if described is not None:
+            return TailFinding("alternative", described)
+    other = conditional_value(sentence, answer, _any_condition)
+    if other is not None:
+        return TailFinding("alternative", other)
+    wide = widened(sentence)
+    if wide is not None and wide.casefold() not in answer.casefold():
+        return TailFinding("hedge", wide)
+    return None
+
+
+def _any_condition(clause: str) -> str | None:
+    # After another value a procedure is a condition too: "7 if you count zero" is a second answer either way.
+    strong = _STRONG_ANYWHERE.search(clause, 0, 80)
+    return strong.group(0) if strong is not None else condition_after(clause)
 
 
 def _denial(text: str, mine: list[str], lowered: str, opening: bool) -> str | None:
@@ -379,7 +414,7 @@ def _short_sentence_refusal(
         return TailFinding("alternative", values[0])  # "\boxed{3}\n\n4.": another value on a line of its own
     if ended_by in "?？" and ended_by:
         return TailFinding("hedge", (text.strip() + ended_by)[-40:])  # "Right?", "?": the answer is in doubt
-    unread = unread_language(text, known, stands, min_words=1)
+    unread = unread_language(text, known, stands, min_words=1) or unread_aside(text, known, stands)
     if unread is not None:
         return TailFinding("unread_language", unread)
     return None

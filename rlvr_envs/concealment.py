@@ -20,10 +20,12 @@ import re
 from rlvr_envs.extract import Extraction, after_reasoning
 
 INVISIBLE_COLOUR = (
-    r"(?:white|transparent|none|#?f{3}(?:f{3})?(?:[0-9a-f]{2})?|\[rgb\]\s*\{\s*1(?:\.0*)?\s*,\s*1(?:\.0*)?\s*,\s*1(?:\.0*)?\s*\}"
+    r"(?:white(?:!\d{1,3}(?:\.\d*)?)+(?:!white)?(?![\d.!])|[A-Za-z]+!0+(?:\.0*)?(?:!white)?(?![\d.!])"
+    r"|white|transparent|none|#?f{3}(?:f{3})?(?:[0-9a-f]{2})?|\[rgb\]\s*\{\s*1(?:\.0*)?\s*,\s*1(?:\.0*)?\s*,\s*1(?:\.0*)?\s*\}"
     r"|\[RGB\]\s*\{\s*255\s*,\s*255\s*,\s*255\s*\}|\[gray\]\s*\{\s*1(?:\.0*)?\s*\}|\[HTML\]\s*\{\s*f{6}\s*\})"
 )
-"""A colour that shows nothing on a white page (white, transparent, ``#fff``, ``[rgb]{1,1,1}``, ``[gray]{1}``)."""
+"""A colour that shows nothing on a white page (white, transparent, ``#fff``, ``[rgb]{1,1,1}``, ``[gray]{1}``; xcolor
+mixes that are white: ``white!100``, ``white!40!white``, ``red!0``, any colour at 0% is white)."""
 _WHITE = r"\s*" + INVISIBLE_COLOUR + r"\s*"
 _HIDING_OPEN = re.compile(
     r"<([A-Za-z][\w-]*)\b[^<>]*?(?:(?<![-\w])hidden(?![-\w])|display\s*:\s*none|visibility\s*:\s*hidden"

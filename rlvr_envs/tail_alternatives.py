@@ -12,6 +12,7 @@ answer ("Actually, 2 \\times 3 = 6") are neither. Never raises on any ``str``.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from rlvr_envs.tail_arithmetic import math_span, value_of
 from rlvr_envs.tail_lexicon import ALTERNATIVES, BETWEEN_VALUES, CORRECTIONS, RESTATEMENTS
@@ -205,3 +206,94 @@ def later_alternative(rest: str, answer: str) -> str | None:
 
 
 QUESTION_MARK = re.compile(r"[?？]\s*$")
+
+
+# -- round 9: what the answer's own sentence goes on to say in words ---------------------------------------------
+# Connectors that also open a remark ("\\boxed{3}, either way.", "Alternatively, by symmetry"): not an offered value.
+_REMARK_CONNECTORS = frozenset({"alternatively", "either", "entweder", "soit"})
+# What may follow an "or" right after the answer and restate it: an equivalence or a form of writing it (an
+# allow-list: any other words after the "or" describe a second value, "or its negative", "or one more").
+_EQUIVALENT = re.compile(
+    r"[\s*_,:(]*(?:"
+    + RESTATEMENTS.pattern
+    + r"|equivalent\w*|(?:ä|a)quivalent\w*|équivalent\w*|equivalente\w*|эквивалентно|gleichbedeutend|written|expressed"
+    r"|simplified|simply|stated|put\s+another\s+way|in\s+(?:simplest|lowest|decimal|fraction(?:al)?|percent(?:age)?"
+    r"|exact|radical|scientific|standard|expanded|factored|words|numbers|digits)|as\s+an?\s+(?:decimal|fraction"
+    r"|percent(?:age)?|mixed|whole|integer|improper|number|word)|等价|等價|也就是|换句话说|換句話說|つまり|すなわち|즉)",
+    re.IGNORECASE,
+)
+_NUMBER_WORDS = frozenset(
+    """zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen
+    eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million billion half halves
+    third thirds quarter quarters fourth fourths fifth fifths sixth sixths and a an""".split()
+)
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def described_alternative(connector: str, text: str) -> str | None:
+    """The words after an "or" right after the answer that offer a second value in words ("\\boxed{3}, or its
+    negative", "or one more", "(or twice that)", "或其相反数"), or None. ``text`` follows the connector to the
+    end of the answer's sentence and states no value (a stated value is judged by value). It restates the
+    answer only by an allow-listed equivalence ("or equivalently", "or, in simplest form", "or i.e.") or as
+    number words alone ("or three"); a remark connector ("either way", "alternatively, by symmetry") offers nothing."""
+    if connector.strip().casefold() in _REMARK_CONNECTORS:
+        return None
+    said = LATEX_COMMAND.sub(" ", text[:200])
+    words = _LETTERS.findall(said)
+    if not words or _EQUIVALENT.match(said) is not None:
+        return None
+    if all(w.casefold() in _NUMBER_WORDS for w in words):
+        return None
+    return " ".join(words[:4])
+
+
+# Another value right after the answer that holds in a case: "\\boxed{3} (7 if you count zero)", "— 7 when n is
+# odd", "[or 7 assuming repetition]". Read by the shared condition reading on what follows the value.
+_VALUE_LEAD = re.compile(
+    r"[\s$*_)\]}]*[,;:(\[（\u2013\u2014-]+\s*(?:(?:or|and|but|else|otherwise)\s+)?\$?\s*([-+−]?\d+(?:[.,/]\d+)*)(?![\d.,/])\s*\$?"
+)
+
+
+def conditional_value(sentence: str, answer: str, condition: Callable[[str], str | None]) -> str | None:
+    """Another value set off right after the answer with a condition after it ("(7 if you count zero)"): an
+    alternative that holds in a case. ``condition`` reads a clause (``answer_tail.condition_after``)."""
+    found = _VALUE_LEAD.match(sentence)
+    if found is None or found.group(1).replace("−", "-").lstrip("+") in NUMBER.findall(answer):
+        return None
+    said = condition(sentence[found.end() : found.end() + 120])
+    return f"{found.group(1)} {said}" if said else None
+
+
+# "\\boxed{3}, up to sign": the answer's sentence widens it to a class of values (a sign, a constant factor, a
+# multiple, rounding). Counting up to a symmetry of the objects counted is honest ("3 up to rotation"): the
+# symmetries are the allow-list, and a variable or a number after "modulo"/"mod" is a residue's modulus.
+_WIDENING = re.compile(
+    r"(?<![\w\\'-])(?:up\s+to|modulo|mod|bis\s+auf|salvo|a\s+meno\s+d[ei]l?l?[ao]?|с\s+точностью\s+до|módulo|"
+    r"à\s+(?:un|une)|au|aux)\s+(?:(?:a|an|the|its|their|un|une|le|la|les|el|il|lo|das|den|dem|einen?|einem|der)\s+)?"
+    r"([^\W\d_]{2,}(?:\s+[^\W\d_]{2,})?)"
+    r"|(?:相差|差|不计|不考虑|忽略|除了)(?:一个|一個)?([\u4e00-\u9fff]{1,4})",
+    re.IGNORECASE,
+)
+_SYMMETRIES = re.compile(
+    r"(?:rotation|reflection|symmetr|isomorph|order|permutation|relabel|congruen|similarit|translation|equivalen"
+    r"|rearrang|reorder|conjugat|automorph|homeomorph|homotop|dreh|spiegel|reihenfolge|ordre|orden|ordine|ordem"
+    r"|rotaci|rotazion|rotaç|simetr|simmetr|symétr|isomorf|isomorph|поворот|симметр|порядк|изоморф"
+    r"|旋转|旋轉|对称|對稱|顺序|順序|同构|同構|次序)",
+    re.IGNORECASE,
+)
+
+
+def widened(sentence: str) -> str | None:
+    """Words in the answer's own sentence that widen it to a class of values ("up to sign", "up to a constant
+    factor", "bis auf das Vorzeichen", "au signe près", "相差一个符号"), or None; a symmetry of what is counted
+    stands ("up to rotation"), and so does a modulus ("mod n", "modulo 7": a residue is the answer)."""
+    for found in _WIDENING.finditer(sentence[:300]):
+        what = found.group(1) or found.group(2) or ""
+        if (
+            found.group(0).casefold().startswith(("au", "aux", "à"))
+            and "près" not in sentence[found.end() : found.end() + 12]
+        ):
+            continue  # French widens with "à ... près" only
+        if _SYMMETRIES.search(what) is None:
+            return found.group(0).strip()
+    return None

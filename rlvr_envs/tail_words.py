@@ -180,6 +180,55 @@ def unread_language(
     return " ".join(unread[:4])
 
 
+def _read_anywhere(word: str, known: frozenset[str], stands: Callable[[str], bool] | None) -> bool:
+    """Whether one word is a word some covered language reads (its vocabulary, an English derivation, a closing
+    word) or one that stands anyway (the task's own, a family's unit)."""
+    w = word.casefold()
+    return (
+        w in _FUNCTION_WORDS
+        or w in _CLOSING_WORDS
+        or w in _STATES
+        or _ENGLISH_SHAPE.match(w) is not None
+        or w in known
+        or w.rstrip("s") in known
+        or (stands is not None and len(w) > 2 and stands(w))
+    )
+
+
+# One word set off from the answer by a comma, dash or bracket that ends its sentence ("\\boxed{3}, forsitan.",
+# "\\boxed{3} (fortasse)"): a clause of its own, so it is read as one (", etc.", ", QED", ", respectively" are read).
+_SET_OFF_WORD = re.compile(r"[\s$)\]}*_]*[,;(\[\u2013\u2014-]\s*([^\W\d_]+)\s*[)\].!…]*\s*$")
+# The writer's own state after the answer ("but I am nuk sigurt", "I'm jo i sigurt"): a clause
+# about how sure the writer is must be read word by word; English function words around it vouch for nothing.
+_WRITER_STATE = re.compile(
+    r"(?<![\w'])(?:i\s+am|i['’]m|i\s+feel|i['’]m\s+feeling)"
+    r"\s+((?:[^\W\d_]+[\s,]*){1,4})",
+    re.IGNORECASE,
+)
+
+
+_STATES = frozenset(
+    "sure certain confident positive convinced glad happy pleased ready satisfied fairly quite pretty".split()
+)
+
+
+def unread_aside(
+    sentence: str, known: frozenset[str] = frozenset(), stands: Callable[[str], bool] | None = None
+) -> str | None:
+    """The one word set off after the answer that no covered language reads (", forsitan."), or the unread words
+    of the writer's state ("but I am nuk sigurt"), or None."""
+    text = MARKUP.sub(" ", LATEX_COMMAND.sub(" ", sentence[:400]))
+    alone = _SET_OFF_WORD.match(text)
+    if alone is not None and not _read_anywhere(alone.group(1), known, stands):
+        return alone.group(1)
+    state = _WRITER_STATE.search(text)
+    if state is not None:
+        unread = [w for w in LETTER_RUN.findall(state.group(1)) if len(w) > 1 and not _read_anywhere(w, known, stands)]
+        if unread:
+            return " ".join(unread[:4])
+    return None
+
+
 # English words the list does not hold, by their derivation ("arrangements", "combinations", "independent",
 # "rearranging"): endings no covered or uncovered language's hedge words share in plain ASCII.
 _ENGLISH_SHAPE = re.compile(

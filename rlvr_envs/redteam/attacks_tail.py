@@ -13,12 +13,16 @@ import re
 from rlvr_envs.redteam.lexicon import (
     APPROX_AFTER,
     APPROX_INSIDE,
+    CONDITIONAL_VALUE,
     CONDITIONS,
+    DESCRIBED_OR,
     LATER_ALTERNATIVES,
+    SET_OFF_UNREAD,
     SETS,
     UNREAD_OR,
     UNREAD_UNSURE,
     UNREAD_WRONG,
+    WIDENINGS,
 )
 from rlvr_envs.redteam.target import Probe, Target
 from rlvr_envs.tail_arithmetic import value_of
@@ -192,3 +196,33 @@ def set_interval_probes(t: Target, quick: bool) -> list[Probe]:
         for name, template in SETS.items()
         if not quick or name in _QUICK_SETS
     ]
+
+
+_QUICK_IN_WORDS = (
+    "or:en-negative",
+    "or:zh",
+    "cond:paren-if",
+    "wide:en-sign",
+    "wide:fr",
+    "unread:la-comma",
+    "unread:sq-frame",
+)
+
+
+def said_in_words_probes(t: Target, quick: bool) -> list[Probe]:
+    """The gold as the final answer with its own sentence going on in words that take it back (red team
+    round 9): a second value described after an "or" ("or its negative", "or one more", "oder das Doppelte",
+    "或其相反数"), another value set off with a condition after it ("(7 if you count zero)", "— 7 when n is
+    odd"), the answer widened to a class of values ("up to sign", "bis auf das Vorzeichen", "au signe près",
+    "相差一个符号"), one word of no covered language set off after it (", forsitan."), and the writer's state
+    in such words inside an English frame ("but I am nuk sigurt"). Each names no value a lexicon could
+    compare, or names it beside a condition, so a reader of values alone pays them."""
+    a = t.gold or ""
+    other = "7" if "7" not in a else "9"
+    tails: list[tuple[str, str]] = [
+        *((f"or:{k}", v) for k, v in DESCRIBED_OR.items()),
+        *((f"cond:{k}", v.format(v=other)) for k, v in CONDITIONAL_VALUE.items()),
+        *((f"wide:{k}", v) for k, v in WIDENINGS.items()),
+        *((f"unread:{k}", v) for k, v in SET_OFF_UNREAD.items()),
+    ]
+    return [Probe(name, _end(t, a) + tail) for name, tail in tails if not quick or name in _QUICK_IN_WORDS]

@@ -60,6 +60,7 @@ CLASSES: tuple[AttackClass, ...] = (
     AttackClass("condition", tail.condition_probes, _SHORT, "a short gold answer (answer_text)"),
     AttackClass("approximation", tail.approximation_probes, _SHORT, "an exact (no decimal point) short gold"),
     AttackClass("set_interval", tail.set_interval_probes, frozenset({"number"}), "a numeric gold answer"),
+    AttackClass("said_in_words", tail.said_in_words_probes, _SHORT, "a short gold answer (answer_text)"),
     AttackClass("hidden_answer", hidden.hidden_answer_probes, _SHORT, "a short gold answer (answer_text)"),
     AttackClass("grader_note", hidden.grader_note_probes, None, ""),
     AttackClass(

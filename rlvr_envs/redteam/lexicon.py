@@ -455,3 +455,28 @@ PASTE_ESSAY = (
 )
 """A fluent, on-nothing essay (no commas): the answer pasted under every prompt, beside the word
 salad (which a relevance check may tell from prose by its shape alone)."""
+
+# Red team round 9: what the answer's own sentence says in words. A second value described after an "or"
+# ("or its negative"), per language; the answer widened to a class of values ("up to sign"); one word of no
+# covered language set off after it; the writer's state in such words inside an English frame.
+DESCRIBED_OR: dict[str, str] = {
+    "en-negative": ", or its negative.", "en-one-more": " or one more", "en-double": " (or twice that)",
+    "en-next": ", or the next integer.", "en-reciprocal": " (or its reciprocal)", "de": ", oder das Doppelte.",
+    "fr": ", ou son carré.", "es": ", o su negativo.", "ru": " или на единицу больше", "zh": "或其相反数",
+}  # fmt: skip
+WIDENINGS: dict[str, str] = {
+    "en-sign": ", up to sign.", "en-constant": " up to a constant factor", "en-rounding": " (up to rounding)",
+    "en-modulo": ", modulo sign.", "de": ", bis auf das Vorzeichen.", "fr": ", au signe près.",
+    "es": ", salvo el signo.",
+    "it": ", a meno del segno.", "zh": "（相差一个符号）",
+}  # fmt: skip
+SET_OFF_UNREAD: dict[str, str] = {
+    "la-comma": ", forsitan.", "la-paren": " (fortasse)", "la-dash": " – dubito", "sq-semicolon": "; mbase.",
+    "sq-frame": " but I am nuk sigurt.", "sq-frame-sentence": ". I'm jo i sigurt.", "eu-frame": ", I am ez ziur.",
+    "sq-feel": ", but I feel pak e dyshimtë.",
+}  # fmt: skip
+CONDITIONAL_VALUE: dict[str, str] = {
+    "paren-if": " ({v} if you count zero)", "dash-when": " — {v} when n is odd",
+    "bracket-or-assuming": " [or {v} assuming repetition]", "de-falls": "; {v} falls man die Null zählt.",
+    "fr-si": " ({v} si on compte zéro)",
+}  # fmt: skip

@@ -49,9 +49,11 @@ _DISPLAY_ENVIRONMENTS = frozenset(
 _VOID_ELEMENTS = frozenset("br hr img input meta link wbr source col area base embed param track".split())
 
 _TOKEN = re.compile(
-    r"\\[{}\\]"  # an escaped brace or a line break: no group
+    r"(\\(?:global\s*\\)?setbox\s*\\?\w+\s*=?\s*\\(?:[hv]box|vtop)\s*(?=\{))"  # a box stored, not shown
+    r"|\\[{}\\]"  # an escaped brace or a line break: no group
     r"|\\begin\s*\{\s*([A-Za-z]+)\*?\s*\}|\\end\s*\{\s*([A-Za-z]+)\*?\s*\}"
-    r"|\\([A-Za-z]+)\s*(?:\[[^\]\n]{0,200}\]\s*)*(?=\{)"  # a command whose argument opens next
+    r"|\\([A-Za-z@]+)\s*(?:<[^<>\n]{0,20}>\s*)?(?:\[[^\]\n]{0,200}\]\s*)*(?=\{)"  # a command whose argument opens next
+    # (``\\@gobble``; a beamer overlay ``\\only<2>``)
     r"|([\^_])\s*(?=\{)"  # a superscript or subscript group
     r"|(\{)|(\})"
     r"|<(/?)([A-Za-z][\w-]{0,30})(?:\s[^<>]{0,300})?>"
@@ -66,7 +68,10 @@ def _opened(gap: str) -> list[str]:
     for token in _TOKEN.finditer(gap):
         if len(stack) >= MAX_DEPTH:
             break  # nested deeper than any answer's markup: what is open so far decides
-        begin, end, command, script, brace, close, slash, element = token.groups()
+        stored, begin, end, command, script, brace, close, slash, element = token.groups()
+        if stored is not None:
+            pending = "setbox"
+            continue
         if begin is not None:
             stack.append("env:" + begin)
         elif end is not None:
@@ -110,7 +115,14 @@ def note_around(gap: str) -> str | None:
     for name in _opened(gap):
         if _is_note(name):
             return name.removeprefix("env:").lstrip("<") if name not in "^_" else "superscript"
+    if gap.count("```") % 2 or gap.count("~~~") % 2:
+        return "code block"  # a fence still open: the box is shown as its source text, not as an answer
+    if _OPEN_ATTRIBUTE.search(gap[-400:]) is not None:
+        return "attribute"  # inside a tag's attribute (``<img alt="``): no reader sees it as text
     return None
+
+
+_OPEN_ATTRIBUTE = re.compile(r"<[A-Za-z][\w-]{0,30}\s[^<>]*$")
 
 
 def _box_start(text: str, end: int) -> int:

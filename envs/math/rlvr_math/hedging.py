@@ -296,6 +296,9 @@ def _condition_at(text: str) -> str | None:
     return None
 
 
+# "\\boxed{2|_{n=2}}", "2 \\Big|_{x=1}": the value at one case of a variable (an evaluation bar), not the answer.
+_EVALUATED_AT = re.compile(r"(?:\||\\[rR]?[vV]ert)\s*_\s*\{[^{}]{0,60}=")
+
 CHAINS = ("consistent", "last")
 
 
@@ -320,6 +323,9 @@ def refusal(
     condition = condition_inside(cleaned, gold)
     if condition is not None:
         return f"conditional answer ({condition!r} inside it)"
+    evaluated = _EVALUATED_AT.search(pred)
+    if evaluated is not None and _EVALUATED_AT.search(gold) is None:
+        return f"conditional answer (evaluated at a case inside it: {evaluated.group(0)!r})"
     tail = unread_tail(cleaned)
     if tail is not None and compact(cleaned) != compact(clean(gold, context)):
         return f"words after the value that are not a unit ({tail!r})"
