@@ -10,6 +10,9 @@ Half the completions are valid proofs, half wrong ones (Lean reports an error), 
 statements. The peer in the same run is the static layer alone on the same completions (what
 a check costs before Lean), so the two numbers say how much of a check Lean's start is.
 
+With the kernel replay (``rlvr_lean.replay``: a second process re-checks every declaration of a
+file that passed) and without it, paired in the same run.
+
 Wall-clock time; ``workers`` checks run at once (threads, each waiting on its own process). Say
 the machine's load (``uptime``) beside the numbers: Lean's start is CPU-bound.
 """
@@ -97,19 +100,26 @@ def main() -> int:
         print(f"skipped: {test_kernel.missing_reason()}")
         return 0
     items = workload(args.checks)
-    verifier = LeanVerifier(backend="file", lean_bin=lean)
+    # the default (kernel replay on where the library supports it) and the same without the replay
+    verifiers = {
+        "file backend + replay": LeanVerifier(backend="file", lean_bin=lean),
+        "file backend, no replay": LeanVerifier(backend="file", lean_bin=lean, file_options={"replay": False}),
+    }
     try:
-        run_kernel(verifier, items[:2], 1)  # first start: page cache, imports
+        for verifier in verifiers.values():
+            run_kernel(verifier, items[:2], 1)  # first start: page cache, imports
         load = os.getloadavg()[0]
         print(
             f"{test_kernel.version(lean)}; {len(items)} checks per run; load average {load:.2f} on {os.cpu_count()} CPUs\n"
         )
         print(f"{'what':<36} {'checks/s':>9} {'p50 ms':>9} {'p99 ms':>9}")
         for workers in args.workers:
-            print(row(f"file backend, {workers} at once", *run_kernel(verifier, items, workers)))
+            for label, verifier in verifiers.items():  # paired: the two rows in the same minutes
+                print(row(f"{label}, {workers} at once", *run_kernel(verifier, items, workers)))
         print(row("static layer alone (same inputs)", *run_static(items)))
     finally:
-        verifier.close()
+        for verifier in verifiers.values():
+            verifier.close()
     return 0
 
 

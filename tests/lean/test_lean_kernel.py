@@ -72,7 +72,9 @@ def test_valid_proofs_pass_through_the_verifier(proof):
     finally:
         verifier.close()
     assert verdict.passed and verdict.reward == 1.0, verdict
-    assert verdict.details == {"layer": "audit", "backend": "file"}
+    # the kernel replay (rlvr_lean.replay) re-checked every declaration of the module in a process of its own
+    assert verdict.details == {"layer": "audit", "backend": "file", "replay": verdict.details.get("replay")}
+    assert verdict.details["replay"].endswith(" constants"), verdict.details
 
 
 def test_other_statements_and_a_batch():

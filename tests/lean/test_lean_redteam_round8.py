@@ -244,7 +244,7 @@ def test_the_file_backend_reads_no_file_and_refuses_printed_lines(monkeypatch):
         )
     ]
     forged = FileRun("\n".join(lines) + "\n", "", 0, 0.1, False)
-    monkeypatch.setattr(file_backend.FileBackend, "run_file", lambda self, text, timeout_s: forged)
+    monkeypatch.setattr(file_backend.FileBackend, "run_file", lambda self, text, timeout_s, **_: forged)
     verdict = backend.check(prepared, allow_native=False, timeout_s=30)
     assert not verdict.passed and verdict.reward == 0.0, verdict
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import pytest
 
 from tests.lean.test_lean_redteam_round5 import T, assert_passes, assert_refused
+from tests.lean.test_lean_redteam_round6 import K_SIG, K_TASK, LEAN, PRELUDE, _raw, kernel
 
 F = "def f (n : ℕ) : ℕ := n\n"  # pure code the completion defines, run by an option's value
 
@@ -71,6 +72,30 @@ REFUSED = {
     "valued option in a parenthesised tactic": (F + T + "by (simp (maxSteps := f 3) [h])", "tactic_config"),
     "-flag after first |": (T + "by first | simp -xyz [h] | rfl", "tactic_config"),
     "simp? with an unknown flag": (T + "by simp? +evalNative [h]", "tactic_config"),
+    # a constant the kernel interprets by name, declared by the completion
+    "Nat.add defined": ("def Nat.add (n _m : ℕ) : ℕ := n\n" + T + "h.symm", "kernel_builtin"),
+    "Nat.ble in namespace Nat": (
+        "namespace Nat\ndef ble (_ _ : ℕ) : Bool := true\nend Nat\n" + T + "h.symm",
+        "kernel_builtin",
+    ),
+    "Nat.mul from the root inside a namespace": (
+        "namespace X\nabbrev _root_.Nat.mul (n _m : ℕ) : ℕ := n\nend X\n" + T + "h.symm",
+        "kernel_builtin",
+    ),
+    "Nat.pow as a private theorem-like def": (
+        "private noncomputable def Nat.pow (n _m : ℕ) : ℕ := n\n" + T + "h.symm",
+        "kernel_builtin",
+    ),
+    "String.mk as an opaque": ("opaque String.mk : ℕ\n" + T + "h.symm", "kernel_builtin"),
+    "a Nat of its own": ("inductive Nat where\n  | zero\n" + T + "h.symm", "kernel_builtin"),
+    "an instance named Nat.sub": (
+        "instance (priority := 10) Nat.sub : Inhabited ℕ := ⟨0⟩\n" + T + "h.symm",
+        "kernel_builtin",
+    ),
+    "Quot redeclared in a nested namespace": (
+        "namespace A\nnamespace B\nend B\nend A\nnamespace Quot\ndef lift := 0\nend Quot\n" + T + "h.symm",
+        "kernel_builtin",
+    ),
 }
 
 
@@ -108,9 +133,158 @@ HONEST = [
     T + "by\n  by_cases -a < 0\n  all_goals exact h.symm",
     T + "by\n  rcases h with ⟨x, -⟩",
     T + "by\n  simp (config := {decide := true}) [h]",  # the labelled data's own shape
+    # helpers whose names only end like a kernel constant's
+    "def add (a b : ℕ) : ℕ := a + b\n" + T + "h.symm",
+    "namespace Foo\ndef add (a b : ℕ) : ℕ := a + b\nend Foo\n" + T + "h.symm",
+    "theorem Nat.add_comm' (a b : ℕ) : a + b = b + a := Nat.add_comm a b\n" + T + "h.symm",
+    "namespace Nat\nend Nat\ndef mul (a b : ℕ) : ℕ := a * b\n" + T + "h.symm",
+    "instance : Inhabited ℕ := ⟨Nat.add 0 0⟩\n" + T + "h.symm",
 ]
 
 
 @pytest.mark.parametrize("code", HONEST, ids=range(len(HONEST)))
 def test_honest_options_and_terms_pass(code):
     assert_passes(code)
+
+
+# --- on the real kernel (Lean 4.35 test kernel) -------------------------------------------------
+
+# A proof of False with no axiom under a header that declares `Nat` but not `Nat.add`: the kernel
+# computes `Nat.add 2 2` on literals by name (4) and unfolds the completion's definition (2).
+NAT_ADD = """def Nat.add (n _m : Nat) : Nat := n
+theorem four : Eq (Nat.add 2 2) 4 := rfl
+theorem unfolds (a b : Nat) : Eq (Nat.add a b) a := rfl
+def isTwo (k : Nat) : Prop := Nat.rec False (fun k _ => Nat.rec False (fun j _ => Nat.rec True (fun _ _ => False) j) k) k
+theorem boom : False :=
+  let h0 : isTwo 2 := True.intro
+  let h1 : isTwo (Nat.add 2 2) := @Eq.rec Nat 2 (fun x _ => isTwo x) h0 (Nat.add 2 2) (unfolds 2 2).symm
+  @Eq.rec Nat (Nat.add 2 2) (fun x _ => isTwo x) h1 4 four
+"""
+NAT_ADD_PROOFS = {
+    "Nat.add at the root": NAT_ADD + K_SIG + " := False.elim' boom",
+    "Nat.add inside namespace Nat": NAT_ADD.replace("def Nat.add", "namespace Nat\ndef add").replace(
+        "theorem four", "end Nat\ntheorem four"
+    )
+    + K_SIG
+    + " := False.elim' boom",
+}
+
+
+@pytest.mark.lean
+@pytest.mark.live
+@kernel
+def test_a_kernel_constant_declared_by_the_completion_proves_false_and_layer_one_refuses_it():
+    from rlvr_lean.file_backend import FileBackend
+    from rlvr_lean.verifier import LeanVerifier
+
+    backend = FileBackend(LEAN)
+    verifier = LeanVerifier(backend="file", lean_bin=LEAN)
+    try:
+        for name, code in NAT_ADD_PROOFS.items():
+            # the kernel itself accepts it (no axiom, and a replay re-checks it the same way): layer 1 is the line
+            raw = backend.check(_raw(code), allow_native=False, timeout_s=30)
+            assert raw.reward == 1.0, (name, raw)
+            verdict = verifier.verify(K_TASK, f"```lean4\n{code}\n```")
+            assert verdict.reward == 0.0 and verdict.details.get("rule") == "kernel_builtin", (name, verdict)
+        honest = verifier.verify(K_TASK, f"```lean4\n{K_SIG} := N.zero_add n\n```")
+        assert honest.passed and "constants" in honest.details.get("replay", ""), honest
+    finally:
+        verifier.close()
+
+
+# --- kernel replay (rlvr_lean.replay) ------------------------------------------------------------
+
+_TAMPER = """
+import json, sys
+from rlvr_lean import replay as r
+
+lean = r._Lean(sys.argv[1])
+names, consts, imports = r.load(lean, sys.argv[2])
+
+def name(o):
+    parts = []
+    while not o & 1:
+        parts.append(lean.string(lean.field(o, 1)) if lean.tag(o) == 1 else "#")
+        o = lean.field(o, 0)
+    return ".".join(reversed(parts))
+
+index = {name(n): i for i, n in enumerate(names)}
+print(json.dumps({"honest": r.check(lean, names, consts), "imports": imports}))
+# the module's `target` with another theorem's proof: a declaration the kernel never accepted
+t, other = consts[index["target"]], consts[index["N.add_zero"]]
+tv, ov = lean.field(t, 0), lean.field(other, 0)
+forged = lean.ctor(lean.tag(t), [lean.ctor(lean.tag(tv), [lean.field(tv, 0), lean.field(ov, 1), lean.field(tv, 2)])])
+consts[index["target"]] = forged
+print(json.dumps({"forged": r.check(lean, names, consts)}))
+"""
+
+
+@pytest.mark.lean
+@pytest.mark.live
+@kernel
+def test_the_replay_rechecks_every_declaration_and_refuses_one_the_kernel_never_accepted(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from rlvr_lean import replay
+
+    library = replay.library_for(LEAN)
+    assert library is not None and replay.unsupported_reason(LEAN) is None
+    source = tmp_path / "Sub.lean"
+    source.write_text(PRELUDE + K_SIG + " := N.zero_add n\n")
+    olean = tmp_path / "Sub.olean"
+    subprocess.run([LEAN, "-o", olean.name, source.name], cwd=tmp_path, check=True, capture_output=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", _TAMPER, library, str(olean)], capture_output=True, text=True, timeout=120
+    )
+    lines = [json.loads(line) for line in out.stdout.splitlines()]
+    assert lines[0]["imports"] == 0 and lines[0]["honest"]["ok"] is True, out.stderr[-2000:]
+    forged = lines[1]["forged"]
+    assert forged["ok"] is False and "(kernel) declaration type mismatch" in forged["error"], forged
+    # the command-line form the backend runs, on the untouched module
+    answer = replay.run_checker([sys.executable, "-m", "rlvr_lean.replay", library, str(olean)], 60, 16384, 4096)
+    assert answer == {"ok": True, "constants": lines[0]["honest"]["constants"]}
+
+
+@pytest.mark.lean
+@pytest.mark.live
+@kernel
+def test_the_file_backend_turns_a_replay_refusal_into_a_violation_and_a_silent_replay_into_an_error(
+    monkeypatch,
+):
+    from rlvr_envs import Reason
+    from rlvr_lean import replay
+    from rlvr_lean.file_backend import FileBackend
+
+    backend = FileBackend(LEAN)
+    assert backend.replay_library is not None  # on by default where supported
+    honest = _raw(K_SIG + " := N.zero_add n\n")
+    answers = {
+        "refused": ({"ok": False, "error": "(kernel) declaration type mismatch"}, Reason.SANDBOX_VIOLATION),
+        "no answer": ({"ok": None, "error": "the replay gave no answer"}, Reason.VERIFIER_ERROR),
+        "timeout": ({"timeout": True}, Reason.TIMEOUT),
+        "imports": ({"ok": None, "error": "the module has 3 imports; replay loads none"}, Reason.OK),
+    }
+    for name, (answer, reason) in answers.items():
+        monkeypatch.setattr(replay, "run_checker", lambda *a, answer=answer, **k: answer)
+        verdict = backend.check(honest, allow_native=False, timeout_s=30)
+        assert verdict.reason is reason, (name, verdict)
+    assert FileBackend(LEAN, replay=False).replay_library is None
+
+
+def test_replay_required_where_it_cannot_run_says_why(tmp_path):
+    from rlvr_lean.backends import LeanUnavailable
+    from rlvr_lean.file_backend import FileBackend
+
+    fake = tmp_path / "bin" / "lean"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'Lean (version 4.9.0, x86_64)'\n")
+    fake.chmod(0o755)
+    with pytest.raises(LeanUnavailable, match="libleanshared"):
+        FileBackend(str(fake), isolation="none", replay=True)
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "libleanshared.so").write_bytes(b"")
+    with pytest.raises(LeanUnavailable, match="4.35"):
+        FileBackend(str(fake), isolation="none", replay=True)
+    assert FileBackend(str(fake), isolation="none").replay_library is None  # auto: off, silently

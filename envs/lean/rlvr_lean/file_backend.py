@@ -21,6 +21,7 @@ import resource
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -28,6 +29,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from rlvr_envs import Reason, Verdict
+from rlvr_lean import replay as replay_mod
 from rlvr_lean.backends import Backend, LeanUnavailable, assemble_file, audit_nonce, judge_whole_file
 from rlvr_lean.protocol import CommandResponse, KiminaResult, ProtocolError, _messages
 from rlvr_lean.repl import tree_rss_mb
@@ -38,6 +40,8 @@ from rlvr_lean.shape import Prepared
 MIN_ADDRESS_SPACE_MB = 8192
 _POLL_S = 0.05
 _STDOUT_LIMIT = 8 << 20  # a flood of messages past this is cut (the verdict needs the first ones)
+_OUT = "/rlvr-out"  # where the sandboxed Lean writes the module's .olean for the replay
+_OLEAN = "Check.olean"
 
 
 class FileRun(NamedTuple):
@@ -139,6 +143,7 @@ class FileBackend(Backend):
         address_space_mb: float = 16384,
         isolation: str = "bwrap",
         ro_paths: Sequence[str] = (),
+        replay: bool | None = None,
     ) -> None:
         if isolation not in ("bwrap", "none"):
             raise ValueError(f"isolation must be 'bwrap' or 'none', got {isolation!r}")
@@ -168,13 +173,24 @@ class FileBackend(Backend):
         self.ro_paths = [*toolchain_paths(self.lean), *(os.path.realpath(p) for p in ro_paths)]
         if lean_path:
             self.ro_paths += [os.path.realpath(p) for p in lean_path.split(os.pathsep) if p]
-        self.stats = {"checks": 0, "timeouts": 0, "memory_kills": 0}
+        self.stats = {"checks": 0, "timeouts": 0, "memory_kills": 0, "replays": 0}
+        # Kernel replay (``rlvr_lean.replay``): on where this Lean's library supports it (None),
+        # required (True: LeanUnavailable saying why not), or off (False).
+        self.replay_library: str | None = None
+        if replay is not False:
+            why_not = replay_mod.unsupported_reason(self.lean)
+            if why_not is None:
+                self.replay_library = replay_mod.library_for(self.lean)
+            elif replay:
+                raise LeanUnavailable(f"kernel replay cannot run: {why_not}")
 
-    def _argv(self, workdir: str) -> list[str]:
+    def _argv(self, workdir: str, olean_dir: str | None = None) -> list[str]:
         # The file comes on a pipe (`--stdin`), never from a file the checked code could read back:
         # the audit's check theorem carries a nonce (``audit_nonce``), and a program that printed a
         # forged answer (`IO` is refused statically) would need it. A pipe, once read, is gone.
         lean = [self.lean, "--json", "--stdin"]
+        if olean_dir is not None:  # the environment, for the kernel replay in a process of its own
+            lean += ["-o", os.path.join(olean_dir if self.bwrap is None else _OUT, _OLEAN)]
         if self.bwrap is None:
             return lean
         argv = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--clearenv"]
@@ -187,12 +203,15 @@ class FileBackend(Backend):
         for path in dict.fromkeys(self.ro_paths):
             argv += ["--ro-bind", path, path]
         argv += ["--ro-bind", workdir, "/rlvr-check", "--chdir", "/rlvr-check", "--proc", "/proc", "--dev", "/dev"]
+        if olean_dir is not None:
+            argv += ["--bind", olean_dir, _OUT]
         if self.lean_path:
             argv += ["--setenv", "LEAN_PATH", self.lean_path]
         return [*argv, "--", *lean]
 
-    def run_file(self, text: str, *, timeout_s: float) -> FileRun:
-        """Runs ``lean --json`` on ``text`` within the budget and the bounds."""
+    def run_file(self, text: str, *, timeout_s: float, olean_dir: str | None = None) -> FileRun:
+        """Runs ``lean --json`` on ``text`` within the budget and the bounds (writing the module's
+        ``.olean`` into ``olean_dir`` when given)."""
         with tempfile.TemporaryDirectory(prefix="rlvr-lean-") as workdir:
             os.chmod(workdir, 0o755)
             env = {"PATH": "/usr/bin:/bin", "HOME": workdir}
@@ -202,7 +221,7 @@ class FileBackend(Backend):
             # Files, not pipes: the loop below watches time and memory, nobody drains a pipe.
             with tempfile.TemporaryFile() as out_file, tempfile.TemporaryFile() as err_file:
                 proc = subprocess.Popen(
-                    self._argv(workdir),
+                    self._argv(workdir, olean_dir),
                     stdin=subprocess.PIPE,
                     stdout=out_file,
                     stderr=err_file,
@@ -253,10 +272,42 @@ class FileBackend(Backend):
             proc.kill()
 
     def check(self, prepared: Prepared, *, allow_native: bool, timeout_s: float) -> Verdict:
+        if self.replay_library is None:
+            return self._check(prepared, allow_native=allow_native, timeout_s=timeout_s, olean_dir=None)
+        start = time.monotonic()
+        with tempfile.TemporaryDirectory(prefix="rlvr-olean-") as olean_dir:
+            os.chmod(olean_dir, 0o777)  # written by Lean inside the sandbox
+            verdict = self._check(prepared, allow_native=allow_native, timeout_s=timeout_s, olean_dir=olean_dir)
+            if not verdict.passed:
+                return verdict
+            return self._replay(verdict, os.path.join(olean_dir, _OLEAN), timeout_s - (time.monotonic() - start))
+
+    def _replay(self, verdict: Verdict, olean: str, budget_s: float) -> Verdict:
+        """The passed ``verdict`` if the kernel accepts every declaration of ``olean`` again."""
+        self.stats["replays"] += 1
+        argv = [sys.executable, "-m", "rlvr_lean.replay", str(self.replay_library), olean]
+        outcome = replay_mod.run_checker(argv, max(1.0, budget_s), self.address_space_mb, self.max_rss_mb)
+        details = {"layer": "replay", "backend": self.name}
+        if outcome.get("timeout"):
+            self.stats["timeouts"] += 1
+            return Verdict.failure(
+                Reason.TIMEOUT, details={**details, "error": "the kernel replay ran past the budget"}
+            )
+        if outcome.get("ok") is True:
+            return Verdict.correct(details={**(verdict.details or {}), "replay": f"{outcome['constants']} constants"})
+        if outcome.get("ok") is False:
+            return Verdict.failure(
+                Reason.SANDBOX_VIOLATION, details={**details, "rule": "replay", "error": outcome.get("error")}
+            )
+        if str(outcome.get("error", "")).startswith("the module has"):
+            return Verdict.correct(details={**(verdict.details or {}), "replay": "skipped (imports)"})
+        return Verdict.failure(Reason.VERIFIER_ERROR, details={**details, "error": outcome.get("error")})
+
+    def _check(self, prepared: Prepared, *, allow_native: bool, timeout_s: float, olean_dir: str | None) -> Verdict:
         text, (first, last), audit_offset, plan = assemble_file(prepared, audit_nonce(prepared))
         self.stats["checks"] += 1
         try:
-            out, err, code, seconds, cut = self.run_file(text, timeout_s=timeout_s)
+            out, err, code, seconds, cut = self.run_file(text, timeout_s=timeout_s, olean_dir=olean_dir)
         except OSError as exc:
             return Verdict.failure(
                 Reason.VERIFIER_ERROR, details={"layer": "lean", "backend": "file", "error": str(exc)}

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from rlvr_envs import Reason
+from rlvr_lean.kernel_names import KERNEL_NAMES, declared_names
 from rlvr_lean.options import (
     CONFIG_OPTIONS,
     config_value_problem,
@@ -80,6 +81,9 @@ RULES: dict[str, str] = {
     "print a forged verdict",
     "aesop_tactic_rule": "`add_aesop_rules … tactic …` / `aesop (add … tactic …)` run a tactic the completion "
     "defined, as the `@[aesop … tactic]` attribute does",
+    "kernel_builtin": "the completion declares a constant the kernel interprets by name (`Nat.add`, `Nat.ble`, "
+    "`String.mk`, `Quot`, ...: `rlvr_lean.kernel_names.KERNEL_NAMES`): the kernel's own arithmetic and its "
+    "unfolding of that definition can then disagree, which proves `False` with no axiom",
 }
 
 _META_WORDS = frozenset(
@@ -536,6 +540,9 @@ def scan(
                 # wraps the next command (`… in`).
                 found = hit("hash_command", i, f"`{text}`: {RULES['hash_command']}")
         if found is not None:
+            return found
+    for j, declared in declared_names(tokens):
+        if declared in KERNEL_NAMES and (found := hit("kernel_builtin", j, f"`{declared}`: {RULES['kernel_builtin']}")):
             return found
     return None
 

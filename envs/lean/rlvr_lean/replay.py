@@ -1,0 +1,218 @@
+"""Kernel replay: every declaration of a checked file sent to the kernel again, in a process of its own.
+
+Lean writes the checked file's environment to an ``.olean`` (``lean -o``); this module, run as
+``python -m rlvr_lean.replay LIB OLEAN`` in a separate process, loads Lean's own library
+(``libleanshared.so``) through ``ctypes`` and calls Lean's ``Lean.Environment.replay`` (what
+lean4checker runs) on the module's constants over an empty environment: each definition, theorem,
+axiom, opaque and inductive is type-checked by the kernel again, and every constructor and recursor
+must be the one the kernel generates. A declaration that reached the environment without the
+kernel's check (``debug.skipKernelTC``, or meta code calling ``addDeclWithoutChecking``) is
+refused here, whatever the first process printed. Nothing of the completion runs here: the kernel
+only type-checks terms.
+
+Where it applies: a module with no imports (a ``prelude`` file, as on the Lean 4.35 test kernel,
+``rlvr_lean.test_kernel``) and a Lean whose C ABI is the one written here (``SUPPORTED``: 4.35,
+where ``IO`` functions take no world token and return one object). A module with imports (a
+Mathlib header) would need its imports loaded first (``importModules``): not done here, so the
+file backend reports ``replay: skipped (imports)`` for such a file.
+
+The objects passed to Lean are built by hand from Lean's documented object layout: a header of
+8 bytes (reference count, size, field count, tag) and pointer fields after it. Those built here
+are made persistent (reference count 0), so Lean never frees them; the process is short-lived.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+
+SUPPORTED = ("4.35.",)
+"""Lean versions whose C ABI this module is written for."""
+_P = ctypes.c_void_p
+
+
+def library_for(lean: str) -> str | None:
+    """``libleanshared.so`` of the toolchain (or test kernel) that ``lean`` runs, when found."""
+    root = os.path.dirname(os.path.dirname(os.path.realpath(lean)))
+    for sub in (("lib", "lean"), ("lib",)):
+        path = os.path.join(root, *sub, "libleanshared.so")
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def unsupported_reason(lean: str, timeout_s: float = 30) -> str | None:
+    """None when replay can run for ``lean``; else why not, in words."""
+    if library_for(lean) is None:
+        return f"no libleanshared.so beside {lean}"
+    try:
+        out = subprocess.run([lean, "--version"], capture_output=True, text=True, timeout=timeout_s).stdout
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"`{lean} --version` failed: {exc}"
+    found = re.search(r"version (\d+\.\d+\.\d+)", out)
+    if found is None or not found.group(1).startswith(SUPPORTED):
+        return f"replay is written for Lean {', '.join(SUPPORTED)}x's C ABI; this Lean says {out.strip()[:80]!r}"
+    return None
+
+
+class _Lean:
+    """The few entry points of Lean's library that replay needs, and object access by layout."""
+
+    def __init__(self, library: str) -> None:
+        lib = ctypes.CDLL(library, mode=ctypes.RTLD_GLOBAL)
+        signatures: dict[str, tuple[list, object]] = {
+            "lean_initialize_runtime_module": ([], None),
+            "lean_initialize": ([], None),
+            "lean_io_mark_end_initialization": ([], None),
+            "lean_init_task_manager": ([], None),
+            "lean_mk_string": ([ctypes.c_char_p], _P),
+            "lean_alloc_object": ([ctypes.c_size_t], _P),
+            "lean_mk_array": ([_P, _P], _P),
+            "lean_io_error_to_string": ([_P], _P),
+            "l_Lean_readModuleData": ([_P], _P),
+            "l_Lean_mkEmptyEnvironment": ([ctypes.c_uint32], _P),
+            "l_Lean_Environment_replay": ([_P, _P], _P),
+        }
+        for name, (args, res) in signatures.items():
+            fn = getattr(lib, name)
+            fn.argtypes, fn.restype = args, res
+        self.lib = lib
+        lib.lean_initialize_runtime_module()
+        lib.lean_initialize()
+        lib.lean_io_mark_end_initialization()
+        lib.lean_init_task_manager()
+
+    @staticmethod
+    def field(obj: int, i: int) -> int:
+        return ctypes.c_void_p.from_address(obj + 8 + 8 * i).value or 0
+
+    @staticmethod
+    def tag(obj: int) -> int:
+        return ctypes.c_uint8.from_address(obj + 7).value
+
+    @staticmethod
+    def array(obj: int) -> list[int]:
+        size = ctypes.c_size_t.from_address(obj + 8).value
+        return [ctypes.c_void_p.from_address(obj + 24 + 8 * i).value or 0 for i in range(size)]
+
+    @staticmethod
+    def box(n: int) -> int:
+        return (n << 1) | 1
+
+    @staticmethod
+    def string(obj: int) -> str:
+        """A Lean ``String``: header, size, capacity, length, then the UTF-8 bytes with a NUL."""
+        size = ctypes.c_size_t.from_address(obj + 8).value
+        return ctypes.string_at(obj + 32, max(0, size - 1)).decode("utf-8", "replace")
+
+    def ctor(self, tag: int, fields: list[int]) -> int:
+        size = 8 + 8 * len(fields)
+        obj = self.lib.lean_alloc_object(size)
+        ctypes.c_int32.from_address(obj).value = 0  # persistent: Lean never frees it
+        ctypes.c_uint16.from_address(obj + 4).value = size
+        ctypes.c_uint8.from_address(obj + 6).value = len(fields)
+        ctypes.c_uint8.from_address(obj + 7).value = tag
+        for i, value in enumerate(fields):
+            ctypes.c_void_p.from_address(obj + 8 + 8 * i).value = value
+        return obj
+
+    def io(self, result: int, what: str) -> int:
+        """The value of an ``IO`` result (tag 0), or ``RuntimeError`` with Lean's message."""
+        if self.tag(result) != 0:
+            message = self.lib.lean_io_error_to_string(self.field(result, 0))
+            raise RuntimeError(f"{what}: {self.string(message)}")
+        return self.field(result, 0)
+
+
+def load(lean: _Lean, olean: str) -> tuple[list[int], list[int], int]:
+    """The module's constant names, their ``ConstantInfo``s and how many modules it imports."""
+    pair = lean.io(lean.lib.l_Lean_readModuleData(lean.lib.lean_mk_string(olean.encode())), "reading the module")
+    module = lean.field(pair, 0)
+    # ModuleData's pointer fields: imports, constNames, constants, extraConstNames, entries
+    imports = lean.array(lean.field(module, 0))
+    return lean.array(lean.field(module, 1)), lean.array(lean.field(module, 2)), len(imports)
+
+
+def check(lean: _Lean, names: list[int], constants: list[int]) -> dict[str, object]:
+    """``Lean.Environment.replay`` of ``names`` -> ``constants`` over an empty environment."""
+    if len(names) != len(constants):
+        return {"ok": None, "error": "the module's names and constants differ in number"}
+    # Std.HashMap Name ConstantInfo: {size, buckets} with one bucket, an association list
+    # (cons key value tail), so that every hash lands in it
+    bucket = lean.box(0)
+    for name, info in zip(names, constants, strict=True):
+        bucket = lean.ctor(1, [name, info, bucket])
+    buckets = lean.lib.lean_mk_array(lean.box(1), bucket)
+    ctypes.c_int32.from_address(buckets).value = 0
+    table = lean.ctor(0, [lean.box(len(names)), buckets])
+    env = lean.io(lean.lib.l_Lean_mkEmptyEnvironment(0), "an empty environment")
+    try:
+        lean.io(lean.lib.l_Lean_Environment_replay(table, env), "replay")
+    except RuntimeError as exc:
+        return {"ok": False, "error": str(exc)[:2000]}
+    return {"ok": True, "constants": len(names)}
+
+
+def replay(library: str, olean: str) -> dict[str, object]:
+    """Replays ``olean``'s constants into an empty environment: ``{"ok": True, "constants": n}``,
+    ``{"ok": False, "error": the kernel's message}``, or ``{"ok": None, "error": why not}``."""
+    lean = _Lean(library)
+    names, constants, imports = load(lean, olean)
+    if imports:
+        return {"ok": None, "error": f"the module has {imports} imports; replay loads none"}
+    return check(lean, names, constants)
+
+
+def run_checker(argv: list[str], budget_s: float, address_space_mb: float, max_rss_mb: float) -> dict[str, object]:
+    """Runs ``python -m rlvr_lean.replay …`` (``argv``) within the budget: its JSON answer, or
+    ``{"timeout": True}``, or ``{"ok": None, "error": …}`` when it gave none."""
+
+    def limits() -> None:  # in the child between fork and exec
+        cap = int(max(address_space_mb, max_rss_mb) * 1024 * 1024)
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+        resource.setrlimit(resource.RLIMIT_CPU, (int(budget_s) + 2, int(budget_s) + 3))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+    try:
+        done = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            timeout=budget_s,
+            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": os.pathsep.join(sys.path)},
+            start_new_session=True,
+            preexec_fn=limits,
+        )
+    except subprocess.TimeoutExpired:
+        return {"timeout": True}
+    except OSError as exc:
+        return {"ok": None, "error": f"the replay could not start: {exc}"}
+    lines = done.stdout.strip().splitlines()
+    try:
+        answer = json.loads(lines[-1]) if lines else None
+    except ValueError:
+        answer = None
+    if not isinstance(answer, dict):
+        return {"ok": None, "error": f"the replay gave no answer (exit {done.returncode}): {done.stderr[-300:]}"}
+    return answer
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        print("usage: python -m rlvr_lean.replay LIBLEANSHARED OLEAN", file=sys.stderr)
+        return 2
+    try:
+        result = replay(argv[0], argv[1])
+    except (OSError, RuntimeError, AttributeError) as exc:
+        result = {"ok": None, "error": f"{type(exc).__name__}: {exc}"[:2000]}
+    print(json.dumps(result), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
