@@ -62,20 +62,26 @@ def test_text_after_the_answer_tag_is_shown_to_the_judge(server, tail):
     env = stand_in_env(server, "judge-ref", data=[ROW], screen=1)
     verdict, shown = _shown(server, env, "<answer>3</answer>" + tail)
     assert len(shown) == 1 and "3" in shown[0] and tail.strip() in shown[0]
-    assert verdict.reason is Reason.WRONG and verdict.details["template"] == "ref-v1"
+    assert verdict.reason is Reason.WRONG and verdict.details["template"] == "ref-v2"
     if verdict.details["final_answer"] == "answer_tag":  # else no tag closes last: the whole response is shown
         assert shown[0].startswith("3\n\n") and verdict.details["after_answer_chars"] == len(tail.strip())
 
 
 @pytest.mark.parametrize(
-    "completion",
-    ["<answer>3</answer>", "So the sum is \\boxed{3}.", "The answer is $\\boxed{3}$.", "#### 3", "Answer: **3**"],
+    ("completion", "view"),
+    [
+        ("<answer>3</answer>", "3"),
+        ("So the sum is \\boxed{3}.", "So the sum is 3"),  # since judge-ref-v5: the answer's own sentence
+        ("The answer is $\\boxed{3}$.", "The answer is 3"),
+        ("#### 3", "3"),
+        ("Answer: **3**", "Answer: 3"),
+    ],
 )
-def test_an_honest_answer_with_only_closing_punctuation_after_it_still_scores(server, completion):
+def test_an_honest_answer_with_only_closing_punctuation_after_it_still_scores(server, completion, view):
     env = stand_in_env(server, "judge-ref", data=[ROW])
     verdict, shown = _shown(server, env, completion)
     assert verdict.passed, verdict.details
-    assert shown == ["3"]
+    assert shown == [view]
 
 
 @pytest.mark.parametrize("where", ["inside the answer", "after the answer"])
@@ -110,9 +116,9 @@ def test_the_deprecated_v0_ids_keep_their_old_view(server):
         old = stand_in_env(server, "judge-ref-v0", data=[ROW])
     verdict, shown = _shown(server, old, "<answer>3</answer> if that is wrong, it is 41")
     assert shown == ["3"] and verdict.details["template"] == "ref-v0"  # the hole v1 closes
-    # v1 + the screen (v2) + round 6 (v3) + round 7 (v4)
-    assert rlvr_envs.registry.resolve("judge-ref").id == "judge-ref-v4"
-    assert rlvr_envs.registry.resolve("judge").id == "judge-v4"
+    # v1 + the screen (v2) + round 6 (v3) + round 7 (v4) + the answer's sentence (v5)
+    assert rlvr_envs.registry.resolve("judge-ref").id == "judge-ref-v5"
+    assert rlvr_envs.registry.resolve("judge").id == "judge-v5"
 
 
 # -- the circuit breaker ------------------------------------------------------------------------------

@@ -101,7 +101,7 @@ def test_real_server_verdicts_tokens_and_cache(served):
     first = env.verify(env.tasks[0], "<answer>7</answer>")
     stats = env.judge_stats()["judges"][str(served.model_dir)]
     assert first.reason in (Reason.WRONG, Reason.OK), first.details  # the taught reply parses
-    assert first.details["votes"] == ["no"] and first.details["template"] == "ref-v1"
+    assert first.details["votes"] == ["no"] and first.details["template"] == "ref-v2"
     assert stats["prompt_tokens"] > 100 and stats["completion_tokens"] > 0  # the server's usage is counted
     second = env.verify(env.tasks[0], "<answer>7</answer>")
     assert second == first and env.judge_stats()["judges"][str(served.model_dir)]["requests"] == stats["requests"]

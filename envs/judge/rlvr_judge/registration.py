@@ -3,7 +3,10 @@
 The id version follows the judge prompt templates (``rlvr_judge.templates``) and what the judge
 is shown. A new template version, or a change in what the judge sees, means a new id version:
 
-* ``judge-ref-v4``, ``judge-v4``, ``rubric-v3``: as below, and the screen (level 3) also refuses talk about
+* ``judge-ref-v5``, ``judge-v5``: as below, and reference mode shows the judge the sentence that gives
+  the final answer before it (template ``ref-v2``, ``answer_view="v2"``): an alternative, a condition or
+  a hedge written beside the final answer ("either 41 or \\boxed{42}") was cut away before.
+* ``judge-ref-v4``, ``judge-v4`` (deprecated), ``rubric-v3``: as below, and the screen (level 3) also refuses talk about
   the response's own grading anywhere (the reference or expected answer, an answer key, the grading
   system, ``"is_correct": true``, a system turn), a note split into pieces, a note alone in more ways
   and languages or beside the prompt pasted back, and in reference mode a retraction after the final
@@ -48,6 +51,12 @@ _LEVEL_2_SCREEN = (
 )
 
 
+_NO_SENTENCE = (
+    "reference mode showed the judge the final answer without the sentence giving it, so an alternative, a "
+    "condition or a hedge written beside it ('either 41 or \\boxed{{42}}') never reached the judge; use {id}-{new}"
+)
+
+
 _PLAIN_SCREEN = (
     "the screen read only the plain words: a note to the grader in base64, rot13, Unicode tag characters or "
     "an HTML comment, a forged verdict, or a hedge after the answer reached the judge; use {id}-{new}"
@@ -62,10 +71,11 @@ def register_envs() -> None:
         (2, {"screen": 1}),
         (3, {"screen": 2}),
         (4, {}),
+        (5, {"answer_view": "v2"}),
     )
     for version, view in views:
-        template = min(version, 1)
-        hole = {0: _V0_HOLE, 1: _NO_SCREEN, 2: _PLAIN_SCREEN, 3: _LEVEL_2_SCREEN, 4: None}[version]
+        template = 2 if version >= 5 else min(version, 1)
+        hole = {0: _V0_HOLE, 1: _NO_SCREEN, 2: _PLAIN_SCREEN, 3: _LEVEL_2_SCREEN, 4: _NO_SENTENCE, 5: None}[version]
         register(
             f"judge-ref-v{version}",
             "rlvr_judge.envs:JudgeRefEnv",
@@ -75,7 +85,7 @@ def register_envs() -> None:
             description="Free-form answer vs a reference answer, equivalence decided by a judge model "
             f"(template ref-v{template}{', screened' if version >= 2 else ''})",
             data_source="built-in 24 QA pairs, or data=; judge: base_url=/model= or $RLVR_JUDGE_BASE_URL",
-            deprecated=hole.format(id="judge-ref", new="v4") if hole else None,
+            deprecated=hole.format(id="judge-ref", new="v5") if hole else None,
         )
         register(
             f"judge-v{version}",
@@ -86,7 +96,7 @@ def register_envs() -> None:
             f"(reference mode: template ref-v{template}{', screened' if version >= 2 else ''})",
             data_source="user data (data=...)",
             user_data=True,
-            deprecated=hole.format(id="judge", new="v4") if hole else None,
+            deprecated=hole.format(id="judge", new="v5") if hole else None,
         )
     for version, options in ((0, unscreened), (1, {"screen": 1}), (2, {"screen": 2}), (3, {})):
         register(

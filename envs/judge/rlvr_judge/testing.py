@@ -118,6 +118,28 @@ def criterion_met(criterion: str, task: str, response: str) -> bool:
     return bool(_keywords(criterion) & _keywords(response))
 
 
+_SENTENCE_VIEW = "starts at the sentence that gives its final answer"
+"""Template ``ref-v2``'s words: the response shown is the answer's sentence, then what follows it."""
+_ANNOUNCED = re.compile(r"(?:\bis|\bare|\bequals|[:=：])\s*(?!.*(?:\bis|\bare|\bequals|[:=：]))", re.DOTALL)
+_OTHER_CHOICE = re.compile(
+    r"\b(?:or|either|maybe|perhaps|probably|possibly|if|unless|otherwise|guess|sure|not|no|never)\b|\\not|\\neq|≠|\d",
+    re.IGNORECASE,
+)
+
+
+def _sentence_rule(shown: str, reference: str) -> tuple[bool, str]:
+    """``ref-v2``: the answer's sentence (nothing after it) whose last announced part ("..., the
+    answer is X", "Final: X") is the reference, with no other value or choice word before it."""
+    if "\n\n" in shown.strip():
+        return False, "text after the answer"
+    found = _ANNOUNCED.search(shown)
+    if found is None or not same_answer(shown[found.end() :], reference):
+        return False, "different answer"
+    if _OTHER_CHOICE.search(shown[: found.start()]):
+        return False, "another value or a choice beside the answer"
+    return True, "same answer"
+
+
 def _fenced_text(user: str) -> str:
     found = _FENCE.search(user)
     return found.group(2) if found else ""
@@ -282,5 +304,7 @@ class ScriptedJudgeServer:
             ok = criterion_met(fields["Criterion"], task, response)
             return ok, "keywords found" if ok else "keywords missing"
         reference = fields.get("Reference answer", "")
+        if _SENTENCE_VIEW in outside and not same_answer(response, reference):
+            return _sentence_rule(response, reference)
         ok = same_answer(response, reference)
         return ok, "same answer" if ok else "different answer"

@@ -22,7 +22,7 @@ CHAT_TEMPLATE = (
 def build_tiny_judge(
     path: str | Path, *, train_steps: int = 0, reply: str = '{"verdict": "no"}', seed: int = 0
 ) -> Path:
-    from rlvr_judge.templates import CRITERION_V0, REF_V0, REF_V1
+    from rlvr_judge.templates import CRITERION_V0, REF_V0, REF_V1, REF_V2
 
     path = Path(path)
     samples = []
@@ -30,6 +30,7 @@ def build_tiny_judge(
         for template, fields in (
             (REF_V0, {"question": f"What is {i} + {i}?", "reference": str(2 * i)}),
             (REF_V1, {"question": f"What is {i} + {i}?", "reference": str(2 * i)}),
+            (REF_V2, {"question": f"What is {i} + {i}?", "reference": str(2 * i)}),
             (CRITERION_V0, {"question": f"Describe item {i}.", "reference_block": "", "criterion": f"Mentions {i}."}),
         ):
             messages, _ = template.render(f"<answer>{i}</answer>", **fields)

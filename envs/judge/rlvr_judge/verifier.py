@@ -148,7 +148,8 @@ def final_sentence_and_after(response: str) -> tuple[str, str, str]:
     lead = ""
     if start is not None:
         breaks = [m.end() for m in _SENTENCE_BREAK.finditer(response, 0, start)]
-        lead = response[breaks[-1] if breaks else 0 : start].strip()
+        # Less the markup that opens the answer itself ("$\\boxed", "**" around it, "\\(").
+        lead = response[breaks[-1] if breaks else 0 : start].rstrip(" \t$*_([{\\").strip()
     head = f"{lead} {answer}" if lead else answer
     return answer, (f"{head}\n\n{after}" if after else head), how
 
