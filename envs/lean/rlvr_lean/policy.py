@@ -10,8 +10,9 @@ meta code (``@[tactic]``, ``@[command_elab]``, ``@[init]``, ``@[norm_num]``, ...
 known to be harmless are accepted), ``initialize``, ``import``, ``#exit``, ``native_decide`` /
 ``Lean.ofReduceBool`` (unless allowed) and statement drift.
 
-Kernel replay of new declarations is not implemented, so a command elaborator registered by the
-completion (which could add declarations the kernel never sees) must be stopped here; so must any
+Kernel replay (``rlvr_lean.replay``) runs only with the file backend on modules without imports,
+so a command elaborator registered by the completion (which could add declarations the kernel
+never sees) must be stopped here; so must any
 meta code or ``IO`` the completion writes (an aesop ``tactic`` rule or a tactic's config closure
 can run it while the proof elaborates, and ``IO`` can print a forged verdict): it cannot be written
 without naming Lean's meta API or ``IO``, which the completion may not name (rule ``meta_api``).
