@@ -87,6 +87,23 @@ REFUSED = {
         "kernel_builtin",
     ),
     "String.mk as an opaque": ("opaque String.mk : ℕ\n" + T + "h.symm", "kernel_builtin"),
+    "Nat.add after a mutual block inside namespace Nat": (
+        "namespace Nat\nmutual\ndef e : ℕ → Bool := fun _ => true\nend\ndef add (n _m : ℕ) : ℕ := n\nend Nat\n"
+        + T
+        + "h.symm",
+        "kernel_builtin",
+    ),
+    "a valued option after first | on the next line": (
+        F + T + "by\n  first\n  | decide (kernel := f 1 == 1)\n  | rfl",
+        "tactic_config",
+    ),
+    "a valued option after a tactic in term brackets": (
+        F + T + "(by exact (by omega (splitNatSub := f 0 == 0)))",
+        "tactic_config",
+    ),
+    "a look-alike true as a value": (T + "by decide (kernel := tru\u0435)", "tactic_config"),
+    "an option value in parentheses": (F + T + "by simp (maxSteps := (f 3)) [h]", "tactic_config"),
+    "linear_combination's exp by a call": (F + T + "by linear_combination (exp := f 2) h", "tactic_config"),
     "a Nat of its own": ("inductive Nat where\n  | zero\n" + T + "h.symm", "kernel_builtin"),
     "an instance named Nat.sub": (
         "instance (priority := 10) Nat.sub : Inhabited ℕ := ⟨0⟩\n" + T + "h.symm",
@@ -133,6 +150,10 @@ HONEST = [
     T + "by\n  by_cases -a < 0\n  all_goals exact h.symm",
     T + "by\n  rcases h with ⟨x, -⟩",
     T + "by\n  simp (config := {decide := true}) [h]",  # the labelled data's own shape
+    T + "by linear_combination (exp := 2) h",
+    T + "by linear_combination (norm := ring_nf) h",
+    T + "by\n  first\n  | decide (kernel := true)\n  | rfl",
+    T + "by\n  convert h.symm using 2",
     # helpers whose names only end like a kernel constant's
     "def add (a b : ℕ) : ℕ := a + b\n" + T + "h.symm",
     "namespace Foo\ndef add (a b : ℕ) : ℕ := a + b\nend Foo\n" + T + "h.symm",

@@ -40,7 +40,7 @@ _GROUP = 64
 
 def declared_names(tokens: Sequence[Token]) -> Iterator[tuple[int, str]]:
     """``(index, full name)`` of each name the tokens declare, with the ``namespace``s they open
-    (``end`` closes the last ``namespace`` or ``section``; ``_root_.`` names ignore them)."""
+    (``end`` closes the last ``namespace``, ``section`` or ``mutual``; ``_root_.`` names ignore them)."""
     scopes: list[str] = []  # "" for a section
     n = len(tokens)
     for i, tok in enumerate(tokens):
@@ -49,7 +49,7 @@ def declared_names(tokens: Sequence[Token]) -> Iterator[tuple[int, str]]:
         word = tok.text
         if word == "namespace" and i + 1 < n and tokens[i + 1].kind == IDENT:
             scopes.append(tokens[i + 1].text)
-        elif word == "section":
+        elif word in ("section", "mutual"):  # each is closed by an `end` too
             scopes.append("")
         elif word == "end" and scopes:
             scopes.pop()

@@ -53,7 +53,9 @@ CONFIG_OPTIONS = frozenset(
     "splits ematch gen matchEqs splitMatch splitIte splitIndPred splitImp canonHeartbeats ring linarith cutsat "
     "lia ac funext lookahead verbose clean "
     # command-level named arguments written after a command word (`instance (priority := 2000)`)
-    "priority config".split()
+    "priority config "
+    # linear_combination (`(exp := 2)`, `(norm := ring_nf)`)
+    "exp norm".split()
 )
 """Tactic configuration fields and named options a completion may set (``native`` is not one)."""
 
@@ -75,7 +77,9 @@ CONFIG_TACTICS = frozenset(
     "grind cutsat lia aesop aesop_cat linarith nlinarith polyrith positivity field_simp ring_nf push_cast norm_cast "
     "rw rewrite rwa erw nth_rewrite nth_rw unfold delta conv exact? apply? rw? simp? hint tauto itauto "
     "cc ac_rfl ac_nf abel abel_nf group noncomm_ring fun_prop gcongr bound continuity measurability "
-    "interval_cases fin_cases decide! zify qify lift refine_lift".split()
+    "interval_cases fin_cases decide! zify qify rify lift refine_lift peel bv_normalize apply_rules solve_by_elim "
+    "congr! convert convert_to linear_combination linear_combination' ring1 abel1 module match_scalars "
+    "compute_degree monicity mono split_ifs".split()
 )
 """Tactic words whose syntax reads options after them (``optConfig``: ``+x``, ``-x``, ``(x := v)``,
 ``(config := v)``): wherever such a word stands, an option may follow it (with ``?``/``!`` removed)."""
@@ -89,7 +93,7 @@ TERM_TACTICS = frozenset(
 )
 """Tactic words after which a ``-x`` is a negated term (``use -x``), never a switch-off."""
 
-TACTIC_VALUED = frozenset({"disch", "discharger"})
+TACTIC_VALUED = frozenset({"disch", "discharger", "norm"})
 """Options whose value is a tactic (read by the rest of the layer as any tactic is), not data."""
 NAME_VALUED = frozenset({"rule_sets"})
 """Options whose value is a list of names (``[A, -B]``), not evaluated."""
