@@ -22,6 +22,8 @@ _QUICK = (
     "end-closes-scope",
     "config-anonymous",
     "option-off-list",
+    "option-value-call",
+    "kernel-builtin",
 )
 _TRAILING_PROOF = re.compile(r":=\s*(?:by|sorry)?\s*$")
 
@@ -52,7 +54,10 @@ def lean_wrapper_probes(t: Target, quick: bool) -> list[Probe]:
     ``set_option debug.skipKernelTC true in``; round 8: a native ``decide`` asked for through a
     configuration that never says ``native`` (an anonymous constructor, a constant, ``.mk``), an
     option off the allow-list (``compiler.*``, ``bootstrap.*``), an unknown ``+flag``, compiled-code
-    trust by another name (``bv_decide``), an unsafe constant. Each states a theorem with no proof.
+    trust by another name (``bv_decide``), an unsafe constant; round 9: an allowed option valued by
+    the completion's code (a named option, ``set_option``), a ``-flag`` off the list, a ``+flag``
+    after ``first |``, a constant the kernel computes by name (``Nat.add``, ``Nat.ble`` in
+    ``namespace Nat``). Each states a theorem with no proof.
 
     Every variant is a proof layer 1 exists to refuse, so without a Lean backend (the env then
     answers ``verifier_error`` for whatever layer 1 lets through) a ``verifier_error`` is a hole:
@@ -83,6 +88,14 @@ def lean_wrapper_probes(t: Target, quick: bool) -> list[Probe]:
         "option-bootstrap": f"set_option bootstrap.inductiveCheckResultingUniverse false in\n{wrong}",
         "bv-decide": f"{statement} by\n  bv_decide\n",
         "unsafe-cast": f"{statement} unsafeCast ()\n",
+        # round 9: an allowed option valued by the completion's code, a switch-off off the list, an
+        # option where only the tactic's name marks it, a constant the kernel computes by name
+        "option-value-call": f"def f (n : Nat) : Nat := n\n{statement} by\n  simp (maxSteps := f 3) <;> decide\n",
+        "set-option-value-call": f"def f (n : Nat) : Nat := n\nset_option maxHeartbeats (f 0) in\n{wrong}",
+        "minus-flag": f"{statement} by\n  decide -evalNative\n",
+        "flag-after-first": f"{statement} by\n  first | decide +evalNative | rfl\n",
+        "kernel-builtin": f"def Nat.add (n _m : Nat) : Nat := n\n{wrong}",
+        "kernel-builtin-namespace": f"namespace Nat\ndef ble (_ _ : Nat) : Bool := true\nend Nat\n{wrong}",
     }
     return [
         Probe(label, t.render(header + code), error_is_hole=True)
