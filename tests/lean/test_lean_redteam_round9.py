@@ -104,6 +104,10 @@ REFUSED = {
     "a look-alike true as a value": (T + "by decide (kernel := tru\u0435)", "tactic_config"),
     "an option value in parentheses": (F + T + "by simp (maxSteps := (f 3)) [h]", "tactic_config"),
     "linear_combination's exp by a call": (F + T + "by linear_combination (exp := f 2) h", "tactic_config"),
+    "Nat.add after a name spelt end": (
+        "namespace Nat\ndef «end» : ℕ := 0\ndef add (n _m : ℕ) : ℕ := n\nend Nat\n" + T + "h.symm",
+        "kernel_builtin",
+    ),
     "a Nat of its own": ("inductive Nat where\n  | zero\n" + T + "h.symm", "kernel_builtin"),
     "an instance named Nat.sub": (
         "instance (priority := 10) Nat.sub : Inhabited ℕ := ⟨0⟩\n" + T + "h.symm",

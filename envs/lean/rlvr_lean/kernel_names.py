@@ -38,14 +38,14 @@ _BRACKETS = {"(": ")", "[": "]", "{": "}", "⦃": "⦄"}
 _GROUP = 64
 
 
-def declared_names(tokens: Sequence[Token]) -> Iterator[tuple[int, str]]:
+def declared_names(tokens: Sequence[Token], src: str) -> Iterator[tuple[int, str]]:
     """``(index, full name)`` of each name the tokens declare, with the ``namespace``s they open
     (``end`` closes the last ``namespace``, ``section`` or ``mutual``; ``_root_.`` names ignore them)."""
     scopes: list[str] = []  # "" for a section
     n = len(tokens)
     for i, tok in enumerate(tokens):
-        if tok.kind != IDENT:
-            continue
+        if tok.kind != IDENT or src[tok.start : tok.end] != tok.text:
+            continue  # keywords as Lean reads them: `«end»` is a name
         word = tok.text
         if word == "namespace" and i + 1 < n and tokens[i + 1].kind == IDENT:
             scopes.append(tokens[i + 1].text)

@@ -542,7 +542,7 @@ def scan(
                 found = hit("hash_command", i, f"`{text}`: {RULES['hash_command']}")
         if found is not None:
             return found
-    for j, declared in declared_names(tokens):
+    for j, declared in declared_names(tokens, src):
         if declared in KERNEL_NAMES and (found := hit("kernel_builtin", j, f"`{declared}`: {RULES['kernel_builtin']}")):
             return found
     return None
