@@ -89,7 +89,7 @@ def test_step_before_reset_after_the_end_and_lost_sessions_answer_not_raise():
     with running() as (base, _):
         before, lost, after = asyncio.run(go(base))
     assert before.done and "reset" in before.metadata["error"]
-    assert (lost.done, lost.reward, lost.observation["verdict"]["reason"]) == (True, 0.0, "verifier_error")
+    assert (lost.done, lost.reward, lost.observation["verdict"]["reason"]) == (True, None, "verifier_error")
     assert after.done and "reset" in after.metadata["error"]
 
 

@@ -12,6 +12,12 @@ session): its own ``EpisodeEnv``, so tool sessions are never shared between clie
   scored by the family's verifier (``done=True``, ``reward``, ``verdict``); a truncated or lost
   episode ends with ``done=True`` and says why.
 
+A ``verifier_error`` (a lost tool session, a verifier that failed) follows the adapters' one
+policy (``on_error=``, ``rlvr_envs.adapters.failures``): by default an isolated one ends the
+episode with ``reward=None`` (left out: it says nothing about the answer) and
+``metadata["verifier_error"] = 1``, and ``max_consecutive`` in a row across the server's sessions
+raise ``InfrastructureFailure`` (the client gets the server's error); ``"zero"`` pays 0.0, flagged.
+
 Nothing here raises on the client's account: a step with no episode running, or after the end,
 answers ``done=True`` with ``error`` in ``metadata``. The task's answer is never in an
 observation (the env keeps it out of ``info``; only ``verdict`` and counters are copied).
@@ -25,6 +31,8 @@ from typing import Any
 
 from openenv.core.env_server import Action, Environment, Observation, State
 from pydantic import Field
+
+from rlvr_envs.adapters.failures import FailurePolicy
 
 _COUNTERS = ("turn", "tool_calls", "tool_errors", "generated_chars", "generated_tokens")
 
@@ -70,10 +78,11 @@ class EpisodeEnvironment(Environment[EpisodeAction, EpisodeObservation, EpisodeS
 
     SUPPORTS_CONCURRENT_SESSIONS = True  # each session has its own instance and EpisodeEnv
 
-    def __init__(self, env: Any) -> None:
+    def __init__(self, env: Any, failures: FailurePolicy | None = None) -> None:
         super().__init__()
         self._env = env
         self._state = EpisodeState(env_id=str(getattr(env, "env_id", "")))
+        self._failures = failures or FailurePolicy(name=f"OpenEnv episodes {self._state.env_id}")
 
     # -- OpenEnv API -------------------------------------------------------------------------
     def reset(
@@ -118,12 +127,21 @@ class EpisodeEnvironment(Environment[EpisodeAction, EpisodeObservation, EpisodeS
         obs, reward, terminated, truncated, info = self._env.step(turn)
         self._state.step_count += 1
         done = bool(terminated or truncated)
+        paid: float | None = float(reward)
+        metadata: dict[str, Any] = {}
         if done:
             self._state.running = False
+            verdict = info.get("verdict")
+            if verdict is not None:
+                # The one failure policy: a verifier_error is never a silent 0.0 (raises on an outage).
+                counted = self._failures.rewards([verdict], can_skip=True)[0]
+                paid = counted if isinstance(counted, float) else None
+                metadata["verifier_error"] = int(getattr(verdict.reason, "value", "") == "verifier_error")
         return EpisodeObservation(
             text=str(obs),
             done=done,
-            reward=float(reward),
+            reward=paid,
+            metadata=metadata,
             messages=list(info.get("messages", [])),
             tool_messages=list(info.get("tool_messages", [])),
             verdict=_verdict_dict(info.get("verdict")),
@@ -140,17 +158,23 @@ class EpisodeEnvironment(Environment[EpisodeAction, EpisodeObservation, EpisodeS
         self._env.close()
 
 
-def environment_factory(env_id: str, **make_kwargs: Any) -> Callable[[], EpisodeEnvironment]:
+def environment_factory(
+    env_id: str, *, on_error: FailurePolicy | str | None = None, **make_kwargs: Any
+) -> Callable[[], EpisodeEnvironment]:
     """A factory the OpenEnv server calls once per session; ``make_kwargs`` go to
     ``rlvr_envs.make`` (``tools`` default ``["calculator"]``). The env is made once here first, so
-    a bad id or option fails at startup, not in the first session."""
+    a bad id or option fails at startup, not in the first session. ``on_error``: what an episode
+    ending in ``verifier_error`` pays (``"fail"``, the default, ``"skip"``, ``"zero"`` or a
+    ``FailurePolicy``), one policy for every session of the server."""
     import rlvr_envs
+
+    failures = FailurePolicy.of(on_error, f"OpenEnv episodes {env_id}", can_skip=True)
 
     make_kwargs.setdefault("tools", ["calculator"])
     rlvr_envs.make(env_id, **make_kwargs).close()
 
     def factory() -> EpisodeEnvironment:
-        return EpisodeEnvironment(rlvr_envs.make(env_id, **make_kwargs))
+        return EpisodeEnvironment(rlvr_envs.make(env_id, **make_kwargs), failures)
 
     factory.__name__ = f"{env_id}-episodes"
     return factory
