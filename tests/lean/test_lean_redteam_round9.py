@@ -313,3 +313,31 @@ def test_replay_required_where_it_cannot_run_says_why(tmp_path):
     with pytest.raises(LeanUnavailable, match="4.35"):
         FileBackend(str(fake), isolation="none", replay=True)
     assert FileBackend(str(fake), isolation="none").replay_library is None  # auto: off, silently
+
+
+HONEST_HELPERS = {
+    "a structure": "structure P where\n  a : N\n  b : N\n",
+    "an abbrev and an instance": "abbrev M := N\ninstance : Inhabited M := Inhabited.mk N.zero\n",
+    "mutual inductives": (
+        "mutual\ninductive Ev : N → Prop where\n  | z : Ev N.zero\n  | s : Od n → Ev (N.succ n)\n"
+        "inductive Od : N → Prop where\n  | s : Ev n → Od (N.succ n)\nend\n"
+    ),
+    "a class and its instance": "class C (a : Type) where\n  c : a\ninstance : C N := C.mk N.zero\n",
+}
+
+
+@pytest.mark.lean
+@pytest.mark.live
+@kernel
+def test_the_replay_accepts_what_the_kernel_accepted_helpers_included():
+    # structures, instances, mutual inductives: their constructors, recursors and projections must be
+    # the ones the kernel generates again, and they are
+    from rlvr_lean.verifier import LeanVerifier
+
+    verifier = LeanVerifier(backend="file", lean_bin=LEAN)
+    try:
+        for name, helpers in HONEST_HELPERS.items():
+            verdict = verifier.verify(K_TASK, f"```lean4\n{helpers}{K_SIG} := N.zero_add n\n```")
+            assert verdict.passed and verdict.details["replay"].endswith(" constants"), (name, verdict)
+    finally:
+        verifier.close()
