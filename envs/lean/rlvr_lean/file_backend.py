@@ -11,6 +11,11 @@ read every 50 ms: past it the check is killed, ``runtime_error`` with ``rule: me
 address-space backstop (``RLIMIT_AS``), a CPU bound and a wall-clock budget; past the budget the
 whole process group is killed and the verdict is ``timeout``. Nothing is reused between checks,
 so a killed check leaves nothing behind for the next one.
+
+Where ``rlvr_lean.replay`` supports the Lean in use (``replay=None``, the default; ``True`` requires
+it, ``False`` switches it off), Lean also writes the module's ``.olean`` and a file that passed is
+replayed in a second process: every declaration type-checked by the kernel again (a refusal is
+``sandbox_violation``, rule ``replay``), within what is left of the budget.
 """
 
 from __future__ import annotations
