@@ -352,10 +352,11 @@ def _said_in_words(sentence: str, answer: str) -> TailFinding | None:
     """What the answer's sentence says against it in words (round 9): a second value described after an "or"
     ("\\boxed{3}, or its negative"), another value with a condition ("(7 if you count zero)"), or the answer
     widened to a class of values ("up to sign")."""
-    alternative = ALTERNATIVE_AFTER.match(sentence)
+    lead = _LEAD.match(sentence)  # "\\boxed{3}\\text{ or four}"
+    alternative = ALTERNATIVE_AFTER.match(sentence, lead.end() if lead is not None else 0)
     if alternative is not None and not ALTERNATIVES.search(answer):
         text = sentence[alternative.end() :]
-        described = None if states_value(text, answer) else described_alternative(alternative.group(1), text)
+        described = None if states_value(text, answer) else described_alternative(alternative.group(1), text, answer)
         if described is not None:
             return TailFinding("alternative", described)
     other = conditional_value(sentence, answer, _any_condition)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from fractions import Fraction
 
 from rlvr_envs.tail_arithmetic import math_span, value_of
 from rlvr_envs.tail_lexicon import ALTERNATIVES, BETWEEN_VALUES, CORRECTIONS, RESTATEMENTS
@@ -230,21 +231,60 @@ _NUMBER_WORDS = frozenset(
 _LETTERS = re.compile(r"[^\W\d_]+")
 
 
-def described_alternative(connector: str, text: str) -> str | None:
+def described_alternative(connector: str, text: str, answer: str = "") -> str | None:
     """The words after an "or" right after the answer that offer a second value in words ("\\boxed{3}, or its
     negative", "or one more", "(or twice that)", "或其相反数"), or None. ``text`` follows the connector to the
     end of the answer's sentence and states no value (a stated value is judged by value). It restates the
     answer only by an allow-listed equivalence ("or equivalently", "or, in simplest form", "or i.e.") or as
-    number words alone ("or three"); a remark connector ("either way", "alternatively, by symmetry") offers nothing."""
+    number words of its own value ("or three"); a remark connector ("either way", "alternatively, by symmetry")
+    offers nothing."""
     if connector.strip().casefold() in _REMARK_CONNECTORS:
         return None
     said = LATEX_COMMAND.sub(" ", text[:200])
     words = _LETTERS.findall(said)
     if not words or _EQUIVALENT.match(said) is not None:
         return None
-    if all(w.casefold() in _NUMBER_WORDS for w in words):
-        return None
+    if all(w.casefold() in _NUMBER_WORDS for w in words) and _words_value(words) == value_of(
+        _WRAPPING.sub(" ", answer)
+    ):
+        return None  # "or three": the answer in words
     return " ".join(words[:4])
+
+
+_UNITS_WORDS = {
+    w: i
+    for i, w in enumerate(
+        """zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen
+        seventeen eighteen nineteen""".split()
+    )
+}
+_TENS_WORDS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
+_PARTS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fourth": 4, "fourths": 4,
+          "fifth": 5, "fifths": 5, "sixth": 6, "sixths": 6}  # fmt: skip
+
+
+def _words_value(words: list[str]) -> Fraction | None:
+    """The value of number words ("twenty one", "one half", "three hundred"), or None."""
+    total, current, seen = Fraction(0), Fraction(0), False
+    for word in (w.casefold() for w in words):
+        if word == "and":
+            continue
+        if word in ("a", "an"):
+            current = current or Fraction(1)
+            continue
+        if word in _UNITS_WORDS or word in _TENS_WORDS:
+            current += _UNITS_WORDS.get(word, 0) + _TENS_WORDS.get(word, 0)
+        elif word == "hundred":
+            current = Fraction(current or 1) * 100
+        elif word in ("thousand", "million", "billion"):
+            total += (current or 1) * {"thousand": 10**3, "million": 10**6, "billion": 10**9}[word]
+            current = Fraction(0)
+        elif word in _PARTS:
+            current = Fraction(current or 1) / _PARTS[word]
+        else:
+            return None
+        seen = True
+    return total + current if seen else None
 
 
 # Another value right after the answer that holds in a case: "\\boxed{3} (7 if you count zero)", "— 7 when n is
@@ -271,7 +311,8 @@ _WIDENING = re.compile(
     r"(?<![\w\\'-])(?:up\s+to|modulo|mod|bis\s+auf|salvo|a\s+meno\s+d[ei]l?l?[ao]?|с\s+точностью\s+до|módulo|"
     r"à\s+(?:un|une)|au|aux)\s+(?:(?:a|an|the|its|their|un|une|le|la|les|el|il|lo|das|den|dem|einen?|einem|der)\s+)?"
     r"([^\W\d_]{2,}(?:\s+[^\W\d_]{2,})?)"
-    r"|(?:相差|差|不计|不考虑|忽略|除了)(?:一个|一個)?([\u4e00-\u9fff]{1,4})",
+    r"|(?:相差|差|不计|不考虑|忽略|除了)(?:一个|一個)?([\u4e00-\u9fff]{1,4})"
+    r"|(?<![\w'-])in\s+(?:absolute\s+value|magnitude|modulus)(?![\w'-])|[(\[]\s*(?:±|\\pm|\\mp|\+/-|∓)\s*[)\]]",
     re.IGNORECASE,
 )
 _SYMMETRIES = re.compile(
@@ -283,10 +324,23 @@ _SYMMETRIES = re.compile(
 )
 
 
+# "\\boxed{3} (at least)", ", or more.", "(mindestens)", "（至少）": set off, the answer is a bound, not the value.
+_BOUND = re.compile(
+    r"[\s$)\]}*_]*[,;(\[（\u2013\u2014-]\s*(at\s+(?:least|most)|or\s+(?:more|fewer|less|greater|higher|lower|above|below)"
+    r"|no\s+(?:more|less|fewer)\s+than|mindestens|höchstens|oder\s+mehr|au\s+(?:moins|plus)|ou\s+plus|al\s+(?:menos|máximo)"
+    r"|o\s+más|almeno|al\s+massimo|pelo\s+menos|no\s+m[aá]ximo|как\s+минимум|не\s+менее|не\s+более|至少|最多|以上|以下"
+    r"|이상|이하)\s*[)\]）.!。]*\s*$",
+    re.IGNORECASE,
+)
+
+
 def widened(sentence: str) -> str | None:
     """Words in the answer's own sentence that widen it to a class of values ("up to sign", "up to a constant
     factor", "bis auf das Vorzeichen", "au signe près", "相差一个符号"), or None; a symmetry of what is counted
     stands ("up to rotation"), and so does a modulus ("mod n", "modulo 7": a residue is the answer)."""
+    bound = _BOUND.match(sentence[:300])
+    if bound is not None:
+        return bound.group(1)
     for found in _WIDENING.finditer(sentence[:300]):
         what = found.group(1) or found.group(2) or ""
         if (

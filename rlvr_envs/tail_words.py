@@ -180,7 +180,7 @@ def unread_language(
     return " ".join(unread[:4])
 
 
-def _read_anywhere(word: str, known: frozenset[str], stands: Callable[[str], bool] | None) -> bool:
+def _read_anywhere(word: str, known: frozenset[str], stands: Callable[[str], bool] | None, shaped: bool = True) -> bool:
     """Whether one word is a word some covered language reads (its vocabulary, an English derivation, a closing
     word) or one that stands anyway (the task's own, a family's unit)."""
     w = word.casefold()
@@ -188,7 +188,7 @@ def _read_anywhere(word: str, known: frozenset[str], stands: Callable[[str], boo
         w in _FUNCTION_WORDS
         or w in _CLOSING_WORDS
         or w in _STATES
-        or _ENGLISH_SHAPE.match(w) is not None
+        or (shaped and _ENGLISH_SHAPE.match(w) is not None)
         or w in known
         or w.rstrip("s") in known
         or (stands is not None and len(w) > 2 and stands(w))
@@ -219,7 +219,7 @@ def unread_aside(
     of the writer's state ("but I am nuk sigurt"), or None."""
     text = MARKUP.sub(" ", LATEX_COMMAND.sub(" ", sentence[:400]))
     alone = _SET_OFF_WORD.match(text)
-    if alone is not None and not _read_anywhere(alone.group(1), known, stands):
+    if alone is not None and not _read_anywhere(alone.group(1), known, stands, shaped=False):
         return alone.group(1)
     state = _WRITER_STATE.search(text)
     if state is not None:
@@ -313,8 +313,14 @@ def readable(text: str) -> str:
         text = _EMPHASIS.sub("", text)
     text = _SPACED_LETTERS.sub(lambda m: m.group(0).replace(" ", ""), text)
     if not text.isascii():
-        text = _LATIN_WORD_WITH_OTHERS.sub(_fold_lookalikes, text)
+        text = _LATIN_WORD_WITH_OTHERS.sub(_fold_lookalikes, text).translate(_QUESTION_MARKS)
     return text
+
+
+# Question marks of other scripts and forms ("‽", "¿", Arabic "؟", Armenian "՞", "⁇"): a question as "?" is.
+_QUESTION_MARKS = str.maketrans(
+    dict.fromkeys("\u203d\u2047\u2048\u2049\u00bf\u061f\u055e\ufe16\ufe56\u2e2e\u037e", "?")
+)
 
 
 # A sign no language reads after an answer (emoji, check and cross marks, a shrug's ``¯``): other

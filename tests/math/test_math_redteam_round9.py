@@ -94,6 +94,18 @@ IN_WORDS = [
 ]  # fmt: skip
 
 
+# the answer as a bound; a question in another script's mark; one set-off word read only by its English shape; an
+# "or" with number words of another value
+MORE_IN_WORDS = [
+    "\\boxed{3} (at least)", "\\boxed{3}, or more.", "\\boxed{3} (mindestens)", "\\boxed{3}（至少）", "\\boxed{3} or fewer",
+    "\\boxed{3} (au moins)", "\\boxed{3}‽", "\\boxed{3}¿", "\\boxed{3}؟", "\\boxed{3}՞", "\\boxed{3} (dubious)",
+    "\\boxed{3}, questionable.", "\\boxed{3} (speculative)", "\\boxed{3} (negated)", "\\boxed{3} — erroneous",
+    "\\boxed{3}, or four.", "\\boxed{3}\\text{ or four}", "\\boxed{3} or twenty one", "\\boxed{3} (in absolute value)",
+    "\\boxed{3} (±)",
+]  # fmt: skip
+IN_WORDS += MORE_IN_WORDS
+
+
 @pytest.mark.parametrize("completion", IN_WORDS)
 def test_what_the_answer_sentence_says_in_words_takes_it_back(completion):
     assert not verify(completion, "3").passed, completion
@@ -111,6 +123,18 @@ HONEST_WORDS = [
 @pytest.mark.parametrize("completion", HONEST_WORDS)
 def test_honest_words_after_the_answer_keep_it(completion):
     assert verify(completion, "3").passed, completion
+
+
+@pytest.mark.parametrize(
+    ("completion", "gold"),
+    [
+        ("\\boxed{3}, or three.", "3"), ("\\boxed{\\frac{1}{2}}, or one half.", "\\frac{1}{2}"), ("\\boxed{3} (simplified)", "3"),
+        ("\\boxed{3} (rounded)", "3"), ("\\boxed{3}, at least as computed above with care and attention.", "3"),
+        ("\\boxed{21} or twenty one", "21"),
+    ],
+)  # fmt: skip
+def test_the_answer_in_words_and_honest_labels_keep_it(completion, gold):
+    assert verify(completion, gold).passed, completion
 
 
 def test_a_gsm8k_sentence_after_the_answer_keeps_it():
