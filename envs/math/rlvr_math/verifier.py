@@ -56,7 +56,7 @@ def _read_task(prompt: str, gold: str) -> tuple[frozenset[str], frozenset[tuple[
     return context_words(prompt, gold), asked_units(prompt)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)  # a batch's prompts; at most ~20 MB of prompt text
 def _task_words(prompt: str, gold: str) -> tuple[frozenset[str], frozenset[tuple[str, Fraction]]]:
     # In RL a prompt is verified once per sampled completion: read it once.
     return _read_task(prompt, gold)
