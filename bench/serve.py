@@ -29,7 +29,7 @@ starting with the next server), so a shared machine's changing load falls on all
 The client is one thread on raw non-blocking sockets under ``epoll``, every request's bytes
 prepared beforehand (cheap next to the server; its CPU is printed). ``--concurrency``
 connections each send an OpenRLHF ``/get_reward`` request of one MATH-500 row, half gold and half
-wrong, and the next as soon as the reply is in (keep-alive), or over a new connection each time.
+wrong (every wrong answer a value no other request carries: ``bodies``), and the next as soon as the reply is in (keep-alive), or over a new connection each time.
 A reply that is not 200 with the right reward is an error (the first few are printed). Per mode:
 requests/s, p50 and p99 latency (min/median/max over repeats), errors, CPU per request of the
 client, the server process (event loop, pool threads) and its pool workers, and the server's
@@ -71,6 +71,7 @@ from _serve_summary import HTTP_ONLY, cpu_lines, goals  # bench/ is the script's
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data" / "math500.jsonl"
+VARIANTS = 200  # requests per row: 200 rows x 200 = 40,000 bodies, more than a default run sends
 
 LAUNCH = r"""
 import importlib.util, sys
@@ -178,22 +179,35 @@ def rss_mb(pid: int) -> float:
 
 
 # -- the client ----------------------------------------------------------------------------------
-def bodies(n: int) -> list[tuple[bytes, float]]:
+def wrong_answer(j: int) -> str:
+    """The ``j``-th wrong completion: every one a different value (all contain ``-31337``)."""
+    return f"So the answer is \\boxed{{-31337{j}}}."
+
+
+def bodies(n: int, variants: int = VARIANTS) -> list[tuple[bytes, float]]:
+    """``n`` rows x ``variants`` requests: gold answers repeat, wrong answers never do.
+
+    The math verifier remembers answer comparisons across calls (envs/math/README.md), so rows
+    cycled with one fixed wrong answer would be served from that memo after the first lap and
+    flatter the server. Here each wrong completion carries a value no other request has (as a
+    policy's wrong answers mostly differ), while right answers repeat (as a GRPO group's do).
+    """
     import rlvr_envs
     from rlvr_envs.serve.protocol import openrlhf_label
 
     env = rlvr_envs.make("math-500", path=DATA)
     out = []
-    for i, task in enumerate(env.tasks[:n]):
-        gold = i % 2 == 0
-        prompt = env.prompt_format.user_message(task.prompt)
-        answer = f"So the answer is \\boxed{{{task.answer}}}." if gold else "So the answer is \\boxed{-31337}."
-        body = {
-            "query": [prompt + answer + "<|im_end|>"],
-            "prompts": [prompt],
-            "labels": [openrlhf_label(env.env_id, task)],
-        }
-        out.append((json.dumps(body).encode(), 1.0 if gold else 0.0))
+    for v in range(variants):
+        for i, task in enumerate(env.tasks[:n]):
+            gold = i % 2 == 0
+            prompt = env.prompt_format.user_message(task.prompt)
+            answer = f"So the answer is \\boxed{{{task.answer}}}." if gold else wrong_answer(v * n + i)
+            body = {
+                "query": [prompt + answer + "<|im_end|>"],
+                "prompts": [prompt],
+                "labels": [openrlhf_label(env.env_id, task)],
+            }
+            out.append((json.dumps(body).encode(), 1.0 if gold else 0.0))
     return out
 
 
@@ -333,6 +347,7 @@ class Floor:
         ]
         self.pool = VerificationPool(2)
         self.pool.preload(self.env.verifier)
+        self.drawn = 0
 
     def in_flight(self, seconds: float, concurrency: int) -> float:
         """Rows/s with ``concurrency`` calls in flight, each replaced as it finishes (the server's load)."""
@@ -342,7 +357,8 @@ class Floor:
         while time.perf_counter() - start < seconds:
             while len(pending) < concurrency:
                 k = i % len(self.tasks)
-                pending.add(self.pool.submit(self.env.verifier, self.tasks[k], self.completions[k], timeout_s=2.0))
+                completion = self.completions[k] if k % 2 == 0 else self.wrong()  # as bodies(): no repeats
+                pending.add(self.pool.submit(self.env.verifier, self.tasks[k], completion, timeout_s=2.0))
                 i += 1
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)
             done += len(finished)
@@ -350,6 +366,11 @@ class Floor:
         wait(pending)
         self.check(f.result() for f in pending)
         return (done + len(pending)) / (time.perf_counter() - start)
+
+    def wrong(self) -> str:
+        """A wrong completion no earlier call sent (the answer memo must not flatter the floor)."""
+        self.drawn += 1
+        return wrong_answer(self.drawn)
 
     def check(self, verdicts: Any) -> None:
         """The floor counts only honest verdicts: a verifier_error or timeout is cheap and would flatter it."""
@@ -359,7 +380,9 @@ class Floor:
 
     def all_at_once(self, n: int = 2000) -> float:
         tasks = (self.tasks * (n // len(self.tasks) + 1))[:n]
-        completions = (self.completions * (n // len(self.tasks) + 1))[:n]
+        completions = [
+            c if i % 2 == 0 else self.wrong() for i, c in enumerate(self.completions * (n // len(self.tasks) + 1))
+        ][:n]
         start = time.perf_counter()
         verdicts = self.pool.map(self.env.verifier, tasks, completions, timeout_s=2.0)
         elapsed = time.perf_counter() - start
@@ -462,7 +485,7 @@ def main() -> None:
         raise SystemExit(f"{DATA} is missing")
     args.load_start = os.getloadavg()[0]
     started = time.monotonic()
-    payloads = bodies(200)
+    payloads = bodies(200)  # 40,000 requests: see bodies()
     modes = args.modes.split(",")
     results: dict[tuple[str, str], list[dict[str, Any]]] = {}
     memory: dict[str, tuple[float, float]] = {}
