@@ -90,7 +90,7 @@ def test_a_mixture_pays_each_row_the_format_of_its_own_env():
     from rlvr_envs.adapters.rows import task_row
     from rlvr_envs.adapters.trl import reward_function
 
-    code = make_for_conformance("code-python-v5")
+    code = make_for_conformance("code-python-v6")
     arith = rlvr_envs.make("math-arith", level=1)
     reward = reward_function([code, arith], format_weight=1.0)
     assert reward.format_per_row
@@ -120,7 +120,7 @@ def test_the_server_pays_a_mixtures_rows_their_own_format_too():
     from rlvr_envs.serve.protocol import Scoring, openrlhf_reply
     from rlvr_envs.shaping import RewardShaping
 
-    code = make_for_conformance("code-python-v5")
+    code = make_for_conformance("code-python-v6")
     arith = rlvr_envs.make("math-arith", level=1)
     scoring = Scoring(router=EnvRouter([code, arith]), shaping=RewardShaping(format_weight=1.0))
     code_task, arith_task = code.tasks[0], arith.sample(1, seed=0)[0]

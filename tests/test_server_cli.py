@@ -108,7 +108,7 @@ def test_serve_with_a_format_reward_for_an_env_that_owns_its_format(tmp_path):
     )
     try:
         with urllib.request.urlopen(url + "/health", timeout=30) as response:
-            assert json.loads(response.read())["envs"] == ["code-python-v5"]
+            assert json.loads(response.read())["envs"] == ["code-python-v6"]
     finally:
         proc.kill()
         proc.wait(timeout=10)

@@ -243,11 +243,13 @@ def test_presets_take_data_rows_or_a_path_and_keep_path_as_an_alias():
 def test_the_real_files_load_whole_and_by_split_and_limit():
     assert len(rlvr_envs.make("code-humaneval", data=str(shared_path("humaneval.jsonl"))).tasks) == 164
     mbpp = str(shared_path("mbpp.jsonl"))
-    assert len(rlvr_envs.make("code-mbpp", data=mbpp).tasks) == 974
+    # -v6 leaves out MBPP/367 (test split): two hidden yes/no asserts on trees its setup builds, none
+    # derivable, so a guess passed 1 time in 4 (tests/code/test_code_redteam_round9.py).
+    assert len(rlvr_envs.make("code-mbpp", data=mbpp).tasks) == 973
     sizes = {
         s: len(rlvr_envs.make("code-mbpp", data=mbpp, split=s).tasks) for s in ("prompt", "train", "validation", "test")
     }
-    assert sizes == {"prompt": 10, "train": 374, "validation": 90, "test": 500}
+    assert sizes == {"prompt": 10, "train": 374, "validation": 90, "test": 499}
     limited = rlvr_envs.make("code-mbpp", data=mbpp, split="validation", limit=5)
     assert len(limited.tasks) == 5 and {t.metadata["split"] for t in limited.tasks} == {"validation"}
     with pytest.raises(ConfigurationError, match="limit="):

@@ -123,7 +123,7 @@ def test_gold_completion_is_fenced_in_the_task_language() -> None:
         "language": "c",
         "canonical_solution": SOLUTIONS["c"]["a_plus_b"],
     }
-    env = rlvr_envs.make("code-python-v5", data=[row])
+    env = rlvr_envs.make("code-python-v6", data=[row])
     gold_task = env.tasks[0]
     completion = env.gold_completion(gold_task)
     assert completion is not None and "```c\n" in completion

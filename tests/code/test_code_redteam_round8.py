@@ -188,7 +188,7 @@ def test_a_constant_answer_earns_no_partial_credit_on_humaneval():
     from tests.helpers.data import shared_path
 
     path = str(shared_path("humaneval.jsonl"))
-    env = rlvr_envs.make("code-humaneval-v5", data=path, partial_credit=True)
+    env = rlvr_envs.make("code-humaneval-v6", data=path, partial_credit=True)
     task = next(t for t in env.tasks if t.id == "HumanEval/76")
     assert env.verifier.verify(task, fenced("def is_simple_power(x, n):\n    return True")).reward == 0.0
     assert env.verifier.verify(task, env.gold_completion(task)).reward == 1.0
@@ -238,7 +238,10 @@ def test_a_contest_row_whose_hidden_cases_expect_one_answer_is_left_out(public, 
 
 
 KEPT = [
-    pytest.param([("1\n", "NO\n")], [("3\n", "YES\n"), ("5\n", "NO\n")], False, id="two answers"),
+    # (round 9: two hidden YES/NO cases are a guess 1 time in 4, left out: tests/code/test_code_redteam_round9.py)
+    pytest.param(
+        [("1\n", "NO\n")], [(f"{n}\n", "YES\n" if n % 3 else "NO\n") for n in range(3, 9)], False, id="two answers"
+    ),
     pytest.param([("1\n", "YES\n"), ("2\n", "YES\n")], [("3\n", "NO\n")], True, id="one hidden case"),
     pytest.param([], [("3\n", "1 2\n"), ("5\n", "2 1\n")], False, id="the same tokens in another order"),
 ]

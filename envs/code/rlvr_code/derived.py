@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import itertools
-import random
 import threading
 import warnings
 from collections import OrderedDict
@@ -35,20 +33,30 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from rlvr_code.scoring import expected_value, plan_for
+from rlvr_code.derived_inputs import (
+    CANDIDATES,
+    MAX_LITERAL,
+    Args,
+    Kwargs,
+    _perturb,  # noqa: F401  (re-exported: tests perturb values through this module)
+    _plain,
+    batch_driver,
+    batch_results,
+    candidate_inputs,
+    wide_inputs,
+)
+from rlvr_code.scoring import expected_value, guessable_cases, plan_for
 from rlvr_code.split import humaneval_asserts, solution_names
 from rlvr_envs.types import Task
 
 DERIVED_TESTS = 3
 """Derived tests a task gets (fewer when the reference fails on the other inputs)."""
-_CANDIDATES = 12
+_CANDIDATES = CANDIDATES
 _CANDIDATES_AGAINST_ONE_VALUE = 48
 """Inputs tried where the task's hidden tests all expect one value: its function mostly answers
 that value near the shown inputs (a rare property: Woodall or Armstrong numbers), so more are run
 (one reference run all the same) to find inputs it answers otherwise."""
-_SEED = "rlvr-code-derived-v1"
-_MAX_LITERAL = 2000
-"""Characters of a derived input's or result's literal (a test stays readable and cheap)."""
+_MAX_LITERAL = MAX_LITERAL
 
 NO_REFERENCE = "the prompt shows every test and the task has no reference solution to derive a hidden one from"
 NOT_MIRRORED = (
@@ -65,9 +73,19 @@ def needs_hidden(task: Task) -> bool:
     return bool(tests) and all(t.public for t in tests)
 
 
-MODES = ("derive", "discriminate")
+MODES = ("derive", "discriminate", "guard")
 """``CodeVerifier(hidden_tests=...)`` values that derive tests: ``derive`` for tasks showing every
-test (``-v3``); ``discriminate`` also for tasks whose hidden tests one value passes (``-v4``)."""
+test (``-v3``); ``discriminate`` also for tasks whose hidden tests one value passes (``-v4``);
+``guard`` (``-v6``) also for yes/no tasks with fewer than ``GUARD_BOOLEAN`` hidden tests (a guess
+passed two of them 1 time in 4), searching further from the shown inputs (``wide_inputs``) where
+the near ones answer one value, and refusing a task whose hidden tests one value still passes."""
+GUESSED = (
+    "a guess between the two answers its hidden tests expect passes them all 1 time in 32 or more, "
+    "and no hidden test can be derived"
+)
+GUARD_BOOLEAN = 8
+"""Hidden yes/no tests a ``guard`` task gets (a fair guess passes them all 1 time in 256; a guess
+biased to one value fares no better while both values are about as common among them)."""
 
 
 def _one_value(sources: list[str]) -> tuple[bool, Any]:
@@ -91,12 +109,33 @@ def constant_passable(task: Task) -> bool:
     return bool(hidden) and _one_value(hidden)[0]
 
 
+def hidden_booleans(task: Task) -> list[bool] | None:
+    """What the task's hidden tests expect where every one expects True or False (``assert f(x)``,
+    ``assert not f(x)``, ``f(x) == True``), else None."""
+    values = [expected_value(t.source) for t in plan_for(task).tests if not t.public]
+    if not values or not all(known and isinstance(value, bool) for known, value in values):
+        return None
+    return [bool(value) for _, value in values]
+
+
+def guessable(task: Task) -> bool:
+    """Whether the task's hidden tests are fewer than ``GUARD_BOOLEAN`` yes/no ones: a program
+    answering the prompt's examples from a table and guessing otherwise passes them all often
+    (77 of MBPP's tasks have two hidden asserts, one True and one False: 1 guess in 4)."""
+    found = hidden_booleans(task)
+    return found is not None and len(found) < GUARD_BOOLEAN
+
+
 def needs_derived(task: Task, mode: str = "derive") -> bool:
-    """Whether ``mode`` derives tests for the task: it shows every test, or (``discriminate``) one
-    answer passes its hidden tests."""
+    """Whether ``mode`` derives tests for the task: it shows every test, or (``discriminate``,
+    ``guard``) one answer passes its hidden tests, or (``guard``) they are few yes/no ones."""
     if mode not in MODES:
         return False
-    return needs_hidden(task) or (mode == "discriminate" and constant_passable(task))
+    if needs_hidden(task):
+        return True
+    if mode == "guard" and (guessable(task) or guessable_cases(task)):
+        return True
+    return mode != "derive" and constant_passable(task)
 
 
 @dataclass(frozen=True)
@@ -190,154 +229,18 @@ def _shown_asserts(task: Task) -> list[_Shown] | str:
     return found or NOT_MIRRORED
 
 
-def derivable(task: Task) -> str | None:
+def derivable(task: Task, mode: str = "derive") -> str | None:
     """None when hidden tests can be derived for the task (or it needs none, or it keeps its own
-    where none can be: a task whose hidden tests one answer passes), else why not."""
-    if not needs_hidden(task):
-        return None
-    shown = _shown_asserts(task)
-    return shown if isinstance(shown, str) else None
-
-
-# -- perturbations -------------------------------------------------------------------------------
-
-
-def _int(value: int, rng: random.Random) -> int:
-    if value == 0:
-        return 0  # zero is often a boundary the task names; its neighbours change the question
-    step = rng.choice((1, 2, 3))
-    new = value + rng.choice((-step, step))
-    if (value > 0) != (new > 0) or new == 0:
-        new = value + step if value > 0 else value - step
-    return new
-
-
-def _float(value: float, rng: random.Random) -> float:
-    if value == 0.0 or value != value or value in (float("inf"), float("-inf")):
-        return value
-    return round(value * rng.choice((0.5, 1.5, 2.0)), 6) or value
-
-
-_CLASSES = ("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789")
-
-
-def _str(value: str, rng: random.Random) -> str:
-    spots = [i for i, ch in enumerate(value) if any(ch in c for c in _CLASSES)]
-    if not spots:
-        return value
-    chars = list(value)
-    for at in rng.sample(spots, min(len(spots), rng.choice((1, 2)))):
-        pool = next(c for c in _CLASSES if chars[at] in c)
-        if pool[0] == "0" and at == 0 and chars[at] != "0":
-            pool = pool[1:]  # a number keeps no leading zero
-        others = [c for c in pool if c != chars[at]]
-        chars[at] = rng.choice(others)
-    return "".join(chars)
-
-
-def _ordered(items: list[Any]) -> int:
-    """1: non-decreasing, -1: non-increasing, 0: neither or not comparable (a short list: 0)."""
-    if len(items) < 3:
-        return 0
-    try:
-        if all(a <= b for a, b in itertools.pairwise(items)):
-            return 1
-        if all(a >= b for a, b in itertools.pairwise(items)):
-            return -1
-    except TypeError:
-        return 0
-    return 0
-
-
-def _distinct(items: list[Any]) -> bool:
-    try:
-        return len({repr(v) for v in items}) == len(items)
-    except (TypeError, ValueError, RecursionError):
-        return False
-
-
-def _list(items: list[Any], rng: random.Random, depth: int) -> list[Any]:
-    out = [_perturb(v, rng, depth + 1) if rng.random() < 0.5 else v for v in items]
-    if items and rng.random() < 0.5:
-        out.insert(rng.randrange(len(out) + 1), _perturb(rng.choice(items), rng, depth + 1))
-    order = _ordered(items)
-    if order:
-        try:
-            out.sort(reverse=order < 0)
-        except TypeError:
-            return list(items)
-    elif len(out) > 1:
-        rng.shuffle(out)
-    if _distinct(items):
-        out = list({repr(v): v for v in reversed(out)}.values())[::-1]  # the first of each, in order
-    return out
-
-
-def _perturb(value: Any, rng: random.Random, depth: int = 0) -> Any:
-    if depth > 6 or isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, int):
-        return _int(value, rng)
-    if isinstance(value, float):
-        return _float(value, rng)
-    if isinstance(value, str):
-        return _str(value, rng)
-    if isinstance(value, list):
-        return _list(value, rng, depth)
-    if isinstance(value, tuple):
-        return tuple(_perturb(v, rng, depth + 1) for v in value)  # a tuple is a record: its length stays
-    if isinstance(value, dict):
-        return {k: _perturb(v, rng, depth + 1) for k, v in value.items()}
-    if isinstance(value, (set, frozenset)):
-        return type(value)(_perturb(v, rng, depth + 1) for v in value)
-    return value
-
-
-def _plain(value: Any) -> bool:
-    """A literal that round-trips exactly (``repr`` then ``literal_eval``) and holds no float."""
-    if isinstance(value, float):
-        return False
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return all(_plain(v) for v in value)
-    if isinstance(value, dict):
-        return all(_plain(k) and _plain(v) for k, v in value.items())
-    if isinstance(value, complex):
-        return False
-    text = repr(value)
-    if len(text) > _MAX_LITERAL:
-        return False
-    try:
-        back = ast.literal_eval(text)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return False
-    return type(back) is type(value) and back == value
-
-
-Args = tuple[Any, ...]
-Kwargs = tuple[tuple[str, Any], ...]
-
-
-def candidate_inputs(shown: list[_Shown], task_id: str, count: int = _CANDIDATES) -> list[tuple[int, Args, Kwargs]]:
-    """Up to ``count`` new ``(shown index, args, kwargs)``, the same in every process (the first
-    ones the same whatever ``count``)."""
-    rng = random.Random(f"{_SEED}|{task_id}")  # str seeds hash with SHA-512: no PYTHONHASHSEED
-    seen = {repr((s.callee, s.args, s.kwargs)) for s in shown}
-    out = []
-    for attempt in range(count * 4):
-        index = attempt % len(shown)
-        base = shown[index]
-        args = tuple(_perturb(a, rng) for a in base.args)
-        kwargs = tuple((k, _perturb(v, rng)) for k, v in base.kwargs)
-        key = repr((base.callee, args, kwargs))
-        if key in seen or not all(_plain(v) for v in (*args, *(v for _, v in kwargs))):
-            continue
-        if len(repr((args, kwargs))) > _MAX_LITERAL:
-            continue
-        seen.add(key)
-        out.append((index, args, kwargs))
-        if len(out) >= count:
-            break
-    return out
+    where none can be: a task whose hidden tests one answer passes), else why not. ``guard``: a
+    task a guess between two answers passes 1 time in 32 (``scoring.guessable_cases``: two
+    ``YES``/``NO`` cases) needs derived tests too, and a stdin/stdout task never gets them."""
+    if needs_hidden(task):
+        shown = _shown_asserts(task)
+        return shown if isinstance(shown, str) else None
+    if mode == "guard" and guessable_cases(task):
+        shown = _shown_asserts(task)
+        return f"{GUESSED} ({shown})" if isinstance(shown, str) else None
+    return None
 
 
 # -- the derived asserts -------------------------------------------------------------------------
@@ -395,13 +298,14 @@ _derived_sys.stdout.write(repr({callee}(*_derived_args, **dict(_derived_kwargs))
 """
 
 
-def reference_program(task: Task, callee: str) -> str:
-    """The reference, the tests' setup, and a driver printing ``repr`` of the call on stdin's literal."""
+def reference_program(task: Task, callee: str, driver: str | None = None) -> str:
+    """The reference, the tests' setup, and a driver (default: printing ``repr`` of the call on
+    stdin's literal)."""
     answer = task.answer if isinstance(task.answer, dict) else {}
     parts = [str(answer.get("canonical_solution") or "")]
     if answer.get("format") == "asserts" and str(answer.get("setup") or "").strip():
         parts.append(str(answer["setup"]))
-    return "\n".join(parts) + "\n" + _DRIVER.format(callee=callee)
+    return "\n".join(parts) + "\n" + (_DRIVER.format(callee=callee) if driver is None else driver)
 
 
 RunOutputs = Callable[[str, list[dict[str, str]]], list[str | None]]
@@ -502,6 +406,95 @@ def _derive_batch(
             tests.append(made)
 
 
+def guard(task: Task, run: RunOutputs) -> Task | str:
+    """``derive``, then, where one answer still passes every hidden test or they are fewer than
+    ``GUARD_BOOLEAN`` yes/no ones, tests from the reference on ``wide_inputs`` (one run): yes/no
+    ones chosen so both answers are about as common among the hidden tests, else up to
+    ``DERIVED_TESTS`` the one answer fails. A task one answer still passes stays as ``derive``
+    left it: its reference answers that one value on every input tried (MBPP/336 "is the month
+    February", MBPP/816 "clear a tuple": the table and the constant are the task's function)."""
+    made = derive(task, run)
+    if isinstance(made, str):
+        if needs_hidden(task) or not isinstance(_shown_asserts(task), list):
+            why = made if needs_hidden(task) else derivable(task, "guard")
+            return task if why is None else why
+        made = task  # the near inputs gave nothing (the reference raised on them): the wide ones may
+    if not (constant_passable(made) or guessable(made) or guessable_cases(made)):
+        return made
+    shown = _shown_asserts(made)
+    if isinstance(shown, str):
+        return made
+    pool = _wide_results(made, shown, run)
+    have = hidden_booleans(made)
+    if constant_passable(made):
+        constant = _one_value([t.source for t in plan_for(made).tests if not t.public])
+        if all(_same(value, constant[1]) for _, value in pool):
+            return made  # the reference answers the one value everywhere tried: nothing to add
+    if have is not None:
+        tests = _balanced(have, pool)
+    else:
+        constant = _one_value([t.source for t in plan_for(made).tests if not t.public])
+        tests = [test for test, value in pool if not _same(value, constant[1])][:DERIVED_TESTS]
+    return with_tests(made, tests) if tests else made
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b) and type(a) is type(b)
+    except Exception:  # a literal's == of an odd type: not the same
+        return False
+
+
+def _balanced(have: list[bool], pool: list[tuple[str, Any]]) -> list[str]:
+    """Yes/no tests from ``pool`` added one at a time, each of the answer the hidden tests
+    (``have``, then those added) hold fewer of while ``pool`` has one, up to ``GUARD_BOOLEAN``."""
+    by_value: dict[bool, list[str]] = {True: [], False: []}
+    for test, value in pool:
+        if isinstance(value, bool):
+            by_value[value].append(test)
+    counts = {True: have.count(True), False: have.count(False)}
+    chosen: list[str] = []
+    while len(have) + len(chosen) < GUARD_BOOLEAN and (by_value[True] or by_value[False]):
+        want = min((False, True), key=lambda v: counts[v] if by_value[v] else 1 << 30)
+        chosen.append(by_value[want].pop(0))
+        counts[want] += 1
+    return chosen
+
+
+def _wide_results(task: Task, shown: list[_Shown], run: RunOutputs) -> list[tuple[str, Any]]:
+    """``(assert, the value it expects)`` for each wide input the reference answered with a
+    plain literal, in the inputs' order; one reference run a callee."""
+    known = {t.source.strip() for t in plan_for(task).tests}
+    by_callee: dict[str, list[tuple[int, Args, Kwargs]]] = {}
+    for index, args, kwargs in wide_inputs(shown, str(task.id)):
+        by_callee.setdefault(shown[index].callee, []).append((index, args, kwargs))
+    out: list[tuple[str, Any]] = []
+    for callee, inputs in sorted(by_callee.items()):
+        program = reference_program(task, callee, batch_driver(callee))
+        case = {"input": repr([(a, k) for _, a, k in inputs]), "output": ""}
+        texts = batch_results(run(program, [case])[0], len(inputs))
+        for (index, args, kwargs), text in zip(inputs, texts):
+            result = _literal(text)
+            if result is None or not _plain(result[0]):
+                continue
+            made = derived_assert(shown[index], args, kwargs, result[0])
+            if made is None or made in known:
+                continue
+            known.add(made)
+            found, value = expected_value(made)
+            out.append((made, value if found else result[0]))
+    return out
+
+
+def _literal(text: str | None) -> tuple[Any] | None:
+    if text is None or len(text) > _MAX_LITERAL:
+        return None
+    try:
+        return (ast.literal_eval(text),)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
 _cache: OrderedDict[str, Task | str] = OrderedDict()
 _cache_lock = threading.Lock()
 
@@ -517,7 +510,7 @@ def with_hidden_tests(task: Task, run: RunOutputs, mode: str = "derive") -> Task
         known = _cache.get(key)
     if known is not None:
         return known
-    made = derive(task, run)
+    made = derive(task, run) if mode != "guard" else guard(task, run)
     with _cache_lock:
         _cache[key] = made
         while len(_cache) > 2048:

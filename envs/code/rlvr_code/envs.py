@@ -443,7 +443,7 @@ class CodeEnv(DatasetEnv):
             task = self._row_task(index, place, row)
             if task is None:
                 continue
-            why = derivable(task) if derive else None
+            why = derivable(task, mode) if derive else None
             if why is None and derive and needs_hidden(task) and local_sandbox_missing():
                 why = NO_LOCAL_SANDBOX  # the Docker backend's host: the verifier would refuse them
             if why is not None:

@@ -4,7 +4,17 @@ and the contest sets ``code-contests``, ``code-taco``, ``code-apps``, ``code-liv
 
 Versions (a change that alters any reward of an honest answer bumps the version; the old one stays):
 
-* ``-v5`` (red team round 8): ``partial_credit`` no longer pays answers that ignore the task
+* ``-v6`` (red team round 9): ``hidden_tests="guard"`` (``rlvr_code.derived.guard``): a yes/no
+  task with fewer than 8 hidden asserts (77 MBPP tasks had two, one True and one False: a program
+  answering the prompt's example from a table and guessing otherwise passed 1 time in 4; 4
+  HumanEval tasks had 2-3) gets tests derived from its reference up to 8, both answers about as
+  common among them; where the inputs near the shown ones all get one answer, the reference runs
+  on inputs further away (ints swept, strings and lists cut, repeated, reversed, flags flipped):
+  that found a test for 9 of the 15 tasks one constant still passed under v5 (MBPP/20 Woodall
+  numbers, MBPP/598 Armstrong numbers, HumanEval/54); the 6 left are tasks whose reference answers
+  one value on every input tried (MBPP/336 "is it February", MBPP/816 "clear a tuple": the table is
+  the function). An honest answer on those tasks now also has to pass the derived tests.
+* ``-v5`` (deprecated; red team round 8): ``partial_credit`` no longer pays answers that ignore the task
   (``credit_tests="corrected"``, ``rlvr_code.scoring``): tests a constant (None, True, 0, '', [],
   ...) or the input echoed passes pay nothing, and the share the most common expected answer
   passes of the rest is chance, ``(passed - m) / (n - m)``. ``return True`` earned 0.6 on
@@ -63,20 +73,24 @@ _CONTEST_V2 = "v2's partial_credit pays a constant output the share of cases exp
 _CONTEST_V1 = (
     "v1 gives every language the limit the set states for C++ (Python fails at 1-5x it) and no file I/O; use -v3"
 )
+_V5 = (
+    "v5 pays a guess on yes/no tasks with two hidden asserts 1 time in 4 (77 MBPP tasks) and a table plus a "
+    "constant on 15 tasks; use -v6"
+)
 _V4 = (
     "v4's partial_credit pays a constant answer the share of tests expecting it (return True: 0.6 on "
-    "HumanEval/76); use -v5"
+    "HumanEval/76); use -v6"
 )
 _V3 = (
     "v3 pays a program answering the prompt's example from a table and one value otherwise on tasks whose "
-    "hidden tests all expect that value (MBPP/3: 81 MBPP tasks, 3 HumanEval); use -v5"
+    "hidden tests all expect that value (MBPP/3: 81 MBPP tasks, 3 HumanEval); use -v6"
 )
 _V2 = (
     "v2 pays a program hardcoding the prompt's examples on tasks whose prompt shows every test "
-    "(HumanEval/34, MBPP/37); use -v5"
+    "(HumanEval/34, MBPP/37); use -v6"
 )
-_V1 = "v1's partial_credit counts tests the prompt shows (hardcoding its examples earned 0.33-0.5); use -v5"
-_V0 = "v0's partial_credit counts assert lines that never call the solution (return None earned 0.1-0.2); use -v5"
+_V1 = "v1's partial_credit counts tests the prompt shows (hardcoding its examples earned 0.33-0.5); use -v6"
+_V0 = "v0's partial_credit counts assert lines that never call the solution (return None earned 0.1-0.2); use -v6"
 _IDS = (
     (
         "code-python",
@@ -184,7 +198,9 @@ def register_envs() -> None:
         register(f"{name}-v3", entry_point, kwargs=derived, deprecated=_V3, **options)
         discriminate = {**derived, "hidden_tests": "discriminate"}
         register(f"{name}-v4", entry_point, kwargs=discriminate, deprecated=_V4, **options)
-        register(f"{name}-v5", entry_point, kwargs={**discriminate, "credit_tests": "corrected"}, **options)
+        corrected = {**discriminate, "credit_tests": "corrected"}
+        register(f"{name}-v5", entry_point, kwargs=corrected, deprecated=_V5, **options)
+        register(f"{name}-v6", entry_point, kwargs={**corrected, "hidden_tests": "guard"}, **options)
     for contest, contest_entry, contest_options in _CONTEST_IDS:
         register(
             f"{contest}-v1",

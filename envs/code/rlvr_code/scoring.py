@@ -132,6 +132,40 @@ def one_output(task: Task) -> tuple[str, int] | None:
     return None if answer is None else (answer, len(hidden))
 
 
+GUESS_CASES = 6
+"""Hidden tests with two answers between them a task needs to be kept where none can be derived
+(contest rows, stdin/stdout tasks): a program guessing between the two passes fewer 1 time in 32
+or more often (two hidden ``YES``/``NO`` cases: 1 in 4)."""
+
+
+_BINARY = frozenset({"True", "False", "true", "false", "yes", "no"})
+"""Answers of a yes/no question a guesser knows without being shown them (asserts' ``True``/
+``False``, stdin/stdout's ``YES``/``NO`` as ``_expectations`` folds them)."""
+
+
+def two_answers(task: Task) -> int | None:
+    """How many hidden tests the task has when every one expects one of the same two answers and
+    a guesser knows both: each is shown in the prompt's own tests or is a yes/no answer (a yes/no
+    problem: ``YES``/``NO`` cases, ``f(x) == True``/``False``; a statement's examples answering
+    ``Alice`` and ``Bob``), else None (one answer is ``one_output``'s case)."""
+    plan = plan_for(task)  # cached per task: this runs before every sample
+    hidden = [t.key for t in plan.tests if not t.public]
+    answers = {plan.expected.get(key) for key in hidden}
+    if not hidden or None in answers or len(answers) != 2:
+        return None
+    shown = {plan.expected.get(t.key) for t in plan.tests if t.public}
+    if not all(answer in shown or answer in _BINARY for answer in answers):
+        return None
+    return len(hidden)
+
+
+def guessable_cases(task: Task) -> bool:
+    """Whether a guess between the two answers of the task's hidden tests passes them all at least
+    1 time in 32 (fewer than ``GUESS_CASES`` of them)."""
+    count = two_answers(task)
+    return count is not None and count < GUESS_CASES
+
+
 def _normal(value: Any) -> str:
     """One spelling for answers equal under ``==`` that tests usually compare with (1 and 1.0)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):

@@ -253,7 +253,7 @@ def _sandbox_limits(
 
 
 CREDIT_TESTS = ("corrected", "discriminating", "hidden", "all")
-HIDDEN_TESTS = ("discriminate", "derive", "as_given")
+HIDDEN_TESTS = ("guard", "discriminate", "derive", "as_given")
 _public_run = threading.local()
 """What ``partial_credit`` may count (``CodeVerifier``'s ``credit_tests``)."""
 
@@ -280,6 +280,10 @@ class CodeVerifier(Verifier):
             (``verifier_error`` naming why) where none can be; ``"discriminate"`` (the ``-v4``
             ids): also a task whose hidden tests one answer passes gets derived tests the
             reference answers otherwise (kept as it is where none can be derived);
+            ``"guard"`` (the ``-v6`` ids): also a yes/no task with fewer than 8 hidden tests gets
+            derived ones up to 8, inputs further from the shown ones are tried where the near ones
+            tell nothing apart, and a task a guess between two answers passes 1 time in 32 with
+            nothing derivable is refused (``derived.guard``);
             ``"as_given"``: the tests as they are (the ``-v2`` ids and older: hardcoding the
             prompt passes such a task).
         backend: ``"local"`` (bubblewrap) or ``"docker"``.

@@ -24,7 +24,7 @@ from typing import Any
 from rlvr_code.contests.checkers import CheckerSpecError, parse_checker, stated_tolerance
 from rlvr_code.contests.verifier import CASE_LIMIT_KEY, FACTORS_KEY
 from rlvr_code.envs import NOTHING_PASSES, RowPlace, expects_no_output
-from rlvr_code.scoring import one_output
+from rlvr_code.scoring import GUESS_CASES, guessable_cases, one_output
 from rlvr_code.split import solution_names
 from rlvr_code.verifier import accepted_languages
 from rlvr_envs.errors import DataError
@@ -263,6 +263,8 @@ def build_task(
     shape = one_output(task)
     if shape is not None and shape[1] >= 2:
         raise untestable(place, ONE_OUTPUT)
+    if guessable_cases(task):
+        raise untestable(place, TWO_ANSWERS)
     if shape is not None:
         # One hidden test: nothing tells a program from one printing its answer blindly. Kept
         # (Kattis' hello is such a problem), and said in the metadata so a curriculum can drop it.
@@ -272,6 +274,10 @@ def build_task(
 
 ONE_OUTPUT = "every hidden test expects the same answer: a program answering it whatever its input would pass"
 ONE_OUTPUT_KEY = "one_hidden_answer"
+TWO_ANSWERS = (
+    f"fewer than {GUESS_CASES} hidden tests, each expecting one of the same two answers: a program "
+    "guessing between them (and printing the statement's examples from a table) would pass 1 time in 32 or more"
+)
 
 
 def _checker_for(statement: str, checker: Any) -> Any:
