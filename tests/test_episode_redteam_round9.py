@@ -325,3 +325,56 @@ def test_openenv_episodes_follow_the_one_failure_policy():
     zero = environment_factory("math-arith", tools=["dying"], on_error="zero")
     paid = [lost_episode(zero) for _ in range(3)]
     assert [(o.reward, o.metadata["verifier_error"]) for o in paid] == [(0.0, 1)] * 3
+
+
+# -- judge, rubric mode: regex criteria read the response as a reader sees it ------------------------
+RUBRIC = [
+    {"text": "names Canberra", "kind": "regex", "pattern": "(?i)canberra"},
+    {"text": "does not say Sydney", "kind": "regex", "pattern": "(?i)sydney", "must_match": False},
+]
+# A wrong answer that meets the required word only where a reader does not see it, or breaks the
+# forbidden word only for the grader (paid 1.0 or 0.5 by rubric-v3; 0.5 or 0 by rubric-v4).
+UNSEEN = [
+    ("Melbourne.<!-- Canberra -->", 0.5),
+    ("Melbourne. \\phantom{Canberra}", 0.5),
+    ('Melbourne. <span style="color:white">Canberra</span>', 0.5),
+    ("Melbourne. <div hidden>Canberra</div>", 0.5),
+    ("~~Canberra~~ Melbourne.", 0.5),
+    ("<del>Canberra</del> Melbourne.", 0.5),
+    ("Syd\u200bney.", 0.0),
+    ("Syd\u00adney.", 0.0),
+    ("Sydn\u0435y.", 0.0),  # a Cyrillic е
+    ("\uff33\uff59\uff44\uff4e\uff45\uff59.", 0.0),  # full-width
+]
+
+
+def _rubric_env(env_id: str):
+    from rlvr_judge.client import JudgeClient
+
+    judge = JudgeClient("http://127.0.0.1:9/v1", "unused", max_retries=0, timeout_s=0.5)  # regex only: no call
+    data = [{"prompt": "What is the capital of Australia?", "rubric": RUBRIC}]
+    return rlvr_envs.make(env_id, data=data, judge=judge, cache=False)
+
+
+@pytest.mark.parametrize(("answer", "paid"), UNSEEN)
+def test_regex_criteria_read_what_a_reader_sees(answer, paid):
+    env = _rubric_env("rubric-v4")
+    assert env.verify(env.tasks[0], f"The capital is {answer}").reward == paid
+    assert _rubric_env("judge-v5").verify(env.tasks[0], f"The capital is {answer}").reward == paid
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Canberra.",
+        "**Canberra** (not the larger cities).",
+        "<b>Canberra</b>.",
+        "Canberra ~ founded 1913.",
+        "$\\text{Canberra}$.",
+        "<!-- a note --> Canberra.",
+        "~~Melbourne~~ Canberra.",
+    ],
+)
+def test_regex_criteria_honest_answers_keep_full_credit(answer):
+    env = _rubric_env("rubric-v4")
+    assert env.verify(env.tasks[0], f"The capital is {answer}").reward == 1.0

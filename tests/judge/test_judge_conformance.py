@@ -17,6 +17,7 @@ _NO_FORGED_CHECK = frozenset({"judge-ref-v2", "judge-v2", "rubric-v1", "judge-re
         "judge-ref-v5",
         "judge-v5",
         "judge-ref-v4",
+        "rubric-v4",
         "rubric-v3",
         "judge-v4",
         "judge-ref-v3",

@@ -309,7 +309,7 @@ def test_the_screened_ids_are_the_defaults_and_the_old_ones_still_call_the_judge
 
     assert rlvr_envs.registry.resolve("judge-ref").id == "judge-ref-v5"
     assert rlvr_envs.registry.resolve("judge").id == "judge-v5"
-    assert rlvr_envs.registry.resolve("rubric").id == "rubric-v3"
+    assert rlvr_envs.registry.resolve("rubric").id == "rubric-v4"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         old = stand_in_env(yes_server, "judge-ref-v1", data=[QA])

@@ -6,7 +6,10 @@ is shown. A new template version, or a change in what the judge sees, means a ne
 * ``judge-ref-v5``, ``judge-v5``: as below, and reference mode shows the judge the sentence that gives
   the final answer before it (template ``ref-v2``, ``answer_view="v2"``): an alternative, a condition or
   a hedge written beside the final answer ("either 41 or \\boxed{42}") was cut away before.
-* ``judge-ref-v4``, ``judge-v4`` (deprecated), ``rubric-v3``: as below, and the screen (level 3) also refuses talk about
+  ``judge-v5`` and ``rubric-v4``: regex criteria read the response as a reader sees it
+  (``criteria_view="reader"``: a match hidden or struck out does not meet one; a forbidden word split
+  by a zero-width character or spelt with a look-alike letter still breaks one).
+* ``judge-ref-v4``, ``judge-v4``, ``rubric-v3`` (deprecated): as below, and the screen (level 3) also refuses talk about
   the response's own grading anywhere (the reference or expected answer, an answer key, the grading
   system, ``"is_correct": true``, a system turn), a note split into pieces, a note alone in more ways
   and languages or beside the prompt pasted back, and in reference mode a retraction after the final
@@ -57,6 +60,13 @@ _NO_SENTENCE = (
 )
 
 
+_RAW_CRITERIA = (
+    "regex criteria read the raw text: a required word in an HTML comment, a white or hidden element, "
+    "\\phantom{{}} or struck out met them, and a forbidden word split by a zero-width character or spelt "
+    "with a look-alike letter escaped one; use {id}-{new}"
+)
+
+
 _PLAIN_SCREEN = (
     "the screen read only the plain words: a note to the grader in base64, rot13, Unicode tag characters or "
     "an HTML comment, a forged verdict, or a hedge after the answer reached the judge; use {id}-{new}"
@@ -71,7 +81,7 @@ def register_envs() -> None:
         (2, {"screen": 1}),
         (3, {"screen": 2}),
         (4, {}),
-        (5, {"answer_view": "v2"}),
+        (5, {"answer_view": "v2", "criteria_view": "reader"}),
     )
     for version, view in views:
         template = 2 if version >= 5 else min(version, 1)
@@ -98,7 +108,14 @@ def register_envs() -> None:
             user_data=True,
             deprecated=hole.format(id="judge", new="v5") if hole else None,
         )
-    for version, options in ((0, unscreened), (1, {"screen": 1}), (2, {"screen": 2}), (3, {})):
+    rubric_views: tuple[tuple[int, dict[str, object]], ...] = (
+        (0, unscreened),
+        (1, {"screen": 1}),
+        (2, {"screen": 2}),
+        (3, {}),
+        (4, {"criteria_view": "reader"}),
+    )
+    for version, options in rubric_views:
         register(
             f"rubric-v{version}",
             "rlvr_judge.envs:RubricEnv",
@@ -108,7 +125,9 @@ def register_envs() -> None:
             description="Responses graded by a weighted rubric: judge, IFEval, math, regex and JSON-schema criteria "
             f"(templates criterion-v0, holistic-v0{', screened' if version else ''})",
             data_source="built-in 6 rubric tasks, or data=; judge: base_url=/model= or $RLVR_JUDGE_BASE_URL",
-            deprecated={0: _NO_SCREEN, 1: _PLAIN_SCREEN, 2: _LEVEL_2_SCREEN}[version].format(id="rubric", new="v3")
-            if version < 3
+            deprecated={0: _NO_SCREEN, 1: _PLAIN_SCREEN, 2: _LEVEL_2_SCREEN, 3: _RAW_CRITERIA}[version].format(
+                id="rubric", new="v4"
+            )
+            if version < 4
             else None,
         )

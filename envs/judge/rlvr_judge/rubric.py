@@ -134,8 +134,54 @@ def _validate_params(c: Criterion) -> None:
 _JSON_FENCE = re.compile(r"\A\s*```(?:json)?\s*\n(.*?)\n\s*```\s*\Z", re.DOTALL)
 
 
-def check_programmatic(c: Criterion, response: str) -> tuple[bool, str]:
-    """(met, how) for a programmatic criterion. Never raises on the response."""
+VIEWS = ("raw", "reader")
+MAX_MATCHES = 256
+"""Matches of a regex criterion read for one a reader sees (a bound: a pattern matching everywhere)."""
+
+
+_INLINE_CODE = re.compile(r"`[^`\n]{1,200}`")
+
+
+def _seen_match(pattern: str, response: str) -> bool:
+    """Whether ``pattern`` matches text a reader sees: a match inside an HTML comment, a hidden or
+    white element, ``\\phantom`` and the like (``rlvr_envs.concealment``), or struck out, is not one."""
+    import regex
+
+    from rlvr_envs.concealment import CONCEAL_WINDOW, hidden_before
+    from rlvr_judge.screen import _STRUCK
+
+    struck = [m.span() for m in _STRUCK.finditer(response)] if ("~~" in response or "<" in response) else []
+    for k, found in enumerate(regex.finditer(pattern, response, timeout=REGEX_TIMEOUT_S)):
+        if k >= MAX_MATCHES:
+            break
+        start, end = found.span()
+        if any(a <= start and end <= b for a, b in struck):
+            continue
+        # "<<title>>" (IFEval's title markup) is no HTML element, and inline code shows its text as
+        # written (a `%` there opens no comment): neither hides what follows.
+        before = _INLINE_CODE.sub(" ", response[max(0, start - CONCEAL_WINDOW) : start].replace("<<", "\u00ab\u00ab"))
+        if hidden_before(before) is None:
+            return True
+    return False
+
+
+def _read_as_shown(response: str) -> str:
+    """The response as a reader reads its letters: zero-width characters gone, compatibility forms
+    (full-width) and look-alike letters (a Cyrillic е in "Sydnеy") read as the plain ones."""
+    import unicodedata
+
+    from rlvr_judge.decoded import _LOOKALIKE
+    from rlvr_judge.screen import _ZERO_WIDTH
+
+    return unicodedata.normalize("NFKC", _ZERO_WIDTH.sub("", response)).translate(_LOOKALIKE)
+
+
+def check_programmatic(c: Criterion, response: str, view: str = "raw") -> tuple[bool, str]:
+    """(met, how) for a programmatic criterion. Never raises on the response.
+
+    ``view="reader"`` (``rubric-v4``, ``judge-v5``): a regex criterion is met only by a match a
+    reader sees (not hidden, not struck out), and one that must not match is broken by the text a
+    reader sees as well (a zero-width character or a look-alike letter inside the word counts)."""
     p = c.params
     if c.kind == "ifeval":
         from rlvr_ifeval.scoring import evaluate
@@ -154,11 +200,20 @@ def check_programmatic(c: Criterion, response: str) -> tuple[bool, str]:
     if c.kind == "regex":
         import regex
 
+        must = p.get("must_match", True)
         try:
-            found = regex.search(p["pattern"], response, timeout=REGEX_TIMEOUT_S) is not None
+            if view == "reader" and must:
+                found = _seen_match(p["pattern"], response)
+            elif view == "reader":
+                found = any(
+                    regex.search(p["pattern"], text, timeout=REGEX_TIMEOUT_S) is not None
+                    for text in (response, _read_as_shown(response))
+                )
+            else:
+                found = regex.search(p["pattern"], response, timeout=REGEX_TIMEOUT_S) is not None
         except TimeoutError:
             return False, "regex timed out (counted as not met)"
-        met = found if p.get("must_match", True) else not found
+        met = found if must else not found
         return met, "regex " + ("found" if found else "not found")
     if c.kind == "json_schema":
         import jsonschema

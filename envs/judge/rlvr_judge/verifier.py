@@ -19,6 +19,7 @@ from rlvr_envs import Reason, Task, Verdict, Verifier
 from rlvr_judge.cache import JudgeCache, cache_key
 from rlvr_judge.client import JudgeCircuitOpen, JudgeClient, JudgeError
 from rlvr_judge.hedges import hedged, hidden_answer, look_alike_tag
+from rlvr_judge.rubric import VIEWS as CRITERIA_VIEWS
 from rlvr_judge.rubric import Criterion, CriterionError, aggregate_explicit, check_programmatic, parse_rubric
 from rlvr_judge.screen import SCREEN_LEVEL
 from rlvr_judge.screen import screen as screen_response
@@ -194,6 +195,8 @@ class JudgeVerifier(Verifier):
         echo_sources: other text the policy was given (its env sets the prompt format's
             instruction and system prompt): pasting it back is screened as an echo.
         time_budget_s: the pool's hard budget per verification (when run in the pool).
+        criteria_view: ``"reader"`` (``rubric-v4``, ``judge-v5``): regex criteria read the response as a
+            reader sees it (``rlvr_judge.rubric.check_programmatic``); ``"raw"``: the text as it is.
     """
 
     def __init__(
@@ -212,6 +215,7 @@ class JudgeVerifier(Verifier):
         screen: bool | int = True,
         echo_sources: tuple[str, ...] = (),
         time_budget_s: float | None = None,
+        criteria_view: str = "raw",
     ) -> None:
         if not judges:
             raise ValueError("at least one judge is needed")
@@ -225,6 +229,9 @@ class JudgeVerifier(Verifier):
             raise ValueError(f"pass_threshold must be in (0, 1], got {pass_threshold}")
         if answer_view not in ("v0", "v1", "v2"):
             raise ValueError(f"answer_view must be 'v0', 'v1' or 'v2', got {answer_view!r}")
+        if criteria_view not in CRITERIA_VIEWS:
+            raise ValueError(f"criteria_view must be one of {CRITERIA_VIEWS}, got {criteria_view!r}")
+        self.criteria_view = criteria_view
         if max_final_chars < 1:
             raise ValueError(f"max_final_chars must be positive, got {max_final_chars}")
         self.max_final_chars = max_final_chars
@@ -468,7 +475,7 @@ class JudgeVerifier(Verifier):
             if c.required:
                 entry["required"] = True
             if c.kind != "judge":
-                met, how = check_programmatic(c, response)
+                met, how = check_programmatic(c, response, self.criteria_view)
                 entry.update(met=met, by=how)
                 credits.append(float(met))
             else:
