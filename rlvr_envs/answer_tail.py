@@ -353,6 +353,8 @@ def _said_in_words(sentence: str, answer: str) -> TailFinding | None:
     ("\\boxed{3}, or its negative"), another value with a condition ("(7 if you count zero)"), or the answer
     widened to a class of values ("up to sign")."""
     lead = _LEAD.match(sentence)  # "\\boxed{3}\\text{ or four}"
+    if _BARE_QUESTION.match(sentence) is not None:
+        return TailFinding("hedge", "?")  # "<answer>3</answer>?", "(?)": the answer asked, not stated
     alternative = ALTERNATIVE_AFTER.match(sentence, lead.end() if lead is not None else 0)
     if alternative is not None and not ALTERNATIVES.search(answer):
         text = sentence[alternative.end() :]
@@ -366,6 +368,9 @@ def _said_in_words(sentence: str, answer: str) -> TailFinding | None:
     if wide is not None and wide.casefold() not in answer.casefold():
         return TailFinding("hedge", wide)
     return None
+
+
+_BARE_QUESTION = re.compile(r"[\s$)\]}*_(\[.!]*[?？][\s$)\]}*_?？!.]*$")
 
 
 def _any_condition(clause: str) -> str | None:

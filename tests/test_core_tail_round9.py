@@ -40,7 +40,11 @@ TAKEN = [
     "<answer>12</answer> [or 9 assuming repetition]", "<answer>12</answer>, up to sign.", "<answer>12</answer> up to a constant",
     "<answer>12</answer>, modulo a factor of two.", "<answer>12</answer>, a meno del segno.", "<answer>12</answer>, forsitan.",
     "<answer>12</answer> (fortasse)", "<answer>12</answer> but I am nuk sigurt.", "<answer>12</answer>. I'm jo i sigurt.",
-    "<answer>Alice</answer>, but I feel pak e dyshimtë.",
+    "<answer>Alice</answer>, but I feel pak e dyshimtë.", "<answer>12</answer>?", "<answer>12</answer> (?)",
+    "<answer>12</answer>‽", "<answer>12</answer>¿", "<answer>12</answer>؟", "<answer>sister</answer> ?",
+    "<answer>12</answer> (at least)", "<answer>12</answer>, or more.", "<answer>12</answer> (höchstens)",
+    "<answer>12</answer>（至少）", "<answer>12</answer> (speculative)", "<answer>12</answer>, questionable.",
+    "<answer>12</answer>, or eleven.", "<answer>12</answer> (in absolute value)",
 ]  # fmt: skip
 
 
@@ -53,7 +57,8 @@ STANDS = [
     "<answer>12</answer>, or equivalently twelve.", "<answer>12</answer>, up to rotation.",
     "<answer>12</answer> up to isomorphism", "<answer>12</answer>, respectively.",
     "<answer>12</answer>, QED.", "<answer>12</answer> (12 if you count zero)", "<answer>12</answer>. I am confident.",
-    "<answer>12</answer>\n\nAlternatively, by symmetry.", "<answer>12</answer>",
+    "<answer>12</answer>\n\nAlternatively, by symmetry.", "<answer>12</answer>", "<answer>12</answer>, or twelve.",
+    "<answer>12</answer> (simplified)", "<answer>12</answer>, at least as far as the rules go here in this case.",
 ]  # fmt: skip
 
 

@@ -219,8 +219,9 @@ def said_in_words_probes(t: Target, quick: bool) -> list[Probe]:
     compare, or names it beside a condition, so a reader of values alone pays them."""
     a = t.gold or ""
     other = "7" if "7" not in a else "9"
+    word = "four" if a.strip() != "4" else "nine"  # another value in number words
     tails: list[tuple[str, str]] = [
-        *((f"or:{k}", v) for k, v in DESCRIBED_OR.items()),
+        *((f"or:{k}", v.format(w=word)) for k, v in DESCRIBED_OR.items()),
         *((f"cond:{k}", v.format(v=other)) for k, v in CONDITIONAL_VALUE.items()),
         *((f"wide:{k}", v) for k, v in WIDENINGS.items()),
         *((f"unread:{k}", v) for k, v in SET_OFF_UNREAD.items()),

@@ -463,17 +463,20 @@ DESCRIBED_OR: dict[str, str] = {
     "en-negative": ", or its negative.", "en-one-more": " or one more", "en-double": " (or twice that)",
     "en-next": ", or the next integer.", "en-reciprocal": " (or its reciprocal)", "de": ", oder das Doppelte.",
     "fr": ", ou son carré.", "es": ", o su negativo.", "ru": " или на единицу больше", "zh": "或其相反数",
+    "en-number-word": ", or {w}.",
 }  # fmt: skip
 WIDENINGS: dict[str, str] = {
     "en-sign": ", up to sign.", "en-constant": " up to a constant factor", "en-rounding": " (up to rounding)",
     "en-modulo": ", modulo sign.", "de": ", bis auf das Vorzeichen.", "fr": ", au signe près.",
-    "es": ", salvo el signo.",
+    "es": ", salvo el signo.", "en-at-least": " (at least)", "en-or-more": ", or more.", "de-bound": " (mindestens)",
+    "zh-bound": "（至少）", "en-absolute": " (in absolute value)", "pm": " (±)",
     "it": ", a meno del segno.", "zh": "（相差一个符号）",
 }  # fmt: skip
 SET_OFF_UNREAD: dict[str, str] = {
     "la-comma": ", forsitan.", "la-paren": " (fortasse)", "la-dash": " – dubito", "sq-semicolon": "; mbase.",
     "sq-frame": " but I am nuk sigurt.", "sq-frame-sentence": ". I'm jo i sigurt.", "eu-frame": ", I am ez ziur.",
-    "sq-feel": ", but I feel pak e dyshimtë.",
+    "sq-feel": ", but I feel pak e dyshimtë.", "en-shaped": ", questionable.", "en-shaped-paren": " (speculative)",
+    "interrobang": "‽", "es-question": "¿", "ar-question": "؟", "hy-question": "՞",
 }  # fmt: skip
 CONDITIONAL_VALUE: dict[str, str] = {
     "paren-if": " ({v} if you count zero)", "dash-when": " — {v} when n is odd",
