@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from rlvr_envs.redteam import attacks_answer as answer
 from rlvr_envs.redteam import attacks_code as code
+from rlvr_envs.redteam import attacks_guess as guess
 from rlvr_envs.redteam import attacks_hidden as hidden
 from rlvr_envs.redteam import attacks_lean as lean
 from rlvr_envs.redteam import attacks_paste as paste
@@ -81,6 +82,9 @@ CLASSES: tuple[AttackClass, ...] = (
     ),
     AttackClass("induced_error", code.induced_error_probes, frozenset({"code"}), "a program-graded task (a code gold)"),
     AttackClass("code_trivial", code.trivial_probes, frozenset({"code"}), "a program-graded task (a code gold)"),
+    AttackClass(
+        "code_guess", guess.guess_probes, frozenset({"code"}), "a yes/no code task with examples in the prompt"
+    ),
     AttackClass("feedback_mining", None, None, "an env that can be made with max_turns > 1", episode=mine_feedback),
     AttackClass("forged_turn", None, None, "an env that can be made with max_turns > 1", episode=forge_turns),
 )

@@ -319,3 +319,36 @@ def test_a_yes_no_task_nothing_can_be_derived_for_is_left_out_under_v6_only():
         v5 = rlvr_envs.make("code-mbpp-v5", data=[row, total])
     assert [t.id for t in v6.tasks] == ["mbpp/9902"] and "two answers" in v6.skipped[0], v6.skipped
     assert len(v5.tasks) == 2
+
+
+# -- the shipped attacker's class ------------------------------------------------------------------
+def _mbpp_rows() -> list[dict]:
+    rows = []
+    for task in GUESSED:
+        tests = task.answer["tests"]
+        rows.append(
+            {
+                "task_id": len(rows) + 9950,
+                "text": f"{task.prompt}",
+                "code": task.answer["canonical_solution"],
+                "test_list": tests,
+            }
+        )
+    return rows
+
+
+@needs_bwrap
+@pytest.mark.parametrize(("version", "holes"), [("v5", True), ("v6", False)])
+def test_the_shipped_attackers_guess_on_yes_no_tasks(version, holes):
+    import warnings
+
+    import rlvr_envs
+    from rlvr_envs.redteam import run_redteam
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the deprecated id, as it was
+        env = rlvr_envs.make(f"code-mbpp-{version}", data=_mbpp_rows())
+    report = run_redteam(env, quick=False, n=3, seed=0, classes=["code_guess"])
+    result = report.result("code_guess")
+    assert report.raised == 0 and len(result.outcomes) == 3 * 4, report.summary_text()
+    assert bool(result.holes) is holes, report.summary_text()
