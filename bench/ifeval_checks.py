@@ -55,7 +55,11 @@ from types import ModuleType
 from typing import Any
 
 from _ifeval_common import ROOT, clear_caches, load_rows  # bench/ is the script's folder
-from _ifeval_speed_off import without_speed_round7, without_speed_round8, without_speed_rounds_7_and_8
+from _ifeval_speed_off import (
+    without_speed_round7,
+    without_speed_round9,
+    without_speed_rounds_7_and_8,
+)
 
 LANGUAGE_IDS = {"language:response_language", "change_case:english_capital", "change_case:english_lowercase"}
 PEER_FILES = ("instructions.py", "instructions_registry.py", "instructions_util.py")
@@ -143,9 +147,9 @@ def _without_prose_kernels() -> Iterator[None]:
 
 
 def goal_table(seconds: float, pairs: int = 5) -> None:
-    """Only the newest training ids' rows, each beside the same rules as round 7 left them (the
-    speed work of round 8 off) and as round 6 left them (that of rounds 7 and 8 off), the three
-    timed in turn (``--goal``: a short run for a loaded machine)."""
+    """Only the newest training ids' rows, each beside the same rules as round 8 left them (the
+    speed work of round 9 off, where a switch restores it) and as round 6 left them (that of
+    rounds 7 to 9 off), the three timed in turn (``--goal``: a short run for a loaded machine)."""
     from rlvr_envs import Task
     from rlvr_ifeval.language import warm_up
 
@@ -165,8 +169,8 @@ def goal_table(seconds: float, pairs: int = 5) -> None:
         for _ in range(2):  # in turn, twice: load on a shared machine drifts
             for label, context in (
                 (env_id, contextlib.nullcontext),
-                (f"{env_id}, speed round 8 off", without_speed_round8),
-                (f"{env_id}, speed rounds 7 and 8 off", without_speed_rounds_7_and_8),
+                (f"{env_id}, speed round 9 off", without_speed_round9),
+                (f"{env_id}, speed rounds 7 to 9 off", _without_speed_rounds_7_to_9),
             ):
                 with context():
                     checks, spent, best, first = timed(run, seconds)
@@ -177,12 +181,12 @@ def goal_table(seconds: float, pairs: int = 5) -> None:
         print(f"goal {GOAL:,} checks/s/core, {env_id}: {verdict} ({', '.join(f'{r:,.0f}' for r in now)})")
         # Rows of seconds each drift with a shared machine's load; single passes in turn, paired,
         # see the same load: the median of the pairs' ratios is the speed work's own share.
-        ratios: dict[str, list[float]] = {label: [] for label in ("round 8", "rounds 7 and 8")}
+        ratios: dict[str, list[float]] = {label: [] for label in ("round 9", "rounds 7 to 9")}
         for _ in range(pairs):
             base = _one_pass(run)
             for label, context in (
-                ("round 8", without_speed_round8),
-                ("rounds 7 and 8", without_speed_rounds_7_and_8),
+                ("round 9", without_speed_round9),
+                ("rounds 7 to 9", _without_speed_rounds_7_to_9),
             ):
                 with context():
                     ratios[label].append(base / _one_pass(run))
@@ -190,6 +194,12 @@ def goal_table(seconds: float, pairs: int = 5) -> None:
             print(
                 f"{env_id}: now / speed {label} off, median of {pairs} paired passes: {statistics.median(found):.3f}x"
             )
+
+
+@contextlib.contextmanager
+def _without_speed_rounds_7_to_9() -> Iterator[None]:
+    with without_speed_round9(), without_speed_rounds_7_and_8():
+        yield
 
 
 def _one_pass(run: Callable[[], int]) -> float:
@@ -211,7 +221,9 @@ def main() -> None:
     parser.add_argument("--rules", action="store_true", help="CPU per verify of each rule, newest training id")
     parser.add_argument("--pairs", type=int, default=5, help="with --goal: paired passes now / speed work off")
     parser.add_argument(
-        "--goal", action="store_true", help="only the newest training ids, with and without the speed work of round 7"
+        "--goal",
+        action="store_true",
+        help="only the newest training ids, with and without the speed work of rounds 7-9",
     )
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "envs" / "ifeval"))

@@ -196,6 +196,7 @@ _SENTENCE_RE = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 _MARKED_RE = re.compile(r"\*+[^*\n]{1,80}?\*+|<<[^<>\n]{1,80}>>|\[[^\[\]\n]{1,80}\]")
 
 
+@lru_cache(maxsize=16384)  # (read on prompts' sentences only: per task, as the tables below)
 def constraint_sentence(sentence: str, round9: bool = False) -> bool:
     """Whether a sentence of the prompt speaks of the response's form rather than its task: it
     has a constraint cue and few words outside the form vocabulary. ``round9``: "letter" before

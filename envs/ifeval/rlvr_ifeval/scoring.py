@@ -79,8 +79,9 @@ def loose_variants(response: str) -> list[str]:
     return [response, response.replace("*", ""), *trimmed, *(t.replace("*", "") for t in trimmed)]
 
 
-def _run(checker: Checker, response: str) -> tuple[bool, str | None]:
-    if not response.strip():
+def _run(checker: Checker, response: str, blank: bool | None = None) -> tuple[bool, str | None]:
+    """``blank``: whether ``response`` is only whitespace, when the caller knows already."""
+    if (not response.strip()) if blank is None else blank:
         return False, None
     try:
         return bool(checker.check(response)), None
@@ -90,11 +91,13 @@ def _run(checker: Checker, response: str) -> tuple[bool, str | None]:
 
 def check_response(checkers: Sequence[Checker], response: str, *, loose: bool = False) -> list[InstructionResult]:
     variants = loose_variants(response) if loose else [response]
+    # Whether each variant is blank, settled once for all the checkers (a strip copies the text).
+    blanks = [not v.strip() for v in variants]
     results = []
     for checker in checkers:
         followed, error = False, None
-        for variant in variants:
-            ok, err = _run(checker, variant)
+        for variant, blank in zip(variants, blanks):
+            ok, err = _run(checker, variant, blank)
             error = error or err
             if ok:
                 followed, error = True, None

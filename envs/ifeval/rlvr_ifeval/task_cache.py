@@ -102,7 +102,68 @@ def verdict(plan: TaskPlan, reason: Reason, details: dict[str, Any], reward: flo
             return Verdict.correct(details=details, reward=reward)
         return Verdict.failure(reason, details=details, reward=reward)
     if reason is Reason.OK:
-        return Verdict.model_construct(reward=reward, passed=True, reason=reason, extracted=None, details=details)
+        return _constructed(reward, True, reason, details, _OK_FIELDS)
+    return _constructed(reward, False, reason, details, _FAILURE_FIELDS)
+
+
+# ``Verdict.model_construct`` walks the model's fields and their defaults on every call (~2/3 of
+# its cost): the verdicts above set the instance's state as it does, directly. Whether that makes
+# the same object is checked once against ``model_construct`` itself (``_construct_checked``);
+# where it does not (another pydantic), ``model_construct`` is used.
+_OK_FIELDS = frozenset({"reward", "passed", "reason", "extracted", "details"})
+_FAILURE_FIELDS = _OK_FIELDS | {"elapsed_s"}
+_set = object.__setattr__
+_direct: bool | None = None
+
+
+def _constructed(reward: float, passed: bool, reason: Reason, details: Any, given: frozenset[str]) -> Verdict:
+    global _direct
+    if _direct is None:
+        _direct = _construct_checked()
+    if not _direct:
+        return _constructed_verdict(reward, passed, reason, details, given)
+    return _direct_verdict(reward, passed, reason, details, given)
+
+
+def _constructed_verdict(reward: float, passed: bool, reason: Reason, details: Any, given: frozenset[str]) -> Verdict:
+    """The verdict as ``Verdict.model_construct`` makes it, with the fields ``given``."""
+    if given is _OK_FIELDS:
+        return Verdict.model_construct(reward=reward, passed=passed, reason=reason, extracted=None, details=details)
     return Verdict.model_construct(
-        reward=reward, passed=False, reason=reason, extracted=None, details=details, elapsed_s=0.0
+        reward=reward, passed=passed, reason=reason, extracted=None, details=details, elapsed_s=0.0
     )
+
+
+def _direct_verdict(reward: float, passed: bool, reason: Reason, details: Any, given: frozenset[str]) -> Verdict:
+    made = Verdict.__new__(Verdict)
+    fields = {
+        "reward": reward,
+        "passed": passed,
+        "reason": reason,
+        "extracted": None,
+        "details": details,
+        "elapsed_s": 0.0,
+    }
+    _set(made, "__dict__", fields)
+    _set(made, "__pydantic_fields_set__", set(given))
+    _set(made, "__pydantic_extra__", None)
+    _set(made, "__pydantic_private__", None)
+    return made
+
+
+_STATE = ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
+
+
+def _construct_checked() -> bool:
+    """Whether ``_direct_verdict`` makes what ``model_construct`` makes: the same state, in the
+    same field order, and nothing else set on the instance."""
+    details = {"followed": 1}
+    for given, passed, reason in ((_OK_FIELDS, True, Reason.OK), (_FAILURE_FIELDS, False, Reason.WRONG)):
+        reference = _constructed_verdict(0.5, passed, reason, details, given)
+        made = _direct_verdict(0.5, passed, reason, details, given)
+        for name in _STATE:
+            if getattr(reference, name, None) != getattr(made, name, None):
+                return False
+        if list(reference.__dict__) != list(made.__dict__) or dir(reference) != dir(made):
+            return False
+    return True
