@@ -126,6 +126,38 @@ def test_stdio_cases_are_bounded_too():
     assert sample_processes() == []
 
 
+@needs_cgroup
+def test_every_sample_process_is_the_first_victim_and_the_zygote_never_is():
+    """At the bound the kernel must kill a process of the sample, never the solution zygote: each
+    sample process (and what it forks) has an ``oom_score_adj`` of 1000 from its first line, the
+    zygote (its parent) keeps its own, sample after sample."""
+    probe = fenced(
+        "import os\n"
+        "def score(pid='self'):\n"
+        "    with open(f'/proc/{pid}/oom_score_adj') as fh:\n"
+        "        return int(fh.read())\n"
+        "AT_LOAD = score()\n"
+        "def f():\n"
+        "    read, write = os.pipe()\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:\n"
+        "        os.write(write, str(score()).encode())\n"
+        "        os._exit(0)\n"
+        "    os.waitpid(pid, 0)\n"
+        "    return [AT_LOAD, score(), int(os.read(read, 16)), score(os.getppid())]\n"
+    )
+    task = asserts_task(["assert f()[:3] == [1000, 1000, 1000]", "assert f()[3] < 1000"], names=("f",))
+    box = LocalSandbox()
+    verifier = CodeVerifier(timeout_s=30)
+    verifier.sandbox = lambda: box
+    try:
+        for _ in range(3):  # the same zygote each time: it lowered its own score after every fork
+            verdict = verifier.verify(task, probe)
+            assert verdict.passed, verdict.details
+    finally:
+        assert closed(box) == set()
+
+
 def test_without_a_cgroup_the_rlimits_bound_the_total():
     """The fallback: at most 4 processes of total/4 each, so the total holds by rlimits alone."""
     assert memory_bound.fallback_limits(1024, 16, 1536) == (384, 4)

@@ -165,7 +165,22 @@ class Link:
         except OSError:
             return  # the next request meets the same error, as it would have
         self.pending = wired
+        self.await_announcement()
         self.greet()  # the tests go no further before the solution has loaded
+
+    def await_announcement(self) -> None:
+        """Before reading the solution's first message, wait (at most ``BATCH_WAIT_S``) for the
+        batch's announcement, without taking it (``await_batch`` does): a solution that loads
+        and answers at once then wakes the judge once, for its greeting and its answers together,
+        instead of once for each. A solution that fails to load ends its process, which closes
+        the pipe; one that is slow to load, or never announces, costs at most ``BATCH_WAIT_S``
+        before the greeting is read as it was. Nothing is read or decided here."""
+        ready = self.ready_fd
+        if ready is None or self.greeting is None:
+            return
+        wait = min(self.deadline - time.monotonic(), BATCH_WAIT_S)
+        if wait > 0:
+            select.select([ready], [], [], wait)
 
     def await_batch(self) -> None:
         """Wait for the batch's announcement rather than wake for each answer, at most

@@ -213,14 +213,14 @@ def become_solution(rlimits: list, uid: int | None, workdir: str, keep: set[int]
     # cost 1.5-2.8 ms a sample here against 16 us. There is no terminal to detach from: bubblewrap
     # started the sandbox in a new session of its own (``--new-session``).
     os.setpgid(0, 0)
-    top = max(keep) + 1
-    os.closerange(top, 1 << 16)
-    for fd in range(3, top):
-        if fd not in keep:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+    # Every descriptor not kept, closed a run of numbers at a time (``close_range``: one call for
+    # the zygote's eight or so between the kept ones, not one each).
+    start = 3
+    for fd in sorted(keep):
+        if fd > start:
+            os.closerange(start, fd)
+        start = max(start, fd + 1)
+    os.closerange(start, 1 << 16)
     os.chdir(workdir)
     for which, pair in rlimits:
         setrlimit(which, pair)

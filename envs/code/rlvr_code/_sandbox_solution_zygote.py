@@ -87,6 +87,8 @@ class SolutionZygote:
         self.mounted: tuple[int | None, tuple] | None = None
         self.kept = False
         self.memory = open_cgroup(config.get("memory_cgroup"), unmount)  # the per-sample memory bound
+        # /dev/null for a sample's stdio, opened once here rather than in every sample process.
+        self.devnull = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC)
         if config.get("mount_work"):
             # Only inside a mount namespace of our own: outside one, a mount would be the host's.
             try:
@@ -226,7 +228,7 @@ class SolutionZygote:
         if pid == 0:
             try:
                 self.link.close()
-                devnull = os.open(os.devnull, os.O_RDWR)
+                devnull = self.devnull
                 # Serving: the socket on 3, the pipe that announces a batch's answers on 4.
                 sources = [devnull, devnull, devnull, *fds[:2]] if serve else fds[:3]
                 # Park every source above the targets first: a source may sit on another target's number.
