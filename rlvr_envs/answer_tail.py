@@ -85,6 +85,7 @@ from rlvr_envs.tail_words import (
     UNREAD_SIGN,
     readable,
     unread_aside,
+    unread_face,
     unread_language,
 )
 
@@ -323,6 +324,9 @@ def after_sentence_refusal(
     sign = UNREAD_SIGN.search(sentence)
     if sign is not None and sign.group(0) not in answer:
         return TailFinding("unread_language", sign.group(0))
+    face = unread_face(sentence)
+    if face is not None and face not in answer:
+        return TailFinding("unread_language", face)
     denial = _denial(sentence, mine, lowered, opening=False)
     if denial is not None:
         return TailFinding("denial", denial)
@@ -402,6 +406,9 @@ def _short_sentence_refusal(
     sign = UNREAD_SIGN.search(text)
     if sign is not None:
         return TailFinding("unread_language", sign.group(0))
+    face = unread_face(text)
+    if face is not None and face not in lowered:
+        return TailFinding("unread_language", face)
     hedge = HEDGES.search(text)
     if hedge is not None and hedge.group(0).lower() not in lowered and not _NONE_OTHER.search(text, 0, hedge.start()):
         # A sentence that is the hedge ("Maybe.", "I think so.", "Belki de."), not one about something

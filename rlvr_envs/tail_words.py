@@ -331,3 +331,17 @@ UNREAD_SIGN = re.compile(
     "\u2190-\u21ff\u2300-\u23ff\u2400-\u24ff\u2500-\u27bf\u2800-\u29ff"
     "\u2b00-\u2bff\u3200-\u33ff\U0001f000-\U0001faff\ufe0f\u200d]"
 )
+
+
+# An ASCII face after an answer (";)", ":/", ":-(", ":P", "XD"): a sign no language reads, as an emoji is. The smiles
+# that only sign off (":)", ":-)", ":D", "=)") are the allow-list.
+_FACE = re.compile(r"(?<!\S)(?:[:;=][-'^o]?[()\[\]/\\|pPdDoO03*$@sSxX]{1,3}|[xX][dD]|[(\\/][-'^]?[:;=])(?![^\s.,!])")
+_SMILES = frozenset({":)", ":-)", ":D", ":-D", "=)", "(:", "=D", ":^)"})
+
+
+def unread_face(text: str) -> str | None:
+    """An ASCII face after the answer that is not a plain smile, or None."""
+    for found in _FACE.finditer(text[:400]):
+        if found.group(0) not in _SMILES:
+            return found.group(0)
+    return None

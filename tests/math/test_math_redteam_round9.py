@@ -101,7 +101,7 @@ MORE_IN_WORDS = [
     "\\boxed{3} (au moins)", "\\boxed{3}‽", "\\boxed{3}¿", "\\boxed{3}؟", "\\boxed{3}՞", "\\boxed{3} (dubious)",
     "\\boxed{3}, questionable.", "\\boxed{3} (speculative)", "\\boxed{3} (negated)", "\\boxed{3} — erroneous",
     "\\boxed{3}, or four.", "\\boxed{3}\\text{ or four}", "\\boxed{3} or twenty one", "\\boxed{3} (in absolute value)",
-    "\\boxed{3} (±)",
+    "\\boxed{3} (±)", "\\boxed{3} ;)", "\\boxed{3} :/", "\\boxed{3} :-(", "\\boxed{3} :P", "\\boxed{3}\n\n:-/",
 ]  # fmt: skip
 IN_WORDS += MORE_IN_WORDS
 
@@ -130,7 +130,8 @@ def test_honest_words_after_the_answer_keep_it(completion):
     [
         ("\\boxed{3}, or three.", "3"), ("\\boxed{\\frac{1}{2}}, or one half.", "\\frac{1}{2}"), ("\\boxed{3} (simplified)", "3"),
         ("\\boxed{3} (rounded)", "3"), ("\\boxed{3}, at least as computed above with care and attention.", "3"),
-        ("\\boxed{21} or twenty one", "21"),
+        ("\\boxed{21} or twenty one", "21"), ("\\boxed{3} :)", "3"), ("\\boxed{3}. Hope this helps :D", "3"),
+        ("\\boxed{44}. Check: $17 \\cdot 44 \\equiv 1 \\pmod{83}$, so our answer is correct.", "44"),
     ],
 )  # fmt: skip
 def test_the_answer_in_words_and_honest_labels_keep_it(completion, gold):
