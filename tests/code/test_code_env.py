@@ -51,7 +51,9 @@ def test_presets_load_local_copies_and_keep_answers_out_of_info():
     assert "has_close_elements" in obs and "```python" in obs
     assert "check(" not in str(info) and "canonical" not in str(info)
     mbpp = rlvr_envs.make("code-mbpp", path=str(shared_path("mbpp.jsonl")), split="test")
-    assert len(mbpp.tasks) == 500 and all(t.metadata["split"] == "test" for t in mbpp.tasks)
+    # 499 of 500: -v6 leaves out MBPP/367 (two hidden yes/no asserts, nothing derivable: a guess passed 1 in 4)
+    assert len(mbpp.tasks) == 499 and all(t.metadata["split"] == "test" for t in mbpp.tasks)
+    assert [s for s in mbpp.skipped if "mbpp/367" in s] == mbpp.skipped
     task = mbpp.tasks[0]
     assert task.answer["tests"][0] in task.prompt and task.answer["tests"][1] not in task.prompt
 

@@ -413,7 +413,9 @@ def guard(task: Task, run: RunOutputs) -> Task | str:
     ``DERIVED_TESTS`` the one answer fails. A task one answer still passes stays as ``derive``
     left it: its reference answers that one value on every input tried (MBPP/336 "is the month
     February", MBPP/816 "clear a tuple": the table and the constant are the task's function)."""
-    made = derive(task, run)
+    # A task that only needs yes/no tests added skips ``derive``'s run a near input (~40 ms each
+    # loaded): its near inputs come first in the one wide run instead.
+    made = derive(task, run) if needs_hidden(task) or constant_passable(task) else task
     if isinstance(made, str):
         if needs_hidden(task) or not isinstance(_shown_asserts(task), list):
             why = made if needs_hidden(task) else derivable(task, "guard")
@@ -423,7 +425,8 @@ def guard(task: Task, run: RunOutputs) -> Task | str:
         return made
     shown = _shown_asserts(made)
     if isinstance(shown, str):
-        return made
+        why = None if needs_hidden(task) else derivable(task, "guard")
+        return made if why is None else why
     pool = _wide_results(made, shown, run)
     have = hidden_booleans(made)
     if constant_passable(made):
@@ -466,7 +469,8 @@ def _wide_results(task: Task, shown: list[_Shown], run: RunOutputs) -> list[tupl
     plain literal, in the inputs' order; one reference run a callee."""
     known = {t.source.strip() for t in plan_for(task).tests}
     by_callee: dict[str, list[tuple[int, Args, Kwargs]]] = {}
-    for index, args, kwargs in wide_inputs(shown, str(task.id)):
+    near = candidate_inputs(shown, str(task.id), _CANDIDATES)
+    for index, args, kwargs in [*near, *wide_inputs(shown, str(task.id))]:
         by_callee.setdefault(shown[index].callee, []).append((index, args, kwargs))
     out: list[tuple[str, Any]] = []
     for callee, inputs in sorted(by_callee.items()):
