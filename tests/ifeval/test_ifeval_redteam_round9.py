@@ -304,3 +304,54 @@ SHORT_HONEST: list[tuple[Task, str]] = [
 def test_short_forms_answered_briefly_keep_their_reward(task: Task, response: str) -> None:
     verdict = rlvr_envs.make(NEW).verifier.verify(task, response)
     assert verdict.reward == 1, verdict.details
+
+
+# Every phrase of the talk pattern is found by the cheap test that decides whether the pattern runs
+# (restated.may_talk): one sample a phrase, in the order of restated._TALK.
+TALK_SAMPLES = [
+    "you asked",
+    "you'd like",
+    "you wanted",
+    "as you requested",
+    "your request",
+    "here is",
+    "the following is",
+    "i hope this helps",
+    "let me know",
+    "happy to help",
+    "i have written",
+    "that was my answer",
+    "per instructed",
+    "on request",
+    "gladly",
+    "anything else",
+    "vous m'avez demandé",
+    "voici",
+    "comme demandé",
+    "votre demande",
+    "j'espère que cela",
+    "me pediste",
+    "aquí tienes",
+    "como pediste",
+    "tu solicitud",
+    "espero que esto",
+    "ecco",
+    "du hast mich darum gebeten",
+    "hier ist",
+    "wie gewünscht",
+    "deine anfrage",
+    "je vroeg",
+    "вы просили",
+    "вот",
+    "по вашей просьбе",
+]
+
+
+def test_the_cheap_test_finds_every_talk_phrase() -> None:
+    from rlvr_ifeval.restated import _TALK, REQUEST_TALK, may_talk
+
+    assert len(TALK_SAMPLES) == len(_TALK)
+    for sample, phrase in zip(TALK_SAMPLES, _TALK, strict=True):
+        assert REQUEST_TALK.fullmatch(sample), (sample, phrase)
+        assert may_talk(f"well, {sample}!"), sample
+    assert not may_talk("the ferry left the harbour at dawn with timber")

@@ -30,7 +30,7 @@ from typing import Any
 from rlvr_ifeval import pasted
 from rlvr_ifeval.base import Checker
 from rlvr_ifeval.grader_talk import grader_spans
-from rlvr_ifeval.relevance import _TASK_TEXT_ARGS, units
+from rlvr_ifeval.relevance import _TASK_TEXT_ARGS, MAX_RELEVANCE_CHARS, task_units, units
 from rlvr_ifeval.restated import MAX_NEW_UNITS, new_units, restated_spans
 
 COPY_RUN = 5
@@ -236,7 +236,7 @@ def own_text(
     text = response[:MAX_READ_CHARS]
     removed: list[str] = []
     seen = visible(text)
-    if seen.split() != text.split():
+    if seen != text and seen.split() != text.split():  # (most texts: nothing hidden, the same string)
         # Tags alone (their content kept) do not count as hiding; anything else removed does.
         if _WORD.findall(seen) != _WORD.findall(_TAG.sub(" ", text)):
             removed.append(HIDDEN)
@@ -250,7 +250,8 @@ def own_text(
     if spans:
         removed.append(RESTATED)
         text = _without(text, spans)
-    short = len(text) <= MAX_TALK_CHARS and len(text.split()) < talk_words
+    # (split at most ``talk_words`` times: as many pieces as words below that, one more above)
+    short = len(text) <= MAX_TALK_CHARS and len(text.split(maxsplit=talk_words)) < talk_words
     spans = grader_spans(prompt, text) if short else []
     if spans:
         removed.append(TALK)
@@ -298,9 +299,26 @@ def nothing_of_its_own(
     return {"own_prompt_cover": 0.0, "expected_if_answered": round(expected, 2), "removed": list(own.removed)}
 
 
-def partly_on_topic(own: Own, judged: object) -> bool:
-    """Whether a refusal of ``own``'s text by the overlap rule is waived: only the request said
-    back was taken out (round 9) and what is left still holds some of the task's units. An honest
-    answer opens by naming its topic in full ("Here is my review of solar panels for homes.") and
-    its body names a part of it ("the panels"); a body on something else holds none."""
+MIN_BODY_UNITS = 2
+"""A body after the request said back that holds this many of the task's units (or all, when it
+has fewer) is not judged on its own (``body_on_topic``)."""
+
+
+def body_on_topic(own: Own, prompt: str, checkers: Sequence[Checker]) -> bool:
+    """Whether only the request said back was taken out (round 9) and the body left still holds
+    ``MIN_BODY_UNITS`` of the task's units: then it is not judged again (an honest answer opens by naming its
+    topic in full, "Here is my review of solar panels for homes.", and its body names a part,
+    "the panels"; the rules read the whole response after). A body that holds none is judged on
+    its own by every rule."""
+    if set(own.removed) != {RESTATED}:
+        return False
+    task = task_units(prompt, tuple(checkers), round9=True)
+    # Two units at least: an off-topic body meets one by chance ("water" in an essay on marmalade).
+    return len(task.units & units(own.text[:MAX_RELEVANCE_CHARS])) >= min(len(task.units), MIN_BODY_UNITS)
+
+
+def overlap_waived(own: Own, judged: object) -> bool:
+    """Whether a refusal of a body after the request said back (only that taken out, round 9) is
+    waived: the overlap rule's, where the body holds some of the task's units (the synth ids ask
+    for half of a topic's few units, and the opening that named them in full is gone)."""
     return set(own.removed) == {RESTATED} and isinstance(judged, dict) and judged.get("matched", 0) >= 1

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import pairwise
 
 from rlvr_ifeval.base import Checker
 from rlvr_ifeval.relevance import FUNCTION_WORDS, TASK_STOP_WORDS, units
@@ -33,8 +34,12 @@ MAX_NEW_UNITS = 2
 """A sentence with request talk is a restatement when it brings at most this many units of its
 own (beyond the prompt's, the talk and the word lists): "regarding", "composition"."""
 MAX_READ_CHARS = 20_000
-"""Restatements are sought in the response's first characters only (they open or close a short
-answer; a long one is judged by the overlap rules whatever it says at its end)."""
+"""What ``new_units`` reads of a text."""
+HEAD_CHARS = 1_200
+TAIL_CHARS = 600
+"""Restatements are sought where they frame an answer: its first ``HEAD_CHARS`` and last
+``TAIL_CHARS`` characters (one sentence of a long text's middle that names the topic is the
+"topic sentence" class, which no lexical rule separates from an honest answer's title)."""
 
 # Talk about the request, the answer or the requester, in the languages the word lists cover. Each
 # alternative is a phrase (never a single common word): "here is", not "here".
@@ -81,8 +86,10 @@ _TALK = [
     r"(?:вот|ниже)",
     r"по (?:вашей|твоей) просьбе",
 ]
-REQUEST_TALK = re.compile(r"(?<!\w)(?:" + "|".join(_TALK) + r")(?!\w)", re.IGNORECASE)
-"""Phrases that talk about the request, the answer or the requester (not about a topic)."""
+REQUEST_TALK = re.compile(r"(?<!\w)(?:" + "|".join(_TALK) + r")(?!\w)")
+"""Phrases that talk about the request, the answer or the requester (not about a topic), matched
+on lowercase text (``str.lower`` keeps lengths: spans stay the response's; IGNORECASE would make
+each character's test slower)."""
 
 _SENTENCE = re.compile(r"[^.!?;\n。！？]+[.!?;。！？]*")  # a label and what follows it on its line are one
 _GENERIC = TASK_STOP_WORDS | FUNCTION_WORDS
@@ -94,29 +101,98 @@ def _prompt_units(prompt: str) -> frozenset[str]:
 
 
 def restated_spans(prompt: str, response: str, checkers: Sequence[Checker] = ()) -> list[tuple[int, int]]:
-    """The spans of ``response`` (its first ``MAX_READ_CHARS`` characters) that are sentences
-    talking about the request and adding at most ``MAX_NEW_UNITS`` units of their own (module
+    """The spans of ``response`` (in its first ``HEAD_CHARS`` and last ``TAIL_CHARS`` characters)
+    that are sentences talking about the request and adding at most ``MAX_NEW_UNITS`` units of their own (module
     docstring). None where an instruction allows a short answer (a fixed phrase, an option)."""
-    head = response[:MAX_READ_CHARS]
-    if not REQUEST_TALK.search(head) or any(c.allows_short_answer() for c in checkers):
+    if any(c.allows_short_answer() for c in checkers):
         return []
-    mine = _prompt_units(prompt)
-    spans = []
-    for match in _SENTENCE.finditer(head):
+    spans: list[tuple[int, int]] = []
+    if len(response) <= HEAD_CHARS + TAIL_CHARS:
+        _restated(prompt, response, 0, spans)
+    else:
+        _restated(prompt, response[:HEAD_CHARS], 0, spans)
+        _restated(prompt, response[-TAIL_CHARS:], len(response) - TAIL_CHARS, spans)
+    return spans
+
+
+# A cheap test first: every phrase of ``_TALK`` holds one of these words or word pairs (checked by
+# tests/ifeval/test_ifeval_redteam_round9.py over samples of each phrase), found with set lookups
+# in C; the talk pattern itself (some forty phrases, ~0.2 us a character) runs only on texts that
+# hold one.
+_KEY_WORDS = frozenset(
+    """
+    asked requested wanted wished needed told desired specified promised instructed required ordered hope
+    trust gladly certainly absolutely pleasure request prompt brief assignment instruction instructions
+    demand here's voici voilà voila ci-dessous demandé demande prié convenu souhaité requête j'espère
+    pediste pidió pedido pediu pediram chiesto richiesto solicitaste solicitado solicitud petición
+    solicitação richiesta espero ecco aquí aqui gebeten gefragt gewünscht gewuenscht verlangt gefordert
+    anfrage vraag verzoek vroeg просили просил просила хотели хотел вот ниже просьбе
+    """.split()
+)
+_PAIRS = (
+    ("here below above", "is are you goes it they"),
+    ("following", "is are"),
+    ("me", "know"),
+    ("to", "help oblige assist"),
+    ("i i've have i'll will", "wrote written write composed compose prepared prepare put drafted crafted made done"),
+    ("my the", "answer response reply attempt take"),
+    ("of sure no", "course thing problem"),
+    ("anything something", "else"),
+    ("would you'd", "like love want"),
+    ("want wish need", "me"),
+    ("your", "question task order wish"),
+    ("you", "said"),
+    ("votre ta", "question"),
+    ("hier", "ist sind is zijn kommt"),
+    ("deine ihre jouw uw", "bitte"),
+)
+_KEY_PAIRS = frozenset((a, b) for firsts, seconds in _PAIRS for a in firsts.split() for b in seconds.split())
+_PUNCTUATION = str.maketrans(
+    dict.fromkeys('!"#$%&()*+,./:;<=>?@[\\]^_`{|}~', " ")
+    | dict.fromkeys(
+        "\u201c\u201d\u2018\u00ab\u00bb\u2014\u2013\u2026\u00a1\u00bf\u3002\uff01\uff1f\u3001\uff0c\uff1a", " "
+    )
+    | {"\u2019": "'"}
+)
+
+_ASCII_PUNCTUATION = bytes(32 if chr(c) in '!"#$%&()*+,./:;<=>?@[\\]^_`{|}~' else c for c in range(256))
+
+
+def may_talk(lowered: str) -> bool:
+    """Whether lowercase ``lowered`` may hold request talk (a superset of ``REQUEST_TALK``'s hits)."""
+    if lowered.isascii():  # bytes.translate is a table lookup in C, str.translate with a dict is not
+        words = lowered.encode().translate(_ASCII_PUNCTUATION).decode().split()
+    else:
+        words = lowered.translate(_PUNCTUATION).split()
+    return not _KEY_WORDS.isdisjoint(words) or not _KEY_PAIRS.isdisjoint(pairwise(words))
+
+
+def _restated(prompt: str, window: str, offset: int, spans: list[tuple[int, int]]) -> None:
+    """Adds to ``spans`` the restatements in ``window`` (which starts at ``offset``)."""
+    lowered = window.lower()
+    if len(lowered) != len(window):  # (a few letters lengthen when lowered: read as is)
+        lowered = window
+    if not may_talk(lowered):
+        return
+    mine: frozenset[str] | None = None
+    for match in _SENTENCE.finditer(lowered):
         sentence = match.group()
+        if not may_talk(sentence):
+            continue
         rest, talk = REQUEST_TALK.subn(" ", sentence)
         if not talk:
             continue
+        mine = _prompt_units(prompt) if mine is None else mine
+        start, end = match.span()
         found = units(rest, _GENERIC)
         # Talk that names the task frames it, whatever it adds ("a thoughtful, lovingly prepared
         # piece on <topic>"); talk that names nothing of it is a restatement only when it adds little.
         if len(found - mine) <= MAX_NEW_UNITS or not found.isdisjoint(mine):
-            spans.append(match.span())
-    return spans
+            spans.append((offset + start, offset + end))
 
 
 def new_units(prompt: str, text: str) -> frozenset[str]:
     """The units ``text`` brings of its own: not the prompt's, not in the word lists of words no
     answer is made of (stop, request, form and function words), not talk about the request."""
-    rest = REQUEST_TALK.sub(" ", text[:MAX_READ_CHARS])
+    rest = REQUEST_TALK.sub(" ", text[:MAX_READ_CHARS].lower())
     return frozenset(units(rest, _GENERIC) - _prompt_units(prompt))

@@ -23,7 +23,7 @@ from rlvr_ifeval.contrast import Background
 from rlvr_ifeval.formats import OWN_FORMATS, VERBATIM_FORMAT, resolve_format, user_format  # noqa: F401
 from rlvr_ifeval.genre import not_verse, too_short
 from rlvr_ifeval.guard import GUARD_RULES, NO_WORDS, REFUSAL, WORD_SALAD, content_rejection
-from rlvr_ifeval.own_text import nothing_of_its_own, own_text, partly_on_topic
+from rlvr_ifeval.own_text import body_on_topic, nothing_of_its_own, overlap_waived, own_text
 from rlvr_ifeval.pasted import cross_lingual
 from rlvr_ifeval.reader_view import UNREAD, unread_instructions
 from rlvr_ifeval.refusals import no_content, offers_refusal, refusal
@@ -387,8 +387,11 @@ class IFEvalVerifier(Verifier):
                     left = nothing_of_its_own(kept, task.prompt, checkers, self.min_words, self.count_words)
                     if left is not None:
                         return left
-                    judged = self._relevance(task, kept.text, checkers, own=True)
-                    if judged is not None and not partly_on_topic(kept, judged):
+                    # Round 9: a body after the request said back that names some of the task is
+                    # judged with the whole response below, not on its own.
+                    on_topic = body_on_topic(kept, task.prompt, checkers)
+                    judged = None if on_topic else self._relevance(task, kept.text, checkers, own=True)
+                    if judged is not None and not overlap_waived(kept, judged):
                         return {**judged, "removed": list(kept.removed)} if isinstance(judged, dict) else judged
             background = self.relevance_background if self.relevance == "contrast" else None
             if background is not None and (self.relevance_outrank or self.relevance_paste):
