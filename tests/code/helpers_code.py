@@ -85,6 +85,29 @@ def _belongs_to_another_process_tree(pid: int) -> bool:
     return False
 
 
+# Sample uids name the process that made them: base + (pid % 1,000,000) x 64 + slot, from 1.9e9
+# for the Python sandbox (``LocalSandbox.sample_uid``) and 1.95e9 for other languages (``runner``).
+_UID_BASES = (1_950_000_000, 1_900_000_000)
+
+
+def _started_by_another_live_process(uid: int) -> bool:
+    """Whether a sample uid names a live process that is neither this one nor a descendant (a
+    pool worker): another test run's sample, such as a dying other-language sample (its command
+    line already gone, its ancestry no longer walkable) of a neighbouring xdist worker. A uid
+    naming this process, a descendant or no live process is ours to account for."""
+    base = next(b for b in _UID_BASES if uid >= b)
+    creator = (uid - base) // 64
+    me = os.getpid()
+    if creator <= 1 or creator == me % 1_000_000 or not _status(creator):
+        return False
+    ancestor = creator
+    while ancestor > 1:
+        if ancestor == me:
+            return False
+        ancestor = int(_status(ancestor).get("PPid", "0") or 0)
+    return True
+
+
 def sample_processes() -> list[tuple[int, int, str]]:
     """Processes running under a sample uid that this test run started, or that outlived their
     sandbox (there must be none between samples)."""
@@ -97,6 +120,8 @@ def sample_processes() -> list[tuple[int, int, str]]:
             continue
         uid = int(status.get("Uid", "0").split()[0])
         if uid < SAMPLE_UID_BASE or _awaits_the_host_init(status):
+            continue
+        if _started_by_another_live_process(uid):
             continue
         if not _belongs_to_another_process_tree(int(entry)):
             found.append((int(entry), uid, _cmdline(int(entry))))
