@@ -171,3 +171,31 @@ def test_a_client_that_hangs_up_mid_body_is_not_a_server_error(server):
     finally:
         logger.removeHandler(handler)
     assert not [r for r in records if r.levelno >= logging.ERROR], [r.getMessage() for r in records]
+
+
+def test_a_connection_busy_past_several_idle_periods_stays_open_then_idles_out():
+    """One timer per connection carries its idle, header and body deadlines; a request moves them and
+    the timer re-arms only when it fires: firing for a deadline moved on, it must not close."""
+    with RewardServer(None, port=0, idle_timeout_s=1.0, preload=False) as srv:
+        addr = _addr(srv.url)
+        with socket.create_connection(addr, timeout=10) as sock:
+            start = time.monotonic()
+            answered = 0
+            while time.monotonic() - start < 3.0:  # three idle periods, a request every 0.25 s
+                sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+                reply = sock.recv(4096)
+                assert b" 200 " in reply.split(b"\r\n", 1)[0], reply
+                answered += 1
+                time.sleep(0.25)
+            assert answered >= 6
+            data, took = _read_until_closed(sock, 10)  # now silent: closed at the idle deadline
+            assert data == b"" and took < 6, (data, took)
+
+
+def test_a_deadline_sooner_than_the_armed_one_fires_on_time(server):
+    """A new connection's timer is armed for its idle deadline (5 s); the body's (1 s) comes sooner."""
+    with socket.create_connection(_addr(server.url), timeout=10) as sock:
+        sock.sendall(b"POST /verify HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret\r\nContent-Length: 50\r\n\r\n{")
+        data, took = _read_until_closed(sock, 10)
+    assert b" 408 " in data.split(b"\r\n", 1)[0], data
+    assert took < 3.5, took  # the body's deadline, not the idle one (5 s) the timer was armed for

@@ -209,8 +209,15 @@ def _protocol_class(header_timeout_s: float, body_timeout_s: float = 1e9, max_co
     too_slow = _raw_reply("408 Request Timeout", f"the body did not arrive within {body_timeout_s:g} s")
 
     class DeadlineProtocol(HttpToolsProtocol):
-        _header_deadline: Any = None
-        _body_deadline: Any = None
+        # One timer per connection for its three deadlines (idle, headers, body), re-armed only when
+        # it fires: a request moves the deadlines by setting numbers. (A timer made and cancelled for
+        # each deadline of each request, uvicorn's keep-alive one included, was six timer operations
+        # a request, a fair share of the HTTP layer's CPU.) None: that deadline is not running.
+        _idle_due: float | None = None
+        _header_due: float | None = None
+        _body_due: float | None = None
+        _timer: Any = None
+        _timer_at = 0.0
 
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
@@ -220,33 +227,75 @@ def _protocol_class(header_timeout_s: float, body_timeout_s: float = 1e9, max_co
                 return
             # Read by each request's cycle, made after this; flow control keeps the real transport.
             self.transport = _CoalescingTransport(transport, self.loop)
-            # No bytes yet: the keep-alive timer (cancelled by the first data) closes a silent connection.
-            self.timeout_keep_alive_task = self.loop.call_later(
-                self.timeout_keep_alive, self.timeout_keep_alive_handler
-            )
+            # No bytes yet: the idle deadline (lifted by the first data) closes a silent connection.
+            self._idle_due = self.loop.time() + self.timeout_keep_alive
+            self._arm(self._idle_due)
+
+        def _arm(self, due: float) -> None:
+            """Have the timer fire by ``due`` (a timer due sooner is kept: it re-arms when it fires)."""
+            timer = self._timer
+            if timer is not None:
+                if self._timer_at <= due:
+                    return
+                timer.cancel()
+            self._timer_at = due
+            self._timer = self.loop.call_later(max(0.0, due - self.loop.time()), self._on_timer)
+
+        def _on_timer(self) -> None:
+            self._timer = None
+            if self.transport.is_closing():
+                return
+            now = self.loop.time()
+            if self._header_due is not None and self._header_due <= now:
+                return self._headers_too_slow()
+            if self._body_due is not None and self._body_due <= now:
+                return self._body_too_slow()
+            if self._idle_due is not None and self._idle_due <= now:
+                self._idle_due = None
+                return self.timeout_keep_alive_handler()
+            dues = [due for due in (self._idle_due, self._header_due, self._body_due) if due is not None]
+            if dues:
+                self._arm(min(dues))
+
+        def _unset_keepalive_if_required(self) -> None:
+            # uvicorn's: data came in (or the connection ended), so the idle deadline is off.
+            self._idle_due = None
+            super()._unset_keepalive_if_required()  # a timer of uvicorn's own, should it make one
+
+        def on_response_complete(self) -> None:
+            # uvicorn's, with the idle deadline set instead of a timer made for each reply.
+            self.server_state.total_requests += 1
+            if self.transport.is_closing():
+                return
+            self._idle_due = None
+            self.flow.resume_reading()
+            if self.pipeline:  # a pipelined request waits: start it
+                cycle, app = self.pipeline.pop()
+                self._start_asgi_task(cycle, app)
+            else:
+                self._idle_due = self.loop.time() + self.timeout_keep_alive
+                self._arm(self._idle_due)
 
         def on_message_begin(self) -> None:
             super().on_message_begin()
-            if self._header_deadline is None:
-                self._header_deadline = self.loop.call_later(header_timeout_s, self._headers_too_slow)
+            if self._header_due is None:
+                self._header_due = self.loop.time() + header_timeout_s
+                self._arm(self._header_due)
 
         def on_headers_complete(self) -> None:
-            if self._header_deadline is not None:
-                self._header_deadline.cancel()
-                self._header_deadline = None
+            self._header_due = None
             super().on_headers_complete()
-            # Cancelled by on_message_complete, which for a body-less request follows at once.
-            if self._body_deadline is None:
-                self._body_deadline = self.loop.call_later(body_timeout_s, self._body_too_slow)
+            # Lifted by on_message_complete, which for a body-less request follows at once.
+            if self._body_due is None:
+                self._body_due = self.loop.time() + body_timeout_s
+                self._arm(self._body_due)
 
         def on_message_complete(self) -> None:
-            if self._body_deadline is not None:
-                self._body_deadline.cancel()
-                self._body_deadline = None
+            self._body_due = None
             super().on_message_complete()
 
         def _body_too_slow(self) -> None:
-            self._body_deadline = None
+            self._body_due = None
             if self.transport.is_closing():
                 return
             cycle = self.cycle
@@ -257,16 +306,15 @@ def _protocol_class(header_timeout_s: float, body_timeout_s: float = 1e9, max_co
             self.transport.close()
 
         def _headers_too_slow(self) -> None:
-            self._header_deadline = None
+            self._header_due = None
             if not self.transport.is_closing():
                 self.transport.close()
 
         def connection_lost(self, exc: Exception | None) -> None:
-            for name in ("_header_deadline", "_body_deadline"):
-                timer = getattr(self, name)
-                if timer is not None:
-                    timer.cancel()
-                    setattr(self, name, None)
+            self._idle_due = self._header_due = self._body_due = None
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
             super().connection_lost(exc)
 
     return DeadlineProtocol
