@@ -66,26 +66,16 @@ def without_speed_rounds_7_and_8() -> Iterator[None]:
 @contextlib.contextmanager
 def without_speed_round9() -> Iterator[None]:
     """The training ids' rules as round 8 left them, where a switch can restore them: verdicts
-    made by ``Verdict.model_construct`` (not by setting the state it sets), the contrast walk's
-    unit ids looked up in a comprehension, ``relevance.constraint_sentence`` read afresh on every
-    call. (``own_text``'s unchanged-text test and bounded word count and ``check_response``'s one
-    blank test per variant are inline: they stay on.) Same verdicts
-    (``tests/ifeval/test_ifeval_speed_round9.py``)."""
-    from typing import Any
+    made by ``Verdict.model_construct`` (not by setting the state it sets),
+    ``relevance.constraint_sentence`` read afresh on every call. (``own_text``'s unchanged-text
+    test and bounded word count and ``check_response``'s one blank test per variant are inline:
+    they stay on.) Same verdicts (``tests/ifeval/test_ifeval_speed_round9.py``)."""
+    from rlvr_ifeval import relevance, task_cache
 
-    import numpy as np
-
-    from rlvr_ifeval import contrast_jit, relevance, task_cache
-
-    def unit_ids(self: Any, response: Any) -> Any:
-        get = self.ids.get
-        return np.array([n for u in response if (n := get(u)) is not None], dtype=np.int64)
-
-    saved = task_cache._direct, contrast_jit.Walk.unit_ids, relevance.constraint_sentence
+    saved = task_cache._direct, relevance.constraint_sentence
     task_cache._direct = False
-    contrast_jit.Walk.unit_ids = unit_ids  # type: ignore[method-assign]
     relevance.constraint_sentence = relevance.constraint_sentence.__wrapped__  # type: ignore[assignment]
     try:
         yield
     finally:
-        task_cache._direct, contrast_jit.Walk.unit_ids, relevance.constraint_sentence = saved  # type: ignore[method-assign]
+        task_cache._direct, relevance.constraint_sentence = saved

@@ -3,8 +3,6 @@
 * ``task_cache``: a verdict of a task whose details are within the limits is made by setting the
   instance's state as ``Verdict.model_construct`` sets it (field order, fields set, no extra, no
   private state), checked once against ``model_construct`` itself, which stays the fallback;
-* ``contrast_jit.Walk.run``: the response's unit ids looked up in C (``map``) with -1 for unknown
-  units, instead of a comprehension: the same ids in the same order;
 * ``relevance.constraint_sentence``: kept per sentence, read on prompts' sentences only (never a
   response's: a per-text memo would make a benchmark's repeats free);
 * ``own_text``: talk to the grader is sought in texts of fewer than ``talk_words`` words, counted
@@ -20,14 +18,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
-import numpy as np
 import pytest
 from pydantic import ValidationError
 
 from rlvr_envs.types import Reason, Verdict
 from rlvr_ifeval import prose_jit, relevance, task_cache
-from rlvr_ifeval.contrast import Background
-from rlvr_ifeval.scoring import build_checkers
 from tests.ifeval.test_ifeval_verify_speed_equivalence import _cases, _newest_training_ids, _rows
 
 _STATE = ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
@@ -86,35 +81,6 @@ def test_whole_verdicts_with_and_without_direct_verdicts(rows, monkeypatch) -> N
         plain = [verifier.verify(task, response) for task, response in cases]
         assert [_state(v) for v in fast] == [_state(v) for v in plain], name
         assert {v.reason for v in fast} >= {Reason.OK, Reason.WRONG, Reason.NO_ANSWER}, name
-
-
-def test_walk_ids_as_the_comprehension_made_them(rows) -> None:
-    pytest.importorskip("numba", reason="the walk is numba's")
-    assert prose_jit.load()
-    kernel = prose_jit.contrast_kernel()
-    background = Background.build((r["prompt"], build_checkers(r["instruction_id_list"], r["kwargs"])) for r in rows)
-    assert background is not None and kernel is not None
-    walk = background.walk()
-    seen: list[Any] = []
-    original = kernel
-
-    def recording(ids: Any, *args: Any) -> Any:
-        seen.append(ids.copy())
-        return original(ids, *args)
-
-    rng = random.Random(9)
-    responses = [r["response"] for r in rows] + ["", "zzzz qqqq", "ünïcödé wörds 漢字 text"]
-    for i, response in enumerate(responses):
-        found = relevance.units(response)
-        found.update(rng.sample(sorted(walk.ids), 3))  # units some prompt has, in any response
-        task = relevance.task_units(rows[i % len(rows)]["prompt"], ()).units
-        seen.clear()
-        got = walk.run(recording, found, i % len(rows), task, 1.0, 0.5)
-        get = walk.ids.get
-        expected = np.array([n for u in found if (n := get(u)) is not None], dtype=np.int64)
-        assert np.array_equal(seen[0], expected) and seen[0].dtype == np.int64
-        again = walk.run(kernel, found, i % len(rows), task, 1.0, 0.5)
-        assert all(np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b for a, b in zip(got, again))
 
 
 def test_constraint_sentences_kept_for_prompts_only(rows, monkeypatch) -> None:

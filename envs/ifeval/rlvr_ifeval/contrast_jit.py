@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import ItemsView, Iterator, Mapping
-from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -108,7 +107,8 @@ class Walk:
     ) -> tuple[Any, Any, int, float, float]:  # fmt: skip
         """(order of the prompts met, the dense matched weights, best other prompt by weight and
         its weight, best outranking similarity)."""
-        ids = self.unit_ids(response)
+        get = self.ids.get  # one lookup a unit (the walk sorts the ids itself)
+        ids = np.array([n for u in response if (n := get(u)) is not None], dtype=np.int64)
         values = np.zeros(len(self.weights), dtype=np.float64)
         order = np.empty(len(self.weights), dtype=np.int64)
         met, best_i, best, similar = kernel(
@@ -116,13 +116,6 @@ class Walk:
             -1 if own is None else own, self.groups.get(task, -1), floor, outrank_cover, values, order,
         )  # fmt: skip
         return order[:met], values, best_i, best, similar
-
-    def unit_ids(self, response: frozenset[str] | set[str]) -> Any:
-        """The numbers of ``response``'s units that some prompt has, in the set's order (the walk
-        sorts them itself): one lookup a unit, in C (``map``), -1 for the others (numbers are
-        positions, >= 0)."""
-        looked_up = np.fromiter(map(self.ids.get, response, repeat(-1)), dtype=np.int64, count=len(response))
-        return looked_up[looked_up >= 0]
 
 
 def matched(order: Any, values: Any) -> dict[int, float]:
