@@ -410,9 +410,10 @@ def guard(task: Task, run: RunOutputs) -> Task | str:
     """``derive``, then, where one answer still passes every hidden test or they are fewer than
     ``GUARD_BOOLEAN`` yes/no ones, tests from the reference on ``wide_inputs`` (one run): yes/no
     ones chosen so both answers are about as common among the hidden tests, else up to
-    ``DERIVED_TESTS`` the one answer fails. A task one answer still passes stays as ``derive``
-    left it: its reference answers that one value on every input tried (MBPP/336 "is the month
-    February", MBPP/816 "clear a tuple": the table and the constant are the task's function)."""
+    ``DERIVED_TESTS`` the one answer fails. One answer may still pass a task: its reference answers
+    that value on every input tried (MBPP/336 "is the month February", MBPP/816 "clear a tuple":
+    the table and the constant are the task's function); a yes/no one still gets its tests up to
+    ``GUARD_BOOLEAN`` (a guess is not the function)."""
     # A task that only needs yes/no tests added skips ``derive``'s run a near input (~40 ms each
     # loaded): its near inputs come first in the one wide run instead.
     made = derive(task, run) if needs_hidden(task) or constant_passable(task) else task
@@ -429,11 +430,9 @@ def guard(task: Task, run: RunOutputs) -> Task | str:
         return made if why is None else why
     pool = _wide_results(made, shown, run)
     have = hidden_booleans(made)
-    if constant_passable(made):
-        constant = _one_value([t.source for t in plan_for(made).tests if not t.public])
-        if all(_same(value, constant[1]) for _, value in pool):
-            return made  # the reference answers the one value everywhere tried: nothing to add
     if have is not None:
+        # Yes/no tests even where the reference answers one value on every input tried (MBPP/820
+        # "is it month 2"): the table and that value are the function there, a guess is not.
         tests = _balanced(have, pool)
     else:
         constant = _one_value([t.source for t in plan_for(made).tests if not t.public])

@@ -194,4 +194,3 @@ def _blame_case_by_case(
             f"the checker failed on this output, not on the expected one: {one['failed']}", 300
         )
     return None
-    return None
