@@ -327,6 +327,9 @@ def after_sentence_refusal(
     face = unread_face(sentence)
     if face is not None and face not in answer:
         return TailFinding("unread_language", face)
+    mark = _LOOSE_MARK.search(sentence)
+    if mark is not None:
+        return TailFinding("unread_language", mark.group(0))  # "\\boxed{3}\u0338": a stroke over what precedes it
     denial = _denial(sentence, mine, lowered, opening=False)
     if denial is not None:
         return TailFinding("denial", denial)
@@ -374,6 +377,8 @@ def _said_in_words(sentence: str, answer: str) -> TailFinding | None:
     return None
 
 
+# A combining mark on no letter ("\\boxed{3}\u0338", "</answer>\u20e0"): an overlay on the answer's end, not a word.
+_LOOSE_MARK = re.compile("(?<![^\\W\\d_])[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 _BARE_QUESTION = re.compile(r"[\s$)\]}*_(\[.!]*[?？][\s$)\]}*_?？!.]*$")
 
 

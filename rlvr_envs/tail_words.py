@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from collections.abc import Callable
 
 # Letters a lexicon covers: Latin (with the letters of the covered languages), Greek, Russian and
@@ -312,7 +313,8 @@ def readable(text: str) -> str:
     if "*" in text or "`" in text:
         text = _EMPHASIS.sub("", text)
     text = _SPACED_LETTERS.sub(lambda m: m.group(0).replace(" ", ""), text)
-    if not text.isascii():
+    if not text.isascii():  # composed as a reader sees it ("re\u0301ponse" is "réponse"), then look-alikes undone
+        text = unicodedata.normalize("NFC", text)
         text = _LATIN_WORD_WITH_OTHERS.sub(_fold_lookalikes, text).translate(_QUESTION_MARKS)
     return text
 

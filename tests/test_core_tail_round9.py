@@ -44,7 +44,8 @@ TAKEN = [
     "<answer>12</answer>‽", "<answer>12</answer>¿", "<answer>12</answer>؟", "<answer>sister</answer> ?",
     "<answer>12</answer> (at least)", "<answer>12</answer>, or more.", "<answer>12</answer> (höchstens)",
     "<answer>12</answer>（至少）", "<answer>12</answer> (speculative)", "<answer>12</answer>, questionable.",
-    "<answer>12</answer>, or eleven.", "<answer>12</answer> (in absolute value)",
+    "<answer>12</answer>, or eleven.", "<answer>12</answer> (in absolute value)", "<answer>12</answer>\u0338",
+    "<answer>12</answer> \u20e0", "<answer>12</answer>\n\n:-/",
 ]  # fmt: skip
 
 
@@ -58,7 +59,7 @@ STANDS = [
     "<answer>12</answer> up to isomorphism", "<answer>12</answer>, respectively.",
     "<answer>12</answer>, QED.", "<answer>12</answer> (12 if you count zero)", "<answer>12</answer>. I am confident.",
     "<answer>12</answer>\n\nAlternatively, by symmetry.", "<answer>12</answer>", "<answer>12</answer>, or twelve.",
-    "<answer>12</answer> (simplified)", "<answer>12</answer>, at least as far as the rules go here in this case.",
+    "<answer>12</answer> (simplified)", "<answer>12</answer> est la re\u0301ponse.", "<answer>12</answer>, at least as far as the rules go here in this case.",
 ]  # fmt: skip
 
 
