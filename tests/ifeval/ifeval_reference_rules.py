@@ -307,6 +307,7 @@ def off_topic(
     salad: bool = True,
     interleave: bool = False,
     background: Background | None = None,
+    round9: bool = False,
 ) -> dict[str, Any] | None:
     """The gate: None when the response addresses the task or the gate cannot judge it, else
     what it found for the verdict's details: ``function_share`` (with ``language``, on every
@@ -339,7 +340,7 @@ def off_topic(
             return elsewhere
     if any(c.allows_short_answer() for c in checkers):
         return None
-    task = task_units(prompt, tuple(checkers), v0)
+    task = task_units(prompt, tuple(checkers), v0, round9)  # (round 9: "a letter to ..." is a task)
     if len(task.units) < max(1, min_units):
         return None
     if found is None:
