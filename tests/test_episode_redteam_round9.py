@@ -235,7 +235,12 @@ def _shown(server, start: int) -> list[str]:
     import re
 
     fence = re.compile(r"<<<RESPONSE (\w+)>>>\n(.*)\n<<<END RESPONSE \1>>>", re.DOTALL)
-    return [fence.search(b["messages"][1]["content"]).group(2) for b in server.bodies[start:]]
+    shown = []
+    for body in server.bodies[start:]:
+        match = fence.search(body["messages"][1]["content"])
+        assert match is not None, body["messages"][1]["content"][:200]  # every judge call fences the response
+        shown.append(match.group(2))
+    return shown
 
 
 @pytest.mark.parametrize(("response", "beside"), BESIDE_THE_ANSWER)

@@ -9,7 +9,6 @@ in ``test_code_warm_judge.py``).
 from __future__ import annotations
 
 import ast
-import shutil
 import socket
 import time
 
@@ -20,8 +19,7 @@ from rlvr_code.sandbox import LocalSandbox
 from rlvr_code.verifier import CodeVerifier
 from rlvr_envs.types import Task
 from tests.code.helpers_code import fenced
-
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap missing")
+from tests.helpers.sandbox import needs_bwrap
 
 
 def _call(source: str, callee: str | None = "candidate", names: frozenset = frozenset({"f"})):

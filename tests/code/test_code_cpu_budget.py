@@ -8,7 +8,6 @@ CPU is still bounded by the wall limit, and a bad budget in a task is ignored, n
 
 from __future__ import annotations
 
-import shutil
 import time
 
 import pytest
@@ -16,8 +15,7 @@ import pytest
 from rlvr_code.verifier import CodeVerifier
 from rlvr_envs.types import Task
 from tests.code.helpers_code import fenced, humaneval_task
-
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
+from tests.helpers.sandbox import needs_bwrap
 
 
 def _budgeted(task: Task, cpu_limit_s: float, timeout_s: float = 10.0) -> Task:

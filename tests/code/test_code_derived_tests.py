@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import warnings
@@ -31,8 +30,7 @@ from rlvr_code.derived import (
 from rlvr_envs.types import Task
 from tests.code.helpers_code import fenced
 from tests.helpers.data import REPO_ROOT
-
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap missing")
+from tests.helpers.sandbox import needs_bwrap
 
 
 def _local_run(program: str, cases: list[dict[str, str]]) -> list[str | None]:

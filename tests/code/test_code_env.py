@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pickle
-import shutil
 
 import pytest
 
@@ -16,8 +15,7 @@ from rlvr_envs.types import Reason, Task
 from tests.code.conformance import PYTHON_TASKS
 from tests.code.helpers_code import asserts_task, fenced, sample_processes
 from tests.helpers.data import shared_path
-
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
+from tests.helpers.sandbox import needs_bwrap
 
 
 @pytest.mark.parametrize(

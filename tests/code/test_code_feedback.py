@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import re
-import shutil
 
 import pytest
 
@@ -20,8 +19,7 @@ from rlvr_code.split import CodeTest, split_tests
 from rlvr_code.verifier import CodeVerifier
 from rlvr_envs.types import Reason, Task, Verdict
 from tests.code.helpers_code import fenced, humaneval_rows, mbpp_rows
-
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap missing")
+from tests.helpers.sandbox import needs_bwrap
 
 
 class LeakyCodeEnv(CodeEnv):

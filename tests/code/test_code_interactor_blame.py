@@ -10,8 +10,6 @@ fails on silence too is broken: ``verifier_error``, whatever the program.
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from rlvr_code.contests.verifier import ContestVerifier
@@ -20,8 +18,7 @@ from tests.code.contest_interactive_cases import RIGHT
 from tests.code.contest_interactive_cases import guess_task as _task
 from tests.code.helpers_code import fenced
 from tests.code.test_code_redteam_round5 import NAIVE_INTERACTOR as SPLIT  # op, x = input().split()
-
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap missing")
+from tests.helpers.sandbox import needs_bwrap
 
 # The guessing game, each interactor parsing the contestant's lines its own careless way.
 INDEXED = """import sys

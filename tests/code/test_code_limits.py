@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import time
 
 import pytest
@@ -21,8 +20,8 @@ from rlvr_code.limits import (
 from rlvr_envs.types import Task
 from tests.code.helpers_code import fenced
 from tests.helpers.data import shared_path
+from tests.helpers.sandbox import needs_bwrap
 
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
 LOOP = "```python\ndef {name}(*args, **kwargs):\n    while True:\n        pass\n```"
 
 

@@ -9,15 +9,12 @@ code in both places (``_sandbox_stdio.normalise_output``).
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from rlvr_code._sandbox_stdio import normalise_output
 from rlvr_envs.types import Task
 from tests.code.helpers_code import fenced
-
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap missing")
+from tests.helpers.sandbox import needs_bwrap
 
 SAME = [
     ("\n3\n", "3\n"),

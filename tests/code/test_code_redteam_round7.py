@@ -20,8 +20,6 @@ fix unless it says otherwise.
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from rlvr_code.contests.checkers import parse_checker
@@ -30,9 +28,7 @@ from rlvr_envs.types import Task
 from tests.code.contest_interactive_cases import BROKEN_INTERACTOR as BROKEN
 from tests.code.contest_interactive_cases import RIGHT, guess_task
 from tests.code.helpers_code import fenced
-
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap missing")
-
+from tests.helpers.sandbox import needs_bwrap
 
 # -- an interactor crashed by silence or an early end ---------------------------------------------
 GUESS = """import sys

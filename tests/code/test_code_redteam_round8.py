@@ -19,7 +19,6 @@ program. Each table is one class; every row failed before its fix unless it says
 
 from __future__ import annotations
 
-import shutil
 import warnings
 
 import pytest
@@ -29,8 +28,7 @@ from rlvr_code.scoring import discriminating_credit
 from rlvr_code.verifier import CodeVerifier
 from rlvr_envs.types import Task
 from tests.code.helpers_code import fenced
-
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap missing")
+from tests.helpers.sandbox import needs_bwrap
 
 
 def _verifier(credit: str = "corrected") -> CodeVerifier:

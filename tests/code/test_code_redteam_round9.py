@@ -17,7 +17,6 @@ commit before (``-v5``, ``hidden_tests="discriminate"``); the others are held an
 from __future__ import annotations
 
 import hashlib
-import shutil
 import subprocess
 import sys
 
@@ -28,8 +27,7 @@ from rlvr_code.derived_inputs import BATCH_MARK, batch_results, wide_inputs
 from rlvr_code.verifier import CodeVerifier
 from rlvr_envs.types import Task
 from tests.code.helpers_code import fenced
-
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap missing")
+from tests.helpers.sandbox import needs_bwrap
 
 
 def _local_run(program: str, cases: list[dict[str, str]]) -> list[str | None]:
@@ -323,7 +321,7 @@ def test_a_yes_no_task_nothing_can_be_derived_for_is_left_out_under_v6_only():
 
 # -- the shipped attacker's class ------------------------------------------------------------------
 def _mbpp_rows() -> list[dict]:
-    rows = []
+    rows: list[dict] = []
     for task in GUESSED:
         tests = task.answer["tests"]
         rows.append(

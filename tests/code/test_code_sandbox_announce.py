@@ -10,7 +10,6 @@ call by call.
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import time
 
@@ -18,11 +17,10 @@ import pytest
 
 from rlvr_envs.types import Task
 from tests.code import test_code_batch
+from tests.helpers.sandbox import needs_bwrap
 
 _both = test_code_batch._both
 boxes = test_code_batch.boxes  # the module's fixture: a batched sandbox and a call-by-call one
-
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap missing")
 
 
 def _humaneval(n: int, expected: str = "2 * {i}") -> Task:

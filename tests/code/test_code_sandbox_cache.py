@@ -9,7 +9,6 @@ judge that a sample's tests left dirty hands nothing over.
 from __future__ import annotations
 
 import marshal
-import shutil
 
 import pytest
 
@@ -20,8 +19,7 @@ from rlvr_code.sandbox import LocalSandbox
 from rlvr_code.verifier import CodeVerifier
 from rlvr_envs.types import Task
 from tests.code.helpers_code import fenced, humaneval_rows
-
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap missing")
+from tests.helpers.sandbox import needs_bwrap
 
 WRONG = "\n\n_rlvr_original = {entry}\n\ndef {entry}(*args, **kwargs):\n    return 'wrong'\n"
 

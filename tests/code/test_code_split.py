@@ -7,8 +7,6 @@ use the solution and that a program doing nothing fails.
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from rlvr_code.envs import humaneval_task, mbpp_task
@@ -16,8 +14,7 @@ from rlvr_code.split import counted_asserts, counted_lines, split_tests, task_te
 from rlvr_code.verifier import CodeVerifier
 from rlvr_envs.types import Reason, Task
 from tests.code.helpers_code import fenced, humaneval_rows, mbpp_rows
-
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap missing")
+from tests.helpers.sandbox import needs_bwrap
 
 
 def humaneval(number: int) -> Task:

@@ -4,7 +4,6 @@ the solution loads, the warmed solution zygote, and the host's cached job parts.
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import time
 
@@ -15,8 +14,7 @@ from rlvr_code.sandbox import LocalSandbox
 from rlvr_code.verifier import CodeVerifier, reference_imports
 from rlvr_envs.types import Reason, Task
 from tests.code.helpers_code import asserts_task, fenced
-
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap missing")
+from tests.helpers.sandbox import needs_bwrap
 
 
 # -- framing -------------------------------------------------------------------------------------

@@ -9,7 +9,6 @@ never the behaviour of the comparison.
 
 from __future__ import annotations
 
-import shutil
 from collections import Counter, OrderedDict, deque
 from decimal import Decimal
 from fractions import Fraction
@@ -19,8 +18,7 @@ import pytest
 from rlvr_code._sandbox_link import Link, SolutionError
 from rlvr_code._sandbox_wire import build_stdlib, encode, has_ref
 from tests.code.helpers_code import asserts_task, fenced
-
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap missing")
+from tests.helpers.sandbox import needs_bwrap
 
 
 def _link() -> Link:

@@ -42,6 +42,9 @@ PR_GET_NO_NEW_PRIVS = 39
 DEADLINE_GRACE_S = 1.0
 # A run with a CPU budget is looked at no more often than this (a run without one is not polled).
 CPU_POLL_FLOOR_S = 0.002
+STOP_POLL_S = 0.25
+"""How often a run still going after this long is looked at for being stopped (SIGSTOP, SIGTSTP):
+a stopped program spends no CPU, so without a look it would hold its lane to the wall deadline."""
 _CPUS = max(1, os.cpu_count() or 1)
 
 
@@ -66,6 +69,15 @@ def cpu_seconds(clock: int) -> float:
         return time.clock_gettime(clock)
     except OSError:
         return 0.0
+
+
+def is_stopped(pid: int) -> bool:
+    """Whether the run's first process (a child of this zygote) is stopped, its state left to reap."""
+    try:
+        info = os.waitid(os.P_PID, pid, os.WSTOPPED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return False
+    return info is not None and info.si_code == os.CLD_STOPPED
 
 
 class SolutionZygote:
@@ -272,6 +284,7 @@ class SolutionZygote:
                     # The process's threads spend at most one CPU second per CPU each second, so
                     # no earlier look could find the budget spent; the floor bounds the wake-ups.
                     wait = min(left, max((budget - spent) / _CPUS, CPU_POLL_FLOOR_S))
+                wait = min(wait, STOP_POLL_S)
                 watched: list[int | socket.socket] = [pidfd, self.link]
                 if memory is not None:
                     watched += memory.readable()
@@ -280,6 +293,11 @@ class SolutionZygote:
                     memory.drain()
                     if memory.kills() > kills_before:
                         break  # a process of the sample was killed at the bound: stop the rest
+                if not ready and not alarms and is_stopped(pid):
+                    # Only another process of the sample could continue it; no honest program
+                    # stops itself, so the run ends now as the timeout it would become anyway.
+                    outcome["timed_out"] = outcome["self_stopped"] = True
+                    break
                 if pidfd in ready:
                     _, status, usage = os.wait4(pid, 0)
                     outcome["cpu_s"] = round(usage.ru_utime + usage.ru_stime, 6)
