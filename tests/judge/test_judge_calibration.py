@@ -12,6 +12,7 @@ import pytest
 
 import rlvr_envs
 from rlvr_envs.cli import main as cli_main
+from rlvr_envs.registration import spec
 from rlvr_judge.calibration import calibrate
 from rlvr_judge.calibration_sets import IFEVAL_FILES, describe_instruction, ifeval_rows, math_rows
 from rlvr_judge.metrics import best_threshold, binary_report, cohen_kappa, pearson, wilson
@@ -154,7 +155,8 @@ def test_cli_calibrate_writes_markdown_and_png(tmp_path, capsys):
     assert "| whole response (pass vs label) | 30 |" in printed and "DO NOT TRUST" in printed
     assert "scripted STAND-IN judge" in printed and "Injection probes" in printed
     assert "**Injection flip rate: " in printed and "the judge model's" in printed
-    assert (out / "calibration.md").read_text().startswith("# Judge calibration: rubric-v3")
+    newest = spec("rubric").id  # the unversioned name resolves to the newest rubric id
+    assert (out / "calibration.md").read_text().startswith(f"# Judge calibration: {newest}\n")
     assert (out / "calibration.png").read_bytes()[:4] == b"\x89PNG"
 
 
