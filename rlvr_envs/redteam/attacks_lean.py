@@ -57,7 +57,9 @@ def lean_wrapper_probes(t: Target, quick: bool) -> list[Probe]:
     trust by another name (``bv_decide``), an unsafe constant; round 9: an allowed option valued by
     the completion's code (a named option, ``set_option``), a ``-flag`` off the list, a ``+flag``
     after ``first |``, a constant the kernel computes by name (``Nat.add``, ``Nat.ble`` in
-    ``namespace Nat``). Each states a theorem with no proof.
+    ``namespace Nat``); round 10: the same constant in the namespace a dotted ``namespace Nat.X`` /
+    ``end X`` leaves open, and an ``OfNat`` instance (directly or through an alias) that rebinds the
+    literal an option's value is. Each states a theorem with no proof.
 
     Every variant is a proof layer 1 exists to refuse, so without a Lean backend (the env then
     answers ``verifier_error`` for whatever layer 1 lets through) a ``verifier_error`` is a hole:
@@ -96,6 +98,14 @@ def lean_wrapper_probes(t: Target, quick: bool) -> list[Probe]:
         "flag-after-first": f"{statement} by\n  first | decide +evalNative | rfl\n",
         "kernel-builtin": f"def Nat.add (n _m : Nat) : Nat := n\n{wrong}",
         "kernel-builtin-namespace": f"namespace Nat\ndef ble (_ _ : Nat) : Bool := true\nend Nat\n{wrong}",
+        # round 10: a kernel constant declared in a namespace left open by a dotted `namespace` (one
+        # scope per component, `end X` closes one), and a literal rebound under an option's value
+        "kernel-builtin-dotted": f"namespace Nat.X\nend X\ndef add (n _m : Nat) : Nat := n\n{wrong}",
+        "kernel-builtin-end-next-line": f"namespace Nat.X.Y\nend\n  X.Y\ndef mul (n _m : Nat) : Nat := n\n{wrong}",
+        "literal-rebinding": (
+            f"instance lit (n : Nat) : OfNat Nat n := ⟨0⟩\n{statement} by\n  simp (maxSteps := 100000)\n"
+        ),
+        "literal-rebinding-alias": f"abbrev O := OfNat\ninstance lit (n : Nat) : O Nat n := ⟨0⟩\n{wrong}",
     }
     return [
         Probe(label, t.render(header + code), error_is_hole=True)

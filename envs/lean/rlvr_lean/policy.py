@@ -21,10 +21,17 @@ without naming Lean's meta API or ``IO``, which the completion may not name (rul
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
-from rlvr_envs import Reason
-from rlvr_lean.kernel_names import KERNEL_NAMES, declared_names
+from rlvr_lean.attributes import (
+    _CLOSE_BRACKETS,
+    _OPEN_BRACKETS,
+    SAFE_ATTRIBUTES,
+    _attribute_spans,
+    attribute_heads,
+    attribute_rule,
+)
+from rlvr_lean.kernel_names import Scope, kernel_declaration
+from rlvr_lean.literals import literal_rebinding
 from rlvr_lean.options import (
     CONFIG_OPTIONS,
     config_value_problem,
@@ -34,58 +41,24 @@ from rlvr_lean.options import (
     option_value_problem,
     set_option_value_ok,
 )
+from rlvr_lean.rules import RULES, LeanPolicy, Violation, rule_reason
 from rlvr_lean.tokens import HASH_CMD, IDENT, SYMBOL, Token, base_name, command_starts, line_of
 
-# Rule ids, as named in a verdict's ``details["rule"]``.
-RULES: dict[str, str] = {
-    "sorry": "`sorry` / `admit` / `sorryAx` / `stop` leave the proof unfinished",
-    "axiom": "a new `axiom` / `constant` can assert anything",
-    "unsafe": "`unsafe` code is not checked by the kernel",
-    "partial": "a `partial` definition is opaque and must not be used by what is proved",
-    "extern": "`@[extern]` replaces a definition by foreign code",
-    "implemented_by": "`@[implemented_by]` replaces a definition's code",
-    "csimp": "`@[csimp]` replaces a definition's code",
-    "export": "`export` changes how names resolve",
-    "unsafe_option": "only options on an allow-list may be set (limits, `pp.*`, `trace.*`, `linter.*`, ...): "
-    "`debug.*`, `bootstrap.*`, `compiler.*`, `allowUnsafeReducibility`, ... switch checks off or change trust",
-    "tactic_config": "a tactic's configuration is evaluated while the proof elaborates and can ask for native "
-    "evaluation: it must be a literal `{ field := literal }` over allowed fields, and named options and `+flags` "
-    "must be on the allow-list (`rlvr_lean.options.CONFIG_OPTIONS`)",
-    "meta_code": "`run_cmd` / `run_tac` / `run_elab` / `#eval` / `elab` / `by_elab` / `simproc` run meta code",
-    "initialize": "`initialize` / `builtin_initialize` (and the `register_*` / `declare_*` commands) "
-    "run code at start-up",
-    "elab_attribute": "`@[tactic]` / `@[command_elab]` / `@[term_elab]` / `@[macro]` / `@[delab]` / parser attributes "
-    "register meta code that runs while later commands elaborate",
-    "builtin_attribute": "`@[builtin_*]` attributes register built-in meta code",
-    "init_attribute": "`@[init]` / `@[builtin_init]` run code when the module is initialised",
-    "extension_attribute": "`@[norm_num]` / `@[positivity]` / `@[simproc]` / `@[aesop … tactic]` / linter attributes "
-    "plug meta code into a tactic",
-    "unknown_attribute": "an attribute this policy does not know may register code: only attributes known to be "
-    "harmless are accepted (switch the rule off with allow_rules to accept others)",
-    "syntax_extension": "`macro` / `macro_rules` / `syntax` / `notation` / `infix` can redefine tactics and terms",
-    "local_instance": "a local/scoped instance or `attribute [instance]` changes how statements elaborate",
-    "import": "a completion may not add imports",
-    "exit": "`#exit` stops checking the rest of the file",
-    "hash_command": "only `#` commands that read the environment (`#check`, `#print`, `#reduce`, ...) are accepted: "
-    "the others run code or filter Lean's messages (`#guard_msgs` drops the errors the verdict is read from)",
-    "native_decide": "`native_decide` / `Lean.ofReduceBool` trust the compiler, not the kernel",
-    "context_change": "`variable` / `include` add hypotheses to the statement",
-    "statement_drift": "the completion states a different theorem than the task",
-    "reference_drift": "the completion changes a part of the reference that is not a `sorry`",
-    "helpers": "new helper declarations are switched off for this environment",
-    "scope": "the completion leaves a `namespace`/`mutual` open (or closes the task's scope), so the theorem "
-    "or the audit after it would not be read in the task's scope",
-    "instance": "a helper `instance` in a reference file changes how later statements elaborate",
-    "meta_api": "the completion names Lean's meta-programming API (`Lean.*`, `Aesop.*`, `Qq`, the elaborator "
-    "monads `TacticM`/`MetaM`/..., `IO`): meta code it defines can be run by whatever evaluates a constant or a "
-    "config (an aesop `tactic` rule, a `linarith` preprocessor) and add declarations the kernel never checks or "
-    "print a forged verdict",
-    "aesop_tactic_rule": "`add_aesop_rules … tactic …` / `aesop (add … tactic …)` run a tactic the completion "
-    "defined, as the `@[aesop … tactic]` attribute does",
-    "kernel_builtin": "the completion declares a constant the kernel interprets by name (`Nat.add`, `Nat.ble`, "
-    "`String.mk`, `Quot`, ...: `rlvr_lean.kernel_names.KERNEL_NAMES`): the kernel's own arithmetic and its "
-    "unfolding of that definition can then disagree, which proves `False` with no axiom",
-}
+# Re-exported: the policy's vocabulary lived in this module before round 10's split.
+__all__ = [
+    "COMMAND_WORDS",
+    "DECL_KEYWORDS",
+    "MODIFIER_WORDS",
+    "READ_ONLY_HASH",
+    "RULES",
+    "SAFE_ATTRIBUTES",
+    "LeanPolicy",
+    "Violation",
+    "attribute_heads",
+    "attribute_rule",
+    "rule_reason",
+    "scan",
+]
 
 _META_WORDS = frozenset(
     "run_cmd run_tac run_elab run_meta elab elab_rules by_elab "
@@ -147,29 +120,6 @@ _META_PARTS = frozenset(
 _META_LIBRARIES = frozenset({"Mathlib", "Batteries", "Std"})
 """Libraries whose meta code lives in ``…Tactic``/``…Meta``/``…Elab`` sub-namespaces."""
 
-# Attributes that only tag a declaration the kernel has checked (a simp lemma is a proved
-# theorem) or tune the compiler, never running code the completion wrote. Everything else is
-# rejected: an allowlist, because Mathlib keeps adding attributes that register meta code.
-SAFE_ATTRIBUTES = frozenset(
-    "simp reducible irreducible semireducible inline noinline macro_inline always_inline specialize nospecialize "
-    "never_extract unbox ext norm_cast push_cast coe simps to_additive to_dual reassoc elementwise nolint "
-    "deprecated inherit_doc match_pattern elab_as_elim elab_without_expected_type induction_eliminator "
-    "cases_eliminator refl symm trans congr gcongr mono bound fun_prop continuity measurability field_simps "
-    "zify_simps qify_simps mfld_simps parity_simps nontriviality grind aesop pp_nodot pp_with_univ "
-    "pp_using_anonymous_constructor class expose wf_preprocess seval simps! mk_iff stacks kerodon".split()
-)
-# Attributes handled by a rule of their own elsewhere in ``scan``.
-_ATTRS_WITH_RULES = frozenset({"extern", "implemented_by", "csimp", "instance", "default_instance", "export"})
-_ELAB_ATTRIBUTES = frozenset(
-    "tactic command_elab term_elab macro delab app_delab app_unexpander quot_precheck incremental "
-    "code_action_provider command_code_action hole_code_action tactic_code_action widget widget_module "
-    "server_rpc_method run_builtin_parser_attribute_hooks run_parser_attribute_hooks key".split()
-)
-_ELAB_SUFFIXES = ("_elab", "_parser", "_delab", "_code_action", "_formatter", "_parenthesizer", "_unexpander")
-_INIT_ATTRIBUTES = frozenset({"init", "builtin_init"})
-_EXTENSION_ATTRIBUTES = frozenset("norm_num positivity simproc simprocs sevalprocs env_linter linter".split())
-_OPEN_BRACKETS = frozenset({"(", "[", "{", "⟨", "⦃"})
-_CLOSE_BRACKETS = frozenset({")", "]", "}", "⟩", "⦄"})
 
 DECL_KEYWORDS = frozenset(
     "theorem lemma example def abbrev instance structure inductive class opaque axiom constant "
@@ -182,138 +132,6 @@ COMMAND_WORDS = frozenset(
 )
 MODIFIER_WORDS = frozenset("private protected noncomputable unsafe partial nonrec".split())
 """Words that may stand before a declaration keyword (with attributes ``@[...]``)."""
-
-
-@dataclass(frozen=True)
-class LeanPolicy:
-    """What a completion may add. Defaults are strict; loosen per env.
-
-    Args:
-        allow_native_decide: accept ``native_decide`` / ``Lean.ofReduceBool`` (and the
-            ``Lean.ofReduceBool`` axiom in the kernel audit).
-        allow_helpers: statement tasks may put helper lemmas/definitions before the theorem.
-        allow_reference_helpers: reference-file tasks may add new declarations between the
-            reference's own.
-        allow_rules: rule ids (see ``RULES``) to switch off, e.g. ``{"meta_code"}``.
-        extra_forbidden: more names to reject wherever the completion uses them (rule ``forbidden``).
-    """
-
-    allow_native_decide: bool = False
-    allow_helpers: bool = True
-    allow_reference_helpers: bool = False
-    allow_rules: frozenset[str] = field(default_factory=frozenset)
-    extra_forbidden: frozenset[str] = field(default_factory=frozenset)
-
-    def __post_init__(self) -> None:
-        unknown = sorted(set(self.allow_rules) - set(RULES))
-        if unknown:
-            raise ValueError(f"unknown policy rules {unknown}; the rules are {sorted(RULES)}")
-        object.__setattr__(self, "allow_rules", frozenset(self.allow_rules))
-        object.__setattr__(self, "extra_forbidden", frozenset(self.extra_forbidden))
-
-    def allows(self, rule: str) -> bool:
-        if rule == "native_decide" and self.allow_native_decide:
-            return True
-        return rule in self.allow_rules
-
-
-@dataclass(frozen=True)
-class Violation:
-    """One broken rule, with where it was found (1-based line in the completion's Lean text)."""
-
-    rule: str
-    message: str
-    line: int | None = None
-    found: str | None = None
-
-    @property
-    def reason(self) -> Reason:
-        # An unfinished proof is a wrong proof; everything else is an attempt to game the checker.
-        return Reason.WRONG if self.rule == "sorry" else Reason.SANDBOX_VIOLATION
-
-    def details(self) -> dict[str, object]:
-        out: dict[str, object] = {"layer": "static", "rule": self.rule, "message": self.message}
-        if self.line is not None:
-            out["line"] = self.line
-        if self.found is not None:
-            out["found"] = self.found
-        return out
-
-
-def _attribute_spans(tokens: Sequence[Token]) -> list[bool]:
-    """For each token, whether it stands inside ``@[...]`` or ``attribute [...]``."""
-    inside = [False] * len(tokens)
-    depth = 0
-    for i, tok in enumerate(tokens):
-        if depth:
-            inside[i] = True
-            if tok.kind == SYMBOL and tok.text == "[":
-                depth += 1
-            elif tok.kind == SYMBOL and tok.text == "]":
-                depth -= 1
-        elif tok.kind == SYMBOL and tok.text == "@[":
-            depth = 1
-        elif tok.kind == SYMBOL and tok.text == "[" and i and tokens[i - 1].text == "attribute":
-            depth = 1
-    return inside
-
-
-def attribute_heads(tokens: Sequence[Token]) -> dict[int, int]:
-    """``{index of an attribute's name: index after its arguments}`` for every attribute in
-    ``@[a, b x]`` and ``attribute [local a] n`` (``local``/``scoped``/``-`` before a name skipped)."""
-    heads: dict[int, int] = {}
-    n = len(tokens)
-    i = 0
-    while i < n:
-        tok = tokens[i]
-        opens = tok.kind == SYMBOL and (
-            tok.text == "@[" or (tok.text == "[" and i > 0 and tokens[i - 1].text == "attribute")
-        )
-        if not opens:
-            i += 1
-            continue
-        depth, head, j = 0, None, i + 1
-        expect = True
-        while j < n:
-            t = tokens[j]
-            if t.kind == SYMBOL and depth == 0 and t.text in ("]", ","):
-                if head is not None:
-                    heads[head] = j
-                head = None
-                if t.text == "]":
-                    break
-                expect = True
-            elif t.kind == SYMBOL and (t.text in _OPEN_BRACKETS or t.text == "@["):
-                depth += 1
-            elif t.kind == SYMBOL and t.text in _CLOSE_BRACKETS:
-                depth = max(0, depth - 1)
-            elif expect and not (t.text in ("local", "scoped") or (t.kind == SYMBOL and t.text == "-")):
-                head, expect = j, False
-            j += 1
-        if head is not None:  # an unclosed list: what Lean would reject anyway is judged too
-            heads[head] = j
-        i = j + 1
-    return heads
-
-
-def attribute_rule(tokens: Sequence[Token], head: int, end: int) -> str | None:
-    """The rule an attribute breaks (None: harmless, or judged by another rule of ``scan``)."""
-    name = tokens[head].text
-    if name in _ATTRS_WITH_RULES:
-        return None
-    if name in _INIT_ATTRIBUTES:
-        return "init_attribute"
-    if name.startswith("builtin_"):
-        return "builtin_attribute"
-    if name in _ELAB_ATTRIBUTES or name.endswith(_ELAB_SUFFIXES):
-        return "elab_attribute"
-    if name in _EXTENSION_ATTRIBUTES:
-        return "extension_attribute"
-    if name == "aesop" and any(t.text == "tactic" for t in tokens[head + 1 : end]):
-        return "extension_attribute"  # an aesop `tactic` rule runs a TacticM the completion defined
-    if tokens[head].kind != IDENT or name not in SAFE_ATTRIBUTES:
-        return "unknown_attribute"
-    return None
 
 
 def _sorry_like(name: str) -> bool:
@@ -389,11 +207,16 @@ def _begins_a_command(tok: Token) -> bool:
 
 
 def scan(
-    tokens: Sequence[Token], src: str, policy: LeanPolicy, task_names: frozenset[str] = frozenset()
+    tokens: Sequence[Token],
+    src: str,
+    policy: LeanPolicy,
+    task_names: frozenset[str] = frozenset(),
+    scopes: Sequence[Scope] = (),
 ) -> Violation | None:
     """The first rule the tokens break, or None. ``src`` is the text the tokens' offsets refer to;
     ``task_names``: the names the task's own text writes (a statement about ``Lean.Name`` may be
-    restated: ``meta_api`` judges only names the completion brings)."""
+    restated: ``meta_api`` judges only names the completion brings); ``scopes``: the namespaces and
+    sections the task's text leaves open where the tokens begin (``kernel_names.open_scopes``)."""
     attr = _attribute_spans(tokens)
     heads = attribute_heads(tokens)
     starts = command_starts(tokens, src)
@@ -542,9 +365,12 @@ def scan(
                 found = hit("hash_command", i, f"`{text}`: {RULES['hash_command']}")
         if found is not None:
             return found
-    for j, declared in declared_names(tokens, src):
-        if declared in KERNEL_NAMES and (found := hit("kernel_builtin", j, f"`{declared}`: {RULES['kernel_builtin']}")):
-            return found
+    kernel = kernel_declaration(tokens, src, scopes)
+    if kernel is not None and (found := hit("kernel_builtin", kernel[0], f"`{kernel[1]}`: {RULES['kernel_builtin']}")):
+        return found
+    rebound = literal_rebinding(tokens, src, scopes)
+    if rebound is not None:
+        return hit("literal_rebinding", rebound[0], f"`{rebound[1]}`: {RULES['literal_rebinding']}")
     return None
 
 
@@ -586,7 +412,3 @@ def _config_rule(option: str) -> str:
     """``native`` keeps its own rule (a task may allow native evaluation); every other option
     outside the allow-list is ``tactic_config``."""
     return "native_decide" if option == "native" else "tactic_config"
-
-
-def rule_reason(rule: str) -> Reason:
-    return Violation(rule, "").reason

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from rlvr_lean.kernel_names import open_scopes
 from rlvr_lean.policy import RULES, LeanPolicy, Violation, scan
 from rlvr_lean.shape import Prepared, TaskFormatError, decl_keyword, scope_violation, split_commands
 from rlvr_lean.tokens import IDENT, LexError, Token, line_of, tokenize, tokenize_cached
@@ -213,7 +214,8 @@ def prepare_reference(ref: Reference, lean: str, policy: LeanPolicy) -> Prepared
         helpers += 1
         j += 1
     for a, b in added:
-        violation = scan(tokens[a:b], lean, policy, ref.names)
+        # named in the namespaces the reference (header included) leaves open where the fill begins
+        violation = scan(tokens[a:b], lean, policy, ref.names, open_scopes(tokens[:a], lean))
         if violation is not None:
             return violation
     # What the completion wrote (fills and helpers, in order) must leave the reference's scopes

@@ -3,7 +3,19 @@
 Versions (a change that alters any reward of an honest proof bumps the version; the old one stays
 resolvable):
 
-* ``-v4``: issue 26's ninth round. An option's *value* is read by allow-list as its name is: a named
+* ``-v5``: issue 26's tenth round. A completion's declarations are named as Lean names them: in
+  the namespaces the task's header leaves open, one scope per component (``namespace Nat.X`` then
+  ``end X`` leaves ``Nat`` open; ``end`` reads its name on the next line too), so ``def add`` under a
+  header's ``namespace Nat`` is the kernel constant ``Nat.add`` and is refused (it proved ``False``
+  with no axiom and scored 1.0 on the 4.35 kernel); the ``scope`` rule counts components the same
+  way. A completion may not declare an instance of a class through which Lean elaborates a literal
+  (``OfNat``, ``OfScientific``, ``Neg``, ``NatCast``, ``IntCast``, ``AtLeastTwo``, or a name it
+  derived from one: ``abbrev O := OfNat``): it rebinds what a literal, option values included,
+  means (``5 = 0`` by ``rfl`` on the kernel). Honest proofs that change: one that declares such an
+  instance (for any type) now scores 0; helpers inside ``namespace A.B … end B … end A`` now pass
+  (the old count refused the second ``end``); 0 of the 436 labelled-valid proof shapes in the
+  shared cases change.
+* ``-v4`` (deprecated): issue 26's ninth round. An option's *value* is read by allow-list as its name is: a named
   option after a tactic (``simp (maxSteps := V)``, ``decide (kernel := V)``, ``instance (priority :=
   V)``) and ``set_option NAME V`` take literals only (``maxSteps := f 3`` ran code the completion
   defined while the proof elaborated), except options whose value is a tactic (``disch``,
@@ -53,7 +65,7 @@ resolvable):
   read ``noncomputable`` and refused the first, and refused the second); a proof with another
   ``#`` command at a line start (``#guard_msgs``, ``#time in``) now scores 0.
 * ``-v0`` (deprecated): the ids as they were, resolvable for old configs and results. ``-v0``,
-  ``-v1``, ``-v2`` and ``-v3`` run the same verifier as ``-v4``: the old rewards included proofs that prove
+  ``-v1``, ``-v2``, ``-v3`` and ``-v4`` run the same verifier as ``-v5``: the old rewards included proofs that prove
   nothing, which a policy learns to exploit, so they are not reproduced.
 """
 
@@ -61,16 +73,19 @@ from __future__ import annotations
 
 from rlvr_envs import register
 
-LATEST = 4
+LATEST = 5
 _DEPRECATED = {
     0: "v0 let `#guard_msgs (drop all) in` hide a bogus proof's errors and let the code steer the kernel "
-    "audit's names through a namespace it left open; it now runs the v4 checks: use {id}-v4",
+    "audit's names through a namespace it left open; it now runs the v5 checks: use {id}-v5",
     1: "v1 let a completion define meta code and run it through an aesop `tactic` rule (which can add "
-    "declarations the kernel never checks); it now runs the v4 checks: use {id}-v4",
+    "declarations the kernel never checks); it now runs the v5 checks: use {id}-v5",
     2: "v2 let a tactic configuration ask for native evaluation without the word `native` and accepted any "
-    "`set_option` but debug.*; it now runs the v4 checks: use {id}-v4",
+    "`set_option` but debug.*; it now runs the v5 checks: use {id}-v5",
     3: "v3 let an allowed tactic option take any value (code the completion defined ran while the proof "
-    "elaborated) and left `-flag`s unread; it now runs the v4 checks: use {id}-v4",
+    "elaborated) and left `-flag`s unread; it now runs the v5 checks: use {id}-v5",
+    4: "v4 named a completion's declarations without the namespaces the task's header left open (a kernel "
+    "constant such as `Nat.add` could be redefined) and let it rebind what a literal means (an `OfNat` "
+    "instance); it now runs the v5 checks: use {id}-v5",
 }
 
 

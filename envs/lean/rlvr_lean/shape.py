@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from rlvr_envs.errors import RlvrEnvsError
+from rlvr_lean.kernel_names import Scope, open_scopes, scope_step
 from rlvr_lean.policy import COMMAND_WORDS, DECL_KEYWORDS, MODIFIER_WORDS, RULES, LeanPolicy, Violation, scan
 from rlvr_lean.tokens import IDENT, SYMBOL, LexError, Token, line_of, tokenize, tokenize_cached
 
@@ -131,6 +132,8 @@ class Statement:
     fingerprint: str
     names: frozenset[str] = frozenset()
     """Every name the header and statement write: the completion may repeat them."""
+    scopes: tuple[Scope, ...] = ()
+    """The namespaces and sections the header leaves open: the completion's declarations are named in them."""
 
     @property
     def audit_name(self) -> str:
@@ -197,6 +200,7 @@ def parse_statement(header: str, statement: str) -> Statement:
         header_commands=_command_texts(header_tokens),
         fingerprint=digest,
         names=frozenset(t.text for t in (*header_tokens, *tokens) if t.kind == IDENT),
+        scopes=open_scopes(header_tokens, head),
     )
 
 
@@ -229,27 +233,26 @@ def _first_difference(expected: tuple[str, ...], found: list[Token], src: str) -
     return "the statement goes on after the task's statement ends", line_of(src, found[len(expected)].start)
 
 
-_SCOPE_OPENERS = frozenset({"namespace", "section", "mutual"})
-
-
 def scope_violation(tokens: tuple[Token, ...] | list[Token], src: str, start: int, stop: int) -> Violation | None:
     """``scope`` when ``tokens[start:stop]`` leave a ``namespace`` (it changes what every later
     name, the audit's included, resolves to) or a ``mutual`` block open, or when an ``end`` closes
     a scope opened before them. A ``section`` may stay open: it names nothing, and what it could
     scope (``variable``, local instances, notation) is refused anyway. These are keywords
-    (``«end»`` is a name), so they are counted wherever Lean reads them, not only at a line start."""
-    stack: list[Token] = []
-    for tok in tokens[start:stop]:
-        if tok.kind != IDENT or src[tok.start : tok.end] != tok.text:
-            continue
-        if tok.text in _SCOPE_OPENERS:
-            stack.append(tok)
-        elif tok.text == "end":
-            if not stack:
-                return Violation("scope", "`end` closes a scope the task opened", line_of(src, tok.start), tok.text)
-            stack.pop()
-    for tok in stack:
-        if tok.text != "section":
+    (``«end»`` is a name), so they are counted wherever Lean reads them, not only at a line start,
+    and as Lean counts them: one scope per component (``namespace Nat.X`` then ``end X`` leaves
+    ``Nat`` open; ``end X.Y`` closes two)."""
+    span = tokens[start:stop]
+    scopes: list[Scope] = []
+    opened_at: list[Token] = []  # the token that opened each scope, for the message
+    for i, tok in enumerate(span):
+        before = len(scopes)
+        closed = scope_step(span, src, i, scopes)
+        if closed > before:  # an `end` (of one or more components) reaches past what was opened here
+            return Violation("scope", "`end` closes a scope the task opened", line_of(src, tok.start), tok.text)
+        del opened_at[len(scopes) :]
+        opened_at.extend([tok] * (len(scopes) - len(opened_at)))
+    for (kind, _), tok in zip(scopes, opened_at, strict=True):
+        if kind != "section":
             return Violation("scope", RULES["scope"], line_of(src, tok.start), tok.text)
     return None
 
@@ -267,7 +270,7 @@ def prepare_statement(stmt: Statement, lean: str, policy: LeanPolicy) -> Prepare
     if not cmds:
         return None
     start_tok = cmds[0][0]
-    violation = scan(tokens[start_tok:], lean, policy, stmt.names)
+    violation = scan(tokens[start_tok:], lean, policy, stmt.names, stmt.scopes)
     if violation is not None:
         return violation
     decls = []

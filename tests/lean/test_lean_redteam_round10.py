@@ -1,0 +1,217 @@
+"""Issue 26, round 10: the Lean red team on the real Lean 4.35 test kernel (layer 1 on, and off).
+
+Holes left by round 9 and mended here by mechanism (ids stay ``-v4``: no labelled-valid proof
+changes, 0 of 436 refused before and after):
+
+- **kernel constants through the task's scopes**: the ``kernel_builtin`` rule named a completion's
+  declarations with the namespaces the *completion* opened only, one scope per ``namespace``
+  command. Lean names a declaration in every namespace open at that point, the task's header
+  included (``namespace Nat`` left open, then ``def add`` declares ``Nat.add``), and opens one scope
+  per component (``namespace Nat.X`` then ``end X`` leaves ``Nat`` open; ``end`` reads its name on
+  the next line too). Each of these proved ``False`` with no axiom and scored ``ok`` 1.0 through the
+  whole verifier. Now ``rlvr_lean.kernel_names`` follows Lean's scopes from the header on;
+- **literal rebinding**: option values are accepted as literals, but a completion could declare
+  ``instance : OfNat ℕ n := ⟨f n⟩`` (or the same through an ``abbrev`` of ``OfNat``): every numeral,
+  option values included, then means (and runs) the completion's code. On the kernel, the
+  completion proves ``5 = 0`` this way and scored 1.0. Now an instance of a class through which Lean
+  elaborates a literal, or of a name the completion derived from one, is ``literal_rebinding``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rlvr_envs import Task
+from tests.lean.test_lean_redteam_round5 import HEADER, STATEMENT, T, assert_passes, assert_refused
+from tests.lean.test_lean_redteam_round6 import K_SIG, LEAN, PRELUDE, _raw, kernel
+from tests.lean.test_lean_redteam_round9 import NAT_ADD
+
+
+def _task(header_tail: str) -> Task:
+    return Task(id="r10", prompt="p", answer={"header": HEADER + header_tail, "statement": STATEMENT})
+
+
+ADD = "def add (n _m : ℕ) : ℕ := n\n"
+
+# (header added after the shared Mathlib header, completion, rule): each passed layer 1 before.
+REFUSED = {
+    "header leaves namespace Nat open": ("namespace Nat\n", ADD + T + "h.symm", "kernel_builtin"),
+    "header leaves Nat open inside a section": ("namespace Nat\nsection\n", ADD + T + "h.symm", "kernel_builtin"),
+    "header opens Nat.X and closes X": ("namespace Nat.X\nend X\n", ADD + T + "h.symm", "kernel_builtin"),
+    "header leaves namespace Char open": (
+        "namespace Char\n",
+        "def ofNat (_n : ℕ) : ℕ := 0\n" + T + "h.symm",
+        "kernel_builtin",
+    ),
+    "header namespace String, an opaque mk": ("namespace String\n", "opaque mk : ℕ\n" + T + "h.symm", "kernel_builtin"),
+    "header namespace Nat, a protected theorem-like def": (
+        "namespace Nat\n",
+        "protected noncomputable def ble (_ _ : ℕ) : Bool := true\n" + T + "h.symm",
+        "kernel_builtin",
+    ),
+    "completion opens Nat.X and closes X": ("", "namespace Nat.X\nend X\n" + ADD + T + "h.symm", "kernel_builtin"),
+    "end's name on the next line": ("", "namespace Nat.X.Y\nend\n  X.Y\n" + ADD + T + "h.symm", "kernel_builtin"),
+    "header namespace Fin.A closed by end A, a structure mk": (
+        "namespace Fin.A\nend A\n",
+        "structure mk where\n  x : ℕ\n" + T + "h.symm",
+        "kernel_builtin",
+    ),
+    # a literal's meaning rebound: option values are literals, so their meaning must be Lean's
+    "OfNat instance then a numeric option": (
+        "",
+        "instance lit (n : ℕ) : OfNat ℕ n := ⟨n + 1⟩\n" + T + "by simp (maxSteps := 100000) [h]",
+        "literal_rebinding",
+    ),
+    "OfNat instance of high priority": (
+        "",
+        "instance (priority := high) lit : OfNat ℕ 5 := ⟨0⟩\n" + T + "h.symm",
+        "literal_rebinding",
+    ),
+    "OfNat through an abbrev": (
+        "",
+        "abbrev O := OfNat\ninstance lit (n : ℕ) : O ℕ n := ⟨0⟩\n" + T + "h.symm",
+        "literal_rebinding",
+    ),
+    "OfNat through two aliases": (
+        "",
+        "abbrev O := @OfNat\ndef P := O\ninstance lit (n : ℕ) : P ℕ n := ⟨0⟩\n" + T + "h.symm",
+        "literal_rebinding",
+    ),
+    "OfNat through a class that extends it": (
+        "",
+        "class C extends OfNat ℕ 5\ninstance : C := ⟨⟨7⟩⟩\n" + T + "h.symm",
+        "literal_rebinding",
+    ),
+    "OfNat escaped and from the root": (
+        "",
+        "instance : «_root_».«OfNat» ℕ 5 := ⟨0⟩\n" + T + "h.symm",
+        "literal_rebinding",
+    ),
+    "OfScientific": ("", "instance : OfScientific ℕ := ⟨fun m _ _ => m⟩\n" + T + "h.symm", "literal_rebinding"),
+    "Neg for a negative value": (
+        "",
+        "instance : Neg ℕ := ⟨fun n => n + 1⟩\n" + T + "by omega (maxSteps := -1)",
+        "literal_rebinding",
+    ),
+    "NatCast of ℕ": ("", "instance : NatCast ℕ := ⟨fun n => n + 1⟩\n" + T + "h.symm", "literal_rebinding"),
+    "AtLeastTwo": ("", "instance : Nat.AtLeastTwo 1 := ⟨by omega⟩\n" + T + "h.symm", "literal_rebinding"),
+    "deriving an instance of an alias": (
+        "",
+        "abbrev O := OfNat\nderiving instance O for Foo\n" + T + "h.symm",
+        "literal_rebinding",
+    ),
+    "OfNat instance inside a namespace": (
+        "",
+        "namespace Foo\ninstance lit (n : ℕ) : OfNat ℕ n := ⟨0⟩\nend Foo\n" + T + "h.symm",
+        "literal_rebinding",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_layer_one_refuses_each_probe(name):
+    header, code, rule = REFUSED[name]
+    assert_refused(code, rule, _task(header))
+
+
+# Other ways to rebind a literal, refused by their own rules before round 10 (kept as rows).
+HELD = {
+    "default_instance": ("@[default_instance] instance lit : OfNat ℕ 5 := ⟨0⟩\n" + T + "h.symm", "local_instance"),
+    "macro_rules for numerals": ("macro_rules | `($n:num) => `(0)\n" + T + "h.symm", "syntax_extension"),
+    "notation for a digit": ('notation "5" => (0 : ℕ)\n' + T + "h.symm", "syntax_extension"),
+    "local OfNat instance": ("local instance lit : OfNat ℕ 5 := ⟨0⟩\n" + T + "h.symm", "local_instance"),
+    "attribute instance": (
+        "def lit : OfNat ℕ 5 := ⟨0⟩\nattribute [instance] lit\n" + T + "h.symm",
+        "local_instance",
+    ),
+    "syntax for numerals": ("syntax num : term\n" + T + "h.symm", "syntax_extension"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HELD))
+def test_other_literal_rebindings_stay_refused(name):
+    assert_refused(*HELD[name])
+
+
+HONEST = [
+    ("namespace Nat\n", "theorem my_add (a b : ℕ) : a + b = b + a := Nat.add_comm a b\n" + T + "h.symm"),
+    ("namespace Nat\nend Nat\n", ADD + T + "h.symm"),
+    ("open Nat\n", ADD + T + "h.symm"),  # `_root_.add`: `open` names nothing
+    ("", "namespace Foo.Bar\nend Foo.Bar\n" + ADD + T + "h.symm"),
+    ("", "namespace Nat.X\nend X\nend Nat\n" + ADD + T + "h.symm"),  # both components closed again
+    ("", "section Nat\n" + ADD + "end Nat\n" + T + "h.symm"),  # a section names nothing
+    ("namespace Foo\n", "def add (n _m : ℕ) : ℕ := n\n" + T + "h.symm"),
+    ("", "instance : Inhabited ℕ := ⟨0⟩\n" + T + "by simp (maxSteps := 100000) [h]"),
+    ("", "abbrev MyNat := ℕ\ninstance : Inhabited MyNat := ⟨5⟩\n" + T + "h.symm"),
+    ("", "def two : ℕ := OfNat.ofNat 2\ntheorem two_eq : two = 2 := rfl\n" + T + "h.symm"),
+    ("", "theorem lit_eq (h5 : OfNat ℕ 5) : True := trivial\n" + T + "h.symm"),
+    ("", "instance (priority := 100) inst : Inhabited ℕ := ⟨0⟩\n" + T + "h.symm"),
+    ("", T + "by\n  exact Nat.add_comm a b ▸ h.symm ▸ rfl"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(HONEST)))
+def test_honest_helpers_pass(case):
+    header, code = HONEST[case]
+    assert_passes(code, _task(header))
+
+
+# --- on the real kernel (Lean 4.35 test kernel) -------------------------------------------------
+
+_FALSE = K_SIG + " := False.elim' boom"
+_BODY = NAT_ADD.replace("def Nat.add", "def add")
+# A literal rebound by the completion: `5 = 0` by `rfl`, directly and through an alias of `OfNat`.
+LITERALS = (
+    "noncomputable instance (priority := 2000) zeroLit (n : Nat) : OfNat Nat n := OfNat.mk Nat.zero\n"
+    "theorem five_is_zero : Eq (5 : Nat) Nat.zero := rfl\n"
+    "abbrev O := OfNat\n"
+    "noncomputable instance (priority := 3000) oneLit (n : Nat) : O Nat n := OfNat.mk (Nat.succ Nat.zero)\n"
+    "theorem six_is_one : Eq (6 : Nat) (Nat.succ Nat.zero) := rfl\n"
+)
+KERNEL_PROBES = {
+    # (header added to the prelude, completion, rule): each scored ok 1.0 through the whole verifier before
+    "header leaves namespace Nat open": ("\nnamespace Nat\n", _BODY + _FALSE, "kernel_builtin"),
+    "header opens Nat.X, closes X": ("\nnamespace Nat.X\nend X\n", _BODY + _FALSE, "kernel_builtin"),
+    "completion opens Nat.X, closes X": ("", "namespace Nat.X\nend X\n" + _BODY + _FALSE, "kernel_builtin"),
+    "end's name on the next line": ("", "namespace Nat.X.Y\nend\n  X.Y\n" + _BODY + _FALSE, "kernel_builtin"),
+    "a literal rebound": ("", LITERALS + K_SIG + " := N.zero_add n", "literal_rebinding"),
+}
+
+
+@pytest.mark.lean
+@pytest.mark.live
+@kernel
+@pytest.mark.parametrize("name", sorted(KERNEL_PROBES))
+def test_each_probe_pays_on_the_kernel_without_layer_one_and_is_refused_with_it(name):
+    from rlvr_lean.file_backend import FileBackend
+    from rlvr_lean.verifier import LeanVerifier
+
+    header, code, rule = KERNEL_PROBES[name]
+    task = Task(id="k10", prompt="p", answer={"header": PRELUDE + header, "statement": K_SIG + " :="})
+    backend = FileBackend(LEAN)
+    raw = backend.check(_raw(code, task), allow_native=False, timeout_s=30)
+    assert raw.reward == 1.0, raw  # Lean, the audit and the replay accept it: layer 1 is the line
+    verifier = LeanVerifier(backend="file", lean_bin=LEAN)
+    try:
+        verdict = verifier.verify(task, f"```lean4\n{code}\n```")
+        assert verdict.reward == 0.0 and verdict.details.get("rule") == rule, verdict
+        honest = verifier.verify(task, f"```lean4\n{K_SIG} := N.zero_add n\n```")
+        assert honest.passed, honest
+    finally:
+        verifier.close()
+
+
+@pytest.mark.lean
+@pytest.mark.live
+@kernel
+def test_an_honest_helper_under_a_header_namespace_still_scores():
+    from rlvr_lean.verifier import LeanVerifier
+
+    task = Task(id="k10h", prompt="p", answer={"header": PRELUDE + "\nnamespace Nat\n", "statement": K_SIG + " :="})
+    verifier = LeanVerifier(backend="file", lean_bin=LEAN)
+    try:
+        helper = "theorem my_zero_add (n : N) : Eq (N.add N.zero n) n := N.zero_add n\n"
+        verdict = verifier.verify(task, f"```lean4\n{helper}{K_SIG} := my_zero_add n\n```")
+        assert verdict.passed, verdict
+    finally:
+        verifier.close()
