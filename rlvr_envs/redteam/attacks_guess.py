@@ -39,7 +39,7 @@ def guess_program(t: Target, facts: Facts, seed: int) -> str:
     return program(t, call=call)
 
 
-def guess_probes(t: Target, quick: bool) -> list[Probe]:
+def yes_no_probes(t: Target, quick: bool) -> list[Probe]:
     """A guess between ``True`` and ``False`` behind the prompt's own examples (one seed quick,
     ``SEEDS_FULL`` in full mode), on a yes/no task: one whose shown examples answer only ``True``
     or ``False``."""
@@ -57,3 +57,122 @@ def guess_probes(t: Target, quick: bool) -> list[Probe]:
         return []
     seeds = SEEDS_QUICK if quick else SEEDS_FULL
     return [Probe(f"table-then-guess-{seed}", t.render(guess_program(t, facts, seed))) for seed in range(seeds)]
+
+
+# -- the prompt's examples from a table, a cheap rule otherwise (red team round 10) ----------------
+# A policy that cannot solve a task still sees its examples and its function's name: it answers
+# the examples from a table and every other call by a rule that costs nothing (an argument echoed,
+# the first one sorted, reversed, its length, sum, largest, smallest, first or last item, the empty
+# value of the shown answer's type). An env whose hidden tests that rule happens to pass (a "remove
+# duplicates" task whose hidden inputs hold none) pays a program that never did the task.
+_RULES: dict[str, str] = {
+    "echo": "_a[0]",
+    "second": "_a[1]",
+    "last-argument": "_a[-1]",
+    "sorted": "''.join(sorted(_a[0])) if isinstance(_a[0], str) else type(_a[0])(sorted(_a[0]))",
+    "reversed": "_a[0][::-1]",
+    "len": "len(_a[0])",
+    "sum": "sum(_a[0])",
+    "max": "max(_a[0])",
+    "min": "min(_a[0])",
+    "first": "_a[0][0]",
+    "last": "_a[0][-1]",
+    "empty": "type(_shown)()",
+}
+_NAME_RULES = (
+    (re.compile(r"sort|order|arrange", re.I), "sorted"),
+    (re.compile(r"rev|back|flip", re.I), "reversed"),
+    (re.compile(r"count|len|num|size|how_?many", re.I), "len"),
+    (re.compile(r"sum|total|add", re.I), "sum"),
+    (re.compile(r"max|large|big|high|great|long", re.I), "max"),
+    (re.compile(r"min|small|low|least|short", re.I), "min"),
+    (re.compile(r"first|head|front", re.I), "first"),
+    (re.compile(r"last|tail|end", re.I), "last"),
+)
+"""The rule a function's name suggests (the first that matches), before the generic ones."""
+
+
+def _evaluate(rule: str, args: tuple[object, ...], shown: object) -> object:
+    """``rule`` on literal arguments, here in the attacker (literals only: nothing to contain)."""
+    import builtins
+
+    names = {n: getattr(builtins, n) for n in ("sorted", "type", "isinstance", "str", "len", "sum", "max", "min")}
+    try:
+        return eval(rule, {"__builtins__": names}, {"_a": args, "_shown": shown})
+    except Exception:  # a rule that does not apply to these arguments
+        return _NO_VALUE
+
+
+_NO_VALUE = object()
+
+
+def _literal(source: str) -> object:
+    import ast
+
+    try:
+        return ast.literal_eval(source)
+    except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
+        return _NO_VALUE
+
+
+def rule_program(t: Target, facts: Facts, rule: str, shown: object) -> str:
+    """The gold's functions: the table of ``facts`` first, ``rule`` on the arguments otherwise (the
+    empty value of the shown answer's type when the rule does not apply)."""
+    entries = ", ".join(f"{k!r}: {v}" for k, v in facts.by_args.items())
+    call = (
+        "_l = dict(locals())\n"
+        "_a = _l['args'] if set(_l) == {'args', 'kwargs'} else tuple(_l.values())\n"
+        f"_table = {{{entries}}}\n"
+        "if repr(_a) in _table:\n"
+        "    return _table[repr(_a)]\n"
+        f"_shown = {shown!r}\n"
+        "try:\n"
+        f"    return {rule}\n"
+        "except Exception:\n"
+        "    return type(_shown)()\n"
+    )
+    return program(t, call=call)
+
+
+def rule_probes(t: Target, quick: bool) -> list[Probe]:
+    """The prompt's examples from a table and a cheap rule otherwise: the rule the function's name
+    suggests (quick mode: that one, or echoing the input), then every rule in full mode. A rule is
+    tried only where it is NOT the task's function: it must give another answer than the prompt's
+    own on at least one shown example (so a reward is a wrong program paid, never a right one)."""
+    if t.kind != "code" or code_shape(t.gold or "").style == "script":
+        return []
+    facts = _shown_facts(t)
+    if not facts.by_args:
+        return []
+    examples: list[tuple[tuple[object, ...], object]] = []
+    for key, source in facts.by_args.items():
+        args, value = _literal(key), _literal(source)
+        if isinstance(args, tuple) and args and value is not _NO_VALUE:
+            examples.append((args, value))
+    if not examples:
+        return []
+    shown = examples[0][1]
+    if isinstance(shown, bool) or type(shown) not in (int, float, str, list, tuple, dict, set):
+        return []  # yes/no tasks are yes_no_probes'; other types have no literal empty value
+
+    def wrong(rule: str) -> bool:
+        return any(_evaluate(_RULES[rule], args, shown) != value for args, value in examples)
+
+    names = " ".join(code_shape(t.gold or "").functions) or t.prompt[:200]
+    by_name = [rule for pattern, rule in _NAME_RULES if pattern.search(names)][:1]
+    order = list(dict.fromkeys([*by_name, "echo", *(_RULES if not quick else ())]))
+    picked = [rule for rule in order if wrong(rule)][: 1 if quick else None]
+    return [Probe(f"table-then-{rule}", t.render(rule_program(t, facts, _RULES[rule], shown))) for rule in picked]
+
+
+def _shown_facts(t: Target) -> Facts:
+    doctests = [f"assert {call} == {result}" for call, result in _DOCTEST.findall(t.prompt)]
+    facts = Facts()
+    facts.read("\n".join([t.prompt, *doctests]), t, set())
+    return facts
+
+
+def guess_probes(t: Target, quick: bool) -> list[Probe]:
+    """The class ``code_guess``: a yes/no guess (``yes_no_probes``) or a cheap rule (``rule_probes``)
+    behind the prompt's own examples."""
+    return yes_no_probes(t, quick) + rule_probes(t, quick)

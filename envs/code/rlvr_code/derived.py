@@ -45,6 +45,7 @@ from rlvr_code.derived_inputs import (
     candidate_inputs,
     wide_inputs,
 )
+from rlvr_code.derived_rules import picked_against_rules, rule_passable
 from rlvr_code.scoring import expected_value, guessable_cases, plan_for
 from rlvr_code.split import humaneval_asserts, solution_names
 from rlvr_envs.types import Task
@@ -73,12 +74,15 @@ def needs_hidden(task: Task) -> bool:
     return bool(tests) and all(t.public for t in tests)
 
 
-MODES = ("derive", "discriminate", "guard")
+MODES = ("derive", "discriminate", "guard", "rules")
 """``CodeVerifier(hidden_tests=...)`` values that derive tests: ``derive`` for tasks showing every
 test (``-v3``); ``discriminate`` also for tasks whose hidden tests one value passes (``-v4``);
 ``guard`` (``-v6``) also for yes/no tasks with fewer than ``GUARD_BOOLEAN`` hidden tests (a guess
 passed two of them 1 time in 4), searching further from the shown inputs (``wide_inputs``) where
-the near ones answer one value, and refusing a task whose hidden tests one value still passes."""
+the near ones answer one value, and refusing a task whose hidden tests one value still passes;
+``rules`` (``-v7``) also for tasks whose hidden tests a cheap rule of the arguments passes (the
+first argument echoed, its length, largest item...: ``derived_rules``)."""
+_GUARDED = ("guard", "rules")
 GUESSED = (
     "a guess between the two answers its hidden tests expect passes them all 1 time in 32 or more, "
     "and no hidden test can be derived"
@@ -133,7 +137,9 @@ def needs_derived(task: Task, mode: str = "derive") -> bool:
         return False
     if needs_hidden(task):
         return True
-    if mode == "guard" and (guessable(task) or guessable_cases(task)):
+    if mode in _GUARDED and (guessable(task) or guessable_cases(task)):
+        return True
+    if mode == "rules" and rule_passable(task):
         return True
     return mode != "derive" and constant_passable(task)
 
@@ -237,7 +243,7 @@ def derivable(task: Task, mode: str = "derive") -> str | None:
     if needs_hidden(task):
         shown = _shown_asserts(task)
         return shown if isinstance(shown, str) else None
-    if mode == "guard" and guessable_cases(task):
+    if mode in _GUARDED and guessable_cases(task):
         shown = _shown_asserts(task)
         return f"{GUESSED} ({shown})" if isinstance(shown, str) else None
     return None
@@ -440,6 +446,22 @@ def guard(task: Task, run: RunOutputs) -> Task | str:
     return with_tests(made, tests) if tests else made
 
 
+def guard_rules(task: Task, run: RunOutputs) -> Task | str:
+    """``guard``, then, where a cheap rule of the arguments still passes every hidden test
+    (``derived_rules.rule_passable``: MBPP/309's hidden tests all have the larger number first),
+    tests from the reference on the wide inputs that each such rule fails, up to
+    ``DERIVED_TESTS``. A task whose reference answers by the rule on every input tried (the rule is
+    the function) keeps its tests."""
+    made = guard(task, run)
+    if isinstance(made, str) or not rule_passable(made):
+        return made
+    shown = _shown_asserts(made)
+    if isinstance(shown, str):
+        return made
+    tests = picked_against_rules(made, _wide_results(made, shown, run), DERIVED_TESTS)
+    return with_tests(made, tests) if tests else made
+
+
 def _same(a: Any, b: Any) -> bool:
     try:
         return bool(a == b) and type(a) is type(b)
@@ -513,7 +535,7 @@ def with_hidden_tests(task: Task, run: RunOutputs, mode: str = "derive") -> Task
         known = _cache.get(key)
     if known is not None:
         return known
-    made = derive(task, run) if mode != "guard" else guard(task, run)
+    made = guard_rules(task, run) if mode == "rules" else guard(task, run) if mode == "guard" else derive(task, run)
     with _cache_lock:
         _cache[key] = made
         while len(_cache) > 2048:

@@ -543,7 +543,7 @@ class HumanEvalEnv(CodeEnv):
 
 
 class MbppEnv(CodeEnv):
-    """MBPP (974 problems in splits prompt/train/validation/test); code, then setup, then asserts.
+    """MBPP (974 problems in splits prompt/train/validation/test; ``-v6`` loads 973, see ``skipped``).
 
     Args:
         data: a local copy (alias ``path=``) with MBPP's columns; without it the Hub's

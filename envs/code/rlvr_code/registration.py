@@ -4,7 +4,16 @@ and the contest sets ``code-contests``, ``code-taco``, ``code-apps``, ``code-liv
 
 Versions (a change that alters any reward of an honest answer bumps the version; the old one stays):
 
-* ``-v6`` (red team round 9): ``hidden_tests="guard"`` (``rlvr_code.derived.guard``): a yes/no
+* ``-v7`` (red team round 10): ``hidden_tests="rules"`` (``rlvr_code.derived.guard_rules``,
+  ``rlvr_code.derived_rules``): a task whose hidden tests a cheap rule of the arguments passes
+  (one argument itself, or its length, sum, largest or smallest, first or last item, sorted or
+  reversed form, set of items; any of the first four arguments) also gets tests derived from its
+  reference on the wide inputs, each such rule failing one: a program answering the prompt's
+  example from a table and the rule otherwise scored 1 under v6 (MBPP/309 ``maximum``: the hidden
+  tests all put the larger number first; 20 MBPP tasks over nine rules). A task whose reference
+  answers by the rule everywhere (the rule is the function: ``len``, ``max``, sorting) keeps its
+  tests. An honest answer on those tasks now also has to pass the derived tests.
+* ``-v6`` (deprecated; red team round 9): ``hidden_tests="guard"`` (``rlvr_code.derived.guard``): a yes/no
   task with fewer than 8 hidden asserts (77 MBPP tasks had two, one True and one False: a program
   answering the prompt's example from a table and guessing otherwise passed 1 time in 4; 4
   HumanEval tasks had 2-3) gets tests derived from its reference up to 8, both answers about as
@@ -69,28 +78,35 @@ it never had a ``-v0`` or ``-v1``; ``-v2`` stays, deprecated, beside ``-v3``.
 
 from __future__ import annotations
 
+from typing import Any
+
 _CONTEST_V2 = "v2's partial_credit pays a constant output the share of cases expecting it (print('YES')); use -v3"
 _CONTEST_V1 = (
     "v1 gives every language the limit the set states for C++ (Python fails at 1-5x it) and no file I/O; use -v3"
 )
+_V6 = (
+    "v6 pays a program answering the prompt's example from a table and a cheap rule otherwise (the first "
+    "argument echoed, its length, largest item...) on tasks whose hidden tests fit the rule (MBPP/309: 20 "
+    "MBPP tasks); use -v7"
+)
 _V5 = (
     "v5 pays a guess on yes/no tasks with two hidden asserts 1 time in 4 (77 MBPP tasks) and a table plus a "
-    "constant on 15 tasks; use -v6"
+    "constant on 15 tasks; use -v7"
 )
 _V4 = (
     "v4's partial_credit pays a constant answer the share of tests expecting it (return True: 0.6 on "
-    "HumanEval/76); use -v6"
+    "HumanEval/76); use -v7"
 )
 _V3 = (
     "v3 pays a program answering the prompt's example from a table and one value otherwise on tasks whose "
-    "hidden tests all expect that value (MBPP/3: 81 MBPP tasks, 3 HumanEval); use -v6"
+    "hidden tests all expect that value (MBPP/3: 81 MBPP tasks, 3 HumanEval); use -v7"
 )
 _V2 = (
     "v2 pays a program hardcoding the prompt's examples on tasks whose prompt shows every test "
-    "(HumanEval/34, MBPP/37); use -v6"
+    "(HumanEval/34, MBPP/37); use -v7"
 )
-_V1 = "v1's partial_credit counts tests the prompt shows (hardcoding its examples earned 0.33-0.5); use -v6"
-_V0 = "v0's partial_credit counts assert lines that never call the solution (return None earned 0.1-0.2); use -v6"
+_V1 = "v1's partial_credit counts tests the prompt shows (hardcoding its examples earned 0.33-0.5); use -v7"
+_V0 = "v0's partial_credit counts assert lines that never call the solution (return None earned 0.1-0.2); use -v7"
 _IDS = (
     (
         "code-python",
@@ -184,6 +200,21 @@ _KATTIS = (
 )
 
 
+# Tasks -v6 leaves out at ``make`` (``env.skipped``) of the set's rows: MBPP/367's two hidden
+# asserts expect True and False, the prompt shows every test and none can be derived, so a guess
+# passed it 1 time in 4; the registry's size is what ``make`` loads, not the set's row count.
+_V6_LEFT_OUT = {"code-mbpp": ("MBPP/367",)}
+
+
+def _v6_options(name: str, options: dict[str, Any]) -> dict[str, Any]:
+    left_out = _V6_LEFT_OUT.get(name, ())
+    if not left_out or options.get("size") is None:
+        return options
+    rows = int(options["size"])
+    note = f" ({rows - len(left_out)} of the set's {rows} rows: {', '.join(left_out)} left out, no test derivable)"
+    return {**options, "size": rows - len(left_out), "description": str(options["description"]) + note}
+
+
 def register_envs() -> None:
     from rlvr_envs import register
 
@@ -200,7 +231,9 @@ def register_envs() -> None:
         register(f"{name}-v4", entry_point, kwargs=discriminate, deprecated=_V4, **options)
         corrected = {**discriminate, "credit_tests": "corrected"}
         register(f"{name}-v5", entry_point, kwargs=corrected, deprecated=_V5, **options)
-        register(f"{name}-v6", entry_point, kwargs={**corrected, "hidden_tests": "guard"}, **options)
+        guarded = {**corrected, "hidden_tests": "guard"}
+        register(f"{name}-v6", entry_point, kwargs=guarded, deprecated=_V6, **_v6_options(name, options))
+        register(f"{name}-v7", entry_point, kwargs={**guarded, "hidden_tests": "rules"}, **_v6_options(name, options))
     for contest, contest_entry, contest_options in _CONTEST_IDS:
         register(
             f"{contest}-v1",

@@ -1,0 +1,172 @@
+"""Pulling the program out of a completion and building the sandbox's job from a task's answer.
+
+Split from ``rlvr_code.verifier`` (which re-exports every name here) so that the verifier module
+holds running and judging only: the rules for which fenced block is the answer, which language it
+is, and what a task's answer must look like are read by the contest and tool modules too.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+from rlvr_code.split import called_names, solution_names
+from rlvr_envs.errors import RlvrEnvsError
+
+FORMATS = ("humaneval", "asserts", "stdio")
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+.\-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
+_ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
+_PYTHON_TAGS = {"", "python", "py", "python3", "py3"}
+
+
+def extract_code(completion: str) -> str:
+    """The last fenced Python block of a completion, or the whole text when there is none.
+
+    Reasoning inside ``<think>...</think>`` is skipped: the code a model drafts while
+    thinking is not its answer.
+    """
+    text = completion
+    if "</think>" in text:
+        text = text.rsplit("</think>", 1)[1]
+    blocks = [body for tag, body in _FENCE.findall(text) if tag.lower() in _PYTHON_TAGS]
+    if blocks:
+        return blocks[-1].rstrip() + "\n"
+    answers = _ANSWER_TAG.findall(text)
+    if answers:
+        return answers[-1].strip()
+    return text
+
+
+def accepted_languages(language: object) -> list[str]:
+    """A task's ``language`` (a name or a list of names) as canonical names; [] if any is unknown."""
+    from rlvr_code.languages import canonical
+
+    names = language if isinstance(language, (list, tuple)) else [language]
+    found = [canonical(name) for name in names]
+    if not found or any(name is None for name in found):
+        return []
+    return list(dict.fromkeys(name for name in found if name is not None))
+
+
+def extract_for(completion: str, accepted: list[str]) -> tuple[str | None, str, str | None]:
+    """``(language, code, problem)``: the last fenced block in an accepted language.
+
+    A completion whose code is fenced in another language, or not fenced at all when only
+    non-Python languages are accepted, gives a ``problem`` (``format_error``).
+    """
+    from rlvr_code.languages import language_for_tag
+
+    text = completion.rsplit("</think>", 1)[1] if "</think>" in completion else completion
+    blocks = [(tag.lower(), body) for tag, body in _FENCE.findall(text)]
+    for tag, body in reversed(blocks):
+        language = language_for_tag(tag)
+        if language in accepted and (tag or language == "python"):
+            return language, body.rstrip() + "\n", None
+    if not text.strip():
+        return None, "", "the completion holds no code"
+    if blocks:
+        tags = sorted({tag or "(untagged)" for tag, _ in blocks})
+        return "", blocks[-1][1], f"the code is fenced as {', '.join(tags)}; the task accepts {', '.join(accepted)}"
+    if "python" in accepted:
+        return "python", extract_code(completion), None
+    return "", text, f"no fenced code block in {', '.join(accepted)} (e.g. ```{accepted[0]})"
+
+
+def _parse(code: str):
+    import ast
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def reference_imports(code: str) -> dict[str, list[str | None]]:
+    """Names a reference solution binds by top-level imports: name -> [module, attribute or None].
+
+    A test written against the reference may use them without importing them itself (``math``
+    in ``assert math.isclose(...)``); the judge then resolves them by importing the same module
+    itself, never by asking the solution under test, which could bind ``math`` to a fake.
+    """
+    # Parsed once per reference (every sample of a task has the same one); a fresh copy each time.
+    return {name: list(where) for name, where in _reference_imports(code).items()}
+
+
+@functools.lru_cache(maxsize=4096)
+def _reference_imports(code: str) -> dict[str, list[str | None]]:
+    import ast
+
+    tree = _parse(code)
+    found: dict[str, list[str | None]] = {}
+    for node in tree.body if tree is not None else ():
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    found[alias.asname] = [alias.name, None]
+                else:
+                    top = alias.name.split(".")[0]
+                    found[top] = [top, None]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                if alias.name != "*":
+                    found[alias.asname or alias.name] = [node.module, alias.name]
+    return found
+
+
+class TaskFormatError(RlvrEnvsError, ValueError):
+    """A task's answer does not follow any of the code formats."""
+
+
+def build_job(answer: Any, code: str) -> dict[str, Any]:
+    """The sandbox job for one task answer and one extracted program."""
+    if not isinstance(answer, dict):
+        raise TaskFormatError(f"a code task's answer must be a dict, got {type(answer).__name__}")
+    kind = answer.get("format")
+    if kind == "humaneval":
+        context = str(answer.get("context") or "")
+        # A body-only completion continues the prompt's stub; a full definition redefines it.
+        program = context.rstrip("\n") + "\n" + code if context else code
+        return {
+            "kind": "humaneval",
+            "program": program,
+            "context": context,
+            "test": str(answer["test"]),
+            "entry_point": str(answer["entry_point"]),
+            "solution_names": [str(answer["entry_point"])],
+            "judge_imports": reference_imports(str(answer.get("canonical_solution") or "")),
+        }
+    if kind == "asserts":
+        tests = answer.get("tests")
+        if not isinstance(tests, list) or not all(isinstance(t, str) for t in tests):
+            raise TaskFormatError("an 'asserts' task needs 'tests', a list of assert statements")
+        reference = str(answer.get("canonical_solution") or "")
+        names = answer.get("solution_names")
+        if names is None:
+            # Without a declared interface: the reference's functions and classes, else whatever
+            # the tests call by a bare name (so a function named like a module, ``calendar(3)``,
+            # still comes from the solution).
+            names = solution_names(reference) if reference.strip() else called_names(tests)
+        return {
+            "kind": "asserts",
+            "program": code,
+            "setup": str(answer.get("setup") or ""),
+            "tests": tests,
+            "solution_names": [str(n) for n in names],
+            "judge_imports": reference_imports(reference),
+        }
+    if kind == "stdio":
+        cases = answer.get("cases")
+        if not isinstance(cases, list) or not all(
+            isinstance(c, dict) and "input" in c and "output" in c for c in cases
+        ):
+            raise TaskFormatError("a 'stdio' task needs 'cases', a list of {'input', 'output'}")
+        return {
+            "kind": "stdio",
+            "program": code,
+            "cases": [{"input": str(c["input"]), "output": str(c["output"])} for c in cases],
+        }
+    raise TaskFormatError(f"unknown code task format {kind!r}; expected one of {FORMATS}")

@@ -1,0 +1,267 @@
+"""Red team round 10 on the code family: the prompt's example from a table and a cheap rule
+otherwise. Rows marked "before" paid on ``-v6`` (``hidden_tests="guard"``); ``-v7``
+(``hidden_tests="rules"``) derives tests from the reference that the rule fails.
+
+* **A table and a rule** (``rlvr-envs redteam --classes code_guess``, extended this round):
+  MBPP/309 ``maximum(a, b)``'s hidden tests all put the larger number first, so echoing the
+  first argument behind the prompt's example scored 1; so did the length, the largest item, the
+  sorted or reversed input on 20 of MBPP's 973 ``-v6`` tasks. The tasks below are invented (other
+  arguments, other rules than the attacker's: the second of three arguments, the last item, a
+  set of characters, a count that equals the length) and each fits exactly one trap.
+* **The rule is the function** (``len``, ``max``, sorting): the reference answers by the rule on
+  every input, nothing is derived, the task keeps its tests (an honest answer keeps its reward).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+from rlvr_code import derived
+from rlvr_code.derived_rules import called_tests, passing_rules, picked_against_rules, rule_passable, rules
+from rlvr_code.verifier import CodeVerifier
+from rlvr_envs.types import Task
+from tests.code.helpers_code import fenced
+from tests.helpers.data import shared_path
+from tests.helpers.sandbox import needs_bwrap
+
+
+def _task(name: str, shown: str, hidden: list[str], solution: str) -> Task:
+    return Task(
+        id=f"r10-{name}",
+        prompt=f"Write {name}. Your code should pass: {shown}",
+        answer={
+            "format": "asserts",
+            "tests": [shown, *hidden],
+            "setup": "",
+            "solution_names": [name],
+            "canonical_solution": solution,
+        },
+    )
+
+
+# (task, the rule its hidden tests fit, a program: the shown example from a table, the rule otherwise)
+TRAPPED = [
+    (
+        _task(
+            "bigger",
+            "assert bigger(1, 5) == 5",
+            ["assert bigger(9, 2) == 9", "assert bigger(7, 3) == 7"],
+            "def bigger(a, b):\n    return a if a > b else b\n",
+        ),
+        "itself(arg0)",
+        "args[0]",
+    ),
+    (
+        _task(
+            "clamp",
+            "assert clamp(0, -3, 10) == 0",
+            ["assert clamp(0, 5, 10) == 5", "assert clamp(1, 4, 9) == 4"],
+            "def clamp(lo, x, hi):\n    return max(lo, min(x, hi))\n",
+        ),
+        "itself(arg1)",
+        "args[1]",
+    ),
+    (
+        _task(
+            "second_largest",
+            "assert second_largest([3, 5, 1]) == 3",
+            ["assert second_largest([4, 9, 7, 8]) == 8", "assert second_largest([2, 6, 5]) == 5"],
+            "def second_largest(xs):\n    return sorted(set(xs))[-2]\n",
+        ),
+        "last(arg0)",
+        "args[0][-1]",
+    ),
+    (
+        _task(
+            "common_chars",
+            "assert common_chars('ab', 'bc') == {'b'}",
+            ["assert common_chars('abc', 'abcd') == {'a', 'b', 'c'}", "assert common_chars('xy', 'yxz') == {'x', 'y'}"],
+            "def common_chars(a, b):\n    return set(a) & set(b)\n",
+        ),
+        "set(arg0)",
+        "set(args[0])",
+    ),
+    (
+        _task(
+            "swap_ends",
+            "assert swap_ends('hello') == 'oellh'",
+            ["assert swap_ends('noon') == 'noon'", "assert swap_ends('xyx') == 'xyx'"],
+            "def swap_ends(s):\n    return s[-1] + s[1:-1] + s[0] if len(s) > 1 else s\n",
+        ),
+        "reversed(arg0)",
+        "args[0][::-1]",
+    ),
+    (
+        _task(
+            "count_vowels",
+            "assert count_vowels('hello') == 2",
+            ["assert count_vowels('aei') == 3", "assert count_vowels('oo') == 2"],
+            "def count_vowels(s):\n    return sum(c in 'aeiou' for c in s)\n",
+        ),
+        "len(arg0)",
+        "len(args[0])",
+    ),
+]
+# The rule is the function: nothing derivable tells it apart, the task keeps its own tests.
+RULE_IS_FUNCTION = _task(
+    "length_of",
+    "assert length_of([1, 2]) == 2",
+    ["assert length_of([]) == 0", "assert length_of([5, 5, 5]) == 3"],
+    "def length_of(xs):\n    return len(xs)\n",
+)
+HONEST = _task(  # hidden tests no rule fits: as it was
+    "add_r10",
+    "assert add_r10(1, 2) == 3",
+    ["assert add_r10(2, 5) == 7", "assert add_r10(10, -4) == 6"],
+    "def add_r10(a, b):\n    return a + b\n",
+)
+
+
+def _ids(row: tuple[Task, str, str]) -> str:
+    return row[0].id
+
+
+def _table_then(task: Task, rule: str) -> str:
+    name = task.answer["solution_names"][0]
+    shown = task.answer["tests"][0]
+    call, value = shown.removeprefix("assert ").split(" == ", 1)
+    args = call.split("(", 1)[1].rsplit(")", 1)[0]
+    return f"def {name}(*args):\n    if args == ({args},):\n        return {value}\n    return {rule}\n"
+
+
+def _local_run(program: str, cases: list[dict[str, str]]) -> list[str | None]:
+    """The sandbox run's stand-in for derivation (the references are the tests' own): a subprocess."""
+    out: list[str | None] = []
+    for case in cases:
+        done = subprocess.run(
+            [sys.executable, "-I", "-c", program], input=case["input"], capture_output=True, text=True, timeout=60
+        )
+        out.append(done.stdout if done.returncode == 0 else None)
+    return out
+
+
+# -- without a sandbox -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("row", TRAPPED, ids=_ids)
+def test_hidden_tests_a_rule_passes_are_found(row):
+    task, rule, _ = row
+    assert rule in passing_rules(task)
+    assert not derived.needs_derived(task, "guard")  # before: nothing derived for it
+    assert derived.needs_derived(task, "rules")
+
+
+def test_a_task_no_rule_fits_is_left_as_it_is():
+    assert passing_rules(HONEST) == [] and not rule_passable(HONEST)
+    assert not derived.needs_derived(HONEST, "rules")
+
+
+@pytest.mark.parametrize("row", TRAPPED, ids=_ids)
+def test_derived_tests_fail_every_rule_the_hidden_tests_fit_and_the_reference_passes_them(row):
+    task, _, attack = row
+    made = derived.guard_rules(task, _local_run)
+    assert isinstance(made, Task) and len(made.answer["tests"]) > len(task.answer["tests"])
+    assert not rule_passable(made)
+    program = task.answer["canonical_solution"] + "\n" + "\n".join(made.answer["tests"]) + "\nprint('ok')\n"
+    assert _local_run(program, [{"input": "", "output": ""}]) == ["ok\n"]
+    cheat = _table_then(task, attack) + "\n".join(made.answer["tests"]) + "\nprint('ok')\n"
+    assert _local_run(cheat, [{"input": "", "output": ""}]) == [None]
+
+
+def test_a_rule_that_is_the_function_derives_nothing():
+    made = derived.guard_rules(RULE_IS_FUNCTION, _local_run)
+    assert made is RULE_IS_FUNCTION  # the reference answers by len everywhere: its tests stand
+
+
+@pytest.mark.parametrize(
+    "args",
+    [(), (None,), ([],), ({},), (10**400,), ([[1], "a", None],), ("",), ({1: 2},), (1.5, float("nan")), (b"x",)],
+    ids=repr,
+)
+def test_rules_never_raise_on_odd_arguments(args):
+    for _, rule in rules():
+        try:
+            rule(args)
+        except Exception:  # a rule that does not apply: ``derived_rules._applies`` reads False
+            pass
+    task = _task("f", "assert f(1) == 1", [f"assert f(*{args!r}) == 0", "assert f(2) == 2"], "def f(*a): return 0")
+    passing_rules(task)  # a starred call is not read: no rule, no error
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("assert f(1, 2) == 3", [((1, 2), 3)]),
+        ("assert 3 == f(1, 2)", [((1, 2), 3)]),
+        ("assert f('a') is None", [(("a",), None)]),
+        ("assert f([1])", [(([1],), True)]),
+        ("assert not f([1])", [(([1],), False)]),
+        ("assert set(f([1])) == {1}", []),  # wrapped: not a rule's answer
+        ("assert f(x=1) == 1", []),
+        ("assert g(1) == 1", []),  # not a solution name
+        ("assert f(1) == 1, 'message'", [((1,), 1)]),
+        ("x = 1", []),
+    ],
+)
+def test_the_hidden_tests_a_rule_is_checked_on(source, found):
+    task = _task("f", "assert f(0) == 0", [], "def f(*a): return 0")
+    assert called_tests(task, [source]) == found
+
+
+def test_the_tests_picked_against_rules_fail_each_rule_once():
+    task = TRAPPED[0][0]
+    pool = [("assert bigger(3, 3) == 3", 3), ("assert bigger(2, 8) == 8", 8), ("assert bigger(1, 9) == 9", 9)]
+    assert picked_against_rules(task, pool, 3) == ["assert bigger(2, 8) == 8"]  # one beats itself(arg0)
+    assert picked_against_rules(task, pool[:1], 3) == []  # nothing tells it apart
+
+
+# -- in the sandbox --------------------------------------------------------------------------------
+
+
+def _verifier(mode: str) -> CodeVerifier:
+    return CodeVerifier(timeout_s=20.0, hidden_tests=mode, credit_tests="corrected")
+
+
+@needs_bwrap
+@pytest.mark.parametrize("row", TRAPPED, ids=_ids)
+def test_a_table_and_a_rule_is_paid_before_and_not_after(row):
+    task, _, attack = row
+    program = fenced(_table_then(task, attack))
+    assert _verifier("guard").verify(task, program).reward == 1.0  # before
+    assert _verifier("rules").verify(task, program).reward == 0.0
+    assert _verifier("rules").verify(task, fenced(task.answer["canonical_solution"])).reward == 1.0
+
+
+@needs_bwrap
+def test_the_shipped_attackers_rules_on_mbpp_rows():
+    import rlvr_envs
+    from rlvr_envs.redteam import run_redteam
+
+    rows = [
+        {"task_id": 9800 + i, "text": t.prompt, "code": t.answer["canonical_solution"], "test_list": t.answer["tests"]}
+        for i, (t, _, _) in enumerate(TRAPPED[:3])
+    ]
+    holes = {}
+    for version in ("v6", "v7"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the deprecated id, as it was
+            env = rlvr_envs.make(f"code-mbpp-{version}", data=rows)
+        report = run_redteam(env, quick=False, n=3, seed=0, classes=["code_guess"])
+        assert report.raised == 0, report.summary_text()
+        holes[version] = len(report.result("code_guess").holes)
+    assert holes["v6"] >= 3 and holes["v7"] == 0, holes
+
+
+def test_the_registry_size_is_what_make_loads():
+    import rlvr_envs
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for version in ("v6", "v7"):
+            env = rlvr_envs.make(f"code-mbpp-{version}", path=str(shared_path("mbpp.jsonl")))
+            assert rlvr_envs.spec(f"code-mbpp-{version}").size == len(env.tasks) == 973
+        assert "973 of the set's 974" in rlvr_envs.spec("code-mbpp-v7").description
