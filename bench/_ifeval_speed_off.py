@@ -79,3 +79,20 @@ def without_speed_round9() -> Iterator[None]:
         yield
     finally:
         task_cache._direct, relevance.constraint_sentence = saved
+
+
+@contextlib.contextmanager
+def without_speed_round10() -> Iterator[None]:
+    """The training ids' rules as round 9 left them: the guard's copies and counts from two
+    kernels over an ASCII response (``copies_jit`` then ``guard_jit.figures``, the whole token list
+    split in Python between them) and Python's counts over any other, where round 10 reads one
+    compiled pass over the tokens of any response written with spaces (``guard_jit.fused_figures``).
+    Same verdicts (``tests/ifeval/test_ifeval_speed_round10_guard.py``)."""
+    from rlvr_ifeval import guard_jit
+
+    saved = guard_jit._FUSED, guard_jit._fused_started
+    guard_jit._FUSED, guard_jit._fused_started = None, True  # (no background load meanwhile)
+    try:
+        yield
+    finally:
+        guard_jit._FUSED, guard_jit._fused_started = saved

@@ -58,6 +58,7 @@ from _ifeval_common import ROOT, clear_caches, load_rows  # bench/ is the script
 from _ifeval_speed_off import (
     without_speed_round7,
     without_speed_round9,
+    without_speed_round10,
     without_speed_rounds_7_and_8,
 )
 
@@ -147,9 +148,10 @@ def _without_prose_kernels() -> Iterator[None]:
 
 
 def goal_table(seconds: float, pairs: int = 5) -> None:
-    """Only the newest training ids' rows, each beside the same rules as round 8 left them (the
-    speed work of round 9 off, where a switch restores it) and as round 6 left them (that of
-    rounds 7 to 9 off), the three timed in turn (``--goal``: a short run for a loaded machine)."""
+    """Only the newest training ids' rows, each beside the same rules as round 9 left them (the
+    speed work of round 10 off), as round 8 left them (rounds 9 and 10 off, where a switch
+    restores them) and as round 6 left them (rounds 7 to 10 off), the four timed in turn
+    (``--goal``: a short run for a loaded machine)."""
     from rlvr_envs import Task
     from rlvr_ifeval.language import warm_up
 
@@ -169,8 +171,9 @@ def goal_table(seconds: float, pairs: int = 5) -> None:
         for _ in range(2):  # in turn, twice: load on a shared machine drifts
             for label, context in (
                 (env_id, contextlib.nullcontext),
-                (f"{env_id}, speed round 9 off", without_speed_round9),
-                (f"{env_id}, speed rounds 7 to 9 off", _without_speed_rounds_7_to_9),
+                (f"{env_id}, speed round 10 off", without_speed_round10),
+                (f"{env_id}, speed rounds 9 to 10 off", _without_speed_rounds_9_to_10),
+                (f"{env_id}, speed rounds 7 to 10 off", _without_speed_rounds_7_to_10),
             ):
                 with context():
                     checks, spent, best, first = timed(run, seconds)
@@ -181,12 +184,13 @@ def goal_table(seconds: float, pairs: int = 5) -> None:
         print(f"goal {GOAL:,} checks/s/core, {env_id}: {verdict} ({', '.join(f'{r:,.0f}' for r in now)})")
         # Rows of seconds each drift with a shared machine's load; single passes in turn, paired,
         # see the same load: the median of the pairs' ratios is the speed work's own share.
-        ratios: dict[str, list[float]] = {label: [] for label in ("round 9", "rounds 7 to 9")}
+        ratios: dict[str, list[float]] = {label: [] for label in ("round 10", "rounds 9 to 10", "rounds 7 to 10")}
         for _ in range(pairs):
             base = _one_pass(run)
             for label, context in (
-                ("round 9", without_speed_round9),
-                ("rounds 7 to 9", _without_speed_rounds_7_to_9),
+                ("round 10", without_speed_round10),
+                ("rounds 9 to 10", _without_speed_rounds_9_to_10),
+                ("rounds 7 to 10", _without_speed_rounds_7_to_10),
             ):
                 with context():
                     ratios[label].append(base / _one_pass(run))
@@ -197,8 +201,14 @@ def goal_table(seconds: float, pairs: int = 5) -> None:
 
 
 @contextlib.contextmanager
-def _without_speed_rounds_7_to_9() -> Iterator[None]:
-    with without_speed_round9(), without_speed_rounds_7_and_8():
+def _without_speed_rounds_9_to_10() -> Iterator[None]:
+    with without_speed_round10(), without_speed_round9():
+        yield
+
+
+@contextlib.contextmanager
+def _without_speed_rounds_7_to_10() -> Iterator[None]:
+    with without_speed_round10(), without_speed_round9(), without_speed_rounds_7_and_8():
         yield
 
 
@@ -223,7 +233,7 @@ def main() -> None:
     parser.add_argument(
         "--goal",
         action="store_true",
-        help="only the newest training ids, with and without the speed work of rounds 7-9",
+        help="only the newest training ids, with and without the speed work of rounds 7-10",
     )
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "envs" / "ifeval"))
@@ -515,8 +525,10 @@ PROFILED_RULES = {
     ),
     "rlvr_ifeval.guard": (
         "tokens", "strip_copies", "content_weight", "weight", "diversity_units", "distinct_ratio",
-        "repeated_ratio_at_most", "repeated_ratio", "_without_refusals",
+        "repeated_ratio_at_most", "repeated_ratio", "_without_refusals", "token_bytes", "_counted_rejection",
+        "_rejection",
     ),
+    "rlvr_ifeval.guard_jit": ("fused_figures",),
     "rlvr_ifeval.relevance": (
         "salad_rejection", "not_language", "function_share", "_without_literals", "detect_language",
         "shuffled_prompt", "interleaved_prompt", "units", "task_units", "count_words_any_script",

@@ -32,6 +32,8 @@ from rlvr_ifeval import copies_jit, guard_jit, prose_jit
 from rlvr_ifeval.analysis import COMMON_PUNCTUATION, replace_each
 from rlvr_ifeval.base import Checker, strings
 from rlvr_ifeval.formats import user_format
+from rlvr_ifeval.refusals import _REFUSAL_RE, _REFUSAL_TRIGGERS, _SENTENCE_END_RE  # noqa: F401  # (the v1 refusal rule's)
+from rlvr_ifeval.refusals import without_refusal_sentences as _without_refusals
 from rlvr_ifeval.text import SOUTHEAST_ASIAN_CHARS_PER_WORD
 
 GUARD_RULES = ("v0", "v1", "v2")
@@ -372,42 +374,6 @@ def literals(prompt: str, checkers: Sequence[Checker]) -> frozenset[str]:
     return frozenset(found)
 
 
-# A sentence that says the model will not or cannot answer. The apostrophes are normalised first.
-_REFUSAL_RE = re.compile(
-    r"\b(?:i|we)(?: am|'m| are|'re)? ?(?:sorry|afraid|apologi[sz]e)\b"
-    r"|\b(?:i|we)(?: really)? (?:cannot|can't|can not|won't|will not|am unable to|'m unable to|am not able to"
-    r"|'m not able to|am not allowed to|must decline to|refuse to)"
-    r" (?:help|assist|answer|comply|respond|provide|do|write|fulfil|fulfill|complete|create|generate|produce"
-    r"|give|share|continue|engage|discuss|support)\b"
-    r"|\b(?:i|we) (?:do not|don't|did not|didn't|really don't)"
-    r" (?:know|have (?:an|the|any) (?:answer|idea|information))\b"
-    r"|\bno idea\b|\bas an ai\b|\bunable to (?:help|assist|comply|answer)\b|\bnot able to (?:help|assist|answer)\b"
-    r"|我(?:无法|不能|没法|不会)(?:帮|回答|提供|完成|协助|满足)|抱歉|对不起|我不知道|不清楚"
-    r"|申し訳(?:ありません|ございません)|(?:お手伝い|お答え|回答)(?:でき|いたしかね)|わかりません|分かりません|存じません"
-    r"|ขอโทษ|ขออภัย|ไม่สามารถ(?:ช่วย|ตอบ|ให้)|ไม่ทราบ|ไม่รู้"
-)
-_SENTENCE_END_RE = re.compile(r"[.!?\n\u3002\uff01\uff1f]+")
-
-
-# Every alternative of _REFUSAL_RE contains one of these: substring tests are far cheaper than
-# trying the alternation at every position of a text without any.
-_REFUSAL_TRIGGERS = (
-    "sorry", "afraid", "apologi", "cannot", "can't", "can not", "won't", "will not", "unable", "not able",
-    "not allowed", "decline", "refuse", "know", "idea", "as an ai", "抱歉", "对不起", "我无法", "我不能",
-    "我没法", "我不会", "不清楚", "申し訳", "でき", "いたしかね", "わかりません", "分かりません", "存じません",
-    "ขอโทษ", "ขออภัย", "ไม่สามารถ", "ไม่ทราบ", "ไม่รู้",
-)  # fmt: skip
-
-
-def _without_refusals(response: str) -> str | None:
-    """``response`` without its refusal sentences; None when it has none."""
-    folded = response.casefold().replace("\u2019", "'").replace("\u2018", "'")
-    if not any(t in folded for t in _REFUSAL_TRIGGERS) or not _REFUSAL_RE.search(folded):
-        return None
-    kept = [s for s in _SENTENCE_END_RE.split(folded) if not _REFUSAL_RE.search(s)]
-    return " ".join(kept)
-
-
 def content_rejection(
     prompt: str, prompt_format: str, response: str, checkers: Sequence[Checker], min_words: int
 ) -> str | None:
@@ -417,6 +383,23 @@ def content_rejection(
     (a fixed option, a copy of the prompt, a bare number: such answers are made of the
     prompt's own material by design)."""
     response = response[:MAX_GUARD_CHARS]
+    kernel = prose_jit.guard_kernel()
+    fused = guard_jit.fused_kernel() if kernel is not None else None
+    if fused is not None:
+        plan = _guard_plan(prompt, prompt_format, tuple(checkers))
+        text, toks = token_bytes(response)
+        if text is not None:
+            why = _counted_rejection(fused, plan, response, text, toks, min_words)
+            if why is not _UNCOUNTED:
+                return why  # type: ignore[return-value]  # (not the sentinel here)
+    return _rejection(prompt, prompt_format, response, checkers, min_words)
+
+
+def _rejection(
+    prompt: str, prompt_format: str, response: str, checkers: Sequence[Checker], min_words: int
+) -> str | None:
+    """``content_rejection`` as rounds 7 to 9 left it: the copies' starts and the figures from
+    two kernels over an ASCII response, Python's counts over any other (and without numba)."""
     text = ascii_token_bytes(response) if response.isascii() else None
     toks = tokens(response) if text is None else text.decode("ascii").split()
     # Every token ASCII: it weighs a word and is its own unit (an ASCII response's are).
@@ -489,3 +472,130 @@ def content_rejection(
     ):
         return REPEATED
     return None
+
+
+# Round 10 (issue 26's speed goal): ``content_rejection`` reads the counts of one compiled pass
+# (``guard_jit.fused_figures``: the copies' starts and the figures together) over the tokens of
+# any response whose tokens weigh a word each, not only an ASCII one; it splits the tokens into
+# a Python list only where a rule reads them one by one (the instruction's literals: the first
+# few; the coverage of an echo and the exact repetition ratio: rare); what comes from the task
+# alone is worked out once per task (``_guard_plan``). The verdicts are those of ``_rejection``
+# (tests/ifeval/test_ifeval_speed_round10_guard.py compares them).
+_OTHER_DIGIT_RE = re.compile(r"[^\D0-9]")
+"""A decimal digit other than 0-9 (``\\d`` reads any script's): the kernel takes 0-9 alone for digits."""
+_UNCOUNTED = object()
+
+
+@dataclass(frozen=True)
+class GuardPlan:
+    """What the content rules read from a task alone (its prompt, format and checkers)."""
+
+    profile: PromptProfile
+    expected: tuple[str, ...]
+    """Texts the instruction asks to reproduce (``EXPECTED_COPIES``)."""
+    numeric: bool
+    """An instruction whose answer is numbers (``NUMERIC_ANSWERS``): the word rules are spared."""
+    literals: frozenset[str]
+
+
+@lru_cache(maxsize=4096)
+def _guard_plan(prompt: str, prompt_format: str, checkers: tuple[Checker, ...]) -> GuardPlan:
+    return GuardPlan(
+        prompt_profile(prompt, prompt_format),
+        tuple(str(c.kwargs[n]) for c in checkers for n in EXPECTED_COPIES if c.kwargs.get(n)),
+        bool({c.instruction_id for c in checkers} & NUMERIC_ANSWERS),
+        _literals(prompt, checkers),
+    )
+
+
+def token_bytes(response: str) -> tuple[bytes | None, list[str] | None]:
+    """``tokens(response)`` as UTF-8 bytes separated by spaces, for the compiled counts, when each
+    token weighs a word and is its own diversity unit (no character of a script written without
+    spaces: ``weight`` and ``diversity_units`` are then the plain count and the tokens) and every
+    digit is 0-9 (the kernel's test of a content word); else None. With the tokens as a list
+    when they were made on the way (a response with characters outside ASCII)."""
+    if response.isascii():
+        return ascii_token_bytes(response), None
+    folded = response.casefold()
+    if not folded.isascii():
+        folded = replace_each(folded, _PUNCTUATION_CHARS, " ")
+    if folded.isascii():  # (as ``tokens`` reads it)
+        return folded.encode("ascii").translate(_ASCII_TOKEN_TABLE), None
+    toks = _TOKEN_RE.findall(folded)
+    joined = " ".join(toks)
+    if _NO_SPACE_RE.search(joined) or _OTHER_DIGIT_RE.search(joined):
+        return None, toks
+    return joined.encode("utf-8", "surrogatepass"), toks
+
+
+def _counted_rejection(
+    kernel: Any, plan: GuardPlan, response: str, text: bytes, toks: list[str] | None, min_words: int
+) -> str | object | None:
+    """``_rejection``'s verdict from the fused kernel's counts; ``_UNCOUNTED`` where it cannot
+    count (tokens made to collide, a prompt too large for its table)."""
+    profile = plan.profile
+    table = None
+    if profile.k:
+        table = _vocabulary_table(profile, prose_jit.copies_kernels()[0])
+        if not table.usable:
+            return _UNCOUNTED
+    got = guard_jit.fused_figures(kernel, text, table, profile.k, DIVERSITY_WINDOW)
+    if got is None:
+        return _UNCOUNTED
+    counted, starts = got
+    copied = counted.tokens - counted.rest
+    if copied:
+        own = counted.content_rest
+        # (the coverage, which needs the tokens, only where the content left is short)
+        if (own < min_words and _coverage(_split(text, toks), profile, plan.expected, starts) >= MIN_ECHO_COVERAGE) or (
+            plan.expected and own < 1
+        ):
+            return ECHO
+    if not plan.numeric:
+        if counted.content < min_words:
+            return NO_WORDS
+        if counted.tokens >= MIN_SYMBOL_CHECK_WORDS and counted.content < MIN_CONTENT_SHARE * counted.tokens:
+            return MOSTLY_SYMBOLS
+    own_material = plan.literals
+    if own_material and _left_of(text, toks, own_material, math.ceil(min_words)) < min_words:
+        return LITERALS
+    if counted.tokens <= MAX_REFUSAL_TOKENS:
+        remainder = _without_refusals(response)
+        if remainder is not None:
+            left = strip_copies(tokens(remainder), profile, plan.expected).rest
+            if content_weight(list(filterfalse(own_material.__contains__, left))) < min_words:
+                return REFUSAL
+    if counted.rest >= min_words and counted.distinct_ratio_rest < MIN_DISTINCT_RATIO:
+        return FEW_DISTINCT
+    distinct = counted.distinct if copied else counted.distinct_rest
+    n_units = counted.tokens if copied else counted.rest
+    if (
+        n_units >= MIN_REPEAT_UNITS
+        and _repeated_bound(n_units, distinct) > MAX_REPEATED_RATIO
+        and repeated_ratio(_split(text, toks)) > MAX_REPEATED_RATIO
+    ):
+        return REPEATED
+    return None
+
+
+def _split(text: bytes, toks: list[str] | None) -> list[str]:
+    return toks if toks is not None else text.decode("ascii").split()
+
+
+_HEAD_BYTES = 256
+
+
+def _left_of(text: bytes, toks: list[str] | None, material: frozenset[str], wanted: int) -> int:
+    """How many tokens are not in ``material``, counted up to ``wanted``: read from a growing
+    head of ``text`` (cut at a space, so its tokens are whole), as real answers reach ``wanted``
+    within their first few tokens."""
+    if toks is not None:
+        return len(list(islice(filterfalse(material.__contains__, toks), wanted)))
+    size = _HEAD_BYTES
+    while True:
+        cut = len(text) if size >= len(text) else text.rfind(b" ", 0, size)
+        head = text[: max(cut, 0)].decode("ascii").split()
+        found = len(list(islice(filterfalse(material.__contains__, head), wanted)))
+        if found >= wanted or cut >= len(text):
+            return found
+        size *= 4

@@ -267,9 +267,10 @@ def warm_up() -> None:
         langdetect_exact.engine().enable_kernels()
         _FastCounter.get()
     if _COMPILED:
-        from rlvr_ifeval import prose_jit  # the relevance gate's function-word count
+        from rlvr_ifeval import guard_jit, prose_jit  # the relevance gate's function-word count
 
         prose_jit.load()
+        guard_jit.load_fused()  # (the guard's counts in one pass: round 10)
 
 
 @lru_cache(maxsize=128)

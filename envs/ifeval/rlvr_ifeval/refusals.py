@@ -203,3 +203,40 @@ def offers_refusal(checkers: Sequence[Checker]) -> bool:
     """Whether the instruction's own strings hold a refusal phrase (an option "I don't know"):
     then answering with it is following the instruction."""
     return _offers_refusal(tuple(checkers))
+
+
+# A sentence that says the model will not or cannot answer. The apostrophes are normalised first.
+_REFUSAL_RE = re.compile(
+    r"\b(?:i|we)(?: am|'m| are|'re)? ?(?:sorry|afraid|apologi[sz]e)\b"
+    r"|\b(?:i|we)(?: really)? (?:cannot|can't|can not|won't|will not|am unable to|'m unable to|am not able to"
+    r"|'m not able to|am not allowed to|must decline to|refuse to)"
+    r" (?:help|assist|answer|comply|respond|provide|do|write|fulfil|fulfill|complete|create|generate|produce"
+    r"|give|share|continue|engage|discuss|support)\b"
+    r"|\b(?:i|we) (?:do not|don't|did not|didn't|really don't)"
+    r" (?:know|have (?:an|the|any) (?:answer|idea|information))\b"
+    r"|\bno idea\b|\bas an ai\b|\bunable to (?:help|assist|comply|answer)\b|\bnot able to (?:help|assist|answer)\b"
+    r"|我(?:无法|不能|没法|不会)(?:帮|回答|提供|完成|协助|满足)|抱歉|对不起|我不知道|不清楚"
+    r"|申し訳(?:ありません|ございません)|(?:お手伝い|お答え|回答)(?:でき|いたしかね)|わかりません|分かりません|存じません"
+    r"|ขอโทษ|ขออภัย|ไม่สามารถ(?:ช่วย|ตอบ|ให้)|ไม่ทราบ|ไม่รู้"
+)
+_SENTENCE_END_RE = re.compile(r"[.!?\n\u3002\uff01\uff1f]+")
+
+
+# Every alternative of _REFUSAL_RE contains one of these: substring tests are far cheaper than
+# trying the alternation at every position of a text without any.
+_REFUSAL_TRIGGERS = (
+    "sorry", "afraid", "apologi", "cannot", "can't", "can not", "won't", "will not", "unable", "not able",
+    "not allowed", "decline", "refuse", "know", "idea", "as an ai", "抱歉", "对不起", "我无法", "我不能",
+    "我没法", "我不会", "不清楚", "申し訳", "でき", "いたしかね", "わかりません", "分かりません", "存じません",
+    "ขอโทษ", "ขออภัย", "ไม่สามารถ", "ไม่ทราบ", "ไม่รู้",
+)  # fmt: skip
+
+
+def without_refusal_sentences(response: str) -> str | None:
+    """``response`` without its refusal sentences; None when it has none (the guard's ``v1``
+    refusal rule, ``guard.content_rejection``: English, Chinese, Japanese and Thai sentences)."""
+    folded = response.casefold().replace("\u2019", "'").replace("\u2018", "'")
+    if not any(t in folded for t in _REFUSAL_TRIGGERS) or not _REFUSAL_RE.search(folded):
+        return None
+    kept = [s for s in _SENTENCE_END_RE.split(folded) if not _REFUSAL_RE.search(s)]
+    return " ".join(kept)
