@@ -215,3 +215,102 @@ def test_an_honest_helper_under_a_header_namespace_still_scores():
         assert verdict.passed, verdict
     finally:
         verifier.close()
+
+
+# --- kernel replay of a module with imports (rlvr_lean.replay.imported_environment) ---------------
+
+_TAMPER_IMPORTED = """
+import json, sys
+from rlvr_lean import replay as r
+
+lean = r._Lean(sys.argv[1])
+names, consts, imports = r.load(lean, sys.argv[2])
+
+def name(o):
+    parts = []
+    while not o & 1:
+        parts.append(lean.string(lean.field(o, 1)) if lean.tag(o) == 1 else "#")
+        o = lean.field(o, 0)
+    return ".".join(reversed(parts))
+
+index = {name(n): i for i, n in enumerate(names)}
+env = r.imported_environment(lean, sys.argv[2], sys.argv[3])
+print(json.dumps({"honest": r.check(lean, names, consts, env), "imports": imports}))
+# `target` carrying the proof of `other` (a different statement): a declaration the kernel never accepted
+t, other = consts[index["target"]], consts[index["other"]]
+tv, ov = lean.field(t, 0), lean.field(other, 0)
+forged = lean.ctor(lean.tag(t), [lean.ctor(lean.tag(tv), [lean.field(tv, 0), lean.field(ov, 1), lean.field(tv, 2)])])
+consts[index["target"]] = forged
+env = r.imported_environment(lean, sys.argv[2], sys.argv[3])
+print(json.dumps({"forged": r.check(lean, names, consts, env)}))
+"""
+
+
+def _imported_module(tmp_path):
+    """``A.olean`` (the test prelude as a module) in ``tmp_path``, and the sysroot of the kernel."""
+    import os
+    import subprocess
+
+    (tmp_path / "A.lean").write_text(PRELUDE)
+    subprocess.run([LEAN, "-o", "A.olean", "A.lean"], cwd=tmp_path, check=True, capture_output=True, timeout=120)
+    return os.path.dirname(os.path.dirname(os.path.realpath(LEAN)))
+
+
+@pytest.mark.lean
+@pytest.mark.live
+@kernel
+def test_a_module_with_imports_is_replayed_over_its_imports_and_a_forged_constant_is_refused(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from rlvr_lean import replay
+
+    sysroot = _imported_module(tmp_path)
+    (tmp_path / "B.lean").write_text(
+        f"prelude\nimport A\ntheorem other (n : N) : Eq (N.add n N.zero) n := N.add_zero n\n{K_SIG} := N.zero_add n\n"
+    )
+    env = {**os.environ, "LEAN_PATH": str(tmp_path)}
+    subprocess.run(
+        [LEAN, "-o", "B.olean", "B.lean"], cwd=tmp_path, check=True, capture_output=True, timeout=120, env=env
+    )
+    library = replay.library_for(LEAN)
+    assert library is not None
+    out = subprocess.run(
+        [sys.executable, "-c", _TAMPER_IMPORTED, library, str(tmp_path / "B.olean"), sysroot],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    lines = [json.loads(line) for line in out.stdout.splitlines()]
+    assert lines and lines[0]["imports"] == 1 and lines[0]["honest"] == {"ok": True, "constants": 2}, out.stderr[-2000:]
+    forged = lines[1]["forged"]
+    assert forged["ok"] is False and "(kernel) declaration type mismatch" in forged["error"], forged
+    # the command-line form the file backend runs (the search path given as LEAN_PATH)
+    argv = [sys.executable, "-m", "rlvr_lean.replay", library, str(tmp_path / "B.olean"), sysroot]
+    answer = replay.run_checker(argv, 60, 16384, 4096, lean_path=str(tmp_path))
+    assert answer == {"ok": True, "constants": 2, "imports": 1}, answer
+    # without the search path the imports cannot load: said, not a crash
+    missing = replay.run_checker(argv, 60, 16384, 4096)
+    assert missing["ok"] is None and "imports could not be loaded" in str(missing["error"]), missing
+
+
+@pytest.mark.lean
+@pytest.mark.live
+@kernel
+def test_the_file_backend_replays_a_file_whose_header_imports(tmp_path):
+    from rlvr_lean.verifier import LeanVerifier
+
+    _imported_module(tmp_path)
+    task = Task(id="k10i", prompt="p", answer={"header": "prelude\nimport A\n", "statement": K_SIG + " :="})
+    verifier = LeanVerifier(backend="file", lean_bin=LEAN, lean_path=str(tmp_path))
+    try:
+        verdict = verifier.verify(task, "```lean4\nN.zero_add n\n```")
+        # the task's statement, the proof and the audit's check theorem; was "skipped (imports)"
+        assert verdict.passed and verdict.details["replay"] == "3 constants", verdict
+        bad = verifier.verify(task, "```lean4\nrfl\n```")
+        assert bad.reason.value == "wrong", bad
+    finally:
+        verifier.close()

@@ -290,8 +290,11 @@ class FileBackend(Backend):
     def _replay(self, verdict: Verdict, olean: str, budget_s: float) -> Verdict:
         """The passed ``verdict`` if the kernel accepts every declaration of ``olean`` again."""
         self.stats["replays"] += 1
-        argv = [sys.executable, "-m", "rlvr_lean.replay", str(self.replay_library), olean]
-        outcome = replay_mod.run_checker(argv, max(1.0, budget_s), self.address_space_mb, self.max_rss_mb)
+        sysroot = os.path.dirname(os.path.dirname(os.path.realpath(self.lean)))  # its `lib/lean` holds Init
+        argv = [sys.executable, "-m", "rlvr_lean.replay", str(self.replay_library), olean, sysroot]
+        outcome = replay_mod.run_checker(
+            argv, max(1.0, budget_s), self.address_space_mb, self.max_rss_mb, lean_path=self.lean_path
+        )
         details = {"layer": "replay", "backend": self.name}
         if outcome.get("timeout"):
             self.stats["timeouts"] += 1
@@ -304,8 +307,9 @@ class FileBackend(Backend):
             return Verdict.failure(
                 Reason.SANDBOX_VIOLATION, details={**details, "rule": "replay", "error": outcome.get("error")}
             )
-        if str(outcome.get("error", "")).startswith("the module has"):
-            return Verdict.correct(details={**(verdict.details or {}), "replay": "skipped (imports)"})
+        if str(outcome.get("error", "")).startswith(("the module has", "the imports could not be loaded")):
+            # the header's imports (the task's) did not load in the replay's process: layer 1 stays the line
+            return Verdict.correct(details={**(verdict.details or {}), "replay": f"skipped ({outcome['error']})"[:300]})
         return Verdict.failure(Reason.VERIFIER_ERROR, details={**details, "error": outcome.get("error")})
 
     def _check(self, prepared: Prepared, *, allow_native: bool, timeout_s: float, olean_dir: str | None) -> Verdict:

@@ -10,11 +10,22 @@ kernel's check (``debug.skipKernelTC``, or meta code calling ``addDeclWithoutChe
 refused here, whatever the first process printed. Nothing of the completion runs here: the kernel
 only type-checks terms.
 
-Where it applies: a module with no imports (a ``prelude`` file, as on the Lean 4.35 test kernel,
-``rlvr_lean.test_kernel``) and a Lean whose C ABI is the one written here (``SUPPORTED``: 4.35,
-where ``IO`` functions take no world token and return one object). A module with imports (a
-Mathlib header) would need its imports loaded first (``importModules``): not done here, so the
-file backend reports ``replay: skipped (imports)`` for such a file.
+Where it applies: a Lean whose C ABI is the one written here (``SUPPORTED``: 4.35, where ``IO``
+functions take no world token and return one object). A module without imports (a ``prelude``
+file, as on the Lean 4.35 test kernel, ``rlvr_lean.test_kernel``) is replayed over an empty
+environment; a module with imports (a Mathlib header) over the environment Lean's own
+``Lean.importModules`` builds from the imported ``.olean`` files (found through ``LEAN_PATH`` and
+the toolchain's ``lib/lean``, as ``lean`` finds them). The imports are the task's header, loaded,
+not checked again: only the checked module's own declarations are replayed.
+
+``importModules`` (4.35: ``imports opts trustLevel plugins leakEnv loadExts level arts``, eight
+arguments, read from ``l_Lean_importModules___boxed``) is given the module's own ``imports`` array
+as ``readModuleData`` returned it, so no ``Import`` structure (a name and Boolean scalars whose
+number changed across versions) is built by hand; ``Options.empty`` is Lean's own constant, the
+plugin list a fresh empty array, and the artifacts map the empty tree (``Impl.leaf``, the boxed
+scalar 1). Round 9's attempt segfaulted; this one is run on the test kernel by
+``tests/lean/test_lean_redteam_round10.py`` (a module importing another, its replay and a forged
+constant refused over the imported environment).
 
 The objects passed to Lean are built by hand from Lean's documented object layout: a header of
 8 bytes (reference count, size, field count, tag) and pointer fields after it. Those built here
@@ -77,6 +88,12 @@ class _Lean:
             "l_Lean_readModuleData": ([_P], _P),
             "l_Lean_mkEmptyEnvironment": ([ctypes.c_uint32], _P),
             "l_Lean_Environment_replay": ([_P, _P], _P),
+            "l_Lean_initSearchPath": ([_P, _P], _P),
+            # imports, opts, trustLevel : UInt32, plugins, leakEnv, loadExts : Bool, level : OLeanLevel, arts
+            "l_Lean_importModules": (
+                [_P, _P, ctypes.c_uint32, _P, ctypes.c_uint8, ctypes.c_uint8, ctypes.c_uint8, _P],
+                _P,
+            ),
         }
         for name, (args, res) in signatures.items():
             fn = getattr(lib, name)
@@ -131,15 +148,37 @@ class _Lean:
 
 def load(lean: _Lean, olean: str) -> tuple[list[int], list[int], int]:
     """The module's constant names, their ``ConstantInfo``s and how many modules it imports."""
-    pair = lean.io(lean.lib.l_Lean_readModuleData(lean.lib.lean_mk_string(olean.encode())), "reading the module")
-    module = lean.field(pair, 0)
-    # ModuleData's pointer fields: imports, constNames, constants, extraConstNames, entries
+    module = _module(lean, olean)
     imports = lean.array(lean.field(module, 0))
     return lean.array(lean.field(module, 1)), lean.array(lean.field(module, 2)), len(imports)
 
 
-def check(lean: _Lean, names: list[int], constants: list[int]) -> dict[str, object]:
-    """``Lean.Environment.replay`` of ``names`` -> ``constants`` over an empty environment."""
+def _module(lean: _Lean, olean: str) -> int:
+    """The ``ModuleData`` of ``olean``: pointer fields imports, constNames, constants,
+    extraConstNames, entries (in a compacted region: persistent, never freed)."""
+    pair = lean.io(lean.lib.l_Lean_readModuleData(lean.lib.lean_mk_string(olean.encode())), "reading the module")
+    return lean.field(pair, 0)
+
+
+_OLEAN_LEVEL_PRIVATE = 2  # OLeanLevel: exported, server, private (everything, as a module without `module`)
+_EMPTY_TREE = 1  # Std.DTreeMap.Internal.Impl.leaf, the second constructor with no fields: lean_box(1)
+
+
+def imported_environment(lean: _Lean, olean: str, sysroot: str) -> int:
+    """The environment of ``olean``'s imports, built by Lean's ``importModules`` (the search path:
+    ``LEAN_PATH`` and ``sysroot/lib/lean``, as ``lean`` itself searches)."""
+    lib = lean.lib
+    lean.io(lib.l_Lean_initSearchPath(lib.lean_mk_string(sysroot.encode()), lean.box(0)), "the search path")
+    imports = lean.field(_module(lean, olean), 0)  # Array Import, as the module recorded it
+    options = ctypes.c_void_p.in_dll(lib, "l_Lean_Options_empty").value
+    plugins = lib.lean_mk_array(lean.box(0), lean.box(0))
+    env = lib.l_Lean_importModules(imports, options, 0, plugins, 0, 0, _OLEAN_LEVEL_PRIVATE, lean.box(_EMPTY_TREE))
+    return lean.io(env, "importing the module's imports")
+
+
+def check(lean: _Lean, names: list[int], constants: list[int], env: int | None = None) -> dict[str, object]:
+    """``Lean.Environment.replay`` of ``names`` -> ``constants`` over ``env`` (default: an empty
+    environment)."""
     if len(names) != len(constants):
         return {"ok": None, "error": "the module's names and constants differ in number"}
     # Std.HashMap Name ConstantInfo: {size, buckets} with one bucket, an association list
@@ -150,7 +189,8 @@ def check(lean: _Lean, names: list[int], constants: list[int]) -> dict[str, obje
     buckets = lean.lib.lean_mk_array(lean.box(1), bucket)
     ctypes.c_int32.from_address(buckets).value = 0
     table = lean.ctor(0, [lean.box(len(names)), buckets])
-    env = lean.io(lean.lib.l_Lean_mkEmptyEnvironment(0), "an empty environment")
+    if env is None:
+        env = lean.io(lean.lib.l_Lean_mkEmptyEnvironment(0), "an empty environment")
     try:
         lean.io(lean.lib.l_Lean_Environment_replay(table, env), "replay")
     except RuntimeError as exc:
@@ -158,19 +198,30 @@ def check(lean: _Lean, names: list[int], constants: list[int]) -> dict[str, obje
     return {"ok": True, "constants": len(names)}
 
 
-def replay(library: str, olean: str) -> dict[str, object]:
-    """Replays ``olean``'s constants into an empty environment: ``{"ok": True, "constants": n}``,
-    ``{"ok": False, "error": the kernel's message}``, or ``{"ok": None, "error": why not}``."""
+def replay(library: str, olean: str, sysroot: str | None = None) -> dict[str, object]:
+    """Replays ``olean``'s constants into the environment of its imports (empty when it has none):
+    ``{"ok": True, "constants": n}``, ``{"ok": False, "error": the kernel's message}``, or
+    ``{"ok": None, "error": why not}``. ``sysroot``: the toolchain's root (default: two levels
+    above ``library``, where ``lib/lean`` holds Init's ``.olean`` files on a toolchain)."""
     lean = _Lean(library)
     names, constants, imports = load(lean, olean)
-    if imports:
-        return {"ok": None, "error": f"the module has {imports} imports; replay loads none"}
-    return check(lean, names, constants)
+    if not imports:
+        return check(lean, names, constants)
+    folder = os.path.dirname(library)  # `<root>/lib/lean/` on a toolchain, `<root>/lib/` on the test kernel
+    root = sysroot or os.path.dirname(os.path.dirname(folder) if os.path.basename(folder) == "lean" else folder)
+    try:
+        env = imported_environment(lean, olean, root)
+    except RuntimeError as exc:
+        return {"ok": None, "error": f"the imports could not be loaded: {exc}"[:2000]}
+    return {**check(lean, names, constants, env), "imports": imports}
 
 
-def run_checker(argv: list[str], budget_s: float, address_space_mb: float, max_rss_mb: float) -> dict[str, object]:
+def run_checker(
+    argv: list[str], budget_s: float, address_space_mb: float, max_rss_mb: float, lean_path: str | None = None
+) -> dict[str, object]:
     """Runs ``python -m rlvr_lean.replay …`` (``argv``) within the budget: its JSON answer, or
-    ``{"timeout": True}``, or ``{"ok": None, "error": …}`` when it gave none."""
+    ``{"timeout": True}``, or ``{"ok": None, "error": …}`` when it gave none. ``lean_path``: the
+    ``LEAN_PATH`` the checked file's imports were found through."""
 
     def limits() -> None:  # in the child between fork and exec
         cap = int(max(address_space_mb, max_rss_mb) * 1024 * 1024)
@@ -184,7 +235,11 @@ def run_checker(argv: list[str], budget_s: float, address_space_mb: float, max_r
             capture_output=True,
             text=True,
             timeout=budget_s,
-            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": os.pathsep.join(sys.path)},
+            env={
+                "PATH": "/usr/bin:/bin",
+                "PYTHONPATH": os.pathsep.join(sys.path),
+                **({"LEAN_PATH": lean_path} if lean_path else {}),
+            },
             start_new_session=True,
             preexec_fn=limits,
         )
@@ -203,11 +258,11 @@ def run_checker(argv: list[str], budget_s: float, address_space_mb: float, max_r
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print("usage: python -m rlvr_lean.replay LIBLEANSHARED OLEAN", file=sys.stderr)
+    if len(argv) not in (2, 3):
+        print("usage: python -m rlvr_lean.replay LIBLEANSHARED OLEAN [SYSROOT]", file=sys.stderr)
         return 2
     try:
-        result = replay(argv[0], argv[1])
+        result = replay(argv[0], argv[1], argv[2] if len(argv) == 3 else None)
     except (OSError, RuntimeError, AttributeError) as exc:
         result = {"ok": None, "error": f"{type(exc).__name__}: {exc}"[:2000]}
     print(json.dumps(result), flush=True)
