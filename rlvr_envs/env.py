@@ -59,6 +59,13 @@ class Env(gymnasium.Env[str, str], ABC):
         verifier: the family's verifier.
         prompt_format: name of a prompt format (``plain``, ``r1``, ``answer_tag``) or a format.
         max_turns: 1 for single-turn envs; more lets a family give feedback and continue.
+        retry_discount: with ``max_turns > 1``, what a later attempt is worth: an attempt at turn
+            ``t`` counts ``retry_discount ** (t - 1)`` times its verdict's reward, and the episode
+            pays its best counted attempt (each step pays what it adds, so the steps sum to it).
+            The default 0.0 pays the first attempt only (later turns still run, with feedback and
+            ``info["verdict"]``, for evaluation): a policy that walks through a task's k options
+            one per turn would otherwise collect 1.0 where one guess earns 1/k. 1.0 pays any
+            turn's success in full (the retry loop before round 10). See docs/episodes.md.
         isolation: ``"pool"`` runs ``step`` and ``verify_batch`` in worker processes under a
             hard time budget; ``"inline"`` calls the verifier in this process (no budget);
             ``"auto"`` (the default) picks per call: a verifier that declares itself
@@ -90,6 +97,7 @@ class Env(gymnasium.Env[str, str], ABC):
         *,
         prompt_format: str | PromptFormat | None = None,
         max_turns: int = 1,
+        retry_discount: float = 0.0,
         isolation: str = "auto",
         pool: VerificationBackend | None = None,
         time_budget_s: float | None = None,
@@ -105,6 +113,7 @@ class Env(gymnasium.Env[str, str], ABC):
         self.verifier = verifier
         self.prompt_format = self.resolve_format(prompt_format or self.default_prompt_format)
         self.max_turns = max_turns
+        self.retry_discount = check_retry_discount(retry_discount)
         self.isolation = isolation
         self._pool = pool
         self.time_budget_s = time_budget_s if time_budget_s is not None else verifier.time_budget_s
@@ -115,6 +124,7 @@ class Env(gymnasium.Env[str, str], ABC):
         """The registry's spec (set by ``make``); ``spec`` holds Gymnasium's form of it."""
         self._task: Task | None = None
         self._turn = 0
+        self._retry_best = 0.0
 
     @classmethod
     def resolve_format(cls, fmt: str | PromptFormat) -> PromptFormat:
@@ -251,6 +261,7 @@ class Env(gymnasium.Env[str, str], ABC):
         super().reset(seed=seed)
         self._task = self._pick_task(options)
         self._turn = 0
+        self._retry_best = 0.0
         return self.prompt_format.user_message(self._task.prompt), self.task_info(self._task)
 
     @property
@@ -275,9 +286,29 @@ class Env(gymnasium.Env[str, str], ABC):
         obs = "" if terminated or truncated else self.feedback(task, verdict)
         info = self.task_info(task)
         info["verdict"] = verdict
+        reward = float(verdict.reward)
+        if self.max_turns > 1:
+            # Single-turn envs never come here: their step is what it always was, bit for bit.
+            reward = self._retry_paid(reward, info)
         if terminated or truncated:
             self._task = None
-        return obs, float(verdict.reward), terminated, truncated, info
+        return obs, reward, terminated, truncated, info
+
+    def _retry_paid(self, reward: float, info: dict[str, Any]) -> float:
+        """What this turn of a retry episode pays: turn 1 its reward as it is; a later turn the
+        part of its discounted reward above the best counted attempt so far (never negative), so
+        the episode's rewards sum to ``max_t retry_discount ** (t - 1) * reward_t``. A guesser
+        walking through k options expects ``(1/k) * sum_{t<k} retry_discount ** t``: 1/k, one
+        guess's worth, at the default 0.0; a repeated partial answer is never paid twice."""
+        if self._turn <= 1:
+            paid = reward
+            self._retry_best = reward
+        else:
+            counted = reward * self.retry_discount ** (self._turn - 1)
+            paid = max(0.0, counted - self._retry_best)
+            self._retry_best = max(self._retry_best, counted)
+        info["retry"] = {"discount": self.retry_discount, "episode_reward": self._retry_best, "paid": paid}
+        return paid
 
 
 class DatasetEnv(Env):
@@ -425,6 +456,12 @@ class ProceduralEnv(Env):
 
     def _draw_task(self) -> Task:
         return self.task_from_seed(int(self.np_random.integers(np.iinfo(np.int64).max)))
+
+
+def check_retry_discount(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
+        raise ConfigurationError(f"retry_discount= must be a number in [0, 1], got {value!r}")
+    return float(value)
 
 
 def check_limit(limit: object) -> int | None:

@@ -18,7 +18,8 @@ verl loads both by class path from YAML (``initialize_tools_from_config`` /
 
 Rows pass the task through ``extra_info``: ``tools_kwargs: {calculator: {create_kwargs: {task:
 <task JSON>}}}`` and ``interaction_kwargs: {name: rlvr, task: <task JSON>}``;
-``verl_episode_extra_info`` builds both from a task.
+``verl_episode_extra_info`` builds both from a task. Both are required: a ``create`` or
+``start_interaction`` without the row's task raises ``ValueError`` (never a task drawn at random).
 
 ``EpisodeTool`` keeps one episode env per instance id: the calls of one trajectory share the
 tool's session (its state, e.g. the python tool's variables) when the rollout creates one
@@ -131,14 +132,29 @@ class EpisodeTool:
         return self.tool_schema
 
     async def create(self, instance_id: str | None = None, **kwargs: Any) -> tuple[str, Any]:
-        """Open an episode for one trajectory; the task comes from ``create_kwargs`` (``task``:
-        a task JSON/dict). Returns ``(instance_id, ToolResponse)`` as current verl does."""
+        """Open an episode for one trajectory on the row's own task. verl hands a row's
+        ``extra_info.tools_kwargs.<tool>.create_kwargs`` over either as ``create_kwargs=`` (the
+        ``ToolAgentLoop``) or spread as keywords (the SGLang multi-turn rollout); either must hold
+        ``task`` (a task JSON/dict; ``verl_episode_extra_info`` writes it). Returns
+        ``(instance_id, ToolResponse)`` as current verl does.
+
+        Without a task this raises ``ValueError`` (verl logs it and ends that rollout's tool use):
+        a task drawn at random here would be one the prompt never showed, and a tool that reads its
+        task (hidden tests, a proof goal) would answer for it."""
         create_kwargs = kwargs.pop("create_kwargs", None) or {}
+        if not isinstance(create_kwargs, Mapping):
+            raise TypeError(f"create_kwargs must be a mapping, got {type(create_kwargs).__name__}")
         options = {**kwargs, **create_kwargs}
+        task = _task(options.get("task"))
+        if task is None:
+            raise ValueError(
+                f"EpisodeTool {self.name!r} ({self.config.get('env_id')}) needs the row's task: put it in "
+                f"extra_info.tools_kwargs.{self.name}.create_kwargs.task (rlvr_envs.adapters.verl_tools."
+                "verl_episode_extra_info(task, tools) builds it); a tool never runs on a task drawn at random"
+            )
         instance_id = instance_id or uuid.uuid4().hex
         env = _make(self.config, [self._tool])
-        task = _task(options.get("task"))
-        env.reset(options={"task": task} if task is not None else None)
+        env.reset(options={"task": task})
         self._episodes[instance_id] = env
         return instance_id, _tool_response("")
 

@@ -10,6 +10,7 @@ that cannot be read is a malformed attempt the model is told about. Text inside
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -219,8 +220,88 @@ class QwenXmlParser(HermesParser):
         return ToolCall(call_id, name, arguments, body[:200], string_values=True)
 
 
+_KEY = re.compile(r'"((?:[^"\\\n]|\\.){1,64})"[ \t\r\n]*:')
+"""A JSON string followed by a colon: an object key as JSON reads it (escapes included). Bounded
+per start (64 characters: a key spelt all in \\u escapes fits), so a scan of the whole turn stays linear."""
+CALL_KEYS = ("parameters", "arguments")
+
+
+def _key_text(raw: str) -> str:
+    if "\\" not in raw:
+        return raw
+    try:
+        key = json.loads(f'"{raw}"')
+    except ValueError:
+        return raw
+    return key if isinstance(key, str) else raw
+
+
+def has_call_keys(text: str) -> bool:
+    """Whether ``text`` writes, as JSON object keys, both ``"name"`` and ``"parameters"`` or
+    ``"arguments"`` (a key spelt with escapes, ``"n\\u0061me"``, is the key JSON reads): the shape of
+    a JSON tool call, wherever it stands."""
+    name = args = False
+    for match in _KEY.finditer(text):
+        key = _key_text(match.group(1))
+        name = name or key == "name"
+        args = args or key in CALL_KEYS
+        if name and args:
+            return True
+    return False
+
+
+def is_call_object(value: Any) -> bool:
+    """A JSON tool call's shape: an object with a ``"name"`` and its ``"parameters"``/``"arguments"``."""
+    return isinstance(value, dict) and "name" in value and any(k in value for k in CALL_KEYS)
+
+
+def _holds_call_object(value: Any) -> bool:
+    """Whether a call-shaped object stands anywhere inside ``value`` (decoded JSON; iterative)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if is_call_object(item):
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def _unfence(body: str) -> str:
+    """The inside of one fence covering the whole body, when it is a JSON fence (```json or a
+    bare ```); any other language's block stays as written (code the model shows is not a call)."""
+    if not (body.startswith("```") and body.endswith("```") and len(body) >= 6):
+        return body
+    first_newline = body.find("\n")
+    if first_newline < 0:
+        return body
+    language = body[3:first_newline].strip().lower()
+    inner = body[first_newline + 1 : -3]
+    if language not in ("", "json") or "```" in inner:
+        return body
+    return inner.strip()
+
+
+_NOT_WHOLE = (
+    "a JSON tool call must be the whole reply: one object "
+    '{"name": ..., "parameters": {...}} or a JSON list of them, with nothing before or after it '
+    "and not inside other JSON"
+)
+
+
 class JsonParser:
-    """The turn (outside ``<think>``) is one JSON call object or a list of them (Llama-3 style)."""
+    """The turn (outside ``<think>``) is one JSON call object or a list of them (Llama-3 style).
+
+    What is a call: a JSON object with ``"name"`` and ``"parameters"`` (or ``"arguments"``), as the
+    whole turn (a ```json or bare ``` fence around it allowed), or a JSON list of them as the whole
+    turn. Other JSON is not a call (``{"name": "Ada", "age": 36}`` is a final answer). A call's
+    shape anywhere else (after or before prose, in a fence of another language, inside other JSON,
+    two objects one after the other, JSON that does not parse) is a malformed attempt the model is
+    told about, never run and never a final answer: a turn that asks for a tool is not an answer,
+    as in every layout (``EpisodeEnv.finish`` gives it ``format_error``).
+    """
 
     name = "json"
 
@@ -233,32 +314,30 @@ class JsonParser:
 
     def parse(self, text: str) -> ParsedTurn:
         thinking, rest = strip_thinking(text)
-        body = rest.strip()
-        if body.startswith("```"):
-            first_newline = body.find("\n")
-            if body.endswith("```") and first_newline > 0:
-                body = body[first_newline + 1 : -3].strip()
-        if not body or body[0] not in "{[" or '"name"' not in body:
+        body = _unfence(rest.strip())
+        if body[:1] in ("{", "[") and len(body) <= MAX_ARGUMENT_CHARS:
+            try:
+                whole: Any = json.loads(body)
+            except (ValueError, RecursionError):
+                pass
+            else:
+                objs = whole if isinstance(whole, list) else [whole]
+                if any(is_call_object(o) for o in objs):
+                    calls = [
+                        call_from_object(o, f"call_{i}", json.dumps(o, ensure_ascii=False)[:200])
+                        for i, o in enumerate(objs)
+                    ]
+                    return ParsedTurn(thinking.strip(), calls)
+                if not _holds_call_object(whole):
+                    return ParsedTurn(text.strip(), [])  # JSON that is not a call: a final answer
+                return ParsedTurn(thinking.strip(), [ToolCall("call_0", None, None, body[:200], _NOT_WHOLE)])
+        if not has_call_keys(rest):
             return ParsedTurn(text.strip(), [])
         if len(body) > MAX_ARGUMENT_CHARS:
             return ParsedTurn(
                 thinking.strip(), [ToolCall("call_0", None, None, body[:200], "the tool call is too long")]
             )
-        try:
-            obj = json.loads(body)
-        except (ValueError, RecursionError) as exc:
-            detail = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
-            return ParsedTurn(
-                thinking.strip(),
-                [ToolCall("call_0", None, None, body[:200], f"the tool call is not valid JSON ({detail})")],
-            )
-        objs = obj if isinstance(obj, list) else [obj]
-        if not objs:
-            return ParsedTurn(
-                thinking.strip(), [ToolCall("call_0", None, None, body[:200], "an empty list of tool calls")]
-            )
-        calls = [call_from_object(o, f"call_{i}", json.dumps(o, ensure_ascii=False)[:200]) for i, o in enumerate(objs)]
-        return ParsedTurn(thinking.strip(), calls)
+        return ParsedTurn(thinking.strip(), [ToolCall("call_0", None, None, body[:200], _NOT_WHOLE)])
 
     def render_results(self, messages: list[dict[str, Any]]) -> str:
         return "\n".join(

@@ -13,6 +13,7 @@ import asyncio
 import importlib.util
 import json
 import sys
+from uuid import uuid4
 
 import pytest
 import yaml
@@ -132,7 +133,7 @@ def test_one_instance_per_trajectory_keeps_state_and_trajectories_do_not_share(l
 
     async def both():
         a, _ = await counter.create(create_kwargs={"task": task_to_json(TASK)})
-        b, _ = await counter.create()
+        b, _ = await counter.create(uuid4().hex, task=task_to_json(TASK))  # SGLang: create_kwargs spread
         out = []
         for ident, add in ((a, 1), (b, 10), (a, 2), (b, 20), (a, 3)):
             response, _, _ = await counter.execute(ident, json.dumps({"add": add}))
@@ -150,7 +151,7 @@ def test_hostile_parameters_are_answered_not_raised(loaded):
     calc = tools["calculator"]
 
     async def go():
-        ident, _ = await calc.create()
+        ident, _ = await calc.create(create_kwargs={"task": task_to_json(TASK)})
         out = []
         for params in ("{not json", "[1, 2]", {"expression": 5}, {"expression": "9**9**9**9"}, {}):
             response, reward, metrics = await calc.execute(ident, params)
@@ -169,7 +170,7 @@ def test_a_lost_session_is_reported_never_silently_replaced(loaded):
     dying = tools["dying"]
 
     async def go():
-        ident, _ = await dying.create()
+        ident, _ = await dying.create(create_kwargs={"task": task_to_json(TASK)})
         first = await dying.execute(ident, {"text": "a"})
         second = await dying.execute(ident, {"text": "b"})
         third = await dying.execute(ident, {"text": "c"})

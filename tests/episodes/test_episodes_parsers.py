@@ -85,7 +85,11 @@ JSON_CASES = [
         "<think>I will call it</think>",
     ),
     ('{"name": "calculator", "parameters": {"expression": ', [(None, None, True)], ""),
-    ("[]" + ' "name"', [(None, None, True)], ""),
+    # a call's shape where JSON cannot read it as the whole turn: a malformed attempt (round 10)
+    ("[]" + ' {"name": "calculator", "parameters": {}}', [(None, None, True)], ""),
+    # mentioning "name" is no call (round 10: a JSON answer with a name field is an answer)
+    ("[]" + ' "name"', [], '[] "name"'),
+    ('{"name": "calculator"}', [], '{"name": "calculator"}'),
     # JSON that is not a call (no "name"): a final answer
     ('{"x": 1}', [], '{"x": 1}'),
     (f"<think>{CALC}</think> \\boxed{{4}}", [], f"<think>{CALC}</think> \\boxed{{4}}"),
