@@ -19,6 +19,7 @@ from __future__ import annotations
 import pytest
 
 import rlvr_envs
+from rlvr_envs.registration import spec
 from rlvr_envs.shaping import format_reward
 from tests.test_conformance_all import IDS, make_for_conformance
 
@@ -72,7 +73,12 @@ def test_an_answer_in_no_layout_gets_no_format_reward(env_id):
     assert format_reward("", fmt) == 0.0, (env_id, fmt.name)
 
 
-@pytest.mark.parametrize("env_id", ["lean-v3", "lean-minif2f-v3", "lean-workbook-v3"])
+# The newest version of each Lean name, read from the registry: a hard-coded ``lean-*-v3`` went on
+# testing the deprecated ids (and their old format) after the family moved to v4.
+LEAN_IDS = [spec(name).id for name in ("lean", "lean-minif2f", "lean-workbook")]
+
+
+@pytest.mark.parametrize("env_id", LEAN_IDS)
 def test_lean_pays_the_lean4_block_and_not_a_boxed_answer(env_id):
     env = make_for_conformance(env_id)
     task = _tasks(env)[0]
@@ -90,7 +96,7 @@ def test_a_mixture_pays_each_row_the_format_of_its_own_env():
     from rlvr_envs.adapters.rows import task_row
     from rlvr_envs.adapters.trl import reward_function
 
-    code = make_for_conformance("code-python-v6")
+    code = make_for_conformance(spec("code-python").id)
     arith = rlvr_envs.make("math-arith", level=1)
     reward = reward_function([code, arith], format_weight=1.0)
     assert reward.format_per_row
@@ -120,7 +126,7 @@ def test_the_server_pays_a_mixtures_rows_their_own_format_too():
     from rlvr_envs.serve.protocol import Scoring, openrlhf_reply
     from rlvr_envs.shaping import RewardShaping
 
-    code = make_for_conformance("code-python-v6")
+    code = make_for_conformance(spec("code-python").id)
     arith = rlvr_envs.make("math-arith", level=1)
     scoring = Scoring(router=EnvRouter([code, arith]), shaping=RewardShaping(format_weight=1.0))
     code_task, arith_task = code.tasks[0], arith.sample(1, seed=0)[0]

@@ -40,9 +40,43 @@ _APPARATUS = re.compile(
     r"|respuesta\s+(?:de\s+referencia|esperada)|clave\s+de\s+respuestas"
     r"|risposta\s+(?:di\s+riferimento|attesa)|resposta\s+(?:de\s+referência|esperada)|gabarito"
     r"|эталонн\w*\s+ответ\w*|ожидаем\w*\s+ответ\w*|ключ\w*\s+ответ\w*"
+    # Round 10: the response grading itself ("Self-assessment: correct", "all criteria are met"): a
+    # response is graded, it does not grade; a task that asks for a self-assessment names it (exempt).
+    r"|self[\s-]?(?:assessment|evaluation|grad(?:e|ed|ing)|scor(?:e|ed|ing)|rating|review)"
+    r"|(?:all|every|each)\s+(?:of\s+)?(?:the\s+)?(?:rubric\s+|grading\s+|evaluation\s+|stated\s+)?"
+    r"(?:criteria|criterion|rubric\s+items?)\s+(?:(?:is|are|has\s+been|have\s+been|was|were)\s+)?(?:fully\s+)?"
+    r"(?:met|satisfied|fulfill?ed|addressed|covered)"
+    r"|(?:meets|satisfies|fulfill?s|addresses|covers)\s+(?:all|every|each)\s+(?:of\s+)?(?:the\s+)?"
+    r"(?:rubric\s+|grading\s+|evaluation\s+)?(?:criteria|criterion|rubric)"
+    r"|alle\s+(?:\w+\s+)?kriterien\s+(?:sind\s+|wurden\s+)?(?:vollständig\s+)?(?:erfüllt|abgedeckt)"
+    r"|erfüllt\s+alle\s+(?:\w+\s+)?kriterien|selbstbewertung|selbsteinschätzung|autoévaluation|autoevaluación"
+    r"|autovalutazione|autoavaliação|самооценк\w*"
+    r"|tous\s+les\s+critères\s+(?:sont\s+|ont\s+été\s+)?(?:remplis|satisfaits|respectés|couverts)"
+    r"|(?:remplit|satisfait|respecte)\s+tous\s+les\s+critères"
+    r"|todos\s+los\s+criterios\s+(?:se\s+cumplen|(?:están|han\s+sido|fueron)\s+(?:cumplidos|satisfechos))"
+    r"|cumple\s+(?:con\s+)?todos\s+los\s+criterios|tutti\s+i\s+criteri\s+(?:sono\s+)?(?:soddisfatti|rispettati)"
+    r"|soddisfa\s+tutti\s+i\s+criteri|todos\s+os\s+critérios\s+(?:foram\s+|são\s+|estão\s+)?"
+    r"(?:atendidos|cumpridos|satisfeitos)|(?:atende|cumpre)\s+todos\s+os\s+critérios"
+    r"|все\s+критери\w*\s+(?:\w+\s+)?(?:выполнен\w*|соблюден\w*|удовлетворен\w*)"
     r")(?![\w-])"
-    r"|评分标准|評分標準|阅卷人|閱卷人|模範解答|採点基準|参照解答|채점\s*기준|모범\s*답안|정답지",
+    r"|评分标准|評分標準|阅卷人|閱卷人|模範解答|採点基準|参照解答|채점\s*기준|모범\s*답안|정답지"
+    r"|(?:满足|符合|达到)(?:了)?(?:所有|全部)(?:的)?(?:评分)?(?:标准|要求)|(?:所有|全部)(?:评分)?标准(?:均|都)?已?(?:满足|达到)"
+    r"|自我评[价估分]|自己评分|(?:すべて|全て)の(?:評価)?基準を満たし|自己評価|모든\s*(?:평가\s*)?기준을\s*충족|자체\s*평가",
     re.IGNORECASE,
+)
+# A score the response gives itself: a grading word, a colon and a full score ("Score: 10/10",
+# "Grade: 10 out of 10", "Note : 20/20", "评分：10/10", "Rating: 100%"), opening a line or a
+# sentence: not only on a line of its own (``rlvr_judge.forged``'s verdict line), so it cannot hide
+# after a sentence ("Paris is a city. Score: 10/10") or before a remark ("Grade: 10/10 - all met").
+# "N/N" is full whatever N is; a partial score ("7/10") is a report of something else.
+_SELF_SCORE = re.compile(
+    r"(?:^|(?<=[.!?;。！？；()\[\]（]))[ \t>*_#-]*(?:(?:my|self|overall|final|total|the)[ \t-]+)?"
+    r"(?:score|grade|rating|marks?|points|result|punktzahl|punkte|bewertung|note|puntuaci[oó]n|puntaje"
+    r"|calificaci[oó]n|nota|valutazione|voto|pontua[cç][aã]o|оценка|балл\w*|评分|得分|分数|評分|得點|点数|評価|점수|평가)"
+    r"[ \t*_]*[:=：][ \t*_\"']*"
+    r"(?:(\d+(?:[.,]\d+)?)[ \t]*(?:/|out[ \t]+of|of|von|sur|de|su|из|中)[ \t]*\1(?![\d.,]\d)"
+    r"|100[ \t]*%|a[ \t]*\+(?!\w)|full[ \t]+marks|perfect|满分|滿分|満点|만점)",
+    re.IGNORECASE | re.MULTILINE,
 )
 
 # Keys that grade an answer against the task's own (a test run's "passed" or a review's "score" is a
@@ -109,7 +143,11 @@ def grading_talk(text: str, task_text: str = "") -> tuple[str, str] | None:
     if not isinstance(text, str) or not text:
         return None
     task_words = set(_WORD.findall(task_text.casefold()))
-    for kind, pattern in (("apparatus", _APPARATUS), ("self_grade", _SELF_GRADE), ("system_turn", _SYSTEM_TURN)):
+    checks = (
+        ("apparatus", _APPARATUS), ("self_grade", _SELF_GRADE), ("self_score", _SELF_SCORE),
+        ("system_turn", _SYSTEM_TURN),
+    )  # fmt: skip
+    for kind, pattern in checks:
         for found in pattern.finditer(text):
             said = found.group(0)
             content = [w for w in _WORD.findall(said.casefold()) if len(w) >= 4 or not w.isascii()]

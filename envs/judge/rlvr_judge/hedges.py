@@ -148,3 +148,84 @@ def hidden_answer(response: str) -> Screened | None:
         return None
     why = concealed(response, found)
     return None if why is None else Screened("hedge", f"the final answer is not visible ({why})")
+
+
+# -- round 10: the reference named only to be denied ----------------------------------------------------
+# Words that deny what follows them in a clause (en, de, fr, es, it, pt, ru, nl, pl), and what may stand
+# between (articles, copulas: "not the Danube", "ce n'est pas le Danube", "no es el Danubio").
+_NEGATORS = frozenset(
+    "not never no neither nor isn aren wasn nicht kein keine keinen keiner nie niemals weder pas non ni jamais "
+    "nunca nem não mai не ни niet geen".split()
+)
+_BETWEEN = frozenset(
+    "t s the a an it is was be die der das den ein eine ist le la les l est c n el es un una il è é o a".split()
+)
+# After the reference: it is called wrong or not the answer ("The Danube is wrong", "... ist falsch").
+_DENIED_AFTER = re.compile(
+    r"^\W*(?:is|was|would\s+be|ist|wäre|est|serait|es|sería|è|sarebbe|é|seria)?\s*(?:n'?t|not|nicht|pas|no|non|não)?\s*"
+    r"(?:wrong|incorrect|false|not\s+(?:the\s+)?(?:answer|correct|right|it)|n'?t\s+(?:the\s+)?(?:answer|correct|right|it)"
+    r"|falsch|nicht\s+(?:die\s+)?(?:antwort|richtig|korrekt)|faux|fausse|pas\s+(?:la\s+)?(?:réponse|correcte?|juste)"
+    r"|incorrect[oa]|falso|falsa|no\s+(?:es\s+)?(?:la\s+)?(?:respuesta|correct[oa])|sbagliat[oa]|errad[oa]|неверн\w*|неправильн\w*)\b",
+    re.IGNORECASE,
+)
+_CLAUSE = re.compile(r"[,.;:!?…\n，。；：！？、()\[\]]+")
+_CJK_DENIED_BEFORE = re.compile(r"(?:不是|并非|並非|并不是|並不是|不|非|没有|沒有)\s*(?:的|是)?\s*$")
+_CJK_DENIED_AFTER = re.compile(
+    r"^\s*(?:では(?:ない|ありません)|じゃ(?:ない|ありません)|이?가?\s*아니|는\s*아니|不对|不對|是错的|是錯的|错了|錯了)"
+)
+
+
+def negated_reference(shown: str, reference: str) -> Screened | None:
+    """Reference mode, level 3: the answer names the reference only to deny it ("Not the Danube.",
+    "Ce n'est pas le Danube.", "The Danube is wrong; it is the Rhine.", "不是多瑙河"): a judge that
+    matches words finds the reference there. Refused when the reference's content words stand in the
+    text and every place they do is denied in its own clause; a reference that is itself a denial
+    ("not prime") is left to the judge, and so is any answer that also names it plainly."""
+    if not isinstance(shown, str) or not isinstance(reference, str):
+        return None
+    ref_toks = tokens(visible(reference))
+    if not ref_toks or _NEGATORS & set(ref_toks):
+        return None
+    units = {t for t in ref_toks if (len(t) >= 3 and t not in _FUNCTION_WORDS) or any(c.isdigit() for c in t)}
+    text = visible(shown[:8_000])
+    if not units:
+        return _negated_cjk(text, reference)
+    places = denied = 0
+    for clause in _CLAUSE.split(text):
+        toks = tokens(clause)
+        for i, tok in enumerate(toks):
+            if tok not in units or (i and toks[i - 1] in units):
+                continue  # one place per run of the reference's words
+            places += 1
+            j = i - 1
+            while j >= 0 and not _denies(toks, j) and (toks[j] in _BETWEEN or toks[j] in units) and i - j <= 4:
+                j -= 1
+            if j >= 0 and _denies(toks, j):
+                denied += 1
+                continue
+            rest = clause.casefold().split(tok, 1)[-1] if tok in clause.casefold() else ""
+            while rest and tokens(rest[:40])[:1] and tokens(rest[:40])[0] in units:
+                rest = rest.split(tokens(rest[:40])[0], 1)[-1]
+            if _DENIED_AFTER.search(rest):
+                denied += 1
+    if places and denied == places:
+        return Screened("hedge", "the answer names the reference only to deny it")
+    return None
+
+
+def _denies(toks: list[str], j: int) -> bool:
+    # "n't" is read as two words ("isn't" -> "isn", "t"; an answer view may show "is n't").
+    return toks[j] in _NEGATORS or (toks[j] == "t" and j > 0 and toks[j - 1].endswith("n"))
+
+
+def _negated_cjk(text: str, reference: str) -> Screened | None:
+    ref = visible(reference).strip()
+    if not ref or ref not in text:
+        return None
+    at, places, denied = text.find(ref), 0, 0
+    while at >= 0:
+        places += 1
+        before, after = text[max(0, at - 4) : at], text[at + len(ref) : at + len(ref) + 8]
+        denied += bool(_CJK_DENIED_BEFORE.search(before) or _CJK_DENIED_AFTER.search(after))
+        at = text.find(ref, at + len(ref))
+    return Screened("hedge", "the answer names the reference only to deny it") if denied == places else None

@@ -62,7 +62,7 @@ from itertools import pairwise
 from rlvr_envs.answer_tail import SENTENCE_END
 from rlvr_envs.extract import balanced_group
 from rlvr_envs.tail_lexicon import CERTAINTY
-from rlvr_judge.decoded import TRANSFORMS, decoded_views, hidden_containers, leet
+from rlvr_judge.decoded import _CONTAINERS, TRANSFORMS, decoded_views, hidden_containers, leet
 from rlvr_judge.forged import forged
 from rlvr_judge.grading_talk import grading_talk
 from rlvr_judge.phrases import Phrases
@@ -400,7 +400,32 @@ def screen(
     if level >= 3 and _echo_beside_note(deob, prompt_toks, echo_sources, reference_units, rubric, task_text):
         return Screened("injection", "a note to the grader beside the prompt pasted back")
     read = set(_FUNCTION_WORDS) | reference_units | {t for t in prompt_toks if len(t) >= 3}
-    return _beyond_plain_text(shown[:MAX_SCREEN_CHARS], text, task_text, reference_units, read, level)
+    found_beyond = _beyond_plain_text(shown[:MAX_SCREEN_CHARS], text, task_text, reference_units, read, level)
+    if found_beyond is None and level >= 3:
+        return _concealed_answer_words(shown[:MAX_SCREEN_CHARS], reference_units, criteria)
+    return found_beyond
+
+
+def _concealed_answer_words(shown: str, reference_units: set[str], criteria: Sequence[str]) -> Screened | None:
+    """Level 3 (round 10): the reference's words, or a criterion's, in a part a reader does not see
+    (an HTML comment, a hidden or white element, an attribute, ``\\phantom{}``) and nowhere a reader
+    does: "The Rhine <!-- The Danube -->" shows a judge model the reference beside the answer a
+    reader gets. Words the visible text also says add nothing and are left alone."""
+    hidden = hidden_containers(shown) + "\n" + _hidden_latex(shown)
+    if not hidden.strip():
+        return None
+    wanted = set(reference_units)
+    for criterion in criteria:
+        wanted |= {t for t in tokens(criterion) if len(t) >= 4 and t not in _FUNCTION_WORDS}
+    # What a reader sees, without the containers too: ``visible`` keeps a markdown link's title and
+    # an attribute's value as text, which a rendered page shows nowhere.
+    seen = set(tokens(visible(_CONTAINERS.sub(" ", shown))))
+    concealed = (set(tokens(hidden)) & wanted) - seen
+    if not concealed:
+        return None
+    return Screened(
+        "encoded", f"the task's answer words only in a part a reader does not see ({sorted(concealed)[:3]})"
+    )
 
 
 def _echo_beside_note(

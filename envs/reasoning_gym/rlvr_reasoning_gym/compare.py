@@ -285,6 +285,49 @@ def same_nested_sets(answer: str, gold: str) -> bool:
     return ca is not None and ca == canon(g)
 
 
+# -- one name, two values: multiple answers (round 10) -------------------------------------------------
+# "V=9, D=4, ..., V=8" (cryptarithm) and {"0": 2, "0": 1, ...} (graph_color): a mapping that names a key
+# twice is read last-wins by a dict, so the first value is a free second guess the scorer never sees.
+_ASSIGNED = re.compile(r"(?<![\w.\"'])([A-Za-z_]\w{0,40})\s*=(?!=)")
+
+
+def _dict_keys_twice(text: str) -> bool:
+    """Whether a JSON object or Python dict literal in ``text`` names one key twice."""
+    twice = False
+
+    def pairs(items: list[tuple[Any, Any]]) -> dict[Any, Any]:
+        nonlocal twice
+        keys = [json.dumps(k) for k, _ in items]
+        twice = twice or len(set(keys)) != len(keys)
+        return dict(items)
+
+    try:
+        json.loads(text, object_pairs_hook=pairs)
+        return twice
+    except (ValueError, RecursionError):
+        pass
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            keys = [ast.dump(k) for k in node.keys if k is not None]
+            if len(set(keys)) != len(keys):
+                return True
+    return False
+
+
+def named_twice(text: str) -> bool:
+    """Whether ``text`` gives one name two values: ``A=1, A=2`` or a key twice in one object."""
+    if not isinstance(text, str) or len(text) > MAX_LITERAL_CHARS:
+        return False
+    names = _ASSIGNED.findall(text) if "=" in text else []
+    if len(set(names)) != len(names):
+        return True
+    return "{" in text and _dict_keys_twice(text.strip())
+
+
 COMPARATORS: dict[str, Callable[..., bool]] = {
     "integer": same_integer,
     "decimal": same_decimal,

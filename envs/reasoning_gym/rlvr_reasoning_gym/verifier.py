@@ -30,7 +30,7 @@ from rlvr_envs.extract import METHODS, extract_answer
 from rlvr_envs.types import Reason, Task, Verdict
 from rlvr_envs.verifier import Verifier
 from rlvr_reasoning_gym.catalog import RULES, Rule
-from rlvr_reasoning_gym.compare import COMPARATORS, grid_rows, parse_int, same_text
+from rlvr_reasoning_gym.compare import COMPARATORS, grid_rows, named_twice, parse_int, same_text
 
 DEFAULT_TIME_BUDGET_S = 5.0
 """Symbolic scorers (integration by sympy) need more than the core's default."""
@@ -248,6 +248,8 @@ def _rg_score(name: str, answer: str, payload: dict[str, Any], task: Task) -> fl
 
 def judge(rule: Rule, name: str, answer: str, payload: dict[str, Any], task: Task) -> bool:
     """True when ``answer`` (the extracted final answer) is correct for the task."""
+    if named_twice(answer) and not named_twice(gold_text(name, payload) or ""):
+        return False  # one name given two values: two answers, whichever one a dict keeps
     if rule.kind == "scorer":
         if not has_shape(rule, answer):
             return False
