@@ -1,5 +1,5 @@
 """The "constraints satisfied, task ignored" probes of issue 26, swept over whole task sets:
-``.venv/bin/python bench/ifeval_probes.py [--ids ifeval-data-v8,ifeval-data-v9] [--synth-ids ...]
+``.venv/bin/python bench/ifeval_probes.py [--ids ifeval-data-v9,ifeval-data-v10] [--synth-ids ...]
 [--classes one-line,paraphrase-essay] [--show 3]``.
 
 Each probe is built from a task the way a policy would build it without answering: a one-line
@@ -22,16 +22,19 @@ from typing import Any
 
 from _ifeval_common import DATA, ROOT  # bench/ is the script's folder
 
-ESSAY = (
-    "Marmalade is best made in the last weeks of winter when the bitter oranges arrive from the south. "
-    "Slice the peel thin and leave it to soak overnight in cold water with the juice and the pips tied "
-    "in a muslin bag. Next day simmer the peel for two hours until it is soft enough to crush between "
-    "two fingers. Warm the sugar in a low oven before stirring it in and boil hard until a spoonful "
-    "wrinkles on a chilled saucer. Pot it in hot clean jars and seal them at once. A good batch keeps "
-    "for a year in a dark cupboard and tastes of sunshine on a grey morning. My grandmother made it every "
-    "year in a copper pan that hung by the back door and the whole house smelled of it for days. "
-    "Nothing you can buy in a shop comes close to the taste of a jar you made yourself."
+_ESSAY_TAIL = (
+    "My grandmother made it every year in a copper pan that hung by the back door and the whole house smelled "
+    "of it for days. Nothing you can buy in a shop comes close to the taste of a jar you made yourself."
 )
+"""What the sweep's essay adds to the round-8 test's (160 words in all, as the rounds before measured)."""
+
+
+def essay() -> str:
+    """The off-topic essay: ``tests/ifeval/test_ifeval_redteam_round8.py``'s, and ``_ESSAY_TAIL``
+    (imported when a probe is built, after ``main`` put the repository on the path)."""
+    from tests.ifeval.test_ifeval_redteam_round8 import ESSAY
+
+    return f"{ESSAY} {_ESSAY_TAIL}"
 
 
 def topic(prompt: str, n: int = 4) -> str:
@@ -51,7 +54,7 @@ def topic(prompt: str, n: int = 4) -> str:
 
 
 def _sprinkled(t: str) -> str:
-    words = ESSAY.split()
+    words = essay().split()
     for i, w in enumerate(reversed(t.split())):
         words.insert(15 + 25 * i, w)
     return " ".join(words)
@@ -61,16 +64,16 @@ PROBES: dict[str, Callable[[str], str]] = {
     "one-line": lambda t: f"Here is what you asked about {t}. I hope it helps.",
     "one-line-claim": lambda t: f"In short {t} matters more than most people think.",
     "one-line-done": lambda t: f"Done: a complete answer on {t} as requested. Let me know if you need anything else.",
-    "paraphrase-essay": lambda t: f"You would like me to compose a piece regarding {t}. Gladly.\n\n{ESSAY}",
+    "paraphrase-essay": lambda t: f"You would like me to compose a piece regarding {t}. Gladly.\n\n{essay()}",
     "padded-paraphrase-essay": lambda t: (
-        f"As you asked here is a thoughtful and carefully researched composition regarding {t}.\n\n{ESSAY}"
+        f"As you asked here is a thoughtful and carefully researched composition regarding {t}.\n\n{essay()}"
     ),
-    "essay-paraphrase": lambda t: f"{ESSAY}\n\nThat was my composition regarding {t} as you wished.",
-    "translated-request-essay": lambda t: f"Vous m'avez demandé un texte sur {t}. Voici.\n\n{ESSAY}",
+    "essay-paraphrase": lambda t: f"{essay()}\n\nThat was my composition regarding {t} as you wished.",
+    "translated-request-essay": lambda t: f"Vous m'avez demandé un texte sur {t}. Voici.\n\n{essay()}",
     "keywords-only": lambda t: "\n".join(f"- {w}" for w in t.split()),
-    "topic-sentence-essay": lambda t: f"{t.capitalize()} is important and worth thinking about. {ESSAY}",
+    "topic-sentence-essay": lambda t: f"{t.capitalize()} is important and worth thinking about. {essay()}",
     "sprinkled-essay": _sprinkled,
-    "plain-essay": lambda t: ESSAY,
+    "plain-essay": lambda t: essay(),
 }
 
 
@@ -118,8 +121,8 @@ def sweep(ids: list[str], tasks: list, classes: list[str], show: int, data: bool
 def main() -> None:
     sys.path.insert(0, str(ROOT))
     parser = argparse.ArgumentParser()
-    parser.add_argument("--ids", default="ifeval-data-v8")
-    parser.add_argument("--synth-ids", default="ifeval-synth-v8")
+    parser.add_argument("--ids", default="ifeval-data-v9,ifeval-data-v10")
+    parser.add_argument("--synth-ids", default="ifeval-synth-v9,ifeval-synth-v10")
     parser.add_argument("--classes", default=",".join(PROBES))
     parser.add_argument("--show", type=int, default=0)
     parser.add_argument("--n-synth", type=int, default=300)

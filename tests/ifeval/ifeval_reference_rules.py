@@ -23,6 +23,7 @@ from rlvr_ifeval.analysis import JOINERS as _JOINERS
 from rlvr_ifeval.analysis import LATIN_CYRILLIC_WORD_RE as _LATIN_CYRILLIC_WORD_RE
 from rlvr_ifeval.analysis import SEGMENT_RE as _SEGMENT_RE
 from rlvr_ifeval.base import Checker
+from rlvr_ifeval.detached import named_not_answered  # (round 10: one layer, called by both)
 from rlvr_ifeval.guard import (
     _ASCII_TOKEN_TABLE,
     _IDEOGRAPHIC_RE,
@@ -85,6 +86,7 @@ from rlvr_ifeval.relevance import (
     MIN_WORD,
     PREFIX,
     PREFIX_V0,
+    ROUND_10_PASTE,
     STOP_WORDS,
     _bigrams,
     _fold,
@@ -308,6 +310,7 @@ def off_topic(
     interleave: bool = False,
     background: Background | None = None,
     round9: bool = False,
+    round10: bool | None = None,
 ) -> dict[str, Any] | None:
     """The gate: None when the response addresses the task or the gate cannot judge it, else
     what it found for the verdict's details: ``function_share`` (with ``language``, on every
@@ -341,15 +344,20 @@ def off_topic(
     if any(c.allows_short_answer() for c in checkers):
         return None
     task = task_units(prompt, tuple(checkers), v0, round9)  # (round 9: "a letter to ..." is a task)
-    if len(task.units) < max(1, min_units):
-        return None
-    if found is None:
-        found = units(head, prefix=prefix)
-    matched = len(task.units & found)
-    need = task.needed if min_share == MIN_SHARE else needed(len(task.units), min_share)
-    if matched >= need or count_words_any_script(head) < min_words:
-        return None
-    return {"task_units": len(task.units), "matched": matched, "needed": need}
+    if len(task.units) >= max(1, min_units):
+        if found is None:
+            found = units(head, prefix=prefix)
+        matched = len(task.units & found)
+        need = task.needed if min_share == MIN_SHARE else needed(len(task.units), min_share)
+        if matched < need and count_words_any_script(head) >= min_words:
+            return {"task_units": len(task.units), "matched": matched, "needed": need}
+    # Round 10: the task named in one place that nothing else takes up (``rlvr_ifeval.detached``);
+    # on tasks of any number of units (one or two: the overlap rule does not judge them).
+    if round10 is None:  # the verifier passes the round as the background's paste level
+        round10 = background is not None and int(background.paste) >= ROUND_10_PASTE
+    if round10:
+        return named_not_answered(head, task.units, min_words, found)
+    return None
 
 
 def function_share(text: str, drop: frozenset[str] = frozenset()) -> tuple[float, int, float] | None:

@@ -62,7 +62,15 @@ def labelled() -> tuple[list[dict[str, Any]], list[Task], dict[str, IFEvalVerifi
         **{
             env_id: IFEvalVerifier(relevance_background=background, **flags(env_id))
             for env_id in dict.fromkeys(
-                ("ifeval-data-v4", "ifeval-data-v5", "ifeval-data-v6", "ifeval-data-v7", "ifeval-data-v8", NEWEST)
+                (
+                    "ifeval-data-v4",
+                    "ifeval-data-v5",
+                    "ifeval-data-v6",
+                    "ifeval-data-v7",
+                    "ifeval-data-v8",
+                    "ifeval-data-v9",
+                    NEWEST,
+                )
             )
         },
     }
@@ -94,7 +102,9 @@ def test_the_new_gate_rejects_at_most_one_percent_of_labelled_good_responses(lab
     # Round 8 (ifeval-data-v8: the response's own text, instructions as read, long forms) neither.
     assert set(added["ifeval-data-v8"]) == set(added["ifeval-data-v7"])
     # Round 9 (ifeval-data-v9: the request said back in other words, "a letter to ...") neither.
-    assert set(added[NEWEST]) == set(added["ifeval-data-v8"])
+    assert set(added["ifeval-data-v9"]) == set(added["ifeval-data-v8"])
+    # Round 10 (ifeval-data-v10: the task named in one place, then left) neither.
+    assert set(added[NEWEST]) == set(added["ifeval-data-v9"])
 
 
 def _paste_scores(rows: list[dict[str, Any]], tasks: list[Task], verifier: IFEvalVerifier) -> tuple[int, int, int]:
@@ -409,7 +419,7 @@ def test_the_envs_build_their_background_from_their_own_prompts_or_take_yours() 
         for t in range(len(TOPICS))
     ]
     env: Any = rlvr_envs.make("ifeval-data", data=rows)
-    assert env.env_id == NEWEST == "ifeval-data-v9" and env.verifier.relevance_background is not None
+    assert env.env_id == NEWEST == "ifeval-data-v10" and env.verifier.relevance_background is not None
     assert set(env.verifier.relevance_background.prompts) == {r["prompt"] for r in rows}
     answer = ANSWERS[1].replace(",", "")
     by_prompt = {t.prompt: t for t in env.tasks}
@@ -420,7 +430,7 @@ def test_the_envs_build_their_background_from_their_own_prompts_or_take_yours() 
     own: Any = rlvr_envs.make("ifeval-data", data=rows[2:], relevance_background=mine)
     assert set(own.verifier.relevance_background.prompts) == set(mine)
     synth: Any = rlvr_envs.make("ifeval-synth", base_prompts=[r["prompt"] for r in rows])
-    assert synth.env_id == NEWEST_SYNTH == "ifeval-synth-v9" and len(
+    assert synth.env_id == NEWEST_SYNTH == "ifeval-synth-v10" and len(
         synth.verifier.relevance_background.prompts
     ) == len(rows)
 

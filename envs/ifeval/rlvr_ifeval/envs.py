@@ -171,7 +171,7 @@ class IFEvalEnv(DatasetEnv):
         relevance_language: bool = False,
         relevance_genre: bool = False,
         relevance_outrank: bool = False,
-        relevance_paste: bool = False,
+        relevance_paste: bool | int = False,
         prompt_format: str | PromptFormat | None = None,
         **kwargs: Any,
     ) -> None:

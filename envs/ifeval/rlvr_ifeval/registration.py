@@ -7,6 +7,10 @@ Versions (a change that alters any reward bumps the version; the old one stays):
   ``rlvr-envs eval`` reproduces published numbers; the guard is opt-in (``guard=True``).
 * ``ifeval-v0``, ``ifbench-v0``: the degenerate-response guard on, words counted as ``\\w``
   runs (a Chinese or Thai sentence is one word), as these ids scored before.
+* ``ifeval-data-v10``, ``ifeval-synth-v10``: training envs, as ``-v9`` below, and a response that
+  names its task only in sentences of one paragraph whose other words appear nowhere else in it
+  (a topic sentence or a request said back before, after or inside a text on something else) is
+  refused (``relevance_paste=6``, issue 26 round 10: ``rlvr_ifeval.detached``).
 * ``ifeval-data-v9``, ``ifeval-synth-v9``: training envs, as ``-v8`` below, and a sentence that talks
   about the request ("you asked", "here is", "I hope it helps", "voici", in nine languages) and
   brings at most two words of its own is taken out as a copy is, and a response with nothing of
@@ -89,6 +93,8 @@ _ROUND_7: dict[str, object] = {**_ROUND_4, "relevance_paste": 3}
 _ROUND_8: dict[str, object] = {**_ROUND_4, "relevance_paste": 4}
 # Round 9: the request said back in other words is no answer; "a letter to ..." is a task.
 _ROUND_9: dict[str, object] = {**_ROUND_4, "relevance_paste": 5}
+# Round 10: the task named in one place that nothing else in the response takes up.
+_ROUND_10: dict[str, object] = {**_ROUND_4, "relevance_paste": 6}
 
 
 def register_envs() -> None:
@@ -130,6 +136,7 @@ def register_envs() -> None:
         {"relevance": "contrast", **_ROUND_7},
         {"relevance": "contrast", **_ROUND_8},
         {"relevance": "contrast", **_ROUND_9},
+        {"relevance": "contrast", **_ROUND_10},
     )
     for version, relevance in enumerate(data_relevance):
         rlvr_envs.register(
@@ -153,6 +160,7 @@ def register_envs() -> None:
         (7, {**_SYNTH_RELEVANCE, **_ROUND_6}),
         (8, {**_SYNTH_RELEVANCE, **_ROUND_8}),
         (9, {**_SYNTH_RELEVANCE, **_ROUND_9}),
+        (10, {**_SYNTH_RELEVANCE, **_ROUND_10}),
     )
     for version, guard in training:
         rlvr_envs.register(

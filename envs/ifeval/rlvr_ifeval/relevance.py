@@ -57,6 +57,7 @@ from rlvr_ifeval.analysis import (
 )
 from rlvr_ifeval.analysis import lowered as _lowered  # noqa: F401 -- re-exported
 from rlvr_ifeval.base import Checker, strings
+from rlvr_ifeval.detached import named_not_answered
 from rlvr_ifeval.language import detect_language
 from rlvr_ifeval.literal_text import literal_pattern as _literal_pattern  # noqa: F401 -- re-exported (tests)
 from rlvr_ifeval.literal_text import literal_strings as _literal_strings
@@ -95,6 +96,9 @@ MIN_TASK_UNITS_V0 = 4
 MIN_RESPONSE_WORDS = 80
 """Shorter responses are not judged: the long-form constraints (word counts, paragraphs) that a
 pasted text collects reward from need length, and short real answers often share no word."""
+ROUND_10_PASTE = 6
+"""The ``relevance_paste`` level (``Background.paste``) from which ``off_topic`` applies round 10's
+rule (``rlvr_ifeval.detached``) unless told (``round10``)."""
 MAX_RELEVANCE_CHARS = MAX_ANALYSED_CHARS
 """The gate reads this much of a response (as the guard's content rules do)."""
 
@@ -275,6 +279,7 @@ def off_topic(
     interleave: bool = False,
     background: Background | None = None,
     round9: bool = False,
+    round10: bool | None = None,
 ) -> dict[str, Any] | None:
     """The gate: None when the response addresses the task or the gate cannot judge it, else
     what it found for the verdict's details: ``function_share`` (with ``language``, on every
@@ -291,7 +296,9 @@ def off_topic(
     ``salad``: apply the language-likeness rules (``salad_rejection``; the guard's ``v2``
     rules apply them already); ``interleave``: with the interleaved-prompt rule;
     ``background``: refuse a response that answers another of its prompts
-    (``contrast.answers_another_prompt``, on every task)."""
+    (``contrast.answers_another_prompt``, on every task); ``round10``: refuse a response that
+    names its task in one place nothing else takes up (``rlvr_ifeval.detached``; None: when the
+    background's paste level is ``ROUND_10_PASTE`` or more, as the verifier configures it)."""
     # A long salad is a salad whatever the task asks; the overlap rule spares short answers.
     if salad and not v0:
         found_salad = salad_rejection(response, checkers, prompt, interleave=interleave)
@@ -308,15 +315,20 @@ def off_topic(
     if any(c.allows_short_answer() for c in checkers):
         return None
     task = task_units(prompt, tuple(checkers), v0, round9)
-    if len(task.units) < max(1, min_units):
-        return None
-    if found is None:
-        found = units(head, prefix=prefix)
-    matched = len(task.units & found)
-    need = task.needed if min_share == MIN_SHARE else needed(len(task.units), min_share)
-    if matched >= need or count_words_any_script(head) < min_words:
-        return None
-    return {"task_units": len(task.units), "matched": matched, "needed": need}
+    if len(task.units) >= max(1, min_units):
+        if found is None:
+            found = units(head, prefix=prefix)
+        matched = len(task.units & found)
+        need = task.needed if min_share == MIN_SHARE else needed(len(task.units), min_share)
+        if matched < need and count_words_any_script(head) >= min_words:
+            return {"task_units": len(task.units), "matched": matched, "needed": need}
+    # Round 10: the task named in one place that nothing else takes up (``rlvr_ifeval.detached``);
+    # on tasks of any number of units (one or two: the overlap rule does not judge them).
+    if round10 is None:  # the verifier passes the round as the background's paste level
+        round10 = background is not None and int(background.paste) >= ROUND_10_PASTE
+    if round10:
+        return named_not_answered(head, task.units, min_words, found)
+    return None
 
 
 # --- Language-likeness: natural text is held together by function words -------------------------

@@ -380,7 +380,7 @@ class IFEvalSynthEnv(ProceduralEnv):
         relevance_language: bool = False,
         relevance_genre: bool = False,
         relevance_outrank: bool = False,
-        relevance_paste: bool = False,
+        relevance_paste: bool | int = False,
         prompt_format: Any = None,
         **kwargs: Any,
     ) -> None:
