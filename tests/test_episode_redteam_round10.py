@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import time
 from typing import Any
 
 import pytest
@@ -193,6 +194,12 @@ CALLS_OUT_OF_PLACE = {
     "two-objects": f"{C}\n{C}\n{ANSWER}",
     "inside-other-json": json.dumps({"answer": "\\boxed{GOLD}", "call": CALL}),
     "escaped-key": ANSWER + ' {"n\\u0061me": "calculator", "p\\u0061rameters": {"expression": "1"}}',
+    "all-escaped-keys": ANSWER
+    + ' {"'
+    + "".join(f"\\u{ord(c):04X}" for c in "name")
+    + '": "calculator", "'
+    + "".join(f"\\u{ord(c):04x}" for c in "parameters")
+    + '": {}}',
     "arguments-alias": f"{ANSWER} " + json.dumps({"arguments": {"expression": "1"}, "name": "calculator"}),
     "after-thinking": f"<think>ok</think>{ANSWER}\n{C}",
     "unparsable": ANSWER + ' {"name": "calculator", "parameters": {"expression": ',
@@ -228,6 +235,21 @@ def test_json_other_json_and_prose_are_final_answers(turn):
 def test_json_the_documented_call_still_runs(turn):
     parsed = JsonParser().parse(turn)
     assert parsed.calls and all(c.ok and c.name == "calculator" for c in parsed.calls)
+
+
+def test_json_reading_a_turn_stays_linear_on_hostile_text():
+    """The key scan and the whole-turn read on text built to make either slow (each ~30 ms here)."""
+    hostile = [
+        '"' + '\\"' * 100_000,  # escapes that are no key
+        ('"' + "\\u0061" * 9 + '"a') * 20_000,  # u-escape runs just past a key's length
+        '{"n\\u0061me": 1, ' * 20_000,  # escaped keys, each decoded
+        '{"a":' * 30_000 + "1" + "}" * 30_000,  # nesting past JSON's recursion limit
+        ('"' + " " * 60 + '"') * 20_000,
+    ]
+    started = time.process_time()
+    for text in hostile:
+        assert JsonParser().parse(text).calls == []
+    assert time.process_time() - started < 2.0
 
 
 @pytest.fixture(scope="module")

@@ -220,9 +220,10 @@ class QwenXmlParser(HermesParser):
         return ToolCall(call_id, name, arguments, body[:200], string_values=True)
 
 
-_KEY = re.compile(r'"((?:[^"\\\n]|\\.){1,64})"[ \t\r\n]*:')
-"""A JSON string followed by a colon: an object key as JSON reads it (escapes included). Bounded
-per start (64 characters: a key spelt all in \\u escapes fits), so a scan of the whole turn stays linear."""
+_KEY = re.compile(r'"((?:[a-z]|\\u[0-9a-fA-F]{4}){4,10})"[ \t\r\n]*:')
+"""A JSON object key of 4-10 lowercase letters, each written as itself or as a ``\\u`` escape (how
+JSON can spell "name", "parameters" or "arguments"), then its colon. Bounded per start (10
+letters), and a backslash that is no ``\\u`` escape ends an attempt at once: linear over the turn."""
 CALL_KEYS = ("parameters", "arguments")
 
 
