@@ -153,7 +153,15 @@ def _lexicon(prompt: str) -> tuple[tuple[str, frozenset[str]], ...]:
     """The lexicon's entries with their anchors, less the entries the prompt itself matches (a
     task that names an examiner or full marks is answered in those words)."""
     folded = _fold(prompt[:MAX_READ_CHARS])
-    return tuple((a, anchors) for a, anchors in _ENTRIES if not re.search(_BOUNDARY + f"(?:{a})", folded, _FLAGS))
+    # As ``_talks`` reads a response: an entry can match only where one of its anchors is in the
+    # text, so only those entries are tried (most prompts hold few anchors: 0.9 -> 0.1 ms a prompt).
+    lowered = folded.casefold()
+    found = {a for a in _ANCHOR_SET if a in lowered}
+    return tuple(
+        (a, anchors)
+        for a, anchors in _ENTRIES
+        if anchors.isdisjoint(found) or not re.search(_BOUNDARY + f"(?:{a})", folded, _FLAGS)
+    )
 
 
 @lru_cache(maxsize=1024)
