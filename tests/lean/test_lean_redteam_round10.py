@@ -114,7 +114,9 @@ def test_layer_one_refuses_each_probe(name):
     assert_refused(code, rule, _task(header))
 
 
-# Other ways to rebind a literal, refused by their own rules before round 10 (kept as rows).
+# Other ways to rebind a literal, and the other kernel-side attacks of the round's brief, refused by
+# their own rules before round 10 (kept as rows; the prelude cannot express them on the kernel:
+# `macro`, `elab`, `#eval`, `initialize`, `native_decide` and `partial` need Init).
 HELD = {
     "default_instance": ("@[default_instance] instance lit : OfNat ℕ 5 := ⟨0⟩\n" + T + "h.symm", "local_instance"),
     "macro_rules for numerals": ("macro_rules | `($n:num) => `(0)\n" + T + "h.symm", "syntax_extension"),
@@ -125,6 +127,42 @@ HELD = {
         "local_instance",
     ),
     "syntax for numerals": ("syntax num : term\n" + T + "h.symm", "syntax_extension"),
+    # the brief's other kernel-side attacks, in spellings earlier rounds did not try
+    "skipKernelTC after open … in, set_option … in": (
+        "open Nat in\nset_option maxHeartbeats 0 in\nset_option debug.skipKernelTC true in\n" + T + "h.symm",
+        "unsafe_option",
+    ),
+    "#eval wrapped in an attribute … in": (
+        "attribute [local simp] Nat.add_comm in\n#eval 1\n" + T + "h.symm",
+        "meta_code",
+    ),
+    "implemented_by in a second attribute list": (
+        "@[simp] @[implemented_by id] def g (n : ℕ) : ℕ := n\n" + T + "h.symm",
+        "implemented_by",
+    ),
+    "extern given by attribute … command": (
+        'def g (n : ℕ) : ℕ := n\nattribute [extern "g"] g\n' + T + "h.symm",
+        "extern",
+    ),
+    "a lying Decidable instance": (
+        "instance lie : Decidable (2 = 3) := .isTrue (by native_decide)\n" + T + "h.symm",
+        "native_decide",
+    ),
+    "partial def with an axiom-free loop used by the proof": (
+        "partial def spin (n : ℕ) : ℕ := spin n\ntheorem s0 : spin 0 = spin 0 := rfl\n" + T + "h.symm",
+        "partial",
+    ),
+    "ofReduceBool by its full name": (T + "by exact Lean.ofReduceBool _ _ rfl", "native_decide"),
+    "sorry spelt by a tactic macro": (
+        'macro "done!" : tactic => `(tactic| exact sorryAx _ false)\n' + T + "by done!",
+        "syntax_extension",
+    ),
+    "an elaborator extension declared by the completion": (
+        'elab "cheat" : tactic => pure ()\n' + T + "by cheat",
+        "meta_code",
+    ),
+    "initialize after a doc comment": ("/-- doc -/\ninitialize pure ()\n" + T + "h.symm", "initialize"),
+    "unsafe through a modifier list": ("private unsafe def u : ℕ := 0\n" + T + "h.symm", "unsafe"),
 }
 
 

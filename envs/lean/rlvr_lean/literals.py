@@ -43,6 +43,8 @@ def _mentions(tokens: Sequence[Token], tainted: set[str]) -> int | None:
 def literal_rebinding(tokens: Sequence[Token], src: str, outer: Sequence[Scope] = ()) -> tuple[int, str] | None:
     """``(index, name)`` of the first literal class an ``instance``/``deriving`` of the completion
     names (directly or through a name the completion derived from one), or None."""
+    if _mentions(tokens, set(LITERAL_CLASSES)) is None:
+        return None  # nothing derives from a literal class (most completions: one pass of set lookups)
     tainted = set(LITERAL_CLASSES)
     declared = dict(declared_names(tokens, src, outer))  # index of a declared name -> its full name
     # one segment per declaring keyword (a command has at most one; Lean allows no declaration in a term)

@@ -10,7 +10,7 @@ meta code (``@[tactic]``, ``@[command_elab]``, ``@[init]``, ``@[norm_num]``, ...
 known to be harmless are accepted), ``initialize``, ``import``, ``#exit``, ``native_decide`` /
 ``Lean.ofReduceBool`` (unless allowed) and statement drift.
 
-Kernel replay (``rlvr_lean.replay``) runs only with the file backend on modules without imports,
+Kernel replay (``rlvr_lean.replay``) runs only with the file backend (on Lean 4.35's C ABI),
 so a command elaborator registered by the completion (which could add declarations the kernel
 never sees) must be stopped here; so must any
 meta code or ``IO`` the completion writes (an aesop ``tactic`` rule or a tactic's config closure

@@ -25,10 +25,10 @@ resolvable):
   A completion may not declare a constant the kernel computes with by name (``Nat.add``, ``Nat.ble``,
   ``String.mk``, ...: under a ``prelude`` header ``def Nat.add (n _ : Nat) : Nat := n`` proved
   ``False`` with no axiom on the 4.35 kernel). The file backend replays every declaration of a file
-  that passed through the kernel in a second process (``rlvr_lean.replay``; modules without imports,
-  Lean 4.35's C ABI). Honest proofs that change: an option valued by anything but a literal (``(maxSteps := 2 * 10^5)``)
-  or a ``-flag`` off the list now scores 0 (0 of the 436 labelled-valid proof shapes in the shared
-  cases).
+  that passed through the kernel in a second process (``rlvr_lean.replay``; modules without
+  imports in -v4, with imports since -v5; Lean 4.35's C ABI). Honest proofs that change: an option
+  valued by anything but a literal (``(maxSteps := 2 * 10^5)``) or a ``-flag`` off the list now
+  scores 0 (0 of the 436 labelled-valid proof shapes in the shared cases).
 * ``-v3`` (deprecated): issue 26's eighth round. What a completion configures is read by allow-list: a tactic's
   configuration value must be a literal ``{ field := literal }`` over allowed fields (a native
   ``decide`` asked for by an anonymous constructor, ``.mk``, a constant, ``{ c with }`` passed),
