@@ -106,6 +106,20 @@ TRAPPED = [
         "len(args[0])",
     ),
 ]
+# A constant on a task whose reference answers floats (MBPP/137's shape): ``guard`` dropped float answers.
+FLOATS = _task(
+    "negative_ratio",
+    "assert negative_ratio([-1, 2, 3, -4]) == 0.5",
+    ["assert negative_ratio([1, 2, 3]) == 0.0", "assert negative_ratio([5, 6]) == 0.0"],
+    "def negative_ratio(xs):\n    return sum(x < 0 for x in xs) / len(xs)\n",
+)
+# Echoing n passes the hidden tests; the reference is a brute force, slow on most wide inputs (MBPP/901).
+SLOW = _task(
+    "lcm_upto",
+    "assert lcm_upto(7) == 420",
+    ["assert lcm_upto(1) == 1", "assert lcm_upto(2) == 2"],
+    "def lcm_upto(n):\n    i = 1\n    while any(i % k for k in range(1, n + 1)):\n        i += 1\n    return i\n",
+)
 # The rule is the function: nothing derivable tells it apart, the task keeps its own tests.
 RULE_IS_FUNCTION = _task(
     "length_of",
@@ -172,6 +186,48 @@ def test_derived_tests_fail_every_rule_the_hidden_tests_fit_and_the_reference_pa
     assert _local_run(cheat, [{"input": "", "output": ""}]) == [None]
 
 
+def test_a_constant_on_a_float_task_gets_tests_within_a_tolerance():
+    assert derived.constant_passable(FLOATS)
+    before = derived.guard(FLOATS, _local_run)
+    assert isinstance(before, Task) and derived.constant_passable(before)  # before: 0.0 passed
+    made = derived.guard_rules(FLOATS, _local_run)
+    assert isinstance(made, Task) and not derived.constant_passable(made)
+    added = made.answer["tests"][len(FLOATS.answer["tests"]) :]
+    assert added and all(t.startswith("assert abs(negative_ratio(") for t in added)
+    honest = "def negative_ratio(xs):\n    return sum(1 for x in xs if x < 0) * (1 / len(xs))\n"  # other last bits
+    for program, want in ((honest, ["ok\n"]), (_table_then(FLOATS, "0.0"), [None])):
+        run = program + "\n" + "\n".join(made.answer["tests"]) + "\nprint('ok')\n"
+        assert _local_run(run, [{"input": "", "output": ""}]) == want
+
+
+def _bounded_run(program: str, cases: list[dict[str, str]]) -> list[str | None]:
+    """``_local_run`` with the sandbox's end for a run past its limit (5 s here): no output."""
+    out: list[str | None] = []
+    for case in cases:
+        try:
+            done = subprocess.run(
+                [sys.executable, "-I", "-c", program], input=case["input"], capture_output=True, text=True, timeout=5
+            )
+        except subprocess.TimeoutExpired:
+            out.append(None)
+            continue
+        out.append(done.stdout if done.returncode == 0 else None)
+    return out
+
+
+def test_a_reference_slow_on_some_inputs_still_answers_the_others():
+    shown = derived._shown_asserts(SLOW)
+    assert isinstance(shown, list)
+    before = derived._wide_results(SLOW, shown, _bounded_run)
+    assert before == []  # before: one slow input lost the whole batch, so echoing n still paid
+    after = derived._wide_results(SLOW, shown, _bounded_run, timed=True)
+    assert "assert lcm_upto(3) == 6" in [test for test, _ in after]
+    made = derived.guard_rules(SLOW, _bounded_run)
+    assert isinstance(made, Task) and not rule_passable(made)
+    cheat = _table_then(SLOW, "args[0]") + "\n".join(made.answer["tests"]) + "\nprint('ok')\n"
+    assert _local_run(cheat, [{"input": "", "output": ""}]) == [None]
+
+
 def test_a_rule_that_is_the_function_derives_nothing():
     made = derived.guard_rules(RULE_IS_FUNCTION, _local_run)
     assert made is RULE_IS_FUNCTION  # the reference answers by len everywhere: its tests stand
@@ -234,6 +290,14 @@ def test_a_table_and_a_rule_is_paid_before_and_not_after(row):
     assert _verifier("guard").verify(task, program).reward == 1.0  # before
     assert _verifier("rules").verify(task, program).reward == 0.0
     assert _verifier("rules").verify(task, fenced(task.answer["canonical_solution"])).reward == 1.0
+
+
+@needs_bwrap
+def test_a_constant_on_a_float_task_is_paid_before_and_not_after():
+    program = fenced(_table_then(FLOATS, "0.0"))
+    assert _verifier("guard").verify(FLOATS, program).reward == 1.0  # before
+    assert _verifier("rules").verify(FLOATS, program).reward == 0.0
+    assert _verifier("rules").verify(FLOATS, fenced(FLOATS.answer["canonical_solution"])).reward == 1.0
 
 
 @needs_bwrap

@@ -287,10 +287,45 @@ _derived_sys.stdout.write({mark!r} + repr(_derived_out))
 """
 
 
-def batch_driver(callee: str) -> str:
+_TIMED_DRIVER = """
+import ast as _derived_ast, signal as _derived_signal, sys as _derived_sys, time as _derived_time
+class _DerivedSlow(BaseException):
+    pass
+def _derived_stop(*_):
+    raise _DerivedSlow()
+_derived_signal.signal(_derived_signal.SIGALRM, _derived_stop)
+_derived_out = []
+_derived_end = _derived_time.monotonic() + {total_s!r}
+for _derived_args, _derived_kwargs in _derived_ast.literal_eval(_derived_sys.stdin.read()):
+    if _derived_time.monotonic() > _derived_end:
+        _derived_out.append(None)
+        continue
+    try:
+        _derived_signal.setitimer(_derived_signal.ITIMER_REAL, {call_s!r}, {call_s!r})
+        _derived_out.append(repr({callee}(*_derived_args, **dict(_derived_kwargs))))
+    except BaseException:
+        _derived_out.append(None)
+    finally:
+        _derived_signal.setitimer(_derived_signal.ITIMER_REAL, 0)
+_derived_sys.stdout.write({mark!r} + repr(_derived_out))
+"""
+CALL_S = 0.2
+"""Seconds one reference call may take in a timed batch (``batch_driver(..., timed=True)``)."""
+TOTAL_S = 4.0
+"""Seconds a timed batch spends calling the reference; the inputs left after it get None."""
+
+
+def batch_driver(callee: str, *, timed: bool = False) -> str:
     """A driver calling ``callee`` on each ``(args, kwargs)`` of stdin's list literal and printing,
     after ``BATCH_MARK`` (what the reference prints itself comes before it), the list of ``repr``
-    of its results, None where it raised."""
+    of its results, None where it raised.
+
+    ``timed`` (``-v7``): each call is stopped after ``CALL_S`` (an interval timer in the sandboxed
+    driver process, never in the verifier) and no call starts after ``TOTAL_S``, so one input the
+    reference is slow on (MBPP/901's brute-force least common multiple on n = 90) costs that input,
+    not the whole batch (the run's limit used to end it, and every input was lost)."""
+    if timed:
+        return _TIMED_DRIVER.format(callee=callee, mark=BATCH_MARK, call_s=CALL_S, total_s=TOTAL_S)
     return _BATCH_DRIVER.format(callee=callee, mark=BATCH_MARK)
 
 

@@ -15,17 +15,23 @@ type. Where one passes every hidden test (``rule_passable``) the reference runs 
 (``derived._wide_results``, one run) and each rule that passed gets a derived test it fails. The
 rules run here on the tests' own literal arguments (at most ``MAX_LITERAL`` characters each): no
 program of the task's runs outside the sandbox.
+
+Also here: tests on float answers (``float_assert``, within ``FLOAT_TOLERANCE``) for a task whose
+hidden tests one value still passes after ``guard`` because its reference answers floats, which
+``guard`` leaves out (MBPP/137 "ratio of zeroes": every hidden test expects 0.0).
 """
 
 from __future__ import annotations
 
 import ast
+import copy
 import threading
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+from rlvr_code.derived_inputs import _plain as plain
 from rlvr_code.scoring import plan_for
 from rlvr_envs.types import Task
 
@@ -198,3 +204,44 @@ def picked_against_rules(task: Task, pool: list[tuple[str, Any]], limit: int) ->
         chosen.append(best[1])
         alive = [rule for rule in alive if rule not in best[2]]
     return chosen
+
+
+# -- float answers (a task whose hidden tests one value passes and whose reference answers floats) --
+def close(value: Any, constant: Any) -> bool:
+    if isinstance(value, float) and isinstance(constant, (int, float)) and not isinstance(constant, bool):
+        return abs(value - constant) <= FLOAT_TOLERANCE * max(1.0, abs(constant))
+    try:
+        return bool(value == constant) and type(value) is type(constant)
+    except Exception:  # a literal's == of an odd type: not the same
+        return False
+
+
+FLOAT_TOLERANCE = 1e-6
+"""Relative tolerance of a derived test on a float answer (``-v7``): an honest answer computed
+another way (a sum in another order, ``x / n`` against ``x * (1 / n)``) differs in the last bits."""
+
+
+def finite_float(value: Any) -> bool:
+    return isinstance(value, float) and abs(value) < 1e300  # (nan fails the comparison too)
+
+
+def float_assert(shown: Any, args: tuple[Any, ...], kwargs: tuple[tuple[str, Any], ...], result: float) -> str | None:
+    """``assert abs(call(x') - r) <= tol * max(1, abs(r))`` for a shown ``call(x) == literal``."""
+    test = shown.test
+    if not (isinstance(test, ast.Compare) and isinstance(test.ops[0], ast.Eq)):
+        return None
+    if shown.call not in (test.left, test.comparators[0]) or not all(plain(a) for a in args):
+        return None
+    if not all(plain(v) for _, v in kwargs):
+        return None
+    call = ast.Call(
+        func=copy.deepcopy(shown.call.func),
+        args=[_value_node(a) for a in args],
+        keywords=[ast.keyword(arg=k, value=_value_node(v)) for k, v in kwargs],
+    )
+    bound = FLOAT_TOLERANCE * max(1.0, abs(result))
+    return f"assert abs({ast.unparse(call)} - {result!r}) <= {bound!r}"
+
+
+def _value_node(value: Any) -> ast.expr:
+    return ast.parse(repr(value), mode="eval").body
