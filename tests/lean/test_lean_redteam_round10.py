@@ -56,6 +56,11 @@ REFUSED = {
         "structure mk where\n  x : ℕ\n" + T + "h.symm",
         "kernel_builtin",
     ),
+    "a coinductive of a kernel name": (
+        "",
+        "coinductive Nat.ble : Prop where\n  | mk : Nat.ble\n" + T + "h.symm",
+        "kernel_builtin",
+    ),
     # a literal's meaning rebound: option values are literals, so their meaning must be Lean's
     "OfNat instance then a numeric option": (
         "",

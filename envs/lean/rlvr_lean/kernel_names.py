@@ -38,7 +38,9 @@ under such a name gets constructors and projections inside it (``structure Lean 
 FORBIDDEN_DECLARATIONS = KERNEL_NAMES | KERNEL_NAMESPACES
 
 DECLARING = frozenset(
-    "def theorem lemma abbrev instance structure inductive class opaque axiom constant alias irreducible_def".split()
+    # `coinductive` (a command since Lean 4.2x) declares its name as `inductive` does
+    "def theorem lemma abbrev instance structure inductive coinductive class opaque axiom constant alias "
+    "irreducible_def".split()
 )
 _MODIFIERS = frozenset("private protected noncomputable unsafe partial nonrec".split())
 _BRACKETS = {"(": ")", "[": "]", "{": "}", "⦃": "⦄"}
