@@ -115,8 +115,9 @@ def split_query(query: str, prompt: str | None, tokens: SpecialTokens) -> tuple[
 
     The prompt is looked for after the leading padding and BOS, then anywhere (first match).
     When it is absent (a tokenizer that does not decode back to the same text), the response is
-    what follows the last assistant-turn marker, else the whole query: ``prompt_found`` is then
-    False and the reply flags the sample in ``extra_logs["prompt_not_found"]``.
+    what follows as many assistant-turn markers as the prompt holds (the last one when no prompt
+    is sent; ``_after_prompt_markers``), else the whole query: ``prompt_found`` is then False and
+    the reply flags the sample in ``extra_logs["prompt_not_found"]``.
     """
     body = tokens.strip_start(query)
     if prompt:
@@ -130,10 +131,35 @@ def split_query(query: str, prompt: str | None, tokens: SpecialTokens) -> tuple[
                 return tokens.strip_end(query[at + len(candidate) :]), True
     elif prompt == "":
         return tokens.strip_end(body), True
-    cut = max((query.rfind(m) + len(m) if m in query else -1) for m in _ASSISTANT_MARKERS)
+    cut = _after_prompt_markers(query, prompt)
     if cut >= 0:
         return tokens.strip_end(query[cut:]), False
     return tokens.strip_end(body), prompt is None
+
+
+def _after_prompt_markers(query: str, prompt: str | None) -> int:
+    """Where the response starts by the assistant-turn markers, or -1 when the query has none.
+
+    With the prompt given (but not found verbatim), the response follows as many markers as the
+    prompt holds (at least one): the policy's own text may contain a marker ("41. <|im_start|>assistant
+    \n42"), and cutting at the last one let it drop everything it wrote before it (a hedge, a second
+    answer). With no prompt at all, the last marker is all there is to go by (the sample is flagged)."""
+    found = sorted((at + len(m), at) for m in _ASSISTANT_MARKERS if m in query for at in _positions(query, m))
+    if not found:
+        return -1
+    if prompt is None:
+        return max(end for end, _ in found)
+    wanted = max(1, sum(prompt.count(m) for m in _ASSISTANT_MARKERS))
+    return found[min(wanted, len(found)) - 1][0]
+
+
+def _positions(text: str, marker: str, limit: int = 10_000) -> list[int]:
+    out: list[int] = []
+    at = text.find(marker)
+    while at >= 0 and len(out) < limit:
+        out.append(at)
+        at = text.find(marker, at + len(marker))
+    return out
 
 
 def response_text(query: str, prompt: str | None, tokens: SpecialTokens | None = None) -> str:
