@@ -484,6 +484,8 @@ def _rejection(
 _OTHER_DIGIT_RE = re.compile(r"[^\D0-9]")
 """A decimal digit other than 0-9 (``\\d`` reads any script's): the kernel takes 0-9 alone for digits."""
 _UNCOUNTED = object()
+_SPECIAL_RE = re.compile(f"[{_NO_SPACE}{_MARKS}]")
+_PLAIN_TOKEN_RE = re.compile(r"[^\W_]+")
 
 
 @dataclass(frozen=True)
@@ -491,10 +493,8 @@ class GuardPlan:
     """What the content rules read from a task alone (its prompt, format and checkers)."""
 
     profile: PromptProfile
-    expected: tuple[str, ...]
-    """Texts the instruction asks to reproduce (``EXPECTED_COPIES``)."""
-    numeric: bool
-    """An instruction whose answer is numbers (``NUMERIC_ANSWERS``): the word rules are spared."""
+    expected: tuple[str, ...]  # texts the instruction asks to reproduce (``EXPECTED_COPIES``)
+    numeric: bool  # an instruction whose answer is numbers (``NUMERIC_ANSWERS``)
     literals: frozenset[str]
 
 
@@ -521,11 +521,14 @@ def token_bytes(response: str) -> tuple[bytes | None, list[str] | None]:
         folded = replace_each(folded, _PUNCTUATION_CHARS, " ")
     if folded.isascii():  # (as ``tokens`` reads it)
         return folded.encode("ascii").translate(_ASCII_TOKEN_TABLE), None
-    toks = _TOKEN_RE.findall(folded)
-    joined = " ".join(toks)
-    if _NO_SPACE_RE.search(joined) or _OTHER_DIGIT_RE.search(joined):
+    # Without a no-space character or a mark, ``_TOKEN_RE``'s tokens are the runs of one class
+    # (3x faster to find). Every such character and every digit is in a token: searched in
+    # ``folded`` itself.
+    special = _SPECIAL_RE.search(folded) is not None
+    toks = (_TOKEN_RE if special else _PLAIN_TOKEN_RE).findall(folded)
+    if (special and _NO_SPACE_RE.search(folded)) or _OTHER_DIGIT_RE.search(folded):
         return None, toks
-    return joined.encode("utf-8", "surrogatepass"), toks
+    return " ".join(toks).encode("utf-8", "surrogatepass"), toks
 
 
 def _counted_rejection(
@@ -547,9 +550,8 @@ def _counted_rejection(
     if copied:
         own = counted.content_rest
         # (the coverage, which needs the tokens, only where the content left is short)
-        if (own < min_words and _coverage(_split(text, toks), profile, plan.expected, starts) >= MIN_ECHO_COVERAGE) or (
-            plan.expected and own < 1
-        ):
+        covered = own < min_words and _coverage(_split(text, toks), profile, plan.expected, starts) >= MIN_ECHO_COVERAGE
+        if covered or (plan.expected and own < 1):
             return ECHO
     if not plan.numeric:
         if counted.content < min_words:
@@ -582,7 +584,7 @@ def _split(text: bytes, toks: list[str] | None) -> list[str]:
     return toks if toks is not None else text.decode("ascii").split()
 
 
-_HEAD_BYTES = 256
+_HEAD_BYTES = 256  # (a few dozen tokens)
 
 
 def _left_of(text: bytes, toks: list[str] | None, material: frozenset[str], wanted: int) -> int:
