@@ -53,7 +53,7 @@ def test_single_turn_step_terminates_with_a_verdict(env):
 
 
 def test_multi_turn_gives_feedback_until_solved_or_out_of_turns():
-    env = ToyAddEnv(isolation="inline", max_turns=3)
+    env = ToyAddEnv(isolation="inline", max_turns=3, retry_discount=1.0)  # later turns paid (round 10)
     env.reset(seed=5)
     task = env.current_task
     obs, reward, terminated, truncated, _ = env.step("\\boxed{-1}")
@@ -177,7 +177,7 @@ def test_procedural_env_warns_past_its_distinct_tasks():
 
 
 def test_task_list_wrapper_delegates_everything_but_the_tasks():
-    inner = ToyAddEnv(isolation="inline", max_turns=2)
+    inner = ToyAddEnv(isolation="inline", max_turns=2, retry_discount=1.0)
     chosen = inner.sample(4, seed=5)
     env = TaskListWrapper(inner, chosen)
     assert isinstance(env, Wrapper) and env.unwrapped is inner and env.env is inner

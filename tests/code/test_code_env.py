@@ -103,7 +103,7 @@ def test_verify_batch_through_the_pool_keeps_order_and_agrees_with_inline():
 
 @needs_bwrap
 def test_multi_turn_step_gives_test_feedback():
-    env = CodeEnv(data=PYTHON_TASKS, max_turns=2, isolation="inline")
+    env = CodeEnv(data=PYTHON_TASKS, max_turns=2, retry_discount=1.0, isolation="inline")
     env.reset(options={"task_id": "add"})
     obs, reward, terminated, truncated, _ = env.step("```python\ndef add(a, b):\n    return a - b\n```")
     assert reward == 0.0 and not terminated and not truncated

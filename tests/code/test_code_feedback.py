@@ -102,7 +102,8 @@ def test_the_lookup_table_attack_scores_zero_and_did_win_with_the_old_feedback()
 
 def _env_for(cls: type[CodeEnv], tasks: list[Task]) -> CodeEnv:
     rows = [{"id": t.id, "prompt": t.prompt, "answer": t.answer} for t in tasks]
-    return cls(data=rows, max_turns=4, isolation="inline", timeout_s=10)
+    # Later turns paid in full (round 10: the default pays turn 1 only): the feedback is what is tested.
+    return cls(data=rows, max_turns=4, retry_discount=1.0, isolation="inline", timeout_s=10)
 
 
 def _spaced(text: str) -> str:
