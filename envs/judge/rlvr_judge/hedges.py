@@ -18,6 +18,12 @@ from rlvr_envs.answer_tail import SENTENCE_END, TailFinding, concealed, second_a
 from rlvr_judge.screen import _FUNCTION_WORDS, Screened, tokens, visible
 from rlvr_judge.screen_lexicon import _alternation
 
+READ_CHARS = 40_000
+"""How much of the text after the answer the checks here read: all of it the verifier lets through
+(``max_final_chars``, the response cap). Round 10: they read 2,000 characters, so a retraction
+("Nein, eigentlich ist es der Rhein.") or a qualified doubt after 2,000 characters of padding
+reached the judge, which is shown everything after the answer."""
+
 
 def hedged(answer: str, after: str, level: int = 2) -> Screened | None:
     """Reference mode: whether the text after the final answer takes it back (``rlvr_envs.answer_tail``:
@@ -38,7 +44,7 @@ def hedged(answer: str, after: str, level: int = 2) -> Screened | None:
             return Screened("hedge", f"another final answer after the one read ({other[:60]!r})")
     found = tail_refusal(after, answer)
     if found is None:
-        degree = _DEGREE_HEDGE.search(after[:2_000])
+        degree = _DEGREE_HEDGE.search(after[:READ_CHARS])
         found = TailFinding("hedge", degree.group(0)) if degree is not None else None
     if found is None or (found.kind == "hedge" and _remark(after, found.text, answer)):
         return None
@@ -107,7 +113,7 @@ _RETRACTION = _alternation(_RETRACTIONS, _RETRACTIONS_CJK)
 def retracted(answer: str, after: str) -> Screened | None:
     """Whether ``after`` takes the answer back and says something else: a retraction word, then content
     words the answer does not have (a restatement after "I mean" says the same thing)."""
-    text = visible(after[:2_000])
+    text = visible(after[:READ_CHARS])
     found = _RETRACTION.search(text)
     if found is None:
         return None
@@ -213,9 +219,15 @@ def negated_reference(shown: str, reference: str) -> Screened | None:
     return None
 
 
+# What stands before the "t" of "n't" ("isn't" -> "isn", "t"); not any word ending in n ("sin T").
+_CONTRACTED = frozenset(
+    "n isn aren wasn weren don doesn didn can couldn won wouldn shouldn hasn haven hadn ain mustn needn".split()
+)
+
+
 def _denies(toks: list[str], j: int) -> bool:
     # "n't" is read as two words ("isn't" -> "isn", "t"; an answer view may show "is n't").
-    return toks[j] in _NEGATORS or (toks[j] == "t" and j > 0 and toks[j - 1].endswith("n"))
+    return toks[j] in _NEGATORS or (toks[j] == "t" and j > 0 and toks[j - 1] in _CONTRACTED)
 
 
 def _negated_cjk(text: str, reference: str) -> Screened | None:
