@@ -204,3 +204,16 @@ def test_tokens_made_to_collide_are_counted_in_python(fused) -> None:
     assert guard.content_rejection(prompt, "plain", response, checkers, 8) == guard._rejection(
         prompt, "plain", response, checkers, 8
     )
+
+
+def test_with_the_copies_kernels_off_the_guard_counts_without_the_fused_pass(fused, monkeypatch) -> None:
+    # The round-7 switch (``bench/_ifeval_speed_off.py``) takes the copies' kernels away while the
+    # figures' kernel stays: the fused pass, which reads the prompt's table through them, stands
+    # aside (it raised a TypeError there before) and the verdicts stay the same.
+    cases = _cases()[:200]
+    fast = [guard.content_rejection(p, "plain", r, c, m) for p, r, c, m in cases]
+    guard.prompt_profile.cache_clear()  # (prompts' tables made anew, without the kernels)
+    guard._guard_plan.cache_clear()
+    monkeypatch.setattr(prose_jit, "_COPIES", (None, None))
+    monkeypatch.setattr(prose_jit, "_started", True)  # (no background load meanwhile)
+    assert [guard.content_rejection(p, "plain", r, c, m) for p, r, c, m in cases] == fast

@@ -383,13 +383,15 @@ def content_rejection(
     (a fixed option, a copy of the prompt, a bare number: such answers are made of the
     prompt's own material by design)."""
     response = response[:MAX_GUARD_CHARS]
-    kernel = prose_jit.guard_kernel()
-    fused = guard_jit.fused_kernel() if kernel is not None else None
+    # (round 10 on top of the round-8 and round-7 kernels: a switch that turns those off, for a
+    # benchmark or a test, turns this off too)
+    fill = prose_jit.copies_kernels()[0]
+    fused = guard_jit.fused_kernel() if prose_jit.guard_kernel() is not None and fill is not None else None
     if fused is not None:
         plan = _guard_plan(prompt, prompt_format, tuple(checkers))
         text, toks = token_bytes(response)
         if text is not None:
-            why = _counted_rejection(fused, plan, response, text, toks, min_words)
+            why = _counted_rejection(fused, fill, plan, response, text, toks, min_words)
             if why is not _UNCOUNTED:
                 return why  # type: ignore[return-value]  # (not the sentinel here)
     return _rejection(prompt, prompt_format, response, checkers, min_words)
@@ -532,14 +534,14 @@ def token_bytes(response: str) -> tuple[bytes | None, list[str] | None]:
 
 
 def _counted_rejection(
-    kernel: Any, plan: GuardPlan, response: str, text: bytes, toks: list[str] | None, min_words: int
+    kernel: Any, fill: Any, plan: GuardPlan, response: str, text: bytes, toks: list[str] | None, min_words: int
 ) -> str | object | None:
     """``_rejection``'s verdict from the fused kernel's counts; ``_UNCOUNTED`` where it cannot
     count (tokens made to collide, a prompt too large for its table)."""
     profile = plan.profile
     table = None
     if profile.k:
-        table = _vocabulary_table(profile, prose_jit.copies_kernels()[0])
+        table = _vocabulary_table(profile, fill)
         if not table.usable:
             return _UNCOUNTED
     got = guard_jit.fused_figures(kernel, text, table, profile.k, DIVERSITY_WINDOW)
