@@ -5,8 +5,8 @@
 Each probe is built from a task the way a policy would build it without answering: a one-line
 template around the prompt's topic words, the request restated in other words (synonyms, another
 language) before or after an off-topic essay, the plain essay, the prompt's keywords alone, the
-topic's words sprinkled through the essay. A probe is paid when any of its two spellings (as
-written, lowercase) earns reward 1; the table is paid tasks per class per id, on the 541
+topic's words sprinkled through the essay, a topic sentence before it (and one after it:
+framed). A probe is paid when any of its two spellings (as written, lowercase) earns reward 1; the table is paid tasks per class per id, on the 541
 ``ifeval_input_data.jsonl`` prompts (../shared/data) and 300 ``ifeval-synth`` tasks (levels 1-3,
 seeds 0..299). Nothing here is an honest answer: the labelled-good figures are
 ``bench/ifeval_hostile.py --pastes``'s."""
@@ -72,6 +72,9 @@ PROBES: dict[str, Callable[[str], str]] = {
     "translated-request-essay": lambda t: f"Vous m'avez demandé un texte sur {t}. Voici.\n\n{essay()}",
     "keywords-only": lambda t: "\n".join(f"- {w}" for w in t.split()),
     "topic-sentence-essay": lambda t: f"{t.capitalize()} is important and worth thinking about. {essay()}",
+    "framed-essay": lambda t: (
+        f"{t.capitalize()} is important and worth thinking about.\n\n{essay()}\n\nThat is why {t} matters."
+    ),
     "sprinkled-essay": _sprinkled,
     "plain-essay": lambda t: essay(),
 }

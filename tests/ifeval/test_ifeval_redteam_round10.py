@@ -5,7 +5,7 @@ After round 9 a sentence that names the task ("<topic> is a subject that deserve
 beside a text on something else covered the overlap rule: 48/541 ``ifeval-data`` and 38/300
 ``ifeval-synth`` tasks paid (``bench/ifeval_probes.py``). The probes here go beyond that sweep's
 one phrasing: the naming sentence first, last or in the middle of the paragraph, in a paragraph
-of its own, in German, French, Spanish, quoted, bold, as a list item, inside a JSON string, and a
+of its own, in the first and the last paragraph (a frame), in German, French, Spanish, quoted, bold, as a list item, inside a JSON string, and a
 Chinese task with a Chinese text. Each pays under ``-v9`` on most tasks (the hole, measured here)
 and on none under ``-v10``; the honest rows (an answer that names its task once and then takes it
 up, a titled answer, a greeting, terse verse) keep their reward. Labelled-good answers refused
@@ -93,6 +93,9 @@ NAMED_THEN_LEFT: dict[str, Callable[[Task], str]] = {
     "claim-middle": lambda t: _middle(f"{_cap(_topic(t))} changes everything we thought we knew."),
     "own-paragraph-first": lambda t: f"{_cap(_topic(t))} deserves careful thought.\n\n{ESSAY}",
     "own-paragraph-last": lambda t: f"{ESSAY}\n\nAnd that is the whole truth about {_topic(t)}.",
+    "first-and-last": lambda t: (
+        f"{_cap(_topic(t))} is worth a moment of your time.\n\n{ESSAY}\n\nThat is why {_topic(t)} matters so much."
+    ),
     "german": lambda t: f"Über {_topic(t)} lässt sich sehr viel sagen. {ESSAY}",
     "french": lambda t: f"Le sujet de {_topic(t)} mérite une vraie réflexion. {ESSAY}",
     "spanish": lambda t: f"Sobre {_topic(t)} hay mucho que decir. {ESSAY}",
@@ -197,7 +200,9 @@ NAMING = "Urban beekeeping deserves careful thought."
         (f"{ESSAY}\n\n{NAMING}", True),
         (f"Urban beekeeping\n\n{ESSAY}", False),  # a heading names the task: spared
         (f"Urban beekeeping:\n\n{ESSAY}", False),  # a label
-        (f"{NAMING}\n\n{ESSAY}\n\nMore on beekeeping later.", False),  # named in two paragraphs
+        (f"{NAMING}\n\n{ESSAY}\n\nMore on beekeeping later.", True),  # first and last: a frame
+        (f"{ESSAY}\n\n{NAMING}\n\nMore on beekeeping later.", False),  # two paragraphs, not a frame
+        (f"{NAMING}\n\nBeekeeping in cities.\n\n{ESSAY}", False),  # the first two paragraphs: taken up
         (f"{NAMING} The keeper took careful notes. {ESSAY}", False),  # its word "careful" comes back
         (ESSAY, False),  # the task not named at all: the overlap rule's question, not this one's
     ],

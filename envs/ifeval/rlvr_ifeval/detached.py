@@ -12,9 +12,10 @@ every other sentence is free of the task, is a label stuck on someone else's tex
 
 The rule (``named_not_answered``), for responses of at least the gate's ``min_words`` words:
 
-* the task's units (``relevance.task_units``) occur in sentences of ONE paragraph only (a line
-  is a paragraph: a list item, a heading, a JSON line);
-* that paragraph ends as prose does, with a sentence's final punctuation (closing quotes,
+* the task's units (``relevance.task_units``) occur in sentences of ONE paragraph only, or of
+  the first and the last (a frame around another text); a line is a paragraph (a list item, a
+  heading, a JSON line);
+* each such paragraph ends as prose does, with a sentence's final punctuation (closing quotes,
   brackets and emphasis marks ignored): a heading or a greeting ("RUBRIC FOR EVALUATING A
   MUSICAL COMPOSITION", "Hey McQueen, the King of the Race Track!<br>") is how real answers
   name their task, and its words are not expected to come back;
@@ -29,8 +30,8 @@ sprinkled one each through an off-topic text (lexically the shape of a terse rea
 a text that shares no word with a task of one or two units; the README's hostile table.
 
 Cost: one tokenisation of the response's paragraphs, stopped at the second paragraph that names
-the task (most real answers name it in several); sentences are split only in the one paragraph
-that does.
+the task unless it is the last after the first (most real answers name it in several); sentences
+are split only in the paragraphs that name it.
 """
 
 from __future__ import annotations
@@ -57,45 +58,51 @@ def named_not_answered(
     head: str, task: frozenset[str], min_words: int, head_units: set[str] | frozenset[str] | None = None
 ) -> dict[str, Any] | None:
     """What was found when ``head`` names its task (``task``: its units) in sentences of one
-    paragraph that the rest of the response never takes up, else None. ``head_units``: the
-    units of all of ``head`` where the caller has them (none of the task's: nothing to read)."""
+    paragraph (or of the first and the last) that the rest of the response never takes up,
+    else None. ``head_units``: the units of all of ``head`` where the caller has them (none of
+    the task's: nothing to read)."""
     from rlvr_ifeval.relevance import TASK_STOP_WORDS, units  # (relevance imports this module)
     from rlvr_ifeval.text import count_words_any_script
 
     if not task or (head_units is not None and task.isdisjoint(head_units)):
         return None
-    paragraphs = head.split("\n")
-    naming = -1
+    paragraphs = [p for p in head.split("\n") if p and not p.isspace()]
+    last = len(paragraphs) - 1
+    naming: list[int] = []
     found: list[set[str]] = []
     for i, paragraph in enumerate(paragraphs):
-        mine = units(paragraph, TASK_STOP_WORDS) if paragraph and not paragraph.isspace() else set()
+        mine = units(paragraph, TASK_STOP_WORDS)
         found.append(mine)
         if not task.isdisjoint(mine):
-            if naming >= 0:
-                return None  # named in two paragraphs: taken up
-            naming = i
-    if naming < 0:
+            naming.append(i)
+            # Named in two paragraphs: taken up, unless they are the first and the last with
+            # text between them (a frame around someone else's: "X matters. <essay> So X
+            # matters."); a greeting and a body are two paragraphs, not a frame.
+            if len(naming) > 2 or (len(naming) == 2 and (naming[0] != 0 or i != last or last < 2)):
+                return None
+    if not naming:
         return None
-    paragraph = paragraphs[naming].strip()
-    if paragraph.rstrip(_CLOSERS)[-1:] not in _PROSE_END:
-        return None  # a heading, a greeting, a list label: how real answers name a task
     said: set[str] = set()
     rest: set[str] = set()
     words = 0
-    for sentence in _SENTENCE_END_RE.split(paragraph):
-        mine = units(sentence, TASK_STOP_WORDS)
-        if task.isdisjoint(mine):
-            rest |= mine
-        else:
-            said |= mine
-            words += count_words_any_script(sentence)
+    for i in naming:
+        paragraph = paragraphs[i].strip()
+        if paragraph.rstrip(_CLOSERS)[-1:] not in _PROSE_END:
+            return None  # a heading, a greeting, a list label: how real answers name a task
+        for sentence in _SENTENCE_END_RE.split(paragraph):
+            mine = units(sentence, TASK_STOP_WORDS)
+            if task.isdisjoint(mine):
+                rest |= mine
+            else:
+                said |= mine
+                words += count_words_any_script(sentence)
     # Counted last: most responses are settled above without counting their words.
     total = count_words_any_script(head)
     if total < max(1, min_words) or words > MAX_NAMING_SHARE * total:
         return None
     said -= task
     for i, mine in enumerate(found):
-        if i != naming:
+        if i not in naming:
             rest |= mine
     if not said.isdisjoint(rest):
         return None
