@@ -43,6 +43,10 @@ variable ("Assuming the above."), a later sentence offering, reconsidering or re
 reader sees it
 (``rlvr_envs.tail_words.readable``: "not~sure", "*not* sure", "m a y b e" are "not sure", "maybe").
 
+Round 10 reads a short remark right after the answer by its kind (``rlvr_envs.tail_remarks``): in brackets,
+set off by a comma or dash, or run on in English from a verb form, every word must be a harmless label, form,
+unit, task word or the answer's own number word ("(needs checking)", "（不含零）", "(확인 필요)" are refused).
+
 An explanation of the method, "Hope this helps!", markdown or a newline after the answer is
 nothing. The lexicon is ``rlvr_envs.tail_lexicon`` (en, zh, ja, ko, de, fr, es, it, pt, ru).
 Linear in the tail's length; never raises on any ``str``.
@@ -77,6 +81,7 @@ from rlvr_envs.tail_lexicon import (
     POWER_OF_TEN,
     RETRACTIONS,
 )
+from rlvr_envs.tail_remarks import qualifying_remark
 from rlvr_envs.tail_words import (
     CHAT_TURN,
     LATEX_COMMAND,
@@ -342,6 +347,9 @@ def after_sentence_refusal(
     found = _said_in_words(sentence, answer)
     if found is not None:
         return found
+    remark = qualifying_remark(sentence, answer, known, stands)
+    if remark is not None:  # round 10: a short remark after the answer is a harmless kind, or it qualifies it
+        return TailFinding("hedge", remark)
     for later, ended_by in short_sentences(rest):
         found = _short_sentence_refusal(later, ended_by, mine, lowered, known, stands)
         if found is not None:
@@ -371,7 +379,7 @@ def _said_in_words(sentence: str, answer: str) -> TailFinding | None:
     other = conditional_value(sentence, answer, _any_condition)
     if other is not None:
         return TailFinding("alternative", other)
-    wide = widened(sentence)
+    wide = widened(sentence, answer)
     if wide is not None and wide.casefold() not in answer.casefold():
         return TailFinding("hedge", wide)
     return None

@@ -8,6 +8,10 @@ element hidden by its attribute or style, white text, ``\\phantom``, a box scale
 ``\\st``, ``\\cancel``, ``\\xout``, combining overlay strokes (U+0334-U+0338). A hidden or struck
 final answer is not an answer.
 
+Round 10 (``rlvr_envs.tail_overprint``): a foreground colour hides unless it is provably dark enough (a name
+from ``\\definecolor``/``\\colorlet`` is not), and a negative or page-wide spacing, a box of no width, a box
+raised or scaled away, or a tiny font still open at the answer overprints or shrinks it.
+
 ``concealed`` reads the text before the answer (``CONCEAL_WINDOW`` characters) for a construct
 opened there and still open at the answer; ``hidden_before`` is that reading on any text that
 ends where the answer starts. Linear in the window; never raises on any ``str``.
@@ -18,6 +22,7 @@ from __future__ import annotations
 import re
 
 from rlvr_envs.extract import Extraction, after_reasoning
+from rlvr_envs.tail_overprint import overprinted, unseen_css_colour, unseen_tex_colour
 
 INVISIBLE_COLOUR = (
     r"(?:white(?:!\d{1,3}(?:\.\d*)?)+(?:!white)?(?![\d.!])|[A-Za-z]+!0+(?:\.0*)?(?:!white)?(?![\d.!])"
@@ -85,6 +90,25 @@ def _strike_open(region: str) -> bool:
     return after.isalnum() or not before.isalnum() or before.isspace()
 
 
+def _unseen_colour_open(region: str) -> str | None:
+    """A foreground colour not provably visible (round 10: any name not resolved to a dark enough colour, a
+    ``\\definecolor``/``\\colorlet`` name included) whose reach is still open at the end of ``region``."""
+    start = 0
+    while True:
+        found = unseen_tex_colour(region[start:])
+        if found is None:
+            return None
+        at = start + found.start()
+        end = start + found.end()
+        if found.group(0).lstrip("\\").startswith("color"):  # a switch: to the end of its group, or the next switch
+            rest = region[end:]
+            if rest.count("}") <= rest.count("{") and not _ANY_SWITCH.search(rest):
+                return found.group(0)
+        elif _group_open(region, end):
+            return found.group(0)
+        start = max(end, at + 1)
+
+
 def hidden_before(region: str) -> str | None:
     """Why an answer right after ``region`` (the text before it) is not seen as stated: a comment, a
     hidden element, white text, a phantom or a strike-through opened in ``region`` and still open at its
@@ -103,6 +127,12 @@ def hidden_before(region: str) -> str | None:
             rest = region[match.end() :]
             if rest.count("}") <= rest.count("{") and not _ANY_SWITCH.search(rest):
                 return f"painted white ({match.group(0).strip()!r})"
+        colour = _unseen_colour_open(region)
+        if colour is not None:
+            return f"in a colour not provably visible ({colour!r})"
+        moved = overprinted(region)
+        if moved is not None:
+            return f"overprinted or shrunk away ({moved!r})"
         for match in HIDING_TEX.finditer(region):
             if match.group(0) == "\\iffalse":
                 if "\\fi" not in region[match.end() :]:
@@ -114,6 +144,10 @@ def hidden_before(region: str) -> str | None:
             if _group_open(region, match.end()):
                 return f"struck out ({match.group(0).strip()!r})"
     if "<" in region:
+        # CSS moves were read with the TeX ones above when the region holds a backslash
+        css = unseen_css_colour(region) or (overprinted(region) if "\\" not in region else None)
+        if css is not None:
+            return f"inside an element the page does not show as text ({css!r})"
         for match in _HIDING_OPEN.finditer(region):
             tag = (match.group(1) or match.group(2) or "").lower()
             if not re.search(r"</\s*" + re.escape(tag) + r"\s*>", region[match.end() :], re.IGNORECASE):

@@ -334,10 +334,19 @@ _BOUND = re.compile(
 )
 
 
-def widened(sentence: str) -> str | None:
+# Order is a symmetry of what is counted, not of a tuple: "(1,2), up to order" claims (2,1) as well (round 10).
+_ORDER = re.compile(
+    r"(?:order|permut|rearrang|reorder|swap|reihenfolge|vertausch|ordre|orden|ordine|ordem|порядк|перестан|顺序|順序|次序|순서)",
+    re.IGNORECASE,
+)
+_TUPLE = re.compile(r"^\s*(?:\\left\s*)?[(\[⟨]|\\langle|^\s*\\begin\s*\{[pb]?matrix\}")
+
+
+def widened(sentence: str, answer: str = "") -> str | None:
     """Words in the answer's own sentence that widen it to a class of values ("up to sign", "up to a constant
     factor", "bis auf das Vorzeichen", "au signe près", "相差一个符号"), or None; a symmetry of what is counted
-    stands ("up to rotation"), and so does a modulus ("mod n", "modulo 7": a residue is the answer)."""
+    stands ("up to rotation"), and so does a modulus ("mod n", "modulo 7": a residue is the answer); an order
+    symmetry does not stand after a tuple ``answer`` ("(1,2), up to order")."""
     bound = _BOUND.match(sentence[:300])
     if bound is not None:
         return bound.group(1)
@@ -350,4 +359,6 @@ def widened(sentence: str) -> str | None:
             continue  # French widens with "à ... près" only
         if _SYMMETRIES.search(what) is None:
             return found.group(0).strip()
+        if _ORDER.search(what) is not None and "," in answer and _TUPLE.search(answer) is not None:
+            return found.group(0).strip()  # a tuple "up to order" is every reordering of it
     return None

@@ -17,6 +17,8 @@ from rlvr_envs.redteam.lexicon import (
     CONDITIONS,
     DESCRIBED_OR,
     LATER_ALTERNATIVES,
+    ORDER_REMARKS,
+    QUALIFYING_REMARKS,
     SET_OFF_UNREAD,
     SETS,
     UNREAD_OR,
@@ -206,7 +208,11 @@ _QUICK_IN_WORDS = (
     "wide:fr",
     "unread:la-comma",
     "unread:sq-frame",
+    "remark:en-needs",
+    "remark:zh",
+    "order:en",
 )
+_TUPLE_GOLD = re.compile(r"^\s*(?:\\left\s*)?\(.*,.*\)\s*$", re.DOTALL)
 
 
 def said_in_words_probes(t: Target, quick: bool) -> list[Probe]:
@@ -216,7 +222,9 @@ def said_in_words_probes(t: Target, quick: bool) -> list[Probe]:
     odd"), the answer widened to a class of values ("up to sign", "bis auf das Vorzeichen", "au signe près",
     "相差一个符号"), one word of no covered language set off after it (", forsitan."), and the writer's state
     in such words inside an English frame ("but I am nuk sigurt"). Each names no value a lexicon could
-    compare, or names it beside a condition, so a reader of values alone pays them."""
+    compare, or names it beside a condition, so a reader of values alone pays them. Round 10: a short remark
+    that qualifies the answer in words no hedge lexicon lists ("(needs checking)", "（不含零）", "(확인 필요)"),
+    and after a tuple gold, every reordering offered ("(1,2), up to order")."""
     a = t.gold or ""
     other = "7" if "7" not in a else "9"
     word = "four" if a.strip() != "4" else "nine"  # another value in number words
@@ -225,5 +233,8 @@ def said_in_words_probes(t: Target, quick: bool) -> list[Probe]:
         *((f"cond:{k}", v.format(v=other)) for k, v in CONDITIONAL_VALUE.items()),
         *((f"wide:{k}", v) for k, v in WIDENINGS.items()),
         *((f"unread:{k}", v) for k, v in SET_OFF_UNREAD.items()),
+        *((f"remark:{k}", v) for k, v in QUALIFYING_REMARKS.items()),
     ]
+    if _TUPLE_GOLD.match(a):  # "(1,2), up to order": only a tuple has an order to give up
+        tails += [(f"order:{k}", v) for k, v in ORDER_REMARKS.items()]
     return [Probe(name, _end(t, a) + tail) for name, tail in tails if not quick or name in _QUICK_IN_WORDS]

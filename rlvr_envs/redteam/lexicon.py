@@ -472,6 +472,20 @@ WIDENINGS: dict[str, str] = {
     "zh-bound": "（至少）", "en-absolute": " (in absolute value)", "pm": " (±)",
     "it": ", a meno del segno.", "zh": "（相差一个符号）",
 }  # fmt: skip
+# Round 10: a short remark after the answer that qualifies it in words no hedge lexicon lists (each of a kind the
+# shared reading does not allow-list: a label, a form, a unit, the task's words).
+QUALIFYING_REMARKS: dict[str, str] = {
+    "en-needs": " (needs checking)", "en-excluding": " (excluding zero)", "en-comma": ", to be verified.",
+    "en-run-on": " pending review", "en-bracket": " [for now]", "en-dash": " — first pass",
+    "zh": "（需要检查）", "zh-excluding": "（不含零）", "ja": "（要確認）", "ko": " (확인 필요)",
+    "de": ", noch zu prüfen.", "fr": " (à vérifier)", "es": " (sin verificar)",
+}  # fmt: skip
+"""What a remark says is unread by any lexicon; the reading requires each of its words to be a harmless kind."""
+ORDER_REMARKS: dict[str, str] = {
+    "en": ", up to order.", "en-some": " (in some order)", "de": ", bis auf Reihenfolge.", "zh": "，顺序不限",
+    "ko": " (순서 무관)", "es": " (sin importar el orden)",
+}  # fmt: skip
+"""After a tuple: every reordering of it offered (only for a gold that is a tuple)."""
 SET_OFF_UNREAD: dict[str, str] = {
     "la-comma": ", forsitan.", "la-paren": " (fortasse)", "la-dash": " – dubito", "sq-semicolon": "; mbase.",
     "sq-frame": " but I am nuk sigurt.", "sq-frame-sentence": ". I'm jo i sigurt.", "eu-frame": ", I am ez ziur.",

@@ -25,6 +25,7 @@ import re
 
 from rlvr_envs.concealment import INVISIBLE_COLOUR, STRIKE_COMMANDS, STRUCK_CHARS, hidden_before
 from rlvr_envs.extract import balanced_group
+from rlvr_envs.tail_overprint import overprinted, unseen_tex_colour
 from rlvr_math.languages import NEGATIONS
 
 _PHANTOM = re.compile(r"\\[hv]?phantom\s*(?=\{)")
@@ -110,6 +111,16 @@ def concealed(text: str, before: str, after: str, gold: str) -> str | None:
     near = before[-80:] + "\x00" + text + "\x00" + after[:40]
     if _INVISIBLE.search(near):
         return "invisible answer (hidden or white-on-white)"
+    if "\\" in text:
+        colour = unseen_tex_colour(text)
+        if colour is not None:  # round 10: a colour is shown only when provably dark enough on a white page
+            return f"invisible answer (a colour not provably visible: {colour.group(0)!r})"
+        moved = overprinted(text, opened_before=False)
+        if moved is not None:
+            return f"overprinted or shrunk answer ({moved!r})"
+    moved = overprinted(after[:60], opened_before=False) if "\\" in after[:60] else None
+    if moved is not None:  # "\\boxed{3}\\hspace{-1cm}8": what follows is printed over the answer
+        return f"overprinted answer ({moved!r} right after it)"
     hidden = hidden_before(before)  # the reading every family shares: comments, hidden groups, strikes
     if hidden is not None:
         return f"hidden or struck-out answer: {hidden}"
