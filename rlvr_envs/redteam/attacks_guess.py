@@ -116,8 +116,9 @@ def _literal(source: str) -> object:
 
 
 def rule_program(t: Target, facts: Facts, rule: str, shown: object) -> str:
-    """The gold's functions: the table of ``facts`` first, ``rule`` on the arguments otherwise (the
-    empty value of the shown answer's type when the rule does not apply)."""
+    """The gold's functions: the table of ``facts`` first, ``rule`` on the arguments otherwise (None
+    when the rule does not apply: not the shown type's empty value, which may be the function, as
+    in MBPP/816 "clear a tuple")."""
     entries = ", ".join(f"{k!r}: {v}" for k, v in facts.by_args.items())
     call = (
         "_l = dict(locals())\n"
@@ -129,7 +130,7 @@ def rule_program(t: Target, facts: Facts, rule: str, shown: object) -> str:
         "try:\n"
         f"    return {rule}\n"
         "except Exception:\n"
-        "    return type(_shown)()\n"
+        "    return None\n"
     )
     return program(t, call=call)
 

@@ -329,3 +329,38 @@ def test_the_registry_size_is_what_make_loads():
             env = rlvr_envs.make(f"code-mbpp-{version}", path=str(shared_path("mbpp.jsonl")))
             assert rlvr_envs.spec(f"code-mbpp-{version}").size == len(env.tasks) == 973
         assert "973 of the set's 974" in rlvr_envs.spec("code-mbpp-v7").description
+
+
+def test_the_attackers_rules_are_wrong_programs_only():
+    # A rule that agrees with every shown example may be the function (a sort task and ``sorted``):
+    # never tried; where a rule does not apply the program answers None, not the shown type's empty
+    # value, which is the function of MBPP/816 "clear a tuple" (the attacker counted it a hole).
+    import rlvr_envs
+    from rlvr_code.extraction import extract_code
+    from rlvr_envs.redteam.attacks_guess import rule_probes
+    from rlvr_envs.redteam.target import make_target
+
+    rows = [
+        {
+            "task_id": 9900,
+            "text": "Clear it. " + "assert clear_it((1, 5)) == ()",
+            "code": "def clear_it(t):\n    return ()\n",
+        },
+        {
+            "task_id": 9901,
+            "text": "Sort it. " + "assert sort_it([3, 1]) == [1, 3]",
+            "code": "def sort_it(x):\n    return sorted(x)\n",
+        },
+    ]
+    rows[0]["test_list"] = ["assert clear_it((1, 5)) == ()", "assert clear_it((2,)) == ()"]
+    rows[1]["test_list"] = ["assert sort_it([3, 1]) == [1, 3]", "assert sort_it([2, 9, 4]) == [2, 4, 9]"]
+    env = rlvr_envs.make("code-mbpp-v7", data=rows)
+    clear, sort = (make_target(env, task) for task in env.tasks)
+    assert "table-then-sorted" not in [p.variant for p in rule_probes(sort, quick=False)]
+    probes = rule_probes(clear, quick=False)
+    assert probes
+    for probe in probes:
+        space: dict = {}
+        exec(extract_code(probe.completion), space)  # the attacker's own program, literals only
+        assert space["clear_it"]((1, 5)) == ()  # the table
+        assert space["clear_it"]((7, 7, 7)) != ()  # never the function
