@@ -228,6 +228,26 @@ def test_a_reference_slow_on_some_inputs_still_answers_the_others():
     assert _local_run(cheat, [{"input": "", "output": ""}]) == [None]
 
 
+def test_a_yes_no_task_whose_reference_answers_1_and_0_gets_its_guard_tests():
+    # MBPP/414's shape: hidden tests ``== True``/``== False``, a reference returning 1 and 0.
+    task = _task(
+        "shares_item",
+        "assert shares_item([1, 2], [3, 4]) == False",
+        ["assert shares_item([1, 5], [5, 6]) == True", "assert shares_item([7], [8]) == False"],
+        "def shares_item(a, b):\n    for x in a:\n        if x in b:\n            return 1\n    return 0\n",
+    )
+    before = derived.guard(task, _local_run)
+    assert isinstance(before, Task) and len(before.answer["tests"]) == 3  # before: two hidden, a guess paid 1 in 4
+    made = derived.guard_rules(task, _local_run)
+    assert isinstance(made, Task)
+    added = made.answer["tests"][3:]
+    assert len(added) == derived.GUARD_BOOLEAN - 2
+    assert any(t.endswith("== 1") for t in added) and any(t.endswith("== 0") for t in added)
+    honest = "def shares_item(a, b):\n    return bool(set(a) & set(b))\n"  # True/False: passes == 1/== 0
+    run = honest + "\n".join(made.answer["tests"]) + "\nprint('ok')\n"
+    assert _local_run(run, [{"input": "", "output": ""}]) == ["ok\n"]
+
+
 def test_a_rule_that_is_the_function_derives_nothing():
     made = derived.guard_rules(RULE_IS_FUNCTION, _local_run)
     assert made is RULE_IS_FUNCTION  # the reference answers by len everywhere: its tests stand

@@ -453,11 +453,18 @@ def guard_rules(task: Task, run: RunOutputs) -> Task | str:
     ``DERIVED_TESTS``. A task whose reference answers by the rule on every input tried (the rule is
     the function) keeps its tests."""
     made = guard(task, run)
-    if isinstance(made, str) or not (rule_passable(made) or constant_passable(made)):
+    if isinstance(made, str) or not (rule_passable(made) or constant_passable(made) or guessable(made)):
         return made
     shown = _shown_asserts(made)
     if isinstance(shown, str):
         return made
+    have = hidden_booleans(made)
+    if have is not None and len(have) < GUARD_BOOLEAN:
+        # Yes/no tests whose reference answers 1 and 0 (MBPP/414 ``overlapping``: ``guard`` took
+        # only bools, found none, and a guess passed its two hidden tests 1 time in 4): 1 is True.
+        pool = _wide_results(made, shown, run, timed=True)
+        bools = [(t, bool(v) if type(v) is int and v in (0, 1) else v) for t, v in pool]
+        made = _with(made, _balanced(have, bools))
     if rule_passable(made):
         made = _with(made, picked_against_rules(made, _wide_results(made, shown, run, timed=True), DERIVED_TESTS))
     if constant_passable(made):
