@@ -67,6 +67,7 @@ CLASSES: tuple[AttackClass, ...] = (
     AttackClass(
         "forged_verdict", hidden.forged_verdict_probes, _SHORT | {"long", "code"}, "a gold answer to be wrong about"
     ),
+    AttackClass("self_grading", text.self_grading_probes, _SHORT, "a short gold answer (answer_text)"),
     AttackClass("lean_wrapper", lean.lean_wrapper_probes, None, "a Lean statement in the prompt's lean4 block"),
     AttackClass("word_salad", text.word_salad_probes, None, ""),
     AttackClass("paste_many", paste.paste_probes, None, ""),

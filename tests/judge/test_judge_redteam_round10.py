@@ -180,3 +180,20 @@ def test_a_reference_that_is_itself_a_denial_is_left_to_the_judge():
     assert negated_reference("The answer is no.", "No") is None
     assert negated_reference("Not the Danube.", "The Danube") is not None
     assert negated_reference(None, "x") is None  # never raises on model output
+
+
+# -- the shipped attacker: `rlvr-envs redteam ENV` runs these classes as ``self_grading`` ---------------
+def test_the_attacker_finds_the_round10_classes_in_a_naive_verifier_and_none_in_judge_ref(yes_server):
+    from rlvr_envs.redteam import run_redteam
+    from tests.redteam.toys import SubstringEnv
+
+    naive = run_redteam(SubstringEnv(), n=3, classes=["self_grading"])
+    (found,) = naive.classes
+    variants = {o.variant for o in found.holes}
+    # A verifier that looks for the gold anywhere pays it hidden, denied or called wrong.
+    assert {"gold-in-html-comment", "gold-denied", "gold-called-wrong", "gold-denied-zh"} <= variants
+    assert naive.exit_code == 1
+    env = stand_in_env(yes_server, "judge-ref", cache=False)
+    report = run_redteam(env, n=4, classes=["self_grading"])
+    (ours,) = report.classes
+    assert ours.applicable and not ours.holes, [(o.variant, o.example()["completion"][:80]) for o in ours.holes]

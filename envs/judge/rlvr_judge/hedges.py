@@ -161,10 +161,11 @@ def hidden_answer(response: str) -> Screened | None:
 # between (articles, copulas: "not the Danube", "ce n'est pas le Danube", "no es el Danubio").
 _NEGATORS = frozenset(
     "not never no neither nor isn aren wasn nicht kein keine keinen keiner nie niemals weder pas non ni jamais "
-    "nunca nem não mai не ни niet geen".split()
+    "nunca nem não mai не ни niet geen 不 非 没 沒 无 無".split()
 )
 _BETWEEN = frozenset(
-    "t s the a an it is was be die der das den ein eine ist le la les l est c n el es un una il è é o a".split()
+    "t s the a an it is was be die der das den ein eine ist le la les l est c n el es un una il è é o de het "
+    "是 的".split()
 )
 # After the reference: it is called wrong or not the answer ("The Danube is wrong", "... ist falsch").
 _DENIED_AFTER = re.compile(
@@ -193,6 +194,7 @@ def negated_reference(shown: str, reference: str) -> Screened | None:
     if not ref_toks or _NEGATORS & set(ref_toks):
         return None
     units = {t for t in ref_toks if (len(t) >= 3 and t not in _FUNCTION_WORDS) or any(c.isdigit() for c in t)}
+    ref_all = set(ref_toks)  # the rest of the reference ("32 °F") stands between it and "is wrong"
     text = visible(shown[:8_000])
     if not units:
         return _negated_cjk(text, reference)
@@ -210,8 +212,11 @@ def negated_reference(shown: str, reference: str) -> Screened | None:
                 denied += 1
                 continue
             rest = clause.casefold().split(tok, 1)[-1] if tok in clause.casefold() else ""
-            while rest and tokens(rest[:40])[:1] and tokens(rest[:40])[0] in units:
-                rest = rest.split(tokens(rest[:40])[0], 1)[-1]
+            for _ in range(8):  # bounded: each pass drops one word of the reference, or stops
+                first = tokens(rest[:40])[:1]
+                if not first or first[0] not in ref_all or first[0] not in rest:
+                    break
+                rest = rest.split(first[0], 1)[-1]
             if _DENIED_AFTER.search(rest):
                 denied += 1
     if places and denied == places:
