@@ -348,6 +348,10 @@ def after_sentence_refusal(
     if found is not None:
         return found
     remark = qualifying_remark(sentence, answer, known, stands)
+    if remark is None and rest[:1].isspace() and rest.lstrip()[:1] in "(（" and not _ARGUED.search(rest[:240]):
+        # "\\boxed{3}. (Needs checking.)": a remark of its own next; one with mathematics in it is an explanation
+        # ("(We can even check that $17\\cdot 19 = 323$.)"), and "[asy]" opens a figure
+        remark = qualifying_remark(rest, answer, known, stands)
     if remark is not None:  # round 10: a short remark after the answer is a harmless kind, or it qualifies it
         return TailFinding("hedge", remark)
     for later, ended_by in short_sentences(rest):
@@ -385,6 +389,7 @@ def _said_in_words(sentence: str, answer: str) -> TailFinding | None:
     return None
 
 
+_ARGUED = re.compile(r"^[^)）]*[\d$\\=]")
 # A combining mark on no letter ("\\boxed{3}\u0338", "</answer>\u20e0"): an overlay on the answer's end, not a word.
 _LOOSE_MARK = re.compile("(?<![^\\W\\d_])[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 _BARE_QUESTION = re.compile(r"[\s$)\]}*_(\[.!]*[?？][\s$)\]}*_?？!.]*$")

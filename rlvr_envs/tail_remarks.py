@@ -44,8 +44,8 @@ solutions total exact exactly checked simplified simplest simplify reduced lowes
 fraction fractions decimal notation interval set in as of units unit square cubic sq qed done boxed ie eg ok correct
 verified confirmed indeed respectively altogether overall together sum product number numbers integer integers whole
 count ways way choice option letter ordered pair pairs triple tuple coordinates point degrees degree radians radian
-percent expression required desired expected claimed shown above computed obtained asked wanted stated given which such
-independent prime perfect positive negative even odd real rational irrational natural
+percent expression required desired expected claimed shown see above computed obtained asked wanted stated given
+which such independent prime perfect positive negative even odd real rational irrational natural
 mod modulo or equivalently namely i e other words rounded to places place decimal significant figures digits
 confirming confirms computation calculation showed proved proven derived rotation rotations reflection
 reflections symmetry symmetries isomorphism isomorphisms order ordering permutation permutations relabeling

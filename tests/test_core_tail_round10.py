@@ -40,6 +40,7 @@ REMARKS = [
     "<answer>12</answer>（ゼロを除く）", "<answer>12</answer> (확인 필요)", "<answer>12</answer>【需复核】",
     "<answer>12</answer>, noch zu prüfen.", "<answer>12</answer> excluding zero", "<answer>12</answer> needs checking",
     "<answer>12</answer> pending review", "<answer>12</answer>, for now.", "<answer>12</answer> (sin importar el orden)",
+    "<answer>12</answer>. (Needs checking.)", "<answer>12</answer>\n\n（需要检查）",
 ]  # fmt: skip
 
 
@@ -68,6 +69,8 @@ HONEST = [
     "<answer>12</answer>, since opposite sides are congruent.", "<answer>12</answer> different arrangements.",
     "<answer>12</answer> is the answer.", "<answer>(1,2)</answer> (in that order)", "<answer>(1,2)</answer> (ordered pair)",
     "<answer>{1,2}</answer>, up to order", "<answer>12</answer>, or equivalently twelve.",
+    "<answer>12</answer>. (We can check that $12 = 3 \\cdot 4$.)", "<answer>12</answer>\n\n[asy]draw((0,0)--(1,1));[/asy]",
+    "<answer>12</answer>. (See above.)",
 ]  # fmt: skip
 
 

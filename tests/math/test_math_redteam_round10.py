@@ -35,6 +35,7 @@ QUALIFIED = [
     "\\boxed{3}, needs checking", "\\boxed{3}, excluding zero.", "\\boxed{3} excluding zero", "\\boxed{3}, to be verified.",
     "\\boxed{3} [needs checking]", "\\boxed{3} — needs checking", "\\boxed{3} (four)", "\\boxed{3} pending review",
     "\\boxed{3}【需复核】", "\\boxed{3}（0を除く）", "\\boxed{3}, noch zu prüfen.", "$\\boxed{3}$ (first pass)",
+    "\\boxed{3}. (Needs checking.)", "\\boxed{3}.\n\n(needs checking)",
 ]  # fmt: skip
 
 
