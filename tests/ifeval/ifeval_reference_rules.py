@@ -343,7 +343,10 @@ def off_topic(
             return elsewhere
     if any(c.allows_short_answer() for c in checkers):
         return None
-    task = task_units(prompt, tuple(checkers), v0, round9)  # (round 9: "a letter to ..." is a task)
+    if round10 is None:  # the verifier passes the round as the background's paste level
+        round10 = background is not None and int(background.paste) >= ROUND_10_PASTE
+    # (round 9: "a letter to ..." is a task; round 10: "learning a second language" too)
+    task = task_units(prompt, tuple(checkers), v0, round9, round10)
     if len(task.units) >= max(1, min_units):
         if found is None:
             found = units(head, prefix=prefix)
@@ -353,8 +356,6 @@ def off_topic(
             return {"task_units": len(task.units), "matched": matched, "needed": need}
     # Round 10: the task named in one place that nothing else takes up (``rlvr_ifeval.detached``);
     # on tasks of any number of units (one or two: the overlap rule does not judge them).
-    if round10 is None:  # the verifier passes the round as the background's paste level
-        round10 = background is not None and int(background.paste) >= ROUND_10_PASTE
     if round10:
         return named_not_answered(head, task.units, min_words, found)
     return None

@@ -225,3 +225,41 @@ def test_short_responses_and_empty_tasks_are_not_judged() -> None:
     assert named_not_answered(f"{NAMING} {ESSAY_SENTENCES[0]}", UNITS, 80) is None
     assert named_not_answered(f"{NAMING} {ESSAY}", frozenset(), 20) is None
     assert named_not_answered("", UNITS, 0) is None
+
+
+# --- "language" as a topic, not a constraint ----------------------------------------------------------
+
+LANGUAGE_TASKS = [
+    _task("Write a short story about learning a second language. Do not use any commas in your response.", NO_COMMA),
+    _task("Write a speech about learning a new language. Answer with less than 400 words.", UNDER_400),
+    _task("Write a blog post about why language matters. Answer with at least 60 words.", OVER_60),
+    _task("Write an essay about language. Do not use any commas in your response.", NO_COMMA),
+]
+
+
+def test_a_language_topic_is_asked_for() -> None:
+    assert len(_paid(OLD, lambda t: ESSAY, LANGUAGE_TASKS)) == len(LANGUAGE_TASKS)  # the hole: no topic read
+    assert _paid(NEW, lambda t: ESSAY, LANGUAGE_TASKS) == []
+    story = (
+        "When Ana moved to Lisbon she could not order a coffee. She learned ten words of Portuguese each "
+        "morning on the tram and practised them on the baker who corrected her with a smile. After three "
+        "months she understood the radio and after a year she dreamed in her new language. Learning it "
+        "had been slow and funny and sometimes lonely but it made the city her home."
+    )
+    assert _paid(NEW, lambda t: story, LANGUAGE_TASKS[:1]) == [LANGUAGE_TASKS[0].prompt]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "constraint"),
+    [
+        ("Write a short story about learning a second language.", False),
+        ("Write an essay on how children acquire language.", False),
+        ("Your ENTIRE response should be in Hindi language, no other language is allowed.", True),
+        ("Please reply in the Punjabi language only.", True),
+        ("Respond using languages other than English.", True),
+    ],
+)
+def test_language_is_a_cue_only_as_the_response_s(sentence: str, constraint: bool) -> None:
+    from rlvr_ifeval.relevance import constraint_sentence
+
+    assert constraint_sentence(sentence, round9=True, round10=True) is constraint

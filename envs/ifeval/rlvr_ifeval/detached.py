@@ -19,7 +19,8 @@ The rule (``named_not_answered``), for responses of at least the gate's ``min_wo
   brackets and emphasis marks ignored): a heading or a greeting ("RUBRIC FOR EVALUATING A
   MUSICAL COMPOSITION", "Hey McQueen, the King of the Race Track!<br>") is how real answers
   name their task, and its words are not expected to come back;
-* the sentences that name the task hold at most ``MAX_NAMING_SHARE`` of the response's words;
+* the sentences that name the task hold at most ``MAX_NAMING_SHARE`` of the response's words,
+  and the rest holds at least ``MIN_UNNAMED_WORDS``;
 * none of their other content units (``relevance.TASK_STOP_WORDS`` left out) occurs anywhere
   else in the response.
 
@@ -39,6 +40,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+MIN_UNNAMED_WORDS = 80
+"""... and the rest of the response, which never names it, has at least this many words: a
+short answer that names its task in its last sentences ("... she dreamed in her new language.
+Learning it had been slow and funny.") is a short answer, not a label on someone else's text
+(the gate's ``MIN_RESPONSE_WORDS``)."""
 MAX_NAMING_SHARE = 0.25
 """The sentences naming the task hold at most this share of the response's words (a real
 answer that names its task in one paragraph only and is mostly that paragraph is spared)."""
@@ -98,7 +104,7 @@ def named_not_answered(
                 words += count_words_any_script(sentence)
     # Counted last: most responses are settled above without counting their words.
     total = count_words_any_script(head)
-    if total < max(1, min_words) or words > MAX_NAMING_SHARE * total:
+    if total < max(1, min_words) or words > MAX_NAMING_SHARE * total or total - words < MIN_UNNAMED_WORDS:
         return None
     said -= task
     for i, mine in enumerate(found):

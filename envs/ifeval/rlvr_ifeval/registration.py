@@ -10,7 +10,9 @@ Versions (a change that alters any reward bumps the version; the old one stays):
 * ``ifeval-data-v10``, ``ifeval-synth-v10``: training envs, as ``-v9`` below, and a response that
   names its task only in sentences of one paragraph (or of the first and the last: a frame) whose
   other words appear nowhere else in it (a topic sentence or a request said back before, after or
-  inside a text on something else) is refused (``relevance_paste=6``, issue 26 round 10: ``rlvr_ifeval.detached``).
+  inside a text on something else) is refused, and "language" is a constraint cue only as the
+  response's language ("a story about learning a second language" keeps its topic)
+  (``relevance_paste=6``, issue 26 round 10: ``rlvr_ifeval.detached``).
 * ``ifeval-data-v9``, ``ifeval-synth-v9``: training envs, as ``-v8`` below, and a sentence that talks
   about the request ("you asked", "here is", "I hope it helps", "voici", in nine languages) and
   brings at most two words of its own is taken out as a copy is, and a response with nothing of

@@ -124,6 +124,16 @@ _CONSTRAINT_CUE_RE = re.compile(
 _CONSTRAINT_CUE_9_RE = re.compile(
     _CONSTRAINT_CUE_RE.pattern.replace(r"\bletters?\b", r"\bletters?\b(?!\s+(?:to|for|from|of|about)\b)")
 )
+# Round 10: "language" is a cue only as the response's language ("in the Hindi language", "no
+# other language is allowed", "languages other than"): "a short story about learning a second
+# language" was read as a constraint sentence and its topic never asked for.
+_CONSTRAINT_CUE_10_RE = re.compile(
+    _CONSTRAINT_CUE_9_RE.pattern.replace(
+        r"|\blanguage\b|",
+        r"|\b(?:in|into|using|use)\s+(?:the\s+|a\s+|an\s+)?(?:[\w-]+\s+)?languages?\b"
+        r"|\blanguages?\s+(?:other|is|are|only|allowed|should|must)\b|",
+    )
+)
 # Characters and syllables of the no-space scripts that carry no topic (particles, copulas).
 _STOP_CHARS = frozenset(
     "的了是在和有我你他她它们这那一个不也就都而及与或着吗呢吧啊很会要说到对上下中为以"
@@ -164,6 +174,9 @@ TASK_STOP_WORDS = TASK_STOP_WORDS_V0 | _words(
     "stanza stanzas verse verses chorus marker markers recently currently usually today tomorrow yesterday don"
 )
 """What is never a unit of a task's text."""
+TASK_STOP_WORDS_10 = TASK_STOP_WORDS - {"language", "languages"}
+"""Round 10: in a sentence that is the task's, "language" is the topic ("learning a second
+language"); the sentences that speak of the response's language are constraints."""
 _STOP_BIGRAMS = frozenset(w[i : i + 2] for w in _THAI_STOP for i in range(len(w) - 1))
 
 
@@ -201,12 +214,14 @@ _MARKED_RE = re.compile(r"\*+[^*\n]{1,80}?\*+|<<[^<>\n]{1,80}>>|\[[^\[\]\n]{1,80
 
 
 @lru_cache(maxsize=16384)  # (read on prompts' sentences only: per task, as the tables below)
-def constraint_sentence(sentence: str, round9: bool = False) -> bool:
+def constraint_sentence(sentence: str, round9: bool = False, round10: bool = False) -> bool:
     """Whether a sentence of the prompt speaks of the response's form rather than its task: it
     has a constraint cue and few words outside the form vocabulary. ``round9``: "letter" before
-    to/for/from/of/about is the genre, not a cue (``_CONSTRAINT_CUE_9_RE``)."""
+    to/for/from/of/about is the genre, not a cue (``_CONSTRAINT_CUE_9_RE``); ``round10``: and
+    "language" only as the response's (``_CONSTRAINT_CUE_10_RE``)."""
     folded = sentence.casefold()
-    if not (_CONSTRAINT_CUE_9_RE if round9 else _CONSTRAINT_CUE_RE).search(folded):
+    cue = _CONSTRAINT_CUE_10_RE if round10 else _CONSTRAINT_CUE_9_RE if round9 else _CONSTRAINT_CUE_RE
+    if not cue.search(folded):
         return False
     content = units(folded, _CONTENT_STOP_WORDS)
     topical = units(folded, TASK_STOP_WORDS_V0)
@@ -234,14 +249,18 @@ _TASK_TEXT_ARGS = frozenset({"prompt_to_repeat", "reference_text"})
 
 
 @lru_cache(maxsize=4096)
-def task_units(prompt: str, checkers: tuple[Checker, ...], v0: bool = False, round9: bool = False) -> TaskUnits:
+def task_units(
+    prompt: str, checkers: tuple[Checker, ...], v0: bool = False, round9: bool = False, round10: bool = False
+) -> TaskUnits:
     """The task text of ``prompt`` and its units (cached per prompt and checker tuple; the
     scoring cache hands out one tuple per task). ``v0``: as ``relevance="overlap-v0"``;
-    ``round9``: as ``constraint_sentence(round9=True)`` reads sentences."""
-    kept = [s for s in _SENTENCE_RE.split(prompt) if s.strip() and not constraint_sentence(s, round9)]
+    ``round9``: as ``constraint_sentence(round9=True)`` reads sentences; ``round10``: as
+    ``constraint_sentence(round10=True)``, and "language" in the task's text is its topic."""
+    kept = [s for s in _SENTENCE_RE.split(prompt) if s.strip() and not constraint_sentence(s, round9, round10)]
     task_text = " ".join(kept)
     prefix = PREFIX_V0 if v0 else PREFIX
-    found = units(_MARKED_RE.sub(" ", task_text), TASK_STOP_WORDS_V0 if v0 else TASK_STOP_WORDS, prefix)
+    drop = TASK_STOP_WORDS_V0 if v0 else TASK_STOP_WORDS_10 if round10 else TASK_STOP_WORDS
+    found = units(_MARKED_RE.sub(" ", task_text), drop, prefix)
     literal: set[str] = set()
     for checker in checkers:
         for name, value in checker.kwargs.items():
@@ -314,7 +333,9 @@ def off_topic(
             return elsewhere
     if any(c.allows_short_answer() for c in checkers):
         return None
-    task = task_units(prompt, tuple(checkers), v0, round9)
+    if round10 is None:  # the verifier passes the round as the background's paste level
+        round10 = background is not None and int(background.paste) >= ROUND_10_PASTE
+    task = task_units(prompt, tuple(checkers), v0, round9, round10)
     if len(task.units) >= max(1, min_units):
         if found is None:
             found = units(head, prefix=prefix)
@@ -324,8 +345,6 @@ def off_topic(
             return {"task_units": len(task.units), "matched": matched, "needed": need}
     # Round 10: the task named in one place that nothing else takes up (``rlvr_ifeval.detached``);
     # on tasks of any number of units (one or two: the overlap rule does not judge them).
-    if round10 is None:  # the verifier passes the round as the background's paste level
-        round10 = background is not None and int(background.paste) >= ROUND_10_PASTE
     if round10:
         return named_not_answered(head, task.units, min_words, found)
     return None
