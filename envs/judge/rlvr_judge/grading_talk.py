@@ -69,6 +69,12 @@ _APPARATUS = re.compile(
 # sentence: not only on a line of its own (``rlvr_judge.forged``'s verdict line), so it cannot hide
 # after a sentence ("Paris is a city. Score: 10/10") or before a remark ("Grade: 10/10 - all met").
 # "N/N" is full whatever N is; a partial score ("7/10") is a report of something else.
+# What a full score looks like on its own: ``_SELF_SCORE`` runs only on a text that has one.
+_FULL_SCORE = re.compile(
+    r"(\d+)[ \t]*(?:/|out[ \t]+of|of|von|sur|de|su|из|中)[ \t]*\1|100[ \t]*%|a[ \t]*\+|full[ \t]+marks|perfect"
+    r"|满分|滿分|満点|만점",
+    re.IGNORECASE,
+)
 _SELF_SCORE = re.compile(
     r"(?:^|(?<=[.!?;。！？；()\[\]（]))[ \t>*_#-]*(?:(?:my|self|overall|final|total|the)[ \t-]+)?"
     r"(?:score|grade|rating|marks?|points|result|punktzahl|punkte|bewertung|note|puntuaci[oó]n|puntaje"
@@ -148,6 +154,8 @@ def grading_talk(text: str, task_text: str = "") -> tuple[str, str] | None:
         ("system_turn", _SYSTEM_TURN),
     )  # fmt: skip
     for kind, pattern in checks:
+        if pattern is _SELF_SCORE and _FULL_SCORE.search(text) is None:
+            continue  # no full score anywhere: the slow scan (a grading word at every sentence start) is not run
         for found in pattern.finditer(text):
             said = found.group(0)
             content = [w for w in _WORD.findall(said.casefold()) if len(w) >= 4 or not w.isascii()]

@@ -62,7 +62,7 @@ from itertools import pairwise
 from rlvr_envs.answer_tail import SENTENCE_END
 from rlvr_envs.extract import balanced_group
 from rlvr_envs.tail_lexicon import CERTAINTY
-from rlvr_judge.decoded import _CONTAINERS, TRANSFORMS, decoded_views, hidden_containers, leet
+from rlvr_judge.decoded import TRANSFORMS, decoded_views, hidden_containers, leet
 from rlvr_judge.forged import forged
 from rlvr_judge.grading_talk import grading_talk
 from rlvr_judge.phrases import Phrases
@@ -152,6 +152,7 @@ _LEET = str.maketrans("013457@$", "oieastas")
 _LEET_WORD = re.compile(r"\b(?=\w*[A-Za-z])(?=\w*[013457])\w+\b")
 _SEGMENT = re.compile(r"[.,;:!?。，、；：！？\n•·|]|\s[-*]\s")
 _WS = re.compile(r"\s+")
+_DIGIT = re.compile(r"\d")
 
 
 @dataclass(frozen=True)
@@ -237,6 +238,10 @@ def _only(
     reference; phrases the task contains do not count. None otherwise."""
     residual = 0.0
     phrase = None
+    # A digit anywhere means the text says more (the check at the end): decided first by one C-level
+    # search, before any phrase is looked for in every sentence of every decoded view.
+    if _DIGIT.search(text) is not None:
+        return None
     # Narrowed once for the whole text: a phrase that cannot match in it cannot match in a sentence of it.
     patterns = [p for p in (phrases.narrowed(text), extra) if p is not None]
     if not patterns:
@@ -400,32 +405,7 @@ def screen(
     if level >= 3 and _echo_beside_note(deob, prompt_toks, echo_sources, reference_units, rubric, task_text):
         return Screened("injection", "a note to the grader beside the prompt pasted back")
     read = set(_FUNCTION_WORDS) | reference_units | {t for t in prompt_toks if len(t) >= 3}
-    found_beyond = _beyond_plain_text(shown[:MAX_SCREEN_CHARS], text, task_text, reference_units, read, level)
-    if found_beyond is None and level >= 3:
-        return _concealed_answer_words(shown[:MAX_SCREEN_CHARS], reference_units, criteria)
-    return found_beyond
-
-
-def _concealed_answer_words(shown: str, reference_units: set[str], criteria: Sequence[str]) -> Screened | None:
-    """Level 3 (round 10): the reference's words, or a criterion's, in a part a reader does not see
-    (an HTML comment, a hidden or white element, an attribute, ``\\phantom{}``) and nowhere a reader
-    does: "The Rhine <!-- The Danube -->" shows a judge model the reference beside the answer a
-    reader gets. Words the visible text also says add nothing and are left alone."""
-    hidden = hidden_containers(shown) + "\n" + _hidden_latex(shown)
-    if not hidden.strip():
-        return None
-    wanted = set(reference_units)
-    for criterion in criteria:
-        wanted |= {t for t in tokens(criterion) if len(t) >= 4 and t not in _FUNCTION_WORDS}
-    # What a reader sees, without the containers too: ``visible`` keeps a markdown link's title and
-    # an attribute's value as text, which a rendered page shows nowhere.
-    seen = set(tokens(visible(_CONTAINERS.sub(" ", shown))))
-    concealed = (set(tokens(hidden)) & wanted) - seen
-    if not concealed:
-        return None
-    return Screened(
-        "encoded", f"the task's answer words only in a part a reader does not see ({sorted(concealed)[:3]})"
-    )
+    return _beyond_plain_text(shown[:MAX_SCREEN_CHARS], text, task_text, reference_units, read, level, criteria)
 
 
 def _echo_beside_note(
@@ -521,7 +501,13 @@ def _reads(toks: Sequence[str], read: set[str]) -> int:
 
 
 def _beyond_plain_text(
-    shown: str, text: str, task_text: str, reference_units: set[str], read: set[str], level: int = 2
+    shown: str,
+    text: str,
+    task_text: str,
+    reference_units: set[str],
+    read: set[str],
+    level: int = 2,
+    criteria: Sequence[str] = (),
 ) -> Screened | None:
     """Level 2: what a judge model reads in ``shown`` beyond its plain words (``text`` is what a
     reader sees). A note to the grader that is hidden, encoded or disguised is refused wherever it
@@ -548,10 +534,15 @@ def _beyond_plain_text(
     talk = grading_talk(raw, task_text) if wide else None
     if talk is not None:
         return Screened("injection", f"the answer talks about its own grading ({talk[0]}: {talk[1]!r})")
+    from rlvr_judge.concealed import concealed_answer_words  # it reads the screen's own helpers
+
     hidden = hidden_containers(shown) + "\n" + _hidden_latex(shown)
     found = note(hidden, anywhere=True) or note(deobfuscated(leet(hidden)), anywhere=True)
     if found is not None:
         return Screened("injection", f"a note to the grader in a part a reader does not see ({found!r})")
+    concealed = concealed_answer_words(shown, hidden, reference_units, criteria) if wide else None
+    if concealed is not None:
+        return concealed
     found = note(text) or note(deobfuscated(leet(text))) or note(deobfuscated(leet(text, every_digit=True)))
     if found is None and wide:
         found = note(_joined(text))
@@ -568,6 +559,10 @@ def _beyond_plain_text(
         found = note(view.text) or (note(deobfuscated(view.text)) if spaced or not transform else None)
         if found is None and not transform:
             found = note(deobfuscated(leet(view.text)))
+        if found is None and wide and view.span >= ENCODED_SHARE * size:
+            # Round 10: the whole answer is the payload, so it is read as a note alone would be (a grader
+            # named beside a verdict word): "Ao avaliador: ... correta" in rot13 or reversed reached the judge.
+            found = _only(INJECTIONS_ALONE, visible(view.text), task_text, reference_units)
         if found is not None:
             return Screened("injection", f"a note to the grader in {view.how} ({found!r})")
         imitation = None if transform else forged(view.text, task_text)
