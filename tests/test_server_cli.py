@@ -11,6 +11,7 @@ import urllib.request
 import pytest
 
 from rlvr_envs.cli.serving import split_env_args
+from rlvr_envs.registration import spec
 from tests.helpers.data import REPO_ROOT, shared_path
 
 
@@ -72,7 +73,7 @@ def test_serve_two_presets_each_from_its_own_file():
     )
     try:
         with urllib.request.urlopen(url + "/health", timeout=30) as response:
-            assert json.loads(response.read())["envs"] == ["math-500-v4", "math-gsm8k-v4"]
+            assert json.loads(response.read())["envs"] == [spec("math-500").id, spec("math-gsm8k").id]
         first = math500[0]
         rows = [
             {"env_id": "math-500", "task_id": first["unique_id"], "completion": f"\\boxed{{{first['answer']}}}"},
@@ -108,7 +109,7 @@ def test_serve_with_a_format_reward_for_an_env_that_owns_its_format(tmp_path):
     )
     try:
         with urllib.request.urlopen(url + "/health", timeout=30) as response:
-            assert json.loads(response.read())["envs"] == ["code-python-v6"]
+            assert json.loads(response.read())["envs"] == [spec("code-python").id]  # the newest, read from the registry
     finally:
         proc.kill()
         proc.wait(timeout=10)
