@@ -165,7 +165,9 @@ class IFEvalVerifier(Verifier):
             what it copied from the prompt, hid or told its grader (``rlvr_ifeval.own_text``;
             ``ifeval-data-v8`` / ``ifeval-synth-v8``); ``5``: with round 9's, the request said back in
             other words taken out too and "a letter to ..." read as a task (``rlvr_ifeval.restated``;
-            ``ifeval-data-v9`` / ``ifeval-synth-v9``).
+            ``ifeval-data-v9`` / ``ifeval-synth-v9``); ``6``: with round 10's, a response that names
+            its task only where nothing else takes it up refused (``rlvr_ifeval.detached``;
+            ``ifeval-data-v10`` / ``ifeval-synth-v10``).
     """
 
     # Loading language detection (langdetect's profiles, numba's kernels: 2-5 s) happens when a
@@ -417,6 +419,7 @@ class IFEvalVerifier(Verifier):
                 interleave=self.relevance == "contrast",
                 background=background,
                 round9=self.relevance_paste >= 5,
+                round10=self.relevance_paste >= 6,
             )
             # The overlap rule (its figures: ``needed``) cannot expect the prompt's English words
             # in an answer written in the language the prompt names; asked only when it refuses.
