@@ -132,6 +132,7 @@ SERIAL = (
     "tests/code/test_code_limits.py::test_calibrated_limits_never_fail_a_canonical_solution_over_all_of_humaneval_and_mbpp",
     "tests/ray/test_ray_pool.py",  # a two-node Ray cluster
     "tests/test_server_deadlines.py",  # raw sockets against short deadlines, the open-files limit
+    "tests/test_server_redteam_round10.py",  # 20-25 s of raw sockets; slow-loris timing bounds
     "tests/episodes/test_episode_server.py",  # binds ports; hundreds of concurrent sessions
     "tests/episodes/test_episodes_ray.py",  # a local Ray; kills a session's actor mid-episode
     "tests/episodes/test_episodes_python_pinned.py",  # python sandboxes under pool workers: cgroups, kills
