@@ -71,6 +71,22 @@ def test_verify_names_the_bad_line(tmp_path, capsys, content, message):
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"task_id": "t1", "completion": "x"}\n{"task_id": "t2", "completion": "\xff\xfe"}\n',  # Latin-1 bytes
+        b'{"task_id": "t1", "completion": "x"}\n' + '{"task_id": "t2", "completion": "ü"}\n'.encode("utf-16"),
+        b'{"task_id": "t1", "completion": "x"}\n{"task_id": "t2", "completion": "\xed\xa0\x80"}\n',  # a surrogate
+    ],
+)
+def test_verify_names_a_line_that_is_not_utf8(tmp_path, capsys, raw):
+    # A line of other bytes was a UnicodeDecodeError traceback (exit 1) that named no line.
+    src = tmp_path / "in.jsonl"
+    src.write_bytes(raw)
+    assert main(["verify", "toycli-list", "--input", str(src), "--output", str(tmp_path / "o.jsonl")]) == 2
+    assert "in.jsonl:2: not UTF-8" in capsys.readouterr().err
+
+
 def test_unknown_env_is_a_clean_error(capsys):
     assert main(["show", "toycli-ad"]) == 1
     assert "did you mean 'toycli-add'" in capsys.readouterr().err

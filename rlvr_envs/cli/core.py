@@ -125,11 +125,17 @@ def read_verify_rows(path: Path, env: Env) -> list[tuple[Task, Any]]:
     from rlvr_envs.types import Task
 
     rows: list[tuple[Task, Any]] = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
+    # Read as bytes and decoded line by line: one line that is not UTF-8 is named like any other bad
+    # line (exit 2), not a traceback from the file object's decoder.
+    with path.open("rb") as fh:
+        for lineno, raw in enumerate(fh, 1):
+            where = f"{path}:{lineno}"
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputFileError(f"{where}: not UTF-8 (byte {exc.start + 1} of the line)") from None
             if not line.strip():
                 continue
-            where = f"{path}:{lineno}"
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as exc:
