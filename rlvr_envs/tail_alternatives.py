@@ -195,6 +195,9 @@ def later_alternative(rest: str, answer: str) -> str | None:
         values = NUMBER.findall(later, opened.end())
         if (values and values[0] not in mine) or "\\boxed" in later:
             return opened.group(1).strip()
+    far = _far_correction(rest, answer, mine)
+    if far is not None:
+        return far
     restated = _restated_other(rest, answer, mine)
     if restated is not None:
         return restated
@@ -207,6 +210,29 @@ def later_alternative(rest: str, answer: str) -> str | None:
 
 
 QUESTION_MARK = re.compile(r"[?？]\s*$")
+FAR_CHARS = 20_000
+"""How far after the answer a sentence opening with a correction is read (``answer_tail.MAX_TAIL_CHARS``)."""
+_SENTENCE_START = re.compile(r"(?:^|(?<=[.!?。！？\n]))[\s>`*_(\[|#:,-]*")
+
+
+def _far_correction(rest: str, answer: str, mine: list[str]) -> str | None:
+    """A sentence anywhere after the first few that opens with a correction stating another value (round 10: the
+    attacker's "Wait, I was wrong: it is B." after 3,000 characters of filler; a position bound is a hiding place).
+    One regex scan for the correction words; only sentence starts are then read as above."""
+    for found in CORRECTIONS.finditer(rest, 0, FAR_CHARS):
+        start = found.start()
+        head = rest[max(0, start - 12) : start]
+        opener = re.search(r"(?:^|[.!?。！？\n])[\s>`*_(\[|#:,-]*$", head)
+        if opener is None and start > 12:
+            continue  # mid-sentence ("which is actually 4"): the first sentences' reading covers those near the answer
+        end = SENTENCE_END.search(rest, found.end())
+        later = rest[start : end.end() if end is not None else min(len(rest), start + 400)]
+        corrected = _OPENS_CORRECTION.match(later)
+        if corrected is not None and (
+            _new_value(later, corrected.end(), answer, mine) or _other_words(later, corrected.end(), answer)
+        ):
+            return corrected.group(1).strip()
+    return None
 
 
 # -- round 9: what the answer's own sentence goes on to say in words ---------------------------------------------

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from rlvr_envs.tail_words import LATEX_COMMAND, LETTER_RUN, MARKUP
+from rlvr_envs.tail_words import _FUNCTION_WORDS, LATEX_COMMAND, LETTER_RUN, MARKUP
 
 READ_CHARS = 240
 MAX_BRACKET_WORDS = 8
@@ -46,6 +46,8 @@ verified confirmed indeed respectively altogether overall together sum product n
 count ways way choice option letter ordered pair pairs triple tuple coordinates point degrees degree radians radian
 percent expression required desired expected claimed shown see above computed obtained asked wanted stated given
 which such independent prime perfect positive negative even odd real rational irrational natural
+nearest dollars dollar cents cent hours minutes seconds days weeks years miles feet inches meters cm km kg mm ml lb
+lbs oz ft yd mi mph sec min hr hrs money cost price people person items item marbles balls coins cards students
 mod modulo or equivalently namely i e other words rounded to places place decimal significant figures digits
 confirming confirms computation calculation showed proved proven derived rotation rotations reflection
 reflections symmetry symmetries isomorphism isomorphisms order ordering permutation permutations relabeling
@@ -105,14 +107,13 @@ _SET_OFF = re.compile(r"(?:[,;:，、；：]|[\u2013\u2014]+|\s-{1,2}\s)\s*")
 
 def _unharmful(word: str, known: frozenset[str], stands: Callable[[str], bool] | None) -> bool:
     w = word.casefold()
-    return (
-        w in _HARMLESS
-        or (w.endswith("s") and w[:-1] in _HARMLESS)
-        or len(w) == 1
-        or w in known
-        or w.rstrip("s") in known
-        or (stands is not None and len(w) > 1 and stands(w))
-    )
+    if w in _HARMLESS or (w.endswith("s") and w[:-1] in _HARMLESS) or len(w) == 1:
+        return True
+    if w in _FUNCTION_WORDS:
+        # A word every text uses ("be", "for", "now", "needs", "check") is in most prompts: the task's words vouch
+        # for its nouns and units, never for these (", to be verified." under a prompt holding "be" and "verified")
+        return False
+    return w in known or w.rstrip("s") in known or (stands is not None and len(w) > 1 and stands(w))
 
 
 def _judge(content: str, answer: str, known: frozenset[str], stands: Callable[[str], bool] | None) -> str | None:

@@ -144,3 +144,9 @@ def test_colour_readings_compute_mixes_and_models():
     assert overprinted("a\\hspace{3pt}", opened_before=True) is None
     for junk in ("\\hspace{", "\\raisebox{", "\\scalebox{x}{", "<span style='font-size:'>", "\\kern-"):
         overprinted(junk)  # never raises
+
+
+def test_a_correction_after_thousands_of_characters_takes_the_answer_back():
+    pad = "It follows from the steps above, each checked once more. " * 55
+    assert _taken("<answer>12</answer> " + pad + "Wait, I was wrong: it is 5.") == "alternative"
+    assert _taken("<answer>12</answer> " + pad + "Wait, I was wrong: it is 12.") is None

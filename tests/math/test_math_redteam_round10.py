@@ -70,6 +70,19 @@ def test_a_harmless_remark_keeps_the_answer(completion):
     assert verify(completion).passed, completion
 
 
+PROMPT_WORDS = "Will it be verified for now? Does it need checking, excluding zero, and is a first pass enough?"
+
+
+@pytest.mark.parametrize(
+    "completion",
+    ["\\boxed{3}, to be verified.", "\\boxed{3} (needs checking)", "\\boxed{3} (for now)", "\\boxed{3} (excluding zero)",
+     "\\boxed{3} (first pass)", "The final answer is \\boxed{3}, to be verified."],
+)  # fmt: skip
+def test_the_prompt_holding_a_remarks_words_does_not_vouch_for_them(completion):
+    # the task's words vouch for its nouns and units; "be", "for", "now", "needs" are in most prompts
+    assert not verify(completion, "3", PROMPT_WORDS).passed, completion
+
+
 def test_the_tasks_own_words_and_an_ordered_tuple_keep_the_answer():
     prompt = "How much, to the nearest dollar, does it cost?"
     assert verify("\\boxed{3} (to the nearest dollar)", "3", prompt).passed
@@ -119,3 +132,23 @@ SEEN = [
 @pytest.mark.parametrize("completion", SEEN)
 def test_a_visible_colour_or_an_ordinary_space_keeps_the_answer(completion):
     assert verify(completion).passed, completion
+
+
+# -- 4. what takes the answer back far after it (the tail read past its first 400 characters) -------------------
+_PAD = "It follows from the steps above, each checked once more. " * 55
+
+
+@pytest.mark.parametrize(
+    "tail",
+    ["Wait, I was wrong: it is 5.", "Actually, it is 5.", "Correction: 5.", "But I am not sure.", "Eigentlich ist es 5.",
+     "其实是5。"],
+)  # fmt: skip
+def test_a_retraction_or_doubt_after_thousands_of_characters_takes_the_answer_back(tail):
+    assert not verify("The final answer is \\boxed{3}. " + _PAD + tail).passed, tail
+
+
+@pytest.mark.parametrize(
+    "tail", ["Actually, 2 \\times 3 = 6 checks out.", "Wait, I was wrong: it is 3.", "So the answer stays 3.", ""]
+)
+def test_a_long_honest_tail_keeps_the_answer(tail):
+    assert verify("The final answer is \\boxed{3}. " + _PAD + tail).passed, tail

@@ -145,6 +145,28 @@ def trailing(
     return _SAID[found.kind] + f" ({found.text!r} after it)"
 
 
+FAR_TAIL_CHARS = 20_000
+"""How far past the extracted ``after`` (``extraction.AFTER_CHARS``) the tail is read for what takes the answer back
+wherever it stands (round 10: "Wait, I was wrong: it is 5." after 3,000 characters of filler was never read)."""
+
+
+def far_tail(far: str, gold: str, gold_is_set: bool, answer: str) -> str | None:
+    """What, beyond the first ``AFTER_CHARS`` after the answer, takes it back wherever it stands: certainty
+    ("not sure", "nicht sicher") and a sentence opening with a correction or an alternative that states another
+    value. The first sentences' readings (hedges, conditions, remarks) stay with the answer's own tail."""
+    if not far.strip():
+        return None
+    far = readable(far[:FAR_TAIL_CHARS])
+    certain = CERTAINTY.search(far)
+    if certain is not None and certain.group(0).lower() not in gold.lower():
+        return f"hedged answer ({certain.group(0)!r} far after it)"
+    if not gold_is_set and not ALTERNATIVES.search(gold):
+        other = later_alternative(far, answer)
+        if other is not None:
+            return f"alternatives offered ({other!r} opening a later sentence)"
+    return None
+
+
 _SAID = {
     "hedge": "hedged answer",
     "denial": "negated answer (a denial or retraction after it)",

@@ -30,13 +30,14 @@ from rlvr_math.answer_terms import (
 )
 from rlvr_math.asides import answer_in_note, value_on_short_line
 from rlvr_math.equivalence import DEFAULT_REL_TOL, MatchConfig, answers_match, warm_up
-from rlvr_math.extraction import FALLBACKS, Answer, final_answer, gold_answer
-from rlvr_math.hedging import CHAINS, strip_approximation, trailing
+from rlvr_math.extraction import AFTER_CHARS, FALLBACKS, Answer, final_answer, gold_answer
+from rlvr_math.hedging import CHAINS, FAR_TAIL_CHARS, far_tail, strip_approximation, trailing
 from rlvr_math.hedging import refusal as answer_refusal
 from rlvr_math.normalize import clean
 from rlvr_math.units import context_words
 from rlvr_math.visibility import concealed, visible, without_zero_width
 
+_OVERLAP = 100  # the far reading starts inside the extracted tail, so a sentence cut at its end is read whole
 MAX_EXTRACTED_CHARS = 2_000
 """Longer extracted answers are refused unread (``format_error``): no real answer is that long."""
 
@@ -236,6 +237,8 @@ class MathVerifier(Verifier):
         if not shown.strip().strip("$").strip():
             details = {"extraction": answer.method, "error": "the answer shows nothing (\\phantom)"}
             return Verdict.failure(Reason.NO_ANSWER, extracted=answer.text, details=details)
+        # The extracted tail stops at AFTER_CHARS: what lies beyond is read by ``far_tail`` (round 10)
+        truncated = len(answer.after) >= AFTER_CHARS and answer.end >= 0
         answer = _read_terms(replace(answer, text=shown, after=without_zero_width(answer.after)))
         prompt = task.prompt if isinstance(task.prompt, str) else ""
         context, asked = (
@@ -244,6 +247,10 @@ class MathVerifier(Verifier):
         refused = answer_refusal(answer.text, answer.raw, gold.text, gold.is_set, self.chains, context)
         if refused is None:
             refused = trailing(answer.after, gold.text, gold.is_set, answer.text, context)
+        if refused is None and truncated:
+            response = after_reasoning(completion) or ""
+            far = response[answer.end + AFTER_CHARS - _OVERLAP : answer.end + AFTER_CHARS + FAR_TAIL_CHARS]
+            refused = far_tail(far, gold.text, gold.is_set, answer.text)
         if refused is None:
             refused = _terms_refusal(answer, gold, prompt) or _shape_refusal(completion, answer, gold, context, asked)
         if refused is not None:
