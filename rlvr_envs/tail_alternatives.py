@@ -16,7 +16,7 @@ from collections.abc import Callable
 from fractions import Fraction
 
 from rlvr_envs.tail_arithmetic import math_span, value_of
-from rlvr_envs.tail_lexicon import ALTERNATIVES, BETWEEN_VALUES, CORRECTIONS, RESTATEMENTS
+from rlvr_envs.tail_lexicon import ALTERNATIVES, BETWEEN_VALUES, CORRECTIONS, DENIALS, RESTATEMENTS, RETRACTIONS
 from rlvr_envs.tail_words import LATEX_COMMAND
 
 SENTENCE_END = re.compile(r"(?<!\d)\.(?!\d)|[!。！\n]|[?？]")
@@ -215,6 +215,11 @@ FAR_CHARS = 20_000
 _SENTENCE_START = re.compile(r"(?:^|(?<=[.!?。！？\n]))[\s>`*_(\[|#:,-]*")
 
 
+# A correction that calls the answer wrong or takes it back, in the sentence it opens (the first sentences' reading
+# has its own denial check; far from the answer only a sentence that opens as a correction is read).
+_TAKEN_BACK = re.compile(DENIALS.pattern + "|" + RETRACTIONS.pattern, re.IGNORECASE)
+
+
 def _far_correction(rest: str, answer: str, mine: list[str]) -> str | None:
     """A sentence anywhere after the first few that opens with a correction stating another value (round 10: the
     attacker's "Wait, I was wrong: it is B." after 3,000 characters of filler; a position bound is a hiding place).
@@ -229,7 +234,10 @@ def _far_correction(rest: str, answer: str, mine: list[str]) -> str | None:
         later = rest[start : end.end() if end is not None else min(len(rest), start + 400)]
         corrected = _OPENS_CORRECTION.match(later)
         if corrected is not None and (
-            _new_value(later, corrected.end(), answer, mine) or _other_words(later, corrected.end(), answer)
+            _new_value(later, corrected.end(), answer, mine)
+            or _other_words(later, corrected.end(), answer)
+            # "Wait, I was wrong: it is Atlantis." (one that ends restating the answer itself reaffirms it)
+            or (_TAKEN_BACK.search(later, corrected.end()) is not None and answer.strip() not in later)
         ):
             return corrected.group(1).strip()
     return None

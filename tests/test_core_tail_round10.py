@@ -150,3 +150,4 @@ def test_a_correction_after_thousands_of_characters_takes_the_answer_back():
     pad = "It follows from the steps above, each checked once more. " * 55
     assert _taken("<answer>12</answer> " + pad + "Wait, I was wrong: it is 5.") == "alternative"
     assert _taken("<answer>12</answer> " + pad + "Wait, I was wrong: it is 12.") is None
+    assert _taken("<answer>12</answer> " + pad + "Wait, I was wrong: it is Atlantis.") is not None

@@ -141,7 +141,7 @@ _PAD = "It follows from the steps above, each checked once more. " * 55
 @pytest.mark.parametrize(
     "tail",
     ["Wait, I was wrong: it is 5.", "Actually, it is 5.", "Correction: 5.", "But I am not sure.", "Eigentlich ist es 5.",
-     "其实是5。"],
+     "其实是5。", "Wait, I was wrong: it is Atlantis.", "Actually, scratch that."],
 )  # fmt: skip
 def test_a_retraction_or_doubt_after_thousands_of_characters_takes_the_answer_back(tail):
     assert not verify("The final answer is \\boxed{3}. " + _PAD + tail).passed, tail
