@@ -23,7 +23,6 @@ from rlvr_ifeval.analysis import JOINERS as _JOINERS
 from rlvr_ifeval.analysis import LATIN_CYRILLIC_WORD_RE as _LATIN_CYRILLIC_WORD_RE
 from rlvr_ifeval.analysis import SEGMENT_RE as _SEGMENT_RE
 from rlvr_ifeval.base import Checker
-from rlvr_ifeval.detached import named_not_answered  # (round 10: one layer, called by both)
 from rlvr_ifeval.guard import (
     _ASCII_TOKEN_TABLE,
     _IDEOGRAPHIC_RE,
@@ -93,6 +92,7 @@ from rlvr_ifeval.relevance import (
     _literal_pattern,
     _prompt_predecessors,
     _prompt_vocabulary,
+    named_not_answered,  # (round 10: one layer, called by both)
     needed,
     prompt_words,
     task_units,

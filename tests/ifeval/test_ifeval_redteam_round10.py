@@ -21,8 +21,8 @@ import pytest
 
 import rlvr_envs
 from rlvr_envs.types import Task
-from rlvr_ifeval.detached import MAX_NAMING_SHARE, named_not_answered
-from rlvr_ifeval.relevance import task_units
+from rlvr_ifeval.detached import MAX_NAMING_SHARE
+from rlvr_ifeval.relevance import named_not_answered, task_units
 
 OLD, NEW = "ifeval-synth-v9", "ifeval-synth-v10"
 

@@ -38,7 +38,10 @@ are split only in the paragraphs that name it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
+
+from rlvr_ifeval.text import count_words_any_script
 
 MIN_UNNAMED_WORDS = 80
 """... and the rest of the response, which never names it, has at least this many words: a
@@ -61,14 +64,19 @@ _PROSE_END = frozenset(".!?\u3002\uff01\uff1f\u2026")
 
 
 def named_not_answered(
-    head: str, task: frozenset[str], min_words: int, head_units: set[str] | frozenset[str] | None = None
+    head: str,
+    task: frozenset[str],
+    min_words: int,
+    head_units: set[str] | frozenset[str] | None = None,
+    *,
+    read_units: Callable[[str], set[str]],
 ) -> dict[str, Any] | None:
     """What was found when ``head`` names its task (``task``: its units) in sentences of one
     paragraph (or of the first and the last) that the rest of the response never takes up,
     else None. ``head_units``: the units of all of ``head`` where the caller has them (none of
-    the task's: nothing to read)."""
-    from rlvr_ifeval.relevance import TASK_STOP_WORDS, units  # (relevance imports this module)
-    from rlvr_ifeval.text import count_words_any_script
+    the task's: nothing to read). ``read_units``: a text's content units, as the gate reads them
+    (``relevance.named_not_answered`` passes its own reader: this module does not import the
+    gate that calls it)."""
 
     if not task or (head_units is not None and task.isdisjoint(head_units)):
         return None
@@ -77,7 +85,7 @@ def named_not_answered(
     naming: list[int] = []
     found: list[set[str]] = []
     for i, paragraph in enumerate(paragraphs):
-        mine = units(paragraph, TASK_STOP_WORDS)
+        mine = read_units(paragraph)
         found.append(mine)
         if not task.isdisjoint(mine):
             naming.append(i)
@@ -96,7 +104,7 @@ def named_not_answered(
         if paragraph.rstrip(_CLOSERS)[-1:] not in _PROSE_END:
             return None  # a heading, a greeting, a list label: how real answers name a task
         for sentence in _SENTENCE_END_RE.split(paragraph):
-            mine = units(sentence, TASK_STOP_WORDS)
+            mine = read_units(sentence)
             if task.isdisjoint(mine):
                 rest |= mine
             else:

@@ -49,7 +49,7 @@ from itertools import compress, pairwise
 from operator import gt
 from typing import TYPE_CHECKING, Any
 
-from rlvr_ifeval import analysis, prose_jit, units_jit
+from rlvr_ifeval import analysis, detached, prose_jit, units_jit
 from rlvr_ifeval.analysis import LATIN_CYRILLIC_WORD_RE as _LATIN_CYRILLIC_WORD_RE
 from rlvr_ifeval.analysis import (
     MAX_ANALYSED_CHARS,
@@ -57,7 +57,6 @@ from rlvr_ifeval.analysis import (
 )
 from rlvr_ifeval.analysis import lowered as _lowered  # noqa: F401 -- re-exported
 from rlvr_ifeval.base import Checker, strings
-from rlvr_ifeval.detached import named_not_answered
 from rlvr_ifeval.language import detect_language
 from rlvr_ifeval.literal_text import literal_pattern as _literal_pattern  # noqa: F401 -- re-exported (tests)
 from rlvr_ifeval.literal_text import literal_strings as _literal_strings
@@ -348,6 +347,15 @@ def off_topic(
     if round10:
         return named_not_answered(head, task.units, min_words, found)
     return None
+
+
+def named_not_answered(
+    head: str, task: frozenset[str], min_words: int, head_units: set[str] | frozenset[str] | None = None
+) -> dict[str, Any] | None:
+    """Round 10's rule (``rlvr_ifeval.detached``) with this gate's reading of content units."""
+    return detached.named_not_answered(
+        head, task, min_words, head_units, read_units=lambda text: units(text, TASK_STOP_WORDS)
+    )
 
 
 # --- Language-likeness: natural text is held together by function words -------------------------

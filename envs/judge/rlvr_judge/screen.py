@@ -62,6 +62,7 @@ from itertools import pairwise
 from rlvr_envs.answer_tail import SENTENCE_END
 from rlvr_envs.extract import balanced_group
 from rlvr_envs.tail_lexicon import CERTAINTY
+from rlvr_judge.concealed import concealed_answer_words
 from rlvr_judge.decoded import TRANSFORMS, decoded_views, hidden_containers, leet
 from rlvr_judge.forged import forged
 from rlvr_judge.grading_talk import grading_talk
@@ -534,15 +535,16 @@ def _beyond_plain_text(
     talk = grading_talk(raw, task_text) if wide else None
     if talk is not None:
         return Screened("injection", f"the answer talks about its own grading ({talk[0]}: {talk[1]!r})")
-    from rlvr_judge.concealed import concealed_answer_words  # it reads the screen's own helpers
-
     hidden = hidden_containers(shown) + "\n" + _hidden_latex(shown)
     found = note(hidden, anywhere=True) or note(deobfuscated(leet(hidden)), anywhere=True)
     if found is not None:
         return Screened("injection", f"a note to the grader in a part a reader does not see ({found!r})")
-    concealed = concealed_answer_words(shown, hidden, reference_units, criteria) if wide else None
-    if concealed is not None:
-        return concealed
+    if wide:
+        concealed = concealed_answer_words(
+            shown, hidden, reference_units, criteria, tokens=tokens, visible=visible, function_words=_FUNCTION_WORDS
+        )
+        if concealed is not None:
+            return Screened("encoded", concealed)
     found = note(text) or note(deobfuscated(leet(text))) or note(deobfuscated(leet(text, every_digit=True)))
     if found is None and wide:
         found = note(_joined(text))
