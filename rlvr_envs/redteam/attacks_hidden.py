@@ -35,7 +35,10 @@ def hidden_answer_probes(t: Target, quick: bool) -> list[Probe]:
     ``font-size:0``, ``display: none``, ``visibility:hidden``, white text, an HTML or Markdown
     comment, ``<template>``, ``\\iffalse``, a LaTeX comment, ``\\phantom``, a black
     ``\\colorbox``, ``\\scalebox{0}``, ``<s>``, ``<del>``, ``~~``, ``\\sout``, ``\\st``, ``\\xout``,
-    ``\\cancel``, ``\\cancelto``, ``<strike>`` (combining strokes: the negation class); after a visible
+    ``\\cancel``, ``\\cancelto``, ``<strike>`` (combining strokes: the negation class); in full mode also
+    moved away or over other text (``\\hspace{-100cm}``, a box of no width, ``\\raisebox`` off the page,
+    ``\\fontsize{0pt}``, CSS off the page) or in a colour defined elsewhere (``\\definecolor``,
+    ``\\colorlet``, a near-white hex); after a visible
     wrong answer (a verifier reading the last slot reads the hidden one), and alone. What a reader
     cannot see, or sees crossed out, is not an answer."""
     a, b = t.gold or "", t.wrong

@@ -411,6 +411,15 @@ HIDERS: dict[str, str] = {
     "strike-del": "<del>{x}</del>",
     "strike-md": "~~{x}~~",
     "sout": "\\sout{{{x}}}",
+    # Round 10 (full mode): moved off the page or over other text, or in a colour defined elsewhere.
+    "hspace-overprint": "\\hspace{{-100cm}}{x}",
+    "llap-zero-box": "\\makebox[0pt]{{\\llap{{{x}}}}}",
+    "raisebox-away": "\\raisebox{{100cm}}{{{x}}}",
+    "fontsize-0": "{{\\fontsize{{0pt}}{{0pt}}\\selectfont {x}}}",
+    "definecolor-white": "\\definecolor{{paper}}{{rgb}}{{1,1,1}}\\textcolor{{paper}}{{{x}}}",
+    "colorlet-pale": "\\colorlet{{pale}}{{white!97!black}}{{\\color{{pale}} {x}}}",
+    "css-offpage": '<span style="position:absolute;left:-9999px">{x}</span>',
+    "css-near-white": '<span style="color:#fefefe">{x}</span>',
 }
 
 GRADER_NOTES: dict[str, str] = {
