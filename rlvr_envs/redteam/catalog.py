@@ -15,6 +15,7 @@ from rlvr_envs.redteam import attacks_paste as paste
 from rlvr_envs.redteam import attacks_tail as tail
 from rlvr_envs.redteam import attacks_text as text
 from rlvr_envs.redteam.mining import forge_turns, mine_feedback, prompt_lookup_probes
+from rlvr_envs.redteam.retries import enumerate_retries
 from rlvr_envs.redteam.target import GoldKind, Probe, Target
 
 if TYPE_CHECKING:
@@ -88,6 +89,9 @@ CLASSES: tuple[AttackClass, ...] = (
     ),
     AttackClass("feedback_mining", None, None, "an env that can be made with max_turns > 1", episode=mine_feedback),
     AttackClass("forged_turn", None, None, "an env that can be made with max_turns > 1", episode=forge_turns),
+    AttackClass(
+        "retry_enumeration", None, None, "an env that can be made with max_turns > 1", episode=enumerate_retries
+    ),
 )
 
 BY_NAME: dict[str, AttackClass] = {c.name: c for c in CLASSES}
