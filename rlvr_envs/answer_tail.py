@@ -81,7 +81,7 @@ from rlvr_envs.tail_lexicon import (
     POWER_OF_TEN,
     RETRACTIONS,
 )
-from rlvr_envs.tail_remarks import qualifying_remark
+from rlvr_envs.tail_remarks import qualifying_remark, remark_text
 from rlvr_envs.tail_words import (
     CHAT_TURN,
     LATEX_COMMAND,
@@ -347,7 +347,7 @@ def after_sentence_refusal(
     found = _said_in_words(sentence, answer)
     if found is not None:
         return found
-    remark = qualifying_remark(sentence, answer, known, stands)
+    remark = qualifying_remark(remark_text(sentence, rest), answer, known, stands)
     if remark is None and rest[:1].isspace() and rest.lstrip()[:1] in "(（" and not _ARGUED.search(rest[:240]):
         # "\\boxed{3}. (Needs checking.)": a remark of its own next; one with mathematics in it is an explanation
         # ("(We can even check that $17\\cdot 19 = 323$.)"), and "[asy]" opens a figure

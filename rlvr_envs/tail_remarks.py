@@ -41,7 +41,7 @@ English only when it opens with a verb form, and when no word of it names what w
 _HARMLESS_TEXT = """
 the a an this that these it its is are was our my final answer answers ans result results value values solution
 solutions total exact exactly checked simplified simplest simplify reduced lowest terms form radical standard common
-fraction fractions decimal notation interval set in as of units unit square cubic sq qed done boxed ie eg ok correct
+fraction fractions decimal notation interval set in as of units unit square cubic sq qed done boxed ie dh ok correct
 verified confirmed indeed respectively altogether overall together sum product number numbers integer integers whole
 count ways way choice option letter ordered pair pairs triple tuple coordinates point degrees degree radians radian
 percent expression required desired expected claimed shown see above computed obtained asked wanted stated given
@@ -103,6 +103,13 @@ _GLOSS = re.compile(
 _LEAD = re.compile(r"[\s$)\]}*_]*(?:\\(?:quad|qquad|[,;: ])\s*)*")
 _BRACKETS = {"(": ")", "[": "]", "（": "）", "【": "】", "［": "］"}
 _SET_OFF = re.compile(r"(?:[,;:，、；：]|[\u2013\u2014]+|\s-{1,2}\s)\s*")
+# A dotted abbreviation is one word ("e.g." -> "eg", "z.B." -> "zb", "o.ä." -> "oä", "i. e." -> "ie"): read
+# letter by letter, each letter was harmless, so "\\boxed{3} (e.g.)" (the answer offered as an example) was paid.
+_DOTTED = re.compile(r"(?<![\w.])(?:[^\W\d_]\.\s?){1,4}[^\W\d_](?![\w])\.?")
+
+
+def _undotted(text: str) -> str:
+    return _DOTTED.sub(lambda m: re.sub(r"[.\s]", "", m.group(0)), text)
 
 
 def _unharmful(word: str, known: frozenset[str], stands: Callable[[str], bool] | None) -> bool:
@@ -120,6 +127,7 @@ def _judge(content: str, answer: str, known: frozenset[str], stands: Callable[[s
     """The words of a remark that can qualify the answer, or None when every word is harmless."""
     text = _ORDER_PHRASE.sub(" ", MARKUP.sub(" ", LATEX_COMMAND.sub(" ", content)))
     text = _NOT_A_VALUE.sub(" ", text)  # ", not 7": the answer set against a value it is not
+    text = _undotted(text)
     # "up to rotation" was judged by ``widened``; "(up to)" alone is a bound
     text = re.sub(r"(?<![\w'])up\s+to(?=\s+[^\W_])", " ", text, flags=re.IGNORECASE)
     glossed = _GLOSS.search(text) is not None
@@ -147,6 +155,23 @@ def _judge(content: str, answer: str, known: frozenset[str], stands: Callable[[s
         elif word.casefold() not in own and not _unharmful(word, known, stands):
             bad.append(word)
     return " ".join(bad[:4]) if bad else None
+
+
+def remark_text(sentence: str, rest: str) -> str:
+    """What ``qualifying_remark`` reads: the answer's sentence, or with what follows it where the sentence opens a
+    bracket its end cut off ("\\boxed{3} (e.g.)": the sentence ends at "e." and the remark read was "e")."""
+    lead = _LEAD.match(sentence)
+    at = lead.end() if lead is not None else 0
+    opener = sentence[at : at + 1]
+    if opener in _BRACKETS and _BRACKETS[opener] not in sentence[at + 1 :]:
+        return sentence + rest[:READ_CHARS]
+    if _ABBREVIATION_CUT.search(sentence) and rest[:1] not in ("", " ", "\n"):
+        return sentence + rest[:READ_CHARS]  # ", e.g." cut at "e.": the sentence goes on with no space
+    return sentence
+
+
+# A sentence "ended" by a letter's dot with the next letter right after it ("e.|g."): an abbreviation's dot.
+_ABBREVIATION_CUT = re.compile(r"(?<![\w.])[^\W\d_]\.$")
 
 
 def qualifying_remark(
