@@ -22,7 +22,8 @@ contest family:
   solution process's address-space limit to it (never raises it; the sample's total bound stays
   the verifier's, so a language the runner bounds by the total alone, Java or Go, keeps that one).
 
-Scoring problems (``type: scoring``) are judged pass/fail over all cases; validators that need
+Scoring problems (``type: scoring``) are judged pass/fail over all cases, and left out where
+their own validator grades answers (``score.txt``: a score is not a pass); validators that need
 flags of their own, several source files or a build script, and multi-pass problems are left out
 (``env.skipped`` says why).
 """
@@ -156,15 +157,32 @@ def _name(config: Mapping[str, Any], package: Path) -> str:
     return str(name) if name else package.name
 
 
-def _kind(config: Mapping[str, Any]) -> tuple[bool, bool]:
-    """``(custom validator, interactive)`` from the legacy ``validation`` or 2023-07 ``type``."""
+def _kind(config: Mapping[str, Any], package: Path) -> tuple[bool, bool]:
+    """``(custom validator, interactive)`` from the legacy ``validation`` or 2023-07 ``type``.
+
+    A scoring problem whose own validator grades each answer is left out: its exit 42 means "a
+    valid answer, scored" (the score in ``score.txt``), so a pass/fail reward reading the 42
+    would pay every feasible answer of an optimisation problem, the empty one included (red team
+    round 11). That is the legacy ``validation: custom score`` and, in the 2023-07 format, where
+    any output validator of a scoring problem may write ``score.txt``, ``type: scoring`` with a
+    validator (the package ships one, whether or not this loader reads it). A scoring problem
+    judged by the default validator, or by a legacy ``custom`` validator without ``score``
+    (Kattis ignores a score.txt there), is pass/fail per case: kept."""
     kinds = config.get("type", "pass-fail")
     words = set(kinds.split() if isinstance(kinds, str) else [str(k) for k in kinds or ()])
     validation = str(config.get("validation") or "default").split()
     if "multi-pass" in words:
         raise Untestable(f"code-kattis: {config.get('name')!r} is multi-pass (not supported)")
     interactive = "interactive" in words or "interactive" in validation
-    return interactive or validation[0] == "custom" or "custom" in words, interactive
+    custom = interactive or validation[0] == "custom" or "custom" in words
+    legacy = "problem_format_version" not in config
+    shipped = any((package / folder).is_dir() for folder in ("output_validator", "output_validators"))
+    if ("score" in validation[1:] and custom) or (not legacy and "scoring" in words and (custom or shipped)):
+        raise Untestable(
+            f"code-kattis: {package.name} is a scoring problem whose validator grades answers (score.txt): "
+            "its acceptance is a score, not a pass (not supported)"
+        )
+    return custom, interactive
 
 
 def _flags(config: Mapping[str, Any], package: Path) -> list[str]:
@@ -262,7 +280,7 @@ def read_package(package: Path, language: str | list[str] = "python") -> tuple[P
     """The package's problem and its ``{"checker": spec}`` (None for an interactive problem, whose
     validator is ``problem.interactor``)."""
     config = _yaml(package / "problem.yaml")
-    custom, interactive = _kind(config)
+    custom, interactive = _kind(config, package)
     public, hidden = _cases(package, "sample"), _cases(package, "secret")
     if not public + hidden:
         raise Untestable(f"code-kattis: {package.name} has no test data")
