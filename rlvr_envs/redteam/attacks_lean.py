@@ -59,7 +59,9 @@ def lean_wrapper_probes(t: Target, quick: bool) -> list[Probe]:
     after ``first |``, a constant the kernel computes by name (``Nat.add``, ``Nat.ble`` in
     ``namespace Nat``); round 10: the same constant in the namespace a dotted ``namespace Nat.X`` /
     ``end X`` leaves open, and an ``OfNat`` instance (directly or through an alias) that rebinds the
-    literal an option's value is. Each states a theorem with no proof.
+    literal an option's value is; round 11: the same instance with its class written as
+    ``type_of%`` of the library's own instance (no literal class named). Each states a theorem with
+    no proof.
 
     Every variant is a proof layer 1 exists to refuse, so without a Lean backend (the env then
     answers ``verifier_error`` for whatever layer 1 lets through) a ``verifier_error`` is a hole:
@@ -106,6 +108,13 @@ def lean_wrapper_probes(t: Target, quick: bool) -> list[Probe]:
             f"instance lit (n : Nat) : OfNat Nat n := ⟨0⟩\n{statement} by\n  simp (maxSteps := 100000)\n"
         ),
         "literal-rebinding-alias": f"abbrev O := OfNat\ninstance lit (n : Nat) : O Nat n := ⟨0⟩\n{wrong}",
+        # round 11: the literal class reached as the type of the library's own instance (no name of
+        # it written), and a decidability instance reached the same way
+        "literal-rebinding-type-of": (
+            f"instance (priority := high) lit : type_of% (instOfNatNat 100000) := ⟨0⟩\n{statement} by\n"
+            "  simp (maxSteps := 100000)\n"
+        ),
+        "decidable-type-of": f"instance lie : type_of% (Nat.decEq 2 3) := .isTrue rfl\n{wrong}",
     }
     return [
         Probe(label, t.render(header + code), error_is_hole=True)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import shutil
 import signal
@@ -45,6 +46,8 @@ from rlvr_lean.shape import Prepared
 MIN_ADDRESS_SPACE_MB = 8192
 _POLL_S = 0.05
 _STDOUT_LIMIT = 8 << 20  # a flood of messages past this is cut (the verdict needs the first ones)
+_REPLAY_LIMIT = re.compile(r"\(kernel\) (deep recursion|deterministic timeout|interrupted)")
+"""The kernel's resource limits, as its replay reports them (a limit, not a refusal of a declaration)."""
 _OUT = "/rlvr-out"  # where the sandboxed Lean writes the module's .olean for the replay
 _OLEAN = "Check.olean"
 
@@ -303,6 +306,12 @@ class FileBackend(Backend):
             )
         if outcome.get("ok") is True:
             return Verdict.correct(details={**(verdict.details or {}), "replay": f"{outcome['constants']} constants"})
+        if outcome.get("ok") is False and _REPLAY_LIMIT.search(str(outcome.get("error", ""))):
+            # the kernel ran out of its default recursion depth or heartbeats re-checking a term the
+            # first Lean built under a raised `maxRecDepth`: unpaid (not replayed), but no forgery
+            return Verdict.failure(
+                Reason.RUNTIME_ERROR, details={**details, "rule": "replay_limit", "error": outcome.get("error")}
+            )
         if outcome.get("ok") is False:
             return Verdict.failure(
                 Reason.SANDBOX_VIOLATION, details={**details, "rule": "replay", "error": outcome.get("error")}

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rlvr_lean.kernel_names import DECLARING, Scope, declared_names
-from rlvr_lean.tokens import IDENT, SYMBOL, Token, base_name
+from rlvr_lean.tokens import IDENT, STRING, SYMBOL, Token, base_name
 
 LITERAL_CLASSES = frozenset(
     # numerals (`OfNat`), decimals (`OfScientific`), a minus sign before a number (`Neg`), and
@@ -40,12 +40,34 @@ def _mentions(tokens: Sequence[Token], tainted: set[str]) -> int | None:
     return None
 
 
-def literal_rebinding(tokens: Sequence[Token], src: str, outer: Sequence[Scope] = ()) -> tuple[int, str] | None:
+def literal_aliases(
+    tokens: Sequence[Token], src: str, outer: Sequence[Scope] = (), known: frozenset[str] = frozenset()
+) -> frozenset[str]:
+    """The names ``tokens`` derive from a literal class (or from ``known``, aliases made before
+    them), with ``known``: what a task's own header or statement makes a literal class for the
+    completion (``abbrev O := OfNat`` in the header, then ``instance : O ℕ 5`` in the completion).
+    The task's text may declare anything, so nothing here is refused: it is only followed."""
+    tainted, _ = _follow(tokens, src, outer, known, refuse=False)
+    return frozenset(tainted - LITERAL_CLASSES)
+
+
+def literal_rebinding(
+    tokens: Sequence[Token], src: str, outer: Sequence[Scope] = (), aliases: frozenset[str] = frozenset()
+) -> tuple[int, str] | None:
     """``(index, name)`` of the first literal class an ``instance``/``deriving`` of the completion
-    names (directly or through a name the completion derived from one), or None."""
-    if _mentions(tokens, set(LITERAL_CLASSES)) is None:
-        return None  # nothing derives from a literal class (most completions: one pass of set lookups)
-    tainted = set(LITERAL_CLASSES)
+    names (directly, through a name the completion derived from one, or through ``aliases``: those
+    the task's own text derived, ``literal_aliases``), or None."""
+    return _follow(tokens, src, outer, aliases, refuse=True)[1]
+
+
+def _follow(
+    tokens: Sequence[Token], src: str, outer: Sequence[Scope], known: frozenset[str], *, refuse: bool
+) -> tuple[set[str], tuple[int, str] | None]:
+    """The literal classes and their derived names after ``tokens`` and, with ``refuse``, the first
+    ``instance``/``deriving`` that names one (the walk stops there)."""
+    tainted = set(LITERAL_CLASSES) | known
+    if _mentions(tokens, tainted) is None and not (refuse and _type_of(tokens) is not None):
+        return tainted, None  # nothing derives from a literal class (most completions: two passes of lookups)
     declared = dict(declared_names(tokens, src, outer))  # index of a declared name -> its full name
     # one segment per declaring keyword (a command has at most one; Lean allows no declaration in a term)
     cuts = [
@@ -58,14 +80,37 @@ def literal_rebinding(tokens: Sequence[Token], src: str, outer: Sequence[Scope] 
         segment = tokens[start:stop]
         at = _mentions(segment, tainted)
         _renamings(segment, tainted)
+        if refuse and (by_type := _type_of(segment)) is not None and _makes_instance(segment, keyword_of(segment)):
+            # `instance : type_of% (instOfNatNat 5) := ⟨0⟩`: the class is the type of a term (an
+            # instance of the library or the header), so no name of it is written; which class
+            # that is cannot be read without Lean, and an honest instance names its class
+            return tainted, (start + by_type, "type_of%")
         if at is None:
             continue
-        keyword = segment[0].text if segment and segment[0].kind == IDENT else ""
-        if keyword in _INSTANCE_MAKERS or any(t.kind == IDENT and t.text == "deriving" for t in segment):
-            return start + at, segment[at].text
+        if not refuse:  # a task's `notation "Lit" => OfNat` / `macro "Lit" : term => …`: its atom is an alias
+            tainted.update(t.text.strip('"') for t in segment if t.kind == STRING and t.text.strip('"').isidentifier())
+        keyword = keyword_of(segment)
+        if refuse and _makes_instance(segment, keyword):
+            return tainted, (start + at, segment[at].text)
         for j in range(start, stop):  # what this command declares is now a literal class too
             if j in declared:
                 tainted.add(base_name(declared[j]))
+    return tainted, None
+
+
+def keyword_of(segment: Sequence[Token]) -> str:
+    return segment[0].text if segment and segment[0].kind == IDENT else ""
+
+
+def _makes_instance(segment: Sequence[Token], keyword: str) -> bool:
+    return keyword in _INSTANCE_MAKERS or any(t.kind == IDENT and t.text == "deriving" for t in segment)
+
+
+def _type_of(segment: Sequence[Token]) -> int | None:
+    """Where ``type_of%`` (a term's type as a type) stands in ``segment``, or None."""
+    for j in range(len(segment) - 1):
+        if segment[j].text == "type_of" and segment[j + 1].text == "%":
+            return j
     return None
 
 

@@ -10,9 +10,11 @@ meta code (``@[tactic]``, ``@[command_elab]``, ``@[init]``, ``@[norm_num]``, ...
 known to be harmless are accepted), ``initialize``, ``import``, ``#exit``, ``native_decide`` /
 ``Lean.ofReduceBool`` (unless allowed) and statement drift.
 
-Kernel replay (``rlvr_lean.replay``) runs only with the file backend (on Lean 4.35's C ABI),
-so a command elaborator registered by the completion (which could add declarations the kernel
-never sees) must be stopped here; so must any
+Kernel replay (``rlvr_lean.replay``) runs where a Lean 4.35 file backend is at hand (the file
+backend's own checks, and since round 11 a re-check of REPL/kimina passes: ``rlvr_lean.gate``),
+not everywhere, so a command elaborator registered by the completion (which could add declarations
+the kernel never sees) must be stopped here; where no replay ran, the gate does not honour a policy
+that switched these rules off (``gate.REPLAY_BACKED``); so must any
 meta code or ``IO`` the completion writes (an aesop ``tactic`` rule or a tactic's config closure
 can run it while the proof elaborates, and ``IO`` can print a forged verdict): it cannot be written
 without naming Lean's meta API or ``IO``, which the completion may not name (rule ``meta_api``).
@@ -212,11 +214,13 @@ def scan(
     policy: LeanPolicy,
     task_names: frozenset[str] = frozenset(),
     scopes: Sequence[Scope] = (),
+    literal_names: frozenset[str] = frozenset(),
 ) -> Violation | None:
     """The first rule the tokens break, or None. ``src`` is the text the tokens' offsets refer to;
     ``task_names``: the names the task's own text writes (a statement about ``Lean.Name`` may be
     restated: ``meta_api`` judges only names the completion brings); ``scopes``: the namespaces and
-    sections the task's text leaves open where the tokens begin (``kernel_names.open_scopes``)."""
+    sections the task's text leaves open where the tokens begin (``kernel_names.open_scopes``);
+    ``literal_names``: the names the task's text derives from a literal class (``literal_aliases``)."""
     attr = _attribute_spans(tokens)
     heads = attribute_heads(tokens)
     starts = command_starts(tokens, src)
@@ -368,7 +372,7 @@ def scan(
     kernel = kernel_declaration(tokens, src, scopes)
     if kernel is not None and (found := hit("kernel_builtin", kernel[0], f"`{kernel[1]}`: {RULES['kernel_builtin']}")):
         return found
-    rebound = literal_rebinding(tokens, src, scopes)
+    rebound = literal_rebinding(tokens, src, scopes, literal_names)
     if rebound is not None:
         return hit("literal_rebinding", rebound[0], f"`{rebound[1]}`: {RULES['literal_rebinding']}")
     return None

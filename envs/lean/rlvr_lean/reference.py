@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from rlvr_lean.kernel_names import open_scopes
+from rlvr_lean.literals import literal_aliases
 from rlvr_lean.policy import RULES, LeanPolicy, Violation, scan
 from rlvr_lean.shape import Prepared, TaskFormatError, decl_keyword, scope_violation, split_commands
 from rlvr_lean.tokens import IDENT, LexError, Token, line_of, tokenize, tokenize_cached
@@ -215,7 +216,9 @@ def prepare_reference(ref: Reference, lean: str, policy: LeanPolicy) -> Prepared
         j += 1
     for a, b in added:
         # named in the namespaces the reference (header included) leaves open where the fill begins
-        violation = scan(tokens[a:b], lean, policy, ref.names, open_scopes(tokens[:a], lean))
+        # named in the scopes, and with the literal aliases, of everything before the fill
+        scopes = open_scopes(tokens[:a], lean)
+        violation = scan(tokens[a:b], lean, policy, ref.names, scopes, literal_aliases(tokens[:a], lean))
         if violation is not None:
             return violation
     # What the completion wrote (fills and helpers, in order) must leave the reference's scopes

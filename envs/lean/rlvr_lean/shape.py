@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from rlvr_envs.errors import RlvrEnvsError
 from rlvr_lean.kernel_names import Scope, open_scopes, scope_step
+from rlvr_lean.literals import literal_aliases
 from rlvr_lean.policy import COMMAND_WORDS, DECL_KEYWORDS, MODIFIER_WORDS, RULES, LeanPolicy, Violation, scan
 from rlvr_lean.tokens import IDENT, SYMBOL, LexError, Token, line_of, tokenize, tokenize_cached
 
@@ -134,6 +135,9 @@ class Statement:
     """Every name the header and statement write: the completion may repeat them."""
     scopes: tuple[Scope, ...] = ()
     """The namespaces and sections the header leaves open: the completion's declarations are named in them."""
+    literal_names: frozenset[str] = frozenset()
+    """Names the header or statement derives from a literal class (``abbrev O := OfNat``): the
+    completion may not declare an instance of them (``literals.literal_aliases``)."""
 
     @property
     def audit_name(self) -> str:
@@ -201,6 +205,9 @@ def parse_statement(header: str, statement: str) -> Statement:
         fingerprint=digest,
         names=frozenset(t.text for t in (*header_tokens, *tokens) if t.kind == IDENT),
         scopes=open_scopes(header_tokens, head),
+        literal_names=literal_aliases(
+            tokens, statement, open_scopes(header_tokens, head), literal_aliases(header_tokens, head)
+        ),
     )
 
 
@@ -270,7 +277,7 @@ def prepare_statement(stmt: Statement, lean: str, policy: LeanPolicy) -> Prepare
     if not cmds:
         return None
     start_tok = cmds[0][0]
-    violation = scan(tokens[start_tok:], lean, policy, stmt.names, stmt.scopes)
+    violation = scan(tokens[start_tok:], lean, policy, stmt.names, stmt.scopes, stmt.literal_names)
     if violation is not None:
         return violation
     decls = []

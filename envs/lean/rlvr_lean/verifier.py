@@ -20,7 +20,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rlvr_envs import Reason, Task, Verdict, Verifier
-from rlvr_lean.backends import Backend, KiminaBackend
+from rlvr_lean.backends import Backend, KiminaBackend, LeanUnavailable
+from rlvr_lean.gate import PayGate, project_lean
 from rlvr_lean.policy import LeanPolicy, Violation
 from rlvr_lean.reference import parse_reference, prepare_reference
 from rlvr_lean.shape import Prepared, TaskFormatError, extract_lean, parse_statement, prepare_statement
@@ -88,6 +89,9 @@ class LeanVerifier(Verifier):
             bounds each process; ``file_options`` go to ``FileBackend``).
         proof_timeout_s: wall-clock budget of one proof (the REPL is killed and replaced past it).
         header_timeout_s, max_repls, max_uses, max_rss_mb, pickle_dir: the local pool.
+        replay: ``"auto"``, ``"require"`` or ``"off"``: the kernel replay every backend's pass goes
+            through (``rlvr_lean.gate``; a REPL or kimina pass is checked again by a file backend with
+            replay on ``lean_bin``, or the toolchain the project pins, when one is known).
         policy: a ``LeanPolicy``, or its fields as keywords (``allow_native_decide``, ...).
     """
 
@@ -110,6 +114,7 @@ class LeanVerifier(Verifier):
         lean_bin: str | None = None,
         lean_path: str | None = None,
         file_options: Mapping[str, Any] | None = None,
+        replay: str = "auto",
         policy: LeanPolicy | None = None,
         **policy_options: Any,
     ) -> None:
@@ -131,6 +136,7 @@ class LeanVerifier(Verifier):
         if backend == "kimina" and not kimina_url:
             raise ValueError("backend='kimina' needs kimina_url= (or RLVR_KIMINA_URL)")
         self.backend_name = backend
+        self.replay = replay
         self.options: dict[str, Any] = {
             "lean_project": lean_project,
             "repl_path": repl_path,
@@ -151,11 +157,15 @@ class LeanVerifier(Verifier):
         # The pool's hard budget covers a header load and the proof; the proof budget is ours.
         self.time_budget_s = proof_timeout_s * 2 + header_timeout_s
         self._backend: Backend | None = None
+        self._gate: PayGate | None = None
+        self._replayer: Backend | None = None
+        PayGate(backend, replay)  # the mode is checked here, at construction
 
     # The backend holds processes and sockets: it is made lazily and never pickled.
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state["_backend"] = None
+        state["_gate"] = state["_replayer"] = None
         return state
 
     @property
@@ -169,8 +179,11 @@ class LeanVerifier(Verifier):
             elif self.backend_name == "file":
                 from rlvr_lean.file_backend import FileBackend
 
+                options = dict(o["file_options"])
+                if self.replay == "off":
+                    options["replay"] = False
                 self._backend = FileBackend(
-                    o["lean_bin"], lean_path=o["lean_path"], max_rss_mb=o["max_rss_mb"], **o["file_options"]
+                    o["lean_bin"], lean_path=o["lean_path"], max_rss_mb=o["max_rss_mb"], **options
                 )
             else:
                 from rlvr_lean.repl import LocalBackend
@@ -187,10 +200,65 @@ class LeanVerifier(Verifier):
                 )
         return self._backend
 
+    @property
+    def gate(self) -> PayGate:
+        """What every pass of the backend must still satisfy (``rlvr_lean.gate``), made with it."""
+        if self._gate is None:
+            why_none = ""
+            if self.backend_name in ("local", "kimina") and self.replay != "off":
+                why_none = self._make_replayer()
+            elif self.backend_name == "file":
+                why_none = "the file backend's Lean has no replay (see details['replay'])"
+            self._gate = PayGate(
+                self.backend_name, self.replay, replayer=self._replayer, why_none=why_none, policy=self.policy
+            )
+        return self._gate
+
+    def _make_replayer(self) -> str:
+        """A file backend with replay on, for a backend that has none; why there is none otherwise."""
+        o = self.options
+        lean = o["lean_bin"] or project_lean(o["lean_project"] if self.backend_name == "local" else None)
+        if lean is None:
+            return (
+                f"the {self.backend_name} backend has no kernel replay, and no `lean` is known to replay its "
+                "passes (lean_bin= or RLVR_LEAN_BIN; a 4.35 toolchain)"
+            )
+        from rlvr_lean.file_backend import FileBackend
+
+        options = {k: v for k, v in o["file_options"].items() if k != "replay"}
+        try:
+            self._replayer = FileBackend(
+                lean, lean_path=o["lean_path"], max_rss_mb=o["max_rss_mb"], replay=True, **options
+            )
+        except LeanUnavailable as exc:
+            return f"the {self.backend_name} backend has no kernel replay, and {lean} cannot replay: {exc}"[:300]
+        return ""
+
+    def _pay(self, task: Task, completion: str, prepared: Prepared, verdict: Verdict, native: bool) -> Verdict:
+        """The backend's verdict through the pay gate (a pass re-checked with replay, or refused)."""
+        gate = self.gate
+        replayer = gate.replayer
+        recheck = (
+            # the file backend loads the header's imports itself (the REPL had them loaded): its budget too
+            (lambda: replayer.check(prepared, allow_native=native, timeout_s=self.time_budget_s))
+            if replayer is not None
+            else None
+        )
+
+        def strict_check(policy: LeanPolicy) -> Verdict | None:
+            again = static_check(task, completion, policy)
+            return again if isinstance(again, Verdict) else None
+
+        return self._finish(prepared, gate.finish(verdict, recheck, strict_check))
+
     def close(self) -> None:
         if self._backend is not None:
             self._backend.close()
             self._backend = None
+        if self._replayer is not None:
+            self._replayer.close()
+            self._replayer = None
+            self._gate = None
 
     def _allow_native(self, task: Task) -> bool:
         return self.policy.allow_native_decide or bool(
@@ -211,8 +279,9 @@ class LeanVerifier(Verifier):
             return Verdict.failure(
                 Reason.VERIFIER_ERROR, extracted=first.extracted[:2000], details={"layer": "lean", "error": NO_BACKEND}
             )
-        verdict = backend.check(first, allow_native=self._allow_native(task), timeout_s=self.proof_timeout_s)
-        return self._finish(first, verdict)
+        native = self._allow_native(task)
+        verdict = backend.check(first, allow_native=native, timeout_s=self.proof_timeout_s)
+        return self._pay(task, completion, first, verdict, native)
 
     def verify_many(
         self, tasks: Sequence[Task], completions: Sequence[str], *, workers: int | None = None
@@ -221,6 +290,7 @@ class LeanVerifier(Verifier):
         ``max_repls`` proofs at a time on the local pool. Order is kept."""
         out: list[Verdict | None] = [None] * len(tasks)
         todo: list[tuple[int, Prepared, bool]] = []
+        texts: dict[int, str] = {}
         for i, (task, completion) in enumerate(zip(tasks, completions)):
             if not isinstance(completion, str):
                 out[i] = Verdict.failure(Reason.FORMAT_ERROR, details={"error": "completion is not a string"})
@@ -230,6 +300,7 @@ class LeanVerifier(Verifier):
                 out[i] = first
             else:
                 todo.append((i, first, self._allow_native(task)))
+                texts[i] = completion
         backend = self.backend if todo else None
         if todo and backend is None:
             for i, prepared, _ in todo:
@@ -239,22 +310,26 @@ class LeanVerifier(Verifier):
                     details={"layer": "lean", "error": NO_BACKEND},
                 )
         elif todo and backend is not None:
-            if isinstance(backend, KiminaBackend):
-                for native in (False, True):
-                    group = [(i, p) for i, p, n in todo if n is native]
-                    verdicts = backend.check_many(
-                        [p for _, p in group], allow_native=native, timeout_s=self.proof_timeout_s
-                    )
-                    for (i, p), v in zip(group, verdicts):
-                        out[i] = self._finish(p, v)
-            else:
-                from concurrent.futures import ThreadPoolExecutor
+            from concurrent.futures import ThreadPoolExecutor
 
-                with ThreadPoolExecutor(max_workers=workers or self.options["max_repls"]) as pool:
+            checked: dict[int, Verdict] = {}
+            _ = self.gate  # made once here, not by the threads below
+            with ThreadPoolExecutor(max_workers=workers or self.options["max_repls"]) as pool:
+                if isinstance(backend, KiminaBackend):
+                    for native in (False, True):
+                        group = [(i, p) for i, p, n in todo if n is native]
+                        verdicts = backend.check_many(
+                            [p for _, p in group], allow_native=native, timeout_s=self.proof_timeout_s
+                        )
+                        checked.update((i, v) for (i, _), v in zip(group, verdicts))
+                else:
                     futures = [
-                        (i, p, pool.submit(backend.check, p, allow_native=n, timeout_s=self.proof_timeout_s))
+                        (i, pool.submit(backend.check, p, allow_native=n, timeout_s=self.proof_timeout_s))
                         for i, p, n in todo
                     ]
-                    for i, p, fut in futures:
-                        out[i] = self._finish(p, fut.result())
+                    checked.update((i, fut.result()) for i, fut in futures)
+                # every pass through the pay gate (a re-check with replay runs here, in parallel)
+                paid = [(i, pool.submit(self._pay, tasks[i], texts[i], p, checked[i], n)) for i, p, n in todo]
+                for i, fut in paid:
+                    out[i] = fut.result()
         return [v if v is not None else Verdict.failure(Reason.VERIFIER_ERROR) for v in out]
