@@ -43,24 +43,19 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from _ifeval_common import ROOT, clear_caches, load_rows  # bench/ is the script's folder
-from _ifeval_speed_off import (
-    without_speed_round7,
-    without_speed_round9,
-    without_speed_round10,
-    without_speed_rounds_7_and_8,
-)
+from _ifeval_common import ROOT, load_rows  # bench/ is the script's folder
+from _ifeval_goal import GOAL, goal_table, newest_training_ids, timed
+from _ifeval_rules import rules_profile
+from _ifeval_speed_off import without_speed_round7
 
 LANGUAGE_IDS = {"language:response_language", "change_case:english_capital", "change_case:english_lowercase"}
 PEER_FILES = ("instructions.py", "instructions_registry.py", "instructions_util.py")
@@ -90,27 +85,6 @@ def load_peer() -> tuple[ModuleType | None, str]:
         return importlib.import_module("lm_eval.tasks.ifeval.instructions_registry"), wheel.name.split("-py3")[0]
     except Exception as exc:
         return None, f"{type(exc).__name__}: {exc}"[:200]
-
-
-def timed(run_pass: Callable[[], int], seconds: float) -> tuple[int, float, float, float]:
-    """Checks done, CPU seconds spent, the rate of the fastest pass (least disturbed by other
-    processes sharing the caches and cores) and the rate of a first pass, timed on its own and
-    left out of the others: it also works out what is derived from the tasks alone (prompt
-    tables, the rules' per-prompt caches), which a trainer pays once per task for a group of
-    completions and many epochs. Without it the first row to use a per-prompt table paid for
-    every later row (the rules-before-speed-work row ran with the fast row's tables)."""
-    clear_caches()
-    start = time.process_time()
-    first = run_pass() / max(time.process_time() - start, 1e-9)
-    checks, elapsed, best = 0, 0.0, 0.0
-    while elapsed < seconds:
-        clear_caches()
-        start = time.process_time()
-        done = run_pass()
-        spent = time.process_time() - start
-        checks, elapsed = checks + done, elapsed + spent
-        best = max(best, done / max(spent, 1e-9))
-    return checks, elapsed, best, first
 
 
 @contextlib.contextmanager
@@ -145,79 +119,6 @@ def _without_prose_kernels() -> Iterator[None]:
         yield
     finally:
         prose_jit._KERNEL, prose_jit._FLAGS, prose_jit._started = saved
-
-
-def goal_table(seconds: float, pairs: int = 5) -> None:
-    """Only the newest training ids' rows, each beside the same rules as round 9 left them (the
-    speed work of round 10 off), as round 8 left them (rounds 9 and 10 off, where a switch
-    restores them) and as round 6 left them (rounds 7 to 10 off), the four timed in turn
-    (``--goal``: a short run for a loaded machine)."""
-    from rlvr_envs import Task
-    from rlvr_ifeval.language import warm_up
-
-    rows = load_rows()
-    tasks = [
-        Task(id=str(i), prompt=r["prompt"], answer={k: r[k] for k in ("instruction_id_list", "kwargs")})
-        for i, r in enumerate(rows)
-    ]
-    warm_up()
-    print(f"{'row':<60} {'checks/s/core':>13} {'best pass':>10} {'first pass':>10}")
-    for env_id, verifier_ in newest_training_ids(rows):
-
-        def run(v: Any = verifier_) -> int:
-            return sum(len(v.verify(t, r["response"]).details["instructions"]) for t, r in zip(tasks, rows))
-
-        now: list[float] = []
-        for _ in range(2):  # in turn, twice: load on a shared machine drifts
-            for label, context in (
-                (env_id, contextlib.nullcontext),
-                (f"{env_id}, speed round 10 off", without_speed_round10),
-                (f"{env_id}, speed rounds 9 to 10 off", _without_speed_rounds_9_to_10),
-                (f"{env_id}, speed rounds 7 to 10 off", _without_speed_rounds_7_to_10),
-            ):
-                with context():
-                    checks, spent, best, first = timed(run, seconds)
-                print(f"{label:<60} {checks / spent:>13,.0f} {best:>10,.0f} {first:>10,.0f}")
-                if label == env_id:
-                    now.append(checks / spent)
-        verdict = "met" if min(now) >= GOAL else "NOT met"
-        print(f"goal {GOAL:,} checks/s/core, {env_id}: {verdict} ({', '.join(f'{r:,.0f}' for r in now)})")
-        # Rows of seconds each drift with a shared machine's load; single passes in turn, paired,
-        # see the same load: the median of the pairs' ratios is the speed work's own share.
-        ratios: dict[str, list[float]] = {label: [] for label in ("round 10", "rounds 9 to 10", "rounds 7 to 10")}
-        for _ in range(pairs):
-            base = _one_pass(run)
-            for label, context in (
-                ("round 10", without_speed_round10),
-                ("rounds 9 to 10", _without_speed_rounds_9_to_10),
-                ("rounds 7 to 10", _without_speed_rounds_7_to_10),
-            ):
-                with context():
-                    ratios[label].append(base / _one_pass(run))
-        for label, found in ratios.items():
-            print(
-                f"{env_id}: now / speed {label} off, median of {pairs} paired passes: {statistics.median(found):.3f}x"
-            )
-
-
-@contextlib.contextmanager
-def _without_speed_rounds_9_to_10() -> Iterator[None]:
-    with without_speed_round10(), without_speed_round9():
-        yield
-
-
-@contextlib.contextmanager
-def _without_speed_rounds_7_to_10() -> Iterator[None]:
-    with without_speed_round10(), without_speed_round9(), without_speed_rounds_7_and_8():
-        yield
-
-
-def _one_pass(run: Callable[[], int]) -> float:
-    """One pass's checks per CPU second, every per-text memo cleared first."""
-    clear_caches()
-    start = time.process_time()
-    done = run()
-    return done / max(time.process_time() - start, 1e-9)
 
 
 def main() -> None:
@@ -495,112 +396,6 @@ def main() -> None:
             f"goal {GOAL:,} checks/s/core, {name}: {rate:,.0f} mean, {best:,.0f} best pass, "
             f"{first:,.0f} first pass: {verdict}"
         )
-
-
-GOAL = 10_000
-"""Issue 26's goal for IFEval, the newest training ids' whole verdict included."""
-
-
-def newest_training_ids(rows: list[dict]) -> list[tuple[str, Any]]:
-    """(id, verifier) of the newest registered ``ifeval-data`` and ``ifeval-synth``, made by the
-    registry with their registered kwargs: ``ifeval-data`` over ``rows`` (so its contrast
-    background is their prompts), ``ifeval-synth`` as registered (its generator's topics)."""
-    import rlvr_envs
-
-    data = [{k: r[k] for k in ("prompt", "instruction_id_list", "kwargs")} for r in rows]
-    made = []
-    choices: tuple[tuple[str, dict[str, Any]], ...] = (("ifeval-data", {"data": data}), ("ifeval-synth", {}))
-    for name, options in choices:
-        env_id = rlvr_envs.spec(name).id
-        made.append((env_id, rlvr_envs.make(env_id, **options).verifier))
-    return made
-
-
-# The rules of a training id's verdict, as their callers look them up (module globals), so a
-# wrapper sees every call. Inclusive times: a rule's time holds the rules it calls.
-PROFILED_RULES = {
-    "rlvr_ifeval.verifier": (
-        "check_response", "no_content", "refusal", "content_rejection", "wrong_language", "not_verse",
-        "too_short", "off_topic", "task_verdict",
-    ),
-    "rlvr_ifeval.guard": (
-        "tokens", "strip_copies", "content_weight", "weight", "diversity_units", "distinct_ratio",
-        "repeated_ratio_at_most", "repeated_ratio", "_without_refusals", "token_bytes", "_counted_rejection",
-        "_rejection",
-    ),
-    "rlvr_ifeval.guard_jit": ("fused_figures",),
-    "rlvr_ifeval.relevance": (
-        "salad_rejection", "not_language", "function_share", "_without_literals", "detect_language",
-        "shuffled_prompt", "interleaved_prompt", "units", "task_units", "count_words_any_script",
-    ),
-    "rlvr_ifeval.contrast": ("matched_weights", "answers_another_prompt", "outranked"),
-    "rlvr_ifeval.analysis": ("prose_words", "joined_words"),
-    "rlvr_ifeval.prose_jit": ("counts", "vocabulary_flags"),
-}  # fmt: skip
-
-
-def rules_profile(repeats: int) -> None:
-    """Where a verdict of the newest ``ifeval-data`` id goes: CPU microseconds per ``verify`` of
-    each rule (inclusive), over ``repeats`` passes of the labelled responses with every
-    per-text memo cleared before each pass (as the main table). Each wrapped call adds about a
-    microsecond of its own, so the total runs a little above the table's rate."""
-    from collections import Counter, defaultdict
-
-    from rlvr_envs import Task
-    from rlvr_ifeval.language import warm_up
-    from rlvr_ifeval.verifier import IFEvalVerifier
-
-    rows = load_rows()
-    tasks = [
-        Task(id=str(i), prompt=r["prompt"], answer={k: r[k] for k in ("instruction_id_list", "kwargs")})
-        for i, r in enumerate(rows)
-    ]
-    env_id, verifier = newest_training_ids(rows)[0]
-    warm_up()
-    spent: dict[str, float] = defaultdict(float)
-    calls: Counter[str] = Counter()
-
-    def timed_rule(label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        def run(*args: Any, **kwargs: Any) -> Any:
-            start = time.process_time()
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                spent[label] += time.process_time() - start
-                calls[label] += 1
-
-        return run
-
-    saved: list[tuple[Any, str, Any]] = []
-    targets: list[tuple[Any, str]] = [
-        (IFEvalVerifier, name) for name in ("verify", "_basic_degenerate", "degenerate", "_relevance")
-    ]
-    for module_name, names in PROFILED_RULES.items():
-        module = importlib.import_module(module_name)
-        targets += [(module, name) for name in names if callable(getattr(module, name, None))]
-    for owner, name in targets:
-        original = owner.__dict__[name]
-        saved.append((owner, name, original))
-        label = f"{owner.__name__.rsplit('.', 1)[-1]}.{name}"
-        setattr(owner, name, timed_rule(label, original))
-    try:
-        for t, r in zip(tasks, rows):  # the tasks' checkers and prompt-derived tables, as a trainer keeps them
-            verifier.verify(t, r["response"])
-        spent.clear()
-        calls.clear()
-        for _ in range(repeats):
-            clear_caches()
-            for t, r in zip(tasks, rows):
-                verifier.verify(t, r["response"])
-    finally:
-        for owner, name, original in saved:
-            setattr(owner, name, original)
-    n = calls["IFEvalVerifier.verify"]
-    total = spent["IFEvalVerifier.verify"]
-    print(f"{env_id}: {n} verdicts, {total / n * 1e6:.0f} us of CPU each (wrapped); per rule, inclusive:")
-    print(f"{'rule':<40} {'us/verify':>10} {'share':>7} {'calls/verify':>13}")
-    for label, seconds in sorted(spent.items(), key=lambda item: -item[1]):
-        print(f"{label:<40} {seconds / n * 1e6:>10.1f} {seconds / total:>7.1%} {calls[label] / n:>13.2f}")
 
 
 if __name__ == "__main__":

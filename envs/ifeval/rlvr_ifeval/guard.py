@@ -15,26 +15,47 @@ Myanmar) is a token of its own. Tokens weigh as ``text.count_words_any_script`` 
 one each, a quarter for the Southeast Asian scripts (which spell a word with about four code
 points). Diversity is measured on the tokens, with runs of no-space characters taken as
 character bigrams (a Chinese text repeats characters such as 的 all the time, its bigrams far
-less).
+less). Those figures are ``rlvr_ifeval.guard_counts``' (re-exported here).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain, filterfalse, islice, pairwise
+from itertools import chain, filterfalse, islice
 from typing import Any
 
 from rlvr_ifeval import copies_jit, guard_jit, prose_jit
 from rlvr_ifeval.analysis import COMMON_PUNCTUATION, replace_each
 from rlvr_ifeval.base import Checker, strings
 from rlvr_ifeval.formats import user_format
+from rlvr_ifeval.guard_counts import (  # noqa: F401  # (the rules' figures, re-exported: guard.weight ...)
+    _IDEOGRAPHIC_RE,
+    _NO_SPACE,
+    _NO_SPACE_RE,
+    _NON_CONTENT_RE,
+    _SEA,
+    _SEA_DIGIT_RE,
+    _SEA_RE,
+    DIVERSITY_WINDOW,
+    MAX_REPEATED_RATIO,
+    MIN_DISTINCT_RATIO,
+    MIN_REPEAT_UNITS,
+    REPEAT_NGRAM,
+    _joined,
+    _repeated_bound,
+    content_weight,
+    distinct_ratio,
+    diversity_units,
+    repeated_ratio,
+    repeated_ratio_at_most,
+    weight,
+)
 from rlvr_ifeval.refusals import _REFUSAL_RE, _REFUSAL_TRIGGERS, _SENTENCE_END_RE  # noqa: F401  # (the v1 refusal rule's)
 from rlvr_ifeval.refusals import without_refusal_sentences as _without_refusals
-from rlvr_ifeval.text import SOUTHEAST_ASIAN_CHARS_PER_WORD
 
 GUARD_RULES = ("v0", "v1", "v2")
 """``v0``: the basic rules only (the ``-v0`` ids). ``v1``: these content rules as well. ``v2``:
@@ -69,15 +90,6 @@ ECHO_NGRAM = 3
 """A run of this many tokens found in the prompt is a copy of it (shorter prompts: the whole)."""
 MIN_ECHO_COVERAGE = 0.5
 """A response that reproduces this share of the prompt's n-grams is an echo of it."""
-DIVERSITY_WINDOW = 50
-MIN_DISTINCT_RATIO = 0.25
-"""Distinct diversity units per window of 50 (mean segmental type-token ratio). The labelled real
-responses: 0.38 at the lowest (a template repeating "the element in the array"), most 0.6-0.9."""
-REPEAT_NGRAM = 4
-MIN_REPEAT_UNITS = 20
-MAX_REPEATED_RATIO = 0.7
-"""Share of the response's 4-grams that occurred before in it. The labelled real responses: 0.41
-at the most (a song's chorus, sung four times)."""
 MIN_SYMBOL_CHECK_WORDS = 20
 MIN_CONTENT_SHARE = 0.25
 """Below this share of words with two letters or more, over 20 words, a response is a table of numbers or symbols."""
@@ -87,8 +99,6 @@ attempt, and the time stays far inside the verifier's budget for a 2 MB response
 MAX_REFUSAL_TOKENS = 120
 """Only responses this short are looked at for refusals: a longer one says more than the refusal."""
 
-_SEA = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff"
-_NO_SPACE = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f" + _SEA
 # Combining marks are not ``\\w`` in Python: without these ranges a Hindi or Telugu word falls apart
 # into letters at every vowel sign. The Indic blocks are taken whole except the dandas (full stops).
 _MARKS = (
@@ -96,8 +106,6 @@ _MARKS = (
     "\u0900-\u0963\u0966-\u0dff\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
 )
 _TOKEN_RE = re.compile(f"[{_NO_SPACE}]|(?:[^\\W_{_NO_SPACE}]|[{_MARKS}])+")
-_SEA_RE = re.compile(f"[{_SEA}]")
-_NO_SPACE_RE = re.compile(f"[{_NO_SPACE}]")
 _ASCII_TOKEN_TABLE = bytes(c if chr(c).isalnum() and c < 128 else 32 for c in range(256))
 _ASCII_LOWER_TOKEN_TABLE = bytes(ord(chr(c).lower()) if chr(c).isalnum() and c < 128 else 32 for c in range(256))
 _DIGITS = str.maketrans("", "", "0123456789")
@@ -124,99 +132,6 @@ def tokens(value: str) -> list[str]:
 def ascii_token_bytes(value: str) -> bytes:
     """An ASCII ``value``'s tokens as bytes, separated by spaces (``split()`` gives ``tokens``)."""
     return value.encode("ascii").translate(_ASCII_LOWER_TOKEN_TABLE)
-
-
-# Counted on the tokens joined by spaces, so that the loops run in C: every token is a maximal
-# run of letters, digits and marks, or one character of a no-space script.
-_NON_CONTENT_RE = re.compile(r" (?=\d*[^\d ]?\d* )")
-"""The space before a token with fewer than two letters: a number, a single letter, a letter
-among digits (a literal first character lets the search skip to the spaces)."""
-_SEA_DIGIT_RE = re.compile("[\u0e50-\u0e59\u0ed0-\u0ed9\u1040-\u1049\u1090-\u1099\u17e0-\u17e9\u19d0-\u19d9]")
-_IDEOGRAPHIC_RE = re.compile(f"[{_NO_SPACE[: -len(_SEA)]}]")
-
-
-def _joined(toks: Iterable[str]) -> str:
-    return " " + " ".join(toks) + " "
-
-
-def weight(toks: Sequence[str]) -> float:
-    """Words in ``toks``, as ``text.count_words_any_script`` counts them."""
-    joined = _joined(toks)
-    if joined.isascii():
-        return len(toks)
-    sea = len(_SEA_RE.findall(joined))
-    return len(toks) - sea + sea / SOUTHEAST_ASIAN_CHARS_PER_WORD
-
-
-_NON_DIGIT_TO_X = bytes(c if c == 32 else ord("x") for c in range(256))
-
-
-def content_weight(toks: Sequence[str]) -> float:
-    """Words with letters: tokens with two letters or more, and the characters of no-space
-    scripts (as ``weight`` counts them; their digits excepted)."""
-    if not toks:
-        return 0.0  # (the joined form of no tokens would read as one empty token)
-    joined = _joined(toks)
-    if joined.isascii():
-        # With digits deleted and every other character an "x", a token of two letters or more
-        # is the one place where a space is followed by "xx" (one C pass, no regex, no split).
-        return joined.encode("ascii").translate(_NON_DIGIT_TO_X, b"0123456789").count(b" xx")
-    non_content = len(_NON_CONTENT_RE.findall(joined))
-    # No-space characters are tokens of one letter, counted as non-content above: add them back.
-    ideographs = len(_IDEOGRAPHIC_RE.findall(joined))
-    sea_letters = len(_SEA_RE.findall(joined)) - len(_SEA_DIGIT_RE.findall(joined))
-    return len(toks) - non_content + ideographs + sea_letters / SOUTHEAST_ASIAN_CHARS_PER_WORD
-
-
-def diversity_units(toks: Sequence[str]) -> list[str]:
-    """Tokens, with each run of no-space characters turned into its character bigrams (a run of
-    one character stays itself)."""
-    if _joined(toks).isascii():
-        return list(toks)
-    units: list[str] = []
-    run: list[str] = []
-    for t in [*toks, ""]:
-        if len(t) == 1 and _NO_SPACE_RE.match(t):
-            run.append(t)
-            continue
-        if run:
-            units.extend(run if len(run) == 1 else (a + b for a, b in pairwise(run)))
-            run = []
-        if t:
-            units.append(t)
-    return units
-
-
-def distinct_ratio(units: Sequence[str]) -> float:
-    """Mean segmental type-token ratio: distinct units per window of ``DIVERSITY_WINDOW``
-    (the whole text when shorter), which, unlike the plain ratio, does not fall with length."""
-    n = len(units)
-    if n <= DIVERSITY_WINDOW:
-        return len(set(units)) / n if n else 1.0
-    w = DIVERSITY_WINDOW
-    windows = [len(set(units[i : i + w])) / w for i in range(0, n - w + 1, w)]
-    return sum(windows) / len(windows)
-
-
-def repeated_ratio(units: Sequence[str]) -> float:
-    """The share of the ``REPEAT_NGRAM``-grams of ``units`` that occurred earlier."""
-    grams = list(zip(*(units[i:] for i in range(REPEAT_NGRAM)), strict=False))
-    return 1 - len(set(grams)) / len(grams) if grams else 0.0
-
-
-def repeated_ratio_at_most(units: Sequence[str]) -> float:
-    """A cheap upper bound of ``repeated_ratio``: the n-grams that start at the first occurrence
-    of each distinct unit differ in their first unit, so there are at least that many distinct
-    n-grams (less the last n - 1 positions, which start none)."""
-    return _repeated_bound(len(units), len(set(units)))
-
-
-def _repeated_bound(n: int, distinct: int) -> float:
-    """``repeated_ratio_at_most`` of ``n`` units of which ``distinct`` differ."""
-    n_grams = n - REPEAT_NGRAM + 1
-    if n_grams <= 0:
-        return 0.0
-    return 1 - max(0, distinct - REPEAT_NGRAM + 1) / n_grams
 
 
 @dataclass(frozen=True)
@@ -388,7 +303,7 @@ def content_rejection(
     fill = prose_jit.copies_kernels()[0]
     fused = guard_jit.fused_kernel() if prose_jit.guard_kernel() is not None and fill is not None else None
     if fused is not None:
-        plan = _guard_plan(prompt, prompt_format, tuple(checkers))
+        plan = guard_plan(prompt, prompt_format, tuple(checkers))
         text, toks = token_bytes(response)
         if text is not None:
             why = _counted_rejection(fused, fill, plan, response, text, toks, min_words)
@@ -445,24 +360,10 @@ def _rejection(
             left_weight = weight(list(filterfalse(own_material.__contains__, toks)))
         if left_weight < min_words:
             return LITERALS
-    if len(toks) <= MAX_REFUSAL_TOKENS:
-        remainder = _without_refusals(response)
-        if remainder is not None:
-            left = strip_copies(tokens(remainder), profile, expected).rest
-            if content_weight(list(filterfalse(own_material.__contains__, left))) < min_words:
-                return REFUSAL
+    if len(toks) <= MAX_REFUSAL_TOKENS and _refused(response, profile, expected, own_material, min_words):
+        return REFUSAL
     if counted is not None:  # (plain: the units are the tokens; without copies the rest is all of them)
-        if counted.rest >= min_words and counted.distinct_ratio_rest < MIN_DISTINCT_RATIO:
-            return FEW_DISTINCT
-        distinct = counted.distinct if copied else counted.distinct_rest
-        n_units = counted.tokens if copied else counted.rest
-        if (
-            n_units >= MIN_REPEAT_UNITS
-            and _repeated_bound(n_units, distinct) > MAX_REPEATED_RATIO
-            and repeated_ratio(toks) > MAX_REPEATED_RATIO  # (without copies the rest is ``toks``)
-        ):
-            return REPEATED
-        return None
+        return _filler(counted, copied, min_words, lambda: toks)
     units = rest if plain else diversity_units(rest)
     if len(units) >= min_words and distinct_ratio(units) < MIN_DISTINCT_RATIO:
         return FEW_DISTINCT
@@ -481,7 +382,7 @@ def _rejection(
 # any response whose tokens weigh a word each, not only an ASCII one; it splits the tokens into
 # a Python list only where a rule reads them one by one (the instruction's literals: the first
 # few; the coverage of an echo and the exact repetition ratio: rare); what comes from the task
-# alone is worked out once per task (``_guard_plan``). The verdicts are those of ``_rejection``
+# alone is worked out once per task (``guard_plan``). The verdicts are those of ``_rejection``
 # (tests/ifeval/test_ifeval_speed_round10_guard.py compares them).
 _OTHER_DIGIT_RE = re.compile(r"[^\D0-9]")
 """A decimal digit other than 0-9 (``\\d`` reads any script's): the kernel takes 0-9 alone for digits."""
@@ -501,13 +402,17 @@ class GuardPlan:
 
 
 @lru_cache(maxsize=4096)
-def _guard_plan(prompt: str, prompt_format: str, checkers: tuple[Checker, ...]) -> GuardPlan:
+def guard_plan(prompt: str, prompt_format: str, checkers: tuple[Checker, ...]) -> GuardPlan:
+    """What the content rules read from the task alone."""
     return GuardPlan(
         prompt_profile(prompt, prompt_format),
         tuple(str(c.kwargs[n]) for c in checkers for n in EXPECTED_COPIES if c.kwargs.get(n)),
         bool({c.instruction_id for c in checkers} & NUMERIC_ANSWERS),
         _literals(prompt, checkers),
     )
+
+
+_guard_plan = guard_plan  # (its name in rounds 9-10)
 
 
 def token_bytes(response: str) -> tuple[bytes | None, list[str] | None]:
@@ -563,12 +468,27 @@ def _counted_rejection(
     own_material = plan.literals
     if own_material and _left_of(text, toks, own_material, math.ceil(min_words)) < min_words:
         return LITERALS
-    if counted.tokens <= MAX_REFUSAL_TOKENS:
-        remainder = _without_refusals(response)
-        if remainder is not None:
-            left = strip_copies(tokens(remainder), profile, plan.expected).rest
-            if content_weight(list(filterfalse(own_material.__contains__, left))) < min_words:
-                return REFUSAL
+    if counted.tokens <= MAX_REFUSAL_TOKENS and _refused(response, profile, plan.expected, own_material, min_words):
+        return REFUSAL
+    return _filler(counted, copied, min_words, lambda: _split(text, toks))
+
+
+def _refused(
+    response: str, profile: PromptProfile, expected: Sequence[str], own_material: frozenset[str], min_words: float
+) -> bool:
+    """The ``v1`` refusal rule: once its refusal sentences, its copies of the prompt and the
+    instruction's own words are out, fewer than ``min_words`` content words are left."""
+    remainder = _without_refusals(response)
+    if remainder is None:
+        return False
+    left = strip_copies(tokens(remainder), profile, expected).rest
+    return content_weight(list(filterfalse(own_material.__contains__, left))) < min_words
+
+
+def _filler(counted: guard_jit.Figures, copied: int, min_words: float, toks: Callable[[], list[str]]) -> str | None:
+    """``FEW_DISTINCT`` or ``REPEATED`` from the kernels' figures, else None. The tokens are the
+    units (each weighs a word, no no-space characters); without copies the rest is all of them.
+    ``toks()`` gives the tokens, asked only where the bound cannot settle the repetition."""
     if counted.rest >= min_words and counted.distinct_ratio_rest < MIN_DISTINCT_RATIO:
         return FEW_DISTINCT
     distinct = counted.distinct if copied else counted.distinct_rest
@@ -576,7 +496,7 @@ def _counted_rejection(
     if (
         n_units >= MIN_REPEAT_UNITS
         and _repeated_bound(n_units, distinct) > MAX_REPEATED_RATIO
-        and repeated_ratio(_split(text, toks)) > MAX_REPEATED_RATIO
+        and repeated_ratio(toks()) > MAX_REPEATED_RATIO
     ):
         return REPEATED
     return None
