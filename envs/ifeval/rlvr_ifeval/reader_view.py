@@ -32,20 +32,26 @@ UNREAD = "an instruction is followed only in characters a reader does not see"
 
 _INVISIBLE_BETWEEN = re.compile(r"(?<=\w)[\u00ad\u034f\u180e\u200b\u2060-\u2064\ufeff]+(?=\w)")
 _INVISIBLE_ANYWHERE = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff\U000e0000-\U000e007f]")
-# A whole run of letters with a Latin letter in it. Tried only where a run starts (the
-# lookbehind): from inside a run, a Cyrillic or Greek word without one was read again at every
-# letter (quadratic in its length: ~0.4 ms for a page of Russian, round 11). A run's start is
-# the only place the match could begin anyway: one there takes the whole run.
-_MIXED_WORD = re.compile(r"(?<![^\W\d_])[^\W\d_]*[A-Za-z][^\W\d_]*")
 _LOOKALIKE = str.maketrans(
     "аеорсухіјѕԁӏһԛԝАВЕКМНОРСТУХІЈЅοαινρτυκχεΑΒΕΗΙΚΜΝΟΡΤΥΧΖ\u201a\ufe50",
     "aeopcyxijsdlhqwABEKMHOPCTYXIJSoaivptukxeABEHIKMNOPTYXZ,,",
 )
+_LOOKALIKE_LETTERS = "".join(chr(c) for c in _LOOKALIKE if chr(c).isalpha())
+# A whole run of letters with a Latin letter and a look-alike in it: the runs whose fold changes
+# them. Tried only where a run starts (the lookbehind; a match can begin nowhere else, and one
+# there takes the whole run): from inside a Cyrillic or Greek word, round 10's pattern read the
+# word again at every letter (quadratic: ~10 s for a 30,000-letter word), and it folded every
+# English word of a response with one Greek letter in it, a Python call each (~0.3 ms a page).
+_MIXED_WORD = re.compile(rf"(?<![^\W\d_])(?=[^\W\d_]*[A-Za-z])(?=[^\W\d_]*[{_LOOKALIKE_LETTERS}])[^\W\d_]+")
+_LOOKALIKE_RE = re.compile(f"[{_LOOKALIKE_LETTERS}]")
 _OTHERS = re.compile("[\u0370-\u03ff\u0400-\u04ff\u0500-\u052f\u201a\ufe50]")
 
 
 def fold_lookalikes(text: str) -> str:
-    """Look-alike Cyrillic and Greek letters made Latin inside words that have a Latin letter."""
+    """Look-alike Cyrillic and Greek letters made Latin inside words that have a Latin letter (the
+    words without a look-alike are left as they are: folding would not change them)."""
+    if _LOOKALIKE_RE.search(text) is None:  # (one scan for a class: most texts outside ASCII have none)
+        return text
     return _MIXED_WORD.sub(lambda m: m.group(0).translate(_LOOKALIKE), text)
 
 
