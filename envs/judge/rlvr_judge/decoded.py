@@ -32,6 +32,8 @@ import unicodedata
 import urllib.parse
 from dataclasses import dataclass
 
+from rlvr_judge.unseen_markup import unseen_parts
+
 MAX_DEPTH = 2
 MAX_VIEWS = 96
 MAX_VIEW_CHARS = 40_000
@@ -363,6 +365,9 @@ def hidden_containers(text: str) -> str:
     for found in _CONTAINERS.finditer(text[:MAX_VIEW_CHARS]):
         groups = [g for i, g in enumerate(found.groups()) if g and i != 1]  # group 2 is the element's name
         parts.append(groups[-1] if groups else "")
+    # Round 11: elements whose markup is not known to leave their text in sight, link destinations,
+    # folded details, LaTeX comment environments (an allow-list, ``rlvr_judge.unseen_markup``).
+    parts.extend(unseen_parts(text[:MAX_VIEW_CHARS]))
     return "\n".join(p for p in parts if p.strip())
 
 

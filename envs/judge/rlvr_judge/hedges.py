@@ -17,6 +17,7 @@ import unicodedata
 from rlvr_envs.answer_tail import SENTENCE_END, TailFinding, concealed, second_answer, tail_refusal
 from rlvr_judge.screen import _FUNCTION_WORDS, Screened, tokens, visible
 from rlvr_judge.screen_lexicon import _alternation
+from rlvr_judge.unseen_markup import unseen_at
 
 READ_CHARS = 40_000
 """How much of the text after the answer the checks here read: all of it the verifier lets through
@@ -154,6 +155,17 @@ def hidden_answer(response: str) -> Screened | None:
         return None
     why = concealed(response, found)
     return None if why is None else Screened("hedge", f"the final answer is not visible ({why})")
+
+
+def unseen_answer(response: str, start: int | None) -> Screened | None:
+    """Round 11: the final answer (starting at ``start``) inside a part of the response that the
+    allow-lists of ``rlvr_judge.unseen_markup`` cannot show to be in sight: an element carrying a
+    class or a style not known to be harmless, a folded ``<details>``, a LaTeX ``comment``
+    environment, a link's destination. The judge would be shown an answer a reader never sees."""
+    if start is None or not isinstance(response, str):
+        return None
+    what = unseen_at(response, start)
+    return None if what is None else Screened("hedge", f"the final answer is not visible (inside {what!r})")
 
 
 # -- round 10: the reference named only to be denied ----------------------------------------------------

@@ -18,7 +18,7 @@ from typing import Any
 from rlvr_envs import Reason, Task, Verdict, Verifier
 from rlvr_judge.cache import JudgeCache, cache_key
 from rlvr_judge.client import JudgeCircuitOpen, JudgeClient, JudgeError
-from rlvr_judge.hedges import hedged, hidden_answer, look_alike_tag, negated_reference
+from rlvr_judge.hedges import hedged, hidden_answer, look_alike_tag, negated_reference, unseen_answer
 from rlvr_judge.rubric import VIEWS as CRITERIA_VIEWS
 from rlvr_judge.rubric import Criterion, CriterionError, aggregate_explicit, check_programmatic, parse_rubric
 from rlvr_judge.screen import SCREEN_LEVEL
@@ -399,6 +399,9 @@ class JudgeVerifier(Verifier):
             found = hedged(answer, after, level=self.screen)
         if found is None and self.screen >= 3 and rubric is None:
             found = look_alike_tag(response) or hidden_answer(response)
+            if found is None:  # round 11: the answer inside markup not known to leave it in sight
+                answer_at, _after, how = final_answer_and_after(response)
+                found = unseen_answer(response, _answer_start(response, how, answer_at))
             if found is None and reference:
                 found = negated_reference(shown, reference)
         if found is None:
