@@ -1,15 +1,16 @@
 """The reward server: an ASGI app (``rlvr_envs.serve.asgi``) under uvicorn over the verification pool.
 
 Routes: ``POST /get_reward`` (OpenRLHF), ``POST /verify`` (our batch schema), ``GET /health``.
-Bodies are read as a stream and refused past ``max_body_bytes`` (413, before the rest is read;
-a ``Content-Length`` over the cap is refused unread), so a huge or endless body costs at most
-the cap in memory. Idle keep-alive connections close after ``idle_timeout_s``, a request's headers
-must arrive within twice that, and its body within ``body_timeout_s`` of the headers (408, then
-the connection is closed, whichever route it was for); past ``max_connections`` open connections a
-new one gets 503 and is closed at once, so stalled clients cannot use up the open-files limit. A token, when
-set, is required on every route but ``/health`` (``Authorization: Bearer``, ``X-RLVR-Token`` or
-``?token=`` for clients such as OpenRLHF that cannot set headers); binding beyond loopback
-without one is refused at start.
+Bodies are read as a stream and refused past ``max_body_bytes`` (413, before the rest is read; a
+``Content-Length`` over the cap is refused unread), so a huge or endless body costs at most the cap
+in memory. A body with a ``Content-Encoding`` other than ``identity`` is refused unread (415,
+connection closed): it is never inflated, so a small gzip bomb cannot pass the cap. Idle keep-alive
+connections close after ``idle_timeout_s``, a request's headers must arrive within twice that, and
+its body within ``body_timeout_s`` of the headers (408, then the connection is closed, whichever
+route it was for); past ``max_connections`` open connections a new one gets 503 and is closed at
+once, so stalled clients cannot use up the open-files limit. A token, when set, is required on every
+route but ``/health`` (``Authorization: Bearer``, ``X-RLVR-Token`` or ``?token=`` for clients such
+as OpenRLHF that cannot set headers); binding beyond loopback without one is refused at start.
 
 Per request, the server does as little as it can beside the pool's own work: the rows of all
 requests that arrive in one turn of the event loop go to the pool in one call per verifier and

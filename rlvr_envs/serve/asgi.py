@@ -126,6 +126,7 @@ def create_app(
     def poster(score: Callable[..., Awaitable[dict[str, Any]]]) -> Callable[..., Awaitable[None]]:
         async def endpoint(scope: dict[str, Any], receive: Receive, send: Send) -> None:
             declared = bearer = header = None
+            coded: list[bytes] = []
             for name, value in scope["headers"]:
                 if name == b"content-length":
                     declared = value
@@ -133,8 +134,18 @@ def create_app(
                     bearer = value
                 elif name == b"x-rlvr-token":
                     header = value
+                elif name == b"content-encoding":
+                    coded.append(value)
             if not authorised(scope, bearer, header):
                 return await respond(send, 401, no_token)
+            # A compressed body is refused unread, never inflated: a few kB of gzip or deflate can
+            # inflate past the body cap (which counts the bytes received), and no trainer client
+            # sends one. Every Content-Encoding header counts, so "identity" beside "gzip" is no way in.
+            if any(v.strip().lower() not in (b"", b"identity") for v in coded):
+                shown = b", ".join(coded).decode("latin-1")[:60]
+                return await respond(
+                    send, 415, {"error": f"Content-Encoding {shown!r} is not accepted: send plain JSON"}, close=True
+                )
             try:
                 if declared is not None:
                     try:
