@@ -157,6 +157,8 @@ class EpisodeEnvironment:
         self._answer: str | None = None
         self._verdict: Verdict | None = None
         self._running = False
+        self._task_fingerprint: str | None = None
+        """The posed task's fingerprint: ``episode_reward`` checks it against the row it scores."""
 
     def reset(self, **row: Any) -> str | None:
         """Pose the row's task (``task`` column of ``build_dataset``); without one, draw a task and
@@ -167,10 +169,14 @@ class EpisodeEnvironment:
             row_env = row.get(ENV_COLUMN)
             if isinstance(row_env, str) and row_env and row_env != self._env.env_id:
                 raise ValueError(f"row of {row_env!r} given to the {self._env.env_id!r} environment")
-            self._env.reset(options={"task": task_from_json(task)})
+            posed = task_from_json(task)
+            self._env.reset(options={"task": posed})
+            self._task_fingerprint = posed.fingerprint
             self._running = True
             return None
         obs, _ = self._env.reset()
+        drawn = self._env.current_task
+        self._task_fingerprint = drawn.fingerprint if drawn is not None else None
         self._running = True
         return str(obs)
 
@@ -309,11 +315,50 @@ def episode_reward_function(on_error: FailurePolicy | str | None = None) -> Call
     ) -> list[float | None]:
         if environments is None:
             raise ValueError("episode_reward needs GRPOTrainer(environment_factory=...): no environments were passed")
-        verdicts = [env._finish(final_turn(c)) for c, env in zip(completions, environments, strict=True)]
+        pairs = list(zip(completions, environments, strict=True))
+        rows = _.get(TASK_COLUMN)
+        unbound = _unbound(environments, rows if isinstance(rows, Sequence) and len(rows) == len(pairs) else None)
+        verdicts = [
+            Verdict.failure(Reason.VERIFIER_ERROR, details={"error": unbound[i]})
+            if i in unbound
+            else env._finish(final_turn(c))
+            for i, (c, env) in enumerate(pairs)
+        ]
         sources = [env.env_id for env in environments]  # errors in a row counted per env in a mixture
         return [_as_reward(paid) for paid in failures.rewards(verdicts, can_skip=True, sources=sources)]
 
     return episode_reward
+
+
+def _unbound(environments: Sequence[EpisodeEnvironment], rows: Sequence[Any] | None) -> dict[int, str]:
+    """Rollouts whose environment cannot be trusted to hold their own episode, by index, with why
+    (round 11). One instance handed out for two rollouts (a factory returning a shared object) holds
+    the last ``reset``'s task and the first rollout's verdict (``_finish`` is idempotent): each of its
+    rollouts would be paid for another's task or answer. An environment posing another task than the
+    row TRL scores with it (a reordered or mixed batch) would pay an answer for a task its prompt never
+    showed. Both are wiring faults: a ``verifier_error``, never a reward."""
+    counts: dict[int, int] = {}
+    for env in environments:
+        counts[id(env)] = counts.get(id(env), 0) + 1
+    out: dict[int, str] = {}
+    for i, env in enumerate(environments):
+        if counts[id(env)] > 1:
+            out[i] = (
+                f"one environment instance was given for {counts[id(env)]} rollouts; environment_factory "
+                "must return a new instance per call"
+            )
+            continue
+        if rows is None or rows[i] is None:
+            continue
+        try:
+            wanted = task_from_json(rows[i]).fingerprint
+        except (ValueError, TypeError):
+            out[i] = f"the row's {TASK_COLUMN!r} column does not parse as a task"
+            continue
+        posed = getattr(env, "_task_fingerprint", None)
+        if posed != wanted:
+            out[i] = f"the rollout's environment poses another task than its row's {TASK_COLUMN!r} column"
+    return out
 
 
 _default_episode_reward = episode_reward_function()
