@@ -60,8 +60,8 @@ def lean_wrapper_probes(t: Target, quick: bool) -> list[Probe]:
     ``namespace Nat``); round 10: the same constant in the namespace a dotted ``namespace Nat.X`` /
     ``end X`` leaves open, and an ``OfNat`` instance (directly or through an alias) that rebinds the
     literal an option's value is; round 11: the same instance with its class written as
-    ``type_of%`` of the library's own instance (no literal class named). Each states a theorem with
-    no proof.
+    ``type_of%`` of the library's own instance, or as an identity applied to it (no literal class
+    named). Each states a theorem with no proof.
 
     Every variant is a proof layer 1 exists to refuse, so without a Lean backend (the env then
     answers ``verifier_error`` for whatever layer 1 lets through) a ``verifier_error`` is a hole:
@@ -115,6 +115,10 @@ def lean_wrapper_probes(t: Target, quick: bool) -> list[Probe]:
             "  simp (maxSteps := 100000)\n"
         ),
         "decidable-type-of": f"instance lie : type_of% (Nat.decEq 2 3) := .isTrue rfl\n{wrong}",
+        "literal-rebinding-identity": (
+            "abbrev clsOf {α : Type} (_ : α) : Type := α\n"
+            f"instance (priority := high) lit : clsOf (instOfNatNat 5) := ⟨0⟩\n{wrong}"
+        ),
     }
     return [
         Probe(label, t.render(header + code), error_is_hole=True)

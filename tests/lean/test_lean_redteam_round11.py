@@ -12,10 +12,13 @@ changes, 0 of 436 refused before and after):
   task may declare anything, nothing there is refused) and the completion's walk starts from what
   they derived;
 - **a class named by a term's type**: ``instance : type_of% (instOfNatNat 5) := ⟨Nat.zero⟩`` names
-  no literal class at all (the class is the type of the library's own instance), and on the kernel
-  it too proves ``5 = 0`` by ``rfl``. Which class a ``type_of%`` gives cannot be read without Lean,
-  and an honest instance names its class: an instance (or ``deriving``) that writes ``type_of%`` is
-  refused. (An instance whose type is ``_`` is refused by Lean: "Failed to infer type".)
+  no literal class at all (the class is the type of the library's own instance), nor does
+  ``abbrev clsOf (_ : α) : Type := α`` then ``instance : clsOf (instOfNatNat 5)``, nor an ``abbrev``
+  of the ``type_of%``; on the kernel each proves ``5 = 0`` by ``rfl``. Which class a ``type_of%``
+  gives cannot be read without Lean, and an honest instance names its class: ``type_of%`` counts as
+  naming a literal class, and so does a library instance of one, read by Lean's naming (``inst`` or
+  ``to`` + the class: ``instOfNatNat``, ``Int.instNegInt``, ``Zero.toOfNat0``). (An instance whose
+  type is ``_`` is refused by Lean: "Failed to infer type".)
 
 The kernel replay's gate for the REPL and kimina backends is tested in
 ``test_lean_replay_gate.py``.
@@ -118,6 +121,41 @@ REFUSED = {
         "literal_rebinding",
     ),
     "type_of% in a deriving": ("", "deriving instance type_of% x for Foo\n" + T + "h.symm", "literal_rebinding"),
+    # the class as the type of a library instance passed through an identity: no `type_of%` either
+    "an identity applied to the library's instance": (
+        "",
+        "abbrev clsOf {α : Type} (_ : α) : Type := α\n"
+        "instance (priority := high) lit : clsOf (instOfNatNat 5) := ⟨0⟩\n" + T + "h.symm",
+        "literal_rebinding",
+    ),
+    "an abbrev of type_of%, then an instance of it": (
+        "",
+        "abbrev L := type_of% (instOfNatNat 5)\ninstance (priority := high) lit : L := ⟨0⟩\n" + T + "h.symm",
+        "literal_rebinding",
+    ),
+    "a def holding the library's instance, through an identity": (
+        "",
+        "def five := instOfNatNat 5\nabbrev clsOf {α : Type} (_ : α) : Type := α\n"
+        "instance lit : clsOf five := ⟨0⟩\n" + T + "h.symm",
+        "literal_rebinding",
+    ),
+    "a parent projection of Mathlib's (Zero.toOfNat0)": (
+        "",
+        "abbrev clsOf {α : Type} (_ : α) : Type := α\ninstance lit : clsOf (@Zero.toOfNat0 ℕ ⟨5⟩) := ⟨5⟩\n"
+        + T
+        + "h.symm",
+        "literal_rebinding",
+    ),
+    "Int's Neg instance, qualified": (
+        "",
+        "abbrev clsOf {α : Type} (_ : α) : Type := α\ninstance : clsOf Int.instNegInt := ⟨id⟩\n" + T + "h.symm",
+        "literal_rebinding",
+    ),
+    "the header holds the library's instance in a def": (
+        "def five := instOfNatNat 5\nabbrev clsOf {α : Type} (_ : α) : Type := α\n",
+        "instance lit : clsOf five := ⟨0⟩\n" + T + "h.symm",
+        "literal_rebinding",
+    ),
 }
 
 
@@ -140,6 +178,10 @@ HONEST = [
     # `type_of%` outside an instance: a statement about a term's type
     ("", "theorem same (x : ℕ) : type_of% x = ℕ := rfl\n" + T + "h.symm"),
     ("", "instance (priority := 100) inst : Inhabited ℕ := ⟨0⟩\n" + T + "h.symm"),
+    # a library instance named in a proof, and classes whose names merely contain a literal class's
+    ("", "theorem two : (2 : ℕ) = 2 := by simp [instOfNatNat]\n" + T + "h.symm"),
+    ("", "instance : Fact (1 < 5) := ⟨by norm_num⟩\n" + T + "h.symm"),
+    ("", "structure V where\n  x : ℤ\ninstance : NegZeroClass V := sorry_free\n" + T + "h.symm"),
     ("", T + "by\n  exact h.symm"),
 ]
 
@@ -168,6 +210,18 @@ KERNEL_PROBES = {
     "an alias of OfNat in a namespace the header leaves open": (
         "\nnamespace Lits\nabbrev O := OfNat\n",
         "noncomputable instance (priority := 2000) zeroLit (n : Nat) : O Nat n := ⟨Nat.zero⟩\n" + _FIVE_IS_ZERO,
+        "literal_rebinding",
+    ),
+    "an identity applied to the prelude's instance": (
+        "",
+        "abbrev clsOf {α : Type} (_ : α) : Type := α\n"
+        "noncomputable instance (priority := 2000) zeroLit : clsOf (instOfNatNat 5) := ⟨Nat.zero⟩\n" + _FIVE_IS_ZERO,
+        "literal_rebinding",
+    ),
+    "an abbrev of type_of%": (
+        "",
+        "abbrev L := type_of% (instOfNatNat 5)\n"
+        "noncomputable instance (priority := 2000) zeroLit : L := ⟨Nat.zero⟩\n" + _FIVE_IS_ZERO,
         "literal_rebinding",
     ),
     "the class as the type of the prelude's instance": (

@@ -20,6 +20,7 @@ Labelled-valid proofs declare no instance at all (0 of 436 completion shapes of 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from rlvr_lean.kernel_names import DECLARING, Scope, declared_names
@@ -33,9 +34,27 @@ LITERAL_CLASSES = frozenset(
 _INSTANCE_MAKERS = frozenset({"instance", "deriving"})
 
 
+_CLASS_WORDS = "|".join(sorted(LITERAL_CLASSES))
+_ANYWHERE = re.compile(rf"{_CLASS_WORDS}|type_of")
+"""Text without any of these holds no literal class, no instance of one and no ``type_of%``."""
+_INSTANCE_OF_ONE = re.compile(rf"(?:^|\.)(?:inst|to)\w*(?:{_CLASS_WORDS})")
+"""A library instance of a literal class, by Lean's naming: ``inst`` + the class (``instOfNatNat``,
+``Int.instNegInt``, ``instNatCastInt``) or a parent projection ``to`` + the class
+(``Zero.toOfNat0``, ``AddMonoidWithOne.toNatCast``). Its *type* is the class, so
+``abbrev clsOf (_ : α) := α`` then ``instance : clsOf (instOfNatNat 5)`` declares an instance of
+``OfNat ℕ 5`` without naming it (on the kernel: ``5 = 0`` by ``rfl``)."""
+
+
 def _mentions(tokens: Sequence[Token], tainted: set[str]) -> int | None:
+    """The first token that names a literal class, a name derived from one, a library instance of
+    one, or ``type_of%`` (a term's type: which class it is cannot be read without Lean)."""
     for j, tok in enumerate(tokens):
-        if tok.kind == IDENT and base_name(tok.text.removeprefix("_root_.")) in tainted:
+        if tok.kind != IDENT:
+            continue
+        text = tok.text.removeprefix("_root_.")
+        if base_name(text) in tainted or _INSTANCE_OF_ONE.search(text):
+            return j
+        if text == "type_of" and j + 1 < len(tokens) and tokens[j + 1].text == "%":
             return j
     return None
 
@@ -66,8 +85,10 @@ def _follow(
     """The literal classes and their derived names after ``tokens`` and, with ``refuse``, the first
     ``instance``/``deriving`` that names one (the walk stops there)."""
     tainted = set(LITERAL_CLASSES) | known
-    if _mentions(tokens, tainted) is None and not (refuse and _type_of(tokens) is not None):
-        return tainted, None  # nothing derives from a literal class (most completions: two passes of lookups)
+    if not known and not _ANYWHERE.search(src):
+        return tainted, None  # no literal class anywhere in the text (most completions: one regex search)
+    if _mentions(tokens, tainted) is None:
+        return tainted, None  # nothing derives from a literal class
     declared = dict(declared_names(tokens, src, outer))  # index of a declared name -> its full name
     # one segment per declaring keyword (a command has at most one; Lean allows no declaration in a term)
     cuts = [
@@ -80,18 +101,15 @@ def _follow(
         segment = tokens[start:stop]
         at = _mentions(segment, tainted)
         _renamings(segment, tainted)
-        if refuse and (by_type := _type_of(segment)) is not None and _makes_instance(segment, keyword_of(segment)):
-            # `instance : type_of% (instOfNatNat 5) := ⟨0⟩`: the class is the type of a term (an
-            # instance of the library or the header), so no name of it is written; which class
-            # that is cannot be read without Lean, and an honest instance names its class
-            return tainted, (start + by_type, "type_of%")
         if at is None:
             continue
         if not refuse:  # a task's `notation "Lit" => OfNat` / `macro "Lit" : term => …`: its atom is an alias
             tainted.update(t.text.strip('"') for t in segment if t.kind == STRING and t.text.strip('"').isidentifier())
-        keyword = keyword_of(segment)
-        if refuse and _makes_instance(segment, keyword):
-            return tainted, (start + at, segment[at].text)
+        if refuse and _makes_instance(segment, keyword_of(segment)):
+            # `type_of%` (`instance : type_of% (instOfNatNat 5) := ⟨0⟩`): the class is a term's
+            # type, no name of it written; an honest instance names its class
+            found = segment[at].text + ("%" if segment[at].text == "type_of" else "")
+            return tainted, (start + at, found)
         for j in range(start, stop):  # what this command declares is now a literal class too
             if j in declared:
                 tainted.add(base_name(declared[j]))
@@ -104,14 +122,6 @@ def keyword_of(segment: Sequence[Token]) -> str:
 
 def _makes_instance(segment: Sequence[Token], keyword: str) -> bool:
     return keyword in _INSTANCE_MAKERS or any(t.kind == IDENT and t.text == "deriving" for t in segment)
-
-
-def _type_of(segment: Sequence[Token]) -> int | None:
-    """Where ``type_of%`` (a term's type as a type) stands in ``segment``, or None."""
-    for j in range(len(segment) - 1):
-        if segment[j].text == "type_of" and segment[j + 1].text == "%":
-            return j
-    return None
 
 
 def _renamings(segment: Sequence[Token], tainted: set[str]) -> None:
