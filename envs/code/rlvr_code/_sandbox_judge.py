@@ -21,6 +21,7 @@ from types import CodeType
 
 from rlvr_code._sandbox_batch import asserts_runs, humaneval_test_code
 from rlvr_code._sandbox_link import Link, Remote, SolutionError
+from rlvr_code._sandbox_speculate import SHARE, Recorder, StopSpeculating, dry_record, dry_run, speculation_wanted
 from rlvr_code._sandbox_stdio import StdioCases, ended_as, memory_error
 from rlvr_code._sandbox_warm import CompileCache
 from rlvr_code._sandbox_wire import (
@@ -279,7 +280,7 @@ class Judge(StdioCases):
             return "the sandbox failed"
         return ended_as(outcome)
 
-    def namespace(self, link: Link) -> dict:
+    def namespace(self, link: Link, dry: bool = False) -> dict:
         """The tests' globals. A name the task's own code (setup, prompt, tests) does not define
         resolves, in this order, to: the solution's object when the task names it as the
         solution's (the entry point, the reference solution's functions and classes); the
@@ -288,6 +289,8 @@ class Judge(StdioCases):
         of that name (MBPP/596 uses ``sys`` unimported); and only then the solution's namespace.
         A solution that binds ``sys``, ``math`` or ``len`` to a fake therefore never reaches a
         test, and whatever does come from the solution is a proxy whose results are plain data.
+        ``dry``: a dry run's globals (``_sandbox_speculate``), where a name from the solution ends
+        the dry run instead: it never sends the solution anything.
         """
         solution_names = set(self.job.get("solution_names") or ())
         judge_imports = dict(self.job.get("judge_imports") or {})
@@ -296,14 +299,24 @@ class Judge(StdioCases):
             # A builtin the solution shadows resolves to the solution's only when the task names it
             # (MBPP's ``sum``); otherwise tests keep the judge's own ``abs``, ``len``, ``sorted``...
             if name in solution_names:
+                if dry:
+                    raise StopSpeculating
                 return Remote(link, ["name", name])  # resolved by the solution on first use: one round trip less
+            # The judge's own objects are kept in the globals once found: a test's (or a prompt
+            # helper's) every later use of ``len`` or ``ord`` is then a dict hit, not a call of
+            # this function (HumanEval/50's checks made a hundred of them a sample).
             if name in judge_imports:
-                return imported(name, *judge_imports[name])
+                found = namespace[name] = imported(name, *judge_imports[name])
+                return found
             if hasattr(builtins, name):
-                return getattr(builtins, name)
+                found = namespace[name] = getattr(builtins, name)
+                return found
             module = judge_module(name)
             if module is not None:
+                namespace[name] = module
                 return module
+            if dry:
+                raise StopSpeculating
             return link.request("lookup", name)
 
         def imported(name: str, module_name: str, attribute: str | None) -> object:
@@ -326,7 +339,14 @@ class Judge(StdioCases):
         """Whether the builtins a batch's asserts use are the judge's builtins in this sample."""
         solution_names = set(self.job.get("solution_names") or ())
         judge_imports = self.job.get("judge_imports") or {}
-        return self.batching and not any(n in namespace or n in solution_names or n in judge_imports for n in names)
+        # A builtin ``missing`` kept in the globals is still the judge's own; anything else bound
+        # under its name is not.
+        return self.batching and not any(
+            (n in namespace and namespace.get(n) is not getattr(builtins, n, None))
+            or n in solution_names
+            or n in judge_imports
+            for n in names
+        )
 
     def run_unit(self, name: str, code: CodeType, namespace: dict, link: Link) -> bool | None:
         """Run one unit of test code and report it: False when the run must stop (timeout), None
@@ -388,10 +408,28 @@ class Judge(StdioCases):
         self.loaded(link)  # no test at all: whether the program loaded is still the outcome
 
     def run_humaneval(self) -> None:
+        test = self.job["test"]
+        # (test code, static batches, whether a dry run is worth it): one entry a task.
+        compiled = self.cache.get(("humaneval", test), lambda: (*humaneval_test_code(test), speculation_wanted(test)))
+        speculate = self.batching and compiled[2]
+        while self.humaneval_attempt(compiled, speculate):
+            # The attempt's solution saw calls the tests did not make (a dry run that guessed
+            # wrong): it is stopped (its processes and working directory gone) and the sample is
+            # judged again from the start by a fresh one, without a dry run, within the same budget.
+            self.stop_runs()
+            self.memory, self.run_cpu_s = None, 0.0
+            speculate = False
+
+    def humaneval_attempt(self, compiled: tuple, speculate: bool) -> bool:
+        """Judge the sample once; True (nothing reported) when a dry run's calls make it inexact."""
         link = self.start_link()
         namespace = self.namespace(link)
         entry_point = self.job["entry_point"]
         outcomes: dict[int, list] = {}
+        diverged: list[bool] = []
+        if speculate:
+            # A wrong guess is this attempt's to undo, not the host's (``run_humaneval``).
+            link.on_diverge = lambda: diverged.append(True)
 
         def record(condition, line: int, source: str) -> None:
             try:
@@ -412,7 +450,7 @@ class Judge(StdioCases):
             if failure is not None and entry[3] is None:
                 entry[3] = failure
 
-        test_code, runs = self.cache.get(("humaneval", self.job["test"]), lambda: humaneval_test_code(self.job["test"]))
+        test_code, runs, _ = compiled
 
         def batch(target: object, index: int) -> None:
             try:
@@ -425,7 +463,8 @@ class Judge(StdioCases):
 
         try:
             context = self.job.get("context") or ""
-            exec(self.cache.get(("prompt", context), lambda: compile(context, "<prompt>", "exec")), namespace)
+            context_code = self.cache.get(("prompt", context), lambda: compile(context, "<prompt>", "exec"))
+            exec(context_code, namespace)
             namespace.pop(entry_point, None)
             namespace["__rlvr_record__"] = record
             namespace["__rlvr_batch__"] = batch
@@ -436,7 +475,9 @@ class Judge(StdioCases):
             if self.loaded(link):
                 kind = "timeout" if isinstance(exc, TimeoutError) else "error"
                 self.test("check", kind, f"{type(exc).__name__}: {exc}")
-            return
+            return False
+        if speculate and type(candidate) is Remote:
+            self.speculate(link, context_code, test_code, entry_point, object.__getattribute__(candidate, "_ref"))
         status, error = "passed", None
         try:
             check(candidate)
@@ -444,8 +485,17 @@ class Judge(StdioCases):
             status, error = "timeout", "the time budget ran out"
         except BaseException as exc:
             status, error = "error", f"{type(exc).__name__}: {exc}"
+        if diverged and time.monotonic() < self.deadline:
+            return True
+        link.greet()
+        if speculate and link.pending and link.load_error is None and time.monotonic() < self.deadline:
+            # Calls sent ahead that the tests never made (a check that ended early) ran after every
+            # answer the tests read, so they can change only how the run ended: its memory bound.
+            self.stop_runs()
+            if self.memory is not None:
+                return True
         if not self.loaded(link):
-            return
+            return False
         # Reported together, and with the sample's end (``finish``): one write, one wake-up of
         # the zygote, unless stopping the run is slow (``stop_runs``).
         self.hold_reports()
@@ -454,3 +504,23 @@ class Judge(StdioCases):
             self.test(f"line {line}: {source}", "failed" if failed else "passed", first)
         if status != "passed" or not outcomes:
             self.test(f"check({entry_point})", status, error)
+        return False
+
+    def speculate(self, link: Link, context_code: CodeType, test_code: CodeType, entry_point: str, ref: object) -> None:
+        """Send ahead every call a dry run of the tests finds (``_sandbox_speculate``): in globals
+        of its own, so nothing the dry run does reaches the real run's."""
+        recorder = Recorder(ref, link._wire, time.monotonic() + SHARE * max(self.deadline - time.monotonic(), 0.0))
+        dry = self.namespace(link, dry=True)
+        names = frozenset(self.job.get("solution_names") or ()) | {entry_point}
+
+        def tests() -> None:
+            exec(context_code, dry)
+            dry.pop(entry_point, None)
+            dry["__rlvr_record__"] = dry_record(recorder, names)
+            dry["__rlvr_batch__"] = lambda _target, _index: None
+            exec(test_code, dry)
+            dry["check"](recorder)
+
+        calls = dry_run(tests, recorder)
+        if len(calls) >= 2:
+            link.send_ahead(calls)

@@ -154,7 +154,15 @@ class Link:
         the test makes that call."""
         if self.timed_out or self.broken or self.pending:
             return
-        wired = [["call", target, self._wire(list(args)), self._wire(dict(kwargs))] for target, args, kwargs in calls]
+        self.send_ahead(
+            [["call", target, self._wire(list(args)), self._wire(dict(kwargs))] for target, args, kwargs in calls]
+        )
+
+    def send_ahead(self, wired: list) -> None:
+        """Send calls already wired as ``request`` sends them (``["call", target, args, kwargs]``)
+        ahead in one message: from a static batch (``prefetch``) or a dry run (``_sandbox_speculate``)."""
+        if self.timed_out or self.broken or self.pending or not wired:
+            return
         message = frame(["batch", [item[1:] for item in wired]])
         if len(message) > EARLY_BATCH_BYTES:
             self.greet()  # too large to wait in the socket's buffer: only once the solution reads

@@ -95,7 +95,7 @@ def sandbox_module_source(role: str, *, keep_main: bool = True, folder: Path | N
 
 
 HARNESS_PARTS = {
-    "judge": ("stdio", "warm", "batch", "link", "judge", "judge_zygote"),
+    "judge": ("stdio", "warm", "batch", "link", "speculate", "judge", "judge_zygote"),
     "solution": ("memory", "solution", "solution_zygote"),
 }
 """The modules after ``_sandbox_wire`` that make up each role's program, in order (the last has the main)."""
@@ -104,9 +104,11 @@ HARNESS_PARTS = {
 def harness_source(role: str, folder: Path | None = None) -> str:
     """The program one sandbox runs: the shared wire module, then the role's module(s).
     ``folder``: another copy of this package's folder (a benchmark's before/after, same run)."""
+    own = folder is None
     folder = folder or Path(__file__).parent
     wire = (folder / "_sandbox_wire.py").read_text(encoding="utf-8")
-    parts = HARNESS_PARTS[role]
+    # Another copy may predate a module (a benchmark's before/after): it runs without it, as it did.
+    parts = tuple(p for p in HARNESS_PARTS[role] if own or (folder / f"_sandbox_{p}.py").exists())
     return "\n\n".join(
         [wire, *(sandbox_module_source(part, keep_main=part == parts[-1], folder=folder) for part in parts)]
     )
