@@ -151,6 +151,11 @@ REFUSED = {
         "abbrev clsOf {α : Type} (_ : α) : Type := α\ninstance : clsOf Int.instNegInt := ⟨id⟩\n" + T + "h.symm",
         "literal_rebinding",
     ),
+    "a constructor of the class, through an identity": (
+        "",
+        "abbrev clsOf {α : Type} (_ : α) : Type := α\ninstance lit : clsOf (@OfNat.mk ℕ 5 0) := ⟨0⟩\n" + T + "h.symm",
+        "literal_rebinding",
+    ),
     "the header holds the library's instance in a def": (
         "def five := instOfNatNat 5\nabbrev clsOf {α : Type} (_ : α) : Type := α\n",
         "instance lit : clsOf five := ⟨0⟩\n" + T + "h.symm",
@@ -216,6 +221,13 @@ KERNEL_PROBES = {
         "",
         "abbrev clsOf {α : Type} (_ : α) : Type := α\n"
         "noncomputable instance (priority := 2000) zeroLit : clsOf (instOfNatNat 5) := ⟨Nat.zero⟩\n" + _FIVE_IS_ZERO,
+        "literal_rebinding",
+    ),
+    "an identity applied to the class's constructor": (
+        "",
+        "abbrev clsOf {α : Type} (_ : α) : Type := α\n"
+        "noncomputable instance (priority := 2000) zeroLit : clsOf (@OfNat.mk Nat 5 Nat.zero) := ⟨Nat.zero⟩\n"
+        + _FIVE_IS_ZERO,
         "literal_rebinding",
     ),
     "an abbrev of type_of%": (

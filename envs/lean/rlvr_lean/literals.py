@@ -52,7 +52,8 @@ def _mentions(tokens: Sequence[Token], tainted: set[str]) -> int | None:
         if tok.kind != IDENT:
             continue
         text = tok.text.removeprefix("_root_.")
-        if base_name(text) in tainted or _INSTANCE_OF_ONE.search(text):
+        # any component: `@OfNat.mk ℕ 5 0` is a term whose type is the class, named by its namespace
+        if base_name(text) in tainted or _INSTANCE_OF_ONE.search(text) or any(p in tainted for p in text.split(".")):
             return j
         if text == "type_of" and j + 1 < len(tokens) and tokens[j + 1].text == "%":
             return j
