@@ -306,3 +306,72 @@ def test_a_replay_past_the_kernels_recursion_depth_is_a_limit_not_a_forgery(monk
     monkeypatch.setattr(replay_mod, "run_checker", lambda *a, **k: forged)
     verdict = backend._replay(passed, "/nonexistent/M.olean", 5.0)
     assert verdict.reason is Reason.SANDBOX_VIOLATION and verdict.details["rule"] == "replay", verdict
+
+
+# --- invented and held: refused before this round and still, or bounded --------------------------
+
+HELD = {
+    # (completion under the Mathlib header, rule)
+    "attribute [instance] after `in`": ("attribute [instance] Nat.decEq in\n", "local_instance"),
+    "attribute [implemented_by] after `in`": ("attribute [implemented_by id] Nat.succ in\n", "implemented_by"),
+    "attribute [csimp] after `in`": ("attribute [csimp] Nat.add_comm in\n", "csimp"),
+    "skipKernelTC after open … in": ("open Nat in set_option debug.skipKernelTC true in\n", "unsafe_option"),
+    "skipKernelTC inside a tactic block": (
+        "theorem z : True := by set_option debug.skipKernelTC true in trivial\n",
+        "unsafe_option",
+    ),
+    "escaped run_cmd": ("«run_cmd» pure ()\n", "meta_code"),
+    "a syntax rule for `theorem`": ('syntax "theorem" : command\n', "syntax_extension"),
+    "sorryAx inside a syntax quotation": ("def q := `(tactic| exact sorryAx _ false)\n", "sorry"),
+    "an alias of sorryAx": ("alias s := sorryAx\n", "sorry"),
+    "an abbrev of ofReduceBool": ("abbrev s := @Lean.ofReduceBool\n", "native_decide"),
+    "sorryAx in decreasing_by": (
+        "def f (n : ℕ) : ℕ := f (n + 1)\ntermination_by n\ndecreasing_by all_goals exact sorryAx _ false\n",
+        "sorry",
+    ),
+    "an instance through @[instance] on a def": ("@[instance] def lit : OfNat ℕ 5 := ⟨0⟩\n", "local_instance"),
+    "a partial def in a mutual block": ("mutual\npartial def a1 : ℕ → ℕ := a1\nend\n", "partial"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HELD))
+def test_invented_probes_layer_one_already_refused_stay_refused(name):
+    code, rule = HELD[name]
+    assert_refused(code + T + "h.symm", rule)
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    ["(", "⟨", "instance (", "open X in ", "namespace A\n", "(add ", "deriving instance O for ", "abbrev O := OfNat\n"],
+)
+def test_layer_one_stays_linear_on_repeated_prefixes(prefix):
+    """20,000 repetitions of a command or bracket prefix: measured at most 0.6 s of CPU here (load
+    6-12 on 2 CPUs); the bound leaves more than 8x."""
+    import time
+
+    from rlvr_lean.policy import LeanPolicy
+    from rlvr_lean.verifier import static_check
+    from tests.lean.test_lean_redteam_round5 import TASK
+
+    start = time.process_time()
+    static_check(TASK, prefix * 20_000 + "\n" + T + "h.symm", LeanPolicy())
+    assert time.process_time() - start < 5.0
+
+
+@pytest.mark.lean
+@pytest.mark.live
+@kernel
+def test_deep_nesting_is_lean_s_own_error_within_the_budget():
+    """20,000 nested parentheses around an honest proof: Lean stops at its recursion depth (an
+    error, `wrong`), within the budget, and the next check passes."""
+    from rlvr_lean.verifier import LeanVerifier
+
+    task = Task(id="deep", prompt="p", answer={"header": PRELUDE, "statement": K_SIG + " :="})
+    verifier = LeanVerifier(backend="file", lean_bin=LEAN, proof_timeout_s=30)
+    try:
+        deep = verifier.verify(task, "(" * 20_000 + "N.zero_add n" + ")" * 20_000)
+        honest = verifier.verify(task, "N.zero_add n")
+    finally:
+        verifier.close()
+    assert deep.reason is Reason.WRONG and "maximum recursion depth" in deep.details["error"], deep
+    assert honest.passed, honest
