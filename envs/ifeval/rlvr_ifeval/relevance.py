@@ -34,35 +34,86 @@ answers another prompt of the env's background better than its own is off-topic
 
 Everything about a task is computed once per prompt (bounded LRU); a response costs a few
 tokenisations of its first ``MAX_RELEVANCE_CHARS`` characters.
+
+Round 11 split the module by concern: the reading of text into units is
+``rlvr_ifeval.relevance_units``, the language-likeness rules ``rlvr_ifeval.salad``; this module
+keeps the task's text (per prompt) and the gate, and re-exports both modules' names (the tests,
+the bench and the rules that read them by this module's name).
 """
 
 from __future__ import annotations
 
 import math
 import re
-import unicodedata
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import compress, pairwise
-from operator import gt
 from typing import TYPE_CHECKING, Any
 
-from rlvr_ifeval import analysis, detached, prose_jit, units_jit
-from rlvr_ifeval.analysis import LATIN_CYRILLIC_WORD_RE as _LATIN_CYRILLIC_WORD_RE
-from rlvr_ifeval.analysis import (
-    MAX_ANALYSED_CHARS,
-    PROSE_SEGMENT_WORDS,  # noqa: F401 -- re-exported
-)
+from rlvr_ifeval import detached
+from rlvr_ifeval.analysis import PROSE_SEGMENT_WORDS  # noqa: F401 -- re-exported
 from rlvr_ifeval.analysis import lowered as _lowered  # noqa: F401 -- re-exported
 from rlvr_ifeval.base import Checker, strings
-from rlvr_ifeval.language import detect_language
 from rlvr_ifeval.literal_text import literal_pattern as _literal_pattern  # noqa: F401 -- re-exported (tests)
-from rlvr_ifeval.literal_text import literal_strings as _literal_strings
-from rlvr_ifeval.literal_text import without_literals as _without_literals
+from rlvr_ifeval.literal_text import literal_strings as _literal_strings  # noqa: F401 -- re-exported
+from rlvr_ifeval.literal_text import without_literals as _without_literals  # noqa: F401 -- re-exported
+from rlvr_ifeval.relevance_units import (  # noqa: F401 -- re-exported: the gate's names, as before the split
+    _ASCII_WORD_TABLE,
+    _CONTENT_STOP_WORDS,
+    _NO_SPACE,
+    _NO_SPACE_RUN_RE,
+    _STOP_BIGRAMS,
+    _STOP_CHARS,
+    _THAI_STOP,
+    _WORD_RE,
+    FORM_WORDS,
+    MAX_RELEVANCE_CHARS,
+    MIN_WORD,
+    PREFIX,
+    PREFIX_V0,
+    REQUEST_WORDS,
+    STOP_WORDS,
+    TASK_STOP_WORDS,
+    TASK_STOP_WORDS_10,
+    TASK_STOP_WORDS_V0,
+    _bigrams,
+    _fold,
+    _unit,
+    _words,
+    task_text_units,
+    units,
+)
+from rlvr_ifeval.salad import (  # noqa: F401 -- re-exported: the gate's names, as before the split
+    _FUNCTION_CHARS,
+    _FUNCTION_WORDS_TEXT,
+    _LANGUAGE_IDS,
+    _LATIN_CYRILLIC_WORD_RE,
+    FUNCTION_LANGUAGES,
+    FUNCTION_WORDS,
+    MAX_INTERLEAVED_STEPS,
+    MAX_SHUFFLED_TRIGRAMS,
+    MIN_FUNCTION_SHARE,
+    MIN_FUNCTION_SHARE_HAN,
+    MIN_NOVEL_SHARE,
+    MIN_PROSE_WORDS,
+    MIN_TOP_FUNCTION_SHARE,
+    MIN_TOP_WORDS,
+    _function_words_kept,
+    _prompt_pairs,
+    _prompt_predecessors,
+    _prompt_vocabulary,
+    _prompt_word_list,
+    _response_words,
+    _vocabulary_flags,
+    detect_language,
+    function_share,
+    interleaved_prompt,
+    not_language,
+    prompt_words,
+    salad_rejection,
+    shuffled_prompt,
+)
 from rlvr_ifeval.text import count_words_any_script
-from rlvr_ifeval.word_lists import FORM_WORDS_TEXT, REQUEST_WORDS_TEXT, STOP_WORDS_TEXT
 
 if TYPE_CHECKING:  # contrast reads this module's task units; relevance only calls a Background's method
     from rlvr_ifeval.contrast import Background
@@ -78,14 +129,6 @@ verdict is replaced by a judge model's (``rlvr_judge``)."""
 OFF_TOPIC = "off-topic: the response does not address the prompt's task"
 """``details["rejected"]`` when the gate fails (reason ``wrong``, reward 0)."""
 
-PREFIX = 6
-"""Units are words cut to this many letters: a stemming-free normalisation (garden/gardening,
-history/historic meet; at 5, interest/international/internet and control/contract did too, and
-pasted answers passed on them)."""
-PREFIX_V0 = 5
-"""The prefix of ``relevance="overlap-v0"`` (``ifeval-data-v1``, ``ifeval-synth-v2``)."""
-MIN_WORD = 3
-"""Shorter words are not units (articles, particles, most function words)."""
 MIN_SHARE = 0.1
 """A task of ``n`` units is covered by ``ceil(MIN_SHARE * n)`` of them (at least one)."""
 MIN_TASK_UNITS = 3
@@ -98,16 +141,6 @@ pasted text collects reward from need length, and short real answers often share
 ROUND_10_PASTE = 6
 """The ``relevance_paste`` level (``Background.paste``) from which ``off_topic`` applies round 10's
 rule (``rlvr_ifeval.detached``) unless told (``round10``)."""
-MAX_RELEVANCE_CHARS = MAX_ANALYSED_CHARS
-"""The gate reads this much of a response (as the guard's content rules do)."""
-
-_NO_SPACE = (
-    "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
-    "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"
-)
-_NO_SPACE_RUN_RE = re.compile(f"[{_NO_SPACE}]+")
-_WORD_RE = re.compile(f"[^\\W\\d_{_NO_SPACE}]+")
-_ASCII_WORD_TABLE = bytes(c if (65 <= c <= 90 or 97 <= c <= 122) else 32 for c in range(256))
 
 # The stop, request and form word lists: ``rlvr_ifeval.word_lists``.
 _CONSTRAINT_CUE_RE = re.compile(
@@ -134,78 +167,6 @@ _CONSTRAINT_CUE_10_RE = re.compile(
     )
 )
 # Characters and syllables of the no-space scripts that carry no topic (particles, copulas).
-_STOP_CHARS = frozenset(
-    "的了是在和有我你他她它们这那一个不也就都而及与或着吗呢吧啊很会要说到对上下中为以"
-    "のにはをがでともたしていすまなかるれこそあうおえや"
-)
-_THAI_STOP = ("ที่", "และ", "ของ", "ใน", "เป็น", "การ", "ได้", "ให้", "มี", "ไม่", "จะ", "กับ", "แล้ว", "นี้", "ว่า", "คือ")
-
-
-def _fold(word: str) -> str:
-    """Casefolded, accents dropped (é -> e, ü -> u): a stemming-free normal form."""
-    folded = word.casefold()
-    if folded.isascii():
-        return folded
-    decomposed = unicodedata.normalize("NFKD", folded)
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
-
-
-def _unit(word: str) -> str | None:
-    folded = _fold(word)
-    return folded[:PREFIX] if len(folded) >= MIN_WORD else None
-
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(_fold(w) for w in text.split())
-
-
-STOP_WORDS = _words(STOP_WORDS_TEXT)
-REQUEST_WORDS = _words(REQUEST_WORDS_TEXT)
-FORM_WORDS = _words(FORM_WORDS_TEXT)
-TASK_STOP_WORDS_V0 = STOP_WORDS | REQUEST_WORDS | FORM_WORDS
-_CONTENT_STOP_WORDS = STOP_WORDS | REQUEST_WORDS
-"""What ``constraint_sentence`` leaves out of a sentence's content words (made once: the union
-cost 13 us a sentence, several a prompt)."""
-"""What is never a unit of a task's text (``relevance="overlap-v0"``)."""
-# Form and genre words the first lists missed ("three asterisk markers", "exactly 6 stanzas"),
-# time adverbs that a real answer paraphrases ("who recently moved away"), "don't".
-TASK_STOP_WORDS = TASK_STOP_WORDS_V0 | _words(
-    "stanza stanzas verse verses chorus marker markers recently currently usually today tomorrow yesterday don"
-)
-"""What is never a unit of a task's text."""
-TASK_STOP_WORDS_10 = TASK_STOP_WORDS - {"language", "languages"}
-"""Round 10: in a sentence that is the task's, "language" is the topic ("learning a second
-language"); the sentences that speak of the response's language are constraints."""
-_STOP_BIGRAMS = frozenset(w[i : i + 2] for w in _THAI_STOP for i in range(len(w) - 1))
-
-
-def _bigrams(run: str) -> Iterable[str]:
-    if len(run) == 1:
-        if run not in _STOP_CHARS:
-            yield run
-        return
-    for i in range(len(run) - 1):
-        gram = run[i : i + 2]
-        if gram[0] not in _STOP_CHARS and gram[1] not in _STOP_CHARS and gram not in _STOP_BIGRAMS:
-            yield gram
-
-
-def units(text: str, drop: frozenset[str] = STOP_WORDS, prefix: int = PREFIX) -> set[str]:
-    """The distinct units of ``text``: word prefixes (words in ``drop`` left out) and
-    no-space-script bigrams."""
-    view = analysis.ascii_view(text)  # (English with curly quotes too: they are not letters)
-    if view is not None:
-        kernel = prose_jit.units_kernel()
-        if kernel is not None:  # numba's one pass: a string made per distinct unit, not per word
-            return units_jit.ascii_units(kernel, view, drop, prefix)
-        words = view.encode("ascii").translate(_ASCII_WORD_TABLE).decode("ascii").lower().split()
-        # Distinct words first (a set, in C): words repeat, and the filter below is Python.
-        return {w[:prefix] for w in set(words).difference(drop) if len(w) >= MIN_WORD}
-    folded = set(map(_fold, set(_WORD_RE.findall(text))))
-    found = {w[:prefix] for w in folded.difference(drop) if len(w) >= MIN_WORD}
-    for run in _NO_SPACE_RUN_RE.findall(text):
-        found.update(_bigrams(run))
-    return found
 
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?。！？])\s+|\n+")
@@ -259,7 +220,10 @@ def task_units(
     task_text = " ".join(kept)
     prefix = PREFIX_V0 if v0 else PREFIX
     drop = TASK_STOP_WORDS_V0 if v0 else TASK_STOP_WORDS_10 if round10 else TASK_STOP_WORDS
-    found = units(_MARKED_RE.sub(" ", task_text), drop, prefix)
+    # Round 11: the request's frame in scripts the stop words cannot reach (关于, 博客, について)
+    # is not the task's content (``relevance_units.task_text_units``); overlap-v0 reads as it did.
+    read = units if v0 else task_text_units
+    found = read(_MARKED_RE.sub(" ", task_text), drop, prefix)
     literal: set[str] = set()
     for checker in checkers:
         for name, value in checker.kwargs.items():
@@ -270,9 +234,6 @@ def task_units(
     if _other_language(checkers):
         found = set()
     return TaskUnits(frozenset(found), needed(len(found)), task_text)
-
-
-_LANGUAGE_IDS = frozenset({"language:response_language"})
 
 
 def _other_language(checkers: Sequence[Checker]) -> bool:
@@ -356,268 +317,3 @@ def named_not_answered(
     return detached.named_not_answered(
         head, task, min_words, head_units, read_units=lambda text: units(text, TASK_STOP_WORDS)
     )
-
-
-# --- Language-likeness: natural text is held together by function words -------------------------
-#
-# A salad of content words ("people time government water story ...") satisfies every format
-# constraint and, on a task with little topical text ("Write a poem."), the overlap rule cannot
-# tell it from an answer. Natural prose in any language with a closed class of function words
-# spends a stable share of its tokens on them (English prose 35-55%, poems and terse lists rarely
-# under 15%); a salad spends almost none. Only closed-class words are listed (articles,
-# pronouns, prepositions, conjunctions, auxiliaries): content words common to every text would
-# let a salad of frequent words pass.
-_FUNCTION_WORDS_TEXT = """
-a an the of to in on at by for with from into onto about as than and or but nor so if because
-while when where whether that which who whom whose what this these those there here it its is are
-was were be been being am do does did have has had will would can could shall should may might
-must not no i me my mine we us our ours you your yours he him his she her hers they them their
-theirs some any each every both either neither such own same other another very too just only
-also then now up out off over under again more most less how why all after before through
-between during against among until upon within without
-der die das den dem des ein eine einen einem einer und ist nicht mit von sich auf für als auch wie
-bei nach aus oder wenn zum zur sie ich wir ihr sind es er im zu an war hat dass noch nur wird
-le la les un une des de du et est dans que qui pour pas sur par plus avec ses aux ces cette mais
-comme il elle nous vous ils au en ne se sa son je
-el los las una del que y por para como más pero sus este esta es lo al su con muy
-gli della dei che per non con come più sono anche di da e è il
-o os um uma do da dos das em no na com não mais que é
-het een van dat niet zijn voor met als aan ook maar op te
-и в не на что с по это как а но к у из за так его она они для же от или
-"""
-FUNCTION_WORDS = frozenset(_FUNCTION_WORDS_TEXT.split())
-"""Closed-class words of English, German, French, Spanish, Italian, Portuguese, Dutch, Russian."""
-_FUNCTION_CHARS = frozenset(
-    "的了是在和有我你他她它们这那个不也就都而与或着吗呢吧很会要说到对上下中为以之其所把被从"
-    "のにはをがでともたしていすまなかるれこそあうおえやだ"
-)
-"""Particles, copulas and inflection kana of Chinese and Japanese: a share of their characters."""
-FUNCTION_LANGUAGES = frozenset({"en", "de", "fr", "es", "it", "pt", "nl", "ru", "zh", "ja"})
-"""Languages whose function words are listed: a response that must be in another is not judged."""
-MIN_FUNCTION_SHARE = 0.12
-"""Prose with a smaller share of function words (Han/kana: function characters) is a salad."""
-MIN_FUNCTION_SHARE_HAN = 0.05
-MIN_TOP_FUNCTION_SHARE = 0.08
-"""Natural prose leans on a few function words: its three most frequent ones ("the", "of",
-"and"; "der", "die", "und") are 10-20% of its words (the lowest labelled response: 8.6%, an
-alliteration exercise; the lowest good one 9.1%). A salad drawn evenly from a vocabulary that
-holds function words has them at 1-2% each: its top three stayed under 7.5% in 2,000 draws of
-350 words (a third of a 130-word vocabulary being function words is not enough either)."""
-MIN_TOP_WORDS = 100
-"""The frequency rule needs this many prose words (one "the" in 40 words is no evidence)."""
-MIN_PROSE_WORDS = 40
-"""Fewer words in prose segments: not judged (lists of names, tables, JSON, code)."""
-# ``PROSE_SEGMENT_WORDS`` (``analysis``): a segment (a line, a table cell, a quoted string) of
-# fewer words is a list item, not prose.
-
-
-def function_share(text: str, drop: frozenset[str] = frozenset()) -> tuple[float, int, float] | None:
-    """The share of function words among the words of ``text``'s prose segments, how many words
-    that is and the bound natural text stays above; for text mostly in Han/kana, the share of
-    function characters. None when there is too little prose (or too little of a script whose
-    function words are listed). Words in ``drop`` (lowercase) are not counted."""
-    kept = _function_words_kept(drop)
-    # ASCII text: numba's one pass counts the same words without making them (prose_jit).
-    compiled = prose_jit.counts(text, kept, drop)
-    if compiled is not None:
-        n, values = compiled
-    else:
-        prose, han = analysis.analyse(text).prose_words
-        # The words counted are the prose words not in ``drop``: counted, not copied (C iterators).
-        n = len(prose) - sum(map(drop.__contains__, prose)) if drop else len(prose)
-        if len(han) > 2 * n:
-            if len(han) < 2 * MIN_PROSE_WORDS:
-                return None
-            return sum(map(_FUNCTION_CHARS.__contains__, han)) / len(han), len(han), MIN_FUNCTION_SHARE_HAN
-        if n < MIN_PROSE_WORDS:
-            return None
-        values = list(Counter(filter(kept.__contains__, prose)).values())
-    if n < MIN_PROSE_WORDS:
-        return None  # (ASCII text has no Han or kana: the test above is the one that applies)
-    share = sum(values) / n
-    if n >= MIN_TOP_WORDS and share >= MIN_FUNCTION_SHARE:
-        # Enough function words, but none frequent: drawn evenly from a vocabulary, not prose.
-        top = sum(sorted(values, reverse=True)[:3]) / n
-        if top < MIN_TOP_FUNCTION_SHARE:
-            return top, n, MIN_TOP_FUNCTION_SHARE
-    return share, n, MIN_FUNCTION_SHARE
-
-
-@lru_cache(maxsize=4096)
-def _function_words_kept(drop: frozenset[str]) -> frozenset[str]:
-    """The function words ``function_share`` counts when ``drop`` is left out (per prompt)."""
-    return FUNCTION_WORDS - drop
-
-
-MIN_NOVEL_SHARE = 0.05
-"""A response of ``MIN_TOP_WORDS`` words or more almost all of whose words are the prompt's, in
-an order the prompt does not have, is the prompt's vocabulary shuffled (labelled answers: 15% or
-more new words; a rewrite that keeps the prompt's text keeps its word order too)."""
-MAX_SHUFFLED_TRIGRAMS = 0.5
-"""At most this share of such a response's word trigrams may be the prompt's (else a copy)."""
-
-
-@lru_cache(maxsize=4096)
-def _prompt_word_list(prompt: str) -> tuple[str, ...]:
-    """The prompt's Latin and Cyrillic words in order, lowercase, apostrophes and hyphens
-    dropped first: what the prompt-word rules compare a response's words with. One list for
-    the vocabulary, its trigrams, predecessors and pairs (each had read the prompt on its own:
-    the per-task tables cost 0.3 ms, paid again for each new prompt of a generator)."""
-    return tuple(
-        analysis.lowered(_LATIN_CYRILLIC_WORD_RE.findall(analysis.replace_each(prompt, analysis.JOINER_CHARS, "")))
-    )
-
-
-@lru_cache(maxsize=4096)
-def _prompt_vocabulary(prompt: str) -> tuple[frozenset[str], frozenset[tuple[str, str, str]]]:
-    words = _prompt_word_list(prompt)
-    return frozenset(words), frozenset(zip(words, words[1:], words[2:], strict=False))
-
-
-def _response_words(response: str) -> tuple[str, ...]:
-    """The response's Latin and Cyrillic words, lowercase, as the prompt-word rules compare
-    them (``analysis.joined_words``, kept for the next rule on the same response).
-    Apostrophes and hyphens dropped on both sides: "ocean's" and "op-ed" in the prompt are
-    "oceans" and "oped" in a copy stripped of punctuation."""
-    return analysis.analyse(response).joined_words
-
-
-def _vocabulary_flags(response: str, vocabulary: frozenset[str]) -> bytes | None:
-    """``bytes(map(vocabulary.__contains__, _response_words(response)))`` from numba's one pass
-    over ASCII text (``prose_jit.vocabulary_flags``: no word made), kept for the next rule on the
-    same response; None where the kernel does not apply (then the rules read the words)."""
-    found = analysis.analyse(response)
-    key = ("vocabulary_flags", vocabulary)
-    if key in found.memo:
-        return found.memo[key]  # type: ignore[return-value]  # (this function stores only these)
-    flags = found.memo[key] = prose_jit.vocabulary_flags(found.head, vocabulary)
-    return flags
-
-
-def shuffled_prompt(response: str, prompt: str) -> dict[str, Any] | None:
-    """What was found when a long response is the prompt's own words out of order, else None."""
-    vocabulary, trigrams = _prompt_vocabulary(prompt)
-    flags = _vocabulary_flags(response, vocabulary) if vocabulary else None
-    if flags is not None:
-        # The counts below from the flags alone; the words only for a response that passes them.
-        if len(flags) < MIN_TOP_WORDS or (len(flags) - flags.count(1)) / len(flags) >= MIN_NOVEL_SHARE:
-            return None
-    words = _response_words(response)
-    if len(words) < MIN_TOP_WORDS or not vocabulary:
-        return None
-    novel = (len(words) - sum(map(vocabulary.__contains__, words))) / len(words)  # counted in C
-    if novel >= MIN_NOVEL_SHARE:
-        return None
-    grams = list(zip(words, words[1:], words[2:], strict=False))
-    copied = sum(g in trigrams for g in grams) / len(grams)
-    if copied > MAX_SHUFFLED_TRIGRAMS:
-        return None
-    return {"novel_share": round(novel, 3), "prompt_trigrams": round(copied, 3), "words": len(words)}
-
-
-@lru_cache(maxsize=4096)
-def prompt_words(prompt: str) -> frozenset[str]:
-    """The prompt's words of four letters or more, lowercase: a salad stuffed with them
-    ("about", "with", "should" and the topic's words) borrows the prompt's function words."""
-    return frozenset(w for w in map(str.lower, _LATIN_CYRILLIC_WORD_RE.findall(prompt)) if len(w) > 3)
-
-
-def not_language(response: str, checkers: Sequence[Checker], prompt: str = "") -> dict[str, Any] | None:
-    """None when the response reads as natural text (or cannot be judged), else the share found:
-    a long response whose prose has almost no function words is a word salad. The
-    instruction's own strings and the prompt's longer words are left out of the count (short
-    function words, "the", "of", "and", carry the judgement)."""
-    for checker in checkers:
-        if checker.instruction_id in _LANGUAGE_IDS and checker.kwargs.get("language") not in FUNCTION_LANGUAGES:
-            return None
-    head = response[:MAX_RELEVANCE_CHARS]
-    drop = prompt_words(prompt)
-    found = function_share(head, drop)
-    if found is not None and found[0] >= found[2] and _literal_strings(tuple(checkers)):
-        stripped, n = _without_literals(checkers, None, head)
-        if n:  # without an occurrence the text, and so the share, is the same
-            found = function_share(stripped, drop)
-    if found is None:
-        return None
-    share, n, bound = found
-    if share >= bound:
-        return None
-    # Few function words: a salad, or natural text in a language whose function words are not
-    # listed (Vietnamese, Polish, Turkish ... in a user's own data). Only the rare low share pays
-    # for language detection; text mostly in Han/kana is Chinese or Japanese by its script.
-    if bound != MIN_FUNCTION_SHARE_HAN:
-        language = detect_language(head)
-        if language is None or language.split("-")[0] not in FUNCTION_LANGUAGES:
-            return None
-    return {"function_share": round(share, 3), "min_function_share": bound, "prose_words": n}
-
-
-MAX_INTERLEAVED_STEPS = 0.15
-"""Steps through the prompt's word order with other words between them, per response word: a
-response that walks the prompt's text in order with filler between its words (every third or
-fourth word the prompt's next one) is the prompt interleaved with a salad. The labelled
-responses: 0.12 at the most (a response that restates its request), most under 0.04; such
-salads: 0.18 and more."""
-
-
-def interleaved_prompt(response: str, prompt: str) -> dict[str, Any] | None:
-    """What was found when a long response steps through the prompt's words in the prompt's
-    order with other words between them (the prompt interleaved with filler), else None. A
-    step: a word of the prompt whose previous word of the prompt's vocabulary in the response
-    is, two or more words back, the word the prompt has before it (a copy, adjacent, is the
-    guard's)."""
-    vocabulary = _prompt_vocabulary(prompt)[0]  # the words that have predecessors, or are first
-    if not vocabulary:
-        return None
-    # Hits: the response's words of the prompt's vocabulary (one flag byte a word). Two
-    # consecutive hits two or more words apart are in different runs of hits: the second starts
-    # a run. So there are fewer steps than runs, and a step is a pair (previous hit, run start)
-    # the prompt has as neighbours. Counted with iterators in C, no loop in Python.
-    flags = _vocabulary_flags(response, vocabulary)
-    if flags is None:
-        words = _response_words(response)
-        flags = bytes(map(vocabulary.__contains__, words))
-    if len(flags) < MIN_TOP_WORDS:
-        return None
-    runs = flags.count(b"\x00\x01") + flags.startswith(b"\x01")
-    if (runs - 1) / len(flags) <= MAX_INTERLEAVED_STEPS:
-        return None
-    words = _response_words(response)  # (read from the analysis when the kernel counted)
-    hits = list(compress(words, flags))
-    starts = bytes(compress(map(gt, flags, b"\x00" + flags), flags))  # which hits start a run
-    steps = sum(map(_prompt_pairs(prompt).__contains__, compress(pairwise(hits), starts[1:])))
-    share = steps / len(words)
-    if share <= MAX_INTERLEAVED_STEPS:
-        return None
-    return {"interleaved_prompt_steps": round(share, 3), "words": len(words)}
-
-
-@lru_cache(maxsize=4096)
-def _prompt_predecessors(prompt: str) -> dict[str, frozenset[str]]:
-    """Each word of the prompt (lowercase) -> the words that precede it in the prompt (the
-    rule as first written; ``interleaved_prompt`` reads the same from the vocabulary and
-    ``_prompt_pairs``)."""
-    words = _prompt_word_list(prompt)
-    before: dict[str, set[str]] = {w: set() for w in words}
-    for a, b in _prompt_pairs(prompt):
-        before[b].add(a)
-    return {w: frozenset(p) for w, p in before.items()}
-
-
-@lru_cache(maxsize=4096)
-def _prompt_pairs(prompt: str) -> frozenset[tuple[str, str]]:
-    """The prompt's pairs of neighbouring words (lowercase), as ``_prompt_predecessors`` has
-    them (each word's predecessors are the first words of its pairs)."""
-    return frozenset(pairwise(_prompt_word_list(prompt)))
-
-
-def salad_rejection(
-    response: str, checkers: Sequence[Checker], prompt: str, *, interleave: bool = True
-) -> dict[str, Any] | None:
-    """The rules that tell a word salad from text on any task: too few function words
-    (``not_language``), the prompt's vocabulary shuffled (``shuffled_prompt``) and, with
-    ``interleave``, the prompt's words in order between filler (``interleaved_prompt``)."""
-    found = not_language(response, checkers, prompt) or shuffled_prompt(response, prompt)
-    if found is None and interleave:
-        found = interleaved_prompt(response, prompt)
-    return found

@@ -158,13 +158,38 @@ _PUNCTUATION = str.maketrans(
 _ASCII_PUNCTUATION = bytes(32 if chr(c) in '!"#$%&()*+,./:;<=>?@[\\]^_`{|}~' else c for c in range(256))
 
 
+def _talk_words(lowered: str) -> list[str]:
+    """The words ``may_talk`` reads: punctuation read as spaces, split at whitespace."""
+    if lowered.isascii():  # bytes.translate is a table lookup in C, str.translate with a dict is not
+        return lowered.encode().translate(_ASCII_PUNCTUATION).decode().split()
+    return lowered.translate(_PUNCTUATION).split()
+
+
 def may_talk(lowered: str) -> bool:
     """Whether lowercase ``lowered`` may hold request talk (a superset of ``REQUEST_TALK``'s hits)."""
-    if lowered.isascii():  # bytes.translate is a table lookup in C, str.translate with a dict is not
-        words = lowered.encode().translate(_ASCII_PUNCTUATION).decode().split()
-    else:
-        words = lowered.translate(_PUNCTUATION).split()
+    words = _talk_words(lowered)
     return not _KEY_WORDS.isdisjoint(words) or not _KEY_PAIRS.isdisjoint(pairwise(words))
+
+
+ROUND_11 = True
+"""Round 11's sentence probes (``talk_probes``); ``bench/_ifeval_speed_off.py`` turns them off to
+time ``may_talk`` read afresh on every sentence, the same spans."""
+
+
+def talk_probes(lowered: str) -> tuple[str, ...] | None:
+    """None when ``may_talk(lowered)`` is False; else strings one of which every part of
+    ``lowered`` that ``may_talk`` accepts holds. A sentence's words are a run of its window's
+    (``_SENTENCE`` cuts only where these words are cut: at punctuation and line ends), so its key
+    words and key pairs are among the window's: a sentence without the text of any (up to an
+    apostrophe, which ``’`` may have been in the sentence) cannot talk, and is skipped by a
+    substring search in C instead of being split into words (14 sentences a window, 15 us)."""
+    words = _talk_words(lowered)
+    keys = set(_KEY_WORDS.intersection(words))
+    keys.update(a for a, _ in _KEY_PAIRS.intersection(pairwise(words)))
+    if not keys:
+        return None
+    probes = {key.split("'")[0] for key in keys}
+    return ("",) if "" in probes else tuple(sorted(probes))  # ("": a key opens with "'", every text holds it)
 
 
 def _restated(prompt: str, window: str, offset: int, spans: list[tuple[int, int]]) -> None:
@@ -172,12 +197,13 @@ def _restated(prompt: str, window: str, offset: int, spans: list[tuple[int, int]
     lowered = window.lower()
     if len(lowered) != len(window):  # (a few letters lengthen when lowered: read as is)
         lowered = window
-    if not may_talk(lowered):
+    probes = talk_probes(lowered) if ROUND_11 else ("",) if may_talk(lowered) else None
+    if probes is None:
         return
     mine: frozenset[str] | None = None
     for match in _SENTENCE.finditer(lowered):
         sentence = match.group()
-        if not may_talk(sentence):
+        if not any(probe in sentence for probe in probes) or not may_talk(sentence):
             continue
         rest, talk = REQUEST_TALK.subn(" ", sentence)
         if not talk:

@@ -1,0 +1,135 @@
+"""Round 11: an honest Chinese or Japanese post under a synth-style prompt in its own language is
+paid (issue 26's relevance gate, a false negative).
+
+``ifeval-synth`` asks for half of a task's units (``relevance_min_share=0.5``). Read as bigrams,
+"写一篇关于城市园艺的博客文章" held nine units, six of them the request's own frame (关于, 博客,
+文章 and the bigrams across them: 篇关, 于城, 客文), so an honest post on urban gardening met
+three and was refused as off-topic. The frame of a no-space script is now cut out of the task's
+text before its bigrams are read (``relevance_units.task_text_units``), in Chinese (simplified
+and traditional), Japanese, Korean and Thai; English prompts are read as before (the labelled
+rows' verdicts: ``tests/ifeval/test_ifeval_relevance.py``'s calibration, unchanged).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import rlvr_envs
+from rlvr_envs import Reason, Task
+from rlvr_ifeval import relevance
+
+NEWEST_SYNTH = rlvr_envs.spec("ifeval-synth").id
+NO_COMMA = "In your entire response, refrain from the use of any commas."
+
+_GARDEN_ZH = (
+    "住在城市里的人常常觉得没有地方种东西。其实阳台、窗台和屋顶都可以变成小小的菜园。"
+    "我去年春天开始在阳台上种番茄和辣椒，每天早上浇水，看着它们一点点长高，心情特别好。\n\n"
+    "城市园艺最重要的是光照和土壤。选一个每天能晒到六个小时太阳的位置，再买一些透气的花盆和营养土。"
+    "刚开始可以种容易活的香草，比如薄荷和罗勒，它们长得快，也不太怕虫。\n\n"
+    "后来邻居们看到我的小菜园，也开始在自己家里种菜。现在我们小区成立了一个园艺小组，大家一起交流经验、分享种子。"
+    "城市园艺不仅让我们吃上新鲜的蔬菜，还让邻里之间的关系更亲密了。"
+)
+_REMOTE_ZH = (
+    "远程办公在这几年变得越来越普遍。很多公司发现，员工在家工作时效率并没有下降，反而节省了通勤的时间。"
+    "对我来说，每天少坐两个小时的地铁，就多了两个小时可以陪家人或者锻炼身体。\n\n"
+    "不过，远程办公也有它的难处。家里容易分心，同事之间的交流也变少了。"
+    "我的办法是给自己定一个固定的作息时间，在书房里工作，下班后就关上电脑。"
+    "团队每天早上开一个简短的视频会议，大家说说今天要做什么，有问题随时在群里讨论。\n\n"
+    "总的来说，远程办公需要自律，也需要公司的信任。只要安排得当，它可以让工作和生活都变得更好。"
+)
+_LIBRARY_ZH_HANT = (
+    "公共圖書館是城市裡最安靜也最溫暖的地方。小時候每到週末，媽媽就會帶我去家附近的圖書館借書，"
+    "那裡的書架高高的，陽光從窗戶照進來，我可以一坐就是一個下午。\n\n"
+    "現在的圖書館不只是借書的地方。這裡有免費的網路、自習室，還有為老人開設的電腦課和給孩子們的說故事時間。"
+    "很多找工作的人也會來這裡查資料、寫履歷。\n\n"
+    "我覺得公共圖書館代表著一個社會對知識的尊重。不管你有沒有錢，都可以在這裡讀到好書、學到新東西。"
+    "希望大家有空都能去附近的圖書館走走。"
+)
+_GARDEN_JA = (
+    "都会に住んでいると、野菜を育てる場所なんてないと思いがちです。でも、ベランダや窓辺、屋上でも小さな菜園は作れます。"
+    "私は去年の春からベランダでトマトとバジルを育て始めました。毎朝水をやって、少しずつ大きくなるのを見るのが楽しみです。\n\n"
+    "都市園芸で大切なのは日当たりと土です。一日に六時間ほど日が当たる場所を選び、水はけのよいプランターと培養土を用意しましょう。"
+    "初めての人には、ミントやバジルなどのハーブがおすすめです。丈夫で育てやすく、料理にもすぐ使えます。\n\n"
+    "最近は近所の人たちも興味を持ってくれて、マンションの中で園芸の集まりができました。"
+    "種を分け合ったり、育て方を教え合ったりしています。都市園芸は新鮮な野菜だけでなく、人とのつながりも育ててくれます。"
+)
+_REMOTE_JA = (
+    "ここ数年で、リモートワークはすっかり当たり前の働き方になりました。通勤の時間がなくなった分、朝はゆっくり準備ができ、"
+    "夕方には家族と過ごす時間も増えました。\n\n"
+    "一方で、リモートワークには難しいところもあります。家だとつい気が散ってしまい、同僚と話す機会も減ってしまいます。"
+    "私は仕事部屋を決めて、始業と終業の時間を毎日同じにしています。チームでは毎朝短いオンライン会議を開き、"
+    "その日の予定や困っていることを共有しています。\n\n"
+    "リモートワークを続けるには、自分を律する力と、会社との信頼関係が欠かせません。"
+    "うまく工夫すれば、仕事も生活もより豊かになると思います。"
+)
+
+# (prompt, honest response): synth-style requests in each script's own words, simplified and
+# traditional Chinese, several request frames (请写 / 写 / 請寫, ください / お願いします).
+HONEST = (
+    ("写一篇关于城市园艺的博客文章。", _GARDEN_ZH),
+    ("请写一篇关于远程办公的短文。", _REMOTE_ZH),
+    ("請寫一篇關於公共圖書館的部落格文章。", _LIBRARY_ZH_HANT),
+    ("都市園芸についてのブログ記事を書いてください。", _GARDEN_JA),
+    ("リモートワークに関するエッセイを書いてください。", _REMOTE_JA),
+    ("リモートワークについての記事の執筆をお願いします。", _REMOTE_JA),
+)
+
+
+@pytest.fixture(scope="module")
+def synth_verifier() -> Any:  # (the registry's verifier)
+    return rlvr_envs.make(NEWEST_SYNTH).verifier
+
+
+@pytest.mark.parametrize(("prompt", "response"), HONEST, ids=[f"honest-{i}" for i in range(len(HONEST))])
+@pytest.mark.parametrize("instructions", ["none-added", "no-comma"])
+def test_honest_cjk_post_is_paid(synth_verifier, prompt: str, response: str, instructions: str) -> None:
+    if instructions == "no-comma":
+        prompt = f"{prompt} {NO_COMMA}"
+    task = Task(id="cjk", prompt=prompt, answer={"instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]})
+    verdict = synth_verifier.verify(task, response)
+    assert verdict.reason is Reason.OK, (verdict.reason, verdict.details.get("relevance"))
+    assert verdict.reward == 1.0
+
+
+@pytest.mark.parametrize(
+    ("prompt", "topic"),
+    [
+        ("写一篇关于城市园艺的博客文章。", {"城市", "市园", "园艺"}),
+        ("请写一篇关于远程办公的短文。", {"远程", "程办", "办公"}),
+        ("請寫一篇關於公共圖書館的部落格文章。", {"公共", "共圖", "圖書", "書館"}),
+        # (都 is one of the stop characters: "都市" was never a unit)
+        ("都市園芸についてのブログ記事を書いてください。", {"市園", "園芸"}),
+        ("リモートワークについての記事の執筆をお願いします。", {"リモ", "モー", "ート", "トワ", "ワー", "ーク"}),
+        ("เขียนบทความเกี่ยวกับการทำสวนในเมือง", {"ทำ", "นเ", "นใ", "มื", "รท", "วน", "สว", "ำส", "เม"}),
+    ],
+    ids=["zh", "zh-request", "zh-hant", "ja", "ja-request", "th"],
+)
+def test_task_units_are_the_topic_not_the_request_frame(prompt: str, topic: set[str]) -> None:
+    """The task's units are its topic's bigrams: no word of the request's frame, none across one."""
+    assert relevance.task_units(prompt, ()).units == topic
+
+
+def test_korean_request_words_cut() -> None:
+    """Korean writes spaces but glues particles to words: the frame's words are cut inside them
+    ("블로그를" leaves "를", too short to be a unit)."""
+    found = relevance.task_units("도시 원예에 관한 블로그를 작성해 주세요.", ())
+    frame = relevance.units("관한 블로그 블로그를 작성해 주세요", relevance.TASK_STOP_WORDS)
+    assert found.units.isdisjoint(frame), sorted(found.units & frame)
+    assert relevance.units("도시 원예에", relevance.TASK_STOP_WORDS) <= found.units
+
+
+ENGLISH = (
+    "Write a blog post about urban gardening.",
+    "Write a short essay about remote work. Do not use any commas.",
+    "Write a letter to a friend about learning a second language.",
+)
+
+
+@pytest.mark.parametrize("prompt", ENGLISH)
+def test_english_task_units_unchanged(prompt: str) -> None:
+    """The frame is cut only from text outside ASCII: an English task reads as ``units`` does."""
+    found = relevance.task_units(prompt, ())
+    kept = " ".join(s for s in relevance._SENTENCE_RE.split(prompt) if not relevance.constraint_sentence(s))
+    assert found.units == frozenset(relevance.units(kept, relevance.TASK_STOP_WORDS))
