@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from _ifeval_common import clear_caches, load_rows
+from _ifeval_round11 import without_speed_round11
 from _ifeval_speed_off import without_speed_round9, without_speed_round10, without_speed_rounds_7_and_8
 
 GOAL = 10_000
@@ -54,10 +55,9 @@ def timed(run_pass: Callable[[], int], seconds: float) -> tuple[int, float, floa
 
 
 def goal_table(seconds: float, pairs: int = 5) -> None:
-    """Only the newest training ids' rows, each beside the same rules as round 9 left them (the
-    speed work of round 10 off), as round 8 left them (rounds 9 and 10 off, where a switch
-    restores them) and as round 6 left them (rounds 7 to 10 off), the four timed in turn
-    (``--goal``: a short run for a loaded machine)."""
+    """Only the newest training ids' rows, each beside the same rules with the speed work of the
+    latest rounds off (``LEVELS``: as round 10, round 9, round 8 and round 6 left them), all timed
+    in turn (``--goal``: a short run for a loaded machine)."""
     from rlvr_envs import Task
     from rlvr_ifeval.language import warm_up
 
@@ -75,13 +75,8 @@ def goal_table(seconds: float, pairs: int = 5) -> None:
 
         now: list[float] = []
         for _ in range(2):  # in turn, twice: load on a shared machine drifts
-            for label, context in (
-                (env_id, contextlib.nullcontext),
-                (f"{env_id}, speed round 10 off", without_speed_round10),
-                (f"{env_id}, speed rounds 9 to 10 off", _without_speed_rounds_9_to_10),
-                (f"{env_id}, speed rounds 7 to 10 off", _without_speed_rounds_7_to_10),
-            ):
-                with context():
+            for label, switches in ((env_id, ()), *((f"{env_id}, speed {name} off", off) for name, off in LEVELS)):
+                with _switched_off(switches):
                     checks, spent, best, first = timed(run, seconds)
                 print(f"{label:<60} {checks / spent:>13,.0f} {best:>10,.0f} {first:>10,.0f}")
                 if label == env_id:
@@ -90,31 +85,34 @@ def goal_table(seconds: float, pairs: int = 5) -> None:
         print(f"goal {GOAL:,} checks/s/core, {env_id}: {verdict} ({', '.join(f'{r:,.0f}' for r in now)})")
         # Rows of seconds each drift with a shared machine's load; single passes in turn, paired,
         # see the same load: the median of the pairs' ratios is the speed work's own share.
-        ratios: dict[str, list[float]] = {label: [] for label in ("round 10", "rounds 9 to 10", "rounds 7 to 10")}
+        ratios: dict[str, list[float]] = {name: [] for name, _ in LEVELS}
         for _ in range(pairs):
             base = _one_pass(run)
-            for label, context in (
-                ("round 10", without_speed_round10),
-                ("rounds 9 to 10", _without_speed_rounds_9_to_10),
-                ("rounds 7 to 10", _without_speed_rounds_7_to_10),
-            ):
-                with context():
-                    ratios[label].append(base / _one_pass(run))
-        for label, found in ratios.items():
-            print(
-                f"{env_id}: now / speed {label} off, median of {pairs} paired passes: {statistics.median(found):.3f}x"
-            )
+            for name, off in LEVELS:
+                with _switched_off(off):
+                    ratios[name].append(base / _one_pass(run))
+        for name, found in ratios.items():
+            print(f"{env_id}: now / speed {name} off, median of {pairs} paired passes: {statistics.median(found):.3f}x")
+
+
+LEVELS: tuple[tuple[str, tuple[Callable[[], Any], ...]], ...] = (
+    ("round 11", (without_speed_round11,)),
+    ("rounds 10 to 11", (without_speed_round11, without_speed_round10)),
+    ("rounds 9 to 11", (without_speed_round11, without_speed_round10, without_speed_round9)),
+    (
+        "rounds 7 to 11",
+        (without_speed_round11, without_speed_round10, without_speed_round9, without_speed_rounds_7_and_8),
+    ),
+)
+"""The speed work switched off, newest round first: each row restores the rules as the round before
+its first left them (where a switch can; the verdicts stay the same)."""
 
 
 @contextlib.contextmanager
-def _without_speed_rounds_9_to_10() -> Iterator[None]:
-    with without_speed_round10(), without_speed_round9():
-        yield
-
-
-@contextlib.contextmanager
-def _without_speed_rounds_7_to_10() -> Iterator[None]:
-    with without_speed_round10(), without_speed_round9(), without_speed_rounds_7_and_8():
+def _switched_off(switches: tuple[Callable[[], Any], ...]) -> Iterator[None]:
+    with contextlib.ExitStack() as stack:
+        for switch in switches:
+            stack.enter_context(switch())
         yield
 
 

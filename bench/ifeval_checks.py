@@ -35,7 +35,8 @@ newest ``ifeval-data`` is timed three times in the same run: as the rules run no
 relevance gate's word counts in Python instead of numba's kernels (``rlvr_ifeval.prose_jit``,
 loaded by ``warm_up``), and with the rules as they were before the issue-26 speed work
 (``tests/ifeval/ifeval_reference_rules.py``, which the tests compare verdict for verdict with
-the fast path).
+the fast path). ``--goal`` times only the newest training ids, beside the same ids with the speed
+work of the latest rounds switched off (``_ifeval_goal.LEVELS``), in turn and in paired passes.
 """
 
 from __future__ import annotations
@@ -134,7 +135,7 @@ def main() -> None:
     parser.add_argument(
         "--goal",
         action="store_true",
-        help="only the newest training ids, with and without the speed work of rounds 7-10",
+        help="only the newest training ids, with and without the speed work of rounds 7-11",
     )
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT / "envs" / "ifeval"))

@@ -90,10 +90,41 @@ def _run(checker: Checker, response: str, blank: bool | None = None) -> tuple[bo
 
 
 def check_response(checkers: Sequence[Checker], response: str, *, loose: bool = False) -> list[InstructionResult]:
-    variants = loose_variants(response) if loose else [response]
+    return [InstructionResult(*outcome) for outcome in _outcomes(checkers, response, loose)]
+
+
+def instruction_details(checkers: Sequence[Checker], response: str, *, loose: bool = False) -> tuple[int, list[dict]]:
+    """How many instructions ``response`` follows, and each one's ``InstructionResult.as_dict()``
+    (what a verdict's details carry), made without the results in between (one verdict each:
+    ``check_response`` and ``as_dict`` cost as much as a cheap check)."""
+    followed = 0
+    out: list[dict] = []
+    for instruction_id, ok, error in _outcomes(checkers, response, loose):
+        followed += ok
+        entry: dict[str, Any] = {"instruction_id": instruction_id, "followed": ok}
+        if error:
+            entry["error"] = error
+        out.append(entry)
+    return followed, out
+
+
+def _outcomes(checkers: Sequence[Checker], response: str, loose: bool) -> list[tuple[str, bool, str | None]]:
+    """(instruction id, followed, error) per checker, as the reference scores them."""
+    if not loose:
+        # One variant: whether it is blank settled once, the checks called in turn.
+        if not response.strip():
+            return [(checker.instruction_id, False, None) for checker in checkers]
+        found: list[tuple[str, bool, str | None]] = []
+        for checker in checkers:
+            try:
+                found.append((checker.instruction_id, bool(checker.check(response)), None))
+            except Exception as exc:  # a checker bug must not become a crash of the trainer
+                found.append((checker.instruction_id, False, f"{type(exc).__name__}: {exc}"[:300]))
+        return found
+    variants = loose_variants(response)
     # Whether each variant is blank, settled once for all the checkers (a strip copies the text).
     blanks = [not v.strip() for v in variants]
-    results = []
+    results: list[tuple[str, bool, str | None]] = []
     for checker in checkers:
         followed, error = False, None
         for variant, blank in zip(variants, blanks):
@@ -102,7 +133,7 @@ def check_response(checkers: Sequence[Checker], response: str, *, loose: bool = 
             if ok:
                 followed, error = True, None
                 break
-        results.append(InstructionResult(checker.instruction_id, followed, error))
+        results.append((checker.instruction_id, followed, error))
     return results
 
 

@@ -7,6 +7,9 @@ both are settled per task here:
 
 * the checkers, keyed on the task's id and prompt and kept with the answer they were built
   from (a hit must hold the same answer object, or an equal one), in a bounded LRU;
+* what the verdicts read from the task alone (``TaskPlan.short_answer``, and per prompt format
+  what ``TaskPlan.formats`` holds: the verifier's echo prompts, the guard's tables), instead of
+  looking it up in per-function memos on every verdict (round 11, issue 26's speed goal);
 * whether every verdict this task can produce is within the verdict limits by construction
   (instruction ids are registered names, checker errors are cut to ``ERROR_CHARS``, the other
   strings are the family's own): then the verdict is built without the size walk, and is
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rlvr_envs.types import (
@@ -46,6 +49,15 @@ class TaskPlan:
     checkers: tuple[Checker, ...]
     plain: bool
     """Every verdict of this task is within the verdict limits as built: no size walk needed."""
+    short_answer: bool = field(init=False)
+    """An instruction allows a short answer (a fixed option, a copy, a bare number): the guard's
+    word minimum and content rules stand aside (asked twice a verdict, settled once a task)."""
+    formats: dict[str, Any] = field(init=False, default_factory=dict, compare=False)
+    """What the verifier derives from the task and a prompt format (its prompt as an echo would
+    start it, the guard's tables): filled by the verifier on a task's first verdict per format."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "short_answer", any(c.allows_short_answer() for c in self.checkers))
 
 
 def _within_limits(checkers: tuple[Checker, ...]) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -38,8 +39,8 @@ from rlvr_ifeval.relevance import (
     task_units,
 )
 from rlvr_ifeval.response_language import wrong_language
-from rlvr_ifeval.scoring import check_response
-from rlvr_ifeval.task_cache import TaskCache
+from rlvr_ifeval.scoring import instruction_details
+from rlvr_ifeval.task_cache import TaskCache, TaskPlan
 from rlvr_ifeval.task_cache import verdict as task_verdict
 
 _VERBATIM = VERBATIM_FORMAT
@@ -88,7 +89,10 @@ def _normalised_head(response: str, prompts: Sequence[str]) -> tuple[str, bool]:
         head = _normalise(response[:window])
         if window >= len(response):
             return head, True
-        if not any(len(p) > len(head) and p.startswith(head) for p in prompts):
+        for prompt in prompts:
+            if len(prompt) > len(head) and prompt.startswith(head):
+                break  # (a loop, not any() over a generator: one frame fewer a verdict)
+        else:
             return head, False
         window *= 4
 
@@ -108,6 +112,29 @@ def _normalised_prompts(prompt: str, prompt_format: str) -> tuple[str, ...]:
     if fmt is not None:
         prompts.add(_normalise(fmt.user_message(prompt)))
     return tuple(sorted(prompts, key=len, reverse=True))
+
+
+@dataclass(frozen=True)
+class _Derived:
+    """What the basic rules read from a task and a prompt format, kept in the task's plan
+    (``TaskPlan.formats``) instead of looked up on every verdict."""
+
+    prompts: tuple[str, ...]  # ``_normalised_prompts``, the empty one left out
+    short_answer: bool  # ``TaskPlan.short_answer``
+
+
+def _short_answer(derived: _Derived | None, checkers: Sequence[Checker]) -> bool:
+    """Whether an instruction allows a short answer (settled in the plan where there is one)."""
+    return derived.short_answer if derived is not None else any(c.allows_short_answer() for c in checkers)
+
+
+def _derived(plan: TaskPlan, prompt: str, prompt_format: str) -> _Derived:
+    found = plan.formats.get(prompt_format)
+    if found is None:
+        prompts = tuple(p for p in _normalised_prompts(prompt, prompt_format) if p)
+        found = _Derived(prompts, plan.short_answer)
+        plan.formats[prompt_format] = found  # (two threads may both make it: the same value)
+    return found
 
 
 class IFEvalVerifier(Verifier):
@@ -290,9 +317,13 @@ class IFEvalVerifier(Verifier):
         think = _THINK_RE.match(completion)  # anchored at the start: sub() would try every position
         return completion[think.end() :] if think else completion
 
-    def degenerate(self, task: Task, response: str, checkers: Sequence[Checker]) -> str | None:
-        """Why a response is not an attempt at the task, or None."""
-        why = self._basic_degenerate(task, response, checkers)
+    def degenerate(
+        self, task: Task, response: str, checkers: Sequence[Checker], plan: TaskPlan | None = None
+    ) -> str | None:
+        """Why a response is not an attempt at the task, or None. ``plan``: the task's plan
+        (``verify`` passes it: what the rules read from the task alone is kept there)."""
+        derived = _derived(plan, task.prompt, self.prompt_format) if plan is not None else None
+        why = self._basic_degenerate(task, response, checkers, derived)
         if why is not None or self.guard_rules == "v0" or not self.min_words:
             return why
         v2 = self.guard_rules == "v2"
@@ -301,8 +332,9 @@ class IFEvalVerifier(Verifier):
             return NO_WORDS
         if v2 and refusal(response, self.min_words) is not None and not offers_refusal(checkers):
             return REFUSAL
-        if not any(c.allows_short_answer() for c in checkers):
+        if not _short_answer(derived, checkers):
             # A fixed option or a copy is made of the prompt's own material by design.
+            # (called as the reference rules' own is: the tests install it in its place)
             why = content_rejection(task.prompt, self.prompt_format, response, checkers, self.min_words)
         # Under an overlap gate, salads are its to refuse (reason wrong, off-topic, with figures).
         salads_here = self.relevance in ("off", "judge")
@@ -310,13 +342,19 @@ class IFEvalVerifier(Verifier):
             return WORD_SALAD
         return why
 
-    def _basic_degenerate(self, task: Task, response: str, checkers: Sequence[Checker]) -> str | None:
+    def _basic_degenerate(
+        self, task: Task, response: str, checkers: Sequence[Checker], derived: _Derived | None = None
+    ) -> str | None:
         """The ``v0`` rules: empty, binary, an echo at the start, too few words."""
         if not response.strip():  # what str.split() drops, strip() strips: nothing else is left
             return "empty response"
         if _control_characters(response) > MAX_CONTROL_FRACTION * len(response):
             return "binary data, not text"
-        prompts = [p for p in _normalised_prompts(task.prompt, self.prompt_format) if p]
+        prompts = (
+            derived.prompts
+            if derived is not None
+            else [p for p in _normalised_prompts(task.prompt, self.prompt_format) if p]
+        )
         head, complete = _normalised_head(response, prompts)
         body: str | None = head if complete else None
         for prompt in prompts:
@@ -329,7 +367,7 @@ class IFEvalVerifier(Verifier):
             if body is None and self.count_words(head) >= self.min_words:
                 return None  # the beginning alone has enough words
             if self.count_words(_normalise(response) if body is None else body) < self.min_words:
-                if not any(c.allows_short_answer() for c in checkers):
+                if not _short_answer(derived, checkers):
                     return f"fewer than {self.min_words} words, and no instruction asks for a short answer"
         return None
 
@@ -344,19 +382,19 @@ class IFEvalVerifier(Verifier):
         response = self.response_text(completion)
         if response is None:
             return Verdict.failure(Reason.FORMAT_ERROR, details={"error": "no closing </think> before the response"})
-        why = self.degenerate(task, response, checkers) if self.guard else None
-        results = check_response(checkers, response, loose=self.loose)
-        followed = sum(r.followed for r in results)
+        why = self.degenerate(task, response, checkers, plan) if self.guard else None
+        followed, instructions = instruction_details(checkers, response, loose=self.loose)
+        total = len(instructions)
         details: dict[str, Any] = {
             "mode": "loose" if self.loose else "strict",
             "followed": followed,
-            "total": len(results),
-            "instructions": [r.as_dict() for r in results],
+            "total": total,
+            "instructions": instructions,
         }
         if why is not None:
             # Rejected, but the per-instruction results are still there to read.
             return task_verdict(plan, Reason.NO_ANSWER, {"rejected": why, **details}, 0.0)
-        reward = 1.0 if followed == len(results) else followed / len(results) if self.partial_credit else 0.0
+        reward = 1.0 if followed == total else followed / total if self.partial_credit else 0.0
         if reward > 0 and self.relevance_paste >= 4:  # round 8: followed as a reader sees it too
             unread = unread_instructions(checkers, response, self.loose)
             if unread is not None:
@@ -367,7 +405,7 @@ class IFEvalVerifier(Verifier):
                 return gate
             if gate is not None:
                 return task_verdict(plan, Reason.WRONG, {"rejected": OFF_TOPIC, "relevance": gate, **details}, 0.0)
-        if followed == len(results):
+        if followed == total:
             return task_verdict(plan, Reason.OK, details, 1.0)
         return task_verdict(plan, Reason.WRONG, details, reward)
 
