@@ -9,16 +9,30 @@ rules then read what the completion added: the fills and the helpers.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from rlvr_lean.kernel_names import open_scopes
+from rlvr_lean.kernel_names import DECLARING, open_scopes
 from rlvr_lean.literals import literal_aliases
-from rlvr_lean.policy import RULES, LeanPolicy, Violation, scan
+from rlvr_lean.policy import COMMAND_WORDS, DECL_KEYWORDS, RULES, LeanPolicy, Violation, scan
 from rlvr_lean.shape import Prepared, TaskFormatError, decl_keyword, scope_violation, split_commands
 from rlvr_lean.tokens import IDENT, LexError, Token, line_of, tokenize, tokenize_cached
 
 _AUDITED = frozenset({"theorem", "lemma", "def", "abbrev", "instance"})
+_FILL_COMMANDS = (DECLARING | DECL_KEYWORDS | COMMAND_WORDS) - {
+    "open",
+    "set_option",
+    "constant",
+    "namespace",
+    "section",
+    "end",
+}
+"""Keywords that end a fill's term and begin a new command (Lean reads ``rfl instance …`` on one
+line as the term ``rfl`` and then an ``instance`` command): a fill holding one adds a declaration
+the reference does not have, where no helper check sees it (it is not at a line start).
+``open … in`` and ``set_option … in`` are terms too; ``constant`` is a name in Lean 4; scope
+words are the ``scope`` rule's."""
 
 
 @dataclass(frozen=True)
@@ -138,6 +152,26 @@ def _match(cmd: RefCommand, texts: list[str]) -> list[tuple[int, int]] | None:
     return fills
 
 
+def _command_in_fill(tokens: Sequence[Token], src: str, a: int, b: int, policy: LeanPolicy) -> Violation | None:
+    """A command keyword inside the fill ``tokens[a:b]`` (``rfl noncomputable instance fake : …``):
+    an ``instance`` changes what the reference's later statements mean (on the 4.35 kernel a later
+    theorem was then proved by ``rfl`` and paid); any other declaration is a helper."""
+    for k in range(a, b):
+        tok = tokens[k]
+        if tok.kind != IDENT or tok.text not in _FILL_COMMANDS or src[tok.start : tok.end] != tok.text:
+            continue  # `«instance»` is a name
+        if k and tokens[k - 1].text == ".":
+            continue
+        where = line_of(src, tok.start)
+        if tok.text in ("instance", "deriving") and not policy.allows("instance"):
+            return Violation("instance", f"`{tok.text}` after a fill's term: {RULES['instance']}", where, tok.text)
+        if not policy.allow_reference_helpers:
+            return Violation(
+                "helpers", f"`{tok.text}` after a fill's term begins a new command: {RULES['helpers']}", where, tok.text
+            )
+    return None
+
+
 def _difference(cmd: RefCommand, tokens: list[Token], src: str) -> Violation:
     want = [t for seg in cmd.segments for t in (*seg, "sorry")][:-1]
     for i, expected in enumerate(want):
@@ -171,6 +205,7 @@ def prepare_reference(ref: Reference, lean: str, policy: LeanPolicy) -> Prepared
     if not cmds:
         return None
     added: list[tuple[int, int]] = []
+    filled: list[tuple[int, int]] = []  # the fills alone (index ranges of the completion's tokens)
     helpers = 0
     j = 0
 
@@ -193,6 +228,7 @@ def prepare_reference(ref: Reference, lean: str, policy: LeanPolicy) -> Prepared
             fills = _match(cmd, texts)
             if fills is not None:
                 added.extend((s + a, s + b) for a, b in fills)
+                filled.extend((s + a, s + b) for a, b in fills)
                 j += 1
                 break
             taken = take_helper(j)
@@ -214,6 +250,10 @@ def prepare_reference(ref: Reference, lean: str, policy: LeanPolicy) -> Prepared
             return taken
         helpers += 1
         j += 1
+    for a, b in filled:
+        violation = _command_in_fill(tokens, lean, a, b, policy)
+        if violation is not None:
+            return violation
     for a, b in added:
         # named in the namespaces the reference (header included) leaves open where the fill begins
         # named in the scopes, and with the literal aliases, of everything before the fill
