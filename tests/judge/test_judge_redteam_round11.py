@@ -136,3 +136,28 @@ def test_the_reader_is_bounded_and_never_raises():
         assert time.process_time() - start < 2.0, text[:30]
     for value in (None, 3, b"<span hidden>x</span>"):
         assert unseen_parts(value) == [] and without_unseen(value) == "" and unseen_at(value, 0) is None
+
+
+# -- the shipped attacker: `rlvr-envs redteam ENV` runs these hiders in ``self_grading`` (full mode) ------
+ROUND11_VARIANTS = {
+    "gold-font-size-0",
+    "gold-clip-path",
+    "gold-sr-only-class",
+    "gold-svg-transparent",
+    "gold-folded-details",
+    "gold-in-link-destination",
+    "gold-in-comment-environment",
+}
+
+
+def test_the_attacker_finds_the_round11_hiders_in_a_naive_verifier_and_none_in_judge_ref(yes_server):
+    from rlvr_envs.redteam import run_redteam
+    from tests.redteam.toys import SubstringEnv
+
+    naive = run_redteam(SubstringEnv(), n=2, classes=["self_grading"])
+    (found,) = naive.classes
+    assert ROUND11_VARIANTS <= {o.variant for o in found.holes}
+    env = stand_in_env(yes_server, "judge-ref", cache=False)
+    report = run_redteam(env, n=4, classes=["self_grading"])
+    (ours,) = report.classes
+    assert ours.applicable and not ours.holes, [(o.variant, o.example()["completion"][:80]) for o in ours.holes]
