@@ -186,6 +186,9 @@ HONEST = [
     # a library instance named in a proof, and classes whose names merely contain a literal class's
     ("", "theorem two : (2 : ℕ) = 2 := by simp [instOfNatNat]\n" + T + "h.symm"),
     ("", "instance : Fact (1 < 5) := ⟨by norm_num⟩\n" + T + "h.symm"),
+    # a literal class named in an instance's value, not its signature: the instance is of `Inhabited`
+    ("", "instance : Inhabited ℤ := ⟨Neg.neg 1⟩\n" + T + "h.symm"),
+    ("", "instance : Inhabited ℕ where\n  default := OfNat.ofNat 5\n" + T + "h.symm"),
     ("", "structure V where\n  x : ℤ\ninstance : NegZeroClass V := sorry_free\n" + T + "h.symm"),
     ("", T + "by\n  exact h.symm"),
 ]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from rlvr_lean.attributes import _CLOSE_BRACKETS, _OPEN_BRACKETS
 from rlvr_lean.kernel_names import DECLARING, Scope, declared_names
 from rlvr_lean.tokens import IDENT, STRING, SYMBOL, Token, base_name
 
@@ -107,14 +108,33 @@ def _follow(
         if not refuse:  # a task's `notation "Lit" => OfNat` / `macro "Lit" : term => …`: its atom is an alias
             tainted.update(t.text.strip('"') for t in segment if t.kind == STRING and t.text.strip('"').isidentifier())
         if refuse and _makes_instance(segment, keyword_of(segment)):
-            # `type_of%` (`instance : type_of% (instOfNatNat 5) := ⟨0⟩`): the class is a term's
-            # type, no name of it written; an honest instance names its class
-            found = segment[at].text + ("%" if segment[at].text == "type_of" else "")
-            return tainted, (start + at, found)
+            # which class an instance is of is in its signature, not its value (`instance :
+            # Inhabited ℕ := ⟨OfNat.ofNat 5⟩` is an `Inhabited` instance); `type_of%` (`instance :
+            # type_of% (instOfNatNat 5) := ⟨0⟩`) names no class at all: an honest instance names its class
+            sig = _mentions(segment[: _signature_end(segment)], tainted)
+            if sig is not None:
+                found = segment[sig].text + ("%" if segment[sig].text == "type_of" else "")
+                return tainted, (start + sig, found)
         for j in range(start, stop):  # what this command declares is now a literal class too
             if j in declared:
                 tainted.add(base_name(declared[j]))
     return tainted, None
+
+
+def _signature_end(segment: Sequence[Token]) -> int:
+    """Where an instance's value begins (``:=``, ``where`` or ``|`` outside brackets); a
+    ``deriving`` has no value: all of it."""
+    if any(t.kind == IDENT and t.text == "deriving" for t in segment):
+        return len(segment)
+    depth = 0
+    for j, tok in enumerate(segment):
+        if tok.kind == SYMBOL and tok.text in _OPEN_BRACKETS:
+            depth += 1
+        elif tok.kind == SYMBOL and tok.text in _CLOSE_BRACKETS:
+            depth = max(0, depth - 1)
+        elif depth == 0 and (tok.text in (":=", "|") or (tok.kind == IDENT and tok.text == "where")):
+            return j
+    return len(segment)
 
 
 def keyword_of(segment: Sequence[Token]) -> str:
