@@ -8,6 +8,12 @@ three and was refused as off-topic. The frame of a no-space script is now cut ou
 text before its bigrams are read (``relevance_units.task_text_units``), in Chinese (simplified
 and traditional), Japanese, Korean and Thai; English prompts are read as before (the labelled
 rows' verdicts: ``tests/ifeval/test_ifeval_relevance.py``'s calibration, unchanged).
+
+The same class in the prompt's constraint sentences: "你的回答中不要使用任何逗号。" was neither
+cut from the request (no space after "。") nor read as a constraint (the cues are English), so
+回答, 使用, 逗号 counted as the task's. Sentences of no-space scripts now end at their full stop,
+and one that names the response's form and little else (``relevance_units.form_sentence``) is a
+constraint sentence; the request sentence never is ("写一篇关于学习英语的短文" keeps 英语).
 """
 
 from __future__ import annotations
@@ -77,6 +83,24 @@ HONEST = (
 )
 
 
+_COOKING_ZH = (
+    "今天我想分享一道家常红烧肉的做法。先把五花肉切成小块，用冷水下锅焯一下，去掉血沫。"
+    "然后锅里放少许油和冰糖，小火炒出糖色，再把肉块倒进去翻炒均匀。\n\n"
+    "接着加入生抽、老抽、料酒、八角和桂皮，倒入开水没过肉块，大火烧开后转小火慢炖一个小时。"
+    "最后大火收汁，撒上葱花就可以出锅了。这道菜肥而不腻，入口即化，配米饭特别香。\n\n"
+    "做红烧肉的关键是火候和耐心，炖的时间越长，肉越软烂。周末有空的时候，不妨试试看。"
+)
+
+# Constraint sentences in the prompt's own script (no space after the full stop), with the
+# instruction that checks them; each honest post above follows it (no ASCII comma).
+FORM_SENTENCES = (
+    ("写一篇关于城市园艺的博客文章。你的回答中不要使用任何逗号。", _GARDEN_ZH),
+    ("请写一篇关于远程办公的短文。全文不得使用英文逗号，并且至少写三段。", _REMOTE_ZH),
+    ("請寫一篇關於公共圖書館的部落格文章。回答請用繁體中文，不要使用逗號。", _LIBRARY_ZH_HANT),
+    ("都市園芸についてのブログ記事を書いてください。回答ではカンマを使わないでください。", _GARDEN_JA),
+)
+
+
 @pytest.fixture(scope="module")
 def synth_verifier() -> Any:  # (the registry's verifier)
     return rlvr_envs.make(NEWEST_SYNTH).verifier
@@ -133,3 +157,39 @@ def test_english_task_units_unchanged(prompt: str) -> None:
     found = relevance.task_units(prompt, ())
     kept = " ".join(s for s in relevance._SENTENCE_RE.split(prompt) if not relevance.constraint_sentence(s))
     assert found.units == frozenset(relevance.units(kept, relevance.TASK_STOP_WORDS))
+
+
+@pytest.mark.parametrize(("prompt", "response"), FORM_SENTENCES, ids=[f"form-{i}" for i in range(len(FORM_SENTENCES))])
+def test_honest_post_under_form_sentence_is_paid(synth_verifier, prompt: str, response: str) -> None:
+    task = Task(id="cjk", prompt=prompt, answer={"instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]})
+    verdict = synth_verifier.verify(task, response)
+    assert verdict.reason is Reason.OK, (verdict.reason, verdict.details.get("relevance"))
+
+
+@pytest.mark.parametrize(("prompt", "_"), FORM_SENTENCES, ids=[f"form-{i}" for i in range(len(FORM_SENTENCES))])
+def test_off_topic_post_still_refused(synth_verifier, prompt: str, _: str) -> None:
+    """Cutting the frame and the form leaves the topic: a post on something else is off-topic."""
+    task = Task(id="cjk", prompt=prompt, answer={"instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]})
+    verdict = synth_verifier.verify(task, _COOKING_ZH)
+    assert verdict.reason is Reason.WRONG and verdict.reward == 0.0, verdict.details.get("relevance")
+
+
+@pytest.mark.parametrize(
+    ("prompt", "topic"),
+    [
+        ("写一篇关于城市园艺的博客文章。你的回答中不要使用任何逗号。", {"城市", "市园", "园艺"}),
+        ("写一篇关于城市园艺的博客文章。全文至少300字，并以“谢谢阅读”结尾。", {"城市", "市园", "园艺"}),
+        ("都市園芸についてのブログ記事を書いてください。回答ではカンマを使わないでください。", {"市園", "園芸"}),
+        # The request is never a form sentence, whatever its topic: learning English, calligraphy.
+        ("写一篇关于学习英语的短文。", {"学习", "习英", "英语"}),
+        ("写一篇关于中文书法的文章。请用中文回答。", {"文书", "书法"}),
+        # A topical sentence that names a form word keeps its topic (most of it is not form).
+        (
+            "写一篇短文。介绍如何使用关键词优化网站。",
+            {"如何", "何使", "使用", "用关", "关键", "键词", "词优", "优化", "化网", "网站"},
+        ),
+    ],
+    ids=["zh-comma", "zh-length-end", "ja-comma", "zh-topic-english", "zh-topic-chinese", "zh-topical-cue"],
+)
+def test_form_sentences_are_constraints(prompt: str, topic: set[str]) -> None:
+    assert relevance.task_units(prompt, ()).units == topic

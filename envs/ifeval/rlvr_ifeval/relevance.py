@@ -80,6 +80,7 @@ from rlvr_ifeval.relevance_units import (  # noqa: F401 -- re-exported: the gate
     _fold,
     _unit,
     _words,
+    form_sentence,
     task_text_units,
     units,
 )
@@ -170,6 +171,9 @@ _CONSTRAINT_CUE_10_RE = re.compile(
 
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?。！？])\s+|\n+")
+# Round 11: a sentence of a no-space script ends at its full stop, space or not
+# ("写一篇关于城市园艺的博客文章。你的回答中不要使用任何逗号。" is two sentences).
+_SENTENCE_11_RE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])(?=\S)|\n+")
 _MARKED_RE = re.compile(r"\*+[^*\n]{1,80}?\*+|<<[^<>\n]{1,80}>>|\[[^\[\]\n]{1,80}\]")
 
 
@@ -216,7 +220,14 @@ def task_units(
     scoring cache hands out one tuple per task). ``v0``: as ``relevance="overlap-v0"``;
     ``round9``: as ``constraint_sentence(round9=True)`` reads sentences; ``round10``: as
     ``constraint_sentence(round10=True)``, and "language" in the task's text is its topic."""
-    kept = [s for s in _SENTENCE_RE.split(prompt) if s.strip() and not constraint_sentence(s, round9, round10)]
+    # Round 11 (not overlap-v0): sentences of no-space scripts are cut at their full stops and a
+    # form sentence among them is a constraint sentence too (``relevance_units.form_sentence``).
+    split = _SENTENCE_RE if v0 else _SENTENCE_11_RE
+    kept = [
+        s
+        for s in split.split(prompt)
+        if s.strip() and not constraint_sentence(s, round9, round10) and (v0 or not form_sentence(s))
+    ]
     task_text = " ".join(kept)
     prefix = PREFIX_V0 if v0 else PREFIX
     drop = TASK_STOP_WORDS_V0 if v0 else TASK_STOP_WORDS_10 if round10 else TASK_STOP_WORDS
