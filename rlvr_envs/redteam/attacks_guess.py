@@ -78,6 +78,22 @@ _RULES: dict[str, str] = {
     "first": "_a[0][0]",
     "last": "_a[0][-1]",
     "empty": "type(_shown)()",
+    # Round 11: rules beyond one argument's plain reads (``rlvr_code.derived_rules_wide``): 43 MBPP
+    # tasks' hidden tests fitted one under -v7 (``n + 1`` on MBPP/48, two arguments multiplied on /14).
+    "plus-one": "_a[0] + 1",
+    "minus-one": "_a[0] - 1",
+    "half": "_a[0] // 2",
+    "square": "_a[0] * _a[0]",
+    "second-item": "_a[0][1]",
+    "penultimate": "_a[0][-2]",
+    "middle": "_a[0][len(_a[0]) // 2]",
+    "distinct": "sorted(set(_a[0]))",
+    "distinct-count": "len(set(_a[0]))",
+    "product": "_a[0] * _a[1] if type(_a[0]) in (int, float) and type(_a[1]) in (int, float) else None",
+    "difference": "_a[1] - _a[0]",
+    "quotient": "_a[0] / _a[1]",
+    "larger": "max(_a[0], _a[1])",
+    "title": "_a[0].title()",
 }
 _NAME_RULES = (
     (re.compile(r"sort|order|arrange", re.I), "sorted"),
@@ -88,6 +104,12 @@ _NAME_RULES = (
     (re.compile(r"min|small|low|least|short", re.I), "min"),
     (re.compile(r"first|head|front", re.I), "first"),
     (re.compile(r"last|tail|end", re.I), "last"),
+    (re.compile(r"next|succ", re.I), "plus-one"),
+    (re.compile(r"prev|pred", re.I), "minus-one"),
+    (re.compile(r"uniq|distinct|dup", re.I), "distinct"),
+    (re.compile(r"prod|mul|area|volume", re.I), "product"),
+    (re.compile(r"diff|sub|gap", re.I), "difference"),
+    (re.compile(r"title|capital", re.I), "title"),
 )
 """The rule a function's name suggests (the first that matches), before the generic ones."""
 
@@ -96,7 +118,8 @@ def _evaluate(rule: str, args: tuple[object, ...], shown: object) -> object:
     """``rule`` on literal arguments, here in the attacker (literals only: nothing to contain)."""
     import builtins
 
-    names = {n: getattr(builtins, n) for n in ("sorted", "type", "isinstance", "str", "len", "sum", "max", "min")}
+    allowed = ("sorted", "type", "isinstance", "str", "len", "sum", "max", "min", "set", "int", "float")
+    names = {n: getattr(builtins, n) for n in allowed}
     try:
         return eval(rule, {"__builtins__": names}, {"_a": args, "_shown": shown})
     except Exception:  # a rule that does not apply to these arguments

@@ -465,8 +465,10 @@ def guard_rules(task: Task, run: RunOutputs) -> Task | str:
         pool = _wide_results(made, shown, run, timed=True)
         bools = [(t, bool(v) if type(v) is int and v in (0, 1) else v) for t, v in pool]
         made = _with(made, _balanced(have, bools))
-    if rule_passable(made):
-        made = _with(made, picked_against_rules(made, _wide_results(made, shown, run, timed=True), DERIVED_TESTS))
+    for floats in (False, True):  # float answers only where still needed (MBPP/14 l*b*h/2: l*h fit)
+        if rule_passable(made):
+            pool = _wide_results(made, shown, run, floats=floats, timed=True)
+            made = _with(made, picked_against_rules(made, pool, DERIVED_TESTS))
     if constant_passable(made):
         # Still one value: where the reference answers floats (MBPP/137 "ratio of zeroes": every
         # hidden test expects 0.0), ``guard`` dropped them (an honest answer's last bits may

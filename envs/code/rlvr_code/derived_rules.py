@@ -154,12 +154,35 @@ def _called(source: str, names: set[str]) -> tuple[tuple[Any, ...], Any] | None:
 def passing_rules(task: Task) -> list[str]:
     """The rules that pass every hidden test of the task (a constant is ``derived``'s: not here).
     None pass a task without hidden tests of the mirrored shape, or with any other hidden test (a
-    rule cannot be seen to pass a test this module does not read)."""
-    hidden = [t.source for t in plan_for(task).tests if not t.public]
+    rule cannot be seen to pass a test this module does not read). A wider rule
+    (``derived_rules_wide``) counts only where it also contradicts a shown example it is read on:
+    those families hold many tasks' own functions (``a + b``)."""
+    tests = plan_for(task).tests
+    hidden = [t.source for t in tests if not t.public]
     called = called_tests(task, hidden)
     if not hidden or len(called) != len(hidden):
         return []
-    return [name for name, rule in rules() if all(_applies(rule, args, want) for args, want in called)]
+    found = [name for name, rule in rules() if all(_applies(rule, args, want) for args, want in called)]
+    shown = called_tests(task, [t.source for t in tests if t.public])
+    for name, rule in _wide():
+        if all(_applies(rule, args, want) for args, want in called) and not all(
+            _applies(rule, args, want) for args, want in shown
+        ):
+            found.append(name)
+    return found
+
+
+_wide_rules: tuple[tuple[str, Rule], ...] | None = None
+
+
+def _wide() -> tuple[tuple[str, Rule], ...]:
+    # Built on first use (~430 closures), not at import; two threads building it build the same.
+    global _wide_rules
+    if _wide_rules is None:
+        from rlvr_code.derived_rules_wide import wide_rules
+
+        _wide_rules = tuple(wide_rules())
+    return _wide_rules
 
 
 _passable: OrderedDict[str, bool] = OrderedDict()
@@ -186,9 +209,10 @@ def picked_against_rules(task: Task, pool: list[tuple[str, Any]], limit: int) ->
     """Up to ``limit`` asserts of ``pool`` (the reference's answers on wide inputs) chosen so that
     every rule passing the task's hidden tests fails at least one of them where the pool allows:
     each pick is the assert that the most rules still passing fail."""
-    by_name = dict(rules())
+    by_name = dict(rules()) | dict(_wide())
     alive = [by_name[name] for name in passing_rules(task)]
-    read = [(source, called_tests(task, [source])) for source, _ in pool]
+    names = _solution_names(task)
+    read = [(source, called_tests(task, [source]) or _within_tolerance(source, names)) for source, _ in pool]
     chosen: list[str] = []
     while alive and len(chosen) < limit:
         best: tuple[int, str, list[Rule]] | None = None
@@ -196,7 +220,10 @@ def picked_against_rules(task: Task, pool: list[tuple[str, Any]], limit: int) ->
             if not called or source in chosen:
                 continue
             args, want = called[0]
-            beaten = [rule for rule in alive if not _applies(rule, args, want)]
+            if isinstance(want, float):  # a test within a tolerance: the rule fails it only outside
+                beaten = [rule for rule in alive if not _near(rule, args, want)]
+            else:
+                beaten = [rule for rule in alive if not _applies(rule, args, want)]
             if beaten and (best is None or len(beaten) > best[0]):
                 best = (len(beaten), source, beaten)
         if best is None:
@@ -204,6 +231,36 @@ def picked_against_rules(task: Task, pool: list[tuple[str, Any]], limit: int) ->
         chosen.append(best[1])
         alive = [rule for rule in alive if rule not in best[2]]
     return chosen
+
+
+def _within_tolerance(source: str, names: set[str]) -> list[tuple[tuple[Any, ...], Any]]:
+    """``[(arguments, r)]`` for ``float_assert``'s ``assert abs(f(x) - r) <= bound``, else ``[]``."""
+    try:
+        test = ast.parse(source.strip()).body[0]
+    except (SyntaxError, ValueError, IndexError, MemoryError, RecursionError):
+        return []
+    node = test.test if isinstance(test, ast.Assert) else None
+    if not (isinstance(node, ast.Compare) and isinstance(node.left, ast.Call) and len(node.left.args) == 1):
+        return []
+    inner = node.left.args[0]
+    if not (isinstance(inner, ast.BinOp) and isinstance(inner.op, ast.Sub) and isinstance(inner.left, ast.Call)):
+        return []
+    call = inner.left
+    if not (isinstance(call.func, ast.Name) and call.func.id in names) or call.keywords:
+        return []
+    try:
+        return [(tuple(ast.literal_eval(a) for a in call.args), float(ast.literal_eval(inner.right)))]
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return []
+
+
+def _near(rule: Rule, args: tuple[Any, ...], want: float) -> bool:
+    """Whether ``rule`` passes ``float_assert``'s test of ``want`` on ``args``."""
+    try:
+        got = rule(args)
+        return bool(abs(got - want) <= FLOAT_TOLERANCE * max(1.0, abs(want)))
+    except Exception:  # a rule that does not apply, or an answer no number is near
+        return False
 
 
 # -- float answers (a task whose hidden tests one value passes and whose reference answers floats) --
