@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from rlvr_envs.types import Task
-from rlvr_ifeval import verifier
+from rlvr_ifeval import text_words, verifier
 from rlvr_ifeval.base import Checker
 from rlvr_ifeval.scoring import build_checkers, check_response, instruction_details
 from rlvr_ifeval.task_cache import TaskPlan
@@ -96,3 +96,25 @@ def test_the_plan_settles_short_answers_as_the_checkers_do() -> None:
     for plan in plans:
         assert plan.short_answer == any(c.allows_short_answer() for c in plan.checkers)
     assert any(plan.short_answer for plan in plans), "the labelled tasks include short-answer ones"
+
+
+def _round10_count(text: str) -> int:
+    """``text_words.count_words_any_script`` as round 10 left it (two scans before the plain count)."""
+    if text.isascii():
+        return text_words.count_words(text)
+    ideographs = len(text_words._IDEOGRAPHIC.findall(text))
+    southeast = len(text_words._SOUTHEAST_ASIAN.findall(text))
+    if not ideographs and not southeast:
+        return text_words.count_words(text)
+    rest = text_words._NO_SPACE_SCRIPTS.sub(" ", text)
+    return text_words.count_words(rest) + ideographs + -(-southeast // text_words.SOUTHEAST_ASIAN_CHARS_PER_WORD)
+
+
+def test_words_in_any_script_are_counted_as_round_10_counted_them() -> None:
+    """Round 11 asks once whether a text has a character of a script written without spaces."""
+    rng = random.Random(1111)
+    alphabet = "ab Z9_é ж,.\n漢カｶกຂကក᧠\U00020000\u3000'-"
+    texts = [row["response"] for row in _rows()]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(5000)]
+    for text in texts:
+        assert text_words.count_words_any_script(text) == _round10_count(text), ascii(text[:80])

@@ -42,7 +42,7 @@ def count_words_any_script(text: str) -> int:
     """Words in any script, for judging length: ``\\w`` runs (as ``count_words``), except that
     text in scripts written without spaces is counted by characters (see above) instead of
     making a whole sentence one word. Not the reference's count: checkers keep ``count_words``."""
-    if text.isascii():
+    if text.isascii() or _NO_SPACE_SCRIPTS.search(text) is None:  # (one scan, not two, for most texts)
         return count_words(text)
     ideographs = len(_IDEOGRAPHIC.findall(text))
     southeast = len(_SOUTHEAST_ASIAN.findall(text))
