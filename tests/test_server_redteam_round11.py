@@ -6,6 +6,13 @@ received whole. It is now refused unread with 415 naming the encoding (the conne
 the unread rest of a body is never parsed as the next request), whatever the other encoding headers
 say; ``identity`` is plain.
 
+Fixed too (``protocol.split_query``): when the decoded query does not hold the prompt verbatim at its
+start (a tokenizer that decodes the prompt's opening otherwise: a leading space dropped, spaces
+collapsed, another Unicode normal form), the prompt was looked for anywhere, so a policy that wrote
+the prompt out itself after a hedge ("41. Not sure.<prompt>\\boxed{42}") had the response read from
+its copy on, the hedge dropped, and was paid. A copy after the query's first assistant-turn marker is
+now the policy's own text; the markers say where the response starts (flagged ``prompt_not_found``).
+
 Guarded (already held; kept so it keeps holding): a label naming an env the server was not started
 with is refused for that sample (400 on ``/get_reward``, an error in its place on ``/verify``), never
 scored by some env made on the fly; the same task id sent twice with different completions in one
@@ -27,7 +34,7 @@ pytest.importorskip("uvicorn")
 import rlvr_envs
 from rlvr_envs.adapters.rows import verifier_spec
 from rlvr_envs.serve.app import RewardServer
-from rlvr_envs.serve.protocol import openrlhf_label
+from rlvr_envs.serve.protocol import SpecialTokens, openrlhf_label, split_query
 
 BOUND_S = 10.0
 
@@ -136,3 +143,51 @@ def test_one_task_twice_with_different_completions_is_paid_each_its_own(server, 
     wrong = arith.prompt_format.render_answer("123456789")
     status, reply = _exchange(server, _post(b"/get_reward", _body([wrong, gold, wrong, gold], [label] * 4)))
     assert status == 200 and reply["rewards"] == [0.0, 1.0, 0.0, 1.0]
+
+
+# (layout, the prompt as the trainer sent it, the same prompt as the tokenizer decoded it)
+LAYOUTS = [
+    ("chatml-space-dropped", "<|im_start|>user\n {q}<|im_end|>\n<|im_start|>assistant\n",
+     "<|im_start|>user\n{q}<|im_end|>\n<|im_start|>assistant\n"),
+    ("llama3-spaces-collapsed", "<|start_header_id|>user<|end_header_id|>\n\n{q}  Think.<|eot_id|>"
+     "<|start_header_id|>assistant<|end_header_id|>\n\n",
+     "<|start_header_id|>user<|end_header_id|>\n\n{q} Think.<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"),
+    ("gemma-nfd", "<start_of_turn>user\nQuelle est la réponse ? {q}<end_of_turn>\n<start_of_turn>model\n",
+     "<start_of_turn>user\nQuelle est la re\u0301ponse ? {q}<end_of_turn>\n<start_of_turn>model\n"),
+    ("llama2-inst", "[INST]  {q} [/INST]", "[INST] {q} [/INST]"),
+    ("deepseek", "<｜User｜> {q}<｜Assistant｜>", "<｜User｜>{q}<｜Assistant｜>"),
+]  # fmt: skip
+HEDGES = ["41. Not sure though.", "Either 41 or", "41?? I am guessing.", "答案可能是41，也可能是"]
+
+
+@pytest.mark.parametrize("hedge", HEDGES)
+@pytest.mark.parametrize(("name", "sent", "decoded"), LAYOUTS, ids=[layout[0] for layout in LAYOUTS])
+def test_the_prompt_written_out_by_the_policy_never_marks_where_the_response_starts(name, sent, decoded, hedge):
+    q = "What is six times seven?"
+    prompt, head = sent.format(q=q), decoded.format(q=q)
+    response, found = split_query(head + hedge + prompt + "\\boxed{42}</s>", prompt, SpecialTokens())
+    assert hedge in response and not found, (name, response)
+    # An honest response is read whole, from the markers, as before.
+    response, _found = split_query(head + "\\boxed{42}</s>", prompt, SpecialTokens())
+    assert response == "\\boxed{42}"
+    # The prompt decoded verbatim: found at the start, whatever the response writes.
+    response, found = split_query(prompt + hedge + prompt + "\\boxed{42}</s>", prompt, SpecialTokens())
+    assert found and response.startswith(hedge)
+
+
+def test_text_before_the_policys_copy_of_the_prompt_is_still_checked():
+    """Where the whole response is checked (IFEval: no commas anywhere), the text the policy wrote
+    before its copy of the prompt must be read: it was dropped, and the compliant rest was paid."""
+    env = rlvr_envs.make("ifeval-synth")
+    task = next(t for t in env.sample(40, seed=1) if "punctuation:no_comma" in str(t.answer))
+    compliant = (
+        "Water from lakes and seas warms in the sun and rises as vapor. The vapor cools high in the sky and "
+        "forms clouds. When the clouds get heavy the water falls back down as rain or snow. Then it flows "
+        "into rivers and seas and the whole water cycle starts again."
+    )
+    assert env.verify(task, compliant).passed
+    sent = "<|im_start|>user\n " + task.prompt + "<|im_end|>\n<|im_start|>assistant\n"
+    decoded = sent.replace("user\n ", "user\n", 1)  # the tokenizer dropped the space
+    query = decoded + "Sure, here it is, with commas, and more commas.\n" + sent + compliant + "<|im_end|>"
+    response, found = split_query(query, sent, SpecialTokens())
+    assert not found and not env.verify(task, response).passed, response[:120]

@@ -113,7 +113,8 @@ class SpecialTokens:
 def split_query(query: str, prompt: str | None, tokens: SpecialTokens) -> tuple[str, bool]:
     """``(response, prompt_found)`` of an OpenRLHF query (padding + prompt + response + EOS + padding).
 
-    The prompt is looked for after the leading padding and BOS, then anywhere (first match).
+    The prompt is looked for after the leading padding and BOS, then anywhere before the query's
+    first assistant-turn marker (first match; a copy after it is the policy's own text).
     When it is absent (a tokenizer that does not decode back to the same text), the response is
     what follows as many assistant-turn markers as the prompt holds (the last one when no prompt
     is sent; ``_after_prompt_markers``), else the whole query: ``prompt_found`` is then False and
@@ -125,9 +126,14 @@ def split_query(query: str, prompt: str | None, tokens: SpecialTokens) -> tuple[
         for candidate in (prompt, bare):
             if candidate and body.startswith(candidate):
                 return tokens.strip_end(body[len(candidate) :]), True
+        # Not at the start (a tokenizer that decodes the prompt's opening otherwise): the first copy,
+        # unless it stands after the query's first assistant-turn marker. There it is the policy's
+        # own text ("41. Not sure.<prompt>\\boxed{42}" with the real prompt decoded without a space
+        # was read from the copy on, the hedge dropped); the markers then say where the response is.
+        first_turn = _first_marker(query)
         for candidate in (prompt, bare):
             at = query.find(candidate) if candidate else -1
-            if at >= 0:
+            if at >= 0 and (first_turn < 0 or at < first_turn):
                 return tokens.strip_end(query[at + len(candidate) :]), True
     elif prompt == "":
         return tokens.strip_end(body), True
@@ -151,6 +157,12 @@ def _after_prompt_markers(query: str, prompt: str | None) -> int:
         return max(end for end, _ in found)
     wanted = max(1, sum(prompt.count(m) for m in _ASSISTANT_MARKERS))
     return found[min(wanted, len(found)) - 1][0]
+
+
+def _first_marker(query: str) -> int:
+    """Where the query's first assistant-turn marker starts, or -1 when it has none."""
+    found = [at for at in (query.find(m) for m in _ASSISTANT_MARKERS) if at >= 0]
+    return min(found) if found else -1
 
 
 def _positions(text: str, marker: str, limit: int = 10_000) -> list[int]:
