@@ -56,10 +56,22 @@ DEFAULT_MIN_WORDS = 5
 _TASKS = TaskCache()
 """Per-task checkers and verdict plan, shared by every verifier of the process."""
 _THINK_RE = re.compile(r"^\s*<think>.*?</think>", re.DOTALL)
-_ANSWER_RE = re.compile(r"<answer>(.*)</answer>", re.DOTALL)
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _CONTROL_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])  # the same set
 MAX_CONTROL_FRACTION = 0.005
+
+
+def _answer_of(tail: str) -> str:
+    """The text from the first ``<answer>`` of ``tail`` to the last ``</answer>`` after it, else
+    ``tail`` (what ``re.search(r"<answer>(.*)</answer>", tail, re.DOTALL)`` finds). Two string
+    searches: that pattern, tried at every ``<answer>``, read the rest of the text from each
+    (quadratic: 2.4 s of CPU for 10,000 of them without a closing tag, round 11). Only the first
+    can match: a closing tag after a later one is after the first too."""
+    start = tail.find("<answer>")
+    if start < 0:
+        return tail
+    end = tail.rfind("</answer>", start + len("<answer>"))
+    return tail[start + len("<answer>") : end] if end >= 0 else tail
 
 
 def canonical_answer(answer: Any) -> str:
@@ -311,8 +323,7 @@ class IFEvalVerifier(Verifier):
             __, sep, tail = completion.rpartition("</think>")
             if not sep:
                 return None
-            answer = _ANSWER_RE.search(tail)
-            return answer.group(1) if answer else tail
+            return _answer_of(tail)
         # Reasoning models often lead with a think block even when not asked to; it is not the response.
         think = _THINK_RE.match(completion)  # anchored at the start: sub() would try every position
         return completion[think.end() :] if think else completion
