@@ -411,7 +411,10 @@ class Judge(StdioCases):
         test = self.job["test"]
         # (test code, static batches, whether a dry run is worth it): one entry a task.
         compiled = self.cache.get(("humaneval", test), lambda: (*humaneval_test_code(test), speculation_wanted(test)))
-        speculate = self.batching and compiled[2]
+        # A dry run depends on the tests alone (never on the solution): one that found fewer than
+        # two calls to send ahead (HumanEval+'s checks compare each result in a helper: the dry run
+        # ends at the first) is not run again for the task.
+        speculate = self.batching and compiled[2] and ("no dry run", test) not in self.cache.store
         while self.humaneval_attempt(compiled, speculate):
             # The attempt's solution saw calls the tests did not make (a dry run that guessed
             # wrong): it is stopped (its processes and working directory gone) and the sample is
@@ -524,3 +527,5 @@ class Judge(StdioCases):
         calls = dry_run(tests, recorder)
         if len(calls) >= 2:
             link.send_ahead(calls)
+        elif not recorder.timed_out:
+            self.cache.get(("no dry run", self.job["test"]), lambda: True)

@@ -89,9 +89,11 @@ class Recorder:
         self.target, self.wire, self.until = target, wire, until
         self.calls: list[list] = []
         self.stopped = False
+        self.timed_out = False  # stopped by its share of the time (under load), not by the tests
 
     def __call__(self, *args: object, **kwargs: object) -> Pending:
         if self.stopped or len(self.calls) >= MAX_CALLS or time.monotonic() > self.until:
+            self.timed_out = self.timed_out or time.monotonic() > self.until
             self.stopped = True
             raise StopSpeculating
         try:
@@ -117,6 +119,7 @@ def dry_record(recorder: Recorder, solution_names: frozenset) -> Callable[[Calla
 
     def record(condition: Callable[[], object], _line: int, _source: str) -> None:
         if recorder.stopped or time.monotonic() > recorder.until:
+            recorder.timed_out = recorder.timed_out or time.monotonic() > recorder.until
             recorder.stopped = True
             raise StopSpeculating
         try:
