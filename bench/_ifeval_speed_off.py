@@ -100,16 +100,14 @@ def without_speed_round10() -> Iterator[None]:
 
 @contextlib.contextmanager
 def without_speed_round11_relevance() -> Iterator[None]:
-    """The relevance rules as round 10 left them: a no-space run's bigrams made one character at a
-    time in Python (``relevance_units._bigrams``, not ``_run_grams``), ``may_talk`` read afresh on
-    every sentence of a window that may hold request talk (no ``restated.talk_probes``), the
-    contrast walk's unit ids looked up in a Python comprehension. Same verdicts
+    """The relevance rules as round 10 left them: ``may_talk`` read afresh on every sentence of a
+    window that may hold request talk (no ``restated.talk_probes``). Same verdicts
     (``tests/ifeval/test_ifeval_speed_round11_relevance.py``)."""
-    from rlvr_ifeval import contrast_jit, relevance_units, restated
+    from rlvr_ifeval import restated
 
-    saved = relevance_units.ROUND_11, restated.ROUND_11, contrast_jit.ROUND_11
-    relevance_units.ROUND_11 = restated.ROUND_11 = contrast_jit.ROUND_11 = False
+    saved = restated.ROUND_11
+    restated.ROUND_11 = False
     try:
         yield
     finally:
-        relevance_units.ROUND_11, restated.ROUND_11, contrast_jit.ROUND_11 = saved
+        restated.ROUND_11 = saved

@@ -25,14 +25,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import ItemsView, Iterator, Mapping
-from itertools import repeat
 from typing import Any
 
 import numpy as np
-
-ROUND_11 = True
-"""Round 11: ``Walk.run`` looks a response's units up in C (``bench/_ifeval_speed_off.py`` turns it
-off to time the comprehension it replaced, the same ids in the same order)."""
 
 
 def _walk(
@@ -112,12 +107,8 @@ class Walk:
     ) -> tuple[Any, Any, int, float, float]:  # fmt: skip
         """(order of the prompts met, the dense matched weights, best other prompt by weight and
         its weight, best outranking similarity)."""
-        if ROUND_11:  # one lookup a unit in C (-1: not a background unit); the walk sorts the ids itself
-            found = np.fromiter(map(self.ids.get, response, repeat(-1)), dtype=np.int64, count=len(response))
-            ids = found[found >= 0]
-        else:
-            get = self.ids.get
-            ids = np.array([n for u in response if (n := get(u)) is not None], dtype=np.int64)
+        get = self.ids.get  # one lookup a unit (the walk sorts the ids itself)
+        ids = np.array([n for u in response if (n := get(u)) is not None], dtype=np.int64)
         values = np.zeros(len(self.weights), dtype=np.float64)
         order = np.empty(len(self.weights), dtype=np.int64)
         met, best_i, best, similar = kernel(

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
-from operator import add
 
 from rlvr_ifeval import analysis, prose_jit, units_jit
 from rlvr_ifeval.analysis import MAX_ANALYSED_CHARS
@@ -147,7 +146,6 @@ TASK_STOP_WORDS_10 = TASK_STOP_WORDS - {"language", "languages"}
 """Round 10: in a sentence that is the task's, "language" is the topic ("learning a second
 language"); the sentences that speak of the response's language are constraints."""
 _STOP_BIGRAMS = frozenset(w[i : i + 2] for w in _THAI_STOP for i in range(len(w) - 1))
-_STOP_BIGRAMS_CHARS = frozenset("".join(_STOP_BIGRAMS))
 
 
 def _bigrams(run: str) -> Iterable[str]:
@@ -174,32 +172,9 @@ def units(text: str, drop: frozenset[str] = STOP_WORDS, prefix: int = PREFIX) ->
         return {w[:prefix] for w in set(words).difference(drop) if len(w) >= MIN_WORD}
     folded = set(map(_fold, set(_WORD_RE.findall(text))))
     found = {w[:prefix] for w in folded.difference(drop) if len(w) >= MIN_WORD}
-    grams = _run_grams if ROUND_11 else _bigrams
     for run in _NO_SPACE_RUN_RE.findall(text):
-        found.update(grams(run))
+        found.update(_bigrams(run))
     return found
-
-
-ROUND_11 = True
-"""Round 11's reading of a no-space run (``_run_grams``); ``bench/_ifeval_speed_off.py`` turns it
-off to time ``_bigrams``, the same set."""
-_STOP_CHAR_RE = re.compile("[" + "".join(sorted(_STOP_CHARS)) + "]")
-
-
-def _run_grams(run: str) -> Iterable[str]:
-    """``set(_bigrams(run))`` without a Python step per character (a Japanese answer of a thousand
-    characters cost ~0.3 ms a reading, and the gate reads a response's paragraphs and sentences
-    again): the run is cut at its stop characters, and each piece's neighbouring pairs are joined
-    in C (``map(add, ...)``). A bigram holds no stop character exactly when it lies in one piece."""
-    if len(run) == 1:
-        return () if run in _STOP_CHARS else (run,)
-    found: set[str] = set()
-    for piece in _STOP_CHAR_RE.split(run):
-        if len(piece) > 1:
-            found.update(map(add, piece, piece[1:]))
-    if _STOP_BIGRAMS_CHARS.isdisjoint(run):
-        return found
-    return found - _STOP_BIGRAMS
 
 
 def task_text_units(text: str, drop: frozenset[str], prefix: int = PREFIX) -> set[str]:
