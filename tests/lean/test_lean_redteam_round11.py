@@ -1,6 +1,7 @@
 """Issue 26, round 11: the Lean red team on the real Lean 4.35 test kernel (layer 1 on, and off).
 
-Holes left by round 10 and mended here by mechanism (ids stay ``-v5``: no labelled-valid proof
+Holes left by round 10 and mended here by mechanism (ids -> ``-v6``: a named argument after a
+field access, ``(h).rec (motive := …)``, was refused and passes now; no labelled-valid proof
 changes, 0 of 436 refused before and after):
 
 - **a literal class aliased by the task's own text**: ``literal_rebinding`` followed the names a
@@ -192,6 +193,36 @@ HONEST = [
     ("", "structure V where\n  x : ℤ\ninstance : NegZeroClass V := sorry_free\n" + T + "h.symm"),
     ("", T + "by\n  exact h.symm"),
 ]
+
+
+# A named argument after a field access of a parenthesised term was read as a tactic option
+# (`.` is also Lean's ASCII bullet) and refused: `tactic_config` before, passes now (ids -> v6).
+FIELD_CALLS = [
+    T + "(h).rec (motive := fun x _ => x = a) rfl",
+    T + "(h ▸ rfl : b = a).rec (motive := fun _ _ => b = a) rfl",
+    T + "by\n  exact (h.symm).rec (motive := fun x _ => x = b) rfl ▸ h.symm",
+]
+
+
+@pytest.mark.parametrize("case", range(len(FIELD_CALLS)))
+def test_a_named_argument_after_a_field_access_is_not_a_tactic_option(case):
+    assert_passes(FIELD_CALLS[case])
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        T + "by\n  . decide (config := {native := true})",
+        T + "by\n  exact (h).symm\n  . simp (maxSteps := f 3)",
+        T + "by\n  (h).symm ▸ (by decide (config := {kernel := f}))",
+    ],
+)
+def test_the_ascii_bullet_still_marks_a_tactic(code):
+    from rlvr_lean.policy import LeanPolicy
+    from rlvr_lean.verifier import static_check
+
+    verdict = static_check(_task(""), code, LeanPolicy())
+    assert verdict.details["rule"] in ("native_decide", "tactic_config"), verdict
 
 
 @pytest.mark.parametrize("case", range(len(HONEST)))

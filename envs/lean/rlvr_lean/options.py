@@ -122,6 +122,10 @@ def is_head(tokens: Sequence[Token], k: int, src: str) -> bool:
     if k == 0:
         return True
     prev = tokens[k - 1]
+    if prev.text == "." and prev.end == tok.start and k >= 2 and tokens[k - 2].end == prev.start:
+        # `(h).rec (motive := …)`: a `.` glued on both sides is a field access of the term before
+        # it (a term's function, whose named arguments are data); the `.` bullet has a space after
+        return False
     return "\n" in src[prev.end : tok.start] or prev.text in _HEAD_BEFORE
 
 

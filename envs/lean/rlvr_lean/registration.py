@@ -3,7 +3,20 @@
 Versions (a change that alters any reward of an honest proof bumps the version; the old one stays
 resolvable):
 
-* ``-v5``: issue 26's tenth round. A completion's declarations are named as Lean names them: in
+* ``-v6``: issue 26's eleventh round. ``literal_rebinding`` follows the aliases the task's own
+  header and statement make (``abbrev O := OfNat`` in the header, then ``instance : O ℕ 5`` in the
+  completion) and reads an instance's class from its signature, where ``type_of%``, a library
+  instance of a literal class (``instOfNatNat``, ``Int.instNegInt``, ``Zero.toOfNat0``) and a name
+  with a literal class as a component (``@OfNat.mk``) count as naming one (each proved ``5 = 0`` by
+  ``rfl`` on the 4.35 kernel); a reference file's fill may hold a term only (a command after it on
+  the same line, an ``instance`` no helper check saw, changed what a later theorem meant); every
+  backend's pass goes through the kernel-replay pay gate (``rlvr_lean.gate``, option ``replay``).
+  Honest proofs that change: a named argument after a field access of a parenthesised term
+  (``(h).rec (motive := …)``) was read as a tactic option and refused, now passes; an instance whose
+  signature writes ``type_of%`` or a library instance of a literal class, or a reference fill with a
+  declaration after its term, now scores 0; 0 of the 436 labelled-valid proof shapes in the shared
+  cases change.
+* ``-v5`` (deprecated): issue 26's tenth round. A completion's declarations are named as Lean names them: in
   the namespaces the task's header leaves open, one scope per component (``namespace Nat.X`` then
   ``end X`` leaves ``Nat`` open; ``end`` reads its name on the next line too), so ``def add`` under a
   header's ``namespace Nat`` is the kernel constant ``Nat.add`` and is refused (it proved ``False``
@@ -64,8 +77,8 @@ resolvable):
   ``noncomputable section … end`` and helpers in a ``section`` left open now pass (the old count
   read ``noncomputable`` and refused the first, and refused the second); a proof with another
   ``#`` command at a line start (``#guard_msgs``, ``#time in``) now scores 0.
-* ``-v0`` (deprecated): the ids as they were, resolvable for old configs and results. ``-v0``,
-  ``-v1``, ``-v2``, ``-v3`` and ``-v4`` run the same verifier as ``-v5``: the old rewards included proofs that prove
+* ``-v0`` (deprecated): the ids as they were, resolvable for old configs and results. ``-v0``
+  to ``-v5`` run the same verifier as ``-v6``: the old rewards included proofs that prove
   nothing, which a policy learns to exploit, so they are not reproduced.
 """
 
@@ -73,19 +86,22 @@ from __future__ import annotations
 
 from rlvr_envs import register
 
-LATEST = 5
+LATEST = 6
 _DEPRECATED = {
     0: "v0 let `#guard_msgs (drop all) in` hide a bogus proof's errors and let the code steer the kernel "
-    "audit's names through a namespace it left open; it now runs the v5 checks: use {id}-v5",
+    "audit's names through a namespace it left open; it now runs the v6 checks: use {id}-v6",
     1: "v1 let a completion define meta code and run it through an aesop `tactic` rule (which can add "
-    "declarations the kernel never checks); it now runs the v5 checks: use {id}-v5",
+    "declarations the kernel never checks); it now runs the v6 checks: use {id}-v6",
     2: "v2 let a tactic configuration ask for native evaluation without the word `native` and accepted any "
-    "`set_option` but debug.*; it now runs the v5 checks: use {id}-v5",
+    "`set_option` but debug.*; it now runs the v6 checks: use {id}-v6",
     3: "v3 let an allowed tactic option take any value (code the completion defined ran while the proof "
-    "elaborated) and left `-flag`s unread; it now runs the v5 checks: use {id}-v5",
+    "elaborated) and left `-flag`s unread; it now runs the v6 checks: use {id}-v6",
     4: "v4 named a completion's declarations without the namespaces the task's header left open (a kernel "
     "constant such as `Nat.add` could be redefined) and let it rebind what a literal means (an `OfNat` "
-    "instance); it now runs the v5 checks: use {id}-v5",
+    "instance); it now runs the v6 checks: use {id}-v6",
+    5: "v5 missed a literal class reached through the task's own alias or without its name (`type_of%`, a "
+    "library instance), a declaration after a reference fill's term, and refused `(h).rec (motive := …)`; "
+    "it now runs the v6 checks: use {id}-v6",
 }
 
 
