@@ -167,8 +167,6 @@ _CONSTRAINT_CUE_10_RE = re.compile(
         r"|\blanguages?\s+(?:other|is|are|only|allowed|should|must)\b|",
     )
 )
-# Characters and syllables of the no-space scripts that carry no topic (particles, copulas).
-
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 # Round 11: a sentence of a no-space script ends at its full stop, space or not

@@ -1,8 +1,9 @@
 """The relevance gate's reading of text into units (issue 26): casefolded word prefixes and
 no-space-script bigrams, the stop, request and form words left out. Split from
-``rlvr_ifeval.relevance`` (round 11), which re-exports every name here: the task's units
-(``relevance.task_units``, once per prompt) and a response's (once per response: ``response_units``)
-are read by the same function.
+``rlvr_ifeval.relevance`` (round 11), which re-exports every name here: a task's units
+(``relevance.task_units``, once per prompt) and a response's are read by the same ``units``; a
+task's text has its request frame and, in scripts without spaces, its form sentences taken out
+first (``task_text_units``, ``form_sentence``: round 11).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ _NO_SPACE_RUN_RE = re.compile(f"[{_NO_SPACE}]+")
 _WORD_RE = re.compile(f"[^\\W\\d_{_NO_SPACE}]+")
 _ASCII_WORD_TABLE = bytes(c if (65 <= c <= 90 or 97 <= c <= 122) else 32 for c in range(256))
 
+# Characters and syllables of the no-space scripts that carry no topic (particles, copulas).
 _STOP_CHARS = frozenset(
     "的了是在和有我你他她它们这那一个不也就都而及与或着吗呢吧啊很会要说到对上下中为以"
     "のにはをがでともたしていすまなかるれこそあうおえや"
