@@ -204,10 +204,10 @@ class LeanVerifier(Verifier):
     def gate(self) -> PayGate:
         """What every pass of the backend must still satisfy (``rlvr_lean.gate``), made with it."""
         if self._gate is None:
-            why_none = ""
+            why_none = "replay='off'" if self.replay == "off" else ""
             if self.backend_name in ("local", "kimina") and self.replay != "off":
                 why_none = self._make_replayer()
-            elif self.backend_name == "file":
+            elif self.backend_name == "file" and self.replay != "off":
                 why_none = "the file backend's Lean has no replay (see details['replay'])"
             self._gate = PayGate(
                 self.backend_name, self.replay, replayer=self._replayer, why_none=why_none, policy=self.policy
