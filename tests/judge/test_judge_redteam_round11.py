@@ -69,6 +69,10 @@ HOSTILE = [
     ("42", "The answer is 41. \\begin{comment} 42 \\end{comment}"),
     ("42", "The answer is 41.\n\\begin{comment}\n\\boxed{42}\n\\end{comment}"),
     ("42", "The answer is 41 [see](https://example.org/\\boxed{42})"),
+    # A bare word beside a real attribute keeps it a tag (prose like "a<b and c>d" is told apart).
+    ("42", 'The answer is 41. <span foo style="clip-path:inset(50%)">42</span>'),
+    ("42", "The answer is 41. <span hidden foo>\\boxed{42}</span>"),
+    ("42", "The answer is 41. <script foo>42</script>"),
     ("river", "[The Rhine](https://en.wikipedia.org/wiki/Danube)"),
     ("river", "[The Rhine](https://en.wikipedia.org/wiki/%44anube)"),
     ("river", 'It is the <a href="https://en.wikipedia.org/wiki/Danube">Rhine</a>.'),
@@ -104,6 +108,9 @@ HONEST = [
     ("river", 'The <a href="https://en.wikipedia.org/wiki/Danube" title="Danube">Danube</a>.'),
     ("river", "<<The Danube>>\n\nIt flows through Vienna."),
     ("42", "$6 \\times 7 = 42$ % the product\n\nThe answer is 42."),
+    ("42", "Since a<b and c>d, the product is 42."),
+    ("42", "$a<b$ and $c>d$, so the answer is $42$."),
+    ("42", "\\(a<b\\) and \\(c>d\\): \\boxed{42}"),
     ("paris", 'Paris: the <span style="color: #8B0000">Eiffel Tower</span> and walks by the Seine river.'),
 ]
 

@@ -14,6 +14,8 @@ environment and ``\\iffalse ... \\fi``.
 
 Code is shown as written (a fenced block or an inline span renders ``<span style="display:none">`` as
 text), so markup inside code is read as visible text: an honest answer to an HTML task is not refused.
+Prose is not markup either: "a<b and c>d" (bare words, no ``name=value``) and a ``<`` inside inline
+maths are comparisons; a bare word beside a real attribute (``<span hidden foo>``) leaves it a tag.
 
 ``unseen_parts(text)`` gives the texts, ``without_unseen(text)`` the text with them blanked; both are
 linear in the text and bounded (``MAX_CHARS``, ``MAX_ELEMENTS``), and never raise.
@@ -68,6 +70,10 @@ _VOID = frozenset("area base br col embed hr img input link meta source track wb
 
 _OPEN = re.compile(r"<([a-zA-Z][\w-]{0,20})((?:\s[^<>]{0,1000})?)/?>")
 _ATTRIBUTE = re.compile(r"([^\s\"'<>/=]+)(?:\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s\"'<>]+))?")
+# What a tag's attributes look like when it is one ("$a<b$ and $c>d$" is maths, not a <b> element).
+_ATTRIBUTES = re.compile(r"(?:\s+[A-Za-z_:][-\w:.]*(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s\"'<>=`]+))?)*\s*/?")
+# Inline maths: a "<" in it is a comparison, whatever follows.
+_MATH = re.compile(r"(?<![\\$])\$(?!\$)[^$\n]{1,1000}?(?<!\\)\$|\\\([^\n]{1,1000}?\\\)")
 # Inline spans stay on their line and are bounded, so unmatched backticks cost linear time.
 _CODE = re.compile(
     r"(?ms)^[ \t]{0,3}(`{3,}+|~{3,}+)[^\n]*+\n.*?(?:^[ \t]{0,3}\1[ \t]*$|\Z)|(?<!`)(`++)[^\n]{1,1000}?(?<!`)\2(?!`)"
@@ -92,6 +98,21 @@ _URL_PUNCTUATION = re.compile(r"[^\w]+|_+")
 def _mask_code(text: str) -> str:
     """``text`` with code (fenced blocks, inline spans) replaced by spaces of the same length."""
     return _CODE.sub(lambda m: " " * len(m.group(0)), text)
+
+
+_BARE = re.compile(r"(?:^|\s)([A-Za-z_:][-\w:.]*)(?=\s|/?$)(?!\s*=)")
+# Boolean attributes real markup writes bare: any other bare word means the "<...>" is prose.
+_BOOLEAN = frozenset("hidden open reversed disabled checked selected nowrap compact inert".split())
+
+
+def _prose(attributes: str) -> bool:
+    """Whether a would-be tag is words: bare words, none of them one markup writes bare, and no
+    ``name=value`` at all ("<b and c>"). One value or one real boolean attribute makes it a tag,
+    whatever words ride along (``style=... foo``, ``hidden foo``)."""
+    if "=" in attributes:
+        return False
+    words = [m.group(1).lower() for m in _BARE.finditer(attributes)]
+    return bool(words) and not any(w in _BOOLEAN for w in words)
 
 
 def _css_hides(style: str) -> bool:
@@ -169,7 +190,8 @@ def _spans(text: str) -> list[tuple[int, int, str, str]]:
     spans: list[tuple[int, int, str, str]] = []
     if "<" in masked:
         seen_until = 0
-        for count, found in enumerate(_OPEN.finditer(masked)):
+        tags = _MATH.sub(lambda m: " " * len(m.group(0)), masked) if "$" in masked or "\\(" in masked else masked
+        for count, found in enumerate(_OPEN.finditer(tags)):
             if count >= MAX_ELEMENTS:
                 break
             if found.start() < seen_until:
@@ -177,8 +199,10 @@ def _spans(text: str) -> list[tuple[int, int, str, str]]:
             if masked[found.start() - 1 : found.start()] == "<" and masked[found.end() : found.end() + 1] == ">":
                 continue  # "<<title>>": a title in double angle brackets (IFEval's convention), not a tag
             name = found.group(1).lower()
-            if name in _VOID or found.group(0).endswith("/>"):
+            if name in _VOID or found.group(0).endswith("/>") or not _ATTRIBUTES.fullmatch(found.group(2)):
                 continue
+            if name not in NEVER_SHOWN and name != "details" and _prose(found.group(2)):
+                continue  # "a<b and c>d": words, not a <b> element (a bare word hides nothing anyway)
             folded = name == "details" and not re.search(r"\bopen\b", found.group(2), re.IGNORECASE)
             if name not in NEVER_SHOWN and not folded and not _attributes_hide(name, found.group(2)):
                 continue
