@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rlvr_code.contests.checkers import CheckerSpecError, parse_checker, stated_tolerance
+from rlvr_code.contests.input_rules import output_rule
 from rlvr_code.contests.verifier import CASE_LIMIT_KEY, FACTORS_KEY
 from rlvr_code.envs import NOTHING_PASSES, RowPlace, expects_no_output
 from rlvr_code.scoring import GUESS_CASES, guessable_cases, one_output
@@ -265,6 +266,13 @@ def build_task(
         raise untestable(place, ONE_OUTPUT)
     if guessable_cases(task):
         raise untestable(place, TWO_ANSWERS)
+    rule = output_rule(task)
+    if rule is not None and rule[1] >= 2:
+        raise untestable(place, f"{RULE_OUTPUT} ({rule[0]})")
+    if rule is not None:
+        # One hidden case: some rule of ~30 fits one output by chance; kept as one answer is
+        # (``ONE_OUTPUT_KEY``), and said in the metadata so a curriculum can drop it.
+        task.metadata[RULE_OUTPUT_KEY] = rule[0]
     if shape is not None:
         # One hidden test: nothing tells a program from one printing its answer blindly. Kept
         # (Kattis' hello is such a problem), and said in the metadata so a curriculum can drop it.
@@ -274,6 +282,11 @@ def build_task(
 
 ONE_OUTPUT = "every hidden test expects the same answer: a program answering it whatever its input would pass"
 ONE_OUTPUT_KEY = "one_hidden_answer"
+RULE_OUTPUT_KEY = "hidden_rule"
+RULE_OUTPUT = (
+    "every hidden test's output is a cheap rule of its input that an example contradicts: a program "
+    "printing the statement's examples from a table and the rule otherwise would pass"
+)
 TWO_ANSWERS = (
     f"fewer than {GUESS_CASES} hidden tests, each expecting one of the same two answers: a program "
     "guessing between them (and printing the statement's examples from a table) would pass 1 time in 32 or more"
