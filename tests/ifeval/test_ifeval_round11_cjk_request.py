@@ -70,6 +70,14 @@ _REMOTE_JA = (
     "リモートワークを続けるには、自分を律する力と、会社との信頼関係が欠かせません。"
     "うまく工夫すれば、仕事も生活もより豊かになると思います。"
 )
+_GARDEN_KO = (
+    "도시에 살면 채소를 기를 곳이 없다고 생각하기 쉽습니다. 하지만 베란다나 옥상에서도 작은 텃밭을 만들 수 있습니다. "
+    "저는 작년 봄부터 베란다에서 토마토와 바질을 키우기 시작했습니다. 매일 아침 물을 주는 것이 큰 즐거움입니다.\n\n"
+    "도시 원예에서 가장 중요한 것은 햇빛과 흙입니다. 하루에 여섯 시간 정도 해가 드는 곳을 고르고 "
+    "물 빠짐이 좋은 화분과 배양토를 준비하세요. 처음이라면 민트나 바질 같은 허브를 추천합니다.\n\n"
+    "요즘은 이웃들도 관심을 가지게 되어 아파트 안에 원예 모임이 생겼습니다. 씨앗을 나누고 키우는 방법을 서로 알려 줍니다. "
+    "도시 원예는 신선한 채소뿐 아니라 사람 사이의 관계도 키워 줍니다."
+)
 
 # (prompt, honest response): synth-style requests in each script's own words, simplified and
 # traditional Chinese, several request frames (请写 / 写 / 請寫, ください / お願いします).
@@ -80,6 +88,7 @@ HONEST = (
     ("都市園芸についてのブログ記事を書いてください。", _GARDEN_JA),
     ("リモートワークに関するエッセイを書いてください。", _REMOTE_JA),
     ("リモートワークについての記事の執筆をお願いします。", _REMOTE_JA),
+    ("도시 원예에 관한 블로그 글을 작성해 주세요.", _GARDEN_KO),
 )
 
 
@@ -138,8 +147,8 @@ def test_task_units_are_the_topic_not_the_request_frame(prompt: str, topic: set[
 def test_korean_request_words_cut() -> None:
     """Korean writes spaces but glues particles to words: the frame's words are cut inside them
     ("블로그를" leaves "를", too short to be a unit)."""
-    found = relevance.task_units("도시 원예에 관한 블로그를 작성해 주세요.", ())
-    frame = relevance.units("관한 블로그 블로그를 작성해 주세요", relevance.TASK_STOP_WORDS)
+    found = relevance.task_units("도시 원예에 관한 블로그 글을 작성해 주세요.", ())
+    frame = relevance.units("관한 블로그 블로그를 글을 작성해 주세요", relevance.TASK_STOP_WORDS)
     assert found.units.isdisjoint(frame), sorted(found.units & frame)
     assert relevance.units("도시 원예에", relevance.TASK_STOP_WORDS) <= found.units
 
