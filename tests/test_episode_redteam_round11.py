@@ -13,6 +13,11 @@ completion in the environment handed beside it and trusted that pairing.
   against the row's ``task`` column (when TRL passes it, as it does for a ``build_dataset`` row) and
   refuses a mismatch as a ``verifier_error``. The default failure policy gives ``None`` (left out of
   the loss), never a reward.
+- verl: ``EpisodeTool.create`` and ``VerifierInteraction.start_interaction`` given an instance id
+  already open replaced its episode (or interaction) with the new trajectory's: the first
+  trajectory's tool calls ran on the second's task, its sessions leaked, and both interactions were
+  scored on the later task. Both now raise ``ValueError`` (verl logs it and ends that rollout's tool
+  use or interaction); the open one is left as it was.
 """
 
 from __future__ import annotations
@@ -90,3 +95,29 @@ def test_each_rollout_in_its_own_environment_is_paid_as_before(factory):
     drawn = factory()
     drawn.reset()  # no task column: the env drew a task, nothing to check it against
     assert episode_reward(["\\boxed{nonsense}"], [drawn]) == [0.0]
+
+
+def test_verl_never_reopens_an_instance_id_on_another_task():
+    import asyncio
+
+    from rlvr_envs.adapters.verl_tools import EpisodeTool, VerifierInteraction
+
+    async def run() -> None:
+        tool = EpisodeTool({"type": "native", "env_id": "math-arith", "tool": "calculator"})
+        ident, _ = await tool.create("same", create_kwargs={"task": ROW_A["task"]})
+        with pytest.raises(ValueError, match="already open"):
+            await tool.create("same", create_kwargs={"task": ROW_B["task"]})
+        assert tool._episodes[ident].current_task.answer == "4"  # the open episode is left as it was
+        await tool.release(ident)
+        again, _ = await tool.create("same", create_kwargs={"task": ROW_B["task"]})  # released: free again
+        assert tool._episodes[again].current_task.answer == "7"
+        await tool.release(again)
+
+        chat = VerifierInteraction({"env_id": "math-arith"})
+        await chat.start_interaction("one", task=ROW_A["task"])
+        with pytest.raises(ValueError, match="already open"):
+            await chat.start_interaction("one", task=ROW_B["task"])
+        await chat.generate_response("one", [{"role": "assistant", "content": "\\boxed{4}"}])
+        assert await chat.calculate_score("one") == 1.0  # scored on its own task, A
+
+    asyncio.run(run())

@@ -153,6 +153,10 @@ class EpisodeTool:
                 "verl_episode_extra_info(task, tools) builds it); a tool never runs on a task drawn at random"
             )
         instance_id = instance_id or uuid.uuid4().hex
+        if instance_id in self._episodes:
+            # Round 11: an id verl hands out twice (two trajectories, one request id) would send the
+            # first trajectory's calls to the second's episode and task, and leak the first's sessions.
+            raise ValueError(f"EpisodeTool {self.name!r}: instance {instance_id!r} is already open (release it first)")
         env = _make(self.config, [self._tool])
         env.reset(options={"task": task})
         self._episodes[instance_id] = env
@@ -215,6 +219,10 @@ class VerifierInteraction:
         task = _task(kwargs.get("task"))
         if task is None:
             raise ValueError("interaction_kwargs needs the row's task (verl_episode_extra_info builds it)")
+        if instance_id in self._instances:
+            # Round 11: a second trajectory on the same id would score both on the later task and
+            # leave the first one's reward to whichever answer came last.
+            raise ValueError(f"interaction {instance_id!r} is already open (finalize it first)")
         self._instances[instance_id] = {"task": task, "verdict": None}
         return instance_id
 
