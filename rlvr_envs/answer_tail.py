@@ -59,7 +59,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from rlvr_envs.concealment import concealed
-from rlvr_envs.extract import Extraction, extract_answer
+from rlvr_envs.extract import Extraction, after_reasoning, extract_answer
 from rlvr_envs.tail_alternatives import NUMBER as _NUMBER
 from rlvr_envs.tail_alternatives import (
     SENTENCE_END,
@@ -68,6 +68,7 @@ from rlvr_envs.tail_alternatives import (
     later_alternative,
     widened,
 )
+from rlvr_envs.tail_doubt import doubted_before, doubting
 from rlvr_envs.tail_lexicon import (
     ALTERNATIVES,
     APPROXIMATIONS,
@@ -358,6 +359,10 @@ def after_sentence_refusal(
         found = _short_sentence_refusal(later, ended_by, mine, lowered, known, stands)
         if found is not None:
             return found
+    for later, _ in short_sentences(rest, max_words=40):
+        doubt = doubting(later, known, stance=False)
+        if doubt is not None and doubt.casefold() not in lowered:  # round 11: "Note: I did not verify this."
+            return TailFinding("hedge", doubt)
     # A longer sentence after the answer is an explanation when a covered language wrote it: three or
     # more words of which under a third are words of one covered language are a paragraph nobody here reads.
     for later, _ in short_sentences(rest, count=1, max_words=40):
@@ -542,4 +547,16 @@ def taken_back(completion: str, found: Extraction) -> TailFinding | None:
     other = second_answer(found.after, found.text)
     if other is not None:
         return TailFinding("second_answer", other[:80])
+    doubt = doubted_before(_lead_in(completion, found))
+    if doubt is not None:  # round 11: "My rough guess: <answer>3</answer>"
+        return TailFinding("hedge", doubt)
     return tail_refusal(found.after, found.text)
+
+
+def _lead_in(completion: str, found: Extraction) -> str:
+    """The text right before the extracted answer in the response (its sentence's or label's words)."""
+    response = after_reasoning(completion) or ""
+    end = len(response) - len(found.after) if found.after and response.endswith(found.after) else len(response)
+    head = response[max(0, end - len(found.text) - 400) : end]
+    at = head.rfind(found.text) if found.text else -1
+    return head[:at] if at >= 0 else ""

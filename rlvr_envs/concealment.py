@@ -23,6 +23,7 @@ import re
 
 from rlvr_envs.extract import Extraction, after_reasoning
 from rlvr_envs.tail_overprint import overprinted, unseen_css_colour, unseen_tex_colour
+from rlvr_envs.tail_placement import unplaced_around
 
 INVISIBLE_COLOUR = (
     r"(?:white(?:!\d{1,3}(?:\.\d*)?)+(?:!white)?(?![\d.!])|[A-Za-z]+!0+(?:\.0*)?(?:!white)?(?![\d.!])"
@@ -163,4 +164,6 @@ def concealed(completion: str, found: Extraction) -> str | None:
     end = len(response) - len(found.after) if found.after and response.endswith(found.after) else len(response)
     if STRUCK_CHARS.search(found.text):
         return "struck-out characters"
-    return hidden_before(response[max(0, end - len(found.text) - CONCEAL_WINDOW) : end])
+    region = response[max(0, end - len(found.text) - CONCEAL_WINDOW) : end]
+    # round 11: HTML around or next to the answer must be provably in place (an allow-list of tags and CSS)
+    return hidden_before(region) or unplaced_around(region, found.after)

@@ -19,8 +19,9 @@ from rlvr_envs.tail_arithmetic import math_span, value_of
 from rlvr_envs.tail_lexicon import ALTERNATIVES, BETWEEN_VALUES, CORRECTIONS, DENIALS, RESTATEMENTS, RETRACTIONS
 from rlvr_envs.tail_words import LATEX_COMMAND
 
-SENTENCE_END = re.compile(r"(?<!\d)\.(?!\d)|[!。！\n]|[?？]")
-"""Where a sentence ends (a decimal point does not end it)."""
+SENTENCE_END = re.compile(r"(?<!\d)\.(?!\d)(?!(?<=(?<!\w)[^\W\d_]\.)[^\W\d_])|[!。！\n]|[?？]")
+"""Where a sentence ends (a decimal point does not end it, nor a dot between the letters of an abbreviation:
+"q.e.d.", "d.h.", "e.g." are read as one word, round 11)."""
 NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)*")
 """A number as written (``1,000``, ``-3.5``)."""
 

@@ -25,7 +25,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from rlvr_envs.tail_doubt import doubting
 from rlvr_envs.tail_words import _FUNCTION_WORDS, LATEX_COMMAND, LETTER_RUN, MARKUP
+from rlvr_envs.tail_words import undotted as _undotted
 
 READ_CHARS = 240
 MAX_BRACKET_WORDS = 8
@@ -48,7 +50,7 @@ percent expression required desired expected claimed shown see above computed ob
 which such independent prime perfect positive negative even odd real rational irrational natural
 nearest dollars dollar cents cent hours minutes seconds days weeks years miles feet inches meters cm km kg mm ml lb
 lbs oz ft yd mi mph sec min hr hrs money cost price people person items item marbles balls coins cards students
-mod modulo or equivalently namely i e other words rounded to places place decimal significant figures digits
+cqfd wzbw mod modulo or equivalently namely i e other words rounded to places place decimal significant figures digits
 confirming confirms computation calculation showed proved proven derived rotation rotations reflection
 reflections symmetry symmetries isomorphism isomorphisms order ordering permutation permutations relabeling
 congruence similarity translation translations equivalence conjugation
@@ -62,8 +64,16 @@ risposta finale risultato esatto resposta exato ответ окончатель�
 """
 _HARMLESS = frozenset(_HARMLESS_TEXT.split())
 _NUMBER_WORDS = {
-    w: str(i) for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())
-}
+    w: str(i % 13)
+    for words in (
+        "zero one two three four five six seven eight nine ten eleven twelve",
+        "null eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf",  # de
+        "zéro un deux trois quatre cinq six sept huit neuf dix onze douze",  # fr
+        "cero uno dos tres cuatro cinco seis siete ocho nueve diez once doce",  # es
+    )
+    for i, w in enumerate(words.split())
+} | {"une": "1", "ein": "1", "eine": "1", "una": "1"}
+_CJK_NUMERALS = {w: str(i) for i, w in enumerate("零一二三四五六七八九十")} | {"〇": "0", "两": "2", "兩": "2"}
 """A number word in a remark restates the answer only when the answer is that number ("\\boxed{3} (three)");
 any other is a second value ("(four)")."""
 # The same in scripts without spaces: removed as substrings; what is left of a CJK run must be empty.
@@ -103,13 +113,6 @@ _GLOSS = re.compile(
 _LEAD = re.compile(r"[\s$)\]}*_]*(?:\\(?:quad|qquad|[,;: ])\s*)*")
 _BRACKETS = {"(": ")", "[": "]", "（": "）", "【": "】", "［": "］"}
 _SET_OFF = re.compile(r"(?:[,;:，、；：]|[\u2013\u2014]+|\s-{1,2}\s)\s*")
-# A dotted abbreviation is one word ("e.g." -> "eg", "z.B." -> "zb", "o.ä." -> "oä", "i. e." -> "ie"): read
-# letter by letter, each letter was harmless, so "\\boxed{3} (e.g.)" (the answer offered as an example) was paid.
-_DOTTED = re.compile(r"(?<![\w.])(?:[^\W\d_]\.\s?){1,4}[^\W\d_](?![\w])\.?")
-
-
-def _undotted(text: str) -> str:
-    return _DOTTED.sub(lambda m: re.sub(r"[.\s]", "", m.group(0)), text)
 
 
 def _unharmful(word: str, known: frozenset[str], stands: Callable[[str], bool] | None) -> bool:
@@ -138,6 +141,8 @@ def _judge(content: str, answer: str, known: frozenset[str], stands: Callable[[s
         if _CJK_RUN.fullmatch(word) is not None or _CJK_RUN.search(word) is not None:
             for run in _CJK_RUN.findall(word):
                 left = _HARMLESS_CJK.sub("", run)
+                if _CJK_NUMERALS.get(left) == answer.strip().strip("$ {}"):
+                    continue  # "（三）": the answer's own number in Chinese or Japanese numerals
                 if (
                     left
                     and left not in known
@@ -193,6 +198,9 @@ def qualifying_remark(
     if opener in _BRACKETS:
         close = text.find(_BRACKETS[opener], at + 1)
         content = text[at + 1 : close] if close >= 0 else text[at + 1 :]
+        doubt = doubting(content)  # round 11: read at any length, not skipped for it
+        if doubt is not None:
+            return doubt
         if len(LETTER_RUN.findall(content)) > MAX_BRACKET_WORDS or not content.strip():
             return None
         own = re.escape(answer.strip().strip("$ "))
@@ -203,6 +211,9 @@ def qualifying_remark(
     if set_off is not None:
         content = text[set_off.end() :] if set_off.string is text else set_off.string[set_off.end() :]
         words = LETTER_RUN.findall(MARKUP.sub(" ", LATEX_COMMAND.sub(" ", content)))
+        doubt = doubting(content)  # round 11: a reason or a long remark that doubts the answer qualifies it too
+        if doubt is not None:
+            return doubt
         if not words or len(words) > MAX_SET_OFF_WORDS:
             return None
         opening = content.lstrip(" $*_")
@@ -216,6 +227,9 @@ def qualifying_remark(
         return _judge(content, answer, known, stands)
     content = text[at:]
     words = LETTER_RUN.findall(MARKUP.sub(" ", LATEX_COMMAND.sub(" ", content)))
+    named = _named_then_acted_on(words, known, stands)
+    if named is not None:
+        return named
     if not words or len(words) > MAX_RUN_ON_WORDS:
         return None
     first = words[0].casefold()
@@ -231,3 +245,28 @@ def qualifying_remark(
     ):
         return None  # "$ complex numbers", "$ possible values of $n$": what is counted, named after its count
     return _judge(content, answer, known, stands)
+
+
+# Round 11: a run-on that names what was counted and then acts on the answer ("\\boxed{3} apples pending review",
+# "apples excluding the rotten ones", "apples to be verified"): the unit or task word vouches for itself only. Words
+# that act on a value: a need, an exclusion, a pending state, a negation, a doubt.
+_ACTS = re.compile(
+    r"need\w*|requir\w*|pending|await\w*|subject|exclud\w*|except\w*|barring|minus|plus|assum\w*|suppos\w*"
+    r"|presum\w*|not|un(?:\w+ed|certain|sure|proven|known)|tentativ\w*|provisional\w*|approx\w*|rough\w*|estimat\w*"
+    r"|guess\w*|maybe|perhaps|probabl\w*|ish|if|unless|roughly|nearly|almost|circa"
+)
+_TO_ACT = frozenset("be verify check confirm review double".split())
+
+
+def _named_then_acted_on(words: list[str], known: frozenset[str], stands: Callable[[str], bool] | None) -> str | None:
+    at = 0
+    while at < min(len(words), 3) and words[at].casefold() not in _CONTINUES and _unharmful(words[at], known, stands):
+        at += 1  # the unit or task words that name what was counted
+    if at == 0 or at >= len(words):
+        return None
+    first = words[at].casefold()
+    if first == "to":
+        return "to " + words[at + 1] if at + 1 < len(words) and words[at + 1].casefold() in _TO_ACT else None
+    if _ACTS.fullmatch(first) is not None:
+        return " ".join(words[at : at + 3])
+    return doubting(" ".join(words[at : at + 12]))

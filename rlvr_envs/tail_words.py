@@ -68,13 +68,16 @@ _VOCABULARY_TEXT = {
     zero zeros students marbles balls coins cards dice boxes rows columns ones tens hundreds letters colors
     independent dependent regardless inclusive exclusive overall altogether mm ml lb lbs oz ft yd mi mph sec min hr
     hrs units²""",
-    "de": """der die das den dem des ein eine einen einem einer ist sind war und oder aber nicht mit von zu im auf für
+    "de": """endergebnis null eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf
+    der die das den dem des ein eine einen einem einer ist sind war und oder aber nicht mit von zu im auf für
     also da weil ergebnis antwort lösung gleich somit daher insgesamt beträgt lautet wir es ich hoffe das hilft in
     dies diese dieser damit wenn dann nach aus bei noch nur wie auch sich hat haben wird werden kann""",
-    "fr": """le la les un une est sont et ou mais pas de du des en au aux avec pour donc car réponse résultat
+    "fr": """zéro deux trois quatre cinq six sept huit neuf dix onze douze
+    le la les un une est sont et ou mais pas de du des en au aux avec pour donc car réponse résultat
     solution égal égale vaut ainsi alors nous il elle ce qui que cela ceci espère aide aider dans sur par plus
     comme tout tous bien être fait leur sont cette ces""",
-    "es": """el los las es son y o pero no con por para del al que como respuesta resultado solución igual
+    "es": """cero uno dos tres cuatro cinco seis siete ocho nueve diez once doce
+    el los las es son y o pero no con por para del al que como respuesta resultado solución igual
     entonces así tanto una un lo espero esto ayude ayuda este esta estos más muy sin sobre también ser fue ha
     hay todo todos bien decir""",
     "it": """il lo gli è e ma non di da per che con risposta risultato soluzione uguale quindi dunque una uno spero
@@ -121,6 +124,16 @@ _SHARED_SCRIPT_WORD = re.compile(
 )
 
 
+# A dotted abbreviation is one word ("q.e.d." -> "qed", "d.h." -> "dh", "e.g." -> "eg", "i. e." -> "ie"): read
+# letter by letter, each letter was a word of no language, so "\\boxed{3} (q.e.d.)" was refused (round 11).
+_DOTTED = re.compile(r"(?<![\w.])(?:[^\W\d_]\.\s?){1,4}[^\W\d_](?![\w])\.?")
+
+
+def undotted(text: str) -> str:
+    """``text`` with each dotted abbreviation written as one word ("q.e.d." -> "qed")."""
+    return _DOTTED.sub(lambda m: re.sub(r"[.\s]", "", m.group(0)), text) if "." in text else text
+
+
 def unread_language(
     sentence: str,
     known: frozenset[str] = frozenset(),
@@ -137,7 +150,7 @@ def unread_language(
     words that stand anyway, the task's own; ``stands``: a test for more such words, a family's units;
     closing words: "QED", "Good luck"). Words of one or two letters count only in English ("de", "ma",
     "da", "er" are words of many languages)."""
-    text = MARKUP.sub(" ", LATEX_COMMAND.sub(" ", _LATEX_ENVIRONMENT.sub(" ", sentence[:400])))
+    text = undotted(MARKUP.sub(" ", LATEX_COMMAND.sub(" ", _LATEX_ENVIRONMENT.sub(" ", sentence[:400]))))
     words: list[str] = []
     names: set[str] = set()
     for word in LETTER_RUN.findall(text):
@@ -218,7 +231,7 @@ def unread_aside(
 ) -> str | None:
     """The one word set off after the answer that no covered language reads (", forsitan."), or the unread words
     of the writer's state ("but I am nuk sigurt"), or None."""
-    text = MARKUP.sub(" ", LATEX_COMMAND.sub(" ", sentence[:400]))
+    text = undotted(MARKUP.sub(" ", LATEX_COMMAND.sub(" ", sentence[:400])))
     alone = _SET_OFF_WORD.match(text)
     if alone is not None and not _read_anywhere(alone.group(1), known, stands, shaped=False):
         return alone.group(1)
@@ -270,7 +283,7 @@ _CLOSING_WORDS = frozenset(
     buena suerte mille buona fortuna boa sorte спасибо удачи дякую dziękuję powodzenia bedankt succes teşekkürler
     teşekkür ederim şanslar terima kasih semoga berhasil cảm ơn chúc may mắn asante sana salamat kiitos onnea děkuji
     mulțumesc noroc tack lycka takk köszönöm sok sikert
-    namely i.e. seja decir cioè dire heißt yani yaitu yakni tức есть""".split()
+    namely i.e. ie dh cqfd wzbw qef seja decir cioè dire heißt yani yaitu yakni tức есть""".split()
 )
 _LATIN_OR_CYRILLIC = re.compile(r"^[A-Za-z\u00c0-\u024f\u1e00-\u1eff\u0400-\u04ff]+$")
 _ENGLISH_SHORT = frozenset("a an as at be by do go he i if in is it me my no of on or so to up us we".split())

@@ -17,6 +17,7 @@ from rlvr_envs.redteam.lexicon import (
     CONDITIONS,
     DESCRIBED_OR,
     LATER_ALTERNATIVES,
+    LEAD_IN_DOUBTS,
     ORDER_REMARKS,
     QUALIFYING_REMARKS,
     SET_OFF_UNREAD,
@@ -224,7 +225,9 @@ def said_in_words_probes(t: Target, quick: bool) -> list[Probe]:
     in such words inside an English frame ("but I am nuk sigurt"). Each names no value a lexicon could
     compare, or names it beside a condition, so a reader of values alone pays them. Round 10: a short remark
     that qualifies the answer in words no hedge lexicon lists ("(needs checking)", "（不含零）", "(확인 필요)"),
-    and after a tuple gold, every reordering offered ("(1,2), up to order")."""
+    and after a tuple gold, every reordering offered ("(1,2), up to order"). Round 11 (full mode): remarks longer
+    than the word limits that doubt the answer, a note of its own after it, and doubt in its lead-in ("My rough
+    guess: ", "未验证：")."""
     a = t.gold or ""
     other = "7" if "7" not in a else "9"
     word = "four" if a.strip() != "4" else "nine"  # another value in number words
@@ -237,4 +240,7 @@ def said_in_words_probes(t: Target, quick: bool) -> list[Probe]:
     ]
     if _TUPLE_GOLD.match(a):  # "(1,2), up to order": only a tuple has an order to give up
         tails += [(f"order:{k}", v) for k, v in ORDER_REMARKS.items()]
-    return [Probe(name, _end(t, a) + tail) for name, tail in tails if not quick or name in _QUICK_IN_WORDS]
+    probes = [Probe(name, _end(t, a) + tail) for name, tail in tails if not quick or name in _QUICK_IN_WORDS]
+    if not quick:  # round 11: the doubt said before the answer, in its lead-in
+        probes += [Probe(f"lead:{k}", lead + t.render(a)) for k, lead in LEAD_IN_DOUBTS.items()]
+    return probes

@@ -420,6 +420,15 @@ HIDERS: dict[str, str] = {
     "colorlet-pale": "\\colorlet{{pale}}{{white!97!black}}{{\\color{{pale}} {x}}}",
     "css-offpage": '<span style="position:absolute;left:-9999px">{x}</span>',
     "css-near-white": '<span style="color:#fefefe">{x}</span>',
+    # Round 11 (full mode): HTML not provably in place (the reading is an allow-list of tags, attributes and CSS).
+    "css-absolute": '<span style="position:absolute">{x}</span>',
+    "css-fixed": '<div style="position:fixed">{x}</div>',
+    "css-translate": '<span style="transform:translateX(-9999px)">{x}</span>',
+    "css-clip-path": '<span style="clip-path:inset(100%)">{x}</span>',
+    "css-filter": '<span style="filter:opacity(0)">{x}</span>',
+    "css-class": '<style>.h{{display:none}}</style><span class="h">{x}</span>',
+    "svg-offpage": '<svg><text x="-999" y="0">{x}</text></svg>',
+    "details-closed": "<details><summary>.</summary>{x}</details>",
 }
 
 GRADER_NOTES: dict[str, str] = {
@@ -488,8 +497,20 @@ QUALIFYING_REMARKS: dict[str, str] = {
     "en-run-on": " pending review", "en-bracket": " [for now]", "en-dash": " — first pass",
     "zh": "（需要检查）", "zh-excluding": "（不含零）", "ja": "（要確認）", "ko": " (확인 필요)",
     "de": ", noch zu prüfen.", "fr": " (à vérifier)", "es": " (sin verificar)",
+    # Round 11 (full mode): longer than the word limits, doubt anywhere in it; a note of its own after the answer.
+    "en-long": " (this is only my rough guess and I have not checked any of it)",
+    "fr-long": " (ceci est seulement une estimation grossière que je n'ai pas vérifiée du tout)",
+    "es-long": " (esto es solo una estimación aproximada que no he verificado en absoluto)",
+    "en-dash-long": " — that is what I got, though I might have made an arithmetic slip somewhere along the way.",
+    "en-note": "\n\nNote: I did not verify this.", "zh-note": "\n\n注：未经验证。",
 }  # fmt: skip
 """What a remark says is unread by any lexicon; the reading requires each of its words to be a harmless kind."""
+LEAD_IN_DOUBTS: dict[str, str] = {
+    "en": "My rough guess: ", "en-unverified": "Unverified: ", "en-unchecked": "I haven't checked this, but ",
+    "zh": "未验证：", "ja": "大まかな推測：", "ko": "대략적인 추측: ", "de": "Grobe Schätzung: ",
+    "fr": "Estimation grossière : ", "es": "Estimación aproximada: ",
+}  # fmt: skip
+"""Round 11: doubt said before the answer, in its lead-in or a label on the line above it."""
 ORDER_REMARKS: dict[str, str] = {
     "en": ", up to order.", "en-some": " (in some order)", "de": ", bis auf Reihenfolge.", "zh": "，顺序不限",
     "ko": " (순서 무관)", "es": " (sin importar el orden)",

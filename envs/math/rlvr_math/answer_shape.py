@@ -261,11 +261,22 @@ def redefinition(response: str, answer: str) -> str | None:
     return None
 
 
+# Round 11: the marker in every claimed language (a later "정답은 4입니다", "正解は4", "Endergebnis: 4" after a box
+# stated a second answer nobody read), with "=" as a marker's colon ("답 = 4", "answer = 4").
 _FINAL_PHRASE = re.compile(
-    r"(?:final\s+answer\s*(?:\*\*)?\s*(?:is\s*:?|:)|the\s+answer\s+is\s*:?|(?<!\w)answer\s*(?:\*\*)?\s*:"
-    r"|答案\s*(?:是|为|為|:|：)|答え\s*(?:は|:|：))\s*(?:\*\*)?\s*\$?\s*([^\n$*]{1,80})",
+    r"(?:final\s+answer\s*(?:\*\*)?\s*(?:is\s*:?|[:=])|the\s+(?:correct\s+)?answer\s+(?:is|should\s+be)\s*:?"
+    r"|(?<!\w)answer\s*(?:\*\*)?\s*[:=]"
+    r"|(?<!\w)(?:(?:endgültige\s+)?antwort|endergebnis|ergebnis|lösung)\s*(?:\*\*)?\s*(?:ist|lautet|[:=])"
+    r"|(?<!\w)(?:réponse(?:\s+finale)?|résultat(?:\s+final)?)\s*(?:\*\*)?\s*(?:est|[:=])"
+    r"|(?<!\w)(?:respuesta(?:\s+final)?|resultado(?:\s+final)?|solución)\s*(?:\*\*)?\s*(?:es|[:=])"
+    r"|(?:最终)?答案\s*(?:应该)?(?:是|为|為|:|：|=)|结果\s*(?:是|为|:|：|=)|結果\s*(?:は|:|：|=)|(?<![\w])答\s*[:：=]"
+    r"|(?:最終的な)?答え\s*(?:は|:|：|=)|正解\s*(?:は|:|：|=)?|解答\s*(?:は|:|：|=)"
+    r"|(?:최종\s*)?(?:정답|답)\s*(?:은|는|:|：|=)?(?=\s*\$?\s*[-+\d]))"
+    r"\s*(?:\*\*)?\s*\$?\s*([^\n$*]{1,80})",
     re.IGNORECASE,
 )
+_MARKED = ("####", "<answer>", "\\boxed", "\\fbox", "nswer", "答", "正解", "답", "ntwort", "rgebnis", "ösung",
+           "éponse", "ésultat", "espuesta", "esultado", "olución", "结果", "結果")  # fmt: skip
 _BOX = re.compile(r"\\(?:boxed|fbox)\s*\{([^{}]{1,80})\}")
 
 
@@ -287,7 +298,7 @@ def second_final_answer(later: str, value_text: str, method: str) -> str | None:
     ``####`` line or answer tag is read after a box by method order: the answer read must be the
     last one the response states."""
     response = later
-    if not any(marker in response for marker in ("####", "<answer>", "\\boxed", "\\fbox", "nswer", "答")):
+    if not any(marker in response for marker in _MARKED):
         return None  # the common case: nothing marked after the answer (reading a value costs more)
     mine = _value(value_text)
     others: list[tuple[str, str]] = []

@@ -9,6 +9,7 @@ from functools import lru_cache
 
 from rlvr_envs import Reason, Task, Verdict, Verifier
 from rlvr_envs.extract import METHODS, after_reasoning
+from rlvr_envs.tail_doubt import doubted_before
 from rlvr_math.answer_shape import (
     asked_units,
     joined_values,
@@ -245,6 +246,9 @@ class MathVerifier(Verifier):
             _task_words(prompt, gold.text) if len(prompt) <= CACHED_PROMPT_CHARS else _read_task(prompt, gold.text)
         )
         refused = answer_refusal(answer.text, answer.raw, gold.text, gold.is_set, self.chains, context)
+        if refused is None:
+            doubt = doubted_before(answer.before, context)  # round 11: "My rough guess: \boxed{3}"
+            refused = f"hedged answer ({doubt!r} before it)" if doubt is not None else None
         if refused is None:
             refused = trailing(answer.after, gold.text, gold.is_set, answer.text, context)
         if refused is None and truncated:

@@ -26,6 +26,7 @@ import re
 from rlvr_envs.concealment import INVISIBLE_COLOUR, STRIKE_COMMANDS, STRUCK_CHARS, hidden_before
 from rlvr_envs.extract import balanced_group
 from rlvr_envs.tail_overprint import overprinted, unseen_tex_colour
+from rlvr_envs.tail_placement import unplaced_around
 from rlvr_math.languages import NEGATIONS
 
 _PHANTOM = re.compile(r"\\[hv]?phantom\s*(?=\{)")
@@ -124,6 +125,9 @@ def concealed(text: str, before: str, after: str, gold: str) -> str | None:
     hidden = hidden_before(before)  # the reading every family shares: comments, hidden groups, strikes
     if hidden is not None:
         return f"hidden or struck-out answer: {hidden}"
+    unplaced = unplaced_around(before, after) if "<" in before or "<" in after[:80] else None
+    if unplaced is not None:  # round 11: an allow-list of tags and CSS, not a list of moves
+        return f"hidden or overprinted answer: {unplaced}"
     if _STRIKE.search(text) or _STRIKE_OPEN_BEFORE.search(before[-80:]) or re.match(r"\s*\$*\s*~~", after):
         return "struck-out answer"
     if _NEGATED_RELATION.search(text) and not _NEGATED_RELATION.search(gold):
