@@ -12,7 +12,12 @@ from typing import Any
 
 from _ifeval_common import clear_caches, load_rows
 from _ifeval_round11 import without_speed_round11
-from _ifeval_speed_off import without_speed_round9, without_speed_round10, without_speed_rounds_7_and_8
+from _ifeval_speed_off import (
+    without_speed_round9,
+    without_speed_round10,
+    without_speed_round11_relevance,
+    without_speed_rounds_7_and_8,
+)
 
 GOAL = 10_000
 """Issue 26's goal for IFEval, the newest training ids' whole verdict included."""
@@ -96,12 +101,21 @@ def goal_table(seconds: float, pairs: int = 5) -> None:
 
 
 LEVELS: tuple[tuple[str, tuple[Callable[[], Any], ...]], ...] = (
-    ("round 11", (without_speed_round11,)),
-    ("rounds 10 to 11", (without_speed_round11, without_speed_round10)),
-    ("rounds 9 to 11", (without_speed_round11, without_speed_round10, without_speed_round9)),
+    ("round 11", (without_speed_round11, without_speed_round11_relevance)),
+    ("rounds 10 to 11", (without_speed_round11, without_speed_round11_relevance, without_speed_round10)),
+    (
+        "rounds 9 to 11",
+        (without_speed_round11, without_speed_round11_relevance, without_speed_round10, without_speed_round9),
+    ),
     (
         "rounds 7 to 11",
-        (without_speed_round11, without_speed_round10, without_speed_round9, without_speed_rounds_7_and_8),
+        (
+            without_speed_round11,
+            without_speed_round11_relevance,
+            without_speed_round10,
+            without_speed_round9,
+            without_speed_rounds_7_and_8,
+        ),
     ),
 )
 """The speed work switched off, newest round first: each row restores the rules as the round before

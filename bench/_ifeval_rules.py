@@ -28,6 +28,10 @@ PROFILED_RULES = {
         "salad_rejection", "not_language", "function_share", "_without_literals", "detect_language",
         "shuffled_prompt", "interleaved_prompt", "units", "task_units", "count_words_any_script",
     ),
+    "rlvr_ifeval.salad": (
+        "not_language", "function_share", "_without_literals", "detect_language", "shuffled_prompt",
+        "interleaved_prompt",
+    ),
     "rlvr_ifeval.contrast": ("matched_weights", "answers_another_prompt", "outranked"),
     "rlvr_ifeval.analysis": ("prose_words", "joined_words"),
     "rlvr_ifeval.prose_jit": ("counts", "vocabulary_flags"),

@@ -202,3 +202,24 @@ def test_off_topic_post_still_refused(synth_verifier, prompt: str, _: str) -> No
 )
 def test_form_sentences_are_constraints(prompt: str, topic: set[str]) -> None:
     assert relevance.task_units(prompt, ()).units == topic
+
+
+def test_v10_keeps_its_verdicts_and_v11_pays_the_honest_post() -> None:
+    """A change that alters a reward bumps the version: under ``ifeval-synth-v10`` the honest
+    Chinese post still loses as it did (the frame's bigrams read as the topic), under ``-v11`` it is
+    paid; the registry's newest is ``-v11`` (relevance_paste 7)."""
+    prompt, response = FORM_SENTENCES[0]
+    task = Task(id="cjk", prompt=prompt, answer={"instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]})
+    old = rlvr_envs.make("ifeval-synth-v10").verifier.verify(task, response)
+    new = rlvr_envs.make("ifeval-synth-v11").verifier.verify(task, response)
+    assert old.reward == 0.0 and old.details.get("rejected") == relevance.OFF_TOPIC
+    assert new.reward == 1.0 and new.reason is Reason.OK
+    assert (
+        NEWEST_SYNTH == "ifeval-synth-v11"
+        and getattr(rlvr_envs.make(NEWEST_SYNTH).verifier, "relevance_paste", None) == 7
+    )
+    # Outside any verifier the reading is round 11's; an older level's block restores the old one.
+    with relevance.reading_round(False):
+        old_units = relevance.task_units(HONEST[0][0], ()).units
+    assert {"关于", "博客", "文章", "城市", "园艺"} <= old_units
+    assert relevance.task_units(HONEST[0][0], ()).units == frozenset({"城市", "市园", "园艺"})

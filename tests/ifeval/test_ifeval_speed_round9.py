@@ -94,7 +94,7 @@ def test_constraint_sentences_kept_for_prompts_only(rows, monkeypatch) -> None:
         return cached(sentence, *args)
 
     monkeypatch.setattr(relevance, "constraint_sentence", recording)
-    relevance.task_units.cache_clear()
+    relevance._task_units.cache_clear()
     verifiers = _newest_training_ids(rows)
     asked.clear()  # (the backgrounds' prompts, read when they were built)
     prompts = {row["prompt"] for row in rows}

@@ -17,7 +17,13 @@ from rlvr_envs.formats import PromptFormat
 from rlvr_ifeval.base import Checker, InstructionError
 from rlvr_ifeval.contrast import Background
 from rlvr_ifeval.formats import OWN_FORMATS
-from rlvr_ifeval.relevance import MIN_RESPONSE_WORDS, MIN_SHARE, MIN_TASK_UNITS
+from rlvr_ifeval.relevance import (
+    MIN_RESPONSE_WORDS,
+    MIN_SHARE,
+    MIN_TASK_UNITS,
+    ROUND_11_PASTE,
+    reading_round,
+)
 from rlvr_ifeval.scoring import cached_checkers
 from rlvr_ifeval.verifier import (  # noqa: F401 -- re-exported for older imports
     _CONTROL_RE,
@@ -227,7 +233,8 @@ class IFEvalEnv(DatasetEnv):
         self._tasks  # noqa: B018 -- an empty data set fails at make() too
         if relevance == "contrast" and verifier.relevance_background is None:
             # A response is compared with the other prompts of the same data (contrast.py).
-            verifier.relevance_background = Background.build((t.prompt, _checkers(t)) for t in self._loaded)
+            with reading_round(verifier.relevance_paste >= ROUND_11_PASTE):  # the id's own reading
+                verifier.relevance_background = Background.build((t.prompt, _checkers(t)) for t in self._loaded)
 
     def _rows(self) -> tuple[list[dict[str, Any]], str]:
         if self.data is not None:

@@ -7,6 +7,12 @@ Versions (a change that alters any reward bumps the version; the old one stays):
   ``rlvr-envs eval`` reproduces published numbers; the guard is opt-in (``guard=True``).
 * ``ifeval-v0``, ``ifbench-v0``: the degenerate-response guard on, words counted as ``\\w``
   runs (a Chinese or Thai sentence is one word), as these ids scored before.
+* ``ifeval-data-v11``, ``ifeval-synth-v11``: training envs, as ``-v10`` below, and a task written in
+  a script without spaces (Chinese, Japanese, Korean, Thai) is read without its request frame
+  (关于/博客/文章, について/ブログ/記事 ...: an honest post on the topic lost reward because the
+  frame's bigrams counted as the topic's), its sentences cut at 。！？ and a sentence naming the
+  response's form taken as a constraint (``relevance_paste=7``, issue 26 round 11:
+  ``relevance_units.task_text_units``, ``form_sentence``). Tasks in spaced scripts score as ``-v10``.
 * ``ifeval-data-v10``, ``ifeval-synth-v10``: training envs, as ``-v9`` below, and a response that
   names its task only in sentences of one paragraph (or of the first and the last: a frame) whose
   other words appear nowhere else in it (a topic sentence or a request said back before, after or
@@ -97,6 +103,8 @@ _ROUND_8: dict[str, object] = {**_ROUND_4, "relevance_paste": 4}
 _ROUND_9: dict[str, object] = {**_ROUND_4, "relevance_paste": 5}
 # Round 10: the task named in one place that nothing else in the response takes up.
 _ROUND_10: dict[str, object] = {**_ROUND_4, "relevance_paste": 6}
+# Round 11: a task written without spaces (Chinese, Japanese, Korean, Thai) read without its request frame.
+_ROUND_11: dict[str, object] = {**_ROUND_4, "relevance_paste": 7}
 
 
 def register_envs() -> None:
@@ -139,6 +147,7 @@ def register_envs() -> None:
         {"relevance": "contrast", **_ROUND_8},
         {"relevance": "contrast", **_ROUND_9},
         {"relevance": "contrast", **_ROUND_10},
+        {"relevance": "contrast", **_ROUND_11},
     )
     for version, relevance in enumerate(data_relevance):
         rlvr_envs.register(
@@ -163,6 +172,7 @@ def register_envs() -> None:
         (8, {**_SYNTH_RELEVANCE, **_ROUND_8}),
         (9, {**_SYNTH_RELEVANCE, **_ROUND_9}),
         (10, {**_SYNTH_RELEVANCE, **_ROUND_10}),
+        (11, {**_SYNTH_RELEVANCE, **_ROUND_11}),
     )
     for version, guard in training:
         rlvr_envs.register(

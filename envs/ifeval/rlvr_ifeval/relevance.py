@@ -45,7 +45,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -142,6 +144,29 @@ pasted text collects reward from need length, and short real answers often share
 ROUND_10_PASTE = 6
 """The ``relevance_paste`` level (``Background.paste``) from which ``off_topic`` applies round 10's
 rule (``rlvr_ifeval.detached``) unless told (``round10``)."""
+ROUND_11_PASTE = 7
+"""The ``relevance_paste`` level (``ifeval-data-v11`` / ``ifeval-synth-v11``) whose task text is read
+as round 11 reads it in scripts without spaces: the request frame cut out, sentences cut at 。！？,
+form sentences taken as constraints (``task_units``). Lower levels keep their verdicts."""
+
+# Which task-text reading ``task_units`` gives: round 11's unless a verifier of an older level
+# says otherwise for the span of its check (``reading_round``). A context variable rather than an
+# argument, because the units are read by the gate's rules several calls deep (own_text, pasted,
+# the contrast background) and an id's level must reach all of them alike.
+_ROUND_11_READING: ContextVar[bool] = ContextVar("rlvr_ifeval_round11_reading", default=True)
+
+
+@contextmanager
+def reading_round(round11: bool) -> Iterator[None]:
+    """Within the block, ``task_units`` reads task text as round 11 does (``round11=True``) or as
+    rounds 1-10 did (the request frame of scripts without spaces kept): how a verifier of level
+    ``relevance_paste < ROUND_11_PASTE`` keeps its verdicts."""
+    token = _ROUND_11_READING.set(round11)
+    try:
+        yield
+    finally:
+        _ROUND_11_READING.reset(token)
+
 
 # The stop, request and form word lists: ``rlvr_ifeval.word_lists``.
 _CONSTRAINT_CUE_RE = re.compile(
@@ -210,28 +235,36 @@ def needed(n: int, share: float = MIN_SHARE) -> int:
 _TASK_TEXT_ARGS = frozenset({"prompt_to_repeat", "reference_text"})
 
 
-@lru_cache(maxsize=4096)
 def task_units(
     prompt: str, checkers: tuple[Checker, ...], v0: bool = False, round9: bool = False, round10: bool = False
 ) -> TaskUnits:
     """The task text of ``prompt`` and its units (cached per prompt and checker tuple; the
     scoring cache hands out one tuple per task). ``v0``: as ``relevance="overlap-v0"``;
     ``round9``: as ``constraint_sentence(round9=True)`` reads sentences; ``round10``: as
-    ``constraint_sentence(round10=True)``, and "language" in the task's text is its topic."""
+    ``constraint_sentence(round10=True)``, and "language" in the task's text is its topic. Read as
+    round 11 reads scripts without spaces unless inside ``reading_round(False)``."""
+    return _task_units(prompt, checkers, v0, round9, round10, _ROUND_11_READING.get())
+
+
+@lru_cache(maxsize=4096)
+def _task_units(
+    prompt: str, checkers: tuple[Checker, ...], v0: bool, round9: bool, round10: bool, round11: bool
+) -> TaskUnits:
     # Round 11 (not overlap-v0): sentences of no-space scripts are cut at their full stops and a
     # form sentence among them is a constraint sentence too (``relevance_units.form_sentence``).
-    split = _SENTENCE_RE if v0 else _SENTENCE_11_RE
+    old_reading = v0 or not round11
+    split = _SENTENCE_RE if old_reading else _SENTENCE_11_RE
     kept = [
         s
         for s in split.split(prompt)
-        if s.strip() and not constraint_sentence(s, round9, round10) and (v0 or not form_sentence(s))
+        if s.strip() and not constraint_sentence(s, round9, round10) and (old_reading or not form_sentence(s))
     ]
     task_text = " ".join(kept)
     prefix = PREFIX_V0 if v0 else PREFIX
     drop = TASK_STOP_WORDS_V0 if v0 else TASK_STOP_WORDS_10 if round10 else TASK_STOP_WORDS
     # Round 11: the request's frame in scripts the stop words cannot reach (关于, 博客, について)
     # is not the task's content (``relevance_units.task_text_units``); overlap-v0 reads as it did.
-    read = units if v0 else task_text_units
+    read = units if old_reading else task_text_units
     found = read(_MARKED_RE.sub(" ", task_text), drop, prefix)
     literal: set[str] = set()
     for checker in checkers:

@@ -21,7 +21,13 @@ from rlvr_envs.types import Difficulty
 from rlvr_ifeval.checkers_classic import LANGUAGES
 from rlvr_ifeval.contrast import Background
 from rlvr_ifeval.formats import OWN_FORMATS, VERBATIM_FORMAT
-from rlvr_ifeval.relevance import MIN_RESPONSE_WORDS, MIN_SHARE, MIN_TASK_UNITS
+from rlvr_ifeval.relevance import (
+    MIN_RESPONSE_WORDS,
+    MIN_SHARE,
+    MIN_TASK_UNITS,
+    ROUND_11_PASTE,
+    reading_round,
+)
 from rlvr_ifeval.verifier import DEFAULT_MIN_WORDS, IFEvalVerifier
 
 FORMS = (
@@ -419,7 +425,8 @@ class IFEvalSynthEnv(ProceduralEnv):
         if relevance == "contrast" and verifier.relevance_background is None:
             # The prompts a paste could come from: the base prompts, or one per built-in topic.
             prompts = self.base_prompts or tuple(f"Write about {topic}." for topic in TOPICS)
-            verifier.relevance_background = Background.build((p, ()) for p in prompts)
+            with reading_round(verifier.relevance_paste >= ROUND_11_PASTE):  # the id's own reading
+                verifier.relevance_background = Background.build((p, ()) for p in prompts)
 
     def _base_prompt(self, rng: random.Random) -> str:
         if self.base_prompts:

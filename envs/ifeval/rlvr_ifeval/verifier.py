@@ -34,7 +34,9 @@ from rlvr_ifeval.relevance import (
     MIN_TASK_UNITS,
     OFF_TOPIC,
     RELEVANCE_MODES,
+    ROUND_11_PASTE,
     off_topic,
+    reading_round,
     salad_rejection,
     task_units,
 )
@@ -206,7 +208,9 @@ class IFEvalVerifier(Verifier):
             other words taken out too and "a letter to ..." read as a task (``rlvr_ifeval.restated``;
             ``ifeval-data-v9`` / ``ifeval-synth-v9``); ``6``: with round 10's, a response that names
             its task only where nothing else takes it up refused (``rlvr_ifeval.detached``;
-            ``ifeval-data-v10`` / ``ifeval-synth-v10``).
+            ``ifeval-data-v10`` / ``ifeval-synth-v10``); ``7``: with round 11's, a task written
+            without spaces read without its request frame (``relevance.reading_round``;
+            ``ifeval-data-v11`` / ``ifeval-synth-v11``).
     """
 
     # Loading language detection (langdetect's profiles, numba's kernels: 2-5 s) happens when a
@@ -411,7 +415,8 @@ class IFEvalVerifier(Verifier):
             if unread is not None:
                 return task_verdict(plan, Reason.WRONG, {"rejected": UNREAD, **unread, **details}, 0.0)
         if reward > 0 and self.relevance != "off":
-            gate = self._relevance(task, response, checkers)
+            with reading_round(self.relevance_paste >= ROUND_11_PASTE):  # older ids keep their verdicts
+                gate = self._relevance(task, response, checkers)
             if isinstance(gate, Verdict):
                 return gate
             if gate is not None:
