@@ -120,10 +120,10 @@ def test_a_checker_program_or_an_interactor_is_not_read_for_a_rule():
     ids=repr,
 )
 def test_rules_never_raise_nor_grow_on_odd_inputs(given):
-    from rlvr_code.contests.input_rules import _answer
+    from rlvr_code.contests.input_rules import _answer, _parse
 
     for _, rule in RULES:  # a rule that does not apply gives None, never an error
-        got = _answer(rule, given)
+        got = _answer(rule, _parse(given))
         assert got is None or len(got) < 4 * len(given) + 100
 
 
@@ -141,3 +141,14 @@ def test_the_table_and_the_rule_pays_on_the_row_as_built_before(public, private,
         contest_rows.output_rule = original
     task = next(t for t in env.tasks if "11_R" in t.id)
     assert env.verifier.verify(task, fence("python", program)).reward == 1.0
+
+
+def test_a_row_of_many_large_cases_is_read_once_per_case():
+    import time
+
+    big = "\n".join(["50000", " ".join(str(i % 997) for i in range(50_000))])[: (1 << 16) - 1]
+    public = [("5\n", "8\n")]
+    private = [(big, f"{i}\n") for i in range(200)]
+    started = time.process_time()
+    assert output_rule(_stdio(public, private)) is None
+    assert time.process_time() - started < 2.0  # ~0.1 s: one parse, ~30 cheap rules on it

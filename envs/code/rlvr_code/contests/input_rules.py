@@ -32,14 +32,9 @@ _SPACE = re.compile(r"[ \t\n\r\v\f]+")
 _INT = re.compile(r"[+-]?[0-9]{1,30}")
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
-InputRule = Callable[[list[str], list[str]], Any]
-"""``(tokens, lines)`` of the input -> the rule's answer (its tokens are compared), or raise."""
-
-
-def _numbers(tokens: list[str]) -> list[int]:
-    if not tokens or not all(_INT.fullmatch(t) for t in tokens):
-        raise ValueError("not all integers")
-    return [int(t) for t in tokens]
+InputRule = Callable[[list[str], list[str], Any], Any]
+"""``(tokens, lines, numbers)`` of the input -> the rule's answer (its tokens are compared), or
+raise. ``numbers``: the tokens as integers, or None when one is not an integer."""
 
 
 def _product(values: list[int]) -> int:
@@ -48,45 +43,44 @@ def _product(values: list[int]) -> int:
     return math.prod(values)
 
 
-def _rest(tokens: list[str]) -> list[int]:
+def _rest(numbers: list[int]) -> list[int]:
     """The numbers after the first (the first is so often their count ``n``)."""
-    values = _numbers(tokens)
-    if len(values) < 2:
+    if len(numbers) < 2:
         raise ValueError("no numbers after the first")
-    return values[1:]
+    return numbers[1:]
 
 
 RULES: tuple[tuple[str, InputRule], ...] = (
-    ("the input echoed", lambda t, lines: t),
-    ("the first token", lambda t, lines: t[0]),
-    ("the second token", lambda t, lines: t[1]),
-    ("the last token", lambda t, lines: t[-1]),
-    ("the token count", lambda t, lines: len(t)),
-    ("the token count minus one", lambda t, lines: len(t) - 1),
-    ("the line count", lambda t, lines: len(lines)),
-    ("the first line", lambda t, lines: lines[0]),
-    ("the last line", lambda t, lines: lines[-1]),
-    ("the lines after the first", lambda t, lines: lines[1:]),
-    ("the first number plus one", lambda t, lines: _numbers(t)[0] + 1),
-    ("the first number minus one", lambda t, lines: _numbers(t)[0] - 1),
-    ("the first number doubled", lambda t, lines: _numbers(t)[0] * 2),
-    ("the first number halved", lambda t, lines: _numbers(t)[0] // 2),
-    ("the first number squared", lambda t, lines: _numbers(t)[0] ** 2),
-    ("the sum", lambda t, lines: sum(_numbers(t))),
-    ("the largest", lambda t, lines: max(_numbers(t))),
-    ("the smallest", lambda t, lines: min(_numbers(t))),
-    ("the product", lambda t, lines: _product(_numbers(t))),
-    ("the sum after the first", lambda t, lines: sum(_rest(t))),
-    ("the largest after the first", lambda t, lines: max(_rest(t))),
-    ("the smallest after the first", lambda t, lines: min(_rest(t))),
-    ("the product after the first", lambda t, lines: _product(_rest(t))),
-    ("the numbers after the first sorted", lambda t, lines: sorted(_rest(t))),
-    ("the numbers after the first reversed", lambda t, lines: _rest(t)[::-1]),
-    ("the distinct count after the first", lambda t, lines: len(set(_rest(t)))),
-    ("the spread after the first", lambda t, lines: max(_rest(t)) - min(_rest(t))),
-    ("the first two numbers added", lambda t, lines: _numbers(t)[0] + _numbers(t)[1]),
-    ("the first two numbers multiplied", lambda t, lines: _numbers(t)[0] * _numbers(t)[1]),
-    ("the second number minus the first", lambda t, lines: _numbers(t)[1] - _numbers(t)[0]),
+    ("the input echoed", lambda t, lines, n: t),
+    ("the first token", lambda t, lines, n: t[0]),
+    ("the second token", lambda t, lines, n: t[1]),
+    ("the last token", lambda t, lines, n: t[-1]),
+    ("the token count", lambda t, lines, n: len(t)),
+    ("the token count minus one", lambda t, lines, n: len(t) - 1),
+    ("the line count", lambda t, lines, n: len(lines)),
+    ("the first line", lambda t, lines, n: lines[0]),
+    ("the last line", lambda t, lines, n: lines[-1]),
+    ("the lines after the first", lambda t, lines, n: lines[1:]),
+    ("the first number plus one", lambda t, lines, n: n[0] + 1),
+    ("the first number minus one", lambda t, lines, n: n[0] - 1),
+    ("the first number doubled", lambda t, lines, n: n[0] * 2),
+    ("the first number halved", lambda t, lines, n: n[0] // 2),
+    ("the first number squared", lambda t, lines, n: n[0] ** 2),
+    ("the sum", lambda t, lines, n: sum(n)),
+    ("the largest", lambda t, lines, n: max(n)),
+    ("the smallest", lambda t, lines, n: min(n)),
+    ("the product", lambda t, lines, n: _product(n)),
+    ("the sum after the first", lambda t, lines, n: sum(_rest(n))),
+    ("the largest after the first", lambda t, lines, n: max(_rest(n))),
+    ("the smallest after the first", lambda t, lines, n: min(_rest(n))),
+    ("the product after the first", lambda t, lines, n: _product(_rest(n))),
+    ("the numbers after the first sorted", lambda t, lines, n: sorted(_rest(n))),
+    ("the numbers after the first reversed", lambda t, lines, n: _rest(n)[::-1]),
+    ("the distinct count after the first", lambda t, lines, n: len(set(_rest(n)))),
+    ("the spread after the first", lambda t, lines, n: max(_rest(n)) - min(_rest(n))),
+    ("the first two numbers added", lambda t, lines, n: n[0] + n[1]),
+    ("the first two numbers multiplied", lambda t, lines, n: n[0] * n[1]),
+    ("the second number minus the first", lambda t, lines, n: n[1] - n[0]),
 )
 
 
@@ -100,23 +94,43 @@ def _normal(text: str) -> str:
     return " ".join(token for token in _SPACE.split(text) if token).translate(_ASCII_LOWER)
 
 
-def _answer(rule: InputRule, given: str) -> str | None:
+Parsed = tuple[list[str], list[str], Any]
+
+
+def _parse(given: str) -> Parsed | None:
+    """The input's tokens, non-blank lines and integers (None: too large to read for a rule)."""
     if len(given) > MAX_INPUT:
         return None
     tokens = [token for token in _SPACE.split(given) if token]
     lines = [line.strip(" \t\r\v\f") for line in given.split("\n")]
-    lines = [line for line in lines if line]
+    numbers = [int(t) for t in tokens] if tokens and all(_INT.fullmatch(t) for t in tokens) else None
+    return tokens, [line for line in lines if line], numbers
+
+
+def _answer(rule: InputRule, parsed: Parsed | None) -> str | None:
+    if parsed is None:
+        return None
     try:
-        return _normal(_as_tokens(rule(tokens, lines)))
+        return _normal(_as_tokens(rule(*parsed)))
     except (ValueError, IndexError, TypeError, OverflowError, MemoryError):
         return None
 
 
-def _fits(rule: InputRule, case: Any) -> bool:
-    if not isinstance(case, dict):
-        return False
-    got = _answer(rule, str(case.get("input", "")))
-    return got is not None and got == _normal(str(case.get("output", "")))
+class _Cases:
+    """The cases' inputs parsed once each, on first use (a row's many cases, ~30 rules)."""
+
+    def __init__(self, cases: list[Any]) -> None:
+        self.cases = cases
+        self.parsed: dict[int, Parsed | None] = {}
+
+    def fits(self, rule: InputRule, index: int) -> bool:
+        case = self.cases[index]
+        if not isinstance(case, dict):
+            return False
+        if index not in self.parsed:
+            self.parsed[index] = _parse(str(case.get("input", "")))
+        got = _answer(rule, self.parsed[index])
+        return got is not None and got == _normal(str(case.get("output", "")))
 
 
 def output_rule(task: Task) -> tuple[str, int] | None:
@@ -132,15 +146,16 @@ def output_rule(task: Task) -> tuple[str, int] | None:
     if isinstance(checker, dict) and checker.get("type") == "program":
         return None
     cases = answer.get("cases") or []
-    hidden: list[Any] = []
-    shown: list[Any] = []
+    hidden: list[int] = []
+    shown: list[int] = []
     for test in plan_for(task).tests:
         index = int(test.key[5:]) if test.key.startswith("case ") and test.key[5:].isdigit() else -1
         if 0 <= index < len(cases):
-            (shown if test.public else hidden).append(cases[index])
+            (shown if test.public else hidden).append(index)
     if not hidden or not shown:
         return None
+    read = _Cases(cases)
     for name, rule in RULES:
-        if all(_fits(rule, case) for case in hidden) and not all(_fits(rule, case) for case in shown):
+        if all(read.fits(rule, i) for i in hidden) and not all(read.fits(rule, i) for i in shown):
             return name, len(hidden)
     return None
