@@ -169,17 +169,18 @@ def test_hidden_tests_a_rule_passes_are_found(row):
     assert derived.needs_derived(task, "rules")
 
 
-def test_a_task_no_rule_fits_is_left_as_it_is():
-    assert passing_rules(HONEST) == [] and not rule_passable(HONEST)
-    assert not derived.needs_derived(HONEST, "rules")
+def test_a_task_whose_rule_is_its_function_is_left_as_it_is():
+    # Round 11's wider rules read ``a + b`` here: the reference answers by it everywhere, nothing derived.
+    assert passing_rules(HONEST) == ["add(arg0, arg1)", "add(arg1, arg0)"]
+    assert derived.guard_rules(HONEST, _local_run) is HONEST
 
 
 @pytest.mark.parametrize("row", TRAPPED, ids=_ids)
 def test_derived_tests_fail_every_rule_the_hidden_tests_fit_and_the_reference_passes_them(row):
-    task, _, attack = row
+    task, rule, attack = row
     made = derived.guard_rules(task, _local_run)
     assert isinstance(made, Task) and len(made.answer["tests"]) > len(task.answer["tests"])
-    assert not rule_passable(made)
+    assert rule not in passing_rules(made)  # (a rule that is the function, max for bigger, stays)
     program = task.answer["canonical_solution"] + "\n" + "\n".join(made.answer["tests"]) + "\nprint('ok')\n"
     assert _local_run(program, [{"input": "", "output": ""}]) == ["ok\n"]
     cheat = _table_then(task, attack) + "\n".join(made.answer["tests"]) + "\nprint('ok')\n"

@@ -154,22 +154,16 @@ def _called(source: str, names: set[str]) -> tuple[tuple[Any, ...], Any] | None:
 def passing_rules(task: Task) -> list[str]:
     """The rules that pass every hidden test of the task (a constant is ``derived``'s: not here).
     None pass a task without hidden tests of the mirrored shape, or with any other hidden test (a
-    rule cannot be seen to pass a test this module does not read). A wider rule
-    (``derived_rules_wide``) counts only where it also contradicts a shown example it is read on:
-    those families hold many tasks' own functions (``a + b``)."""
-    tests = plan_for(task).tests
-    hidden = [t.source for t in tests if not t.public]
+    rule cannot be seen to pass a test this module does not read). A rule passing the shown
+    examples too may be the function (``a + b``) or not (MBPP/71 "comb sort": the sorted distinct
+    items pass all its tests, none holding a repeat): the reference's wide run tells, and derives
+    nothing where the rule is the function."""
+    hidden = [t.source for t in plan_for(task).tests if not t.public]
     called = called_tests(task, hidden)
     if not hidden or len(called) != len(hidden):
         return []
-    found = [name for name, rule in rules() if all(_applies(rule, args, want) for args, want in called)]
-    shown = called_tests(task, [t.source for t in tests if t.public])
-    for name, rule in _wide():
-        if all(_applies(rule, args, want) for args, want in called) and not all(
-            _applies(rule, args, want) for args, want in shown
-        ):
-            found.append(name)
-    return found
+    every = [*rules(), *_wide()]
+    return [name for name, rule in every if all(_applies(rule, args, want) for args, want in called)]
 
 
 _wide_rules: tuple[tuple[str, Rule], ...] | None = None

@@ -27,10 +27,10 @@ The mechanism is the families, not those tasks: every rule here is one of
   or smaller, ``== != < >``, indexing, membership, ``count``, ``index``, the first ``b`` items,
   all but the first ``b``.
 
-A rule here counts only where it also contradicts one of the prompt's examples (``passing_rules``):
-these families hold many tasks' own functions (``a + b``, ``s.upper()``), which agreeing with every
-example shown says is likely; the reference's run on the wide inputs would then find no input
-telling the rule apart, spent for nothing.
+A rule here counts as round 10's do, on the hidden tests alone: one agreeing with every example
+shown too may be the task's function (``a + b``) or not (MBPP/71 "comb sort": the sorted distinct
+items pass its three tests, none holding a repeat; 27 MBPP tasks paid such a rule with no table at
+all); the reference's run on the wide inputs tells, and derives nothing where it is the function.
 
 Each rule runs on the tests' literal arguments only and is bounded: no power past 2**64-ish, no
 sequence repeated more than ``_MAX_REPEAT`` times, so no literal makes one slow or large.
