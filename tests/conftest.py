@@ -121,6 +121,8 @@ SERIAL = (
     "tests/code/test_code_contests_rlimit.py",  # runner uids; loops of ~2 CPU seconds to their RLIMIT_CPU
     "tests/code/test_code_calibrate_runner.py",  # runner uids; file-I/O and interactive references measured
     "tests/code/test_code_contests_kattis.py",  # runner uids; Kattis packages' validators and submissions
+    "tests/code/test_code_redteam_round11_kattis_scoring.py",  # runner uids; Kattis scoring packages judged
+    "tests/code/test_code_redteam_round11_stdio_rules.py",  # runner uids; a contest row's program judged
     # contest presets' conformance: a float-tolerance task's reference runs in the runner (its uids)
     "tests/test_conformance_all.py::test_conformance[code-contests-v3]",
     "tests/test_conformance_all.py::test_conformance[code-taco-v3]",
