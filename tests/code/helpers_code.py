@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from functools import cache
 
 from rlvr_envs.types import Task
@@ -134,3 +136,40 @@ def _awaits_the_host_init(status: dict[str, str]) -> bool:
     memory, files or cgroup; the host init reaps it when it gets to it (seconds later in CI,
     after the next test had looked). A zombie under a zygote still counts: that one is ours to reap."""
     return status.get("State", "").startswith(("Z", "X")) and status.get("PPid", "").strip() == "1"
+
+
+def local_run(program: str, cases: list[dict[str, str]], timeout: float = 60) -> list[str | None]:
+    """A stand-in for the sandbox run of a derivation (the references are the tests' own): one
+    subprocess per case, its stdout, or None where it failed."""
+    out: list[str | None] = []
+    for case in cases:
+        done = subprocess.run(
+            [sys.executable, "-I", "-c", program], input=case["input"], capture_output=True, text=True, timeout=timeout
+        )
+        out.append(done.stdout if done.returncode == 0 else None)
+    return out
+
+
+def shown_hidden_task(prefix: str, name: str, shown: str, hidden: list[str], solution: str) -> Task:
+    """An MBPP-shaped task: the prompt shows one assert, the others are hidden."""
+    return Task(
+        id=f"{prefix}-{name}",
+        prompt=f"Write {name}. Your code should pass: {shown}",
+        answer={
+            "format": "asserts",
+            "tests": [shown, *hidden],
+            "setup": "",
+            "solution_names": [name],
+            "canonical_solution": solution,
+        },
+    )
+
+
+def table_then(task: Task, rule: str) -> str:
+    """A program answering the prompt's shown example from a table and ``rule`` (an expression of
+    ``args``) otherwise."""
+    name = task.answer["solution_names"][0]
+    shown = task.answer["tests"][0]
+    call, value = shown.removeprefix("assert ").split(" == ", 1)
+    args = call.split("(", 1)[1].rsplit(")", 1)[0]
+    return f"def {name}(*args):\n    if args == ({args},):\n        return {value}\n    return {rule}\n"

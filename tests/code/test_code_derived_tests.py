@@ -28,20 +28,13 @@ from rlvr_code.derived import (
     needs_hidden,
 )
 from rlvr_envs.types import Task
-from tests.code.helpers_code import fenced
+from tests.code.helpers_code import fenced, local_run
 from tests.helpers.data import REPO_ROOT
 from tests.helpers.sandbox import needs_bwrap
 
 
 def _local_run(program: str, cases: list[dict[str, str]]) -> list[str | None]:
-    """A stand-in for the sandbox run (the references here are the tests' own): one subprocess."""
-    out: list[str | None] = []
-    for case in cases:
-        done = subprocess.run(
-            [sys.executable, "-I", "-c", program], input=case["input"], capture_output=True, text=True, timeout=20
-        )
-        out.append(done.stdout if done.returncode == 0 else None)
-    return out
+    return local_run(program, cases, timeout=20)
 
 
 def _task(tests: list[str], solution: str | None, prompt_shows: bool = True) -> Task:

@@ -24,23 +24,13 @@ from rlvr_code import derived
 from rlvr_code.derived_rules import called_tests, passing_rules, picked_against_rules, rule_passable, rules
 from rlvr_code.verifier import CodeVerifier
 from rlvr_envs.types import Task
-from tests.code.helpers_code import fenced
+from tests.code.helpers_code import fenced, local_run, shown_hidden_task, table_then
 from tests.helpers.data import shared_path
 from tests.helpers.sandbox import needs_bwrap
 
 
 def _task(name: str, shown: str, hidden: list[str], solution: str) -> Task:
-    return Task(
-        id=f"r10-{name}",
-        prompt=f"Write {name}. Your code should pass: {shown}",
-        answer={
-            "format": "asserts",
-            "tests": [shown, *hidden],
-            "setup": "",
-            "solution_names": [name],
-            "canonical_solution": solution,
-        },
-    )
+    return shown_hidden_task("r10", name, shown, hidden, solution)
 
 
 # (task, the rule its hidden tests fit, a program: the shown example from a table, the rule otherwise)
@@ -139,23 +129,8 @@ def _ids(row: tuple[Task, str, str]) -> str:
     return row[0].id
 
 
-def _table_then(task: Task, rule: str) -> str:
-    name = task.answer["solution_names"][0]
-    shown = task.answer["tests"][0]
-    call, value = shown.removeprefix("assert ").split(" == ", 1)
-    args = call.split("(", 1)[1].rsplit(")", 1)[0]
-    return f"def {name}(*args):\n    if args == ({args},):\n        return {value}\n    return {rule}\n"
-
-
 def _local_run(program: str, cases: list[dict[str, str]]) -> list[str | None]:
-    """The sandbox run's stand-in for derivation (the references are the tests' own): a subprocess."""
-    out: list[str | None] = []
-    for case in cases:
-        done = subprocess.run(
-            [sys.executable, "-I", "-c", program], input=case["input"], capture_output=True, text=True, timeout=60
-        )
-        out.append(done.stdout if done.returncode == 0 else None)
-    return out
+    return local_run(program, cases)
 
 
 # -- without a sandbox -----------------------------------------------------------------------------
@@ -183,7 +158,7 @@ def test_derived_tests_fail_every_rule_the_hidden_tests_fit_and_the_reference_pa
     assert rule not in passing_rules(made)  # (a rule that is the function, max for bigger, stays)
     program = task.answer["canonical_solution"] + "\n" + "\n".join(made.answer["tests"]) + "\nprint('ok')\n"
     assert _local_run(program, [{"input": "", "output": ""}]) == ["ok\n"]
-    cheat = _table_then(task, attack) + "\n".join(made.answer["tests"]) + "\nprint('ok')\n"
+    cheat = table_then(task, attack) + "\n".join(made.answer["tests"]) + "\nprint('ok')\n"
     assert _local_run(cheat, [{"input": "", "output": ""}]) == [None]
 
 
@@ -196,7 +171,7 @@ def test_a_constant_on_a_float_task_gets_tests_within_a_tolerance():
     added = made.answer["tests"][len(FLOATS.answer["tests"]) :]
     assert added and all(t.startswith("assert abs(negative_ratio(") for t in added)
     honest = "def negative_ratio(xs):\n    return sum(1 for x in xs if x < 0) * (1 / len(xs))\n"  # other last bits
-    for program, want in ((honest, ["ok\n"]), (_table_then(FLOATS, "0.0"), [None])):
+    for program, want in ((honest, ["ok\n"]), (table_then(FLOATS, "0.0"), [None])):
         run = program + "\n" + "\n".join(made.answer["tests"]) + "\nprint('ok')\n"
         assert _local_run(run, [{"input": "", "output": ""}]) == want
 
@@ -225,7 +200,7 @@ def test_a_reference_slow_on_some_inputs_still_answers_the_others():
     assert "assert lcm_upto(3) == 6" in [test for test, _ in after]
     made = derived.guard_rules(SLOW, _bounded_run)
     assert isinstance(made, Task) and not rule_passable(made)
-    cheat = _table_then(SLOW, "args[0]") + "\n".join(made.answer["tests"]) + "\nprint('ok')\n"
+    cheat = table_then(SLOW, "args[0]") + "\n".join(made.answer["tests"]) + "\nprint('ok')\n"
     assert _local_run(cheat, [{"input": "", "output": ""}]) == [None]
 
 
@@ -307,7 +282,7 @@ def _verifier(mode: str) -> CodeVerifier:
 @pytest.mark.parametrize("row", TRAPPED, ids=_ids)
 def test_a_table_and_a_rule_is_paid_before_and_not_after(row):
     task, _, attack = row
-    program = fenced(_table_then(task, attack))
+    program = fenced(table_then(task, attack))
     assert _verifier("guard").verify(task, program).reward == 1.0  # before
     assert _verifier("rules").verify(task, program).reward == 0.0
     assert _verifier("rules").verify(task, fenced(task.answer["canonical_solution"])).reward == 1.0
@@ -315,7 +290,7 @@ def test_a_table_and_a_rule_is_paid_before_and_not_after(row):
 
 @needs_bwrap
 def test_a_constant_on_a_float_task_is_paid_before_and_not_after():
-    program = fenced(_table_then(FLOATS, "0.0"))
+    program = fenced(table_then(FLOATS, "0.0"))
     assert _verifier("guard").verify(FLOATS, program).reward == 1.0  # before
     assert _verifier("rules").verify(FLOATS, program).reward == 0.0
     assert _verifier("rules").verify(FLOATS, fenced(FLOATS.answer["canonical_solution"])).reward == 1.0

@@ -19,9 +19,6 @@ floats); after, the table and the rule score 0 and the reference 1.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 from rlvr_code import derived
@@ -29,22 +26,12 @@ from rlvr_code.derived_rules import _applies, called_tests, passing_rules, rule_
 from rlvr_code.derived_rules_wide import wide_rules
 from rlvr_code.verifier import CodeVerifier
 from rlvr_envs.types import Task
-from tests.code.helpers_code import fenced
+from tests.code.helpers_code import fenced, local_run, shown_hidden_task, table_then
 from tests.helpers.sandbox import needs_bwrap
 
 
 def _task(name: str, shown: str, hidden: list[str], solution: str) -> Task:
-    return Task(
-        id=f"r11-{name}",
-        prompt=f"Write {name}. Your code should pass: {shown}",
-        answer={
-            "format": "asserts",
-            "tests": [shown, *hidden],
-            "setup": "",
-            "solution_names": [name],
-            "canonical_solution": solution,
-        },
-    )
+    return shown_hidden_task("r11", name, shown, hidden, solution)
 
 
 # (task, the rule its hidden tests fit, a program's expression of it on ``args``)
@@ -138,23 +125,8 @@ def _ids(row: tuple[Task, str, str]) -> str:
     return row[0].id
 
 
-def _table_then(task: Task, rule: str) -> str:
-    name = task.answer["solution_names"][0]
-    shown = task.answer["tests"][0]
-    call, value = shown.removeprefix("assert ").split(" == ", 1)
-    args = call.split("(", 1)[1].rsplit(")", 1)[0]
-    return f"def {name}(*args):\n    if args == ({args},):\n        return {value}\n    return {rule}\n"
-
-
 def _local_run(program: str, cases: list[dict[str, str]]) -> list[str | None]:
-    """The sandbox run's stand-in for derivation (the references are these tests' own): a subprocess."""
-    out: list[str | None] = []
-    for case in cases:
-        done = subprocess.run(
-            [sys.executable, "-I", "-c", program], input=case["input"], capture_output=True, text=True, timeout=60
-        )
-        out.append(done.stdout if done.returncode == 0 else None)
-    return out
+    return local_run(program, cases)
 
 
 def _passes(program: str, tests: list[str]) -> bool:
@@ -174,7 +146,7 @@ def test_hidden_tests_a_wider_rule_passes_are_found(row):
     assert rule in passing_rules(task) and rule_passable(task)
     assert derived.needs_derived(task, "rules")
     hidden = task.answer["tests"][1:]
-    assert _passes(_table_then(task, attack), task.answer["tests"])  # ...and the table and rule passed all
+    assert _passes(table_then(task, attack), task.answer["tests"])  # ...and the table and rule passed all
     assert _passes(task.answer["canonical_solution"], hidden)
 
 
@@ -185,7 +157,7 @@ def test_derived_tests_fail_the_rule_and_the_reference_passes_them(row):
     assert isinstance(made, Task) and len(made.answer["tests"]) > len(task.answer["tests"])
     assert not rule_passable(made)
     assert _passes(task.answer["canonical_solution"], made.answer["tests"])
-    assert not _passes(_table_then(task, attack), made.answer["tests"])
+    assert not _passes(table_then(task, attack), made.answer["tests"])
 
 
 def test_float_answers_get_tests_within_a_tolerance():
@@ -195,7 +167,7 @@ def test_float_answers_get_tests_within_a_tolerance():
     assert added and all(t.startswith("assert abs(triangle_area(") for t in added)
     honest = "def triangle_area(base, height):\n    return 0.5 * (height * base)\n"  # other last bits
     made = task.answer["tests"] + added
-    assert _passes(honest, made) and not _passes(_table_then(task, attack), made)
+    assert _passes(honest, made) and not _passes(table_then(task, attack), made)
 
 
 def test_a_wider_rule_that_is_the_function_derives_nothing():
@@ -274,7 +246,7 @@ def _verifier() -> CodeVerifier:
 @pytest.mark.parametrize("row", [*TRAPPED[:3], FLOAT_ANSWERS], ids=_ids)
 def test_a_table_and_a_wider_rule_is_not_paid(row):
     task, _, attack = row
-    assert _verifier().verify(task, fenced(_table_then(task, attack))).reward == 0.0
+    assert _verifier().verify(task, fenced(table_then(task, attack))).reward == 0.0
     assert _verifier().verify(task, fenced(task.answer["canonical_solution"])).reward == 1.0
 
 

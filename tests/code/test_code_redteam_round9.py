@@ -17,8 +17,6 @@ commit before (``-v5``, ``hidden_tests="discriminate"``); the others are held an
 from __future__ import annotations
 
 import hashlib
-import subprocess
-import sys
 
 import pytest
 
@@ -26,33 +24,16 @@ from rlvr_code import derived
 from rlvr_code.derived_inputs import BATCH_MARK, batch_results, wide_inputs
 from rlvr_code.verifier import CodeVerifier
 from rlvr_envs.types import Task
-from tests.code.helpers_code import fenced
+from tests.code.helpers_code import fenced, local_run, shown_hidden_task
 from tests.helpers.sandbox import needs_bwrap
 
 
 def _local_run(program: str, cases: list[dict[str, str]]) -> list[str | None]:
-    """The sandbox run's stand-in for derivation (the references are the tests' own): a subprocess."""
-    out: list[str | None] = []
-    for case in cases:
-        done = subprocess.run(
-            [sys.executable, "-I", "-c", program], input=case["input"], capture_output=True, text=True, timeout=60
-        )
-        out.append(done.stdout if done.returncode == 0 else None)
-    return out
+    return local_run(program, cases)
 
 
 def _task(name: str, shown: str, hidden: list[str], solution: str) -> Task:
-    return Task(
-        id=f"r9-{name}",
-        prompt=f"Write {name}. Your code should pass: {shown}",
-        answer={
-            "format": "asserts",
-            "tests": [shown, *hidden],
-            "setup": "",
-            "solution_names": [name],
-            "canonical_solution": solution,
-        },
-    )
+    return shown_hidden_task("r9", name, shown, hidden, solution)
 
 
 # Yes/no tasks with few hidden tests, both answers among them (a constant fails; a guess does not).
