@@ -34,8 +34,21 @@ from rlvr_envs.tail_lexicon import APPROXIMATIONS
 from rlvr_math.normalize import clean, parse_number
 
 _ASKS_APPROXIMATE = re.compile(
-    r"round|nearest|approximat|estimat|decimal\s+place|significant|to\s+the\s+\w+th|closest|about\s+how"
-    r"|runde|gerundet|ungefähr|arrondi|redonde|arrotond|arredond|округл|примерно|四舍五入|约|約|近似|およそ|四捨五入|반올림|약",
+    # English, each a whole word in the sense of asking for a rounded value: "round" with what it
+    # rounds to close by (not "around", "playground", "3 rounds", "round table"), "to the
+    # nearest/closest ...", place values, "about how many".
+    r"\bround(?:ed|ing)?\b(?=[^.?!\n]{0,40}?\b(?:to|off|up|down|nearest|closest|decimal|places?|whole|integer|"
+    r"tenths?|hundredths?|thousandths?|digits?|significant|percent|cents?|dollars?)\b)"
+    r"|\bto\s+the\s+(?:nearest|closest)\b|\bnearest\s+(?:whole|integer|tenth|hundredth|thousandth|percent|cent|dollar)"
+    r"|\bapproximat\w*|\bestimat\w*|\bdecimal\s+places?\b|\bsignificant\s+(?:figures?|digits?)\b"
+    r"|\bto\s+the\s+(?:tenth|hundredth|thousandth|ten[- ]thousandth|millionth)s?\b"
+    r"|\b\d+(?:st|nd|rd|th)\s+(?:decimal|digit|place)"
+    r"|\b(?:about|roughly|around)\s+how\s+(?:many|much|long|far|old)\b"
+    # Other languages: the rounding verbs and "about" in a value's sense only.
+    r"|\bgerundet\b|\brunden\s+sie\b|\bungefähr\b|\bnachkommastellen?\b"
+    r"|\barrondi(?:e|s|es|r|ssez|ssant)?\b|\benviron\b|\bredonde\w*|\baproximad\w*|\barrotond\w*|\barredond\w*"
+    r"|\bокругл\w*|\bпримерно\b|四舍五入|四捨五入|精确到|精確到|保留[^。？?]{0,6}位|近似|大约|大約|约(?=\s*[\d０-９]|为|等于|是多少|多少|几)"
+    r"|約(?=\s*[\d０-９]|何)|およそ|概算|반올림|약\s*(?=[\d０-９]|몇)|대략",
     re.IGNORECASE,
 )
 _ROUNDED_DECIMAL = re.compile(r"^\s*-?\d*\.\d+\s*$")
