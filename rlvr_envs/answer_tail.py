@@ -355,11 +355,12 @@ def after_sentence_refusal(
         remark = qualifying_remark(rest, answer, known, stands)
     if remark is not None:  # round 10: a short remark after the answer is a harmless kind, or it qualifies it
         return TailFinding("hedge", remark)
-    for later, ended_by in short_sentences(rest):
-        found = _short_sentence_refusal(later, ended_by, mine, lowered, known, stands)
+    short = True  # the short sentences are those before the first longer one (``short_sentences``' default)
+    for later, ended_by in short_sentences(rest, max_words=40):
+        short = short and len(later.split()) <= 8
+        found = _short_sentence_refusal(later, ended_by, mine, lowered, known, stands) if short else None
         if found is not None:
             return found
-    for later, _ in short_sentences(rest, max_words=40):
         doubt = doubting(later, known, stance=False)
         if doubt is not None and doubt.casefold() not in lowered:  # round 11: "Note: I did not verify this."
             return TailFinding("hedge", doubt)

@@ -72,32 +72,50 @@ _CJK = re.compile(
 # Speed (the verifier reads every lead-in): the regexes above run only when a word of the text starts with one of
 # the stems they hold or is a word their phrases start with. A superset test: it never decides a refusal itself.
 _STEMS = tuple(
-    """guess estimat rough ballpark unsure uncertain unverified unchecked unconfirmed unproven untested tentative
-    provisional preliminary doubt dubious hunch slip mistaken miscount miscalculat perhaps maybe probabl presumabl
-    schätz geschätzt grob ungefähr geraten unsicher zweifel geirrt verrechnet vermut vielleicht wahrscheinlich
-    möglicherweise eventuell estimation grossi devin incertain tromp approximativ hypoth estimaci aproximad adivin
-    insegur equivoc stima estimativ quiz suposici supongo forse talvez provavelmente probablement""".split()
+    """guess estimat rough unsure uncertain unverified unchecked unconfirmed unproven untested tentative
+    provisional preliminary doubt dubious hunch slip mistaken miscount miscalculat perhaps maybe
+    schätz geschätzt grob ungefähr geraten unsicher geirrt verrechnet vermut vielleicht wahrscheinlich
+    möglicherweise grossi devin incertain tromp aproximad adivin insegur stima suposici supongo forse talvez
+    check verif confirm prov test validat review geprüft überprüft kontrolliert vérifi revis""".split()
 )
+# Words whose first four letters begin words of mathematics ("probability", "hypotenuse", "even", "balls",
+# "equivalent", "approach", "continuity", "compute", "zwei"): looked up whole.
+_WHOLE = """ballpark probably probable presumably presumable eventuell hypothèse approximative approximatif quizá quizás
+    equivocado equivocada equivoqué zweifel zweifelhaft zweifle probablement probablemente provavelmente
+    contrôlé contrôlée comprobado comprobada comprobé bestätigt nachgerechnet nachgeprüft controllato controllata"""
+# Words the phrases hold that no stem covers: a stance phrase's verb, a slip's "wrong" or "made", a stance's "sure"
+# (the negators and modal verbs are everywhere in mathematics: "no", "may", "$i$").
 _TRIGGERS = frozenset(
-    """i gut not never no without nicht nie noch kein keine keinen keiner ohne pas jamais sans nunca sin todavía aún
-    non mai não might may could made irre könnte à je tal creo peut""".split()
+    (
+        _WHOLE
+        + """ think believe suppose reckon feel suspect feeling irre gewähr falsch près pense crois vez creo
+        peut wrong incorrect made gotten off sure certain confident sicher sûr sûre seguro segura sicuro sicura"""
+    ).split()
 )
+_PREFIXES = frozenset(stem[:4] for stem in _STEMS)  # every stem has at least four letters
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 
 
-_BY_PREFIX: dict[str, tuple[str, ...]] = {}
-for _stem in _STEMS:
-    _BY_PREFIX[_stem[:3]] = (*_BY_PREFIX.get(_stem[:3], ()), _stem)
+def _may_doubt(text: str, reformatted: bool = False) -> bool:
+    # set operations on the words (C loops): a word that is a trigger, or whose first four letters begin a stem.
+    # ``reformatted``: also true where ``readable`` may join or reveal words (formatting marks, three or more lone
+    # letters: "g u e s s"), so the caller reads the text as a reader sees it before deciding.
+    low = text.casefold()
+    if "n't" in low:
+        return True
+    words = _WORD.findall(low)
+    unique = set(words)
+    if not unique.isdisjoint(_TRIGGERS) or not {w[:4] for w in unique}.isdisjoint(_PREFIXES):
+        return True
+    if not reformatted:
+        return False
+    if not _FORMAT_MARKS.isdisjoint(text):
+        return True
+    return sum(len(w) == 1 for w in words) >= 3 and _SPACED.search(text) is not None
 
 
-def _may_doubt(text: str) -> bool:
-    for word in _WORD.findall(text.casefold()):
-        if word in _TRIGGERS or word.endswith("n't"):
-            return True
-        stems = _BY_PREFIX.get(word[:3])
-        if stems is not None and word.startswith(stems):
-            return True
-    return False
+_SPACED = re.compile(r"(?<!\S)(?:[^\W\d_] ){2,}[^\W\d_](?!\S)")
+_FORMAT_MARKS = frozenset("*&`<")  # marks that can split one word ("r**ough**", "gu&#101;ss", "gu<b></b>ess")
 
 
 def doubting(text: str, known: frozenset[str] = frozenset(), stance: bool = True) -> str | None:
@@ -124,6 +142,7 @@ LEAD_IN_CHARS = 160
 _LEAD_START = re.compile(r"(?<!\d)[.](?![\d\w])|[!?。！？]|\n")
 
 
+_BREAKS = str.maketrans(dict.fromkeys(".!?。！？", "\n"))
 _LABEL_WORDS = 6
 """A line above the answer of at most this many words is its label."""
 _BARE_LEAD = re.compile(r"[\s$*_({\[]*(?:\\(?:boxed|fbox)\s*\{)?[\s$*_({\[]*")
@@ -141,10 +160,19 @@ def doubted_before(before: str, known: frozenset[str] = frozenset()) -> str | No
     "未验证：\\boxed{3}", or a label line of its own above it ("Rough estimate:\\n\\boxed{3}"); None otherwise."""
     if not isinstance(before, str) or not before.strip():
         return None
-    tail = readable(before[-LEAD_IN_CHARS:])  # "g u e s s:", "Rough~estimate:", "r**ough**" as a reader sees them
-    if tail.isascii() and not _may_doubt(tail):
-        return None  # nothing in reach could be doubt: skip finding the lead-in's start
-    tail = _STRUCK.sub(" ", tail)
+    raw = before[-LEAD_IN_CHARS:]
+    # Speed: what can be read is at most the last two sentences or lines (the lead-in and a label above it); C-level
+    # searches find them, and nothing more is done unless a word there could be doubt.
+    breaks = raw.translate(_BREAKS)
+    pos, found = len(raw), 0
+    while found < 2 and pos > 0:  # back over the last two sentences or lines with words, blank lines skipped
+        prev = breaks.rfind("\n", 0, pos)
+        found += bool(raw[prev + 1 : pos].strip())
+        pos = prev
+    window = raw[pos + 1 :] if pos > 0 else raw
+    if window.isascii() and not (_may_doubt(window, reformatted=True) and _may_doubt(readable(window))):
+        return None
+    tail = _STRUCK.sub(" ", readable(raw))  # "g u e s s:", "Rough~estimate:", "r**ough**" as a reader sees them
     starts = [m.end() for m in _LEAD_START.finditer(tail)]
     lead = tail[starts[-1] :] if starts else tail
     if _BARE_LEAD.fullmatch(lead) and starts and tail[starts[-1] - 1] == "\n":
