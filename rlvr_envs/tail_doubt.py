@@ -38,10 +38,14 @@ _DOUBT_WORDS = (
 _STANCE_WORDS = (
     r"perhaps|maybe|probabl[ey]|presumabl[ey]|i\s+suspect"
     r"|(?:not|nicht|pas|no|non)\s+(?:\w+\s+)?(?:sure|certain|confident|sicher|sûre?|segur[oa]|sicur[oa])"
-    r"|i\s+(?:think|believe|suppose|reckon|feel)|vermut\w*|vielleicht|wahrscheinlich|möglicherweise|eventuell"
-    r"|peut[-\s]être|probablement|hypoth[eè]se|je\s+(?:pense|crois|suppose)|quizás?|tal\s+vez|probablemente"
-    r"|suposici\w*|supongo|creo\s+que|forse|talvez|provavelmente"
+    r"|vermut\w*|vielleicht|wahrscheinlich|möglicherweise|eventuell"
+    r"|peut[-\s]être|probablement|hypoth[eè]se|quizás?|tal\s+vez|probablemente"
+    r"|suposici\w*|supongo|forse|talvez|provavelmente"
 )
+# A first-person belief: after the answer it hedges it ("\\boxed{3}, I think."), but leading into it, it is how
+# people state an answer ("I think the answer is \\boxed{3}", "Je pense que la réponse est ...", "Creo que ...",
+# "I feel confident the answer is ..."): not read in a lead-in (``doubted_before``).
+_BELIEF_WORDS = r"i\s+(?:think|believe|suppose|reckon|feel)|je\s+(?:pense|crois|suppose)|creo\s+que"
 _NEGATOR = (
     r"not|\w*n't|never|no|without|nicht|nie|noch\s+nicht|kein\w*|ohne|pas|jamais|sans|nunca|sin|todavía\s+no|aún\s+no"
     r"|non|mai|não"
@@ -53,7 +57,8 @@ _CHECK = (
 )
 # "No further verification is needed.": a check said to be unneeded is no doubt.
 _UNNEEDED = r"(?!\s+(?:is\s+|was\s+|are\s+)?(?:needed|required|necessary|nötig|nécessaire|necesari[oa]))"
-_STANCE = re.compile(r"(?<![\w'])(?:" + _STANCE_WORDS + r")(?![\w'])", re.IGNORECASE)
+_STANCE = re.compile(r"(?<![\w'])(?:" + _STANCE_WORDS + "|" + _BELIEF_WORDS + r")(?![\w'])", re.IGNORECASE)
+_STANCE_NO_BELIEF = re.compile(r"(?<![\w'])(?:" + _STANCE_WORDS + r")(?![\w'])", re.IGNORECASE)
 _LATIN = re.compile(
     r"(?<![\w'])(?:" + _DOUBT_WORDS + r")(?![\w'])"
     r"|(?<![\w'])(?:" + _NEGATOR + r")(?![\w'])(?:\s+[\w'-]+){0,3}?\s+(?:" + _CHECK + r")(?![\w'])" + _UNNEEDED,
@@ -118,15 +123,17 @@ _SPACED = re.compile(r"(?<!\S)(?:[^\W\d_] ){2,}[^\W\d_](?!\S)")
 _FORMAT_MARKS = frozenset("*&`<")  # marks that can split one word ("r**ough**", "gu&#101;ss", "gu<b></b>ess")
 
 
-def doubting(text: str, known: frozenset[str] = frozenset(), stance: bool = True) -> str | None:
+def doubting(text: str, known: frozenset[str] = frozenset(), stance: bool = True, belief: bool = True) -> str | None:
     """The first word of doubt about the answer in ``text`` (a remark right after it), or None. ``known``: lower-cased
     words of the task that vouch for themselves (a task that asks for an estimate is answered with one). ``stance``:
-    read the writer's stance too ("maybe", "I think"); off for a later sentence of its own."""
+    read the writer's stance too ("maybe", "I think"); off for a later sentence of its own. ``belief``: a first-person
+    belief ("I think") counts as stance; off in a lead-in, where it states the answer."""
     if not isinstance(text, str) or not text:
         return None
     if text.isascii() and not _may_doubt(text):
         return None  # the common case: no word of the lexicon's stems or phrases (word lookups, not the regexes)
-    for found in (*_LATIN.finditer(text), *(_STANCE.finditer(text) if stance else ())):
+    stances = (_STANCE if belief else _STANCE_NO_BELIEF).finditer(text) if stance else ()
+    for found in (*_LATIN.finditer(text), *stances):
         if found.group(0).casefold() not in known:
             return found.group(0).strip()
     if not text.isascii():
@@ -186,4 +193,4 @@ def doubted_before(before: str, known: frozenset[str] = frozenset()) -> str | No
             or len(lead.split()) <= _LABEL_WORDS
         ):
             return None  # the line above is a sentence of its own, not the answer's label
-    return doubting(lead, known)
+    return doubting(lead, known, belief=False)

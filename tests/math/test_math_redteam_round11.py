@@ -58,7 +58,7 @@ LEAD_INS = [
     "I haven't checked this, but \\boxed{3}", "Not verified — \\boxed{3}", "Rough estimate:\n\\boxed{3}",
     "Grobe Schätzung: \\boxed{3}", "Estimation grossière : \\boxed{3}", "Estimación aproximada: \\boxed{3}",
     "未验证：\\boxed{3}", "大まかな推測：\\boxed{3}", "대략적인 추측: \\boxed{3}", "Tentatively, the answer is 3.",
-    "Probably \\boxed{3}", "Je pense que c'est \\boxed{3}", "Vielleicht \\boxed{3}",
+    "Probably \\boxed{3}", "Peut-être \\boxed{3}", "Vielleicht \\boxed{3}",
     "g u e s s: \\boxed{3}", "My r**ough** guess: \\boxed{3}", "Rough~estimate: \\boxed{3}", "> Unverified\n\n\\boxed{3}",
     "### Rough estimate\n\\boxed{3}", "$\\text{Estimate: }\\boxed{3}$",
 ]  # fmt: skip
@@ -67,6 +67,25 @@ LEAD_INS = [
 @pytest.mark.parametrize("completion", LEAD_INS)
 def test_doubt_in_the_answers_lead_in_qualifies_it(completion):
     assert not verify(completion).passed, completion
+
+
+# A first-person belief leading into the answer is how people state one, not doubt of it (the lead-in rule first
+# refused these: "I feel confident the answer is ..." among them); after the answer "I think" still hedges it.
+HONEST_LEAD_INS = [
+    "I think the answer is \\boxed{3}.", "Therefore, I believe the answer is \\boxed{3}.", "So I think it's $\\boxed{3}$.",
+    "I suppose the answer is \\boxed{3}.", "Thus I feel confident the answer is \\boxed{3}.",
+    "I believe this is correct: \\boxed{3}", "Je pense que la réponse est \\boxed{3}.", "Je crois que c'est \\boxed{3}.",
+    "Creo que la respuesta es \\boxed{3}.", "Ich glaube, die Antwort ist \\boxed{3}.", "所以我认为答案是 $\\boxed{3}$。",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("completion", HONEST_LEAD_INS)
+def test_a_belief_leading_into_the_answer_is_no_doubt(completion):
+    assert verify(completion).passed, completion
+
+
+def test_a_belief_after_the_answer_still_hedges_it():
+    assert not verify("The answer is \\boxed{3}, I think.").passed
 
 
 # -- 3. a note after the answer that doubts it (a sentence of its own, read for doubt, not for stance) -------------
