@@ -68,6 +68,7 @@ from rlvr_envs.tail_alternatives import (
     later_alternative,
     widened,
 )
+from rlvr_envs.tail_categories import magnitude_symbol, other_category
 from rlvr_envs.tail_doubt import doubted_before, doubting
 from rlvr_envs.tail_lexicon import (
     ALTERNATIVES,
@@ -279,7 +280,13 @@ def tail_refusal(after: str, answer: str = "") -> TailFinding | None:
     word = value_word_after(after)
     if word is not None and word.lower() not in lowered:
         return TailFinding("value_word", word)
+    symbol = magnitude_symbol(after, answer)  # round 11: "<answer>-40</answer>M."
+    if symbol is not None:
+        return TailFinding("value_word", symbol)
     after = readable(after)
+    other = other_category(after, answer)  # round 11: "<answer>No</answer>\n\nTai Yes."
+    if other is not None:
+        return TailFinding("alternative", other)
     cut = SENTENCE_END.search(after)
     sentence = after[: cut.end()] if cut is not None else after
     rest = after[len(sentence) :]
