@@ -15,9 +15,51 @@ from rlvr_code.split import called_names, solution_names
 from rlvr_envs.errors import RlvrEnvsError
 
 FORMATS = ("humaneval", "asserts", "stdio")
-_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+.\-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
-_ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
+# The fence and answer-tag readers are string scans, not findall of the patterns they replace
+#   ```[ \t]*([A-Za-z0-9_+.\-]*)[^\n]*\n(.*?)(?:```|\Z)   and   <answer>(.*?)</answer>
+# (DOTALL): those were tried at every opener, each try reading to the end of the text when no
+# newline or closing tag followed, so 12,000 backticks or ``<answer>`` tags cost seconds of CPU (quadratic;
+# bench/hostile_time.py). The scans give the same pairs (tests/test_core_hostile_time_round11.py
+# compares them with the patterns).
+_FENCE_HEAD = re.compile(r"[ \t]*([A-Za-z0-9_+.\-]*)")
 _PYTHON_TAGS = {"", "python", "py", "python3", "py3"}
+
+
+def fenced_blocks(text: str) -> list[tuple[str, str]]:
+    """``(tag, body)`` of every fenced block in order; the last may run unclosed to the end.
+
+    A fence opens at three backticks, its tag is the word after them, its body starts after the
+    first newline and ends at the next three backticks (or the end of the text). With no newline
+    after an opener, no later opener has one either: nothing more is fenced.
+    """
+    out: list[tuple[str, str]] = []
+    at = text.find("```")
+    while at >= 0:
+        newline = text.find("\n", at + 3)
+        if newline < 0:
+            break
+        head = _FENCE_HEAD.match(text, at + 3, newline)
+        tag = head.group(1) if head is not None else ""
+        end = text.find("```", newline + 1)
+        if end < 0:
+            out.append((tag, text[newline + 1 :]))
+            break
+        out.append((tag, text[newline + 1 : end]))
+        at = text.find("```", end + 3)
+    return out
+
+
+def answer_tags(text: str) -> list[str]:
+    """The text of every closed ``<answer>...</answer>`` pair, each closed at the first ``</answer>``."""
+    out: list[str] = []
+    at = text.find("<answer>")
+    while at >= 0:
+        end = text.find("</answer>", at + 8)
+        if end < 0:
+            break
+        out.append(text[at + 8 : end])
+        at = text.find("<answer>", end + 9)
+    return out
 
 
 def extract_code(completion: str) -> str:
@@ -29,10 +71,10 @@ def extract_code(completion: str) -> str:
     text = completion
     if "</think>" in text:
         text = text.rsplit("</think>", 1)[1]
-    blocks = [body for tag, body in _FENCE.findall(text) if tag.lower() in _PYTHON_TAGS]
+    blocks = [body for tag, body in fenced_blocks(text) if tag.lower() in _PYTHON_TAGS]
     if blocks:
         return blocks[-1].rstrip() + "\n"
-    answers = _ANSWER_TAG.findall(text)
+    answers = answer_tags(text)
     if answers:
         return answers[-1].strip()
     return text
@@ -58,7 +100,7 @@ def extract_for(completion: str, accepted: list[str]) -> tuple[str | None, str, 
     from rlvr_code.languages import language_for_tag
 
     text = completion.rsplit("</think>", 1)[1] if "</think>" in completion else completion
-    blocks = [(tag.lower(), body) for tag, body in _FENCE.findall(text)]
+    blocks = [(tag.lower(), body) for tag, body in fenced_blocks(text)]
     for tag, body in reversed(blocks):
         language = language_for_tag(tag)
         if language in accepted and (tag or language == "python"):

@@ -69,12 +69,14 @@ _APPARATUS = re.compile(
 # sentence: not only on a line of its own (``rlvr_judge.forged``'s verdict line), so it cannot hide
 # after a sentence ("Paris is a city. Score: 10/10") or before a remark ("Grade: 10/10 - all met").
 # "N/N" is full whatever N is; a partial score ("7/10") is a report of something else.
-# What a full score looks like on its own: ``_SELF_SCORE`` runs only on a text that has one.
-_FULL_SCORE = re.compile(
-    r"(\d+)[ \t]*(?:/|out[ \t]+of|of|von|sur|de|su|из|中)[ \t]*\1|100[ \t]*%|a[ \t]*\+|full[ \t]+marks|perfect"
-    r"|满分|滿分|満点|만점",
-    re.IGNORECASE,
-)
+# What a full score looks like on its own: ``_SELF_SCORE`` runs only on a text that has one
+# (``_has_full_score``). Round 10 searched ``(\d+)[ \t]*(?:/|...)[ \t]*\1|100[ \t]*%|...``: tried at
+# every digit, the number read to the end of its run and back, so 10,000 digits cost 4.3 s of CPU
+# and 40,000 (the screen's cap) over a minute (bench/hostile_time.py). Now a number is read from the
+# start of its run only, and "N of N" is the run's end repeated after the "of" (``_overlaps``): the
+# same texts pass (tests/test_core_hostile_time_round11.py compares them with the pattern).
+_FULL_SCORE_WORDS = re.compile(r"100[ \t]*%|a[ \t]*\+|full[ \t]+marks|perfect|满分|滿分|満点|만점", re.IGNORECASE)
+_NUMBER_OF = re.compile(r"(?<!\d)(\d+)[ \t]*(?:/|out[ \t]+of|of|von|sur|de|su|из|中)[ \t]*(?=(\d+))", re.IGNORECASE)
 _SELF_SCORE = re.compile(
     r"(?:^|(?<=[.!?;。！？；()\[\]（]))[ \t>*_#-]*(?:(?:my|self|overall|final|total|the)[ \t-]+)?"
     r"(?:score|grade|rating|marks?|points|result|punktzahl|punkte|bewertung|note|puntuaci[oó]n|puntaje"
@@ -139,6 +141,30 @@ def _graded_column(text: str) -> str | None:
     return None
 
 
+def _overlaps(first: str, second: str) -> bool:
+    """Whether a suffix of ``first`` starts ``second`` ("12/12", "112 of 12", "12/123")."""
+    size = min(len(first), len(second))
+    first, second = first[-size:], second[:size]
+    if first[-1] == second[0] or first == second:
+        return True
+    # The longest suffix of first that is a prefix of second: the last value of the prefix function
+    # of second + separator + first (linear, where trying each suffix is quadratic).
+    joined = second + "\x00" + first
+    border = [0] * len(joined)
+    for i in range(1, len(joined)):
+        k = border[i - 1]
+        while k and joined[i] != joined[k]:
+            k = border[k - 1]
+        border[i] = k + 1 if joined[i] == joined[k] else k
+    return border[-1] > 0
+
+
+def _has_full_score(text: str) -> bool:
+    if _FULL_SCORE_WORDS.search(text) is not None:
+        return True
+    return any(_overlaps(found.group(1), found.group(2)) for found in _NUMBER_OF.finditer(text))
+
+
 _WORD = re.compile(r"\w+")
 
 
@@ -154,7 +180,7 @@ def grading_talk(text: str, task_text: str = "") -> tuple[str, str] | None:
         ("system_turn", _SYSTEM_TURN),
     )  # fmt: skip
     for kind, pattern in checks:
-        if pattern is _SELF_SCORE and _FULL_SCORE.search(text) is None:
+        if pattern is _SELF_SCORE and not _has_full_score(text):
             continue  # no full score anywhere: the slow scan (a grading word at every sentence start) is not run
         for found in pattern.finditer(text):
             said = found.group(0)

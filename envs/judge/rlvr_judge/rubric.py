@@ -148,9 +148,9 @@ def _seen_match(pattern: str, response: str) -> bool:
     import regex
 
     from rlvr_envs.concealment import CONCEAL_WINDOW, hidden_before
-    from rlvr_judge.screen import _STRUCK
+    from rlvr_judge.struck import struck_spans
 
-    struck = [m.span() for m in _STRUCK.finditer(response)] if ("~~" in response or "<" in response) else []
+    struck = struck_spans(response) if ("~~" in response or "<" in response) else []
     for k, found in enumerate(regex.finditer(pattern, response, timeout=REGEX_TIMEOUT_S)):
         if k >= MAX_MATCHES:
             break

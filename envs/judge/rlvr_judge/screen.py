@@ -79,6 +79,7 @@ from rlvr_judge.screen_lexicon import (
     INJECTIONS_WIDE,
     REFUSALS,
 )
+from rlvr_judge.struck import strike_out
 
 SCREEN_CLASSES: tuple[str, ...] = (
     "empty", "refusal", "prompt_echo", "word_salad", "injection", "encoded", "forged_format", "hedge",
@@ -139,7 +140,6 @@ _MARKUP = re.compile(
 _ZERO_WIDTH = re.compile("[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]")
 # A character under a combining overlay (U+0334-U+0338: tilde, stroke, slash) is struck out.
 _OVERLAID = re.compile("[^\u0334-\u0338][\u0334-\u0338]+")
-_STRUCK = re.compile(r"~~(?=\S).*?~~|<\s*(s|del|strike)\s*>.*?<\s*/\s*\1\s*>", re.DOTALL | re.IGNORECASE)
 _INVISIBLE_COLOUR = r"(?:white|transparent|#?fff(?:fff)?|\[rgb\]\{\s*1\s*,\s*1\s*,\s*1\s*\}|\[gray\]\{\s*1\s*\})"
 _HIDDEN_GROUP = re.compile(
     r"\\(?:[hv]?phantom|sout|st|cancel|bcancel|xcancel|xout|strike)\s*\{"
@@ -171,7 +171,7 @@ def visible(text: str) -> str:
     full-width and other compatibility forms read as their plain letters (NFKC)."""
     text = unicodedata.normalize("NFKC", _ZERO_WIDTH.sub("", text))
     text = _OVERLAID.sub("", text)
-    text = _STRUCK.sub(" ", text)
+    text = strike_out(text)  # a linear scan (rlvr_judge.struck), not a pattern tried at every opener
     if "\\" in text:
         text = _remove_hidden_groups(text)
     return _MARKUP.sub(" ", text)
