@@ -279,7 +279,8 @@ def verifiers(judge_envs: bool = False) -> dict[str, Callable[[], Reader]]:
         out["rubric"] = _judge_reader("rubric")
     # The screen alone reads up to its own cap (40,000 characters), past the judge envs' 32,000.
     out["judge screen"] = _screen_reader(False)
-    out["judge screen, rubric"] = _screen_reader(True)
+    if judge_envs:  # rubric mode reads as reference mode but for the echo rule: ~55 s more
+        out["judge screen, rubric"] = _screen_reader(True)
     from rlvr_envs.episodes.parsers import parser_names
 
     for parser in parser_names():
@@ -354,7 +355,11 @@ def main() -> None:
     parser.add_argument("--only", default="", help="regex on verifier names")
     parser.add_argument("--gen", default="", help="regex on generator names")
     parser.add_argument("--all", action="store_true", help="print every pair, not only the flagged ones")
-    parser.add_argument("--judge-envs", action="store_true", help="also judge-ref and rubric whole (minutes)")
+    parser.add_argument(
+        "--judge-envs",
+        action="store_true",
+        help="also judge-ref and rubric whole, and the rubric-mode screen (minutes)",
+    )
     args = parser.parse_args()
     start = time.perf_counter()
     print(f"{len(generators())} generators, n = {args.n} and {4 * args.n} characters", flush=True)
