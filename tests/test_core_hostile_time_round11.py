@@ -23,12 +23,11 @@ import pytest
 pytest.importorskip("rlvr_code")
 pytest.importorskip("rlvr_judge")
 
-from rlvr_judge.struck import struck_spans
-
 from rlvr_code.extraction import extract_code, extract_for
 from rlvr_envs.serve.protocol import DEFAULT_SPECIAL_TOKENS, SpecialTokens, response_text
 from rlvr_judge import grading_talk as talk
 from rlvr_judge.screen import visible
+from rlvr_judge.struck import struck_spans
 
 SIZE = 40_000
 SERVER_BOUND_S = 0.5
