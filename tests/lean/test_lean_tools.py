@@ -22,7 +22,7 @@ from tests.lean.test_lean_kernel import pytestmark as live  # lean, live, skippe
 
 
 def session(tool, task: Task = TASK, timeout_s: float = 20.0):
-    return tool.open(ToolContext(task=task, env_id="lean-v6", call_timeout_s=timeout_s, max_output_chars=4000))
+    return tool.open(ToolContext(task=task, env_id="lean-v7", call_timeout_s=timeout_s, max_output_chars=4000))
 
 
 # -- static only (no Lean) ----------------------------------------------------------------------
@@ -40,7 +40,7 @@ def test_a_tool_made_with_options_keeps_its_own_verifier_over_the_envs(static_to
 
     env_verifier = LeanVerifier(proof_timeout_s=7.0)
     task = rlvr_envs.make("lean", data=[{"header": "", "statement": "theorem t : True"}]).tasks[0]
-    context = ToolContext(task=task, env_id="lean-v6", call_timeout_s=5.0, max_output_chars=4000, verifier=env_verifier)
+    context = ToolContext(task=task, env_id="lean-v7", call_timeout_s=5.0, max_output_chars=4000, verifier=env_verifier)
     assert static_tool.open(context).verifier is env_verifier
     configured = LeanCheckTool(proof_timeout_s=3.0)
     assert configured.open(context).verifier is configured.verifier

@@ -13,9 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from rlvr_lean.kernel_names import DECLARING, open_scopes
+from rlvr_lean.kernel_names import DECLARING, Scope, namespace_of, open_scopes, scope_step
 from rlvr_lean.literals import literal_aliases
 from rlvr_lean.policy import COMMAND_WORDS, DECL_KEYWORDS, RULES, LeanPolicy, Violation, scan
+from rlvr_lean.shadowing import helper_shadowing
 from rlvr_lean.shape import Prepared, TaskFormatError, decl_keyword, scope_violation, split_commands
 from rlvr_lean.tokens import IDENT, LexError, Token, line_of, tokenize, tokenize_cached
 
@@ -54,28 +55,27 @@ class Reference:
     """Every name the reference writes: its fills may use them."""
 
 
-def _full_names(tokens: tuple[Token, ...], cmds: list[tuple[int, int]]) -> list[tuple[int, str | None]]:
-    """For each command, the fully qualified name it declares (namespaces followed), or None."""
-    scopes: list[str | None] = []
+def _full_names(tokens: tuple[Token, ...], cmds: list[tuple[int, int]], text: str) -> list[tuple[int, str | None]]:
+    """For each command, the fully qualified name it declares, or None. Scopes are followed as Lean
+    follows them (``kernel_names.scope_step``): ``namespace A.B`` opens two of which ``end B`` closes
+    one, and a ``mutual`` block's ``end`` closes the block, not the namespace around it (before round
+    12 both dropped the namespace, so an honest proof of a later theorem was audited under a name
+    that did not exist: ``missing_constant``, 0)."""
+    scopes: list[Scope] = []
     out: list[tuple[int, str | None]] = []
     for index, (s, e) in enumerate(cmds):
-        first = tokens[s].text
-        if first == "namespace" and s + 1 < e:
-            scopes.append(tokens[s + 1].text)
-        elif first == "section":
-            scopes.append(None)
-        elif first == "end" and scopes:
-            scopes.pop()
         k = decl_keyword(tokens, s, e)
         if k is not None and tokens[k].text in _AUDITED and k + 1 < e and tokens[k + 1].kind == IDENT:
             name = tokens[k + 1].text
+            prefix = namespace_of(scopes)
             if name.startswith("_root_."):
                 out.append((index, name[7:]))
-                continue
-            prefix = ".".join(p for p in scopes if p)
-            out.append((index, f"{prefix}.{name}" if prefix else name))
+            else:
+                out.append((index, f"{prefix}.{name}" if prefix else name))
         else:
             out.append((index, None))
+        for i in range(s, e):
+            scope_step(tokens, text, i, scopes)
     return out
 
 
@@ -98,7 +98,7 @@ def parse_reference(text: str) -> Reference:
         raise TaskFormatError("the reference has no commands besides imports")
     commands = []
     placeholders = 0
-    names = _full_names(tokens, body_cmds)
+    names = _full_names(tokens, body_cmds, text)
     audit = []
     for (s, e), (_, name) in zip(body_cmds, names):
         segs: list[tuple[str, ...]] = [()]
@@ -206,6 +206,8 @@ def prepare_reference(ref: Reference, lean: str, policy: LeanPolicy) -> Prepared
         return None
     added: list[tuple[int, int]] = []
     filled: list[tuple[int, int]] = []  # the fills alone (index ranges of the completion's tokens)
+    helper_spans: list[tuple[int, int]] = []
+    matched: list[tuple[int, int, list[tuple[int, int]]]] = []  # the reference's commands and their fills
     helpers = 0
     j = 0
 
@@ -217,6 +219,7 @@ def prepare_reference(ref: Reference, lean: str, policy: LeanPolicy) -> Prepared
         if tokens[k].text == "instance" and not policy.allows("instance"):
             return Violation("instance", RULES["instance"], line_of(lean, tokens[k].start), "instance")
         added.append((s, e))
+        helper_spans.append((s, e))
         return Violation("", "")  # marker: taken
 
     for cmd in ref.commands:
@@ -229,6 +232,7 @@ def prepare_reference(ref: Reference, lean: str, policy: LeanPolicy) -> Prepared
             if fills is not None:
                 added.extend((s + a, s + b) for a, b in fills)
                 filled.extend((s + a, s + b) for a, b in fills)
+                matched.append((s, e, [(s + a, s + b) for a, b in fills]))
                 j += 1
                 break
             taken = take_helper(j)
@@ -261,6 +265,17 @@ def prepare_reference(ref: Reference, lean: str, policy: LeanPolicy) -> Prepared
         violation = scan(tokens[a:b], lean, policy, ref.names, scopes, literal_aliases(tokens[:a], lean))
         if violation is not None:
             return violation
+    # A helper Lean's name resolution prefers to what a later reference statement names changes
+    # that statement, and a reference's theorems are audited by their axioms only.
+    captured = helper_shadowing(tokens, lean, helper_spans, matched)
+    if captured is not None and not policy.allows("helper_shadowing"):
+        at, helper, wrote = captured
+        return Violation(
+            "helper_shadowing",
+            f"the helper `{helper}` is what the reference's `{wrote}` would now mean: {RULES['helper_shadowing']}",
+            line_of(lean, tokens[at].start),
+            wrote,
+        )
     # What the completion wrote (fills and helpers, in order) must leave the reference's scopes
     # as they were: a namespace opened mid-line in a fill would change what the audit's names mean.
     written = [t for a, b in added for t in tokens[a:b]]

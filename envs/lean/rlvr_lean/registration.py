@@ -3,7 +3,19 @@
 Versions (a change that alters any reward of an honest proof bumps the version; the old one stays
 resolvable):
 
-* ``-v6``: issue 26's eleventh round. ``literal_rebinding`` follows the aliases the task's own
+* ``-v7``: issue 26's twelfth round. A reference file's theorems are audited by the full names Lean
+  gives them: scopes are followed as Lean follows them (``namespace A.B`` then ``end B`` leaves ``A``
+  open; a ``mutual`` block's ``end`` closes the block, not the namespace around it); both dropped the
+  namespace, so an honest proof of a later theorem was audited under a name that did not exist and
+  scored 0 (``missing_constant``; on the 4.35 kernel, 0 before and 1.0 after). A reference helper
+  (``allow_reference_helpers``) that Lean's name resolution prefers to what a later reference
+  statement names (``def N.add`` inside the reference's ``namespace Demo`` captures ``N.add``; a
+  ``def B.double`` captures the field notation ``b.double`` that meant the parent's ``A.double``)
+  is refused (``helper_shadowing``): it made a false theorem true by ``rfl`` and paid 1.0 on the
+  kernel. Honest proofs that change: the reference proofs above now pass; a helper named so that
+  a later reference name would resolve to it now scores 0; 0 of the 436 labelled-valid proof
+  shapes in the shared cases change (statement tasks are untouched).
+* ``-v6`` (deprecated): issue 26's eleventh round. ``literal_rebinding`` follows the aliases the task's own
   header and statement make (``abbrev O := OfNat`` in the header, then ``instance : O ℕ 5`` in the
   completion) and reads an instance's class from its signature, where ``type_of%``, a library
   instance of a literal class (``instOfNatNat``, ``Int.instNegInt``, ``Zero.toOfNat0``) and a name
@@ -78,7 +90,7 @@ resolvable):
   read ``noncomputable`` and refused the first, and refused the second); a proof with another
   ``#`` command at a line start (``#guard_msgs``, ``#time in``) now scores 0.
 * ``-v0`` (deprecated): the ids as they were, resolvable for old configs and results. ``-v0``
-  to ``-v5`` run the same verifier as ``-v6``: the old rewards included proofs that prove
+  to ``-v6`` run the same verifier as ``-v7``: the old rewards included proofs that prove
   nothing, which a policy learns to exploit, so they are not reproduced.
 """
 
@@ -86,22 +98,25 @@ from __future__ import annotations
 
 from rlvr_envs import register
 
-LATEST = 6
+LATEST = 7
 _DEPRECATED = {
     0: "v0 let `#guard_msgs (drop all) in` hide a bogus proof's errors and let the code steer the kernel "
-    "audit's names through a namespace it left open; it now runs the v6 checks: use {id}-v6",
+    "audit's names through a namespace it left open; it now runs the v7 checks: use {id}-v7",
     1: "v1 let a completion define meta code and run it through an aesop `tactic` rule (which can add "
-    "declarations the kernel never checks); it now runs the v6 checks: use {id}-v6",
+    "declarations the kernel never checks); it now runs the v7 checks: use {id}-v7",
     2: "v2 let a tactic configuration ask for native evaluation without the word `native` and accepted any "
-    "`set_option` but debug.*; it now runs the v6 checks: use {id}-v6",
+    "`set_option` but debug.*; it now runs the v7 checks: use {id}-v7",
     3: "v3 let an allowed tactic option take any value (code the completion defined ran while the proof "
-    "elaborated) and left `-flag`s unread; it now runs the v6 checks: use {id}-v6",
+    "elaborated) and left `-flag`s unread; it now runs the v7 checks: use {id}-v7",
     4: "v4 named a completion's declarations without the namespaces the task's header left open (a kernel "
     "constant such as `Nat.add` could be redefined) and let it rebind what a literal means (an `OfNat` "
-    "instance); it now runs the v6 checks: use {id}-v6",
+    "instance); it now runs the v7 checks: use {id}-v7",
     5: "v5 missed a literal class reached through the task's own alias or without its name (`type_of%`, a "
     "library instance), a declaration after a reference fill's term, and refused `(h).rec (motive := …)`; "
-    "it now runs the v6 checks: use {id}-v6",
+    "it now runs the v7 checks: use {id}-v7",
+    6: "v6 audited a reference file's theorems after `namespace A.B … end B` or a `mutual` block under a name "
+    "that did not exist (honest proofs scored 0) and let a reference helper capture a name a later statement "
+    "writes; it now runs the v7 checks: use {id}-v7",
 }
 
 

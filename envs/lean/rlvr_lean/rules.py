@@ -47,6 +47,9 @@ RULES: dict[str, str] = {
     "scope": "the completion leaves a `namespace`/`mutual` open (or closes the task's scope), so the theorem "
     "or the audit after it would not be read in the task's scope",
     "instance": "a helper `instance` in a reference file changes how later statements elaborate",
+    "helper_shadowing": "a helper in a reference file is named so that Lean resolves a name a later reference "
+    "statement writes to it (a namespace open there, or field notation): the statement would mean something else; "
+    "give the helper a name of its own",
     "meta_api": "the completion names Lean's meta-programming API (`Lean.*`, `Aesop.*`, `Qq`, the elaborator "
     "monads `TacticM`/`MetaM`/..., `IO`): meta code it defines can be run by whatever evaluates a constant or a "
     "config (an aesop `tactic` rule, a `linarith` preprocessor) and add declarations the kernel never checks or "
