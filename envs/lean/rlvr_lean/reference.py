@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from rlvr_lean.kernel_names import DECLARING, Scope, namespace_of, open_scopes, scope_step
-from rlvr_lean.literals import literal_aliases
+from rlvr_lean.kernel_names import DECLARING, Scope, namespace_of, scope_step
+from rlvr_lean.literals import literal_aliases_before
 from rlvr_lean.policy import COMMAND_WORDS, DECL_KEYWORDS, RULES, LeanPolicy, Violation, scan
 from rlvr_lean.shadowing import helper_shadowing
 from rlvr_lean.shape import Prepared, TaskFormatError, decl_keyword, scope_violation, split_commands
@@ -258,11 +258,18 @@ def prepare_reference(ref: Reference, lean: str, policy: LeanPolicy) -> Prepared
         violation = _command_in_fill(tokens, lean, a, b, policy)
         if violation is not None:
             return violation
-    for a, b in added:
-        # named in the namespaces the reference (header included) leaves open where the fill begins
-        # named in the scopes, and with the literal aliases, of everything before the fill
-        scopes = open_scopes(tokens[:a], lean)
-        violation = scan(tokens[a:b], lean, policy, ref.names, scopes, literal_aliases(tokens[:a], lean))
+    # Each fill and helper is named in the scopes, and read with the literal aliases, of everything
+    # before it; both are followed once over the file (per span from the start was quadratic in the
+    # number of helpers: 4,000 took 9.4 s of layer 1).
+    added.sort()
+    aliases_at = literal_aliases_before(tokens, lean, [a for a, _ in added])
+    scopes: list[Scope] = []
+    walked = 0
+    for (a, b), aliases in zip(added, aliases_at, strict=True):
+        for k in range(walked, a):
+            scope_step(tokens, lean, k, scopes)
+        walked = max(walked, a)
+        violation = scan(tokens[a:b], lean, policy, ref.names, tuple(scopes), aliases)
         if violation is not None:
             return violation
     # A helper Lean's name resolution prefers to what a later reference statement names changes
