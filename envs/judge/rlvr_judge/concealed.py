@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 
-from rlvr_judge.decoded import _CONTAINERS
+from rlvr_judge.containers import strip_containers
 from rlvr_judge.unseen_markup import without_unseen
 
 
@@ -40,7 +40,7 @@ def concealed_answer_words(
     # What a reader sees, without the containers too: ``visible`` keeps a markdown link's title and
     # an attribute's value as text, which a rendered page shows nowhere.
     # Round 11: and without what ``unseen_markup`` cannot show to be in sight (read by an allow-list).
-    seen = set(tokens(visible(_CONTAINERS.sub(" ", without_unseen(shown)))))
+    seen = set(tokens(visible(strip_containers(without_unseen(shown)))))
     concealed = (set(tokens(hidden)) & wanted) - seen
     if not concealed:
         return None

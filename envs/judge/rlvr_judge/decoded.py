@@ -32,6 +32,7 @@ import unicodedata
 import urllib.parse
 from dataclasses import dataclass
 
+from rlvr_judge.containers import container_matches
 from rlvr_judge.unseen_markup import unseen_parts
 
 MAX_DEPTH = 2
@@ -329,24 +330,6 @@ TRANSFORMS = (
     "spelling alphabet", "one letter a line",
 )  # fmt: skip
 
-# What a rendered page does not show: HTML comments, attribute values (title, alt, aria-label,
-# data-*), markdown link titles and image alt text.
-_CONTAINERS = re.compile(
-    r"<!--(.*?)(?:-->|\Z)"
-    # An element styled out of sight, or with the hidden attribute.
-    r"|<([a-z][\w-]{0,20})\b[^>]{0,500}?(?:\bhidden\b|style\s*=\s*[\"'][^\"']{0,300}?(?:display\s*:\s*none"
-    r"|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0|color\s*:\s*(?:white|transparent|#fff\b|#ffffff))"
-    r"|\bcolor\s*=\s*[\"']?(?:white|#fff\b|#ffffff))"
-    r"[^>]{0,500}>(.{0,4000}?)</\2\s*>"
-    # Markdown comments: a link reference definition nobody links to ("[//]: # (text)", "[comment]: <> (text)").
-    r"|^[ \t]{0,3}\[[^\]\n]{0,100}\]:[ \t]*\S{0,500}[ \t]+[(\"']([^\n]{0,2000}?)[)\"'][ \t]*$"
-    # A LaTeX comment inside maths.
-    r"|(?<=\$)[^$\n]{0,2000}?(?<!\\)%([^\n$]{0,2000})"
-    r"|\b(?:title|alt|aria-label|data-[\w-]{1,30}|content|value)\s*=\s*(?:\"([^\"]{0,2000})\"|'([^']{0,2000})')"
-    r"|\]\(\s*[^\s)]{0,2000}\s+(?:\"([^\"]{0,2000})\"|'([^']{0,2000})')\s*\)"
-    r"|!\[([^\]]{0,2000})\]\(",
-    re.DOTALL | re.IGNORECASE | re.MULTILINE,
-)
 # Leetspeak beyond the screen's digits: symbols drawn as letters (longest first).
 _LEET_SYMBOLS = (
     ("|\\|", "n"), ("/\\", "a"), ("\\/", "v"), ("|-|", "h"), ("|_|", "u"), ("()", "o"), ("[]", "o"), ("|<", "k"),
@@ -361,10 +344,7 @@ def hidden_containers(text: str) -> str:
     text), one part a line: a judge model reads it, a reader does not."""
     if not isinstance(text, str):
         return ""
-    parts = []
-    for found in _CONTAINERS.finditer(text[:MAX_VIEW_CHARS]):
-        groups = [g for i, g in enumerate(found.groups()) if g and i != 1]  # group 2 is the element's name
-        parts.append(groups[-1] if groups else "")
+    parts: list[str] = [part for _start, _end, part in container_matches(text[:MAX_VIEW_CHARS])]
     # Round 11: elements whose markup is not known to leave their text in sight, link destinations,
     # folded details, LaTeX comment environments (an allow-list, ``rlvr_judge.unseen_markup``).
     parts.extend(unseen_parts(text[:MAX_VIEW_CHARS]))

@@ -3,7 +3,12 @@
 The id version follows the judge prompt templates (``rlvr_judge.templates``) and what the judge
 is shown. A new template version, or a change in what the judge sees, means a new id version:
 
-* ``judge-ref-v5``, ``judge-v5``: as below, and reference mode shows the judge the sentence that gives
+* ``judge-ref-v6``, ``judge-v6``: as below, and reference mode reads a final answer labelled in every
+  claimed language by the core's rule for English ones (``answer_view="v3"``, ``rlvr_judge.final_labels``):
+  among labels the last is the answer; after an answer tag, a box or ``####`` a label restating the answer
+  is no hedge and one saying something else is refused. "Final answer: 42" then "Réponse finale : 42" was
+  refused before (an honest false negative): the first version that pays more honest answers.
+* ``judge-ref-v5``, ``judge-v5`` (deprecated): as below, and reference mode shows the judge the sentence that gives
   the final answer before it (template ``ref-v2``, ``answer_view="v2"``): an alternative, a condition or
   a hedge written beside the final answer ("either 41 or \\boxed{42}") was cut away before.
   ``judge-v5`` and ``rubric-v4``: regex criteria read the response as a reader sees it
@@ -60,6 +65,13 @@ _NO_SENTENCE = (
 )
 
 
+_ONE_LANGUAGE = (
+    "a final answer labelled in a language the core's extractor does not read ('Réponse finale : 42', "
+    "'Ответ: 41') after an English one was no label: the same answer restated in French, German or Spanish "
+    "was refused, and another one in Russian reached the judge beside the first; use {id}-{new}"
+)
+
+
 _RAW_CRITERIA = (
     "regex criteria read the raw text: a required word in an HTML comment, a white or hidden element, "
     "\\phantom{{}} or struck out met them, and a forbidden word split by a zero-width character or spelt "
@@ -82,10 +94,12 @@ def register_envs() -> None:
         (3, {"screen": 2}),
         (4, {}),
         (5, {"answer_view": "v2", "criteria_view": "reader"}),
+        (6, {"answer_view": "v3", "criteria_view": "reader"}),
     )
     for version, view in views:
         template = 2 if version >= 5 else min(version, 1)
-        hole = {0: _V0_HOLE, 1: _NO_SCREEN, 2: _PLAIN_SCREEN, 3: _LEVEL_2_SCREEN, 4: _NO_SENTENCE, 5: None}[version]
+        holes = {0: _V0_HOLE, 1: _NO_SCREEN, 2: _PLAIN_SCREEN, 3: _LEVEL_2_SCREEN, 4: _NO_SENTENCE, 5: _ONE_LANGUAGE}
+        hole = holes.get(version)
         register(
             f"judge-ref-v{version}",
             "rlvr_judge.envs:JudgeRefEnv",
@@ -95,7 +109,7 @@ def register_envs() -> None:
             description="Free-form answer vs a reference answer, equivalence decided by a judge model "
             f"(template ref-v{template}{', screened' if version >= 2 else ''})",
             data_source="built-in 24 QA pairs, or data=; judge: base_url=/model= or $RLVR_JUDGE_BASE_URL",
-            deprecated=hole.format(id="judge-ref", new="v5") if hole else None,
+            deprecated=hole.format(id="judge-ref", new="v6") if hole else None,
         )
         register(
             f"judge-v{version}",
@@ -106,7 +120,7 @@ def register_envs() -> None:
             f"(reference mode: template ref-v{template}{', screened' if version >= 2 else ''})",
             data_source="user data (data=...)",
             user_data=True,
-            deprecated=hole.format(id="judge", new="v5") if hole else None,
+            deprecated=hole.format(id="judge", new="v6") if hole else None,
         )
     rubric_views: tuple[tuple[int, dict[str, object]], ...] = (
         (0, unscreened),

@@ -18,10 +18,11 @@ from typing import Any
 from rlvr_envs import Reason, Task, Verdict, Verifier
 from rlvr_judge.cache import JudgeCache, cache_key
 from rlvr_judge.client import JudgeCircuitOpen, JudgeClient, JudgeError
+from rlvr_judge.final_labels import last_label, other_final_answer
 from rlvr_judge.hedges import hedged, hidden_answer, look_alike_tag, negated_reference, unseen_answer
 from rlvr_judge.rubric import VIEWS as CRITERIA_VIEWS
 from rlvr_judge.rubric import Criterion, CriterionError, aggregate_explicit, check_programmatic, parse_rubric
-from rlvr_judge.screen import SCREEN_LEVEL
+from rlvr_judge.screen import SCREEN_LEVEL, Screened
 from rlvr_judge.screen import screen as screen_response
 from rlvr_judge.templates import CRITERION_V0, HOLISTIC_V0, REF_V0, REF_V1, REF_V2, Template
 
@@ -155,6 +156,20 @@ def final_sentence_and_after(response: str) -> tuple[str, str, str]:
     return answer, (f"{head}\n\n{after}" if after else head), how
 
 
+def final_reading(response: str) -> tuple[str, str, str, str, int | None]:
+    """(answer, after, shown, how, start) for ``answer_view="v3"`` (``judge-ref-v6``): as ``"v2"``, with a
+    final answer labelled in any claimed language read as the core reads an English one, the last label
+    being the answer (``rlvr_judge.final_labels``); ``how`` is ``"label"`` when such a label was read."""
+    answer, after, how = final_answer_and_after(response)
+    label = last_label(response, answer if how == "whole response" else after, how)
+    if label is None:
+        return answer, after, final_sentence_and_after(response)[1], how, _answer_start(response, how, answer)
+    rest = response[label.end :].strip()
+    rest = "" if _INERT_TAIL.fullmatch(rest) else rest
+    line = response[label.start : label.end].strip()
+    return label.value, rest, (f"{line}\n\n{rest}" if rest else line), "label", label.start
+
+
 def _worst_call_s(judge: JudgeClient) -> float:
     return judge.timeout_s * (judge.max_retries + 1) + judge.max_backoff_s * judge.max_retries
 
@@ -181,8 +196,10 @@ class JudgeVerifier(Verifier):
         max_final_chars: in reference mode the judge sees the whole final answer and everything
             written after it (the whole response when no answer is marked); more than this is
             refused (``format_error`` naming the limit) before any judge call, never cut.
-        answer_view: ``"v2"`` (``judge-ref-v5``: the above with the sentence that gives the final answer
-            before it, template ``ref-v2``), ``"v1"`` (the above, template ``ref-v1``) or ``"v0"``
+        answer_view: ``"v3"`` (``judge-ref-v6``: as ``"v2"``, with final answers labelled in every claimed
+            language read by one rule, ``rlvr_judge.final_labels``), ``"v2"`` (``judge-ref-v5``: the above
+            with the sentence that gives the final answer before it, template ``ref-v2``), ``"v1"`` (the
+            above, template ``ref-v1``) or ``"v0"``
             (``judge-ref-v0``: the final answer alone, cut at 2,000 characters, template ``ref-v0``;
             kept so old results reproduce).
         screen: refuse non-answers before any judge call (``rlvr_judge.screen``; ``details["screen"]``
@@ -227,8 +244,8 @@ class JudgeVerifier(Verifier):
             raise ValueError(f"aggregation must be 'explicit' or 'implicit', got {aggregation!r}")
         if not 0 < pass_threshold <= 1:
             raise ValueError(f"pass_threshold must be in (0, 1], got {pass_threshold}")
-        if answer_view not in ("v0", "v1", "v2"):
-            raise ValueError(f"answer_view must be 'v0', 'v1' or 'v2', got {answer_view!r}")
+        if answer_view not in ("v0", "v1", "v2", "v3"):
+            raise ValueError(f"answer_view must be 'v0', 'v1', 'v2' or 'v3', got {answer_view!r}")
         if criteria_view not in CRITERIA_VIEWS:
             raise ValueError(f"criteria_view must be one of {CRITERIA_VIEWS}, got {criteria_view!r}")
         self.criteria_view = criteria_view
@@ -377,8 +394,13 @@ class JudgeVerifier(Verifier):
         """The screen's refusal of what the judge would be shown (``rlvr_judge.screen``), or None."""
         if not self.screen:
             return None
-        answer, after = "", ""
-        if rubric is None and self.answer_view == "v2":
+        answer, after, start, other = "", "", None, None
+        if rubric is None and self.answer_view == "v3":
+            answer, after, shown, how, start = final_reading(response)
+            if how in ("answer_tag", "boxed", "hashes"):
+                # A label after a stronger marker: the same answer restated is no hedge, another is refused.
+                after, other = other_final_answer(answer, after)
+        elif rubric is None and self.answer_view == "v2":
             answer, shown, _how = final_sentence_and_after(response)
             after = final_answer_and_after(response)[1]
         elif rubric is None and self.answer_view == "v1":
@@ -395,13 +417,17 @@ class JudgeVerifier(Verifier):
             rubric=rubric is not None,
             level=self.screen,
         )
+        if found is None and self.screen >= 2 and other is not None:
+            found = Screened("hedge", f"another final answer after the one read ({other[:60]!r})")
         if found is None and self.screen >= 2 and after:
             found = hedged(answer, after, level=self.screen)
         if found is None and self.screen >= 3 and rubric is None:
             found = look_alike_tag(response) or hidden_answer(response)
-            if found is None:  # round 11: the answer inside markup not known to leave it in sight
+            if found is None and self.answer_view != "v3":  # round 11: the answer inside markup out of sight
                 answer_at, _after, how = final_answer_and_after(response)
-                found = unseen_answer(response, _answer_start(response, how, answer_at))
+                start = _answer_start(response, how, answer_at)
+            if found is None:
+                found = unseen_answer(response, start)
             if found is None and reference:
                 found = negated_reference(shown, reference)
         if found is None:
@@ -440,6 +466,8 @@ class JudgeVerifier(Verifier):
             shown = f"{answer}\n\n{after}" if after else answer
             if self.answer_view == "v2":
                 shown = final_sentence_and_after(response)[1]
+            elif self.answer_view == "v3":
+                answer, after, shown, how, _start = final_reading(response)
             if len(shown) > (cap := self.max_final_chars):
                 what = "the final answer and the text after it have" if after else "the final answer has"
                 if how == "whole response":
