@@ -56,6 +56,22 @@ structure B extends A where
 theorem double_pos (b : B) (h : 0 < b.x) : 0 < b.double := sorry
 """
 FIELDS_AFTER_PARENS = FIELDS.replace("0 < b.double", "0 < (id b).double")
+# `m` is bound by no binder: Lean binds it automatically (`∀ {m}`) unless a constant `m` exists
+AUTO_BOUND = """import Mathlib
+{helper}
+theorem zero_add_m : 0 + m = m := sorry
+"""
+NESTED_OPEN = """import Mathlib
+
+namespace Demo.Sub
+
+theorem first : True := sorry
+{helper}
+theorem two_add (n : ℕ) : Nat.add 2 n = n + 2 := sorry
+
+end Sub
+end Demo
+"""
 NESTED = """import Mathlib
 
 namespace Demo.Sub
@@ -69,7 +85,11 @@ end Demo
 
 
 def _filled(reference: str, helper: str) -> str:
-    return reference.replace("{helper}", helper).replace(":= sorry", ":= by omega")
+    return (
+        reference.replace("{helper}", helper)
+        .replace("True := sorry", "True := trivial")
+        .replace(":= sorry", ":= by omega")
+    )
 
 
 def _task(reference: str) -> Task:
@@ -99,6 +119,15 @@ CAPTURES = {
         "def Nat : ℕ := 0\n",
     ),
     "field notation on a binder": (FIELDS, "def B.double (_ : B) : ℕ := 1\n"),
+    "a name the reference leaves auto-bound": (AUTO_BOUND, "def m : ℕ := 0\n"),
+    "an auto-bound name captured from inside a namespace": (
+        IN_NAMESPACE.replace("Nat.add 2 n", "Nat.add m n"),
+        "def m : ℕ := 0\n",
+    ),
+    "a def named like the namespace, holding a where part": (
+        NESTED_OPEN,
+        "def _root_.Demo.Sub : ℕ := 0\n  where Nat.add (_ _ : ℕ) : ℕ := 0\n",
+    ),
     "field notation after parentheses": (FIELDS_AFTER_PARENS, "def B.double (_ : B) : ℕ := 1\n"),
 }
 
@@ -199,6 +228,24 @@ theorem hard : Eq (N.add N.zero N.zero) (N.succ N.zero) := sorry
 end Demo
 """
 )
+K_AUTO_BOUND = (
+    PRELUDE
+    + """
+{helper}
+theorem hard : Eq (N.add N.zero m) (N.succ N.zero) := sorry
+"""
+)
+K_NESTED_OPEN = (
+    PRELUDE
+    + """
+namespace Demo.Sub
+theorem first : True := sorry
+{helper}
+theorem hard : Eq (N.add N.zero N.zero) (N.succ N.zero) := sorry
+end Sub
+end Demo
+"""
+)
 K_CONST = "noncomputable def {name} (_ _ : _root_.N) : _root_.N := N.succ N.zero\n"
 # (reference, helper): each proves a false statement by `rfl` and scored `ok` 1.0 before round 12.
 K_CAPTURES = {
@@ -210,6 +257,12 @@ K_CAPTURES = {
     "private def": (K_IN_NAMESPACE, "private " + K_CONST.format(name="N.add")),
     "outer namespace from a nested one": (K_NESTED, K_CONST.format(name="_root_.Demo.N.add")),
     "field notation": (K_FIELDS, "noncomputable def B.double (_ : B) : N := N.succ N.zero\n"),
+    # `∀ {m}, N.add N.zero m = N.succ N.zero` is false; with a constant `m := N.succ N.zero` it is `rfl`
+    "an auto-bound name": (K_AUTO_BOUND, "noncomputable def m : N := N.succ N.zero\n"),
+    "a where part of a def named like the namespace": (
+        K_NESTED_OPEN,
+        "noncomputable def _root_.Demo.Sub : N := N.zero\n  where N.add (_ _ : _root_.N) : _root_.N := N.succ N.zero\n",
+    ),
 }
 
 
@@ -230,14 +283,31 @@ def test_captures_paid_on_the_kernel_and_are_refused():
     )
     try:
         for name, (reference, helper) in sorted(K_CAPTURES.items()):
-            completion = "```lean4\n" + reference.replace("{helper}", helper).replace(":= sorry", ":= rfl") + "\n```"
+            filled = reference.replace("{helper}", helper).replace("True := sorry", "True := True.intro")
+            completion = "```lean4\n" + filled.replace(":= sorry", ":= rfl") + "\n```"
             paid = lenient.verify(_k_task(reference), completion)
             assert paid.reward == 1.0, (name, paid)  # a false theorem, proved by `rfl`
             refused = strict.verify(_k_task(reference), completion)
             assert refused.reward == 0.0 and refused.details.get("rule") == "helper_shadowing", (name, refused)
-        # the statement itself is false: without the helper `rfl` does not prove it
-        bare = K_IN_NAMESPACE.replace("{helper}", "").replace(":= sorry", ":= rfl")
-        assert strict.verify(_k_task(K_IN_NAMESPACE), f"```lean4\n{bare}\n```").reward == 0.0
+        # the statements themselves are false: without the helper `rfl` does not prove them
+        for reference in (K_IN_NAMESPACE, K_AUTO_BOUND):
+            bare = reference.replace("{helper}", "").replace(":= sorry", ":= rfl")
+            assert strict.verify(_k_task(reference), f"```lean4\n{bare}\n```").reward == 0.0
+        # a statement task holds: its statement is elaborated before the helper (`∀ {m}` stays)
+        statement = Task(
+            id="k12s",
+            prompt="p",
+            answer={"header": PRELUDE, "statement": "theorem hard : Eq (N.add N.zero m) (N.succ N.zero) :="},
+        )
+        held = strict.verify(
+            statement,
+            "```lean4\n"
+            + K_AUTO_BOUND.removeprefix(PRELUDE)
+            .replace("{helper}", "noncomputable def m : N := N.succ N.zero")
+            .replace(":= sorry", ":= rfl")
+            + "\n```",
+        )
+        assert held.reward == 0.0 and held.details.get("rule") == "statement_mismatch", held
     finally:
         strict.close()
         lenient.close()

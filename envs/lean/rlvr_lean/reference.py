@@ -279,7 +279,7 @@ def prepare_reference(ref: Reference, lean: str, policy: LeanPolicy) -> Prepared
         at, helper, wrote = captured
         return Violation(
             "helper_shadowing",
-            f"the helper `{helper}` is what the reference's `{wrote}` would now mean: {RULES['helper_shadowing']}",
+            f"the helper `{helper}` captures the reference's `{wrote}` that follows it: {RULES['helper_shadowing']}",
             line_of(lean, tokens[at].start),
             wrote,
         )

@@ -48,8 +48,8 @@ RULES: dict[str, str] = {
     "or the audit after it would not be read in the task's scope",
     "instance": "a helper `instance` in a reference file changes how later statements elaborate",
     "helper_shadowing": "a helper in a reference file is named so that Lean resolves a name a later reference "
-    "statement writes to it (a namespace open there, or field notation): the statement would mean something else; "
-    "give the helper a name of its own",
+    "statement writes to it (through a namespace open there, field notation, or a name the reference leaves to be "
+    "bound automatically): the statement would mean something else; give the helper a name of its own",
     "meta_api": "the completion names Lean's meta-programming API (`Lean.*`, `Aesop.*`, `Qq`, the elaborator "
     "monads `TacticM`/`MetaM`/..., `IO`): meta code it defines can be run by whatever evaluates a constant or a "
     "config (an aesop `tactic` rule, a `linarith` preprocessor) and add declarations the kernel never checks or "

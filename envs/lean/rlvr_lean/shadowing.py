@@ -3,25 +3,31 @@
 A reference file's theorems are audited by their axioms only: no statement is elaborated before the
 completion's code (a theorem may be about a ``def`` the completion fills), so a helper declaration
 (``allow_reference_helpers``) that Lean's name resolution prefers to what the reference meant turns
-a later reference theorem into another statement, proved as written. Two ways, both paid ``ok`` 1.0
+a later reference theorem into another statement, proved as written. Each of these paid ``ok`` 1.0
 on the Lean 4.35 test kernel before this check:
 
 - **namespace shadowing**: inside ``namespace Demo`` Lean resolves ``N.add`` to ``Demo.N.add``
   before the root's ``N.add`` (every namespace open at that point first, innermost to outermost, the
   root and ``open``s after them), so a helper ``def N.add (_ _ : N) : N := N.succ N.zero`` there
   (or ``def Demo.N.add`` at the root, or a ``structure N`` whose fields are ``Demo.N.*``) made
-  ``theorem hard : N.add N.zero N.zero = N.succ N.zero`` true by ``rfl``;
+  ``theorem hard : N.add N.zero N.zero = N.succ N.zero`` true by ``rfl``; so did a ``where`` part
+  of a helper named like the namespace (``def _root_.Demo.Sub … where N.add …`` in ``Demo.Sub``);
 - **field notation**: ``b.double`` with ``b : B`` means ``B.double`` when it exists and only else
-  the parent structure's ``A.double``, so a helper ``def B.double`` redirected it.
+  the parent structure's ``A.double``, so a helper ``def B.double`` redirected it;
+- **auto-bound names**: a name the reference binds nowhere (``m`` in ``0 + m = m``) is bound
+  automatically (``∀ {m}``) unless a constant ``m`` exists, so a helper ``def m`` made the
+  universal statement one about that constant.
 
 The mechanism is Lean's own resolution order, read from the text: every name the helpers declare
-(with the namespaces open where they stand, constructors and ``where`` parts under them) is checked
-against the resolution candidates of every identifier the *reference* writes after them (its own
-tokens, not the fills, which may use the helpers): ``P.ident`` for each namespace prefix ``P`` open
-there, and, for a field access (after a ``.``, or a name whose first component is a term such as
-``b``/``h``: lower case), any ``T.field``. A helper so named is refused (rule ``helper_shadowing``);
-an honest helper has a name of its own. ``open``ed namespaces are not candidates: a helper there
-makes the name ambiguous, which Lean reports as an error.
+(with the namespaces open where they stand; constructors, fields and ``where`` parts lie under
+them) is checked against the resolution candidates of every identifier the *reference* writes after
+them (its own tokens, not the fills, which may use the helpers): ``P.ident`` for each namespace
+prefix ``P`` open there, the root's ``ident``, and, for a field access (after a ``.``, or a name
+whose first component is a term such as ``b``/``h``: lower case), any ``T.field``; and a helper
+named like a namespace a later reference command stands in is refused whatever that command writes
+(its ``where`` parts are not read as declarations). A helper so named is refused (rule
+``helper_shadowing``); an honest helper has a name of its own. ``open``ed namespaces are not
+candidates: a helper there makes the name ambiguous, which Lean reports as an error.
 """
 
 from __future__ import annotations
@@ -96,14 +102,22 @@ def _captured(
     fields: dict[str, str],
 ) -> tuple[int, str, str] | None:
     parts = _namespace_parts(scopes)
+    # A helper named like a namespace this command stands in (`def _root_.Demo.Sub … where N.add …`
+    # inside `namespace Demo.Sub`) holds `where`/`let rec` parts (`Demo.Sub.N.add`) that are not read
+    # as declarations here, and each of them would be tried first: refused whatever the command writes.
+    for depth in range(1, len(parts) + 1):
+        if (outer := ".".join(parts[:depth])) in declared:
+            return start, outer, "namespace " + ".".join(parts)
     for k in range(start, end):
         tok = tokens[k]
         if k in skip or tok.kind != IDENT or tok.text.startswith("_root_."):
             continue  # `_root_.x` is resolved exactly: nothing can capture it
         name = tok.text
         components = name.split(".")
-        # namespace candidates, innermost first: `Demo.N.add` (or `Demo.N` holding it) for `N.add`
-        for depth in range(len(parts), 0, -1):
+        # namespace candidates, innermost first (`Demo.N.add`, or `Demo.N` holding it, for `N.add`),
+        # then the root: a name the reference leaves unbound is an auto-bound implicit (`∀ m`) until
+        # a helper declares `m`
+        for depth in range(len(parts), -1, -1):
             candidate = parts[:depth] + components
             for cut in range(depth + 1, len(candidate) + 1):
                 full = ".".join(candidate[:cut])
