@@ -33,7 +33,7 @@ ENV_COLUMN = "env_id"
 VERIFIER_COLUMN = "verifier"
 
 
-def _content_text(content: object) -> str:
+def content_text(content: object) -> str:
     """A message's content as text: a string, or the text parts of a list of typed parts
     (``[{"type": "text", "text": ...}]``, the multimodal form); no content is no text (not "None")."""
     if content is None:
@@ -62,7 +62,7 @@ def completion_text(completion: object) -> object:
             # they ran, so it holds no final answer; one written beside the calls is not paid.
             return ""
         # A conversational completion: the assistant turns, in order.
-        return "".join(_content_text(m.get("content")) for m in turns)
+        return "".join(content_text(m.get("content")) for m in turns)
     if isinstance(completion, Sequence) and not completion:
         return ""
     return completion

@@ -37,7 +37,7 @@ from typing import Any, Literal
 
 from rlvr_envs.adapters.failures import FailurePolicy
 from rlvr_envs.adapters.routing import task_from_json
-from rlvr_envs.adapters.trl import ENV_COLUMN, TASK_COLUMN
+from rlvr_envs.adapters.trl import ENV_COLUMN, TASK_COLUMN, content_text
 from rlvr_envs.types import Reason, Verdict
 
 ENVIRONMENT_COLUMN = "environment"
@@ -111,10 +111,10 @@ def final_text(completion: Any) -> Any:
     if isinstance(completion, Sequence) and not isinstance(completion, (bytes, bytearray)):
         for message in reversed(completion):
             if isinstance(message, Mapping) and message.get("role", "assistant") == "assistant":
-                content = message.get("content")
-                if isinstance(content, list):  # content parts
-                    return "".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
-                return "" if content is None else content
+                # Text parts only (round 12): a reasoning, refusal or image part's "text" is no part of
+                # the answer a reader is shown ("\\boxed{41}" as text, "\\boxed{42}" in a thinking part
+                # was read as 42), and every adapter reads content the same way.
+                return content_text(message.get("content"))
         return ""
     return completion
 

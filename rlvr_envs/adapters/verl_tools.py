@@ -45,6 +45,7 @@ from typing import Any
 
 from rlvr_envs.adapters.failures import FailurePolicy
 from rlvr_envs.adapters.routing import task_from_json, task_to_json
+from rlvr_envs.adapters.trl import content_text
 from rlvr_envs.types import Reason, Task, Verdict
 
 
@@ -241,8 +242,10 @@ class VerifierInteraction:
         final = ""
         for message in reversed(messages or []):
             if isinstance(message, Mapping) and message.get("role") == "assistant":
-                content = message.get("content")
-                final = content if isinstance(content, str) else "" if content is None else str(content)
+                # As every adapter reads a message (round 12): a string, or the text of its text parts.
+                # ``str()`` of a parts list verified its repr: backslashes doubled ("\\\\boxed"), and the
+                # text of a reasoning or image part read as if it were the answer.
+                final = content_text(message.get("content"))
                 break
         verdict = self._verify(state["task"], final)
         state["verdict"], state["paid"] = verdict, self._paid(verdict)

@@ -251,6 +251,39 @@ def has_call_keys(text: str) -> bool:
     return False
 
 
+_NAME_OPENER = re.compile(r'\{[ \t\r\n]*"name"[ \t\r\n]*(?::|$)')
+
+
+def cut_call(text: str) -> bool:
+    """Whether ``text`` ends inside a JSON object that opened with a ``"name"`` key: a call cut off by
+    the policy's token limit before its arguments ("\\boxed{12} {\"name\": \"calcul"). As an unclosed
+    ``<tool_call>`` is in ``hermes``, it is an attempt (round 12: it was read as a final answer and the
+    answer beside it paid). One scan from the last such opener, strings and escapes read: linear."""
+    start = -1
+    for found in _NAME_OPENER.finditer(text):
+        start = found.start()
+    if start < 0:
+        return False
+    depth, in_string, escaped = 0, False, False
+    for ch in text[start:]:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+            if depth <= 0:
+                return False
+    return True
+
+
 def is_call_object(value: Any) -> bool:
     """A JSON tool call's shape: an object with a ``"name"`` and its ``"parameters"``/``"arguments"``."""
     return isinstance(value, dict) and "name" in value and any(k in value for k in CALL_KEYS)
@@ -290,6 +323,9 @@ _NOT_WHOLE = (
     '{"name": ..., "parameters": {...}} or a JSON list of them, with nothing before or after it '
     "and not inside other JSON"
 )
+
+
+_CUT = "the tool call was cut off before its JSON object closed"
 
 
 class JsonParser:
@@ -332,6 +368,8 @@ class JsonParser:
                 if not _holds_call_object(whole):
                     return ParsedTurn(text.strip(), [])  # JSON that is not a call: a final answer
                 return ParsedTurn(thinking.strip(), [ToolCall("call_0", None, None, body[:200], _NOT_WHOLE)])
+        if cut_call(rest):
+            return ParsedTurn(thinking.strip(), [ToolCall("call_0", None, None, body[-200:], _CUT)])
         if not has_call_keys(rest):
             return ParsedTurn(text.strip(), [])
         if len(body) > MAX_ARGUMENT_CHARS:
