@@ -163,6 +163,43 @@ def test_honest_helpers_pass(name):
     assert isinstance(verdict, Prepared), verdict
 
 
+# A fill's `where` / `let rec` parts are declared under the filled name: a later command inside
+# `namespace double` resolves `Nat.add` to `double.Nat.add`. No helper: the default policy.
+DEF_THEN_NAMESPACE = """import Mathlib
+
+def double (n : ℕ) : ℕ := sorry
+
+namespace double
+
+theorem two_add (n : ℕ) : Nat.add 2 n = n + 2 := sorry
+
+end double
+"""
+FILL_PARTS = {
+    "a where part": ("2 * n\n  where Nat.add (_ _ : ℕ) : ℕ := 0", True),
+    "the second declaration of a where block": (
+        "go n\n  where\n    go (k : ℕ) : ℕ := 2 * k\n    Nat.add (_ _ : ℕ) : ℕ := 0",
+        True,
+    ),
+    "a let rec part": ("let rec Nat.add (_ _ : ℕ) : ℕ := 0\n  2 * n", True),
+    "an honest where part": ("go n\n  where go (k : ℕ) : ℕ := 2 * k", False),
+    "an honest let rec": ("let rec go (k : ℕ) : ℕ := 2 * k\n  go n", False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FILL_PARTS))
+def test_a_fill_s_where_parts_may_not_capture_a_later_name(name):
+    fill, refused = FILL_PARTS[name]
+    completion = DEF_THEN_NAMESPACE.replace("(n : ℕ) : ℕ := sorry", f"(n : ℕ) : ℕ := {fill}", 1).replace(
+        ":= sorry", ":= by omega"
+    )
+    verdict = static_check(_task(DEF_THEN_NAMESPACE), completion, LeanPolicy())
+    if refused:
+        assert not isinstance(verdict, Prepared) and verdict.details["rule"] == "helper_shadowing", verdict
+    else:
+        assert isinstance(verdict, Prepared), verdict
+
+
 def test_a_helper_after_the_last_use_captures_nothing():
     reference = IN_NAMESPACE.replace("{helper}\ntheorem two_add", "theorem two_add").replace(
         "sorry\n\nend Demo", "sorry\n{helper}\nend Demo"
@@ -308,6 +345,40 @@ def test_captures_paid_on_the_kernel_and_are_refused():
             + "\n```",
         )
         assert held.reward == 0.0 and held.details.get("rule") == "statement_mismatch", held
+    finally:
+        strict.close()
+        lenient.close()
+
+
+K_WHERE = (
+    PRELUDE
+    + """
+noncomputable def two : N := sorry
+namespace two
+theorem hard : Eq (N.add N.zero N.zero) (N.succ N.zero) := sorry
+end two
+"""
+)
+
+
+@pytest.mark.lean
+@pytest.mark.live
+@kernel
+def test_a_fill_s_where_part_paid_on_the_kernel_with_the_default_policy_and_is_refused():
+    from rlvr_lean.verifier import LeanVerifier
+
+    cheat = K_WHERE.replace(
+        "noncomputable def two : N := sorry",
+        "noncomputable def two : N := N.succ (N.succ N.zero)\n"
+        "  where N.add (_ _ : _root_.N) : _root_.N := N.succ N.zero",
+    ).replace(":= sorry", ":= rfl")
+    strict = LeanVerifier(backend="file", lean_bin=LEAN)
+    lenient = LeanVerifier(backend="file", lean_bin=LEAN, allow_rules={"helper_shadowing"})
+    try:
+        task = Task(id="k12w", prompt="p", answer={"reference": K_WHERE})
+        assert lenient.verify(task, f"```lean4\n{cheat}\n```").reward == 1.0  # a false theorem, by `rfl`
+        refused = strict.verify(task, f"```lean4\n{cheat}\n```")
+        assert refused.reward == 0.0 and refused.details.get("rule") == "helper_shadowing", refused
     finally:
         strict.close()
         lenient.close()

@@ -272,14 +272,16 @@ def prepare_reference(ref: Reference, lean: str, policy: LeanPolicy) -> Prepared
         violation = scan(tokens[a:b], lean, policy, ref.names, tuple(scopes), aliases)
         if violation is not None:
             return violation
-    # A helper Lean's name resolution prefers to what a later reference statement names changes
-    # that statement, and a reference's theorems are audited by their axioms only.
+    # A helper (or a fill's `where` part) that Lean's name resolution prefers to what a later
+    # reference statement names changes that statement; a reference's theorems are audited by their
+    # axioms only.
     captured = helper_shadowing(tokens, lean, helper_spans, matched)
     if captured is not None and not policy.allows("helper_shadowing"):
         at, helper, wrote = captured
         return Violation(
             "helper_shadowing",
-            f"the helper `{helper}` captures the reference's `{wrote}` that follows it: {RULES['helper_shadowing']}",
+            f"`{helper}` (a helper, or a fill's `where`/`let rec` part) captures the reference's `{wrote}` "
+            f"that follows it: {RULES['helper_shadowing']}",
             line_of(lean, tokens[at].start),
             wrote,
         )

@@ -11,7 +11,8 @@ resolvable):
   (``allow_reference_helpers``) that Lean's name resolution prefers to what a later reference
   statement names (``def N.add`` inside the reference's ``namespace Demo`` captures ``N.add``; a
   ``def B.double`` captures the field notation ``b.double`` that meant the parent's ``A.double``;
-  ``def m`` captures a name the reference leaves auto-bound)
+  ``def m`` captures a name the reference leaves auto-bound), and so is a fill's ``where``/``let rec``
+  part that does the same (``def two := … where N.add …`` then ``namespace two``: default policy)
   is refused (``helper_shadowing``): it made a false theorem true by ``rfl`` and paid 1.0 on the
   kernel. Honest proofs that change: the reference proofs above now pass; a helper named so that
   a later reference name would resolve to it now scores 0; 0 of the 436 labelled-valid proof

@@ -47,7 +47,8 @@ RULES: dict[str, str] = {
     "scope": "the completion leaves a `namespace`/`mutual` open (or closes the task's scope), so the theorem "
     "or the audit after it would not be read in the task's scope",
     "instance": "a helper `instance` in a reference file changes how later statements elaborate",
-    "helper_shadowing": "a helper in a reference file is named so that Lean resolves a name a later reference "
+    "helper_shadowing": "a helper in a reference file (or a `where`/`let rec` part of a fill) is named so that "
+    "Lean resolves a name a later reference "
     "statement writes to it (through a namespace open there, field notation, or a name the reference leaves to be "
     "bound automatically): the statement would mean something else; give the helper a name of its own",
     "meta_api": "the completion names Lean's meta-programming API (`Lean.*`, `Aesop.*`, `Qq`, the elaborator "

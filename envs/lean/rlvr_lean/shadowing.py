@@ -14,6 +14,9 @@ on the Lean 4.35 test kernel before this check:
   of a helper named like the namespace (``def _root_.Demo.Sub … where N.add …`` in ``Demo.Sub``);
 - **field notation**: ``b.double`` with ``b : B`` means ``B.double`` when it exists and only else
   the parent structure's ``A.double``, so a helper ``def B.double`` redirected it;
+- **a fill's ``where`` part** (no helper needed, the default policy): ``def two : N := … where
+  N.add …`` declares ``two.N.add``, which a later reference command inside ``namespace two``
+  resolves ``N.add`` to (``let rec`` parts likewise);
 - **auto-bound names**: a name the reference binds nowhere (``m`` in ``0 + m = m``) is bound
   automatically (``∀ {m}``) unless a constant ``m`` exists, so a helper ``def m`` made the
   universal statement one about that constant.
@@ -25,7 +28,8 @@ them (its own tokens, not the fills, which may use the helpers): ``P.ident`` for
 prefix ``P`` open there, the root's ``ident``, and, for a field access (after a ``.``, or a name
 whose first component is a term such as ``b``/``h``: lower case), any ``T.field``; and a helper
 named like a namespace a later reference command stands in is refused whatever that command writes
-(its ``where`` parts are not read as declarations). A helper so named is refused (rule
+(its ``where`` parts are not read as declarations); a fill's ``where``/``let rec`` parts are
+declared under the filled name for the commands after it. A helper so named is refused (rule
 ``helper_shadowing``); an honest helper has a name of its own. ``open``ed namespaces are not
 candidates: a helper there makes the name ambiguous, which Lean reports as an error.
 """
@@ -62,8 +66,10 @@ def helper_shadowing(
     the first identifier of a reference command (``reference``: its token span and its fills, which
     are skipped) that a helper declared before it could capture, or None. ``helpers``: the helper
     commands' token spans. Linear in the tokens; runs only where a completion adds helpers."""
-    if not helpers:
-        return None
+    if not helpers and not any(
+        tokens[k].text in ("where", "rec") for _, _, fills in reference for a, b in fills for k in range(a, b)
+    ):
+        return None  # nothing declared besides the reference's own (most completions: one pass over the fills)
     helper_at = {s: e for s, e in helpers}
     reference_at = {s: (e, fills) for s, e, fills in reference}
     declared: set[str] = set()  # every helper name so far, full
@@ -81,15 +87,54 @@ def helper_shadowing(
                 scope_step(tokens, src, k, scopes)
             i = end
             continue
-        if declared and i in reference_at:
+        if i in reference_at:
             end, fills = reference_at[i]
-            skip = {k for a, b in fills for k in range(a, b)}
-            found = _captured(tokens, i, end, skip, scopes, declared, fields)
-            if found is not None:
-                return found
+            if declared:
+                skip = {k for a, b in fills for k in range(a, b)}
+                found = _captured(tokens, i, end, skip, scopes, declared, fields)
+                if found is not None:
+                    return found
+            # a fill's `where` / `let rec` parts are declared under the filled name, for what follows
+            parts = [part for a, b in fills for part in _local_parts(tokens, src, a, b)]
+            if parts:
+                owner = next(iter(declared_names(tokens[i:end], src, tuple(scopes))), None)
+                if owner is not None:
+                    declared.update(f"{owner[1]}.{part}" for part in parts)
         scope_step(tokens, src, i, scopes)
         i += 1
     return None
+
+
+def _column(src: str, offset: int) -> int:
+    return offset - (src.rfind("\n", 0, offset) + 1)
+
+
+def _local_parts(tokens: Sequence[Token], src: str, a: int, b: int) -> list[str]:
+    """The names a fill ``tokens[a:b]`` declares under the filled declaration: ``let rec NAME`` and
+    the declarations of a ``where`` block (each begins at the column of the first one, as Lean's
+    ``sepByIndent`` reads them). A ``def two := … where N.add …`` declares ``two.N.add``, which a later
+    reference command inside ``namespace two`` resolves ``N.add`` to (``ok`` 1.0 on the 4.35 kernel
+    with the default policy: no helper needed)."""
+    out: list[str] = []
+    k = a
+    while k < b:
+        tok = tokens[k]
+        keyword = tok.kind == IDENT and src[tok.start : tok.end] == tok.text
+        if keyword and tok.text == "rec" and k > a and tokens[k - 1].text == "let" and k + 1 < b:
+            if tokens[k + 1].kind == IDENT:
+                out.append(tokens[k + 1].text)
+        elif keyword and tok.text == "where" and k + 1 < b:
+            first = k + 1
+            while first < b and tokens[first].kind == SYMBOL and tokens[first].text in ("@[", "]"):
+                first += 1  # attributes before the first declaration are read with it below
+            column = _column(src, tokens[first].start) if first < b else -1
+            for j in range(k + 1, b):
+                at_start = j == first or src.rfind("\n", tokens[j - 1].end, tokens[j].start) >= 0
+                if tokens[j].kind == IDENT and at_start and _column(src, tokens[j].start) == column:
+                    out.append(tokens[j].text)
+            break  # the block runs to the end of the fill
+        k += 1
+    return out
 
 
 def _captured(
