@@ -4,7 +4,7 @@ set's local copy, Kattis' own example problems from its problemtools sources.
 The real copy is fetched by ``scripts/fetch_kattis_examples.sh`` (PyPI, pinned by SHA-256) into
 ``$RLVR_KATTIS_EXAMPLES`` or ``~/.cache/rlvr-envs/kattis-examples``; ``make setup`` runs it, so a
 fresh CI machine has it; nothing is fetched here and its tests skip, saying how to get it, where
-it is absent. There, through the registered id ``code-kattis-v3``, every accepted submission in
+it is absent. There, through the registered id ``code-kattis-v4``, every accepted submission in
 Python, C, C++, Go, JavaScript and Rust scores 1, passing the public examples (``data/sample``)
 and the hidden data under the package's own validator (a C++ output validator, a C++ interactive
 validator, the default validator), and every wrong, crashing or too slow one scores 0; Java's
@@ -217,7 +217,7 @@ def test_the_id_reads_data_or_the_fetched_copy_and_names_the_fetch_script_withou
     assert "data=" in str(caught.value) and "RLVR_KATTIS_EXAMPLES" in str(caught.value)
     package = sum_package(tmp_path / "sum")
     for given in ({"data": str(package)}, {"path": package}, {"data": str(tmp_path)}):
-        env = rlvr_envs.make("code-kattis-v3", **given)
+        env = rlvr_envs.make("code-kattis-v4", **given)
         assert [t.id for t in env.tasks] == ["kattis/sum"], given
     monkeypatch.setenv("RLVR_KATTIS_EXAMPLES", str(tmp_path))  # a folder without `different`: not the copy
     assert missing_examples(fetched_dir()) is not None
@@ -237,7 +237,7 @@ def examples_dir() -> Path:
 @pytest.fixture(scope="module")
 def real_env() -> KattisEnv:
     examples_dir()
-    env = rlvr_envs.make("code-kattis-v3", language=LANGUAGES, timeout_s=10.0)  # the id's default: the copy
+    env = rlvr_envs.make("code-kattis-v4", language=LANGUAGES, timeout_s=10.0)  # the id's default: the copy
     assert isinstance(env, KattisEnv)
     return env
 

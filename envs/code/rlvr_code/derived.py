@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from rlvr_code.contests.input_rules import rule_refusal
 from rlvr_code.derived_inputs import (
     CANDIDATES,
     MAX_LITERAL,
@@ -74,15 +75,18 @@ def needs_hidden(task: Task) -> bool:
     return bool(tests) and all(t.public for t in tests)
 
 
-MODES = ("derive", "discriminate", "guard", "rules")
+MODES = ("derive", "discriminate", "guard", "rules", "stdio_rules")
 """``CodeVerifier(hidden_tests=...)`` values that derive tests: ``derive`` for tasks showing every
 test (``-v3``); ``discriminate`` also for tasks whose hidden tests one value passes (``-v4``);
 ``guard`` (``-v6``) also for yes/no tasks with fewer than ``GUARD_BOOLEAN`` hidden tests (a guess
 passed two of them 1 time in 4), searching further from the shown inputs (``wide_inputs``) where
 the near ones answer one value, and refusing a task whose hidden tests one value still passes;
 ``rules`` (``-v7``) also for tasks whose hidden tests a cheap rule of the arguments passes (the
-first argument echoed, its length, largest item...: ``derived_rules``)."""
-_GUARDED = ("guard", "rules")
+first argument echoed, its length, largest item...: ``derived_rules``); ``stdio_rules`` (``-v8``)
+also refuses a stdin/stdout task whose 2+ hidden cases a cheap rule of the input answers
+(``contests.input_rules``, as the contest ids leave such rows out: nothing is derived for stdio)."""
+_GUARDED = ("guard", "rules", "stdio_rules")
+_RULES = ("rules", "stdio_rules")
 GUESSED = (
     "a guess between the two answers its hidden tests expect passes them all 1 time in 32 or more, "
     "and no hidden test can be derived"
@@ -139,7 +143,9 @@ def needs_derived(task: Task, mode: str = "derive") -> bool:
         return True
     if mode in _GUARDED and (guessable(task) or guessable_cases(task)):
         return True
-    if mode == "rules" and rule_passable(task):
+    if mode in _RULES and rule_passable(task):
+        return True
+    if mode == "stdio_rules" and rule_refusal(task) is not None:
         return True
     return mode != "derive" and constant_passable(task)
 
@@ -239,7 +245,10 @@ def derivable(task: Task, mode: str = "derive") -> str | None:
     """None when hidden tests can be derived for the task (or it needs none, or it keeps its own
     where none can be: a task whose hidden tests one answer passes), else why not. ``guard``: a
     task a guess between two answers passes 1 time in 32 (``scoring.guessable_cases``: two
-    ``YES``/``NO`` cases) needs derived tests too, and a stdin/stdout task never gets them."""
+    ``YES``/``NO`` cases) needs derived tests too, and a stdin/stdout task never gets them;
+    ``stdio_rules``: nor does one whose hidden cases an input rule answers (``rule_refusal``)."""
+    if mode == "stdio_rules" and rule_refusal(task) is not None:
+        return rule_refusal(task)
     if needs_hidden(task):
         shown = _shown_asserts(task)
         return shown if isinstance(shown, str) else None
@@ -563,7 +572,12 @@ def with_hidden_tests(task: Task, run: RunOutputs, mode: str = "derive") -> Task
         known = _cache.get(key)
     if known is not None:
         return known
-    made = guard_rules(task, run) if mode == "rules" else guard(task, run) if mode == "guard" else derive(task, run)
+    refused = rule_refusal(task) if mode == "stdio_rules" else None
+    made: Task | str
+    if refused is not None:
+        made = refused
+    else:
+        made = guard_rules(task, run) if mode in _RULES else guard(task, run) if mode == "guard" else derive(task, run)
     with _cache_lock:
         _cache[key] = made
         while len(_cache) > 2048:

@@ -288,25 +288,56 @@ _derived_sys.stdout.write({mark!r} + repr(_derived_out))
 
 
 _TIMED_DRIVER = """
-import ast as _derived_ast, signal as _derived_signal, sys as _derived_sys, time as _derived_time
-class _DerivedSlow(BaseException):
-    pass
-def _derived_stop(*_):
-    raise _DerivedSlow()
-_derived_signal.signal(_derived_signal.SIGALRM, _derived_stop)
+import ast as _derived_ast, os as _derived_os, select as _derived_select, sys as _derived_sys
+import time as _derived_time
+def _derived_calls(_derived_items, _derived_fd):
+    with _derived_os.fdopen(_derived_fd, "w", encoding="utf-8", errors="replace") as _derived_pipe:
+        for _derived_args, _derived_kwargs in _derived_items:
+            try:
+                _derived_text = repr({callee}(*_derived_args, **dict(_derived_kwargs)))
+            except BaseException:
+                _derived_text = None
+            _derived_pipe.write(repr(_derived_text) + "\\n")
+            _derived_pipe.flush()
+def _derived_watch(_derived_items, _derived_end):
+    _derived_sys.stdout.flush()
+    _derived_read, _derived_write = _derived_os.pipe()
+    _derived_pid = _derived_os.fork()
+    if _derived_pid == 0:
+        try:
+            _derived_os.close(_derived_read)
+            _derived_calls(_derived_items, _derived_write)
+        finally:
+            _derived_os._exit(0)
+    _derived_os.close(_derived_write)
+    _derived_got, _derived_buffer = [], b""
+    _derived_due = min(_derived_time.monotonic() + {call_s!r}, _derived_end)
+    try:
+        while len(_derived_got) < len(_derived_items):
+            _derived_left = _derived_due - _derived_time.monotonic()
+            if _derived_left <= 0 or not _derived_select.select([_derived_read], [], [], _derived_left)[0]:
+                break
+            _derived_chunk = _derived_os.read(_derived_read, 1 << 16)
+            if not _derived_chunk:
+                break
+            _derived_buffer += _derived_chunk
+            while b"\\n" in _derived_buffer:
+                _derived_line, _derived_buffer = _derived_buffer.split(b"\\n", 1)
+                _derived_got.append(_derived_ast.literal_eval(_derived_line.decode("utf-8", "replace")))
+                _derived_due = min(_derived_time.monotonic() + {call_s!r}, _derived_end)
+    finally:
+        _derived_os.kill(_derived_pid, 9)
+        _derived_os.waitpid(_derived_pid, 0)
+        _derived_os.close(_derived_read)
+    return _derived_got
+_derived_items = _derived_ast.literal_eval(_derived_sys.stdin.read())
 _derived_out = []
 _derived_end = _derived_time.monotonic() + {total_s!r}
-for _derived_args, _derived_kwargs in _derived_ast.literal_eval(_derived_sys.stdin.read()):
-    if _derived_time.monotonic() > _derived_end:
+while len(_derived_out) < len(_derived_items) and _derived_time.monotonic() < _derived_end:
+    _derived_out += _derived_watch(_derived_items[len(_derived_out):], _derived_end)
+    if len(_derived_out) < len(_derived_items):
         _derived_out.append(None)
-        continue
-    try:
-        _derived_signal.setitimer(_derived_signal.ITIMER_REAL, {call_s!r}, {call_s!r})
-        _derived_out.append(repr({callee}(*_derived_args, **dict(_derived_kwargs))))
-    except BaseException:
-        _derived_out.append(None)
-    finally:
-        _derived_signal.setitimer(_derived_signal.ITIMER_REAL, 0)
+_derived_out += [None] * (len(_derived_items) - len(_derived_out))
 _derived_sys.stdout.write({mark!r} + repr(_derived_out))
 """
 CALL_S = 0.2
@@ -320,10 +351,15 @@ def batch_driver(callee: str, *, timed: bool = False) -> str:
     after ``BATCH_MARK`` (what the reference prints itself comes before it), the list of ``repr``
     of its results, None where it raised.
 
-    ``timed`` (``-v7``): each call is stopped after ``CALL_S`` (an interval timer in the sandboxed
-    driver process, never in the verifier) and no call starts after ``TOTAL_S``, so one input the
-    reference is slow on (MBPP/901's brute-force least common multiple on n = 90) costs that input,
-    not the whole batch (the run's limit used to end it, and every input was lost)."""
+    ``timed`` (``-v7``): each call is stopped after ``CALL_S`` and no call starts after
+    ``TOTAL_S``, so one input the reference is slow on (MBPP/901's brute-force least common
+    multiple on n = 90) costs that input, not the whole batch (the run's limit used to end it, and
+    every input was lost). The calls run in order in a forked child of the sandboxed driver, which
+    sends each result down a pipe; the driver waits ``CALL_S`` for each and, past it (or where the
+    child died: ``os._exit`` in the reference), ends the child and forks a fresh one at the next
+    input. No signal handler or interval timer in the process running the reference (the project
+    rule; one SIGALRM landing between a call's end and its cancel lost the batch), and a call
+    stuck in C code (a huge power) is stopped too, which a handler never could."""
     if timed:
         return _TIMED_DRIVER.format(callee=callee, mark=BATCH_MARK, call_s=CALL_S, total_s=TOTAL_S)
     return _BATCH_DRIVER.format(callee=callee, mark=BATCH_MARK)

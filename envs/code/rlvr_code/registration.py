@@ -4,6 +4,15 @@ and the contest sets ``code-contests``, ``code-taco``, ``code-apps``, ``code-liv
 
 Versions (a change that alters any reward of an honest answer bumps the version; the old one stays):
 
+* ``code-python-v8`` (red team round 12; ``code-humaneval`` and ``code-mbpp`` have no stdin/stdout
+  rows and stay at ``-v7``): ``hidden_tests="stdio_rules"``: a stdin/stdout row whose two or more
+  hidden cases all fit a cheap rule of the input that a shown case contradicts
+  (``contests.input_rules``: the first number plus one, the last token, the sum after the
+  first...) is left out at ``make`` (``env.skipped``) and refused by the verifier
+  (``verifier_error``), as the contest ids leave such rows out since round 11: a program answering
+  the examples from a table and the rule otherwise scored 1 under ``-v7``. Which rows load
+  changes; no kept row's reward does.
+
 * ``-v7`` (red team round 10): ``hidden_tests="rules"`` (``rlvr_code.derived.guard_rules``,
   ``rlvr_code.derived_rules``): a task whose hidden tests a cheap rule of the arguments passes
   (one argument itself, or its length, sum, largest or smallest, first or last item, sorted or
@@ -73,7 +82,17 @@ the set's task list changes, no kept task's reward does, so no bump.
 
 ``code-kattis`` started at ``-v2``, the contest sets' version then, whose scoring it shares
 (stated limits scaled per language; Kattis packages state no file I/O, so ``file_io`` is off);
-it never had a ``-v0`` or ``-v1``; ``-v2`` stays, deprecated, beside ``-v3``.
+it never had a ``-v0`` or ``-v1``; ``-v2`` and ``-v3`` stay, deprecated, beside ``-v4``.
+
+* ``code-kattis-v4`` (red team round 12): a package names its output validator as the problem
+  package format says (``KattisEnv(validators="format")``): a 2023-07 package that ships
+  ``output_validator/`` is judged by it whatever its ``type`` (v3 read the type alone and judged
+  such a package by the default validator, refusing an honest float within the validator's
+  tolerance and every valid answer but the ``.ans``'s), and the validator's arguments are read per
+  test group and case (``output_validator_args``/``output_validator_flags`` in ``test_group.yaml``,
+  ``testdata.yaml`` or the case's ``.yaml``, after ``problem.yaml``'s ``validator_flags``) and
+  passed to a custom validator too (v3 left such a package out). Honest answers on those packages
+  now pass; a package whose cases state different arguments is left out (``env.skipped``).
 """
 
 from __future__ import annotations
@@ -107,6 +126,14 @@ _V2 = (
 )
 _V1 = "v1's partial_credit counts tests the prompt shows (hardcoding its examples earned 0.33-0.5); use -v7"
 _V0 = "v0's partial_credit counts assert lines that never call the solution (return None earned 0.1-0.2); use -v7"
+_PYTHON_V7 = (
+    "v7 pays a program answering a stdin/stdout row's examples from a table and a cheap rule of the input "
+    "otherwise where the row's hidden cases all fit the rule (the first number plus one, the last token); use -v8"
+)
+_KATTIS_V3 = (
+    "v3 judges a 2023-07 package that ships an output validator by the default one (a float within the "
+    "validator's tolerance, another valid answer: refused) and leaves out custom validators with arguments; use -v4"
+)
 _IDS = (
     (
         "code-python",
@@ -233,7 +260,12 @@ def register_envs() -> None:
         register(f"{name}-v5", entry_point, kwargs=corrected, deprecated=_V5, **options)
         guarded = {**corrected, "hidden_tests": "guard"}
         register(f"{name}-v6", entry_point, kwargs=guarded, deprecated=_V6, **_v6_options(name, options))
-        register(f"{name}-v7", entry_point, kwargs={**guarded, "hidden_tests": "rules"}, **_v6_options(name, options))
+        rules = {**guarded, "hidden_tests": "rules"}
+        if name == "code-python":  # the one id with stdin/stdout rows of its own
+            register(f"{name}-v7", entry_point, kwargs=rules, deprecated=_PYTHON_V7, **options)
+            register(f"{name}-v8", entry_point, kwargs={**guarded, "hidden_tests": "stdio_rules"}, **options)
+            continue
+        register(f"{name}-v7", entry_point, kwargs=rules, **_v6_options(name, options))
     for contest, contest_entry, contest_options in _CONTEST_IDS:
         register(
             f"{contest}-v1",
@@ -246,4 +278,8 @@ def register_envs() -> None:
         register(f"{contest}-v3", contest_entry, kwargs={"credit_tests": "corrected"}, **contest_options)
     kattis, kattis_entry, kattis_options = _KATTIS
     register(f"{kattis}-v2", kattis_entry, deprecated=_CONTEST_V2, **kattis_options)
-    register(f"{kattis}-v3", kattis_entry, kwargs={"credit_tests": "corrected"}, **kattis_options)
+    corrected = {"credit_tests": "corrected"}
+    register(
+        f"{kattis}-v3", kattis_entry, kwargs={**corrected, "validators": "v3"}, deprecated=_KATTIS_V3, **kattis_options
+    )
+    register(f"{kattis}-v4", kattis_entry, kwargs={**corrected, "validators": "format"}, **kattis_options)

@@ -117,7 +117,7 @@ def _sandbox_limits(
 
 
 CREDIT_TESTS = ("corrected", "discriminating", "hidden", "all")
-HIDDEN_TESTS = ("rules", "guard", "discriminate", "derive", "as_given")
+HIDDEN_TESTS = ("stdio_rules", "rules", "guard", "discriminate", "derive", "as_given")
 _public_run = threading.local()
 """What ``partial_credit`` may count (``CodeVerifier``'s ``credit_tests``)."""
 
@@ -150,7 +150,9 @@ class CodeVerifier(Verifier):
             nothing derivable is refused (``derived.guard``); ``"rules"`` (the ``-v7`` ids): also
             a task whose hidden tests a cheap rule of the arguments passes (the first argument
             echoed, its length, its largest item...) gets derived tests each such rule fails
-            (``derived.guard_rules``, ``derived_rules``);
+            (``derived.guard_rules``, ``derived_rules``); ``"stdio_rules"`` (``code-python-v8``):
+            also a stdin/stdout task whose 2+ hidden cases a cheap rule of the input answers is
+            refused (``contests.input_rules``; the contest ids leave such rows out at load);
             ``"as_given"``: the tests as they are (the ``-v2`` ids and older: hardcoding the
             prompt passes such a task).
         backend: ``"local"`` (bubblewrap) or ``"docker"``.

@@ -9,7 +9,8 @@ A stdio task may carry ``answer["checker"]``, one of::
 ``"case_sensitive": false`` on ``tokens``/``float`` compares letters ignoring case (the Kattis
 default validator's rule). A ``program`` checker speaks testlib's protocol (``sandboxed``) or, with
 ``"protocol": "kattis"``, the Kattis problem-package one (``validator input answer feedback_dir <
-output``, exit 42 accepts, 43 rejects; ``kattis``).
+output``, exit 42 accepts, 43 rejects; ``kattis``), its ``"args"`` (a list of strings, the
+package's validator arguments) following the feedback directory.
 
 Without one, the family's comparison applies (lines with trailing spaces removed, exactly).
 The built-in checkers run on the host: they only split and parse text the sandbox already cut at
@@ -58,6 +59,7 @@ class Checker:
     memory_mb: int = DEFAULT_CHECKER_MB
     case_sensitive: bool = True
     protocol: str = "testlib"
+    args: tuple[str, ...] = ()
 
     @property
     def builtin(self) -> bool:
@@ -128,7 +130,27 @@ def parse_checker(spec: Any) -> Checker | None:
         timeout_s=float(timeout_s),
         memory_mb=memory_mb,
         protocol=protocol,
+        args=validator_args(spec.get("args"), protocol, CheckerSpecError),
     )
+
+
+_MAX_ARGS = 64
+
+
+def validator_args(value: Any, protocol: str, error: type[Exception]) -> tuple[str, ...]:
+    """A Kattis validator's arguments: a list of at most 64 strings of at most 256 characters,
+    no NUL (each goes shell-quoted into the step that runs it, ``kattis_protocol``)."""
+    if value is None:
+        return ()
+    if protocol != "kattis":
+        raise error("'args' are passed to a Kattis validator only ('protocol': 'kattis')")
+    if (
+        not isinstance(value, (list, tuple))
+        or len(value) > _MAX_ARGS
+        or not all(isinstance(a, str) and len(a) <= 256 and "\x00" not in a for a in value)
+    ):
+        raise error(f"validator args must be a list of at most {_MAX_ARGS} strings (256 characters, no NUL)")
+    return tuple(value)
 
 
 def _shown(token: str) -> str:

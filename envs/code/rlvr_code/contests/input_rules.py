@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import math
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -131,6 +133,32 @@ class _Cases:
             self.parsed[index] = _parse(str(case.get("input", "")))
         got = _answer(rule, self.parsed[index])
         return got is not None and got == _normal(str(case.get("output", "")))
+
+
+def rule_refusal(task: Task) -> str | None:
+    """Why a stdin/stdout task is left out for its input rule (two or more hidden cases fit one,
+    ``output_rule``), or None: the contest sets' rows at load (``rows.build_task``) and, since
+    ``code-python-v8`` (``hidden_tests="stdio_rules"``), the family's own stdin/stdout rows."""
+    from rlvr_code.contests.rows import RULE_OUTPUT
+
+    answer = task.answer if isinstance(task.answer, dict) else {}
+    if answer.get("format") != "stdio":
+        return None
+    key = f"{task.id}|{task.fingerprint}"  # the verifier asks on every sample: once per task
+    with _refusals_lock:
+        if key in _refusals:
+            return _refusals[key]
+    rule = output_rule(task)
+    found = f"{RULE_OUTPUT} ({rule[0]})" if rule is not None and rule[1] >= 2 else None
+    with _refusals_lock:
+        _refusals[key] = found
+        while len(_refusals) > 4096:
+            _refusals.popitem(last=False)
+    return found
+
+
+_refusals: OrderedDict[str, str | None] = OrderedDict()
+_refusals_lock = threading.Lock()
 
 
 def output_rule(task: Task) -> tuple[str, int] | None:

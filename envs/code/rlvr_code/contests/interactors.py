@@ -32,7 +32,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from rlvr_code.contests.checkers import DEFAULT_CHECKER_MB, DEFAULT_CHECKER_S
+from rlvr_code.contests.checkers import DEFAULT_CHECKER_MB, DEFAULT_CHECKER_S, validator_args
 from rlvr_code.contests.sandboxed import PYTHON, covered, language_spec
 from rlvr_code.languages.spec import Language
 from rlvr_envs.errors import RlvrEnvsError
@@ -91,13 +91,15 @@ class Interactor:
     timeout_s: float = DEFAULT_CHECKER_S
     memory_mb: int = DEFAULT_CHECKER_MB
     protocol: str = "testlib"
+    args: tuple[str, ...] = ()
 
 
 def parse_interactor(spec: Any) -> Interactor:
     from rlvr_code.languages import canonical
 
-    if not isinstance(spec, Mapping) or set(spec) - {"language", "source", "timeout_s", "memory_mb", "protocol"}:
-        raise InteractorSpecError("interactor must be {'language', 'source', 'timeout_s', 'memory_mb', 'protocol'}")
+    keys = {"language", "source", "timeout_s", "memory_mb", "protocol", "args"}
+    if not isinstance(spec, Mapping) or set(spec) - keys:
+        raise InteractorSpecError(f"interactor must be {sorted(keys)}")
     protocol = spec.get("protocol", "testlib")
     if protocol not in ("testlib", "kattis"):
         raise InteractorSpecError(f"unknown interactor protocol {protocol!r:.40}; expected 'testlib' or 'kattis'")
@@ -115,10 +117,11 @@ def parse_interactor(spec: Any) -> Interactor:
         raise InteractorSpecError("interactor timeout_s must be finite")
     if isinstance(memory_mb, bool) or not isinstance(memory_mb, int) or not 16 <= memory_mb <= 4096:
         raise InteractorSpecError("interactor memory_mb must be an integer in [16, 4096]")
-    return Interactor(language, source, float(timeout_s), memory_mb, protocol)
+    args = validator_args(spec.get("args"), protocol, InteractorSpecError)
+    return Interactor(language, source, float(timeout_s), memory_mb, protocol, args)
 
 
-def interactor_language(name: str, protocol: str = "testlib") -> Language:
+def interactor_language(name: str, protocol: str = "testlib", args: tuple[str, ...] = ()) -> Language:
     """The interactor's language as the runner runs it (a Python one behind its guard; a Kattis
     validator behind the shell step that speaks its protocol)."""
     base = language_spec(name)
@@ -132,7 +135,7 @@ def interactor_language(name: str, protocol: str = "testlib") -> Language:
     shell = tuple(tool for tool in ("/usr/bin/sh", "/usr/bin/dash") if not covered(tool, run_mounts))
     return dataclasses.replace(
         base,
-        run=("/usr/bin/sh", "-c", interactor_step(name == "python"), "interactor", *base.run),
+        run=("/usr/bin/sh", "-c", interactor_step(name == "python", args), "interactor", *base.run),
         run_mounts=(*run_mounts, *shell),
         extra_processes=base.extra_processes + 1,
     )
@@ -150,7 +153,7 @@ def run_interaction(
         return run_interactive(
             language_spec(language),
             code,
-            interactor_language(interactor.language, interactor.protocol),
+            interactor_language(interactor.language, interactor.protocol, interactor.args),
             interactor.source,
             cases,
             limits,

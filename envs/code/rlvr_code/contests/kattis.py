@@ -105,9 +105,9 @@ def _read(package: Path, path: Path) -> str:
     return path.read_text(encoding="utf-8", errors="replace")
 
 
-def _cases(package: Path, group: str) -> list[tuple[str, str]]:
-    """``(input, answer)`` of ``data/<group>/**/*.in`` in path order (an ``.in`` without its
-    ``.ans`` is refused; an interactive problem's answers may be empty files)."""
+def _cases(package: Path, group: str) -> list[tuple[str, str, Path]]:
+    """``(input, answer, input path)`` of ``data/<group>/**/*.in`` in path order (an ``.in`` without
+    its ``.ans`` is refused; an interactive problem's answers may be empty files)."""
     folder = package / "data" / group
     if not folder.is_dir():
         return []
@@ -116,7 +116,7 @@ def _cases(package: Path, group: str) -> list[tuple[str, str]]:
         answer = given.with_suffix(".ans")
         if not answer.exists():
             raise DataError(f"code-kattis: {given} has no {answer.name}")
-        found.append((_read(package, given), _read(package, answer)))
+        found.append((_read(package, given), _read(package, answer), given))
     return found
 
 
@@ -157,8 +157,17 @@ def _name(config: Mapping[str, Any], package: Path) -> str:
     return str(name) if name else package.name
 
 
-def _kind(config: Mapping[str, Any], package: Path) -> tuple[bool, bool]:
+def _kind(config: Mapping[str, Any], package: Path, shipped_validator: bool = True) -> tuple[bool, bool]:
     """``(custom validator, interactive)`` from the legacy ``validation`` or 2023-07 ``type``.
+
+    In the legacy format ``validation: custom`` names the package's ``output_validators/``; in the
+    2023-07 format (``problem_format_version`` stated) a package that ships ``output_validator/``
+    (or the legacy folder name) is judged by it, whatever its type: "if no custom output validator
+    is specified, the default validator is used" (the format's Output Validator section). Judging
+    such a package by the default validator refused every honest answer the ``.ans`` does not
+    spell: a float within the tolerance the validator allows, any other valid answer of a
+    multiple-answer problem (red team round 12). ``shipped_validator=False`` is ``code-kattis-v3``'s
+    reading (the type alone names a custom validator).
 
     A scoring problem whose own validator grades each answer is left out: its exit 42 means "a
     valid answer, scored" (the score in ``score.txt``), so a pass/fail reward reading the 42
@@ -174,9 +183,10 @@ def _kind(config: Mapping[str, Any], package: Path) -> tuple[bool, bool]:
     if "multi-pass" in words:
         raise Untestable(f"code-kattis: {config.get('name')!r} is multi-pass (not supported)")
     interactive = "interactive" in words or "interactive" in validation
-    custom = interactive or validation[0] == "custom" or "custom" in words
     legacy = "problem_format_version" not in config
     shipped = any((package / folder).is_dir() for folder in ("output_validator", "output_validators"))
+    custom = interactive or validation[0] == "custom" or "custom" in words
+    custom = custom or (shipped_validator and not legacy and shipped)
     if ("score" in validation[1:] and custom) or (not legacy and "scoring" in words and (custom or shipped)):
         raise Untestable(
             f"code-kattis: {package.name} is a scoring problem whose validator grades answers (score.txt): "
@@ -185,13 +195,59 @@ def _kind(config: Mapping[str, Any], package: Path) -> tuple[bool, bool]:
     return custom, interactive
 
 
-def _flags(config: Mapping[str, Any], package: Path) -> list[str]:
+def _words(value: Any, where: Path) -> list[str] | None:
+    """Validator arguments as stated: a string split at whitespace (legacy ``*_flags``) or a list
+    of strings (2023-07 ``output_validator_args``); None where not stated."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value.split()
+    if isinstance(value, list) and all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value):
+        return [str(v) for v in value]
+    raise DataError(f"code-kattis: {where}: validator arguments must be a string or a list of strings")
+
+
+def _legacy_flags(config: Mapping[str, Any], package: Path) -> list[str]:
+    """``code-kattis-v3``'s reading: ``validator_flags``, else ``data/testdata.yaml``'s."""
     flags: Any = config.get("validator_flags")
     if flags is None:
         flags = _yaml(package / "data" / "testdata.yaml").get("output_validator_flags")
     if isinstance(flags, str):
         return flags.split()
     return [str(f) for f in flags or ()]
+
+
+_GROUP_FILES = ("test_group.yaml", "testdata.yaml")  # 2023-07's name, then the legacy one
+_ARG_KEYS = ("output_validator_args", "output_validator_flags")
+
+
+def _stated_args(path: Path, cache: dict[Path, list[str] | None]) -> list[str] | None:
+    if path not in cache:
+        settings = _yaml(path) if path.is_file() else {}
+        found = next((settings[key] for key in _ARG_KEYS if key in settings), None)
+        cache[path] = _words(found, path)
+    return cache[path]
+
+
+def case_flags(config: Mapping[str, Any], package: Path, given: Path, cache: dict[Path, list[str] | None]) -> list[str]:
+    """The output validator's arguments for the case whose input is ``given``, as the format
+    states them: ``problem.yaml``'s ``validator_flags`` (legacy), then the case's own ``.yaml``
+    (2023-07) or else the nearest test group's ``test_group.yaml``/``testdata.yaml`` from the
+    case's folder up to ``data/`` (a group inherits its parent's unless it states its own)."""
+    flags = list(_words(config.get("validator_flags"), package / "problem.yaml") or ())
+    own = _stated_args(given.with_suffix(".yaml"), cache)
+    if own is not None:
+        return flags + own
+    data = package / "data"
+    folder = given.parent
+    while True:
+        for name in _GROUP_FILES:
+            stated = _stated_args(folder / name, cache)
+            if stated is not None:
+                return flags + stated
+        if folder == data or data not in folder.parents:
+            return flags
+        folder = folder.parent
 
 
 def default_checker(flags: list[str]) -> dict[str, Any]:
@@ -276,11 +332,42 @@ def accepted_submissions(package: Path) -> dict[str, list[str]]:
     return found
 
 
-def read_package(package: Path, language: str | list[str] = "python") -> tuple[Problem, dict[str, Any]]:
+VALIDATORS = ("format", "v3")
+"""How a package names its output validator: ``format`` (``code-kattis-v4``), as the format says
+(a 2023-07 package that ships one uses it; arguments per test group and case); ``v3``, as
+``code-kattis-v3`` read it (the type alone; ``validator_flags`` or ``data/testdata.yaml``'s only,
+a custom validator with arguments left out)."""
+
+
+def _validator_args(
+    config: Mapping[str, Any], package: Path, given: list[Path], validators: str, custom: bool
+) -> list[str]:
+    """The one argument list every case's validator gets (a package whose cases differ is left
+    out: a task has one checker)."""
+    if validators == "v3":
+        flags = _legacy_flags(config, package)
+        if custom and flags:
+            raise Untestable(f"code-kattis: {package.name}'s custom validator takes flags {flags} (not supported)")
+        return flags
+    cache: dict[Path, list[str] | None] = {}
+    stated = {tuple(case_flags(config, package, path, cache)) for path in given}
+    if len(stated) > 1:
+        raise Untestable(
+            f"code-kattis: {package.name}'s validator arguments differ between test cases "
+            f"({len(stated)} lists; not supported)"
+        )
+    return list(next(iter(stated), ()))
+
+
+def read_package(
+    package: Path, language: str | list[str] = "python", validators: str = "format"
+) -> tuple[Problem, dict[str, Any]]:
     """The package's problem and its ``{"checker": spec}`` (None for an interactive problem, whose
-    validator is ``problem.interactor``)."""
+    validator is ``problem.interactor``); ``validators``: one of ``VALIDATORS``."""
+    if validators not in VALIDATORS:
+        raise ConfigurationError(f"code-kattis: validators must be one of {VALIDATORS}, got {validators!r}")
     config = _yaml(package / "problem.yaml")
-    custom, interactive = _kind(config, package)
+    custom, interactive = _kind(config, package, shipped_validator=validators == "format")
     public, hidden = _cases(package, "sample"), _cases(package, "secret")
     if not public + hidden:
         raise Untestable(f"code-kattis: {package.name} has no test data")
@@ -299,21 +386,21 @@ def read_package(package: Path, language: str | list[str] = "python") -> tuple[P
     problem = Problem(
         id=f"kattis/{package.name}",
         statement=_statement(package).strip() + f"\n\n(Problem: {_name(config, package)})",
-        inputs=[given for given, _ in public + hidden],
-        outputs=[answer for _, answer in public + hidden],
+        inputs=[given for given, _, _ in public + hidden],
+        outputs=[answer for _, answer, _ in public + hidden],
         public_count=len(public),
         solution=next(iter(solutions.get(first, ())), None),
         time_limit_s=parse_seconds(limits.get("time_limit")),
         metadata=metadata,
         files={},
     )
-    flags = _flags(config, package)
+    flags = _validator_args(config, package, [path for _, _, path in public + hidden], validators, custom)
     if not custom:
         return problem, {"checker": default_checker(flags)}
-    if flags:
-        raise Untestable(f"code-kattis: {package.name}'s custom validator takes flags {flags} (not supported)")
     validator_language, source = validator_source(package)
-    spec = {"language": validator_language, "source": source, "protocol": "kattis"}
+    spec: dict[str, Any] = {"language": validator_language, "source": source, "protocol": "kattis"}
+    if flags:
+        spec["args"] = flags  # after input, answer and feedback_dir, as Kattis passes them
     if interactive:
         problem.interactor = spec
         return problem, {"checker": None}
@@ -343,12 +430,19 @@ class KattisEnv(ContestEnv):
             default ``examples_dir()``, Kattis' example packages (``DataUnavailableError`` naming
             ``FETCH_SCRIPT`` where they were not fetched).
         language: as ``ContestEnv``; the reference is the first accepted submission in the first one.
+        validators: how a package names its output validator (``VALIDATORS``): ``"format"``
+            (``code-kattis-v4``, the default) or ``"v3"`` (``code-kattis-v3``).
     """
 
     env_name: ClassVar[str] = "code-kattis"
     verifier_class: ClassVar[type[CodeVerifier]] = KattisVerifier
 
-    def __init__(self, data: Any = None, *, path: str | Path | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, data: Any = None, *, path: str | Path | None = None, validators: str = "format", **kwargs: Any
+    ) -> None:
+        if validators not in VALIDATORS:
+            raise ConfigurationError(f"code-kattis: validators must be one of {VALIDATORS}, got {validators!r}")
+        self.validators = validators
         root = data if data is not None else path
         if root is None:
             root = examples_dir()
@@ -370,7 +464,7 @@ class KattisEnv(ContestEnv):
 
     def _row_task(self, index: int, place: RowPlace, row: Any) -> Any:
         try:
-            problem, judge = read_package(Path(row["package"]), self.language)
+            problem, judge = read_package(Path(row["package"]), self.language, self.validators)
         except Untestable as exc:
             self.skipped.append(str(exc))
             return None

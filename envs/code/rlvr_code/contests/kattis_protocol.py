@@ -10,25 +10,41 @@ a small POSIX shell step in front of the validator rearranges the arguments and 
 (42 -> 0, 43 -> 1; 0, 1, 2, 4 and 8, testlib's verdicts which Kattis never means as one, -> 3, the
 judge's failure;
 anything else passes through, so a SIGPIPE stays what ``languages.interactive`` makes of it).
-Its feedback directory is its own ``/tmp`` (a tmpfs of the step's own).
+Its feedback directory is its own ``/tmp/`` (a tmpfs of the step's own; with the path separator
+the format requires, so ``feedback_dir + "judgemessage.txt"`` names a file in it). The package's
+validator arguments (``output_validator_args``, ``validator_flags``) follow it, each shell-quoted
+into the step: they come from the package, never from the contestant.
 """
 
 from __future__ import annotations
 
+import shlex
+from collections.abc import Sequence
+
 _EXITS = 'case $s in 42) exit 0;; 43) exit 1;; {one}0|1|2|4|8) exit 3;; *) exit "$s";; esac'
 _MESSAGE = "[ -f /tmp/judgemessage.txt ] && head -c 400 /tmp/judgemessage.txt >&2"
 
-CHECKER_STEP = (
-    # The case arrives framed on stdin as for a testlib checker (``sandboxed._SPLIT``).
-    'read -r a b c || exit 3; head -c "$a" > /tmp/input.txt && head -c "$b" > /tmp/output.txt'
-    ' && head -c "$c" > /tmp/answer.txt || exit 3; '
-    '"$@" /tmp/input.txt /tmp/answer.txt /tmp < /tmp/output.txt 1>&2; s=$?; '
-    f"{_MESSAGE}; " + _EXITS.format(one="")
-)
-"""The checker's step: ``sh -c CHECKER_STEP checker <validator command>``."""
+
+def _quoted(args: Sequence[str]) -> str:
+    return "".join(" " + shlex.quote(arg) for arg in args)
 
 
-def interactor_step(python: bool) -> str:
+def checker_step(args: Sequence[str] = ()) -> str:
+    """The checker's step: ``sh -c STEP checker <validator command>``."""
+    return (
+        # The case arrives framed on stdin as for a testlib checker (``sandboxed._SPLIT``).
+        'read -r a b c || exit 3; head -c "$a" > /tmp/input.txt && head -c "$b" > /tmp/output.txt'
+        ' && head -c "$c" > /tmp/answer.txt || exit 3; '
+        f'"$@" /tmp/input.txt /tmp/answer.txt /tmp/{_quoted(args)} < /tmp/output.txt 1>&2; s=$?; '
+        f"{_MESSAGE}; " + _EXITS.format(one="")
+    )
+
+
+CHECKER_STEP = checker_step()
+"""The step without validator arguments."""
+
+
+def interactor_step(python: bool, args: Sequence[str] = ()) -> str:
     """The interactor's step: ``sh -c STEP interactor <validator command> INPUT LOG ANSWER`` (the
     runner appends testlib's three files; the validator gets the input, the answer and ``/tmp``).
 
@@ -39,5 +55,5 @@ def interactor_step(python: bool) -> str:
     return (
         'n=$(($# - 3)); i=0; for a do i=$((i + 1)); if [ "$i" -le "$n" ]; then set -- "$@" "$a"; '
         'elif [ "$i" -eq $((n + 1)) ]; then in=$a; elif [ "$i" -eq $((n + 3)) ]; then ans=$a; fi; done; '
-        'shift $((n + 3)); "$@" "$in" "$ans" /tmp; s=$?; ' + _EXITS.format(one=keep)
+        f'shift $((n + 3)); "$@" "$in" "$ans" /tmp/{_quoted(args)}; s=$?; ' + _EXITS.format(one=keep)
     )

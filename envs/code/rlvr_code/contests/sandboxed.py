@@ -71,15 +71,15 @@ def covered(path: str, mounts: tuple[str, ...]) -> bool:
     return any(path == m or path.startswith(m.rstrip("/") + "/") for m in mounts)
 
 
-def checker_language(base: Language, protocol: str = "testlib") -> Language:
+def checker_language(base: Language, protocol: str = "testlib", args: tuple[str, ...] = ()) -> Language:
     """``base`` run behind the shell step that lays out the case's three files (and, for a Kattis
-    output validator, speaks its protocol: ``kattis_protocol``)."""
-    from rlvr_code.contests.kattis_protocol import CHECKER_STEP
+    output validator, speaks its protocol and passes its ``args``: ``kattis_protocol``)."""
+    from rlvr_code.contests.kattis_protocol import checker_step
 
     run = ("/usr/bin/python3", "-I", "-c", _PYTHON_GUARD, "{src}") if base is PYTHON else base.run
     run_mounts = base.run_mounts if base.run_mounts is not None else base.mounts
     extra = tuple(tool for tool in _SHELL_TOOLS if not covered(tool, run_mounts))
-    step = CHECKER_STEP if protocol == "kattis" else _SPLIT
+    step = checker_step(args) if protocol == "kattis" else _SPLIT
     return dataclasses.replace(
         base,
         run=("/usr/bin/sh", "-c", step, "checker", *run),
@@ -145,6 +145,7 @@ def run_checker(
     memory_mb: int,
     total_s: float | None = None,
     protocol: str = "testlib",
+    args: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """Judge ``(input, contestant output, expected)`` triples with a special judge (compiled once).
 
@@ -174,7 +175,7 @@ def run_checker(
     }
     try:
         return run_sample(
-            checker_language(language_spec(language), protocol),
+            checker_language(language_spec(language), protocol, args),
             source,
             cases,
             limits,

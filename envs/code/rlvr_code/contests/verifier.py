@@ -25,7 +25,7 @@ from collections import OrderedDict
 from typing import Any
 
 from rlvr_code.contests.checkers import Checker, CheckerSpecError, parse_checker
-from rlvr_code.contests.runs import bad_task, judge_run, program_of
+from rlvr_code.contests.runs import bad_task, judge_run, program_of, untrusted_answers
 from rlvr_code.scoring import plan_for
 from rlvr_code.verifier import (
     CodeVerifier,
@@ -129,12 +129,13 @@ class ContestVerifier(CodeVerifier):
         if answer.get("checker") is None:
             return measured(verifier, task, completion)
         try:
-            parse_checker(answer["checker"])
+            checker = parse_checker(answer["checker"])
         except CheckerSpecError:
             return self.verify(task, completion), None
         plain = _without_checker(task)
         verdict, spent = measured(verifier, plain, completion)
-        if verdict.reward >= 1.0:
+        cases = [c for c in answer.get("cases") or () if isinstance(c, dict)]
+        if verdict.reward >= 1.0 and (checker is None or checker.builtin or not untrusted_answers(checker, cases)):
             return verdict, spent
         return self.verify(task, completion), None
 
@@ -214,7 +215,12 @@ def _checked(verifier: CodeVerifier, task: Task, plain: Task, completion: str, c
         limits = verifier.limits(float(plain.answer.get("timeout_s") or verifier.timeout_s))
     if language == "python":
         first = CodeVerifier.verify(verifier, plain, completion)
-        if first.reward >= 1.0 or not _worth_checking(first, verifier.partial_credit):
+        # An output equal to an expected one the special judge does not accept (an empty or
+        # dummy .ans) is no pass: those cases go to the checker (``runs.untrusted_answers``).
+        if first.reward >= 1.0:
+            if checker.builtin or not untrusted_answers(checker, cases):
+                return first
+        elif not _worth_checking(first, verifier.partial_credit):
             return first
         probe = _first_failed(first)
         if probe is not None and not verifier.partial_credit:
