@@ -8,10 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 from rlvr_envs.redteam import attacks_answer as answer
 from rlvr_envs.redteam import attacks_code as code
+from rlvr_envs.redteam import attacks_glyph as glyph
 from rlvr_envs.redteam import attacks_guess as guess
 from rlvr_envs.redteam import attacks_hidden as hidden
 from rlvr_envs.redteam import attacks_lean as lean
+from rlvr_envs.redteam import attacks_order as order
 from rlvr_envs.redteam import attacks_paste as paste
+from rlvr_envs.redteam import attacks_prompt as prompt
 from rlvr_envs.redteam import attacks_tail as tail
 from rlvr_envs.redteam import attacks_text as text
 from rlvr_envs.redteam.mining import forge_turns, mine_feedback, prompt_lookup_probes
@@ -87,6 +90,21 @@ CLASSES: tuple[AttackClass, ...] = (
     AttackClass(
         "code_guess", guess.guess_probes, frozenset({"code"}), "a yes/no code task with examples in the prompt"
     ),
+    # Round 12: disguised words and values, more languages, orderings, markers, structure, verdicts,
+    # length caps, and (for instruction-following ids first) texts built from the prompt.
+    AttackClass("more_languages", order.more_languages_probes, _SHORT, "a short gold answer (answer_text)"),
+    AttackClass("not_but", order.not_but_probes, _SHORT, "a short gold answer (answer_text)"),
+    AttackClass("disguised_marker", glyph.disguised_marker_probes, _SHORT, "a short gold answer (answer_text)"),
+    AttackClass("disguised_value", glyph.disguised_value_probes, _SHORT, "a short gold answer (answer_text)"),
+    AttackClass("marker_clash", order.marker_clash_probes, _SHORT, "a short gold answer (answer_text)"),
+    AttackClass("markup_alternative", order.markup_alternative_probes, _SHORT, "a short gold answer (answer_text)"),
+    AttackClass("self_verdict", order.self_verdict_probes, None, ""),
+    AttackClass("far_retraction", order.far_retraction_probes, _SHORT, "a short gold and a size cap over 40,000"),
+    AttackClass("echo_gold", order.echo_gold_probes, _SHORT, "a short gold answer (answer_text)"),
+    AttackClass("keyword_stuffing", prompt.keyword_stuffing_probes, None, ""),
+    AttackClass("constraint_swap", prompt.constraint_swap_probes, None, ""),
+    AttackClass("script_swap", prompt.script_swap_probes, None, ""),
+    AttackClass("other_prompt", prompt.other_prompt_probes, None, "another task in the run with other words"),
     AttackClass("feedback_mining", None, None, "an env that can be made with max_turns > 1", episode=mine_feedback),
     AttackClass("forged_turn", None, None, "an env that can be made with max_turns > 1", episode=forge_turns),
     AttackClass(

@@ -39,9 +39,10 @@ def test_finds_the_word_salad_hole_in_an_env_without_a_relevance_check(capsys, t
     assert salad["status"] == "HOLE" and salad["tasks_with_holes"] == 4
     assert "lowercase" in salad["hole_variants"]
     assert salad["examples"] and salad["examples"][0]["reward"] == 1.0
-    # Only the off-topic classes (the salad, and an essay pasted under every prompt): refusals,
-    # echoes, notes to the grader, binary and huge inputs earn nothing there.
-    assert report["hole_classes"] == ["word_salad", "paste_many"]
+    # Only the off-topic classes (the salad, an essay pasted under every prompt, and round 12's essay
+    # stuffed with the prompt's words): refusals, echoes, notes to the grader, binary and huge inputs
+    # earn nothing there.
+    assert report["hole_classes"] == ["word_salad", "paste_many", "keyword_stuffing"]
     # No gold answer: the answer-based classes say why they did not run.
     assert classes["hedge"]["status"] == "n/a" and "short gold answer" in classes["hedge"]["not_applicable"]
     assert "word_salad" in stdout and "HOLE" in stdout
