@@ -239,3 +239,37 @@ def test_arguments_are_quoted_into_the_step_not_run() -> None:
     hostile = ["$(touch /tmp/x)", "; exit 42", "a b"]
     for step in (checker_step(hostile), interactor_step(True, hostile)):
         assert "'$(touch /tmp/x)'" in step and "'; exit 42'" in step and "'a b'" in step
+
+
+GUESS_WITH_ARGS = """import sys
+secret, rounds = int(open(sys.argv[1]).read()), int(sys.argv[4])
+for _ in range(rounds):
+    line = sys.stdin.readline()
+    if not line.strip().isdigit():
+        sys.exit(43)
+    guess = int(line)
+    print("correct" if guess == secret else "lower" if guess > secret else "higher", flush=True)
+    if guess == secret:
+        sys.exit(42)
+sys.exit(43)
+"""
+BISECT = """lo, hi = 1, 100
+while True:
+    mid = (lo + hi) // 2
+    print(mid, flush=True)
+    said = input().strip()
+    if said == "correct":
+        break
+    lo, hi = (lo, mid - 1) if said == "lower" else (mid + 1, hi)
+"""
+
+
+def test_an_interactive_validator_gets_its_arguments(tmp_path: Path) -> None:
+    cases = {f"secret/{n}": (f"{n}\n", "") for n in (1, 37, 100)}
+    files = {"output_validator/validate.py": GUESS_WITH_ARGS, "data/test_group.yaml": "output_validator_args: ['8']\n"}
+    env = KattisEnv(_package(tmp_path / "guess", V2023 + "type: interactive\n", cases, files), timeout_s=10.0)
+    [task] = env.tasks  # before: left out (a custom validator with arguments)
+    assert task.answer["interactor"]["args"] == ["8"]
+    assert env.verifier.verify(task, fence("python", BISECT)).reward == 1.0
+    linear = "for g in range(1, 101):\n    print(g, flush=True)\n    input()"
+    assert env.verifier.verify(task, fence("python", linear)).reward == 0.0
