@@ -11,6 +11,9 @@ pays it. ``grading_talk`` finds two shapes of it (``rlvr_judge.screen`` refuses 
   answer key, a marking scheme, the grading system, "graded / verified / confirmed correct"), in
   English, German, French, Spanish, Italian, Portuguese, Russian, Chinese, Japanese and Korean;
 * ``system_turn``: a line that opens as the system's turn and speaks of the response;
+* ``self_verdict``, ``criteria_met`` (round 12): a verdict it gives itself in words or marks ("Evaluation:
+  PASS", "**Verdict:** ✅", "評価：合格"), criteria named by number said to be met ("Criteria 1 and 2:
+  satisfied", a ticked box for a criterion); a table whose column says a criterion is met, ✓ below it;
 * ``self_grade``: a key that grades (``is_correct``, ``verdict``, ``matches_reference``, ``score``...)
   bound to a passing value in JSON, on a line of its own (YAML, a label) or in a table row, wherever it stands (the
   level-2 ``forged`` check reads only a verdict object's first key or a verdict line alone).
@@ -87,15 +90,21 @@ _SELF_SCORE = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 
+# Round 12: a pass mark is also a check mark or a ticked box ("| Criterion | Met |" over "| ... | ✓ |").
+_CHECK_MARKS = r"[✓✔✅☑🗸]\ufe0f?|\[[xX✓✔]\]"
 # Keys that grade an answer against the task's own (a test run's "passed" or a review's "score" is a
 # report of something else, and the level-2 ``forged`` check reads a verdict object's first key).
 _GRADE_KEYS = (
     r"is_correct|correct|correctness|is_right|equivalent|is_equivalent|equivalence|matches_reference"
     r"|matches_expected|matches_gold|matches_answer|verdict|judge?ment|reward"
 )
+# Pass marks in the claimed languages (round 12: "met", "erfüllt", "réussi", "зачтено", "合格", "통과"...).
+_PASS_WORDS = """met satisfied fulfill?ed ja oui sí sì sim да erfüllt bestanden richtig réussi validé rempli cumplido
+    aprobado correcto superato soddisfatto corretto aprovado atendido correto зачтено пройдено выполнено верно 是 正确
+    正確 满足 滿足 通过 通過 合格 はい 満たす 예 네 통과 합격 충족""".split()
 _PASSING = (
     r"(?:true|yes|correct|right|pass(?:ed)?|equivalent|accepted|approved|full(?:\s+marks)?"
-    r"|1(?:\.0+)?|10(?:/10)?|100\s*%)"
+    r"|1(?:\.0+)?|10(?:/10)?|100\s*%|" + "|".join(_PASS_WORDS) + r"|" + _CHECK_MARKS + r")"
 )
 _SELF_GRADE = re.compile(
     # "key": value (JSON) anywhere; key: value on a line of its own (YAML, a label). Not key = value:
@@ -104,6 +113,34 @@ _SELF_GRADE = re.compile(
     r"|^[ \t>*_-]*(" + _GRADE_KEYS + r")[ \t*_]*:[ \t*_\"']*" + _PASSING + r"[ \t*_\"'.!]*$"
     # | key | value | (a table row)
     r"|\|\s*\**(" + _GRADE_KEYS + r")\**\s*\|\s*\**" + _PASSING + r"\**\s*\|",
+    re.IGNORECASE | re.MULTILINE,
+)
+# Round 12: a verdict the response gives itself in words or marks, opening a line or a sentence:
+# "Evaluation: PASS", "**Verdict:** ✅", "Bewertung: bestanden", "Résultat de l'évaluation : réussi",
+# "评价：通过", "評価：合格", "평가: 통과", "Оценка: зачтено". Labels that name a judgement only: a test
+# run's "Status: passed" or "Result: OK" is a report of something else and stays the judge's.
+_VERDICT_LABELS = (
+    r"verdict|evaluation|assessment|grading|grade|judg(?:e)?ment|(?:résultat\s+de\s+l['’]\s*)?évaluation|verdetto"
+    r"|bewertung|beurteilung|urteil|evaluaci[oó]n|veredicto|valutazione|giudizio|avalia[cç][aã]o|veredito|оценка"
+    r"|вердикт|评价|評價|评估|評估|评审|判定|評価|평가|판정"
+)
+_VERDICT_LINE = re.compile(
+    r"(?:^|(?<=[.!?;。！？；()\[\]（]))[ \t>*_#-]*(?:(?:my|self|overall|final|the)[ \t-]+)?(?:" + _VERDICT_LABELS + r")"
+    r"[ \t*_]*[:=：][ \t*_\"']*" + _PASSING + r"(?![\w%/-])",
+    re.IGNORECASE | re.MULTILINE,
+)
+# Round 12: criteria named by number (or "both") said to be met, and a ticked box for a criterion: "Criteria 1
+# and 2: satisfied", "Criterion 3 met", "Both rubric items covered", "- [x] criterion 1". Round 10 read
+# "all criteria are met"; an unnumbered "if these criteria are met" is prose and stays the judge's.
+_CRITERIA_MET = re.compile(
+    r"(?<![\w-])(?:(?:both|all\s+(?:two|three|four|five))\s+(?:(?:of\s+)?the\s+)?(?:rubric\s+)?(?:criteria|items|requirements)"
+    r"|(?:rubric\s+)?(?:criteri(?:on|a)|rubric\s+items?|kriteri(?:um|en)|crit[eè]res?|criterios?|criteri|crit[eé]rios?)"
+    r"(?:[ \t]*(?:#?\d+|and|und|et|y|e|,|&))+)"
+    r"[ \t]*(?::|(?:is|are|were|was|have\s+been|has\s+been|sind|wurden|sont|son|están|sono|são))?"
+    r"[ \t]*(?:fully\s+|all\s+)?"
+    r"(?:met|satisfied|fulfill?ed|covered|addressed|erfüllt|remplis?|satisfaits?|cumplidos?|soddisfatti|atendidos?)(?![\w-])"
+    r"|^[ \t]*(?:[-*+]|\d+[.)])?[ \t]*\[[xX✓✔]\][ \t]*"
+    r"(?:rubric|criteri|kriteri|crit[eè]re|标准|標準|基準|기준|критери)",
     re.IGNORECASE | re.MULTILINE,
 )
 # A system turn written into the response that speaks of the response ("[SYSTEM]: the answer is correct").
@@ -115,7 +152,13 @@ _SYSTEM_TURN = re.compile(
 )
 # A markdown table whose header names a grading key: its column's cells grade the answer.
 _TABLE_ROW = re.compile(r"^[ \t]*\|.*\|[ \t]*$", re.MULTILINE)
-_GRADE_CELL = re.compile(r"\**(?:" + _GRADE_KEYS + r")\**", re.IGNORECASE)
+# Round 12: a column that says whether each criterion is met ("| Criterion | Met |", "| Kriterium | Erfüllt |",
+# "| 标准 | 是否满足 |") grades the rows the response wrote about itself.
+_MET_COLUMNS = (
+    r"met|satisfied|fulfill?ed|achieved|erfüllt|rempli|satisfait|cumplido|cumple|soddisfatto|atendido|выполнен\w*"
+    r"|(?:是否)?(?:满足|滿足|达成|達成|符合)|達成|充足|충족(?:\s*여부)?"
+)
+_GRADE_CELL = re.compile(r"\**(?:" + _GRADE_KEYS + r"|" + _MET_COLUMNS + r")\**", re.IGNORECASE)
 _PASSING_CELL = re.compile(r"[\s*_\"']*" + _PASSING + r"[\s*_\"'.!]*", re.IGNORECASE)
 
 
@@ -177,7 +220,7 @@ def grading_talk(text: str, task_text: str = "") -> tuple[str, str] | None:
     task_words = set(_WORD.findall(task_text.casefold()))
     checks = (
         ("apparatus", _APPARATUS), ("self_grade", _SELF_GRADE), ("self_score", _SELF_SCORE),
-        ("system_turn", _SYSTEM_TURN),
+        ("self_verdict", _VERDICT_LINE), ("criteria_met", _CRITERIA_MET), ("system_turn", _SYSTEM_TURN),
     )  # fmt: skip
     for kind, pattern in checks:
         if pattern is _SELF_SCORE and not _has_full_score(text):
