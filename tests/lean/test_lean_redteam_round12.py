@@ -462,3 +462,96 @@ def test_the_one_walk_gives_the_aliases_of_every_prefix(text):
     tokens = tokenize(text)
     positions = list(range(len(tokens) + 1))
     assert literal_aliases_before(tokens, text, positions) == [literal_aliases(tokens[:p], text) for p in positions]
+
+
+# --- strings that Lean and layer 1 read differently -------------------------------------------
+# Layer 1 read any `name!"…"` as an interpolated string (`{…}` parts are code); Lean reads one only
+# after `s!`/`m!`/`f!` (and keywords such as `throwError`), and a plain string otherwise. A plain
+# string whose `{` opens a code part that does not close inside it ends elsewhere read the other
+# way: what one reader takes for a string the other takes for commands. Each row passed layer 1
+# before (the command after the first quote was hidden from it); now `format_error`.
+HIDE = {
+    "a reference theorem shown to layer 1, a weaker one to Lean (panic!)": (
+        DEF_THEN_NAMESPACE.replace("namespace double\n\n", "").replace("end double\n", ""),
+        'panic!"{\ntheorem two_add (n : ℕ) : Nat.add 2 n = n + 2 := "\n'
+        'theorem two_add (n : ℕ) : True := trivial\n-- "}"',
+    ),
+    "a hidden set_option after a name ending in s!": (
+        None,
+        'def msg : String := xs!"{\n"\nset_option debug.skipKernelTC true\n-- "}"\n' + "{T}h.symm",
+    ),
+    "a hidden axiom after a name ending in !": (
+        None,
+        'def msg : String := foo!"{\n"\naxiom cheat : False\n-- "}"\n' + "{T}h.symm",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HIDE))
+def test_a_string_read_two_ways_is_refused(name):
+    from tests.lean.test_lean_redteam_round5 import TASK as STATEMENT_TASK
+    from tests.lean.test_lean_redteam_round5 import T
+
+    reference, code = HIDE[name]
+    if reference is None:
+        task, completion = STATEMENT_TASK, code.replace("{T}", T)
+    else:
+        task = _task(reference)
+        completion = reference.replace("(n : ℕ) : ℕ := sorry", f"(n : ℕ) : ℕ := {code}", 1)
+        completion = completion.split("theorem two_add (n : ℕ) : Nat.add 2 n = n + 2 := sorry")[0]
+    verdict = static_check(task, f"```lean4\n{completion}\n```", LeanPolicy())
+    assert not isinstance(verdict, Prepared) and verdict.reason is Reason.FORMAT_ERROR, verdict
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        's!"{x} and {y}"',
+        's!"{ "}" ++ toString x}"',
+        '"a {b} c"',
+        '"{}"',
+        'panic! "no braces"',
+        'm!"{x}" ++ "{y}"',
+        'f!"{(1 : ℕ)}"',
+    ],
+)
+def test_strings_read_one_way_pass(text):
+    from tests.lean.test_lean_redteam_round5 import TASK as STATEMENT_TASK
+    from tests.lean.test_lean_redteam_round5 import T
+
+    completion = f"def msg := {text}\n{T}h.symm"
+    assert isinstance(static_check(STATEMENT_TASK, f"```lean4\n{completion}\n```", LeanPolicy()), Prepared)
+
+
+# `panic!` as Init elaborates it, for the prelude-only kernel (no Init): the reference's own text.
+K_PANIC = (
+    PRELUDE
+    + """
+instance : Inhabited N := Inhabited.mk N.zero
+noncomputable def panicWithPosWithDecl {α : Sort u} [Inhabited α] (_ _ : String) (_ _ : Nat) (_ : String) : α :=
+  Inhabited.default
+noncomputable def f : N := sorry
+theorem hard : Eq (N.succ N.zero) N.zero := sorry
+"""
+)
+
+
+@pytest.mark.lean
+@pytest.mark.live
+@kernel
+def test_a_string_read_two_ways_paid_on_the_kernel_and_is_refused():
+    from rlvr_lean.verifier import LeanVerifier
+
+    # Lean: `panic!` then the plain string up to `:= "`, then `theorem hard : True`; layer 1 before:
+    # an interpolated string whose code part held the reference's false `theorem hard` and a string
+    cheat = K_PANIC.replace(
+        "noncomputable def f : N := sorry\ntheorem hard : Eq (N.succ N.zero) N.zero := sorry",
+        'noncomputable def f : N := panic!"{\ntheorem hard : Eq (N.succ N.zero) N.zero := "\n'
+        'theorem hard : True := True.intro\n-- "}"',
+    )
+    verifier = LeanVerifier(backend="file", lean_bin=LEAN)
+    try:
+        verdict = verifier.verify(Task(id="k12p", prompt="p", answer={"reference": K_PANIC}), f"```lean4\n{cheat}\n```")
+        assert verdict.reward == 0.0 and verdict.reason is Reason.FORMAT_ERROR, verdict  # `ok` 1.0 before
+    finally:
+        verifier.close()

@@ -53,7 +53,7 @@ _MASTER = re.compile(
     r"|(?P<line_comment>--[^\n]*)"
     r"|(?P<block>/-)"
     r"|(?P<raw>r#*\")"
-    rf"|(?P<interp>{_ID_START}{_ID_REST}*!\")"
+    r"|(?P<interp>[smf]!\")"
     r"|(?P<string>\")"
     rf"|(?P<ident>{_IDENT_RE})"
     r"|(?P<number>0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+|\d[\d_]*(?:\.\d+)?(?:[eE][+-]?\d+)?)"
@@ -70,13 +70,14 @@ def _strip_guillemets(text: str) -> str:
     return text.replace("«", "").replace("»", "") if "«" in text else text
 
 
-def _skip_block_comment(src: str, pos: int) -> int:
-    """``pos`` is just after an opening ``/-``; returns the index after the matching ``-/``."""
+def _skip_block_comment(src: str, pos: int, n: int | None = None) -> int:
+    """``pos`` is just after an opening ``/-``; returns the index after the matching ``-/`` (before
+    ``n``, the end of the text read: ``len(src)`` by default)."""
     depth = 1
-    n = len(src)
+    n = len(src) if n is None else n
     while depth:
-        nxt_open = src.find("/-", pos)
-        nxt_close = src.find("-/", pos)
+        nxt_open = src.find("/-", pos, n)
+        nxt_close = src.find("-/", pos, n)
         if nxt_close < 0:
             raise LexError(f"unterminated comment /- starting before offset {pos}")
         if 0 <= nxt_open < nxt_close:
@@ -95,13 +96,15 @@ MAX_INTERPOLATION_DEPTH = 64
 
 
 class _Lexer:
-    def __init__(self, src: str) -> None:
+    def __init__(self, src: str, limit: int | None = None) -> None:
         self.src = src
+        self.n = len(src) if limit is None else limit  # the text read ends here (a probe reads less)
+        self.probe = limit is not None
         self.tokens: list[Token] = []
         self.depth = 0
         # Past the last `»`, a `«` that starts a token is an unterminated name escape to Lean;
         # read on, every one would send the name pattern to the end (quadratic in the length).
-        self.last_close = src.rfind("»")
+        self.last_close = src.rfind("»", 0, self.n)
 
     def _line_start(self, start: int) -> bool:
         return start == 0 or self.src[start - 1] == "\n"
@@ -110,12 +113,12 @@ class _Lexer:
         self.tokens.append(Token(kind, text, start, end, self._line_start(start)))
 
     def run(self, pos: int = 0, stop_at_brace: bool = False) -> int:
-        src, n = self.src, len(self.src)
+        src, n = self.src, self.n
         depth = 0
         while pos < n:
             if src[pos] == "«" and pos > self.last_close:
                 raise LexError(f"unterminated « name escape at offset {pos}")
-            m = _MASTER.match(src, pos)
+            m = _MASTER.match(src, pos, n)
             if m is None:  # pragma: no cover - the symbol branch matches any non-space character
                 raise LexError(f"cannot read offset {pos}")
             kind = m.lastgroup or SYMBOL
@@ -123,16 +126,18 @@ class _Lexer:
             if kind == "ws" or kind == "line_comment":
                 pos = end
             elif kind == "block":
-                pos = _skip_block_comment(src, end)
+                pos = _skip_block_comment(src, end, n)
             elif kind == "string":
-                body = _STRING_BODY.match(src, end)
+                body = _STRING_BODY.match(src, end, n)
                 if body is None:
                     raise LexError(f"unterminated string at offset {pos}")
+                if not self.probe and "{" in src[end : body.end()]:
+                    self._unambiguous(pos, body.end())
                 self.add(STRING, src[pos : body.end()], pos, body.end())
                 pos = body.end()
             elif kind == "raw":
                 hashes = end - pos - 2
-                close = src.find('"' + "#" * hashes, end)
+                close = src.find('"' + "#" * hashes, end, n)
                 if close < 0:
                     raise LexError(f"unterminated raw string at offset {pos}")
                 stop = close + 1 + hashes
@@ -161,13 +166,36 @@ class _Lexer:
             raise LexError("unterminated {…} in an interpolated string")
         return pos
 
-    def _interpolated(self, start: int, body: int) -> int:
+    def _unambiguous(self, start: int, end: int) -> None:
+        """A plain string holding ``{`` must end where it would end read as an interpolated string.
+
+        Lean reads a string as interpolated (``{code}`` parts are code, which may hold strings of
+        their own) after ``s!``/``m!``/``f!`` and after keywords this tokenizer cannot know
+        (``throwError``, a library's): read the other way, a string can end elsewhere, and what one
+        reader takes for a string the other takes for commands. ``panic!"{\ntheorem hard : False :=
+        "\ntheorem hard : True := …\n-- "}"`` showed the reference's theorem to layer 1 and the
+        weaker one to Lean (``ok`` 1.0 on the 4.35 kernel, round 12). Such a string is refused."""
+        # Read as interpolated, within the plain string's own text (linear: each string once): the
+        # other reading cannot end earlier, so it either ends at the same quote or goes past it.
+        probe = _Lexer(self.src, limit=end)
+        probe.depth = self.depth
+        try:
+            probe._interpolated(start, start + 1, record=False)
+        except LexError:
+            raise LexError(
+                f"the string at offset {start} holds a `{{` whose code part (read as Lean reads an "
+                "interpolated string) does not close inside it: read as interpolated it would end elsewhere, "
+                "and which reading Lean takes depends on the word before it"
+            ) from None
+
+    def _interpolated(self, start: int, body: int, record: bool = True) -> int:
         """``s!"text {code} text"``: the text parts are a string, the ``{}`` parts are code."""
-        src, n = self.src, len(self.src)
+        src, n = self.src, self.n
         self.depth += 1
         if self.depth > MAX_INTERPOLATION_DEPTH:
             raise LexError(f"interpolated strings nested deeper than {MAX_INTERPOLATION_DEPTH} at offset {start}")
-        self.add(IDENT, src[start : body - 2], start, body - 2)
+        if record:
+            self.add(IDENT, src[start : body - 2], start, body - 2)
         pos = body
         seg_start = body - 1
         while pos < n:
