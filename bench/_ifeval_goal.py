@@ -16,6 +16,7 @@ from _ifeval_speed_off import (
     without_speed_round9,
     without_speed_round10,
     without_speed_round11_relevance,
+    without_speed_round12,
     without_speed_rounds_7_and_8,
 )
 
@@ -98,18 +99,34 @@ def goal_table(seconds: float, pairs: int = 5) -> None:
                     ratios[name].append(base / _one_pass(run))
         for name, found in ratios.items():
             print(f"{env_id}: now / speed {name} off, median of {pairs} paired passes: {statistics.median(found):.3f}x")
+        # Whole passes in turn still see the load change between them (round 11's 1.02x was in
+        # their noise): each row verified with the work on and off back to back, in alternating
+        # order, sums the two arms' CPU under the same load, verdict by verdict.
+        for name, off in LEVELS[:2]:
+            print(f"{env_id}: now / speed {name} off, row by row: {row_paired(verifier_, tasks, rows, off):.3f}x")
 
 
 LEVELS: tuple[tuple[str, tuple[Callable[[], Any], ...]], ...] = (
+    ("round 12", (without_speed_round12,)),
     ("round 11", (without_speed_round11, without_speed_round11_relevance)),
-    ("rounds 10 to 11", (without_speed_round11, without_speed_round11_relevance, without_speed_round10)),
     (
-        "rounds 9 to 11",
-        (without_speed_round11, without_speed_round11_relevance, without_speed_round10, without_speed_round9),
+        "rounds 10 to 12",
+        (without_speed_round12, without_speed_round11, without_speed_round11_relevance, without_speed_round10),
     ),
     (
-        "rounds 7 to 11",
+        "rounds 9 to 12",
         (
+            without_speed_round12,
+            without_speed_round11,
+            without_speed_round11_relevance,
+            without_speed_round10,
+            without_speed_round9,
+        ),
+    ),
+    (
+        "rounds 7 to 12",
+        (
+            without_speed_round12,
             without_speed_round11,
             without_speed_round11_relevance,
             without_speed_round10,
@@ -128,6 +145,22 @@ def _switched_off(switches: tuple[Callable[[], Any], ...]) -> Iterator[None]:
         for switch in switches:
             stack.enter_context(switch())
         yield
+
+
+def row_paired(verifier: Any, tasks: list[Any], rows: list[dict], off: tuple[Callable[[], Any], ...]) -> float:
+    """The CPU of every row's verdict with ``off``'s speed work switched off over its CPU with the
+    work on, each row timed in both arms back to back (the arm first in turn alternating), the
+    per-text memos cleared before each: a ratio of sums over all rows, each arm seeing the same
+    load (``--goal``'s passes in turn drift with a shared machine's load)."""
+    spent = [0.0, 0.0]  # [on, off]
+    for i, (task, row) in enumerate(zip(tasks, rows, strict=True)):
+        for arm in (0, 1) if i % 2 else (1, 0):
+            clear_caches()
+            with _switched_off(off if arm else ()):
+                start = time.process_time()
+                verifier.verify(task, row["response"])
+                spent[arm] += time.process_time() - start
+    return spent[1] / max(spent[0], 1e-9)
 
 
 def _one_pass(run: Callable[[], int]) -> float:

@@ -111,3 +111,18 @@ def without_speed_round11_relevance() -> Iterator[None]:
         yield
     finally:
         restated.ROUND_11 = saved
+
+
+@contextlib.contextmanager
+def without_speed_round12() -> Iterator[None]:
+    """The training ids' rules as round 11 left them: the contrast walk (``contrast_jit.Walk.run``)
+    numbers the response's units in a Python comprehension, where round 12 intersects and maps them
+    in C. Same verdicts (``tests/ifeval/test_ifeval_speed_round12_walk.py``)."""
+    from rlvr_ifeval import contrast_jit
+
+    saved = contrast_jit.ROUND_12
+    contrast_jit.ROUND_12 = False
+    try:
+        yield
+    finally:
+        contrast_jit.ROUND_12 = saved
