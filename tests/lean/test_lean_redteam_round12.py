@@ -555,3 +555,50 @@ def test_a_string_read_two_ways_paid_on_the_kernel_and_is_refused():
         assert verdict.reward == 0.0 and verdict.reason is Reason.FORMAT_ERROR, verdict  # `ok` 1.0 before
     finally:
         verifier.close()
+
+
+# `/--` opens a doc comment whose body Lean reads from after the third character, so `/--/` does
+# not close itself: Lean skips everything up to the next `-/` (here hidden in a line comment),
+# which layer 1 read as code. A reference command could so be shown to layer 1 and not to Lean.
+DOC_HIDDEN = "/--/\ndef k : ℕ := 3\n-- -/\n"
+
+
+def test_a_doc_comment_is_read_as_lean_reads_it():
+    from rlvr_lean.tokens import tokenize
+
+    assert [t.text for t in tokenize(DOC_HIDDEN + "theorem y : True := trivial")] == [
+        "theorem",
+        "y",
+        ":",
+        "True",
+        ":=",
+        "trivial",
+    ]
+    assert [t.text for t in tokenize("/-- doc -/ def x := 1 /-! mod -/ /---/ /- /--/ -/ y")] == [
+        "def",
+        "x",
+        ":=",
+        "1",
+        "y",
+    ]
+
+
+def test_a_reference_command_hidden_from_lean_in_a_doc_comment_is_drift():
+    reference = "import Mathlib\n\ndef k : ℕ := 3\n\ntheorem k3 : k = 3 := sorry\n"
+    completion = reference.replace("def k : ℕ := 3\n", DOC_HIDDEN).replace(":= sorry", ":= rfl")
+    verdict = static_check(_task(reference), f"```lean4\n{completion}\n```", LeanPolicy())
+    assert not isinstance(verdict, Prepared) and verdict.details["rule"] == "reference_drift", verdict
+
+
+@pytest.mark.lean
+@pytest.mark.live
+@kernel
+def test_lean_reads_a_doc_comment_up_to_the_next_close():
+    from rlvr_lean.file_backend import FileBackend
+
+    text = (
+        PRELUDE
+        + "\n/--/\ntheorem x : False := sorryAx False Bool.false\n-- -/\ntheorem y : True := True.intro\n#print x\n"
+    )
+    run = FileBackend(LEAN).run_file(text, timeout_s=30)
+    assert "Unknown constant `x`" in run.out, run.out[-2000:]  # `x` was inside Lean's doc comment

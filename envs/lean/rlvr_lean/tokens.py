@@ -126,7 +126,10 @@ class _Lexer:
             if kind == "ws" or kind == "line_comment":
                 pos = end
             elif kind == "block":
-                pos = _skip_block_comment(src, end, n)
+                # `/--` and `/-!` open doc comments, tokens whose body Lean reads from after the
+                # third character: `/--/` does not close itself (read as `/-` + `-/` it did, and
+                # what Lean took for a doc comment up to the next `-/` layer 1 took for code)
+                pos = _skip_block_comment(src, end + 1 if src[end : end + 1] in ("-", "!") else end, n)
             elif kind == "string":
                 body = _STRING_BODY.match(src, end, n)
                 if body is None:
