@@ -602,3 +602,24 @@ def test_lean_reads_a_doc_comment_up_to_the_next_close():
     )
     run = FileBackend(LEAN).run_file(text, timeout_s=30)
     assert "Unknown constant `x`" in run.out, run.out[-2000:]  # `x` was inside Lean's doc comment
+
+
+# Interpolated strings whose code layer 1 did not read: `s!` apart from its string (Lean reads
+# `s! "…{code}…"` as interpolated; layer 1 read a plain string), and the meta-level keywords that
+# read one (`throwError "…{code}…"`: which keywords do cannot be known, and proofs never write them).
+# Each passed layer 1 before.
+INTERPOLATED_CODE = {
+    "s! apart from its string": ('def msg : String := s! "{sorry}"\n{T}h.symm', "sorry"),
+    "m! on the next line": ('def msg := m!\n  "{(sorry : ℕ)}"\n{T}h.symm', "sorry"),
+    "throwError": ('def fail := throwError "{x}"\n{T}h.symm', "meta_api"),
+    "logInfo": ('def note := logInfo "done"\n{T}h.symm', "meta_api"),
+    "dbg_trace": ('def t (n : ℕ) : ℕ := dbg_trace "{n}"; n\n{T}h.symm', "meta_api"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INTERPOLATED_CODE))
+def test_code_in_interpolated_strings_is_read(name):
+    from tests.lean.test_lean_redteam_round5 import T, assert_refused
+
+    code, rule = INTERPOLATED_CODE[name]
+    assert_refused(code.replace("{T}", T), rule)

@@ -120,6 +120,13 @@ _META_PARTS = frozenset(
     "DelabM MacroM".split()
 )
 _META_LIBRARIES = frozenset({"Mathlib", "Batteries", "Std"})
+# Meta-level words that read an interpolated string (`throwError "… {code} …"`): the tokenizer cannot
+# know every such keyword, so the code in their braces would be read by Lean and not by layer 1.
+# Proofs never write them (they are `Lean.throwError` & co. under `open Lean`).
+_META_KEYWORDS = frozenset(
+    "throwError throwErrorAt throwNamedError throwNamedErrorAt logInfo logInfoAt logWarning logWarningAt "
+    "logError logErrorAt dbg_trace dbgTrace".split()
+)
 """Libraries whose meta code lives in ``…Tactic``/``…Meta``/``…Elab`` sub-namespaces."""
 
 
@@ -170,7 +177,7 @@ def _wraps_a_command(tokens: Sequence[Token], i: int, ends: dict[int, int]) -> b
     return j < len(tokens) and tokens[j].kind == IDENT and tokens[j].text == "in"
 
 
-_META_WORDS_ALONE = _META_ROOTS | _META_PARTS
+_META_WORDS_ALONE = _META_ROOTS | _META_PARTS | _META_KEYWORDS
 
 
 def _names_meta_api(name: str) -> bool:

@@ -53,7 +53,7 @@ _MASTER = re.compile(
     r"|(?P<line_comment>--[^\n]*)"
     r"|(?P<block>/-)"
     r"|(?P<raw>r#*\")"
-    r"|(?P<interp>[smf]!\")"
+    r"|(?P<interp>[smf]![ \t\r\n]*\")"
     r"|(?P<string>\")"
     rf"|(?P<ident>{_IDENT_RE})"
     r"|(?P<number>0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+|\d[\d_]*(?:\.\d+)?(?:[eE][+-]?\d+)?)"
@@ -197,8 +197,8 @@ class _Lexer:
         self.depth += 1
         if self.depth > MAX_INTERPOLATION_DEPTH:
             raise LexError(f"interpolated strings nested deeper than {MAX_INTERPOLATION_DEPTH} at offset {start}")
-        if record:
-            self.add(IDENT, src[start : body - 2], start, body - 2)
+        if record:  # the keyword's letter (`s!` may stand apart from its string: `s! "{x}"`)
+            self.add(IDENT, src[start : start + 1], start, start + 1)
         pos = body
         seg_start = body - 1
         while pos < n:
