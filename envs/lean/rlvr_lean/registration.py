@@ -14,9 +14,14 @@ resolvable):
   ``def m`` captures a name the reference leaves auto-bound), and so is a fill's ``where``/``let rec``
   part that does the same (``def two := … where N.add …`` then ``namespace two``: default policy)
   is refused (``helper_shadowing``): it made a false theorem true by ``rfl`` and paid 1.0 on the
-  kernel. Honest proofs that change: the reference proofs above now pass; a helper named so that
+  kernel. Layer 1 reads strings and doc comments as Lean does (interpolation only after
+  ``s!``/``m!``/``f!``; a string that could end at two places is ``format_error``; ``/--/`` opens a doc
+  comment): ``panic!"{…"`` showed a reference's false theorem to layer 1 and a weaker one to Lean (1.0
+  on the kernel, default policy). Honest proofs that change: the reference proofs above now pass;
+  a string holding a ``{`` that does not close inside it, or a proof naming ``throwError``/``logInfo``/
+  ``dbg_trace``, now scores 0; a helper named so that
   a later reference name would resolve to it now scores 0; 0 of the 436 labelled-valid proof
-  shapes in the shared cases change (statement tasks are untouched).
+  shapes in the shared cases change (0 refused before and after).
 * ``-v6`` (deprecated): issue 26's eleventh round. ``literal_rebinding`` follows the aliases the task's own
   header and statement make (``abbrev O := OfNat`` in the header, then ``instance : O ℕ 5`` in the
   completion) and reads an instance's class from its signature, where ``type_of%``, a library
