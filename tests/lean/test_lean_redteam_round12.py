@@ -611,6 +611,8 @@ def test_lean_reads_a_doc_comment_up_to_the_next_close():
 INTERPOLATED_CODE = {
     "s! apart from its string": ('def msg : String := s! "{sorry}"\n{T}h.symm', "sorry"),
     "m! on the next line": ('def msg := m!\n  "{(sorry : ℕ)}"\n{T}h.symm', "sorry"),
+    "s! and a comment before its string": ('def msg : String := s! /- c -/ "{sorry}"\n{T}h.symm', "sorry"),
+    "f! and a line comment before its string": ('def msg := f! -- c\n  "{sorry}"\n{T}h.symm', "sorry"),
     "throwError": ('def fail := throwError "{x}"\n{T}h.symm', "meta_api"),
     "logInfo": ('def note := logInfo "done"\n{T}h.symm', "meta_api"),
     "dbg_trace": ('def t (n : ℕ) : ℕ := dbg_trace "{n}"; n\n{T}h.symm', "meta_api"),

@@ -63,6 +63,8 @@ _MASTER = re.compile(
     r"|(?P<symbol>:=|@\[|=>|<;>|<\||\|>|->|<-|\S)",
     re.UNICODE,
 )
+_INTERPOLATION_KEYWORDS = frozenset({"s!", "m!", "f!"})
+"""Lean's keywords that read the string after them as interpolated (``{…}`` parts are code)."""
 _STRING_BODY = re.compile(r'(?:[^"\\]|\\.)*"', re.DOTALL)
 
 
@@ -130,6 +132,9 @@ class _Lexer:
                 # third character: `/--/` does not close itself (read as `/-` + `-/` it did, and
                 # what Lean took for a doc comment up to the next `-/` layer 1 took for code)
                 pos = _skip_block_comment(src, end + 1 if src[end : end + 1] in ("-", "!") else end, n)
+            elif kind == "string" and self._after_interpolation_keyword():
+                # `s! /- c -/ "{x}"`: Lean reads the string after the keyword, wherever it stands
+                pos = self._interpolated(pos, end, record=False)
             elif kind == "string":
                 body = _STRING_BODY.match(src, end, n)
                 if body is None:
@@ -168,6 +173,14 @@ class _Lexer:
         if stop_at_brace:
             raise LexError("unterminated {…} in an interpolated string")
         return pos
+
+    def _after_interpolation_keyword(self) -> bool:
+        if not self.tokens:
+            return False
+        last = self.tokens[-1]
+        return (
+            last.kind == IDENT and last.text in _INTERPOLATION_KEYWORDS and self.src[last.start : last.end] == last.text
+        )
 
     def _unambiguous(self, start: int, end: int) -> None:
         """A plain string holding ``{`` must end where it would end read as an interpolated string.
