@@ -214,10 +214,10 @@ def test_v10_keeps_its_verdicts_and_v11_pays_the_honest_post() -> None:
     new = rlvr_envs.make("ifeval-synth-v11").verifier.verify(task, response)
     assert old.reward == 0.0 and old.details.get("rejected") == relevance.OFF_TOPIC
     assert new.reward == 1.0 and new.reason is Reason.OK
-    assert (
-        NEWEST_SYNTH == "ifeval-synth-v11"
-        and getattr(rlvr_envs.make(NEWEST_SYNTH).verifier, "relevance_paste", None) == 7
-    )
+    # (-v12, round 12, reads task text as -v11 does: the newest id pays the post too.)
+    assert getattr(rlvr_envs.make("ifeval-synth-v11").verifier, "relevance_paste", None) == 7
+    assert getattr(rlvr_envs.make(NEWEST_SYNTH).verifier, "relevance_paste", 0) >= 7
+    assert rlvr_envs.make(NEWEST_SYNTH).verifier.verify(task, response).reward == 1.0
     # Outside any verifier the reading is round 11's; an older level's block restores the old one.
     with relevance.reading_round(False):
         old_units = relevance.task_units(HONEST[0][0], ()).units

@@ -7,6 +7,12 @@ Versions (a change that alters any reward bumps the version; the old one stays):
   ``rlvr-envs eval`` reproduces published numbers; the guard is opt-in (``guard=True``).
 * ``ifeval-v0``, ``ifbench-v0``: the degenerate-response guard on, words counted as ``\\w``
   runs (a Chinese or Thai sentence is one word), as these ids scored before.
+* ``ifeval-data-v12``, ``ifeval-synth-v12``: training envs, as ``-v11`` below, and a response that
+  carries its task's words in a repeated frame filled with different task words ("... while he
+  thought about X and Y." in every sentence of a text on something else), or in two alphabets
+  word by word (every other word transliterated into Cyrillic), is refused; ``ifeval-synth-v12``
+  also refuses a text whose task words stand only in a title, label or keywords block at its start
+  or end (``relevance_paste=8``, issue 26 round 12: ``rlvr_ifeval.stuffing``).
 * ``ifeval-data-v11``, ``ifeval-synth-v11``: training envs, as ``-v10`` below, and a task written in
   a script without spaces (Chinese, Japanese, Korean, Thai) is read without its request frame
   (关于/博客/文章, について/ブログ/記事 ...: an honest post on the topic lost reward because the
@@ -105,6 +111,8 @@ _ROUND_9: dict[str, object] = {**_ROUND_4, "relevance_paste": 5}
 _ROUND_10: dict[str, object] = {**_ROUND_4, "relevance_paste": 6}
 # Round 11: a task written without spaces (Chinese, Japanese, Korean, Thai) read without its request frame.
 _ROUND_11: dict[str, object] = {**_ROUND_4, "relevance_paste": 7}
+# Round 12: the task's words stuffed into a text on something else (rlvr_ifeval.stuffing).
+_ROUND_12: dict[str, object] = {**_ROUND_4, "relevance_paste": 8}
 
 
 def register_envs() -> None:
@@ -148,6 +156,7 @@ def register_envs() -> None:
         {"relevance": "contrast", **_ROUND_9},
         {"relevance": "contrast", **_ROUND_10},
         {"relevance": "contrast", **_ROUND_11},
+        {"relevance": "contrast", **_ROUND_12},
     )
     for version, relevance in enumerate(data_relevance):
         rlvr_envs.register(
@@ -173,6 +182,7 @@ def register_envs() -> None:
         (9, {**_SYNTH_RELEVANCE, **_ROUND_9}),
         (10, {**_SYNTH_RELEVANCE, **_ROUND_10}),
         (11, {**_SYNTH_RELEVANCE, **_ROUND_11}),
+        (12, {**_SYNTH_RELEVANCE, **_ROUND_12}),
     )
     for version, guard in training:
         rlvr_envs.register(

@@ -42,6 +42,7 @@ from rlvr_ifeval.relevance import (
 )
 from rlvr_ifeval.response_language import wrong_language
 from rlvr_ifeval.scoring import instruction_details
+from rlvr_ifeval.stuffing import ROUND_12_PASTE, stuffed_text
 from rlvr_ifeval.task_cache import TaskCache, TaskPlan
 from rlvr_ifeval.task_cache import verdict as task_verdict
 
@@ -484,6 +485,10 @@ class IFEvalVerifier(Verifier):
                 and cross_lingual(task.prompt, response)
             ):
                 return None
+            if found is None and not own and self.relevance_paste >= ROUND_12_PASTE:
+                # Round 12 (rlvr_ifeval.stuffing): the task's words stuffed into a text on
+                # something else (a repeated frame, a label only, two alphabets word by word).
+                found = stuffed_text(task.prompt, response, checkers, self.relevance_min_share)
             return found
         from rlvr_judge.relevance import JudgeError
 

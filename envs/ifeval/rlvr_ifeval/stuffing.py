@@ -1,0 +1,559 @@
+"""The task's words stuffed into a text about something else (issue 26, round 12:
+``relevance_paste=8``, ``ifeval-data-v12`` / ``ifeval-synth-v12``).
+
+The overlap rule counts the task's units a response holds; round 10 (``rlvr_ifeval.detached``)
+refuses a task named in one prose paragraph that nothing else takes up. The shipped attacker
+(``rlvr-envs redteam ifeval-synth-v11``, class ``keyword_stuffing``) beat both with a fluent essay
+on a lighthouse keeper's day that mentions the task everywhere or in one place prose rules spare:
+
+* as an aside in every sentence ("... at dusk while he thought about laptop and choosing."): the
+  units are in every paragraph, so nothing is "named in one place";
+* under a title made of them ("<<Tips Public Libraries>>"), or over a closing "Keywords: tips,
+  public, libraries" line: a heading is how real answers name a task, so round 10 spares it;
+* with every other word transliterated into Cyrillic (``script_swap``): half the text is no
+  language a reader of the prompt reads, and the Latin half carries the stuffed words.
+
+Three readings, each about how the task's words sit in the response rather than which words:
+
+* **framed** (``framed_units``): where a response mentions its task, the words around the mention
+  vary as the text goes on; a stuffed text carries the task's words in a frame, the same two words
+  before them (or after them) at most of their mentions. Mentions inside a frame seen three times
+  or more are not counted, and if the mentions left hold fewer of the task's units than the gate
+  needs, the response is refused.
+* **labelled** (``label_only``): the task's units occur only in a block of lines at the start or
+  the end (a title, a keywords line, a list of the task's words, an opening "This response covers
+  ...") and the rest, at least ``MIN_BODY_WORDS`` words, holds none of them. Judged only where
+  prompts are topical by construction (the generator's: "Write a blog post about urban
+  gardening."): a real answer there says "gardening" in its body. Labelled data has titled
+  answers whose bodies share no word with a terse task ("RUBRIC FOR EVALUATING A MUSICAL
+  COMPOSITION" over a body on melody), so ``ifeval-data`` does not apply it.
+* **mixed script** (``mixed_script``): words of two alphabets alternate through the prose (Latin
+  and Cyrillic or Greek, one word in each every few words) or letters of two alphabets share one
+  word ("lіghthouse" with a Cyrillic і), where the prompt is written in one alphabet and asks for
+  no other language. Real bilingual text switches alphabet at a phrase or a sentence, not every
+  second word.
+
+Cost: one regex pass over the first ``MAX_READ_CHARS`` characters; run only where the earlier
+rules passed a response that mentions its task.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from difflib import SequenceMatcher
+from functools import lru_cache
+from itertools import compress, pairwise
+from typing import Any
+
+from rlvr_ifeval.base import Checker
+from rlvr_ifeval.relevance_units import PREFIX, STOP_WORDS, _fold
+
+MAX_READ_CHARS = 20_000
+"""What the rules read of a response (a stuffed essay shows its frame in the first few hundred
+words; the gate's other rules read more)."""
+MIN_FRAME_REPEATS = 3
+"""A frame (the two words before a mention, or the two after it) seen this often is a frame."""
+MIN_FILLERS = 3
+"""A frame is a slot when this many different sets of task words fill it."""
+MIN_FRAMED_SHARE = 0.6
+"""... and it carries at least this share of the response's mentions of its task."""
+MIN_BODY_WORDS = 60
+"""``label_only``: the unlabelled rest holds at least this many words."""
+MIN_LABEL_PROMPT_SHARE = 0.6
+"""``label_only``: at least this share of the label's content words are the prompt's."""
+MAX_BODY_PROMPT_UNITS = 0
+"""``label_only``: the body shares at most this many of the prompt's content words (one is too
+many: the labelled rubric under "RUBRIC FOR EVALUATING A MUSICAL COMPOSITION" says "RUBRIC" once
+more and no other word of its prompt)."""
+MIN_MIXED_WORDS = 20
+"""``mixed_script``: alphabetic words read before the rule judges."""
+MIN_MINORITY_SHARE = 0.15
+MIN_SWITCH_SHARE = 0.25
+"""Words of the second alphabet are at least this share, and adjacent words switch alphabet at
+this share of word boundaries or more (bilingual text: a few switches at phrase boundaries)."""
+MIN_HYBRID_WORDS = 3
+MIN_HYBRID_SHARE = 0.05
+"""Words that mix two alphabets inside them: at least this many and this share of the words."""
+
+_TOKEN_RE = re.compile(r"[^\W\d_]+|\n|[.!?;:\u3002\uff01\uff1f]+")
+_LINE_WORD_RE = re.compile(r"[^\W\d_]+")
+_BREAK = "\x00"
+# ASCII text read as ``_TOKEN_RE`` reads it: letters kept, a sentence mark or a line end a
+# ``_BREAK`` token, anything else a space.
+_ASCII_TOKENS = str.maketrans(
+    {
+        **{chr(c): " " for c in range(128) if not chr(c).isalpha()},
+        **{ch: f" {_BREAK} " for ch in ".!?;:\n"},
+    }
+)
+"""A sentence or paragraph end: a frame never reaches across one."""
+
+
+def _unit(word: str) -> str | None:
+    folded = _fold(word)
+    return folded[:PREFIX] if len(folded) >= 3 else None
+
+
+def _line_units(line: str) -> tuple[int, set[str]]:
+    """A line's word count and its units (words of three letters or more, first ``PREFIX``)."""
+    found = _LINE_WORD_RE.findall(line)
+    if line.isascii():
+        return len(found), {w.lower()[:PREFIX] for w in found if len(w) >= 3}
+    return len(found), {u for w in found if (u := _unit(w)) is not None}
+
+
+def _content_unit(word: str) -> str | None:
+    folded = _fold(word)
+    return folded[:PREFIX] if len(folded) >= 3 and folded not in STOP_WORDS else None
+
+
+@lru_cache(maxsize=4096)
+def _pairs(text: str) -> frozenset[tuple[str, ...]]:
+    """The prompt's word pairs, over every word and over its content words (the two readings)."""
+    words = [_fold(w) for w in _LINE_WORD_RE.findall(text[:MAX_READ_CHARS])]
+    content = [w for w in words if len(w) >= 3 and w not in STOP_WORDS]
+    return frozenset(pairwise(words)) | frozenset(pairwise(content))
+
+
+@lru_cache(maxsize=4096)
+def _prompt_units(prompt: str) -> frozenset[str]:
+    """The prompt's content words as units (per prompt: a data set's prompts repeat)."""
+    return frozenset(
+        folded[:PREFIX]
+        for w in _LINE_WORD_RE.findall(prompt)
+        if len(folded := _fold(w)) >= 3 and folded not in STOP_WORDS
+    )
+
+
+def _tokens(head: str) -> list[str]:
+    """``head``'s words, casefolded and accents dropped, with ``_BREAK`` for each sentence mark
+    and line end; a line said again word for word (a chorus, a refrain, a repeated heading) is
+    read once: a song's chorus repeats its frame by design, a stuffed text's sentences differ."""
+    seen: set[str] = set()
+    kept = []
+    for line in head[:MAX_READ_CHARS].split("\n"):
+        key = line.strip().casefold()
+        if key and key not in seen:
+            seen.add(key)
+            kept.append(key)
+    text = "\n".join(kept) + "\n"
+    if text.isascii():  # (the common case: one translate and one split, in C)
+        return text.translate(_ASCII_TOKENS).split()
+    return [_fold(w) if w[0].isalpha() else _BREAK for w in _TOKEN_RE.findall(text)]
+
+
+def framed_units(prompt: str, head: str, task: frozenset[str], needed: int) -> dict[str, Any] | None:
+    """What was found when the task's mentions sit in a repeated frame and those outside it hold
+    fewer than ``needed`` of the task's units, else None. A frame the prompt itself uses ("what
+    has a dome ..., what has a vault ...") is the prompt's, said back or answered in kind.
+
+    Read twice: over every word ("while he thought about X and Y") and over content words only,
+    so that a frame is read past "a", "and", "were" ("... and bicycle and an were never far from
+    his mind": its frame is "never far")."""
+    every = _tokens(head)
+    words = _prompt_units(prompt)
+    distinct = set(every)
+    # Per distinct word, not per token (a text's words repeat): then one C ``map`` per token.
+    unit_of = {t: t[:PREFIX] for t in distinct if len(t) >= 3 and t[:PREFIX] in words}
+    units = list(map(unit_of.get, every))
+    # Fewer than three mentions of the task: no frame can carry them (the common exit).
+    if sum(map(task.__contains__, units)) < MIN_FRAME_REPEATS:
+        return None
+    ours = _pairs(prompt)
+    found = _framed(every, units, ours, task, needed) if _may_frame(every, units) else None
+    if found is not None:
+        return found
+    content = {t for t in distinct if len(t) >= 3 and t not in STOP_WORDS}
+    content.add(_BREAK)
+    keep = list(map(content.__contains__, every))
+    every, units = list(compress(every, keep)), list(compress(units, keep))
+    return _framed(every, units, ours, task, needed) if _may_frame(every, units) else None
+
+
+_SLOT = "\x01"
+# Two words then a prompt word (looked ahead: frames overlap), and a prompt word then two words.
+_LEFT_FRAME_RE = re.compile(f"(?=(?:^| )([^ {_SLOT}{_BREAK}]+ [^ {_SLOT}{_BREAK}]+) {_SLOT}(?: |$))")
+_RIGHT_FRAME_RE = re.compile(f"(?:^| ){_SLOT} ([^ {_SLOT}{_BREAK}]+ [^ {_SLOT}{_BREAK}]+)(?= |$)")
+
+
+def _may_frame(tokens: list[str], units: list[str | None]) -> bool:
+    """Whether some two words stand before (or after) the prompt's words three times or more: what
+    ``_framed`` needs of a frame, read in C (regexes over the text with the prompt's words as one
+    placeholder). A mention starts after a word that is not the prompt's (runs are maximal) and
+    ends before two such words (a word between two of the prompt's joins them), so every frame
+    ``_framed`` counts is one of these."""
+    masked = " ".join(_SLOT if u is not None else t for t, u in zip(tokens, units, strict=True))
+    for pattern in (_LEFT_FRAME_RE, _RIGHT_FRAME_RE):
+        found = pattern.findall(masked)
+        if found and max(Counter(found).values()) >= MIN_FRAME_REPEATS:
+            return True
+    return False
+
+
+def _framed(
+    tokens: list[str],
+    units: list[str | None],
+    ours: frozenset[tuple[str, ...]],
+    task: frozenset[str],
+    needed: int,
+) -> dict[str, Any] | None:
+    # A mention: a run of the prompt's content words (the task's units and the prompt's other
+    # words: a stuffed text borrows both) with at most one other word between two of them
+    # ("laptop and choosing" is one mention); its frame the two words before it and the two after.
+    mentions: list[tuple[int, int, set[str]]] = []
+    n = len(tokens)
+    end = -1
+    for i in compress(range(n), units):
+        if i < end:
+            continue
+        found: set[str] = set()
+        j = i
+        while j < n:
+            unit = units[j]
+            if unit is not None:
+                found.add(unit)
+                j += 1
+                continue
+            after = units[j + 1] if j + 1 < n and tokens[j] is not _BREAK else None
+            if after is None:
+                break
+            found.add(after)
+            j += 2
+        mentions.append((i, j, found))
+        end = j
+    if len(mentions) < MIN_FRAME_REPEATS:
+        return None
+    # A frame is a slot: the same two words before (or after) the mention, filled with different
+    # task words ("... thought about news and report.", "... thought about report and choosing.").
+    # A list or a refrain repeats its frame with the same filler ("with the graphs", "The American
+    # Revolution", "In a world of innovation"): that is one phrase said again, not a slot.
+    fillers: dict[tuple[str, ...], set[frozenset[str]]] = {}
+    frames: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
+    for s, e, found in mentions:
+        left, right = tuple(tokens[max(0, s - 2) : s]), tuple(tokens[e : e + 2])
+        # Made of words: a sentence end after many mentions is no frame.
+        left = left if len(left) == 2 and _BREAK not in left else ()
+        right = right if len(right) == 2 and _BREAK not in right else ()
+        frames.append((left, right))
+        for side, key in (("<", left), (">", right)):
+            if key:
+                fillers.setdefault((side, *key), set()).add(frozenset(found))
+    framed = 0
+    free: set[str] = set()
+    for (left, right), (_, _, found) in zip(frames, mentions):
+        mine = found & task
+        if not mine:
+            continue  # (the prompt's other words: they fill slots, they do not count)
+        if (left and left not in ours and len(fillers[("<", *left)]) >= MIN_FILLERS) or (
+            right and right not in ours and len(fillers[(">", *right)]) >= MIN_FILLERS
+        ):
+            framed += 1
+        else:
+            free |= mine
+    named = sum(1 for _, _, found in mentions if not found.isdisjoint(task))
+    if framed < MIN_FRAME_REPEATS or framed < MIN_FRAMED_SHARE * named or len(free) >= needed:
+        return None
+    return {"framed_mentions": framed, "mentions": named, "free_units": len(free), "needed": needed}
+
+
+def label_only(
+    prompt: str, head: str, task: frozenset[str], prompt_share: float = MIN_LABEL_PROMPT_SHARE
+) -> dict[str, Any] | None:
+    """What was found when the task's units occur only in a label at the start or the end of
+    ``head`` (a run of lines, or the first or last paragraph) and the rest (``MIN_BODY_WORDS``
+    words or more) holds none of them, nor any other content word of the prompt, else None."""
+    text = head[:MAX_READ_CHARS]
+    lines = [line for line in text.split("\n") if line.strip()]
+    if len(lines) < 2:
+        return None
+    # Line k's paragraph (blank lines part paragraphs): a keyword list is a paragraph of lines.
+    paragraph: list[int] = []
+    p = 0
+    for k, line in enumerate(text.split("\n")):
+        if not line.strip():
+            p += k > 0
+        else:
+            paragraph.append(p)
+    naming = []
+    words = []
+    read = [_line_units(line) for line in lines]
+    for k, (count, mine) in enumerate(read):
+        words.append(count)
+        if not task.isdisjoint(mine):
+            naming.append(k)
+    if not naming:
+        return None
+    first, last = naming[0], naming[-1]
+    start = first == 0 and (last - first + 1 == len(naming) or paragraph[last] == paragraph[0])
+    end = last == len(lines) - 1 or paragraph[first] == paragraph[-1]
+    end = end and (last - first + 1 == len(naming) or paragraph[first] == paragraph[-1])
+    if not (start or end):
+        return None  # named in the body, or in lines apart: not a label on someone else's text
+    label = {k for k in range(len(lines)) if paragraph[k] == paragraph[first if start else last]} | set(
+        range(first, last + 1)
+    )
+    body = sum(w for k, w in enumerate(words) if k not in label)
+    if body < MIN_BODY_WORDS:
+        return None
+    # The label is made of the prompt's words ("<<Tips Public Libraries>>", "Keywords: laptop,
+    # choosing", "This response covers laptops and choosing."): a title of the answer's own
+    # ("Ars Caninica" over a parody, "Day 1: Welcome to the land of the Anteaters! ...") is not.
+    # (``prompt_share`` 0: a generator's task, whose honest answers name their topic in the body.)
+    ours = _prompt_units(prompt)
+    label_words = [u for k in label for w in _LINE_WORD_RE.findall(lines[k]) if (u := _content_unit(w)) is not None]
+    if sum(u in ours for u in label_words) < prompt_share * len(label_words):
+        return None
+    # A real body under a title takes up something of its prompt besides the topic (the "rubric"
+    # it was asked for, the "letter", the "itinerary"); a text on something else shares nothing.
+    # (Not closed: an essay that meets one prompt word by chance, "rocky point" under "bullet
+    # point"; the labelled rubric's body shares one word too.)
+    shared: set[str] = set()
+    for k, (_, mine) in enumerate(read):
+        if k not in label:
+            shared |= ours & mine
+            if len(shared) > MAX_BODY_PROMPT_UNITS:
+                return None
+    return {"label_only": len(label), "body_words": body, "task_units": len(task)}
+
+
+# One match per run of letters of one alphabet: Latin (with its accented letters), Greek,
+# Cyrillic. Two runs that touch are one word in two alphabets ("lіghthouse" with a Cyrillic і).
+_RUN_RE = re.compile(r"[A-Za-z\u00c0-\u024f]+|[\u0370-\u03ff]+|[\u0400-\u052f]+")
+
+
+def _alphabet(ch: str) -> int:
+    code = ord(ch)
+    return 0 if code < 0x250 else 1 if code < 0x400 else 2
+
+
+def _alphabets_of(text: str) -> set[int]:
+    if text.isascii():
+        return {0} if any(c.isalpha() for c in text) else set()
+    return {_alphabet(m.group(0)[0]) for m in _RUN_RE.finditer(text)}
+
+
+def mixed_script(prompt: str, head: str, checkers: Sequence[Checker]) -> dict[str, Any] | None:
+    """What was found when the response's words alternate between two alphabets, or mix two in
+    one word, under a prompt written in one alphabet that asks for no other language; else None."""
+    prompt_alphabets = _alphabets_of(prompt)
+    if len(prompt_alphabets) != 1:
+        return None  # a prompt in two alphabets (a translation task, a Greek formula) sets none
+    if any(isinstance(c.kwargs.get("language"), str) for c in checkers):
+        return None  # the response's language is asked for: round 4's rule reads it
+    head = head[:MAX_READ_CHARS]
+    if head.isascii():
+        return None  # one alphabet (the common case, read in C)
+    kinds: list[int] = []
+    hybrid = 0
+    start = end = -1
+    for m in _RUN_RE.finditer(head):
+        kind = _alphabet(m.group(0)[0])
+        if m.start() == end and kinds:
+            # Touches the run before: one word of two alphabets ("μm", "Δx" are a symbol
+            # beside a unit: only words of four letters or more count).
+            if kinds[-1] != kind and kinds[-1] != -2:
+                kinds[-1] = -2
+                hybrid += m.end() - start > 3
+        else:
+            kinds.append(kind)
+            start = m.start()
+        end = m.end()
+    if len(kinds) < MIN_MIXED_WORDS:
+        return None
+    if hybrid >= MIN_HYBRID_WORDS and hybrid >= MIN_HYBRID_SHARE * len(kinds):
+        return {"mixed_script_words": hybrid, "words": len(kinds)}
+    counts = Counter(kinds)
+    main = next(iter(prompt_alphabets))
+    other = sum(v for k, v in counts.items() if k not in (main, -2))
+    switches = sum(1 for a, b in pairwise(kinds) if a != b)
+    if other >= MIN_MINORITY_SHARE * len(kinds) and switches >= MIN_SWITCH_SHARE * (len(kinds) - 1):
+        return {"other_alphabet_words": other, "alphabet_switches": switches, "words": len(kinds)}
+    return None
+
+
+_ECHO_TOKEN_RE = re.compile(r"[^\W_]+")
+MIN_RESTATED_COVER = 0.5
+"""``restated_prompt``: the response holds at least this share of the prompt's word pairs."""
+MAX_SWAP_GAP = 3
+"""Words between two echoed stretches, at most this many, are the echo's swapped words."""
+
+
+# Quoted material is the text to work on (a sentence to rewrite, a blurb to shorten): an answer
+# that stays close to it is how rewrites look, so it is not the prompt's request.
+_QUOTED_RE = re.compile(
+    '"[^"]*"|\u201c[^\u201d]*\u201d|\u2018[^\u2019]*\u2019|\u00ab[^\u00bb]*\u00bb|\u300c[^\u300d]*\u300d'
+)
+_EXPECTED_COPIES = ("prompt_to_repeat", "reference_text")
+
+
+@lru_cache(maxsize=4096)
+def _prompt_pairs(prompt: str, copies: tuple[str, ...]) -> tuple[tuple[str, ...], frozenset[tuple[str, str]]]:
+    request = prompt[:MAX_READ_CHARS]
+    for copy in copies:
+        request = request.replace(copy, " ")
+    words = tuple(w.casefold() for w in _ECHO_TOKEN_RE.findall(_QUOTED_RE.sub(" ", request)))
+    return words, frozenset(pairwise(words))
+
+
+_PIECE_RE = re.compile(r"[^.!?;:\n\u3002\uff01\uff1f]+")
+MIN_PIECE_RATIO = 0.4
+"""``restated_prompt``'s second reading: a piece of the response (between sentence marks) whose
+words match one of the prompt's pieces at this ratio (difflib's, over words) says it back."""
+
+
+@lru_cache(maxsize=4096)
+def _prompt_pieces(prompt: str, copies: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    request = prompt[:MAX_READ_CHARS]
+    for copy in copies:
+        request = request.replace(copy, " ")
+    pieces = (
+        tuple(w.casefold() for w in _ECHO_TOKEN_RE.findall(p)) for p in _PIECE_RE.findall(_QUOTED_RE.sub(" ", request))
+    )
+    return tuple(p for p in pieces if p)
+
+
+def _own_word(token: str) -> bool:
+    return len(token) >= 3 and token.isalpha() and token not in STOP_WORDS
+
+
+def _restated_pieces(pieces: tuple[tuple[str, ...], ...], head: str, min_words: int) -> dict[str, Any] | None:
+    """The response read piece by piece against the prompt's pieces: one that changes most of a
+    piece's words ("Hide at most 2 paragraphs in your answer without markdown" for "Highlight at
+    least 1 sections in your answer with markdown") leaves no run of pairs long enough for the
+    pair reading, but its piece still matches at ``MIN_PIECE_RATIO``."""
+    total = sum(map(len, pieces))
+    matched = [0] * len(pieces)
+    own = 0
+    for text in _PIECE_RE.findall(head):
+        toks = [w.casefold() for w in _ECHO_TOKEN_RE.findall(text)]
+        if not toks:
+            continue
+        best, best_k, best_m = 0.0, -1, 0
+        best_blocks: list[Any] = []
+        for k, piece in enumerate(pieces):
+            if 2 * min(len(piece), len(toks)) < MIN_PIECE_RATIO * (len(piece) + len(toks)):
+                continue  # (the ratio's bound from the lengths alone)
+            blocks = SequenceMatcher(None, piece, toks, autojunk=False).get_matching_blocks()
+            m = sum(b.size for b in blocks)
+            ratio = 2 * m / (len(piece) + len(toks))
+            if ratio > best:
+                best, best_k, best_m, best_blocks = ratio, k, m, blocks
+        if best >= MIN_PIECE_RATIO:
+            matched[best_k] = max(matched[best_k], best_m)
+            # Words changed in place are runs of at most ``MAX_SWAP_GAP`` between matched ones;
+            # a longer run is the response's own ("... to buy a piano because he wanted ...").
+            at = 0
+            for b in best_blocks:
+                if b.b - at > MAX_SWAP_GAP:
+                    own += sum(map(_own_word, toks[at : b.b]))
+                at = b.b + b.size
+        else:
+            own += sum(map(_own_word, toks))
+        if own >= max(1, min_words):
+            return None
+    if sum(matched) < MIN_RESTATED_COVER * total:
+        return None
+    return {"restated_prompt": round(sum(matched) / total, 3), "own_words": own}
+
+
+def restated_prompt(prompt: str, head: str, min_words: int, checkers: Sequence[Checker] = ()) -> dict[str, Any] | None:
+    """What was found when ``head`` says its prompt back with a few words changed ("wrapped in
+    do notuble angular brackets", "at most" for "at least", a number raised by one, "avoid" for
+    "include") and adds fewer than ``min_words`` content words of its own, else None.
+
+    The guard's echo rule takes out runs of three tokens copied exactly, so one changed word in
+    three leaves every run short and the echo unread. Here a response word is echoed when it
+    stands in a pair of words the prompt has (anywhere, as often as it likes), and up to
+    ``MAX_SWAP_GAP`` words between two echoed stretches are the changed words of the echo; what
+    is left, in content words (three letters or more, not stop words), is the response's own.
+    The text an instruction asks to repeat (``prompt_to_repeat``) is taken out of both sides:
+    said back, it is the answer's first part, not an echo."""
+    copies = tuple(
+        str(c.kwargs[name]) for c in checkers for name in _EXPECTED_COPIES if isinstance(c.kwargs.get(name), str)
+    )
+    words, pairs = _prompt_pairs(prompt, copies)
+    if len(pairs) < 4:
+        return None
+    for copy in copies:
+        head = head.replace(copy, " ", 1)
+    toks = [w.casefold() for w in _ECHO_TOKEN_RE.findall(head[: 4 * len(prompt) + 400])]
+    # An echo with fewer than ``min_words`` words added cannot be much longer than the prompt
+    # said twice (the cheap exit for every real answer longer than that).
+    if len(toks) > 2 * len(words) + 4 * max(1, min_words) + 2 * MAX_SWAP_GAP:
+        return None
+    n = len(toks)
+    echoed = [False] * n
+    seen: set[tuple[str, str]] = set()
+    for i in range(n - 1):
+        pair = (toks[i], toks[i + 1])
+        if pair in pairs:
+            echoed[i] = echoed[i + 1] = True
+            seen.add(pair)
+    if len(seen) < MIN_RESTATED_COVER * len(pairs):
+        return _restated_pieces(_prompt_pieces(prompt, copies), head, min_words)
+    own = 0
+    i = 0
+    while i < n:
+        if echoed[i]:
+            i += 1
+            continue
+        j = i
+        while j < n and not echoed[j]:
+            j += 1
+        # A short gap inside the echo is its changed words; at either end it is the response's.
+        if not (0 < i and j < n and j - i <= MAX_SWAP_GAP):
+            own += sum(1 for t in toks[i:j] if len(t) >= 3 and t.isalpha() and t not in STOP_WORDS)
+        i = j
+    if own >= max(1, min_words):
+        return None
+    return {"restated_prompt": round(len(seen) / len(pairs), 3), "own_words": own}
+
+
+def stuffed(
+    prompt: str,
+    head: str,
+    checkers: Sequence[Checker],
+    task: frozenset[str],
+    needed: int,
+    *,
+    label_share: float = MIN_LABEL_PROMPT_SHARE,
+    min_words: int = 5,
+) -> dict[str, Any] | None:
+    """Round 12's rules, in order of cost: what was found, or None. ``task``: the task's units
+    (``relevance.task_units``), ``needed``: how many the gate asks for; ``label_share``: the
+    share of a label's words that must be the prompt's (``label_only``; 0 for prompts topical by
+    construction)."""
+    found = restated_prompt(prompt, head, min_words, checkers) or mixed_script(prompt, head, checkers)
+    if found is not None or not task or any(c.allows_short_answer() for c in checkers):
+        return found
+    found = framed_units(prompt, head, task, max(1, needed))
+    if found is None:
+        found = label_only(prompt, head, task, label_share)
+    return found
+
+
+ROUND_12_PASTE = 8
+"""The ``relevance_paste`` level (``ifeval-data-v12`` / ``ifeval-synth-v12``) from which the
+verifier applies these rules; lower levels keep their verdicts."""
+
+
+def stuffed_text(prompt: str, response: str, checkers: Sequence[Checker], min_share: float) -> dict[str, Any] | None:
+    """The verifier's hook: round 12's rules on a response the gate's earlier rules passed.
+    ``min_share`` is the gate's (a share above ``relevance.MIN_SHARE``: prompts topical by
+    construction, ``ifeval-synth``, where any label counts, not only one made of the prompt's
+    words)."""
+    from rlvr_ifeval import relevance  # (relevance imports the gate's modules; this one is read last)
+
+    task = relevance.task_units(prompt, tuple(checkers), round9=True, round10=True)
+    share = max(min_share, relevance.MIN_SHARE)
+    need = task.needed if share == relevance.MIN_SHARE else relevance.needed(len(task.units), share)
+    return stuffed(
+        prompt,
+        response[: relevance.MAX_RELEVANCE_CHARS],
+        checkers,
+        task.units,
+        need,
+        label_share=0.0 if share > relevance.MIN_SHARE else MIN_LABEL_PROMPT_SHARE,
+    )
