@@ -61,7 +61,9 @@ def lean_wrapper_probes(t: Target, quick: bool) -> list[Probe]:
     ``end X`` leaves open, and an ``OfNat`` instance (directly or through an alias) that rebinds the
     literal an option's value is; round 11: the same instance with its class written as
     ``type_of%`` of the library's own instance, or as an identity applied to it (no literal class
-    named). Each states a theorem with no proof.
+    named); round 12: a command hidden from layer 1 in a string it read as interpolated (Lean: a
+    plain string, then the command), code after an ``s!`` apart from its string. Each states a
+    theorem with no proof.
 
     Every variant is a proof layer 1 exists to refuse, so without a Lean backend (the env then
     answers ``verifier_error`` for whatever layer 1 lets through) a ``verifier_error`` is a hole:
@@ -119,6 +121,14 @@ def lean_wrapper_probes(t: Target, quick: bool) -> list[Probe]:
             "abbrev clsOf {α : Type} (_ : α) : Type := α\n"
             f"instance (priority := high) lit : clsOf (instOfNatNat 5) := ⟨0⟩\n{wrong}"
         ),
+        # round 12: a string layer 1 and Lean read two ways (Lean reads `name!"…"` as a plain string
+        # unless the name is `s!`/`m!`/`f!`), hiding a command from layer 1; and interpolation code
+        # after `s!` standing apart from its string
+        "string-hides-command": ('def msg : String := xs!"{\n"\nset_option debug.skipKernelTC true\n-- "}"\n' + wrong),
+        "string-hides-axiom": (
+            'def msg : String := panic!"{\n"\naxiom cheat : False\n-- "}"\n' + f"{statement} False.elim cheat\n"
+        ),
+        "interpolation-apart": 'def msg : String := s! "{(unsafeCast 0 : Nat)}"\n' + wrong,
     }
     return [
         Probe(label, t.render(header + code), error_is_hole=True)
