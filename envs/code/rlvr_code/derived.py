@@ -143,9 +143,7 @@ def needs_derived(task: Task, mode: str = "derive") -> bool:
         return True
     if mode in _GUARDED and (guessable(task) or guessable_cases(task)):
         return True
-    if mode in _RULES and rule_passable(task):
-        return True
-    if mode == "stdio_rules" and rule_refusal(task) is not None:
+    if mode in _RULES and (rule_passable(task) or (mode == "stdio_rules" and rule_refusal(task) is not None)):
         return True
     return mode != "derive" and constant_passable(task)
 
@@ -572,11 +570,8 @@ def with_hidden_tests(task: Task, run: RunOutputs, mode: str = "derive") -> Task
         known = _cache.get(key)
     if known is not None:
         return known
-    refused = rule_refusal(task) if mode == "stdio_rules" else None
-    made: Task | str
-    if refused is not None:
-        made = refused
-    else:
+    made: Task | str | None = rule_refusal(task) if mode == "stdio_rules" else None
+    if made is None:
         made = guard_rules(task, run) if mode in _RULES else guard(task, run) if mode == "guard" else derive(task, run)
     with _cache_lock:
         _cache[key] = made
