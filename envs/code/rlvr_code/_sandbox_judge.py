@@ -409,8 +409,11 @@ class Judge(StdioCases):
 
     def run_humaneval(self) -> None:
         test = self.job["test"]
-        # (test code, static batches, whether a dry run is worth it): one entry a task.
-        compiled = self.cache.get(("humaneval", test), lambda: (*humaneval_test_code(test), speculation_wanted(test)))
+        # (test code, static batches, whether a dry run is worth it, each static batch as sent
+        # (``batch``: filled on first use)): one entry a task.
+        compiled = self.cache.get(
+            ("humaneval", test), lambda: (*humaneval_test_code(test), speculation_wanted(test), {})
+        )
         # A dry run depends on the tests alone (never on the solution): one that found fewer than
         # two calls to send ahead (HumanEval+'s checks compare each result in a helper: the dry run
         # ends at the first) is not run again for the task.
@@ -453,14 +456,20 @@ class Judge(StdioCases):
             if failure is not None and entry[3] is None:
                 entry[3] = failure
 
-        test_code, runs, _ = compiled
+        test_code, runs, _, sent = compiled
 
         def batch(target: object, index: int) -> None:
             try:
                 calls, builtin_names = runs[index]
                 if type(target) is Remote and self.batch_allowed(builtin_names, namespace):
                     ref = object.__getattribute__(target, "_ref")
-                    link.prefetch([(ref, args, kwargs) for _, args, kwargs in calls])
+                    # A static batch's calls are the task's literals: wired and framed the same for
+                    # every sample, so done once a task (what the tests then call is still checked
+                    # against them, call by call, in ``Link.request``).
+                    key = (index, repr(ref))
+                    if key not in sent:
+                        sent[key] = link.wire_batch([(ref, args, kwargs) for _, args, kwargs in calls])
+                    link.send_ahead(*sent[key])
             except Exception:
                 pass  # without a batch, each call goes on its own, as it always could
 

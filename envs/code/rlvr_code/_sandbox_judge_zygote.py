@@ -27,7 +27,7 @@ import sys
 import time
 
 from rlvr_code._sandbox_judge import Judge
-from rlvr_code._sandbox_warm import MAX_SAMPLES_PER_JUDGE, CleanState, CompileCache, load_cache, stray_processes
+from rlvr_code._sandbox_warm import MAX_SAMPLES_PER_JUDGE, CleanState, CompileCache, load_cache
 from rlvr_code._sandbox_wire import (
     PR_SET_DUMPABLE,
     ProtocolError,
@@ -171,7 +171,7 @@ def judge_sample(
     for event in judge.events or ():
         done = apply_event(event, outcome, tests) or done
     # Something the tests started outlived the sample: the zygote kills it before the next job.
-    stays = changed is None and done.get("done") is True and not stray_processes({os.getppid(), os.getpid()})
+    stays = changed is None and done.get("done") is True and not clean.strays({os.getppid(), os.getpid()})
     return finish_outcome(outcome, tests, done, link, nonce), stays
 
 

@@ -154,16 +154,24 @@ class Link:
         the test makes that call."""
         if self.timed_out or self.broken or self.pending:
             return
-        self.send_ahead(
-            [["call", target, self._wire(list(args)), self._wire(dict(kwargs))] for target, args, kwargs in calls]
-        )
+        self.send_ahead(*self.wire_batch(calls))
 
-    def send_ahead(self, wired: list) -> None:
+    def wire_batch(self, calls: list) -> tuple[tuple, bytes | None]:
+        """``calls`` (target, args, kwargs) wired as ``request`` wires each, and the batch message
+        that carries them (None for no calls): what ``send_ahead`` takes, to be kept and reused."""
+        wired = tuple(
+            ["call", target, self._wire(list(args)), self._wire(dict(kwargs))] for target, args, kwargs in calls
+        )
+        return wired, frame(["batch", [item[1:] for item in wired]]) if wired else None
+
+    def send_ahead(self, wired: tuple | list, message: bytes | None = None) -> None:
         """Send calls already wired as ``request`` sends them (``["call", target, args, kwargs]``)
-        ahead in one message: from a static batch (``prefetch``) or a dry run (``_sandbox_speculate``)."""
+        ahead in one message: from a static batch (``prefetch``) or a dry run (``_sandbox_speculate``).
+        ``message``: that batch's message already framed (``wire_batch``), else framed here."""
         if self.timed_out or self.broken or self.pending or not wired:
             return
-        message = frame(["batch", [item[1:] for item in wired]])
+        if message is None:
+            message = frame(["batch", [item[1:] for item in wired]])
         if len(message) > EARLY_BATCH_BYTES:
             self.greet()  # too large to wait in the socket's buffer: only once the solution reads
             if self.timed_out or self.broken:
@@ -172,7 +180,7 @@ class Link:
             send_frames(self.to_fd, [message])
         except OSError:
             return  # the next request meets the same error, as it would have
-        self.pending = wired
+        self.pending = list(wired)  # a list of its own: ``request`` takes the calls off it one by one
         self.await_announcement()
         self.greet()  # the tests go no further before the solution has loaded
 

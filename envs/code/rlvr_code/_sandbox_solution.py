@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import builtins
 import os
+import resource
 import sys
 from typing import Any
 
@@ -124,11 +125,42 @@ def drop_capabilities() -> None:
         raise OSError(errno, f"capset: {os.strerror(errno)}")
 
 
+PR_GET_SECUREBITS = 27
+
+
+def settle_privileges() -> bool:
+    """Once, in the zygote: empty its ambient and inheritable capability sets (it keeps the
+    effective and permitted ones it mounts and switches uids with) and make sure of
+    no-new-privileges and of securebits all clear; True when ``/proc/self/status`` then confirms
+    it. A sample process forked after that holds no capability in any set from its ``setuid``
+    away from root alone (the kernel clears the permitted, effective and ambient sets on that
+    switch unless a securebit says otherwise; the inheritable set it inherits empty), and
+    no-new-privileges is inherited: ``become_solution`` then skips ``drop_capabilities`` and the
+    ``prctl``, three ctypes calls a sample (ctypes' and libffi's pages faulted in, and its objects
+    copied, in every sample process). Never raises: False keeps every sample doing both itself."""
+    try:
+        _, c_prctl, c_capset, header, _, _ = privilege_calls()
+        block = type(privilege_calls()[4])()  # a block of its own: the empty one stays empty
+        if c_prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0:
+            return False
+        if _libc().capget(header, block) != 0:
+            return False
+        for part in block:
+            part.inheritable = 0
+        if c_capset(header, block) != 0 or c_prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            return False
+        if c_prctl(PR_GET_SECUREBITS, 0, 0, 0, 0) != 0:
+            return False  # keep-caps or no-setuid-fixup: the setuid would not clear the sets
+        with open("/proc/self/status", encoding="ascii") as fh:
+            status = dict(line.split(":", 1) for line in fh.read().splitlines() if ":" in line)
+        return int(status["CapInh"], 16) == 0 and int(status["CapAmb"], 16) == 0 and status["NoNewPrivs"].strip() == "1"
+    except Exception:
+        return False
+
+
 def rlimit_plan(limits: dict) -> list:
     """(resource, (soft, hard)) for each rlimit of a sample process: worked out in the zygote,
     before the fork, so the sample process only applies them."""
-    import resource
-
     megabyte = 1024 * 1024
     cpu = int(limits["cpu_s"]) + 1
     plan = []
@@ -204,9 +236,11 @@ def wipe_tree(path: str) -> None:
     os.rmdir(path)
 
 
-def become_solution(rlimits: list, uid: int | None, workdir: str, keep: set[int]) -> None:
+def become_solution(rlimits: list, uid: int | None, workdir: str, keep: set[int], settled: bool = False) -> None:
     """Everything between fork and the first line of untrusted code: the point of no return.
-    ``rlimits``: ``rlimit_plan``'s; ``uid``: the sample's own (as root), or None."""
+    ``rlimits``: ``rlimit_plan``'s; ``uid``: the sample's own (as root), or None; ``settled``:
+    the zygote's ``settle_privileges`` held (no inheritable or ambient capability, no new
+    privileges, securebits clear)."""
     setrlimit, c_prctl = privilege_calls()[:2]
     # A process group of its own (what ``kill_tree`` kills, and all ``kill(0)`` reaches), not a
     # session: with the scheduler's autogroups on, ``setsid`` makes a task group per sample, which
@@ -230,6 +264,8 @@ def become_solution(rlimits: list, uid: int | None, workdir: str, keep: set[int]
         os.setuid(uid)
         if os.getuid() == 0 or os.geteuid() == 0:
             os._exit(121)  # never run untrusted code as root
+        if settled:
+            return  # the switch from root emptied every set; no-new-privileges came with the fork
     drop_capabilities()  # raises (the sample is not run) if it cannot
     if c_prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise OSError("prctl(PR_SET_NO_NEW_PRIVS) failed")

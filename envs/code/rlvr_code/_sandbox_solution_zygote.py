@@ -12,8 +12,10 @@ is done here once, before the first fork.
 # -- wire imports (stripped in the sandbox) --
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import select
 import socket
 import sys
 import time
@@ -27,6 +29,7 @@ from rlvr_code._sandbox_solution import (
     rlimit_plan,
     run_stdio_program,
     serve_solution,
+    settle_privileges,
     unmount,
     unshare_mounts,
     wipe_tree,
@@ -99,6 +102,7 @@ class SolutionZygote:
         self.mounted: tuple[int | None, tuple] | None = None
         self.kept = False
         self.memory = open_cgroup(config.get("memory_cgroup"), unmount)  # the per-sample memory bound
+        self.settled = settle_privileges()  # see there: what each sample then need not do itself
         # /dev/null for a sample's stdio, opened once here rather than in every sample process.
         self.devnull = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC)
         if config.get("mount_work"):
@@ -213,8 +217,6 @@ class SolutionZygote:
             self.retire = f"the working directory could not be cleaned ({type(exc).__name__}: {trim(str(exc), 200)})"
 
     def run(self, request: dict, fds: list[int]) -> dict:
-        import select
-
         uid = request.get("sample_uid")
         if uid is not None and os.getuid() != 0:
             uid = None
@@ -244,15 +246,13 @@ class SolutionZygote:
                 # Serving: the socket on 3, the pipe that announces a batch's answers on 4.
                 sources = [devnull, devnull, devnull, *fds[:2]] if serve else fds[:3]
                 # Park every source above the targets first: a source may sit on another target's number.
-                import fcntl
-
                 parked = [fcntl.fcntl(fd, fcntl.F_DUPFD, 256) for fd in sources]
                 for target, fd in enumerate(parked):
                     os.dup2(fd, target)
                 setup_fd = fcntl.fcntl(setup_w, fcntl.F_DUPFD, len(parked))
                 if memory is not None:
                     prefer_as_victim()  # at the bound, the kernel kills the sample, not the zygote
-                become_solution(rlimits, uid, self.workdir, {*range(len(parked)), setup_fd})
+                become_solution(rlimits, uid, self.workdir, {*range(len(parked)), setup_fd}, self.settled)
                 # Set-up done: say so, then close the pipe before the first line of the program.
                 os.write(setup_fd, b"1")
                 os.close(setup_fd)

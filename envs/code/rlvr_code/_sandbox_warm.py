@@ -46,8 +46,13 @@ class CleanState:
         import builtins
         import decimal
         import gc
+        import random
         import signal
 
+        # The modules ``reset`` and ``changed`` use, kept here: an ``import`` statement per sample
+        # in them cost a lookup and the module's spec consulted each time, for the same module.
+        self.decimal, self.random, self.gc_module, self.signal = decimal, random, gc, signal
+        self.signal_calls = self._signal_calls(signal)
         self.tag = version_tag_reader()
         # name -> [module, its namespace's copy, the namespace's version tag, the tag's value]
         self.modules = {
@@ -66,13 +71,19 @@ class CleanState:
         self.umask = os.umask(0o077)
         os.umask(self.umask)
         self.gc = (gc.isenabled(), gc.get_threshold())
-        self.signals = self._signals(signal)
+        self.signals = self._signals(signal, self.signal_calls)
         # Kept open (and so among the descriptors recorded next): read in place after each sample
         # instead of a path walk, an open and a close each time.
         try:
             self.statm: int | None = os.open("/proc/self/statm", os.O_RDONLY | os.O_CLOEXEC)
         except OSError:
             self.statm = None
+        # This PID namespace's last allocated pid, kept open like ``statm`` (``strays``).
+        try:
+            self.last_pid: int | None = os.open("/proc/sys/kernel/ns_last_pid", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            self.last_pid = None
+        self.quiet_at: bytes | None = None  # its value when a look last found no stray process
         self.fds = self._fds()
         self.resident = self._resident()
 
@@ -105,15 +116,20 @@ class CleanState:
         return dict(data) if type(data) is dict else dict(os.environ)
 
     @staticmethod
-    def _signals(signal) -> list:
+    def _signal_calls(signal) -> tuple:
         # ``_signal``'s functions are what ``signal``'s return before wrapping each value in an
         # enum (the wrapping was most of the clean-state check's time); equal values either way.
         try:
             import _signal
 
-            getsignal, valid = _signal.getsignal, _signal.valid_signals
+            return _signal.getsignal, _signal.valid_signals
         except (ImportError, AttributeError):
-            getsignal, valid = signal.getsignal, signal.valid_signals
+            return signal.getsignal, signal.valid_signals
+
+    @staticmethod
+    def _signals(signal, calls: tuple | None = None) -> list:
+        # ``calls``: ``_signal_calls``' answer, kept by the caller (no import on each sample's path).
+        getsignal, valid = calls or CleanState._signal_calls(signal)
         handlers = []
         for number in sorted(valid()):
             try:
@@ -148,13 +164,30 @@ class CleanState:
             links = 0
         return links - 2 if links >= 3 else len(os.listdir("/proc/self/task"))
 
+    def strays(self, keep: set[int]) -> bool:
+        """Whether a process other than ``keep`` and bubblewrap's init is in this PID namespace.
+
+        Every process created in the namespace (or in one nested in it) takes the next pid, which
+        ``ns_last_pid`` shows, and nothing here can set it (no capability): when it has not moved
+        since a look that found no stray process, no process can have appeared since, and the
+        listing of ``/proc`` (sixty entries, seven system calls) is skipped. It is read before
+        the listing, so a process made during it moves it past what is kept."""
+        now = None
+        if self.last_pid is not None:
+            try:
+                now = os.pread(self.last_pid, 32, 0)
+            except OSError:
+                now = None
+        if now is not None and now == self.quiet_at:
+            return False
+        found = bool(stray_processes(keep))
+        self.quiet_at = None if found else now
+        return found
+
     def reset(self) -> None:
         """What a fork would give each sample afresh."""
-        import decimal
-        import random
-
-        random.seed()
-        decimal.setcontext(self.decimal_context.copy())
+        self.random.seed()
+        self.decimal.setcontext(self.decimal_context.copy())
         sys.setrecursionlimit(self.recursion_limit)
         sys.set_int_max_str_digits(self.digits)
         os.chdir(self.cwd)
@@ -162,10 +195,9 @@ class CleanState:
 
     def changed(self) -> str | None:
         """What differs from a fresh judge after a sample, or None when nothing does."""
-        import builtins
-        import gc
-        import signal
-
+        # ``builtins`` as ``sys.modules`` has it now, as the ``import`` here used to find it (the
+        # loop over the modules below already refuses any other entry for ``gc`` or ``signal``).
+        builtins, gc, signal = sys.modules.get("builtins"), self.gc_module, self.signal
         if sys.modules.keys() != self.module_names:  # a keys view compares as a set, without building one
             return "modules loaded"
         modules = sys.modules
@@ -185,7 +217,7 @@ class CleanState:
             return "a trace or profile hook is set"
         if (gc.isenabled(), gc.get_threshold()) != self.gc:
             return "collector settings changed"
-        if self._signals(signal) != self.signals:
+        if self._signals(signal, self.signal_calls) != self.signals:
             return "signal handlers changed"
         for timer in (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF):
             if signal.getitimer(timer) != (0.0, 0.0):

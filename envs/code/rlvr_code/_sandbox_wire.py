@@ -21,10 +21,16 @@ holds, in another PID namespace.
 
 from __future__ import annotations
 
+# fcntl and resource serve the solution's modules, which share this module's globals in the
+# sandbox: imported once here, not by an ``import`` in each sample's path (a lookup and the module's
+# spec consulted each time, and in a fork child each object it touches a page copied).
 import builtins
+import fcntl  # noqa: F401
 import json
 import os
+import resource  # noqa: F401
 import select
+import signal
 import socket
 import struct
 import sys
@@ -458,8 +464,6 @@ def recv_fds(sock: socket.socket, max_fds: int, deadline: float | None = None) -
 
 
 def kill_tree(pid: int) -> None:
-    import signal
-
     for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
         try:
             target()
@@ -475,8 +479,6 @@ def kill_all_but_me(pid_namespace: bool, pgid: int | None = None, uid: int | Non
     one (reduced isolation) that would hit the whole machine: then kill the sample's process
     group and, when the sample ran under a uid of its own, every process of that uid.
     """
-    import signal
-
     if pid_namespace:
         for _ in range(100):
             try:
