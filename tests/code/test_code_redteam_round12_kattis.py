@@ -273,3 +273,15 @@ def test_an_interactive_validator_gets_its_arguments(tmp_path: Path) -> None:
     assert env.verifier.verify(task, fence("python", BISECT)).reward == 1.0
     linear = "for g in range(1, 101):\n    print(g, flush=True)\n    input()"
     assert env.verifier.verify(task, fence("python", linear)).reward == 0.0
+
+
+def test_an_absolute_tolerance_of_one_or_more_loads_and_judges(tmp_path: Path) -> None:
+    cases = {"sample/1": ("1000000\n", "2000000\n"), "secret/2": ("3000000\n", "6000000\n")}
+    files = {"data/testdata.yaml": "output_validator_flags: float_absolute_tolerance 2\n"}  # v3 read it too
+    root = tmp_path / "set"
+    _package(root / "big", V2023, cases, files)
+    _package(root / "plain", V2023, SPLIT_CASES, {"output_validator/validate.py": SPLIT_VALIDATOR})
+    env = KattisEnv(root, timeout_s=10.0)  # before: DataError at make (abs_tol had to be below 1)
+    task = next(t for t in env.tasks if t.id == "kattis/big")
+    assert env.verifier.verify(task, fence("python", "print(2 * int(input()) + 1.5)")).reward == 1.0
+    assert env.verifier.verify(task, fence("python", "print(2 * int(input()) + 3)")).reward == 0.0

@@ -75,9 +75,13 @@ class Checker:
 
 
 def _tolerance(spec: Mapping[str, Any], key: str) -> float:
+    """A relative tolerance in [0, 1); an absolute one any finite number from 0 (a Kattis package
+    may state ``float_absolute_tolerance 1.5`` for answers in the millions: refusing it refused
+    the package's whole set at ``make``)."""
     value = spec.get(key, 0.0)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0.0 <= float(value) < 1.0):
-        raise CheckerSpecError(f"checker {key} must be a number in [0, 1), got {value!r}")
+    bound = 1.0 if key == "rel_tol" else math.inf
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0.0 <= float(value) < bound):
+        raise CheckerSpecError(f"checker {key} must be a number in [0, {bound:g}), got {value!r}")
     return float(value)
 
 
