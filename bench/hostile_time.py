@@ -1,6 +1,6 @@
 """Verifiers never hang: a time-complexity sweep of every family's reading of hostile output.
 
-    .venv/bin/python bench/hostile_time.py [--n 10000] [--only REGEX] [--gen REGEX] [--all] [--judge-envs]
+    .venv/bin/python bench/hostile_time.py [--n 10000] [--only REGEX] [--gen REGEX] [--all] [--judge-envs] [--jobs 2]
 
 Every (verifier, generator) pair is timed in CPU time (``time.process_time``: the server thread
 of the judge stand-in included, other agents' load excluded) on a completion of ``n`` characters
@@ -20,7 +20,9 @@ the episode tool-call parsers and the reward server's prompt/response split.
 The generators (``generators()``) are built from openers left unclosed (tags, ``\\boxed{``,
 fences, brackets, chat markers), runs of one character class, near-miss alternations that trip
 regex backtracking, and nesting thousands deep. Prints one table of flagged pairs (all pairs
-with ``--all``), the slowest pair per verifier, and the wall time of the sweep.
+with ``--all``), the slowest pair per verifier, and the wall time of the sweep. Generators that
+build the same text as an earlier one are timed once; the verifiers are spread over ``--jobs``
+worker processes (default 2), the costliest first (each worker times in its own CPU time).
 """
 
 from __future__ import annotations
@@ -302,47 +304,131 @@ def cpu(reader: Reader, text: str) -> float:
     return time.process_time() - start
 
 
-def sweep(n: int, only: str, gen: str, show_all: bool, judge_envs: bool) -> list[tuple[str, str, float, float, str]]:
-    gens = {k: g for k, g in generators().items() if re.search(gen, k)}
-    rows: list[tuple[str, str, float, float, str]] = []
+def unique_generators(gen: str, n: int) -> dict[str, Callable[[int], str]]:
+    """The generators matching ``gen``, less those whose texts at n and 4n repeat an earlier one's (the
+    ``open`` of a one-character opener and the ``run`` of that character build the same string:
+    timing it twice finds nothing new; 41 of 444 at n = 10,000)."""
+    out: dict[str, Callable[[int], str]] = {}
+    seen: set[tuple[str, str]] = set()
+    for name, build in generators().items():
+        if not re.search(gen, name):
+            continue
+        key = (build(n), build(4 * n))
+        if key not in seen:
+            seen.add(key)
+            out[name] = build
+    return out
+
+
+Row = tuple[str, str, float, float, str]
+
+
+def sweep_one(
+    vname: str, n: int, gen: str, show_all: bool, judge_envs: bool, part: int = 0, parts: int = 1
+) -> tuple[list[Row], tuple[float, str], str]:
+    """One verifier against every generator (its ``part``-th of ``parts`` shares of them): its rows,
+    its slowest generator, and a summary line."""
+    make = verifiers(judge_envs)[vname]
+    try:
+        reader = make()
+    except Exception as exc:  # a family not installed here is skipped, and said so
+        return [], (0.0, ""), f"skip {vname}: {type(exc).__name__}: {exc}"[:200]
+    size = min(n, SIZE_CAPS.get(vname, n))
+    everyone = list(unique_generators(gen, size).items())
+    gens = dict(everyone[part::parts])
+    cpu(reader, "warm up \\boxed{1} <answer>1</answer>")
+    began, wall = time.process_time(), time.perf_counter()
+    rows: list[Row] = []
+    worst = (-1.0, "")
+    for gname, build in gens.items():
+        small, big = build(size), build(4 * size)
+        t1 = cpu(reader, small)
+        if t1 > SKIP_4N_S:
+            t4, flag = float("nan"), "SLOW at n"
+        else:
+            t4 = cpu(reader, big)
+            ratio = t4 / max(t1, 1e-4)
+            flag = ""
+            if t4 > SLOW_S:
+                flag = "SLOW"
+            elif ratio > RATIO_LIMIT and t4 >= RATIO_FLOOR_S:
+                flag = "SUPERLINEAR"
+        if flag and t1 <= SKIP_4N_S:
+            # Confirm on the least of three (a garbage collection or a stolen core inflates one call).
+            t1 = min(cpu(reader, small) for _ in range(3))
+            t4 = min(cpu(reader, big) for _ in range(3))
+            ratio = t4 / max(t1, 1e-4)
+            flag = "SLOW" if t4 > SLOW_S else "SUPERLINEAR" if ratio > RATIO_LIMIT and t4 >= RATIO_FLOOR_S else ""
+        if flag or show_all:
+            rows.append((vname, gname, t1, t4, flag))
+            if flag:
+                print(f"  {flag:11s} {vname:28s} {gname:40s} n {t1:.3f}s  4n {t4:.3f}s", flush=True)
+        if not t4 <= worst[0]:
+            worst = (t4 if t4 == t4 else t1, gname)
+    line = (
+        f"{vname}: {len(gens)} generators, {time.process_time() - began:.1f} s of CPU, "
+        f"{time.perf_counter() - wall:.1f} s wall"
+    )
+    return rows, worst, line
+
+
+COSTLY = {"judge-ref": 4, "rubric": 4, "judge screen": 4, "judge screen, rubric": 4, "lean layer 1": 2}
+"""The readers that cost the most (20-60 s of CPU each, the rest ~1 s), in how many shares of the
+generators they are swept: with workers, the shares run side by side and first, so that no worker is
+left alone with a whole costly reader at the end (the judge screen alone was the sweep's wall time)."""
+
+
+def _merged_line(vname: str, lines: list[str]) -> str:
+    """One summary line for a reader swept in shares: generators and CPU summed, the longest wall."""
+    if any(line.startswith("skip ") for line in lines):
+        return lines[0]
+    numbers = [re.findall(r"([0-9.]+) (?:generators|s of CPU|s wall)", line) for line in lines]
+    gens = sum(int(float(x[0])) for x in numbers)
+    cpu_s = sum(float(x[1]) for x in numbers)
+    wall = max(float(x[2]) for x in numbers)
+    shares = f" ({len(lines)} shares)" if len(lines) > 1 else ""
+    return f"{vname}: {gens} generators, {cpu_s:.1f} s of CPU, {wall:.1f} s wall{shares}"
+
+
+def sweep(n: int, only: str, gen: str, show_all: bool, judge_envs: bool, jobs: int = 1) -> list[Row]:
+    """Every verifier matching ``only`` against the generators matching ``gen``; with ``jobs`` > 1 the
+    verifiers are spread over that many processes (each times itself in its own CPU time, so the
+    numbers are the same; the wall time falls where the machine has a core to spare)."""
+    names = [v for v in verifiers(judge_envs) if re.search(only, v)]
+    if jobs > 1 and len(names) > 0:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        shares = [(v, i, COSTLY[v]) for v in names if v in COSTLY for i in range(COSTLY[v])]
+        shares += [(v, 0, 1) for v in names if v not in COSTLY]
+        # fork: the workers inherit the imports; nothing here has started a thread yet. The costly
+        # shares go first, before any env with a verification pool is made in a worker: such an env
+        # leaves threads running and process_time counts every thread, so a reader timed after it in
+        # one process is charged for them (serially, lean's layer 1 read 38-39 s of CPU; among the
+        # first shares, 19 s). (max_tasks_per_child would renew every worker, but not with fork.)
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+            futures = [(v, pool.submit(sweep_one, v, n, gen, show_all, judge_envs, i, k)) for v, i, k in shares]
+            parts: dict[str, list[tuple[list[Row], tuple[float, str], str]]] = {}
+            for v, future in futures:
+                parts.setdefault(v, []).append(future.result())
+                if len(parts[v]) == COSTLY.get(v, 1):
+                    print(_merged_line(v, [line for _, _, line in parts[v]]), flush=True)
+        ordered = [
+            (v, ([r for p in parts[v] for r in p[0]], max(p[1] for p in parts[v]), parts[v][0][2])) for v in names
+        ]
+    else:
+        ordered = []
+        for v in names:
+            result = sweep_one(v, n, gen, show_all, judge_envs)
+            print(result[2], flush=True)
+            ordered.append((v, result))
+    rows: list[Row] = []
     worst: dict[str, tuple[float, str]] = {}
-    for vname, make in verifiers(judge_envs).items():
-        if not re.search(only, vname):
-            continue
-        try:
-            reader = make()
-        except Exception as exc:  # a family not installed here is skipped, and said so
-            print(f"skip {vname}: {type(exc).__name__}: {exc}"[:200], flush=True)
-            continue
-        cpu(reader, "warm up \\boxed{1} <answer>1</answer>")
-        began = time.process_time()
-        size = min(n, SIZE_CAPS.get(vname, n))
-        for gname, build in gens.items():
-            small, big = build(size), build(4 * size)
-            t1 = cpu(reader, small)
-            if t1 > SKIP_4N_S:
-                t4, flag = float("nan"), "SLOW at n"
-            else:
-                t4 = cpu(reader, big)
-                ratio = t4 / max(t1, 1e-4)
-                flag = ""
-                if t4 > SLOW_S:
-                    flag = "SLOW"
-                elif ratio > RATIO_LIMIT and t4 >= RATIO_FLOOR_S:
-                    flag = "SUPERLINEAR"
-            if flag and t1 <= SKIP_4N_S:
-                # Confirm on the least of three (a garbage collection or a stolen core inflates one call).
-                t1 = min(cpu(reader, small) for _ in range(3))
-                t4 = min(cpu(reader, big) for _ in range(3))
-                ratio = t4 / max(t1, 1e-4)
-                flag = "SLOW" if t4 > SLOW_S else "SUPERLINEAR" if ratio > RATIO_LIMIT and t4 >= RATIO_FLOOR_S else ""
-            if flag or show_all:
-                rows.append((vname, gname, t1, t4, flag))
-                if flag:
-                    print(f"  {flag:11s} {vname:28s} {gname:40s} n {t1:.3f}s  4n {t4:.3f}s", flush=True)
-            if not t4 <= worst.get(vname, (-1.0, ""))[0]:
-                worst[vname] = (t4 if t4 == t4 else t1, gname)
-        print(f"{vname}: {len(gens)} generators, {time.process_time() - began:.1f} s of CPU", flush=True)
+    for v, (vrows, vworst, line) in ordered:
+        rows.extend(vrows)
+        if not line.startswith("skip "):
+            worst[v] = vworst
     print("\n## slowest generator per verifier (CPU s at 4n)\n")
     for vname, (t, gname) in worst.items():
         print(f"{vname:28s} {t:8.3f}  {gname}")
@@ -360,10 +446,11 @@ def main() -> None:
         action="store_true",
         help="also judge-ref and rubric whole, and the rubric-mode screen (minutes)",
     )
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes, one verifier each at a time (1: serial)")
     args = parser.parse_args()
     start = time.perf_counter()
     print(f"{len(generators())} generators, n = {args.n} and {4 * args.n} characters", flush=True)
-    rows = sweep(args.n, args.only, args.gen, args.all, args.judge_envs)
+    rows = sweep(args.n, args.only, args.gen, args.all, args.judge_envs, max(1, args.jobs))
     print(f"\n## {'pairs' if args.all else 'flagged pairs'} (CPU s)\n")
     print(f"{'verifier':28s} {'generator':44s} {'n':>8s} {'4n':>8s} {'ratio':>7s}  flag")
     for vname, gname, t1, t4, flag in rows:
