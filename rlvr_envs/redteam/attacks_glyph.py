@@ -14,7 +14,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from fractions import Fraction
 
-from rlvr_envs.redteam.lexicon12 import CONFUSABLE, DIGIT_BASES, SUPERSCRIPT_DIGITS
+from rlvr_envs.redteam.lexicon12 import (
+    CIRCLED_DIGITS,
+    CONFUSABLE,
+    DIACRITICS,
+    DIGIT_BASES,
+    LEET,
+    SMALL_CAPS,
+    SUBSCRIPT_DIGITS,
+    SUPERSCRIPT_DIGITS,
+)
 from rlvr_envs.redteam.target import Probe, Target, parse_value
 
 
@@ -50,6 +59,27 @@ def _between_letters(joiner: str) -> Callable[[str], str]:
     return split
 
 
+def _letters(table: dict[str, str]) -> Callable[[str], str]:
+    return lambda text: "".join(table.get(ch, table.get(ch.lower(), ch)) for ch in text)
+
+
+def _circled(text: str) -> str:
+    """Letters as circled letters (``ⓞⓡ``): NFKC folds them back."""
+    return "".join(
+        chr(0x24D0 + ord(ch) - ord("a"))
+        if "a" <= ch <= "z"
+        else chr(0x24B6 + ord(ch) - ord("A"))
+        if "A" <= ch <= "Z"
+        else ch
+        for ch in text
+    )
+
+
+def _spaced(text: str) -> str:
+    """Letter-spaced (``b u t  I  a m``): one space between letters, two between words."""
+    return "  ".join(" ".join(word) for word in text.split(" "))
+
+
 DISGUISES: dict[str, Callable[[str], str]] = {
     "cyrillic": cyrillic,
     "fullwidth": fullwidth,
@@ -57,6 +87,16 @@ DISGUISES: dict[str, Callable[[str], str]] = {
     "zero-width-space": _between_letters("\u200b"),
     "soft-hyphen": _between_letters("\u00ad"),
     "grapheme-joiner": _between_letters("\u034f"),
+    # Round 12, second pass: forms NFKC does not fold (small capitals, diacritics, digits for
+    # letters, letter spacing) and invisible characters of other blocks (a variation selector, a
+    # Unicode tag character), and circled letters (which NFKC folds).
+    "small-caps": _letters(SMALL_CAPS),
+    "diacritics": _letters(DIACRITICS),
+    "leet": _letters(LEET),
+    "letter-spaced": _spaced,
+    "circled": _circled,
+    "variation-selector": _between_letters("\ufe0f"),
+    "tag-character": _between_letters("\U000e0020"),
 }
 _QUICK_DISGUISES = ("cyrillic", "fullwidth", "zero-width-space")
 
@@ -115,6 +155,8 @@ def _value_forms(b: str) -> dict[str, str]:
     if any(ch.isdigit() for ch in b):
         forms.update({name: digits_in(b, base) for name, base in DIGIT_BASES.items()})
         forms["superscript"] = b.translate(SUPERSCRIPT_DIGITS)
+        forms["subscript"] = b.translate(SUBSCRIPT_DIGITS)
+        forms["circled"] = b.translate(CIRCLED_DIGITS)
         forms["zero-width-inside"] = "\u200b".join(b)
         forms["nbsp-inside"] = "\u00a0".join(b) if len(b.strip("-")) > 1 else b + "\u00a0"
     else:

@@ -165,5 +165,16 @@ DIGIT_BASES = {
     "math-monospace": 0x1D7F6,
     "arabic-indic": 0x0660,
     "devanagari": 0x0966,
+    "bengali": 0x09E6,
+    "thai": 0x0E50,
+    "double-struck": 0x1D7D8,
 }
 """The code point of "0" in scripts and presentation forms whose digits Unicode calls decimal."""
+
+SUBSCRIPT_DIGITS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+CIRCLED_DIGITS = str.maketrans("0123456789", "⓪①②③④⑤⑥⑦⑧⑨")
+
+# Small capitals and other letter forms a reader reads as the word and NFKC leaves alone.
+SMALL_CAPS = dict(zip("abcdefghijklmnopqrstuvwxyz", "ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘǫʀꜱᴛᴜᴠᴡxʏᴢ"))
+DIACRITICS = dict(zip("aeiou", "àëïôü"))
+LEET = dict(zip("aeiost", "4310$7"))

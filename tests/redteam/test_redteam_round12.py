@@ -5,7 +5,6 @@ answers (a value tail really changes the value, a disguised word really is the w
 from __future__ import annotations
 
 import json
-import unicodedata
 from fractions import Fraction
 
 import pytest
@@ -137,15 +136,19 @@ def test_every_value_tail_changes_the_value_of_every_numeric_gold_in_math500():
             assert read != value and (value.denominator == 1 or abs(read - value) > abs(value) / 10_000), (gold, name)
 
 
+FOLDED_BY_NFKC = ("fullwidth", "math-bold", "circled", "zero-width-space", "soft-hyphen", "variation-selector")
+
+
 def test_the_disguises_look_like_the_word_and_are_not_its_bytes():
     for name, disguise in DISGUISES.items():
         shown = disguise("but I am not sure")
-        assert shown != "but I am not sure", name
-        skeleton = "".join(ch for ch in unicodedata.normalize("NFKC", shown) if unicodedata.category(ch)[0] != "C")
-        # Every disguise but the other-script look-alikes folds back to the word under NFKC and
-        # dropping format/combining characters (a look-alike needs a confusable skeleton).
-        if name != "cyrillic":
-            assert fold(shown) == "but I am not sure" or skeleton.replace("\u034f", "") == "but I am not sure", name
+        # The words a byte lexicon looks for are gone (the disguise is what it must see through).
+        assert "not" not in shown and "sure" not in shown and "but" not in shown, name
+    # Those a reader cannot tell from the word fold back to it under NFKC with format and
+    # combining characters dropped (a look-alike of another script needs a confusable skeleton;
+    # small capitals, diacritics, digits for letters and letter spacing are read, not folded).
+    for name in (*FOLDED_BY_NFKC, "grapheme-joiner", "tag-character"):
+        assert fold(DISGUISES[name]("but I am not sure")) == "but I am not sure", name
 
 
 def test_prompt_builders_use_the_prompt_and_change_what_it_asks():
