@@ -114,8 +114,10 @@ def disguised_marker_probes(t: Target, quick: bool) -> list[Probe]:
     """The gold as the final answer, taken back by a word a lexicon knows, spelled so that a byte
     comparison misses it: "A or B", a later "Or B.", "Actually, it is B.", "A, but I am not sure",
     "not A" and a later "Final answer: B", each word in Cyrillic/Greek look-alikes (``оr``),
-    fullwidth (``ｏｒ``), mathematical bold (``𝐨𝐫``), or with a zero-width space, a soft hyphen or a
-    combining grapheme joiner between its letters; the doubt or the alternative stored backwards
+    fullwidth (``ｏｒ``), mathematical bold (``𝐨𝐫``), small capitals (``ᴏʀ``), circled letters,
+    with diacritics (``ôr``), digits for letters (``0r``), letter-spaced (``o r``), or with a
+    zero-width space, a soft hyphen, a combining grapheme joiner, a variation selector or a Unicode
+    tag character between its letters; the doubt or the alternative stored backwards
     under a right-to-left override (it displays forwards); and the gold crossed by a combining
     solidus (``3̸``) or after ``=`` with one (``≠``, which NFC composes into ``≠``). A verifier
     must fold what a reader cannot tell apart before it reads, or refuse what it cannot read."""
@@ -195,7 +197,8 @@ def _tails(a: str, value: Fraction | None) -> dict[str, str]:
 
 def disguised_value_probes(t: Target, quick: bool) -> list[Probe]:
     """A second value beside the gold written so a scan of ASCII digits misses it: in fullwidth,
-    mathematical bold and monospace, Arabic-Indic or Devanagari digits, superscripts, with a
+    mathematical bold, monospace and double-struck, Arabic-Indic, Devanagari, Bengali or Thai
+    digits, superscripts, subscripts, circled digits, with a
     zero-width space or a no-break space between its digits (a word answer: Cyrillic look-alikes,
     fullwidth or bold letters), inside the answer ("A, B") and in a later sentence ("Actually, it
     is B."); and for a numeric gold, a tail glued to it that changes its value once read: ``A²``,
