@@ -33,8 +33,15 @@ Three readings, each about how the task's words sit in the response rather than 
   no other language. Real bilingual text switches alphabet at a phrase or a sentence, not every
   second word.
 
-Cost: one regex pass over the first ``MAX_READ_CHARS`` characters; run only where the earlier
-rules passed a response that mentions its task.
+And the prompt said back with its constraint words changed (``rlvr_ifeval.swapped``).
+
+Cost: run only where every earlier rule passed (reward above 0). ``mixed_script`` exits on an
+ASCII text, ``label_only`` on a prompt word in the middle third (one compiled ``units`` call),
+``restated_prompt`` on a response longer than twice the prompt; ``framed_units`` tokenises in C
+and exits before its Python reading unless the task is mentioned three times and two words stand
+three times before (or after) the prompt's words (regexes over the masked text). Still the
+largest share: paired on the 835 labelled rows (load 13 on 2 shared cores), ``ifeval-data-v12``
+739 us a verdict against ``-v11``'s 522 (1.41x); a compiled (numba) reading is the next step.
 """
 
 from __future__ import annotations
@@ -42,13 +49,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from difflib import SequenceMatcher
 from functools import lru_cache
 from itertools import compress, pairwise
 from typing import Any
 
 from rlvr_ifeval.base import Checker
-from rlvr_ifeval.relevance_units import PREFIX, STOP_WORDS, _fold
+from rlvr_ifeval.relevance_units import PREFIX, STOP_WORDS, _fold, units
+from rlvr_ifeval.swapped import restated_prompt
 
 MAX_READ_CHARS = 20_000
 """What the rules read of a response (a stuffed essay shows its frame in the first few hundred
@@ -82,11 +89,8 @@ _LINE_WORD_RE = re.compile(r"[^\W\d_]+")
 _BREAK = "\x00"
 # ASCII text read as ``_TOKEN_RE`` reads it: letters kept, a sentence mark or a line end a
 # ``_BREAK`` token, anything else a space.
-_ASCII_TOKENS = str.maketrans(
-    {
-        **{chr(c): " " for c in range(128) if not chr(c).isalpha()},
-        **{ch: f" {_BREAK} " for ch in ".!?;:\n"},
-    }
+_ASCII_TOKENS = bytes(
+    0 if chr(c) in ".!?;:\n" else c | 0x20 if chr(c).isalpha() and c < 128 else 32 for c in range(256)
 )
 """A sentence or paragraph end: a frame never reaches across one."""
 
@@ -140,8 +144,47 @@ def _tokens(head: str) -> list[str]:
             kept.append(key)
     text = "\n".join(kept) + "\n"
     if text.isascii():  # (the common case: one translate and one split, in C)
-        return text.translate(_ASCII_TOKENS).split()
-    return [_fold(w) if w[0].isalpha() else _BREAK for w in _TOKEN_RE.findall(text)]
+        return text.encode("ascii").translate(_ASCII_TOKENS).replace(b"\x00", b" \x00 ").decode("ascii").split()
+    found = _TOKEN_RE.findall(text)
+    folded = {w: _fold(w) if w[0].isalpha() else _BREAK for w in set(found)}  # (once a distinct word)
+    return list(map(folded.__getitem__, found))
+
+
+@lru_cache(maxsize=4096)
+def _word_res(prompt: str, task: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
+    """Regexes matching, as whole tokens of a space-joined ASCII text, the words whose unit is
+    the prompt's, and those whose unit is the task's (a unit of six letters begins a longer word;
+    a shorter one is the whole word). None when a unit is not plain ASCII letters."""
+    found = []
+    for group in (_prompt_units(prompt), task):
+        if not all(u.isascii() and u.isalpha() for u in group):
+            return None
+        alts = "|".join(f"{u}[a-z]*" if len(u) == PREFIX else u for u in sorted(group, key=len, reverse=True))
+        found.append(re.compile(f"(?<= )(?:{alts})(?= )") if alts else re.compile("(?!)"))
+    return found[0], found[1]
+
+
+def _ascii_may_frame(every: list[str], prompt: str, task: frozenset[str]) -> bool:
+    """``framed_units``'s exits, read in C over an ASCII text: fewer than three mentions of the
+    task, or no frame three times over in either reading (``_may_frame``). True where the full
+    reading is needed (and wherever this one cannot answer: text or units outside ASCII)."""
+    res = _word_res(prompt, task)
+    if res is None or not all(map(str.isascii, every[:1])):
+        return True
+    line = " " + " ".join(every) + " "
+    if not line.isascii():
+        return True
+    prompt_words, task_words = res
+    if len(task_words.findall(line)) < MIN_FRAME_REPEATS:
+        return False
+    masked = prompt_words.sub(_SLOT, line).split()
+    if _may_frame(masked):
+        return True
+    distinct = set(every)
+    content = distinct - STOP_WORDS
+    content.difference_update([t for t in content if len(t) < 3])
+    content.add(_BREAK)
+    return _may_frame(list(compress(masked, map(content.__contains__, every))))
 
 
 def framed_units(prompt: str, head: str, task: frozenset[str], needed: int) -> dict[str, Any] | None:
@@ -154,39 +197,57 @@ def framed_units(prompt: str, head: str, task: frozenset[str], needed: int) -> d
     his mind": its frame is "never far")."""
     every = _tokens(head)
     words = _prompt_units(prompt)
-    distinct = set(every)
-    # Per distinct word, not per token (a text's words repeat): then one C ``map`` per token.
-    unit_of = {t: t[:PREFIX] for t in distinct if len(t) >= 3 and t[:PREFIX] in words}
-    units = list(map(unit_of.get, every))
+    if not _ascii_may_frame(every, prompt, task):
+        return None
+    # One pass over the distinct words (a text's words repeat), then C ``map``s over the tokens:
+    # each word's unit where it is the prompt's, its mask (the prompt's words one placeholder),
+    # whether it names the task, whether it is a content word.
+    unit_of: dict[str, str] = {}
+    mask: dict[str, str] = {}
+    named: set[str] = set()
+    content = {_BREAK}
+    for t in set(every):
+        mask[t] = t
+        if len(t) >= 3:
+            if t not in STOP_WORDS:
+                content.add(t)
+            unit = t[:PREFIX]
+            if unit in words:
+                unit_of[t] = unit
+                mask[t] = _SLOT
+                if unit in task:
+                    named.add(t)
     # Fewer than three mentions of the task: no frame can carry them (the common exit).
-    if sum(map(task.__contains__, units)) < MIN_FRAME_REPEATS:
+    if sum(map(named.__contains__, every)) < MIN_FRAME_REPEATS:
         return None
     ours = _pairs(prompt)
-    found = _framed(every, units, ours, task, needed) if _may_frame(every, units) else None
-    if found is not None:
-        return found
-    content = {t for t in distinct if len(t) >= 3 and t not in STOP_WORDS}
-    content.add(_BREAK)
+    masked = list(map(mask.__getitem__, every))
+    if _may_frame(masked):
+        found = _framed(every, list(map(unit_of.get, every)), ours, task, needed)
+        if found is not None:
+            return found
     keep = list(map(content.__contains__, every))
-    every, units = list(compress(every, keep)), list(compress(units, keep))
-    return _framed(every, units, ours, task, needed) if _may_frame(every, units) else None
+    if not _may_frame(list(compress(masked, keep))):
+        return None
+    kept = list(compress(every, keep))
+    return _framed(kept, list(map(unit_of.get, kept)), ours, task, needed)
 
 
 _SLOT = "\x01"
-# Two words then a prompt word (looked ahead: frames overlap), and a prompt word then two words.
-_LEFT_FRAME_RE = re.compile(f"(?=(?:^| )([^ {_SLOT}{_BREAK}]+ [^ {_SLOT}{_BREAK}]+) {_SLOT}(?: |$))")
-_RIGHT_FRAME_RE = re.compile(f"(?:^| ){_SLOT} ([^ {_SLOT}{_BREAK}]+ [^ {_SLOT}{_BREAK}]+)(?= |$)")
+# A prompt word then two other words, read forwards (a frame after a mention) and over the
+# reversed text (a frame before one). The placeholder is always a whole token, so the pattern
+# starts with it (the regex engine skips to each one) and needs no look-ahead at every position.
+_FRAME_RE = re.compile(f"{_SLOT} ([^ {_SLOT}{_BREAK}]+ [^ {_SLOT}{_BREAK}]+)(?= |$)")
 
 
-def _may_frame(tokens: list[str], units: list[str | None]) -> bool:
+def _may_frame(masked: list[str]) -> bool:
     """Whether some two words stand before (or after) the prompt's words three times or more: what
-    ``_framed`` needs of a frame, read in C (regexes over the text with the prompt's words as one
-    placeholder). A mention starts after a word that is not the prompt's (runs are maximal) and
-    ends before two such words (a word between two of the prompt's joins them), so every frame
-    ``_framed`` counts is one of these."""
-    masked = " ".join(_SLOT if u is not None else t for t, u in zip(tokens, units, strict=True))
-    for pattern in (_LEFT_FRAME_RE, _RIGHT_FRAME_RE):
-        found = pattern.findall(masked)
+    ``_framed`` needs of a frame, read in C (regexes over the text with each of the prompt's words
+    ``_SLOT``). A mention starts after a word that is not the prompt's (runs are maximal) and ends
+    before two such words (a word between two of the prompt's joins them), so every frame
+    ``_framed`` counts is one of these: most texts stop here."""
+    for text in (" ".join(masked), " ".join(reversed(masked))):
+        found = _FRAME_RE.findall(text)
         if found and max(Counter(found).values()) >= MIN_FRAME_REPEATS:
             return True
     return False
@@ -264,7 +325,12 @@ def label_only(
     """What was found when the task's units occur only in a label at the start or the end of
     ``head`` (a run of lines, or the first or last paragraph) and the rest (``MIN_BODY_WORDS``
     words or more) holds none of them, nor any other content word of the prompt, else None."""
-    text = head[:MAX_READ_CHARS]
+    text = head[:MAX_READ_CHARS].strip()
+    # The common exit, in one compiled call (``relevance_units.units``): a label is short, at the
+    # start or the end, so a word of the prompt in the middle third of the text is the body's.
+    third = len(text) // 3
+    if not _prompt_units(prompt).isdisjoint(units(text[third : len(text) - third], STOP_WORDS)):
+        return None
     lines = [line for line in text.split("\n") if line.strip()]
     if len(lines) < 2:
         return None
@@ -371,144 +437,6 @@ def mixed_script(prompt: str, head: str, checkers: Sequence[Checker]) -> dict[st
     if other >= MIN_MINORITY_SHARE * len(kinds) and switches >= MIN_SWITCH_SHARE * (len(kinds) - 1):
         return {"other_alphabet_words": other, "alphabet_switches": switches, "words": len(kinds)}
     return None
-
-
-_ECHO_TOKEN_RE = re.compile(r"[^\W_]+")
-MIN_RESTATED_COVER = 0.5
-"""``restated_prompt``: the response holds at least this share of the prompt's word pairs."""
-MAX_SWAP_GAP = 3
-"""Words between two echoed stretches, at most this many, are the echo's swapped words."""
-
-
-# Quoted material is the text to work on (a sentence to rewrite, a blurb to shorten): an answer
-# that stays close to it is how rewrites look, so it is not the prompt's request.
-_QUOTED_RE = re.compile(
-    '"[^"]*"|\u201c[^\u201d]*\u201d|\u2018[^\u2019]*\u2019|\u00ab[^\u00bb]*\u00bb|\u300c[^\u300d]*\u300d'
-)
-_EXPECTED_COPIES = ("prompt_to_repeat", "reference_text")
-
-
-@lru_cache(maxsize=4096)
-def _prompt_pairs(prompt: str, copies: tuple[str, ...]) -> tuple[tuple[str, ...], frozenset[tuple[str, str]]]:
-    request = prompt[:MAX_READ_CHARS]
-    for copy in copies:
-        request = request.replace(copy, " ")
-    words = tuple(w.casefold() for w in _ECHO_TOKEN_RE.findall(_QUOTED_RE.sub(" ", request)))
-    return words, frozenset(pairwise(words))
-
-
-_PIECE_RE = re.compile(r"[^.!?;:\n\u3002\uff01\uff1f]+")
-MIN_PIECE_RATIO = 0.4
-"""``restated_prompt``'s second reading: a piece of the response (between sentence marks) whose
-words match one of the prompt's pieces at this ratio (difflib's, over words) says it back."""
-
-
-@lru_cache(maxsize=4096)
-def _prompt_pieces(prompt: str, copies: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
-    request = prompt[:MAX_READ_CHARS]
-    for copy in copies:
-        request = request.replace(copy, " ")
-    pieces = (
-        tuple(w.casefold() for w in _ECHO_TOKEN_RE.findall(p)) for p in _PIECE_RE.findall(_QUOTED_RE.sub(" ", request))
-    )
-    return tuple(p for p in pieces if p)
-
-
-def _own_word(token: str) -> bool:
-    return len(token) >= 3 and token.isalpha() and token not in STOP_WORDS
-
-
-def _restated_pieces(pieces: tuple[tuple[str, ...], ...], head: str, min_words: int) -> dict[str, Any] | None:
-    """The response read piece by piece against the prompt's pieces: one that changes most of a
-    piece's words ("Hide at most 2 paragraphs in your answer without markdown" for "Highlight at
-    least 1 sections in your answer with markdown") leaves no run of pairs long enough for the
-    pair reading, but its piece still matches at ``MIN_PIECE_RATIO``."""
-    total = sum(map(len, pieces))
-    matched = [0] * len(pieces)
-    own = 0
-    for text in _PIECE_RE.findall(head):
-        toks = [w.casefold() for w in _ECHO_TOKEN_RE.findall(text)]
-        if not toks:
-            continue
-        best, best_k, best_m = 0.0, -1, 0
-        best_blocks: list[Any] = []
-        for k, piece in enumerate(pieces):
-            if 2 * min(len(piece), len(toks)) < MIN_PIECE_RATIO * (len(piece) + len(toks)):
-                continue  # (the ratio's bound from the lengths alone)
-            blocks = SequenceMatcher(None, piece, toks, autojunk=False).get_matching_blocks()
-            m = sum(b.size for b in blocks)
-            ratio = 2 * m / (len(piece) + len(toks))
-            if ratio > best:
-                best, best_k, best_m, best_blocks = ratio, k, m, blocks
-        if best >= MIN_PIECE_RATIO:
-            matched[best_k] = max(matched[best_k], best_m)
-            # Words changed in place are runs of at most ``MAX_SWAP_GAP`` between matched ones;
-            # a longer run is the response's own ("... to buy a piano because he wanted ...").
-            at = 0
-            for b in best_blocks:
-                if b.b - at > MAX_SWAP_GAP:
-                    own += sum(map(_own_word, toks[at : b.b]))
-                at = b.b + b.size
-        else:
-            own += sum(map(_own_word, toks))
-        if own >= max(1, min_words):
-            return None
-    if sum(matched) < MIN_RESTATED_COVER * total:
-        return None
-    return {"restated_prompt": round(sum(matched) / total, 3), "own_words": own}
-
-
-def restated_prompt(prompt: str, head: str, min_words: int, checkers: Sequence[Checker] = ()) -> dict[str, Any] | None:
-    """What was found when ``head`` says its prompt back with a few words changed ("wrapped in
-    do notuble angular brackets", "at most" for "at least", a number raised by one, "avoid" for
-    "include") and adds fewer than ``min_words`` content words of its own, else None.
-
-    The guard's echo rule takes out runs of three tokens copied exactly, so one changed word in
-    three leaves every run short and the echo unread. Here a response word is echoed when it
-    stands in a pair of words the prompt has (anywhere, as often as it likes), and up to
-    ``MAX_SWAP_GAP`` words between two echoed stretches are the changed words of the echo; what
-    is left, in content words (three letters or more, not stop words), is the response's own.
-    The text an instruction asks to repeat (``prompt_to_repeat``) is taken out of both sides:
-    said back, it is the answer's first part, not an echo."""
-    copies = tuple(
-        str(c.kwargs[name]) for c in checkers for name in _EXPECTED_COPIES if isinstance(c.kwargs.get(name), str)
-    )
-    words, pairs = _prompt_pairs(prompt, copies)
-    if len(pairs) < 4:
-        return None
-    for copy in copies:
-        head = head.replace(copy, " ", 1)
-    toks = [w.casefold() for w in _ECHO_TOKEN_RE.findall(head[: 4 * len(prompt) + 400])]
-    # An echo with fewer than ``min_words`` words added cannot be much longer than the prompt
-    # said twice (the cheap exit for every real answer longer than that).
-    if len(toks) > 2 * len(words) + 4 * max(1, min_words) + 2 * MAX_SWAP_GAP:
-        return None
-    n = len(toks)
-    echoed = [False] * n
-    seen: set[tuple[str, str]] = set()
-    for i in range(n - 1):
-        pair = (toks[i], toks[i + 1])
-        if pair in pairs:
-            echoed[i] = echoed[i + 1] = True
-            seen.add(pair)
-    if len(seen) < MIN_RESTATED_COVER * len(pairs):
-        return _restated_pieces(_prompt_pieces(prompt, copies), head, min_words)
-    own = 0
-    i = 0
-    while i < n:
-        if echoed[i]:
-            i += 1
-            continue
-        j = i
-        while j < n and not echoed[j]:
-            j += 1
-        # A short gap inside the echo is its changed words; at either end it is the response's.
-        if not (0 < i and j < n and j - i <= MAX_SWAP_GAP):
-            own += sum(1 for t in toks[i:j] if len(t) >= 3 and t.isalpha() and t not in STOP_WORDS)
-        i = j
-    if own >= max(1, min_words):
-        return None
-    return {"restated_prompt": round(len(seen) / len(pairs), 3), "own_words": own}
 
 
 def stuffed(

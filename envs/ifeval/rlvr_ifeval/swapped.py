@@ -1,0 +1,159 @@
+"""The prompt said back with its constraint words changed (issue 26, round 12: ``relevance_paste=8``;
+``rlvr_ifeval.stuffing`` calls it). The shipped attacker's ``constraint_swap`` ("... wrapped in do
+notuble angular brackets ...", at least <-> at most, include <-> avoid, numbers raised by one),
+bare, framed ("Here is the task restated:") or twice, paid on ``ifeval-synth-v11``: the guard's echo
+rule takes out runs of three tokens copied exactly, and one changed word in three leaves every run
+short. Read here as word pairs with short swaps bridged, and as pieces matched by difflib's ratio.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from difflib import SequenceMatcher
+from functools import lru_cache
+from itertools import pairwise
+from typing import Any
+
+from rlvr_ifeval.base import Checker
+from rlvr_ifeval.relevance_units import STOP_WORDS
+
+MAX_READ_CHARS = 20_000
+"""What the reading takes of a prompt."""
+
+_ECHO_TOKEN_RE = re.compile(r"[^\W_]+")
+MIN_RESTATED_COVER = 0.5
+"""``restated_prompt``: the response holds at least this share of the prompt's word pairs."""
+MAX_SWAP_GAP = 3
+"""Words between two echoed stretches, at most this many, are the echo's swapped words."""
+
+
+# Quoted material is the text to work on (a sentence to rewrite, a blurb to shorten): an answer
+# that stays close to it is how rewrites look, so it is not the prompt's request.
+_QUOTED_RE = re.compile(
+    '"[^"]*"|\u201c[^\u201d]*\u201d|\u2018[^\u2019]*\u2019|\u00ab[^\u00bb]*\u00bb|\u300c[^\u300d]*\u300d'
+)
+_EXPECTED_COPIES = ("prompt_to_repeat", "reference_text")
+
+
+@lru_cache(maxsize=4096)
+def _prompt_pairs(prompt: str, copies: tuple[str, ...]) -> tuple[tuple[str, ...], frozenset[tuple[str, str]]]:
+    request = prompt[:MAX_READ_CHARS]
+    for copy in copies:
+        request = request.replace(copy, " ")
+    words = tuple(w.casefold() for w in _ECHO_TOKEN_RE.findall(_QUOTED_RE.sub(" ", request)))
+    return words, frozenset(pairwise(words))
+
+
+_PIECE_RE = re.compile(r"[^.!?;:\n\u3002\uff01\uff1f]+")
+MIN_PIECE_RATIO = 0.4
+"""``restated_prompt``'s second reading: a piece of the response (between sentence marks) whose
+words match one of the prompt's pieces at this ratio (difflib's, over words) says it back."""
+
+
+@lru_cache(maxsize=4096)
+def _prompt_pieces(prompt: str, copies: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    request = prompt[:MAX_READ_CHARS]
+    for copy in copies:
+        request = request.replace(copy, " ")
+    pieces = (
+        tuple(w.casefold() for w in _ECHO_TOKEN_RE.findall(p)) for p in _PIECE_RE.findall(_QUOTED_RE.sub(" ", request))
+    )
+    return tuple(p for p in pieces if p)
+
+
+def _own_word(token: str) -> bool:
+    return len(token) >= 3 and token.isalpha() and token not in STOP_WORDS
+
+
+def _restated_pieces(pieces: tuple[tuple[str, ...], ...], head: str, min_words: int) -> dict[str, Any] | None:
+    """The response read piece by piece against the prompt's pieces: one that changes most of a
+    piece's words ("Hide at most 2 paragraphs in your answer without markdown" for "Highlight at
+    least 1 sections in your answer with markdown") leaves no run of pairs long enough for the
+    pair reading, but its piece still matches at ``MIN_PIECE_RATIO``."""
+    total = sum(map(len, pieces))
+    matched = [0] * len(pieces)
+    own = 0
+    for text in _PIECE_RE.findall(head):
+        toks = [w.casefold() for w in _ECHO_TOKEN_RE.findall(text)]
+        if not toks:
+            continue
+        best, best_k, best_m = 0.0, -1, 0
+        best_blocks: list[Any] = []
+        for k, piece in enumerate(pieces):
+            if 2 * min(len(piece), len(toks)) < MIN_PIECE_RATIO * (len(piece) + len(toks)):
+                continue  # (the ratio's bound from the lengths alone)
+            blocks = SequenceMatcher(None, piece, toks, autojunk=False).get_matching_blocks()
+            m = sum(b.size for b in blocks)
+            ratio = 2 * m / (len(piece) + len(toks))
+            if ratio > best:
+                best, best_k, best_m, best_blocks = ratio, k, m, blocks
+        if best >= MIN_PIECE_RATIO:
+            matched[best_k] = max(matched[best_k], best_m)
+            # Words changed in place are runs of at most ``MAX_SWAP_GAP`` between matched ones;
+            # a longer run is the response's own ("... to buy a piano because he wanted ...").
+            at = 0
+            for b in best_blocks:
+                if b.b - at > MAX_SWAP_GAP:
+                    own += sum(map(_own_word, toks[at : b.b]))
+                at = b.b + b.size
+        else:
+            own += sum(map(_own_word, toks))
+        if own >= max(1, min_words):
+            return None
+    if sum(matched) < MIN_RESTATED_COVER * total:
+        return None
+    return {"restated_prompt": round(sum(matched) / total, 3), "own_words": own}
+
+
+def restated_prompt(prompt: str, head: str, min_words: int, checkers: Sequence[Checker] = ()) -> dict[str, Any] | None:
+    """What was found when ``head`` says its prompt back with a few words changed ("wrapped in
+    do notuble angular brackets", "at most" for "at least", a number raised by one, "avoid" for
+    "include") and adds fewer than ``min_words`` content words of its own, else None.
+
+    The guard's echo rule takes out runs of three tokens copied exactly, so one changed word in
+    three leaves every run short and the echo unread. Here a response word is echoed when it
+    stands in a pair of words the prompt has (anywhere, as often as it likes), and up to
+    ``MAX_SWAP_GAP`` words between two echoed stretches are the changed words of the echo; what
+    is left, in content words (three letters or more, not stop words), is the response's own.
+    The text an instruction asks to repeat (``prompt_to_repeat``) is taken out of both sides:
+    said back, it is the answer's first part, not an echo."""
+    copies = tuple(
+        str(c.kwargs[name]) for c in checkers for name in _EXPECTED_COPIES if isinstance(c.kwargs.get(name), str)
+    )
+    words, pairs = _prompt_pairs(prompt, copies)
+    if len(pairs) < 4:
+        return None
+    for copy in copies:
+        head = head.replace(copy, " ", 1)
+    toks = [w.casefold() for w in _ECHO_TOKEN_RE.findall(head[: 4 * len(prompt) + 400])]
+    # An echo with fewer than ``min_words`` words added cannot be much longer than the prompt
+    # said twice (the cheap exit for every real answer longer than that).
+    if len(toks) > 2 * len(words) + 4 * max(1, min_words) + 2 * MAX_SWAP_GAP:
+        return None
+    n = len(toks)
+    echoed = [False] * n
+    seen: set[tuple[str, str]] = set()
+    for i in range(n - 1):
+        pair = (toks[i], toks[i + 1])
+        if pair in pairs:
+            echoed[i] = echoed[i + 1] = True
+            seen.add(pair)
+    if len(seen) < MIN_RESTATED_COVER * len(pairs):
+        return _restated_pieces(_prompt_pieces(prompt, copies), head, min_words)
+    own = 0
+    i = 0
+    while i < n:
+        if echoed[i]:
+            i += 1
+            continue
+        j = i
+        while j < n and not echoed[j]:
+            j += 1
+        # A short gap inside the echo is its changed words; at either end it is the response's.
+        if not (0 < i and j < n and j - i <= MAX_SWAP_GAP):
+            own += sum(1 for t in toks[i:j] if len(t) >= 3 and t.isalpha() and t not in STOP_WORDS)
+        i = j
+    if own >= max(1, min_words):
+        return None
+    return {"restated_prompt": round(len(seen) / len(pairs), 3), "own_words": own}
