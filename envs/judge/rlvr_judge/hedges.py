@@ -157,6 +157,20 @@ def hidden_answer(response: str) -> Screened | None:
     return None if why is None else Screened("hedge", f"the final answer is not visible ({why})")
 
 
+def doubted_lead(response: str, start: int | None) -> Screened | None:
+    """Level 3 (round 12): doubt in the final answer's lead-in ("Unverified: <answer>X</answer>", "Grobe
+    Schätzung:", "未验证：", a label line above it), read as math and reasoning-gym read it
+    (``rlvr_envs.tail_doubt.doubted_before``). The judge is shown that sentence (``ref-v2``), but a judge
+    that grades the answer's value pays a guess labelled as one: 28 of 28 such probes of ``rlvr-envs
+    redteam`` (``said_in_words``, seed 12) were paid by the rules stand-in."""
+    from rlvr_envs.tail_doubt import doubted_before
+
+    if start is None or start <= 0 or not isinstance(response, str):
+        return None
+    doubt = doubted_before(response[:start])
+    return None if doubt is None else Screened("hedge", f"the final answer is given as a guess ({doubt[:60]!r})")
+
+
 def unseen_answer(response: str, start: int | None) -> Screened | None:
     """Round 11: the final answer (starting at ``start``) inside a part of the response that the
     allow-lists of ``rlvr_judge.unseen_markup`` cannot show to be in sight: an element carrying a

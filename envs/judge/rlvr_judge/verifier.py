@@ -19,7 +19,7 @@ from rlvr_envs import Reason, Task, Verdict, Verifier
 from rlvr_judge.cache import JudgeCache, cache_key
 from rlvr_judge.client import JudgeCircuitOpen, JudgeClient, JudgeError
 from rlvr_judge.final_labels import last_label, other_final_answer
-from rlvr_judge.hedges import hedged, hidden_answer, look_alike_tag, negated_reference, unseen_answer
+from rlvr_judge.hedges import doubted_lead, hedged, hidden_answer, look_alike_tag, negated_reference, unseen_answer
 from rlvr_judge.rubric import VIEWS as CRITERIA_VIEWS
 from rlvr_judge.rubric import Criterion, CriterionError, aggregate_explicit, check_programmatic, parse_rubric
 from rlvr_judge.screen import SCREEN_LEVEL, Screened
@@ -428,6 +428,8 @@ class JudgeVerifier(Verifier):
                 start = _answer_start(response, how, answer_at)
             if found is None:
                 found = unseen_answer(response, start)
+            if found is None and self.answer_view in ("v2", "v3"):  # the views that show the answer's lead-in
+                found = doubted_lead(response, start)
             if found is None and reference:
                 found = negated_reference(shown, reference)
         if found is None:
