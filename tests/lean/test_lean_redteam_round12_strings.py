@@ -180,3 +180,41 @@ def test_code_in_interpolated_strings_is_read(name):
 
     code, rule = INTERPOLATED_CODE[name]
     assert_refused(code.replace("{T}", T), rule)
+
+
+# Identifier characters: Lean 4.35 reads far fewer than Python's Unicode letters (measured on the test
+# kernel over every letter or digit to U+2FFF and the mathematical alphanumerics: the tokenizer now
+# agrees on all 7,369). Before, a modifier letter such as Mathlib's postfix `ᶜ` joined the name it
+# touched, so `sorryᶜ` (Lean: `sorry`, then `ᶜ`) passed the `sorry` rule.
+LEAN_NAME_CHARS = "éß℃℘⅀εϐἀ𝓝𝔸ℝΩ"
+NOT_LEAN_NAME_CHARS = "а中ᵀᶜˣʰⁿµªǅ𝟘λ"
+
+
+@pytest.mark.parametrize("char", list(LEAN_NAME_CHARS + NOT_LEAN_NAME_CHARS))
+def test_name_characters_are_lean_s(char):
+    from rlvr_lean.tokens import tokenize
+
+    whole = [t.text for t in tokenize(f"x{char}y")] == [f"x{char}y"]
+    assert whole is (char in LEAN_NAME_CHARS)
+
+
+def test_a_postfix_letter_does_not_hide_sorry():
+    from tests.lean.test_lean_redteam_round5 import T, assert_refused
+
+    assert_refused(T + "by\n  exact (sorryᶜ)ᶜ", "sorry")
+
+
+@pytest.mark.lean
+@pytest.mark.live
+@kernel
+def test_lean_reads_the_same_name_characters():
+    import json
+
+    from rlvr_lean.file_backend import FileBackend
+
+    chars = LEAN_NAME_CHARS + NOT_LEAN_NAME_CHARS
+    head = "prelude\ninductive Nat : Type where\n  | zero : Nat\n"
+    text = head + "".join(f"def x{i}{c}y : Nat := Nat.zero\n" for i, c in enumerate(chars))
+    run = FileBackend(LEAN).run_file(text, timeout_s=30)
+    refused = {json.loads(line)["pos"]["line"] - 4 for line in run.out.splitlines() if '"severity":"error"' in line}
+    assert {c for i, c in enumerate(chars) if i not in refused} == set(LEAN_NAME_CHARS), run.out[-2000:]

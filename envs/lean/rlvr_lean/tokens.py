@@ -43,9 +43,18 @@ class Token:
     for "may a command begin here"."""
 
 
-# Lean 4's identifier letters: Unicode letters except λ Π Σ (they are binders), plus `_`.
-_ID_START = r"(?:(?![λΠΣ])[^\W\d])"
-_ID_REST = r"(?:(?![λΠΣ])[\w'!?₀-₉ₐ-ₜᵢ-ᵪⱼ])"
+# Lean 4.35's identifier characters, exactly (its `isLetterLike`, `isSubScriptAlnum`; measured on the
+# test kernel, every letter or digit to U+2FFF and the mathematical alphanumerics, round 12): ASCII
+# letters and `_`; Latin-1 and Latin Extended-A letters; Greek but λ Π Σ (binders), Coptic, Greek
+# Extended; the letterlike block (ℕ ℝ ℃ ℘); script/double-struck/fraktur letters. Python's Unicode
+# letters (Cyrillic, CJK, modifier letters such as Mathlib's postfix `ᶜ` `ᵀ` `ˣ`) are not: read as
+# one name with what they touch, `sorryᶜ` hid `sorry` (and `x℃y`, one name to Lean, was three tokens).
+_LETTER_LIKE = (
+    "\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u017f\u0391-\u039f\u03a1\u03a2\u03a4-\u03a9\u03b1-\u03ba\u03bc-\u03fb"
+    "\u1f00-\u1ffe\u2100-\u214f\U0001d49c-\U0001d59f"
+)
+_ID_START = rf"[A-Za-z_{_LETTER_LIKE}]"
+_ID_REST = rf"[A-Za-z0-9_'!?{_LETTER_LIKE}\u2080-\u2089\u2090-\u209c\u1d62-\u1d6a\u2c7c]"
 _PART = rf"(?:«[^»]*»|{_ID_START}{_ID_REST}*)"
 _IDENT_RE = rf"{_PART}(?:\.{_PART})*"
 _MASTER = re.compile(
