@@ -386,3 +386,32 @@ def test_the_newest_ids_are_round_12s() -> None:
     assert rlvr_envs.spec("ifeval-synth").id == NEW_SYNTH
     assert rlvr_envs.spec("ifeval-data").id == NEW_DATA
     assert getattr(rlvr_envs.make(NEW_SYNTH).verifier, "relevance_paste", None) == stuffing.ROUND_12_PASTE
+
+
+QUOTED_TASK = _task(
+    'Can you expand the following sentences: "I have never seen a localized version of the software. I have seen '
+    'an international version."\n\nI would like for there to be exactly 3 paragraphs each separated by three '
+    "asterisk symbols (***) and for the word humming to be used at least once.",
+    ("length_constraints:number_paragraphs", {"num_paragraphs": 3}),
+    ("keywords:frequency", {"relation": "at least", "keyword": "humming", "frequency": 1}),
+)
+"""IFEval key 2386: the attacker's ``restated-twice`` (``ifeval-data-v12 -n 20 --seed 5``) paid there."""
+SWAPPED_2386 = (
+    'Can you expand the following words: "I have never seen a localized version of the software. I have seen an '
+    'international version."\n\nI would like for there to be roughly 4 sections each separated by three asterisk '
+    "symbols (***) and for the word humming to be used at most twice."
+)
+
+
+def test_quoted_material_said_back_word_for_word_is_the_prompts() -> None:
+    """The quoted sentence copied as it stands counted as the response's own words."""
+    twice = f"{SWAPPED_2386}\n\n{SWAPPED_2386}"
+    assert _paid_data(OLD_DATA, lambda t: twice, [QUOTED_TASK]) == [QUOTED_TASK.prompt]
+    assert _paid_data(NEW_DATA, lambda t: twice, [QUOTED_TASK]) == []
+    expanded = (
+        "In all my years of humming along with the program I have never once come across a localized version "
+        "of the software.\n***\nIt was never translated for my region or adapted to our date formats and "
+        "currency.\n***\nWhat I have seen is the international version which ships in English with the same "
+        "menus everywhere."
+    )
+    assert _paid_data(NEW_DATA, lambda t: expanded, [QUOTED_TASK]) == [QUOTED_TASK.prompt]

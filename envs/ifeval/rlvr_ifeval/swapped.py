@@ -34,6 +34,14 @@ _QUOTED_RE = re.compile(
     '"[^"]*"|\u201c[^\u201d]*\u201d|\u2018[^\u2019]*\u2019|\u00ab[^\u00bb]*\u00bb|\u300c[^\u300d]*\u300d'
 )
 _EXPECTED_COPIES = ("prompt_to_repeat", "reference_text")
+MIN_QUOTED_CHARS = 20
+"""Quoted material this long, said back word for word, counts as the prompt's words."""
+
+
+@lru_cache(maxsize=4096)
+def _quoted(prompt: str) -> tuple[str, ...]:
+    spans = (m.group(0)[1:-1].strip() for m in _QUOTED_RE.finditer(prompt[:MAX_READ_CHARS]))
+    return tuple(q.casefold() for q in spans if len(q) >= MIN_QUOTED_CHARS)
 
 
 @lru_cache(maxsize=4096)
@@ -126,7 +134,12 @@ def restated_prompt(prompt: str, head: str, min_words: int, checkers: Sequence[C
         return None
     for copy in copies:
         head = head.replace(copy, " ", 1)
-    toks = [w.casefold() for w in _ECHO_TOKEN_RE.findall(head[: 4 * len(prompt) + 400])]
+    # The quoted material copied word for word is the prompt's too (a rewrite changes it): "Can
+    # you expand ...: "<sentence>" ... at most twice." said back twice with "at least" paid.
+    head = head[: 4 * len(prompt) + 400].casefold()
+    for quoted in _quoted(prompt):
+        head = head.replace(quoted, " ")
+    toks = _ECHO_TOKEN_RE.findall(head)
     # An echo with fewer than ``min_words`` words added cannot be much longer than the prompt
     # said twice (the cheap exit for every real answer longer than that).
     if len(toks) > 2 * len(words) + 4 * max(1, min_words) + 2 * MAX_SWAP_GAP:
