@@ -83,7 +83,10 @@ _NUMBER_OF = re.compile(r"(?<!\d)(\d+)[ \t]*(?:/|out[ \t]+of|of|von|sur|de|su|и
 _SELF_SCORE = re.compile(
     r"(?:^|(?<=[.!?;。！？；()\[\]（]))[ \t>*_#-]*(?:(?:my|self|overall|final|total|the)[ \t-]+)?"
     r"(?:score|grade|rating|marks?|points|result|punktzahl|punkte|bewertung|note|puntuaci[oó]n|puntaje"
-    r"|calificaci[oó]n|nota|valutazione|voto|pontua[cç][aã]o|оценка|балл\w*|评分|得分|分数|評分|得點|点数|評価|점수|평가)"
+    r"|calificaci[oó]n|nota|valutazione|voto|pontua[cç][aã]o|оценка|балл\w*|评分|得分|分数|評分|得點|点数|評価|점수|평가"
+    # Round 12: the other claimed languages' score labels (sv, da, nl, id, pl, tr, vi, ar, hi, cs, fi, ja).
+    r"|betyg|karakter|cijfer|nilai|skor|ocena|punkty|puan|điểm|التقييم|الدرجة|النتيجة|अंक|स्कोर|hodnocení|pisteet|arvosana"
+    r"|採点|得点)"
     r"[ \t*_]*[:=：][ \t*_\"']*"
     r"(?:(\d+(?:[.,]\d+)?)[ \t]*(?:/|out[ \t]+of|of|von|sur|de|su|из|中)[ \t]*\1(?![\d.,]\d)"
     r"|100[ \t]*%|a[ \t]*\+(?!\w)|full[ \t]+marks|perfect|满分|滿分|満点|만점)",
@@ -120,13 +123,14 @@ _SELF_GRADE = re.compile(
 # "评价：通过", "評価：合格", "평가: 통과", "Оценка: зачтено". Labels that name a judgement only: a test
 # run's "Status: passed" or "Result: OK" is a report of something else and stays the judge's.
 _VERDICT_LABELS = (
-    r"verdict|evaluation|assessment|grading|grade|judg(?:e)?ment|(?:résultat\s+de\s+l['’]\s*)?évaluation|verdetto"
+    r"verdict|evaluation|assessment|grading|grade|judg(?:e)?ment|verified|verification|grader|judge|evaluator|examiner|(?:résultat\s+de\s+l['’]\s*)?évaluation|verdetto"
     r"|bewertung|beurteilung|urteil|evaluaci[oó]n|veredicto|valutazione|giudizio|avalia[cç][aã]o|veredito|оценка"
     r"|вердикт|评价|評價|评估|評估|评审|判定|評価|평가|판정"
 )
 _VERDICT_LINE = re.compile(
-    r"(?:^|(?<=[.!?;。！？；()\[\]（]))[ \t>*_#-]*(?:(?:my|self|overall|final|the)[ \t-]+)?(?:" + _VERDICT_LABELS + r")"
-    r"[ \t*_]*[:=：][ \t*_\"']*" + _PASSING + r"(?![\w%/-])",
+    r"(?:^|(?<=[.!?;。！？；()\[\]（]))[ \t>*_#✓✔✅☑-]*(?:(?:my|self|overall|final|the)[ \t-]+)?"
+    r"(?:" + _VERDICT_LABELS + r")"
+    r"[ \t*_]*[:=：][ \t*_\"']*(?:(?:the\s+)?(?:answer|response)(?:\s+above)?\s+is\s+)?" + _PASSING + r"(?![\w%/-])",
     re.IGNORECASE | re.MULTILINE,
 )
 # Round 12: criteria named by number (or "both") said to be met, and a ticked box for a criterion: "Criteria 1
