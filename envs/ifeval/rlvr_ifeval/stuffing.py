@@ -40,8 +40,10 @@ ASCII text, ``label_only`` on a prompt word in the middle third (one compiled ``
 ``restated_prompt`` on a response longer than twice the prompt; ``framed_units`` tokenises in C
 and exits before its Python reading unless the task is mentioned three times and two words stand
 three times before (or after) the prompt's words (regexes over the masked text). Still the
-largest share: paired on the 835 labelled rows (load 13 on 2 shared cores), ``ifeval-data-v12``
-739 us a verdict against ``-v11``'s 522 (1.41x); a compiled (numba) reading is the next step.
+largest share: row-paired on the 835 labelled rows (each row verified by ``-v11`` and ``-v12`` back
+to back, order alternating, 4 passes, warm task memos, load 2.4), ``ifeval-data-v12`` 506 us a
+verdict against ``-v11``'s 352 (1.44x), ``ifeval-synth`` 443 against 320 (1.38x); a compiled
+(numba) reading of the frames is the next step.
 """
 
 from __future__ import annotations
@@ -160,7 +162,8 @@ def _word_res(prompt: str, task: frozenset[str]) -> tuple[re.Pattern[str], re.Pa
         if not all(u.isascii() and u.isalpha() for u in group):
             return None
         alts = "|".join(f"{u}[a-z]*" if len(u) == PREFIX else u for u in sorted(group, key=len, reverse=True))
-        found.append(re.compile(f"(?<= )(?:{alts})(?= )") if alts else re.compile("(?!)"))
+        # (A leading literal space, not a look-behind: the engine jumps from space to space.)
+        found.append(re.compile(f" (?:{alts})(?= )") if alts else re.compile("(?!)"))
     return found[0], found[1]
 
 
@@ -177,7 +180,7 @@ def _ascii_may_frame(every: list[str], prompt: str, task: frozenset[str]) -> boo
     prompt_words, task_words = res
     if len(task_words.findall(line)) < MIN_FRAME_REPEATS:
         return False
-    masked = prompt_words.sub(_SLOT, line).split()
+    masked = prompt_words.sub(" " + _SLOT, line).split()
     if _may_frame(masked):
         return True
     distinct = set(every)
