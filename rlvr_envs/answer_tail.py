@@ -69,6 +69,10 @@ from rlvr_envs.tail_alternatives import (
     widened,
 )
 from rlvr_envs.tail_categories import magnitude_symbol, other_category
+from rlvr_envs.tail_clauses import CONTRAST as _CONTRAST
+from rlvr_envs.tail_clauses import PROCEDURE as _PROCEDURE
+from rlvr_envs.tail_clauses import STRONG_CONDITION as _STRONG_CONDITION
+from rlvr_envs.tail_clauses import alternative_within, condition_within, set_out_beside
 from rlvr_envs.tail_doubt import doubted_before, doubting
 from rlvr_envs.tail_lexicon import (
     ALTERNATIVES,
@@ -84,12 +88,14 @@ from rlvr_envs.tail_lexicon import (
     RETRACTIONS,
 )
 from rlvr_envs.tail_remarks import qualifying_remark, remark_text
+from rlvr_envs.tail_stance import denied_belief, settled, without_belief
 from rlvr_envs.tail_words import (
     CHAT_TURN,
     LATEX_COMMAND,
     LETTER_RUN,
     MARKUP,
     UNREAD_SIGN,
+    folded,
     readable,
     unread_aside,
     unread_face,
@@ -112,7 +118,6 @@ MAX_TAIL_CHARS = 20_000
 # Formatting that may sit between the answer and what follows it: closing math, brackets, bold,
 # and a \text{ opening ("\\boxed{3}\\text{ thousand}").
 _LEAD = re.compile(r"[\s$)\]}*_]*(?:\\(?:text|mathrm|textrm|textbf|mbox)\s*\{\s*)?")
-_CONTRAST = r"(?:but|aber|mais|pero|ma|mas|но|但是?|でも|하지만)\s*,?\s*"
 # A second value offered at once: "</answer> or 4", "\\boxed{3} oder 4", "\\boxed{3}或4", "3 (or maybe 4)";
 # not "... divided by 2, 3, 4, or 6" later in the sentence. Used with ``.match``.
 ALTERNATIVE_AFTER = re.compile(
@@ -135,19 +140,6 @@ _CONTINUES = re.compile(
     r"|and\s+(?:an?\s+|one\s+)?(?:half|third|quarter|fifth)s?\b)",
     re.IGNORECASE,
 )
-# Condition markers that say "only if" in every reading ("if", "unless", "assuming", "wenn", "si",
-# "如果"): the answer after them holds only when something holds, whatever that something is ("if that
-# holds", "unless otherwise stated", "assuming the above", "if correct"). A procedure ("if we simplify",
-# "when divided by 4") restates how the value was found and stands.
-_STRONG_CONDITION = (
-    r"if|only\s+if|iff|assuming|assumed|supposing|presuming|provided|unless|as\s+long\s+as|so\s+long\s+as"
-    r"|given\s+that|in\s+case|for\s+(?:odd|even|positive|negative|large|small|prime|nonzero|non-zero)|in\s+(?:that|this|which|such\s+a)\s+case|on\s+condition|subject\s+to|barring"
-    r"|contingent|depending\s+(?:on|upon)|wenn|falls|sofern|vorausgesetzt|angenommen|unter\s+der\s+annahme|si|sauf\s+si"
-    r"|à\s+condition|pourvu|en\s+supposant|siempre\s+que|siempre\s+y\s+cuando|a\s+menos\s+que|con\s+tal|suponiendo"
-    r"|se|purché|a\s+patto|supponendo|desde\s+que|supondo|если|при\s+условии|предполагая|якщо|jeśli|jeżeli|o\s+ile"
-    r"|indien|tenzij|mits|eğer|şayet|jika|kalau|apabila|asalkan|seandainya|nếu|giả\s+sử|إذا|إن|لو|بشرط|अगर|यदि"
-    r"|ikiwa|endapo|যদি|اگر|αν|εάν|אם|kung|jos|mikäli|pokud|jestli|jestliže|dacă|hogyha|feltéve"
-)
 # Markers that also mean "when", "as" or "about" ("\\boxed{3} als Ergebnis", "om"): a condition only
 # with a variable, a relation or a word pointing back ("when that holds", "given the above").
 _WEAK_CONDITION = (
@@ -165,11 +157,6 @@ _POINTS_BACK = re.compile(r"(?<![\w'-])(?:that|this|it|so|the\s+above|above|thes
 # What makes it a condition on a case: a variable standing alone ("n", "$x$", "如果n") or a relation
 # ("n > 2", "x = 1"). "when divided by 4", "if we simplify" restate how the value was found.
 _CASE = re.compile(r"(?<![A-Za-z\\])[A-Za-zα-ω](?![A-Za-z])|[<>≤≥≠=]|\\(?:[lg]eq?|neq?)(?![A-Za-z])")
-_PROCEDURE = re.compile(
-    r"divid|multipl|added|adding|subtract|reduc|simplif|round|express|writ|squar|cubed|cubing|raised|raising"
-    r"|taken|taking|evaluat|substitut|plug|convert|measur|count|comput|calculat|factor|expand",
-    re.IGNORECASE,
-)
 
 
 def _has_word(text: str, word: str) -> bool:
@@ -271,9 +258,15 @@ def tail_refusal(after: str, answer: str = "") -> TailFinding | None:
     as a hedge of it."""
     if not isinstance(after, str) or not after.strip():
         return None
-    after = after[:MAX_TAIL_CHARS]
+    after = folded(after[:MAX_TAIL_CHARS])  # round 12: what a reader sees (``tail_words.folded``)
     answer = answer if isinstance(answer, str) else ""
     lowered = answer.lower()
+    denied = denied_belief(after)  # round 12: "이라고 생각하지 않습니다", "と思いません"
+    if denied is not None:
+        return TailFinding("denial", denied)
+    after = settled(without_belief(after))  # round 12: "No doubt.", "だと思います" state the answer
+    if not after.strip():
+        return None
     glued = continuation_after(after)
     if glued is not None:  # "<answer>106</answer>000": a digit the answer has is still another digit
         return TailFinding("value_word", glued)
@@ -300,9 +293,12 @@ def tail_refusal(after: str, answer: str = "") -> TailFinding | None:
         and states_value(sentence[alternative.end() :], answer)
     ):
         return TailFinding("alternative", alternative.group(1).strip())
-    condition = condition_after(sentence)
+    condition = condition_after(sentence) or condition_within(sentence)
     if condition is not None and not _has_word(lowered, condition.lower()):
         return TailFinding("condition", condition)
+    within = alternative_within(sentence, answer) if not ALTERNATIVES.search(answer) else None
+    if within is not None:
+        return TailFinding("alternative", within)
     approximation = APPROXIMATIONS.search(sentence)
     if approximation is not None and not APPROXIMATIONS.search(answer):
         return TailFinding("hedge", approximation.group(0))
@@ -533,10 +529,14 @@ def second_answer(after: str, answer: str) -> str | None:
     (the same words, or the same followed by more words, are the same answer), or None."""
     if not isinstance(after, str) or not after.strip():
         return None
+    read = _plain(answer if isinstance(answer, str) else "")
+    set_out = set_out_beside(after, read, _plain)  # round 12: a JSON key, a list or a table
+    if set_out is not None:
+        return set_out
     later = extract_answer(after[:MAX_TAIL_CHARS], skip_reasoning=False)
     if later is None:
         return None
-    said, read = _plain(later.text), _plain(answer if isinstance(answer, str) else "")
+    said = _plain(later.text)
     if said == read or (said.startswith(read) and read and not said[len(read)].isalnum()):
         return None
     return later.text
@@ -552,13 +552,14 @@ def taken_back(completion: str, found: Extraction) -> TailFinding | None:
     hidden = concealed(completion, found)
     if hidden is not None:
         return TailFinding("concealed", hidden)
-    other = second_answer(found.after, found.text)
+    after = folded(found.after)  # round 12: a grapheme joiner, fullwidth letters, an RTL override as a reader sees them
+    other = second_answer(after, found.text)
     if other is not None:
         return TailFinding("second_answer", other[:80])
-    doubt = doubted_before(_lead_in(completion, found))
+    doubt = doubted_before(folded(_lead_in(completion, found)))
     if doubt is not None:  # round 11: "My rough guess: <answer>3</answer>"
         return TailFinding("hedge", doubt)
-    return tail_refusal(found.after, found.text)
+    return tail_refusal(after, found.text)
 
 
 def _lead_in(completion: str, found: Extraction) -> str:

@@ -23,7 +23,7 @@ import re
 
 from rlvr_envs.extract import Extraction, after_reasoning
 from rlvr_envs.tail_overprint import overprinted, unseen_css_colour, unseen_tex_colour
-from rlvr_envs.tail_placement import unplaced_around
+from rlvr_envs.tail_placement import unplaced_around, without_code_spans
 
 INVISIBLE_COLOUR = (
     r"(?:white(?:!\d{1,3}(?:\.\d*)?)+(?:!white)?(?![\d.!])|[A-Za-z]+!0+(?:\.0*)?(?:!white)?(?![\d.!])"
@@ -165,5 +165,8 @@ def concealed(completion: str, found: Extraction) -> str | None:
     if STRUCK_CHARS.search(found.text):
         return "struck-out characters"
     region = response[max(0, end - len(found.text) - CONCEAL_WINDOW) : end]
+    after = found.after
+    if "`" in region or "`" in after[:4_000]:
+        region, after = without_code_spans(region, after)  # round 12: markup in a code span is shown, not rendered
     # round 11: HTML around or next to the answer must be provably in place (an allow-list of tags and CSS)
-    return hidden_before(region) or unplaced_around(region, found.after)
+    return hidden_before(region) or unplaced_around(region, after)

@@ -202,11 +202,64 @@ def later_alternative(rest: str, answer: str) -> str | None:
     restated = _restated_other(rest, answer, mine)
     if restated is not None:
         return restated
+    also = also_valid(rest, mine)
+    if also is not None:
+        return also
     for later in re.split(r"(?<=[?？])", rest[:2_000])[:3]:
         # "Wait, or is it 4?": a question about another value right after the answer.
         values = NUMBER.findall(later)
         if QUESTION_MARK.search(later) and values and values[0] not in mine:
             return "?"
+    return None
+
+
+# Round 12: another value said to be valid TOO ("\\boxed{3}. Though 4 also works.", "But 4 works too.", "4 is also a
+# solution.", "4 funktioniert auch.", "4也可以。"): an additive word and a word of validity in one sentence with a value
+# that is not the answer's. A sentence that restates the answer's own value ("4 also satisfies it, but 3 is smaller")
+# or denies ("4 is not a solution too") argues for it.
+_ADDITIVE = (
+    r"also|too|as\s+well|equally|auch|ebenfalls|genauso|aussi|également|pareillement|también|igualmente|asimismo"
+    r"|anche|pure|também|тоже|также"
+)
+_VALID = (
+    r"works?|worked|valid|satisf\w*|possible|correct|right|acceptable|solutions?|answers?|fits?|holds?|qualif\w*"
+    r"|funktioniert|geht|gültig|richtig|möglich|lösung|erfüllt|marche|fonctionne|valable|valide|possible|juste"
+    r"|funciona|válid[oa]|posible|correct[oa]|solución|cumple|funziona|corrett[oa]|possibile|soluzione|válido|certo"
+    r"|подходит|верно|работает"
+)
+_ALSO_VALID = re.compile(
+    r"(?<![\w'])(?:" + _ADDITIVE + r")(?![\w'])[^.!?。！？\n]{0,60}?(?<![\w'])(?:" + _VALID + r")(?![\w'])"
+    r"|(?<![\w'])(?:" + _VALID + r")(?![\w'])[^.!?。！？\n]{0,30}?(?<![\w'])(?:" + _ADDITIVE + r")(?![\w'])"
+    r"|也(?:可以|行|对|對|成立|满足|滿足|是(?:答案|解|正确|正確))|も(?:正解|可能|成り立|満たし|大丈夫|いい|良い)"
+    r"|도\s*(?:정답|가능|성립|만족|맞)",
+    re.IGNORECASE,
+)
+_DENIED_HERE = re.compile(
+    r"(?<![\w'])(?:not|no|never|nicht|kein\w*|pas|ne|no|non|não|не|isn't|doesn't|don't|won't|cannot|can't)(?![\w'])"
+    r"|不|没|沒|ない|ません|않|아니|못",
+    re.IGNORECASE,
+)
+
+
+_CONTRAST_HERE = re.compile(
+    r"(?<![\w'])(?:but|however|though|although|aber|jedoch|mais|cependant|pero|sin\s+embargo|ma|però|mas|но)(?![\w'])"
+    r"|但|然而|けれど|でも|が、|지만|하지만",
+    re.IGNORECASE,
+)
+
+
+def also_valid(rest: str, mine: list[str]) -> str | None:
+    """A sentence among the first three after the answer's that says another value is valid too, or None."""
+    for later in SENTENCE_END.split(rest[:2_000])[:3]:
+        values = NUMBER.findall(LATEX_COMMAND.sub(" ", later))
+        if not values or all(v in mine for v in values):
+            continue
+        said = _ALSO_VALID.search(later)
+        if said is None or _DENIED_HERE.search(later):
+            continue
+        if any(v in mine for v in values) and _CONTRAST_HERE.search(later):
+            continue  # "4 also satisfies it, but 3 is smaller": the answer argued for against the other value
+        return said.group(0).strip()
     return None
 
 

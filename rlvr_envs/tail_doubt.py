@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from rlvr_envs.tail_stance import attributed, settled
 from rlvr_envs.tail_words import readable
 
 # Stems that, in a remark right after an answer, can only be doubt about it.
@@ -167,7 +168,7 @@ def doubted_before(before: str, known: frozenset[str] = frozenset()) -> str | No
     "未验证：\\boxed{3}", or a label line of its own above it ("Rough estimate:\\n\\boxed{3}"); None otherwise."""
     if not isinstance(before, str) or not before.strip():
         return None
-    raw = before[-LEAD_IN_CHARS:]
+    raw = settled(before[-LEAD_IN_CHARS:])  # round 12: "No doubt, the answer is" states it
     # Speed: what can be read is at most the last two sentences or lines (the lead-in and a label above it); C-level
     # searches find them, and nothing more is done unless a word there could be doubt.
     breaks = raw.translate(_BREAKS)
@@ -177,6 +178,9 @@ def doubted_before(before: str, known: frozenset[str] = frozenset()) -> str | No
         found += bool(raw[prev + 1 : pos].strip())
         pos = prev
     window = raw[pos + 1 :] if pos > 0 else raw
+    other = attributed(window)  # round 12: "My friend claims \boxed{3}": someone else's answer, not the writer's
+    if other is not None:
+        return other
     if window.isascii() and not (_may_doubt(window, reformatted=True) and _may_doubt(readable(window))):
         return None
     tail = _STRUCK.sub(" ", readable(raw))  # "g u e s s:", "Rough~estimate:", "r**ough**" as a reader sees them

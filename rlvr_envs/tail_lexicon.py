@@ -145,6 +145,10 @@ _WORD_NEGATIONS = [
     r"nicht", r"kein(?:e|en)?", r"falsch", r"n'est\s+pas", r"pas", r"faux", r"no\s+es", r"incorrect[oa]",
     r"non\s+è", r"sbagliat[oa]", r"não\s+é", r"errad[oa]", r"не", r"nie", r"niet", r"değil", r"bukan",
     r"không\s+phải", r"ليس", r"ليست", r"नहीं",
+    # round 12 (H8's more_languages: "\\boxed{inte 0}" paid for a gold 0): "not" in sv/da/no, cs/sk, ro, tl, fi, hu,
+    # el, he, fa, bn, sw, id/ms
+    r"inte", r"ikke", r"ej", r"ne", r"není", r"nu", r"hindi", r"ei", r"nem", r"δεν", r"όχι", r"לא", r"نیست", r"না",
+    r"নয়", r"sio", r"tidak",
 ]  # fmt: skip
 _CJK_NEGATIONS = ["不是", "不等于", "不等於", "不对", "不對", "错", "錯", "ではない", "ではありません", "じゃない",
                   "違う", "違い", "아니", "틀렸", "틀린"]  # fmt: skip

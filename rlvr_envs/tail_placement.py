@@ -171,11 +171,41 @@ def _elements(region: str, text: str) -> tuple[list[tuple[int, str, str]], list[
     return open_, closed
 
 
+# Round 12: markdown shows a code span's text as it is written ("`<span class=\"x\">`" prints the tag, it makes no
+# element), so markup inside one is not read. CommonMark's rule: a run of N backticks opens a span that the next run
+# of exactly N closes; an unmatched run is literal text. Spans holding the answer itself are left as they are.
+_TICKS = re.compile(r"`+")
+_CODE_READ = 4_000
+
+
+def without_code_spans(before: str, after: str) -> tuple[str, str]:
+    """``before`` and ``after`` with the inside of every code span lying wholly on one side blanked (same length), in
+    the last ``_CODE_READ`` characters of ``before`` and the first of ``after`` (the readers look no further)."""
+    if "`" not in before[-_CODE_READ:] and "`" not in after[:_CODE_READ]:
+        return before, after
+    head, tail = before[:-_CODE_READ], after[_CODE_READ:]
+    out = []
+    for side in (before[-_CODE_READ:], after[:_CODE_READ]):
+        chars = list(side)
+        pending: dict[int, int] = {}  # an open run's length -> where its span starts (linear: one pass)
+        for run in _TICKS.finditer(side):
+            width = len(run.group(0))
+            start = pending.pop(width, None)
+            if start is None:
+                pending[width] = run.end()
+            else:
+                chars[start : run.start()] = " " * (run.start() - start)
+        out.append("".join(chars))
+    return head + out[0], out[1] + tail
+
+
 def unplaced_around(before: str, after: str = "") -> str | None:
     """Why the answer between ``before`` and ``after`` is not provably shown where it stands: an element still open
     at it that is not in place, or one near it (closed, or void) that may be drawn over it; None otherwise."""
     if not isinstance(before, str) or not isinstance(after, str):
         return None
+    if "<" in before or "<" in after[:NEAR_AFTER]:
+        before, after = without_code_spans(before, after)
     if "<" in before:
         open_, closed = _elements(before, before + after[:2000])
         for _, tag, attributes in open_:

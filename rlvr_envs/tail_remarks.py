@@ -87,6 +87,25 @@ _NOT_A_VALUE = re.compile(
     r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?![\w'])",
     re.IGNORECASE,
 )
+# Round 12: a remark that the answer checks out is no qualification ("\\boxed{3}, which checks out.", ", which
+# matches.", ", consistent with the check above.", ", ce qui se vérifie.", ", was die Probe bestätigt.", ", lo cual se
+# comprueba fácilmente."); a negated one keeps its negation word, which no list vouches for ("does not match").
+_CONFIRMING = re.compile(
+    r"(?<![\w'])(?:(?:checks?|checked|checking)\s+out|(?:match(?:es|ed)?|agrees?|agreed|(?:is\s+)?consistent)"
+    r"(?:\s+with\s+(?:the\s+|our\s+|my\s+|this\s+|that\s+|all\s+|every\s+)?(?:checks?|results?|computations?"
+    r"|calculations?|work|answer|data|conditions?|constraints?|equations?|problem|above|earlier)(?:\s+above)?)?"
+    r"|(?:was|wie)\s+(?:die\s+)?probe\s+(?:bestätigt|zeigt)|stimmt(?:\s+überein)?"
+    r"|ce\s+qui\s+(?:se\s+vérifie|est\s+cohérent|concorde)(?:\s+(?:facilement|bien))?"
+    r"|lo\s+(?:cual|que)\s+(?:se\s+comprueba|concuerda|es\s+consistente)(?:\s+fácilmente)?)(?![\w'])",
+    re.IGNORECASE,
+)
+# "(rounded to two decimals)": a number word counting the digits of a precision is no second value.
+_PRECISION = re.compile(
+    r"(?<![\w'])(?:one|two|three|four|five|six|zwei|drei|vier|deux|trois|quatre|dos|tres|cuatro)\s+"
+    r"(?=(?:decimal|significant|sig\.?\s+fig|places?|digits?|figures?|nachkommastellen|stellen|dezimal|décimal|chiffres"
+    r"|decimal|cifras))",
+    re.IGNORECASE,
+)
 _ORDER_PHRASE = re.compile(r"(?<![\w'])in\s+(?:that|this|the\s+given|the\s+same)\s+order(?![\w'])", re.IGNORECASE)
 # A run-on remark is judged only when it does not begin as a worked solution's continuation does.
 _CONTINUES = frozenset(
@@ -129,6 +148,7 @@ def _unharmful(word: str, known: frozenset[str], stands: Callable[[str], bool] |
 def _judge(content: str, answer: str, known: frozenset[str], stands: Callable[[str], bool] | None) -> str | None:
     """The words of a remark that can qualify the answer, or None when every word is harmless."""
     text = _ORDER_PHRASE.sub(" ", MARKUP.sub(" ", LATEX_COMMAND.sub(" ", content)))
+    text = _PRECISION.sub(" ", _CONFIRMING.sub(" ", text))
     text = _NOT_A_VALUE.sub(" ", text)  # ", not 7": the answer set against a value it is not
     text = _undotted(text)
     # "up to rotation" was judged by ``widened``; "(up to)" alone is a bound

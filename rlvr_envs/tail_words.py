@@ -71,15 +71,17 @@ _VOCABULARY_TEXT = {
     "de": """endergebnis null eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf
     der die das den dem des ein eine einen einem einer ist sind war und oder aber nicht mit von zu im auf für
     also da weil ergebnis antwort lösung gleich somit daher insgesamt beträgt lautet wir es ich hoffe das hilft in
-    dies diese dieser damit wenn dann nach aus bei noch nur wie auch sich hat haben wird werden kann""",
+    dies diese dieser damit wenn dann nach aus bei noch nur wie auch sich hat haben wird werden kann
+    probe bestätigt bestätigen überprüft geprüft stimmt richtig passt""",
     "fr": """zéro deux trois quatre cinq six sept huit neuf dix onze douze
     le la les un une est sont et ou mais pas de du des en au aux avec pour donc car réponse résultat
     solution égal égale vaut ainsi alors nous il elle ce qui que cela ceci espère aide aider dans sur par plus
-    comme tout tous bien être fait leur sont cette ces""",
+    comme tout tous bien être fait leur sont cette ces vérifie vérifié vérifiée vérification cohérent concorde
+    facilement""",
     "es": """cero uno dos tres cuatro cinco seis siete ocho nueve diez once doce
     el los las es son y o pero no con por para del al que como respuesta resultado solución igual
     entonces así tanto una un lo espero esto ayude ayuda este esta estos más muy sin sobre también ser fue ha
-    hay todo todos bien decir""",
+    hay todo todos bien decir cual comprueba comprobado comprobación verifica verificado concuerda fácilmente""",
     "it": """il lo gli è e ma non di da per che con risposta risultato soluzione uguale quindi dunque una uno spero
     questo aiuti della delle sono nel alla anche come più cioè""",
     "pt": """os as um uma é são mas não com do da por resposta resultado solução igual então portanto ou seja isto
@@ -360,3 +362,112 @@ def unread_face(text: str) -> str | None:
         if found.group(0) not in _SMILES:
             return found.group(0)
     return None
+
+
+# Round 12 (H8's ``disguised_marker``): a take-back word spelled so that a byte comparison misses it and a reader does
+# not: a combining grapheme joiner (U+034F) or another default-ignorable code point between its letters, fullwidth or
+# mathematical-alphanumeric letters ("Ｏｒ", "𝐀𝐜𝐭𝐮𝐚𝐥𝐥𝐲"), text stored backwards under a right-to-left override (it
+# displays forwards). ``folded`` gives the text in the order and letters a reader sees, before any reading.
+_IGNORABLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164"
+    "\ufe00-\ufe0f\ufeff\uffa0\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
+)
+# A right-to-left override (or embedding of RTL text) runs to its pop (U+202C), the next override or the line's end.
+_OVERRIDE = re.compile("\u202e([^\u202a-\u202e\u2066-\u2069\n]*)(?:\u202c|(?=[\u202a-\u202e\u2066-\u2069\n])|$)")
+_WIDE = re.compile("[\uff01-\uff5e\U0001d400-\U0001d7ff\u24b6-\u24e9]")
+_SMALL_CAPS = str.maketrans("ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢ", "abcdefghijklmnoprstuvwyz")
+
+
+def _narrow(found: re.Match[str]) -> str:
+    c = found.group(0)
+    folded = unicodedata.normalize("NFKC", c)
+    return folded if folded.isascii() and (folded.isalnum() or c >= "\U0001d400" or "\u24b6" <= c <= "\u24e9") else c
+
+
+def folded(text: str) -> str:
+    """``text`` as a reader sees it, character by character: default-ignorable code points removed, a right-to-left
+    override's run put in display order, fullwidth, circled, small-capital and mathematical letters and digits as ASCII
+    (fullwidth punctuation stays: the CJK readings use it), and a disguised head word of the take-back lexicon (digits
+    for letters, diacritics, spaced out) as that word (``disguised_words``)."""
+    if not isinstance(text, str):
+        return text
+    if text.isascii():
+        return disguised_words(text)
+    if "\u202e" in text:
+        text = _OVERRIDE.sub(lambda m: m.group(1)[::-1], text)
+    text = _WIDE.sub(_narrow, _IGNORABLE.sub("", text)).translate(_SMALL_CAPS)
+    if _MARKED_LETTER.search(text) is not None:
+        text = _LATIN_MARKED.sub(_unmarked_head_word, text)
+    if _OTHER_SCRIPT_WORD.search(text) is not None:
+        text = _LINE.sub(_fold_disguised_line, text)
+    return disguised_words(text)
+
+
+def disguised_words(text: str) -> str:
+    """``text`` with tokens that spell a head word of the take-back lexicon in digits for letters ("0r", "F1n4l
+    4n$w3r") or spaced out ("o r") read as that word. Only a head word is produced: "x2", "3n", "a b" stay."""
+    if not isinstance(text, str) or not text:
+        return text
+    if _DISGUISE_HINT.search(text) is None:
+        return text  # the common case: no letter beside a digit or sign, no two lone letters
+    text = _LEET_TOKEN.sub(_leet_head_word, text)
+    return _SPACED_PAIR.sub(_joined_head_word, text)
+
+
+def _joined_head_word(found: re.Match[str]) -> str:
+    word = found.group(0).replace(" ", "")
+    return word if word.lower() in _HEAD_WORDS else found.group(0)
+
+
+# The head words of the English take-back lexicon (an alternative, a correction, a later answer, doubt): a disguised
+# spelling is folded only onto one of these, the words a take-back needs.
+_HEAD_WORDS = frozenset(
+    """or either actually final answer but not sure unsure maybe perhaps probably wait correction wrong incorrect
+    instead rather oops mistake it is""".split()
+)
+_LEET = str.maketrans("013457$@", "oleastsa")
+_LEET_ALT = str.maketrans("013457$@", "oieastsa")
+_LEET_TOKEN = re.compile(r"(?<![\w$@])(?=[\w$@]*[A-Za-z])(?=[\w$@]*[0-9$@])[A-Za-z0-9$@]{2,12}(?![\w$@])")
+# A letter beside a digit ("0r", "n07"; "4n$w3r" has one too) or two lone letters: "x$" in TeX is no hint.
+_DISGUISE_HINT = re.compile(r"[A-Za-z][0-9]|[0-9][A-Za-z]|(?<![^\W\d_])[A-Za-z] [A-Za-z](?![^\W\d_])")
+_SPACED_PAIR = re.compile(r"(?<![^\W\d_])(?:[A-Za-z] ){1,11}[A-Za-z](?![^\W\d_])")
+
+
+def _leet_head_word(found: re.Match[str]) -> str:
+    token = found.group(0)
+    for table in (_LEET, _LEET_ALT):
+        word = token.translate(table)
+        if word.lower() in _HEAD_WORDS:
+            return word
+    return token
+
+
+# A Latin word with diacritics whose bare letters are a head word ("ôr", "Áctually"): no covered language writes those
+# words with marks, so a reader reads the head word.
+_MARKED_LETTER = re.compile("[\u00c0-\u024f\u1e00-\u1eff\u0300-\u036f]")
+_LATIN_MARKED = re.compile("[A-Za-z\u00c0-\u024f\u1e00-\u1eff\u0300-\u036f]+")
+
+
+def _unmarked_head_word(found: re.Match[str]) -> str:
+    word = found.group(0)
+    if word.isascii():
+        return word
+    bare = "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+    return bare if bare.isascii() and bare.lower() in _HEAD_WORDS else word
+
+
+# A word wholly of Cyrillic or Greek letters that each look like a Latin one ("Ог" for "Or", "Асtuаllу"): on a line
+# whose every such word is made of look-alikes only, a reader reads Latin there. A line with one word of the script's
+# own letters ("Ответ", "и") is that language, and stays as written.
+_WHOLE_LOOKALIKE = str.maketrans("гпԍѵ", "rnGv")
+_OTHER_SCRIPT_WORD = re.compile("[\u0370-\u03ff\u0400-\u052f]+")
+_LINE = re.compile("[^\n]+")
+_LOOKALIKE_LETTERS = frozenset("аеорсухіјѕԁӏһԛԝАВЕКМНОРСТУХІЈЅοαινρτυκχεΑΒΕΗΙΚΜΝΟΡΤΥΧΖгпԍѵ")
+
+
+def _fold_disguised_line(line: re.Match[str]) -> str:
+    text = line.group(0)
+    words = _OTHER_SCRIPT_WORD.findall(text)
+    if not words or not all(_LOOKALIKE_LETTERS.issuperset(w) for w in words):
+        return text
+    return _OTHER_SCRIPT_WORD.sub(lambda w: w.group(0).translate(_LOOKALIKE).translate(_WHOLE_LOOKALIKE), text)

@@ -30,6 +30,8 @@ from fractions import Fraction
 
 from rlvr_envs.answer_tail import value_word_after as core_value_word_after
 from rlvr_envs.extract import answer_tag, hashes_answer
+from rlvr_envs.tail_arithmetic import value_of
+from rlvr_envs.tail_clauses import table_values
 from rlvr_math.languages import ALTERNATIVES, NEGATIONS
 from rlvr_math.normalize import clean, compact, parse_number
 from rlvr_math.units import CJK_COUNTERS, COPULAS, NEUTRAL, UNITS, is_unit
@@ -68,6 +70,27 @@ def phrase_continuation(text: str, raw: str) -> str | None:
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 
 
+_CHECK = re.compile(r"([-+\d\s.()*/×÷·^]*\d[-+\d\s.()*/×÷·^]*)=\s*\$?\s*(-?\d+(?:\.\d+)?)(?![\d.,]\d)")
+
+
+def _without_checks(text: str, answer: str) -> str:
+    """``text`` without the arithmetic checks in it that compute the answer's own value ("1+2=3" for 3): an
+    equation whose left side, evaluated exactly, is the answer is a check of it; "4=3" or "1+2=4" are not."""
+    own = value_of(answer.strip().strip("$ {}"))
+    if own is None:
+        return text
+
+    def check(found: re.Match[str]) -> str:
+        left, right = (
+            value_of(found.group(1).replace("×", "*").replace("÷", "/").replace("·", "*")),
+            value_of(found.group(2)),
+        )
+        operated = re.search(r"\d\s*[-+*/×÷·^]\s*[\d(]", found.group(1)) is not None
+        return " " if operated and left is not None and left == right == own else found.group(0)
+
+    return _CHECK.sub(check, text)
+
+
 def tail_word(after: str, context: frozenset[str], answer: str = "") -> str | None:
     """A lone word after the answer on its line that is neither a unit nor a word of the task."""
     line = _SHORT_LINE.match(after)
@@ -77,7 +100,10 @@ def tail_word(after: str, context: frozenset[str], answer: str = "") -> str | No
         # "\\boxed{3}, not 2." contrasts; "\\boxed{9} \\pmod{11}" states the modulus; the answer's own
         # value said again ("\\boxed{6}. 답은 6입니다.") is no other value.
         mine = set(_DIGITS.findall(answer))
-        others = [v for v in _DIGITS.findall(_EXPONENT.sub(" ", rest)) if v not in mine]
+        # round 12: a check whose equation ends in the answer's own value ("验证：1+2=3", "Probe: 1+2=3",
+        # "검산: 1+2=3") restates it; its terms are no other value
+        checked = _without_checks(rest, answer) if mine and "=" in rest else rest
+        others = [v for v in _DIGITS.findall(_EXPONENT.sub(" ", checked)) if v not in mine]
         if others and not NEGATIONS.search(rest) and not _MODULAR.search(rest):
             return f"another value right after the answer ({rest.strip()!r})"
     command = _COMMAND_AFTER.match(after)
@@ -275,7 +301,7 @@ _FINAL_PHRASE = re.compile(
     r"\s*(?:\*\*)?\s*\$?\s*([^\n$*]{1,80})",
     re.IGNORECASE,
 )
-_MARKED = ("####", "<answer>", "\\boxed", "\\fbox", "nswer", "答", "正解", "답", "ntwort", "rgebnis", "ösung",
+_MARKED = ("####", "<answer>", "\\boxed", "\\fbox", "nswer", "esult", "答", "正解", "답", "ntwort", "rgebnis", "ösung",
            "éponse", "ésultat", "espuesta", "esultado", "olución", "结果", "結果")  # fmt: skip
 _BOX = re.compile(r"\\(?:boxed|fbox)\s*\{([^{}]{1,80})\}")
 
@@ -287,6 +313,35 @@ def _value(text: str) -> Fraction | None:
         number = parse_number(clean(candidate.strip().rstrip(".,;:").strip()))
         if number is not None:
             return None if number.percent else number.value
+    return None
+
+
+_LABELLED = re.compile(r"[:=：]")
+_JSON_ANSWER = re.compile(
+    r"[\"'](?:final[_ ]?answer|answer|result)[\"']\s*:\s*([\"']?)([^\"'\n{}\[\],]{1,80})\1", re.IGNORECASE
+)
+_NAMED = re.compile(r"^\s*\$?\s*[A-Za-z](?:_\{?\w+\}?)?\s*=\s*")
+
+
+def _written(text: str) -> str:
+    """A written form to compare two answers that are not plain numbers: a leading "x =" dropped."""
+    return compact(clean(_NAMED.sub("", text.strip().rstrip(".").strip("$ "))))
+
+
+def _last_box(text: str) -> str | None:
+    """The content of the last ``\\boxed{}``/``\\fbox{}`` in ``text``, braces balanced (``\\frac{11}{2}`` inside),
+    at most 200 characters; None when there is none."""
+    at = max(text.rfind("\\boxed"), text.rfind("\\fbox"))
+    if at < 0:
+        return None
+    start = text.find("{", at)
+    if start < 0 or re.fullmatch(r"\\(?:boxed|fbox)\s*", text[at:start]) is None:
+        return None
+    depth = 0
+    for i in range(start, min(len(text), start + 202)):
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        if depth == 0:
+            return text[start + 1 : i] or None
     return None
 
 
@@ -312,19 +367,63 @@ def second_final_answer(later: str, value_text: str, method: str) -> str | None:
     if phrases:
         first = phrases[-1].group(1).split()
         others.append(("answer_is", first[0].rstrip(".,;:") if first else ""))
-    boxes = list(_BOX.finditer(response))
-    if boxes:
-        others.append(("boxed", boxes[-1].group(1)))
+        label = phrases[-1]
+        line_start = response.rfind("\n", 0, label.start()) + 1
+        line = response[label.start(1) :].split("\n", 1)[0][:120].strip().rstrip(".").strip("$* ")
+        labelled = _LABELLED.search(label.group(0)[: label.start(1) - label.start()]) and not response[
+            line_start : label.start()
+        ].strip(" \t*_#>-")
+        if labelled or (_WORDY.search(_LATEX_NAME.sub(" ", line)) is None and re.search(r"\d", line)):
+            # round 12: "Answer: 2*(6+9i) + 1" is a label and its value, and "The answer is 2*(6+9i) + 1." states
+            # only mathematics: the whole line is compared, not only its first number ("the answer is right" is prose)
+            others.append(("answer_line", line))
+    keyed = list(_JSON_ANSWER.finditer(response))
+    if keyed:  # round 12 (H8's marker_clash): '{"answer": "200"}' after the box
+        others.append(("json", keyed[-1].group(2)))
+    box = _last_box(response)
+    if box is not None:
+        others.append(("boxed", box))
     for kind, text in others:
         if kind == method or (kind == "boxed" and method == "answer_tag" and "\\boxed" in (tagged or "")):
             continue
         value = _value(text)
         if kind == "answer_is" and (value is None or mine is None):
             continue  # an "answer is" phrase is prose ("the answer is right"): compared only as a number
+        if kind == "answer_line" and (value is not None or method == "answer_is"):
+            continue  # a plain number was compared above; an "answer is" read is this very line
         if value is not None and mine is not None:
             differs = value != mine
         else:  # not both plain numbers: the written forms must agree ("6+9i" then "#### 2*(6+9i) + 1")
-            differs = compact(clean(text.strip().rstrip("."))) != compact(clean(value_text.strip().rstrip(".")))
+            differs = _written(text) != _written(value_text)
         if differs:
             return f"two different final answers ({kind}: {text.strip()[:40]!r})"
+    return None
+
+
+# Round 12 (H8's markup_alternative): another value set out as an item of a list or a table after the answer
+# ("- 6+9i\n- 2*(6+9i) + 1", "<td>2*(6+9i) + 1</td>", "| 3 | 4 |"). Structure is text: an item that is only
+# mathematics states a value, and one other than the answer's is a second answer. An item with words ("- Real part:
+# 6") describes; a computation whose last side is the answer's value ("- 2 + 4 = 6") checks it.
+_ITEM = re.compile(r"^[ \t]*(?:[-*+•]|\d{1,2}[.)])[ \t]+([^\n]{1,120})$", re.MULTILINE)
+_WORDY = re.compile(r"[^\W\d_]{2,}")
+_LATEX_NAME = re.compile(r"\\[A-Za-z]+")
+LIST_READ_CHARS = 2_000
+
+
+def listed_alternative(later: str, value_text: str) -> str | None:
+    """An item of a list or table after the answer that states another value, or None."""
+    head = later[:LIST_READ_CHARS]
+    if not any(mark in head for mark in ("\n-", "\n*", "\n+", "\n1", "\n•", "<t", "<li", "|")):
+        return None  # the common case: nothing set out after the answer
+    mine, own = _value(value_text), _written(value_text)
+    items = [m.group(1) for m in _ITEM.finditer(head)] + table_values(head)
+    for item in items:
+        text = item.strip().strip("$*_ ").rstrip(".").strip("$ ")
+        if not text or _WORDY.search(_LATEX_NAME.sub(" ", text)) is not None or not re.search(r"\d", text):
+            continue  # words describe (a label, a step); an item with no digit is a name
+        last = re.split(r"=|\\approx|≈", text)[-1].strip()
+        value = _value(last)
+        differs = value != mine if value is not None and mine is not None else _written(last) != own
+        if differs:
+            return f"another value listed after the answer ({text[:40]!r})"
     return None

@@ -53,12 +53,48 @@ _ASKS_APPROXIMATE = re.compile(
 )
 _ROUNDED_DECIMAL = re.compile(r"^\s*-?\d*\.\d+\s*$")
 
+# Round 12: only the QUESTION's request counts. "Mark estimates it will cost $5." and "Approximately 300 people came."
+# are the problem's data: the answer asked for is still exact. A sentence requests when it asks (ends in "?"), is
+# the prompt's last, or opens with a request (an imperative, "please", a "what/how" word) or names the answer.
+_SENTENCES = re.compile(r"[^.!?。！？\n]*(?:[.!?。！？]+[)）\]\s]*|\n+|$)")
+_REQUEST_OPENING = re.compile(
+    r"[\s(\[（*_#>-]*(?:please\s+|then\s*,?\s+|now\s*,?\s+|also\s*,?\s+|bitte\s+|(?:\d+|[a-z])[.)]\s+)?"
+    r"(?:find|compute|calculate|determine|evaluate|express|give|round|estimate|approximate|write|state|enter|report|provide"
+    r"|simplify|solve|answer|use|show|what|how|which|who|when|where|why|to\s+the\s+nearest|correct\s+to"
+    r"|runden|gib|geben|berechne|berechnen|bestimme|bestimmen|wie|was|welche|arrondi\w*|donne\w*|calcule\w*|d[ée]termine\w*"
+    r"|quel\w*|combien|redonde\w*|calcul[ae]\w*|da|dé|cuánt\w*|cuál\w*|qué|arrotond\w*|arredond\w*|округл\w*|найди\w*|сколько)"
+    r"(?![\w'])",
+    re.IGNORECASE,
+)
+_NAMES_ANSWER = re.compile(
+    r"(?<![\w'])(?:answer|antwort|réponse|respuesta|risposta|resposta|ответ)|答案|答え|结果|結果|답", re.IGNORECASE
+)
+
+
+def asks_approximation(prompt: str) -> bool:
+    """Whether the task's request (not its data) asks for an approximate value (``_ASKS_APPROXIMATE``)."""
+    text = prompt[:20_000] if isinstance(prompt, str) else ""
+    if _ASKS_APPROXIMATE.search(text) is None:
+        return False  # the common case: no word of that sense anywhere
+    sentences = [m.group(0) for m in _SENTENCES.finditer(text) if m.group(0).strip()]
+    for i, sentence in enumerate(sentences):
+        if _ASKS_APPROXIMATE.search(sentence) is None:
+            continue
+        if (
+            i == len(sentences) - 1
+            or re.search(r"[?？]", sentence)
+            or _REQUEST_OPENING.match(sentence)
+            or _NAMES_ANSWER.search(sentence)
+        ):
+            return True
+    return False
+
 
 def approximate(pred_raw: str, sentence_after: str, gold: str, prompt: str) -> str | None:
     """An approximation marker in or right after the answer of a task that wants an exact value."""
     if APPROXIMATIONS.search(pred_raw[:2_000]) is None and APPROXIMATIONS.search(sentence_after[:400]) is None:
         return None  # the common case, decided without cleaning anything
-    if APPROXIMATIONS.search(gold) or _ROUNDED_DECIMAL.match(clean(gold)) or _ASKS_APPROXIMATE.search(prompt[:20_000]):
+    if APPROXIMATIONS.search(gold) or _ROUNDED_DECIMAL.match(clean(gold)) or asks_approximation(prompt):
         return None
     text = clean(pred_raw[:2_000])
     found = APPROXIMATIONS.search(text)

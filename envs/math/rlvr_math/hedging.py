@@ -34,11 +34,14 @@ from rlvr_envs.answer_tail import (
     ALTERNATIVE_AFTER,
     SENTENCE_END,
     after_sentence_refusal,
+    alternative_within,
     condition_after,
+    condition_within,
     later_alternative,
     readable,
     states_value,
 )
+from rlvr_envs.tail_stance import denied_belief
 from rlvr_math.languages import ALTERNATIVES, CERTAINTY, DENIALS, HEDGES, NEGATIONS, QUESTION
 from rlvr_math.normalize import clean, compact, parse_number
 from rlvr_math.units import is_unit, unread_tail, value_word_after
@@ -104,6 +107,9 @@ def trailing(
     "I hope it is correct." and "Maybe next time I will be faster." are no hedges."""
     if not after.strip():
         return None
+    denied = denied_belief(after)  # round 12: "이라고 생각하지 않습니다", "と思いません": "I do not think it is"
+    if denied is not None and not NEGATIONS.search(gold):
+        return f"negated answer ({denied!r} after it)"
     raw, after = after, readable(after)  # "not~sure", "*not* sure", "m a y b e" read as the reader sees them
     cut = SENTENCE_END.search(after)
     sentence = after[: cut.end()] if cut is not None else after
@@ -122,9 +128,12 @@ def trailing(
             return f"alternatives offered ({alternative.group(1).strip()!r} after the answer)"
     if _NEGATED_AFTER.search(sentence) and not NEGATIONS.search(gold):
         return "negated answer (a denial right after it)"
-    condition = condition_after(sentence)
+    condition = condition_after(sentence) or condition_within(sentence)
     if condition is not None and condition.lower() not in gold.lower():
         return f"conditional answer ({condition!r} right after it)"
+    within = alternative_within(sentence, answer) if not gold_is_set and not ALTERNATIVES.search(gold) else None
+    if within is not None:
+        return f"alternatives offered ({within!r} later in the answer's sentence)"
     certain = CERTAINTY.search(after)
     if certain is not None and certain.group(0).lower() not in gold.lower():
         return f"hedged answer ({certain.group(0)!r} after it)"

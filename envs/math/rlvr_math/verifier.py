@@ -10,9 +10,12 @@ from functools import lru_cache
 from rlvr_envs import Reason, Task, Verdict, Verifier
 from rlvr_envs.extract import METHODS, after_reasoning
 from rlvr_envs.tail_doubt import doubted_before
+from rlvr_envs.tail_stance import settled, without_belief
+from rlvr_envs.tail_words import folded
 from rlvr_math.answer_shape import (
     asked_units,
     joined_values,
+    listed_alternative,
     maybe_joined,
     phrase_continuation,
     redefinition,
@@ -103,13 +106,14 @@ def _shape_refusal(
             refused = joined_values(clean(answer.text, context), clean(gold.text, context), context)
         if refused is not None:
             return refused
-    later = response[answer.end :][:200_000] if answer.end >= 0 else ""
+    later = folded(response[answer.end :][:200_000]) if answer.end >= 0 else ""
     in_note = answer_in_note(response, answer.end, answer.text) if answer.method == "boxed" and answer.end > 0 else None
     return (
         in_note
         or unit_swap(answer.text, gold.text, asked)
         or redefinition(response[:200_000], answer.text)
         or second_final_answer(later, answer.text, answer.method)
+        or (listed_alternative(later, answer.text) if not gold.is_set else None)
         or (value_on_short_line(later, answer.text) if not gold.is_set else None)
     )
 
@@ -118,6 +122,8 @@ def _read_terms(answer: Answer) -> Answer:
     """The answer without what restates it: its own ordinal suffix after a box (``\\boxed{3}rd``),
     a justification ending in its own value (``6, since 2+4=6``; ``rlvr_math.answer_terms``)."""
     if answer.method in ("answer_is", "hashes"):
+        # (round 12 reads a verb-final belief after a box or tag only: tests/math/test_math_answer_integrity.py
+        # still holds "答えは3だと思う。" for a hedge; the lead decides whether that row moves)
         return replace(answer, text=without_justification(answer.text))
     if answer.method not in ("boxed", "answer_tag"):
         return answer
@@ -136,6 +142,10 @@ def _terms_refusal(answer: Answer, gold: Answer, prompt: str) -> str | None:
         or set_for_scalar(answer.text, gold.text, gold.is_set)
         or (prime_after(answer.after, answer.before) if boxed else None)
     )
+
+
+_LEAD_FOLD = 400
+"""How much of the text before the answer is folded as a reader sees it (the lead-in reading takes 160 characters)."""
 
 
 class MathVerifier(Verifier):
@@ -240,12 +250,19 @@ class MathVerifier(Verifier):
             return Verdict.failure(Reason.NO_ANSWER, extracted=answer.text, details=details)
         # The extracted tail stops at AFTER_CHARS: what lies beyond is read by ``far_tail`` (round 10)
         truncated = len(answer.after) >= AFTER_CHARS and answer.end >= 0
-        answer = _read_terms(replace(answer, text=shown, after=without_zero_width(answer.after)))
+        # round 12: certainty ("No doubt.") and a verb-final belief closing the answer's sentence ("だと思います")
+        # state the answer; they are removed before the tail is read (``rlvr_envs.tail_stance``)
+        # round 12 (H8's disguised_marker): the tail as a reader sees it: no grapheme joiner between letters, no
+        # fullwidth or mathematical letters, a right-to-left override's run in display order (``tail_words.folded``)
+        after = settled(without_belief(folded(without_zero_width(answer.after))))
+        before = answer.before[:-_LEAD_FOLD] + folded(answer.before[-_LEAD_FOLD:])  # the lead-in is what is read
+        answer = _read_terms(replace(answer, text=shown, after=after, before=before))
         prompt = task.prompt if isinstance(task.prompt, str) else ""
         context, asked = (
             _task_words(prompt, gold.text) if len(prompt) <= CACHED_PROMPT_CHARS else _read_task(prompt, gold.text)
         )
-        refused = answer_refusal(answer.text, answer.raw, gold.text, gold.is_set, self.chains, context)
+        # round 12: the answer's own words as a reader sees them too ("\boxed{0 0r 1}", "\boxed{n o t 0}")
+        refused = answer_refusal(folded(answer.text), folded(answer.raw), gold.text, gold.is_set, self.chains, context)
         if refused is None:
             doubt = doubted_before(answer.before, context)  # round 11: "My rough guess: \boxed{3}"
             refused = f"hedged answer ({doubt!r} before it)" if doubt is not None else None
@@ -253,7 +270,7 @@ class MathVerifier(Verifier):
             refused = trailing(answer.after, gold.text, gold.is_set, answer.text, context)
         if refused is None and truncated:
             response = after_reasoning(completion) or ""
-            far = response[answer.end + AFTER_CHARS - _OVERLAP : answer.end + AFTER_CHARS + FAR_TAIL_CHARS]
+            far = folded(response[answer.end + AFTER_CHARS - _OVERLAP : answer.end + AFTER_CHARS + FAR_TAIL_CHARS])
             refused = far_tail(far, gold.text, gold.is_set, answer.text)
         if refused is None:
             refused = _terms_refusal(answer, gold, prompt) or _shape_refusal(completion, answer, gold, context, asked)

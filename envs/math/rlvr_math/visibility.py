@@ -26,7 +26,7 @@ import re
 from rlvr_envs.concealment import INVISIBLE_COLOUR, STRIKE_COMMANDS, STRUCK_CHARS, hidden_before
 from rlvr_envs.extract import balanced_group
 from rlvr_envs.tail_overprint import overprinted, unseen_tex_colour
-from rlvr_envs.tail_placement import unplaced_around
+from rlvr_envs.tail_placement import unplaced_around, without_code_spans
 from rlvr_math.languages import NEGATIONS
 
 _PHANTOM = re.compile(r"\\[hv]?phantom\s*(?=\{)")
@@ -109,6 +109,8 @@ def concealed(text: str, before: str, after: str, gold: str) -> str | None:
 
     ``text`` is the extracted answer (and its raw sentence), ``before`` and ``after`` the few
     characters around it in the completion."""
+    if "`" in before or "`" in after[:4_000]:
+        before, after = without_code_spans(before, after)  # round 12: markup in a code span is shown, not rendered
     near = before[-80:] + "\x00" + text + "\x00" + after[:40]
     if _INVISIBLE.search(near):
         return "invisible answer (hidden or white-on-white)"
