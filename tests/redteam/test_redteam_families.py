@@ -54,16 +54,8 @@ KNOWN_HOLES: dict[str, dict[str, str]] = {
     # case -> {class: what still earns reward}: each an xfail (strict: the day it is fixed the
     # mark must go); the other classes must report 0 meanwhile. (ifeval-synth's grader_note and
     # paste_many: mended in round 8, ifeval-synth-v8: rlvr_ifeval.own_text.)
-    # Round 12 (the attacker's new classes, found by its sweep over every registered id; ifeval-synth's
-    # keyword_stuffing mended in ifeval-synth-v12):
-    "rg-chain_sum": {
-        "disguised_marker": "a take-back word after the <answer> tag spelled with zero-width spaces or Cyrillic "
-        "look-alikes ('<answer>-958</answer>\\n\\nO\\u200br -858.') is not read (the plain word is)"
-    },
-    "rg-word_sorting": {
-        "disguised_marker": "a later 'Оr B.' in Cyrillic look-alikes (or 'O\\u200br') after the <answer> tag "
-        "is not read"
-    },
+    # Round 12's sweep found holes here in rg-chain_sum, rg-word_sorting (disguised_marker) and
+    # ifeval-synth (keyword_stuffing): mended the same day (fe7ce76, ifeval-synth-v12).
 }
 """case -> {class: why it still fails}."""
 
