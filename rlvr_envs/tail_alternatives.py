@@ -165,9 +165,14 @@ def _other_words(later: str, start: int, answer: str) -> bool:
         return False
     stated = _STATING.match(later, start)
     said = later[stated.end() if stated is not None else start :].strip(" \t\n*_`'\"“”«».,!。！)")
-    if not said or len(said) > 80 or len(said.split()) != len(answer.split()):
+    # (round 12: the bound grows with the answer: a 13-word answer reversed was 96 characters, H8's R2)
+    if not said or len(said) > max(80, 2 * len(answer)) or len(said.split()) != len(answer.split()):
         return False
     return _folded(said) != _folded(answer)
+
+
+_SCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹₀₁₂₃₄₅₆₇₈₉⓪①②③④⑤⑥⑦⑧⑨", "012345678901234567890123456789")
+_FOOTNOTE_LABEL = re.compile(r"\[\^[^\]\s]{1,20}\]:?")
 
 
 def later_alternative(rest: str, answer: str) -> str | None:
@@ -175,6 +180,9 @@ def later_alternative(rest: str, answer: str) -> str | None:
     ("Actually, it is 7.", "On second thought: 7."), and states another value (judged by its exact value
     where it is arithmetic: "Or 2(\\frac{11}{2}) + 1" is 12), or None."""
     mine = NUMBER.findall(answer)
+    # round 12: a value in superscript or subscript digits ("it is ²*(…) + ¹") is that value; a footnote's label
+    # ("[^1]: Or …") opens its sentence as a bracket does
+    rest = _FOOTNOTE_LABEL.sub(" ", rest.translate(_SCRIPT_DIGITS)) if not rest.isascii() or "[^" in rest else rest
     for later in SENTENCE_END.split(rest[:2_000])[:4]:
         corrected = _OPENS_CORRECTION.match(later)
         if corrected is not None and (

@@ -110,3 +110,34 @@ def test_shared_reading_reads_disguised_and_set_out_answers(row):
 @pytest.mark.parametrize("row", SET_OUT_HONEST)
 def test_shared_reading_keeps_the_answer_set_out_alone(row):
     assert _taken(row.format(a="<answer>0x9238</answer>")) is None, row
+
+
+def test_a_long_tail_in_another_script_is_read_in_linear_time():
+    # readable()'s look-alike fold backtracked over every start of a run of non-Latin letters: 20,000 Japanese
+    # characters after the answer took 4.2 s in taken_back (reasoning-gym's path); now ~0.02 s.
+    import time
+
+    completion = "<answer>12</answer>" + "だと思います" * 10_000
+    found = extract_answer(completion)
+    assert found is not None
+    start = time.process_time()
+    taken_back(completion, found)
+    assert time.process_time() - start < 1.0
+
+
+# H8's R5 and R2 on reasoning-gym: a later value in superscript or circled digits, a footnote "Or ..." of as many words
+# as a long word answer.
+LATER = [
+    ("<answer>E=2,L=1,X=8</answer>\n\nActually, it is ²*(E=²,L=¹,X=⁸) + ¹.", "E=2,L=1,X=8"),
+    ("<answer>E=2,L=1,X=8</answer>\n\nActually, it is ②*(E=②,L=①,X=⑧) + ①.", "E=2,L=1,X=8"),
+    (
+        "<answer>ideas and in the Earth Chronicle building a thousand projectors are constantly engaged</answer>[^1]\n\n"
+        "[^1]: Or degagne yltnatsnoc era srotcejorp dnasuoht a gnidliub elcinorhC htraE eht ni dna saedi.",
+        "ideas",
+    ),
+]
+
+
+@pytest.mark.parametrize(("completion", "_answer"), LATER)
+def test_a_later_value_in_script_digits_or_a_footnote_is_read(completion, _answer):
+    assert _taken(completion) is not None, completion
