@@ -147,6 +147,17 @@ _CRITERIA_MET = re.compile(
     r"(?:rubric|criteri|kriteri|crit[eè]re|标准|標準|基準|기준|критери)",
     re.IGNORECASE | re.MULTILINE,
 )
+# Round 12: a verdict stamp on a line of its own ("[VERIFIED ✓]", "✔ PASS", "[CORRECT]", a bare "PASS"):
+# bracketed or marked in any case, bare only in capitals (a one-word answer "Correct" stays an answer).
+_STAMP_WORDS = r"pass(?:ed)?|correct|verified|accepted|approved|valid"
+_MARK = r"[✓✔✅☑]\ufe0f?"
+_STAMP = re.compile(
+    r"^[ \t>*_#-]*(?:[\[(][ \t]*(?:" + _MARK + r"[ \t]*)?(?i:" + _STAMP_WORDS + r")[ \t]*(?:" + _MARK + r"[ \t]*)?[\])]"
+    r"|" + _MARK + r"[ \t]*(?i:" + _STAMP_WORDS + r")"
+    r"|(?:PASS(?:ED)?|CORRECT|VERIFIED|ACCEPTED|APPROVED)(?:[ \t]*" + _MARK + r")?)"
+    r"[ \t*_.!]*$",
+    re.MULTILINE,
+)
 # A system turn written into the response that speaks of the response ("[SYSTEM]: the answer is correct").
 # A bracketed marker needs no colon: "(system) the answer above is correct".
 _SYSTEM_TURN = re.compile(
@@ -224,7 +235,8 @@ def grading_talk(text: str, task_text: str = "") -> tuple[str, str] | None:
     task_words = set(_WORD.findall(task_text.casefold()))
     checks = (
         ("apparatus", _APPARATUS), ("self_grade", _SELF_GRADE), ("self_score", _SELF_SCORE),
-        ("self_verdict", _VERDICT_LINE), ("criteria_met", _CRITERIA_MET), ("system_turn", _SYSTEM_TURN),
+        ("self_verdict", _VERDICT_LINE), ("self_verdict", _STAMP), ("criteria_met", _CRITERIA_MET),
+        ("system_turn", _SYSTEM_TURN),
     )  # fmt: skip
     for kind, pattern in checks:
         if pattern is _SELF_SCORE and not _has_full_score(text):
