@@ -122,13 +122,16 @@ SERIAL = (
     "tests/code/test_code_calibrate_runner.py",  # runner uids; file-I/O and interactive references measured
     "tests/code/test_code_contests_kattis.py",  # runner uids; Kattis packages' validators and submissions
     "tests/code/test_code_redteam_round11_kattis_scoring.py",  # runner uids; Kattis scoring packages judged
+    "tests/code/test_code_redteam_round12_kattis.py",  # runner uids; Kattis validators with arguments
+    "tests/code/test_code_redteam_round12_checkers.py",  # runner uids; special judges fed the expected file
+    "tests/code/test_code_redteam_round12_rules.py",  # runner uids; code-python-v8 stdio input rules
     "tests/code/test_code_redteam_round11_stdio_rules.py",  # runner uids; a contest row's program judged
     # contest presets' conformance: a float-tolerance task's reference runs in the runner (its uids)
     "tests/test_conformance_all.py::test_conformance[code-contests-v3]",
     "tests/test_conformance_all.py::test_conformance[code-taco-v3]",
     "tests/test_conformance_all.py::test_conformance[code-apps-v3]",
     "tests/test_conformance_all.py::test_conformance[code-livecodebench-v3]",
-    "tests/test_conformance_all.py::test_conformance[code-kattis-v3]",  # C++ validators in the runner
+    "tests/test_conformance_all.py::test_conformance[code-kattis-v4]",  # C++ validators in the runner
     # ~1,100 canonical solutions calibrated 3 times then verified: 160 s alone; past the 300 s
     # timeout beside another worker's sandbox tests (CI, round 7)
     "tests/code/test_code_limits.py::test_calibrated_limits_never_fail_a_canonical_solution_over_all_of_humaneval_and_mbpp",
