@@ -17,7 +17,7 @@ from fractions import Fraction
 
 from rlvr_envs.tail_arithmetic import math_span, value_of
 from rlvr_envs.tail_lexicon import ALTERNATIVES, BETWEEN_VALUES, CORRECTIONS, DENIALS, RESTATEMENTS, RETRACTIONS
-from rlvr_envs.tail_words import LATEX_COMMAND
+from rlvr_envs.tail_words import LATEX_COMMAND, readable
 
 SENTENCE_END = re.compile(r"(?<!\d)\.(?!\d)(?!(?<=(?<!\w)[^\W\d_]\.)[^\W\d_])|[!。！\n]|[?？]")
 """Where a sentence ends (a decimal point does not end it, nor a dot between the letters of an abbreviation:
@@ -89,7 +89,9 @@ def _built_on(later: str, start: int, answer: str) -> bool:
     if not own or value_of(_WRAPPING.sub(" ", answer)) is not None:
         return False  # an arithmetic answer is judged by value
     said = _written(later[_LEADING_WORDS.match(later, start).end() :].strip(" \t\n*_:,"))  # type: ignore[union-attr]
-    if own not in said or said == own or "=" in said:
+    if own not in said and "*" in answer:
+        own = _written(readable(answer))  # round 12: the tail is read as shown ("2*x**3" loses its "*" as emphasis)
+    if not own or own not in said or said == own or "=" in said:
         return False
     return _WORD.search(LATEX_COMMAND.sub(" ", said.replace(own, " ", 1))) is None
 

@@ -135,6 +135,15 @@ LATER = [
         "[^1]: Or degagne yltnatsnoc era srotcejorp dnasuoht a gnidliub elcinorhC htraE eht ni dna saedi.",
         "ideas",
     ),
+    # an expression answer with "*" (read as emphasis in the shown tail) and a value built on it
+    (
+        "<answer>2*x**3*sin(x) - 12*cos(x) + C</answer>\n\nOr 2*(2*x**3*sin(x) - 12*cos(x) + C) + 1.",
+        "2*x**3*sin(x) - 12*cos(x) + C",
+    ),
+    (
+        "<answer>2*x**3*sin(x) - 12*cos(x) + C</answer>\n\nОг 2*(2*x**3*sin(x) - 12*cos(x) + C) + 1.",
+        "2*x**3*sin(x) - 12*cos(x) + C",
+    ),
 ]
 
 
