@@ -287,16 +287,12 @@ def tail_refusal(after: str, answer: str = "") -> TailFinding | None:
     if hedge is not None and hedge.group(0).lower() not in lowered:
         return TailFinding("hedge", hedge.group(0))
     alternative = ALTERNATIVE_AFTER.match(sentence)
-    if (
-        alternative is not None
-        and not ALTERNATIVES.search(answer)
-        and states_value(sentence[alternative.end() :], answer)
-    ):
+    if alternative is not None and not _connects(answer) and states_value(sentence[alternative.end() :], answer):
         return TailFinding("alternative", alternative.group(1).strip())
     condition = condition_after(sentence) or condition_within(sentence)
     if condition is not None and not _has_word(lowered, condition.lower()):
         return TailFinding("condition", condition)
-    within = alternative_within(sentence, answer) if not ALTERNATIVES.search(answer) else None
+    within = alternative_within(sentence, answer) if not _connects(answer) else None
     if within is not None:
         return TailFinding("alternative", within)
     approximation = APPROXIMATIONS.search(sentence)
@@ -384,7 +380,7 @@ def _said_in_words(sentence: str, answer: str) -> TailFinding | None:
     if _BARE_QUESTION.match(sentence) is not None:
         return TailFinding("hedge", "?")  # "<answer>3</answer>?", "(?)": the answer asked, not stated
     alternative = ALTERNATIVE_AFTER.match(sentence, lead.end() if lead is not None else 0)
-    if alternative is not None and not ALTERNATIVES.search(answer):
+    if alternative is not None and not _connects(answer):
         text = sentence[alternative.end() :]
         described = None if states_value(text, answer) else described_alternative(alternative.group(1), text, answer)
         if described is not None:
@@ -402,6 +398,15 @@ _ARGUED = re.compile(r"^[^)）]*[\d$\\=]")
 # A combining mark on no letter ("\\boxed{3}\u0338", "</answer>\u20e0"): an overlay on the answer's end, not a word.
 _LOOSE_MARK = re.compile("(?<![^\\W\\d_])[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 _BARE_QUESTION = re.compile(r"[\s$)\]}*_(\[.!]*[?？][\s$)\]}*_?？!.]*$")
+
+
+# Round 12: a word list that holds "or" as one of its words ("date, again, or, everywhere") offers no alternatives;
+# only an "or" that joins two parts of the answer excuses one after it ("x = 3 or x = 4").
+_LISTED_WORD = re.compile(r"(?:^|(?<=,))\s*[^\W\d_]+\s*(?=,|$)")
+
+
+def _connects(answer: str) -> bool:
+    return ALTERNATIVES.search(_LISTED_WORD.sub(" ", answer) if "," in answer else answer) is not None
 
 
 def _any_condition(clause: str) -> str | None:

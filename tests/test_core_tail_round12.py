@@ -150,3 +150,20 @@ LATER = [
 @pytest.mark.parametrize(("completion", "_answer"), LATER)
 def test_a_later_value_in_script_digits_or_a_footnote_is_read(completion, _answer):
     assert _taken(completion) is not None, completion
+
+
+# A word list holding "or" as one of its words offers no alternatives: the answer's own "or" no longer excuses one
+# after it (rg-word_sequence_reversal: ", or its negative." and a code span "(`or 2*(...) + 1`)" were paid).
+LISTED_OR = "<answer>date, again, or, everywhere, upward</answer>"
+
+
+@pytest.mark.parametrize(
+    "tail", [", or its negative.", "或其相反数", " (`or 2*(date, again, or, everywhere, upward) + 1`)", "\n\nOr 4."]
+)
+def test_an_answer_listing_the_word_or_does_not_excuse_an_alternative(tail):
+    assert _taken(LISTED_OR + tail) is not None, tail
+
+
+def test_an_answer_joined_by_or_still_excuses_a_restatement():
+    assert _taken("<answer>x = 3 or x = 4</answer>") is None
+    assert _taken(LISTED_OR + ".") is None
