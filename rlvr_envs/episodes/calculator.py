@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rlvr_envs.episodes.tools import ToolContext, ToolError, ToolSession
+from rlvr_envs.python_ast import parse_expression
 
 __all__ = ["MAX_EXPRESSION_CHARS", "MAX_INT_BITS", "CalculatorTool", "evaluate"]
 
@@ -192,7 +193,7 @@ def evaluate(expression: str) -> Number:
     if not text:
         raise ToolError("the expression is empty")
     try:
-        tree = ast.parse(text, mode="eval")
+        tree = parse_expression(text)
     except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
         raise ToolError(f"cannot parse the expression ({type(exc).__name__})") from None
     if sum(1 for _ in ast.walk(tree)) > MAX_NODES:

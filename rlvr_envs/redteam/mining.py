@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from rlvr_envs.python_ast import parse_expression
 from rlvr_envs.redteam.attacks_code import FORGED_TURN, code_shape, do_nothing_program, forged_markers, program
 from rlvr_envs.redteam.target import Probe, Target
 
@@ -78,7 +79,7 @@ def _shown(text: str, target: Target) -> bool:
 
 def _call_args(source: str) -> str | None:
     try:
-        node = ast.parse(source.strip(), mode="eval").body
+        node = parse_expression(source.strip()).body
         if not isinstance(node, ast.Call) or node.keywords:
             return None
         args: list[Any] = []

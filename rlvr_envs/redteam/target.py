@@ -18,6 +18,7 @@ from decimal import Context, Decimal, InvalidOperation, localcontext
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal
 
+from rlvr_envs.python_ast import parse_module
 from rlvr_envs.verifier import DEFAULT_MAX_COMPLETION_CHARS
 
 if TYPE_CHECKING:
@@ -160,7 +161,7 @@ def parse_program(source: str) -> ast.Module | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return ast.parse(textwrap.dedent(source))
+            return parse_module(textwrap.dedent(source))
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
 

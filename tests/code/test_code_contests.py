@@ -256,9 +256,20 @@ def test_a_parquet_copy_with_numpy_values_loads_as_the_rows_do(tmp_path: Path) -
     assert from_parquet[0].difficulty.label == "A"
 
 
-def test_an_invalid_checker_is_refused_at_make() -> None:
+@pytest.mark.parametrize(
+    "checker",
+    [
+        {"type": "float", "rel_tol": 2},  # a relative tolerance of 1 or more accepts any answer of the sign
+        {"type": "float", "abs_tol": -1},
+        {"type": "float", "abs_tol": float("nan")},
+        {"type": "float", "abs_tol": 0, "rel_tol": 0},  # no tolerance at all: 'tokens' is the checker for that
+    ],
+    ids=["rel_tol-2", "abs_tol-negative", "abs_tol-nan", "no-tolerance"],
+)
+def test_an_invalid_checker_is_refused_at_make(checker: dict) -> None:
+    # (An absolute tolerance of 1 or more is valid: a Kattis package may state one for large answers.)
     with pytest.raises(DataError, match="checker"):
-        rlvr_envs.make("code-contests-v1", data=codecontests_rows(), checker={"type": "float", "abs_tol": 2})
+        rlvr_envs.make("code-contests-v1", data=codecontests_rows(), checker=checker)
 
 
 # -- the built-in comparisons --------------------------------------------------------------------

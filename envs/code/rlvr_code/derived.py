@@ -49,6 +49,7 @@ from rlvr_code.derived_inputs import (
 from rlvr_code.derived_rules import close, finite_float, float_assert, picked_against_rules, rule_passable
 from rlvr_code.scoring import expected_value, guessable_cases, plan_for
 from rlvr_code.split import humaneval_asserts, solution_names
+from rlvr_envs.python_ast import parse_expression, parse_module
 from rlvr_envs.types import Task
 
 DERIVED_TESTS = 3
@@ -164,7 +165,7 @@ def _parse(code: str) -> ast.Module | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(code)
+            tree = parse_module(code)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     return tree
@@ -260,7 +261,7 @@ def derivable(task: Task, mode: str = "derive") -> str | None:
 
 
 def _value_node(value: Any) -> ast.expr:
-    return ast.parse(repr(value), mode="eval").body
+    return parse_expression(repr(value)).body
 
 
 def _swap_deep(node: ast.AST, old: ast.AST, new: ast.AST) -> ast.AST:

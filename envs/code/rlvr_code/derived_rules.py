@@ -33,6 +33,7 @@ from typing import Any
 
 from rlvr_code.derived_inputs import _plain as plain
 from rlvr_code.scoring import plan_for
+from rlvr_envs.python_ast import parse_expression, parse_module
 from rlvr_envs.types import Task
 
 Rule = Callable[[tuple[Any, ...]], Any]
@@ -121,7 +122,7 @@ def _called(source: str, names: set[str]) -> tuple[tuple[Any, ...], Any] | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(source.strip())
+            tree = parse_module(source.strip())
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Assert):
@@ -230,7 +231,7 @@ def picked_against_rules(task: Task, pool: list[tuple[str, Any]], limit: int) ->
 def _within_tolerance(source: str, names: set[str]) -> list[tuple[tuple[Any, ...], Any]]:
     """``[(arguments, r)]`` for ``float_assert``'s ``assert abs(f(x) - r) <= bound``, else ``[]``."""
     try:
-        test = ast.parse(source.strip()).body[0]
+        test = parse_module(source.strip()).body[0]
     except (SyntaxError, ValueError, IndexError, MemoryError, RecursionError):
         return []
     node = test.test if isinstance(test, ast.Assert) else None
@@ -295,4 +296,4 @@ def float_assert(shown: Any, args: tuple[Any, ...], kwargs: tuple[tuple[str, Any
 
 
 def _value_node(value: Any) -> ast.expr:
-    return ast.parse(repr(value), mode="eval").body
+    return parse_expression(repr(value)).body

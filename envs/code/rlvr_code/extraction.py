@@ -13,6 +13,7 @@ from typing import Any
 
 from rlvr_code.split import called_names, solution_names
 from rlvr_envs.errors import RlvrEnvsError
+from rlvr_envs.python_ast import parse_module
 
 FORMATS = ("humaneval", "asserts", "stdio")
 # The fence and answer-tag readers are string scans, not findall of the patterns they replace
@@ -116,13 +117,12 @@ def extract_for(completion: str, accepted: list[str]) -> tuple[str | None, str, 
 
 
 def _parse(code: str):
-    import ast
     import warnings
 
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return ast.parse(code)
+            return parse_module(code)
     except (SyntaxError, ValueError):
         return None
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rlvr_code.split import CodeTest, task_tests, test_key
+from rlvr_envs.python_ast import parse_module
 from rlvr_envs.types import Task
 
 BUILTIN_ERRORS = frozenset(
@@ -182,7 +183,7 @@ def expected_value(source: str, *, wrapped: bool = True) -> tuple[bool, Any]:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(source.strip())
+            tree = parse_module(source.strip())
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return False, None
     body = tree.body

@@ -31,6 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from rlvr_envs.python_ast import parse_expression, parse_module
 from rlvr_envs.types import Task
 
 
@@ -49,7 +50,7 @@ def _parse(code: str, mode: str = "exec") -> ast.AST | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return ast.parse(code, mode=mode)
+            return parse_expression(code) if mode == "eval" else parse_module(code)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
 

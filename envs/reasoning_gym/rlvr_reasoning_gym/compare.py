@@ -17,6 +17,8 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
+from rlvr_envs.python_ast import parse_expression
+
 _INT = re.compile(r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.0+)?")
 _DECIMAL = re.compile(r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][+-]?\d{1,4})?")
 _FRACTION = re.compile(r"([+-]?\d+)\s*/\s*([+-]?\d+)")
@@ -307,7 +309,7 @@ def _dict_keys_twice(text: str) -> bool:
     except (ValueError, RecursionError):
         pass
     try:
-        tree = ast.parse(text, mode="eval")
+        tree = parse_expression(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     for node in ast.walk(tree):

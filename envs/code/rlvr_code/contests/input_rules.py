@@ -135,12 +135,18 @@ class _Cases:
         return got is not None and got == _normal(str(case.get("output", "")))
 
 
+# Why a row is left out for its input rule (here, below the contest rows that read it: the rows
+# import this module, and the family's verifier asks it through ``derived``).
+RULE_OUTPUT = (
+    "every hidden test's output is a cheap rule of its input that an example contradicts: a program "
+    "printing the statement's examples from a table and the rule otherwise would pass"
+)
+
+
 def rule_refusal(task: Task) -> str | None:
     """Why a stdin/stdout task is left out for its input rule (two or more hidden cases fit one,
     ``output_rule``), or None: the contest sets' rows at load (``rows.build_task``) and, since
     ``code-python-v8`` (``hidden_tests="stdio_rules"``), the family's own stdin/stdout rows."""
-    from rlvr_code.contests.rows import RULE_OUTPUT
-
     answer = task.answer if isinstance(task.answer, dict) else {}
     if answer.get("format") != "stdio":
         return None

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rlvr_code.contests.checkers import CheckerSpecError, parse_checker, stated_tolerance
-from rlvr_code.contests.input_rules import output_rule
+from rlvr_code.contests.input_rules import RULE_OUTPUT, output_rule
 from rlvr_code.contests.verifier import CASE_LIMIT_KEY, FACTORS_KEY
 from rlvr_code.envs import NOTHING_PASSES, RowPlace, expects_no_output
 from rlvr_code.scoring import GUESS_CASES, guessable_cases, one_output
@@ -283,10 +283,6 @@ def build_task(
 ONE_OUTPUT = "every hidden test expects the same answer: a program answering it whatever its input would pass"
 ONE_OUTPUT_KEY = "one_hidden_answer"
 RULE_OUTPUT_KEY = "hidden_rule"
-RULE_OUTPUT = (
-    "every hidden test's output is a cheap rule of its input that an example contradicts: a program "
-    "printing the statement's examples from a table and the rule otherwise would pass"
-)
 TWO_ANSWERS = (
     f"fewer than {GUESS_CASES} hidden tests, each expecting one of the same two answers: a program "
     "guessing between them (and printing the statement's examples from a table) would pass 1 time in 32 or more"

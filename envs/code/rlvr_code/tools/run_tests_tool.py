@@ -23,6 +23,7 @@ from rlvr_code.feedback import INFRASTRUCTURE, _load_failure, hidden_line, publi
 from rlvr_code.split import CodeTest, public_answer, split_tests
 from rlvr_code.verifier import CodeVerifier, TaskFormatError, build_job, extract_code
 from rlvr_envs.episodes import ToolContext, ToolError
+from rlvr_envs.python_ast import parse_module
 from rlvr_envs.types import Reason, Task, Verdict
 
 __all__ = ["RunTestsSession", "RunTestsTool", "report", "run_public", "run_tests_tool"]
@@ -68,7 +69,7 @@ def _show_got(source: str) -> str:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(source)
+            tree = parse_module(source)
         return ast.unparse(ast.fix_missing_locations(_ShowGot().visit(tree)))
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return source
