@@ -33,6 +33,12 @@ def parse_expression(source: str) -> ast.Expression:
     return tree
 
 
+def literal_eval(source: str) -> object:
+    """``ast.literal_eval(source)`` for a string, safe to call from several threads (the stdlib
+    one parses the string with ``ast.parse``)."""
+    return ast.literal_eval(parse_expression(source.lstrip(" \t")))
+
+
 def _parse(source: str, mode: str) -> ast.AST:
     for attempt in range(_ATTEMPTS):
         with _LOCK:

@@ -14,6 +14,8 @@ import builtins
 from functools import cache
 from pathlib import Path
 
+from rlvr_envs import python_ast
+
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = {
     "rlvr_envs": REPO / "rlvr_envs",
@@ -46,7 +48,7 @@ MODULES = _modules()
 def _read(module: str) -> tuple[dict[str, list[ast.expr]], dict[str, str]]:
     """(class name -> base expressions, local name -> what it was imported as) of one module."""
     path = MODULES[module]
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = python_ast.parse_module(path.read_text(encoding="utf-8"))
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     classes: dict[str, list[ast.expr]] = {}
     names: dict[str, str] = {}

@@ -15,6 +15,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from rlvr_envs import python_ast
+
 ROOT = Path(__file__).resolve().parents[1]
 CORE = "rlvr_envs"
 TRAINERS = "rlvr_trainers"
@@ -67,7 +69,7 @@ def _imports(tree: ast.AST, current: str, is_package: bool) -> Iterator[tuple[st
 
 
 def core_exports() -> dict[str, str]:
-    tree = ast.parse((ROOT / CORE / "__init__.py").read_text(encoding="utf-8"))
+    tree = python_ast.parse_module((ROOT / CORE / "__init__.py").read_text(encoding="utf-8"))
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "_EXPORTS" for t in node.targets):
             return ast.literal_eval(node.value)
@@ -86,7 +88,7 @@ def import_graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for mod, path in files.items():
         edges: set[str] = set()
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = python_ast.parse_module(path.read_text(encoding="utf-8"))
         for target, names in _imports(tree, mod, path.name == "__init__.py"):
             if target.split(".")[0] not in pkgs:
                 continue
@@ -170,7 +172,7 @@ def test_no_arrow_goes_up_from_the_core_to_a_family_or_the_trainers():
 
 
 def test_the_walker_sees_lazy_imports_and_skips_type_checking_ones():
-    tree = ast.parse(
+    tree = python_ast.parse_module(
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import rlvr_envs.env\n"
         "def f():\n    from rlvr_envs.runtime.factory import get_pool\n    from . import specs\n"
     )

@@ -78,3 +78,41 @@ def test_threads_parsing_at_once_all_get_their_trees():
     for t in threads:
         t.join()
     assert not errors and not wrong, (errors[:3], wrong[:3])
+
+
+def test_literal_eval_reads_strings_as_the_stdlib_does():
+    for text in ("[1, (2, 'a'), {3: None}]", "  -1.5", "'\u4e2d'", "{1, 2}"):
+        assert python_ast.literal_eval(text) == ast.literal_eval(text)
+    for bad in ("f(1)", "x", "1 +", ""):
+        with pytest.raises((ValueError, SyntaxError)):
+            python_ast.literal_eval(bad)
+
+
+# Code that runs in the verifier's own process (pool and episode threads) parses through
+# python_ast. Sources that run in a sandboxed child (the judge harness, derived-input runners, the
+# Python tool's server) or only as a CLI are single-threaded there and may use ast directly.
+_CHILD_OR_CLI = {
+    "_sandbox_batch.py",
+    "_sandbox_judge.py",
+    "_sandbox_speculate.py",
+    "_sandbox_source.py",
+    "_python_server.py",
+    "scaffold.py",
+    "python_ast.py",
+}
+
+
+def test_host_code_parses_only_through_python_ast():
+    import pathlib
+    import re
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    raw = re.compile(r"(?<![\w.])ast\.parse\(|(?<![\w.])ast\.literal_eval\((?:text|source|candidate|line)\b")
+    offenders = []
+    for path in [*root.joinpath("rlvr_envs").rglob("*.py"), *root.joinpath("envs").rglob("*.py")]:
+        if path.name in _CHILD_OR_CLI:
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if raw.search(line):
+                offenders.append(f"{path.relative_to(root)}:{number}: {line.strip()}")
+    assert not offenders, "\n".join(offenders)

@@ -130,10 +130,10 @@ _NO_VALUE = object()
 
 
 def _literal(source: str) -> object:
-    import ast
+    from rlvr_envs.python_ast import literal_eval
 
     try:
-        return ast.literal_eval(source)
+        return literal_eval(source)
     except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
         return _NO_VALUE
 

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from rlvr_envs.python_ast import parse_expression
+from rlvr_envs.python_ast import literal_eval, parse_expression
 from rlvr_envs.redteam.attacks_code import FORGED_TURN, code_shape, do_nothing_program, forged_markers, program
 from rlvr_envs.redteam.target import Probe, Target
 
@@ -101,7 +101,7 @@ def _literal_source(source: str) -> str | None:
     for cut in cuts[:200]:
         candidate = text[:cut].strip()
         try:
-            ast.literal_eval(candidate)
+            literal_eval(candidate)
         except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
             continue
         return candidate
@@ -112,7 +112,7 @@ def _unquote(text: str) -> str:
     text = text.strip().rstrip(".")
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
         try:
-            value = ast.literal_eval(text)
+            value = literal_eval(text)
             return value if isinstance(value, str) else text[1:-1]
         except (SyntaxError, ValueError):
             return text[1:-1]

@@ -8,7 +8,6 @@ in ``test_code_warm_judge.py``).
 
 from __future__ import annotations
 
-import ast
 import socket
 import time
 
@@ -17,13 +16,14 @@ import pytest
 from rlvr_code._sandbox_batch import batchable_call
 from rlvr_code.sandbox import LocalSandbox
 from rlvr_code.verifier import CodeVerifier
+from rlvr_envs import python_ast
 from rlvr_envs.types import Task
 from tests.code.helpers_code import fenced
 from tests.helpers.sandbox import needs_bwrap
 
 
 def _call(source: str, callee: str | None = "candidate", names: frozenset = frozenset({"f"})):
-    return batchable_call(ast.parse(source, mode="eval").body, callee, names)
+    return batchable_call(python_ast.parse_expression(source).body, callee, names)
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,6 @@ Serial pass (``tests/conftest.py``): the runner's sample uids.
 
 from __future__ import annotations
 
-import ast
 import glob
 import os
 import shutil
@@ -20,6 +19,7 @@ from typing import Any
 import pytest
 
 from rlvr_code.contests.verifier import ContestVerifier
+from rlvr_envs import python_ast
 from rlvr_envs.types import Reason, Task
 from tests.code.contest_interactive_cases import FILE_CASES, fence, interactive_task
 from tests.code.test_code_languages_hostile import leftovers as hostile_leftovers
@@ -105,7 +105,7 @@ open("/box/output.txt", "w").write(repr({"seen": seen, "marks": marks, "tricks":
 def test_a_file_io_run_sees_only_its_own_files_and_keeps_nothing_for_the_next_case() -> None:
     before = set(leftovers())
     tests = _run_io(_LOOK, ["1 2\n", "3 4\n"])
-    reports = [ast.literal_eval(t["out"].decode()) for t in tests]
+    reports = [python_ast.literal_eval(t["out"].decode()) for t in tests]
     for report in reports:
         assert report["seen"]["/box"] == ["input.txt", "main.py", "output.txt"], report
         assert report["seen"]["/tmp"] == [] and report["seen"]["/dev/shm"] == [], report

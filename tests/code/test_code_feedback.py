@@ -17,6 +17,7 @@ from rlvr_code.envs import CodeEnv, humaneval_task, mbpp_task
 from rlvr_code.feedback import attempt_feedback
 from rlvr_code.split import CodeTest, split_tests
 from rlvr_code.verifier import CodeVerifier
+from rlvr_envs import python_ast
 from rlvr_envs.types import Reason, Task, Verdict
 from tests.code.helpers_code import fenced, humaneval_rows, mbpp_rows
 from tests.helpers.sandbox import needs_bwrap
@@ -40,7 +41,7 @@ def _calls_with_answers(text: str, name: str) -> dict[str, object]:
     for line in candidates:
         line = re.split(r": (?:AssertionError|ValueError)", line)[0].replace("candidate(", f"{name}(")
         try:
-            node = ast.parse(line.strip(), mode="eval").body
+            node = python_ast.parse_expression(line.strip()).body
         except SyntaxError:
             continue
         if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq)):
@@ -118,7 +119,7 @@ def _loose(text: str) -> str:
 def _literals(source: str) -> list[object]:
     """The literal values in an assert's condition (its inputs and expected values, not its message)."""
     try:
-        statement = ast.parse(source).body[0]
+        statement = python_ast.parse_module(source).body[0]
     except (SyntaxError, IndexError):
         return []
     if not isinstance(statement, ast.Assert):

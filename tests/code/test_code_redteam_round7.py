@@ -24,6 +24,7 @@ import pytest
 
 from rlvr_code.contests.checkers import parse_checker
 from rlvr_code.scoring import error_type
+from rlvr_envs import python_ast
 from rlvr_envs.types import Task
 from tests.code.contest_interactive_cases import BROKEN_INTERACTOR as BROKEN
 from tests.code.contest_interactive_cases import RIGHT, guess_task
@@ -322,7 +323,7 @@ def _lookup_then_constant(task: Task, const: str) -> str:
     name = answer.get("entry_point") or (answer.get("solution_names") or ["f"])[0]
     table = {}
     for test in split_tests(task)[0]:
-        node = ast.parse(test.source.strip().replace("candidate(", f"{name}(")).body[0]
+        node = python_ast.parse_module(test.source.strip().replace("candidate(", f"{name}(")).body[0]
         shown = getattr(node, "test", None)
         if isinstance(shown, ast.Compare) and isinstance(shown.left, ast.Call):
             try:

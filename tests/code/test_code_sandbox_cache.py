@@ -17,6 +17,7 @@ from rlvr_code._sandbox_warm import CACHE_ENTRIES, CompileCache, load_cache
 from rlvr_code.envs import humaneval_task
 from rlvr_code.sandbox import LocalSandbox
 from rlvr_code.verifier import CodeVerifier
+from rlvr_envs import python_ast
 from rlvr_envs.types import Task
 from tests.code.helpers_code import fenced, humaneval_rows
 from tests.helpers.sandbox import needs_bwrap
@@ -109,12 +110,11 @@ def test_a_judge_left_dirty_hands_nothing_over():
 
 
 def _trees() -> list:
-    import ast
 
     from tests.code.helpers_code import mbpp_rows
 
-    trees = [ast.parse(row["test"]) for row in humaneval_rows()]
-    return trees + [ast.parse(test) for row in mbpp_rows()[:200] for test in row["test_list"]]
+    trees = [python_ast.parse_module(row["test"]) for row in humaneval_rows()]
+    return trees + [python_ast.parse_module(test) for row in mbpp_rows()[:200] for test in row["test_list"]]
 
 
 def test_the_node_list_is_ast_walks_order():

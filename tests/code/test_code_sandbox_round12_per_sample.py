@@ -34,6 +34,7 @@ from rlvr_code import _sandbox_solution, _sandbox_solution_zygote, _sandbox_warm
 from rlvr_code._sandbox_link import Link
 from rlvr_code.sandbox import LocalSandbox
 from rlvr_code.verifier import CodeVerifier
+from rlvr_envs import python_ast
 from rlvr_envs.types import Task
 from tests.code.helpers_code import asserts_task, fenced
 from tests.helpers.sandbox import needs_bwrap
@@ -125,7 +126,7 @@ def _function(module, qualified: str) -> ast.AST:
     obj = module
     for part in qualified.split("."):
         obj = getattr(obj, part)
-    return ast.parse(textwrap.dedent(inspect.getsource(obj)))
+    return python_ast.parse_module(textwrap.dedent(inspect.getsource(obj)))
 
 
 # Every function a HumanEval sample passes through on the solution side, and the warm judge's

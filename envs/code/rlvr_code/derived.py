@@ -49,7 +49,7 @@ from rlvr_code.derived_inputs import (
 from rlvr_code.derived_rules import close, finite_float, float_assert, picked_against_rules, rule_passable
 from rlvr_code.scoring import expected_value, guessable_cases, plan_for
 from rlvr_code.split import humaneval_asserts, solution_names
-from rlvr_envs.python_ast import parse_expression, parse_module
+from rlvr_envs.python_ast import literal_eval, parse_expression, parse_module
 from rlvr_envs.types import Task
 
 DERIVED_TESTS = 3
@@ -409,7 +409,7 @@ def _derive_batch(
             if text is None or len(text) > _MAX_LITERAL:
                 continue
             try:
-                result = ast.literal_eval(text)
+                result = literal_eval(text)
             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                 continue
             if not _plain(result):
@@ -551,7 +551,7 @@ def _literal(text: str | None) -> tuple[Any] | None:
     if text is None or len(text) > _MAX_LITERAL:
         return None
     try:
-        return (ast.literal_eval(text),)
+        return (literal_eval(text),)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return None
 

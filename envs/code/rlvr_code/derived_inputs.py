@@ -13,11 +13,12 @@ value, strings cut, repeated and reversed, nested changes applied again; they ru
 
 from __future__ import annotations
 
-import ast
 import itertools
 import random
 from collections.abc import Sequence
 from typing import Any, Protocol
+
+from rlvr_envs.python_ast import literal_eval
 
 SEED = "rlvr-code-derived-v1"
 CANDIDATES = 12
@@ -150,7 +151,7 @@ def _plain(value: Any) -> bool:
     if len(text) > MAX_LITERAL:
         return False
     try:
-        back = ast.literal_eval(text)
+        back = literal_eval(text)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return False
     return type(back) is type(value) and back == value
@@ -372,7 +373,7 @@ def batch_results(text: str | None, count: int) -> list[str | None]:
     if text is None or BATCH_MARK not in text:
         return empty
     try:
-        found = ast.literal_eval(text.rsplit(BATCH_MARK, 1)[1])
+        found = literal_eval(text.rsplit(BATCH_MARK, 1)[1])
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return empty
     if not isinstance(found, list) or len(found) != count:

@@ -17,7 +17,7 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
-from rlvr_envs.python_ast import parse_expression
+from rlvr_envs.python_ast import literal_eval, parse_expression
 
 _INT = re.compile(r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.0+)?")
 _DECIMAL = re.compile(r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][+-]?\d{1,4})?")
@@ -144,7 +144,7 @@ def parse_literal(text: str) -> Any:
     except (ValueError, RecursionError):
         pass
     try:
-        return ast.literal_eval(text)
+        return literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
         raise ValueError(str(exc)) from None
 

@@ -255,19 +255,13 @@ def _supervise(running: list[Running], relay: _Relay) -> list[bytearray]:
     try:
         while True:
             if any(r.status is None and time.monotonic() >= r.deadline for r in running):
-                # The case's wall clock ends both at once, each one still running charged with it,
-                # before either is killed: the interactor started first, so its deadline comes first,
-                # and a contestant in a deadlock could otherwise exit on the EOF of that kill before
-                # its own deadline, turning its deadlock into the interactor's failure. So every one
-                # still running is marked first, then killed.
-                ended = [r for r in running if r.status is None and not r.try_reap()]
-                for r in ended:
-                    r.timed_out = True
-                for r in ended:
-                    r.kill()
+                _end_together(running)
             for r in running:
                 if r.status is None and not r.try_reap() and r.over_budget():
-                    r.kill()
+                    if r.cpu_limited:  # its own CPU budget: it alone is charged
+                        r.kill()
+                    else:  # the wall clock, reached since the look above: the case's, as above
+                        _end_together(running)
             if all(r.status is not None for r in running):
                 break
             wake = min([r.wake_in() for r in running if r.status is None] + [0.01])
@@ -310,6 +304,20 @@ def _supervise(running: list[Running], relay: _Relay) -> list[bytearray]:
             if r.proc.stderr is not None and not r.proc.stderr.closed:
                 r.proc.stderr.close()
     return errs
+
+
+def _end_together(running: list[Running]) -> None:
+    """End the case at its wall clock: every program still running is charged with it, and only
+    then killed. The interactor started first, so its deadline comes first, and a contestant in a
+    deadlock could otherwise exit on the EOF of that kill before its own deadline, turning its
+    deadlock into the interactor's failure. Both the look at the deadlines and a run's own budget
+    check can reach the wall clock first (the latter when it passes between the two): both come
+    here, never to a lone kill (round 12's clean-clone CI met that race once)."""
+    ended = [r for r in running if r.status is None and not r.try_reap()]
+    for r in ended:
+        r.timed_out = True
+    for r in ended:
+        r.kill()
 
 
 def judge_interaction(ours: Side, theirs: Side, wall_s: float) -> dict[str, Any]:
