@@ -18,18 +18,9 @@ from __future__ import annotations
 
 import pytest
 
-from rlvr_envs.answer_tail import taken_back
-from rlvr_envs.extract import extract_answer
 from rlvr_envs.tail_overprint import colour_visible, css_colour_visible, overprinted
 from rlvr_envs.tail_remarks import qualifying_remark
-
-
-def _taken(completion: str) -> str | None:
-    found = extract_answer(completion)
-    assert found is not None, completion
-    finding = taken_back(completion, found)
-    return finding.kind if finding is not None else None
-
+from tests.helpers.tail import taken
 
 REMARKS = [
     "<answer>12</answer> (needs checking)", "<answer>12</answer> (excluding zero)", "<answer>12</answer> (for now)",
@@ -46,7 +37,7 @@ REMARKS = [
 
 @pytest.mark.parametrize("completion", REMARKS)
 def test_a_remark_of_no_harmless_kind_qualifies_the_answer(completion):
-    assert _taken(completion) is not None, completion
+    assert taken(completion) is not None, completion
 
 
 TUPLES = [
@@ -58,7 +49,7 @@ TUPLES = [
 
 @pytest.mark.parametrize("completion", TUPLES)
 def test_a_tuple_up_to_order_is_every_reordering_of_it(completion):
-    assert _taken(completion) is not None, completion
+    assert taken(completion) is not None, completion
 
 
 HONEST = [
@@ -76,7 +67,7 @@ HONEST = [
 
 @pytest.mark.parametrize("completion", HONEST)
 def test_a_harmless_remark_keeps_the_answer(completion):
-    assert _taken(completion) is None, completion
+    assert taken(completion) is None, completion
 
 
 def test_the_remark_reading_names_the_words_and_reads_task_words_and_units():
@@ -102,7 +93,7 @@ COLOURED = [
 
 @pytest.mark.parametrize("completion", COLOURED)
 def test_a_colour_not_provably_visible_hides_the_answer(completion):
-    assert _taken(completion) == "concealed", completion
+    assert taken(completion) == "concealed", completion
 
 
 OVERPRINTED = [
@@ -119,7 +110,7 @@ OVERPRINTED = [
 
 @pytest.mark.parametrize("completion", OVERPRINTED)
 def test_an_answer_overprinted_or_shrunk_away_is_concealed(completion):
-    assert _taken(completion) == "concealed", completion
+    assert taken(completion) == "concealed", completion
 
 
 SEEN = [
@@ -133,7 +124,7 @@ SEEN = [
 
 @pytest.mark.parametrize("completion", SEEN)
 def test_a_visible_colour_or_an_ordinary_space_keeps_the_answer(completion):
-    assert _taken(completion) is None, completion
+    assert taken(completion) is None, completion
 
 
 def test_colour_readings_compute_mixes_and_models():
@@ -148,6 +139,6 @@ def test_colour_readings_compute_mixes_and_models():
 
 def test_a_correction_after_thousands_of_characters_takes_the_answer_back():
     pad = "It follows from the steps above, each checked once more. " * 55
-    assert _taken("<answer>12</answer> " + pad + "Wait, I was wrong: it is 5.") == "alternative"
-    assert _taken("<answer>12</answer> " + pad + "Wait, I was wrong: it is 12.") is None
-    assert _taken("<answer>12</answer> " + pad + "Wait, I was wrong: it is Atlantis.") is not None
+    assert taken("<answer>12</answer> " + pad + "Wait, I was wrong: it is 5.") == "alternative"
+    assert taken("<answer>12</answer> " + pad + "Wait, I was wrong: it is 12.") is None
+    assert taken("<answer>12</answer> " + pad + "Wait, I was wrong: it is Atlantis.") is not None

@@ -9,19 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-import rlvr_envs
-from rlvr_envs.answer_tail import taken_back
-from rlvr_envs.extract import extract_answer
 from rlvr_envs.tail_doubt import doubted_before, doubting
 from rlvr_envs.tail_placement import out_of_place, unplaced_around
-
-
-def _taken(completion: str) -> str | None:
-    found = extract_answer(completion)
-    assert found is not None, completion
-    finding = taken_back(completion, found)
-    return finding.kind if finding is not None else None
-
+from tests.helpers.tail import chain_sum_case, taken
 
 # {a} is the answer tag with the gold inside it
 HOSTILE = [
@@ -44,20 +34,17 @@ HONEST = [
 
 @pytest.mark.parametrize("row", HOSTILE)
 def test_shared_reading_takes_a_doubted_or_unplaced_answer_back(row):
-    assert _taken(row.format(a="<answer>12</answer>")) is not None, row
+    assert taken(row.format(a="<answer>12</answer>")) is not None, row
 
 
 @pytest.mark.parametrize("row", HONEST)
 def test_shared_reading_keeps_an_honest_answer(row):
-    assert _taken(row.format(a="<answer>12</answer>")) is None, row
+    assert taken(row.format(a="<answer>12</answer>")) is None, row
 
 
 @pytest.fixture(scope="module")
 def chain_sum():
-    env = rlvr_envs.make("rg-chain_sum-v0")
-    env.reset(seed=5)
-    task = env.current_task
-    return env, task, f"<answer>{env.answer_text(task)}</answer>"
+    return chain_sum_case()
 
 
 @pytest.mark.parametrize("row", HOSTILE[:12])

@@ -9,18 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-import rlvr_envs
 from rlvr_envs.answer_tail import alternative_within, condition_within, taken_back
 from rlvr_envs.extract import extract_answer
 from rlvr_envs.tail_stance import attributed, denied_belief, settled, without_belief
-
-
-def _taken(completion: str) -> str | None:
-    found = extract_answer(completion)
-    assert found is not None, completion
-    finding = taken_back(completion, found)
-    return finding.kind if finding is not None else None
-
+from tests.helpers.tail import chain_sum_case, taken
 
 # {a} is the answer tag with the gold inside it
 HOSTILE = [
@@ -40,20 +32,17 @@ HONEST = [
 
 @pytest.mark.parametrize("row", HOSTILE)
 def test_shared_reading_takes_the_answer_back(row):
-    assert _taken(row.format(a="<answer>12</answer>")) is not None, row
+    assert taken(row.format(a="<answer>12</answer>")) is not None, row
 
 
 @pytest.mark.parametrize("row", HONEST)
 def test_shared_reading_keeps_an_honest_answer(row):
-    assert _taken(row.format(a="<answer>12</answer>")) is None, row
+    assert taken(row.format(a="<answer>12</answer>")) is None, row
 
 
 @pytest.fixture(scope="module")
 def chain_sum():
-    env = rlvr_envs.make("rg-chain_sum-v0")
-    env.reset(seed=5)
-    task = env.current_task
-    return env, task, f"<answer>{env.answer_text(task)}</answer>"
+    return chain_sum_case()
 
 
 @pytest.mark.parametrize("row", HOSTILE[:12])
@@ -104,12 +93,12 @@ SET_OUT_HONEST = ['{a}\n\n{{"answer": "0x9238"}}', "{a}\n\n- 0x9238", "{a}\n\n| 
 
 @pytest.mark.parametrize("row", SET_OUT)
 def test_shared_reading_reads_disguised_and_set_out_answers(row):
-    assert _taken(row.format(a="<answer>0x9238</answer>")) is not None, row
+    assert taken(row.format(a="<answer>0x9238</answer>")) is not None, row
 
 
 @pytest.mark.parametrize("row", SET_OUT_HONEST)
 def test_shared_reading_keeps_the_answer_set_out_alone(row):
-    assert _taken(row.format(a="<answer>0x9238</answer>")) is None, row
+    assert taken(row.format(a="<answer>0x9238</answer>")) is None, row
 
 
 def test_a_long_tail_in_another_script_is_read_in_linear_time():
@@ -149,7 +138,7 @@ LATER = [
 
 @pytest.mark.parametrize(("completion", "_answer"), LATER)
 def test_a_later_value_in_script_digits_or_a_footnote_is_read(completion, _answer):
-    assert _taken(completion) is not None, completion
+    assert taken(completion) is not None, completion
 
 
 # A word list holding "or" as one of its words offers no alternatives: the answer's own "or" no longer excuses one
@@ -161,9 +150,9 @@ LISTED_OR = "<answer>date, again, or, everywhere, upward</answer>"
     "tail", [", or its negative.", "或其相反数", " (`or 2*(date, again, or, everywhere, upward) + 1`)", "\n\nOr 4."]
 )
 def test_an_answer_listing_the_word_or_does_not_excuse_an_alternative(tail):
-    assert _taken(LISTED_OR + tail) is not None, tail
+    assert taken(LISTED_OR + tail) is not None, tail
 
 
 def test_an_answer_joined_by_or_still_excuses_a_restatement():
-    assert _taken("<answer>x = 3 or x = 4</answer>") is None
-    assert _taken(LISTED_OR + ".") is None
+    assert taken("<answer>x = 3 or x = 4</answer>") is None
+    assert taken(LISTED_OR + ".") is None
