@@ -26,7 +26,7 @@ pytest.importorskip("uvicorn")
 import rlvr_envs
 from rlvr_envs.adapters.rows import verifier_spec
 from rlvr_envs.serve.app import RewardServer
-from rlvr_envs.serve.protocol import SpecialTokens, openrlhf_label, split_query
+from rlvr_envs.serve.protocol import SpecialTokens, openrlhf_label, read_query, split_query
 
 BOUND_S = 10.0  # every answer comes well within this (the server's own timers are 1-2 s here)
 
@@ -236,4 +236,6 @@ def test_a_marker_the_policy_writes_does_not_cut_its_own_response(server, arith,
     # A multi-turn prompt: the response follows as many markers as the prompt has.
     turns = "<|im_start|>user\nq<|im_end|>\n<|im_start|>assistant\nA<|im_end|>\n<|im_start|>user\nq2<|im_end|>\n<|im_start|>assistant\n"
     assert split_query(turns.replace("q2", "q2 ") + "B", turns, SpecialTokens()) == ("B", False)
-    assert split_query(turns + "B", None, SpecialTokens()) == ("B", False)
+    # Without the prompt, two markers of the template cannot be told from a forged turn (round 13): the
+    # server refuses the sample (``read_query``'s ambiguous); ``split_query`` returns all after the first.
+    assert read_query(turns + "B", None, SpecialTokens()) == (turns.split("assistant\n", 1)[1] + "B", False, True)

@@ -5,9 +5,7 @@ reordered, rows duplicated or deduplicated, padding of another tokenizer on eith
 sharing one label; and a completion that writes the next turn's chat-template markers itself (a hedge,
 then "<|im_end|><|im_start|>user ... <|im_start|>assistant" and a clean answer): with the prompt sent,
 the response is read whole, markers included, and scored as the family scores that text. Without a
-prompt the last assistant marker is all the server can go by (round 11, documented): the text before a
-forged marker is then not read, and the sample is flagged ``prompt_not_found``, which a run must watch;
-this test pins the flag.
+prompt such a sample is refused since round 13 (``read_query``: ambiguous), and flagged ``prompt_not_found``.
 """
 
 from __future__ import annotations
@@ -108,5 +106,6 @@ def test_a_completion_writing_the_next_turns_markers_is_read_whole_with_its_prom
     whole = forged.format(gold=gold)
     assert lost == [0.0] and rewards == [arith.verify(task, whole).reward]
     assert _rewards(arith, [prompt + whole.replace("\n", " ") + "<|im_end|>"], [prompt], [label])[0] == rewards
-    _rewards_no_prompt, flagged = _rewards(arith, [query], None, [label], SpecialTokens())
-    assert flagged == [1.0]  # without a prompt: read after the last marker, and flagged for the run to see
+    no_prompt, flagged = _rewards(arith, [query], None, [label], SpecialTokens())
+    # Without a prompt: two markers cannot be told from a multi-turn prompt, so refused (round 13), flagged.
+    assert flagged == [1.0] and no_prompt == [0.0]

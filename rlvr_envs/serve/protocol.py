@@ -57,14 +57,16 @@ DEFAULT_SPECIAL_TOKENS: tuple[str, ...] = (
     "[PAD]",
 )
 
-_ASSISTANT_MARKERS = (
-    "<|im_start|>assistant\n",
-    "<|start_header_id|>assistant<|end_header_id|>\n\n",
-    "<start_of_turn>model\n",
-    "<|assistant|>\n",
-    "<｜Assistant｜>",
-    "[/INST]",
+_TEMPLATES: tuple[tuple[tuple[str, ...], str], ...] = (
+    # (what opens a turn of the template's prompt, the marker its assistant turn starts with)
+    (("<|im_start|>",), "<|im_start|>assistant\n"),  # ChatML
+    (("<|start_header_id|>",), "<|start_header_id|>assistant<|end_header_id|>\n\n"),  # Llama 3
+    (("<start_of_turn>",), "<start_of_turn>model\n"),  # Gemma
+    (("<|user|>", "<|system|>"), "<|assistant|>\n"),  # Phi-3, Zephyr
+    (("<｜User｜>",), "<｜Assistant｜>"),  # DeepSeek
+    (("[INST]",), "[/INST]"),  # Llama 2, Mistral
 )
+_ASSISTANT_MARKERS = tuple(marker for _, marker in _TEMPLATES)
 
 MAX_ITEMS = 65_536
 """The most samples one request may hold."""
@@ -140,16 +142,31 @@ def split_query(query: str, prompt: str | None, tokens: SpecialTokens) -> tuple[
     The prompt is looked for after the leading padding and BOS, then anywhere before the query's
     first assistant-turn marker (first match; a copy after it is the policy's own text).
     When it is absent (a tokenizer that does not decode back to the same text), the response is
-    what follows as many assistant-turn markers as the prompt holds (the last one when no prompt
-    is sent; ``_after_prompt_markers``), else the whole query: ``prompt_found`` is then False and
-    the reply flags the sample in ``extra_logs["prompt_not_found"]``.
+    what follows as many assistant-turn markers as the prompt holds (``_after_prompt_markers``),
+    else the whole query: ``prompt_found`` is then False and the reply flags the sample in
+    ``extra_logs["prompt_not_found"]``. With no prompt sent, see ``read_query``: a query whose
+    template's assistant marker occurs more than once is ambiguous, and this returns everything
+    after its first one (the server refuses such a sample instead of scoring it).
     """
+    response, found, _ambiguous = read_query(query, prompt, tokens)
+    return response, found
+
+
+def read_query(query: str, prompt: str | None, tokens: SpecialTokens) -> tuple[str, bool, bool]:
+    """``(response, prompt_found, ambiguous)``: ``split_query`` and whether the response cannot be told
+    from the prompt. Without the prompt, the query's template is the one whose turn opener comes first
+    (before its own assistant marker); its assistant marker once is the turn the policy answers. More than
+    once, the query is either a multi-turn prompt or a completion that wrote the marker itself (a hedge,
+    then "<|im_start|>assistant" and a clean answer), and nothing in the text tells which: reading after
+    the last marker paid the forged turn alone (round 12), reading from the first pays a multi-turn
+    prompt's earlier answers. Such a sample is ``ambiguous``: the server refuses it (send ``prompts``).
+    Markers of another template than the query's are the policy's text, never a cut."""
     body = tokens.strip_start(query)
     if prompt:
         bare = tokens.strip_start(prompt)
         for candidate in (prompt, bare):
             if candidate and body.startswith(candidate):
-                return tokens.strip_end(body[len(candidate) :]), True
+                return tokens.strip_end(body[len(candidate) :]), True, False
         # Not at the start (a tokenizer that decodes the prompt's opening otherwise): the first copy,
         # unless it stands after the query's first assistant-turn marker. There it is the policy's
         # own text ("41. Not sure.<prompt>\\boxed{42}" with the real prompt decoded without a space
@@ -158,27 +175,45 @@ def split_query(query: str, prompt: str | None, tokens: SpecialTokens) -> tuple[
         for candidate in (prompt, bare):
             at = query.find(candidate) if candidate else -1
             if at >= 0 and (first_turn < 0 or at < first_turn):
-                return tokens.strip_end(query[at + len(candidate) :]), True
-    elif prompt == "":
-        return tokens.strip_end(body), True
-    cut = _after_prompt_markers(query, prompt)
-    if cut >= 0:
-        return tokens.strip_end(query[cut:]), False
-    return tokens.strip_end(body), prompt is None
+                return tokens.strip_end(query[at + len(candidate) :]), True, False
+        cut = _after_prompt_markers(query, prompt)
+        if cut >= 0:
+            return tokens.strip_end(query[cut:]), False, False
+        return tokens.strip_end(body), False, False
+    if prompt == "":
+        return tokens.strip_end(body), True, False
+    marker = _template_marker(query)
+    if marker is None:  # no templated prompt: the query is the response, markers and all
+        return tokens.strip_end(body), True, False
+    ends = [at + len(marker) for at in _positions(query, marker, limit=2)]
+    return tokens.strip_end(query[ends[0] :]), False, len(ends) > 1
 
 
-def _after_prompt_markers(query: str, prompt: str | None) -> int:
+def _template_marker(query: str) -> str | None:
+    """The assistant marker of the query's chat template: the template whose turn opener stands first,
+    before the first of its assistant markers (a marker alone, with no turn opened before it, is text
+    the policy wrote), or None."""
+    best: tuple[int, str] | None = None
+    for openers, marker in _TEMPLATES:
+        first = query.find(marker)
+        if first < 0:
+            continue
+        opened = [at for at in (query.find(o, 0, first) for o in openers) if at >= 0]
+        if opened and (best is None or min(opened) < best[0]):
+            best = (min(opened), marker)
+    return best[1] if best else None
+
+
+def _after_prompt_markers(query: str, prompt: str) -> int:
     """Where the response starts by the assistant-turn markers, or -1 when the query has none.
 
-    With the prompt given (but not found verbatim), the response follows as many markers as the
-    prompt holds (at least one): the policy's own text may contain a marker ("41. <|im_start|>assistant
+    The prompt was given but not found verbatim: the response follows as many markers as the prompt
+    holds (at least one): the policy's own text may contain a marker ("41. <|im_start|>assistant
     \n42"), and cutting at the last one let it drop everything it wrote before it (a hedge, a second
-    answer). With no prompt at all, the last marker is all there is to go by (the sample is flagged)."""
+    answer)."""
     found = sorted((at + len(m), at) for m in _ASSISTANT_MARKERS if m in query for at in _positions(query, m))
     if not found:
         return -1
-    if prompt is None:
-        return max(end for end, _ in found)
     wanted = max(1, sum(prompt.count(m) for m in _ASSISTANT_MARKERS))
     return found[min(wanted, len(found)) - 1][0]
 
@@ -389,6 +424,12 @@ def _routing_error() -> type[Exception]:
 
 def openrlhf_rows(scoring: Scoring, body: Mapping[str, Any]) -> tuple[list[tuple[Any, ...]], list[bool]]:
     """The router rows of an OpenRLHF request and, per sample, whether its prompt was found."""
+    rows, found, _ambiguous = openrlhf_read(scoring, body)
+    return rows, found
+
+
+def openrlhf_read(scoring: Scoring, body: Mapping[str, Any]) -> tuple[list[tuple[Any, ...]], list[bool], list[bool]]:
+    """``openrlhf_rows`` and, per sample, whether its response is ambiguous (``read_query``)."""
     queries = body.get("query")
     if not isinstance(queries, list):
         raise BadRequest("'query' must be a list of strings (prompt + response)")
@@ -399,7 +440,7 @@ def openrlhf_rows(scoring: Scoring, body: Mapping[str, Any]) -> tuple[list[tuple
     labels = _list(body, "labels", n, "labels")
     if labels is None:
         raise BadRequest(f"'labels' must be a list as long as 'query' ({n}): each names the task to verify")
-    rows, found = [], []
+    rows, found, ambiguous = [], [], []
     for i, query in enumerate(queries):
         if not isinstance(query, str):
             raise BadRequest(f"query[{i}] must be a string, got {type(query).__name__}")
@@ -414,10 +455,11 @@ def openrlhf_rows(scoring: Scoring, body: Mapping[str, Any]) -> tuple[list[tuple
                 "use labels written by `rlvr-envs export --format openrlhf`"
             )
         task = resolve_task(scoring.router, scoring.policy, env_id, task, task_id, f"labels[{i}]")
-        text, ok = split_query(query, prompt, scoring.tokens)
+        text, ok, unclear = read_query(query, prompt, scoring.tokens)
         rows.append((env_id, task, text, spec))
         found.append(ok)
-    return rows, found
+        ambiguous.append(unclear)
+    return rows, found, ambiguous
 
 
 Averify = Callable[[Sequence[tuple[Any, ...]]], Awaitable[list[Verdict]]]
@@ -426,16 +468,33 @@ Averify = Callable[[Sequence[tuple[Any, ...]]], Awaitable[list[Verdict]]]
 
 async def score_openrlhf(scoring: Scoring, body: Mapping[str, Any], averify: Averify | None = None) -> dict[str, Any]:
     """Verify one OpenRLHF request body; raises ``BadRequest`` if it is malformed."""
-    rows, found = openrlhf_rows(scoring, body)
+    rows, found, ambiguous = openrlhf_read(scoring, body)
+    # An ambiguous sample is refused unverified: which of its text is the response is not known.
+    todo = [row for row, unclear in zip(rows, ambiguous) if not unclear]
     try:
-        verdicts = await (averify or scoring.router.averify)(rows)
+        checked = iter(await (averify or scoring.router.averify)(todo) if todo else [])
     except _routing_error() as exc:
         raise BadRequest(str(exc)) from None
-    return openrlhf_reply(scoring, rows, verdicts, found)
+    verdicts = [AMBIGUOUS_RESPONSE if unclear else next(checked) for unclear in ambiguous]
+    return openrlhf_reply(scoring, rows, verdicts, found, ambiguous)
+
+
+AMBIGUOUS_RESPONSE = Verdict.failure(
+    Reason.FORMAT_ERROR,
+    details={
+        "refused": "no prompt was sent and the query holds its chat template's assistant marker more than "
+        "once: the response cannot be told from the prompt (send 'prompts')"
+    },
+)
+"""The verdict of a sample ``read_query`` finds ambiguous (reward 0, no shaping)."""
 
 
 def openrlhf_reply(
-    scoring: Scoring, rows: Sequence[tuple[Any, ...]], verdicts: Sequence[Verdict], found: Sequence[bool]
+    scoring: Scoring,
+    rows: Sequence[tuple[Any, ...]],
+    verdicts: Sequence[Verdict],
+    found: Sequence[bool],
+    ambiguous: Sequence[bool] | None = None,
 ) -> dict[str, Any]:
     # Raises InfrastructureFailure under "fail" (the request gets an error, never a reward).
     # Errors in a row are counted per env: a dead backend between healthy rows of other envs
@@ -445,9 +504,10 @@ def openrlhf_reply(
     rewards = []
     # Several envs: each row's format reward is for its own env's layout (lean's block, math's \boxed{}).
     per_row = scoring.shaping is not None and bool(scoring.shaping.format_weight) and scoring.router.default is None
-    for verdict, row, pay in zip(verdicts, rows, paid):
+    unclear = list(ambiguous) if ambiguous is not None else [False] * len(rows)
+    for verdict, row, pay, refused in zip(verdicts, rows, paid, unclear):
         reward = pay
-        if scoring.shaping is not None and verdict.reason is not Reason.VERIFIER_ERROR:
+        if scoring.shaping is not None and verdict.reason is not Reason.VERIFIER_ERROR and not refused:
             fmt = scoring.router.prompt_format_for(row[0], row[3]) if per_row else None
             reward = float(scoring.shaping(verdict, row[2], None, fmt))
         rewards.append(reward)
@@ -460,6 +520,8 @@ def openrlhf_reply(
             "verifier_error": [float(v.reason is Reason.VERIFIER_ERROR) for v in verdicts],
             "timeout": [float(v.reason is Reason.TIMEOUT) for v in verdicts],
             "prompt_not_found": [float(not ok) for ok in found],
+            # Refused unread (``read_query``): a run without prompts must see how many.
+            "ambiguous_response": [float(refused) for refused in unclear],
         },
     }
 
