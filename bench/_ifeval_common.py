@@ -23,7 +23,7 @@ def load_rows() -> list[dict]:
 def clear_caches() -> None:
     """Forget everything derived from response text: per-text analyses and the memos of
     chunks, words and syllables that a long-running worker would keep warm."""
-    from rlvr_ifeval import analysis, checkers_ifbench, langdetect_exact, language, text
+    from rlvr_ifeval import analysis, checkers_ifbench, langdetect_exact, language, stuffing, text
 
     for fn in (
         analysis.analyse,
@@ -35,6 +35,8 @@ def clear_caches() -> None:
         text._word_runs,
         language.detect_language,
         checkers_ifbench._syllables,
+        stuffing._kept_text,
+        stuffing._compiled_reading,
     ):
         fn.cache_clear()
     langdetect_exact.clear_text_memos()

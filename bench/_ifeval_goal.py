@@ -17,6 +17,7 @@ from _ifeval_speed_off import (
     without_speed_round10,
     without_speed_round11_relevance,
     without_speed_round12,
+    without_speed_round13,
     without_speed_rounds_7_and_8,
 )
 
@@ -107,6 +108,7 @@ def goal_table(seconds: float, pairs: int = 5) -> None:
 
 
 LEVELS: tuple[tuple[str, tuple[Callable[[], Any], ...]], ...] = (
+    ("round 13", (without_speed_round13,)),
     ("round 12", (without_speed_round12,)),
     ("round 11", (without_speed_round11, without_speed_round11_relevance)),
     (

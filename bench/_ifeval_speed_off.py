@@ -126,3 +126,23 @@ def without_speed_round12() -> Iterator[None]:
         yield
     finally:
         contrast_jit.ROUND_12 = saved
+
+
+@contextlib.contextmanager
+def without_speed_round13() -> Iterator[None]:
+    """The training ids' rules as round 12 left them: ``stuffing.framed_units`` tokenises every
+    response into strings and reads its exits with regexes over the joined tokens (no
+    ``frames_jit`` pass), ``mixed_script`` walks the runs of any non-ASCII response (no
+    Greek-or-Cyrillic test first) and reads its prompt's alphabets afresh, and each rule that
+    tokenises the head makes its kept lines afresh. Same verdicts
+    (``tests/ifeval/test_ifeval_speed_round13_frames.py``)."""
+    from rlvr_ifeval import stuffing
+
+    saved = stuffing.ROUND_13, stuffing._alphabets_of, stuffing._kept_text
+    stuffing.ROUND_13 = False
+    stuffing._alphabets_of = stuffing._alphabets_of.__wrapped__  # type: ignore[assignment]
+    stuffing._kept_text = stuffing._kept_text.__wrapped__  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        stuffing.ROUND_13, stuffing._alphabets_of, stuffing._kept_text = saved

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from rlvr_ifeval import contrast_jit, copies_jit, guard_jit, units_jit
+from rlvr_ifeval import contrast_jit, copies_jit, frames_jit, guard_jit, units_jit
 from rlvr_ifeval.analysis import JOINER_CHARS, PROSE_SEGMENT_WORDS, ascii_view, joined_words, replace_each
 
 KEY_CHARS = 12
@@ -196,6 +196,7 @@ _UNITS: Any = None
 _CONTRAST: Any = None
 _COPIES: tuple[Any, Any] = (None, None)
 _GUARD: Any = None
+_FRAMES: Any = None
 _LOCK = threading.Lock()
 _loaded = False
 _started = False
@@ -326,6 +327,14 @@ def guard_kernel() -> Any:
     return _GUARD
 
 
+def frames_kernel() -> Any:
+    """``frames_jit``'s kernel once ``load`` has checked it, else None (the first call starts
+    loading it on a daemon thread)."""
+    if _FRAMES is None and not _started:
+        start()
+    return _FRAMES
+
+
 def start() -> None:
     """``load`` on a daemon thread, once: a process's first verdicts count in Python instead of
     waiting for numba (1-3 s from its cache, ~15 s compiling on a loaded machine)."""
@@ -350,7 +359,7 @@ def _forget_load() -> None:
 def load() -> bool:
     """Compile the kernel (or load it from numba's cache) and check it on a sample, once per
     process; whether it is in use. Called by ``language.warm_up``."""
-    global _KERNEL, _FLAGS, _UNITS, _CONTRAST, _COPIES, _GUARD, _loaded
+    global _KERNEL, _FLAGS, _UNITS, _CONTRAST, _COPIES, _GUARD, _FRAMES, _loaded
     with _LOCK:
         if not _loaded:
             _loaded = True
@@ -382,4 +391,8 @@ def load() -> bool:
                 ok = False
             if ok:  # published only once checked: another thread may be counting meanwhile
                 _GUARD, _COPIES, _CONTRAST, _UNITS, _FLAGS, _KERNEL = guard, copies, walk, units, flags, kernel
+            try:  # round 13's frame reading, on its own: a failure there keeps the others
+                _FRAMES = frames_jit.compile_kernel()  # (checked there: it raises on a disagreement)
+            except Exception:
+                _FRAMES = None
     return _KERNEL is not None

@@ -55,6 +55,7 @@ from functools import lru_cache
 from itertools import compress, pairwise
 from typing import Any
 
+from rlvr_ifeval import frames_jit, prose_jit
 from rlvr_ifeval.base import Checker
 from rlvr_ifeval.relevance_units import PREFIX, STOP_WORDS, _fold, units
 from rlvr_ifeval.swapped import restated_prompt
@@ -133,10 +134,11 @@ def _prompt_units(prompt: str) -> frozenset[str]:
     )
 
 
-def _tokens(head: str) -> list[str]:
-    """``head``'s words, casefolded and accents dropped, with ``_BREAK`` for each sentence mark
-    and line end; a line said again word for word (a chorus, a refrain, a repeated heading) is
-    read once: a song's chorus repeats its frame by design, a stuffed text's sentences differ."""
+@lru_cache(maxsize=8)
+def _kept_text(head: str) -> str:
+    """``head``'s lines casefolded, a line said again word for word (a chorus, a refrain, a
+    repeated heading) kept once: a song's chorus repeats its frame by design, a stuffed text's
+    sentences differ."""
     seen: set[str] = set()
     kept = []
     for line in head[:MAX_READ_CHARS].split("\n"):
@@ -144,12 +146,56 @@ def _tokens(head: str) -> list[str]:
         if key and key not in seen:
             seen.add(key)
             kept.append(key)
-    text = "\n".join(kept) + "\n"
+    return "\n".join(kept) + "\n"
+
+
+def _tokens(head: str, text: str | None = None) -> list[str]:
+    """``head``'s words (of ``_kept_text``, or ``text`` where the caller made it), casefolded and
+    accents dropped, with ``_BREAK`` for each sentence mark and line end."""
+    if text is None:
+        text = _kept_text(head)
     if text.isascii():  # (the common case: one translate and one split, in C)
         return text.encode("ascii").translate(_ASCII_TOKENS).replace(b"\x00", b" \x00 ").decode("ascii").split()
     found = _TOKEN_RE.findall(text)
     folded = {w: _fold(w) if w[0].isalpha() else _BREAK for w in set(found)}  # (once a distinct word)
     return list(map(folded.__getitem__, found))
+
+
+ROUND_13 = True
+"""Round 13's compiled exits (``frames_jit``); ``bench/_ifeval_speed_off.without_speed_round13``
+turns them off to time the round's gain (the same verdicts)."""
+# A character outside ASCII that ``_TOKEN_RE`` reads (a letter, or a sentence mark of a script
+# without spaces); any other one (curly quotes, dashes, symbols) only parts words there, as a
+# space does in ``_ASCII_TOKENS``' reading, so a text with none reads the same with them spaces.
+_READ_OUTSIDE_ASCII_RE = re.compile(r"(?![\x00-\x7f])[^\W\d_]|[\u3002\uff01\uff1f]")
+_OUTSIDE_ASCII_RE = re.compile(r"[^\x00-\x7f]+")
+_STOP_EXACT = frames_jit.usable_stop_list(STOP_WORDS)
+
+
+def compiled_reading(prompt: str, head: str, task: frozenset[str]) -> tuple[int, bool] | None:
+    """``head`` read once for the rules that read how it mentions its task (``frames_jit``):
+    how often a content word of it names the task (a word of three letters or more, not a stop
+    word, whose unit is the prompt's and in ``task``: ``asides``' count) and whether
+    ``framed_units``' answer is None; None where the kernel cannot tell (not loaded yet, letters
+    outside ASCII). Kept for the response being verified: round 13's rules read the same head."""
+    kernel = prose_jit.frames_kernel() if ROUND_13 and _STOP_EXACT else None
+    return None if kernel is None else _compiled_reading(kernel, prompt, head, task)
+
+
+@lru_cache(maxsize=8)
+def _compiled_reading(kernel: Any, prompt: str, head: str, task: frozenset[str]) -> tuple[int, bool] | None:
+    text = _kept_text(head)
+    if not text.isascii():
+        if _READ_OUTSIDE_ASCII_RE.search(text):
+            return None
+        text = _OUTSIDE_ASCII_RE.sub(" ", text)
+    return frames_jit.read(kernel, text, _prompt_units(prompt), task, STOP_WORDS)
+
+
+def task_mentions(prompt: str, head: str, task: frozenset[str]) -> int | None:
+    """How often a content word of ``head`` names the task (``compiled_reading``), or None."""
+    found = compiled_reading(prompt, head, task)
+    return None if found is None else found[0]
 
 
 @lru_cache(maxsize=4096)
@@ -198,9 +244,12 @@ def framed_units(prompt: str, head: str, task: frozenset[str], needed: int) -> d
     Read twice: over every word ("while he thought about X and Y") and over content words only,
     so that a frame is read past "a", "and", "were" ("... and bicycle and an were never far from
     his mind": its frame is "never far")."""
+    compiled = compiled_reading(prompt, head, task)
+    if compiled is not None and compiled[1]:
+        return None
     every = _tokens(head)
     words = _prompt_units(prompt)
-    if not _ascii_may_frame(every, prompt, task):
+    if compiled is None and not _ascii_may_frame(every, prompt, task):  # (no compiled answer: C regexes)
         return None
     # One pass over the distinct words (a text's words repeat), then C ``map``s over the tokens:
     # each word's unit where it is the prompt's, its mask (the prompt's words one placeholder),
@@ -397,10 +446,16 @@ def _alphabet(ch: str) -> int:
     return 0 if code < 0x250 else 1 if code < 0x400 else 2
 
 
-def _alphabets_of(text: str) -> set[int]:
+@lru_cache(maxsize=4096)
+def _alphabets_of(text: str) -> frozenset[int]:
+    """The alphabets of a prompt's words (per prompt: a data set's prompts repeat)."""
     if text.isascii():
-        return {0} if any(c.isalpha() for c in text) else set()
-    return {_alphabet(m.group(0)[0]) for m in _RUN_RE.finditer(text)}
+        return frozenset({0}) if any(c.isalpha() for c in text) else frozenset()
+    return frozenset(_alphabet(m.group(0)[0]) for m in _RUN_RE.finditer(text))
+
+
+# Greek or Cyrillic (``_RUN_RE``'s alphabets 1 and 2): without one, every run is Latin.
+_GREEK_OR_CYRILLIC_RE = re.compile(r"[\u0370-\u052f]")
 
 
 def mixed_script(prompt: str, head: str, checkers: Sequence[Checker]) -> dict[str, Any] | None:
@@ -414,6 +469,11 @@ def mixed_script(prompt: str, head: str, checkers: Sequence[Checker]) -> dict[st
     head = head[:MAX_READ_CHARS]
     if head.isascii():
         return None  # one alphabet (the common case, read in C)
+    main = next(iter(prompt_alphabets))
+    if ROUND_13 and main == 0 and not _GREEK_OR_CYRILLIC_RE.search(head):
+        # Round 13: only Latin runs (curly quotes, accents): no run touches one of another
+        # alphabet (no hybrid) and none is another's (``other`` 0), so the answer is None.
+        return None
     kinds: list[int] = []
     hybrid = 0
     start = end = -1
@@ -434,7 +494,6 @@ def mixed_script(prompt: str, head: str, checkers: Sequence[Checker]) -> dict[st
     if hybrid >= MIN_HYBRID_WORDS and hybrid >= MIN_HYBRID_SHARE * len(kinds):
         return {"mixed_script_words": hybrid, "words": len(kinds)}
     counts = Counter(kinds)
-    main = next(iter(prompt_alphabets))
     other = sum(v for k, v in counts.items() if k not in (main, -2))
     switches = sum(1 for a, b in pairwise(kinds) if a != b)
     if other >= MIN_MINORITY_SHARE * len(kinds) and switches >= MIN_SWITCH_SHARE * (len(kinds) - 1):
