@@ -12,9 +12,11 @@ from rlvr_envs.redteam import attacks_glyph as glyph
 from rlvr_envs.redteam import attacks_guess as guess
 from rlvr_envs.redteam import attacks_hidden as hidden
 from rlvr_envs.redteam import attacks_lean as lean
+from rlvr_envs.redteam import attacks_notation as notation
 from rlvr_envs.redteam import attacks_order as order
 from rlvr_envs.redteam import attacks_paste as paste
 from rlvr_envs.redteam import attacks_prompt as prompt
+from rlvr_envs.redteam import attacks_render as render
 from rlvr_envs.redteam import attacks_tail as tail
 from rlvr_envs.redteam import attacks_text as text
 from rlvr_envs.redteam.mining import forge_turns, mine_feedback, prompt_lookup_probes
@@ -105,6 +107,16 @@ CLASSES: tuple[AttackClass, ...] = (
     AttackClass("constraint_swap", prompt.constraint_swap_probes, None, ""),
     AttackClass("script_swap", prompt.script_swap_probes, None, ""),
     AttackClass("other_prompt", prompt.other_prompt_probes, None, "another task in the run with other words"),
+    # Round 13: values encoded, hidden by rendering or in other notations, markup left unbalanced,
+    # turn markers, split answers, two-branch answers and spam.
+    AttackClass("encoded_alternative", render.encoded_alternative_probes, _SHORT, "a short gold answer (answer_text)"),
+    AttackClass("rendered_hidden", render.rendered_hidden_probes, _SHORT, "a short gold answer (answer_text)"),
+    AttackClass("other_notation", notation.other_notation_probes, _SHORT, "a short integer gold answer"),
+    AttackClass("two_branch", notation.two_branch_probes, _SHORT, "a short gold and a prompt with no cases"),
+    AttackClass("answer_spam", notation.answer_spam_probes, _SHORT, "a short gold answer (answer_text)"),
+    AttackClass("broken_markup", render.broken_markup_probes, _SHORT, "a short gold answer (answer_text)"),
+    AttackClass("role_marker", render.role_marker_probes, _SHORT | {"code"}, "a short gold answer or program"),
+    AttackClass("split_answer", render.split_answer_probes, _SHORT, "a short gold answer (answer_text)"),
     AttackClass("feedback_mining", None, None, "an env that can be made with max_turns > 1", episode=mine_feedback),
     AttackClass("forged_turn", None, None, "an env that can be made with max_turns > 1", episode=forge_turns),
     AttackClass(

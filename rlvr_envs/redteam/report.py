@@ -98,6 +98,17 @@ class ClassResult:
         return [o for o in self.outcomes if o.error is not None]
 
     @property
+    def honest(self) -> list[Outcome]:
+        """Probes that restate the gold in another form (``expect_wrong`` False): controls."""
+        return [o for o in self.outcomes if o.expect_wrong is False]
+
+    @property
+    def honest_refused(self) -> list[Outcome]:
+        """Honest restatements that earned nothing: false negatives, reported apart from holes
+        (a verifier may refuse a notation on purpose; the family owner decides)."""
+        return [o for o in self.honest if o.error is None and not (o.reward is not None and o.reward > 0)]
+
+    @property
     def status(self) -> str:
         if not self.applicable:
             return "n/a"
@@ -121,6 +132,9 @@ class ClassResult:
             "max_reward_of_a_hole": max((o.reward or 0.0 for o in self.holes), default=None),
             "by_reason": dict(Counter(o.label for o in self.outcomes).most_common()),
             "hole_variants": dict(Counter(o.variant for o in self.holes).most_common()),
+            "honest_checked": len(self.honest),
+            "honest_refused": len(self.honest_refused),
+            "honest_refused_variants": dict(Counter(o.variant for o in self.honest_refused).most_common()),
             "not_applicable": None if self.applicable else f"needs {self.needs}",
             "exempt": self.exempt,
             "note": self.note,
@@ -205,6 +219,8 @@ class RedteamReport:
                 continue
             extra = f", {s['raised']} raised" if s["raised"] else ""
             extra += f"; exempt by the env: {c.exempt}" if c.exempt else ""
+            if s["honest_checked"]:
+                extra += f"; honest restatements refused {s['honest_refused']}/{s['honest_checked']}"
             lines.append(
                 f"  {c.name:<{width}}  {c.status:<6} {s['holes']}/{s['expected_wrong']} wrong answers rewarded "
                 f"({s['tasks_with_holes']}/{c.tasks} tasks){extra}"
@@ -269,6 +285,13 @@ class RedteamReport:
                     "  " + _fence_safe(ex["completion"]),
                     "  ```",
                 ]
+        honest = [c for c in self.classes if c.honest_refused]
+        if honest:
+            out += ["", "## Honest answers refused (false negatives, not holes)", ""]
+            for c in honest:
+                s = c.summary(0)
+                variants = ", ".join(f"`{k}` x{v}" for k, v in s["honest_refused_variants"].items())
+                out.append(f"- `{c.name}`: {s['honest_refused']}/{s['honest_checked']} refused: {variants}")
         out += ["", "## Classes", ""]
         out += [f"- `{c.name}`: {c.doc}" for c in self.classes]
         return "\n".join(out) + "\n"

@@ -154,12 +154,22 @@ class NaiveCodeVerifier(Verifier):
         return Verdict.failure(Reason.WRONG, details={"stderr": run.stderr[-500:]})
 
 
+# Chat-template control text (ChatML/Llama/Phi/DeepSeek specials, [INST], Gemma's turns, a
+# "Human:"/"Assistant:" line): a completion is one turn, so text that opens another is refused.
+_TURN_MARKER = re.compile(
+    r"<\|[a-z_]+\|>|<｜[^｜]*｜>|\[/?INST\]|<(?:start|end)_of_turn>|^\s*(?:Human|Assistant):", re.MULTILINE
+)
+
+
 class StrictCodeVerifier(Verifier):
-    """Results come back as JSON after a nonce and are compared here, not in the program's process."""
+    """Results come back as JSON after a nonce and are compared here, not in the program's process;
+    a completion holding a chat template's turn markers is refused before anything runs."""
 
     time_budget_s = 15.0
 
     def verify(self, task: Task, completion: str) -> Verdict:
+        if _TURN_MARKER.search(completion):
+            return Verdict.failure(Reason.FORMAT_ERROR)
         nonce = secrets.token_hex(8)
         fn = task.answer["function"]
         calls = json.dumps([args for args, _ in task.answer["cases"]])
