@@ -31,6 +31,13 @@ def _honest_forms(a: str, n: int | None, value: Fraction | None) -> dict[str, st
     if value is not None:
         forms["fraction"] = f"{value.numerator * 2}/{value.denominator * 2}"
         forms["latex-frac"] = f"\\frac{{{value.numerator * 2}}}{{{value.denominator * 2}}}"
+        if value.denominator != 1 and _terminates(value.denominator):
+            # 7/4 as 1.75 and 0.5 as 1/2: the same value, written the other way round.
+            decimal = _decimal(value)
+            if decimal != a:
+                forms["as-decimal"] = decimal
+            if "/" not in a:
+                forms["lowest-fraction"] = f"{value.numerator}/{value.denominator}"
     if n is not None:
         forms["decimal-zero"] = f"{n}.0"
         forms["text-words-en"] = f"\\text{{{NOTATIONS['words-en'](n)}}}"
@@ -39,6 +46,26 @@ def _honest_forms(a: str, n: int | None, value: Fraction | None) -> dict[str, st
             if said is not None and said != a:
                 forms[name] = said
     return forms
+
+
+def _terminates(denominator: int) -> bool:
+    """Whether 1/denominator has a finite decimal expansion (only 2s and 5s in it)."""
+    for p in (2, 5):
+        while denominator % p == 0:
+            denominator //= p
+    return denominator == 1
+
+
+def _decimal(value: Fraction) -> str:
+    """A fraction with a terminating expansion, written exactly as a decimal (7/4 -> 1.75)."""
+    sign, value = ("-" if value < 0 else ""), abs(value)
+    whole, rest = divmod(value.numerator, value.denominator)
+    digits = ""
+    while rest and len(digits) < 40:
+        rest *= 10
+        digit, rest = divmod(rest, value.denominator)
+        digits += str(digit)
+    return f"{sign}{whole}.{digits}"
 
 
 def _read_as_gold(t: Target, a: str, n: int) -> dict[str, str]:

@@ -120,3 +120,25 @@ def test_honest_restatements_are_reported_apart_and_never_count_as_holes():
     honest = {p.variant for p in other_notation_probes(target, False) if p.expect_wrong is False}
     wrong = {p.variant for p in other_notation_probes(target, False) if p.expect_wrong is True}
     assert "honest:roman" in honest and "list:roman" in wrong and not honest & wrong
+
+
+def test_honest_forms_have_the_golds_value():
+    """An honest probe that is not the gold's value would hide a hole as a false negative."""
+    from fractions import Fraction
+
+    from rlvr_envs.redteam.attacks_notation import _honest_forms
+    from rlvr_envs.redteam.target import parse_value
+
+    for gold in ("3", "0", "12", "7/4", "-3/8", "0.5", "2.25", "-1.125", "1/3"):
+        value = parse_value(gold)
+        assert value is not None
+        n = int(gold) if gold.isdigit() else None
+        for name, form in _honest_forms(gold, n, value).items():
+            read = parse_value(form.replace("\\frac{", "").replace("}{", "/").rstrip("}"))
+            if read is not None:
+                assert read == value, (gold, name, form)
+        if value.denominator in (2, 4, 8):
+            assert (
+                any(parse_value(f) == value and "." in f for f in _honest_forms(gold, n, value).values()) or "." in gold
+            )
+    assert roman(12) == "XII" and Fraction(3) == parse_value(_honest_forms("3", 3, Fraction(3))["decimal-zero"])
