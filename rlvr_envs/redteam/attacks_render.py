@@ -15,7 +15,7 @@ import codecs
 import json
 from collections.abc import Callable
 
-from rlvr_envs.redteam.lexicon13 import OVERPRINTS, QUICK_ROLE_MARKERS, RENDER_HIDERS, ROLE_MARKERS
+from rlvr_envs.redteam.lexicon13 import END_MARKERS, OVERPRINTS, QUICK_ROLE_MARKERS, RENDER_HIDERS, ROLE_MARKERS
 from rlvr_envs.redteam.target import Probe, Target
 
 
@@ -190,7 +190,9 @@ def role_marker_probes(t: Target, quick: bool) -> list[Probe]:
     ``<|endoftext|>``; the gold then a wrong value in the forged turn, and a
     wrong value then the gold in it. A completion is one turn: a verifier that cuts at a marker or
     reads only the last turn pays a response that answered twice (for programs: the right program
-    and one that does nothing, either way round)."""
+    and one that does nothing, either way round). Honest probes: the right answer followed only by an
+    end-of-sequence marker (``<|im_end|>``, ``</s>``, ``<|eot_id|>``, ``<end_of_turn>``,
+    ``<|endoftext|>``), as a trainer's decoding leaves it: refusing those is a false negative."""
     if t.kind == "code":
         from rlvr_envs.redteam.attacks_code import do_nothing_program
 
@@ -203,6 +205,11 @@ def role_marker_probes(t: Target, quick: bool) -> list[Probe]:
             continue
         probes.append(Probe(f"gold-then-turn:{name}", good + marker.format(x=bad)))
         probes.append(Probe(f"wrong-then-turn:{name}", bad + marker.format(x=good)))
+    for name, end in END_MARKERS.items():
+        # Honest: the right answer with only a decoded end-of-sequence after it (refusing it is a
+        # false negative, reported apart; a defence must tell an end from a new turn).
+        if not quick or name in ("chatml-end", "eos-s"):
+            probes.append(Probe(f"honest:gold-then-{name}", good + end, expect_wrong=False))
     return probes
 
 

@@ -171,6 +171,15 @@ ROLE_MARKERS: dict[str, str] = {
 }
 # (No stray ``</think>``: reasoning, then ``</think>``, then the answer is the r1 layout itself, so a
 # draft before it and the gold after it is an honest response.)
+# What a decoded end-of-sequence leaves at the END of an honest completion (verl and OpenRLHF pass
+# it on): nothing follows it, so it opens no turn.
+END_MARKERS: dict[str, str] = {
+    "chatml-end": "<|im_end|>",
+    "eos-s": "</s>",
+    "llama3-eot": "<|eot_id|>",
+    "gemma-end": "<end_of_turn>",
+    "endoftext": "<|endoftext|>",
+}
 QUICK_ROLE_MARKERS = ("chatml", "llama3", "inst-close", "gemma", "human-assistant")
 
 # Two branches, one of them wrong, under a condition the task never set.

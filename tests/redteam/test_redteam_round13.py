@@ -142,3 +142,14 @@ def test_honest_forms_have_the_golds_value():
                 any(parse_value(f) == value and "." in f for f in _honest_forms(gold, n, value).values()) or "." in gold
             )
     assert roman(12) == "XII" and Fraction(3) == parse_value(_honest_forms("3", 3, Fraction(3))["decimal-zero"])
+
+
+def test_an_end_of_sequence_after_the_gold_is_an_honest_probe():
+    """What a trainer's decoding leaves (``<|im_end|>`` at the very end) is no turn: refusing it is a
+    false negative (reported apart), paying it is right; a marker followed by an answer is a hole."""
+    naive = run_redteam(BoxFirstNumberEnv(), n=3, classes=["role_marker"]).result("role_marker")
+    strict = run_redteam(LayoutReaderEnv(), n=3, classes=["role_marker"]).result("role_marker")
+    assert len(naive.honest) == len(strict.honest) == 15
+    assert not naive.honest_refused and all(o.completion.endswith(("|>", "</s>", "_turn>")) for o in naive.honest)
+    assert len(strict.honest_refused) == 15 and not strict.holes  # refused, never counted as a hole
+    assert all(o.variant.startswith("wrong-then-turn:") for o in naive.holes)
