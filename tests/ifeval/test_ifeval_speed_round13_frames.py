@@ -69,36 +69,59 @@ def _task_units(prompt: str, checkers: Any) -> Any:
 PAIRS = [["dusk", "quiet"], ["the", "was"], ["a", "extraordinarilylongword"], ["quiet", "."], ["teal", "dusk"]]
 
 
-def test_the_kernel_reads_as_plainly_on_random_texts(kernel) -> None:
+def _random_text(rng: random.Random, vocabulary: list[str], ours: list[str], fillers: list[list[str]]) -> str:
+    # Chunks: a word, or a prompt word beside two words of a small set (frames repeat), or two
+    # prompt words with one word between (one mention).
+    chunks: list[str] = []
+    for _ in range(rng.randrange(0, 40)):
+        kind = rng.randrange(4)
+        pair = rng.choice(fillers) if rng.random() < 0.7 else rng.choices(vocabulary, k=2)
+        mention = rng.choice(ours)
+        if kind == 0:
+            chunks.append(rng.choice(vocabulary))
+        elif kind == 1:
+            chunks += [mention, *pair]
+        elif kind == 2:
+            chunks += [*pair, mention]
+        else:
+            chunks += [*pair, mention, rng.choice(["and", "or", "of"]), rng.choice(ours), *pair[::-1]]
+    return " ".join(chunks)
+
+
+def test_the_kernel_reads_as_plainly_and_exits_only_where_round_12_finds_nothing(kernel) -> None:
     # Few words, so that pairs repeat: prompt words (some the task's), stop words, words of one
     # and two letters, words longer than a key, sentence marks and line ends.
     rng = random.Random(13)
-    prompt = frozenset({"laptop", "choosi", "news", "report", "tea", "garden"})
+    prompt_text = "Write a news report about choosing a laptop, tea and gardening."
+    prompt = stuffing._prompt_units(prompt_text)
     task = frozenset({"laptop", "choosi", "news", "tea", "zebra"})
-    stop = frozenset({"the", "and", "about", "while", "his", "was"})
+    stop = stuffing.STOP_WORDS
     vocabulary = [
         "laptop", "laptops", "choosing", "news", "reports", "tea", "teal", "gardening", "the", "and", "was",
         "about", "he", "a", "dusk", "quiet", "thought", "extraordinarilylongword", "internationalization",
         ".", "!", "\n", ";", ",", "3", "it's",
     ]  # fmt: skip
-    exits = needed = 0
     ours = ["laptop", "laptops", "choosing", "news", "tea", "gardening", "reports"]
+    counted = {"exit": 0, "exit past a repeated pair": 0, "Python reading": 0, "found": 0}
     for _ in range(3000):
-        # Chunks: a word, or a prompt word beside two words of a small set (frames repeat).
-        chunks = []
-        for _ in range(rng.randrange(0, 30)):
-            kind = rng.randrange(3)
-            pair = rng.choice(PAIRS) if rng.random() < 0.7 else rng.choices(vocabulary, k=2)
-            mention = rng.choice(ours)
-            chunks += [rng.choice(vocabulary)] if kind == 0 else [mention, *pair] if kind == 1 else [*pair, mention]
-        text = " ".join(chunks)
+        text = _random_text(rng, vocabulary, ours, PAIRS)
         data = np.frombuffer(text.encode("ascii").translate(frames_jit.ASCII_TOKENS), dtype=np.uint8)
         args = (frames_jit.keys(prompt), frames_jit.keys(prompt & task), frames_jit.keys(stop))
-        named, full = kernel(data, *args, frames_jit.PREFIX, frames_jit.MIN_FRAME_REPEATS)
+        named, full = kernel(data, *args, *frames_jit._LIMITS)
         assert (named, not full) == frames_jit.python_reading(text, prompt, task, stop), text
-        exits += not full
-        needed += full
-    assert exits > 300 and needed > 300  # both answers were compared
+        with _round_12():
+            # The strictest need (a large one: free units never reach it): round 12's answer.
+            before = stuffing.framed_units(prompt_text, text, task, 99)
+        if not full:
+            assert before is None, text  # an exit is only ever where round 12 finds nothing
+            counted["exit"] += 1
+            lines = stuffing._kept_text(text)
+            masked = ["\x01" if len(t) >= 3 and t[:6] in prompt else t for t in stuffing._tokens(text, lines)]
+            counted["exit past a repeated pair"] += stuffing._may_frame(masked)
+        else:
+            counted["Python reading"] += 1
+            counted["found"] += before is not None
+    assert min(counted.values()) > 50, counted  # every answer was compared
 
 
 def test_labelled_responses_frame_alike_and_exit_compiled(rows, kernel) -> None:

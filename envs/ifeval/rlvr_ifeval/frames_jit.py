@@ -14,14 +14,22 @@ lowercase letters, ``0`` for a sentence mark or a line end, spaces) makes no str
   are the prompt's, and of the stop words;
 * fewer than ``MIN_FRAME_REPEATS`` mentions of the task (a word whose unit is the task's and the
   prompt's, as ``framed_units`` counts them): the rule's answer is None;
-* else, over every word and over content words only, the words two by two after a prompt word (and
-  before one), as ``_may_frame``'s regexes read them, sorted, and a pair seen three times or more
-  means the Python reading must run.
+* else, over every word and over content words only (``framed_units``' two readings), the words
+  two by two after a prompt word (and before one), as ``_may_frame``'s regexes read them, sorted:
+  no pair seen three times, and that reading answers None;
+* else ``_framed``'s mentions (runs of prompt words, one other word allowed between two) and
+  their frames (the two words before, the two after), and ``_framed``'s count of framed mentions
+  taken high: a mention is counted where its frame stands at three mentions or more, where
+  ``_framed`` also needs three different fillers among them and a frame not the prompt's own. Under
+  three, or under ``MIN_FRAMED_SHARE`` of the mentions naming the task, that reading answers None.
+  (Round 12 sent ~23% of the labelled responses to its Python reading, every one of them to be
+  answered None; this sends ~3%.)
 
-Where this answers "no frame" the Python reading would answer None: it counts the same mentions
-and ``_framed`` counts only frames ``_may_frame`` sees (``stuffing._may_frame``'s docstring). A
-hash shared by two long words, or by two pairs, can only merge counts, so it can send a response to
-the Python reading, never keep one from it. The same verdicts: ``tests/ifeval/
+Where this answers None the Python reading would: it counts the same mentions, ``_framed`` counts
+only frames ``_may_frame`` sees (``stuffing._may_frame``'s docstring), and a count taken high is
+under the bar only where the true one is. A hash shared by two long words, or by two pairs or
+frames, can only merge counts (raise them), so it can send a response to the Python reading, never
+keep one from it. The same verdicts: ``tests/ifeval/
 test_ifeval_speed_round13_frames.py`` compares ``framed_units`` with and without this pass on the
 labelled responses, the stuffing tables and random texts.
 """
@@ -38,8 +46,11 @@ PREFIX = 6
 """``relevance_units.PREFIX`` (repeated to keep the import one way; ``stuffing`` passes its own)."""
 MIN_FRAME_REPEATS = 3
 """``stuffing.MIN_FRAME_REPEATS``."""
+MIN_FRAMED_SHARE = 0.6
+"""``stuffing.MIN_FRAMED_SHARE``."""
 ASCII_TOKENS = bytes(0 if chr(c) in ".!?;:\n" else c | 0x20 if chr(c).isalpha() and c < 128 else 32 for c in range(256))
 """``stuffing._ASCII_TOKENS``: letters lowercased, a sentence mark or a line end 0, else a space."""
+_LIMITS = (PREFIX, MIN_FRAME_REPEATS, MIN_FRAMED_SHARE)
 _HELPERS_LOCK = threading.Lock()
 KEY_LETTERS = 12
 _LONG_MARK = 1 << 62
@@ -52,17 +63,28 @@ def _member(keys: Any, key: int) -> bool:
     return at < keys.shape[0] and keys[at] == key
 
 
-def _repeats(ids: Any, slot: Any, kept: Any, n: int, least: int) -> bool:
-    """Whether two words (no prompt word, no break) follow a prompt word ``least`` times or more
-    with the same pair, or precede one so (``stuffing._may_frame`` over the tokens ``kept``)."""
+def _reading_exits(ids: Any, slot: Any, tasky: Any, kept: Any, n: int, least: int, share: float) -> bool:
+    """Whether ``framed_units``' reading of the tokens ``kept`` answers None, shown two ways:
+
+    * no two words (no prompt word, no break) follow a prompt word ``least`` times or more as the
+      same pair, nor precede one so (``stuffing._may_frame``: ``_framed`` is not asked);
+    * or ``_framed``'s count of framed mentions is below ``least``, or below ``share`` of the
+      mentions that name the task, even counted high: a mention counts as framed here where the
+      two words before it (or after it) stand so at ``least`` mentions or more, where ``_framed``
+      also needs ``MIN_FILLERS`` different fillers among them and a frame that is not the
+      prompt's own pair. The mentions are ``_framed``'s: runs of prompt words with at most one
+      other word (not a break) between two of them."""
     seq = np.empty(n, np.int64)
     marks = np.empty(n, np.bool_)
+    named = np.empty(n, np.bool_)
     m = 0
     for i in range(n):
         if kept[i]:
             seq[m] = ids[i]
             marks[m] = slot[i]
+            named[m] = tasky[i]
             m += 1
+    repeated = False
     for direction in range(2):
         pairs = np.empty(m, np.int64)
         p = 0
@@ -82,12 +104,60 @@ def _repeats(ids: Any, slot: Any, kept: Any, n: int, least: int) -> bool:
         for i in range(1, p):
             run = run + 1 if found[i] == found[i - 1] else 1
             if run >= least:
-                return True
-    return False
+                repeated = True
+    if not repeated:
+        return True
+    # The mentions, as ``_framed`` walks them, and their frames (0: none; keys only merge).
+    left = np.zeros(m, np.int64)
+    right = np.zeros(m, np.int64)
+    names = np.zeros(m, np.bool_)
+    k = 0
+    i = 0
+    while i < m:
+        if not marks[i]:
+            i += 1
+            continue
+        j = i
+        tells = False
+        while j < m:
+            if marks[j]:
+                tells = tells or named[j]
+                j += 1
+                continue
+            if j + 1 < m and seq[j] >= 0 and marks[j + 1]:
+                tells = tells or named[j + 1]
+                j += 2
+                continue
+            break
+        if i >= 2 and seq[i - 2] >= 0 and seq[i - 1] >= 0:
+            left[k] = (seq[i - 2] * _MIX + (seq[i - 1] ^ (seq[i - 1] >> 29))) | 1
+        if j + 2 <= m and seq[j] >= 0 and seq[j + 1] >= 0:
+            right[k] = (seq[j] * _MIX + (seq[j + 1] ^ (seq[j + 1] >> 29))) | 1
+        names[k] = tells
+        k += 1
+        i = j
+    if k < least:
+        return True
+    framed = 0
+    mentions = 0
+    for a in range(k):
+        if not names[a]:
+            continue
+        mentions += 1
+        for side in (left, right):
+            if side[a] == 0:
+                continue
+            seen = 0
+            for b in range(k):
+                seen += side[b] == side[a]
+            if seen >= least:
+                framed += 1
+                break
+    return framed < least or framed < share * mentions
 
 
 def _frame_exit(
-    data: Any, prompt_keys: Any, named_keys: Any, stop_keys: Any, prefix: int, least: int
+    data: Any, prompt_keys: Any, named_keys: Any, stop_keys: Any, prefix: int, least: int, share: float
 ) -> tuple[int, int]:
     """The task's mentions by content words (``asides``' count) and 1 where ``framed_units``
     must read ``data`` in Python, 0 where its answer is None."""
@@ -95,6 +165,7 @@ def _frame_exit(
     cap = size // 2 + 2
     ids = np.empty(cap, np.int64)
     slot = np.zeros(cap, np.bool_)
+    tasky = np.zeros(cap, np.bool_)
     content = np.zeros(cap, np.bool_)
     everything = np.ones(cap, np.bool_)
     n = 0
@@ -131,14 +202,16 @@ def _frame_exit(
             if _member(prompt_keys, unit):
                 slot[n] = True
                 if _member(named_keys, unit):
+                    tasky[n] = True
                     named += 1
                     content_named += content[n]
         n += 1
     if named < least:
         return content_named, 0
-    if _repeats(ids, slot, everything, n, least) or _repeats(ids, slot, content, n, least):
-        return content_named, 1
-    return content_named, 0
+    if _reading_exits(ids, slot, tasky, everything, n, least, share):
+        if _reading_exits(ids, slot, tasky, content, n, least, share):
+            return content_named, 0
+    return content_named, 1
 
 
 def pack(word: str) -> int | None:
@@ -168,11 +241,11 @@ def compile_kernel() -> Any:
     where it disagrees with the Python reading on ``check``'s samples)."""
     import numba
 
-    global _member, _repeats
+    global _member, _reading_exits
     jit = numba.njit(cache=True, nogil=True)
     with _HELPERS_LOCK:  # (numba calls a global compiled only when it is one: made so first)
-        if not hasattr(_repeats, "py_func"):
-            _member, _repeats = jit(_member), jit(_repeats)
+        if not hasattr(_reading_exits, "py_func"):
+            _member, _reading_exits = jit(_member), jit(_reading_exits)
     kernel = jit(_frame_exit)
     if not check(kernel):
         raise RuntimeError("frames_jit's kernel disagrees with stuffing's Python reading")
@@ -186,7 +259,7 @@ def read(
     how often a content word names the task (a word of three letters or more, not in ``stop``,
     whose unit is the prompt's and the task's), and whether ``framed_units`` answers None."""
     data = np.frombuffer(text.encode("ascii").translate(ASCII_TOKENS), dtype=np.uint8)
-    named, full = kernel(data, keys(prompt_units), keys(prompt_units & task), keys(stop), PREFIX, MIN_FRAME_REPEATS)
+    named, full = kernel(data, keys(prompt_units), keys(prompt_units & task), keys(stop), *_LIMITS)
     return int(named), not full
 
 
@@ -194,27 +267,61 @@ def python_reading(
     text: str, prompt_units: frozenset[str], task: frozenset[str], stop: frozenset[str]
 ) -> tuple[int, bool]:
     """The kernel's answers read plainly, over strings (its check, and the tests')."""
-    from collections import Counter
     from itertools import compress
 
     tokens = text.encode("ascii").translate(ASCII_TOKENS).replace(b"\x00", b" \x00 ").decode("ascii").split()
     ours = [len(t) >= 3 and t[:PREFIX] in prompt_units for t in tokens]
-    named = [t for t, mine in zip(tokens, ours) if mine and t[:PREFIX] in task]
-    content_named = sum(1 for t in named if t not in stop)
-    if len(named) < MIN_FRAME_REPEATS:
+    named = [mine and t[:PREFIX] in task for t, mine in zip(tokens, ours)]
+    content_named = sum(1 for t, told in zip(tokens, named) if told and t not in stop)
+    if sum(named) < MIN_FRAME_REPEATS:
         return content_named, True
-    masked = ["\x01" if mine else t for t, mine in zip(tokens, ours)]
     content = [t == "\x00" or (len(t) >= 3 and t not in stop) for t in tokens]
-    for seq in (masked, list(compress(masked, content))):
-        for order in (seq, seq[::-1]):
-            pairs = Counter(
-                (order[i + 1], order[i + 2])
-                for i in range(len(order) - 2)
-                if order[i] == "\x01" and order[i + 1] not in "\x00\x01" and order[i + 2] not in "\x00\x01"
-            )
-            if pairs and max(pairs.values()) >= MIN_FRAME_REPEATS:
-                return content_named, False
+    for kept in ([True] * len(tokens), content):
+        if not _plain_exits(list(compress(tokens, kept)), list(compress(ours, kept)), list(compress(named, kept))):
+            return content_named, False
     return content_named, True
+
+
+def _plain_exits(tokens: list[str], ours: list[bool], named: list[bool]) -> bool:
+    from collections import Counter
+
+    least = MIN_FRAME_REPEATS
+    word = [t != "\x00" and not mine for t, mine in zip(tokens, ours)]
+    n = len(tokens)
+    repeated = False
+    for step in (1, -1):
+        pairs = Counter(
+            (tokens[i + step], tokens[i + 2 * step])
+            for i in range(n)
+            if ours[i] and 0 <= i + 2 * step < n and word[i + step] and word[i + 2 * step]
+        )
+        repeated = repeated or bool(pairs and max(pairs.values()) >= least)
+    if not repeated:
+        return True
+    mentions = []
+    i = 0
+    while i < n:
+        if not ours[i]:
+            i += 1
+            continue
+        j, tells = i, False
+        while j < n and (ours[j] or (j + 1 < n and tokens[j] != "\x00" and ours[j + 1])):
+            step = 1 if ours[j] else 2
+            tells = tells or named[j + step - 1]
+            j += step
+        left = tuple(tokens[i - 2 : i]) if i >= 2 and "\x00" not in tokens[i - 2 : i] else None
+        right = tuple(tokens[j : j + 2]) if j + 2 <= n and "\x00" not in tokens[j : j + 2] else None
+        mentions.append((left, right, tells))
+        i = j
+    if len(mentions) < least:
+        return True
+    lefts = Counter(m[0] for m in mentions if m[0] is not None)
+    rights = Counter(m[1] for m in mentions if m[1] is not None)
+    told = [m for m in mentions if m[2]]
+    framed = sum(
+        1 for a, b, _ in told if (a is not None and lefts[a] >= least) or (b is not None and rights[b] >= least)
+    )
+    return framed < least or framed < MIN_FRAMED_SHARE * len(told)
 
 
 def check(kernel: Any) -> bool:
@@ -237,7 +344,7 @@ def check(kernel: Any) -> bool:
     )
     for text in samples:
         data = np.frombuffer(text.encode("ascii").translate(ASCII_TOKENS), dtype=np.uint8)
-        named, full = kernel(data, keys(prompt), keys(prompt & task), keys(stop), PREFIX, MIN_FRAME_REPEATS)
+        named, full = kernel(data, keys(prompt), keys(prompt & task), keys(stop), *_LIMITS)
         if (named, not full) != python_reading(text, prompt, task, stop):
             return False
     return True

@@ -35,6 +35,13 @@ Three readings, each about how the task's words sit in the response rather than 
 
 And the prompt said back with its constraint words changed (``rlvr_ifeval.swapped``).
 
+Round 13 (speed, same answers): ``framed_units`` leaves through one compiled pass over the head's
+bytes (``frames_jit``: the mentions, the pairs beside the prompt's words, a high count of framed
+mentions) and reads in Python only where that cannot show its answer is None (~3% of the labelled
+responses, from ~23%); the pass also counts the task's mentions that ``asides`` reads
+(``task_mentions``), once per head. ``mixed_script`` answers None at once for a Latin prompt over a
+head without a Greek or Cyrillic letter. What follows is round 12's account.
+
 Cost: run only where every earlier rule passed (reward above 0). ``mixed_script`` exits on an
 ASCII text, ``label_only`` on a prompt word in the middle third (one compiled ``units`` call),
 ``restated_prompt`` on a response longer than twice the prompt; ``framed_units`` tokenises in C
