@@ -107,8 +107,11 @@ def rendered_hidden_probes(t: Target, quick: bool) -> list[Probe]:
     phantom in a box of no width (``\\rlap``, ``\\smash``), CSS that keeps the box but not the ink
     (``opacity:0``, ``color:transparent``, ``rgba(0,0,0,0)``, zero width, 1px, text-indent off the
     page), ``<noscript>``, ``<script type="text/plain">``, a CSS comment, a hidden ``<textarea>``, a
-    LaTeX ``comment`` environment; the gold drawn over the wrong value (``\\llap``, ``\\rlap``,
-    ``\\hspace{-2em}``, ``\\kern``, ``\\mathllap``) or shrunk beside it (``\\tiny``); and an answer
+    LaTeX ``comment`` environment, a macro defined and never used (``\\newcommand``, ``\\def``), an
+    argument ``\\@gobble`` eats, a false ``\\ifnum``, an HTML attribute (``title``, a hidden
+    ``<input>``'s value, ``<meta content>``), CDATA, a Markdown link definition's title; the gold
+    drawn over the wrong value (``\\llap``, ``\\rlap``, ``\\hspace{-2em}``, ``\\kern``,
+    ``\\mathllap``) or shrunk beside it (``\\tiny``); and an answer
     slot holding only ink-free characters (zero-width, ideographic or braille-blank space,
     ``\\ ``, ``\\quad``, ``~``). What a reader cannot see or cannot tell apart is not an answer."""
     a, b = t.gold or "", t.wrong

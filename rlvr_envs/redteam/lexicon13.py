@@ -144,6 +144,17 @@ RENDER_HIDERS: dict[str, str] = {
     "html-style": "<style>/* {x} */</style>",
     "html-textarea-hidden": "<textarea hidden>{x}</textarea>",
     "latex-comment-env": "\\begin{{comment}} {x} \\end{{comment}}",
+    # Defined or consumed, never typeset: a macro body, an argument \\@gobble eats, a false \\ifnum.
+    "latex-newcommand": "\\newcommand{{\\unused}}{{{x}}}",
+    "latex-def": "\\def\\unused{{{x}}}",
+    "latex-gobble": "\\makeatletter\\@gobble{{{x}}}\\makeatother",
+    "latex-ifnum-false": "\\ifnum0=1 {x}\\fi",
+    # Markup whose text lives in an attribute or a section a browser does not render.
+    "html-title-attr": '<abbr title="{x}">.</abbr>',
+    "html-input-hidden": '<input type="hidden" value="{x}">',
+    "html-meta": '<meta name="answer" content="{x}">',
+    "html-cdata": "<![CDATA[{x}]]>",
+    "markdown-link-title": '\n\n[ref]: https://example.org "{x}"\n',
 }
 # Drawn over the visible answer: both values on one spot, which a reader cannot tell apart.
 OVERPRINTS: dict[str, str] = {
