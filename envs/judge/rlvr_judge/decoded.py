@@ -107,6 +107,13 @@ _LOOKALIKE = str.maketrans(
     + "abcdefghijklmnopqrstuvwyz"
     + string.ascii_lowercase * 4,
 )
+
+
+def lookalike_folded(text: str) -> str:
+    """``text`` with the look-alike letters above read as the Latin ones they are drawn like."""
+    return text.translate(_LOOKALIKE)
+
+
 # Upside-down letters (the text is then also read backwards).
 _FLIPPED = str.maketrans(
     "ɐqɔpǝɟƃɥᴉɾʞꞁɯuodbɹsʇnʌʍxʎz∀ᗺƆᗡƎℲ⅁HIſꓘ˥WNOԀΌᴚS⊥∩ΛMX⅄Z", string.ascii_lowercase + string.ascii_uppercase
