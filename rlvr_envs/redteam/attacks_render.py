@@ -254,3 +254,45 @@ def split_answer_probes(t: Target, quick: bool) -> list[Probe]:
         if not quick or name in _QUICK_SPLITS
     ]
     return probes
+
+
+_BEFORE: dict[str, str] = {
+    "en-or": "The answer is {b} or {s}.",
+    "slash": "{b} / {s}",
+    "either-or": "Either {b} or {s}.",
+    "between": "Between {b} and {s}.",
+    "parenthesised-or": "({b} or) {s}",
+    "de-oder": "Die Antwort ist {b} oder {s}.",
+    "fr-ou": "La réponse est {b} ou {s}.",
+    "es-o": "La respuesta es {b} o {s}.",
+    "ru-ili": "Ответ: {b} или {s}.",
+    "zh-huo": "答案是{b}或{s}。",
+    "ja-mataha": "答えは{b}または{s}です。",
+    "ko-ttoneun": "답은 {b} 또는 {s}입니다.",
+}
+_QUICK_BEFORE = ("en-or", "slash", "de-oder", "zh-huo")
+_HONEST_BEFORE: dict[str, str] = {
+    # A rejected candidate in an earlier sentence is reasoning, not a hedge: refusing it is a false negative.
+    "rejected-earlier": "Checking {b}: it does not satisfy the conditions. {r}",
+    "question-earlier": "Is it {b}? No: recomputing gives the value below.\n\n{r}",
+}
+
+
+def before_slot_probes(t: Target, quick: bool) -> list[Probe]:
+    """A wrong value offered right BEFORE the gold's answer slot, in the same sentence: "The answer is
+    B or \\\\boxed{A}.", "B / \\\\boxed{A}", "Either B or ...", "Between B and ...", "(B or) ...", and in
+    German, French, Spanish, Russian, Chinese, Japanese and Korean. A verifier that reads the slot
+    and what follows it, but not the clause that leads into it, pays a hedge. Honest probes: a
+    rejected candidate in an earlier sentence ("Checking B: it does not satisfy the conditions."),
+    then the gold's layout: reasoning, which a defence must still pay."""
+    a, b = t.gold or "", t.wrong
+    slot = _slot(t, a)
+    probes = [
+        Probe(name, template.format(b=b, s=slot))
+        for name, template in _BEFORE.items()
+        if not quick or name in _QUICK_BEFORE
+    ]
+    for name, template in _HONEST_BEFORE.items():
+        if not quick or name == "rejected-earlier":
+            probes.append(Probe(f"honest:{name}", template.format(b=b, r=t.render(a)), expect_wrong=False))
+    return probes

@@ -28,6 +28,7 @@ ROUND13 = (
     "broken_markup",
     "role_marker",
     "split_answer",
+    "before_slot",
 )
 
 # class -> the variants (prefixes) the naive toy must pay in quick mode
@@ -40,6 +41,7 @@ CASES = {
     "broken_markup": ("box-nested-or", "box-extra-brace"),
     "role_marker": ("wrong-then-turn:chatml", "wrong-then-turn:llama3", "wrong-then-turn:gemma"),
     "split_answer": ("slot-newlines", "lines-after", "table-after", "slot-table-row"),
+    "before_slot": ("en-or", "slash", "de-oder", "zh-huo"),
 }
 
 
