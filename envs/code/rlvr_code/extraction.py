@@ -81,6 +81,50 @@ def extract_code(completion: str) -> str:
     return text
 
 
+_TURN = re.compile(
+    # A chat template's control token: ChatML's <|im_end|>/<|im_start|>, Llama 3's <|eot_id|> and
+    # header ids, Phi's and Zephyr's <|assistant|>, <|endoftext|>, DeepSeek's <｜Assistant｜> ...
+    r"<\s*[|｜][^<>\n]{1,40}?[|｜]\s*>"
+    # ... Gemma's turn tags, Llama 2's and Mistral's [INST] / [/INST] ...
+    r"|<\s*/?\s*(?:start_of_turn|end_of_turn)\s*>|\[\s*/?\s*INST\s*\]"
+    # ... and the "Assistant:" turn of the plain-text dialogue format, after a blank line ("Human:"
+    # alone is not one: prose uses it as a heading, as one labelled IFBench response does).
+    r"|\n[ \t]*\n[ \t]*Assistant[ \t]*:",
+    re.IGNORECASE,
+)
+
+
+def turn_marker(completion: str) -> str | None:
+    """A chat template's turn marker in the completion's text outside its fenced code, or None.
+
+    A completion is one turn. Text such as ``<|im_end|><|im_start|>assistant`` between two programs
+    forges a second turn (red team round 13, ``role_marker``): a tokenizer reads it as the end of the
+    policy's turn, and the family read the last program as a revision, so "a program that does
+    nothing, a forged assistant turn, the right program" scored 1 and taught a policy to write turn
+    markers. Inside a fenced block the text is the program's (a string a program prints is its
+    business); outside, no honest answer writes one.
+    """
+    if "<" not in completion and "[" not in completion and ":" not in completion:
+        return None
+    outside: list[str] = []
+    at = 0
+    opener = completion.find("```")
+    while opener >= 0:
+        newline = completion.find("\n", opener + 3)
+        if newline < 0:
+            break
+        outside.append(completion[at:opener])
+        end = completion.find("```", newline + 1)
+        if end < 0:
+            at = len(completion)
+            break
+        at = end + 3
+        opener = completion.find("```", at)
+    outside.append(completion[at:])
+    found = _TURN.search("\n".join(outside))
+    return None if found is None else found.group(0).strip()[:40]
+
+
 def accepted_languages(language: object) -> list[str]:
     """A task's ``language`` (a name or a list of names) as canonical names; [] if any is unknown."""
     from rlvr_code.languages import canonical

@@ -93,6 +93,15 @@ it never had a ``-v0`` or ``-v1``; ``-v2`` and ``-v3`` stay, deprecated, beside 
   ``testdata.yaml`` or the case's ``.yaml``, after ``problem.yaml``'s ``validator_flags``) and
   passed to a custom validator too (v3 left such a package out). Honest answers on those packages
   now pass; a package whose cases state different arguments is left out (``env.skipped``).
+
+Red team round 13 changed no id's version: every change refuses only answers the task's own judge
+rules out. A contest statement bounding the absolute error alone no longer accepts the relative
+one (``checkers.stated_tolerances``; answers within the stated tolerance, and every contest
+fixture's, keep their verdicts); Kattis' ``space_change_sensitive`` is followed (the example
+packages state no flag); a special judge that accepts a constant on every case, or fails on its
+own expected outputs and on garbage alike, refuses its task (``contests.checker_audit``: a task
+list changes, as for rows left out, not a kept task's reward); and a completion holding a chat
+template's turn marker outside its code is a ``format_error`` (no gold completion holds one).
 """
 
 from __future__ import annotations

@@ -31,6 +31,7 @@ from rlvr_code.extraction import (
     extract_code,
     extract_for,
     reference_imports,
+    turn_marker,
 )
 from rlvr_code.scoring import (
     TestPlan,
@@ -54,6 +55,7 @@ __all__ = [
     "extract_for",
     "reference_imports",
     "shared_sandbox",
+    "turn_marker",
 ]
 
 _MAX_DETAIL_TESTS = 50
@@ -120,6 +122,20 @@ CREDIT_TESTS = ("corrected", "discriminating", "hidden", "all")
 HIDDEN_TESTS = ("stdio_rules", "rules", "guard", "discriminate", "derive", "as_given")
 _public_run = threading.local()
 """What ``partial_credit`` may count (``CodeVerifier``'s ``credit_tests``)."""
+
+
+def forged_turn(completion: str) -> Verdict | None:
+    """``format_error`` for a completion holding a chat template's turn marker outside its code
+    (``extraction.turn_marker``: one completion is one turn), else None."""
+    marker = turn_marker(completion)
+    if marker is None:
+        return None
+    return Verdict.failure(
+        Reason.FORMAT_ERROR,
+        details={
+            "error": f"the completion holds a chat turn marker outside its code ({marker!r}): one answer, one turn"
+        },
+    )
 
 
 class CodeVerifier(Verifier):
@@ -264,6 +280,9 @@ class CodeVerifier(Verifier):
         judged = self.with_hidden_tests(task)
         if isinstance(judged, Verdict):
             return judged
+        forged = forged_turn(completion)
+        if forged is not None:
+            return forged
         task = judged
         answer = task.answer
         language = answer.get("language", "python") if isinstance(answer, dict) else "python"

@@ -7,7 +7,9 @@ A stdio task may carry ``answer["checker"]``, one of::
     {"type": "program", "source": "...", "language": "python", "timeout_s": 5, "memory_mb": 512}
 
 ``"case_sensitive": false`` on ``tokens``/``float`` compares letters ignoring case (the Kattis
-default validator's rule). A ``program`` checker speaks testlib's protocol (``sandboxed``) or, with
+default validator's rule); ``"space_sensitive": true`` also requires the whitespace between, before
+and after the tokens to be the expected output's, character for character (the Kattis flag
+``space_change_sensitive``). A ``program`` checker speaks testlib's protocol (``sandboxed``) or, with
 ``"protocol": "kattis"``, the Kattis problem-package one (``validator input answer feedback_dir <
 output``, exit 42 accepts, 43 rejects; ``kattis``), its ``"args"`` (a list of strings, the
 package's validator arguments) following the feedback directory.
@@ -58,6 +60,7 @@ class Checker:
     timeout_s: float = DEFAULT_CHECKER_S
     memory_mb: int = DEFAULT_CHECKER_MB
     case_sensitive: bool = True
+    space_sensitive: bool = False
     protocol: str = "testlib"
     args: tuple[str, ...] = ()
 
@@ -65,8 +68,20 @@ class Checker:
     def builtin(self) -> bool:
         return self.kind != "program"
 
+    @property
+    def trusts_equal_output(self) -> bool:
+        """Whether an output the family's line comparison finds equal to the expected one needs no
+        judgement: not where the whitespace counts (that comparison forgives trailing spaces and a
+        missing last newline, which ``space_change_sensitive`` rejects), nor for a special judge
+        (``runs.untrusted_answers`` asks it)."""
+        return self.builtin and not self.space_sensitive
+
     def compare(self, got: str, want: str) -> tuple[bool, str | None]:
         """A built-in checker's judgement: ``(accepted, why not)``."""
+        if self.space_sensitive:
+            where = _space_change(got, want)
+            if where is not None:
+                return False, where
         if not self.case_sensitive:
             got, want = got.translate(_ASCII_LOWER), want.translate(_ASCII_LOWER)
         if self.kind == "float":
@@ -102,14 +117,19 @@ def parse_checker(spec: Any) -> Checker | None:
     case_sensitive = spec.get("case_sensitive", True)
     if not isinstance(case_sensitive, bool):
         raise CheckerSpecError(f"checker case_sensitive must be true or false, got {case_sensitive!r}")
+    space_sensitive = spec.get("space_sensitive", False)
+    if not isinstance(space_sensitive, bool):
+        raise CheckerSpecError(f"checker space_sensitive must be true or false, got {space_sensitive!r}")
     if kind == "tokens":
-        return Checker("tokens", case_sensitive=case_sensitive)
+        return Checker("tokens", case_sensitive=case_sensitive, space_sensitive=space_sensitive)
     if kind == "float":
         abs_tol = _tolerance({"abs_tol": 1e-6, **spec}, "abs_tol")
         rel_tol = _tolerance({"rel_tol": 1e-6, **spec}, "rel_tol")
         if abs_tol == 0.0 and rel_tol == 0.0:
             raise CheckerSpecError("a float checker needs abs_tol or rel_tol above 0 (else use 'tokens')")
-        return Checker("float", abs_tol=abs_tol, rel_tol=rel_tol, case_sensitive=case_sensitive)
+        return Checker(
+            "float", abs_tol=abs_tol, rel_tol=rel_tol, case_sensitive=case_sensitive, space_sensitive=space_sensitive
+        )
     source = spec.get("source")
     if not isinstance(source, str) or not source.strip() or "\x00" in source:
         raise CheckerSpecError("a program checker needs 'source', its non-empty program text")
@@ -166,6 +186,28 @@ def tokens(text: str) -> list[str]:
     return [token for token in _SPACE.split(text) if token]
 
 
+_GAPS = re.compile(r"([ \t\n\r\v\f]+)")
+
+
+def _layout(text: str) -> list[str | bool]:
+    """The text's whitespace runs in order, with whether a token stands between them (the tokens
+    themselves are compared by the checker's own rule)."""
+    return [part if index % 2 else bool(part) for index, part in enumerate(_GAPS.split(text))]
+
+
+def _space_change(got: str, want: str) -> str | None:
+    """Why ``got``'s whitespace is not ``want``'s (the Kattis default validator with
+    ``space_change_sensitive`` compares each whitespace character, the last newline included), or
+    None where it is the same."""
+    got_layout, want_layout = _layout(got), _layout(want)
+    if got_layout == want_layout:
+        return None
+    for position, (g, w) in enumerate(zip(got_layout, want_layout)):
+        if g != w:
+            return f"space change error at part {position + 1}: expected {_shown(str(w))}, got {_shown(str(g))}"
+    return f"space change error: expected {len(want_layout)} parts, got {len(got_layout)}"
+
+
 def tokens_equal(got: str, want: str) -> tuple[bool, str | None]:
     """Whitespace-separated tokens, equal one by one (any run of spaces and newlines is one gap)."""
     got_tokens, want_tokens = tokens(got), tokens(want)
@@ -207,7 +249,7 @@ def floats_close(got: str, want: str, abs_tol: float, rel_tol: float) -> tuple[b
 
 
 _STATED_TOLERANCE = re.compile(
-    r"(?:absolute|relative)\s+(?:or\s+(?:absolute|relative)\s+)?error[^.]{0,120}?"
+    r"(?:absolute|relative)\s*(?:(?:or|/)\s*(?:absolute|relative)\s+)?error[^.]{0,120}?"
     r"(?:10\s*\^\s*\{?\s*[-−]\s*(\d{1,2})\s*\}?|1\s*[eE]\s*[-−]\s*(\d{1,2})|0\.(0{0,14})1\b)",
     re.IGNORECASE,
 )
@@ -216,10 +258,36 @@ _STATED_TOLERANCE = re.compile(
 def stated_tolerance(statement: str) -> float | None:
     """The tolerance a problem statement states ("absolute or relative error does not exceed
     10^{-6}", "1e-9", "0.000001"), or None. Contest sets ship no checkers: this is how their float
-    problems are found."""
+    problems are found. Which errors it bounds: ``stated_tolerances``."""
+    found = stated_tolerances(statement)
+    return None if found is None else max(found)
+
+
+_SENTENCE_START = re.compile(r"(?:[.!?]\s|\n\s*\n)")
+
+
+def stated_tolerances(statement: str) -> tuple[float, float] | None:
+    """``(abs_tol, rel_tol)`` as the statement words them, or None (red team round 13).
+
+    The statement's own words decide which errors the tolerance bounds: "absolute error" alone
+    bounds the absolute error only (``rel_tol`` 0: it used to accept the relative one too, so on
+    an answer of 10^9 a "1e-6 absolute" problem accepted an error of 1,000); "absolute or relative"
+    (either word order, "absolute error or the relative error", "absolute/relative") bounds either;
+    "relative error" alone is read as judges compute it, ``|a - b| / max(1, |b|)``, which is the
+    absolute error below 1 (so both, at the same tolerance: an honest answer near 0 keeps paying).
+    The words counted are those of the sentence that states the number ("absolute error at most
+    1e-6, or relative error at most 1e-6" bounds either)."""
     found = _STATED_TOLERANCE.search(statement)
     if found is None:
         return None
     power, exponent, zeros = found.groups()
     digits = int(power or exponent) if (power or exponent) else len(zeros or "") + 1
-    return 10.0 ** (-digits) if 1 <= digits <= 15 else None
+    if not 1 <= digits <= 15:
+        return None
+    tolerance = 10.0 ** (-digits)
+    starts = [m.end() for m in _SENTENCE_START.finditer(statement, 0, found.start())]
+    end = _SENTENCE_START.search(statement, found.end())
+    words = statement[starts[-1] if starts else 0 : end.start() if end else len(statement)].lower()
+    if "absolute" in words and "relative" not in words:
+        return tolerance, 0.0
+    return tolerance, tolerance

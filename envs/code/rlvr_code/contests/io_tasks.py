@@ -21,6 +21,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from rlvr_code.contests.checker_audit import refusal
 from rlvr_code.contests.checkers import CheckerSpecError, parse_checker
 from rlvr_code.contests.runs import bad_task, judge_run, program_of
 from rlvr_code.scoring import plan_for
@@ -133,6 +134,9 @@ def verify_in_runner(
     limits = verifier.task_limits(plain.answer)
     extracted = code[:2000]
     if checker is not None and interactor is None:
+        refused = refusal(checker, cases)  # a special judge a constant passes, or a broken one (cached)
+        if refused is not None:
+            return bad_task(refused)
         report: dict[str, Any] | Verdict = judge_run(verifier, language, code, cases, checker, limits, io)
         if isinstance(report, Verdict):
             return report

@@ -253,6 +253,8 @@ def case_flags(config: Mapping[str, Any], package: Path, given: Path, cache: dic
 def default_checker(flags: list[str]) -> dict[str, Any]:
     """The Kattis default validator's options as a built-in checker spec."""
     spec: dict[str, Any] = {"type": "tokens", "case_sensitive": "case_sensitive" in flags}
+    if "space_change_sensitive" in flags:
+        spec["space_sensitive"] = True  # each whitespace character compared (round 13: it was ignored)
     names = {
         "float_tolerance": ("abs_tol", "rel_tol"),
         "float_absolute_tolerance": ("abs_tol",),

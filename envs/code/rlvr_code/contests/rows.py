@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rlvr_code.contests.checkers import CheckerSpecError, parse_checker, stated_tolerance
+from rlvr_code.contests.checkers import CheckerSpecError, parse_checker, stated_tolerances
 from rlvr_code.contests.input_rules import RULE_OUTPUT, output_rule
 from rlvr_code.contests.verifier import CASE_LIMIT_KEY, FACTORS_KEY
 from rlvr_code.envs import NOTHING_PASSES, RowPlace, expects_no_output
@@ -292,9 +292,9 @@ TWO_ANSWERS = (
 def _checker_for(statement: str, checker: Any) -> Any:
     if checker != "auto":
         return checker
-    tolerance = stated_tolerance(statement)
-    if tolerance is not None:
-        return {"type": "float", "abs_tol": tolerance, "rel_tol": tolerance}
+    tolerances = stated_tolerances(statement)
+    if tolerances is not None:
+        return {"type": "float", "abs_tol": tolerances[0], "rel_tol": tolerances[1]}
     return {"type": "tokens"}
 
 

@@ -3,12 +3,11 @@ what the contest verifier and its file-I/O tasks (``io_tasks``) share."""
 
 from __future__ import annotations
 
-import hashlib
-import threading
 import time
-from collections import OrderedDict
 from typing import Any
 
+from rlvr_code.contests.checker_audit import unproven
+from rlvr_code.contests.checker_audit import untrusted_answers as untrusted_answers  # where round 12 kept it
 from rlvr_code.contests.checkers import Checker
 from rlvr_code.verifier import CodeVerifier, accepted_languages, extract_code, extract_for
 from rlvr_envs.types import Reason, Task, Verdict, trim_text
@@ -112,11 +111,11 @@ def _apply_checker(
     """Re-judge each case whose output differs; the checker's own failure, or None. A special
     judge has ``timeout_s`` per case and ``total_s`` (the sample's limit) for them all; ``every``
     (partial credit): every case's judgement counts, not only whether one failed."""
-    unproven = set() if checker.builtin else untrusted_answers(checker, cases)
+    unsure = unproven(checker, cases)
     pending = [
         i
         for i, t in enumerate(tests)
-        if outputs[i] is not None and (t.get("status") == "failed" or (t.get("status") == "passed" and i in unproven))
+        if outputs[i] is not None and (t.get("status") == "failed" or (t.get("status") == "passed" and i in unsure))
     ]
     if not pending:
         return None
@@ -139,44 +138,6 @@ def _apply_checker(
         if problem is not None:
             return problem
     return None
-
-
-_trusted: OrderedDict[str, frozenset[int]] = OrderedDict()
-_trusted_lock = threading.Lock()
-
-
-def untrusted_answers(checker: Checker, cases: list[dict[str, str]]) -> frozenset[int]:
-    """The cases whose expected output a special judge does not accept as an answer (red team
-    round 12). An output equal to the expected one skips the checker only where the checker
-    accepts that expected output: a Kattis ``.ans`` "may, but is not necessarily required to,
-    contain the correct answer" (an empty file, a dummy ``0``, a bound the validator reads), and
-    printing it (``pass`` for an empty one) passed every such case without the checker ever
-    running. Asked once per checker and cases (one checker run on ``(input, expected,
-    expected)``; cached); a checker that cannot judge them trusts none."""
-    digest = hashlib.sha256(repr((checker.language, checker.protocol, checker.args)).encode())
-    digest.update(checker.source.encode("utf-8", "replace"))
-    for case in cases:
-        for text in (str(case.get("input", "")), str(case.get("output", ""))):
-            digest.update(len(text).to_bytes(8, "little") + text.encode("utf-8", "replace"))
-    key = digest.hexdigest()
-    with _trusted_lock:
-        known = _trusted.get(key)
-    if known is not None:
-        return known
-    triples = [(str(c.get("input", "")), str(c.get("output", "")), str(c.get("output", ""))) for c in cases]
-    report = _run_checker(checker, triples, checker.timeout_s * max(1, len(triples)))
-    judged = [] if isinstance(report, str) or report.get("failed") else list(report.get("tests") or ())
-    if len(judged) != len(cases):
-        found = frozenset(range(len(cases)))
-    else:
-        found = frozenset(
-            i for i, t in enumerate(judged) if not (isinstance(t, dict) and t.get("status") == "accepted")
-        )
-    with _trusted_lock:
-        _trusted[key] = found
-        while len(_trusted) > 1024:
-            _trusted.popitem(last=False)
-    return found
 
 
 def _take(test: dict[str, Any], entry: dict[str, Any]) -> str | None:

@@ -24,8 +24,9 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+from rlvr_code.contests.checker_audit import refusal, unproven
 from rlvr_code.contests.checkers import Checker, CheckerSpecError, parse_checker
-from rlvr_code.contests.runs import bad_task, judge_run, program_of, untrusted_answers
+from rlvr_code.contests.runs import bad_task, judge_run, program_of
 from rlvr_code.scoring import plan_for
 from rlvr_code.verifier import (
     CodeVerifier,
@@ -33,6 +34,7 @@ from rlvr_code.verifier import (
     accepted_languages,
     build_job,
     extract_for,
+    forged_turn,
 )
 from rlvr_envs.types import Reason, Task, Verdict, trim_text
 
@@ -84,6 +86,9 @@ class ContestVerifier(CodeVerifier):
         judged = self.with_hidden_tests(task)  # a task showing every test: derived ones, or refused
         if isinstance(judged, Verdict):
             return judged
+        forged = forged_turn(completion)  # the paths below (checkers, io) extract on their own
+        if forged is not None:
+            return forged
         task = judged
         answer = task.answer if isinstance(task.answer, dict) else {}
         verifier = self._for_case_limit(case_limit(answer, completion))
@@ -103,6 +108,9 @@ class ContestVerifier(CodeVerifier):
         plain = _without_checker(task)
         if checker is None:
             return CodeVerifier.verify(verifier, plain, completion)
+        refused = refusal(checker, _cases(answer))  # asked once per task, before any output (cached)
+        if refused is not None:
+            return bad_task(refused)
         verdict = _checked(verifier, task, plain, completion, checker)
         return verdict.model_copy(update={"details": {**verdict.details, "checker": checker.kind}})
 
@@ -132,12 +140,23 @@ class ContestVerifier(CodeVerifier):
             checker = parse_checker(answer["checker"])
         except CheckerSpecError:
             return self.verify(task, completion), None
+        refused = None if checker is None else refusal(checker, _cases(answer))
+        if refused is not None:
+            return bad_task(refused), None
         plain = _without_checker(task)
         verdict, spent = measured(verifier, plain, completion)
-        cases = [c for c in answer.get("cases") or () if isinstance(c, dict)]
-        if verdict.reward >= 1.0 and (checker is None or checker.builtin or not untrusted_answers(checker, cases)):
+        if verdict.reward >= 1.0 and (checker is None or not unproven(checker, _cases(answer))):
             return verdict, spent
         return self.verify(task, completion), None
+
+
+def _cases(answer: dict[str, Any]) -> list[dict[str, str]]:
+    """The task's cases as the audit reads them (its text, whatever a completion is)."""
+    return [
+        {"input": str(c.get("input", "")), "output": str(c.get("output", ""))}
+        for c in answer.get("cases") or ()
+        if isinstance(c, dict)
+    ]
 
 
 def chosen_language(answer: dict[str, Any], completion: str) -> str | None:
@@ -216,9 +235,10 @@ def _checked(verifier: CodeVerifier, task: Task, plain: Task, completion: str, c
     if language == "python":
         first = CodeVerifier.verify(verifier, plain, completion)
         # An output equal to an expected one the special judge does not accept (an empty or
-        # dummy .ans) is no pass: those cases go to the checker (``runs.untrusted_answers``).
+        # dummy .ans) is no pass, nor one whose whitespace differs where that counts: those
+        # cases go to the checker (``checker_audit.unproven``).
         if first.reward >= 1.0:
-            if checker.builtin or not untrusted_answers(checker, cases):
+            if not unproven(checker, cases):
                 return first
         elif not _worth_checking(first, verifier.partial_credit):
             return first
