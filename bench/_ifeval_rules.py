@@ -16,8 +16,11 @@ from _ifeval_goal import newest_training_ids
 PROFILED_RULES = {
     "rlvr_ifeval.verifier": (
         "instruction_details", "no_content", "refusal", "content_rejection", "wrong_language", "not_verse",
-        "too_short", "off_topic", "task_verdict",
+        "too_short", "off_topic", "task_verdict", "own_text", "stuffed_text", "round13_text",
     ),
+    # Round 12's rules (``stuffing``) and round 13's (``round13``, where that module is in the tree).
+    "rlvr_ifeval.stuffing": ("restated_prompt", "mixed_script", "framed_units", "label_only", "compiled_reading"),
+    "rlvr_ifeval.round13": ("restated_prompt", "aside_mentions", "label_by_chance"),
     "rlvr_ifeval.guard": (
         "tokens", "strip_copies", "content_weight", "weight", "diversity_units", "distinct_ratio",
         "repeated_ratio_at_most", "repeated_ratio", "_without_refusals", "token_bytes", "_counted_rejection",
@@ -75,7 +78,10 @@ def rules_profile(repeats: int) -> None:
         (IFEvalVerifier, name) for name in ("verify", "_basic_degenerate", "degenerate", "_relevance")
     ]
     for module_name, names in PROFILED_RULES.items():
-        module = importlib.import_module(module_name)
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:  # (a rule module of a newer round than this tree's)
+            continue
         targets += [(module, name) for name in names if callable(getattr(module, name, None))]
     for owner, name in targets:
         original = owner.__dict__[name]
