@@ -239,13 +239,19 @@ class VerifierInteraction:
                 self._paid(lost),
                 {"reason": lost.reason.value, "verifier_error": 1},
             )
-        final = ""
+        final: str | dict[str, Any] = ""
         for message in reversed(messages or []):
             if isinstance(message, Mapping) and message.get("role") == "assistant":
                 # As every adapter reads a message (round 12): a string, or the text of its text parts.
                 # ``str()`` of a parts list verified its repr: backslashes doubled ("\\\\boxed"), and the
                 # text of a reasoning or image part read as if it were the answer.
                 final = content_text(message.get("content"))
+                calls = message.get("tool_calls")
+                if calls:
+                    # Round 13: a turn that asks for tools is no final answer (as TRL's ``final_turn``
+                    # and ``finish`` read it); its text alone was verified, and an answer written beside
+                    # structured calls (a rollout stopped at verl's tool limit) was paid.
+                    final = {"content": final, "tool_calls": calls if isinstance(calls, list) else [calls]}
                 break
         verdict = self._verify(state["task"], final)
         state["verdict"], state["paid"] = verdict, self._paid(verdict)
@@ -258,9 +264,13 @@ class VerifierInteraction:
         paid = self.failures.rewards([verdict], can_skip=False)[0]
         return paid if isinstance(paid, float) else 0.0  # never SKIP: can_skip=False
 
-    def _verify(self, task: Task, final: str) -> Verdict:
+    def _verify(self, task: Task, final: str | dict[str, Any]) -> Verdict:
         self._env.reset(options={"task": task})
         finish = getattr(self._env, "finish", None)
+        if isinstance(final, dict) and not callable(finish):
+            return Verdict.failure(
+                Reason.FORMAT_ERROR, details={"error": "the last turn asks for a tool: not a final answer"}
+            )
         if callable(finish):
             # An episode env (make_kwargs with tools=): its ``step`` would read a tool call in the
             # final turn as a tool turn and give no verdict, a verifier_error the policy chose
