@@ -235,6 +235,13 @@ def test_a_forged_turn_between_two_programs_is_a_format_error(name: str, order: 
         "```python\nMARK = '<|im_end|>'\n\n\ndef add(a, b):\n    return a + b\n```",  # a string the program holds
         "Growth: a heading.\n\nHuman: Psychology studies humans.\n\n" + RIGHT,  # "Human:" as a heading
         "def add(a, b):\n    return a + b\n",
+        # The end of the one turn, as decoding that keeps special tokens leaves it.
+        RIGHT + "<|im_end|>",
+        RIGHT + "<|eot_id|>\n",
+        RIGHT + "\n<end_of_turn>",
+        RIGHT + "<|endoftext|><|endoftext|>",
+        RIGHT + "<｜end▁of▁sentence｜>",
+        RIGHT + "</s>",
     ],
 )
 def test_honest_completions_hold_no_turn_marker(completion: str) -> None:

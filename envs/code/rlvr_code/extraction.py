@@ -102,27 +102,34 @@ def turn_marker(completion: str) -> str | None:
     policy's turn, and the family read the last program as a revision, so "a program that does
     nothing, a forged assistant turn, the right program" scored 1 and taught a policy to write turn
     markers. Inside a fenced block the text is the program's (a string a program prints is its
-    business); outside, no honest answer writes one.
+    business); outside, no honest answer writes one, except end markers with nothing after them.
     """
     if "<" not in completion and "[" not in completion and ":" not in completion:
         return None
-    outside: list[str] = []
+    outside: list[tuple[int, int]] = []  # the spans of text outside fenced blocks
     at = 0
     opener = completion.find("```")
     while opener >= 0:
         newline = completion.find("\n", opener + 3)
         if newline < 0:
             break
-        outside.append(completion[at:opener])
+        outside.append((at, opener))
         end = completion.find("```", newline + 1)
         if end < 0:
             at = len(completion)
             break
         at = end + 3
         opener = completion.find("```", at)
-    outside.append(completion[at:])
-    found = _TURN.search("\n".join(outside))
-    return None if found is None else found.group(0).strip()[:40]
+    outside.append((at, len(completion)))
+    for start, stop in outside:
+        # A newline before each span: a fence's end begins a line, as "Assistant:" after it does.
+        for found in _TURN.finditer("\n" + completion[start:stop]):
+            if _TURN.sub("", completion[start + found.end() - 1 :]).strip():
+                return found.group(0).strip()[:40]
+            # Nothing but end markers after it: the end of the one turn, as a trainer's decoding
+            # that keeps special tokens leaves it (``<|im_end|>``, ``<|eot_id|>``, ``<end_of_turn>``).
+            return None
+    return None
 
 
 def accepted_languages(language: object) -> list[str]:
