@@ -10,6 +10,7 @@ repeats, and for each run it reads, from ``/proc``:
   zygote and samples the same way;
 * minor page faults per sample of the solution zygote and of its samples (copy-on-write after
   each fork), and voluntary context switches per sample (the hand-offs between processes);
+* the zygote's resident anonymous memory (what each fork copies a page-table entry for);
 * the share of the machine's CPUs left idle during the run: near 0 means the run was bound by
   CPU, not by processes waiting on each other's wake-ups.
 
@@ -52,6 +53,17 @@ def process_stats(pid: int) -> tuple[float, float, int, int, int] | None:
     switches = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("voluntary_")), 0)
     children = (int(fields[13]) + int(fields[14])) / TICK
     return run_ns / 1e9, children, int(fields[7]), int(fields[8]), switches
+
+
+def anonymous_mb(pid: int) -> float:
+    """A process's resident anonymous memory (``RssAnon``), in MB; 0 when it cannot be read."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("RssAnon:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, IndexError, ValueError):
+        pass
+    return 0.0
 
 
 def python_descendants(root: int) -> list[tuple[int, int]]:
@@ -124,6 +136,8 @@ def measure(method, samples) -> dict[str, float]:
         if role in ("solution zygote", "floor zygote"):
             row["zygote faults"] = row.get("zygote faults", 0.0) + (b[2] - a[2]) / n
             row["sample faults"] = row.get("sample faults", 0.0) + (b[3] - a[3]) / n
+            # Each fork copies a page-table entry per resident anonymous page, each exit drops it.
+            row["zygote anon MB"] = max(row.get("zygote anon MB", 0.0), anonymous_mb(pid))
         row["switches"] = row.get("switches", 0.0) + (b[4] - a[4]) / n
         # Which process sleeps how often: each wake-up on a loaded machine refills that
         # process's caches (a sample process's own, reaped, are not in /proc).
@@ -133,7 +147,7 @@ def measure(method, samples) -> dict[str, float]:
     return row
 
 
-NOT_CPU = ("samples/s", "idle CPUs", "zygote faults", "sample faults", "switches")
+NOT_CPU = ("samples/s", "idle CPUs", "zygote faults", "sample faults", "switches", "zygote anon MB")
 
 
 def main(argv: list[str] | None = None) -> int:
