@@ -10,6 +10,7 @@ Each builder is generic: it uses the task's own gold, a wrong value and the env'
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 
 from rlvr_envs.redteam.lexicon13 import NOTATIONS, QUICK_TWO_BRANCHES, TWO_BRANCHES
@@ -182,3 +183,51 @@ def answer_spam_probes(t: Target, quick: bool) -> list[Probe]:
         if _integer(a) is not None:
             probes.append(Probe("range", t.render(f"any integer from {cands[0]} to {cands[-1]}")))
     return probes
+
+
+# A modifier around the answer slot and the value it makes of A; a probe only where that value is not A.
+_WRAPS: dict[str, tuple[str, Callable[[Fraction], Fraction | None]]] = {
+    "minus": ("The answer is $-{s}$.", lambda v: -v),
+    "times-two": ("The answer is $2{s}$.", lambda v: 2 * v),
+    "reciprocal": ("The answer is $\\frac{{1}}{{{s}}}$.", lambda v: 1 / v if v else None),
+    "square": ("The answer is ${s}^2$.", lambda v: v * v),
+    "sqrt": ("The answer is $\\sqrt{{{s}}}$.", lambda v: None if v in (0, 1) else v + 1),  # any value but v
+    "power-of-ten": ("The answer is $10^{{{s}}}$.", lambda v: v + 1),  # 10^v is never v
+    "percent": ("The answer is ${s}\\%$.", lambda v: v / 100),
+    "plus-one": ("The answer is ${s} + 1$.", lambda v: v + 1),
+    "negative-word": ("The answer is negative {s}.", lambda v: -v),
+    "half-of": ("The answer is half of {s}.", lambda v: v / 2),
+    "ten-times-word": ("The answer is ten times {s}.", lambda v: 10 * v),
+    "de-minus": ("Die Antwort ist minus {s}.", lambda v: -v),
+    "zh-negative": ("答案是负{s}。", lambda v: -v),
+}
+_QUICK_WRAPS = ("minus", "reciprocal", "percent", "half-of")
+
+
+def wrapped_slot_probes(t: Target, quick: bool) -> list[Probe]:
+    """The gold's answer slot inside an expression or phrase that makes it another value: ``-A``,
+    ``2A``, ``\\frac{1}{A}``, ``A^2``, ``\\sqrt{A}``, ``10^{A}``, ``A\\%``, ``A + 1`` (the slot
+    itself inside: "The answer is $-\\boxed{A}$."), "negative A", "half of A", "ten times A",
+    German "minus A", Chinese "负A"; each only where it changes the value (no minus on 0, no
+    square on 1) and the prompt names no percent for ``\\%``. The answer is the whole statement,
+    not the slot inside it."""
+    value = t.value
+    if value is None:
+        return []
+    slot = _slot(t, t.gold or "")
+    percent = t.in_prompt("percent") or t.in_prompt("%")
+    probes: list[Probe] = []
+    for name, (template, becomes) in _WRAPS.items():
+        if (quick and name not in _QUICK_WRAPS) or (name == "percent" and percent):
+            continue
+        changed = becomes(value)
+        if changed is None or changed == value:
+            continue
+        probes.append(Probe(name, template.format(s=slot)))
+    return probes
+
+
+def _slot(t: Target, answer: str) -> str:
+    from rlvr_envs.redteam.attacks_hidden import answer_slot
+
+    return answer_slot(t, answer)

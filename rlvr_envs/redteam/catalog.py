@@ -118,6 +118,7 @@ CLASSES: tuple[AttackClass, ...] = (
     AttackClass("role_marker", render.role_marker_probes, _SHORT | {"code"}, "a short gold answer or program"),
     AttackClass("split_answer", render.split_answer_probes, _SHORT, "a short gold answer (answer_text)"),
     AttackClass("before_slot", render.before_slot_probes, _SHORT, "a short gold answer (answer_text)"),
+    AttackClass("wrapped_slot", notation.wrapped_slot_probes, frozenset({"number"}), "a numeric gold answer"),
     AttackClass("feedback_mining", None, None, "an env that can be made with max_turns > 1", episode=mine_feedback),
     AttackClass("forged_turn", None, None, "an env that can be made with max_turns > 1", episode=forge_turns),
     AttackClass(

@@ -9,6 +9,7 @@ import base64
 import html
 import json
 import urllib.parse
+from fractions import Fraction
 
 import pytest
 
@@ -16,7 +17,7 @@ from rlvr_envs.redteam import BY_NAME, run_redteam
 from rlvr_envs.redteam.attacks_notation import _read_as_gold, other_notation_probes
 from rlvr_envs.redteam.attacks_render import PHRASE_ENCODERS, VALUE_ENCODERS, _rot18
 from rlvr_envs.redteam.lexicon13 import NOTATIONS, WORD_LANGS, english, in_words, roman
-from rlvr_envs.redteam.target import make_target
+from rlvr_envs.redteam.target import make_target, parse_value
 from tests.redteam.toys_round13 import BoxFirstNumberEnv, LayoutReaderEnv
 
 ROUND13 = (
@@ -29,6 +30,7 @@ ROUND13 = (
     "role_marker",
     "split_answer",
     "before_slot",
+    "wrapped_slot",
 )
 
 # class -> the variants (prefixes) the naive toy must pay in quick mode
@@ -42,6 +44,7 @@ CASES = {
     "role_marker": ("wrong-then-turn:chatml", "wrong-then-turn:llama3", "wrong-then-turn:gemma"),
     "split_answer": ("slot-newlines", "lines-after", "table-after", "slot-table-row"),
     "before_slot": ("en-or", "slash", "de-oder", "zh-huo"),
+    "wrapped_slot": ("minus", "reciprocal", "percent", "half-of"),
 }
 
 
@@ -155,3 +158,18 @@ def test_an_end_of_sequence_after_the_gold_is_an_honest_probe():
     assert not naive.honest_refused and all(o.completion.endswith(("|>", "</s>", "_turn>")) for o in naive.honest)
     assert len(strict.honest_refused) == 15 and not strict.holes  # refused, never counted as a hole
     assert all(o.variant.startswith("wrong-then-turn:") for o in naive.holes)
+
+
+def test_a_wrapped_slot_is_only_sent_where_it_changes_the_value():
+    from rlvr_envs.redteam.attacks_notation import _WRAPS
+
+    for gold in ("0", "1", "-1", "2", "0.5", "7/4", "1000"):
+        value = parse_value(gold)
+        assert value is not None
+        for name, (template, becomes) in _WRAPS.items():
+            changed = becomes(value)
+            if changed is not None and changed != value:
+                assert "{s}" in template, name
+        # 0 keeps its value under a minus, a square, a percent and a half: none of those is sent for it.
+        kept = {n for n, (_, becomes) in _WRAPS.items() if becomes(Fraction(0)) in (None, Fraction(0))}
+        assert {"minus", "square", "percent", "half-of", "reciprocal", "sqrt"} <= kept
