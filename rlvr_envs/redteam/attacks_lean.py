@@ -62,8 +62,9 @@ def lean_wrapper_probes(t: Target, quick: bool) -> list[Probe]:
     literal an option's value is; round 11: the same instance with its class written as
     ``type_of%`` of the library's own instance, or as an identity applied to it (no literal class
     named); round 12: a command hidden from layer 1 in a string it read as interpolated (Lean: a
-    plain string, then the command), code after an ``s!`` apart from its string. Each states a
-    theorem with no proof.
+    plain string, then the command), code after an ``s!`` apart from its string; round 13: a ``#``
+    command glued to the word after it (``#exitx``, ``#guard_msgsin``, ``#evalx``: Lean splits the
+    word at the keyword), a proof padded to 128 KB. Each states a theorem with no proof.
 
     Every variant is a proof layer 1 exists to refuse, so without a Lean backend (the env then
     answers ``verifier_error`` for whatever layer 1 lets through) a ``verifier_error`` is a hole:
@@ -129,6 +130,13 @@ def lean_wrapper_probes(t: Target, quick: bool) -> list[Probe]:
             'def msg : String := panic!"{\n"\naxiom cheat : False\n-- "}"\n' + f"{statement} False.elim cheat\n"
         ),
         "interpolation-apart": 'def msg : String := s! "{(unsafeCast 0 : Nat)}"\n' + wrong,
+        # round 13: a `#` command glued to the word after it (Lean reads the longest keyword that
+        # begins a `#` word: `#exitx` is `#exit x`), mid-line where a `#` word may be a term; and a
+        # proof padded past any size a real proof needs (layer 1 read it whole before Lean's budget)
+        "glued-exit": f"{keep} #exitx\n{wrong}",
+        "glued-guard-msgs": f"{keep} #guard_msgsin\n{wrong}",
+        "glued-eval": f"{keep} #evalkeep_aux\n{wrong}",
+        "oversize-padding": f"{wrong}" + "-- " + "padding " * 16_000 + "\n",
     }
     return [
         Probe(label, t.render(header + code), error_is_hole=True)

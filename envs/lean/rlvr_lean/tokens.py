@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from rlvr_envs.errors import RlvrEnvsError
 
@@ -30,8 +30,9 @@ class LexError(RlvrEnvsError, ValueError):
     """The text cannot be tokenized as Lean (an unterminated comment or string)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
+class Token(NamedTuple):
+    # A tuple, not a frozen dataclass: a 1 MB completion makes ~600,000 tokens, and a frozen
+    # dataclass's __init__ (one object.__setattr__ per field) was a fifth of layer 1's time (round 13).
     kind: str
     text: str
     """For names: the name with ``«»`` removed (``«a b».c`` -> ``a b.c``); else the source text."""
@@ -72,6 +73,35 @@ _MASTER = re.compile(
     r"|(?P<symbol>:=|@\[|=>|<;>|<\||\|>|->|<-|\S)",
     re.UNICODE,
 )
+# `#` commands of Lean 4.35's core and of Mathlib, Batteries, Aesop and Plausible (the libraries a
+# task's header imports) that run code, stop the file or wrap the next command. Lean's tokenizer
+# reads a `#` word as the longest keyword of its token table that begins it, and what follows as the
+# next token: `#exitx` is `#exit x`, `#evalé 1` is `#eval é 1`, `#guard_msgsin` is `#guard_msgs in`
+# (measured on the 4.35 kernel, round 13). Read whole, such a word was one no rule knew, and mid-line
+# a term (Mathlib's `#s`), so the command reached Lean unseen. A word that begins with one of these is
+# split where Lean splits it (over-splitting only refuses more). The read-only commands (`#check`,
+# `#print`, ...) are not split: a word glued to one stays an unknown `#` word, judged as before.
+HASH_KEYWORDS = frozenset(
+    "#eval #eval! #exec #run #exit #guard #guard_msgs #guard_expr "
+    "#guard_target #guard_hyp #check_tactic #check_tactic_failure #check_simp #time #count_heartbeats "
+    "#test #sample #leansearch #moogle #loogle #statesearch #with_exporting #dump_async #reset_grind_attrs "
+    "#grind_lint #min_imports #minimize_imports #import_path #trans_imports #redundant_imports "
+    "#long_names #list_linters #aesop_rules #discr_tree_key #discr_tree_simp_key #unfold? #kerodon "
+    "#stacks_tag #find_syntax #check_assertions".split()
+)
+# one match per `#` word (alternatives tried longest first, as Lean's token table matches)
+_HASH_PREFIX = re.compile("|".join(re.escape(k) for k in sorted(HASH_KEYWORDS, key=len, reverse=True)))
+
+
+def _hash_keyword(text: str) -> str:
+    """The part of a ``#`` word Lean reads as one token: the longest keyword of ``HASH_KEYWORDS``
+    that begins it, else ``text`` whole."""
+    m = _HASH_PREFIX.match(text)
+    return m.group() if m is not None else text
+
+
+_new_token = tuple.__new__  # ``Token(...)`` without the Python-level ``__new__`` NamedTuple generates
+
 _INTERPOLATION_KEYWORDS = frozenset({"s!", "m!", "f!"})
 """Lean's keywords that read the string after them as interpolated (``{…}`` parts are code)."""
 _STRING_BODY = re.compile(r'(?:[^"\\]|\\.)*"', re.DOTALL)
@@ -117,24 +147,38 @@ class _Lexer:
         # read on, every one would send the name pattern to the end (quadratic in the length).
         self.last_close = src.rfind("»", 0, self.n)
 
-    def _line_start(self, start: int) -> bool:
-        return start == 0 or self.src[start - 1] == "\n"
-
     def add(self, kind: str, text: str, start: int, end: int) -> None:
-        self.tokens.append(Token(kind, text, start, end, self._line_start(start)))
+        self.tokens.append(Token(kind, text, start, end, start == 0 or self.src[start - 1] == "\n"))
 
     def run(self, pos: int = 0, stop_at_brace: bool = False) -> int:
         src, n = self.src, self.n
         depth = 0
+        match = _MASTER.match
+        append = self.tokens.append
+        last_close = self.last_close
         while pos < n:
-            if src[pos] == "«" and pos > self.last_close:
+            if src[pos] == "«" and pos > last_close:
                 raise LexError(f"unterminated « name escape at offset {pos}")
-            m = _MASTER.match(src, pos, n)
+            m = match(src, pos, n)
             if m is None:  # pragma: no cover - the symbol branch matches any non-space character
                 raise LexError(f"cannot read offset {pos}")
             kind = m.lastgroup or SYMBOL
             end = m.end()
             if kind == "ws" or kind == "line_comment":
+                pos = end
+            elif kind == IDENT or kind == SYMBOL or kind == NUMBER:
+                # the common tokens, inlined (a call per token was a third of the tokenizer's time)
+                text = m.group()
+                if kind == SYMBOL and stop_at_brace:
+                    if text == "{":
+                        depth += 1
+                    elif text == "}":
+                        if depth == 0:
+                            return end
+                        depth -= 1
+                elif kind == IDENT and "«" in text:
+                    text = _strip_guillemets(text)
+                append(_new_token(Token, (kind, text, pos, end, pos == 0 or src[pos - 1] == "\n")))
                 pos = end
             elif kind == "block":
                 # `/--` and `/-!` open doc comments, tokens whose body Lean reads from after the
@@ -162,21 +206,13 @@ class _Lexer:
                 pos = stop
             elif kind == "interp":
                 pos = self._interpolated(pos, end)
-            elif kind == "symbol":
-                text = m.group()
-                if stop_at_brace:
-                    if text == "{":
-                        depth += 1
-                    elif text == "}":
-                        if depth == 0:
-                            return end
-                        depth -= 1
-                self.add(SYMBOL, text, pos, end)
-                pos = end
             else:
                 text = m.group()
-                if kind in (IDENT, NAME_LIT):
+                if kind == NAME_LIT:
                     text = _strip_guillemets(text)
+                elif kind == HASH_CMD:
+                    text = _hash_keyword(text)
+                    end = pos + len(text)  # what follows a keyword is read again, as the next token
                 self.add(kind, text, pos, end)
                 pos = end
         if stop_at_brace:
@@ -254,6 +290,7 @@ def tokenize_cached(src: str) -> tuple[Token, ...]:
 
 
 _LINE_BREAKS = ("\n", "\r", "\u2028", "\u2029", "\x0b", "\x0c", "\x85")
+_LINE_BREAK = re.compile("[" + "".join(_LINE_BREAKS) + "]")
 PREFIX_WORDS = frozenset("private protected noncomputable unsafe partial nonrec local scoped".split())
 """Words that may stand before a command and leave the place after them a command start."""
 
@@ -282,9 +319,10 @@ def command_starts(tokens: Sequence[Token], src: str) -> list[bool]:
             out[i] = True
             continue
         prev = tokens[i - 1]
-        gap = src[prev.end : tok.start]
+        # one search over the gap (most gaps are "" or " "), not one substring test per break
+        gap_has_break = prev.end != tok.start and _LINE_BREAK.search(src, prev.end, tok.start) is not None
         out[i] = (
-            any(b in gap for b in _LINE_BREAKS)
+            gap_has_break
             or (prev.kind == IDENT and prev.text == "in")
             or (prev.kind == IDENT and prev.text in PREFIX_WORDS and out[i - 1])
             or (i - 1 in opener and out[opener[i - 1]])

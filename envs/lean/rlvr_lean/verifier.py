@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -60,6 +61,26 @@ def static_check(task: Task, completion: str, policy: LeanPolicy) -> Prepared | 
     lean = extract_lean(completion)
     if lean is None:
         return Verdict.failure(Reason.NO_ANSWER)
+    # Layer 1 costs time linear in the code's length, spent before Lean's budget starts: bounded by
+    # a size (beyond the task's own text, which a completion may echo) rather than read whole.
+    own = (
+        task.answer["reference"]
+        if shape == "reference"
+        else str(task.answer.get("header") or "") + task.answer["statement"]
+    )
+    limit = policy.max_code_chars + len(own)
+    if len(lean) > limit:
+        return Verdict.failure(
+            Reason.FORMAT_ERROR,
+            extracted=lean[:2000],
+            details={
+                "layer": "static",
+                "rule": "size",
+                "limit": limit,
+                "error": f"the Lean code holds {len(lean):,} characters, over the limit of {limit:,} "
+                f"(max_code_chars={policy.max_code_chars:,} beyond the task's own {len(own):,}); not read",
+            },
+        )
     try:
         result = (
             prepare_statement(target, lean, policy) if shape == "statement" else prepare_reference(target, lean, policy)
@@ -271,6 +292,7 @@ class LeanVerifier(Verifier):
     def verify(self, task: Task, completion: str) -> Verdict:
         if not isinstance(completion, str):
             return Verdict.failure(Reason.FORMAT_ERROR, details={"error": "completion is not a string"})
+        started = time.monotonic()
         first = static_check(task, completion, self.policy)
         if isinstance(first, Verdict):
             return first
@@ -280,8 +302,26 @@ class LeanVerifier(Verifier):
                 Reason.VERIFIER_ERROR, extracted=first.extracted[:2000], details={"layer": "lean", "error": NO_BACKEND}
             )
         native = self._allow_native(task)
-        verdict = backend.check(first, allow_native=native, timeout_s=self.proof_timeout_s)
+        left = self._left(started, time.monotonic())
+        if isinstance(left, Verdict):
+            return left
+        verdict = backend.check(first, allow_native=native, timeout_s=left)
         return self._pay(task, completion, first, verdict, native)
+
+    def _left(self, started: float, now: float) -> float | Verdict:
+        """What is left of ``proof_timeout_s`` for Lean after layer 1 read the completion from
+        ``started``: the sample's budget covers both layers, so a slow read shortens Lean's run
+        rather than adding to it (and one past the whole budget is a timeout, Lean not run)."""
+        left = self.proof_timeout_s - (now - started)
+        if left <= 0:
+            return Verdict.failure(
+                Reason.TIMEOUT,
+                details={
+                    "layer": "static",
+                    "error": f"layer 1 took {now - started:.3g} s of a {self.proof_timeout_s:g} s budget",
+                },
+            )
+        return left
 
     def verify_many(
         self, tasks: Sequence[Task], completions: Sequence[str], *, workers: int | None = None
@@ -291,16 +331,23 @@ class LeanVerifier(Verifier):
         out: list[Verdict | None] = [None] * len(tasks)
         todo: list[tuple[int, Prepared, bool]] = []
         texts: dict[int, str] = {}
+        read_s: dict[int, float] = {}  # layer 1's time per sample, taken from that sample's Lean budget
         for i, (task, completion) in enumerate(zip(tasks, completions)):
             if not isinstance(completion, str):
                 out[i] = Verdict.failure(Reason.FORMAT_ERROR, details={"error": "completion is not a string"})
                 continue
+            started = time.monotonic()
             first = static_check(task, completion, self.policy)
             if isinstance(first, Verdict):
                 out[i] = first
+                continue
+            left = self._left(started, time.monotonic())
+            if isinstance(left, Verdict):
+                out[i] = left
             else:
                 todo.append((i, first, self._allow_native(task)))
                 texts[i] = completion
+                read_s[i] = self.proof_timeout_s - left
         backend = self.backend if todo else None
         if todo and backend is None:
             for i, prepared, _ in todo:
@@ -324,7 +371,7 @@ class LeanVerifier(Verifier):
                         checked.update((i, v) for (i, _), v in zip(group, verdicts))
                 else:
                     futures = [
-                        (i, pool.submit(backend.check, p, allow_native=n, timeout_s=self.proof_timeout_s))
+                        (i, pool.submit(backend.check, p, allow_native=n, timeout_s=self.proof_timeout_s - read_s[i]))
                         for i, p, n in todo
                     ]
                     checked.update((i, fut.result()) for i, fut in futures)
