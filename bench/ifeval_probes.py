@@ -1,5 +1,5 @@
 """The "constraints satisfied, task ignored" probes of issue 26, swept over whole task sets:
-``.venv/bin/python bench/ifeval_probes.py [--ids ifeval-data-v11,ifeval-data-v12] [--synth-ids ...]
+``.venv/bin/python bench/ifeval_probes.py [--ids ifeval-data-v12,ifeval-data-v13] [--synth-ids ...]
 [--classes one-line,paraphrase-essay] [--show 3]``.
 
 Each probe is built from a task the way a policy would build it without answering: a one-line
@@ -124,8 +124,8 @@ def sweep(ids: list[str], tasks: list, classes: list[str], show: int, data: bool
 def main() -> None:
     sys.path.insert(0, str(ROOT))
     parser = argparse.ArgumentParser()
-    parser.add_argument("--ids", default="ifeval-data-v11,ifeval-data-v12")
-    parser.add_argument("--synth-ids", default="ifeval-synth-v11,ifeval-synth-v12")
+    parser.add_argument("--ids", default="ifeval-data-v12,ifeval-data-v13")
+    parser.add_argument("--synth-ids", default="ifeval-synth-v12,ifeval-synth-v13")
     parser.add_argument("--classes", default=",".join(PROBES))
     parser.add_argument("--show", type=int, default=0)
     parser.add_argument("--n-synth", type=int, default=300)

@@ -382,9 +382,8 @@ def test_alphabets_switching_word_by_word_but_not_at_a_phrase() -> None:
     assert stuffing.mixed_script(PROMPT + " Translate маяк.", _swap(english, CYRILLIC, 2), ()) is None
 
 
-def test_the_newest_ids_are_round_12s() -> None:
-    assert rlvr_envs.spec("ifeval-synth").id == NEW_SYNTH
-    assert rlvr_envs.spec("ifeval-data").id == NEW_DATA
+def test_the_round_12_ids_keep_round_12s_level() -> None:
+    # (The newest ids are round 13's: tests/ifeval/test_ifeval_round13_stuffing.py.)
     assert getattr(rlvr_envs.make(NEW_SYNTH).verifier, "relevance_paste", None) == stuffing.ROUND_12_PASTE
 
 

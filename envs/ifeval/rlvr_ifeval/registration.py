@@ -7,6 +7,13 @@ Versions (a change that alters any reward bumps the version; the old one stays):
   ``rlvr-envs eval`` reproduces published numbers; the guard is opt-in (``guard=True``).
 * ``ifeval-v0``, ``ifbench-v0``: the degenerate-response guard on, words counted as ``\\w``
   runs (a Chinese or Thai sentence is one word), as these ids scored before.
+* ``ifeval-data-v13``, ``ifeval-synth-v13``: training envs, as ``-v12`` below, and a response that
+  hangs its task's words on the edge of sentences about something else, whatever words frame them
+  ("... as X came to mind.", "Recalling X and Y, the keeper ...") and says them elsewhere at most
+  twice, or names its task only in a label over prose that meets the prompt once by chance, or
+  says back part of its prompt with words changed inside and nothing of its own, is refused
+  (``relevance_paste=9``, issue 26 round 13: ``rlvr_ifeval.round13``, ``rlvr_ifeval.asides``).
+  No labelled-good answer paid under ``-v12`` is refused.
 * ``ifeval-data-v12``, ``ifeval-synth-v12``: training envs, as ``-v11`` below, and a response that
   carries its task's words in a repeated frame filled with different task words ("... while he
   thought about X and Y." in every sentence of a text on something else), or in two alphabets
@@ -113,6 +120,8 @@ _ROUND_10: dict[str, object] = {**_ROUND_4, "relevance_paste": 6}
 _ROUND_11: dict[str, object] = {**_ROUND_4, "relevance_paste": 7}
 # Round 12: the task's words stuffed into a text on something else (rlvr_ifeval.stuffing).
 _ROUND_12: dict[str, object] = {**_ROUND_4, "relevance_paste": 8}
+# Round 13: asides, a label over a chance meeting, part of the prompt said back (rlvr_ifeval.round13).
+_ROUND_13: dict[str, object] = {**_ROUND_4, "relevance_paste": 9}
 
 
 def register_envs() -> None:
@@ -157,6 +166,7 @@ def register_envs() -> None:
         {"relevance": "contrast", **_ROUND_10},
         {"relevance": "contrast", **_ROUND_11},
         {"relevance": "contrast", **_ROUND_12},
+        {"relevance": "contrast", **_ROUND_13},
     )
     for version, relevance in enumerate(data_relevance):
         rlvr_envs.register(
@@ -183,6 +193,7 @@ def register_envs() -> None:
         (10, {**_SYNTH_RELEVANCE, **_ROUND_10}),
         (11, {**_SYNTH_RELEVANCE, **_ROUND_11}),
         (12, {**_SYNTH_RELEVANCE, **_ROUND_12}),
+        (13, {**_SYNTH_RELEVANCE, **_ROUND_13}),
     )
     for version, guard in training:
         rlvr_envs.register(

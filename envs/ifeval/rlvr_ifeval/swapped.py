@@ -114,7 +114,9 @@ def _restated_pieces(pieces: tuple[tuple[str, ...], ...], head: str, min_words: 
     return {"restated_prompt": round(sum(matched) / total, 3), "own_words": own}
 
 
-def restated_prompt(prompt: str, head: str, min_words: int, checkers: Sequence[Checker] = ()) -> dict[str, Any] | None:
+def restated_prompt(
+    prompt: str, head: str, min_words: int, checkers: Sequence[Checker] = (), *, part: bool = False
+) -> dict[str, Any] | None:
     """What was found when ``head`` says its prompt back with a few words changed ("wrapped in
     do notuble angular brackets", "at most" for "at least", a number raised by one, "avoid" for
     "include") and adds fewer than ``min_words`` content words of its own, else None.
@@ -125,7 +127,14 @@ def restated_prompt(prompt: str, head: str, min_words: int, checkers: Sequence[C
     ``MAX_SWAP_GAP`` words between two echoed stretches are the changed words of the echo; what
     is left, in content words (three letters or more, not stop words), is the response's own.
     The text an instruction asks to repeat (``prompt_to_repeat``) is taken out of both sides:
-    said back, it is the answer's first part, not an echo."""
+    said back, it is the answer's first part, not an echo.
+
+    ``part`` (round 13, ``relevance_paste=9``): a response that says back less than half of its
+    prompt is read by what it holds rather than by what the prompt holds: the echo is at least
+    ``MIN_PART_PAIRS`` of the prompt's pairs, most of the response, with words changed inside it
+    and at most ``MAX_PART_OWN_WORDS`` of its own (``_restated_part``)."""
+    if part and len(head) > len(prompt) + MAX_PART_EXTRA_CHARS:
+        return None  # (a part said back, even twice, is shorter than its prompt: the cheap exit)
     copies = tuple(
         str(c.kwargs[name]) for c in checkers for name in _EXPECTED_COPIES if isinstance(c.kwargs.get(name), str)
     )
@@ -144,6 +153,21 @@ def restated_prompt(prompt: str, head: str, min_words: int, checkers: Sequence[C
     # said twice (the cheap exit for every real answer longer than that).
     if len(toks) > 2 * len(words) + 4 * max(1, min_words) + 2 * MAX_SWAP_GAP:
         return None
+    seen, echoed, own, swaps = _echo(toks, pairs)
+    if len(seen) < MIN_RESTATED_COVER * len(pairs):
+        if part:
+            # (Not the piece reading: a short answer to a question matches its question's piece.)
+            return _restated_part(toks, seen, echoed, own, swaps)
+        return _restated_pieces(_prompt_pieces(prompt, copies), head, min_words)
+    if own >= max(1, min_words):
+        return None
+    return {"restated_prompt": round(len(seen) / len(pairs), 3), "own_words": own}
+
+
+def _echo(toks: list[str], pairs: frozenset[tuple[str, str]]) -> tuple[set[tuple[str, str]], list[bool], int, int]:
+    """The prompt's pairs the response holds, which of its tokens stand in one, how many content
+    words it has of its own (outside the echo and its short swapped gaps) and how many such
+    gaps (words changed inside the echo) it has."""
     n = len(toks)
     echoed = [False] * n
     seen: set[tuple[str, str]] = set()
@@ -152,9 +176,7 @@ def restated_prompt(prompt: str, head: str, min_words: int, checkers: Sequence[C
         if pair in pairs:
             echoed[i] = echoed[i + 1] = True
             seen.add(pair)
-    if len(seen) < MIN_RESTATED_COVER * len(pairs):
-        return _restated_pieces(_prompt_pieces(prompt, copies), head, min_words)
-    own = 0
+    own = swaps = 0
     i = 0
     while i < n:
         if echoed[i]:
@@ -164,9 +186,36 @@ def restated_prompt(prompt: str, head: str, min_words: int, checkers: Sequence[C
         while j < n and not echoed[j]:
             j += 1
         # A short gap inside the echo is its changed words; at either end it is the response's.
-        if not (0 < i and j < n and j - i <= MAX_SWAP_GAP):
+        if 0 < i and j < n and j - i <= MAX_SWAP_GAP:
+            swaps += 1
+        else:
             own += sum(1 for t in toks[i:j] if len(t) >= 3 and t.isalpha() and t not in STOP_WORDS)
         i = j
-    if own >= max(1, min_words):
+    return seen, echoed, own, swaps
+
+
+MIN_PART_PAIRS = 4
+"""Round 13 (``part``): the response holds at least this many of the prompt's word pairs ..."""
+MIN_PART_ECHO_SHARE = 0.5
+"""... they make up at least this share of its words (the echo is most of what it says) ..."""
+MAX_PART_EXTRA_CHARS = 200
+"""``part`` reads a response no longer than its prompt and this many characters more."""
+MAX_PART_OWN_WORDS = 1
+"""... it has at most this many content words of its own, and words changed inside the echo: a
+part of the prompt said back with its constraint words changed ("Write a blog post about urban
+beekeeping. Do use many commas in your response.") is no answer, however long the prompt it came
+from. A short answer to a question says the question back too, and adds its answer ("... is
+called Envy", "<<Yes, this is a good explanation ...>>", an option copied whole): its own words
+stand at an end of the echo, not inside it, or there are two of them or more."""
+
+
+def _restated_part(
+    toks: list[str], seen: set[tuple[str, str]], echoed: list[bool], own: int, swaps: int
+) -> dict[str, Any] | None:
+    if len(seen) < MIN_PART_PAIRS or own > MAX_PART_OWN_WORDS or not swaps:
         return None
-    return {"restated_prompt": round(len(seen) / len(pairs), 3), "own_words": own}
+    # The swapped words between two echoed stretches are the echo's too (as ``own`` reads them).
+    share = sum(echoed) / len(toks)
+    if share + MAX_SWAP_GAP * len(seen) / len(toks) < MIN_PART_ECHO_SHARE:
+        return None
+    return {"restated_part": round(share, 3), "prompt_pairs": len(seen), "own_words": own, "swaps": swaps}

@@ -41,6 +41,7 @@ from rlvr_ifeval.relevance import (
     task_units,
 )
 from rlvr_ifeval.response_language import wrong_language
+from rlvr_ifeval.round13 import ROUND_13_PASTE, round13_text
 from rlvr_ifeval.scoring import instruction_details
 from rlvr_ifeval.stuffing import ROUND_12_PASTE, stuffed_text
 from rlvr_ifeval.task_cache import TaskCache, TaskPlan
@@ -489,6 +490,10 @@ class IFEvalVerifier(Verifier):
                 # Round 12 (rlvr_ifeval.stuffing): the task's words stuffed into a text on
                 # something else (a repeated frame, a label only, two alphabets word by word).
                 found = stuffed_text(task.prompt, response, checkers, self.relevance_min_share)
+                if found is None and self.relevance_paste >= ROUND_13_PASTE:
+                    # Round 13 (rlvr_ifeval.round13): asides, a label over a chance meeting, part
+                    # of the prompt said back.
+                    found = round13_text(task.prompt, response, checkers, self.relevance_min_share)
             return found
         from rlvr_judge.relevance import JudgeError
 

@@ -1,0 +1,174 @@
+"""The task's words stuffed into a text on something else, read without the frame's text (issue 26,
+round 13: ``relevance_paste=9``, ``ifeval-data-v13`` / ``ifeval-synth-v13``; ``rlvr_ifeval.round13``
+calls it).
+
+Round 12 (``stuffing.framed_units``) refuses a text whose mentions of its task sit in a repeated
+frame ("... while he thought about X and Y." in every sentence). An attacker who varies the frame
+at every mention ("while he thought about X", "as X came to mind", "recalling X", "(X)", "his
+mind on X") repeats no two words, and round 12 also spares the text when the essay meets a task
+word once by chance outside the frames ("he wrote the weather in a worn logbook" under a task on
+Arctic weather): that one free mention holds as many units as a one-unit gate asks for.
+
+Read here by where the mentions sit, not by the words around them: a mention is an **aside**
+when it is bolted to one edge of its sentence (at most ``MAX_EDGE_WORDS`` words between it and
+the sentence's end, or its start) and the rest of the sentence, its core of at least
+``MIN_CORE_WORDS`` content words, holds no other word of the prompt: the sentence is about
+something else, and the task is hung on it. A text whose mentions of its task are nearly all
+asides (``MIN_ASIDE_SHARE``, at least ``MIN_ASIDES``), filled with different sets of the task's
+words, and that says the task's words elsewhere at most twice (``MAX_FREE_MENTIONS``: a chance
+meeting) has not taken the task up anywhere.
+
+An honest answer weaves its task into its sentences: two mentions in one sentence, the topic
+inside a clause with the prompt's other words beside it, sentences whose core carries the
+prompt's words; the calibration (tests/ifeval/test_ifeval_round13_calibration.py) holds every
+labelled-good answer the gate reached.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from itertools import compress, pairwise
+from operator import itemgetter
+from typing import Any
+
+from rlvr_ifeval.relevance_units import PREFIX, STOP_WORDS
+from rlvr_ifeval.stuffing import _BREAK, _prompt_units, _tokens, task_mentions
+
+MAX_EDGE_WORDS = 6
+MAX_EDGE_CONTENT_WORDS = 2
+"""An aside ends at most this many words (of them this many content words of four letters or
+more: "ihm", "lui", "his" are a frame's glue in any language) before its sentence's end ("came
+to mind", "were never far from his mind", "ging ihm nicht aus dem Kopf") or starts as near its
+start ("Recalling", "His mind on"). Three content words at the edge let the rule alone refuse
+labelled-good keys 1936 and 3453."""
+MIN_CORE_WORDS = 5
+"""The rest of an aside's sentence holds at least this many content words (a sentence of its own)."""
+MIN_ASIDES = 4
+MIN_ASIDE_SHARE = 0.8
+"""At least this many of the task's mentions are asides, and this share of them."""
+MAX_FREE_MENTIONS = 2
+"""The task's words said outside asides at most this often, in all: a chance meeting ("weather"
+in the logbook and "village" in the harbour under a task on Siberian villages' weather). The
+labelled-good answers: 3 or more wherever 80% of their mentions stand at an edge (key 3540's
+"The pitch needs ...", "The pitch could ..."); at 3 the rule alone would refuse 3 of them."""
+MIN_FILLERS = 2
+"""The asides are filled with at least this many different sets of the task's words (a refrain
+or a list repeats one phrase: the same filler). At 1 the rule alone refuses labelled-good key
+2416; at 2, none."""
+
+
+def aside_mentions(prompt: str, head: str, task: frozenset[str], needed: int) -> dict[str, Any] | None:
+    """What was found when ``head`` names its task (units ``task``) only in asides and by chance,
+    else None. ``needed``: how many of the task's units the gate asks for."""
+    if not task:
+        return None
+    # The common exits, in C: fewer task words than asides could be made of (round 12's compiled
+    # reading of the same head counts them), then sentences read only where they name the task,
+    # left at the first sign of an answer (a third free mention, too many sentences without an
+    # aside).
+    counted = task_mentions(prompt, head, task)
+    if counted is not None and counted < MIN_ASIDES:
+        return None
+    every = _tokens(head)
+    ours = _prompt_units(prompt)
+    # Each distinct word once, the filters in C (``map``/``compress``), then flags over the
+    # tokens and running counts, so that a sentence is read by its prompt words alone.
+    distinct = list(set(every))
+    near = compress(distinct, map(ours.__contains__, map(_FIRST_LETTERS, distinct)))
+    unit_of = {t: t[:PREFIX] for t in near if len(t) >= 3 and t not in STOP_WORDS}
+    n = len(every)
+    at_prompt = list(compress(range(n), map(unit_of.__contains__, every)))
+    named_at = [i for i in at_prompt if unit_of[every[i]] in task]
+    if len(named_at) < MIN_ASIDES:
+        return None
+    breaks = [-1, *compress(range(n), map(_BREAK.__eq__, every)), n]
+    sentences = sorted({bisect_right(breaks, i) for i in named_at})
+    # Content words (three letters or more, not stop words) and those of four letters or more,
+    # counted over a sentence's span only when it is read (most texts leave after a few).
+    content = set(compress(distinct, map((2).__lt__, map(len, distinct)))) - STOP_WORDS
+    reading = _Reading(
+        every, unit_of, task, content, set(compress(distinct, map((3).__lt__, map(len, distinct)))) & content
+    )
+    # (Asides at most as many as the sentences not yet found plain: a bound in the rule's own terms.)
+    least_asides = MIN_ASIDE_SHARE * len(sentences) - 1e-9
+    asides = plain = free = 0
+    fillers: set[frozenset[str]] = set()
+    for k in sentences:
+        start, end = breaks[k - 1] + 1, breaks[k]
+        at = at_prompt[bisect_left(at_prompt, start) : bisect_left(at_prompt, end)]
+        filler, outside = reading.sentence(start, end, at)
+        if filler is None:
+            plain += 1
+        else:
+            asides += 1
+            fillers.add(filler)
+        free += outside
+        # Outside its asides the text says the task's words at most twice: the essay met the
+        # task by chance ("he wrote the weather in a worn logbook"). An answer on the task says
+        # them again wherever its sentences begin with them ("The pitch needs ...", "The pitch
+        # could ...").
+        if free > MAX_FREE_MENTIONS or len(sentences) - plain < least_asides:
+            return None
+    if asides < MIN_ASIDES or len(fillers) < MIN_FILLERS:
+        return None
+    return {"aside_mentions": asides, "mentions": asides + plain, "free_mentions": free, "needed": needed}
+
+
+_FIRST_LETTERS = itemgetter(slice(0, PREFIX))
+
+
+class _Reading:
+    """A response's tokens and its content words (three letters or more, not stop words) and
+    those of four letters or more: a span's count is read in C when a sentence is read."""
+
+    __slots__ = ("content", "every", "long_content", "task", "unit_of")
+
+    def __init__(
+        self,
+        every: list[str],
+        unit_of: dict[str, str],
+        task: frozenset[str],
+        content: set[str],
+        long_content: set[str],
+    ) -> None:
+        self.every, self.unit_of, self.task = every, unit_of, task
+        self.content, self.long_content = content, long_content
+
+    def _count(self, words: set[str], start: int, end: int) -> int:
+        return sum(map(words.__contains__, self.every[start:end]))
+
+    def sentence(self, start: int, end: int, at: list[int]) -> tuple[frozenset[str] | None, int]:
+        """A sentence (tokens ``start:end``) that names the task, ``at`` its prompt words: the
+        units of its aside (None when it has none) and how many of the task's words it says
+        elsewhere. A mention is a run of the prompt's words with at most one other word between
+        two of them ("weather and conditions"); an aside is the run at one edge, its core (the
+        rest) ``MIN_CORE_WORDS`` content words or more: "... he wrote the weather in a worn
+        logbook ... while he thought about cold and year." has its aside at the end and
+        "weather" free in its core."""
+        runs: list[list[int]] = [[at[0]]]
+        for a, b in pairwise(at):
+            if b - a > 2:
+                runs.append([])
+            runs[-1].append(b)
+        aside: list[int] = []
+        if self._edge(runs[-1][-1] + 1, end):
+            aside = runs[-1]
+            core = self._count(self.content, start, aside[0])
+        elif self._edge(start, runs[0][0]):
+            aside = runs[0]
+            core = self._count(self.content, aside[-1] + 1, end)
+        else:
+            core = 0
+        units = self.unit_of
+        filler = frozenset(units[self.every[i]] for i in aside) if core >= MIN_CORE_WORDS else frozenset()
+        # (A short sentence is all mention, "Arctic weather is cold."; an aside of the prompt's
+        # other words names nothing.)
+        if filler.isdisjoint(self.task):
+            return None, sum(1 for i in at if units[self.every[i]] in self.task)
+        taken = set(aside)
+        return filler, sum(1 for i in at if i not in taken and units[self.every[i]] in self.task)
+
+    def _edge(self, start: int, end: int) -> bool:
+        """Whether the tokens ``start:end`` (between a mention and its sentence's edge) are few
+        enough to be the aside's own frame."""
+        return end - start <= MAX_EDGE_WORDS and self._count(self.long_content, start, end) <= MAX_EDGE_CONTENT_WORDS
