@@ -186,7 +186,10 @@ def compiled_reading(prompt: str, head: str, task: frozenset[str]) -> tuple[int,
     ``framed_units``' answer is None; None where the kernel cannot tell (not loaded yet, letters
     outside ASCII). Kept for the response being verified: round 13's rules read the same head."""
     kernel = prose_jit.frames_kernel() if ROUND_13 and _STOP_EXACT else None
-    return None if kernel is None else _compiled_reading(kernel, prompt, head, task)
+    if kernel is None:
+        return None
+    # (a caller's plain set is made hashable for the memo: the rules pass frozensets)
+    return _compiled_reading(kernel, prompt, head, task if isinstance(task, frozenset) else frozenset(task))
 
 
 @lru_cache(maxsize=8)
