@@ -139,13 +139,20 @@ def test_a_sound_checker_is_not_refused_and_its_constants_score_zero() -> None:
         assert verdict.reward == 0.0 and verdict.reason is Reason.WRONG, (constant, verdict.details)
 
 
-def test_a_constant_that_is_every_expected_output_is_no_checker_fault() -> None:
-    # Every case expects 0: the constant is the answer (round 8's rule for such rows), not the judge's hole.
-    checker = parse_checker(
+def test_a_constant_every_case_expects_and_accepts_is_refused_but_one_case_is_kept() -> None:
+    # .ans files all empty (or all 0) under a judge that accepts them: printing nothing passes every
+    # case (PAID before: the probe was skipped as "the answer itself"). One case: kept, as round 8
+    # keeps a task with one hidden answer.
+    vacuous = CONSTANT_JUDGES[2][1]
+    empty = [{"input": n, "output": ""} for n in INPUTS]
+    checker = parse_checker({"type": "program", "source": vacuous})
+    zero = parse_checker(
         {"type": "program", "source": "import sys\nsys.exit(0 if open(sys.argv[2]).read().split() == ['0'] else 1)\n"}
     )
-    assert checker is not None
-    assert audit(checker, [{"input": n, "output": "0\n"} for n in INPUTS]).refusal is None
+    assert checker is not None and zero is not None
+    assert "constant output ''" in str(audit(checker, empty).refusal)
+    assert "constant output '0" in str(audit(zero, [{"input": n, "output": "0\n"} for n in INPUTS]).refusal)
+    assert audit(zero, [{"input": "5\n", "output": "0\n"}]).refusal is None
 
 
 # Parses the output's tokens as integers before anything (crashes on words). Where the answer file

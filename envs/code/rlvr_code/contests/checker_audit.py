@@ -2,7 +2,7 @@
 
 A task judged by a special judge (a testlib checker, a Kattis output validator) is only as sound as
 its judge, and a policy searches the judge, not the problem. Three questions, asked once per
-checker and cases (one batch of checker runs; cached) before any sample of the task is judged:
+checker and cases (two or three checker runs; cached) before any sample of the task is judged:
 
 * ``untrusted``: the cases whose expected output the checker does not accept as an answer (red team
   round 12: a Kattis ``.ans`` "may, but is not necessarily required to, contain the correct
@@ -166,9 +166,12 @@ def _audit(checker: Checker, cases: list[dict[str, str]]) -> Audit:
             for output, at in probes
         ]
     tried: set[str] = set()
-    for (output, at), verdict in zip(probes, verdicts or ()):
-        if verdict != "accepted" or output in tried or tokens(output) == tokens(given[at][1]):
-            continue  # rejected, or accepted as the very answer it is on that case
+    for (output, _at), verdict in zip(probes, verdicts or ()):
+        if verdict != "accepted" or output in tried or (len(given) == 1 and tokens(output) == tokens(given[0][1])):
+            # Rejected, or the one case's own answer: a one-case task is kept as round 8 keeps one
+            # hidden answer. With more cases a constant every case accepts pays a blind program even
+            # where it is each case's expected text (``.ans`` files all empty or all ``0``).
+            continue
         tried.add(output)
         everywhere = _statuses(_run(checker, [(i, output, o) for i, o in given]), len(given))
         if everywhere is not None and all(s == "accepted" for s in everywhere):
