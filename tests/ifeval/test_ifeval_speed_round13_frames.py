@@ -237,3 +237,10 @@ def test_task_mentions_count_as_the_tokens_do(rows, kernel) -> None:
                 assert counted == plain, (other["prompt"][:60], head[:60])
                 answered += 1
     assert answered > len(rows)  # (most heads are read by the kernel)
+
+
+def test_a_kernel_that_disagrees_is_not_used() -> None:
+    # ``compile_kernel`` raises (and ``prose_jit.load`` leaves the frames to the regexes) when its
+    # check fails: a kernel that always exits, or never does, fails it.
+    assert not frames_jit.check(lambda *args: (0, 0))
+    assert not frames_jit.check(lambda *args: (0, 1))

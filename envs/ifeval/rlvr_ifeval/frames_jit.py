@@ -341,6 +341,8 @@ def check(kernel: Any) -> bool:
         "green quiet was laptop! green quiet the news green quiet and choosing.",
         "a laptop the was ok, news the was ok and tea the was ok",
         "laptop one two. news one two. choosing three four tea five six",
+        # (a pair repeated after a prompt word that is not the task's: the framed count exits)
+        "report sat on. report sat on. report sat on. laptop bright sky. news dark sea. choosing warm wind.",
     )
     for text in samples:
         data = np.frombuffer(text.encode("ascii").translate(ASCII_TOKENS), dtype=np.uint8)
