@@ -193,6 +193,54 @@ def test_a_label_over_an_essay_that_meets_the_prompt_by_chance_is_no_answer(name
     assert _paid(new, LABELS[name]) == []
 
 
+# The task's one unit named twice among asides of the prompt's other words (its keywords, its genre):
+# the attacker's keyword_stuffing on ifeval-synth-v13 (-n 30 --seed 13, "Write a short story about the
+# life of honeybees. Include keywords ['velvet', 'orchard'] ..."). Round 12 needs three mentions.
+KEYWORD_TASKS = [
+    _task(
+        "Write a short story about the life of honeybees. Include keywords ['velvet', 'orchard'] in the response.",
+        ("keywords:existence", {"keywords": ["velvet", "orchard"]}),
+    ),
+    _task(
+        "Write a blog post about lighthouses at dawn. Include keywords ['copper', 'meadow'] in the response.",
+        ("keywords:existence", {"keywords": ["copper", "meadow"]}),
+    ),
+]
+
+
+# Frames that take both words (every keyword is said), varied at every mention.
+BOTH_FRAMES: tuple[Callable[[str, str], str], ...] = (
+    lambda a, b: f"while he thought about {a} and {b}",
+    lambda a, b: f"as {a} and {b} came to mind",
+    lambda a, b: f"recalling {a} and {b}",
+    lambda a, b: f"his mind drifting to {a} and {b}",
+)
+
+
+def _rotated(sentences: tuple[str, ...], t: Task) -> str:
+    words = [w.strip(".,'[]").lower() for w in t.prompt.split()]
+    keys = [w for w in dict.fromkeys(words) if len(w) > 3 and w not in {"write", "about", "include", "response"}]
+    frames = BOTH_FRAMES
+    return " ".join(
+        f"{s} {frames[i % len(frames)](keys[i % len(keys)], keys[(i + 1) % len(keys)])}."
+        for i, s in enumerate(sentences)
+    )
+
+
+@pytest.mark.parametrize("family", [(OLD_SYNTH, NEW_SYNTH), (OLD_DATA, NEW_DATA)], ids=["synth", "data"])
+@pytest.mark.parametrize("essay", [BAKERY, LIGHTHOUSE], ids=["bakery", "lighthouse"])
+def test_the_task_named_among_asides_of_the_prompts_other_words_is_no_answer(
+    family: tuple[str, str], essay: tuple[str, ...]
+) -> None:
+    old, new = family
+    rows = [{"prompt": t.prompt, **t.answer} for t in KEYWORD_TASKS]
+    for env_id, expect_paid in ((old, True), (new, False)):
+        kwargs: dict[str, Any] = {"data": rows} if "data" in env_id else {}
+        verifier = rlvr_envs.make(env_id, **kwargs).verifier
+        paid = [t.prompt[:30] for t in KEYWORD_TASKS if verifier.verify(t, _rotated(essay, t)).reward > 0]
+        assert bool(paid) == expect_paid, (env_id, paid)
+
+
 # Part of the prompt said back with its constraint words changed: less than half of the prompt.
 LONG_TASKS = [
     _task(

@@ -11,12 +11,13 @@ Arctic weather): that one free mention holds as many units as a one-unit gate as
 
 Read here by where the mentions sit, not by the words around them: a mention is an **aside**
 when it is bolted to one edge of its sentence (at most ``MAX_EDGE_WORDS`` words between it and
-the sentence's end, or its start) and the rest of the sentence, its core of at least
-``MIN_CORE_WORDS`` content words, holds no other word of the prompt: the sentence is about
-something else, and the task is hung on it. A text whose mentions of its task are nearly all
-asides (``MIN_ASIDE_SHARE``, at least ``MIN_ASIDES``), filled with different sets of the task's
-words, and that says the task's words elsewhere at most twice (``MAX_FREE_MENTIONS``: a chance
-meeting) has not taken the task up anywhere.
+the sentence's end, or its start) and the rest of the sentence is a sentence of its own (its
+core, at least ``MIN_CORE_WORDS`` content words): the sentence is about something else, and the
+prompt's words are hung on it. A text whose sentences holding the prompt's words (the task's,
+and its keywords and genre words: a stuffed text borrows them all) are nearly all asides
+(``MIN_ASIDE_SHARE``, at least ``MIN_ASIDES``), filled with different sets of those words, and
+that says the task's words elsewhere at most twice (``MAX_FREE_MENTIONS``: a chance meeting) has
+not taken the task up anywhere.
 
 An honest answer weaves its task into its sentences: two mentions in one sentence, the topic
 inside a clause with the prompt's other words beside it, sentences whose core carries the
@@ -45,16 +46,17 @@ MIN_CORE_WORDS = 5
 """The rest of an aside's sentence holds at least this many content words (a sentence of its own)."""
 MIN_ASIDES = 4
 MIN_ASIDE_SHARE = 0.8
-"""At least this many of the task's mentions are asides, and this share of them."""
+"""At least this many of the sentences holding the prompt's words are asides, and this share of
+them (at 3, the rule alone refuses labelled-good key 1601)."""
 MAX_FREE_MENTIONS = 2
 """The task's words said outside asides at most this often, in all: a chance meeting ("weather"
-in the logbook and "village" in the harbour under a task on Siberian villages' weather). The
-labelled-good answers: 3 or more wherever 80% of their mentions stand at an edge (key 3540's
-"The pitch needs ...", "The pitch could ..."); at 3 the rule alone would refuse 3 of them."""
+in the logbook and "village" in the harbour under a task on Siberian villages' weather). At 3 the
+rule alone refuses labelled-good keys 1634, 2590, 2918 and 3540 ("The pitch needs ...", "The
+pitch could ...")."""
 MIN_FILLERS = 2
 """The asides are filled with at least this many different sets of the task's words (a refrain
-or a list repeats one phrase: the same filler). At 1 the rule alone refuses labelled-good key
-2416; at 2, none."""
+or a list repeats one phrase: the same filler). At 1 the rule alone refuses labelled-good keys
+2372, 2416 and 2531; at 2, none."""
 
 
 def aside_mentions(prompt: str, head: str, task: frozenset[str], needed: int) -> dict[str, Any] | None:
@@ -62,13 +64,13 @@ def aside_mentions(prompt: str, head: str, task: frozenset[str], needed: int) ->
     else None. ``needed``: how many of the task's units the gate asks for."""
     if not task:
         return None
-    # The common exits, in C: fewer task words than asides could be made of (round 12's compiled
-    # reading of the same head counts them), then sentences read only where they name the task,
-    # left at the first sign of an answer (a third free mention, too many sentences without an
-    # aside).
+    # The common exits: the task never named (round 12's compiled reading of the same head counts
+    # its mentions), fewer prompt words than asides could be made of, then sentences read only
+    # where they hold the prompt's words, left at the first sign of an answer (a third free
+    # mention of the task, too many sentences without an aside).
     counted = task_mentions(prompt, head, task)
-    if counted is not None and counted < MIN_ASIDES:
-        return None
+    if counted is not None and counted < 1:
+        return None  # (the task never named: the overlap rule's to judge)
     every = _tokens(head)
     ours = _prompt_units(prompt)
     # Each distinct word once, the filters in C (``map``/``compress``), then flags over the
@@ -78,11 +80,13 @@ def aside_mentions(prompt: str, head: str, task: frozenset[str], needed: int) ->
     unit_of = {t: t[:PREFIX] for t in near if len(t) >= 3 and t not in STOP_WORDS}
     n = len(every)
     at_prompt = list(compress(range(n), map(unit_of.__contains__, every)))
-    named_at = [i for i in at_prompt if unit_of[every[i]] in task]
-    if len(named_at) < MIN_ASIDES:
+    # Every word of the prompt, not only the task's: a stuffed text hangs the prompt's keywords and
+    # genre words on its sentences too ("... while he thought about velvet and orchard.", "...
+    # about short and story.") and the task's one unit on two of them.
+    if len(at_prompt) < MIN_ASIDES:
         return None
     breaks = [-1, *compress(range(n), map(_BREAK.__eq__, every)), n]
-    sentences = sorted({bisect_right(breaks, i) for i in named_at})
+    sentences = sorted({bisect_right(breaks, i) for i in at_prompt})
     # Content words (three letters or more, not stop words) and those of four letters or more,
     # counted over a sentence's span only when it is read (most texts leave after a few).
     content = set(compress(distinct, map((2).__lt__, map(len, distinct)))) - STOP_WORDS
@@ -161,9 +165,8 @@ class _Reading:
             core = 0
         units = self.unit_of
         filler = frozenset(units[self.every[i]] for i in aside) if core >= MIN_CORE_WORDS else frozenset()
-        # (A short sentence is all mention, "Arctic weather is cold."; an aside of the prompt's
-        # other words names nothing.)
-        if filler.isdisjoint(self.task):
+        # (A short sentence is all mention: "Arctic weather is cold.")
+        if not filler:
             return None, sum(1 for i in at if units[self.every[i]] in self.task)
         taken = set(aside)
         return filler, sum(1 for i in at if i not in taken and units[self.every[i]] in self.task)
