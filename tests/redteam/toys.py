@@ -17,10 +17,13 @@ import re
 import secrets
 import subprocess
 import sys
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from rlvr_envs import DatasetEnv, Reason, Task, Verdict, Verifier
 from rlvr_envs.formats import PromptFormat
+from rlvr_envs.runtime import dispatch
+from rlvr_envs.verifier import run_verifier
 
 _BOX = re.compile(r"The final answer is \\boxed\{(.*)\}\.", re.DOTALL)
 
@@ -54,6 +57,24 @@ MATH_TASKS = [
     Task(id=f"sum{i}", prompt=f"What is {a} + {b}?", answer=a + b)
     for i, (a, b) in enumerate([(3, 4), (12, 30), (250, 750), (8, 9), (40, 2)])
 ]
+
+
+class WithoutCoreScreens:
+    """Mixed into a toy env (before its env class): verifies as the bare env core did, without the
+    screens the core may put in front of every verifier (a forged chat turn refused before the
+    verifier runs), so that a toy modelling a verifier that lacks a defence really lacks it."""
+
+    verifier: Verifier
+    max_completion_chars: int
+
+    def verify(self, task: Task, completion: str) -> Verdict:
+        return run_verifier(self.verifier, task, completion, self.max_completion_chars)
+
+    def verify_batch(self, tasks: Sequence[Task], completions: Sequence[str]) -> list[Verdict]:
+        return dispatch.verify_batch(self, tasks, completions)  # type: ignore[arg-type]
+
+    async def averify_batch(self, tasks: Sequence[Task], completions: Sequence[str]) -> list[Verdict]:
+        return await dispatch.averify_batch(self, tasks, completions)  # type: ignore[arg-type]
 
 
 class _ToyEnv(DatasetEnv):
@@ -205,7 +226,7 @@ class _CodeEnv(_ToyEnv):
         return str(task.answer["solution"])
 
 
-class NaiveCodeEnv(_CodeEnv):
+class NaiveCodeEnv(WithoutCoreScreens, _CodeEnv):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(NaiveCodeVerifier(), CODE_TASKS, **kwargs)
 

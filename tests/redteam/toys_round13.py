@@ -2,7 +2,8 @@
 ``LayoutReaderEnv`` has them (and pays none).
 
 - ``BoxFirstNumberEnv``: reads the first number of the last ``\\boxed{}`` (a flat one: no braces
-  inside) and nothing else: no tail, no other lines, no markup around the box.
+  inside) and nothing else: no tail, no other lines, no markup around the box, and none of the
+  core's screens (``WithoutCoreScreens``: the core may refuse forged chat turns for every env).
 - ``LayoutReaderEnv``: folds the response (NFKC, invisible and combining characters dropped) and
   wants exactly ``The final answer is \\boxed{X}.`` with X the gold or the same plain number
   (``6/2`` or ``3.0`` for 3: it pays those honest restatements, refuses words and numerals).
@@ -17,6 +18,7 @@ from typing import Any
 
 from rlvr_envs import Reason, Task, Verdict, Verifier
 from rlvr_envs.redteam.target import parse_value
+from tests.redteam.toys import WithoutCoreScreens
 from tests.redteam.toys_round12 import _MathToy, fold
 
 _FLAT_BOX = re.compile(r"\\boxed\{([^{}]*)\}")
@@ -45,7 +47,7 @@ class LayoutReaderVerifier(Verifier):
         return Verdict.correct(content) if ok else Verdict.failure(Reason.WRONG, extracted=content)
 
 
-class BoxFirstNumberEnv(_MathToy):
+class BoxFirstNumberEnv(WithoutCoreScreens, _MathToy):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(BoxFirstNumberVerifier(), **kwargs)
 

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 from rlvr_envs import Reason, Task, Verdict, Verifier
 from rlvr_envs.formats import PromptFormat
-from tests.redteam.toys import ESSAY_TASKS, MATH_TASKS, _ToyEnv
+from tests.redteam.toys import ESSAY_TASKS, MATH_TASKS, WithoutCoreScreens, _ToyEnv
 
 _LAST_BOX = re.compile(r"\\boxed\{([^{}]*)\}")
 
@@ -106,7 +106,7 @@ class GullibleJudgeVerifier(Verifier):
         return Verdict.failure(Reason.WRONG)
 
 
-class GullibleJudgeEnv(LastSlotEnv):
+class GullibleJudgeEnv(WithoutCoreScreens, LastSlotEnv):
     def __init__(self, **kwargs: Any) -> None:
         _ToyEnv.__init__(self, GullibleJudgeVerifier(), MATH_TASKS, **kwargs)
 
