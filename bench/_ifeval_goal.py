@@ -112,12 +112,19 @@ LEVELS: tuple[tuple[str, tuple[Callable[[], Any], ...]], ...] = (
     ("round 12", (without_speed_round12,)),
     ("round 11", (without_speed_round11, without_speed_round11_relevance)),
     (
-        "rounds 10 to 12",
-        (without_speed_round12, without_speed_round11, without_speed_round11_relevance, without_speed_round10),
+        "rounds 10 to 13",
+        (
+            without_speed_round13,
+            without_speed_round12,
+            without_speed_round11,
+            without_speed_round11_relevance,
+            without_speed_round10,
+        ),
     ),
     (
-        "rounds 9 to 12",
+        "rounds 9 to 13",
         (
+            without_speed_round13,
             without_speed_round12,
             without_speed_round11,
             without_speed_round11_relevance,
@@ -126,8 +133,9 @@ LEVELS: tuple[tuple[str, tuple[Callable[[], Any], ...]], ...] = (
         ),
     ),
     (
-        "rounds 7 to 12",
+        "rounds 7 to 13",
         (
+            without_speed_round13,
             without_speed_round12,
             without_speed_round11,
             without_speed_round11_relevance,
