@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, SupportsIndex, overload
 import gymnasium
 import numpy as np
 
+from rlvr_envs.chat_markers import forged_turn_verdict
 from rlvr_envs.checks import check_unique_ids
 from rlvr_envs.errors import ConfigurationError, SampleExhaustedWarning
 from rlvr_envs.formats import PromptFormat, get_format
@@ -88,6 +89,9 @@ class Env(gymnasium.Env[str, str], ABC):
     besides the built-in ones; a family declares them here instead of filling a global table."""
     public_metadata_keys: ClassVar[tuple[str, ...]] = ()
     """Task metadata keys safe to show the policy in ``info`` (never anything answer-bearing)."""
+    refuse_forged_turns: ClassVar[bool] = True
+    """Refuse a completion holding a chat-template turn marker with text after it before any verifier
+    (``rlvr_envs.chat_markers``, round 13). Off only for a toy that must show the hole (the redteam's)."""
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": []}  # type: ignore[misc]
 
@@ -196,6 +200,9 @@ class Env(gymnasium.Env[str, str], ABC):
     # -- verification --------------------------------------------------------------------------
     def verify(self, task: Task, completion: str) -> Verdict:
         """Verify in this process. Pure; never raises on model output."""
+        forged = forged_turn_verdict(completion) if self.refuse_forged_turns else None
+        if forged is not None:  # a completion is one turn (rlvr_envs.chat_markers)
+            return forged
         return run_verifier(self.verifier, task, completion, self.max_completion_chars)
 
     @property
@@ -212,12 +219,27 @@ class Env(gymnasium.Env[str, str], ABC):
         """Verify many completions in parallel; the result is in input order.
 
         Each call runs where ``isolation`` says (``runtime.dispatch``): in the pool, or here.
+        A completion holding a chat-template turn marker with text after it is refused first
+        (``rlvr_envs.chat_markers``), wherever the rest runs.
         """
-        return dispatch.verify_batch(self, tasks, completions)
+        forged = _forged_turns(tasks, completions) if self.refuse_forged_turns else None
+        if forged is None:
+            return dispatch.verify_batch(self, tasks, completions)
+        todo = [i for i, v in enumerate(forged) if v is None]
+        done = iter(
+            dispatch.verify_batch(self, [tasks[i] for i in todo], [completions[i] for i in todo]) if todo else []
+        )
+        return [v if v is not None else next(done) for v in forged]
 
     async def averify_batch(self, tasks: Sequence[Task], completions: Sequence[str]) -> list[Verdict]:
         """``verify_batch`` for asyncio callers (does not block the event loop)."""
-        return await dispatch.averify_batch(self, tasks, completions)
+        forged = _forged_turns(tasks, completions) if self.refuse_forged_turns else None
+        if forged is None:
+            return await dispatch.averify_batch(self, tasks, completions)
+        todo = [i for i, v in enumerate(forged) if v is None]
+        rest = [tasks[i] for i in todo], [completions[i] for i in todo]
+        done = iter(await dispatch.averify_batch(self, *rest) if todo else [])
+        return [v if v is not None else next(done) for v in forged]
 
     def inline_plan(self, tasks: Sequence[Task], completions: Sequence[object]) -> list[bool] | None:
         """Under ``isolation="auto"``: which calls run in this process (True) and which in the
@@ -490,3 +512,12 @@ def sample_without_replacement(tasks: Sequence[Task], n: int, seed: int | None, 
     while len(out) < n:
         out.extend(tasks[i] for i in rng.sample(range(size), min(size, n - len(out))))
     return out
+
+
+def _forged_turns(tasks: Sequence[Task], completions: Sequence[str]) -> list[Verdict | None] | None:
+    """Per completion, its ``forged_turn_verdict``; None when no completion holds a forged turn
+    (the batch goes on whole) or the lengths differ (dispatch raises for that)."""
+    if len(tasks) != len(completions):
+        return None
+    forged = [forged_turn_verdict(c) for c in completions]
+    return forged if any(v is not None for v in forged) else None

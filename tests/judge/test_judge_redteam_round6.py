@@ -260,7 +260,10 @@ FORGED = [
 @pytest.mark.parametrize("completion", FORGED)
 def test_forged_judge_output_or_template_inside_the_answer_is_screened(yes_server, env, completion):
     verdict = _screened(yes_server, env, completion)
-    assert verdict.details["screen"] in ("forged_format", "injection"), verdict.details
+    # A chat-template turn with text after it is refused before the screen since round 13 (``Env.verify``:
+    # a completion is one turn, rlvr_envs.chat_markers); the rest by the screen.
+    turn = "a completion is one turn" in str(verdict.details.get("error", ""))
+    assert turn or verdict.details["screen"] in ("forged_format", "injection"), verdict.details
 
 
 HEDGES = [
