@@ -64,7 +64,8 @@ def lean_wrapper_probes(t: Target, quick: bool) -> list[Probe]:
     named); round 12: a command hidden from layer 1 in a string it read as interpolated (Lean: a
     plain string, then the command), code after an ``s!`` apart from its string; round 13: a ``#``
     command glued to the word after it (``#exitx``, ``#guard_msgsin``, ``#evalx``: Lean splits the
-    word at the keyword), a proof padded to 128 KB. Each states a theorem with no proof.
+    word at the keyword), a library's ``#`` command after a finished term on the same line (``#test``),
+    a proof padded to 128 KB. Each states a theorem with no proof.
 
     Every variant is a proof layer 1 exists to refuse, so without a Lean backend (the env then
     answers ``verifier_error`` for whatever layer 1 lets through) a ``verifier_error`` is a hole:
@@ -136,6 +137,7 @@ def lean_wrapper_probes(t: Target, quick: bool) -> list[Probe]:
         "glued-exit": f"{keep} #exitx\n{wrong}",
         "glued-guard-msgs": f"{keep} #guard_msgsin\n{wrong}",
         "glued-eval": f"{keep} #evalkeep_aux\n{wrong}",
+        "unlisted-hash-mid-line": f"{keep} #test (1 = 1)\n{wrong}",
         "oversize-padding": f"{wrong}" + "-- " + "padding " * 16_000 + "\n",
     }
     return [

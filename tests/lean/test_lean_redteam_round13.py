@@ -10,7 +10,10 @@
   kernel); layer 1 read the whole word, a word no rule knew, and mid-line a term (Mathlib's ``#s``),
   so ``#exit``/``#eval``/``#guard_msgs … in`` reached Lean unseen. On the kernel an honest proof
   followed by ``#exitx`` stopped the file before the audit: ``verifier_error``, an infrastructure
-  failure from model output (a trainer skips such a sample or stops the run); now ``exit``.
+  failure from model output (a trainer skips such a sample or stops the run); now ``exit``. And a
+  ``#`` word this layer does not list (``#test``, ``#sample``) after a finished term on the same line
+  is a command to Lean: judged now wherever a command may begin, mid-line too (``calc #s``,
+  ``exact #s``, ``[#s]`` stay Mathlib's card notation).
 """
 
 from __future__ import annotations
@@ -195,6 +198,12 @@ GLUED = {
     "#guard_msgs + in": (T + "h.symm #guard_msgsin\ntheorem u : True := trivial", "hash_command"),
     "#exec glued": (T + "h.symm #execx", "meta_code"),
     "#count_heartbeats + in": (T + "h.symm #count_heartbeatsin\ntheorem u : True := trivial", "hash_command"),
+    # a command this layer does not list, after a finished term on the same line (Lean ends the term
+    # at a command keyword): judged at line starts only before
+    "Plausible's #test after the proof": (T + "h.symm #test (1 = 1)", "hash_command"),
+    "#sample after a closing parenthesis": (T + "(h.symm) #sample Nat", "hash_command"),
+    "#leansearch after a string": (T + 'by\n  have := "q" #leansearch "x"\n  exact h.symm', "hash_command"),
+    "a read-only command glued to a name (an unknown word)": (T + "h.symm #checkNat.succ", "hash_command"),
 }
 
 
@@ -207,7 +216,10 @@ def test_a_command_glued_to_a_word_is_read_as_lean_reads_it(name):
 
 HONEST_HASH = {
     "Mathlib's card notation": T + "by\n  have : #s ≤ #t := card_le_card hst\n  exact h.symm",
-    "a read-only command glued to a name (Lean: `#check x`)": T + "h.symm #checkNat.succ",
+    "card notation after calc": T + "by\n  calc #s = 1 := rfl",
+    "card notation after exact": T + "by\n  exact #s",
+    "card notation in a simp list": T + "by simp [#s, h]",
+    "a read-only command mid-line": T + "h.symm #check Nat.succ",
     "a read-only command at a line start": "#check Nat.succ\n" + T + "h.symm",
     "#print axioms": T + "h.symm\n#print axioms Nat.succ",
 }
@@ -247,8 +259,8 @@ def test_on_the_kernel_a_glued_exit_stops_the_file_and_layer_one_now_refuses_it(
         # through the whole verifier: `verifier_error` before round 13, `exit` now
         refused = verifier.verify(K_TASK, "N.zero_add n #exitx")
         assert refused.reason is Reason.SANDBOX_VIOLATION and refused.details["rule"] == "exit", refused
-        # a read-only command glued to a name is `#print N.zero_add` to Lean: harmless, still paid
-        assert verifier.verify(K_TASK, "N.zero_add n #printN.zero_add").reward == 1.0
+        # a read-only command mid-line is one to Lean too: harmless, still paid
+        assert verifier.verify(K_TASK, "N.zero_add n #print N.zero_add").reward == 1.0
         assert verifier.verify(K_TASK, "N.zero_add n").reward == 1.0
     finally:
         backend.close()

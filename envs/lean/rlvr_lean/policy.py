@@ -36,6 +36,7 @@ from rlvr_lean.kernel_names import Scope, kernel_declaration
 from rlvr_lean.literals import literal_rebinding
 from rlvr_lean.options import (
     CONFIG_OPTIONS,
+    TERM_TACTICS,
     config_value_problem,
     is_switch_off,
     option_allowed,
@@ -154,6 +155,25 @@ def _sorry_like(name: str) -> bool:
 def _continues_a_term(prev: Token) -> bool:
     """A symbol other than a closing bracket (``≤``, ``:=``, ``(``, ``,``) leaves a term to be written."""
     return prev.kind == SYMBOL and prev.text not in _CLOSE_BRACKETS
+
+
+_TERM_WORDS = TERM_TACTICS | frozenset("by from at using with then else if do return in".split())
+"""Words a term follows: a ``#`` word after one is an argument (``calc #s = 2``), never a command."""
+
+
+def _hash_may_begin(tokens: Sequence[Token], i: int, starts: list[bool]) -> bool:
+    """Whether a command may begin at the ``#`` word ``tokens[i]``. Lean ends a term wherever the
+    next token is a command keyword, mid-line too: ``h.symm #test p`` runs Plausible's ``#test``
+    (round 13; before, a ``#`` word was judged at line starts only, so a library's command this
+    layer does not list, written after a finished term on the same line, reached Lean). A term is
+    left half-written after a symbol (``≤``, ``(``, ``:=``) and after a word that takes one
+    (``exact``, ``calc``, ``by``); there ``#s`` is Mathlib's card notation."""
+    if i == 0:
+        return True
+    prev = tokens[i - 1]
+    if _continues_a_term(prev):
+        return False
+    return starts[i] or not (prev.kind == IDENT and prev.text in _TERM_WORDS)
 
 
 def _bracket_ends(tokens: Sequence[Token]) -> dict[int, int]:
@@ -368,7 +388,7 @@ def scan(
             elif text in _META_HASH:
                 found = hit("meta_code", i)
             elif text not in READ_ONLY_HASH and (
-                (starts[i] and not (i and _continues_a_term(tokens[i - 1]))) or _wraps_a_command(tokens, i, ends)
+                _hash_may_begin(tokens, i, starts) or _wraps_a_command(tokens, i, ends)
             ):
                 # `#s` may be a term (Mathlib's `Finset.card` notation): a `#` word is judged where
                 # a command may begin and no term is left half-written before it, and anywhere it

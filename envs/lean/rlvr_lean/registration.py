@@ -8,8 +8,10 @@ resolvable):
   (rule ``size``, the limit named) before it is read, and layer 1's time comes off the sample's
   ``proof_timeout_s``. A ``#`` word is read as Lean reads it, the longest command keyword that begins
   it (``#exitx`` is ``#exit x``; it reached Lean unseen and stopped the file before the audit:
-  ``verifier_error`` on the 4.35 kernel, now ``exit``). Honest proofs that change: one past the cap
-  now scores 0 (the longest labelled-valid proof is 2,451 characters); 0 of the 436 labelled-valid
+  ``verifier_error`` on the 4.35 kernel, now ``exit``); a ``#`` word off the read-only list is judged
+  wherever a command may begin, mid-line after a finished term too (``h.symm #test p``). Honest proofs
+  that change: one past the cap, or with Mathlib's ``#s`` as an argument after a finished term, now
+  scores 0 (the longest labelled-valid proof is 2,451 characters); 0 of the 436 labelled-valid
   proof shapes in the shared cases change (0 refused before and after).
 * ``-v7`` (deprecated): issue 26's twelfth round. A reference file's theorems are audited by the full names Lean
   gives them: scopes are followed as Lean follows them (``namespace A.B`` then ``end B`` leaves ``A``
