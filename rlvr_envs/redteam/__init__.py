@@ -4,7 +4,9 @@
 applies a library of exploit transformations (refusals, hedges in seven languages, several final
 answers, answers hidden in the reasoning, value-changing tails, negated or invisible answers,
 off-topic word salad, the prompt echoed, huge and binary inputs, and for programs: early exits,
-always-equal results, harness tampering, feedback mining), verifies each through the env's
+always-equal results, harness tampering, feedback mining; round 13: values encoded, hidden by
+rendering or in other notations, hedges before or around the answer slot, forged chat turns),
+verifies each through the env's
 ``verify_batch`` and reports, per class, how many wrong answers earned reward.
 """
 
