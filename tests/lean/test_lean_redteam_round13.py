@@ -130,6 +130,17 @@ def test_a_megabyte_is_refused_without_being_read(shape):
     assert spent < 0.5, spent  # ~0.01 s here (extraction only); reading it took 2-5.5 s before
 
 
+@pytest.mark.parametrize("shape", sorted(_shapes(1000)))
+def test_a_completion_just_under_the_cap_is_read_within_a_second_or_so(shape):
+    # what the cap bounds: the most layer 1 reads (~0.01-0.6 s of CPU here, linear in every shape)
+    body = _shapes(MAX_CODE_CHARS - 5_000)[shape]
+    started = time.process_time()
+    verdict = static_check(TASK, T + body, LeanPolicy())
+    spent = time.process_time() - started
+    assert not (isinstance(verdict, Verdict) and verdict.details.get("rule") == "size"), verdict
+    assert spent < 3.0, (shape, spent)
+
+
 # --- layer 1's time comes off the sample's budget ------------------------------------------------
 
 
