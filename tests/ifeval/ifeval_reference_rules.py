@@ -481,25 +481,49 @@ def salad_rejection(
     return found
 
 
+def framed_units(prompt: str, head: str, task: frozenset[str], needed: int) -> dict[str, Any] | None:
+    """Round 12's frame reading (``stuffing.framed_units``) with none of its exits (no regexes, no
+    compiled pass): ``_framed`` over every word, then over content words only."""
+    from rlvr_ifeval import stuffing
+
+    every = stuffing._tokens(head)
+    words = stuffing._prompt_units(prompt)
+    unit_of = {t: t[:PREFIX] for t in set(every) if len(t) >= 3 and t[:PREFIX] in words}
+    ours = stuffing._pairs(prompt)
+    found = stuffing._framed(every, [unit_of.get(t) for t in every], ours, task, needed)
+    if found is not None:
+        return found
+    kept = [t for t in every if t == stuffing._BREAK or (len(t) >= 3 and t not in STOP_WORDS)]
+    return stuffing._framed(kept, [unit_of.get(t) for t in kept], ours, task, needed)
+
+
 def _replaced() -> dict[str, Any]:
     return {"content_rejection": content_rejection, "salad_rejection": salad_rejection, "off_topic": off_topic}
 
 
 def install(monkeypatch: Any) -> None:
     """Make ``IFEvalVerifier`` (its guard and relevance gate) use the reference rules."""
+    from rlvr_ifeval import stuffing
+
     for name, rule in _replaced().items():
         monkeypatch.setattr(live_verifier, name, rule)
+    monkeypatch.setattr(stuffing, "framed_units", framed_units)  # (round 12's rules call it there)
 
 
 @contextlib.contextmanager
 def installed() -> Iterator[None]:
     """``install`` for a block, without pytest (``bench/ifeval_checks.py`` times the rules as
     they were in the same run as the fast path)."""
+    from rlvr_ifeval import stuffing
+
     saved = {name: getattr(live_verifier, name) for name in _replaced()}
+    saved_frames = stuffing.framed_units
     try:
         for name, rule in _replaced().items():
             setattr(live_verifier, name, rule)
+        stuffing.framed_units = framed_units
         yield
     finally:
         for name, rule in saved.items():
             setattr(live_verifier, name, rule)
+        stuffing.framed_units = saved_frames
