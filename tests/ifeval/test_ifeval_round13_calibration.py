@@ -75,6 +75,8 @@ def test_each_rule_alone_finds_no_labelled_good_answer(rows: list[dict[str, Any]
         if not r["reference_strict_all"]:
             continue
         checkers = tuple(build_checkers(r["instruction_id_list"], r["kwargs"]))
+        if round13.options_hedged(r["response"][:MAX_RELEVANCE_CHARS], checkers) is not None:
+            found.append(("options", r["key"]))
         if any(c.allows_short_answer() for c in checkers):
             continue  # (round13.round13 reads no further there)
         task = task_units(r["prompt"], checkers, round9=True, round10=True)

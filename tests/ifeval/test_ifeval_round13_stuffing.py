@@ -412,3 +412,37 @@ def test_the_newest_ids_are_round_13s() -> None:
     assert rlvr_envs.spec("ifeval-synth").id == NEW_SYNTH
     assert rlvr_envs.spec("ifeval-data").id == NEW_DATA
     assert getattr(rlvr_envs.make(NEW_SYNTH).verifier, "relevance_paste", None) == round13.ROUND_13_PASTE
+
+
+# --- a fixed-option answer commits to one option ---------------------------------------------------------
+
+OPTIONS_TASK = _task(
+    "If a + b = 10. And a > b. Is a = 6? Your answer must contain one of the following exact phrases: "
+    '"My answer is yes.", "My answer is no.", "My answer is maybe."',
+    ("detectable_format:constrained_response", {}),
+)
+HEDGED: dict[str, str] = {
+    "prompt-quoted-then-essay": f"You asked: {OPTIONS_TASK.prompt}\n\n{ESSAY}",
+    "essay-then-prompt": f"{ESSAY}\n\n{OPTIONS_TASK.prompt}",
+    "restated-numbers-raised": f"{OPTIONS_TASK.prompt.replace('10', '11').replace('6', '7')}\n\n{ESSAY}",
+    "two-options": "My answer is yes. My answer is no. It depends on b.",
+    "options-as-a-list": "- My answer is maybe.\n- My answer is yes.",
+}
+
+
+@pytest.mark.parametrize("name", list(HEDGED), ids=list(HEDGED))
+@pytest.mark.parametrize("family", [(OLD_SYNTH, NEW_SYNTH), (OLD_DATA, NEW_DATA)], ids=["synth", "data"])
+def test_a_fixed_option_answer_that_holds_two_options_is_no_answer(name: str, family: tuple[str, str]) -> None:
+    rows = [{"prompt": OPTIONS_TASK.prompt, **OPTIONS_TASK.answer}]
+    for env_id, expect in zip(family, (1.0, 0.0), strict=True):
+        kwargs: dict[str, Any] = {"data": rows} if "data" in env_id else {}
+        verdict = rlvr_envs.make(env_id, **kwargs).verifier.verify(OPTIONS_TASK, HEDGED[name])
+        assert verdict.reward == expect, (env_id, verdict.details.get("relevance"))
+
+
+def test_a_fixed_option_answer_that_commits_is_paid() -> None:
+    rows = [{"prompt": OPTIONS_TASK.prompt, **OPTIONS_TASK.answer}]
+    answer = "My answer is no. If a were 6 then b would be 4, which fits, but nothing forces a to be 6."
+    for env_id in (NEW_SYNTH, NEW_DATA):
+        kwargs: dict[str, Any] = {"data": rows} if "data" in env_id else {}
+        assert rlvr_envs.make(env_id, **kwargs).verifier.verify(OPTIONS_TASK, answer).reward == 1.0

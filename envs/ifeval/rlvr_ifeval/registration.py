@@ -11,7 +11,8 @@ Versions (a change that alters any reward bumps the version; the old one stays):
   hangs its task's words on the edge of sentences about something else, whatever words frame them
   ("... as X came to mind.", "Recalling X and Y, the keeper ...") and says them elsewhere at most
   twice, or names its task only in a label over prose that meets the prompt once by chance, or
-  says back part of its prompt with words changed inside and nothing of its own, is refused
+  says back part of its prompt with words changed inside and nothing of its own, or holds two or
+  more of the fixed options a constrained-response instruction lists, is refused
   (``relevance_paste=9``, issue 26 round 13: ``rlvr_ifeval.round13``, ``rlvr_ifeval.asides``).
   No labelled-good answer paid under ``-v12`` is refused.
 * ``ifeval-data-v12``, ``ifeval-synth-v12``: training envs, as ``-v11`` below, and a response that

@@ -9,6 +9,8 @@
   the prose is a chance meeting, and the label rule reads the body without it.
 * **Asides** (``rlvr_ifeval.asides``): the task's words hung on the edge of sentences about
   something else, whatever words frame them.
+* **Two fixed options or more** (``options_hedged``): the prompt (its option list with it) said
+  back over an essay holds every option of "My answer is yes. / no. / maybe." and was paid.
 * **Part of the prompt said back** (``swapped.restated_prompt(part=True)``): round 12 needs half the
   prompt's word pairs; a response that says back its topic sentence with one constraint changed
   ("Write a blog post about urban beekeeping using commas.") holds less than half of a long prompt
@@ -29,6 +31,7 @@ from typing import Any
 
 from rlvr_ifeval.asides import aside_mentions
 from rlvr_ifeval.base import Checker
+from rlvr_ifeval.checkers_classic import CONSTRAINED_RESPONSES
 from rlvr_ifeval.relevance_units import PREFIX, STOP_WORDS, _fold, units
 from rlvr_ifeval.stuffing import MAX_READ_CHARS, MIN_LABEL_PROMPT_SHARE, _prompt_units, label_only
 from rlvr_ifeval.swapped import restated_prompt
@@ -100,6 +103,24 @@ def label_by_chance(
     return None if found is None else {**found, "chance_mentions": len(chance)}
 
 
+def options_hedged(head: str, checkers: Sequence[Checker]) -> dict[str, Any] | None:
+    """What was found when a response to a fixed-option instruction ("Your answer must contain one
+    of the following exact phrases: My answer is yes. / no. / maybe.") holds two options or more,
+    else None. The checker pays any option held; a response that says back the prompt (its option
+    list with it) over an essay holds all three and has chosen none (``ifeval-data`` key 3752:
+    the attacker's ``paste_many`` and ``constraint_swap``, ``-n 30 --seed 3``). An answer commits to
+    one."""
+    for checker in checkers:
+        if checker.instruction_id == _CONSTRAINED:
+            held = [option for option in CONSTRAINED_RESPONSES if option in head]
+            if len(held) > 1:
+                return {"options_held": len(held)}
+    return None
+
+
+_CONSTRAINED = "detectable_format:constrained_response"
+
+
 def round13(
     prompt: str,
     head: str,
@@ -111,7 +132,7 @@ def round13(
     min_words: int = 5,
 ) -> dict[str, Any] | None:
     """Round 13's rules, cheapest first: what was found, or None (``stuffing.stuffed``'s arguments)."""
-    found = restated_prompt(prompt, head, min_words, checkers, part=True)
+    found = options_hedged(head, checkers) or restated_prompt(prompt, head, min_words, checkers, part=True)
     if found is not None or not task or any(c.allows_short_answer() for c in checkers):
         return found
     return aside_mentions(prompt, head, task, max(1, needed)) or label_by_chance(prompt, head, task, label_share)
