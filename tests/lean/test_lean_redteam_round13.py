@@ -192,6 +192,28 @@ def test_a_layer_one_past_the_whole_budget_is_a_timeout_and_lean_is_not_run(monk
     assert recorder.budgets == []
 
 
+def test_the_lean_check_tool_also_gives_lean_what_layer_one_left(monkeypatch):
+    from rlvr_envs.episodes import ToolContext
+    from rlvr_lean import tools
+    from rlvr_lean.tools import LeanCheckTool
+
+    recorder = _Recorder()
+    tool = LeanCheckTool(proof_timeout_s=5.0)
+    tool.verifier._backend = recorder
+    real = tools.static_check
+
+    def slow(task: Task, completion: str, policy: LeanPolicy) -> Prepared | Verdict:
+        time.sleep(0.4)
+        return real(task, completion, policy)
+
+    monkeypatch.setattr(tools, "static_check", slow)
+    context = ToolContext(task=TASK, env_id="lean-v8", call_timeout_s=4.0, max_output_chars=4000)
+    tool.open(context).call(proof="h.symm")
+    assert len(recorder.budgets) == 1 and 4.0 - 0.5 - 0.4 - 2.0 < recorder.budgets[0] <= 4.0 - 0.5 - 0.4, (
+        recorder.budgets
+    )
+
+
 # --- `#` words, read as Lean's tokenizer reads them ------------------------------------------------
 
 # Each glued word is the command before it to Lean; every one passed layer 1 before round 13.

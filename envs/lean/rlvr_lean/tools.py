@@ -112,6 +112,7 @@ class LeanCheckSession:
             raise ToolError("this lean_check session is closed")
         verifier = self.verifier
         task = self.context.task
+        started = time.monotonic()
         first = static_check(task, proof, verifier.policy)
         if isinstance(first, Verdict):
             if first.reason is Reason.VERIFIER_ERROR:
@@ -123,7 +124,7 @@ class LeanCheckSession:
                 "Static check: no problem found. No Lean backend is configured here, so the proof was "
                 "not compiled; the final answer is checked by Lean when one is."
             )
-        budget = self._budget()
+        budget = self._budget() - (time.monotonic() - started)  # the call's budget covers layer 1 too
         if budget < 0.5:
             raise ToolError("not enough time is left in this episode to run Lean")
         allow_native = verifier._allow_native(task)
