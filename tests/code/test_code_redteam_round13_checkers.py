@@ -240,3 +240,13 @@ def test_kattis_space_change_sensitive_judges_every_output(
     assert verdict.reward == flagged, verdict.details
     lenient = KattisEnv(_package(tmp_path / "plain", {"problem.yaml": legacy}), timeout_s=10.0)
     assert lenient.verifier.verify(lenient.tasks[0], fence("python", program)).reward == plain
+
+
+def test_refused_tasks_lists_a_set_s_broken_judges_up_front() -> None:
+    from rlvr_code.contests.checker_audit import refused_tasks
+
+    constant, _ = _env(CONSTANT_JUDGES[0][1])
+    sound, _ = _env(SOUND)
+    tasks = [*constant.tasks, sound.tasks[0].model_copy(update={"id": "sound"})]
+    found = refused_tasks(tasks)
+    assert list(found) == [constant.tasks[0].id] and "constant output" in found[constant.tasks[0].id]

@@ -204,3 +204,33 @@ def unproven(checker: Checker, cases: list[dict[str, str]]) -> frozenset[int]:
 def refusal(checker: Checker, cases: list[dict[str, str]]) -> str | None:
     """Why no sample of the task can be judged by ``checker`` (a special judge), or None."""
     return None if checker.builtin else audit(checker, cases).refusal
+
+
+def refused_tasks(tasks: Any) -> dict[str, str]:
+    """``{task id: why}`` for the tasks whose special judge the audit refuses: a set's checker tasks
+    audited up front (each audit is cached, so their first samples then cost nothing more), e.g.
+    ``[t for t in env.tasks if t.id not in refused_tasks(env.tasks)]`` before training, where a
+    refused task would otherwise cost a ``verifier_error`` sample after sample. Tasks without a
+    ``program`` checker, and malformed checkers (the verifier reports those), are not listed."""
+    from rlvr_code.contests.checkers import CheckerSpecError, parse_checker
+
+    found: dict[str, str] = {}
+    for task in tasks:
+        answer = task.answer if isinstance(task.answer, dict) else {}
+        if answer.get("format") != "stdio" or answer.get("checker") is None:
+            continue
+        try:
+            checker = parse_checker(answer["checker"])
+        except CheckerSpecError:
+            continue
+        if checker is None or checker.builtin:
+            continue
+        cases = [
+            {"input": str(c.get("input", "")), "output": str(c.get("output", ""))}
+            for c in answer.get("cases") or ()
+            if isinstance(c, dict)
+        ]
+        why = refusal(checker, cases)
+        if why is not None:
+            found[str(task.id)] = why
+    return found
