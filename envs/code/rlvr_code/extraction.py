@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from rlvr_code.split import called_names, solution_names
+from rlvr_envs.chat_markers import strip_turn_end
 from rlvr_envs.errors import RlvrEnvsError
 from rlvr_envs.python_ast import parse_module
 
@@ -106,6 +107,9 @@ def turn_marker(completion: str) -> str | None:
     """
     if "<" not in completion and "[" not in completion and ":" not in completion:
         return None
+    # The markers that only end the completion (a decoded end of turn, padding, a next turn opened
+    # with only its role named) are read as the core's screen reads them (``Env.verify``): honest.
+    completion = strip_turn_end(completion)
     outside: list[tuple[int, int]] = []  # the spans of text outside fenced blocks
     at = 0
     opener = completion.find("```")
