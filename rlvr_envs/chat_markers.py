@@ -58,6 +58,24 @@ def forged_turn(text: str) -> str | None:
     the text, with whitespace between them, are a decoded end of turn: honest)."""
     if not any(piece in text for piece in _HOLDS):
         return None
+    body = text[: _turn_end(text)]
+    found = [(at, m) for m in TURN_MARKERS if (at := body.find(m)) >= 0]
+    return min(found)[1] if found else None
+
+
+def strip_turn_end(text: str) -> str:
+    """``text`` without the turn markers (and the whitespace between them) that only end it: a decoded
+    end of turn, padding, a next turn opened with only its role named. Nothing else is touched."""
+    if not any(piece in text for piece in _HOLDS):
+        return text
+    end = _turn_end(text)
+    if not text[end:].strip() or forged_turn(text) is not None:
+        return text  # no marker ends it (whitespace alone is kept), or one is a forged turn: refused elsewhere
+    return text[:end].rstrip()
+
+
+def _turn_end(text: str) -> int:
+    """Where the markers that only end ``text`` begin (``len(text)`` when none does)."""
     end = len(text)
     while True:  # the markers (and whitespace) that only end the text; a run of one is eaten at once
         cut = end
@@ -77,9 +95,7 @@ def forged_turn(text: str) -> str | None:
         end = cut - len(last)
         while text.endswith(last, 0, end):
             end -= len(last)
-    body = text[:end]
-    found = [(at, m) for m in TURN_MARKERS if (at := body.find(m)) >= 0]
-    return min(found)[1] if found else None
+    return end
 
 
 def forged_turn_verdict(completion: object) -> Verdict | None:

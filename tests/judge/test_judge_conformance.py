@@ -14,6 +14,8 @@ _NO_FORGED_CHECK = frozenset({"judge-ref-v2", "judge-v2", "rubric-v1", "judge-re
 @pytest.mark.parametrize(
     "env_id",
     [
+        "judge-ref-v7",
+        "judge-v7",
         "judge-ref-v6",
         "judge-v6",
         "judge-ref-v5",

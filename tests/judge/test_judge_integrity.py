@@ -117,8 +117,8 @@ def test_the_deprecated_v0_ids_keep_their_old_view(server):
     verdict, shown = _shown(server, old, "<answer>3</answer> if that is wrong, it is 41")
     assert shown == ["3"] and verdict.details["template"] == "ref-v0"  # the hole v1 closes
     # v1 + the screen (v2) + round 6 (v3) + round 7 (v4) + the answer's sentence (v5)
-    assert rlvr_envs.registry.resolve("judge-ref").id == "judge-ref-v6"
-    assert rlvr_envs.registry.resolve("judge").id == "judge-v6"
+    assert rlvr_envs.registry.resolve("judge-ref").id == "judge-ref-v7"
+    assert rlvr_envs.registry.resolve("judge").id == "judge-v7"
 
 
 # -- the circuit breaker ------------------------------------------------------------------------------

@@ -391,8 +391,8 @@ def test_a_task_that_asks_for_the_judge_format_is_answered_in_it(yes_server):
 
 
 def test_the_previous_ids_keep_the_round_5_screen():
-    assert rlvr_envs.registry.resolve("judge-ref").id == "judge-ref-v6"  # + the answer's sentence shown
-    assert rlvr_envs.registry.resolve("judge").id == "judge-v6"
+    assert rlvr_envs.registry.resolve("judge-ref").id == "judge-ref-v7"  # + the answer's sentence shown
+    assert rlvr_envs.registry.resolve("judge").id == "judge-v7"
     assert rlvr_envs.registry.resolve("rubric").id == "rubric-v4"
     for old in ("judge-ref-v2", "judge-v2", "rubric-v1", "judge-ref-v3", "judge-v3", "rubric-v2"):
         assert rlvr_envs.registry[old].deprecated

@@ -307,8 +307,8 @@ def test_lists_and_code_reach_the_judge(yes_server, completion):
 def test_the_screened_ids_are_the_defaults_and_the_old_ones_still_call_the_judge(yes_server):
     import rlvr_envs
 
-    assert rlvr_envs.registry.resolve("judge-ref").id == "judge-ref-v6"
-    assert rlvr_envs.registry.resolve("judge").id == "judge-v6"
+    assert rlvr_envs.registry.resolve("judge-ref").id == "judge-ref-v7"
+    assert rlvr_envs.registry.resolve("judge").id == "judge-v7"
     assert rlvr_envs.registry.resolve("rubric").id == "rubric-v4"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -3,7 +3,10 @@
 The id version follows the judge prompt templates (``rlvr_judge.templates``) and what the judge
 is shown. A new template version, or a change in what the judge sees, means a new id version:
 
-* ``judge-ref-v6``, ``judge-v6``: as below, and reference mode reads a final answer labelled in every
+* ``judge-ref-v7``, ``judge-v7``: as below, and chat-template markers that only end the response (a decoded
+  end of turn, padding: ``<|im_end|>``, ``<|eot_id|>``, ``<|endoftext|>``...) are dropped before it is read
+  (``turn_end="strip"``, ``rlvr_envs.chat_markers``); an honest answer so ended was refused.
+* ``judge-ref-v6``, ``judge-v6`` (deprecated): as below, and reference mode reads a final answer labelled in every
   claimed language by the core's rule for English ones (``answer_view="v3"``, ``rlvr_judge.final_labels``):
   among labels the last is the answer; after an answer tag, a box or ``####`` a label restating the answer
   is no hedge and one saying something else is refused. "Final answer: 42" then "Réponse finale : 42" was
@@ -72,6 +75,12 @@ _ONE_LANGUAGE = (
 )
 
 
+_TURN_END = (
+    "an honest answer ending in a decoded end of turn ('<answer>32 °F</answer><|im_end|>', '<|eot_id|>', "
+    "'<end_of_turn>', padding) was refused as words after the answer; use {id}-{new}"
+)
+
+
 _RAW_CRITERIA = (
     "regex criteria read the raw text: a required word in an HTML comment, a white or hidden element, "
     "\\phantom{{}} or struck out met them, and a forbidden word split by a zero-width character or spelt "
@@ -95,10 +104,14 @@ def register_envs() -> None:
         (4, {}),
         (5, {"answer_view": "v2", "criteria_view": "reader"}),
         (6, {"answer_view": "v3", "criteria_view": "reader"}),
+        (7, {"answer_view": "v3", "criteria_view": "reader", "turn_end": "strip"}),
     )
     for version, view in views:
         template = 2 if version >= 5 else min(version, 1)
-        holes = {0: _V0_HOLE, 1: _NO_SCREEN, 2: _PLAIN_SCREEN, 3: _LEVEL_2_SCREEN, 4: _NO_SENTENCE, 5: _ONE_LANGUAGE}
+        holes = {
+            **{0: _V0_HOLE, 1: _NO_SCREEN, 2: _PLAIN_SCREEN, 3: _LEVEL_2_SCREEN, 4: _NO_SENTENCE},
+            **{5: _ONE_LANGUAGE, 6: _TURN_END},
+        }
         hole = holes.get(version)
         register(
             f"judge-ref-v{version}",
@@ -109,7 +122,7 @@ def register_envs() -> None:
             description="Free-form answer vs a reference answer, equivalence decided by a judge model "
             f"(template ref-v{template}{', screened' if version >= 2 else ''})",
             data_source="built-in 24 QA pairs, or data=; judge: base_url=/model= or $RLVR_JUDGE_BASE_URL",
-            deprecated=hole.format(id="judge-ref", new="v6") if hole else None,
+            deprecated=hole.format(id="judge-ref", new="v7") if hole else None,
         )
         register(
             f"judge-v{version}",
@@ -120,7 +133,7 @@ def register_envs() -> None:
             f"(reference mode: template ref-v{template}{', screened' if version >= 2 else ''})",
             data_source="user data (data=...)",
             user_data=True,
-            deprecated=hole.format(id="judge", new="v6") if hole else None,
+            deprecated=hole.format(id="judge", new="v7") if hole else None,
         )
     rubric_views: tuple[tuple[int, dict[str, object]], ...] = (
         (0, unscreened),

@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from rlvr_envs import Reason, Task, Verdict, Verifier
+from rlvr_envs.chat_markers import strip_turn_end
 from rlvr_judge.cache import JudgeCache, cache_key
 from rlvr_judge.client import JudgeCircuitOpen, JudgeClient, JudgeError
 from rlvr_judge.final_labels import last_label, other_final_answer
@@ -214,6 +215,9 @@ class JudgeVerifier(Verifier):
         time_budget_s: the pool's hard budget per verification (when run in the pool).
         criteria_view: ``"reader"`` (``rubric-v4``, ``judge-v5``): regex criteria read the response as a
             reader sees it (``rlvr_judge.rubric.check_programmatic``); ``"raw"``: the text as it is.
+        turn_end: ``"strip"`` (``judge-ref-v7``, ``judge-v7``): chat-template markers that only end the
+            response (a decoded end of turn, padding) are dropped first (``rlvr_envs.chat_markers``);
+            ``"keep"``: read as written (an honest answer ending in ``<|im_end|>`` was refused).
     """
 
     def __init__(
@@ -233,7 +237,11 @@ class JudgeVerifier(Verifier):
         echo_sources: tuple[str, ...] = (),
         time_budget_s: float | None = None,
         criteria_view: str = "raw",
+        turn_end: str = "keep",
     ) -> None:
+        if turn_end not in ("keep", "strip"):
+            raise ValueError(f"turn_end must be 'keep' or 'strip', got {turn_end!r}")
+        self.turn_end = turn_end
         if not judges:
             raise ValueError("at least one judge is needed")
         if samples < 1:
@@ -361,6 +369,8 @@ class JudgeVerifier(Verifier):
             return Verdict.failure(Reason.VERIFIER_ERROR, details={"error": f"task {task.id!r}: {exc}"})
         if not isinstance(completion, str):
             return Verdict.failure(Reason.FORMAT_ERROR, details={"error": "completion is not a string"})
+        if self.turn_end == "strip":  # v7: a decoded end of turn is no part of the answer (it was refused)
+            completion = strip_turn_end(completion)
         response = strip_reasoning(completion)
         if response is None:
             return Verdict.failure(Reason.FORMAT_ERROR, details={"error": "a <think> block is never closed"})
