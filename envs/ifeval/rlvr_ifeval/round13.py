@@ -46,6 +46,9 @@ MAX_CHANCE_MENTIONS = 1
 something else under a label: one word met once."""
 
 _WORD_RE = re.compile(r"[^\W\d_]+")
+_PARAGRAPH_RE = re.compile(r"\n[^\S\n]*\n")
+"""A blank line (``label_only``'s paragraph break)."""
+_NO_DROP: frozenset[str] = frozenset()
 
 
 @lru_cache(maxsize=1024)
@@ -59,9 +62,17 @@ def label_by_chance(
     """What ``stuffing.label_only`` finds once the one prompt word the prose meets by chance is
     taken out, else None (prose that says the prompt's words twice or more is left to it)."""
     text = head[:MAX_READ_CHARS]
+    # The common exits, in compiled calls: a label is a line of its own in the first or the last
+    # paragraph and names the task (``label_only`` reads no other), and it stands at the start or
+    # the end, so the middle third is prose, where two of the prompt's words are more than chance.
+    stripped = text.strip()
+    if "\n" not in stripped:
+        return None
+    paragraphs = _PARAGRAPH_RE.split(stripped)
+    # (Every word read, stop words too, as ``label_only`` reads a line: an exit, never a refusal.)
+    if task.isdisjoint(units(paragraphs[0], _NO_DROP)) and task.isdisjoint(units(paragraphs[-1], _NO_DROP)):
+        return None
     ours = _prompt_units(prompt)
-    # The common exit, in one compiled call: a label stands at the start or the end, so the
-    # middle third is prose, and two of the prompt's words there are more than chance allows.
     third = len(text) // 3
     if len(ours.intersection(units(text[third : len(text) - third], STOP_WORDS))) > MAX_CHANCE_MENTIONS:
         return None
