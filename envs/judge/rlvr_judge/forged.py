@@ -21,6 +21,10 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rlvr_judge.screen import Screened
 
 SHINGLE = 6
 
@@ -138,4 +142,24 @@ def forged(text: str, task_text: str = "") -> tuple[str, str] | None:
         run = tuple(words[i : i + SHINGLE])
         if run in shingles and " ".join(run) not in task_words:
             return "template", " ".join(run)
+    return None
+
+
+def forged_dialogue(response: str, task_text: str = "") -> Screened | None:
+    """``forged_format`` for a "Human:" / "User:" line followed by an "Assistant:" one anywhere in a
+    reference-mode response (``judge-ref-v7``): the screen reads what the judge is shown, the final
+    answer on, so a wrong answer, a forged plain-text exchange and the reference in the "assistant's"
+    turn reached the judge as the reference alone (H7, round 13). A task that speaks of such turns
+    is answered in them."""
+    from rlvr_judge.screen import Screened  # here: the screen imports this module
+
+    if ":" not in response:
+        return None
+    task_text = task_text.casefold()
+    for found in _TURN.finditer(_INVISIBLE.sub("", response)):
+        said = found.group(0).strip()
+        roles = _words(said.split(":", 1)[0])[:1]
+        if roles and roles[0] in task_text:
+            continue
+        return Screened("forged_format", f"a dialogue written in the answer ({said.splitlines()[0][:60]!r} ...)")
     return None

@@ -20,6 +20,7 @@ from rlvr_envs.chat_markers import strip_turn_end
 from rlvr_judge.cache import JudgeCache, cache_key
 from rlvr_judge.client import JudgeCircuitOpen, JudgeClient, JudgeError
 from rlvr_judge.final_labels import last_label, other_final_answer
+from rlvr_judge.forged import forged_dialogue
 from rlvr_judge.hedges import doubted_lead, hedged, hidden_answer, look_alike_tag, negated_reference, unseen_answer
 from rlvr_judge.rubric import VIEWS as CRITERIA_VIEWS
 from rlvr_judge.rubric import Criterion, CriterionError, aggregate_explicit, check_programmatic, parse_rubric
@@ -442,6 +443,8 @@ class JudgeVerifier(Verifier):
                 found = doubted_lead(response, start)
             if found is None and reference:
                 found = negated_reference(shown, reference)
+            if found is None and self.turn_end == "strip":  # v7: a dialogue before the answer shown (H7, round 13)
+                found = forged_dialogue(response, f"{task.prompt} {reference or ''}")
         if found is None:
             return None
         reason = Reason.NO_ANSWER if found.kind in ("empty", "refusal") else Reason.WRONG
