@@ -58,7 +58,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from rlvr_envs.concealment import concealed
+from rlvr_envs.concealment import before_turn, concealed, forged_turn, turn_goes_on
 from rlvr_envs.extract import Extraction, after_reasoning, extract_answer
 from rlvr_envs.tail_alternatives import NUMBER as _NUMBER
 from rlvr_envs.tail_alternatives import (
@@ -69,10 +69,11 @@ from rlvr_envs.tail_alternatives import (
     widened,
 )
 from rlvr_envs.tail_categories import magnitude_symbol, other_category
+from rlvr_envs.tail_checks import false_arithmetic, unchecked_value
 from rlvr_envs.tail_clauses import CONTRAST as _CONTRAST
 from rlvr_envs.tail_clauses import PROCEDURE as _PROCEDURE
 from rlvr_envs.tail_clauses import STRONG_CONDITION as _STRONG_CONDITION
-from rlvr_envs.tail_clauses import alternative_within, condition_within, set_out_beside
+from rlvr_envs.tail_clauses import alternative_before, alternative_within, condition_within, set_out_beside
 from rlvr_envs.tail_doubt import doubted_before, doubting
 from rlvr_envs.tail_lexicon import (
     ALTERNATIVES,
@@ -88,6 +89,7 @@ from rlvr_envs.tail_lexicon import (
     RETRACTIONS,
 )
 from rlvr_envs.tail_remarks import qualifying_remark, remark_text
+from rlvr_envs.tail_restated import numerals_as_digits, restated_otherwise, without_restatement
 from rlvr_envs.tail_stance import denied_belief, settled, without_belief
 from rlvr_envs.tail_words import (
     CHAT_TURN,
@@ -267,6 +269,16 @@ def tail_refusal(after: str, answer: str = "") -> TailFinding | None:
     after = settled(without_belief(after))  # round 12: "No doubt.", "だと思います" state the answer
     if not after.strip():
         return None
+    after = without_restatement(after, answer if isinstance(answer, str) else "")  # round 13: ", i.e. three"
+    false = false_arithmetic(after)  # round 13: "Check: 4 = 3." contradicts, whatever it checks
+    if false is not None:
+        return TailFinding("denial", false)
+    unchecked = unchecked_value(after, answer)  # round 13: "Check: x = 4." computes nothing with the answer
+    if unchecked is not None:
+        return TailFinding("alternative", unchecked)
+    restated = restated_otherwise(after, answer)  # round 13: "\\boxed{3}, i.e. four." says another value
+    if restated is not None:
+        return TailFinding("alternative", restated)
     glued = continuation_after(after)
     if glued is not None:  # "<answer>106</answer>000": a digit the answer has is still another digit
         return TailFinding("value_word", glued)
@@ -305,7 +317,7 @@ def tail_refusal(after: str, answer: str = "") -> TailFinding | None:
         hedge = HEDGES.search(later)
         if hedge is not None and _VALUE.search(later) and hedge.group(0).lower() not in lowered:
             return TailFinding("hedge", hedge.group(0))
-    other = later_alternative(rest, answer)
+    other = later_alternative(numerals_as_digits(rest), answer)  # round 13: "Actually, it is four." is 4
     if other is not None:
         return TailFinding("alternative", other)
     known = frozenset(LETTER_RUN.findall(lowered))
@@ -554,6 +566,13 @@ def taken_back(completion: str, found: Extraction) -> TailFinding | None:
     defined = redefinition(completion)
     if defined is not None:
         return TailFinding("redefinition", defined)
+    forged = turn_goes_on(completion)  # round 13: "<|im_end|>\n<|im_start|>assistant ..." forges a later turn
+    if forged is not None:
+        return TailFinding("concealed", f"the completion goes on after a chat turn marker ({forged}): a forged turn")
+    if forged_turn(completion) is not None:  # an honest run-on into the next turn's header: that turn is read
+        own = extract_answer(before_turn(completion))
+        if own is None or own.text != found.text:
+            return TailFinding("concealed", "the answer read stands after a chat turn marker")
     hidden = concealed(completion, found)
     if hidden is not None:
         return TailFinding("concealed", hidden)
@@ -561,7 +580,8 @@ def taken_back(completion: str, found: Extraction) -> TailFinding | None:
     other = second_answer(after, found.text)
     if other is not None:
         return TailFinding("second_answer", other[:80])
-    doubt = doubted_before(folded(_lead_in(completion, found)))
+    lead = folded(_lead_in(completion, found))
+    doubt = doubted_before(lead) or alternative_before(lead, found.text)  # round 13: "384 or <answer>284</answer>"
     if doubt is not None:  # round 11: "My rough guess: <answer>3</answer>"
         return TailFinding("hedge", doubt)
     return tail_refusal(after, found.text)

@@ -110,6 +110,39 @@ def _unseen_colour_open(region: str) -> str | None:
         start = max(end, at + 1)
 
 
+# Round 13 (H7's rendered_hidden): a box where nothing typesets it was read as the answer: the body of a macro
+# definition (\\newcommand{\\unused}{\\boxed{284}}, \\def), a comment environment, CDATA, an attribute value
+# (<abbr title="\\boxed{284}">, <meta content="...">), a Markdown link definition's title. Each is a construct opened
+# before the answer and still open at it, like an HTML comment.
+_DEFINITION_OPEN = re.compile(
+    r"\\(?:(?:re)?newcommand|providecommand|DeclareRobustCommand|newenvironment|renewenvironment)\*?\s*"
+    r"(?:\{\s*\\?[A-Za-z@]+\s*\}|\\[A-Za-z@]+)(?:\s*\[[^\]]{0,20}\]){0,2}\s*(?=\{)"
+    r"|\\[egx]?def\s*\\[A-Za-z@]+[^{}\n]{0,20}(?=\{)"
+)
+_ENVIRONMENT = re.compile(r"\\begin\s*\{\s*comment\s*\}")
+_ATTRIBUTE_OPEN = re.compile(r"<[A-Za-z][\w:-]*\b[^<>]*?[\w:-]+\s*=\s*([\"'])[^\"'<>]*\Z")
+_LINK_TITLE_OPEN = re.compile(r"(?:^|\n)[ \t]*\[[^\]\n]{1,100}\]:[ \t]*\S+[ \t]+[\"'(][^\"'()\n]*\Z")
+
+
+def _untypeset_open(region: str) -> str | None:
+    """A construct that typesets nothing of what follows, opened in ``region`` and open at its end, or None."""
+    if "\\" in region:
+        for match in _DEFINITION_OPEN.finditer(region):
+            if _group_open(region, match.end()):
+                return f"inside a macro definition ({match.group(0).strip()[:40]!r}): not typeset"
+        begun = list(_ENVIRONMENT.finditer(region))
+        if begun and not re.search(r"\\end\s*\{\s*comment\s*\}", region[begun[-1].end() :]):
+            return "inside a comment environment: not typeset"
+    cdata = region.rfind("<![CDATA[")
+    if cdata >= 0 and "]]>" not in region[cdata:]:
+        return "inside CDATA: not typeset"
+    if "<" in region and _ATTRIBUTE_OPEN.search(region[-600:]):
+        return "inside an attribute value: not shown as text"
+    if "]:" in region and _LINK_TITLE_OPEN.search(region[-600:]):
+        return "inside a link definition's title: not shown as text"
+    return None
+
+
 def hidden_before(region: str) -> str | None:
     """Why an answer right after ``region`` (the text before it) is not seen as stated: a comment, a
     hidden element, white text, a phantom or a strike-through opened in ``region`` and still open at its
@@ -119,6 +152,9 @@ def hidden_before(region: str) -> str | None:
     opened = region.rfind("<!--")
     if opened >= 0 and "-->" not in region[opened:]:
         return "inside an HTML comment"
+    untypeset = _untypeset_open(region)
+    if untypeset is not None:
+        return untypeset
     if _strike_open(region):
         return "struck out (~~)"
     if LINE_COMMENT.search(region[-400:]):
@@ -170,3 +206,51 @@ def concealed(completion: str, found: Extraction) -> str | None:
         region, after = without_code_spans(region, after)  # round 12: markup in a code span is shown, not rendered
     # round 11: HTML around or next to the answer must be provably in place (an allow-list of tags and CSS)
     return hidden_before(region) or unplaced_around(region, after)
+
+
+# Round 13 (H7's role_marker): a chat template's turn marker inside a completion ("<|im_end|>\n<|im_start|>assistant",
+# "<|eot_id|><|start_header_id|>", "[/INST]", "<｜end▁of▁sentence｜><｜Assistant｜>", a line opening "Human:") ends the
+# turn for the trainer's tokenizer: what follows is a forged later turn, and a wrong answer followed by one holding the
+# gold was paid. A completion is read up to its first turn marker (math-verify's own cases end in "<|im_start|>user":
+# an honest generation that ran on). Any special-token shape counts, the OpenThoughts think/solution markers excepted.
+_TURN_MARKER = re.compile(
+    r"<\|(?!(?:begin|end)_of_(?:thought|solution)\|>)[A-Za-z_▁]{2,40}\|>|<｜[^｜<>\n]{1,40}｜>"
+    r"|<(?:start|end)_of_turn>|\[/?INST\]|</s>\s*<s>|(?:^|\n)[ \t]*(?:Human|Assistant)[ \t]*:"
+)
+
+
+def forged_turn(completion: str) -> str | None:
+    """The first chat-template turn marker in ``completion`` after some text of its own, or None."""
+    if not isinstance(completion, str):
+        return None
+    for found in _TURN_MARKER.finditer(completion[:200_000]):
+        if _TURN_MARKER.sub("", completion[: found.start()]).strip():
+            return found.group(0).strip()
+    return None
+
+
+_ROLE_LEFT = re.compile(r"(?:\s|(?:user|assistant|system|model|human|tool)\s*:?(?![\w]))*", re.IGNORECASE)
+
+
+def turn_goes_on(completion: str) -> str | None:
+    """The first turn marker after text of its own when more than markers and role names follow it (the completion
+    goes on in a forged turn: "\\boxed{331}.<|im_end|><|im_start|>assistant\\n\\boxed{431}"), or None: an honest
+    generation that ends at a marker, or runs into the next turn's header ("<|im_start|>user"), goes on with nothing."""
+    if not isinstance(completion, str):
+        return None
+    for found in _TURN_MARKER.finditer(completion[:200_000]):
+        if _TURN_MARKER.sub("", completion[: found.start()]).strip():
+            rest = _TURN_MARKER.sub(" ", completion[found.end() : found.end() + 2_000])
+            left = _ROLE_LEFT.match(rest)
+            return found.group(0).strip() if left is not None and left.end() < len(rest) else None
+    return None
+
+
+def before_turn(completion: str) -> str:
+    """``completion`` up to its first turn marker after some text of its own (the turn the trainer sees)."""
+    if not isinstance(completion, str):
+        return completion
+    for found in _TURN_MARKER.finditer(completion[:200_000]):
+        if _TURN_MARKER.sub("", completion[: found.start()]).strip():
+            return completion[: found.start()]
+    return completion

@@ -41,11 +41,12 @@ _THINK_NAME = (
 _THINK_OPEN = re.compile(r"<\s*" + _THINK_NAME + r"(?:\s[^<>]{0,200})?>|<\|begin_of_thought\|>", re.IGNORECASE)
 _THINK_CLOSE = re.compile(r"<\s*/\s*" + _THINK_NAME + r"\s*>|<\|end_of_thought\|>", re.IGNORECASE)
 # "The answer is: 18" (MetaMath), "**Answer:** 3", "**Final Answer: 18**", "Answer: **3**", and the
-# Chinese/Japanese "答案是 3", "答案：3", "答えは 3". Markdown bold around the marker or the answer
+# Chinese/Japanese "答案是 3", "答案：3", "答えは 3", and Korean "정답은 3" (round 13: "정답은 3입니다." was read as
+# no answer while "答えは3です。" was). Markdown bold around the marker or the answer
 # is formatting, never part of the answer (``answer_is`` strips it).
 _ANSWER_IS = re.compile(
     r"(?:final\s+answer(?:\s*\*\*)?\s*(?:is\s*:?|:)|the\s+answer\s+is\s*:?|answer(?:\s*\*\*)?\s*:"
-    r"|答案\s*(?:是|为|為|:|：)|答え\s*(?:は|:|：))\s*",
+    r"|答案\s*(?:是|为|為|:|：)|答え\s*(?:は|:|：)|(?<![가-힣])(?:최종\s*)?(?:정답|해답|대답|답)\s*(?:은|는|:|：))\s*",
     re.IGNORECASE,
 )
 _BOLD = re.compile(r"^(?:\*\*|__)\s*|\s*(?:\*\*|__)$")
@@ -176,6 +177,19 @@ def answer_is(text: str) -> str | None:
         rest = rest[2:-2].strip()
     rest = rest.rstrip(".").strip()
     return rest[:MAX_ANSWER_CHARS] or None
+
+
+def phrase_start(text: str, method: str) -> int:
+    """Where the answer a line method (``hashes``, ``answer_is``) read starts in ``text``: just after its last
+    marker; -1 for other methods or none."""
+    if method == "hashes":
+        at = text.rfind("####")
+        return at + 4 if at >= 0 else -1
+    last = -1
+    if method == "answer_is":
+        for match in _ANSWER_IS.finditer(text):
+            last = match.end()
+    return last
 
 
 _EXTRACTORS = {"answer_tag": answer_tag, "boxed": last_boxed, "hashes": hashes_answer, "answer_is": answer_is}

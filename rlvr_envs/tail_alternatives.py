@@ -385,6 +385,10 @@ def _words_value(words: list[str]) -> Fraction | None:
     return total + current if seen else None
 
 
+words_value = _words_value
+"""The value of English number words, or None (``rlvr_envs.tail_restated`` reads a restatement with it)."""
+
+
 # Another value right after the answer that holds in a case: "\\boxed{3} (7 if you count zero)", "— 7 when n is
 # odd", "[or 7 assuming repetition]". Read by the shared condition reading on what follows the value.
 _VALUE_LEAD = re.compile(

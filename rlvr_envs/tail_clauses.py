@@ -155,3 +155,41 @@ def set_out_beside(after: str, read: str, plain: Callable[[str], str]) -> str | 
         if others:
             return others[0]  # the answer listed beside another candidate
     return None
+
+
+# Round 13 (H7's before_slot): another value offered right BEFORE the answer, in the clause that leads into it ("The
+# answer is 384 or \\boxed{284}.", "384 / \\boxed{284}", "Either 384 or", "Between 384 and", "(384 or)",
+# "384 oder", "384或", "384 または", "384 또는"): the tail readings look after the answer only, and the lead-in
+# hedges as well. Only a connector that closes the lead-in right before the answer, after a plain number that is not the
+# answer's own value ("= 1.25, or \\boxed{1.25}" restates it).
+_OR_WORDS = r"or|oder|ou|o|ó|u|или|либо|oppure|ou\s+bien"
+_ALTERNATIVE_BEFORE = re.compile(
+    r"([-+]?\d[\d.,]*)\$?[\s$*_]*,?[\s$*_]*"
+    r"(?:(?<![^\W\d_])(?:" + _OR_WORDS + r")(?![^\W\d_])|或者?|还是|または|か|또는|혹은|아니면|/)"
+    r"[\s$*_()\[{]*(?:\\\(|\\\[)?[\s$]*(?:<\w{1,20}>)?\Z"
+    r"|(?<![^\W\d_])(?:between|zwischen|entre|между|tra|fra)\s+\$?([-+]?\d[\d.,]*)\$?\s+(?:and|und|et|y|e|и)[\s$*_]*(?:<\w{1,20}>)?\Z"
+    r"|介于\s*\$?([-+]?\d[\d.]*)\$?\s*(?:和|与|與)[\s$]*\Z",
+    re.IGNORECASE,
+)
+
+
+def alternative_before(before: str, answer: str) -> str | None:
+    """The connector that offers another value right before ``answer`` ("384 or", "384 /", "between 384 and"), or
+    None. Reads the last 160 characters of the lead-in; never raises."""
+    if not isinstance(before, str) or not before or not isinstance(answer, str):
+        return None
+    found = _ALTERNATIVE_BEFORE.search(before[-160:])
+    if found is None:
+        return None
+    value = (found.group(1) or found.group(2) or found.group(3) or "").rstrip(".,")
+    mine = NUMBER.findall(answer)
+    if value in mine or (mine and _same(value, mine[0]) and len(mine) == 1):
+        return None  # the answer's own value said before it ("1.25, or \\boxed{1.25}")
+    return found.group(0).strip(" \t$*_([{")
+
+
+def _same(left: str, right: str) -> bool:
+    try:
+        return float(left.replace(",", "")) == float(right.replace(",", ""))
+    except ValueError:
+        return False

@@ -67,11 +67,12 @@ _NEGATED_BEFORE = re.compile(r"(?:not|never|hardly|nicht|nie|pas|jamais|no|nunca
 # ja: (だ|である) と 思います/考えます/信じています; ko: (이)라고 생각합니다/믿습니다, 인/일 것 같습니다.
 _CLOSE = r"[\s$)\]}*_]*"
 _JA_BELIEF = (
-    r"(?:だ|である|です)?\s*と\s*(?:思|考え|信じ|確信し)(?:います|ます|る|う|ています|ている|ております|われます)"
+    r"(?:だ|である|です)?\s*と\s*(?:思|考え|信じ|確信し)"
+    r"(?:います|ます|る|う|ています|ている|ております|われます|っています|っている)"
 )
 _KO_BELIEF = (
-    r"(?:이|가)?\s*(?:이?라고|다고)\s*(?:생각|믿|확신)(?:합니다|해요|한다|됩니다|돼요|습니다|어요|는다)"
-    r"|(?:인|일)\s*것\s*같(?:습니다|아요|다)"
+    r"(?:이|가)?\s*(?:이?라고|다고)\s*(?:생각|믿|확신)(?:합니다|해요|한다|됩니다|돼요|습니다|어요|는다|해|어)"
+    r"|(?:인|일)\s*것\s*같(?:습니다|아요|다|아)"
 )
 _BELIEF_CLOSING = re.compile(_CLOSE + r"((?:" + _JA_BELIEF + "|" + _KO_BELIEF + r"))(?=\s*(?:[.!。！\n]|$))")
 # The same belief negated, or the answer denied before it: "생각하지 않습니다", "と思いません", "ではないと思います".
@@ -119,6 +120,24 @@ def without_belief(after: str) -> str:
         return after
     found = _BELIEF_CLOSING.match(after[:_WINDOW])
     return after[: found.start(1)] + after[found.end(1) :] if found is not None else after
+
+
+# Round 13: the same belief closing an answer written without a box ("答えは3だと思う。", "정답은 3이라고 생각합니다"):
+# right after the value (a digit or a closing bracket) and ending the phrase.
+_BELIEF_ENDING = re.compile(r"(?<=[\d})\]$])" + _CLOSE + r"((?:" + _JA_BELIEF + "|" + _KO_BELIEF + r"))[\s.!。！]*$")
+
+
+def without_closing_belief(phrase: str) -> str:
+    """An answer phrase read without a box ("3だと思う", "3이라고 생각합니다") without the verb-final belief that
+    closes it, as ``without_belief`` reads one after a box; unchanged otherwise (a denied belief, "3ではないと思う",
+    has no value right before its verb and is left to the hedge readings)."""
+    if not isinstance(phrase, str) or phrase.isascii():
+        return phrase
+    window = phrase[-_WINDOW:]
+    found = _BELIEF_ENDING.search(window)
+    if found is None:
+        return phrase
+    return phrase[: len(phrase) - len(window) + found.start(1)].rstrip()
 
 
 def denied_belief(after: str) -> str | None:

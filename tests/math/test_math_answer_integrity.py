@@ -246,7 +246,10 @@ HEDGED = [
     "\\boxed{3일 수도}",
     "The answer is vielleicht 3.",
     "答案是3吧。",
-    "答えは3だと思う。",
+    # (round 13: "答えは3だと思う。" left this list: a verb-final belief closing the answer's sentence states it, boxed
+    # or not, as "I think the answer is 3" does; tests/math/test_math_redteam_round13.py pays it and refuses the
+    # same belief with a modal, another value or a negation: "たぶん答えは3だと思う。", "答えは3ではないと思う。")
+    "たぶん答えは3だと思う。",
     # right after the answer
     "\\boxed{3}, but I am not sure.",
     "\\boxed{3}?",

@@ -189,6 +189,27 @@ def justified_tail(after: str, answer: str) -> bool:
     return opened is not None and restated(answer, line[opened.end() :])
 
 
+# Round 13: "3 (not 4)" in an answer read without a box: a contrast with another value, as "\\boxed{3} (not 4)" and
+# "\\boxed{3}, not 4." are read after a box; "3 (not 3)" takes the answer back and stays.
+_CONTRAST_TAIL = re.compile(
+    r"\s*[(（]\s*(?:not|nicht|pas|no|non|не|não|不是|ではなく|아님)\s*\$?\s*(-?\d+(?:[.,]\d+)?)\s*\$?\s*[)）]\s*$",
+    re.IGNORECASE,
+)
+_HEAD_NUMBER = re.compile(r"-?\d+(?:[.,]\d+)?")
+
+
+def without_contrast(phrase: str) -> str:
+    """An answer phrase without a closing contrast with another value (``3 (not 4)`` -> ``3``); unchanged otherwise."""
+    if not isinstance(phrase, str) or ("(" not in phrase and "（" not in phrase):
+        return phrase
+    found = _CONTRAST_TAIL.search(phrase[-160:])
+    if found is None:
+        return phrase
+    head = phrase[: len(phrase) - len(phrase[-160:]) + found.start()].rstrip()
+    mine = _HEAD_NUMBER.findall(head)
+    return head if mine and found.group(1) not in mine else phrase
+
+
 def without_justification(phrase: str) -> str:
     """An "answer is" phrase cut before a justification that restates its value (``6, since 2+4=6``)."""
     for found in _REASON.finditer(phrase[:400]):

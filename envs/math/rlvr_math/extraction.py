@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from rlvr_envs.extract import METHODS, after_reasoning, answer_is, balanced_group, extract_answer
+from rlvr_envs.extract import METHODS, after_reasoning, answer_is, balanced_group, extract_answer, phrase_start
 
 MAX_BOXES = 20
 CONTEXT_CHARS = 80
@@ -38,7 +38,7 @@ _BLOCK_TAG = re.compile(r"</?[A-Za-z][\w-]{0,30}\b[^<>]{0,200}>")
 _GAP_JOINER = re.compile(r",|;|\band\b|\bor\b")
 _ANNOUNCES_ANSWER = re.compile(r"answer|final|therefore|thus|hence|\bso\b|result", re.IGNORECASE)
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
-_SENTENCE_END = re.compile(r"\$?\.(?:\s|$)")
+_SENTENCE_END = re.compile(r"\$?\.(?:\s|$)|[。！？]")  # round 13: "答えは3です。検算：1+2=3。" ends at "。"
 _COPULA = re.compile(r"\b(?:is|are|equals)\b\s*")
 _LATEX_COMMAND = re.compile(r"\\(?:begin|end)\{\w+\*?\}|\\[A-Za-z]+")
 _UNIT_AFTER_NUMBER = re.compile(r"\d\}?\$?\s+[A-Za-z']+\.?\s*$")
@@ -226,7 +226,12 @@ def _locate(completion: str, methods: Sequence[str], fallback: str) -> tuple[Ans
         phrase = found.method in ("answer_is", "hashes")
         text = trim_phrase(found.text) if phrase else found.text
         raw = _first_sentence(found.text) if phrase else found.text
-        return (Answer(text, found.method, raw=raw), *_span(completion, raw, 0)) if text else None
+        # round 13: the phrase's own place, not the last place its words recur ("The answer is 3. Check: 4 = 3."
+        # read "3" inside the check, and the check as the text before the answer)
+        line = phrase_start(completion, found.method) if phrase and raw else -1
+        at = completion.find(raw, line) if line >= 0 else -1
+        span = (at, at + len(raw)) if at >= 0 else _span(completion, raw, 0)
+        return (Answer(text, found.method, raw=raw), *span) if text else None
     answer = _fallback(completion, fallback)
     return (answer, -1, -1) if answer is not None else None
 

@@ -41,6 +41,8 @@ from rlvr_envs.answer_tail import (
     readable,
     states_value,
 )
+from rlvr_envs.tail_checks import false_arithmetic, unchecked_value
+from rlvr_envs.tail_restated import numerals_as_digits, restated_otherwise
 from rlvr_envs.tail_stance import denied_belief
 from rlvr_math.languages import ALTERNATIVES, CERTAINTY, DENIALS, HEDGES, NEGATIONS, QUESTION
 from rlvr_math.normalize import clean, compact, parse_number
@@ -110,6 +112,17 @@ def trailing(
     denied = denied_belief(after)  # round 12: "이라고 생각하지 않습니다", "と思いません": "I do not think it is"
     if denied is not None and not NEGATIONS.search(gold):
         return f"negated answer ({denied!r} after it)"
+    # round 13: arithmetic after the answer must be true ("Check: 4 = 3."), and a check must compute with the answer
+    # or state no other value ("Check: x = 4."): ``rlvr_envs.tail_checks``
+    false = false_arithmetic(after)
+    if false is not None:
+        return f"a false equation after the answer ({false!r}): a check that does not hold"
+    unchecked = unchecked_value(after, answer or gold)
+    if unchecked is not None:
+        return f"a check that states another value ({unchecked!r}) after the answer"
+    restated = restated_otherwise(after, answer or gold)  # "\\boxed{3}, i.e. four.": said again as another value
+    if restated is not None:
+        return f"the answer restated as another value ({restated!r})"
     raw, after = after, readable(after)  # "not~sure", "*not* sure", "m a y b e" read as the reader sees them
     cut = SENTENCE_END.search(after)
     sentence = after[: cut.end()] if cut is not None else after
@@ -141,7 +154,7 @@ def trailing(
         if re.search(r"\d|\\boxed", later) and HEDGES.search(later) and not HEDGES.search(gold):
             return f"hedged answer ({HEDGES.search(later).group(0)!r} with another value after it)"  # type: ignore[union-attr]
     if not gold_is_set and not ALTERNATIVES.search(gold):
-        other = later_alternative(rest, answer)
+        other = later_alternative(numerals_as_digits(rest), answer)  # round 13: words, numerals
         if other is not None:
             return f"alternatives offered ({other!r} opening a later sentence)"
     known = context | frozenset(gold.lower().split())
@@ -170,7 +183,7 @@ def far_tail(far: str, gold: str, gold_is_set: bool, answer: str) -> str | None:
     if certain is not None and certain.group(0).lower() not in gold.lower():
         return f"hedged answer ({certain.group(0)!r} far after it)"
     if not gold_is_set and not ALTERNATIVES.search(gold):
-        other = later_alternative(far, answer)
+        other = later_alternative(numerals_as_digits(far), answer)
         if other is not None:
             return f"alternatives offered ({other!r} opening a later sentence)"
     return None

@@ -395,10 +395,12 @@ def unread_tail(cleaned: str) -> str | None:
     return tail
 
 
-_COPULA_END = re.compile(r"\s*(?:です|である|だ|입니다|이다)[\s.。!！]*$")
+# Round 13: Korean's copula in its registers ("3입니다", "3이에요", "3이야", "3이다", "3임"), as Japanese's is read.
+_COPULA_END = re.compile(r"\s*(?:です|である|だ|입니다|이다|이에요|예요|이죠|이지요|이야|임)[\s.。!！]*$")
 
 # Copulas that close a verb-final sentence after its answer ("پاسخ \\boxed{3} است", "उत्तर 3 है",
 # "答えは3です", "Cevap 3'tür"): they say the answer is, nothing about its value.
 COPULAS = frozenset(
-    "است هست می‌باشد میباشد है हैं হয় হল হলো ହେଉଛି です だ である 입니다 이다 dir dır dur dür tir tır tur tür".split()
+    "است هست می‌باشد میباشد है हैं হয় হল হলো ହେଉଛି です だ である 입니다 이다 이에요 예요 이죠 이지요 이야 임"
+    " dir dır dur dür tir tır tur tür".split()
 )

@@ -8,9 +8,13 @@ from fractions import Fraction
 from functools import lru_cache
 
 from rlvr_envs import Reason, Task, Verdict, Verifier
+from rlvr_envs.concealment import before_turn, turn_goes_on
 from rlvr_envs.extract import METHODS, after_reasoning
+from rlvr_envs.tail_checks import false_arithmetic, unchecked_value
+from rlvr_envs.tail_clauses import alternative_before
 from rlvr_envs.tail_doubt import doubted_before
-from rlvr_envs.tail_stance import settled, without_belief
+from rlvr_envs.tail_restated import without_restatement
+from rlvr_envs.tail_stance import settled, without_belief, without_closing_belief
 from rlvr_envs.tail_words import folded
 from rlvr_math.answer_shape import (
     asked_units,
@@ -29,6 +33,7 @@ from rlvr_math.answer_terms import (
     justified_tail,
     prime_after,
     set_for_scalar,
+    without_contrast,
     without_justification,
     without_ordinal,
 )
@@ -107,6 +112,16 @@ def _shape_refusal(
         if refused is not None:
             return refused
     later = folded(response[answer.end :][:200_000]) if answer.end >= 0 else ""
+    if answer.method in ("answer_is", "hashes"):
+        # round 13: the rest of an answer phrase's line ("The answer is 3. Check: 4 = 3.", "#### 3 Check: 4 = 3") is
+        # read as a box's tail is
+        tail = answer.raw + "\n" + later  # the phrase itself too: "#### 3 Check: 4 = 3" reads as "3 ... 4 = 3"
+        false = false_arithmetic(tail)
+        if false is not None:
+            return f"a false equation after the answer ({false!r}): a check that does not hold"
+        unchecked = unchecked_value(tail, answer.text)
+        if unchecked is not None:
+            return f"a check that states another value ({unchecked!r}) after the answer"
     in_note = answer_in_note(response, answer.end, answer.text) if answer.method == "boxed" and answer.end > 0 else None
     return (
         in_note
@@ -122,9 +137,12 @@ def _read_terms(answer: Answer) -> Answer:
     """The answer without what restates it: its own ordinal suffix after a box (``\\boxed{3}rd``),
     a justification ending in its own value (``6, since 2+4=6``; ``rlvr_math.answer_terms``)."""
     if answer.method in ("answer_is", "hashes"):
-        # (round 12 reads a verb-final belief after a box or tag only: tests/math/test_math_answer_integrity.py
-        # still holds "答えは3だと思う。" for a hedge; the lead decides whether that row moves)
-        return replace(answer, text=without_justification(answer.text))
+        # round 13: a verb-final belief closing the answer's sentence states it with a box or without one
+        # ("答えは3だと思う。", "정답은 3이라고 생각합니다"), as "I think the answer is 3" and "我认为答案是3" do
+        text, raw = without_closing_belief(answer.text), without_closing_belief(answer.raw)
+        # round 13: "3 (not 4)" contrasts as "\\boxed{3} (not 4)" does (paid since round 6)
+        text, raw = without_contrast(text), without_contrast(raw)
+        return replace(answer, text=without_justification(text), raw=raw)
     if answer.method not in ("boxed", "answer_tag"):
         return answer
     after = without_ordinal(answer.after, answer.text)
@@ -226,6 +244,13 @@ class MathVerifier(Verifier):
         if after_reasoning(completion) is None:
             error = "a <think> block is never closed: the completion ends while reasoning"
             return Verdict.failure(Reason.NO_ANSWER, details={"error": error})
+        # round 13: a chat turn marker ends the turn (the trainer's tokenizer stops there); a completion that goes on
+        # after one in a forged turn answered twice
+        forged = turn_goes_on(completion)
+        if forged is not None:
+            details = {"refused": f"the completion goes on after a chat turn marker ({forged}): a forged turn"}
+            return Verdict.failure(Reason.WRONG, details=details)
+        completion = before_turn(completion)
         answer = final_answer(completion, self.methods, self.fallback)
         if answer is None:
             if "</think" in completion.lower():
@@ -255,6 +280,7 @@ class MathVerifier(Verifier):
         # round 12 (H8's disguised_marker): the tail as a reader sees it: no grapheme joiner between letters, no
         # fullwidth or mathematical letters, a right-to-left override's run in display order (``tail_words.folded``)
         after = settled(without_belief(folded(without_zero_width(answer.after))))
+        after = without_restatement(after, shown)  # round 13: ", i.e. three", "(c'est-à-dire trois)" say it again
         before = answer.before[:-_LEAD_FOLD] + folded(answer.before[-_LEAD_FOLD:])  # the lead-in is what is read
         answer = _read_terms(replace(answer, text=shown, after=after, before=before))
         prompt = task.prompt if isinstance(task.prompt, str) else ""
@@ -265,6 +291,8 @@ class MathVerifier(Verifier):
         refused = answer_refusal(folded(answer.text), folded(answer.raw), gold.text, gold.is_set, self.chains, context)
         if refused is None:
             doubt = doubted_before(answer.before, context)  # round 11: "My rough guess: \boxed{3}"
+            # round 13: another value offered right before the answer ("The answer is 384 or \boxed{284}.")
+            doubt = doubt or alternative_before(answer.before, answer.text)
             refused = f"hedged answer ({doubt!r} before it)" if doubt is not None else None
         if refused is None:
             refused = trailing(answer.after, gold.text, gold.is_set, answer.text, context)
