@@ -9,7 +9,7 @@ generator's own prompts, 390 of 493 before and after), and each rule alone finds
 labelled-good response among those the gate would read (tasks without a short-answer instruction,
 responses that hold the units the overlap rule asks for).
 The bounds' margins are in ``asides`` and ``round13``'s constants: one step looser and the rule
-alone refuses a labelled-good answer (asides: keys 2372, 2416, 2531 with one filler, 1634, 2590, 2918,
+alone refuses a labelled-good answer (asides: keys 2372, 2416, 2531, 3401 with one filler, 1634, 2590, 2918,
 3540 with three free mentions, 1936, 3453 with three content words at the edge, 1601 with three
 asides; the label: 1670 with two chance words).
 """

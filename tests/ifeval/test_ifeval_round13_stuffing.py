@@ -131,7 +131,20 @@ def _leading(sentences: tuple[str, ...], t: Task) -> str:
     )
 
 
+def _inserted(sentences: tuple[str, ...], t: Task, shape: str) -> str:
+    """The aside inside the sentence, in brackets or between dashes, after its fourth word."""
+    keys = _keys(t)
+    out = []
+    for i, s in enumerate(sentences):
+        words = s.split(" ")
+        insert = shape.format(f"{keys[i % len(keys)]} and {keys[(i + 1) % len(keys)]}")
+        out.append(" ".join([*words[:4], insert, *words[4:]]) + ".")
+    return " ".join(out)
+
+
 ASIDES: dict[str, Callable[[Task], str]] = {
+    "brackets-inside": lambda t: _inserted(LIGHTHOUSE, t, "({})"),
+    "dashes-inside": lambda t: _inserted(BAKERY, t, "\u2014 {} \u2014"),
     "varied-after-lighthouse": lambda t: _varied(LIGHTHOUSE, ENGLISH_FRAMES, t),
     "varied-after-bakery": lambda t: _varied(BAKERY, ENGLISH_FRAMES[::-1], t),
     "varied-before": lambda t: _leading(LIGHTHOUSE, t),

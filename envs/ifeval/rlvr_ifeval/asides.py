@@ -11,7 +11,8 @@ Arctic weather): that one free mention holds as many units as a one-unit gate as
 
 Read here by where the mentions sit, not by the words around them: a mention is an **aside**
 when it is bolted to one edge of its sentence (at most ``MAX_EDGE_WORDS`` words between it and
-the sentence's end, or its start) and the rest of the sentence is a sentence of its own (its
+the sentence's end, or its start; a short insert in brackets or between dashes is read as moved
+to its sentence's end) and the rest of the sentence is a sentence of its own (its
 core, at least ``MIN_CORE_WORDS`` content words): the sentence is about something else, and the
 prompt's words are hung on it. A text whose sentences holding the prompt's words (the task's,
 and its keywords and genre words: a stuffed text borrows them all) are nearly all asides
@@ -27,6 +28,7 @@ labelled-good answer the gate reached.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from itertools import compress, pairwise
 from operator import itemgetter
@@ -56,7 +58,7 @@ pitch could ...")."""
 MIN_FILLERS = 2
 """The asides are filled with at least this many different sets of the task's words (a refrain
 or a list repeats one phrase: the same filler). At 1 the rule alone refuses labelled-good keys
-2372, 2416 and 2531; at 2, none."""
+2372, 2416, 2531 and 3401; at 2, none."""
 
 
 def aside_mentions(prompt: str, head: str, task: frozenset[str], needed: int) -> dict[str, Any] | None:
@@ -71,7 +73,7 @@ def aside_mentions(prompt: str, head: str, task: frozenset[str], needed: int) ->
     counted = task_mentions(prompt, head, task)
     if counted is not None and counted < 1:
         return None  # (the task never named: the overlap rule's to judge)
-    every = _tokens(head)
+    every = _tokens(_inserts_last(head))
     ours = _prompt_units(prompt)
     # Each distinct word once, the filters in C (``map``/``compress``), then flags over the
     # tokens and running counts, so that a sentence is read by its prompt words alone.
@@ -119,6 +121,23 @@ def aside_mentions(prompt: str, head: str, task: frozenset[str], needed: int) ->
 
 
 _FIRST_LETTERS = itemgetter(slice(0, PREFIX))
+# A short insert in brackets or between dashes inside a sentence: "He trimmed the wick (bread and
+# prices) and polished the lens." is the sentence with an aside hung on it, moved to its end.
+_INSERT_RE = re.compile(
+    r"[ \t]*(?:\(([^()\n.!?;:]{1,80})\)"  # (an insert)
+    r"|\[([^\[\]\n.!?;:]{1,80})\]"  # [an insert]
+    r"|[ \t][\u2014\u2013-][ \t]([^\n.!?;:\u2014\u2013]{1,80}?)[ \t][\u2014\u2013-][ \t]"  # - an insert -
+    r"|\u2014([^\n.!?;:\u2014]{1,80})\u2014)"  # \u2014an insert\u2014
+    r"([^\n.!?;:]*)"  # the rest of the sentence
+)
+
+
+def _inserts_last(head: str) -> str:
+    """``head`` with each short bracketed or dashed insert moved to the end of its sentence (text
+    without one is returned as it is)."""
+    if "(" not in head and "[" not in head and "\u2014" not in head and " - " not in head and "\u2013" not in head:
+        return head
+    return _INSERT_RE.sub(lambda m: f" {m.group(5)} {next(g for g in m.groups()[:4] if g is not None)}", head)
 
 
 class _Reading:
