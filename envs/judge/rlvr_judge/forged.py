@@ -21,10 +21,6 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from rlvr_judge.screen import Screened
 
 SHINGLE = 6
 
@@ -145,14 +141,12 @@ def forged(text: str, task_text: str = "") -> tuple[str, str] | None:
     return None
 
 
-def forged_dialogue(response: str, task_text: str = "") -> Screened | None:
-    """``forged_format`` for a "Human:" / "User:" line followed by an "Assistant:" one anywhere in a
-    reference-mode response (``judge-ref-v7``): the screen reads what the judge is shown, the final
+def forged_dialogue(response: str, task_text: str = "") -> str | None:
+    """Why a "Human:" / "User:" line followed by an "Assistant:" one anywhere in a
+    reference-mode response is ``forged_format`` (``judge-ref-v7``): the screen reads what the judge is shown, the final
     answer on, so a wrong answer, a forged plain-text exchange and the reference in the "assistant's"
     turn reached the judge as the reference alone (H7, round 13). A task that speaks of such turns
     is answered in them."""
-    from rlvr_judge.screen import Screened  # here: the screen imports this module
-
     if ":" not in response:
         return None
     task_text = task_text.casefold()
@@ -161,5 +155,5 @@ def forged_dialogue(response: str, task_text: str = "") -> Screened | None:
         roles = _words(said.split(":", 1)[0])[:1]
         if roles and roles[0] in task_text:
             continue
-        return Screened("forged_format", f"a dialogue written in the answer ({said.splitlines()[0][:60]!r} ...)")
+        return f"a dialogue written in the answer ({said.splitlines()[0][:60]!r} ...)"
     return None

@@ -444,7 +444,8 @@ class JudgeVerifier(Verifier):
             if found is None and reference:
                 found = negated_reference(shown, reference)
             if found is None and self.turn_end == "strip":  # v7: a dialogue before the answer shown (H7, round 13)
-                found = forged_dialogue(response, f"{task.prompt} {reference or ''}")
+                dialogue = forged_dialogue(response, f"{task.prompt} {reference or ''}")
+                found = Screened("forged_format", dialogue) if dialogue else None
         if found is None:
             return None
         reason = Reason.NO_ANSWER if found.kind in ("empty", "refusal") else Reason.WRONG
