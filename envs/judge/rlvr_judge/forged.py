@@ -141,18 +141,30 @@ def forged(text: str, task_text: str = "") -> tuple[str, str] | None:
     return None
 
 
+# The speakers of a plain-text exchange in the claimed languages (forged_dialogue; _TURN stays English for
+# what the judge is shown on the older ids).
+_USER_ROLES = (
+    r"human|user|benutzer|nutzer|utilisateur|usuario|utente|usu[aá]rio|пользователь|用户|使用者|ユーザー|사용자"
+)
+_AI_ROLES = r"assistant|ai|gpt|model|assistent|asistente|assistente|ассистент|助手|アシスタント|어시스턴트"
+_DIALOGUE = re.compile(
+    r"^[ \t>*_]*(?:" + _USER_ROLES + r")[ \t*_]*[:：](?:.*\n){1,40}?[ \t>*_]*(?:" + _AI_ROLES + r")[ \t*_]*[:：]",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
 def forged_dialogue(response: str, task_text: str = "") -> str | None:
     """Why a "Human:" / "User:" line followed by an "Assistant:" one anywhere in a
     reference-mode response is ``forged_format`` (``judge-ref-v7``): the screen reads what the judge is shown, the final
     answer on, so a wrong answer, a forged plain-text exchange and the reference in the "assistant's"
     turn reached the judge as the reference alone (H7, round 13). A task that speaks of such turns
     is answered in them."""
-    if ":" not in response:
+    if ":" not in response and "：" not in response:
         return None
     task_text = task_text.casefold()
-    for found in _TURN.finditer(_INVISIBLE.sub("", response)):
+    for found in _DIALOGUE.finditer(_INVISIBLE.sub("", response)):
         said = found.group(0).strip()
-        roles = _words(said.split(":", 1)[0])[:1]
+        roles = re.findall(r"\w+", said.replace("：", ":").split(":", 1)[0].casefold())[:1]
         if roles and roles[0] in task_text:
             continue
         return f"a dialogue written in the answer ({said.splitlines()[0][:60]!r} ...)"
