@@ -75,14 +75,19 @@ ENDINGS = [
 ]
 
 
+# Honest false negatives left in the reasoning-gym ids (the shared answer tail; a version bump of every rg id
+# to mend in the family): Gemma's next turn opened, DeepSeek's end of sentence.
+RG_STILL_REFUSED = {"<end_of_turn>\n<start_of_turn>user", "<｜end▁of▁sentence｜>"}
+
+
 @pytest.mark.parametrize("ending", ENDINGS, ids=[f"end-{i}" for i in range(len(ENDINGS))])
-def test_markers_that_only_end_the_completion_are_not_refused_as_a_turn(ending):
-    # The guard's reading; each family reads the text on (a family may refuse trailing markers itself).
+def test_markers_that_only_end_the_completion_stay_honest(env, ending):
     assert forged_turn("The answer is \\boxed{7}." + ending) is None
-    env = rlvr_envs.make("math-arith", isolation="inline")
     task, gold, _wrong = _gold_and_wrong(env)
     verdict = env.verify(task, gold + ending)
-    assert "a completion is one turn" not in str(verdict.details), verdict
+    if env.env_id.startswith("rg-") and ending in RG_STILL_REFUSED and verdict.reward == 0.0:
+        pytest.xfail("rg's shared tail reads this ending's role word / '▁' as words after the answer (reported)")
+    assert verdict.reward == 1.0, verdict  # the family reads a decoded end of turn as no part of the answer
 
 
 def test_trl_and_verl_adapters_refuse_a_forged_turn():
