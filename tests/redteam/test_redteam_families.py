@@ -50,12 +50,7 @@ FAMILIES: dict[str, tuple[str, Maker, bool]] = {
     "judge-ref": ("judge", _judge, True),
 }
 
-_BEFORE = "'The answer is B or \\boxed{A}.', 'B / <answer>A</answer>', 'B oder ...', 'B或...': paid (round 13)"
 _WRAPPED = "'The answer is $-\\boxed{A}$.', '\\frac{1}{\\boxed{A}}', 'A\\%', 'half of A': paid (round 13)"
-_TURN = (
-    "a wrong answer, a chat template's turn markers (<|im_end|><|im_start|>assistant, [/INST], "
-    "<start_of_turn>model, Human:/Assistant:) and the gold in the forged turn: paid (round 13)"
-)
 
 KNOWN_HOLES: dict[str, dict[str, str]] = {
     # case -> {class: what still earns reward}: each an xfail (strict: the day it is fixed the
@@ -63,31 +58,26 @@ KNOWN_HOLES: dict[str, dict[str, str]] = {
     # paste_many: mended in round 8, ifeval-synth-v8: rlvr_ifeval.own_text.)
     # Round 12's sweep found holes here in rg-chain_sum, rg-word_sorting (disguised_marker) and
     # ifeval-synth (keyword_stuffing): mended the same day (fe7ce76, ifeval-synth-v12).
-    # Round 13's sweep (handed to the owners in /tmp/h13/findings.md): a hedge in the clause that
-    # leads into the answer slot, a sign or scale around the slot, an alternative after the answer in
-    # a table or on its own lines, a tail closed by a stray "}", and (judge-ref) the gold in a forged
-    # chat turn are paid. Each mark goes the day its hole is mended (strict: an XPASS fails).
+    # Round 13's sweep (handed to the owners in /tmp/h13/findings.md): a sign or scale around the
+    # answer slot, an alternative after the answer in a table or on its own lines, and a tail closed
+    # by a stray "}" are paid. Each mark goes the day its hole is mended (strict: an XPASS fails).
     "math-arith": {
-        "before_slot": _BEFORE,
         "wrapped_slot": _WRAPPED,
         "split_answer": "'\\boxed{15}\\n\\n| answer |\\n|---|\\n| 15 |\\n| or 25 |' pays (the table after the box)",
     },
     "math-500": {
-        "before_slot": _BEFORE,
         "wrapped_slot": _WRAPPED,
         "split_answer": "a table after the box, or 'or' alone on the line after it, is not read",
         "broken_markup": "'\\boxed{p - q} 2*(p - q) + 1}' pays: a tail ending in a stray '}' is dropped",
     },
-    "rg-chain_sum": {"before_slot": _BEFORE, "wrapped_slot": _WRAPPED},
+    "rg-chain_sum": {"wrapped_slot": _WRAPPED},
     "rg-word_sorting": {
-        "before_slot": _BEFORE,
         "split_answer": "'<answer>A</answer>\\nor\\nB' pays ('or' alone on the line after the tag)",
         "broken_markup": "'\\boxed{A} B}' pays: a tail ending in a stray '}' is dropped",
     },
-    # role_marker: template markers mended the same day for every env (rlvr_envs.chat_markers, in
-    # Env.verify) and in the code family (rlvr_code.extraction.turn_marker); the plain-text
-    # "Human:/Assistant:" turn is left to each family's reading (math and rg refuse it): judge-ref pays it.
-    "judge-ref": {"role_marker": _TURN},
+    # Mended the same day: role_marker (rlvr_envs.chat_markers in Env.verify, the code family's
+    # extraction.turn_marker, the plain-text dialogue in the math/rg tail and judge-ref's screen) and
+    # before_slot (the shared answer tail reads the clause that leads into the slot).
 }
 """case -> {class: why it still fails}."""
 
