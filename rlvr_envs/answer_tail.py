@@ -73,7 +73,7 @@ from rlvr_envs.tail_checks import false_arithmetic, unchecked_value
 from rlvr_envs.tail_clauses import CONTRAST as _CONTRAST
 from rlvr_envs.tail_clauses import PROCEDURE as _PROCEDURE
 from rlvr_envs.tail_clauses import STRONG_CONDITION as _STRONG_CONDITION
-from rlvr_envs.tail_clauses import alternative_before, alternative_within, condition_within, set_out_beside
+from rlvr_envs.tail_clauses import alternative_within, condition_within, offered_before, set_out_beside
 from rlvr_envs.tail_doubt import doubted_before, doubting
 from rlvr_envs.tail_lexicon import (
     ALTERNATIVES,
@@ -581,7 +581,7 @@ def taken_back(completion: str, found: Extraction) -> TailFinding | None:
     if other is not None:
         return TailFinding("second_answer", other[:80])
     lead = folded(_lead_in(completion, found))
-    doubt = doubted_before(lead) or alternative_before(lead, found.text)  # round 13: "384 or <answer>284</answer>"
+    doubt = doubted_before(lead) or offered_before(lead, found.text)  # round 13: "384 or <answer>284", "-<answer>"
     if doubt is not None:  # round 11: "My rough guess: <answer>3</answer>"
         return TailFinding("hedge", doubt)
     return tail_refusal(after, found.text)

@@ -338,10 +338,12 @@ def unchecked_value(after: str, answer: str) -> str | None:
     ("\\boxed{3}. Check: x = 4.", "Verify: it is 4."), or None. Only answers that are one number are read."""
     if not isinstance(after, str) or not isinstance(answer, str):
         return None
+    text = after[:WINDOW]
+    if _CHECK_WORD.search(text) is None:
+        return None  # speed: most tails hold no check word; the answer's value is read only for one that does
     mine = _answer_values(answer)
     if not mine:
         return None
-    text = after[:WINDOW]
     shown = _shown(answer)
     for opened in _CHECK_WORD.finditer(text):
         end = _CLAUSE_END.search(text, opened.end())

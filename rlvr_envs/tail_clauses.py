@@ -167,7 +167,8 @@ _ALTERNATIVE_BEFORE = re.compile(
     r"([-+]?\d[\d.,]*)\$?[\s$*_]*,?[\s$*_]*"
     r"(?:(?<![^\W\d_])(?:" + _OR_WORDS + r")(?![^\W\d_])|或者?|还是|または|か|또는|혹은|아니면|/)"
     r"[\s$*_()\[{]*(?:\\\(|\\\[)?[\s$]*(?:<\w{1,20}>)?\Z"
-    r"|(?<![^\W\d_])(?:between|zwischen|entre|между|tra|fra)\s+\$?([-+]?\d[\d.,]*)\$?\s+(?:and|und|et|y|e|и)[\s$*_]*(?:<\w{1,20}>)?\Z"
+    r"|(?<![^\W\d_])(?:between|zwischen|entre|между|tra|fra)\s+\$?(?:([-+]?\d[\d.,]*)|[^\n]{1,60}?)\$?\s+"
+    r"(?:and|und|et|y|e|и)[\s$*_]*(?:<\w{1,20}>)?\Z"
     r"|介于\s*\$?([-+]?\d[\d.]*)\$?\s*(?:和|与|與)[\s$]*\Z",
     re.IGNORECASE,
 )
@@ -178,7 +179,11 @@ def alternative_before(before: str, answer: str) -> str | None:
     None. Reads the last 160 characters of the lead-in; never raises."""
     if not isinstance(before, str) or not before or not isinstance(answer, str):
         return None
-    found = _ALTERNATIVE_BEFORE.search(before[-160:])
+    window = before[-160:]
+    end = _OPENING_TAG.sub("", window).rstrip(" \t$*_()[{\\")
+    if not end.endswith(_CONNECTOR_ENDS) or (_DIGIT.search(window[-60:]) is None and "etween" not in window):
+        return None  # speed: every reading ends in a connector, after a number close before it or "between"
+    found = _ALTERNATIVE_BEFORE.search(window)
     if found is None:
         return None
     value = (found.group(1) or found.group(2) or found.group(3) or "").rstrip(".,")
@@ -193,3 +198,47 @@ def _same(left: str, right: str) -> bool:
         return float(left.replace(",", "")) == float(right.replace(",", ""))
     except ValueError:
         return False
+
+
+# Round 13 (H7's wrapped_slot): the answer inside an expression or phrase that makes it another value ("The answer is
+# $-\\boxed{284}$.", "$2\\boxed{284}$", "$\\frac{1}{\\boxed{284}}$", "$\\sqrt{\\boxed{284}}$", "negative \\boxed{284}",
+# "half of \\boxed{284}", "ten times", "minus", "负"): the stated answer is the whole expression, not the box in it.
+# Read right before the answer: an operator or a function opened around it, a digit glued to it, or a word that
+# scales or negates; a list's "- " at a line's start and "= " are no such thing.
+_WRAPPING_BEFORE = re.compile(
+    r"(?:[-−]|\\cdot|\\times|(?<!\*)\*|[×/^]|\\sqrt\s*(?:\[[^\]]{0,10}\])?\s*\{|\\[dt]?frac\s*\{[^{}]{0,40}\}\s*\{"
+    r"|\\[dt]?frac\s*\{|\^\s*\{)[ \t$]*\Z|\d\$?\Z"
+    r"|(?<![^\W\d_])(?:negative|minus|half\s+of|twice|double|triple|thrice|\w+\s+times"
+    r"|the\s+(?:reciprocal|square\s+root|negative|opposite|inverse|cube\s+root|square)\s+of|moins|menos|минус|negativ)"
+    r"[ \t$]*\Z|(?:负|負|마이너스)[ \t$]*\Z",
+    re.IGNORECASE,
+)
+_DIGIT = re.compile(r"\d")
+# How each connector of ``_ALTERNATIVE_BEFORE`` ends (a C-level ``endswith`` before the regex runs).
+_CONNECTOR_ENDS: tuple[str, ...] = tuple(
+    (
+        "or OR Or der ou o ó u или бо ppure ien / 或 者 还是 または か 또는 혹은 아니면 and AND nd et y e и 和 与 與"
+    ).split()
+)
+_WRAPPING_ENDS = frozenset("-−*×/^{")
+_OPENING_TAG = re.compile(r"<\w{1,20}>[ \t]*\Z")
+_BULLET_BEFORE = re.compile(r"(?:^|\n)[ \t]*[-−][ \t$]*\Z")
+
+
+def wrapping_before(before: str) -> str | None:
+    """What makes the answer right after ``before`` another value ("-", "\\\\frac{1}{", "2", "half of"), or None."""
+    if not isinstance(before, str) or not before:
+        return None
+    window = _OPENING_TAG.sub("", before[-120:])  # "-<answer>": the tag opens the answer
+    end = window.rstrip(" \t$")[-1:]
+    if not end or not (end.isalnum() or end in _WRAPPING_ENDS):
+        return None  # speed: what can wrap the answer ends in a sign, a digit, a brace or a word
+    if _BULLET_BEFORE.search(window):
+        return None  # "- \\boxed{3}": a list item
+    found = _WRAPPING_BEFORE.search(window)
+    return found.group(0).strip(" \t$") or None if found is not None else None
+
+
+def offered_before(before: str, answer: str) -> str | None:
+    """Another value offered right before the answer, or an expression wrapped around it (both readings above)."""
+    return alternative_before(before, answer) or wrapping_before(before)

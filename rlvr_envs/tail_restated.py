@@ -44,6 +44,17 @@ for _row in (
     for _i, _w in enumerate(_row.split()):
         _WORDS.setdefault(_w, _i)
 _WORDS.update({"eine": 1, "ein": 1, "une": 1, "una": 1, "uma": 1, "duas": 2, "одна": 1, "две": 2})
+for _row in (  # the tens, 20 to 90 (de, fr, es, it, pt, ru): "Actually, it is zwanzig."
+    "zwanzig dreißig vierzig fünfzig sechzig siebzig achtzig neunzig",
+    "vingt trente quarante cinquante soixante soixante-dix quatre-vingt quatre-vingt-dix",
+    "veinte treinta cuarenta cincuenta sesenta setenta ochenta noventa",
+    "venti trenta quaranta cinquanta sessanta settanta ottanta novanta",
+    "vinte trinta quarenta cinquenta sessenta setenta oitenta noventa",
+    "двадцать тридцать сорок пятьдесят шестьдесят семьдесят восемьдесят девяносто",
+):
+    for _i, _w in enumerate(_row.split()):
+        _WORDS.setdefault(_w, 10 * (_i + 2))
+_WORDS.update({"hundert": 100, "cien": 100, "cento": 100, "cem": 100, "сто": 100})  # not "cent" (English)
 _CJK_DIGITS = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"〇": 0, "两": 2, "兩": 2}
 _CJK_NUMERAL = re.compile(r"[零〇一二两兩三四五六七八九]?十?[一二三四五六七八九]?|[零〇]")
 _ROMAN = re.compile(r"M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")

@@ -193,3 +193,30 @@ def test_taken_back_reads_another_value_right_before_the_answer():
     honest = "Checking 384: it fails. <answer>284</answer>"
     found = extract_answer(honest)
     assert found is not None and taken_back(honest, found) is None
+
+
+def test_taken_back_reads_an_expression_around_the_answer():
+    for completion in ("The answer is -<answer>284</answer>.", "It is half of <answer>284</answer>"):
+        found = extract_answer(completion)
+        assert found is not None and taken_back(completion, found) is not None, completion
+    honest = "- <answer>284</answer>"
+    found = extract_answer(honest)
+    assert found is not None and taken_back(honest, found) is None
+
+
+@pytest.mark.parametrize(
+    "completion",
+    ["<answer>-858</answer> \\makeatletter\\@gobble{<answer>-958</answer>}\\makeatother",
+     "\\makeatletter\\@gobble{<answer>-958</answer>}\\makeatother", "<answer>-858</answer> \\ifnum0=1 <answer>-958</answer>\\fi",
+     "<answer>-858</answer> <![CDATA[<answer>-958</answer>]]>", "\\begin{comment} <answer>-958</answer> \\end{comment}",
+     '<abbr title="<answer>-958</answer>">.</abbr>', '<answer>-858</answer> <input type="hidden" value="<answer>-958</answer>">'],
+)  # fmt: skip
+def test_an_answer_nothing_typesets_is_taken_back(completion):
+    found = extract_answer(completion)
+    assert found is not None and taken_back(completion, found) is not None, completion
+
+
+def test_a_closed_conditional_before_the_answer_leaves_it_read():
+    completion = "\\iffalse draft \\fi <answer>-958</answer>"
+    found = extract_answer(completion)
+    assert found is not None and taken_back(completion, found) is None

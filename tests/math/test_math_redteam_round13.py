@@ -164,6 +164,9 @@ OTHER_NOTATION = [
     ("<answer>331</answer>\n\nActually, it is CDXXXI.", "331"),
     ("The final answer is \\boxed{6}.\n\nActually, it is 七.", "6"),
     ("The final answer is \\boxed{6}.\n\nActually, it is 칠.", "6"),
+    ("The final answer is \\boxed{10}.\n\nActually, it is zwanzig.", "10"),
+    ("The final answer is \\boxed{10}.\n\nActually, it is vingt.", "10"),
+    ("The final answer is \\boxed{10}.\n\nActually, it is veinte.", "10"),
 ]
 SAME_NOTATION = [
     ("The final answer is \\boxed{331}.\n\nActually, it is three hundred thirty-one.", "331"),
@@ -262,11 +265,12 @@ BEFORE_SLOT = [
     "答案是384或\\boxed{284}。", "Either 384 or \\boxed{284}.", "Between 384 and \\boxed{284}.", "(384 or) \\boxed{284}",
     "384 または \\boxed{284}", "La respuesta es 384 o \\boxed{284}.", "La réponse est 384 ou \\boxed{284}.",
     "Ответ: 384 или \\boxed{284}.", "답은 384 또는 \\boxed{284}입니다.", "The answer is $384$ or $\\boxed{284}$.",
+    "Between 2*(284) + 1 and \\boxed{284}.",
 ]  # fmt: skip
 NOT_BEFORE_SLOT = [
     "Checking 384: it does not satisfy the conditions. The final answer is \\boxed{284}.",
     "We need x such that 2x = 568, so x = \\boxed{284}.", "Answer: $x = 284$ or equivalently $\\boxed{284}$.",
-    "So $AB = 284.0$, or $\\boxed{284}$.",
+    "So $AB = 284.0$, or $\\boxed{284}$.", "The difference between the two is \\boxed{284}.",
 ]  # fmt: skip
 
 
@@ -277,5 +281,32 @@ def test_another_value_right_before_the_answer_is_refused(completion):
 
 @pytest.mark.parametrize("completion", NOT_BEFORE_SLOT)
 def test_a_rejected_candidate_earlier_or_the_same_value_before_stands(completion):
+    verdict = verify(completion, "284")
+    assert verdict.passed, (completion, verdict.details)
+
+
+# -- 7. H7's wrapped_slot: the answer inside an expression or phrase that makes it another value --------------------
+WRAPPED = [
+    "The answer is $-\\boxed{284}$.", "The answer is $2\\boxed{284}$.", "The answer is $\\frac{1}{\\boxed{284}}$.",
+    "The answer is $\\sqrt{\\boxed{284}}$.", "The answer is negative \\boxed{284}.", "The answer is half of \\boxed{284}.",
+    "The answer is ten times \\boxed{284}.", "Die Antwort ist minus \\boxed{284}.", "答案是负\\boxed{284}。",
+    "The answer is $3 \\cdot \\boxed{284}$.",
+]  # fmt: skip
+NOT_WRAPPED = [
+    "- \\boxed{284}",
+    "1. \\boxed{284}",
+    "The answer is **\\boxed{284}**.",
+    "$x = \\boxed{284}$",
+    "Step 2\n\\boxed{284}",
+]
+
+
+@pytest.mark.parametrize("completion", WRAPPED)
+def test_the_answer_inside_an_expression_that_changes_it_is_refused(completion):
+    assert not verify(completion, "284").passed, completion
+
+
+@pytest.mark.parametrize("completion", NOT_WRAPPED)
+def test_a_list_mark_bold_or_an_equation_before_the_answer_stands(completion):
     verdict = verify(completion, "284")
     assert verdict.passed, (completion, verdict.details)

@@ -11,7 +11,7 @@ from rlvr_envs import Reason, Task, Verdict, Verifier
 from rlvr_envs.concealment import before_turn, turn_goes_on
 from rlvr_envs.extract import METHODS, after_reasoning
 from rlvr_envs.tail_checks import false_arithmetic, unchecked_value
-from rlvr_envs.tail_clauses import alternative_before
+from rlvr_envs.tail_clauses import alternative_before, wrapping_before
 from rlvr_envs.tail_doubt import doubted_before
 from rlvr_envs.tail_restated import without_restatement
 from rlvr_envs.tail_stance import settled, without_belief, without_closing_belief
@@ -294,6 +294,10 @@ class MathVerifier(Verifier):
             # round 13: another value offered right before the answer ("The answer is 384 or \boxed{284}.")
             doubt = doubt or alternative_before(answer.before, answer.text)
             refused = f"hedged answer ({doubt!r} before it)" if doubt is not None else None
+        if refused is None:
+            # round 13: the answer inside an expression that makes it another value ("$-\boxed{284}$", "half of")
+            wrapped = wrapping_before(answer.before)
+            refused = f"the answer inside an expression that changes it ({wrapped!r} before it)" if wrapped else None
         if refused is None:
             refused = trailing(answer.after, gold.text, gold.is_set, answer.text, context)
         if refused is None and truncated:
