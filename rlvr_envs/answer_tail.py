@@ -89,7 +89,7 @@ from rlvr_envs.tail_lexicon import (
     RETRACTIONS,
 )
 from rlvr_envs.tail_remarks import qualifying_remark, remark_text
-from rlvr_envs.tail_restated import numerals_as_digits, restated_otherwise, without_restatement
+from rlvr_envs.tail_restated import numerals_as_digits, said_otherwise, without_restatement
 from rlvr_envs.tail_stance import denied_belief, settled, without_belief
 from rlvr_envs.tail_words import (
     CHAT_TURN,
@@ -276,7 +276,7 @@ def tail_refusal(after: str, answer: str = "") -> TailFinding | None:
     unchecked = unchecked_value(after, answer)  # round 13: "Check: x = 4." computes nothing with the answer
     if unchecked is not None:
         return TailFinding("alternative", unchecked)
-    restated = restated_otherwise(after, answer)  # round 13: "\\boxed{3}, i.e. four." says another value
+    restated = said_otherwise(after, answer)  # round 13: ", i.e. four", '{"answer": ..., "or": ...}'
     if restated is not None:
         return TailFinding("alternative", restated)
     glued = continuation_after(after)

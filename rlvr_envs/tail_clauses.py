@@ -242,3 +242,21 @@ def wrapping_before(before: str) -> str | None:
 def offered_before(before: str, answer: str) -> str | None:
     """Another value offered right before the answer, or an expression wrapped around it (both readings above)."""
     return alternative_before(before, answer) or wrapping_before(before)
+
+
+# Round 13 (H7's encoded_alternative): a JSON object after the answer with a key that offers another value
+# ('{"answer": "331", "or": "&#52;&#51;&#49;"}', "alternative", "otherwise", "oder", "或"): the key says "or" whatever
+# its value's encoding (entities, \\char, %-escapes), so the key alone is read.
+_ALTERNATIVE_KEY = re.compile(
+    r"[{,]\s*[\"'](?:or|alternative(?:ly)?|alt|otherwise|else|other(?:[_ ]answer)?|also|second(?:[_ ]answer)?|maybe"
+    r"|oder|ou|o|или|或|或者|または|또는)[\"']\s*:",
+    re.IGNORECASE,
+)
+
+
+def keyed_alternative(after: str) -> str | None:
+    """A JSON key after the answer that offers another value ('"or":'), or None."""
+    if not isinstance(after, str) or ":" not in after:
+        return None
+    found = _ALTERNATIVE_KEY.search(after[:4_000])
+    return found.group(0).strip("{, ") if found is not None else None

@@ -16,6 +16,7 @@ import re
 from fractions import Fraction
 
 from rlvr_envs.tail_alternatives import words_value
+from rlvr_envs.tail_clauses import keyed_alternative
 
 _WINDOW = 600
 _MARKER = re.compile(
@@ -248,3 +249,9 @@ def numerals_as_digits(text: str) -> str:
     text = _EN_RUN.sub(english, text)
     text = _OTHER_WORD.sub(single, text)
     return _ROMAN_WORD.sub(roman, text)
+
+
+def said_otherwise(after: str, answer: str) -> str | None:
+    """The answer restated as another value (``restated_otherwise``), or a JSON key after it that offers another
+    (``tail_clauses.keyed_alternative``): the two readings of what is said beside the answer, or None."""
+    return restated_otherwise(after, answer) or keyed_alternative(after)

@@ -220,3 +220,12 @@ def test_a_closed_conditional_before_the_answer_leaves_it_read():
     completion = "\\iffalse draft \\fi <answer>-958</answer>"
     found = extract_answer(completion)
     assert found is not None and taken_back(completion, found) is None
+
+
+def test_taken_back_reads_a_json_key_offering_another_value():
+    completion = '<answer>-958</answer>\n{"answer": "-958", "or": "&#45;&#56;&#53;&#56;"}'
+    found = extract_answer(completion)
+    assert found is not None and taken_back(completion, found) is not None
+    honest = '<answer>-958</answer>\n{"answer": "-958"}'
+    found = extract_answer(honest)
+    assert found is not None and taken_back(honest, found) is None

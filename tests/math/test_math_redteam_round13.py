@@ -310,3 +310,27 @@ def test_the_answer_inside_an_expression_that_changes_it_is_refused(completion):
 def test_a_list_mark_bold_or_an_equation_before_the_answer_stands(completion):
     verdict = verify(completion, "284")
     assert verdict.passed, (completion, verdict.details)
+
+
+# -- 8. H7's encoded_alternative: a JSON key after the answer that offers another value, whatever its encoding -------
+KEYED = [
+    'The final answer is \\boxed{331}.\n{"answer": "331", "or": "&#52;&#51;&#49;"}',
+    'The final answer is \\boxed{331}.\n{"answer": "331", "or": "{\\\\char52}{\\\\char51}{\\\\char49}"}',
+    'The final answer is \\boxed{331}.\n{"answer": "331", "alternative": "%34%33%31"}',
+    'The final answer is \\boxed{331}.\n{"answer": "331", "oder": "\\\\u0034\\\\u0033\\\\u0031"}',
+]
+NOT_KEYED = [
+    'The final answer is \\boxed{331}.\n{"answer": "331"}',
+    'The final answer is \\boxed{331}.\n{"answer": "331", "confidence": "high"}',
+]
+
+
+@pytest.mark.parametrize("completion", KEYED)
+def test_a_json_key_offering_another_value_is_refused(completion):
+    assert not verify(completion, "331").passed, completion
+
+
+@pytest.mark.parametrize("completion", NOT_KEYED)
+def test_a_json_object_restating_the_answer_stands(completion):
+    verdict = verify(completion, "331")
+    assert verdict.passed, (completion, verdict.details)

@@ -42,6 +42,7 @@ from rlvr_envs.answer_tail import (
     states_value,
 )
 from rlvr_envs.tail_checks import false_arithmetic, unchecked_value
+from rlvr_envs.tail_clauses import keyed_alternative
 from rlvr_envs.tail_restated import numerals_as_digits, restated_otherwise
 from rlvr_envs.tail_stance import denied_belief
 from rlvr_math.languages import ALTERNATIVES, CERTAINTY, DENIALS, HEDGES, NEGATIONS, QUESTION
@@ -123,6 +124,9 @@ def trailing(
     restated = restated_otherwise(after, answer or gold)  # "\\boxed{3}, i.e. four.": said again as another value
     if restated is not None:
         return f"the answer restated as another value ({restated!r})"
+    keyed = keyed_alternative(after)  # '{"answer": "331", "or": "&#52;&#51;&#49;"}': a key that offers another
+    if keyed is not None:
+        return f"alternatives offered (a JSON key {keyed!r} after the answer)"
     raw, after = after, readable(after)  # "not~sure", "*not* sure", "m a y b e" read as the reader sees them
     cut = SENTENCE_END.search(after)
     sentence = after[: cut.end()] if cut is not None else after
