@@ -372,6 +372,8 @@ class JudgeVerifier(Verifier):
             return Verdict.failure(Reason.FORMAT_ERROR, details={"error": "completion is not a string"})
         if self.turn_end == "strip":  # v7: a decoded end of turn is no part of the answer (it was refused)
             completion = strip_turn_end(completion)
+            while "<s>" not in completion and completion.rstrip().endswith("</s>"):  # Llama 2's EOS, not a strike-out
+                completion = completion.rstrip()[: -len("</s>")]
         response = strip_reasoning(completion)
         if response is None:
             return Verdict.failure(Reason.FORMAT_ERROR, details={"error": "a <think> block is never closed"})
