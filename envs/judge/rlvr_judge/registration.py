@@ -77,7 +77,7 @@ _ONE_LANGUAGE = (
 
 _TURN_END = (
     "an honest answer ending in a decoded end of turn ('<answer>32 °F</answer><|im_end|>', '<|eot_id|>', "
-    "'<end_of_turn>', padding) was refused as words after the answer; use {id}-{new}"
+    "'<end_of_turn>', '</s>', padding) was refused as words after the answer; use {id}-{new}"
 )
 
 
