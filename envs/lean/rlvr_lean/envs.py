@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from rlvr_envs import DatasetEnv, Difficulty, Task, Verdict
+from rlvr_envs.chat_markers import forged_turn_verdict
 from rlvr_envs.checks import verifier_from_options
 from rlvr_envs.data import load_hub, numbered_records, require_fields
 from rlvr_envs.env import guard_completion
@@ -79,7 +80,12 @@ class LeanDatasetEnv(DatasetEnv):
         if len(tasks) != len(completions):
             raise ValueError(f"got {len(tasks)} tasks but {len(completions)} completions")
         start = time.perf_counter()
-        out: list[Verdict | None] = [guard_completion(c, self.max_completion_chars) for c in completions]
+        # A completion is one turn: the core's forged-turn screen (Env.verify's) runs here too.
+        out: list[Verdict | None] = [
+            guard_completion(c, self.max_completion_chars)
+            or (forged_turn_verdict(c) if self.refuse_forged_turns else None)
+            for c in completions
+        ]
         todo = [i for i, v in enumerate(out) if v is None]
         verdicts = self.verifier.verify_many([tasks[i] for i in todo], [completions[i] for i in todo])  # type: ignore[attr-defined]
         for i, v in zip(todo, verdicts):
