@@ -292,7 +292,8 @@ def test_a_checker_s_first_failure_ends_its_run() -> None:
 
 
 def test_a_checker_that_leaves_a_process_behind_leaves_nothing(verifier: ContestVerifier) -> None:
-    source = "import os, sys, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(3600)\nsys.exit(0)\n"
+    # A sound checker (one that accepts everything is refused by the audit before it runs).
+    source = "import os, sys, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(3600)\n" + PAIR_CHECKER
     before = set(leftovers())
     assert verifier.verify(stdio([PAIR], program(source)), fenced(ANY_PAIR)).reward == 1.0
     assert sorted(set(leftovers()) - before) == []
