@@ -125,6 +125,7 @@ SERIAL = (
     "tests/code/test_code_redteam_round12_kattis.py",  # runner uids; Kattis validators with arguments
     "tests/code/test_code_redteam_round12_checkers.py",  # runner uids; special judges fed the expected file
     "tests/code/test_code_redteam_round12_rules.py",  # runner uids; code-python-v8 stdio input rules
+    "tests/code/test_code_redteam_round13_checkers.py",  # runner uids; the special-judge audit (constant and broken judges)
     "tests/code/test_code_redteam_round11_stdio_rules.py",  # runner uids; a contest row's program judged
     # contest presets' conformance: a float-tolerance task's reference runs in the runner (its uids)
     "tests/test_conformance_all.py::test_conformance[code-contests-v3]",
