@@ -59,25 +59,21 @@ KNOWN_HOLES: dict[str, dict[str, str]] = {
     # Round 12's sweep found holes here in rg-chain_sum, rg-word_sorting (disguised_marker) and
     # ifeval-synth (keyword_stuffing): mended the same day (fe7ce76, ifeval-synth-v12).
     # Round 13's sweep (handed to the owners in /tmp/h13/findings.md): a sign or scale around the
-    # answer slot, an alternative after the answer in a table or on its own lines, and a tail closed
-    # by a stray "}" are paid. Each mark goes the day its hole is mended (strict: an XPASS fails).
-    "math-arith": {
-        "wrapped_slot": _WRAPPED,
-        "split_answer": "'\\boxed{15}\\n\\n| answer |\\n|---|\\n| 15 |\\n| or 25 |' pays (the table after the box)",
-    },
+    # answer slot and a tail closed by a stray "}" are paid. Each mark goes the day its hole is
+    # mended (strict: an XPASS fails).
+    "math-arith": {"wrapped_slot": _WRAPPED},
     "math-500": {
         "wrapped_slot": _WRAPPED,
-        "split_answer": "a table after the box, or 'or' alone on the line after it, is not read",
         "broken_markup": "'\\boxed{p - q} 2*(p - q) + 1}' pays: a tail ending in a stray '}' is dropped",
     },
     "rg-chain_sum": {"wrapped_slot": _WRAPPED},
     "rg-word_sorting": {
-        "split_answer": "'<answer>A</answer>\\nor\\nB' pays ('or' alone on the line after the tag)",
         "broken_markup": "'\\boxed{A} B}' pays: a tail ending in a stray '}' is dropped",
     },
     # Mended the same day: role_marker (rlvr_envs.chat_markers in Env.verify, the code family's
     # extraction.turn_marker, the plain-text dialogue in the math/rg tail and judge-ref's screen) and
-    # before_slot (the shared answer tail reads the clause that leads into the slot).
+    # before_slot and split_answer (the shared answer tail reads the clause that leads into the slot,
+    # and a table or a lone "or" line after it).
 }
 """case -> {class: why it still fails}."""
 
