@@ -254,9 +254,23 @@ _ALTERNATIVE_KEY = re.compile(
 )
 
 
+# ... and H7's split_answer: a table cell or a list item that opens with "or" before a value ("| or 200 |",
+# "<td>or 200</td>"), or "or" alone on its line above one ("or\n2*(...) + 1"): a sentence reading never sees it open a
+# sentence ("\n\nOr 22/4." is one, judged by its value by ``later_alternative``).
+_CELL_ALTERNATIVE = re.compile(
+    r"(?:(?:\||<t[dh]\b[^<>]{0,40}>|<li\b[^<>]{0,40}>)[ \t*_]*(?:or|oder|ou|o|или|或|または|또는)[ \t*_]*"
+    r"|(?:^|\n)[ \t*_]*(?:or|oder|ou|o|или|或|または|또는)[ \t*_]*\n[ \t]*)\$?(?=[-+]?\d|\\(?:frac|sqrt|boxed)|\()",
+    re.IGNORECASE,
+)
+
+
 def keyed_alternative(after: str) -> str | None:
-    """A JSON key after the answer that offers another value ('"or":'), or None."""
-    if not isinstance(after, str) or ":" not in after:
+    """A JSON key after the answer that offers another value ('"or":'), or a cell, item or line opening with "or"
+    before a value ("| or 200 |"), or None."""
+    if not isinstance(after, str):
         return None
-    found = _ALTERNATIVE_KEY.search(after[:4_000])
-    return found.group(0).strip("{, ") if found is not None else None
+    text = after[:4_000]
+    found = _ALTERNATIVE_KEY.search(text) if ":" in text else None
+    if found is None and ("|" in text or "<" in text or "\n" in text):
+        found = _CELL_ALTERNATIVE.search(text)
+    return found.group(0).strip("{,|<>\n \t") or None if found is not None else None

@@ -318,10 +318,15 @@ KEYED = [
     'The final answer is \\boxed{331}.\n{"answer": "331", "or": "{\\\\char52}{\\\\char51}{\\\\char49}"}',
     'The final answer is \\boxed{331}.\n{"answer": "331", "alternative": "%34%33%31"}',
     'The final answer is \\boxed{331}.\n{"answer": "331", "oder": "\\\\u0034\\\\u0033\\\\u0031"}',
+    "The final answer is \\boxed{331}\n\n| answer |\n|---|\n| 331 |\n| or 431 |",
+    "The final answer is \\boxed{331}\n<table><tr><td>331</td></tr><tr><td>or 431</td></tr></table>",
+    "The final answer is \\boxed{331}\nor\n2*(331) + 1",
 ]
 NOT_KEYED = [
     'The final answer is \\boxed{331}.\n{"answer": "331"}',
     'The final answer is \\boxed{331}.\n{"answer": "331", "confidence": "high"}',
+    "The final answer is \\boxed{331}\n\n| answer |\n|---|\n| 331 |",
+    "The final answer is \\boxed{331}.\n\nOr, more simply, we could count directly.",
 ]
 
 

@@ -124,9 +124,9 @@ def trailing(
     restated = restated_otherwise(after, answer or gold)  # "\\boxed{3}, i.e. four.": said again as another value
     if restated is not None:
         return f"the answer restated as another value ({restated!r})"
-    keyed = keyed_alternative(after)  # '{"answer": "331", "or": "&#52;&#51;&#49;"}': a key that offers another
+    keyed = keyed_alternative(after)  # '{"answer": "331", "or": "&#52;..."}', "| or 200 |": another offered
     if keyed is not None:
-        return f"alternatives offered (a JSON key {keyed!r} after the answer)"
+        return f"alternatives offered ({keyed!r}: a JSON key, a cell or a line after the answer)"
     raw, after = after, readable(after)  # "not~sure", "*not* sure", "m a y b e" read as the reader sees them
     cut = SENTENCE_END.search(after)
     sentence = after[: cut.end()] if cut is not None else after
