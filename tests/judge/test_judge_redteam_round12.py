@@ -111,7 +111,9 @@ def test_judge_ref_v5_refused_an_honest_restatement_in_another_language(yes_serv
 
 # And a box, tag or #### followed by a label saying something else in these reached the judge (paid by
 # the yes stand-in under judge-ref-v5), where an English or Chinese one was refused.
-V5_PAID_ANOTHER = ["ko", "de-bold", "fr-verb", "es-verb", "nl", "pl", "tr", "ru", "uk", "el", "vi", "ar", "hi"]
+# (Korean was among them until round 13's shared answer tail read "정답은 ... 입니다" after a box: judge-ref-v5
+# refuses that one too now, through the core; v6 refuses it by its own reading, checked below.)
+V5_PAID_ANOTHER = ["de-bold", "fr-verb", "es-verb", "nl", "pl", "tr", "ru", "uk", "el", "vi", "ar", "hi"]
 
 
 @pytest.mark.parametrize("name", V5_PAID_ANOTHER)
@@ -119,6 +121,10 @@ def test_judge_ref_v5_showed_the_judge_another_answer_after_the_box(yes_server, 
     completion = "\\boxed{42}\n\n" + dict(LABELS)[name].format("41")
     paid(yes_server, v5, completion)
     screened(yes_server, v6, completion)
+
+
+def test_judge_ref_v6_refuses_a_korean_label_saying_something_else_after_the_box(yes_server, v6):
+    screened(yes_server, v6, "\\boxed{42}\n\n" + dict(LABELS)["ko"].format("41"))
 
 
 @pytest.mark.parametrize("label", [fmt for _, fmt in LABELS], ids=_IDS)
