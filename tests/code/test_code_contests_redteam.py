@@ -105,7 +105,7 @@ open("/box/output.txt", "w").write(repr({"seen": seen, "marks": marks, "tricks":
 def test_a_file_io_run_sees_only_its_own_files_and_keeps_nothing_for_the_next_case() -> None:
     before = set(leftovers())
     tests = _run_io(_LOOK, ["1 2\n", "3 4\n"])
-    reports = [python_ast.literal_eval(t["out"].decode()) for t in tests]
+    reports: list[Any] = [python_ast.literal_eval(t["out"].decode()) for t in tests]
     for report in reports:
         assert report["seen"]["/box"] == ["input.txt", "main.py", "output.txt"], report
         assert report["seen"]["/tmp"] == [] and report["seen"]["/dev/shm"] == [], report

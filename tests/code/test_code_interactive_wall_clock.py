@@ -66,7 +66,7 @@ def test_a_deadline_met_in_the_budget_check_charges_the_deadlocked_contestant() 
     interactor = _Run("interactor", wall_clock_in_budget_check=True)
     contestant = _Run("contestant", wall_clock_in_budget_check=False)
     contestant.peer = interactor
-    _supervise([interactor, contestant], _Relay())  # type: ignore[list-item]
+    _supervise([interactor, contestant], _Relay())  # type: ignore[list-item, arg-type]
     assert contestant.timed_out, "the contestant exited on the interactor's kill, uncharged"
     ours = Side(contestant.status, contestant.timed_out, False, False, b"")
     theirs = Side(interactor.status, interactor.timed_out, False, False, b"")
@@ -83,6 +83,6 @@ def test_a_cpu_budget_ends_only_the_run_that_spent_it() -> None:
 
     contestant.over_budget = spent  # type: ignore[method-assign]
     interactor.peer = contestant  # the interactor sees EOF once the contestant is gone
-    _supervise([interactor, contestant], _Relay())  # type: ignore[list-item]
+    _supervise([interactor, contestant], _Relay())  # type: ignore[list-item, arg-type]
     assert contestant.cpu_limited and contestant.status == -9
     assert not interactor.timed_out and interactor.status == 0
