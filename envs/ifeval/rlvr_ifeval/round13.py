@@ -33,7 +33,7 @@ from rlvr_ifeval.asides import aside_mentions
 from rlvr_ifeval.base import Checker
 from rlvr_ifeval.checkers_classic import CONSTRAINED_RESPONSES
 from rlvr_ifeval.relevance_units import PREFIX, STOP_WORDS, _fold, units
-from rlvr_ifeval.stuffing import MAX_READ_CHARS, MIN_LABEL_PROMPT_SHARE, _prompt_units, label_only
+from rlvr_ifeval.stuffing import MAX_READ_CHARS, MIN_LABEL_PROMPT_SHARE, _prompt_units, hook_reading, label_only
 from rlvr_ifeval.swapped import restated_prompt
 
 ROUND_13_PASTE = 9
@@ -150,18 +150,7 @@ def round13(
 
 
 def round13_text(prompt: str, response: str, checkers: Sequence[Checker], min_share: float) -> dict[str, Any] | None:
-    """The verifier's hook, after ``stuffing.stuffed_text`` passed the response (same reading of
-    the task's units and the gate's need as round 12)."""
-    from rlvr_ifeval import relevance  # (relevance imports the gate's modules; this one is read last)
-
-    task = relevance.task_units(prompt, tuple(checkers), round9=True, round10=True)
-    share = max(min_share, relevance.MIN_SHARE)
-    need = task.needed if share == relevance.MIN_SHARE else relevance.needed(len(task.units), share)
-    return round13(
-        prompt,
-        response[: relevance.MAX_RELEVANCE_CHARS],
-        checkers,
-        task.units,
-        need,
-        label_share=0.0 if share > relevance.MIN_SHARE else MIN_LABEL_PROMPT_SHARE,
-    )
+    """The verifier's hook, after ``stuffing.stuffed_text`` passed the response (the same reading
+    of the task's units and the gate's need: ``stuffing.hook_reading``)."""
+    head, task_units, need, label_share = hook_reading(prompt, response, checkers, min_share)
+    return round13(prompt, head, checkers, task_units, need, label_share=label_share)

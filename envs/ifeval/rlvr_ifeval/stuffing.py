@@ -539,21 +539,23 @@ ROUND_12_PASTE = 8
 verifier applies these rules; lower levels keep their verdicts."""
 
 
-def stuffed_text(prompt: str, response: str, checkers: Sequence[Checker], min_share: float) -> dict[str, Any] | None:
-    """The verifier's hook: round 12's rules on a response the gate's earlier rules passed.
-    ``min_share`` is the gate's (a share above ``relevance.MIN_SHARE``: prompts topical by
-    construction, ``ifeval-synth``, where any label counts, not only one made of the prompt's
-    words)."""
+def hook_reading(
+    prompt: str, response: str, checkers: Sequence[Checker], min_share: float
+) -> tuple[str, frozenset[str], int, float]:
+    """What the verifier's late hooks (round 12's ``stuffed_text``, round 13's ``round13_text``)
+    read: the response within the gate's cap, the task's units, how many the gate needs, and the
+    label share (``min_share`` above ``relevance.MIN_SHARE``: prompts topical by construction,
+    ``ifeval-synth``, where any label counts, not only one made of the prompt's words)."""
     from rlvr_ifeval import relevance  # (relevance imports the gate's modules; this one is read last)
 
     task = relevance.task_units(prompt, tuple(checkers), round9=True, round10=True)
     share = max(min_share, relevance.MIN_SHARE)
     need = task.needed if share == relevance.MIN_SHARE else relevance.needed(len(task.units), share)
-    return stuffed(
-        prompt,
-        response[: relevance.MAX_RELEVANCE_CHARS],
-        checkers,
-        task.units,
-        need,
-        label_share=0.0 if share > relevance.MIN_SHARE else MIN_LABEL_PROMPT_SHARE,
-    )
+    label_share = 0.0 if share > relevance.MIN_SHARE else MIN_LABEL_PROMPT_SHARE
+    return response[: relevance.MAX_RELEVANCE_CHARS], task.units, need, label_share
+
+
+def stuffed_text(prompt: str, response: str, checkers: Sequence[Checker], min_share: float) -> dict[str, Any] | None:
+    """The verifier's hook: round 12's rules on a response the gate's earlier rules passed."""
+    head, task_units, need, label_share = hook_reading(prompt, response, checkers, min_share)
+    return stuffed(prompt, head, checkers, task_units, need, label_share=label_share)
