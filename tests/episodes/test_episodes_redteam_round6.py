@@ -4,6 +4,9 @@ Held (kept as rows): forged tool results and chat markers in a tool's output are
 session's variables and files never reach the next episode, and malformed, deep, huge or
 wrongly typed tool calls are an error message, never an exception or a hang.
 
+Fixed (round 13's CI): a child that outlived its cell wrote into later calls' answers; each call
+now has an output memfd of its own.
+
 Fixed: a python cell's bare ``os.fork()`` child fell back into the session's request loop, so it
 answered the call it forked in and then read the *next* call, racing the session: later calls
 got stale replies (a ``time.sleep(100)`` cell answered in 0.05 s with the fork's traceback).
@@ -47,6 +50,39 @@ def test_a_forked_cell_child_never_answers_a_later_call(fork):
             # The session answers each call itself. A bomb's last children may still be dying when
             # the first calls run (a loaded machine): their tracebacks can precede the answer.
             assert f"call {i} 42" in session.call(f"print('call', {i}, 6 * 7)").splitlines()
+    finally:
+        session.close()
+
+
+def _python_session():
+    context = ToolContext(
+        task=Task(id="t", prompt="p", answer="42"), env_id="math-arith", call_timeout_s=10.0, max_output_chars=4000
+    )
+    return get_tool("python").open(context)
+
+
+@bwrap
+def test_a_child_that_outlives_its_cell_never_writes_into_a_later_answer():
+    # Round 13's CI: a forked child's late traceback landed inside the next call's print, byte by
+    # byte ("callT0 42"). Each call now writes into its own memfd; the child keeps its cell's.
+    session = _python_session()
+    try:
+        session.call(
+            "import os, time\nif os.fork() == 0:\n    time.sleep(0.3)\n"
+            "    os.write(1, b'LATE\\n')\n    os.write(2, b'LATE2\\n')\n    os._exit(0)"
+        )
+        answer = session.call("import time\ntime.sleep(1.0)\nprint('mine', 6 * 7)")
+        assert answer.strip() == "mine 42"
+    finally:
+        session.close()
+
+
+@bwrap
+def test_a_cell_that_closes_its_output_does_not_silence_the_next_call():
+    session = _python_session()
+    try:
+        session.call("import os\nos.close(1)\nos.close(2)")
+        assert "6 42" in session.call("print(6, 6 * 7)")
     finally:
         session.close()
 

@@ -2,9 +2,10 @@
 
 Not imported by the host: ``python_tool`` reads this file and passes it as the ``-c`` program.
 Requests and replies travel on the pipes that were fd 0/1 at start (moved to fresh fds, framed
-as 4-byte length + JSON); the cell's own fd 0 is /dev/null and fds 1 and 2 are one memfd, so
-``print``, tracebacks, ``os.write(1, ...)`` and child processes all land in the cell's output in
-the order they were written. The memfd is bounded by RLIMIT_FSIZE (writes past it fail).
+as 4-byte length + JSON); the cell's own fd 0 is /dev/null and fds 1 and 2 are one memfd, made
+fresh for each call, so ``print``, tracebacks, ``os.write(1, ...)`` and child processes all land in
+the cell's output in the order they were written, and a child that outlives its cell writes into
+its own cell's memfd, never a later one's. The memfd is bounded by RLIMIT_FSIZE (writes past it fail).
 """
 
 import ast
@@ -94,6 +95,24 @@ def _run_cell(code, namespace):
     return False
 
 
+def _fresh_output(previous):
+    try:
+        output = os.memfd_create("cell-output", 0)
+    except OSError:  # the cells left no descriptor free (RLIMIT_NOFILE): reuse the last memfd
+        if previous is None:
+            raise
+        os.ftruncate(previous, 0)
+        os.lseek(previous, 0, os.SEEK_SET)
+        os.dup2(previous, 1)
+        os.dup2(previous, 2)
+        return previous
+    os.dup2(output, 1)
+    os.dup2(output, 2)
+    if previous is not None:
+        os.close(previous)
+    return output
+
+
 def main():
     config = json.loads(sys.argv[1])
     requests, replies = os.dup(0), os.dup(1)
@@ -101,9 +120,6 @@ def main():
     null = os.open("/dev/null", os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
-    output = os.memfd_create("cell-output", 0)
-    os.dup2(output, 1)
-    os.dup2(output, 2)
     sys.path.extend(p for p in config["path"] if os.path.isdir(p) and p not in sys.path)
     module = types.ModuleType("__main__")
     sys.modules["__main__"] = module
@@ -111,12 +127,17 @@ def main():
     cap = config["output_bytes"]
     os.write(replies, _HEADER.pack(2) + b"{}")
     server = os.getpid()
+    output = None
     while True:
         try:
             size = _HEADER.unpack(_read_exact(requests, _HEADER.size))[0]
             request = json.loads(_read_exact(requests, size))
         except (EOFError, OSError, ValueError):
             os._exit(0)
+        # Each call writes into a memfd of its own: a child an earlier cell forked (a bomb's last
+        # processes, a daemon) still holds that cell's memfd, so whatever it writes later lands
+        # there, unread, never inside a later call's answer.
+        output = _fresh_output(output)
         try:
             _streams()
             failed = _run_cell(request["code"], namespace)
@@ -133,8 +154,6 @@ def main():
                 pass
         total = os.fstat(output).st_size
         text = os.pread(output, min(total, cap), 0).decode("utf-8", "replace")
-        os.ftruncate(output, 0)
-        os.lseek(output, 0, os.SEEK_SET)
         body = json.dumps({"output": text, "bytes": total, "error": failed}).encode()
         os.write(replies, _HEADER.pack(len(body)) + body)
 
