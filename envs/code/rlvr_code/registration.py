@@ -69,7 +69,14 @@ In every contest version (and ``code-kattis``) a row whose cases all stand in th
 left out (``env.skipped``), as the rows without tests or whose every case expects no output are:
 the set's task list changes, no kept task's reward does, so no bump.
 
-* contest ``-v3`` and ``code-kattis-v3`` (red team round 8): ``partial_credit`` counts as the
+* contest ``-v4`` (red team round 14): a statement's float tolerance is read in the languages
+  contest sets are written in (``contests.stated_bounds``: Chinese 误差/绝对误差/相对误差, Japanese
+  誤差, Korean 오차, Russian погрешность, Spanish, French, German, Portuguese; "within 10^-6 of the
+  answer", "相差不超过"), and an error word about time or memory, a guarantee about the input or a
+  lower bound is not read as one. An honest float answer to such a statement (an exact comparison
+  under ``-v3``, which refused 0.3333333 for 0.33333333) now passes; ``-v3`` (deprecated) keeps the
+  English reading (``checker="auto-english"``).
+* contest ``-v3`` (deprecated) and ``code-kattis-v3`` (red team round 8): ``partial_credit`` counts as the
   ``-v5`` ids' does (``credit_tests="corrected"``): a case expecting ``YES``, ``0``, ``-1``... or
   the input itself pays nothing, and the most common expected output's share is chance, so
   ``print('YES')`` earns 0 where it earned the share of ``YES`` cases. An honest partly right
@@ -108,9 +115,13 @@ from __future__ import annotations
 
 from typing import Any
 
-_CONTEST_V2 = "v2's partial_credit pays a constant output the share of cases expecting it (print('YES')); use -v3"
+_CONTEST_V3 = (
+    "v3 reads a statement's float tolerance in English only: a statement in another language (误差, 誤差, 오차, "
+    "погрешность, erreur...) gets an exact comparison and an honest float answer fails; use -v4"
+)
+_CONTEST_V2 = "v2's partial_credit pays a constant output the share of cases expecting it (print('YES')); use -v4"
 _CONTEST_V1 = (
-    "v1 gives every language the limit the set states for C++ (Python fails at 1-5x it) and no file I/O; use -v3"
+    "v1 gives every language the limit the set states for C++ (Python fails at 1-5x it) and no file I/O; use -v4"
 )
 _V6 = (
     "v6 pays a program answering the prompt's example from a table and a cheap rule otherwise (the first "
@@ -279,12 +290,20 @@ def register_envs() -> None:
         register(
             f"{contest}-v1",
             contest_entry,
-            kwargs={"time_factors": None, "file_io": False},
+            kwargs={"time_factors": None, "file_io": False, "checker": "auto-english"},
             deprecated=_CONTEST_V1,
             **contest_options,
         )
-        register(f"{contest}-v2", contest_entry, deprecated=_CONTEST_V2, **contest_options)
-        register(f"{contest}-v3", contest_entry, kwargs={"credit_tests": "corrected"}, **contest_options)
+        english = {"checker": "auto-english"}  # -v1 to -v3 read a statement's tolerance in English only
+        register(f"{contest}-v2", contest_entry, kwargs=english, deprecated=_CONTEST_V2, **contest_options)
+        register(
+            f"{contest}-v3",
+            contest_entry,
+            kwargs={**english, "credit_tests": "corrected"},
+            deprecated=_CONTEST_V3,
+            **contest_options,
+        )
+        register(f"{contest}-v4", contest_entry, kwargs={"credit_tests": "corrected"}, **contest_options)
     kattis, kattis_entry, kattis_options = _KATTIS
     register(f"{kattis}-v2", kattis_entry, deprecated=_CONTEST_V2, **kattis_options)
     corrected = {"credit_tests": "corrected"}

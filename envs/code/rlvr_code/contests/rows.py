@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rlvr_code.contests.checkers import CheckerSpecError, parse_checker, stated_tolerances
+from rlvr_code.contests.checkers import CheckerSpecError, english_tolerances, parse_checker, stated_tolerances
 from rlvr_code.contests.input_rules import RULE_OUTPUT, output_rule
 from rlvr_code.contests.verifier import CASE_LIMIT_KEY, FACTORS_KEY
 from rlvr_code.envs import NOTHING_PASSES, RowPlace, expects_no_output
@@ -289,10 +289,16 @@ TWO_ANSWERS = (
 )
 
 
+AUTO_CHECKERS = ("auto", "auto-english")
+"""``checker="auto"``: the tolerance a statement states in any language (``stated_tolerances``,
+the contest ``-v4`` ids); ``"auto-english"``: in English only (round 13's reading, ``-v3``)."""
+
+
 def _checker_for(statement: str, checker: Any) -> Any:
-    if checker != "auto":
+    if not isinstance(checker, str) or checker not in AUTO_CHECKERS:
         return checker
-    tolerances = stated_tolerances(statement)
+    read = stated_tolerances if checker == "auto" else english_tolerances
+    tolerances = read(statement)
     if tolerances is not None:
         return {"type": "float", "abs_tol": tolerances[0], "rel_tol": tolerances[1]}
     return {"type": "tokens"}

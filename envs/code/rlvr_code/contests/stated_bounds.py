@@ -1,0 +1,181 @@
+"""The error bound a problem statement states, in the languages contest sets are written in.
+
+Contest sets ship no checkers: a float problem is found by its statement ("your answer is accepted
+if its absolute or relative error does not exceed 10^{-6}"). Round 13 read English only, so a
+statement in Chinese (绝对误差或相对误差不超过 10^{-6}), Japanese (誤差), Korean (오차), Russian
+(погрешность), Spanish, French, German or Portuguese got an exact comparison and an honest float
+answer (0.3333333 for 0.33333333) lost (red team round 14).
+
+The reading, sentence by sentence (``。``, ``.``, ``!``, ``?`` and blank lines end one):
+
+* a sentence states a bound when it holds an **error word** (error, tolerance, 误差, 誤差, 容差,
+  오차, погрешность, ошибка, erreur, Fehler, Abweichung, Toleranz, erro, tolerancia...) or a
+  **difference word** (within, differ, 相差, 差, 차이, отличается, diferencia, différence,
+  Differenz...) and a **bound**: ``10^{-6}``, ``10^-6``, ``10⁻⁶``, ``1e-6``, ``2·10^{-7}``,
+  ``0.000001`` (``0,000001``), a positive number below 1;
+* what is not a bound: a number followed by a unit of time or memory ("10^{-3} seconds"), an error
+  word about time or memory ("timing error", "时间误差", "Runtime Error"), a guarantee about the
+  input ("it is guaranteed that points differ by at least 10^{-3}": a lower bound on data), a
+  lower bound ("at least", 至少, 以上, 이상, не менее, al menos, au moins, mindestens);
+* the kind, from the sentence's words: "absolute" (absolu*, 绝对, 絶対, 절대, абсолютн*) without
+  "relative" (relativ*, 相对, 相対, 상대, относительн*) bounds the absolute error alone; "relative",
+  with or without "absolute", bounds either (judges compute the relative error as
+  ``|a - b| / max(1, |b|)``, the absolute one below 1); an error word with neither bounds either
+  (testlib's float checkers, which such statements describe); a difference word with neither
+  ("within 10^-6 of the correct answer", "相差不超过 10^{-6}") bounds the absolute difference.
+
+The first sentence stating a bound decides; a statement stating none gets none (exact tokens).
+"""
+
+from __future__ import annotations
+
+import re
+
+_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
+_MINUS = "[-−–‐‑]"
+_MANTISSA = r"(?:(\d{1,3}(?:[.,]\d{1,6})?)\s*(?:[*×·⋅∙]|\\cdot|\\times|\\!)\s*)?"
+_BOUND = re.compile(
+    r"(?<![A-Za-z0-9_.,^])(?:"
+    # 10^{-6}, 10^-6, 10^(-6), 10**-6, 2·10^{-7}, 2 \cdot 10^{-7}
+    + _MANTISSA
+    + r"10\s*(?:\^|\*\*)\s*[{(]?\s*"
+    + _MINUS
+    + r"\s*(\d{1,2})\s*[})]?"
+    # 10⁻⁶
+    + r"|"
+    + _MANTISSA
+    + r"10\s*⁻([⁰¹²³⁴⁵⁶⁷⁸⁹]{1,2})"
+    # 1e-6, 1E-06, 5e-7
+    + r"|(\d{1,3}(?:\.\d{1,6})?)\s*[eE]\s*"
+    + _MINUS
+    + r"\s*(\d{1,2})(?!\d)"
+    # 0.000001, 0,000001 (a comma decimal: de, fr, es, pt, ru)
+    + r"|(0[.,]\d{1,16})(?![\d.,]\d)"
+    + r")"
+)
+_UNIT_AFTER = re.compile(
+    r"\s*\}?\$?\s*(?:s\b|sec|second|ms\b|milli|minute|mb\b|kb\b|gb\b|mib\b|kib\b|byte|秒|毫秒|초|сек|"
+    r"мс\b|секунд|мегаб|Sekunde|segundo|seconde|minuto)",
+    re.IGNORECASE,
+)
+_ERROR_WORD = re.compile(
+    r"\berrors?\b|\berror(?:es)?\b|\berros?\b|\berreurs?\b|\bfehlers?\b|\babweichung(?:en)?\b"
+    r"|\btoleran(?:ce|cia|z|ça)\b|\btolérance\b|\btolerância\b|погрешност\w*|\bошибк\w*|\bошибок\b"
+    r"|\bдопуск\w*|误差|誤差|容差|오차",
+    re.IGNORECASE,
+)
+_DIFFERENCE_WORD = re.compile(
+    r"\bwithin\b|\bdiffer\w*|\bdifferenz\w*|\bunterscheid\w*|\bweicht\b|\bdiferencia\b|\bdifier\w*"
+    r"|\bdiferença\b|\bdifere\w*|\bdifférence\b|\bdiffèr\w*|\bотлича\w*|\bразниц\w*"
+    r"|相差|之差|差值|差が|の差|差は|차이",
+    re.IGNORECASE,
+)
+_NOT_ABOUT_ANSWERS = re.compile(
+    r"(?:time|timing|clock|memory|runtime|run-time|compile|compilation|时间|時間|内存|記憶|メモリ|시간|메모리"
+    r"|времени|памяти|tiempo|memoria|temps|mémoire|zeit|speicher|tempo|memória)[\s_-]?(?:de\s|du\s)?$",
+    re.IGNORECASE,
+)
+"""A word right before an error word that makes it an error of something else (the clock, memory,
+a run): "time tolerance", "Runtime Error", "时间误差"."""
+_OF_SOMETHING_ELSE = re.compile(
+    r"\w{0,24}\s+(?:(?:of|in|de|del|do|da|der|des)\s+)?(?:the\s+|la\s+)?(?:time|timing|memory|clock|temps|tiempo|tempo"
+    r"|mémoire|memoria|memória|zeit|speichers?|времени|памяти)\b",
+    re.IGNORECASE,
+)
+"""The same words right after it: "tolérance de temps", "error de tiempo", "погрешность времени"."""
+_GUARANTEE = re.compile(r"guarantee|保证|保證|保証|보장|гарантир|garantiza|garanti|garantiert|garantido", re.IGNORECASE)
+"""A sentence guaranteeing something about the input states no bound on the answer's error ("it is
+guaranteed that no two points differ by less than 10^{-3}")."""
+_LOWER_BOUND = re.compile(
+    r"at least|no less than|not less than|至少|不小于|不少于|以上|이상|не менее|не меньше|al menos"
+    r"|au moins|mindestens|pelo menos",
+    re.IGNORECASE,
+)
+"""Just before the number, or just after it (Japanese, Korean, Chinese): a lower bound ("differ by
+at least 10^{-3}", "10^{-3} 以上"), not a bound on the error."""
+_LOWER_WINDOW = 16
+_ABSOLUTE = re.compile(r"\babsolu\w*|绝对|絶対|絕對|절대|абсолютн\w*", re.IGNORECASE)
+_RELATIVE = re.compile(r"\brelativ(?!ely)\w*|相对|相対|相對|상대|относительн\w*", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。！？]|\n\s*\n")
+_WORD_WINDOW = 16
+"""How many characters before an error word are read for what it is an error of."""
+
+
+def _value(found: re.Match[str]) -> float | None:
+    mantissa, power, mantissa_sup, power_sup, e_mantissa, e_power, decimal = found.groups()
+    try:
+        if power is not None:
+            value = float((mantissa or "1").replace(",", ".")) * 10.0 ** (-int(power))
+        elif power_sup is not None:
+            value = float((mantissa_sup or "1").replace(",", ".")) * 10.0 ** (-int(power_sup.translate(_SUPERSCRIPT)))
+        elif e_power is not None:
+            value = float(e_mantissa) * 10.0 ** (-int(e_power))
+        else:
+            value = float(decimal.replace(",", "."))
+    except ValueError:
+        return None
+    # A bound is a small positive number; 0 or one of 1 and above bounds nothing a checker reads.
+    return value if 1e-15 <= value < 1 else None
+
+
+def _bounds(sentence: str) -> list[tuple[int, float]]:
+    """``(position, value)`` of the bounds in ``sentence`` that are not a time, a size or a lower
+    bound."""
+    found: list[tuple[int, float]] = []
+    for count, match in enumerate(_BOUND.finditer(sentence)):
+        if count >= 64:  # a sentence of numbers (a table, a hostile statement): the first are read
+            break
+        value = _value(match)
+        if value is None or _UNIT_AFTER.match(sentence, match.end()):
+            continue
+        near = sentence[max(0, match.start() - _LOWER_WINDOW) : match.start()]
+        near += " " + sentence[match.end() : match.end() + 6]
+        if not _LOWER_BOUND.search(near):
+            found.append((match.start(), value))
+    return found
+
+
+def _first_word(pattern: re.Pattern[str], sentence: str) -> int | None:
+    """Where ``pattern``'s first word stands in ``sentence`` that is not an error of time or
+    memory (the first few read: each costs a bounded look around it)."""
+    for count, m in enumerate(pattern.finditer(sentence)):
+        if count >= 32:
+            return None
+        if _NOT_ABOUT_ANSWERS.search(sentence, max(0, m.start() - _WORD_WINDOW), m.start()):
+            continue
+        if not _OF_SOMETHING_ELSE.match(sentence, m.end()):
+            return m.start()
+    return None
+
+
+def _sentences(statement: str) -> list[str]:
+    pieces, start = [], 0
+    for end in _SENTENCE_END.finditer(statement):
+        pieces.append(statement[start : end.end()])
+        start = end.end()
+    pieces.append(statement[start:])
+    return pieces
+
+
+def stated_bound(statement: str) -> tuple[float, float] | None:
+    """``(abs_tol, rel_tol)`` the statement states (the module's reading), or None."""
+    if not isinstance(statement, str):
+        return None
+    for sentence in _sentences(statement[:200_000]):
+        bounds = _bounds(sentence)
+        if not bounds or _GUARANTEE.search(sentence):
+            continue
+        error = _first_word(_ERROR_WORD, sentence)
+        anchor = error if error is not None else _first_word(_DIFFERENCE_WORD, sentence)
+        if anchor is None:
+            continue
+        after = [value for at, value in bounds if at > anchor]
+        tolerance = after[0] if after else bounds[-1][1]  # Japanese and Korean may put it first
+        relative = _RELATIVE.search(sentence) is not None
+        if relative or (error is not None and _ABSOLUTE.search(sentence) is None):
+            return tolerance, tolerance
+        return tolerance, 0.0
+    return None
+
+
+__all__ = ["stated_bound"]
