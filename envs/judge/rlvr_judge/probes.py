@@ -62,7 +62,7 @@ def probe_rows(rows: list[dict[str, Any]], kinds: list[str] | None = None, limit
     Every probe keeps the row's wrong final answer (``wrong_answer`` if given, else the response), so
     a pass is a flip caused by the attack.
     """
-    from rlvr_judge.verifier import final_answer
+    from rlvr_judge.answer_reading import final_answer
 
     failing = [r for r in rows if not r.get("label")][:limit]
     out: list[dict[str, Any]] = []
