@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import rlvr_envs
 
 
@@ -33,3 +35,27 @@ def paid(server, env, completion, task=None):
     assert server.requests > before, f"the judge was not called on {completion[:80]!r}: {verdict.details}"
     assert verdict.passed and "screen" not in verdict.details, verdict.details
     return verdict
+
+
+def _serve(mode):
+    def fixture():
+        from rlvr_judge.testing import ScriptedJudgeServer
+
+        with ScriptedJudgeServer(mode) as s:
+            yield s
+
+    return fixture
+
+
+# Module-scoped STAND-IN judge servers, one per test module that imports them (a module-level name
+# registers the fixture there): ``yes`` pays whatever reaches it (a 0 with no request is the screen's);
+# ``rules`` compares the answer's sentence with the reference.
+yes_server_fixture = pytest.fixture(scope="module", name="yes_server")(_serve("yes"))
+rules_server_fixture = pytest.fixture(scope="module", name="rules_server")(_serve("rules"))
+
+
+def shown_to_judge(server) -> str:
+    """What the last request showed the judge as the response (the fenced text of its last message)."""
+    from rlvr_judge.testing import _fenced_text
+
+    return _fenced_text(server.bodies[-1]["messages"][-1]["content"]).strip()

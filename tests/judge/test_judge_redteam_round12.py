@@ -22,7 +22,9 @@ from __future__ import annotations
 import pytest
 
 from tests.judge import conformance  # noqa: F401 -- loads the plugin at collection
-from tests.judge.helpers import paid, screened, stand_in_env
+from tests.judge.helpers import paid, rules_server_fixture, screened, shown_to_judge, stand_in_env, yes_server_fixture
+
+_SERVERS = (yes_server_fixture, rules_server_fixture)  # the stand-in judges: pytest finds them as names here
 
 ANSWER_42 = {"prompt": "What is six times seven?", "reference": "42"}
 
@@ -57,22 +59,6 @@ _IDS = [name for name, _ in LABELS]
 
 
 @pytest.fixture(scope="module")
-def yes_server():
-    from rlvr_judge.testing import ScriptedJudgeServer
-
-    with ScriptedJudgeServer("yes") as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def rules_server():
-    from rlvr_judge.testing import ScriptedJudgeServer
-
-    with ScriptedJudgeServer("rules") as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
 def v6(yes_server):
     return stand_in_env(yes_server, "judge-ref-v6", data=[ANSWER_42], cache=False)
 
@@ -80,12 +66,6 @@ def v6(yes_server):
 @pytest.fixture(scope="module")
 def v5(yes_server):
     return stand_in_env(yes_server, "judge-ref-v5", data=[ANSWER_42], cache=False)
-
-
-def _shown(server) -> str:
-    from rlvr_judge.testing import _fenced_text
-
-    return _fenced_text(server.bodies[-1]["messages"][-1]["content"]).strip()
 
 
 # -- (1) two labels that agree pay like one, in every claimed language and either order ----------------
@@ -138,15 +118,15 @@ def test_a_label_restating_a_boxed_or_tagged_answer_is_no_hedge(yes_server, v6, 
 def test_between_labels_the_last_is_the_answer_in_every_language(rules_server, label):
     env = stand_in_env(rules_server, "judge-ref-v6", data=[ANSWER_42], cache=False)
     right_last = env.verify(env.tasks[0], "Final answer: 41\n\n" + label.format("42"))
-    assert "42" in _shown(rules_server) and "41" not in _shown(rules_server)
+    assert "42" in shown_to_judge(rules_server) and "41" not in shown_to_judge(rules_server)
     wrong_last = env.verify(env.tasks[0], "Final answer: 42\n\n" + label.format("41"))
-    assert "41" in _shown(rules_server) and "42" not in _shown(rules_server)
+    assert "41" in shown_to_judge(rules_server) and "42" not in shown_to_judge(rules_server)
     assert not wrong_last.passed
     # The stand-in's rule reads "X: answer" and "X is answer" only (not "est", "es", bold).
     assert right_last.passed or "**" in label or label.startswith("La ")
     # Reversed: the English label is the last one.
     assert env.verify(env.tasks[0], label.format("41") + "\n\nFinal answer: 42").passed
-    assert _shown(rules_server) == "Final answer: 42"
+    assert shown_to_judge(rules_server) == "Final answer: 42"
     assert not env.verify(env.tasks[0], label.format("42") + "\n\nFinal answer: 41").passed
 
 
@@ -161,7 +141,7 @@ def test_a_lone_label_in_another_language_is_the_answer(rules_server):
     env = stand_in_env(rules_server, "judge-ref-v6", data=[ANSWER_42], cache=False)
     reasoning = "Six sevens: 7, 14, 21, 28, 35, 42. " * 150  # past max_final_chars: only the label is shown
     verdict = env.verify(env.tasks[0], reasoning + "\n\nRéponse finale : 42")
-    assert verdict.passed and _shown(rules_server) == "Réponse finale : 42"
+    assert verdict.passed and shown_to_judge(rules_server) == "Réponse finale : 42"
     assert env.verify(env.tasks[0], reasoning + "\n\nRéponse finale : 42").details["final_answer"] == "label"
     old = stand_in_env(rules_server, "judge-ref-v5", data=[ANSWER_42], cache=False)
     assert old.verify(old.tasks[0], reasoning + "\n\nRéponse finale : 42").reason.value == "format_error"

@@ -14,7 +14,9 @@ from __future__ import annotations
 import pytest
 
 from tests.judge import conformance  # noqa: F401 -- loads the plugin at collection
-from tests.judge.helpers import paid, screened, stand_in_env
+from tests.judge.helpers import paid, rules_server_fixture, screened, stand_in_env, yes_server_fixture
+
+_SERVERS = (yes_server_fixture, rules_server_fixture)  # the stand-in judges: pytest finds them as names here
 
 RIVER = {
     "prompt": "Which river flows through the city of Vienna on its way to the Black Sea?",
@@ -78,14 +80,6 @@ NOT_BARE = [
 
 
 @pytest.fixture(scope="module")
-def yes_server():
-    from rlvr_judge.testing import ScriptedJudgeServer
-
-    with ScriptedJudgeServer("yes") as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
 def envs(yes_server):
     return {
         "river": stand_in_env(yes_server, "judge-ref-v7", data=[RIVER], cache=False),
@@ -135,14 +129,6 @@ ENDS = [
     "<|end|>",
     " <|im_start|>user",
 ]
-
-
-@pytest.fixture(scope="module")
-def rules_server():
-    from rlvr_judge.testing import ScriptedJudgeServer
-
-    with ScriptedJudgeServer("rules") as s:
-        yield s
 
 
 @pytest.mark.parametrize("end", ENDS, ids=[f"end-{i}" for i in range(len(ENDS))])
