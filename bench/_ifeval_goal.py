@@ -18,6 +18,7 @@ from _ifeval_speed_off import (
     without_speed_round11_relevance,
     without_speed_round12,
     without_speed_round13,
+    without_speed_round14,
     without_speed_rounds_7_and_8,
 )
 
@@ -103,17 +104,19 @@ def goal_table(seconds: float, pairs: int = 5) -> None:
         # Whole passes in turn still see the load change between them (round 11's 1.02x was in
         # their noise): each row verified with the work on and off back to back, in alternating
         # order, sums the two arms' CPU under the same load, verdict by verdict.
-        for name, off in LEVELS[:2]:
+        for name, off in LEVELS[:3]:
             print(f"{env_id}: now / speed {name} off, row by row: {row_paired(verifier_, tasks, rows, off):.3f}x")
 
 
 LEVELS: tuple[tuple[str, tuple[Callable[[], Any], ...]], ...] = (
+    ("round 14", (without_speed_round14,)),
     ("round 13", (without_speed_round13,)),
     ("round 12", (without_speed_round12,)),
     ("round 11", (without_speed_round11, without_speed_round11_relevance)),
     (
-        "rounds 10 to 13",
+        "rounds 10 to 14",
         (
+            without_speed_round14,
             without_speed_round13,
             without_speed_round12,
             without_speed_round11,
@@ -122,8 +125,9 @@ LEVELS: tuple[tuple[str, tuple[Callable[[], Any], ...]], ...] = (
         ),
     ),
     (
-        "rounds 9 to 13",
+        "rounds 9 to 14",
         (
+            without_speed_round14,
             without_speed_round13,
             without_speed_round12,
             without_speed_round11,
@@ -133,8 +137,9 @@ LEVELS: tuple[tuple[str, tuple[Callable[[], Any], ...]], ...] = (
         ),
     ),
     (
-        "rounds 7 to 13",
+        "rounds 7 to 14",
         (
+            without_speed_round14,
             without_speed_round13,
             without_speed_round12,
             without_speed_round11,

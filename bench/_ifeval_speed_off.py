@@ -146,3 +146,18 @@ def without_speed_round13() -> Iterator[None]:
         yield
     finally:
         stuffing.ROUND_13, stuffing._alphabets_of, stuffing._kept_text = saved
+
+
+@contextlib.contextmanager
+def without_speed_round14() -> Iterator[None]:
+    """The training ids' rules as round 13 left them: ``asides.aside_mentions`` tokenises every
+    response it reads into strings and walks its sentences over Python lists (no ``asides_jit``
+    pass). Same verdicts (``tests/ifeval/test_ifeval_speed_round14_asides.py``)."""
+    from rlvr_ifeval import asides
+
+    saved = asides.ROUND_14
+    asides.ROUND_14 = False
+    try:
+        yield
+    finally:
+        asides.ROUND_14 = saved

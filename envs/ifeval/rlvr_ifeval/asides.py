@@ -34,8 +34,16 @@ from itertools import compress, pairwise
 from operator import itemgetter
 from typing import Any
 
+from rlvr_ifeval import asides_jit, frames_jit, prose_jit, stuffing
 from rlvr_ifeval.relevance_units import PREFIX, STOP_WORDS
-from rlvr_ifeval.stuffing import _BREAK, _prompt_units, _tokens, task_mentions
+from rlvr_ifeval.stuffing import (
+    _BREAK,
+    _OUTSIDE_ASCII_RE,
+    _READ_OUTSIDE_ASCII_RE,
+    _prompt_units,
+    _tokens,
+    task_mentions,
+)
 
 MAX_EDGE_WORDS = 6
 MAX_EDGE_CONTENT_WORDS = 2
@@ -73,8 +81,44 @@ def aside_mentions(prompt: str, head: str, task: frozenset[str], needed: int) ->
     counted = task_mentions(prompt, head, task)
     if counted is not None and counted < 1:
         return None  # (the task never named: the overlap rule's to judge)
-    every = _tokens(_inserts_last(head))
-    ours = _prompt_units(prompt)
+    text = stuffing._kept_text(_inserts_last(head))  # (by the module: round 13's switch replaces it)
+    found = _compiled(text, _prompt_units(prompt), task) if ROUND_14 else _UNREAD
+    if found is _UNREAD:
+        found = python_reading(text, _prompt_units(prompt), task)
+    if found is None:
+        return None
+    asides, plain, free, fillers = found
+    if asides < MIN_ASIDES or fillers < MIN_FILLERS:
+        return None
+    return {"aside_mentions": asides, "mentions": asides + plain, "free_mentions": free, "needed": needed}
+
+
+ROUND_14 = True
+"""Round 14's compiled reading (``asides_jit``); ``bench/_ifeval_speed_off.without_speed_round14``
+turns it off to time the round's gain (the same verdicts)."""
+_UNREAD: Any = object()
+_STOP_EXACT = frames_jit.usable_stop_list(STOP_WORDS)
+
+
+def _compiled(text: str, ours: frozenset[str], task: frozenset[str]) -> Any:
+    """``python_reading``'s answer from ``asides_jit``'s pass, or ``_UNREAD`` where the kernel
+    cannot give it (not loaded yet, letters outside ASCII)."""
+    kernel = prose_jit.asides_kernel() if _STOP_EXACT else None
+    if kernel is None:
+        return _UNREAD
+    if not text.isascii():
+        # (as ``stuffing._compiled_reading``: with no letter outside ASCII, the other characters
+        # only part words, as a space does in the kernel's reading)
+        if _READ_OUTSIDE_ASCII_RE.search(text):
+            return _UNREAD
+        text = _OUTSIDE_ASCII_RE.sub(" ", text)
+    return asides_jit.read(kernel, text, ours, task if isinstance(task, frozenset) else frozenset(task), STOP_WORDS)
+
+
+def python_reading(text: str, ours: frozenset[str], task: frozenset[str]) -> tuple[int, int, int, int] | None:
+    """The kept text ``text`` (``stuffing._kept_text``) read sentence by sentence: None at one of
+    the rule's exits, else (asides, plain sentences, free mentions, different fillers)."""
+    every = _tokens(text, text)
     # Each distinct word once, the filters in C (``map``/``compress``), then flags over the
     # tokens and running counts, so that a sentence is read by its prompt words alone.
     distinct = list(set(every))
@@ -115,9 +159,9 @@ def aside_mentions(prompt: str, head: str, task: frozenset[str], needed: int) ->
         # could ...").
         if free > MAX_FREE_MENTIONS or len(sentences) - plain < least_asides:
             return None
-    if asides < MIN_ASIDES or len(fillers) < MIN_FILLERS:
+    if asides < MIN_ASIDES:
         return None
-    return {"aside_mentions": asides, "mentions": asides + plain, "free_mentions": free, "needed": needed}
+    return asides, plain, free, len(fillers)
 
 
 _FIRST_LETTERS = itemgetter(slice(0, PREFIX))

@@ -162,7 +162,9 @@ def _frame_exit(
     """The task's mentions by content words (``asides``' count) and 1 where ``framed_units``
     must read ``data`` in Python, 0 where its answer is None."""
     size = data.shape[0]
-    cap = size // 2 + 2
+    # Every byte may be a token of its own (a sentence mark is one, unspaced: "a.b.c" is five);
+    # numba checks no bounds, so a smaller cap let such a text write past the arrays' ends.
+    cap = size + 1
     ids = np.empty(cap, np.int64)
     slot = np.zeros(cap, np.bool_)
     tasky = np.zeros(cap, np.bool_)

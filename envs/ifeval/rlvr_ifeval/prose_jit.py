@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from rlvr_ifeval import contrast_jit, copies_jit, frames_jit, guard_jit, units_jit
+from rlvr_ifeval import asides_jit, contrast_jit, copies_jit, frames_jit, guard_jit, units_jit
 from rlvr_ifeval.analysis import JOINER_CHARS, PROSE_SEGMENT_WORDS, ascii_view, joined_words, replace_each
 
 KEY_CHARS = 12
@@ -197,6 +197,7 @@ _CONTRAST: Any = None
 _COPIES: tuple[Any, Any] = (None, None)
 _GUARD: Any = None
 _FRAMES: Any = None
+_ASIDES: Any = None
 _LOCK = threading.Lock()
 _loaded = False
 _started = False
@@ -335,6 +336,14 @@ def frames_kernel() -> Any:
     return _FRAMES
 
 
+def asides_kernel() -> Any:
+    """``asides_jit``'s kernel once ``load`` has checked it, else None (the first call starts
+    loading it on a daemon thread)."""
+    if _ASIDES is None and not _started:
+        start()
+    return _ASIDES
+
+
 def start() -> None:
     """``load`` on a daemon thread, once: a process's first verdicts count in Python instead of
     waiting for numba (1-3 s from its cache, ~15 s compiling on a loaded machine)."""
@@ -359,7 +368,7 @@ def _forget_load() -> None:
 def load() -> bool:
     """Compile the kernel (or load it from numba's cache) and check it on a sample, once per
     process; whether it is in use. Called by ``language.warm_up``."""
-    global _KERNEL, _FLAGS, _UNITS, _CONTRAST, _COPIES, _GUARD, _FRAMES, _loaded
+    global _KERNEL, _FLAGS, _UNITS, _CONTRAST, _COPIES, _GUARD, _FRAMES, _ASIDES, _loaded
     with _LOCK:
         if not _loaded:
             _loaded = True
@@ -395,4 +404,8 @@ def load() -> bool:
                 _FRAMES = frames_jit.compile_kernel()  # (checked there: it raises on a disagreement)
             except Exception:
                 _FRAMES = None
+            try:  # round 14's aside reading, on its own as well
+                _ASIDES = asides_jit.compile_kernel()  # (checked there: it raises on a disagreement)
+            except Exception:
+                _ASIDES = None
     return _KERNEL is not None
