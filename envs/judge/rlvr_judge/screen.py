@@ -140,6 +140,7 @@ _MARKUP = re.compile(
 _ZERO_WIDTH = re.compile("[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]")
 # A character under a combining overlay (U+0334-U+0338: tilde, stroke, slash) is struck out.
 _OVERLAID = re.compile("[^\u0334-\u0338][\u0334-\u0338]+")
+_OVERLAY = re.compile("[\u0334-\u0338]")  # one class search rules _OVERLAID out (it tried every character)
 _INVISIBLE_COLOUR = r"(?:white|transparent|#?fff(?:fff)?|\[rgb\]\{\s*1\s*,\s*1\s*,\s*1\s*\}|\[gray\]\{\s*1\s*\})"
 _HIDDEN_GROUP = re.compile(
     r"\\(?:[hv]?phantom|sout|st|cancel|bcancel|xcancel|xout|strike)\s*\{"
@@ -170,7 +171,8 @@ def visible(text: str) -> str:
     ``<del>``, letters under a combining overlay), tags, HTML comments and LaTeX command names;
     full-width and other compatibility forms read as their plain letters (NFKC)."""
     text = unicodedata.normalize("NFKC", _ZERO_WIDTH.sub("", text))
-    text = _OVERLAID.sub("", text)
+    if _OVERLAY.search(text) is not None:
+        text = _OVERLAID.sub("", text)
     text = strike_out(text)  # a linear scan (rlvr_judge.struck), not a pattern tried at every opener
     if "\\" in text:
         text = _remove_hidden_groups(text)
@@ -248,14 +250,19 @@ def _only(
     if not patterns:
         return None
     for sentence, toks in _sentences(text):
-        hits = [m.group(0) for p in patterns for m in p.finditer(sentence)]
-        hits = [h for h in hits if _norm(h).strip() not in task_text]
+        units = _units(toks)
+        hits: list[str] = []
+        # A sentence too long to be flagged counts as residual whatever it holds: not searched (a
+        # 40,000-character run with no sentence break cost the alternations ~40 ms for nothing).
+        if units <= MAX_FLAGGED_SENTENCE_UNITS:
+            hits = [m.group(0) for p in patterns for m in p.finditer(sentence)]
+            hits = [h for h in hits if _norm(h).strip() not in task_text]
         if hits and _answers_after_contrast(sentence):
             hits = []  # "I don't know exactly, but it is the Danube": the sentence answers after all
-        if hits and _units(toks) <= MAX_FLAGGED_SENTENCE_UNITS:
+        if hits:
             phrase = phrase or hits[0]
         else:
-            residual += _units(toks)
+            residual += units
             if residual > RESIDUAL_UNITS:
                 return None  # the answer says more than its refusals or notes: nothing later changes that
     if phrase is None or residual > RESIDUAL_UNITS:
@@ -406,7 +413,7 @@ def screen(
     if level >= 3 and _echo_beside_note(deob, prompt_toks, echo_sources, reference_units, rubric, task_text):
         return Screened("injection", "a note to the grader beside the prompt pasted back")
     read = set(_FUNCTION_WORDS) | reference_units | {t for t in prompt_toks if len(t) >= 3}
-    return _beyond_plain_text(shown[:MAX_SCREEN_CHARS], text, task_text, reference_units, read, level, criteria)
+    return _beyond_plain_text(shown[:MAX_SCREEN_CHARS], text, task_text, reference_units, read, level, criteria, toks)
 
 
 def _echo_beside_note(
@@ -509,6 +516,7 @@ def _beyond_plain_text(
     read: set[str],
     level: int = 2,
     criteria: Sequence[str] = (),
+    toks: list[str] | None = None,
 ) -> Screened | None:
     """Level 2: what a judge model reads in ``shown`` beyond its plain words (``text`` is what a
     reader sees). A note to the grader that is hidden, encoded or disguised is refused wherever it
@@ -551,8 +559,10 @@ def _beyond_plain_text(
     if found is not None:
         return Screened("injection", f"a note to the grader disguised (split, spaced or leetspeak: {found!r})")
     size = max(1, len(shown.strip()))
-    toks = tokens(text)
+    toks = tokens(text) if toks is None else toks  # the caller's ``tokens(text)``, not read twice
+    plain: int | None = None  # how many words of ``read`` the plain text has: the same for every view
     for view in decoded_views(_ZERO_WIDTH.sub("", raw)):  # tag characters and selectors survive both
+        seen: str | None = None  # ``visible(view.text)``, read at most once per view (~7 ms at 40,000 characters)
         if view.hidden:
             return Screened("encoded", f"hidden text in {view.how} ({view.text[:60]!r})")
         last = view.how.split(" inside ")[-1]
@@ -564,7 +574,8 @@ def _beyond_plain_text(
         if found is None and wide and view.span >= ENCODED_SHARE * size:
             # Round 10: the whole answer is the payload, so it is read as a note alone would be (a grader
             # named beside a verdict word): "Ao avaliador: ... correta" in rot13 or reversed reached the judge.
-            found = _only(INJECTIONS_ALONE, visible(view.text), task_text, reference_units)
+            seen = visible(view.text)
+            found = _only(INJECTIONS_ALONE, seen, task_text, reference_units)
         if found is not None:
             return Screened("injection", f"a note to the grader in {view.how} ({found!r})")
         imitation = None if transform else forged(view.text, task_text)
@@ -574,12 +585,14 @@ def _beyond_plain_text(
             continue  # look-alike letters, combining marks, bidi: the same words drawn otherwise; or a constant
         declined = None
         if _may_match(view.text, _REFUSAL_VOCABULARY, _REFUSAL_CJK):
-            declined = _only(REFUSALS, visible(view.text), task_text, reference_units, CERTAINTY)
+            seen = visible(view.text) if seen is None else seen
+            declined = _only(REFUSALS, seen, task_text, reference_units, CERTAINTY)
         if declined is not None and _norm(declined) not in _norm(raw):  # a refusal only the decoder reads
             return Screened("refusal", f"the answer only declines, in {view.how} ({view.text[:60]!r})")
         if last in _TRANSFORMS:
-            view_toks = tokens(visible(view.text))
-            said, plain = _reads(view_toks, read), _reads(toks, read)
+            view_toks = tokens(visible(view.text) if seen is None else seen)
+            plain = _reads(toks, read) if plain is None else plain
+            said = _reads(view_toks, read)
             new_reference = (reference_units & set(view_toks)) - set(toks)
             if not (said >= 2 and said >= 0.4 * len(view_toks) and plain * 4 <= said) and not (
                 new_reference and not plain
