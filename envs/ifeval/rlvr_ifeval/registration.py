@@ -7,6 +7,12 @@ Versions (a change that alters any reward bumps the version; the old one stays):
   ``rlvr-envs eval`` reproduces published numbers; the guard is opt-in (``guard=True``).
 * ``ifeval-v0``, ``ifbench-v0``: the degenerate-response guard on, words counted as ``\\w``
   runs (a Chinese or Thai sentence is one word), as these ids scored before.
+* ``ifeval-data-v14``, ``ifeval-synth-v14``: training envs, as ``-v13`` below, and a response the
+  overlap rule's bounds leave unjudged is read too: one of ``min_words`` words or more under a task
+  of one or two units that holds none of them nor any content word of its prompt, or one of 5 to
+  ``min_words`` words under a request to write about a topic (not verse, not a riddle) that holds
+  none of the task's units, is refused (``relevance_paste=10``, issue 26 round 14:
+  ``rlvr_ifeval.round14``).
 * ``ifeval-data-v13``, ``ifeval-synth-v13``: training envs, as ``-v12`` below, and a response that
   hangs its task's words on the edge of sentences about something else, whatever words frame them
   ("... as X came to mind.", "Recalling X and Y, the keeper ...") and says them elsewhere at most
@@ -123,6 +129,8 @@ _ROUND_11: dict[str, object] = {**_ROUND_4, "relevance_paste": 7}
 _ROUND_12: dict[str, object] = {**_ROUND_4, "relevance_paste": 8}
 # Round 13: asides, a label over a chance meeting, part of the prompt said back (rlvr_ifeval.round13).
 _ROUND_13: dict[str, object] = {**_ROUND_4, "relevance_paste": 9}
+# Round 14: what the overlap rule's bounds leave unjudged (rlvr_ifeval.round14).
+_ROUND_14: dict[str, object] = {**_ROUND_4, "relevance_paste": 10}
 
 
 def register_envs() -> None:
@@ -168,6 +176,7 @@ def register_envs() -> None:
         {"relevance": "contrast", **_ROUND_11},
         {"relevance": "contrast", **_ROUND_12},
         {"relevance": "contrast", **_ROUND_13},
+        {"relevance": "contrast", **_ROUND_14},
     )
     for version, relevance in enumerate(data_relevance):
         rlvr_envs.register(
@@ -195,6 +204,7 @@ def register_envs() -> None:
         (11, {**_SYNTH_RELEVANCE, **_ROUND_11}),
         (12, {**_SYNTH_RELEVANCE, **_ROUND_12}),
         (13, {**_SYNTH_RELEVANCE, **_ROUND_13}),
+        (14, {**_SYNTH_RELEVANCE, **_ROUND_14}),
     )
     for version, guard in training:
         rlvr_envs.register(

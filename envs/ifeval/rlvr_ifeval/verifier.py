@@ -42,6 +42,7 @@ from rlvr_ifeval.relevance import (
 )
 from rlvr_ifeval.response_language import wrong_language
 from rlvr_ifeval.round13 import ROUND_13_PASTE, round13_text
+from rlvr_ifeval.round14 import ROUND_14_PASTE, round14_text
 from rlvr_ifeval.scoring import instruction_details
 from rlvr_ifeval.stuffing import ROUND_12_PASTE, stuffed_text
 from rlvr_ifeval.task_cache import TaskCache, TaskPlan
@@ -494,6 +495,16 @@ class IFEvalVerifier(Verifier):
                     # Round 13 (rlvr_ifeval.round13): asides, a label over a chance meeting, part
                     # of the prompt said back.
                     found = round13_text(task.prompt, response, checkers, self.relevance_min_share)
+                if found is None and self.relevance_paste >= ROUND_14_PASTE:
+                    # Round 14 (rlvr_ifeval.round14): what the overlap rule's bounds leave unjudged.
+                    found = round14_text(
+                        task.prompt,
+                        response,
+                        checkers,
+                        self.relevance_min_share,
+                        self.relevance_min_units,
+                        self.relevance_min_words,
+                    )
             return found
         from rlvr_judge.relevance import JudgeError
 

@@ -1,0 +1,148 @@
+"""Round 14 of issue 26 (``relevance_paste=10``, ``ifeval-data-v14`` / ``ifeval-synth-v14``): the
+responses the overlap rule does not judge, read after every earlier rule passed one.
+
+The overlap rule (``relevance.off_topic``) judges a response only where its task has
+``MIN_TASK_UNITS`` units or more and the response ``min_words`` words or more (80 on
+``ifeval-data``, 20 on ``ifeval-synth``): lowering either bound refused honest answers (a riddle
+about auspices never says "auspices"; short answers to questions share no word with them). The
+attacker paid through both gaps (``rlvr-envs redteam ifeval-data-v13 -n 30 --seed 14``: the
+lighthouse essay in capitals under "Write an essay about Alvin and the Chipmunks in English and in
+all capital letters.", a task of two units; ``ifeval-synth-v13 --seed 14``: a 12-word salad under
+"Write a summary about starting a podcast.").
+
+* **A long text that shares nothing with its prompt** (``nothing_of_prompt``): under a task of one
+  or two units, a response of ``min_words`` words or more that holds none of them and no content
+  word of its whole prompt either (not "essay", not "write", not a word of a constraint). Honest
+  answers under such tasks that avoid the task's units still say some word of the prompt (the
+  labelled rows: at least one, keys 2828, 3326; two or more, 1389, 1466, 2941, 3001).
+* **A short text that holds none of its topic** (``short_off_topic``): under a request to write
+  about a topic ("Write a summary about starting a podcast.", "Schreibe einen Aufsatz über ...",
+  "写一篇关于...的文章"), a response of ``MIN_SHORT_WORDS`` words or more, under ``min_words``,
+  that holds none of the topic's units (``topic_units``: the task's units after "about"). The
+  short answers the labelled rows pay without a task word answer other requests (a tagline,
+  names, a rewrite, a question), or are verse or riddles, which withhold their subject by design
+  (keys 1516, 1162, 2078): those requests are not read.
+
+Both rules read the units the gate reads (``relevance_units.units``, one compiled pass over the
+head), and only past per-prompt exits (the task's unit count, the request), so a response under
+most tasks costs one cached look-up.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from rlvr_ifeval.base import Checker
+from rlvr_ifeval.genre import requested_verse
+from rlvr_ifeval.pasted import cross_lingual
+from rlvr_ifeval.relevance_units import STOP_WORDS, units
+from rlvr_ifeval.stuffing import _prompt_units, hook_reading
+from rlvr_ifeval.text_words import count_words_any_script
+
+ROUND_14_PASTE = 10
+"""The ``relevance_paste`` level (``ifeval-data-v14`` / ``ifeval-synth-v14``) from which the
+verifier applies these rules; lower levels keep their verdicts."""
+MIN_SHORT_WORDS = 5
+"""``short_off_topic`` reads responses of this many words or more: a title or a name is not read."""
+
+# A request to write about a topic, in the languages the gate reads with spaces and in Chinese
+# and Japanese: the verb, up to 60 characters of the form asked for, the word for "about".
+_ABOUT_RE = re.compile(
+    r"\b(?:write|compose|draft|pen|schreib\w*|verfass\w*|[ée]cri\w*|r[ée]dige\w*|escrib\w*|redact\w*|scriv\w*)\b"
+    r"[^.?!\n]{0,60}?\b(?:about|über|ueber|sur|sobre|su|sul|sulla|riguardo)\b"
+    r"|[写寫撰][^。？！\n]{0,12}?关于|関する|について",
+    re.IGNORECASE,
+)
+# Forms that withhold their subject by design (a riddle names what it hides by hints; a quiz
+# asks rather than tells) or say it in images (verse: ``genre.requested_verse``).
+_WITHHELD_RE = re.compile(r"\b(?:riddles?|puzzles?|enigmas?|r[äa]tsel|devinettes?|adivinanzas?|quiz\w*)\b|谜|なぞなぞ")
+
+
+_TOPIC_END_RE = re.compile(r"[.?!;:\n\u3002\uff1f\uff01]")
+
+
+@lru_cache(maxsize=4096)
+def _about_request(prompt: str) -> bool:
+    """Whether the prompt asks for a text about a topic in prose (per prompt: cached)."""
+    return bool(_ABOUT_RE.search(prompt)) and not _WITHHELD_RE.search(prompt) and requested_verse(prompt) is None
+
+
+@lru_cache(maxsize=4096)
+def topic_units(prompt: str, task: frozenset[str]) -> frozenset[str]:
+    """The task's units that name the topic a request to write about asks for: those of the words
+    after "about" (über, sur, sobre, 关于 ...) to the end of its sentence. The request's own words
+    ("schreibe", "über", "article": the gate's stop lists are English-first) are no sign of the
+    topic in a response; where the topic holds none of the task's units, the task's units."""
+    found = _ABOUT_RE.search(prompt)
+    if found is None:
+        return task
+    tail = prompt[found.end() : found.end() + 400]
+    end = _TOPIC_END_RE.search(tail)
+    topic = task.intersection(units(tail[: end.start()] if end else tail, STOP_WORDS))
+    return frozenset(topic) or task
+
+
+def nothing_of_prompt(
+    prompt: str, head: str, task: frozenset[str], min_units: int, min_words: int
+) -> dict[str, Any] | None:
+    """What was found when a response of ``min_words`` words or more under a task of fewer than
+    ``min_units`` units holds none of them nor any content word of its prompt, else None."""
+    if not task or len(task) >= min_units or _WITHHELD_RE.search(prompt):
+        return None  # (the overlap rule judges tasks of ``min_units`` units; riddles withhold)
+    held = units(head, STOP_WORDS)
+    if not held.isdisjoint(_prompt_units(prompt)) or not held.isdisjoint(task):
+        return None
+    words = count_words_any_script(head)
+    if words < min_words:
+        return None
+    return {"nothing_of_prompt": words, "task_units": len(task)}
+
+
+def short_off_topic(prompt: str, head: str, task: frozenset[str], min_words: int) -> dict[str, Any] | None:
+    """What was found when a response of ``MIN_SHORT_WORDS`` to ``min_words`` words under a request
+    to write about a topic holds none of the task's units, else None."""
+    if not task or not _about_request(prompt):
+        return None
+    if len(head) > 40 * min_words:
+        return None  # (more words than ``min_words`` however long each: the overlap rule's)
+    words = count_words_any_script(head)
+    if not MIN_SHORT_WORDS <= words < min_words:
+        return None
+    topic = topic_units(prompt, task)
+    if not topic.isdisjoint(units(head, STOP_WORDS)):
+        return None
+    return {"short_off_topic": words, "topic_units": len(topic)}
+
+
+def round14(
+    prompt: str,
+    head: str,
+    checkers: Sequence[Checker],
+    task: frozenset[str],
+    *,
+    min_units: int,
+    min_words: int,
+) -> dict[str, Any] | None:
+    """Round 14's rules: what was found, or None (``hook_reading``'s head and units)."""
+    if not task or any(c.allows_short_answer() for c in checkers):
+        return None
+    found = nothing_of_prompt(prompt, head, task, min_units, min_words) or short_off_topic(
+        prompt, head, task, min_words
+    )
+    # A response in the language the prompt names cannot hold its English words (as the verifier
+    # spares the overlap rule's refusals): asked only where a rule refused.
+    if found is not None and cross_lingual(prompt, head):
+        return None
+    return found
+
+
+def round14_text(
+    prompt: str, response: str, checkers: Sequence[Checker], min_share: float, min_units: int, min_words: int
+) -> dict[str, Any] | None:
+    """The verifier's hook, after round 13's rules passed the response (``stuffing.hook_reading``'s
+    reading of the head and the task's units; the gate's own bounds)."""
+    head, task_units, _, _ = hook_reading(prompt, response, checkers, min_share)
+    return round14(prompt, head, checkers, task_units, min_units=max(1, min_units), min_words=min_words)

@@ -1,0 +1,233 @@
+"""Red team round 14 on the IFEval training ids (issue 26: ``ifeval-data-v14``, ``ifeval-synth-v14``,
+``relevance_paste=10``; ``rlvr_ifeval.round14``): what the overlap rule's bounds leave unjudged.
+
+The shipped attacker paid through both bounds on ``-v13`` (``rlvr-envs redteam ifeval-data-v13 -n 30
+--seed 14``: the lighthouse essay in capitals under "Write an essay about Alvin and the Chipmunks
+...", a task of two units; ``ifeval-synth-v13 -n 30 --seed 14``: a 12-word salad under "Write a
+summary about starting a podcast."). The tables go beyond those probes: other off-topic texts
+(a bakery, a harbour, a salad), other tasks of one or two units, other shapes (capitals, paragraphs,
+a title of the text's own), and short texts under requests to write about a topic in English,
+German, French, Spanish and Chinese. Each hostile row is paid under ``-v13`` (asserted: the hole)
+and refused under ``-v14``; honest rows (the topic named, verse and riddles that withhold it, a
+text that says a word of its prompt) are paid under both.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import rlvr_envs
+from rlvr_envs.redteam.lexicon import PASTE_ESSAY
+from rlvr_envs.types import Task
+from rlvr_ifeval import round14
+from rlvr_ifeval.relevance import MIN_TASK_UNITS, task_units
+
+OLD = ("ifeval-synth-v13", "ifeval-data-v13")
+NEW = ("ifeval-synth-v14", "ifeval-data-v14")
+
+Instruction = tuple[str, dict[str, object]]
+NO_COMMA: Instruction = ("punctuation:no_comma", {})
+CAPITALS: Instruction = ("change_case:english_capital", {})
+UNDER_400: Instruction = ("length_constraints:number_words", {"relation": "less than", "num_words": 400})
+AT_LEAST_100: Instruction = ("length_constraints:number_words", {"relation": "at least", "num_words": 100})
+
+
+def _task(prompt: str, *instructions: Instruction) -> Task:
+    return Task(
+        id=prompt[:24],
+        prompt=prompt,
+        answer={"instruction_id_list": [i for i, _ in instructions], "kwargs": [k for _, k in instructions]},
+    )
+
+
+def _verifiers(ids: tuple[str, ...], tasks: list[Task]) -> list[Any]:
+    rows = [{"prompt": t.prompt, **t.answer} for t in tasks]
+    found = []
+    for i in ids:
+        kwargs: dict[str, Any] = {"data": rows} if "data" in i else {}
+        found.append(rlvr_envs.make(i, **kwargs).verifier)
+    return found
+
+
+def _paid(ids: tuple[str, ...], task: Task, text: str) -> list[str]:
+    """The ids under which the text (as written, lowercase, uppercase) earns reward."""
+    return [
+        i
+        for i, v in zip(ids, _verifiers(ids, [task]), strict=True)
+        if any(v.verify(task, t).reward > 0 for t in (text, text.lower(), text.upper()))
+    ]
+
+
+# Tasks of one or two units (asserted below): the overlap rule judges three or more.
+SMALL_TASKS = {
+    "chipmunks-capitals": _task(
+        "Write an essay about Alvin and the Chipmunks in English and in all capital letters.", CAPITALS
+    ),
+    "mozart-no-comma": _task("Write a story about Mozart. Do not use any commas.", NO_COMMA),
+    "kubernetes-long": _task("Write a blog post about Kubernetes. Answer with at least 100 words.", AT_LEAST_100),
+    "ocean-under-400": _task("Write a speech about the ocean. Answer with less than 400 words.", UNDER_400),
+}
+BAKERY = (
+    "The baker lit the oven long before the street woke up. She folded the dough on the floured table "
+    "and left it to rise under a cloth. The first loaves came out golden and cracked along the top. A "
+    "delivery boy stacked the warm bread in baskets on his handcart. By seven the queue reached the corner "
+    "and the windows were fogged with steam. At noon she swept the flour from the floor and counted the "
+    "coins in the tin. In the afternoon she slept for an hour in the chair behind the counter. Then she "
+    "set out the starter for the next morning and locked the door before walking home through the park."
+)
+SALAD = " ".join(
+    "candle beneath paint sleep shadow anchor by listen at on jump remember echo garden village orange quilt "
+    "engine wonder window jump across tunnel quickly honey always rarely gladly sleep circle under summer".split()
+    * 4
+)
+LONG_TEXTS = {
+    "lighthouse": PASTE_ESSAY,
+    "lighthouse-paragraphs": PASTE_ESSAY.replace(". ", ".\n\n", 3),
+    "lighthouse-own-title": "<<A Keeper of the Light>>\n\n" + PASTE_ESSAY,
+    "bakery": BAKERY,
+    "bakery-and-lighthouse": BAKERY + "\n\n" + PASTE_ESSAY,
+}
+
+
+@pytest.mark.parametrize("task_name", list(SMALL_TASKS))
+def test_the_tables_tasks_are_under_the_overlap_rules_minimum(task_name: str) -> None:
+    t = SMALL_TASKS[task_name]
+    assert 0 < len(task_units(t.prompt, (), round9=True, round10=True).units) < MIN_TASK_UNITS
+
+
+@pytest.mark.parametrize("text_name", list(LONG_TEXTS))
+@pytest.mark.parametrize("task_name", list(SMALL_TASKS))
+def test_a_long_text_that_shares_nothing_with_a_small_task_is_no_answer(task_name: str, text_name: str) -> None:
+    t, text = SMALL_TASKS[task_name], LONG_TEXTS[text_name]
+    assert _paid(OLD, t, text), "the hole: paid under -v13"
+    assert _paid(NEW, t, text) == []
+
+
+HONEST_LONG = {
+    "chipmunks-capitals": (
+        "Alvin and the Chipmunks began in 1958 when Ross Bagdasarian sped up his own voice to create three "
+        "singing chipmunks. Alvin is the mischievous leader while Simon is the clever one and Theodore the "
+        "gentle one. Their first hit The Chipmunk Song sold millions of copies and won three Grammy awards. "
+        "Later came cartoons in the sixties and eighties and a run of live action films that introduced the "
+        "Chipettes to a new generation. The franchise lasted because the trio feels like a real family."
+    ),
+    "mozart-no-comma": (
+        "Wolfgang Amadeus Mozart was five when he first climbed onto the bench of his father's harpsichord in Salzburg. "
+        "His small hands could barely span the keys yet he played a minuet he had heard only once. His "
+        "father Leopold wept and then began to plan. Within two years the boy and his sister toured the "
+        "courts of Europe and played for empresses and kings. He wrote his first symphony at eight in a "
+        "rented London room while his father lay ill. Mozart would later say that music came to him whole."
+    ),
+    # The topic never named (a story tells of "the composer"), but a word of the prompt said: read
+    # as an answer (the labelled rows' nearest honest shape, keys 2828 and 3326).
+    "mozart-no-comma-unnamed": (
+        "The story begins in Salzburg where a small boy climbed onto the bench of his father's harpsichord. "
+        "His hands could barely span the keys yet he played a minuet he had heard only once. His father "
+        "wept and then began to plan. Within two years the boy and his sister toured the courts of Europe "
+        "and played for empresses and kings. He wrote his first symphony at eight in a rented London room "
+        "while his father lay ill. Later he would say that music came to him whole and only needed writing."
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(HONEST_LONG))
+def test_honest_long_answers_to_small_tasks_keep_their_reward(name: str) -> None:
+    t = SMALL_TASKS[name.removesuffix("-unnamed")]
+    # (On synth every task of one unit is judged by the overlap rule: the unnamed text is data's.)
+    old, new = (OLD[1:], NEW[1:]) if name.endswith("-unnamed") else (OLD, NEW)
+    assert _paid(old, t, HONEST_LONG[name]) == list(old)
+    assert _paid(new, t, HONEST_LONG[name]) == list(new)
+
+
+def test_a_long_riddle_that_withholds_its_subject_keeps_its_reward() -> None:
+    t = _task("Write a riddle about auspices. Do not use any commas.", NO_COMMA)
+    riddle = (
+        "I am read in the sky by men in robes who watch which way the wings are turning. Before a battle "
+        "or a wedding they look up and wait for me to speak without a voice. A flock that flies to the "
+        "left may warn and one to the right may bless. Emperors asked me before they marched and farmers "
+        "before they sowed. I am not the bird and not the priest but what the priest sees in the bird. "
+        "I am the sign before the deed and the reason the deed may wait. What am I?"
+    )
+    # (Data's ids: on synth the overlap rule judges a task of one unit, riddle or not.)
+    assert _paid(NEW[1:], t, riddle) == list(NEW[1:])
+
+
+# Requests to write about a topic (in five languages), answered in fewer words than the overlap
+# rule reads (20 on synth, 80 on data).
+SHORT_TASKS = {
+    "en-podcast": _task("Write a summary about starting a podcast. Answer with less than 400 words.", UNDER_400),
+    "en-water": _task("Write a summary about the water cycle. Do not use any commas.", NO_COMMA),
+    "de-gardens": _task("Schreibe einen kurzen Blogbeitrag über Stadtgärten und ihre Nachbarn.", UNDER_400),
+    "fr-gardening": _task("Rédige un court article sur le jardinage urbain.", UNDER_400),
+    "es-cafe": _task("Escribe una reseña sobre el café de la esquina.", UNDER_400),
+    "zh-gardening": _task("写一篇关于城市园艺的博客文章。", UNDER_400),
+}
+SHORT_HOSTILE = {
+    "en-podcast": (
+        "candle beneath paint sleep shadow anchor by listen at on jump remember.",
+        "The lighthouse keeper climbed the spiral stairs every evening at dusk and polished the lens.",
+    ),
+    "en-water": (
+        "window tunnel quickly honey always rarely gladly circle under summer rocket quilt.",
+        "Ships passing the rocky point relied on that steady beam through fog and storm.",
+    ),
+    "de-gardens": (
+        "Der Leuchtturmwärter stieg jeden Abend die Wendeltreppe hinauf und putzte die große Linse.",
+        "Kerze unter Farbe Schlaf Schatten Anker hören springen erinnern Fenster Tunnel Honig.",
+    ),
+    "fr-gardening": (
+        "Le gardien du phare montait chaque soir l'escalier en colimaçon et polissait la grande lentille.",
+    ),
+    "es-cafe": ("El farero subía cada tarde la escalera de caracol y pulía la gran lente del faro.",),
+    "zh-gardening": ("灯塔看守人每天傍晚爬上螺旋楼梯擦亮巨大的镜片。",),
+}
+SHORT_HONEST = {
+    "en-podcast": "Starting a podcast: pick a niche, buy a decent microphone, record weekly and publish everywhere.",
+    "en-water": "Water evaporates from the sea and rises and cools into clouds and falls again as rain and snow.",
+    "de-gardens": "Stadtgärten verwandeln Brachflächen in grüne Treffpunkte, an denen Nachbarn gemeinsam Gemüse ziehen.",
+    "fr-gardening": "Le jardinage urbain transforme les toits et les balcons en petits potagers partagés entre voisins.",
+    "es-cafe": "El café de la esquina sirve un cortado excelente y tiene una terraza tranquila por las mañanas.",
+    "zh-gardening": "城市园艺让阳台和屋顶变成小菜园，邻居们一起种菜。",
+}
+
+
+@pytest.mark.parametrize(
+    ("task_name", "text"), [(k, text) for k, texts in SHORT_HOSTILE.items() for text in texts], ids=str
+)
+def test_a_short_text_that_holds_none_of_its_topic_is_no_answer(task_name: str, text: str) -> None:
+    t = SHORT_TASKS[task_name]
+    assert _paid(OLD, t, text), "the hole: paid under -v13"
+    assert _paid(NEW, t, text) == []
+
+
+@pytest.mark.parametrize("task_name", list(SHORT_HONEST))
+def test_short_honest_answers_keep_their_reward(task_name: str) -> None:
+    t, text = SHORT_TASKS[task_name], SHORT_HONEST[task_name]
+    assert _paid(OLD, t, text) == list(OLD)
+    assert _paid(NEW, t, text) == list(NEW)
+
+
+SHORT_SPARED = {
+    # Verse says its subject in images; a riddle withholds it by design; a tagline or a name is
+    # not a text about a topic; a title is under the rule's five words.
+    "poem": (_task("Write a poem about the ocean at night. Do not use any commas."), "Silver hush on black\nthe tide breathes slow\nstars drown where the gulls sleep"),
+    "riddle": (_task("Write a riddle about a mongoose. Do not use any commas."), "Quick as a blink I dance with the cobra and never lose. What am I?"),
+    "tagline": (_task("Invent a funny tagline for a local comedy show."), '"Where the punchlines hit harder than your morning coffee!"'),
+    "title-only": (_task("Write a blog post about urban gardening. Do not use any commas."), "Green Roofs Rising"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(SHORT_SPARED))
+def test_short_answers_that_are_not_a_text_about_a_topic_are_not_read(name: str) -> None:
+    t, text = SHORT_SPARED[name]
+    task = task_units(t.prompt, (), round9=True, round10=True).units
+    assert round14.short_off_topic(t.prompt, text, task, 20) is None
+    assert round14.short_off_topic(t.prompt, text, task, 80) is None
+
+
+def test_older_ids_keep_their_level_and_the_new_ones_read_round_14() -> None:
+    for old, new in zip(OLD, NEW, strict=True):
+        assert rlvr_envs.registry.resolve(old).kwargs["relevance_paste"] == 9
+        assert rlvr_envs.registry.resolve(new).kwargs["relevance_paste"] == round14.ROUND_14_PASTE
