@@ -161,14 +161,28 @@ _TERM_WORDS = TERM_TACTICS | frozenset("by from at using with then else if do re
 """Words a term follows: a ``#`` word after one is an argument (``calc #s = 2``), never a command."""
 
 
+def _may_be_a_keyword(word: str) -> bool:
+    """Whether a ``#`` word may begin with a library's command keyword: every ``#`` command of Lean and
+    of the libraries a task imports is ``#`` and a lowercase ASCII word (``#eval``, ``#test``, ``#find``;
+    ``tokens.HASH_KEYWORDS``, ``READ_ONLY_HASH``), so ``#s``, ``#A``, ``#s₁``, ``#α`` cannot."""
+    head = word[1:3]
+    return len(head) == 2 and head.isascii() and head.isalpha() and head.islower()
+
+
 def _hash_may_begin(tokens: Sequence[Token], i: int, starts: list[bool]) -> bool:
     """Whether a command may begin at the ``#`` word ``tokens[i]``. Lean ends a term wherever the
     next token is a command keyword, mid-line too: ``h.symm #test p`` runs Plausible's ``#test``
     (round 13; before, a ``#`` word was judged at line starts only, so a library's command this
     layer does not list, written after a finished term on the same line, reached Lean). A term is
     left half-written after a symbol (``≤``, ``(``, ``:=``) and after a word that takes one
-    (``exact``, ``calc``, ``by``); there ``#s`` is Mathlib's card notation."""
-    if i == 0:
+    (``exact``, ``calc``, ``by``); there ``#s`` is Mathlib's card notation.
+
+    Lean's tokenizer takes no notice of where a word stands: it reads the longest keyword of its token
+    table that begins the word (``:= #printN.zero_add`` and ``(#printN.zero_add`` run ``#print`` on the
+    test kernel: a parse error, then the command), and ``#`` alone only when none does. So a word that
+    may begin with a keyword (a library's this layer does not list included: ``exact #foox`` is
+    ``#foo x`` where a library has ``#foo``) is a command start wherever it stands (round 14)."""
+    if i == 0 or _may_be_a_keyword(tokens[i].text):
         return True
     prev = tokens[i - 1]
     if _continues_a_term(prev):
