@@ -26,6 +26,7 @@ import time
 import urllib.error
 import urllib.request
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rlvr_envs import Reason, Verdict
@@ -285,25 +286,42 @@ class KiminaBackend(Backend):
     def check(self, prepared: Prepared, *, allow_native: bool, timeout_s: float) -> Verdict:
         return self.check_many([prepared], allow_native=allow_native, timeout_s=timeout_s)[0]
 
-    def check_many(self, items: list[Prepared], *, allow_native: bool, timeout_s: float) -> list[Verdict]:
+    def check_many(
+        self,
+        items: list[Prepared],
+        *,
+        allow_native: bool,
+        timeout_s: float,
+        budgets_s: Sequence[float] | None = None,
+    ) -> list[Verdict]:
+        """``budgets_s``: each proof's own budget (what layer 1 left of ``proof_timeout_s``), else
+        ``timeout_s`` for every one. The server takes one timeout (whole seconds) a request, so a batch
+        is given the largest of its proofs' budgets, rounded down: no proof runs past the largest
+        remaining budget in its batch (before round 14 every batch got the whole ``proof_timeout_s``)."""
+        budgets = list(budgets_s) if budgets_s is not None else [timeout_s] * len(items)
+        if len(budgets) != len(items):
+            raise ValueError(f"{len(items)} proofs but {len(budgets)} budgets")
         out: list[Verdict] = []
         for at in range(0, len(items), self.batch_size):
             batch = items[at : at + self.batch_size]
+            batch_s = max(budgets[at : at + self.batch_size])
             files = [assemble_file(p, audit_nonce(p)) for p in batch]
             payload = {
                 # "code" is the field of current servers, "proof" of early ones; each ignores the other.
                 "codes": [{"custom_id": str(i), "code": f[0], "proof": f[0]} for i, f in enumerate(files)],
-                "timeout": int(max(1, timeout_s)),
+                "timeout": int(max(1, batch_s)),
                 "infotree_type": None,
                 "disable_cache": False,
             }
             try:
-                reply = self._post(payload, timeout_s * len(batch) + 30)
+                reply = self._post(payload, batch_s * len(batch) + 30)
                 results = {r.custom_id: r for r in parse_kimina(reply)}
             except _ReplyTooLarge as exc:
-                if len(batch) > 1:  # one proof flooded: each alone, so the others are judged
+                if len(batch) > 1:  # one proof flooded: each alone (with its own budget), so the others are judged
                     out.extend(
-                        v for p in batch for v in self.check_many([p], allow_native=allow_native, timeout_s=timeout_s)
+                        v
+                        for p, b in zip(batch, budgets[at : at + self.batch_size])
+                        for v in self.check_many([p], allow_native=allow_native, timeout_s=b)
                     )
                     continue
                 out.append(  # the completion's doing: never a verifier_error

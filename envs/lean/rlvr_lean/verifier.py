@@ -365,8 +365,12 @@ class LeanVerifier(Verifier):
                 if isinstance(backend, KiminaBackend):
                     for native in (False, True):
                         group = [(i, p) for i, p, n in todo if n is native]
+                        # each proof's budget is what its own layer 1 left (as on the per-proof backends)
                         verdicts = backend.check_many(
-                            [p for _, p in group], allow_native=native, timeout_s=self.proof_timeout_s
+                            [p for _, p in group],
+                            allow_native=native,
+                            timeout_s=self.proof_timeout_s,
+                            budgets_s=[self.proof_timeout_s - read_s[i] for i, _ in group],
                         )
                         checked.update((i, v) for (i, _), v in zip(group, verdicts))
                 else:
