@@ -179,6 +179,43 @@ def test_characters_outside_ascii_read_alike(shape: str, kernel) -> None:
         _asides_both(t.prompt, text, units.units, needed)
 
 
+def test_inserts_move_alike_stretch_by_stretch(rows) -> None:
+    # Round 14 rewrites each stretch between sentence marks on its own, and only a stretch that
+    # holds an opener: the same text as one pass of the pattern over the whole head.
+    rng = random.Random(41)
+    alphabet = [
+        "a",
+        "bc",
+        " ",
+        " ",
+        "\t",
+        "(",
+        ")",
+        "[",
+        "]",
+        "-",
+        " - ",
+        "\u2014",
+        "\u2013",
+        ".",
+        ";",
+        "\n",
+        "!",
+        "x y",
+    ]
+    texts = [row["response"][: relevance.MAX_RELEVANCE_CHARS] for row in rows]
+    texts += ["".join(rng.choices(alphabet, k=rng.randrange(1, 120))) for _ in range(4000)]
+    texts += [ASIDES[name](t) for name in ("brackets-inside", "dashes-inside") for t in TASKS]
+    moved = 0
+    for text in texts:
+        now = asides._inserts_last(text)
+        with _round_13():
+            before = asides._inserts_last(text)
+        assert now == before, text[:120]
+        moved += now != text
+    assert moved > 500, moved
+
+
 def test_whole_verdicts_either_way(rows, kernel) -> None:
     verifiers = _newest_training_ids(rows)
     cases = list(_cases(rows, 1))[2::6]
