@@ -227,6 +227,53 @@ def test_short_answers_that_are_not_a_text_about_a_topic_are_not_read(name: str)
     assert round14.short_off_topic(t.prompt, text, task, 80) is None
 
 
+# The request said back with words changed inside (the attacker's ``constraint_swap`` on
+# ``ifeval-synth-v13 -n 30 --seed 14``: "starting" swapped for "ending", 400 raised to 401, words
+# for sentences), bare, twice, behind another lead-in. (Other swaps tried, in English, French and
+# German, with and without a lead-in, are refused by earlier rounds already.)
+RESTATED = {
+    "framed": (
+        "en-podcast",
+        "Here is the task restated: Write a summary about ending a podcast. Answer without more than 401 sentences.",
+    ),
+    "twice": (
+        "en-podcast",
+        "Write a summary about ending a podcast. Answer without more than 401 sentences.\n\n"
+        "Write a summary about ending a podcast. Answer without more than 401 sentences.",
+    ),
+    "other-lead-in": (
+        "en-podcast",
+        "So the task is: write a summary about ending a podcast and answer without less than 401 words.",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(RESTATED))
+def test_the_request_said_back_with_words_changed_is_no_answer(name: str) -> None:
+    task_name, text = RESTATED[name]
+    t = SHORT_TASKS[task_name]
+    assert _paid(OLD, t, text), "the hole: paid under -v13"
+    assert _paid(NEW, t, text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # The request's topic said back as the answer's first words, and the answer after it.
+        "A summary about starting a podcast: plan it, record it, share it.",
+        "Starting a podcast: pick a niche, buy a decent microphone, record weekly and publish everywhere.",
+    ],
+)
+def test_an_answer_that_opens_with_its_topic_keeps_its_reward(text: str) -> None:
+    t = SHORT_TASKS["en-podcast"]
+    assert _paid(NEW, t, text) == list(NEW)
+
+
+def test_the_newest_ids_are_round_14s() -> None:
+    assert rlvr_envs.spec("ifeval-synth").id == NEW[0]
+    assert rlvr_envs.spec("ifeval-data").id == NEW[1]
+
+
 def test_older_ids_keep_their_level_and_the_new_ones_read_round_14() -> None:
     for old, new in zip(OLD, NEW, strict=True):
         assert rlvr_envs.registry.resolve(old).kwargs["relevance_paste"] == 9

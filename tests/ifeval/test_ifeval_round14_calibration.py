@@ -8,7 +8,8 @@ generator's own prompts, 390 of 493 before and after), and each rule alone, with
 of either id, finds no labelled-good response. The margins are the calibration's: the honest
 answers nearest each rule (a long answer under a task of two units that says one word of its
 prompt, keys 2828 and 3326; short answers without a task word to a request for verse or a riddle,
-keys 1516, 1162, 2078) are named in the module's docstring.
+keys 1516, 1162, 2078) are named in the module's docstring; the restatement rule's bound is round
+13's own reading (``swapped.restated_prompt(part=True)``) with two words of its own.
 """
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ def test_each_rule_alone_finds_no_labelled_good_answer(rows: list[dict[str, Any]
             found.append(("nothing_of_prompt", r["key"]))
         if round14.short_off_topic(r["prompt"], head, task, min_words) is not None:
             found.append(("short_off_topic", r["key"]))
+        if round14.restated_short(r["prompt"], head, checkers, task, min_words) is not None:
+            found.append(("restated_short", r["key"]))
     assert found == []
 
 

@@ -23,7 +23,14 @@ all capital letters.", a task of two units; ``ifeval-synth-v13 --seed 14``: a 12
   names, a rewrite, a question), or are verse or riddles, which withhold their subject by design
   (keys 1516, 1162, 2078): those requests are not read.
 
-Both rules read the units the gate reads (``relevance_units.units``, one compiled pass over the
+* **The request said back with words changed** (``restated_short``): under the same requests, a
+  response no longer than its prompt and 200 characters that holds the topic's words because it
+  says the request back ("Write a summary about ending a podcast. Answer without more than 401
+  sentences.", twice, or behind "Here is the task restated:") with at most
+  ``MAX_SHORT_OWN_WORDS`` content words of its own (round 13's
+  ``swapped.restated_prompt(part=True)`` allows one; the frame's words made three).
+
+The rules read the units the gate reads (``relevance_units.units``, one compiled pass over the
 head), and only past per-prompt exits (the task's unit count, the request), so a response under
 most tasks costs one cached look-up.
 """
@@ -40,6 +47,7 @@ from rlvr_ifeval.genre import requested_verse
 from rlvr_ifeval.pasted import cross_lingual
 from rlvr_ifeval.relevance_units import STOP_WORDS, units
 from rlvr_ifeval.stuffing import _prompt_units, hook_reading
+from rlvr_ifeval.swapped import MAX_PART_EXTRA_CHARS, restated_prompt
 from rlvr_ifeval.text_words import count_words_any_script
 
 ROUND_14_PASTE = 10
@@ -117,6 +125,42 @@ def short_off_topic(prompt: str, head: str, task: frozenset[str], min_words: int
     return {"short_off_topic": words, "topic_units": len(topic)}
 
 
+MAX_SHORT_OWN_WORDS = 2
+"""``restated_short``: the prompt said back with words changed inside may bring this many content
+words of its own (round 13's reading of any response allows one)."""
+MAX_FRAME_WORDS = 8
+# A lead-in up to a colon ("Here is the task restated:", "Voici la consigne :", "任务复述："):
+_LEAD_IN_RE = re.compile(r"\s*([^:\uff1a\n]{1,80})[:\uff1a]")
+
+
+def restated_short(
+    prompt: str, head: str, checkers: Sequence[Checker], task: frozenset[str], min_words: int
+) -> dict[str, Any] | None:
+    """What was found when a response of ``MIN_SHORT_WORDS`` words or more, no longer than its
+    prompt and ``MAX_PART_EXTRA_CHARS`` characters, under a request to write about a topic says
+    the request back with words changed inside ("Write a summary about ending a podcast. Answer
+    without more than 401 sentences.", bare, twice, or behind a lead-in) and adds at most
+    ``MAX_SHORT_OWN_WORDS`` content words of its own, else None. It holds the topic's words
+    (``short_off_topic`` passes it; said twice, it is over synth's 20 words, and the overlap rule
+    passes it) and answers nothing. A lead-in that names none of the prompt's words ("Here is the
+    task restated:") is the echo's frame, not the response's own text; one that does ("Starting a
+    podcast: ...") is its answer's first words."""
+    if not task or not _about_request(prompt) or len(head) > len(prompt) + MAX_PART_EXTRA_CHARS:
+        return None  # (the part reading's own exit: a part said back, even twice, is short)
+    words = count_words_any_script(head)
+    if words < MIN_SHORT_WORDS:
+        return None
+    lead = _LEAD_IN_RE.match(head)
+    if lead is not None and len(lead.group(1).split()) <= MAX_FRAME_WORDS:
+        if units(lead.group(1), STOP_WORDS).isdisjoint(_prompt_units(prompt)):
+            head = head[lead.end() :]
+    # (Half the prompt's pairs said back: answered by ``MAX_SHORT_OWN_WORDS`` + 1 words of its own,
+    # not by the gate's ``min_words``: a short answer that opens with its request is an answer.)
+    own = MAX_SHORT_OWN_WORDS + 1
+    found = restated_prompt(prompt, head, own, checkers, part=True, max_own=MAX_SHORT_OWN_WORDS)
+    return None if found is None else {**found, "restated_short": words}
+
+
 def round14(
     prompt: str,
     head: str,
@@ -129,8 +173,10 @@ def round14(
     """Round 14's rules: what was found, or None (``hook_reading``'s head and units)."""
     if not task or any(c.allows_short_answer() for c in checkers):
         return None
-    found = nothing_of_prompt(prompt, head, task, min_units, min_words) or short_off_topic(
-        prompt, head, task, min_words
+    found = (
+        nothing_of_prompt(prompt, head, task, min_units, min_words)
+        or short_off_topic(prompt, head, task, min_words)
+        or restated_short(prompt, head, checkers, task, min_words)
     )
     # A response in the language the prompt names cannot hold its English words (as the verifier
     # spares the overlap rule's refusals): asked only where a rule refused.

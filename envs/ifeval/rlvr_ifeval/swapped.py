@@ -115,7 +115,13 @@ def _restated_pieces(pieces: tuple[tuple[str, ...], ...], head: str, min_words: 
 
 
 def restated_prompt(
-    prompt: str, head: str, min_words: int, checkers: Sequence[Checker] = (), *, part: bool = False
+    prompt: str,
+    head: str,
+    min_words: int,
+    checkers: Sequence[Checker] = (),
+    *,
+    part: bool = False,
+    max_own: int | None = None,
 ) -> dict[str, Any] | None:
     """What was found when ``head`` says its prompt back with a few words changed ("wrapped in
     do notuble angular brackets", "at most" for "at least", a number raised by one, "avoid" for
@@ -132,7 +138,8 @@ def restated_prompt(
     ``part`` (round 13, ``relevance_paste=9``): a response that says back less than half of its
     prompt is read by what it holds rather than by what the prompt holds: the echo is at least
     ``MIN_PART_PAIRS`` of the prompt's pairs, most of the response, with words changed inside it
-    and at most ``MAX_PART_OWN_WORDS`` of its own (``_restated_part``)."""
+    and at most ``MAX_PART_OWN_WORDS`` of its own (``_restated_part``); ``max_own`` (round 14, a
+    short response to a request to write about a topic: ``rlvr_ifeval.round14``) another bound."""
     if part and len(head) > len(prompt) + MAX_PART_EXTRA_CHARS:
         return None  # (a part said back, even twice, is shorter than its prompt: the cheap exit)
     copies = tuple(
@@ -157,7 +164,7 @@ def restated_prompt(
     if len(seen) < MIN_RESTATED_COVER * len(pairs):
         if part:
             # (Not the piece reading: a short answer to a question matches its question's piece.)
-            return _restated_part(toks, seen, echoed, own, swaps)
+            return _restated_part(toks, seen, echoed, own, swaps, MAX_PART_OWN_WORDS if max_own is None else max_own)
         return _restated_pieces(_prompt_pieces(prompt, copies), head, min_words)
     if own >= max(1, min_words):
         return None
@@ -210,9 +217,9 @@ stand at an end of the echo, not inside it, or there are two of them or more."""
 
 
 def _restated_part(
-    toks: list[str], seen: set[tuple[str, str]], echoed: list[bool], own: int, swaps: int
+    toks: list[str], seen: set[tuple[str, str]], echoed: list[bool], own: int, swaps: int, max_own: int
 ) -> dict[str, Any] | None:
-    if len(seen) < MIN_PART_PAIRS or own > MAX_PART_OWN_WORDS or not swaps:
+    if len(seen) < MIN_PART_PAIRS or own > max_own or not swaps:
         return None
     # The swapped words between two echoed stretches are the echo's too (as ``own`` reads them).
     share = sum(echoed) / len(toks)
