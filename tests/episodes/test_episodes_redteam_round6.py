@@ -77,6 +77,34 @@ def test_a_child_that_outlives_its_cell_never_writes_into_a_later_answer():
         session.close()
 
 
+# A cell that leaves a late-writing child behind and then holds every descriptor RLIMIT_NOFILE
+# allows: the next call cannot make a memfd at once. Held from different descriptor kinds, and
+# with fd 0 given up too, so the fresh output may have to take a low slot.
+_EXHAUSTING = {
+    "files": "held = []\ntry:\n    while True:\n        held.append(os.open('/dev/null', os.O_RDONLY))\nexcept OSError:\n    pass",
+    "pipes": "held = []\ntry:\n    while True:\n        held.extend(os.pipe())\nexcept OSError:\n    pass",
+    "stdin too": "os.close(0)\nheld = []\ntry:\n    while True:\n        held.append(os.dup(1))\nexcept OSError:\n    pass",
+}
+
+
+@bwrap
+@pytest.mark.parametrize("how", sorted(_EXHAUSTING))
+def test_a_child_that_outlives_its_cell_stays_out_when_the_descriptors_are_all_held(how):
+    # The next call's memfd failed with EMFILE and the last one was truncated and reused: the
+    # child shares that file's offset, so its late write landed in the next answer.
+    session = _python_session()
+    try:
+        session.call(
+            "import os, time\nif os.fork() == 0:\n    time.sleep(0.3)\n"
+            "    os.write(1, b'LATE\\n')\n    os.write(2, b'LATE2\\n')\n    os._exit(0)\n" + _EXHAUSTING[how]
+        )
+        answer = session.call("import time\ntime.sleep(1.0)\nprint('mine', 6 * 7)")
+        assert answer.strip() == "mine 42"
+        assert session.call("print(len(held) > 20, 6 * 7)").strip() == "True 42"  # the same session, state kept
+    finally:
+        session.close()
+
+
 @bwrap
 def test_a_cell_that_closes_its_output_does_not_silence_the_next_call():
     session = _python_session()

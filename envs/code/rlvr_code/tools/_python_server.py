@@ -96,19 +96,34 @@ def _run_cell(code, namespace):
 
 
 def _fresh_output(previous):
+    """A new memfd on fds 1 and 2 for this call; returns it (the descriptor to read the answer from)."""
     try:
         output = os.memfd_create("cell-output", 0)
-    except OSError:  # the cells left no descriptor free (RLIMIT_NOFILE): reuse the last memfd
-        if previous is None:
-            raise
-        os.ftruncate(previous, 0)
-        os.lseek(previous, 0, os.SEEK_SET)
-        os.dup2(previous, 1)
-        os.dup2(previous, 2)
-        return previous
-    os.dup2(output, 1)
-    os.dup2(output, 2)
-    if previous is not None:
+    except OSError:
+        # The cells hold every descriptor RLIMIT_NOFILE allows. Fds 1 and 2 are only copies of the
+        # last output: closing them frees the slot a fresh memfd needs. Truncating and reusing the
+        # last memfd instead would hand this call a file whose offset a child of that cell still
+        # shares: its late writes would land inside this call's answer.
+        for fd in (1, 2):
+            if fd == previous:  # the last memfd took this slot itself: kept for the reuse below
+                continue
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        try:
+            output = os.memfd_create("cell-output", 0)
+        except OSError:  # not for want of a descriptor (ENOMEM): reuse rather than lose the session
+            if previous is None:
+                raise
+            os.ftruncate(previous, 0)
+            os.lseek(previous, 0, os.SEEK_SET)
+            output = previous
+    for fd in (1, 2):
+        if fd != output:
+            os.dup2(output, fd)
+    # A memfd that had to take slot 1 or 2 is that std stream's own: the next call's dup2 replaces it.
+    if previous is not None and previous > 2 and previous != output:
         os.close(previous)
     return output
 
