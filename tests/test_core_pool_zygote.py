@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from rlvr_envs import Reason, Task, Verdict
+from rlvr_envs import Reason, Task, Verdict, Verifier
 from rlvr_envs.runtime.local.pool import VerificationPool
 from rlvr_envs.runtime.local.zygote import ZYGOTE_SUPPORTED
 from tests.helpers.toy import AddVerifier, HangingVerifier, ToyAddEnv
@@ -83,15 +83,37 @@ def test_a_timeout_in_a_chunk_costs_only_that_call_its_budget(tasks):
     assert all(v.extracted == str(t.answer) for i, (v, t) in enumerate(zip(verdicts, many)) if i != 117)
 
 
-def test_a_worker_killed_mid_call_fails_that_call_only(tmp_path, tasks):
-    from tests.helpers.toy import SlowPidVerifier
+class MarkingPidVerifier(Verifier):
+    """On "hold": creates ``marker`` and sleeps within its budget (a call the test knows is running,
+    and for as long as it takes the test to see it); otherwise reports which worker ran it."""
 
-    verifier = SlowPidVerifier(0.3)
+    time_budget_s = 60.0
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def verify(self, task: Task, completion: str) -> Verdict:
+        if completion == "hold":
+            with open(self.marker, "w", encoding="utf-8"):
+                pass
+            time.sleep(50)
+        return Verdict.correct(details={"pid": os.getpid()})
+
+
+def test_a_worker_killed_mid_call_fails_that_call_only(tmp_path, tasks):
+    marker = tmp_path / "running"
+    verifier = MarkingPidVerifier(str(marker))
     with VerificationPool(1) as pool:
         pool.preload(verifier)
         (pid,) = pool.worker_pids()
-        futures = pool.submit_many(verifier, tasks[:4], ["x"] * 4)
-        time.sleep(0.1)  # the first call is running
+        futures = pool.submit_many(verifier, tasks[:4], ["hold", "x", "x", "x"])
+        # Killed once the first call says it runs, not after a sleep: under load a fixed 0.1 s
+        # could land before the worker took the call (it would be run again, not failed) or after
+        # it finished (the second call would be the one failed).
+        deadline = time.monotonic() + 60
+        while not marker.exists():
+            assert time.monotonic() < deadline, "the first call never started"
+            time.sleep(0.01)
         os.kill(pid, signal.SIGKILL)
         verdicts = [f.result(timeout=60) for f in futures]
     assert verdicts[0].reason is Reason.VERIFIER_ERROR and "SIGKILL" in verdicts[0].details["error"]

@@ -29,10 +29,19 @@ def env():
     return rlvr_envs.make("difftoy-add-v0", size=24, isolation="inline")
 
 
-def tagged_sampler(name: str = "tagged-v1", delay_s: float = 0.0) -> FunctionSampler:
-    """Each completion names the (seed, index) it was drawn with, so an exact duplicate shows as a repeated tag."""
+def tagged_sampler(name: str = "tagged-v1", delay_s: float = 0.0, hold_after: int | None = None) -> FunctionSampler:
+    """Each completion names the (seed, index) it was drawn with, so an exact duplicate shows as a repeated tag.
+
+    ``hold_after``: past that many calls, say "holding" on stdout and never return: the profiler is
+    then inside a generation, holding its claim, for as long as a test needs (not "by now" after a sleep).
+    """
+    calls = [0]
 
     def fn(text, n, seed):
+        calls[0] += 1
+        if hold_after is not None and calls[0] > hold_after:
+            print("holding", flush=True)
+            time.sleep(3600)
         if delay_s:
             time.sleep(delay_s)
         return [f"[{seed}:{i}] " + scripted_answer(text, seed, i) for i in range(n)]
@@ -189,7 +198,7 @@ from tests.difficulty.helpers_difficulty import register_toy_ids
 from tests.difficulty.test_difficulty_profile_claims import tagged_sampler
 register_toy_ids()
 env = rlvr_envs.make("difftoy-add-v0", size=24, isolation="inline")
-profile_env(env, tagged_sampler(delay_s=0.15), {db!r}, n=4, batch_tasks=1, progress=False,
+profile_env(env, tagged_sampler(hold_after=5), {db!r}, n=4, batch_tasks=1, progress=False,
             on_task=lambda r: print("committed", flush=True))
 """
 
@@ -203,13 +212,16 @@ def test_a_profiler_killed_with_sigkill_loses_nothing_and_the_rerun_finishes(env
         cwd=ROOT,
     )
     assert child.stdout is not None
-    for _ in range(5):
-        assert child.stdout.readline().strip() == "committed"
-    time.sleep(0.08)  # inside the next task's generation, holding its claim
-    os.kill(child.pid, 9)
-    child.wait()
+    try:
+        lines = [child.stdout.readline().strip() for _ in range(6)]
+    finally:
+        os.kill(child.pid, 9)  # the child never ends by itself: its sixth generation holds
+        child.wait()
+    # Killed once it says so, not after a sleep: the sixth task's claim is taken, its generation
+    # never returns (under load a fixed sleep could land between a commit and the next claim).
+    assert lines == ["committed"] * 5 + ["holding"]
     kept = stored(db, env.env_id)
-    assert len(kept) >= 5
+    assert len(kept) == 5
     con = sqlite3.connect(db)
     assert con.execute("SELECT COUNT(*) FROM claims").fetchone()[0] > 0  # it died holding a claim
     con.close()
