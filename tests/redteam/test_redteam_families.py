@@ -67,9 +67,8 @@ KNOWN_HOLES: dict[str, dict[str, str]] = {
         "broken_markup": "'\\boxed{p - q} 2*(p - q) + 1}' pays: a tail ending in a stray '}' is dropped",
     },
     "rg-chain_sum": {"wrapped_slot": _WRAPPED},
-    "rg-word_sorting": {
-        "broken_markup": "'\\boxed{A} B}' pays: a tail ending in a stray '}' is dropped",
-    },
+    # Round 14: rg-word_sorting's broken_markup ('\\boxed{A} B}') mended: markup that does not balance around
+    # the answer is refused (rlvr_envs.tail_markup in the rg verifier; the sweep over 104 rg ids: 67 -> 0).
     # Mended the same day: role_marker (rlvr_envs.chat_markers in Env.verify, the code family's
     # extraction.turn_marker, the plain-text dialogue in the math/rg tail and judge-ref's screen) and
     # before_slot and split_answer (the shared answer tail reads the clause that leads into the slot,

@@ -27,6 +27,7 @@ from typing import Any
 
 from rlvr_envs.answer_tail import taken_back
 from rlvr_envs.extract import METHODS, extract_answer
+from rlvr_envs.tail_markup import broken_markup
 from rlvr_envs.types import Reason, Task, Verdict
 from rlvr_envs.verifier import Verifier
 from rlvr_reasoning_gym.catalog import RULES, Rule
@@ -317,6 +318,12 @@ class ReasoningGymVerifier(Verifier):
         found = extract_answer(completion, self.methods)
         if found is None:
             return Verdict.failure(Reason.NO_ANSWER, details={"dataset": name})
+        broken = broken_markup(completion, found.method)
+        if broken is not None:
+            # "\\boxed{A} B}", "<answer>A</answer>B</answer>", "\\boxed{\\boxed{A} B}": read as balanced
+            # markup reads it, the answer holds a second value; not a clean answer (round 14).
+            unbalanced = {"dataset": name, "refused": broken, "tail": "broken_markup"}
+            return Verdict.failure(Reason.FORMAT_ERROR, extracted=found.text, details=unbalanced)
         back = taken_back(completion, found)
         spoof = None if back is not None else look_alike_tag(completion)
         if spoof is not None:
