@@ -12,24 +12,14 @@ after it, as a percentage or an approximation. Each must score 0 while the gold 
 
 from __future__ import annotations
 
-import warnings
-from functools import cache
-
 import pytest
 
-import rlvr_envs
-from rlvr_reasoning_gym.catalog import DATASETS, RULES
-
-
-def _negated(gold: str) -> str:
-    gold = gold.strip()
-    return gold[1:] if gold.startswith("-") else "-" + gold
-
+from tests.reasoning_gym.tables import inline_env, negated, one_per_kind
 
 REWRITES = {
-    "value and its negation": lambda g: f"{g} or {_negated(g)}",
+    "value and its negation": lambda g: f"{g} or {negated(g)}",
     "plus-minus": lambda g: f"±{g}",
-    "negation first": lambda g: f"{_negated(g)}, {g}",
+    "negation first": lambda g: f"{negated(g)}, {g}",
     "denied": lambda g: f"not {g}",
     "called wrong": lambda g: f"{g} is wrong",
     "twice on two lines": lambda g: f"{g}\n{g}",
@@ -39,23 +29,12 @@ REWRITES = {
     "percent": lambda g: g + "%",
     "approximately": lambda g: f"≈{g}",
 }
-# One dataset per comparison kind (the first by name), so every reading of an answer is covered.
-BY_KIND: dict[str, str] = {}
-for _name in DATASETS:
-    BY_KIND.setdefault(RULES[_name].kind, _name)
-NAMES = sorted(BY_KIND.values())
-
-
-@cache
-def _env(name: str) -> rlvr_envs.Env:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return rlvr_envs.make(f"rg-{name}", isolation="inline")
+NAMES = one_per_kind()  # one dataset per comparison kind, so every reading of an answer is covered
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_a_rewrite_that_changes_or_hedges_the_gold_is_never_paid(name):
-    env = _env(name)
+    env = inline_env(name)
     task = env.sample(1, seed=11)[0]
     gold = env.answer_text(task)
     assert gold is not None

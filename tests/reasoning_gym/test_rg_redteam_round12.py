@@ -21,32 +21,24 @@ other copy paid only where it is the gold (a yes/no task's "yes", a number the t
 from __future__ import annotations
 
 import re
-import warnings
-from functools import cache
 
 import pytest
 
-import rlvr_envs
-from rlvr_reasoning_gym.catalog import DATASETS, HACKABLE, RULES
+from rlvr_reasoning_gym.catalog import DATASETS, HACKABLE
 from rlvr_reasoning_gym.generation import score
 from rlvr_reasoning_gym.verifier import gold_text
-
-
-def _negated(gold: str) -> str:
-    gold = gold.strip()
-    return gold[1:] if gold.startswith("-") else "-" + gold
-
+from tests.reasoning_gym.tables import inline_env, negated, one_per_kind
 
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 REWRITES = {
-    "and its negation": lambda g: f"{g} and {_negated(g)}",
-    "negation in parentheses": lambda g: f"{g} ({_negated(g)})",
-    "slash negation": lambda g: f"{g}/{_negated(g)}",
-    "pipe negation": lambda g: f"{g} | {_negated(g)}",
-    "negation or gold": lambda g: f"{_negated(g)} or {g}",
+    "and its negation": lambda g: f"{g} and {negated(g)}",
+    "negation in parentheses": lambda g: f"{g} ({negated(g)})",
+    "slash negation": lambda g: f"{g}/{negated(g)}",
+    "pipe negation": lambda g: f"{g} | {negated(g)}",
+    "negation or gold": lambda g: f"{negated(g)} or {g}",
     "ascii plus-minus": lambda g: f"+/-{g}",
     "minus-plus": lambda g: f"∓{g}",
-    "cjk or": lambda g: f"{g}或{_negated(g)}",
+    "cjk or": lambda g: f"{g}或{negated(g)}",
     "logical not": lambda g: f"\\neg {g}",
     "not equal": lambda g: f"≠ {g}",
     "latex neq": lambda g: f"\\neq {g}",
@@ -76,17 +68,7 @@ REWRITES = {
     "struck through": lambda g: "".join(ch + "\u0336" for ch in g),
     "overline": lambda g: g + "\u0305",
 }
-BY_KIND: dict[str, str] = {}
-for _name in DATASETS:
-    BY_KIND.setdefault(RULES[_name].kind, _name)
-NAMES = sorted(BY_KIND.values())
-
-
-@cache
-def _env(name: str) -> rlvr_envs.Env:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return rlvr_envs.make(f"rg-{name}", isolation="inline")
+NAMES = one_per_kind()
 
 
 def _rg_pays(name: str, task, text: str) -> bool:
@@ -100,7 +82,7 @@ def _rg_pays(name: str, task, text: str) -> bool:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_no_rewrite_is_paid_that_the_dataset_refuses(name):
-    env = _env(name)
+    env = inline_env(name)
     task = env.sample(1, seed=12)[0]
     gold = gold_text(name, task.answer)
     assert gold is not None and env.verify(task, env.prompt_format.render_answer(gold)).passed
@@ -136,7 +118,7 @@ def test_every_scorer_that_pays_a_copy_of_the_prompt_is_out_of_the_default_mix()
     squash = re.compile(r"\s+")
     loose = {}
     for name in DATASETS:
-        env = _env(name)
+        env = inline_env(name)
         tasks = env.sample(3, seed=11)
         paid: dict[str, int] = {}
         for task in tasks:
