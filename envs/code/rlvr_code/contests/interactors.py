@@ -23,6 +23,11 @@ the interactor, and by giving the task a ``canonical_solution``):
   soundly on every case, or, without one, the interactor fails on garbage but not on silence.
   A compiled interactor that crashes at the end of the output (rather than rejecting it, as
   testlib's do) is judged that way too: give such a task its reference.
+
+Before any sample the interactor is audited once per task (``interactor_audit``, red team round
+14): one that accepts a constant contestant on every case (exiting at once, listening silently,
+printing ``0``/``YES``...), or fails on silence and garbage alike with no reference to blame the
+output, refuses its task (``verifier_error`` for every sample).
 """
 
 from __future__ import annotations

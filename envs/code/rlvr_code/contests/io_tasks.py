@@ -13,7 +13,9 @@ Both need the local (bubblewrap) backend; elsewhere, and for a malformed field, 
 ``verifier_error`` (a bad task), never a reward. An interactor's failure (a crash) on a program's
 run is that program's wrong answer where the output is to blame (``_output_to_blame``: the task's
 reference plays soundly, or, without a reference, the interactor fails on garbage output but not on
-none), else ``verifier_error``.
+none), else ``verifier_error``. Before any sample an interactor is audited once per task
+(``interactor_audit``): one a constant contestant passes on every case, or one failing on silence
+and garbage alike, refuses its task (``verifier_error`` for every sample).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any
 
 from rlvr_code.contests.checker_audit import refusal
 from rlvr_code.contests.checkers import CheckerSpecError, parse_checker
+from rlvr_code.contests.interactor_audit import interactor_refusal
 from rlvr_code.contests.runs import bad_task, judge_run, program_of
 from rlvr_code.scoring import plan_for
 from rlvr_code.verifier import CodeVerifier, TaskFormatError, accepted_languages, build_job
@@ -143,6 +146,16 @@ def verify_in_runner(
     else:
         try:
             if interactor is not None:
+                # An interactor a constant contestant passes, or a broken one (cached per task).
+                refused = interactor_refusal(
+                    task.fingerprint,
+                    interactor,
+                    cases,
+                    limits,
+                    lambda: _output_to_blame(task, interactor, cases, limits),
+                )
+                if refused is not None:
+                    return bad_task(refused)
                 report = run_interaction(language, code, interactor, cases, limits)
             else:
                 from rlvr_code.contests.sandboxed import language_spec

@@ -107,6 +107,54 @@ def run_interactive(
         return {"status": "done", "tests": tests, "elapsed_s": time.monotonic() - started, "run_cpu_s": spent}
 
 
+def probe_interactor(
+    interactor: Language,
+    interactor_source: str,
+    probes: list[tuple[Language, str, list[dict[str, str]]]],
+    limits: dict[str, Any],
+    budget: InteractorBudget = InteractorBudget(),
+) -> list[list[dict[str, Any]] | str | None]:
+    """The interactor's audit (``contests.interactor_audit``): each probe ``(language, source,
+    cases)`` played against one interactor compiled once. Per probe its cases' entries, as
+    ``run_interactive`` reports them, or the interactor's failure (a string, ``InteractorFailed``'s
+    words: the probe's run ends there), or None where the probe itself could not run or was not
+    played (after a probe that ran out of time: the rest would wait out the same clock; or past
+    the sample's wall clock, which bounds the whole audit). Raises
+    ``InteractorFailed`` where the interactor does not compile, ``SandboxError`` where no sandbox."""
+    judge_limits = {"wall_s": limits["wall_s"], "memory_mb": budget.memory_mb, "total_memory_mb": budget.memory_mb}
+    found: list[list[dict[str, Any]] | str | None] = []
+    with prepared(interactor, interactor_source, judge_limits, CompileBudget(wall_s=budget.compile_s)) as judge:
+        if judge.compile_error is not None:
+            raise InteractorFailed(f"the interactor does not compile: {judge.compile_error}")
+        per_case = float(limits.get("case_s") or limits["cpu_s"])
+        # The judge's sandbox (its uid's lease) lasts the sample's wall clock: so do the probes.
+        deadline = time.monotonic() + float(limits["wall_s"])
+        for language, source, cases in probes:
+            if time.monotonic() >= deadline:
+                break
+            with prepared(language, source, limits) as player:
+                if player.compile_error is not None:
+                    found.append(None)
+                    continue
+                tests: list[dict[str, Any]] = []
+                try:
+                    for case in cases:
+                        wall = min(per_case, deadline - time.monotonic())
+                        if wall <= 0:
+                            break
+                        ours, theirs = _one_case(player, judge, _judge_files(judge, case), wall, limits, budget)
+                        tests.append(judge_interaction(ours, theirs, wall))
+                except InteractorFailed as exc:
+                    found.append(str(exc))
+                    if "budget" in str(exc):  # a hung interactor: each probe would wait it out
+                        break
+                    continue
+                found.append(tests if len(tests) == len(cases) else None)
+                if any(t.get("status") == "timeout" for t in tests):
+                    break
+    return found + [None] * (len(probes) - len(found))
+
+
 def _judge_files(judge: Sample, case: Mapping[str, str]) -> Files:
     names = ((INPUT, case["input"], False), (ANSWER, case["output"], False), (LOG, "", True))
     return Files(tuple(own_file(judge, name, content, writable) for name, content, writable in names))
