@@ -269,6 +269,66 @@ def test_an_answer_that_opens_with_its_topic_keeps_its_reward(text: str) -> None
     assert _paid(NEW, t, text) == list(NEW)
 
 
+# The task's words only in headings spread through a text on something else (one over every
+# paragraph), the body meeting at most one of them once by chance ("a small cottage" under "small
+# apartments"). Round 12's label rule reads one label at the start or the end.
+HEADED_TASKS = {
+    "garden": _task("Write a blog post about urban gardening in small apartments. Do not use any commas.", NO_COMMA),
+    "bicycle": _task("Write an essay about the history of the bicycle in Europe. Do not use any commas.", NO_COMMA),
+    "de-garden": _task("Schreibe einen Blogbeitrag über Stadtgärten in kleinen Wohnungen. Verwende keine Kommas.", NO_COMMA),
+}  # fmt: skip
+HEADINGS = {
+    "garden": ("Urban Gardening", "Small Apartments", "Gardening", "Urban"),
+    "bicycle": ("Bicycle History", "Europe", "The Bicycle", "History"),
+    "de-garden": ("Stadtgärten", "Kleine Wohnungen", "Gärten", "Wohnungen"),
+}
+DE_ESSAY = (
+    "Der Leuchtturmwärter stieg jeden Abend die Wendeltreppe hinauf. Er putzte die große Linse bis sie "
+    "glänzte. Schiffe verließen sich auf den Strahl durch Nebel und Sturm. Am Morgen schrieb er das Wetter "
+    "in ein Logbuch und flickte die Netze der Fischer. Möwen kreisten um den Turm während die Flut stieg "
+    "und fiel. In vierzig Jahren sah er den Hafen wachsen. Als das Licht automatisiert wurde zog er in ein "
+    "kleines Haus auf der Klippe. Besucher fragen ihn noch heute nach dem Winter in dem der Strahl eine "
+    "ganze Flotte rettete."
+)
+HEADING_SHAPES = {
+    "markdown": lambda h: f"## {h}",
+    "title": lambda h: f"<<{h}>>",
+    "bold": lambda h: f"**{h}**",
+    "label-colon": lambda h: f"{h}:",
+}
+
+
+def _headed(task_name: str, shape: str) -> str:
+    essay = DE_ESSAY if task_name.startswith("de-") else PASTE_ESSAY
+    sentences = [s.strip() + "." for s in essay.split(".") if s.strip()]
+    heads = HEADINGS[task_name]
+    return "\n\n".join(f"{HEADING_SHAPES[shape](heads[i % len(heads)])}\n{s}" for i, s in enumerate(sentences))
+
+
+@pytest.mark.parametrize("shape", list(HEADING_SHAPES))
+@pytest.mark.parametrize("task_name", list(HEADED_TASKS))
+def test_task_words_only_in_headings_over_a_text_on_something_else_are_no_answer(task_name: str, shape: str) -> None:
+    t, text = HEADED_TASKS[task_name], _headed(task_name, shape)
+    assert _paid(OLD, t, text), "the hole: paid under -v13"
+    assert _paid(NEW, t, text) == []
+
+
+def test_headings_over_a_body_that_takes_the_task_up_keep_their_reward() -> None:
+    t = HEADED_TASKS["garden"]
+    text = (
+        "## Urban Gardening\n"
+        "Urban gardening turns a balcony or a sunny windowsill into a small farm even in the smallest flat.\n\n"
+        "## Small Apartments\n"
+        "In small apartments light is the limit so choose herbs and lettuce that grow in half shade.\n\n"
+        "## Containers\n"
+        "Use deep pots with drainage holes and a light potting mix so the floor below stays dry.\n\n"
+        "## Watering\n"
+        "Water in the morning and check the soil with a finger before you water again in the evening."
+    )
+    assert _paid(OLD, t, text) == list(OLD)
+    assert _paid(NEW, t, text) == list(NEW)
+
+
 def test_the_newest_ids_are_round_14s() -> None:
     assert rlvr_envs.spec("ifeval-synth").id == NEW[0]
     assert rlvr_envs.spec("ifeval-data").id == NEW[1]

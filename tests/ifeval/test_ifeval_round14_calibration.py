@@ -9,7 +9,10 @@ of either id, finds no labelled-good response. The margins are the calibration's
 answers nearest each rule (a long answer under a task of two units that says one word of its
 prompt, keys 2828 and 3326; short answers without a task word to a request for verse or a riddle,
 keys 1516, 1162, 2078) are named in the module's docstring; the restatement rule's bound is round
-13's own reading (``swapped.restated_prompt(part=True)``) with two words of its own.
+13's own reading (``swapped.restated_prompt(part=True)``) with two words of its own. The headings
+rule's nearest honest answers: 76 labelled rows hold task words in headings, bold or colon
+labels; the nearest say a task word in the body 5 times or more (keys 1393, 2417, 2908) or have a
+body under 60 words (2704, a haiku).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any
 import pytest
 
 from rlvr_ifeval import round14
-from rlvr_ifeval.relevance import MAX_RELEVANCE_CHARS, MIN_RESPONSE_WORDS, MIN_TASK_UNITS, task_units
+from rlvr_ifeval.relevance import MAX_RELEVANCE_CHARS, MIN_RESPONSE_WORDS, MIN_TASK_UNITS, needed, task_units
 from rlvr_ifeval.scoring import build_checkers
 from tests.ifeval.calibration_rows import labelled_rows, paid_keys
 
@@ -62,6 +65,9 @@ def test_each_rule_alone_finds_no_labelled_good_answer(rows: list[dict[str, Any]
             found.append(("short_off_topic", r["key"]))
         if round14.restated_short(r["prompt"], head, checkers, task, min_words) is not None:
             found.append(("restated_short", r["key"]))
+        need = needed(len(task), 0.5) if family == "synth" else needed(len(task))
+        if round14.headings_only(r["prompt"], head, task, need) is not None:
+            found.append(("headings_only", r["key"]))
     assert found == []
 
 

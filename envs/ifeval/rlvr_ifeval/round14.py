@@ -1,5 +1,6 @@
 """Round 14 of issue 26 (``relevance_paste=10``, ``ifeval-data-v14`` / ``ifeval-synth-v14``): the
-responses the overlap rule does not judge, read after every earlier rule passed one.
+responses the overlap rule does not judge, and headings that name a task the body never takes
+up, read after every earlier rule passed one.
 
 The overlap rule (``relevance.off_topic``) judges a response only where its task has
 ``MIN_TASK_UNITS`` units or more and the response ``min_words`` words or more (80 on
@@ -29,6 +30,10 @@ all capital letters.", a task of two units; ``ifeval-synth-v13 --seed 14``: a 12
   sentences.", twice, or behind "Here is the task restated:") with at most
   ``MAX_SHORT_OWN_WORDS`` content words of its own (round 13's
   ``swapped.restated_prompt(part=True)`` allows one; the frame's words made three).
+
+* **The task's words only in headings** (``headings_only``): a heading, title, bold line or
+  colon label over every paragraph of a text on something else, the body meeting at most one task
+  word once (round 12's ``label_only`` reads one label at the start or the end).
 
 The rules read the units the gate reads (``relevance_units.units``, one compiled pass over the
 head), and only past per-prompt exits (the task's unit count, the request), so a response under
@@ -161,6 +166,45 @@ def restated_short(
     return None if found is None else {**found, "restated_short": words}
 
 
+MIN_HEADED_BODY_WORDS = 60
+"""``headings_only`` reads a body of this many words or more (``stuffing.MIN_BODY_WORDS``)."""
+# A line that heads or labels rather than says: a markdown heading, a ``<<title>>``, a line in
+# bold, a short line that ends in a colon. (Not any short line: verse, list items and code are
+# short lines that say, and the labelled answers' poems hold their task words there.)
+_LABEL_LINE_RE = re.compile(
+    r"^[ \t]*(?:#{1,6}[ \t][^\n]*|<<[^\n]*>>|\*\*[^\n*]+\*\*:?|[^\n.!?:\u3002\uff01\uff1f]{1,60}:)[ \t]*$",
+    re.MULTILINE,
+)
+
+
+def headings_only(prompt: str, head: str, task: frozenset[str], needed: int) -> dict[str, Any] | None:
+    """What was found when the task's units stand only in headings, labels and short lines spread
+    through the response ("## Urban Gardening" over each paragraph of an essay on a lighthouse)
+    and its body of ``MIN_HEADED_BODY_WORDS`` words or more holds none of them, else None. Round
+    12's ``label_only`` reads one label at the start or the end; a heading over every paragraph
+    escaped it."""
+    labels = _LABEL_LINE_RE.findall(head)
+    if not labels:
+        return None
+    in_labels = task.intersection(units("\n".join(labels), STOP_WORDS))
+    if len(in_labels) < max(1, needed):
+        return None
+    body = _LABEL_LINE_RE.sub(" ", head)
+    if len(body.split()) < MIN_HEADED_BODY_WORDS:
+        return None
+    in_body = task.intersection(units(body, STOP_WORDS))
+    if len(in_body) > 1:
+        return None
+    if in_body:
+        # One task word said once in the body is a chance meeting ("a small cottage" under
+        # "small apartments", as round 13 reads a label's body); said twice, the body takes it up.
+        # (A substring count: it counts the unit inside other words too, never fewer.)
+        (unit,) = in_body
+        if body.casefold().count(unit) > 1 or len(in_labels - in_body) < max(1, needed):
+            return None
+    return {"headings_only": len(labels), "task_units_in_headings": len(in_labels), "chance_mentions": len(in_body)}
+
+
 def round14(
     prompt: str,
     head: str,
@@ -169,6 +213,7 @@ def round14(
     *,
     min_units: int,
     min_words: int,
+    needed: int = 1,
 ) -> dict[str, Any] | None:
     """Round 14's rules: what was found, or None (``hook_reading``'s head and units)."""
     if not task or any(c.allows_short_answer() for c in checkers):
@@ -177,6 +222,7 @@ def round14(
         nothing_of_prompt(prompt, head, task, min_units, min_words)
         or short_off_topic(prompt, head, task, min_words)
         or restated_short(prompt, head, checkers, task, min_words)
+        or headings_only(prompt, head, task, needed)
     )
     # A response in the language the prompt names cannot hold its English words (as the verifier
     # spares the overlap rule's refusals): asked only where a rule refused.
@@ -190,5 +236,5 @@ def round14_text(
 ) -> dict[str, Any] | None:
     """The verifier's hook, after round 13's rules passed the response (``stuffing.hook_reading``'s
     reading of the head and the task's units; the gate's own bounds)."""
-    head, task_units, _, _ = hook_reading(prompt, response, checkers, min_share)
-    return round14(prompt, head, checkers, task_units, min_units=max(1, min_units), min_words=min_words)
+    head, task_units, need, _ = hook_reading(prompt, response, checkers, min_share)
+    return round14(prompt, head, checkers, task_units, min_units=max(1, min_units), min_words=min_words, needed=need)
