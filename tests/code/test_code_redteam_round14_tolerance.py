@@ -38,6 +38,8 @@ FOREIGN_EITHER = [
     ("Die Antwort wird akzeptiert, wenn der absolute oder relative Fehler höchstens 10^{-6} beträgt.", 1e-6),
     ("Eine Abweichung von bis zu 1e-6 (relativ) wird toleriert.", 1e-6),
     ("Sua resposta será aceita se o erro absoluto ou relativo não exceder 1e-6.", 1e-6),
+    ("答案与标准答案的误差在 10^{-6} 以内即可。", 1e-6),
+    ("허용 오차는 10^{-6}이다.", 1e-6),
     ("Your answer is accepted if its error does not exceed 2·10^{-6}.", 2e-6),
 ]
 # (statement, bound): the absolute error alone ("absolute" without "relative", or a difference word).
@@ -50,6 +52,9 @@ FOREIGN_ABSOLUTE = [
     ("Votre réponse sera acceptée si l'erreur absolue ne dépasse pas 0,000001.", 1e-6),
     ("La respuesta es correcta si el error absoluto es como máximo 10^-6.", 1e-6),
     ("Der absolute Fehler darf höchstens 10^{-6} betragen.", 1e-6),
+    ("Die Ausgabe darf vom korrekten Ergebnis um höchstens 10^{-6} abweichen.", 1e-6),
+    ("Ответ считается правильным, если он отличается от правильного не более чем на 10^{-6}.", 1e-6),
+    ("Answers differing from the jury's by at most 1e-6 are accepted.", 1e-6),
     ("A resposta é aceita se o erro absoluto for no máximo 10^{-6}.", 1e-6),
     ("Your answer is accepted if it is within 10^{-6} of the correct answer.", 1e-6),
 ]
@@ -67,6 +72,7 @@ NO_BOUND = [
     "Print the answer modulo 10^9+7; the errors are counted for n ≤ 10^5.",
     "The relative error of the input data is 1e-3 s.",
     "Find the number of errors; n ≤ 10^5.",
+    "输入保证所有坐标的差至少为 10^{-3}。",
 ]
 
 

@@ -65,7 +65,7 @@ _ERROR_WORD = re.compile(
     re.IGNORECASE,
 )
 _DIFFERENCE_WORD = re.compile(
-    r"\bwithin\b|\bdiffer\w*|\bdifferenz\w*|\bunterscheid\w*|\bweicht\b|\bdiferencia\b|\bdifier\w*"
+    r"\bwithin\b|\bdiffer\w*|\bdifferenz\w*|\bunterscheid\w*|\bweicht\b|\babweich(?:en|t)\b|\bdiferencia\b|\bdifier\w*"
     r"|\bdiferença\b|\bdifere\w*|\bdifférence\b|\bdiffèr\w*|\bотлича\w*|\bразниц\w*"
     r"|相差|之差|差值|差が|の差|差は|차이",
     re.IGNORECASE,
