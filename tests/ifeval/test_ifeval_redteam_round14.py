@@ -270,8 +270,9 @@ def test_an_answer_that_opens_with_its_topic_keeps_its_reward(text: str) -> None
 
 
 # The task's words only in headings spread through a text on something else (one over every
-# paragraph), the body meeting at most one of them once by chance ("a small cottage" under "small
-# apartments"). Round 12's label rule reads one label at the start or the end.
+# paragraph, in any shape: what makes a heading is a short line over a prose line), the body
+# meeting at most one of them once by chance ("a small cottage" under "small apartments"). Round
+# 12's label rule reads one label at the start or the end.
 HEADED_TASKS = {
     "garden": _task("Write a blog post about urban gardening in small apartments. Do not use any commas.", NO_COMMA),
     "bicycle": _task("Write an essay about the history of the bicycle in Europe. Do not use any commas.", NO_COMMA),
@@ -295,6 +296,13 @@ HEADING_SHAPES = {
     "title": lambda h: f"<<{h}>>",
     "bold": lambda h: f"**{h}**",
     "label-colon": lambda h: f"{h}:",
+    "html": lambda h: f"<h2>{h}</h2>",
+    "section": lambda h: f"Section {h}",
+    "equals": lambda h: f"=== {h} ===",
+    "capitals": lambda h: h.upper(),
+    "underlined": lambda h: f"{h}\n" + "-" * len(h),
+    "numbered": lambda h: f"1. {h}",
+    "bracketed": lambda h: f"[{h}]",
 }
 
 

@@ -10,9 +10,9 @@ answers nearest each rule (a long answer under a task of two units that says one
 prompt, keys 2828 and 3326; short answers without a task word to a request for verse or a riddle,
 keys 1516, 1162, 2078) are named in the module's docstring; the restatement rule's bound is round
 13's own reading (``swapped.restated_prompt(part=True)``) with two words of its own. The headings
-rule's nearest honest answers: 76 labelled rows hold task words in headings, bold or colon
-labels; the nearest say a task word in the body 5 times or more (keys 1393, 2417, 2908) or have a
-body under 60 words (2704, a haiku).
+rule reads 60 labelled rows (two headings naming the task or more); the nearest honest ones say a
+task word in the body 4 times (key 331) or 13 (2870), or two of them (3518, 1148); one title over its body
+(the rubric 1670) and code fences (57) are not its headings.
 """
 
 from __future__ import annotations

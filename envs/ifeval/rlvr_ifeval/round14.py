@@ -31,8 +31,8 @@ all capital letters.", a task of two units; ``ifeval-synth-v13 --seed 14``: a 12
   ``MAX_SHORT_OWN_WORDS`` content words of its own (round 13's
   ``swapped.restated_prompt(part=True)`` allows one; the frame's words made three).
 
-* **The task's words only in headings** (``headings_only``): a heading, title, bold line or
-  colon label over every paragraph of a text on something else, the body meeting at most one task
+* **The task's words only in headings** (``headings_only``): a short line over a prose line (a
+  heading of any shape) over every paragraph of a text on something else, the body meeting at most one task
   word once (round 12's ``label_only`` reads one label at the start or the end).
 
 The rules read the units the gate reads (``relevance_units.units``, one compiled pass over the
@@ -168,13 +168,44 @@ def restated_short(
 
 MIN_HEADED_BODY_WORDS = 60
 """``headings_only`` reads a body of this many words or more (``stuffing.MIN_BODY_WORDS``)."""
-# A line that heads or labels rather than says: a markdown heading, a ``<<title>>``, a line in
-# bold, a short line that ends in a colon. (Not any short line: verse, list items and code are
-# short lines that say, and the labelled answers' poems hold their task words there.)
-_LABEL_LINE_RE = re.compile(
-    r"^[ \t]*(?:#{1,6}[ \t][^\n]*|<<[^\n]*>>|\*\*[^\n*]+\*\*:?|[^\n.!?:\u3002\uff01\uff1f]{1,60}:)[ \t]*$",
+MIN_TASK_HEADINGS = 2
+"""``headings_only`` reads responses with this many headings naming the task or more: one title
+over its body is round 12's ``label_only`` (a rubric titled with its task, key 1670, whose body
+says "piece" for "composition", is an answer)."""
+MAX_LABEL_WORDS = 8
+"""A heading or label line has at most this many words ..."""
+MAX_LABEL_CHARS = 60
+"""... and characters, and stands over a prose line (``MIN_PROSE_LINE_CHARS`` or more)."""
+MIN_PROSE_LINE_CHARS = 60
+MIN_SENTENCE_LINE_CHARS = 30
+"""... or a sentence of this many characters or more (German's "Er putzte die große Linse bis sie
+glänzte.")."""
+# A line that heads what follows rather than says: short, not ended as a sentence or a clause,
+# and over a prose line (lines of symbols between: an underline, a rule). Its shape is free (a
+# markdown heading, a title, bold, capitals, "Section 2", <h2>, [..], a colon label): what makes
+# it a heading is where it stands. Verse, list items and code are short lines over short lines.
+_LABEL_RE = re.compile(
+    rf"^[ \t]*([^\n]{{1,{MAX_LABEL_CHARS}}}?)[ \t]*\n"
+    rf"(?=(?:[^\w\n]*\n)*(?:[^\n]{{{MIN_PROSE_LINE_CHARS},}}|[^\n]{{{MIN_SENTENCE_LINE_CHARS},}}[.!?\u3002\uff01\uff1f]))",
     re.MULTILINE,
 )
+_CLAUSE_END = frozenset(".!?,;\u3002\uff01\uff1f\uff0c\uff1b")
+
+
+def _labels(head: str) -> tuple[list[str], str]:
+    """The heading lines of ``head`` and its body (the rest)."""
+    labels: list[str] = []
+    parts: list[str] = []
+    at = 0
+    for m in _LABEL_RE.finditer(head):
+        line = m.group(1)
+        if line[-1] in _CLAUSE_END or line.startswith("```") or len(line.split()) > MAX_LABEL_WORDS:
+            continue  # (a clause, a code fence, a line of prose)
+        labels.append(line)
+        parts.append(head[at : m.start()])
+        at = m.end()
+    parts.append(head[at:])
+    return labels, " ".join(parts)
 
 
 def headings_only(prompt: str, head: str, task: frozenset[str], needed: int) -> dict[str, Any] | None:
@@ -183,13 +214,13 @@ def headings_only(prompt: str, head: str, task: frozenset[str], needed: int) -> 
     and its body of ``MIN_HEADED_BODY_WORDS`` words or more holds none of them, else None. Round
     12's ``label_only`` reads one label at the start or the end; a heading over every paragraph
     escaped it."""
-    labels = _LABEL_LINE_RE.findall(head)
-    if not labels:
+    labels, body = _labels(head)
+    if len(labels) < MIN_TASK_HEADINGS:
         return None
-    in_labels = task.intersection(units("\n".join(labels), STOP_WORDS))
-    if len(in_labels) < max(1, needed):
-        return None
-    body = _LABEL_LINE_RE.sub(" ", head)
+    naming = [u for u in map(lambda line: task.intersection(units(line, STOP_WORDS)), labels) if u]
+    in_labels = frozenset().union(*naming)
+    if len(naming) < MIN_TASK_HEADINGS or len(in_labels) < max(1, needed):
+        return None  # (one title over a body: round 12's and 13's label rules read it)
     if len(body.split()) < MIN_HEADED_BODY_WORDS:
         return None
     in_body = task.intersection(units(body, STOP_WORDS))
