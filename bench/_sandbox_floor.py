@@ -125,7 +125,11 @@ class Floor:
     name = "isolated floor (bwrap, warm fork, uid, rlimits)"
 
     def __init__(self, lanes: int, timeout_s: float) -> None:
-        from rlvr_code._sandbox_wire import PREIMPORT
+        from rlvr_code import _sandbox_wire as wire
+
+        # What a sample finds imported in the solution zygote: the same for both designs (the
+        # AST types ``compile()`` builds included: ``SAMPLE_PREIMPORT``).
+        warm = getattr(wire, "SAMPLE_PREIMPORT", wire.PREIMPORT)
         from rlvr_code.sandbox import SYSTEM_PYTHON, LocalSandbox
 
         self.lanes, self.timeout_s = lanes, timeout_s
@@ -133,7 +137,7 @@ class Floor:
         argv = box._argv("solution", "/tmp/floor", 0)
         box.close()
         command_at = next(i for i in range(len(argv)) if argv[i : i + 2] == [SYSTEM_PYTHON, "-I"])
-        self.argv = [*argv[:command_at], SYSTEM_PYTHON, "-I", "-S", "-c", FLOOR_ZYGOTE % {"preimport": PREIMPORT}]
+        self.argv = [*argv[:command_at], SYSTEM_PYTHON, "-I", "-S", "-c", FLOOR_ZYGOTE % {"preimport": warm}]
         self.uids = [1_900_000_000 + (os.getpid() % 1_000_000) * 64 + 63 - lane for lane in range(lanes)]
         self.free: list[tuple[subprocess.Popen, int]] = []
         self.lock = threading.Lock()

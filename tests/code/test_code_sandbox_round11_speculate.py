@@ -199,10 +199,15 @@ CASES = [
 def test_checks_the_dry_run_cannot_foresee_are_judged_as_call_by_call(boxes, name, test, program):
     context = "def double(x):\n    return 2 * x\n" if "double" in test else ""
     batched, _ = boxes
+    # The module's sandboxes start their worker on first use: the case that runs first (xdist
+    # sends cases in no fixed order) would count that start as a replacement. One gold sample
+    # first, so ``starts`` counts a worker that exists.
+    _both(boxes, _task(_check("assert candidate(1) == 1")), "def f(x):\n    return x\n")
     starts = batched.stats["worker_starts"]
     got, want = _both(boxes, _task(test, context), program)
     assert got == want, name
-    assert batched.stats["worker_starts"] == starts  # a wrong guess is undone inside the judge
+    # A wrong guess is undone inside the judge, never by a fresh worker.
+    assert batched.stats["worker_starts"] == starts, (batched.stats, got[0][2])
 
 
 @needs_bwrap

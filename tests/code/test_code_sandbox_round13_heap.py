@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from rlvr_code._sandbox_wire import HARNESS_IMPORTS, PREIMPORT
+from rlvr_code._sandbox_wire import WARM_IMPORTS
 from rlvr_code.sandbox import SYSTEM_PYTHON, bootstrap_source, harness_source
 
 pytestmark = pytest.mark.skipif(not os.path.exists(SYSTEM_PYTHON), reason="the sandbox's interpreter is missing")
@@ -83,11 +83,11 @@ def _program(role: str) -> str:
     return source.replace(main, "if False:") + REPORT
 
 
-def _bootstrap_kb(path: Path) -> int:
+def _bootstrap_kb(path: Path, role: str) -> int:
     with open(path, "rb") as harness:
         fd = harness.fileno()
         done = subprocess.run(
-            [SYSTEM_PYTHON, "-I", "-S", "-c", bootstrap_source(), "{}", str(fd)],
+            [SYSTEM_PYTHON, "-I", "-S", "-c", bootstrap_source(role), "{}", str(fd)],
             capture_output=True,
             text=True,
             timeout=60,
@@ -97,8 +97,8 @@ def _bootstrap_kb(path: Path) -> int:
     return int(done.stdout.split()[-1])
 
 
-def _reference_kb(path: Path) -> int:
-    names = sorted({*PREIMPORT, *HARNESS_IMPORTS})
+def _reference_kb(path: Path, role: str) -> int:
+    names = sorted(WARM_IMPORTS[role])  # each role's own warm set (round 14)
     done = subprocess.run(
         [SYSTEM_PYTHON, "-I", "-S", "-c", REFERENCE.replace("NAMES", repr(names)), str(path)],
         capture_output=True,
@@ -115,8 +115,8 @@ def test_the_bootstrap_keeps_no_compile_garbage(role: str, tmp_path: Path) -> No
     path.write_text(_program(role), encoding="utf-8")
     # Each measured twice, the smallest kept: an allocation the loader makes once either way
     # must not decide the comparison.
-    booted = min(_bootstrap_kb(path) for _ in range(2))
-    reference = min(_reference_kb(path) for _ in range(2))
+    booted = min(_bootstrap_kb(path, role) for _ in range(2))
+    reference = min(_reference_kb(path, role) for _ in range(2))
     assert booted - reference < SLACK_KB, (role, booted, reference)
 
 

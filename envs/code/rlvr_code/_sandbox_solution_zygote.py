@@ -258,10 +258,16 @@ class SolutionZygote:
                 os.close(setup_fd)
             except BaseException:
                 os._exit(120)
-            if serve:
-                serve_solution(request["program"], 3, 4 if len(fds) > 1 else None)
-                os._exit(0)
-            run_stdio_program(request["program"])
+            # Nothing a sample raises may carry it on into the zygote's code below.
+            code = 0
+            try:
+                if serve:
+                    serve_solution(request["program"], 3, 4 if len(fds) > 1 else None)
+                else:
+                    run_stdio_program(request["program"])  # exits with the program's own code
+            except BaseException:
+                code = 1
+            os._exit(code)
         for fd in (*fds, setup_w):
             os.close(fd)
         outcome: dict = {"seq": request["seq"], "exit": None, "signal": None, "timed_out": False, "stopped": False}
@@ -485,7 +491,7 @@ def run_solution_sandbox(config: dict) -> None:
     privilege_calls()
     # After the standard library, so that a package can never shadow a module the harness uses.
     sys.path.extend(p for p in config.get("path", ()) if type(p) is str and os.path.isdir(p) and p not in sys.path)
-    start_zygote()
+    start_zygote("solution")
     zygote = SolutionZygote(config)
     sample_environment(zygote.workdir)
     warm_capabilities()

@@ -77,6 +77,24 @@ PREIMPORT = (
 )
 HARNESS_IMPORTS = ("resource", "fcntl", "ctypes", "signal", "select", "importlib", "stat", "ast")
 """What the harness itself uses after a fork: imported in the zygote, so no sample reads them from disk."""
+COLD_FOR_SAMPLES = ("hashlib", "traceback", "ast", "importlib")
+"""Left out of the solution zygote (issue 30, round 14): every fork copies a page-table entry for
+each page of the zygote's anonymous memory, and these hold 1 MB of it (hashlib with OpenSSL's 11
+mappings besides), while no MBPP and 1 of 164 HumanEval solutions import one: a sample that does
+pays its own import (2-5 ms). ``typing`` stays (21 of 164 HumanEval solutions import it: 0.35 ms a
+sample on average against about 0.03 saved); the judge keeps every module (a task's tests may
+import any of ``PREIMPORT``, and ``ast`` is its own)."""
+SAMPLE_PREIMPORT = (*(n for n in PREIMPORT if n not in COLD_FOR_SAMPLES), "_ast")
+"""What a sample finds imported. ``_ast``: ``compile()`` asks whether its source is an AST object,
+which builds the 120 AST node types the first time in a process; without them built in the
+zygote, each sample process built them again (140 page faults and about 1 ms of CPU a HumanEval
+sample, measured round 14 on a fork that lacked ``ast``). The bootstrap's compile builds them
+here; the floor's zygote, run by ``-c`` without ``compile()``, needs the import."""
+WARM_IMPORTS = {
+    "judge": (*PREIMPORT, *HARNESS_IMPORTS),
+    "solution": (*SAMPLE_PREIMPORT, *(n for n in HARNESS_IMPORTS if n not in COLD_FOR_SAMPLES)),
+}
+"""What each role's zygote imports before its first fork (``start_zygote``, and the bootstrap)."""
 
 
 class ProtocolError(Exception):
@@ -524,13 +542,13 @@ def reap(block: bool) -> None:
             return
 
 
-def start_zygote() -> None:
-    """What both zygotes do first: quiet stdio, subreaper, not dumpable, warm imports."""
+def start_zygote(role: str = "judge") -> None:
+    """What both zygotes do first: quiet stdio, subreaper, not dumpable, the role's warm imports."""
     sys.set_int_max_str_digits(0)
     prctl(PR_SET_CHILD_SUBREAPER, 1)
     prctl(PR_SET_DUMPABLE, 0)
     os.umask(0o077)
-    for name in (*PREIMPORT, *HARNESS_IMPORTS):
+    for name in WARM_IMPORTS[role]:
         try:
             __import__(name)
         except ImportError:

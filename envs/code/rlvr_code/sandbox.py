@@ -114,21 +114,17 @@ def harness_source(role: str, folder: Path | None = None) -> str:
     )
 
 
-def bootstrap_source() -> str:
-    """The ``-c`` program of both sandboxes: the harness compiled first, then the warm imports,
-    then the harness run. Compiling 40 KB of source frees megabytes of parse trees and
-    temporaries, which neither ``malloc_trim`` nor the object allocator can hand back once
-    longer-lived objects sit between them; compiled first, the imports reuse that memory. Round
-    13, compiled after the imports as before: the solution zygote held 8.4 MB of anonymous
-    memory, the judge zygote 9.6 and a warm judge 9.9; compiled first, 7.6, 7.8 and 8.5 (the
-    isolated floor's zygote 7.2). That is memory every worker keeps for its life; the CPU a
-    sample costs did not move measurably with it (a fork copies a page-table entry per resident
-    page, a few microseconds for these 200 pages). The harness comes from a descriptor (its
-    number is the last argument): an interpreter keeps its arguments for life, three times over
-    (0.8 MB of the solution zygote's heap for 120 KB of harness, copied by every fork)."""
-    from rlvr_code._sandbox_wire import HARNESS_IMPORTS, PREIMPORT
+def bootstrap_source(role: str = "judge") -> str:
+    """The ``-c`` program of a sandbox: the harness compiled first, then the role's warm imports
+    (``_sandbox_wire.WARM_IMPORTS``), then the harness run. Compiling 40 KB of source frees
+    megabytes of parse trees that neither ``malloc_trim`` nor the object allocator can hand back
+    once longer-lived objects sit between them; compiled first, the imports reuse that memory
+    (round 13: solution zygote 8.4 -> 7.6 MB anonymous, judge zygote 9.6 -> 7.8, warm judge 9.9
+    -> 8.5). The harness comes from a descriptor (its number is the last argument): an
+    interpreter keeps its arguments for life, three times over (0.8 MB for 120 KB of harness)."""
+    from rlvr_code._sandbox_wire import WARM_IMPORTS
 
-    names = sorted({*PREIMPORT, *HARNESS_IMPORTS})
+    names = sorted(WARM_IMPORTS[role])
     return (
         "import sys\n"
         "with open(int(sys.argv.pop()), 'rb') as source:\n"
@@ -375,7 +371,7 @@ class LocalSandbox:
         self.isolated = self.bwrap is not None
         self.privileged = os.getuid() == 0
         self._sources = {role: harness_source(role) for role in ("judge", "solution")}
-        self._bootstrap = bootstrap_source()
+        self._bootstrap = {role: bootstrap_source(role) for role in ("judge", "solution")}
         self._idle: queue.SimpleQueue[_Worker] = queue.SimpleQueue()
         self._slots = threading.Semaphore(workers)
         global _uid_offsets_taken
@@ -429,7 +425,7 @@ class LocalSandbox:
             }
         )
         # sys.argv in the sandbox: ["-c", config] once the bootstrap took the harness's descriptor off.
-        command = [self.python, "-I", "-S", "-c", self._bootstrap, config, str(source_fd)]
+        command = [self.python, "-I", "-S", "-c", self._bootstrap[role], config, str(source_fd)]
         if not self.isolated:
             return command
         argv = [
