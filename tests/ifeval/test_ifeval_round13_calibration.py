@@ -20,48 +20,21 @@ from typing import Any
 
 import pytest
 
-import rlvr_envs
-from rlvr_envs.types import Task
-from rlvr_ifeval import asides, contrast, round13, swapped
+from rlvr_ifeval import asides, round13, swapped
 from rlvr_ifeval.relevance import MAX_RELEVANCE_CHARS, needed, task_units, units
 from rlvr_ifeval.scoring import build_checkers
-from rlvr_ifeval.verifier import IFEvalVerifier
-from tests.helpers.data import read_jsonl
-
-LABELLED = ("ifeval_gpt4_responses_labeled.jsonl", "ifbench_responses_labeled.jsonl")
-
-
-def _flags(env_id: str) -> dict[str, Any]:
-    kwargs = dict(rlvr_envs.registry.resolve(env_id).kwargs)
-    kwargs.pop("env_name", None)
-    return kwargs
+from tests.ifeval.calibration_rows import labelled_rows, paid_keys
 
 
 @pytest.fixture(scope="module")
 def rows() -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = []
-    for name in LABELLED:
-        found.extend(read_jsonl(name))
-    return found
+    return labelled_rows()
 
 
 @pytest.mark.parametrize("family", ["data", "synth"])
 def test_round_13_refuses_no_labelled_good_answer_that_round_12_pays(rows: list[dict[str, Any]], family: str) -> None:
-    tasks = [
-        Task(id=str(i), prompt=r["prompt"], answer={k: r[k] for k in ("instruction_id_list", "kwargs")})
-        for i, r in enumerate(rows)
-    ]
-    background = contrast.Background.build(
-        (r["prompt"], build_checkers(r["instruction_id_list"], r["kwargs"])) for r in rows
-    )
-    paid = {}
-    for version in (12, 13):
-        verifier = IFEvalVerifier(relevance_background=background, **_flags(f"ifeval-{family}-v{version}"))
-        paid[version] = {
-            r["key"]
-            for r, t in zip(rows, tasks, strict=True)
-            if r["reference_strict_all"] and verifier.verify(t, r["response"]).reward == 1
-        }
+    old, new = paid_keys(rows, [f"ifeval-{family}-v12", f"ifeval-{family}-v13"])
+    paid = {12: old, 13: new}
     good = sum(1 for r in rows if r["reference_strict_all"])
     print(f"\n{family}: labelled-good paid -v12 {len(paid[12])}/{good}, -v13 {len(paid[13])}/{good}")
     assert good == 493

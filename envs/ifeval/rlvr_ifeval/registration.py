@@ -11,8 +11,10 @@ Versions (a change that alters any reward bumps the version; the old one stays):
   overlap rule's bounds leave unjudged is read too: one of ``min_words`` words or more under a task
   of one or two units that holds none of them nor any content word of its prompt, or one of 5 to
   ``min_words`` words under a request to write about a topic (not verse, not a riddle) that holds
-  none of the task's units, is refused (``relevance_paste=10``, issue 26 round 14:
-  ``rlvr_ifeval.round14``).
+  none of its topic's units, or says the request back with words changed inside and at most two
+  words of its own, or names its task only in headings over a body that never takes it up, is
+  refused (``relevance_paste=10``, issue 26 round 14: ``rlvr_ifeval.round14``). No labelled-good
+  answer paid under ``-v13`` is refused.
 * ``ifeval-data-v13``, ``ifeval-synth-v13``: training envs, as ``-v12`` below, and a response that
   hangs its task's words on the edge of sentences about something else, whatever words frame them
   ("... as X came to mind.", "Recalling X and Y, the keeper ...") and says them elsewhere at most
