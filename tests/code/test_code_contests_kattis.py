@@ -27,6 +27,7 @@ from rlvr_code.contests.kattis import examples_dir as fetched_dir
 from rlvr_envs.errors import DataError, DataUnavailableError
 from rlvr_envs.types import Reason, Verdict
 from tests.code.contest_interactive_cases import fence, need
+from tests.code.kattis_packages import write
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap missing")
 
@@ -66,14 +67,6 @@ while True:
         break
     lo, hi = (lo, mid - 1) if said == "lower" else (mid + 1, hi)
 """
-
-
-def write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
 
 
 def sum_package(root: Path, validator: str = SUM_VALIDATOR) -> Path:

@@ -23,11 +23,9 @@ import pytest
 
 from rlvr_code.contests.kattis import KattisEnv
 from tests.code.contest_interactive_cases import fence
+from tests.code.kattis_packages import LEFT_OUT_NOTICE, NEEDS_BWRAP, package
 
-pytestmark = [
-    pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap missing"),
-    pytest.mark.filterwarnings("ignore:code-kattis. left out"),  # the refusal's own notice
-]
+pytestmark = [NEEDS_BWRAP, LEFT_OUT_NOTICE]
 
 # Knapsack-like: print item indices whose weights fit the capacity; the score is the weight
 # taken over the best (the .ans). Any feasible list is accepted (42) with its score.
@@ -70,19 +68,10 @@ TRIVIAL = ("print()", "print(0)")  # nothing taken; the first item (fits every c
 
 
 def _package(root: Path, yaml: str, validator: str, folder: str = "output_validators/v") -> Path:
-    files = {
-        "problem.yaml": "name: Pack\nsource: tests\n" + yaml,
-        "problem_statement/problem.en.tex": "Take items of the largest total weight that fits.",
-        **{f"data/{'sample' if n == '1' else 'secret'}/{n}.in": given for n, (given, _) in CASES.items()},
-        **{f"data/{'sample' if n == '1' else 'secret'}/{n}.ans": want for n, (_, want) in CASES.items()},
-        f"{folder}/validate.py": validator,
-        "submissions/accepted/best.py": BEST,
-    }
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
+    cases = {f"{'sample' if n == '1' else 'secret'}/{n}": case for n, case in CASES.items()}
+    files = {f"{folder}/validate.py": validator, "submissions/accepted/best.py": BEST}
+    statement = ("problem_statement/problem.en.tex", "Take items of the largest total weight that fits.")
+    return package(root, yaml, cases, files, name="Pack", statement=statement)
 
 
 # (name, problem.yaml lines, validator, its folder): scoring problems whose validator grades.

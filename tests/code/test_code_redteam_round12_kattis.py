@@ -18,7 +18,6 @@ every ``HONEST`` row below scored 0 (or was left out) and the feedback row was a
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -28,11 +27,9 @@ from rlvr_code.contests.kattis import KattisEnv, read_package
 from rlvr_envs.errors import DeprecatedEnvWarning
 from rlvr_envs.types import Reason
 from tests.code.contest_interactive_cases import fence
+from tests.code.kattis_packages import LEFT_OUT_NOTICE, NEEDS_BWRAP, package
 
-pytestmark = [
-    pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap missing"),
-    pytest.mark.filterwarnings("ignore:code-kattis. left out"),
-]
+pytestmark = [NEEDS_BWRAP, LEFT_OUT_NOTICE]
 
 # Print sqrt(n): any answer within 1e-6 absolute of the .ans (the validator's own tolerance, or
 # its first argument where one is passed). Refuses what is not a plain finite decimal.
@@ -61,18 +58,7 @@ SPLIT_OTHER = "n = int(input())\nprint(n // 2, n - n // 2)\n"
 
 
 def _package(root: Path, yaml: str, cases: dict[str, tuple[str, str]], files: dict[str, str]) -> Path:
-    written = {
-        "problem.yaml": "name: Round 12\nsource: tests\n" + yaml,
-        "statement/problem.en.md": "Solve it.",
-        **{f"data/{name}.in": given for name, (given, _) in cases.items()},
-        **{f"data/{name}.ans": want for name, (_, want) in cases.items()},
-        **files,
-    }
-    for name, text in written.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
+    return package(root, yaml, cases, files)
 
 
 V2023 = "problem_format_version: 2023-07-draft\n"
