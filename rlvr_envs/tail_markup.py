@@ -24,6 +24,10 @@ the markup really encloses holds something besides the answer read:
 * another answer tag inside the answer read, with text on both sides of it
   (``<answer>A</ANSWER> B</answer>``).
 
+Delimiters are read as a reader sees them: a full-width brace (``｝``) closes like ``}``, and an answer
+tag counts in full-width or small brackets (``＜/answer＞``), with a JSON-escaped solidus (``<\\/answer>``),
+as HTML entities (``&lt;/answer&gt;``) or with an invisible character in its name (``</ans\u200bwer>``).
+
 Markup that does not balance but encloses nothing more is left alone: ``\\boxed{5}}``,
 ``\\boxed{\\boxed{5}}``, ``<answer>5</answer></answer>``, ``<answer><answer>5</answer>`` are
 typos around one value, and refusing them would cost honest answers. Only the tokens near the
@@ -46,26 +50,41 @@ lies well within it; a hostile one is not scanned past it (0.2 s of CPU at worst
 _BOX_COMMANDS = ("\\boxed", "\\fbox")
 """The commands the extractor reads an answer from (``rlvr_envs.extract``)."""
 
-_BRACE = re.compile(r"\\[{}]|[{}]")
+# A full-width brace (｛ ｝) is no TeX group, but a reader sees it close what the box opened: it counts.
+_BRACE = re.compile("\\\\[{}]|[{}\uff5b\uff5d]")
 # What opens a framed group, read backwards from its brace: the frame around the answer is
 # the answer, whichever frame command drew it.
 _FRAME_BEFORE = re.compile(
     r"\\(?:boxed|fbox|framebox(?:\s*\[[^\[\]{}]{0,20}\]){0,2}|colorbox\s*\{[^{}]{0,40}\}"
     r"|fcolorbox\s*\{[^{}]{0,40}\}\s*\{[^{}]{0,40}\})\s*\Z"
 )
-_TAG = re.compile(r"<\s*(/?)\s*answer(?![\w-])\s*(?:[^<>]{0,200})?>", re.IGNORECASE)
+# An answer tag as a reader sees it: any case and spacing, full-width or small brackets and solidus
+# (＜/answer＞), a JSON-escaped solidus (<\\/answer>), HTML entities (&lt;/answer&gt;), an invisible format
+# character inside the name (</ans\u200bwer>).
+_INVISIBLE = "[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]*"
+_LT, _GT = r"(?:<|\uff1c|\ufe64|&lt;|&#0*60;|&#x0*3c;)", r"(?:>|\uff1e|\ufe65|&gt;|&#0*62;|&#x0*3e;)"
+_TAG = re.compile(
+    _LT
+    + r"\s*(\\?[/\uff0f]?)\s*"
+    + _INVISIBLE.join("answer")
+    + r"(?![\w-])"
+    + _INVISIBLE
+    + r"\s*(?:[^<>]{0,200}?)"
+    + _GT,
+    re.IGNORECASE,
+)
 _EMPTY_MARKUP = re.compile(
     r"<\s*/?\s*[A-Za-z][^<>]{0,200}>"  # a tag shows nothing of its own
     r"|\\(?:q?quad|[,;:! ]|right|left|[bB]igg?[lr]?|displaystyle|textstyle|hfill|hspace\s*\{[^{}]{0,20}\}"
     r"|end\s*\{[^{}]{0,20}\}|\]|\)|(?:boxed|fbox|framebox|colorbox|fcolorbox)(?![A-Za-z]))"  # a frame is no value
 )
 # Spacing, math delimiters, sentence punctuation, markdown emphasis and bare braces: no value.
-_NOTHING = frozenset(" \t\r\n\u00a0$.,;:!)]}{*_~`'\"")
+_NOTHING = frozenset(" \t\r\n\u00a0\u00ad\u200b\u200c\u200d\u2060\ufeff$.,;:!)]}{*_~`'\"")
 
 
 def _holds_something(text: str) -> bool:
     """Whether ``text`` shows anything besides markup, spacing and punctuation."""
-    return any(ch not in _NOTHING for ch in _EMPTY_MARKUP.sub(" ", text))
+    return any(ch not in _NOTHING for ch in _EMPTY_MARKUP.sub(" ", _TAG.sub(" ", text)))
 
 
 @dataclass(frozen=True)
@@ -134,7 +153,7 @@ def _brace_breach(text: str, box: tuple[int, int, int]) -> str | None:
             continue  # \{ and \} print a brace; they do not group
         if at == opening:
             enclosing = list(stack)
-        if token.group(0) == "{":
+        if token.group(0) in "{\uff5b":
             stack.append(at)
         elif stack:
             closes[stack.pop()] = at

@@ -64,6 +64,14 @@ BROKEN = {
     "box-in-tag-stray-brace": "<answer>\\boxed{@A} @B}</answer>",
     "box-in-tag-brace-after-tag": "<answer>\\boxed{@A}</answer> @B}",
     "box-stray-close-tag": "\\boxed{@A} @B</answer>",
+    # as a reader sees the closer: full-width, JSON-escaped, an HTML entity, an invisible character inside
+    "tag-stray-close-full-width": "<answer>@A</answer> @B\uff1c/answer\uff1e",
+    "tag-stray-close-json-escaped": "<answer>@A</answer> @B<\\/answer>",
+    "tag-stray-close-entities": "<answer>@A</answer> @B&lt;/answer&gt;",
+    "tag-stray-close-zero-width": "<answer>@A</answer> @B</ans\u200bwer>",
+    "tag-opened-before-entities": "&lt;answer&gt;@B <answer>@A</answer>",
+    "stray-brace-full-width": "\\boxed{@A} @B\uff5d",
+    "stray-brace-zero-width-after-box": "\\boxed{@A}\u200b @B}",
 }
 
 STANDS = {
@@ -89,6 +97,7 @@ STANDS = {
     "stray-tag-before-answer": "</answer> oops. <answer>@A</answer>",
     "braces-in-explanation": "\\boxed{@A}\n\nWe used the set $\\{1, 2\\}$ and $f(x) = {x}$.",
     "no-markup": "The answer is @A.",
+    "full-width-braces-balanced": "\\boxed{@A}，集合 \uff5b1, 2\uff5d。",
 }
 
 
