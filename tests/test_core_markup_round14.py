@@ -12,6 +12,7 @@ Typos around one value stand: refusing them would cost honest answers.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -130,17 +131,19 @@ def test_never_raises_on_odd_input(value: Any):
     assert broken_markup(value, "boxed") is None
 
 
-HOSTILE = {
-    "braces": "{" * 400_000 + "\\boxed{5}" + "}" * 400_000,
-    "frames": "\\boxed{" * 150_000 + "\\boxed{5}" + "}" * 150_000,
-    "tags-before": "<answer>" * 200_000 + "5</answer>" + "</answer>" * 100_000 + "x",
-    "tags-after": "<answer>5</answer>" + "<Answer>" * 200_000 + "x",
-    "strays": "\\boxed{5}" + "}" * 400_000 + "x}",
+HOSTILE = {  # built when the test runs (megabytes each), not when the module is imported
+    "braces": lambda: "{" * 400_000 + "\\boxed{5}" + "}" * 400_000,
+    "frames": lambda: "\\boxed{" * 150_000 + "\\boxed{5}" + "}" * 150_000,
+    "tags-before": lambda: "<answer>" * 200_000 + "5</answer>" + "</answer>" * 100_000 + "x",
+    "tags-after": lambda: "<answer>5</answer>" + "<Answer>" * 200_000 + "x",
+    "entities": lambda: "&lt;answer" * 200_000 + "<answer>5</answer>" + "&lt;/answer x" * 50_000,
+    "strays": lambda: "\\boxed{5}" + "}" * 400_000 + "x}",
 }
 
 
-@pytest.mark.parametrize("text", [pytest.param(t, id=k) for k, t in HOSTILE.items()])
-def test_cost_is_bounded_on_hostile_markup(text):
+@pytest.mark.parametrize("make", [pytest.param(m, id=k) for k, m in HOSTILE.items()])
+def test_cost_is_bounded_on_hostile_markup(make: Callable[[], str]):
+    text = make()
     # Measured 0.03-0.2 s of CPU per call (the reasoning scan of 2.5 MB included); 10x margin for a loaded machine.
     started = time.process_time()
     for method in ("boxed", "answer_tag"):
