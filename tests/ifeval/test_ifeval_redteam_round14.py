@@ -14,6 +14,7 @@ text that says a word of its prompt) are paid under both.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -346,3 +347,25 @@ def test_older_ids_keep_their_level_and_the_new_ones_read_round_14() -> None:
     for old, new in zip(OLD, NEW, strict=True):
         assert rlvr_envs.registry.resolve(old).kwargs["relevance_paste"] == 9
         assert rlvr_envs.registry.resolve(new).kwargs["relevance_paste"] == round14.ROUND_14_PASTE
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        "urban\n" + "-\n" * 10_000,  # every line a heading candidate over lines of symbols
+        "urban gardening\n" * 1_500,
+        "urban\n" + "\n" * 20_000,
+        ("urban\n" + "-" * 5_000 + "\n") * 4,
+        "a" * 20_000,
+    ],
+    ids=["dashes", "short-lines", "blank", "long-rules", "one-line"],
+)
+def test_the_rules_read_hostile_heads_in_bounded_time(head: str) -> None:
+    """Every reading is a regex over bounded lines (a heading looks at most 3 lines of symbols
+    ahead) or one pass: a head of the gate's 20,000 characters is read in milliseconds (bound:
+    2 s, hundreds of times the cost measured on a loaded machine)."""
+    t = HEADED_TASKS["garden"]
+    task = task_units(t.prompt, (), round9=True, round10=True).units
+    started = time.process_time()
+    round14.round14(t.prompt, head[:20_000], (), task, min_units=MIN_TASK_UNITS, min_words=80, needed=1)
+    assert time.process_time() - started < 2.0

@@ -186,7 +186,7 @@ glänzte.")."""
 # it a heading is where it stands. Verse, list items and code are short lines over short lines.
 _LABEL_RE = re.compile(
     rf"^[ \t]*([^\n]{{1,{MAX_LABEL_CHARS}}}?)[ \t]*\n"
-    rf"(?=(?:[^\w\n]*\n)*(?:[^\n]{{{MIN_PROSE_LINE_CHARS},}}|[^\n]{{{MIN_SENTENCE_LINE_CHARS},}}[.!?\u3002\uff01\uff1f]))",
+    rf"(?=(?:[^\w\n]*\n){{0,3}}(?:[^\n]{{{MIN_PROSE_LINE_CHARS},}}|[^\n]{{{MIN_SENTENCE_LINE_CHARS},}}[.!?\u3002\uff01\uff1f]))",
     re.MULTILINE,
 )
 _CLAUSE_END = frozenset(".!?,;\u3002\uff01\uff1f\uff0c\uff1b")
