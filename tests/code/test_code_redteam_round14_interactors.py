@@ -7,17 +7,20 @@ every wrong program a ``verifier_error`` a policy prefers to its 0. Each is now 
 task: every sample of it, the right program's too, is a ``verifier_error``. Sound interactors
 (the guessing game's, a fragile one a reference vouches for) keep paying honest contestants.
 
-Every ``LENIENT`` row paid ``PROBE`` 1.0 before (and ``test_a_lenient_interactor_refuses_its_task``
+Every ``LENIENT`` row (and the lenient Kattis validator) paid its probe 1.0 before (and ``test_a_lenient_interactor_refuses_its_task``
 failed); the crashing interactor gave the right program 1.0 and a silent one a verifier_error.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from rlvr_code.contests.verifier import ContestVerifier
-from tests.code.contest_interactive_cases import INTERACTOR_CPP, INTERACTOR_PY, RIGHT, guess_task, need
+from tests.code.contest_interactive_cases import INTERACTOR_CPP, INTERACTOR_PY, RIGHT, fence, guess_task, need
 from tests.code.helpers_code import fenced
+from tests.code.kattis_packages import package
 from tests.helpers.sandbox import needs_bwrap
 
 _HEAD = "import sys\nn = int(open(sys.argv[1]).read().split()[0])\n"
@@ -116,3 +119,50 @@ def test_a_sound_interactor_keeps_paying_the_right_contestant(language: str) -> 
     for program in ("pass", "print(0)", "print('! 1')"):
         verdict = _verifier().verify(task, fenced(program))
         assert (verdict.reward, verdict.reason.value) == (0.0, "wrong"), (program, verdict.details)
+
+
+# A Kattis interactive validator (exit 42 accepts, 43 rejects) that takes the end of the
+# contestant's output as "no wrong guess": a contestant reading nothing and saying nothing wins.
+KATTIS_LENIENT = """import sys
+secret = int(open(sys.argv[1]).read())
+for line in sys.stdin:
+    if not line.strip().isdigit():
+        sys.exit(43)
+    guess = int(line)
+    print("correct" if guess == secret else "lower" if guess > secret else "higher", flush=True)
+    if guess == secret:
+        sys.exit(42)
+sys.exit(42)
+"""
+KATTIS_BISECT = """lo, hi = 1, 100
+while True:
+    mid = (lo + hi) // 2
+    print(mid, flush=True)
+    said = input().strip()
+    if said == "correct":
+        break
+    lo, hi = (lo, mid - 1) if said == "lower" else (mid + 1, hi)
+"""
+
+
+@needs_bwrap
+@pytest.mark.parametrize("lenient", [True, False], ids=["lenient", "sound"])
+def test_a_kattis_interactive_validator_is_audited_too(tmp_path: Path, lenient: bool) -> None:
+    from rlvr_code.contests.kattis import KattisEnv
+
+    # the sound one rejects the end of the output instead
+    validator = (
+        KATTIS_LENIENT if lenient else KATTIS_LENIENT[: KATTIS_LENIENT.rindex("sys.exit(42)")] + "sys.exit(43)\n"
+    )
+    cases = {f"secret/{n}": (f"{n}\n", "") for n in (1, 37, 100)}
+    files = {"output_validator/validate.py": validator}
+    root = package(tmp_path / "guess", "problem_format_version: 2023-07-draft\ntype: interactive\n", cases, files)
+    env = KattisEnv(root, timeout_s=10.0)
+    [task] = env.tasks
+    right = env.verifier.verify(task, fence("python", KATTIS_BISECT))
+    silent = env.verifier.verify(task, fence("python", "pass"))
+    if lenient:  # before: the silent contestant scored 1.0
+        assert (silent.reason.value, right.reason.value) == ("verifier_error", "verifier_error"), silent.details
+        assert "interactor accepts a contestant" in silent.details["error"]
+    else:
+        assert (right.reward, silent.reward, silent.reason.value) == (1.0, 0.0, "wrong"), silent.details
