@@ -7,8 +7,9 @@ every wrong program a ``verifier_error`` a policy prefers to its 0. Each is now 
 task: every sample of it, the right program's too, is a ``verifier_error``. Sound interactors
 (the guessing game's, a fragile one a reference vouches for) keep paying honest contestants.
 
-Every ``LENIENT`` row (and the lenient Kattis validator) paid its probe 1.0 before (and ``test_a_lenient_interactor_refuses_its_task``
-failed); the crashing interactor gave the right program 1.0 and a silent one a verifier_error.
+Every ``LENIENT`` row, the lenient C++ interactor and the lenient Kattis validator paid its probe
+1.0 before (each test below failed); the crashing interactor gave the right program 1.0 and a silent
+one a verifier_error.
 """
 
 from __future__ import annotations
