@@ -123,29 +123,48 @@ def test_the_zygote_and_its_workers_outlive_the_pool_thread_that_started_them():
         zygote.close()
 
 
-class SleepVerifier(Verifier):
+class GatedLogVerifier(Verifier):
+    """Logs each completion it verifies (one line each, appended: one write) and holds "0" until
+    ``gate`` exists, so the test knows which calls started without timing them."""
+
+    def __init__(self, log: str, gate: str) -> None:
+        self.log, self.gate = log, gate
+
     def verify(self, task: Task, completion: str) -> Verdict:
-        time.sleep(0.05)
+        with open(self.log, "a", encoding="utf-8") as fh:
+            fh.write(completion + "\n")
+        deadline = time.monotonic() + 60
+        while completion == "0" and not os.path.exists(self.gate) and time.monotonic() < deadline:
+            time.sleep(0.005)
         return Verdict.correct(completion)
 
 
-def test_cancelling_amap_drops_the_calls_that_have_not_started():
+def test_cancelling_amap_drops_the_calls_that_have_not_started(tmp_path):
+    # Counted, not timed: the old check (the next call within 1.2 s, where 40 calls of 50 ms kept
+    # would take 2 s) failed whenever a loaded machine stalled that one call for a second.
     tasks = ToyAddEnv().tasks[:1] * 40
+    log, gate = tmp_path / "log", tmp_path / "gate"
+    verifier = GatedLogVerifier(str(log), str(gate))
     with VerificationPool(1, max_batch=1) as pool:
-        pool.preload(SleepVerifier())
+        pool.preload(verifier)
 
-        async def cancel_soon() -> None:
-            run = asyncio.ensure_future(pool.amap(SleepVerifier(), tasks, [str(i) for i in range(40)]))
-            await asyncio.sleep(0.2)
+        async def cancel_while_the_first_runs() -> None:
+            run = asyncio.ensure_future(pool.amap(verifier, tasks, [str(i) for i in range(40)]))
+            deadline = time.monotonic() + 60
+            while not (log.exists() and "0\n" in log.read_text()):
+                assert time.monotonic() < deadline, "the first call never started"
+                await asyncio.sleep(0.01)
             run.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await run
 
-        asyncio.run(cancel_soon())
-        start = time.monotonic()
-        # 40 calls of 50 ms were queued: had they all stayed, this one would wait about 2 s.
-        assert pool.map(SleepVerifier(), tasks[:1], ["after"])[0].extracted == "after"
-        assert time.monotonic() - start < 1.2
+        asyncio.run(cancel_while_the_first_runs())
+        gate.touch()
+        assert pool.map(verifier, tasks[:1], ["after"])[0].extracted == "after"
+    ran = [line for line in log.read_text().split() if line.isdigit()]
+    # The held call and what the pool keeps ahead of a busy worker (two messages, one call each
+    # at max_batch=1: pool._top_up); the other 37 were dropped.
+    assert ran[0] == "0" and len(ran) <= 3, ran
 
 
 def test_map_and_amap_give_the_verdicts_submit_many_gives_in_order():

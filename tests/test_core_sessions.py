@@ -103,9 +103,12 @@ def test_a_crash_ends_the_session(pool):
 
 
 def test_a_session_past_its_wall_time_is_closed(pool):
-    handle = pool.open_session(SessionSpec(Counter, max_wall_s=0.2))
+    # 1 s, not 0.2: the first call must come before the deadline, and on a loaded 2-core machine
+    # the thread can be off the CPU for a good part of 0.2 s between opening and calling.
+    handle = pool.open_session(SessionSpec(Counter, max_wall_s=1.0))
+    opened = time.monotonic()  # the deadline was set before this: sleeping past opened + 1 s passes it
     assert pool.call(handle, "inc", 5.0).status == "ok"
-    time.sleep(0.3)
+    time.sleep(max(0.0, opened + 1.0 - time.monotonic()) + 0.05)
     assert pool.call(handle, "inc", 5.0).status == "closed"
     assert wait_gone(handle.pid)
 
