@@ -109,12 +109,15 @@ def broken_markup(completion: str, method: str) -> str | None:
         found = _tag_breach(response, tag, own=True)
         if found is not None:
             return found
+        framed = _brace_breach(response, tag, strays=False)  # "\\fbox{B <answer>A</answer>}"
+        if framed is not None:
+            return framed
         box = _last_box(response, tag.start, tag.end)  # "<answer>\\boxed{A} B}</answer>": the box read
-        return _brace_breach(response, box) if box is not None else None
+        return _brace_breach(response, box, strays=True) if box is not None else None
     box = _last_box(response, 0, len(response))
     if box is None:
         return None
-    return _brace_breach(response, box) or _tag_breach(response, _Span(box[0], box[2]), own=False)
+    return _brace_breach(response, box, strays=True) or _tag_breach(response, box, own=False)
 
 
 def _answer_tag(text: str) -> _Span | None:
@@ -124,9 +127,9 @@ def _answer_tag(text: str) -> _Span | None:
     return _Span(start, end + len("</answer>")) if end >= 0 else None
 
 
-def _last_box(text: str, lo: int, hi: int) -> tuple[int, int, int] | None:
-    """``(command start, opening brace, index after the closing brace)`` of the last box in
-    ``text[lo:hi]`` the way ``extract`` finds it, or None (no box, or one never closed)."""
+def _last_box(text: str, lo: int, hi: int) -> _Span | None:
+    """The last box in ``text[lo:hi]`` the way ``extract`` finds it (from its command to just after
+    its closing brace), or None (no box, or one never closed)."""
     start = max(text.rfind(cmd, lo, hi) for cmd in _BOX_COMMANDS)
     if start < 0:
         return None
@@ -137,39 +140,41 @@ def _last_box(text: str, lo: int, hi: int) -> tuple[int, int, int] | None:
     if j >= len(text) or text[j] != "{":
         return None  # "\\boxed 5": no braces to balance
     group = balanced_group(text, j)
-    return (start, j, group[1]) if group is not None else None
+    return _Span(start, group[1]) if group is not None else None
 
 
-def _brace_breach(text: str, box: tuple[int, int, int]) -> str | None:
-    start, opening, end = box
+def _brace_breach(text: str, answer: _Span, strays: bool) -> str | None:
+    """A frame around ``answer`` that holds more than it; with ``strays`` (the answer is a box), a
+    closing brace after it with no opener anywhere, something shown between them."""
+    start, end = answer.start, answer.end
     lo, hi = max(0, start - WINDOW), min(len(text), end + WINDOW)
     stack: list[int] = []
-    enclosing: list[int] = []
+    enclosing: list[int] | None = None
     closes: dict[int, int] = {}
     stray = -1
     for token in _BRACE.finditer(text, lo, hi):
         at = token.start()
         if token.group(0).startswith("\\"):
             continue  # \{ and \} print a brace; they do not group
-        if at == opening:
-            enclosing = list(stack)
+        if enclosing is None and at >= start:
+            enclosing = list(stack)  # the groups open where the answer starts
         if token.group(0) in "{\uff5b":
             stack.append(at)
         elif stack:
             closes[stack.pop()] = at
-        elif at >= end:
+        elif strays and at >= end:
             stray = at
             break  # the first closer after the box with no opener ends what the box holds
+    if enclosing is None:
+        enclosing = stack
     # Frames nest: the outermost frame around the box holds all that the inner ones hold.
     outer = next((o for o in enclosing if _FRAME_BEFORE.search(text, max(lo, o - 80), o) is not None), -1)
-    if outer >= 0:  # a group of another kind (\\text{...}, {...}) around the box: its words are the tail's
+    if outer >= 0:  # a group of another kind (\\text{...}, {...}) around the answer: its words are the tail's
         close = closes.get(outer, hi)
         if _holds_something(text[outer + 1 : start] + " " + text[end:close]):
-            return (
-                f"the box read stands inside another box that holds more: {_quote(text[max(0, outer - 8) : close + 1])}"
-            )
+            return f"the answer read stands inside a box that holds more: {_quote(text[max(0, outer - 8) : close + 1])}"
     if stray >= 0 and _holds_something(text[end:stray]):
-        return f"a closing brace with no opener after the box: it holds {_quote(text[opening + 1 : stray])}"
+        return f"a closing brace with no opener after the box: it holds {_quote(text[start:stray])}"
     return None
 
 

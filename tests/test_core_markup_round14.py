@@ -47,6 +47,8 @@ BROKEN = {
     "frame-colorbox": "\\colorbox{yellow}{\\boxed{@A}, @B}",
     "frame-fcolorbox": "\\fcolorbox{red}{white}{@B \\boxed{@A}}",
     "frame-spaced": "\\boxed {\\boxed{@A} @B}",
+    "frame-around-tag": "\\fbox{@B <answer>@A</answer>}",
+    "box-around-tag": "\\boxed{<answer>@A</answer> @B}",
     # answer tags that do not balance
     "tag-stray-close": "<answer>@A</answer>@B</answer>",
     "tag-stray-close-upper": "<answer>@A</answer> @B</ANSWER>",
@@ -88,6 +90,7 @@ STANDS = {
     "typo-box-in-box": "\\boxed{\\boxed{@A}}",
     "typo-box-in-box-depth-3": "\\boxed{\\boxed{\\boxed{@A}}}",
     "typo-fbox-around": "\\fbox{\\boxed{@A}}",
+    "typo-box-around-tag": "\\boxed{<answer>@A</answer>}",
     "typo-tag-closed-twice": "<answer>@A</answer></answer>",
     "typo-tag-opened-twice": "<answer><answer>@A</answer>",
     "bold-group": "\\textbf{\\boxed{@A}}",
