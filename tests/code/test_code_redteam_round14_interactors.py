@@ -167,3 +167,18 @@ def test_a_kattis_interactive_validator_is_audited_too(tmp_path: Path, lenient: 
         assert "interactor accepts a contestant" in silent.details["error"]
     else:
         assert (right.reward, silent.reward, silent.reason.value) == (1.0, 0.0, "wrong"), silent.details
+
+
+@needs_bwrap
+def test_refused_tasks_lists_lenient_interactors_up_front_with_a_verifier() -> None:
+    from rlvr_code.contests.checker_audit import refused_tasks
+
+    lenient = guess_task(LENIENT["never compares"][0], task_id="r14-upfront-lenient")
+    sound = guess_task(INTERACTOR_PY, task_id="r14-upfront-sound")
+    verifier = _verifier()
+    assert refused_tasks([lenient, sound]) == {}  # without a verifier: special judges only, as before
+    found = refused_tasks([lenient, sound], verifier)
+    assert list(found) == ["r14-upfront-lenient"] and "interactor accepts a contestant" in found[lenient.id]
+    # the samples then meet the same (cached) refusal
+    verdict = verifier.verify(lenient, fenced("print(0)"))
+    assert verdict.reason.value == "verifier_error" and verdict.details["error"] == f"bad task: {found[lenient.id]}"
