@@ -116,10 +116,10 @@ def test_preload_loads_the_verifier_in_every_worker_before_work_arrives(tmp_path
         # One load in each of the three workers (pipelining alone would send the first queued
         # calls to one worker and leave the others to load later, inside the measured work).
         assert len(loaded) == 3 and len(set(loaded)) == 3
-        start = time.perf_counter()
         verdicts = fresh.map(verifier, tasks, [gold(t) for t in tasks])
         assert all(v.passed for v in verdicts)
-        assert time.perf_counter() - start < 0.3 * 3, "calls after preload waited for a load"
+        # Counted, not timed (a 0.9 s wall-clock bound on the map failed whenever the machine
+        # stalled it): every load is logged, so a call that waited for one shows up here.
         assert log.read_text().split() == loaded, "no worker loaded the verifier a second time"
 
 
