@@ -171,8 +171,7 @@ def visible(text: str) -> str:
     ``<del>``, letters under a combining overlay), tags, HTML comments and LaTeX command names;
     full-width and other compatibility forms read as their plain letters (NFKC)."""
     text = unicodedata.normalize("NFKC", _ZERO_WIDTH.sub("", text))
-    if _OVERLAY.search(text) is not None:
-        text = _OVERLAID.sub("", text)
+    text = _OVERLAID.sub("", text) if _OVERLAY.search(text) is not None else text
     text = strike_out(text)  # a linear scan (rlvr_judge.struck), not a pattern tried at every opener
     if "\\" in text:
         text = _remove_hidden_groups(text)
@@ -251,12 +250,10 @@ def _only(
         return None
     for sentence, toks in _sentences(text):
         units = _units(toks)
-        hits: list[str] = []
-        # A sentence too long to be flagged counts as residual whatever it holds: not searched (a
-        # 40,000-character run with no sentence break cost the alternations ~40 ms for nothing).
-        if units <= MAX_FLAGGED_SENTENCE_UNITS:
-            hits = [m.group(0) for p in patterns for m in p.finditer(sentence)]
-            hits = [h for h in hits if _norm(h).strip() not in task_text]
+        # too long to be flagged: residual whatever it holds, so not searched (~40 ms on 40,000 characters)
+        short = units <= MAX_FLAGGED_SENTENCE_UNITS
+        hits = [m.group(0) for p in patterns for m in p.finditer(sentence)] if short else []
+        hits = [h for h in hits if _norm(h).strip() not in task_text]
         if hits and _answers_after_contrast(sentence):
             hits = []  # "I don't know exactly, but it is the Danube": the sentence answers after all
         if hits:
@@ -591,8 +588,7 @@ def _beyond_plain_text(
             return Screened("refusal", f"the answer only declines, in {view.how} ({view.text[:60]!r})")
         if last in _TRANSFORMS:
             view_toks = tokens(visible(view.text) if seen is None else seen)
-            plain = _reads(toks, read) if plain is None else plain
-            said = _reads(view_toks, read)
+            plain, said = (_reads(toks, read) if plain is None else plain), _reads(view_toks, read)
             new_reference = (reference_units & set(view_toks)) - set(toks)
             if not (said >= 2 and said >= 0.4 * len(view_toks) and plain * 4 <= said) and not (
                 new_reference and not plain
