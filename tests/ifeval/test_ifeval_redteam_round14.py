@@ -133,6 +133,29 @@ HONEST_LONG = {
 }
 
 
+# A task of two units in a script without spaces (bigrams: 莫扎, 扎特): the Chinese essay on a
+# lighthouse is refused, the Chinese text on Mozart paid. (On synth the overlap rule judges a
+# task of any size already: the essay is refused under -v13 there.)
+ZH_TASK = _task("写一篇关于莫扎特的文章。", UNDER_400)
+ZH_OFF_TOPIC = (
+    "灯塔看守人每天傍晚爬上螺旋楼梯。他修剪灯芯，把巨大的镜片擦得闪闪发亮。经过岩石岬角的船只在雾中和风暴里都依靠"
+    "那道稳定的光束。早上他在一本旧日志里记下天气，修补渔民留在门口的渔网。海鸥绕着塔飞翔，潮水在花岗岩上涨落。"
+    "四十年来，他看着港口从几艘木船发展成繁忙的港口。"
+)
+ZH_HONEST = (
+    "莫扎特五岁时第一次爬上父亲的大键琴凳子。他的小手几乎够不到琴键，却弹出了一首只听过一遍的小步舞曲。父亲激动"
+    "得流泪，开始为他规划未来。两年之内，莫扎特和姐姐走遍欧洲宫廷，为皇后和国王演奏。八岁时他在伦敦的一间租屋里"
+    "写下了第一首交响曲。"
+)
+
+
+def test_a_chinese_text_that_shares_nothing_with_a_small_chinese_task_is_no_answer() -> None:
+    assert 0 < len(task_units(ZH_TASK.prompt, (), round9=True, round10=True).units) < MIN_TASK_UNITS
+    assert _paid(OLD[1:], ZH_TASK, ZH_OFF_TOPIC) == list(OLD[1:]), "the hole: paid under -v13"
+    assert _paid(NEW, ZH_TASK, ZH_OFF_TOPIC) == []
+    assert _paid(NEW, ZH_TASK, ZH_HONEST) == list(NEW)
+
+
 @pytest.mark.parametrize("name", list(HONEST_LONG))
 def test_honest_long_answers_to_small_tasks_keep_their_reward(name: str) -> None:
     t = SMALL_TASKS[name.removesuffix("-unnamed")]
