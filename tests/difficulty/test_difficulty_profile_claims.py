@@ -29,16 +29,24 @@ def env():
     return rlvr_envs.make("difftoy-add-v0", size=24, isolation="inline")
 
 
-def tagged_sampler(name: str = "tagged-v1", delay_s: float = 0.0, hold_after: int | None = None) -> FunctionSampler:
+def tagged_sampler(
+    name: str = "tagged-v1",
+    delay_s: float = 0.0,
+    hold_after: int | None = None,
+    meet: threading.Barrier | None = None,
+) -> FunctionSampler:
     """Each completion names the (seed, index) it was drawn with, so an exact duplicate shows as a repeated tag.
 
     ``hold_after``: past that many calls, say "holding" on stdout and never return: the profiler is
     then inside a generation, holding its claim, for as long as a test needs (not "by now" after a sleep).
+    ``meet``: the first call waits there for the other profilers' first calls (each holding a claim).
     """
     calls = [0]
 
     def fn(text, n, seed):
         calls[0] += 1
+        if meet is not None and calls[0] == 1:
+            meet.wait(timeout=60)
         if hold_after is not None and calls[0] > hold_after:
             print("holding", flush=True)
             time.sleep(3600)
@@ -63,10 +71,15 @@ def test_two_profilers_on_one_store_split_the_work(env, tmp_path):
     summaries = []
     # A slow sampler keeps both profilers inside the same tasks' window (the old code gave 2n samples each).
     together = threading.Barrier(2)  # both start at once, so both see an empty store
+    # Each one's first generation waits for the other's: a claim is taken before generating, so both
+    # then hold a chunk and each profiles some. Without it the split was up to the scheduler: one
+    # thread starved for the ~0.1 s the other needs for all 12 chunks left it none.
+    first_chunks = threading.Barrier(2)
 
     def run() -> None:
         together.wait(timeout=30)
-        summaries.append(profile_env(env, tagged_sampler(delay_s=0.01), db, n=4, batch_tasks=2, progress=False))
+        sampler = tagged_sampler(delay_s=0.01, meet=first_chunks)
+        summaries.append(profile_env(env, sampler, db, n=4, batch_tasks=2, progress=False))
 
     threads = [threading.Thread(target=run) for _ in range(2)]
     for t in threads:
