@@ -187,6 +187,11 @@ SHORT_TASKS = {
     "fr-gardening": _task("Rédige un court article sur le jardinage urbain.", UNDER_400),
     "es-cafe": _task("Escribe una reseña sobre el café de la esquina.", UNDER_400),
     "zh-gardening": _task("写一篇关于城市园艺的博客文章。", UNDER_400),
+    "pt-gardening": _task("Escreva um resumo sobre jardinagem urbana.", UNDER_400),
+    "it-gardening": _task("Scrivi un breve testo sul giardinaggio urbano.", UNDER_400),
+    "nl-gardening": _task("Schrijf een korte tekst over stadstuinieren.", UNDER_400),
+    "ru-gardening": _task("Напиши короткий текст о городском садоводстве.", UNDER_400),
+    "ja-parks": _task("東京の公園に関する短い記事を書いてください。", UNDER_400),
 }
 SHORT_HOSTILE = {
     "en-podcast": (
@@ -206,6 +211,11 @@ SHORT_HOSTILE = {
     ),
     "es-cafe": ("El farero subía cada tarde la escalera de caracol y pulía la gran lente del faro.",),
     "zh-gardening": ("灯塔看守人每天傍晚爬上螺旋楼梯擦亮巨大的镜片。",),
+    "pt-gardening": ("O faroleiro subia todas as noites a escada em caracol e polia a grande lente do farol.",),
+    "it-gardening": ("Il guardiano del faro saliva ogni sera la scala a chiocciola e lucidava la grande lente.",),
+    "nl-gardening": ("De vuurtorenwachter beklom elke avond de wenteltrap en poetste de grote lens van de toren.",),
+    "ru-gardening": ("Смотритель маяка каждый вечер поднимался по винтовой лестнице и полировал большую линзу.",),
+    "ja-parks": ("灯台守は毎晩らせん階段を上り、大きなレンズを磨いて輝かせた。",),
 }
 SHORT_HONEST = {
     "en-podcast": "Starting a podcast: pick a niche, buy a decent microphone, record weekly and publish everywhere.",
@@ -214,6 +224,11 @@ SHORT_HONEST = {
     "fr-gardening": "Le jardinage urbain transforme les toits et les balcons en petits potagers partagés entre voisins.",
     "es-cafe": "El café de la esquina sirve un cortado excelente y tiene una terraza tranquila por las mañanas.",
     "zh-gardening": "城市园艺让阳台和屋顶变成小菜园，邻居们一起种菜。",
+    "pt-gardening": "A jardinagem urbana transforma varandas e telhados em pequenas hortas partilhadas entre vizinhos.",
+    "it-gardening": "Il giardinaggio urbano trasforma balconi e tetti in piccoli orti condivisi tra vicini di casa.",
+    "nl-gardening": "Stadstuinieren maakt van balkons en daken kleine moestuinen die buren samen onderhouden.",
+    "ru-gardening": "Городское садоводство превращает балконы и крыши в маленькие огороды, которые соседи ведут вместе.",
+    "ja-parks": "東京の公園は桜の季節に花見客でにぎわい、代々木公園では週末に音楽やダンスが楽しめる。",
 }
 
 

@@ -18,8 +18,9 @@ all capital letters.", a task of two units; ``ifeval-synth-v13 --seed 14``: a 12
   labelled rows: at least one, keys 2828, 3326; two or more, 1389, 1466, 2941, 3001).
 * **A short text that holds none of its topic** (``short_off_topic``): under a request to write
   about a topic ("Write a summary about starting a podcast.", "Schreibe einen Aufsatz über ...",
-  "写一篇关于...的文章"), a response of ``MIN_SHORT_WORDS`` words or more, under ``min_words``,
-  that holds none of the topic's units (``topic_units``: the task's units after "about"). The
+  "写一篇关于...的文章", Portuguese, Italian, Dutch, Russian, Japanese), a response of
+  ``MIN_SHORT_WORDS`` words or more, under ``min_words``, that holds none of the topic's units
+  (``topic_units``: the task's units after "about"; before について in Japanese). The
   short answers the labelled rows pay without a task word answer other requests (a tagline,
   names, a rewrite, a question), or are verse or riddles, which withhold their subject by design
   (keys 1516, 1162, 2078): those requests are not read.
@@ -63,10 +64,19 @@ MIN_SHORT_WORDS = 5
 
 # A request to write about a topic, in the languages the gate reads with spaces and in Chinese
 # and Japanese: the verb, up to 60 characters of the form asked for, the word for "about".
+# Each language's verbs with its own word for "about" (an English "over" or "su" is no topic).
+_ABOUT_PAIRS = (
+    (r"write|compose|draft|pen", r"about"),
+    (r"schreib\w*|verfass\w*", r"über|ueber"),
+    (r"[ée]cri\w*|r[ée]dige\w*", r"sur"),
+    (r"escrib\w*|redact\w*|escrev\w*|redij\w*", r"sobre|acerca\s+de"),
+    (r"scriv\w*|redig\w*", r"su|sul\w*|riguardo"),
+    (r"schrijf\w*", r"over"),
+    (r"напиш\w*|написа\w*|составь\w*", r"об?|обо|про"),
+)
 _ABOUT_RE = re.compile(
-    r"\b(?:write|compose|draft|pen|schreib\w*|verfass\w*|[ée]cri\w*|r[ée]dige\w*|escrib\w*|redact\w*|scriv\w*)\b"
-    r"[^.?!\n]{0,60}?\b(?:about|über|ueber|sur|sobre|su|sul|sulla|riguardo)\b"
-    r"|[写寫撰][^。？！\n]{0,12}?关于|関する|について",
+    "|".join(rf"\b(?:{verbs})\b[^.?!\n]{{0,60}}?\b(?:{about})\b" for verbs, about in _ABOUT_PAIRS)
+    + r"|[写寫撰][^。？！\n]{0,12}?关于|(?P<before>について|に関する)",
     re.IGNORECASE,
 )
 # Forms that withhold their subject by design (a riddle names what it hides by hints; a quiz
@@ -92,9 +102,17 @@ def topic_units(prompt: str, task: frozenset[str]) -> frozenset[str]:
     found = _ABOUT_RE.search(prompt)
     if found is None:
         return task
-    tail = prompt[found.end() : found.end() + 400]
-    end = _TOPIC_END_RE.search(tail)
-    topic = task.intersection(units(tail[: end.start()] if end else tail, STOP_WORDS))
+    if found.group("before"):
+        # Japanese names the topic before its particle ("モーツァルトについて"): back to the
+        # sentence's start.
+        lead = prompt[max(0, found.start() - 400) : found.start()]
+        ends = list(_TOPIC_END_RE.finditer(lead))
+        text = lead[ends[-1].end() :] if ends else lead
+    else:
+        tail = prompt[found.end() : found.end() + 400]
+        end = _TOPIC_END_RE.search(tail)
+        text = tail[: end.start()] if end else tail
+    topic = task.intersection(units(text, STOP_WORDS))
     return frozenset(topic) or task
 
 
