@@ -25,14 +25,14 @@ STANDIN = f"{sys.executable} {Path(__file__).with_name('repl_standin.py')}"
 
 def test_ids_are_registered_lazily():
     ids = {s.id for s in rlvr_envs.registry.latest() if s.family == "lean"}
-    assert ids == {"lean-v8", "lean-minif2f-v8", "lean-workbook-v8"}
+    assert ids == {"lean-v9", "lean-minif2f-v9", "lean-workbook-v9"}
     # Listing the ids imports the registration module only: no env, verifier or backend.
     code = "import sys, rlvr_envs; rlvr_envs.registry.latest(); print(sorted(m for m in sys.modules if m.startswith('rlvr_lean')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "['rlvr_lean', 'rlvr_lean.registration']", out.stderr[-500:]
 
 
-@pytest.mark.parametrize("env_id", ["lean-v8", "lean-minif2f-v8", "lean-workbook-v8"])
+@pytest.mark.parametrize("env_id", ["lean-v9", "lean-minif2f-v9", "lean-workbook-v9"])
 def test_conformance_kit(env_id):
     report = check_env(make_env(env_id), n_tasks=2, seeds=(0,))
     assert report.tasks_checked >= 1 and report.adversarial_checked >= 5

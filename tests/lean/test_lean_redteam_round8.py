@@ -252,16 +252,16 @@ def test_the_file_backend_reads_no_file_and_refuses_printed_lines(monkeypatch):
 # --- the shipped attacker on the family's own data ----------------------------------------------
 
 
-@pytest.mark.parametrize("env_id", ["lean-minif2f-v8", "lean-workbook-v8", "lean-v8"])
+@pytest.mark.parametrize("env_id", ["lean-minif2f-v9", "lean-workbook-v9", "lean-v9"])
 def test_the_shipped_attacker_finds_lean_statements_and_no_hole(env_id):
     import rlvr_envs
     from rlvr_envs.redteam.runner import run_redteam
     from tests.helpers.data import shared_path
 
-    if env_id == "lean-minif2f-v8":
+    if env_id == "lean-minif2f-v9":
         env = rlvr_envs.make(env_id, data=str(shared_path("minif2f_statements.jsonl")))
     else:  # miniF2F's statements end in `:= by`, the shared cases' in `:=`
-        extra = {"statement_key": "statement"} if env_id == "lean-workbook-v8" else {}
+        extra = {"statement_key": "statement"} if env_id == "lean-workbook-v9" else {}
         env = rlvr_envs.make(env_id, data=str(shared_path("lean_cases.jsonl")), **extra)
     report = run_redteam(env, n=3, classes=["lean_wrapper"])
     result = report.result("lean_wrapper")
@@ -275,7 +275,7 @@ def test_the_workbook_names_the_statement_option_it_takes():
     from tests.helpers.data import shared_path
 
     with pytest.raises(DataError, match="statement_key='statement'"):
-        rlvr_envs.make("lean-workbook-v8", data=str(shared_path("lean_cases.jsonl")))
+        rlvr_envs.make("lean-workbook-v9", data=str(shared_path("lean_cases.jsonl")))
 
 
 # --- on the real kernel (Lean 4.35 test kernel), layer 1 off ----------------------------------

@@ -3,7 +3,15 @@
 Versions (a change that alters any reward of an honest proof bumps the version; the old one stays
 resolvable):
 
-* ``-v8``: issue 26's thirteenth round. Layer 1 is bounded: a completion holding more than
+* ``-v9``: issue 26's fourteenth round. A ``#`` word a command keyword may begin (``#`` and two
+  lowercase ASCII letters: every Lean and library ``#`` command's shape) is a command start wherever
+  it stands, as Lean's tokenizer reads it (on the 4.35 kernel ``:= #printN.zero_add`` runs
+  ``#print``): ``exact #testx``, ``exact #foox`` were let through as card notation. Kimina batches
+  get what layer 1 left of each proof's budget, as the per-proof backends did. Honest proofs that
+  change: Mathlib's card notation of a lowercase name of two or more letters where a term is
+  expected (``exact #univ``) now scores 0 (write ``#(univ)``); 0 of the 436 labelled-valid
+  proof shapes in the shared cases change.
+* ``-v8`` (deprecated): issue 26's thirteenth round. Layer 1 is bounded: a completion holding more than
   ``max_code_chars`` (100,000) characters of Lean beyond the task's own text is ``format_error``
   (rule ``size``, the limit named) before it is read, and layer 1's time comes off the sample's
   ``proof_timeout_s``. A ``#`` word is read as Lean reads it, the longest command keyword that begins
@@ -107,7 +115,7 @@ resolvable):
   read ``noncomputable`` and refused the first, and refused the second); a proof with another
   ``#`` command at a line start (``#guard_msgs``, ``#time in``) now scores 0.
 * ``-v0`` (deprecated): the ids as they were, resolvable for old configs and results. ``-v0``
-  to ``-v7`` run the same verifier as ``-v8``: the old rewards included proofs that prove
+  to ``-v8`` run the same verifier as ``-v9``: the old rewards included proofs that prove
   nothing, which a policy learns to exploit, so they are not reproduced.
 """
 
@@ -115,28 +123,31 @@ from __future__ import annotations
 
 from rlvr_envs import register
 
-LATEST = 8
+LATEST = 9
 _DEPRECATED = {
     0: "v0 let `#guard_msgs (drop all) in` hide a bogus proof's errors and let the code steer the kernel "
-    "audit's names through a namespace it left open; it now runs the v8 checks: use {id}-v8",
+    "audit's names through a namespace it left open; it now runs the v9 checks: use {id}-v9",
     1: "v1 let a completion define meta code and run it through an aesop `tactic` rule (which can add "
-    "declarations the kernel never checks); it now runs the v8 checks: use {id}-v8",
+    "declarations the kernel never checks); it now runs the v9 checks: use {id}-v9",
     2: "v2 let a tactic configuration ask for native evaluation without the word `native` and accepted any "
-    "`set_option` but debug.*; it now runs the v8 checks: use {id}-v8",
+    "`set_option` but debug.*; it now runs the v9 checks: use {id}-v9",
     3: "v3 let an allowed tactic option take any value (code the completion defined ran while the proof "
-    "elaborated) and left `-flag`s unread; it now runs the v8 checks: use {id}-v8",
+    "elaborated) and left `-flag`s unread; it now runs the v9 checks: use {id}-v9",
     4: "v4 named a completion's declarations without the namespaces the task's header left open (a kernel "
     "constant such as `Nat.add` could be redefined) and let it rebind what a literal means (an `OfNat` "
-    "instance); it now runs the v8 checks: use {id}-v8",
+    "instance); it now runs the v9 checks: use {id}-v9",
     5: "v5 missed a literal class reached through the task's own alias or without its name (`type_of%`, a "
     "library instance), a declaration after a reference fill's term, and refused `(h).rec (motive := …)`; "
-    "it now runs the v8 checks: use {id}-v8",
+    "it now runs the v9 checks: use {id}-v9",
     6: "v6 audited a reference file's theorems after `namespace A.B … end B` or a `mutual` block under a name "
     "that did not exist (honest proofs scored 0) and let a reference helper capture a name a later statement "
-    "writes; it now runs the v8 checks: use {id}-v8",
+    "writes; it now runs the v9 checks: use {id}-v9",
     7: "v7 read completions of any size before Lean's budget began (a megabyte took seconds) and read a `#` "
-    "word glued to what follows (`#exitx`, Lean's `#exit x`) as a word no rule knew; it now runs the v8 "
-    "checks: use {id}-v8",
+    "word glued to what follows (`#exitx`, Lean's `#exit x`) as a word no rule knew; it now runs the v9 "
+    "checks: use {id}-v9",
+    8: "v8 let a `#` word a command keyword may begin stand where a term is expected (`exact #foox`, an "
+    "unlisted library command, and `exact #testx` reached Lean, which runs such a word as a command) and "
+    "gave kimina batches the whole proof budget; it now runs the v9 checks: use {id}-v9",
 }
 
 
