@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import pytest
 
+import rlvr_envs
 from rlvr_envs.redteam import run_redteam
 from tests.reasoning_gym.tables import inline_env, one_per_kind
 from tests.test_core_markup_round14 import BROKEN, STANDS
@@ -84,3 +85,18 @@ def test_the_attackers_broken_markup_class_finds_nothing(name):
     result = report.result("broken_markup")
     assert report.raised == 0
     assert result.applicable and not result.holes, [o.example()["completion"][:80] for o in result.holes[:3]]
+
+
+@pytest.mark.parametrize("name", ["word_sorting", "spell_backward", "number_sorting"])
+def test_no_partial_credit_for_broken_markup(name):
+    # A similarity scorer pays a near miss up to 0.99; what broken markup encloses is no near miss of anything.
+    env = rlvr_envs.make(f"rg-{name}", partial_credit=True, isolation="inline")
+    task = env.sample(1, seed=14)[0]
+    gold = env.answer_text(task)
+    assert gold is not None and env.verify(task, f"<answer>{gold}</answer>").reward == 1.0
+    paid = {}
+    for kind, template in BROKEN.items():
+        reward = env.verify(task, template.replace("@A", gold).replace("@B", WRONG)).reward
+        if reward > 0:
+            paid[kind] = reward
+    assert paid == {}, (name, paid)
