@@ -152,14 +152,18 @@ def test_capacity_is_answered_503_and_a_freed_slot_is_reused():
 
 
 def test_idle_sessions_are_reaped_and_their_tool_sessions_closed():
-    async def go(base):
+    async def go(base, app):
         ws_url = base.replace("http", "ws") + "/ws"
         ws = await websockets.connect(ws_url)
         await ws.send(json.dumps({"type": "reset", "data": {"task": TASK}}))
         await ws.recv()
         await ws.send(json.dumps({"type": "step", "data": call("counter", add=1)}))
         await ws.recv()
-        await asyncio.sleep(2.0)
+        # Until the server has reaped it (0.5 s idle), not a fixed 2 s: its loop may be late.
+        deadline = time.monotonic() + 20
+        while not app.reaped_idle:
+            assert time.monotonic() < deadline, "the idle session was never reaped"
+            await asyncio.sleep(0.02)
         with pytest.raises(websockets.exceptions.ConnectionClosed):
             await ws.send(json.dumps({"type": "step", "data": call("counter", add=1)}))
             await ws.recv()
@@ -167,7 +171,8 @@ def test_idle_sessions_are_reaped_and_their_tool_sessions_closed():
 
     before = len(adapter_tools.COUNTER.sessions)
     with running(idle_timeout_s=0.5) as (base, app):
-        asyncio.run(go(base))
+        asyncio.run(go(base, app))
+        asyncio.run(slot_freed(app, 0))  # its slot is let go on the server's thread, after the close
         assert app.reaped_idle == 1 and app.open_sessions == 0
     opened = adapter_tools.COUNTER.sessions[before:]
     assert len(opened) == 1 and opened[0].closed
