@@ -202,28 +202,44 @@ glänzte.")."""
 # and over a prose line (lines of symbols between: an underline, a rule). Its shape is free (a
 # markdown heading, a title, bold, capitals, "Section 2", <h2>, [..], a colon label): what makes
 # it a heading is where it stands. Verse, list items and code are short lines over short lines.
-_LABEL_RE = re.compile(
-    rf"^[ \t]*([^\n]{{1,{MAX_LABEL_CHARS}}}?)[ \t]*\n"
-    rf"(?=(?:[^\w\n]*\n){{0,3}}(?:[^\n]{{{MIN_PROSE_LINE_CHARS},}}|[^\n]{{{MIN_SENTENCE_LINE_CHARS},}}[.!?\u3002\uff01\uff1f]))",
-    re.MULTILINE,
-)
+_SENTENCE_LINE_RE = re.compile(rf"[^\n]{{{MIN_SENTENCE_LINE_CHARS},}}[.!?\u3002\uff01\uff1f]")
+_SYMBOLS_RE = re.compile(r"[^\w]*")
+MAX_SYMBOL_LINES = 3
 _CLAUSE_END = frozenset(".!?,;\u3002\uff01\uff1f\uff0c\uff1b")
 
 
+def _over_prose(lines: list[str], at: int) -> bool:
+    """Whether a prose line stands at ``lines[at]``, after at most ``MAX_SYMBOL_LINES`` lines of
+    symbols (blank lines too)."""
+    for line in lines[at : at + MAX_SYMBOL_LINES + 1]:
+        if len(line) >= MIN_PROSE_LINE_CHARS or _SENTENCE_LINE_RE.match(line):
+            return True
+        if not _SYMBOLS_RE.fullmatch(line):
+            return False
+    return False
+
+
 def _labels(head: str) -> tuple[list[str], str]:
-    """The heading lines of ``head`` and its body (the rest)."""
+    """The heading lines of ``head`` and its body (the other lines). One pass over the lines, each
+    line read by its length first (a line of prose is no heading: the common case)."""
+    lines = head.split("\n")
     labels: list[str] = []
-    parts: list[str] = []
-    at = 0
-    for m in _LABEL_RE.finditer(head):
-        line = m.group(1)
-        if line[-1] in _CLAUSE_END or line.startswith("```") or len(line.split()) > MAX_LABEL_WORDS:
-            continue  # (a clause, a code fence, a line of prose)
-        labels.append(line)
-        parts.append(head[at : m.start()])
-        at = m.end()
-    parts.append(head[at:])
-    return labels, " ".join(parts)
+    body: list[str] = []
+    for i, line in enumerate(lines):
+        if len(line) <= 2 * MAX_LABEL_CHARS:
+            s = line.strip()
+            if (
+                s
+                and len(s) <= MAX_LABEL_CHARS
+                and s[-1] not in _CLAUSE_END
+                and not s.startswith("```")  # (a code fence)
+                and len(s.split()) <= MAX_LABEL_WORDS
+                and _over_prose(lines, i + 1)
+            ):
+                labels.append(s)
+                continue
+        body.append(line)
+    return labels, "\n".join(body)
 
 
 def headings_only(prompt: str, head: str, task: frozenset[str], needed: int) -> dict[str, Any] | None:
@@ -235,11 +251,10 @@ def headings_only(prompt: str, head: str, task: frozenset[str], needed: int) -> 
     labels, body = _labels(head)
     if len(labels) < MIN_TASK_HEADINGS:
         return None
-    naming = [u for u in map(lambda line: task.intersection(units(line, STOP_WORDS)), labels) if u]
-    in_labels = frozenset().union(*naming)
-    if len(naming) < MIN_TASK_HEADINGS or len(in_labels) < max(1, needed):
-        return None  # (one title over a body: round 12's and 13's label rules read it)
-    if len(body.split()) < MIN_HEADED_BODY_WORDS:
+    # Cheapest first, each one compiled pass: the labels together, then the body (where an
+    # answer says its task and most responses leave), then each label on its own.
+    in_labels = task.intersection(units("\n".join(labels), STOP_WORDS))
+    if len(in_labels) < max(1, needed) or len(body.split()) < MIN_HEADED_BODY_WORDS:
         return None
     in_body = task.intersection(units(body, STOP_WORDS))
     if len(in_body) > 1:
@@ -251,6 +266,8 @@ def headings_only(prompt: str, head: str, task: frozenset[str], needed: int) -> 
         (unit,) = in_body
         if body.casefold().count(unit) > 1 or len(in_labels - in_body) < max(1, needed):
             return None
+    if sum(1 for line in labels if not task.isdisjoint(units(line, STOP_WORDS))) < MIN_TASK_HEADINGS:
+        return None  # (one title over a body: round 12's and 13's label rules read it)
     return {"headings_only": len(labels), "task_units_in_headings": len(in_labels), "chance_mentions": len(in_body)}
 
 
