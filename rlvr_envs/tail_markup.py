@@ -15,7 +15,8 @@ the markup really encloses holds something besides the answer read:
 
 * a closing brace after the box with no opener anywhere (``\\boxed{A} B}``);
 * a box command (``\\boxed``, ``\\fbox``, ``\\framebox``, ``\\colorbox``, ``\\fcolorbox``) around
-  the box read, closed or not, holding more than it (``\\boxed{\\boxed{A} B}``, at any depth);
+  the box or answer tag read, closed or not, holding more than it (``\\boxed{\\boxed{A} B}``, at any
+  depth; ``\\fbox{B <answer>A</answer>}``);
 * an answer closing tag after the answer with no opener (``<answer>A</answer>B</answer>``, in any
   case or spacing: ``</ANSWER>``, ``< / answer >``);
 * an answer tag opened before the answer and holding more than it (``<answer>B<answer>A</answer>``,
@@ -182,7 +183,7 @@ def _tag_breach(text: str, answer: _Span, own: bool) -> str | None:
     """What the answer tags around ``answer`` say against it; ``own``: the span is the answer tag
     itself (its first and last tokens are its own opener and closer)."""
     lo, hi = max(0, answer.start - WINDOW), min(len(text), answer.end + WINDOW)
-    tokens = [(t.start(), t.end(), bool(t.group(1))) for t in _TAG.finditer(text, lo, hi)]
+    tokens = [(t.start(), t.end(), t.group(1).strip("\\") != "") for t in _TAG.finditer(text, lo, hi)]
     if not tokens:
         return None
     inside = [t for t in tokens if answer.start <= t[0] and t[1] <= answer.end]
