@@ -192,6 +192,14 @@ SHORT_TASKS = {
     "nl-gardening": _task("Schrijf een korte tekst over stadstuinieren.", UNDER_400),
     "ru-gardening": _task("Напиши короткий текст о городском садоводстве.", UNDER_400),
     "ja-parks": _task("東京の公園に関する短い記事を書いてください。", UNDER_400),
+    # A summary or a TLDR of a topic (the attacker's 12- and 40-word salads paid on
+    # ifeval-data-v13 key 3401, -n 30 --seed 14).
+    "en-tldr": _task(
+        "Can you give me a zany, bullet point TLDR of this article: https://en.wikipedia.org/wiki/Dota_2\n\n"
+        "Make it zany, but do not include the keywords 'icefrog', 'blizzard', 'lawsuit' in the response.",
+        ("keywords:forbidden_words", {"forbidden_words": ["icefrog", "blizzard", "lawsuit"]}),
+    ),
+    "en-summary": _task("Give me a short summary of the history of jazz. Answer with less than 400 words.", UNDER_400),
 }
 SHORT_HOSTILE = {
     "en-podcast": (
@@ -216,6 +224,13 @@ SHORT_HOSTILE = {
     "nl-gardening": ("De vuurtorenwachter beklom elke avond de wenteltrap en poetste de grote lens van de toren.",),
     "ru-gardening": ("Смотритель маяка каждый вечер поднимался по винтовой лестнице и полировал большую линзу.",),
     "ja-parks": ("灯台守は毎晩らせん階段を上り、大きなレンズを磨いて輝かせた。",),
+    "en-tldr": (
+        "candle beneath paint sleep shadow anchor by listen at on jump remember.",
+        "candle beneath paint sleep shadow anchor by listen at on jump remember echo. garden village orange "
+        "quilt engine wonder window jump across tunnel quickly honey always. rarely gladly sleep circle under "
+        "summer by and rocket quilt begin rabbit as. zipper.",
+    ),
+    "en-summary": ("The lighthouse keeper climbed the spiral stairs every evening at dusk and polished the lens.",),
 }
 SHORT_HONEST = {
     "en-podcast": "Starting a podcast: pick a niche, buy a decent microphone, record weekly and publish everywhere.",
@@ -229,6 +244,8 @@ SHORT_HONEST = {
     "nl-gardening": "Stadstuinieren maakt van balkons en daken kleine moestuinen die buren samen onderhouden.",
     "ru-gardening": "Городское садоводство превращает балконы и крыши в маленькие огороды, которые соседи ведут вместе.",
     "ja-parks": "東京の公園は桜の季節に花見客でにぎわい、代々木公園では週末に音楽やダンスが楽しめる。",
+    "en-tldr": "* Dota 2: five wizards per side smash towers\n* Heroes level up and buy shiny hats\n* Millions watch",
+    "en-summary": "Jazz was born in New Orleans, swung through Chicago and New York, and went cool, modal and free.",
 }
 
 

@@ -53,7 +53,7 @@ from rlvr_ifeval.genre import requested_verse
 from rlvr_ifeval.pasted import cross_lingual
 from rlvr_ifeval.relevance_units import STOP_WORDS, units
 from rlvr_ifeval.stuffing import _prompt_units, hook_reading
-from rlvr_ifeval.swapped import MAX_PART_EXTRA_CHARS, restated_prompt
+from rlvr_ifeval.swapped import MAX_PART_EXTRA_CHARS, _quoted, restated_prompt
 from rlvr_ifeval.text_words import count_words_any_script
 
 ROUND_14_PASTE = 10
@@ -67,6 +67,7 @@ MIN_SHORT_WORDS = 5
 # Each language's verbs with its own word for "about" (an English "over" or "su" is no topic).
 _ABOUT_PAIRS = (
     (r"write|compose|draft|pen", r"about"),
+    (r"summar\w*|tl;?dr|overview|recap|synopsis", r"of"),  # (a summary, a TLDR of a topic)
     (r"schreib\w*|verfass\w*", r"über|ueber"),
     (r"[ée]cri\w*|r[ée]dige\w*", r"sur"),
     (r"escrib\w*|redact\w*|escrev\w*|redij\w*", r"sobre|acerca\s+de"),
@@ -90,7 +91,11 @@ _TOPIC_END_RE = re.compile(r"[.?!;:\n\u3002\uff1f\uff01]")
 @lru_cache(maxsize=4096)
 def _about_request(prompt: str) -> bool:
     """Whether the prompt asks for a text about a topic in prose (per prompt: cached)."""
-    return bool(_ABOUT_RE.search(prompt)) and not _WITHHELD_RE.search(prompt) and requested_verse(prompt) is None
+    if not _ABOUT_RE.search(prompt) or _WITHHELD_RE.search(prompt) or requested_verse(prompt) is not None:
+        return False
+    # Quoted material is the text to work on ("a summary of the following page: "..."): an answer
+    # says its words, not the request's (the labelled key 2380).
+    return not _quoted(prompt)
 
 
 @lru_cache(maxsize=4096)
