@@ -18,7 +18,7 @@ all capital letters.", a task of two units; ``ifeval-synth-v13 --seed 14``: a 12
   labelled rows: at least one, keys 2828, 3326; two or more, 1389, 1466, 2941, 3001).
 * **A short text that holds none of its topic** (``short_off_topic``): under a request to write
   about a topic ("Write a summary about starting a podcast.", "Schreibe einen Aufsatz über ...",
-  "写一篇关于...的文章", Portuguese, Italian, Dutch, Russian, Japanese), a response of
+  "写一篇关于...的文章", Portuguese, Italian, Dutch, Russian, Japanese; "a TLDR of ..."), a response of
   ``MIN_SHORT_WORDS`` words or more, under ``min_words``, that holds none of the topic's units
   (``topic_units``: the task's units after "about"; before について in Japanese). The
   short answers the labelled rows pay without a task word answer other requests (a tagline,
