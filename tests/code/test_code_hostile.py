@@ -242,6 +242,8 @@ def test_background_process_does_not_outlive_its_sample(verifier):
 def test_infinite_loop_times_out_within_budget():
     verifier = CodeVerifier(timeout_s=1.5)
     task = humaneval_task(0)
+    # The shared sandbox's worker start (up to ~0.7 s more under load) is not what is timed.
+    assert verifier.verify(task, fenced(task.answer["canonical_solution"])).passed
     start = time.monotonic()
     verdict = verifier.verify(
         task, fenced("def has_close_elements(numbers, threshold):\n    while True:\n        pass\n")
