@@ -416,9 +416,9 @@ class EpisodeEnv(Wrapper[Env]):
             budget = min(budget, ep.started + self.max_wall_s - time.monotonic())
             if budget <= 0:
                 return _error("the episode's time budget is spent; no more tool calls run"), False
-        started = time.monotonic()
         try:
             session = self._session(ep, tool)
+            started = time.monotonic()  # the call's time: opening the session is not the call
             result = session.call(**(call.arguments or {}))
         except ToolSessionLost:
             raise
@@ -426,7 +426,10 @@ class EpisodeEnv(Wrapper[Env]):
             return _error(str(exc)), False
         except Exception as exc:
             return _error(f"{type(exc).__name__}: {exc}"), False
-        if time.monotonic() - started > budget:
+        # Timed from here only for sessions that cannot stop a call themselves: one that does
+        # (ToolSession.enforces_budget) counts from when the call started where it runs, and a
+        # second look from here would also count its worker's and sandbox's start.
+        if not getattr(session, "enforces_budget", False) and time.monotonic() - started > budget:
             return _error(f"the tool call took longer than its budget of {budget:.3g} s"), False
         text = result if isinstance(result, str) else str(result)
         # What the tool printed is text the policy chose: it must not read as the chat's structure.

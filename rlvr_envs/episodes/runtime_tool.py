@@ -29,6 +29,8 @@ __all__ = ["RuntimeSession", "RuntimeTool"]
 class RuntimeSession:
     """A ``ToolSession`` over one runtime session (opened lazily, re-opened after a timeout)."""
 
+    enforces_budget = True  # the backend stops a call past its budget (the worker is killed)
+
     def __init__(self, backend: SessionBackend, spec: SessionSpec, context: ToolContext) -> None:
         self._backend = backend
         self._spec = spec

@@ -82,6 +82,11 @@ class ToolContext:
 
 @runtime_checkable
 class ToolSession(Protocol):
+    """One episode's state of a tool. A session that stops a call past ``call_timeout_s`` itself
+    (and says so) sets ``enforces_budget = True``: the env then takes its answer as final instead
+    of timing the call again from outside, where starting a worker or a sandbox and the hops to it
+    count too (a call its own process finished within budget was told it ran over, under load)."""
+
     def call(self, **arguments: Any) -> str: ...
 
     def close(self) -> None: ...

@@ -91,6 +91,10 @@ class PinnedPythonFactory:
 class PinnedPythonSession:
     """The episode's side: a ``ToolSession`` whose interpreter lives in one runtime session."""
 
+    # The state's PythonCells kills a cell past its budget where it runs; the backend's wider bound
+    # catches a wedged worker. Opening the session's worker is no part of the cell's time.
+    enforces_budget = True
+
     def __init__(
         self, backend: SessionBackend, context: ToolContext, cells: Callable[[], PythonCells], start_timeout_s: float
     ) -> None:

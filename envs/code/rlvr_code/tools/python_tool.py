@@ -369,6 +369,8 @@ class PythonCells:
 class PythonSession:
     """One episode's interpreter in the process running the episode (``placement="process"``)."""
 
+    enforces_budget = True  # PythonCells kills a cell past its budget (the interpreter's start counted)
+
     def __init__(self, context: ToolContext, limits: PythonLimits, episode_budget_s: float) -> None:
         self.context = context
         self.cells = PythonCells(limits, episode_budget_s)
