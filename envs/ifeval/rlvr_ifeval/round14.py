@@ -23,22 +23,21 @@ all capital letters.", a task of two units; ``ifeval-synth-v13 --seed 14``: a 12
   (``topic_units``: the task's units after "about"; before について in Japanese). The
   short answers the labelled rows pay without a task word answer other requests (a tagline,
   names, a rewrite, a question), or are verse or riddles, which withhold their subject by design
-  (keys 1516, 1162, 2078): those requests are not read.
-
+  (keys 1516, 1162, 2078): those requests are not read, nor a prompt that quotes the text to
+  work on (a summary of a quoted page says the page's words: key 2380).
 * **The request said back with words changed** (``restated_short``): under the same requests, a
   response no longer than its prompt and 200 characters that holds the topic's words because it
   says the request back ("Write a summary about ending a podcast. Answer without more than 401
   sentences.", twice, or behind "Here is the task restated:") with at most
   ``MAX_SHORT_OWN_WORDS`` content words of its own (round 13's
   ``swapped.restated_prompt(part=True)`` allows one; the frame's words made three).
-
 * **The task's words only in headings** (``headings_only``): a short line over a prose line (a
-  heading of any shape) over every paragraph of a text on something else, the body meeting at most one task
-  word once (round 12's ``label_only`` reads one label at the start or the end).
+  heading of any shape) over the paragraphs of a text on something else, the body meeting at
+  most one task word once (round 12's ``label_only`` reads one label at the start or the end).
 
-The rules read the units the gate reads (``relevance_units.units``, one compiled pass over the
-head), and only past per-prompt exits (the task's unit count, the request), so a response under
-most tasks costs one cached look-up.
+The rules read the units the gate reads (``relevance_units.units``, compiled), past per-prompt
+exits (the task's unit count, the request: cached); the headings rule splits the head into lines
+and reads each line's length first. Measured: ~12-28 us a verdict over ``-v13`` (the README).
 """
 
 from __future__ import annotations
