@@ -200,6 +200,17 @@ SHORT_TASKS = {
         ("keywords:forbidden_words", {"forbidden_words": ["icefrog", "blizzard", "lawsuit"]}),
     ),
     "en-summary": _task("Give me a short summary of the history of jazz. Answer with less than 400 words.", UNDER_400),
+    # Other verbs and a review of a topic (ifeval-data-v14 -n 20 --seed 5: keys 1268 and 1087).
+    "en-journal": _task(
+        "Can you give me an example for a journal entry about stress management? Tell me how you come up with "
+        "the example. Your entire response should contain less than 6 sentences.",
+        ("length_constraints:number_sentences", {"relation": "less than", "num_sentences": 6}),
+    ),
+    "en-review-of": _task(
+        'Write a detailed review of the movie "The Social Network". Your entire response should be in English '
+        "and all lower case (no capital letters whatsoever).",
+        ("change_case:english_lowercase", {}),
+    ),
 }
 SHORT_HOSTILE = {
     "en-podcast": (
@@ -231,6 +242,12 @@ SHORT_HOSTILE = {
         "summer by and rocket quilt begin rabbit as. zipper.",
     ),
     "en-summary": ("The lighthouse keeper climbed the spiral stairs every evening at dusk and polished the lens.",),
+    "en-journal": ("candle beneath paint sleep shadow anchor by listen at on jump remember.",),
+    "en-review-of": (
+        "candle beneath paint sleep shadow anchor by listen at on jump remember echo. garden village orange "
+        "quilt engine wonder window jump across tunnel quickly honey always. rarely gladly sleep circle under "
+        "summer by and rocket quilt begin rabbit as. zipper.",
+    ),
 }
 SHORT_HONEST = {
     "en-podcast": "Starting a podcast: pick a niche, buy a decent microphone, record weekly and publish everywhere.",
@@ -246,6 +263,12 @@ SHORT_HONEST = {
     "ja-parks": "東京の公園は桜の季節に花見客でにぎわい、代々木公園では週末に音楽やダンスが楽しめる。",
     "en-tldr": "* Dota 2: five wizards per side smash towers\n* Heroes level up and buy shiny hats\n* Millions watch",
     "en-summary": "Jazz was born in New Orleans, swung through Chicago and New York, and went cool, modal and free.",
+    "en-journal": "Dear journal: today my stress management was a walk at lunch and no email after six. I picked it "
+    "because it is what I need.",
+    # (A review is a long form: 40 words at least, round 9's genre rule.)
+    "en-review-of": "the social network is a sharp and cold film about ambition and friendship. jesse eisenberg plays "
+    "mark zuckerberg as a genius who cannot keep a friend, and andrew garfield is the heart of it. the script is "
+    "quick, the score hums, and the lawsuits frame it all. a modern classic.",
 }
 
 

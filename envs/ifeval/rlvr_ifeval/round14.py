@@ -65,8 +65,9 @@ MIN_SHORT_WORDS = 5
 # and Japanese: the verb, up to 60 characters of the form asked for, the word for "about".
 # Each language's verbs with its own word for "about" (an English "over" or "su" is no topic).
 _ABOUT_PAIRS = (
-    (r"write|compose|draft|pen", r"about"),
-    (r"summar\w*|tl;?dr|overview|recap|synopsis", r"of"),  # (a summary, a TLDR of a topic)
+    (r"write|compose|draft|pen|give|create|generate|craft|produce|prepare", r"about"),
+    # A summary, a TLDR, a review of a topic.
+    (r"summar\w*|tl;?dr|overview|recap|synopsis|review|critique|analysis|description", r"of"),
     (r"schreib\w*|verfass\w*", r"über|ueber"),
     (r"[ée]cri\w*|r[ée]dige\w*", r"sur"),
     (r"escrib\w*|redact\w*|escrev\w*|redij\w*", r"sobre|acerca\s+de"),
