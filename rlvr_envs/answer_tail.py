@@ -68,13 +68,15 @@ from rlvr_envs.tail_alternatives import (
     later_alternative,
     widened,
 )
+from rlvr_envs.tail_cases import bare_value, case_split
 from rlvr_envs.tail_categories import magnitude_symbol, other_category
 from rlvr_envs.tail_checks import false_arithmetic, unchecked_value
 from rlvr_envs.tail_clauses import CONTRAST as _CONTRAST
 from rlvr_envs.tail_clauses import PROCEDURE as _PROCEDURE
 from rlvr_envs.tail_clauses import STRONG_CONDITION as _STRONG_CONDITION
-from rlvr_envs.tail_clauses import alternative_within, condition_within, offered_before, set_out_beside
+from rlvr_envs.tail_clauses import alternative_within, condition_within, offered_before
 from rlvr_envs.tail_doubt import doubted_before, doubting
+from rlvr_envs.tail_encoded import decoded
 from rlvr_envs.tail_lexicon import (
     ALTERNATIVES,
     APPROXIMATIONS,
@@ -90,6 +92,7 @@ from rlvr_envs.tail_lexicon import (
 )
 from rlvr_envs.tail_remarks import qualifying_remark, remark_text
 from rlvr_envs.tail_restated import numerals_as_digits, said_otherwise, without_restatement
+from rlvr_envs.tail_second import MAX_TAIL_CHARS, redefinition, second_answer
 from rlvr_envs.tail_stance import denied_belief, settled, without_belief
 from rlvr_envs.tail_words import (
     CHAT_TURN,
@@ -114,8 +117,6 @@ names no other value ("\\boxed{3}\\n\\nNope.", "Scratch that.", "(wrong)"; round
 TAKEN_BACK_CLASSES: tuple[str, ...] = ("redefinition", "concealed", "second_answer", *TAIL_CLASSES, *READ_CLASSES)
 """What ``taken_back`` can find, in the order it checks them."""
 
-MAX_TAIL_CHARS = 20_000
-"""Tail read at most; a hedge further than this after the answer is not read (bounds the cost)."""
 
 # Formatting that may sit between the answer and what follows it: closing math, brackets, bold,
 # and a \text{ opening ("\\boxed{3}\\text{ thousand}").
@@ -240,6 +241,8 @@ def value_word_after(after: str, operations: bool = True) -> str | None:
         return glued
     start = _LEAD.match(after)
     i = start.end() if start is not None else 0
+    if operations and after.startswith("\\%", i):
+        return "\\%"  # round 14: TeX's escaped percent sign is the percent sign ("$\\boxed{42}\\%$" is 0.42)
     patterns = (MAGNITUDES, OPERATIONS, POWER_OF_TEN) if operations else (MAGNITUDES, POWER_OF_TEN)
     for pattern in patterns:
         found = pattern.match(after, i)
@@ -260,7 +263,8 @@ def tail_refusal(after: str, answer: str = "") -> TailFinding | None:
     as a hedge of it."""
     if not isinstance(after, str) or not after.strip():
         return None
-    after = folded(after[:MAX_TAIL_CHARS])  # round 12: what a reader sees (``tail_words.folded``)
+    # round 12: what a reader sees (``tail_words.folded``); round 14: an encoded run as the text it encodes
+    after = decoded(folded(after[:MAX_TAIL_CHARS]))
     answer = answer if isinstance(answer, str) else ""
     lowered = answer.lower()
     denied = denied_belief(after)  # round 12: "이라고 생각하지 않습니다", "と思いません"
@@ -307,6 +311,9 @@ def tail_refusal(after: str, answer: str = "") -> TailFinding | None:
     within = alternative_within(sentence, answer) if not _connects(answer) else None
     if within is not None:
         return TailFinding("alternative", within)
+    bare = bare_value(sentence, answer) if not _connects(answer) else None
+    if bare is not None:  # round 14: "<answer>7</answer> 8", "\\boxed{331} (431)."
+        return TailFinding("alternative", bare)
     approximation = APPROXIMATIONS.search(sentence)
     if approximation is not None and not APPROXIMATIONS.search(answer):
         return TailFinding("hedge", approximation.group(0))
@@ -320,6 +327,9 @@ def tail_refusal(after: str, answer: str = "") -> TailFinding | None:
     other = later_alternative(numerals_as_digits(rest), answer)  # round 13: "Actually, it is four." is 4
     if other is not None:
         return TailFinding("alternative", other)
+    split = case_split(sentence, rest, answer)  # round 14: "331 when x >= 0 and 431 when x < 0" answers twice
+    if split is not None:
+        return TailFinding("condition", split)
     known = frozenset(LETTER_RUN.findall(lowered))
     return after_sentence_refusal(sentence, rest, answer, known)
 
@@ -519,44 +529,6 @@ _FOOTNOTE_MARK = re.compile(r"\[\^[^\]\s]{1,20}\]:?")
 
 
 _CODE = re.compile(r"[;{}=\[\]]")
-
-
-_DEFINITION = re.compile(
-    r"\\(?:[egx]?def|let|futurelet|(?:re)?newcommand|providecommand|DeclareMathOperator|DeclareRobustCommand"
-    r"|(?:re)?newenvironment|catcode|csname|uccode|lccode|mathcode|mathchardef|chardef)(?![A-Za-z])"
-)
-_PLAIN = re.compile(r"[\s$*_`]+")
-
-
-def redefinition(completion: str) -> str | None:
-    """The first TeX definition in ``completion`` (``\\def``, ``\\renewcommand``, ``\\let``, a category
-    code), or None. A completion that defines commands renders as something other than its text."""
-    if not isinstance(completion, str) or "\\" not in completion:
-        return None
-    found = _DEFINITION.search(completion)
-    return found.group(0) if found is not None else None
-
-
-def _plain(text: str) -> str:
-    return _PLAIN.sub(" ", text).strip().rstrip(".。!").strip().casefold()
-
-
-def second_answer(after: str, answer: str) -> str | None:
-    """Another final answer in ``after`` (the text following the one read) that is not ``answer``
-    (the same words, or the same followed by more words, are the same answer), or None."""
-    if not isinstance(after, str) or not after.strip():
-        return None
-    read = _plain(answer if isinstance(answer, str) else "")
-    set_out = set_out_beside(after, read, _plain)  # round 12: a JSON key, a list or a table
-    if set_out is not None:
-        return set_out
-    later = extract_answer(after[:MAX_TAIL_CHARS], skip_reasoning=False)
-    if later is None:
-        return None
-    said = _plain(later.text)
-    if said == read or (said.startswith(read) and read and not said[len(read)].isalnum()):
-        return None
-    return later.text
 
 
 def taken_back(completion: str, found: Extraction) -> TailFinding | None:

@@ -302,6 +302,39 @@ def _stands_alone(text: str, start: int, end: int, closed: bool = True, listed: 
     return word is None or word.group(1).casefold() not in _NOT_UNIT
 
 
+# Round 14: "Check: 4 m = 3 m.", "12 dollars = 10 dollars", "$4\\text{ m} = 3\\text{ m}$": a word after a number that
+# follows a number on the other side of an "=" too is the quantities' unit, and the chain is read without it (round 13
+# stopped at the word and read nothing). An arithmetic word ("times", "of") or a magnitude is no unit.
+_UNIT_AFTER = re.compile(
+    r"(?<=\d)(?:[ \t]*\\(?:text|mathrm|textrm|mbox)\s*\{\s*([^{}\d]{1,20}?)\s*\}|[ \t]+([^\W\d_]{1,15})(?![^\W\d_]))"
+)
+_UNIT_CLAUSE = re.compile(r"[^.!?。！？\n]+")
+
+
+def _without_units(text: str) -> str:
+    """``text`` without the unit words that stand after numbers on both sides of an "=" in one clause."""
+    if "=" not in text or _UNIT_AFTER.search(text) is None:
+        return text
+    cut: list[re.Match[str]] = []
+    for clause in _UNIT_CLAUSE.finditer(text):
+        if "=" not in clause.group(0):
+            continue
+        units = [
+            (m, (m.group(1) or m.group(2)).strip().casefold())
+            for m in _UNIT_AFTER.finditer(text, clause.start(), clause.end())
+        ]
+        units = [(m, u) for m, u in units if u and u not in _OPERAND_WORDS and u not in _NOT_UNIT]
+        for unit in sorted({u for _, u in units}):
+            at = [m for m, u in units if u == unit]
+            if len(at) >= 2 and "=" in text[at[0].end() : at[-1].start()]:
+                cut += at
+    out, last = [], 0
+    for m in sorted(cut, key=lambda m: m.start()):
+        out.append(text[last : m.start()])
+        last = m.end()
+    return "".join(out) + text[last:]
+
+
 def false_arithmetic(after: str) -> str | None:
     """The first chain of plain arithmetic after the answer that is false ("4 = 3", "1+3=3"), or None."""
     if not isinstance(after, str):
@@ -309,7 +342,7 @@ def false_arithmetic(after: str) -> str | None:
     text = after[:WINDOW]
     if "=" not in text and "＝" not in text:
         return None
-    for sides, values in _chains(_plain(text)):
+    for sides, values in _chains(_plain(_without_units(text))):
         for i in range(len(sides) - 1):
             left, right = values[i], values[i + 1]
             if left is None or right is None or _holds(left, right, sides[i + 1]):

@@ -50,7 +50,10 @@ FAMILIES: dict[str, tuple[str, Maker, bool]] = {
     "judge-ref": ("judge", _judge, True),
 }
 
-_WRAPPED = "'The answer is $-\\boxed{A}$.', '\\frac{1}{\\boxed{A}}', 'A\\%', 'half of A': paid (round 13)"
+_WRAPPED = (
+    "'The answer is $\\boxed{A}\\%$.' for a gold A under a prompt naming no percent: math's documented "
+    "percent='either' reads A% as A (round 14: every other wrap and the shared tail's '\\%' are refused)"
+)
 
 KNOWN_HOLES: dict[str, dict[str, str]] = {
     # case -> {class: what still earns reward}: each an xfail (strict: the day it is fixed the
@@ -66,7 +69,8 @@ KNOWN_HOLES: dict[str, dict[str, str]] = {
         "wrapped_slot": _WRAPPED,
         "broken_markup": "'\\boxed{p - q} 2*(p - q) + 1}' pays: a tail ending in a stray '}' is dropped",
     },
-    "rg-chain_sum": {"wrapped_slot": _WRAPPED},
+    # Round 14: rg-chain_sum's wrapped_slot ('$\\boxed{A}\\%$': the shared tail reads TeX's '\\%' as the percent
+    # sign), two_branch and encoded_alternative everywhere (rlvr_envs.tail_cases, rlvr_envs.tail_encoded) mended.
     # Round 14: rg-word_sorting's broken_markup ('\\boxed{A} B}') mended: markup that does not balance around
     # the answer is refused (rlvr_envs.tail_markup in the rg verifier; the sweep over 104 rg ids: 67 -> 0).
     # Mended the same day: role_marker (rlvr_envs.chat_markers in Env.verify, the code family's

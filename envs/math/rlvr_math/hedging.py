@@ -41,6 +41,7 @@ from rlvr_envs.answer_tail import (
     readable,
     states_value,
 )
+from rlvr_envs.tail_cases import case_split
 from rlvr_envs.tail_checks import false_arithmetic, unchecked_value
 from rlvr_envs.tail_clauses import keyed_alternative
 from rlvr_envs.tail_restated import numerals_as_digits, restated_otherwise
@@ -161,6 +162,9 @@ def trailing(
         other = later_alternative(numerals_as_digits(rest), answer)  # round 13: words, numerals
         if other is not None:
             return f"alternatives offered ({other!r} opening a later sentence)"
+    split = case_split(sentence, rest, answer or gold) if not gold_is_set else None
+    if split is not None:  # round 14: "331 when x >= 0 and 431 when x < 0", "nが偶数なら331、そうでなければ431"
+        return f"conditional answer (a case split naming another value: {split!r})"
     known = context | frozenset(gold.lower().split())
     unit = lambda w: is_unit(w, context, single_letters=False)  # noqa: E731
     found = after_sentence_refusal(sentence, rest, answer, known, unit)

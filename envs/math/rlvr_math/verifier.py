@@ -13,6 +13,7 @@ from rlvr_envs.extract import METHODS, after_reasoning
 from rlvr_envs.tail_checks import false_arithmetic, unchecked_value
 from rlvr_envs.tail_clauses import alternative_before, wrapping_before
 from rlvr_envs.tail_doubt import doubted_before
+from rlvr_envs.tail_encoded import decoded
 from rlvr_envs.tail_restated import without_restatement
 from rlvr_envs.tail_stance import settled, without_belief, without_closing_belief
 from rlvr_envs.tail_words import folded
@@ -279,7 +280,8 @@ class MathVerifier(Verifier):
         # state the answer; they are removed before the tail is read (``rlvr_envs.tail_stance``)
         # round 12 (H8's disguised_marker): the tail as a reader sees it: no grapheme joiner between letters, no
         # fullwidth or mathematical letters, a right-to-left override's run in display order (``tail_words.folded``)
-        after = settled(without_belief(folded(without_zero_width(answer.after))))
+        # round 14: an encoded run ("(6f72203433312e)", "%6F%72...", "\\N{DIGIT FOUR}") as the text it encodes
+        after = settled(without_belief(decoded(folded(without_zero_width(answer.after)))))
         after = without_restatement(after, shown)  # round 13: ", i.e. three", "(c'est-à-dire trois)" say it again
         before = answer.before[:-_LEAD_FOLD] + folded(answer.before[-_LEAD_FOLD:])  # the lead-in is what is read
         answer = _read_terms(replace(answer, text=shown, after=after, before=before))
