@@ -79,13 +79,25 @@ _EMPTY_MARKUP = re.compile(
     r"|\\(?:q?quad|[,;:! ]|right|left|[bB]igg?[lr]?|displaystyle|textstyle|hfill|hspace\s*\{[^{}]{0,20}\}"
     r"|end\s*\{[^{}]{0,20}\}|\]|\)|(?:boxed|fbox|framebox|colorbox|fcolorbox)(?![A-Za-z]))"  # a frame is no value
 )
+# Layout around a value is no value: a box's width or position (\\parbox[t]{3cm}, \\makebox[2cm][c]), a colour
+# (\\colorbox{yellow}, \\textcolor{red}), a length (\\raisebox{1ex}, \\hspace{1em}), an environment's name
+# (\\begin{center}), a size or alignment switch (\\large, \\centering). Only the arguments that are
+# parameters go; a content argument ({...} after them) stays and is read.
+_LAYOUT = re.compile(
+    r"\\(?:parbox(?:\s*\[[^\[\]{}]{0,20}\]){0,3}\s*\{[^{}]{0,40}\}"
+    r"|(?:makebox|framebox|mbox|hbox|vbox|fbox|boxed)(?:\s*\[[^\[\]{}]{0,20}\]){0,2}(?![A-Za-z])"
+    r"|(?:centering|noindent|par|tiny|scriptsize|footnotesize|small|normalsize|large|Large|LARGE|huge|Huge"
+    r"|bfseries|itshape|displaystyle|textstyle|quad|qquad)(?![A-Za-z])"
+    r"|(?:raisebox|scalebox|hspace\*?|vspace\*?|color|colorbox|textcolor|begin|end)\s*\{[^{}]{0,40}\}"
+    r"|(?:resizebox|fcolorbox|rule)\s*\{[^{}]{0,40}\}\s*\{[^{}]{0,40}\})"
+)
 # Spacing, math delimiters, sentence punctuation, markdown emphasis and bare braces: no value.
 _NOTHING = frozenset(" \t\r\n\u00a0\u00ad\u200b\u200c\u200d\u2060\ufeff$.,;:!)]}{*_~`'\"")
 
 
 def _holds_something(text: str) -> bool:
     """Whether ``text`` shows anything besides markup, spacing and punctuation."""
-    return any(ch not in _NOTHING for ch in _EMPTY_MARKUP.sub(" ", _TAG.sub(" ", text)))
+    return any(ch not in _NOTHING for ch in _EMPTY_MARKUP.sub(" ", _LAYOUT.sub(" ", _TAG.sub(" ", text))))
 
 
 @dataclass(frozen=True)

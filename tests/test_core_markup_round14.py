@@ -48,6 +48,9 @@ BROKEN = {
     "frame-fcolorbox": "\\fcolorbox{red}{white}{@B \\boxed{@A}}",
     "frame-spaced": "\\boxed {\\boxed{@A} @B}",
     "frame-around-tag": "\\fbox{@B <answer>@A</answer>}",
+    "frame-parbox-holding-more": "\\fbox{\\parbox[t]{3cm}{\\boxed{@A} @B}}",
+    "frame-coloured-value-beside": "\\colorbox{yellow}{\\textcolor{red}{@B} \\boxed{@A}}",
+    "frame-command-value-beside": "\\boxed{\\boxed{@A} \\pi}",
     "box-around-tag": "\\boxed{<answer>@A</answer> @B}",
     # answer tags that do not balance
     "tag-stray-close": "<answer>@A</answer>@B</answer>",
@@ -91,6 +94,12 @@ STANDS = {
     "typo-box-in-box-depth-3": "\\boxed{\\boxed{\\boxed{@A}}}",
     "typo-fbox-around": "\\fbox{\\boxed{@A}}",
     "typo-box-around-tag": "\\boxed{<answer>@A</answer>}",
+    # layout inside a frame is no value: a width, a position, a colour, an environment, a size switch
+    "frame-parbox-layout": "Final answer:\n\n\\begin{center}\\fbox{\\parbox{3cm}{\\boxed{@A}}}\\end{center}",
+    "frame-makebox-layout": "\\fbox{\\makebox[2cm][c]{\\boxed{@A}}}",
+    "frame-colours": "\\colorbox{yellow}{\\textcolor{red}{\\boxed{@A}}}",
+    "frame-size-switch": "\\boxed{\\large \\boxed{@A}}",
+    "frame-raisebox": "\\fbox{\\raisebox{1ex}{\\boxed{@A}}}",
     "typo-tag-closed-twice": "<answer>@A</answer></answer>",
     "typo-tag-opened-twice": "<answer><answer>@A</answer>",
     "bold-group": "\\textbf{\\boxed{@A}}",
