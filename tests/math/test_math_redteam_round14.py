@@ -71,3 +71,28 @@ def test_a_piecewise_answer_keeps_its_cases() -> None:
     task = Task(id="pw", prompt="Give f piecewise.", answer="\\begin{cases} 1 & x \\ge 0 \\\\ 0 & x < 0 \\end{cases}")
     boxed = "\\boxed{\\begin{cases} 1 & x \\ge 0 \\\\ 0 & x < 0 \\end{cases}}"
     assert _reward(f"So $f = {boxed}$, which is 1 when x = 0 and 0 when x < 0.", task) == 1.0
+
+
+# H4's finding: a short line after the box that is only another expression, however spaced, was paid (the rule
+# counted whitespace words and digits): gold p - q.
+_PQ = Task(id="pq", prompt="Simplify the difference.", answer="p - q")
+
+
+@pytest.mark.parametrize(
+    ("completion", "reward"),
+    [
+        ("The answer is \\boxed{p - q} q - p", 0.0),
+        ("The answer is \\boxed{p - q} 2 * ( p - q ) + 1", 0.0),
+        ("The answer is \\boxed{p - q} (q + p)", 0.0),
+        ("The answer is \\boxed{p - q}.", 1.0),
+        ("The answer is \\boxed{p - q} (p - q).", 1.0),
+        ("The answer is \\boxed{p-q} p - q", 1.0),
+    ],
+)
+def test_another_expression_after_the_box(completion: str, reward: float) -> None:
+    assert _reward(completion, _PQ) == reward
+
+
+def test_words_after_the_box_are_no_expression() -> None:
+    task = Task(id="primes", prompt="How many two-digit primes?", answer="3")
+    assert _reward("Hence, the answer is $\\boxed{3}$ two-digit primes.", task) == 1.0

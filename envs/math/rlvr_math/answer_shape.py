@@ -68,6 +68,9 @@ def phrase_continuation(text: str, raw: str) -> str | None:
 
 
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+# Round 14 (H4): a short line that is only an expression in one-letter variables ("q - p", "(p + q)/2").
+_EXPRESSION = re.compile(r"[(\[]?\s*[-+]?\s*(?:(?<![A-Za-z])[A-Za-z](?![A-Za-z])|\d|[-+*/^()\s.])+\s*[)\]]?")
+_OPERATOR = re.compile(r"[A-Za-z0-9)]\s*[-+*/^]\s*[-+(A-Za-z0-9]")
 
 
 _CHECK = re.compile(r"([-+\d\s.()*/×÷·^]*\d[-+\d\s.()*/×÷·^]*)=\s*\$?\s*(-?\d+(?:\.\d+)?)(?![\d.,]\d)")
@@ -95,7 +98,8 @@ def tail_word(after: str, context: frozenset[str], answer: str = "") -> str | No
     """A lone word after the answer on its line that is neither a unit nor a word of the task."""
     line = _SHORT_LINE.match(after)
     rest = line.group(0) if line is not None else ""
-    if (line is None or line.end() == len(after) or after[line.end()] == "\n") and len(rest.split()) <= 4:
+    ends = line is None or line.end() == len(after) or after[line.end()] == "\n"
+    if ends and len(rest.split()) <= 4:
         # "\\boxed{3} i.e. 4", "\\boxed{3} (4)": a short line after the box that states another value.
         # "\\boxed{3}, not 2." contrasts; "\\boxed{9} \\pmod{11}" states the modulus; the answer's own
         # value said again ("\\boxed{6}. 답은 6입니다.") is no other value.
@@ -106,6 +110,17 @@ def tail_word(after: str, context: frozenset[str], answer: str = "") -> str | No
         others = [v for v in _DIGITS.findall(_EXPONENT.sub(" ", checked)) if v not in mine]
         if others and not NEGATIONS.search(rest) and not _MODULAR.search(rest):
             return f"another value right after the answer ({rest.strip()!r})"
+    # round 14 (H4): a short line that is only an expression, however spaced ("2 * ( p - q ) + 1", "q - p"), is
+    # another value unless it is the answer written again
+    expression = _EXPRESSION.fullmatch(rest.strip(" \t$.,;:!")) if ends and rest.strip() else None
+    said = rest.strip(" \t$.,;:!()[]")
+    if (
+        expression is not None
+        and _OPERATOR.search(rest)
+        and compact(said) != compact(answer)
+        and not _same(said, answer)
+    ):
+        return f"another expression right after the answer ({rest.strip()!r})"  # "\\boxed{p - q} q - p"
     command = _COMMAND_AFTER.match(after)
     if command is not None and command.group(1) not in _INERT_COMMANDS:
         return f"a command after the value ({command.group(0).strip()!r} right after the answer)"
@@ -427,3 +442,9 @@ def listed_alternative(later: str, value_text: str) -> str | None:
         if differs:
             return f"another value listed after the answer ({text[:40]!r})"
     return None
+
+
+def _same(said: str, answer: str) -> bool:
+    """Whether ``said`` is the answer's value written another way ("\\boxed{5} (2 + 3)")."""
+    value = value_of(said)
+    return value is not None and value == value_of(answer)
