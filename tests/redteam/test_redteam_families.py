@@ -65,12 +65,10 @@ KNOWN_HOLES: dict[str, dict[str, str]] = {
     # answer slot and a tail closed by a stray "}" are paid. Each mark goes the day its hole is
     # mended (strict: an XPASS fails).
     "math-arith": {"wrapped_slot": _WRAPPED},
-    "math-500": {
-        "wrapped_slot": _WRAPPED,
-        "broken_markup": "'\\boxed{p - q} 2*(p - q) + 1}' pays: a tail ending in a stray '}' is dropped",
-    },
-    # Round 14: rg-chain_sum's wrapped_slot ('$\\boxed{A}\\%$': the shared tail reads TeX's '\\%' as the percent
-    # sign), two_branch and encoded_alternative everywhere (rlvr_envs.tail_cases, rlvr_envs.tail_encoded) mended.
+    "math-500": {"wrapped_slot": _WRAPPED},
+    # Round 14: math-500's broken_markup (H4's rlvr_envs.tail_markup in the math verifier), rg-chain_sum's
+    # wrapped_slot ('$\\boxed{A}\\%$': the shared tail reads TeX's '\\%' as the percent sign), two_branch and
+    # encoded_alternative everywhere (rlvr_envs.tail_cases, rlvr_envs.tail_encoded) mended.
     # Round 14: rg-word_sorting's broken_markup ('\\boxed{A} B}') mended: markup that does not balance around
     # the answer is refused (rlvr_envs.tail_markup in the rg verifier; the sweep over 104 rg ids: 67 -> 0).
     # Mended the same day: role_marker (rlvr_envs.chat_markers in Env.verify, the code family's

@@ -14,6 +14,7 @@ from rlvr_envs.tail_checks import false_arithmetic, unchecked_value
 from rlvr_envs.tail_clauses import alternative_before, wrapping_before
 from rlvr_envs.tail_doubt import doubted_before
 from rlvr_envs.tail_encoded import decoded
+from rlvr_envs.tail_markup import broken_markup
 from rlvr_envs.tail_restated import without_restatement
 from rlvr_envs.tail_stance import settled, without_belief, without_closing_belief
 from rlvr_envs.tail_words import folded
@@ -265,6 +266,12 @@ class MathVerifier(Verifier):
                 extracted=answer.text[:200],
                 details={"error": f"the extracted answer has {len(answer.text)} characters"},
             )
+        broken = broken_markup(completion, answer.method)
+        if broken is not None:
+            # round 14: "\\boxed{A} B}", "\\boxed{\\boxed{A} B}", "<answer>A</answer>B</answer>": read as balanced
+            # markup reads it, what the answer's markup encloses holds a second value (rlvr_envs.tail_markup)
+            details = {"extraction": answer.method, "refused": broken}
+            return Verdict.failure(Reason.FORMAT_ERROR, extracted=answer.text, details=details)
         hidden = concealed(answer.text + "\x00" + answer.raw, answer.before, answer.after, gold.text)
         if hidden is not None:
             return Verdict.failure(
