@@ -17,6 +17,7 @@ from typing import Any
 
 from rlvr_envs import Reason, Task, Verdict, Verifier
 from rlvr_envs.chat_markers import strip_turn_end
+from rlvr_envs.tail_markup import broken_markup
 from rlvr_judge.answer_reading import (  # re-exported: the verifier's names before the split
     FINAL_ANSWER_CHARS as FINAL_ANSWER_CHARS,
 )
@@ -287,7 +288,7 @@ class JudgeVerifier(Verifier):
         """The screen's refusal of what the judge would be shown (``rlvr_judge.screen``), or None."""
         if not self.screen:
             return None
-        answer, after, start, other = "", "", None, None
+        answer, after, start, other, how = "", "", None, None, ""
         if rubric is None and self.answer_view == "v3":
             answer, after, shown, how, start = final_reading(response)
             if how in ("answer_tag", "boxed", "hashes"):
@@ -310,6 +311,11 @@ class JudgeVerifier(Verifier):
             rubric=rubric is not None,
             level=self.screen,
         )
+        if found is None and self.screen >= 2 and how in ("answer_tag", "boxed"):
+            # round 14: '<answer>\\boxed{A} B}</answer>' shows the judge A; read as balanced markup
+            # reads it, the answer's markup holds a second value (rlvr_envs.tail_markup)
+            broken = broken_markup(response, how)
+            found = Screened("hedge", f"the answer's markup does not balance: {broken}") if broken else None
         if found is None and self.screen >= 2 and other is not None:
             found = Screened("hedge", f"another final answer after the one read ({other[:60]!r})")
         if found is None and self.screen >= 2 and after:
