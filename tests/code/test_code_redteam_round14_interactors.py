@@ -171,7 +171,7 @@ def test_a_kattis_interactive_validator_is_audited_too(tmp_path: Path, lenient: 
 
 @needs_bwrap
 def test_refused_tasks_lists_lenient_interactors_up_front_with_a_verifier() -> None:
-    from rlvr_code.contests.checker_audit import refused_tasks
+    from rlvr_code.contests.task_audit import refused_tasks
 
     lenient = guess_task(LENIENT["never compares"][0], task_id="r14-upfront-lenient")
     sound = guess_task(INTERACTOR_PY, task_id="r14-upfront-sound")

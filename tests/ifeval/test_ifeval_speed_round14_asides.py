@@ -112,7 +112,7 @@ def test_the_kernel_reads_as_python_does(kernel) -> None:
     counted = {"exit": 0, "read through": 0, "one filler": 0}
     for _ in range(3000):
         text = stuffing._kept_text(_random_text(rng, words, glue))
-        got = asides_jit.read(kernel, text, ours, task, STOP_WORDS)
+        got = asides_jit.read(kernel, text, ours, task, STOP_WORDS, asides.BOUNDS)
         assert got == asides.python_reading(text, ours, task), text
         counted["exit" if got is None else "read through"] += 1
         counted["one filler"] += got is not None and got[3] < asides.MIN_FILLERS
@@ -226,12 +226,15 @@ def test_whole_verdicts_either_way(rows, kernel) -> None:
         assert [v.model_dump() for v in now] == [v.model_dump() for v in before], name
 
 
+_REFERENCE = (asides.python_reading, STOP_WORDS, asides.BOUNDS)
+
+
 def test_a_kernel_that_disagrees_is_not_used() -> None:
-    # ``compile_kernel`` raises (and ``prose_jit.load`` leaves the asides to Python) when its check
+    # ``asides`` checks the kernel before its first use and keeps its Python reading when the check
     # fails: a kernel that always exits, or one that never finds a second filler, fails it.
     empty, none = np.zeros(0, np.int64), np.zeros(1, np.int64)
-    assert not asides_jit.check(lambda *args: (0, 0, 0, 0, empty, none))
-    assert not asides_jit.check(lambda *args: (1, 4, 0, 0, np.ones(4, np.int64), np.arange(5)))
+    assert not asides_jit.check(lambda *args: (0, 0, 0, 0, empty, none), *_REFERENCE)
+    assert not asides_jit.check(lambda *args: (1, 4, 0, 0, np.ones(4, np.int64), np.arange(5)), *_REFERENCE)
 
 
 _UNSPACED_MARKS = """

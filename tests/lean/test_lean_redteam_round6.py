@@ -214,7 +214,7 @@ def test_an_honest_proof_under_a_header_that_leaves_a_namespace_open_still_score
     assert bad.reason is Reason.WRONG
 
 
-@pytest.mark.parametrize("version", [0, 1, 2, 3, 4, 5, 6, 7, 8])
+@pytest.mark.parametrize("version", [0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
 def test_the_old_ids_stay_resolvable_and_run_the_new_checks(version):
     import warnings
 
@@ -225,7 +225,7 @@ def test_the_old_ids_stay_resolvable_and_run_the_new_checks(version):
         warnings.simplefilter("always")
         env = rlvr_envs.make(f"lean-v{version}", data=rows)
     try:
-        assert any("deprecated" in str(w.message) for w in caught) is (version < 8)  # v8: round 13
+        assert any("deprecated" in str(w.message) for w in caught) is (version < 9)  # v9: round 14
         code, rule = REFUSED["guard_msgs chain"]
         verdict = env.verify(env.tasks[0], f"```lean4\n{code}\n```")
         assert verdict.reward == 0.0 and verdict.details.get("rule") == rule

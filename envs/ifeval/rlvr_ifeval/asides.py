@@ -98,12 +98,40 @@ ROUND_14 = True
 turns it off to time the round's gain (the same verdicts)."""
 _UNREAD: Any = object()
 _STOP_EXACT = frames_jit.usable_stop_list(STOP_WORDS)
+BOUNDS = (
+    PREFIX,
+    MAX_EDGE_WORDS,
+    MAX_EDGE_CONTENT_WORDS,
+    MIN_CORE_WORDS,
+    MIN_ASIDES,
+    MIN_ASIDE_SHARE,
+    MAX_FREE_MENTIONS,
+)
+"""The unit prefix and the rule's bounds, as ``asides_jit.read`` takes them."""
+_CHECKED: dict[int, bool] = {}
+"""id(kernel) -> whether it answered as ``python_reading`` on ``asides_jit.check``'s samples (once a
+kernel; two threads checking it at once both find the same answer)."""
+
+
+def _checked_kernel() -> Any:
+    """``prose_jit``'s aside kernel once it has answered as ``python_reading`` does, or None."""
+    kernel = prose_jit.asides_kernel()
+    if kernel is None:
+        return None
+    ok = _CHECKED.get(id(kernel))
+    if ok is None:
+        try:
+            ok = asides_jit.check(kernel, python_reading, STOP_WORDS, BOUNDS)
+        except Exception:  # a kernel that fails on its own samples is not used
+            ok = False
+        _CHECKED[id(kernel)] = ok
+    return kernel if ok else None
 
 
 def _compiled(text: str, ours: frozenset[str], task: frozenset[str]) -> Any:
     """``python_reading``'s answer from ``asides_jit``'s pass, or ``_UNREAD`` where the kernel
     cannot give it (not loaded yet, letters outside ASCII)."""
-    kernel = prose_jit.asides_kernel() if _STOP_EXACT else None
+    kernel = _checked_kernel() if _STOP_EXACT else None
     if kernel is None:
         return _UNREAD
     if not text.isascii():
@@ -112,7 +140,8 @@ def _compiled(text: str, ours: frozenset[str], task: frozenset[str]) -> Any:
         if _READ_OUTSIDE_ASCII_RE.search(text):
             return _UNREAD
         text = _OUTSIDE_ASCII_RE.sub(" ", text)
-    return asides_jit.read(kernel, text, ours, task if isinstance(task, frozenset) else frozenset(task), STOP_WORDS)
+    task = task if isinstance(task, frozenset) else frozenset(task)
+    return asides_jit.read(kernel, text, ours, task, STOP_WORDS, BOUNDS)
 
 
 def python_reading(text: str, ours: frozenset[str], task: frozenset[str]) -> tuple[int, int, int, int] | None:

@@ -179,8 +179,9 @@ def _asides(
 
 
 def compile_kernel() -> Any:
-    """The kernel, compiled or loaded from numba's cache and checked (raises without numba, or
-    where it disagrees with ``asides``' Python reading on ``check``'s samples)."""
+    """The kernel, compiled or loaded from numba's cache (raises without numba). Not checked here:
+    ``asides`` checks it against its Python reading before its first use (``check``), so that this
+    module needs nothing of the rule's (it would be an import circle through ``prose_jit``)."""
     import numba
 
     global _member, _count
@@ -188,34 +189,35 @@ def compile_kernel() -> Any:
     with frames_jit._HELPERS_LOCK:  # (numba calls a global compiled only when it is one: made so first)
         if not hasattr(_count, "py_func"):
             _member, _count = jit(_member), jit(_count)
-    kernel = jit(_asides)
-    if not check(kernel):
-        raise RuntimeError("asides_jit's kernel disagrees with asides' Python reading")
-    return kernel
+    return jit(_asides)
 
 
 def read(
-    kernel: Any, text: str, prompt_units: frozenset[str], task: frozenset[str], stop: frozenset[str]
+    kernel: Any,
+    text: str,
+    prompt_units: frozenset[str],
+    task: frozenset[str],
+    stop: frozenset[str],
+    bounds: tuple[Any, ...],
 ) -> tuple[int, int, int, int] | None:
     """The kept, casefolded ASCII ``text`` read by ``kernel`` as ``asides`` reads it: None where
     the rule answers None at one of its exits, else (asides, plain sentences, free mentions,
-    different fillers)."""
-    from rlvr_ifeval import asides as rule
-
+    different fillers). ``bounds`` is ``asides.BOUNDS`` (the unit prefix and the rule's bounds)."""
+    prefix, max_edge, max_edge_content, min_core, min_asides, min_share, max_free = bounds
     data = np.frombuffer(text.encode("ascii").translate(ASCII_TOKENS), dtype=np.uint8)
     done, asides, plain, free, units, offsets = kernel(
         data,
         frames_jit.keys(prompt_units),
         frames_jit.keys(task),
         frames_jit.keys(stop),
-        rule.PREFIX,
+        prefix,
         frames_jit.KEY_LETTERS,
-        rule.MAX_EDGE_WORDS,
-        rule.MAX_EDGE_CONTENT_WORDS,
-        rule.MIN_CORE_WORDS,
-        rule.MIN_ASIDES,
-        rule.MIN_ASIDE_SHARE,
-        rule.MAX_FREE_MENTIONS,
+        max_edge,
+        max_edge_content,
+        min_core,
+        min_asides,
+        min_share,
+        max_free,
     )
     if not done:
         return None
@@ -225,12 +227,10 @@ def read(
     return int(asides), int(plain), int(free), len(fillers)
 
 
-def check(kernel: Any) -> bool:
-    """Whether ``kernel`` answers as ``asides``' Python reading on texts built to have asides
-    (after and before the sentence, one filler, a third free mention, short sentences) and not to."""
-    from rlvr_ifeval import asides as rule
-    from rlvr_ifeval.relevance_units import STOP_WORDS
-
+def check(kernel: Any, reference: Any, stop: frozenset[str], bounds: tuple[Any, ...]) -> bool:
+    """Whether ``kernel`` answers as ``reference`` (``asides.python_reading``) on texts built to
+    have asides (after and before the sentence, one filler, a third free mention, short sentences)
+    and not to; ``stop`` and ``bounds`` as ``read`` takes them."""
     prompt = frozenset({"laptop", "choosi", "weathe", "arctic", "velvet", "orchar"})
     task = frozenset({"laptop", "choosi", "weathe", "arctic"})
     core = "the keeper trimmed every wick and polished the brass lens until morning came"
@@ -244,7 +244,7 @@ def check(kernel: Any) -> bool:
         "extraordinarilylongwords " * 3 + f"{core} with laptops. " * 4,
     )
     for text in samples:
-        got = read(kernel, text, prompt, task, STOP_WORDS)
-        if got != rule.python_reading(text, prompt, task):
+        got = read(kernel, text, prompt, task, stop, bounds)
+        if got != reference(text, prompt, task):
             return False
     return True

@@ -405,7 +405,7 @@ def load() -> bool:
             except Exception:
                 _FRAMES = None
             try:  # round 14's aside reading, on its own as well
-                _ASIDES = asides_jit.compile_kernel()  # (checked there: it raises on a disagreement)
+                _ASIDES = asides_jit.compile_kernel()  # (asides checks it before its first use)
             except Exception:
                 _ASIDES = None
     return _KERNEL is not None

@@ -206,21 +206,16 @@ def refusal(checker: Checker, cases: list[dict[str, str]]) -> str | None:
     return None if checker.builtin else audit(checker, cases).refusal
 
 
-def refused_tasks(tasks: Any, verifier: Any = None) -> dict[str, str]:
+def refused_tasks(tasks: Any) -> dict[str, str]:
     """``{task id: why}`` for the tasks whose special judge the audit refuses: a set's checker tasks
     audited up front (each audit is cached, so their first samples then cost nothing more), e.g.
-    ``[t for t in env.tasks if t.id not in refused_tasks(env.tasks, env.verifier)]`` before
-    training, where a refused task would otherwise cost a ``verifier_error`` sample after sample.
-    Tasks without a ``program`` checker, and malformed checkers (the verifier reports those), are
-    not listed; with ``verifier`` (whose limits the interactors' probes run under), interactive tasks
-    whose interactor ``interactor_audit`` refuses are (red team round 14)."""
+    ``[t for t in env.tasks if t.id not in refused_tasks(env.tasks)]`` before training, where a
+    refused task would otherwise cost a ``verifier_error`` sample after sample. Tasks without a
+    ``program`` checker, and malformed checkers (the verifier reports those), are not listed.
+    ``task_audit.refused_tasks(tasks, verifier)`` lists refused interactors too (round 14)."""
     from rlvr_code.contests.checkers import CheckerSpecError, parse_checker
 
     found: dict[str, str] = {}
-    if verifier is not None:
-        from rlvr_code.contests.interactor_audit import refused_interactive_tasks
-
-        found.update(refused_interactive_tasks(tasks, verifier))
     for task in tasks:
         answer = task.answer if isinstance(task.answer, dict) else {}
         if answer.get("format") != "stdio" or answer.get("checker") is None:

@@ -25,7 +25,6 @@ only for a probe the first case accepted.
 
 from __future__ import annotations
 
-import functools
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -163,35 +162,4 @@ def interactor_refusal(
     return found
 
 
-def refused_interactive_tasks(tasks: Any, verifier: Any) -> dict[str, str]:
-    """``{task id: why}`` for the interactive tasks whose interactor the audit refuses, audited up
-    front with ``verifier``'s limits (each audit is cached under the key the samples use, so their
-    first samples then cost nothing more); ``checker_audit.refused_tasks(tasks, verifier)``.
-    Malformed interactors (the verifier reports those) are not listed."""
-    from rlvr_code.contests.interactors import InteractorSpecError, parse_interactor
-    from rlvr_code.contests.io_tasks import _output_to_blame
-
-    found: dict[str, str] = {}
-    for task in tasks:
-        answer = task.answer if isinstance(task.answer, dict) else {}
-        if answer.get("format") != "stdio" or answer.get("interactor") is None:
-            continue
-        try:
-            interactor = parse_interactor(answer["interactor"])
-        except InteractorSpecError:
-            continue
-        # As ``io_tasks.verify_in_runner`` reads them: the cases' text, the limits without a checker.
-        cases = [
-            {"input": str(c["input"]), "output": str(c["output"])}
-            for c in answer.get("cases") or ()
-            if isinstance(c, dict) and "input" in c and "output" in c
-        ]
-        limits = verifier.task_limits({k: v for k, v in answer.items() if k != "checker"})
-        blame = functools.partial(_output_to_blame, task, interactor, cases, limits)
-        why = interactor_refusal(task.fingerprint, interactor, cases, limits, blame)
-        if why is not None:
-            found[str(task.id)] = why
-    return found
-
-
-__all__ = ["EXIT_AT_ONCE", "GARBAGE", "audit_interactor", "interactor_refusal", "refused_interactive_tasks"]
+__all__ = ["EXIT_AT_ONCE", "GARBAGE", "audit_interactor", "interactor_refusal"]
