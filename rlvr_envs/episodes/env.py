@@ -49,6 +49,7 @@ EPISODE_OPTIONS = (
     "shaping",
 )
 MAX_ERROR_CHARS = 500
+MAX_FIELD_CHARS = 200  # a dict call's id is at most this (actions._dict_calls); a name alike
 
 
 def split_episode_options(kwargs: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
@@ -381,8 +382,10 @@ class EpisodeEnv(Wrapper[Env]):
             results.append(
                 {
                     "role": "tool",
-                    "tool_call_id": clean_text(call.id),
-                    "name": clean_text(call.name or ""),
+                    # The id and a name the model chose are rendered by chat templates and parsers
+                    # (the json layout's results, Mistral's call_id) beside the content: inert too.
+                    "tool_call_id": _field(call.id),
+                    "name": _field(call.name or ""),
                     "content": content,
                 }
             )
@@ -505,6 +508,11 @@ def _copy_plain(value: Any) -> Any:
     if isinstance(value, list):
         return [_copy_plain(v) for v in value]
     return value
+
+
+def _field(text: str) -> str:
+    """A tool message's ``tool_call_id`` or ``name``: the model's choice, written back into the chat."""
+    return truncate_text(inert_markup(clean_text(text)), MAX_FIELD_CHARS)
 
 
 def _error(message: str) -> str:
