@@ -182,7 +182,7 @@ def test_codecontests_input_file_columns_make_a_file_io_task_on_v2_only(verifier
 
     import rlvr_envs
 
-    env = rlvr_envs.make("code-contests-v4", data=[_file_io_row()], timeout_s=20)
+    env = rlvr_envs.make("code-contests-v5", data=[_file_io_row()], timeout_s=20)
     task = env.tasks[0]
     assert task.answer["io"] == IO
     assert "the file input.txt" in task.prompt and "standard input" not in task.prompt
@@ -191,7 +191,7 @@ def test_codecontests_input_file_columns_make_a_file_io_task_on_v2_only(verifier
     assert env.verify(task, gold).reward == 1.0
     assert env.verify(task, fence("python", STDIO["python"])).reward == 0.0
     # Empty columns (the set's stdio problems) are standard streams, whatever the statement says.
-    plain = rlvr_envs.make("code-contests-v4", data=[{**_file_io_row(), "input_file": "", "output_file": ""}])
+    plain = rlvr_envs.make("code-contests-v5", data=[{**_file_io_row(), "input_file": "", "output_file": ""}])
     assert "io" not in plain.tasks[0].answer
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -204,7 +204,7 @@ def test_a_bad_input_file_column_fails_make_naming_the_row() -> None:
     from rlvr_envs.errors import DataError
 
     with pytest.raises(DataError, match="input_file"):
-        rlvr_envs.make("code-contests-v4", data=[{**_file_io_row(), "input_file": "../../etc/passwd"}])
+        rlvr_envs.make("code-contests-v5", data=[{**_file_io_row(), "input_file": "../../etc/passwd"}])
 
 
 def test_a_taco_statement_naming_the_files_makes_a_file_io_task() -> None:
@@ -219,6 +219,6 @@ def test_a_taco_statement_naming_the_files_makes_a_file_io_task() -> None:
         "starter_code": "",
         "difficulty": "EASY",
     }
-    env = rlvr_envs.make("code-taco-v4", data=[row])
+    env = rlvr_envs.make("code-taco-v5", data=[row])
     assert env.tasks[0].answer["io"] == IO
     assert env.verify(env.tasks[0], env.gold_completion(env.tasks[0]) or "").reward == 1.0

@@ -33,14 +33,14 @@ def test_the_defaults_are_documented_and_sane() -> None:
 
 
 def test_v2_presets_store_each_accepted_languages_factor_and_v1_none() -> None:
-    env = rlvr_envs.make("code-contests-v4", data=codecontests_rows())
+    env = rlvr_envs.make("code-contests-v5", data=codecontests_rows())
     first, second = env.tasks
     assert first.answer["case_timeout_s"] == 2.0 and first.answer[FACTORS_KEY] == {"python": 5.0}
     assert first.metadata["case_time_limit_s"] == 2.0  # the set's own statement, unscaled
     assert second.answer["case_timeout_s"] == 1.5 and second.answer[FACTORS_KEY] == {"python": 5.0}
-    both = rlvr_envs.make("code-contests-v4", data=codecontests_rows(), language=["python", "cpp", "java"])
+    both = rlvr_envs.make("code-contests-v5", data=codecontests_rows(), language=["python", "cpp", "java"])
     assert both.tasks[0].answer[FACTORS_KEY] == {"python": 5.0, "cpp": 1.0, "java": 2.0}
-    taco = rlvr_envs.make("code-taco-v4", data=taco_rows())
+    taco = rlvr_envs.make("code-taco-v5", data=taco_rows())
     assert taco.tasks[0].answer[FACTORS_KEY] == {"python": 5.0}
     assert FACTORS_KEY not in taco.tasks[1].answer  # a call-based problem: no stated limit to scale
     with warnings.catch_warnings():
@@ -51,15 +51,15 @@ def test_v2_presets_store_each_accepted_languages_factor_and_v1_none() -> None:
 
 
 def test_factors_are_configurable_per_env_and_checked_at_make() -> None:
-    env = rlvr_envs.make("code-contests-v4", data=codecontests_rows(), time_factors={"py": 3, "c++": 1.5})
+    env = rlvr_envs.make("code-contests-v5", data=codecontests_rows(), time_factors={"py": 3, "c++": 1.5})
     assert env.tasks[0].answer[FACTORS_KEY] == {"python": 3.0}
-    cpp = rlvr_envs.make("code-contests-v4", data=codecontests_rows(), language="cpp", time_factors={"c++": 1.5})
+    cpp = rlvr_envs.make("code-contests-v5", data=codecontests_rows(), language="cpp", time_factors={"c++": 1.5})
     assert cpp.tasks[0].answer[FACTORS_KEY] == {"cpp": 1.5}
-    none = rlvr_envs.make("code-contests-v4", data=codecontests_rows(), time_factors=None)
+    none = rlvr_envs.make("code-contests-v5", data=codecontests_rows(), time_factors=None)
     assert FACTORS_KEY not in none.tasks[0].answer
     for bad in ({"cobol": 2}, {"python": 0.5}, {"python": "5"}, {"python": math.inf}, {"python": True}):
         with pytest.raises(ConfigurationError, match="time_factors"):
-            rlvr_envs.make("code-contests-v4", data=codecontests_rows(), time_factors=bad)
+            rlvr_envs.make("code-contests-v5", data=codecontests_rows(), time_factors=bad)
     assert stated_limit_factors(None) == {}
 
 

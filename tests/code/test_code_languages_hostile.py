@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from rlvr_code.languages.runner import sample_dir_prefix
 from rlvr_code.verifier import CodeVerifier
 from rlvr_envs.types import Reason, Task
 from tests.code.languages_cases import SOLUTIONS, fenced_in
@@ -57,12 +58,9 @@ def leftovers() -> list[str]:
             # left for the machine's init piles up where that init does not reap (Docker's default).
             if uid in ours:
                 found.append(f"pid {entry} uid {uid}")
-    for path in glob.glob(os.path.join(tempfile.gettempdir(), "rlvr-lang-*")):
-        try:
-            if os.stat(path).st_uid in ours or os.getuid() != 0:  # as root each sample's directory is its uid's
-                found.append(path)
-        except FileNotFoundError:
-            continue
+    # This process's sample directories alone (``runner.sample_dir_prefix``): as non-root every
+    # sample has our uid, and another xdist worker's live sample is not ours to count.
+    found += glob.glob(os.path.join(tempfile.gettempdir(), sample_dir_prefix() + "*"))
     from rlvr_code.memory_bound import parent_cgroup
 
     parent = parent_cgroup()

@@ -145,7 +145,7 @@ def _row(statement: str) -> dict:
 
 def test_contests_v4_reads_a_foreign_statement_and_v3_keeps_the_english_reading() -> None:
     statement = "输出 n / 3。\n\n你的答案与标准答案的绝对误差或相对误差不超过 10^{-6} 即视为正确。\n"
-    task = rlvr_envs.make("code-contests-v4", data=[_row(statement)]).tasks[0]
+    task = rlvr_envs.make("code-contests-v5", data=[_row(statement)]).tasks[0]
     assert task.answer["checker"] == {"type": "float", "abs_tol": 1e-6, "rel_tol": 1e-6}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # v3 is deprecated (its English-only reading)

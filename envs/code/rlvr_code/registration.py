@@ -69,7 +69,17 @@ In every contest version (and ``code-kattis``) a row whose cases all stand in th
 left out (``env.skipped``), as the rows without tests or whose every case expects no output are:
 the set's task list changes, no kept task's reward does, so no bump.
 
-* contest ``-v4`` (red team round 14): a statement's float tolerance is read in the languages
+* contest ``-v5`` (red team round 15): a statement's precision words state a bound as its error
+  words do ("with a precision of 10^{-6}", "с точностью до 10^{-6}", 精度, 精确到, 정밀도,
+  précision, Genauigkeit, precisión, precisão; a number type's "double precision" is none), so an
+  honest float answer to such a statement (an exact comparison under ``-v4``) now passes; and a
+  bound is read only where it is the answer's (``contests.stated_bounds``: the sentence speaks of
+  the answer, the output or its judging, or names the error's kind, and the error word is not owned
+  by a story's noun), so a story's "the townsfolk's tolerance is 0.5" no longer gives a float
+  checker at 0.5 (an answer off by 0.4 passed; an honest "3.0" for "3" there is now refused, as
+  the tokens comparison refuses it). ``-v4`` (deprecated) keeps round 14's reading
+  (``checker="auto-v4"``).
+* contest ``-v4`` (deprecated; red team round 14): a statement's float tolerance is read in the languages
   contest sets are written in (``contests.stated_bounds``: Chinese 误差/绝对误差/相对误差, Japanese
   誤差, Korean 오차, Russian погрешность, Spanish, French, German, Portuguese; "within 10^-6 of the
   answer", "相差不超过"), and an error word about time or memory, a guarantee about the input or a
@@ -115,13 +125,17 @@ from __future__ import annotations
 
 from typing import Any
 
+_CONTEST_V4 = (
+    'v4 reads no precision words ("with a precision of 10^-6", "с точностью", 精度: an honest float answer '
+    "fails) and reads a story's tolerance (\"the townsfolk's tolerance is 0.5\") as a bound on the answer; use -v5"
+)
 _CONTEST_V3 = (
     "v3 reads a statement's float tolerance in English only: a statement in another language (误差, 誤差, 오차, "
-    "погрешность, erreur...) gets an exact comparison and an honest float answer fails; use -v4"
+    "погрешность, erreur...) gets an exact comparison and an honest float answer fails; use -v5"
 )
-_CONTEST_V2 = "v2's partial_credit pays a constant output the share of cases expecting it (print('YES')); use -v4"
+_CONTEST_V2 = "v2's partial_credit pays a constant output the share of cases expecting it (print('YES')); use -v5"
 _CONTEST_V1 = (
-    "v1 gives every language the limit the set states for C++ (Python fails at 1-5x it) and no file I/O; use -v4"
+    "v1 gives every language the limit the set states for C++ (Python fails at 1-5x it) and no file I/O; use -v5"
 )
 _V6 = (
     "v6 pays a program answering the prompt's example from a table and a cheap rule otherwise (the first "
@@ -303,9 +317,16 @@ def register_envs() -> None:
             deprecated=_CONTEST_V3,
             **contest_options,
         )
-        register(f"{contest}-v4", contest_entry, kwargs={"credit_tests": "corrected"}, **contest_options)
+        register(
+            f"{contest}-v4",
+            contest_entry,
+            kwargs={"credit_tests": "corrected", "checker": "auto-v4"},
+            deprecated=_CONTEST_V4,
+            **contest_options,
+        )
+        register(f"{contest}-v5", contest_entry, kwargs={"credit_tests": "corrected"}, **contest_options)
     kattis, kattis_entry, kattis_options = _KATTIS
-    register(f"{kattis}-v2", kattis_entry, deprecated=_CONTEST_V2, **kattis_options)
+    register(f"{kattis}-v2", kattis_entry, deprecated=_CONTEST_V2.replace("-v5", "-v4"), **kattis_options)
     corrected = {"credit_tests": "corrected"}
     register(
         f"{kattis}-v3", kattis_entry, kwargs={**corrected, "validators": "v3"}, deprecated=_KATTIS_V3, **kattis_options

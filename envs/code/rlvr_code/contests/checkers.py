@@ -265,11 +265,12 @@ def stated_tolerance(statement: str) -> float | None:
     return None if found is None else max(found)
 
 
-def stated_tolerances(statement: str) -> tuple[float, float] | None:
+def stated_tolerances(statement: str, reading: str = "v5") -> tuple[float, float] | None:
     """``(abs_tol, rel_tol)`` as the statement words them, in any language contest sets are written
-    in, or None (red team round 14: ``stated_bounds``, whose docstring gives the reading). The
-    contest ``-v4`` ids read statements so; ``-v3`` reads English alone (``english_tolerances``)."""
-    return stated_bound(statement)
+    in, or None (red team rounds 14-15: ``stated_bounds``, whose docstring gives the reading). The
+    contest ``-v5`` ids read statements so, ``-v4`` as round 14 did (``reading="v4"``: no precision
+    words, a story's tolerance read as a bound); ``-v3`` reads English alone (``english_tolerances``)."""
+    return stated_bound(statement, reading)
 
 
 _SENTENCE_START = re.compile(r"(?:[.!?]\s|\n\s*\n)")

@@ -50,7 +50,8 @@ class ContestEnv(CodeEnv):
         language: the language(s) a completion may answer in, ``"python"`` (default), ``"cpp"``,
             or a list (the completion's fence tag chooses); problems that call a function stay Python.
         checker: ``"auto"`` (default: a float checker at the tolerance the statement states, in
-            any language it is written in (``-v4``; ``"auto-english"``: in English only, ``-v3``),
+            any language it is written in (``-v5``; ``"auto-v4"``: round 14's reading, ``-v4``;
+            ``"auto-english"``: in English only, ``-v3``),
             else whitespace-insensitive tokens), ``None`` (lines, exactly, as ``code-python``) or a
             checker spec (``rlvr_code.contests.checkers``) for every task.
         checkers: ``{task id: checker spec}`` for the problems that need their own, e.g. a special

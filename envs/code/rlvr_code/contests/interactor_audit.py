@@ -4,8 +4,8 @@ Red team round 14: special judges are audited (``checker_audit``), interactors w
 interactive task is only as sound as its interactor, and a policy searches the interactor:
 
 * a **constant contestant** the interactor accepts on every case pays every policy that finds it:
-  one that exits at once, one that listens and says nothing, one that prints ``0``, ``1``, ``-1``,
-  ``YES`` or ``NO`` (or the first case's expected output) whatever it is told (an interactor that
+  one that says nothing, one that prints ``0``, ``1``, ``-1``, ``YES`` or ``NO`` (or the first
+  case's expected output) and reads whatever it is told (the host reads it: no clock) (an interactor that
   forgets to check the final answer, accepts at the end of its input, or reads the wrong file). The
   task is refused. Each probe is played on the first case; one accepted there is played on the
   others (one more run); a one-case task is kept only where the probe printed that case's own
@@ -19,7 +19,7 @@ interactive task is only as sound as its interactor, and a policy searches the i
 A refused task is a bad task (``verifier_error``) for every sample, the first included, the right
 program's too. The audit's own failure (no sandbox, the interactor not compiling, a probe out of
 time on a loaded machine) refuses nothing: the samples report what they meet, as before. Cached per
-task (its fingerprint): one ``probe_interactor`` call of ten short probes on the first case, a second
+task (its fingerprint): one ``probe_interactor`` call of nine short probes on the first case, a second
 only for a probe the first case accepted.
 """
 
@@ -32,15 +32,13 @@ from typing import Any
 from rlvr_code.contests.checker_audit import CONSTANTS
 from rlvr_code.contests.checkers import tokens
 
-_LISTEN = (
-    "import os, select, sys\n"
-    "sys.stdout.write({said!r})\n"
-    "sys.stdout.flush()\n"
-    # Then listen, answering nothing, until the interactor falls silent (0.3 s) or ends: a
-    # contestant that exits at once would make an interactor's next write fail (SIGPIPE, a
-    # rejection) and hide one that accepts whatever it is told.
-    "while select.select([0], [], [], 0.3)[0] and os.read(0, 65536):\n"
-    "    pass\n"
+_SAYS = (
+    "import sys\nsys.stdout.write({said!r})\nsys.stdout.flush()\n"
+    # Then it exits, and the host listens for it (``probe_interactor``: whatever the interactor
+    # writes afterwards lands, as it would for a contestant reading exactly what it needs, until
+    # the interactor ends). Event-driven, no timing: round 14's probe listened itself until 0.3 s
+    # of silence, so an interactor slower than that to write (its start-up on a loaded machine)
+    # met a closed pipe (SIGPIPE, a rejection) and the audit missed one accepting anything.
 )
 EXIT_AT_ONCE = "import sys\nsys.exit(0)\n"
 GARBAGE = (
@@ -61,8 +59,7 @@ def _constants(cases: list[dict[str, str]]) -> list[tuple[str, str, str]]:
         said.append(first if first.endswith("\n") else first + "\n")
     return [
         ("exits at once", "", EXIT_AT_ONCE),
-        ("listens and prints nothing", "", _LISTEN.format(said="")),
-        *((f"prints {text[:40]!r}", text, _LISTEN.format(said=text)) for text in said),
+        *((f"prints {text[:40]!r}", text, _SAYS.format(said=text)) for text in said),
     ]
 
 
@@ -103,7 +100,7 @@ def audit_interactor(
         first = probe_interactor(
             judge, interactor.source, [(PYTHON, s, cases[:1]) for s in sources], probe_limits, budget
         )
-        silent, garbage = first[:2], first[len(constants) :]
+        silent, garbage = first[:1], first[len(constants) :]
         if any(_crashed(r) for r in silent) and all(_crashed(r) for r in garbage) and not blame():
             return (
                 "the interactor failed on a contestant printing nothing and on one printing garbage alike, and no "

@@ -289,16 +289,19 @@ TWO_ANSWERS = (
 )
 
 
-AUTO_CHECKERS = ("auto", "auto-english")
+AUTO_CHECKERS = ("auto", "auto-v4", "auto-english")
 """``checker="auto"``: the tolerance a statement states in any language (``stated_tolerances``,
-the contest ``-v4`` ids); ``"auto-english"``: in English only (round 13's reading, ``-v3``)."""
+the contest ``-v5`` ids); ``"auto-v4"``: as round 14 read it (``-v4``: no precision words, a story's
+tolerance read as a bound); ``"auto-english"``: in English only (round 13's reading, ``-v3``)."""
 
 
 def _checker_for(statement: str, checker: Any) -> Any:
     if not isinstance(checker, str) or checker not in AUTO_CHECKERS:
         return checker
-    read = stated_tolerances if checker == "auto" else english_tolerances
-    tolerances = read(statement)
+    if checker == "auto-english":
+        tolerances = english_tolerances(statement)
+    else:
+        tolerances = stated_tolerances(statement, "v4" if checker == "auto-v4" else "v5")
     if tolerances is not None:
         return {"type": "float", "abs_tol": tolerances[0], "rel_tol": tolerances[1]}
     return {"type": "tokens"}

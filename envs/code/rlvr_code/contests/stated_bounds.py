@@ -25,6 +25,20 @@ The reading, sentence by sentence (``。``, ``.``, ``!``, ``?`` and blank lines 
   ("within 10^-6 of the correct answer", "相差不超过 10^{-6}") bounds the absolute difference.
 
 The first sentence stating a bound decides; a statement stating none gets none (exact tokens).
+
+Round 15 (the contest ``-v5`` ids; ``reading="v4"`` keeps round 14's):
+
+* a **precision word** states a bound as an error word does ("with a precision of 10^{-6}",
+  "с точностью до 10^{-6}", 精度, 精确到, 정밀도, précision, Genauigkeit, precisión, precisão): such
+  a statement got an exact comparison and an honest float answer lost; a number type's precision
+  ("double precision", "floating-point precision") is none;
+* the bound must be **about the answer**: the sentence speaks of what is judged (the answer, the
+  output, printing, a result, being accepted, correct, allowed or checked: ``_ABOUT_ANSWERS``, in
+  each language) or names the error's kind (absolute, relative); and the error word is not owned by
+  something else (a possessive before it, "the king's tolerance", "whose error", "their
+  precision"; "of"/"for" and a noun after it that is not the answer, "the tolerance of the
+  townsfolk"). A story's tolerance ("the townsfolk's tolerance for noise is 0.5") was read as a
+  bound on the answer, and an answer off by 0.4 passed.
 """
 
 from __future__ import annotations
@@ -68,6 +82,69 @@ _DIFFERENCE_WORD = re.compile(
     r"\bwithin\b|\bdiffer\w*|\bdifferenz\w*|\bunterscheid\w*|\bweicht\b|\babweich(?:en|t)\b|\bdiferencia\b|\bdifier\w*"
     r"|\bdiferença\b|\bdifere\w*|\bdifférence\b|\bdiffèr\w*|\bотлича\w*|\bразниц\w*"
     r"|相差|之差|差值|差が|の差|差は|차이",
+    re.IGNORECASE,
+)
+_PRECISION_WORD = re.compile(
+    r"\bprecisions?\b|\baccura(?:cy|te)\b|точност\w*|精度|精确|精確|精准|정밀도|정확도|\bprécision\b"
+    r"|\bgenauigkeit\b|\bprecisión\b|\bprecisão\b|\bexactitud\b",
+    re.IGNORECASE,
+)
+_NUMBER_TYPE = re.compile(
+    r"(?:double|single|float(?:ing)?[\s-]*point|arbitrary|machine|extended|quad(?:ruple)?|infinite|doble|双|倍)"
+    r"[\s_-]*(?:de\s)?$",
+    re.IGNORECASE,
+)
+"""A word right before a precision word that makes it a number type's ("double precision")."""
+_ABOUT_ANSWERS = re.compile(
+    r"\banswers?\b|\boutputs?\b|\bprint\w*|\bresults?\b|\baccept\w*|\bcorrect\w*|\bchecke[rd]\b|\bjudge"
+    r"|\bjury\b|\ballowed\b|\bpermitted\b|\btolerated\b|\bconsidered\b|\bverdict"
+    r"|答案|输出|輸出|结果|結果|正确|正確|视为|視為|接受|允许|允許|判定|认为|認為|出力|答え|解答|正解|許容|正しい|とみな"
+    r"|정답|출력|결과|인정|허용|채점|올바"
+    r"|ответ\w*|вывод\w*|выведи\w*|результат\w*|засчит\w*|принима\w*|принят\w*|считает\w*|правильн\w*"
+    r"|допуска\w*|допустим\w*|жюри"
+    r"|\brespuestas?\b|\bsalida\b|\bresultados?\b|\bimprim\w*|\bacept\w*|\bcorrect[oa]s?\b|\bconsider\w*"
+    r"|\bpermit\w*|\btolerad[oa]s?\b|\bréponses?\b|\bsortie\b|\brésultats?\b|\baffich\w*|\bcorrecte?s?\b"
+    r"|\btolérée?s?\b|\bautoris\w*|\bantwort\w*|\bausgabe\w*|\bergebnis\w*|\bausgeben\b|\bakzeptiert\b"
+    r"|\bkorrekt\w*|\brichtig\w*|\btoleriert\b|\bzulässig\w*|\berlaubt\b|\brespostas?\b|\bsaída\b|\baceit\w*"
+    r"|\bcorret[oa]s?\b",
+    re.IGNORECASE,
+)
+"""Words of what a contest judges: a bound in a sentence with none of them (nor "absolute" or
+"relative") is a story's ("each villager has a tolerance of 0.5"), not the answer's."""
+_OWNED_BEFORE = re.compile(
+    # "the king's tolerance", "the villagers' error" (two letters or more: "l'erreur" is an article)
+    r"([^\W\d_]{2,})['’]s?\s+(?:[^\W\d_]+\s+){0,2}$"
+    # "村民的误差", "村人の誤差", "마을 사람의 오차" (the run of letters before the particle)
+    r"|([^\W\d_]+)(?:的|の|의)\s*[^\W\d_]{0,3}\s*$"
+    # "villagers whose error", "guests who have a tolerance" (no adjective: "have an absolute
+    # error" is the answer's, its kind says so)
+    r"|([^\W\d_]+)\s+(?:whose\s+(?:[^\W\d_]+\s+){0,2}|(?:who\s+|that\s+)?ha(?:s|ve|ving|d)\s+(?:(?:a|an|the|some)\s+)?)$"
+    # a person's pronoun
+    r"|\b(his|her|their|dont|cuy[oa]s?|deren|dessen)\s+(?:[^\W\d_]+\s+){0,2}$",
+    re.IGNORECASE,
+)
+"""An owner right before an error word: "the townsfolk's tolerance", "villagers whose error",
+"guests have a tolerance", "their precision", "村民的误差". It is the answer's where the owner is
+(``_ANSWER_OWNER``: "the answer's error", "答案的误差", "each answer has an error")."""
+_ANSWER_OWNER = re.compile(
+    r"answer|output|result|value|solution|printed|checker|judge|jury|problem|task|respuesta|réponse|antwort|ausgabe|resposta|答案|输出|輸出|结果|結果"
+    r"|答え|解答|出力|정답|출력|ответ|вывод",
+    re.IGNORECASE,
+)
+_OWNED_AFTER = re.compile(
+    r"\s+(?:of|for|de|del|des|du|der|do|da)\s+(?:(?:the|a|an|each|every|all|any|his|her|their|this|that|la|le|les"
+    r"|el|los|las|die|das|den|o|os|as)\s+)?([^\W\d_]+)",
+    re.IGNORECASE,
+)
+"""A noun an error word is "of"/"for": the answer's ("the error of your answer") or a quantity
+("of at most", "of 10^{-6}") are the answer's; any other is an owner ("the tolerance of the
+townsfolk", "la tolérance des habitants")."""
+_NOT_AN_OWNER = re.compile(
+    r"(?:your|its|answers?|outputs?|results?|values?|solutions?|printed|computed|at|up|no|not|less|more|under|below"
+    r"|most|la|respuesta|réponse|résultat|antwort|ausgabe|resposta|hasta|como|au|plus|moins|bis|höchstens|até|no"
+    # what a contest's output is made of: "the error for each query", "of every coordinate"
+    r"|quer(?:y|ies)|tests?|cases?|numbers?|coordinates?|lines?|reals?|floats?|queries|outputs?"
+    r"|[a-z])$",
     re.IGNORECASE,
 )
 _NOT_ABOUT_ANSWERS = re.compile(
@@ -135,17 +212,36 @@ def _bounds(sentence: str) -> list[tuple[int, float]]:
     return found
 
 
-def _first_word(pattern: re.Pattern[str], sentence: str) -> int | None:
+def _first_word(pattern: re.Pattern[str], sentence: str, owners: bool = False) -> int | None:
     """Where ``pattern``'s first word stands in ``sentence`` that is not an error of time or
-    memory (the first few read: each costs a bounded look around it)."""
+    memory (the first few read: each costs a bounded look around it); ``owners`` (round 15): nor
+    one owned by something other than the answer (``_OWNED_BEFORE``, ``_OWNED_AFTER``)."""
     for count, m in enumerate(pattern.finditer(sentence)):
         if count >= 32:
             return None
         if _NOT_ABOUT_ANSWERS.search(sentence, max(0, m.start() - _WORD_WINDOW), m.start()):
             continue
-        if not _OF_SOMETHING_ELSE.match(sentence, m.end()):
-            return m.start()
+        if _OF_SOMETHING_ELSE.match(sentence, m.end()):
+            continue
+        if owners and _owned_elsewhere(sentence, m):
+            continue
+        return m.start()
     return None
+
+
+def _owned_elsewhere(sentence: str, m: re.Match[str]) -> bool:
+    before = sentence[max(0, m.start() - 2 * _WORD_WINDOW) : m.start()]
+    if _NUMBER_TYPE.search(before):  # "double precision": a number type's
+        return True
+    owned = _OWNED_BEFORE.search(before)
+    if owned is not None:
+        # the possessive's, particle's or relative's noun; for "has" the subject may stand further
+        # back ("each answer must have an error"): the look covers what stands before the verb
+        owner = owned.group(1) or owned.group(2) or before[: owned.start(3) + len(owned.group(3) or "")]
+        if owned.group(4) is not None or not _ANSWER_OWNER.search(owner):
+            return True
+    after = _OWNED_AFTER.match(sentence, m.end())
+    return after is not None and not _NOT_AN_OWNER.match(after.group(1))
 
 
 def _sentences(statement: str) -> list[str]:
@@ -157,16 +253,23 @@ def _sentences(statement: str) -> list[str]:
     return pieces
 
 
-def stated_bound(statement: str) -> tuple[float, float] | None:
-    """``(abs_tol, rel_tol)`` the statement states (the module's reading), or None."""
+def stated_bound(statement: str, reading: str = "v5") -> tuple[float, float] | None:
+    """``(abs_tol, rel_tol)`` the statement states (the module's reading), or None. ``reading``:
+    ``"v5"`` (round 15's, the default) or ``"v4"`` (round 14's: no precision words, no test that
+    the bound is the answer's)."""
     if not isinstance(statement, str):
         return None
+    v5 = reading != "v4"
     for sentence in _sentences(statement[:200_000]):
         bounds = _bounds(sentence)
         if not bounds or _GUARANTEE.search(sentence):
             continue
-        error = _first_word(_ERROR_WORD, sentence)
-        anchor = error if error is not None else _first_word(_DIFFERENCE_WORD, sentence)
+        if v5 and not (_ABOUT_ANSWERS.search(sentence) or _ABSOLUTE.search(sentence) or _RELATIVE.search(sentence)):
+            continue  # a story's number (round 15)
+        error = _first_word(_ERROR_WORD, sentence, owners=v5)
+        if error is None and v5:
+            error = _first_word(_PRECISION_WORD, sentence, owners=True)
+        anchor = error if error is not None else _first_word(_DIFFERENCE_WORD, sentence, owners=v5)
         if anchor is None:
             continue
         after = [value for at, value in bounds if at > anchor]

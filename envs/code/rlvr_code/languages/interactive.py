@@ -142,7 +142,8 @@ def probe_interactor(
                         wall = min(per_case, deadline - time.monotonic())
                         if wall <= 0:
                             break
-                        ours, theirs = _one_case(player, judge, _judge_files(judge, case), wall, limits, budget)
+                        files = _judge_files(judge, case)
+                        ours, theirs = _one_case(player, judge, files, wall, limits, budget, listen=True)
                         tests.append(judge_interaction(ours, theirs, wall))
                 except InteractorFailed as exc:
                     found.append(str(exc))
@@ -161,13 +162,26 @@ def _judge_files(judge: Sample, case: Mapping[str, str]) -> Files:
 
 
 def _one_case(
-    player: Sample, judge: Sample, files: Files, wall: float, limits: Mapping[str, Any], budget: InteractorBudget
+    player: Sample,
+    judge: Sample,
+    files: Files,
+    wall: float,
+    limits: Mapping[str, Any],
+    budget: InteractorBudget,
+    listen: bool = False,
 ) -> tuple[Side, Side]:
+    """How both programs ended in one case. ``listen`` (the audit's probes): we also hold the
+    contestant's stdin and read (and drop) whatever the interactor writes until it ends, so a
+    probe that printed its text and exited leaves the interactor's writes landing instead of
+    killing it by SIGPIPE (a rejection that hid an interactor accepting whatever it is told): the
+    probe is then the strongest contestant saying that text, one reading exactly what it needs, with
+    no clock (round 14's probe read until 0.3 s of silence and missed a slower interactor)."""
     language = player.box.language
     # The contestant's output reaches the interactor through us (``_Relay``): its output cap.
     to_judge_r, to_judge_w = os.pipe()
     from_player_r, from_player_w = os.pipe()
     to_player_r, to_player_w = os.pipe()
+    heard = os.dup(to_player_r) if listen else None
     oom = (_oom(judge), _oom(player))
     running: list[Running] = []
     try:
@@ -204,10 +218,12 @@ def _one_case(
         if len(running) < 2:
             os.close(from_player_r)
             os.close(to_judge_w)
+            if heard is not None:
+                os.close(heard)
             for started in running:
                 started.kill()
                 started.reap()
-    relay = _Relay(from_player_r, to_judge_w, int(limits["output_bytes"]))
+    relay = _Relay(from_player_r, to_judge_w, int(limits["output_bytes"]), heard)
     errs = _supervise(running, relay)
     theirs, ours = (
         Side(r.status, r.timed_out, r.cpu_limited, _oom(side) > before, bytes(err), cpu_s=r.cpu_s)
@@ -223,15 +239,18 @@ class _Relay:
     endless line made a sound interactor's ``readline`` run out of memory: its failure, a
     ``verifier_error`` that a wrong program could choose over its 0."""
 
-    def __init__(self, source: int, sink: int, cap: int) -> None:
+    def __init__(self, source: int, sink: int, cap: int, heard: int | None = None) -> None:
         self.source: int | None = source
         self.sink: int | None = sink
+        self.heard = heard  # the interactor's output, read and dropped (``_one_case``'s ``listen``)
         self.cap = cap
         self.sent = 0
         self.pending = b""
         self.overflow = False
         os.set_blocking(source, False)
         os.set_blocking(sink, False)
+        if heard is not None:
+            os.set_blocking(heard, False)
 
     def wanted(self) -> list[tuple[int, int]]:
         """The descriptors to wait on: the source while little is pending, the sink while any is."""
@@ -240,11 +259,20 @@ class _Relay:
             found.append((self.source, selectors.EVENT_READ))
         if self.sink is not None and self.pending:
             found.append((self.sink, selectors.EVENT_WRITE))
+        if self.heard is not None:
+            found.append((self.heard, selectors.EVENT_READ))
         return found
 
     def move(self, fd: int) -> bool:
         """Read from the source or write to the sink (whichever ``fd`` is); False once the
         contestant wrote past its cap (it is to be ended)."""
+        if fd == self.heard:
+            try:
+                if not os.read(fd, 65536):  # the interactor ended
+                    self._close_heard()
+            except BlockingIOError:
+                pass
+            return True
         if fd == self.source:
             try:
                 chunk = os.read(fd, 65536)
@@ -282,9 +310,15 @@ class _Relay:
             os.close(self.sink)
             self.sink = None
 
+    def _close_heard(self) -> None:
+        if self.heard is not None:
+            os.close(self.heard)
+            self.heard = None
+
     def close(self) -> None:
         self._close_source()
         self._close_sink()
+        self._close_heard()
 
 
 def _oom(sample: Sample) -> int:

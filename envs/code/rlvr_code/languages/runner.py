@@ -128,6 +128,14 @@ def _uid_pool() -> _Uids:
         return _uids
 
 
+def sample_dir_prefix(pid: int | None = None) -> str:
+    """The name every sample directory of process ``pid`` (this one by default) starts with, under
+    ``$TMPDIR``: ``rlvr-lang-{pid}-``. Per process, because a non-root run gives every sample the
+    caller's uid: a check for what one process left behind cannot tell its directories from another
+    worker's live sample by owner."""
+    return f"rlvr-lang-{os.getpid() if pid is None else pid}-"
+
+
 def toolchain_error(language: Language) -> str | None:
     missing = [tool for tool in language.tools if not os.access(tool, os.X_OK)]
     if not missing:
@@ -171,7 +179,9 @@ def prepared(
     uid = uids.take(float(limits["wall_s"]) + 30) if privileged else os.getuid()
     group = create_cgroup(compile_budget.memory_mb)
     cpu_group = create_cpu_group(group)  # the CPU budget counts processes nobody waited for
-    top = tempfile.mkdtemp(prefix="rlvr-lang-")
+    # Its process's prefix: a leftover check (tests, an operator) then counts this process's
+    # samples alone, never another worker's live one under the same uid (non-root runs share it).
+    top = tempfile.mkdtemp(prefix=sample_dir_prefix())
     started = time.monotonic()
     try:
         if privileged:
