@@ -65,7 +65,6 @@ from rlvr_envs.tail_lexicon import CERTAINTY
 from rlvr_judge.concealed import concealed_answer_words
 from rlvr_judge.decoded import TRANSFORMS, decoded_views, hidden_containers, leet
 from rlvr_judge.forged import forged
-from rlvr_judge.grading_talk import grading_talk
 from rlvr_judge.phrases import Phrases
 from rlvr_judge.screen_lexicon import (
     _CJK_REFUSALS,
@@ -79,6 +78,7 @@ from rlvr_judge.screen_lexicon import (
     INJECTIONS_WIDE,
     REFUSALS,
 )
+from rlvr_judge.self_claims import graded_by_itself
 from rlvr_judge.struck import strike_out
 
 SCREEN_CLASSES: tuple[str, ...] = (
@@ -537,7 +537,7 @@ def _beyond_plain_text(
     imitation = forged(raw, task_text)
     if imitation is not None:
         return Screened("forged_format", f"the answer imitates the judge's side ({imitation[0]}: {imitation[1]!r})")
-    talk = grading_talk(raw, task_text) if wide else None
+    talk = graded_by_itself(raw, task_text, criteria) if wide else None
     if talk is not None:
         return Screened("injection", f"the answer talks about its own grading ({talk[0]}: {talk[1]!r})")
     hidden = hidden_containers(shown) + "\n" + _hidden_latex(shown)
