@@ -100,11 +100,39 @@ def _server_source() -> str:
     return (Path(__file__).parent / "_python_server.py").read_text(encoding="utf-8")
 
 
+_UID_BLOCK = 64
+_UID_OVERFLOW = 2048
+_uid_lock = threading.Lock()
+_live_uids: set[int] = set()
+
+
 def _session_uid() -> int | None:
-    """A uid no other process uses (so RLIMIT_NPROC bounds this session alone); None when not root."""
+    """A uid no other live session uses (so RLIMIT_NPROC bounds this session alone, and the
+    per-uid kernel state, such as the user keyring, is its own); None when not root.
+
+    A block of 64 per process (as before) and, past 64 live sessions in one process (an episode
+    server's, a trainer running a batch of episodes in lockstep), a block of 2,048 more in a range
+    no sandbox uses (above the code sandbox's 1.9e9 + 64e6). Before round 15 the 65th session took
+    the 1st one's uid (a counter modulo 64): a fork bomb in one starved the other of processes.
+    Released when the session's tree is dead (``PythonProcess.kill``)."""
     if os.getuid() != 0:
         return None
-    return 1_800_000_000 + (os.getpid() % 1_000_000) * 64 + next(_uids) % 64
+    block = os.getpid() % 1_000_000
+    with _uid_lock:
+        start = next(_uids)  # rotating in the block: a just-freed uid (its tree being reaped) is reused last
+        firsts = (1_800_000_000 + block * _UID_BLOCK + (start + k) % _UID_BLOCK for k in range(_UID_BLOCK))
+        overflow = (2_000_000_000 + block * _UID_OVERFLOW + k for k in range(_UID_OVERFLOW))
+        for uid in itertools.chain(firsts, overflow):
+            if uid not in _live_uids:
+                _live_uids.add(uid)
+                return uid
+    raise ToolSessionLost(f"no free sandbox uid: {_UID_BLOCK + _UID_OVERFLOW} python sessions are open in this process")
+
+
+def _release_uid(uid: int | None) -> None:
+    if uid is not None:
+        with _uid_lock:
+            _live_uids.discard(uid)
 
 
 class PythonProcess:
@@ -116,6 +144,7 @@ class PythonProcess:
         if bwrap is None:
             raise ToolSessionLost("the python tool needs bubblewrap (apt-get install bubblewrap)")
         self.memory: MemoryCgroup | None = create_cgroup(self.limits.total_memory_mb)
+        self.uid = _session_uid()
         argv = self._argv(bwrap, python)
         if self.memory is not None:
             # The tree is born inside the cgroup: the shell joins it, then becomes bubblewrap.
@@ -131,11 +160,12 @@ class PythonProcess:
             )
         except OSError as exc:
             self._remove_cgroup()
+            _release_uid(self.uid)
             raise ToolSessionLost(f"the python sandbox could not start: {exc}") from None
         self._lock = threading.Lock()
         self.dead = False
         # A process dropped without close() (a caller's bug) still takes its tree down when collected.
-        self._finalizer = weakref.finalize(self, _kill_group, self.proc.pid)
+        self._finalizer = weakref.finalize(self, _kill_group, self.proc.pid, self.uid)
         try:
             self._receive(time.monotonic() + self.limits.start_timeout_s)
         except SandboxDied as exc:
@@ -145,7 +175,7 @@ class PythonProcess:
     def _argv(self, bwrap: str, python: str) -> list[str]:
         limits = self.limits
         config = {
-            "uid": _session_uid(),
+            "uid": self.uid,
             "memory_mb": limits.memory_mb,
             "processes": limits.processes,
             "file_mb": limits.file_mb,
@@ -296,6 +326,8 @@ class PythonProcess:
             except OSError:
                 pass
         self._remove_cgroup()
+        if self.proc.poll() is not None:  # its tree is gone: the uid is free (else kept, never shared)
+            _release_uid(self.uid)
 
     def _remove_cgroup(self) -> None:
         if self.memory is not None:
@@ -303,11 +335,12 @@ class PythonProcess:
             self.memory = None
 
 
-def _kill_group(pid: int) -> None:
+def _kill_group(pid: int, uid: int | None) -> None:
     try:
         os.killpg(pid, signal.SIGKILL)
     except OSError:
         pass
+    _release_uid(uid)
 
 
 def _clip(text: str, limit: int) -> str:
