@@ -200,9 +200,19 @@ def serve_host(
             turn.acquire(None)
             turn.set(count, start, deadline)
             turn.release()
+            relayed = job.get("compiled")
+            if type(relayed) is str and len(relayed) <= 2 * MAX_RELAYED:
+                try:
+                    cache.adopt(bytes.fromhex(relayed))  # what another worker's judge built
+                except ValueError:
+                    pass
             outcome, keep = judge_sample(job, link, deadline, cache, clean, count == MAX_SAMPLES_PER_JUDGE)
             if keep and count == MAX_SAMPLES_PER_JUDGE and carry_fd is not None:
                 hand_cache(cache, carry_fd)
+            # Only from a sample that left this judge as it found it, as for ``hand_cache``.
+            built = cache.take_built() if keep else None
+            if built is not None and len(built) <= MAX_RELAYED:
+                outcome["compiled"] = built.hex()
         except Exception as exc:
             outcome = {"status": "infrastructure", "error": f"{type(exc).__name__}: {trim(str(exc))}"}
         outcome["elapsed_s"] = round(time.monotonic() - start, 6)
@@ -221,6 +231,9 @@ def serve_host(
 
 MAX_CARRIED_CACHE = 64 << 20
 """Bytes of compile cache one warm judge may hand to the next (far over 512 HumanEval tasks' ~1.3 MB)."""
+MAX_RELAYED = 1 << 20
+"""Bytes of one sample's new compile-cache entries sent to the host for the other workers (a
+HumanEval task's are 1-15 kB); more is left to each judge to build for itself."""
 
 
 def hand_cache(cache: CompileCache, carry_fd: int) -> None:

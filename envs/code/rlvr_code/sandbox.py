@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from rlvr_code._sandbox_source import harness_fd, without_comments
+from rlvr_code.compile_relay import CompileRelay
 from rlvr_code.memory_bound import DEFAULT_TOTAL_MB, MOUNT_POINT, MemoryCgroup, bounded_job
 from rlvr_code.memory_bound import create as create_cgroup
 from rlvr_code.mounts import DIST_PACKAGES, package_mounts
@@ -392,6 +393,7 @@ class LocalSandbox:
             "infrastructure_retries": 0,
             "retired_workers": 0,
         }
+        self._relay = CompileRelay(self.stats)  # each judge's compiled tests, for the other workers
         _live_sandboxes.add(self)
 
     # -- workers -----------------------------------------------------------------------------------
@@ -545,10 +547,9 @@ class LocalSandbox:
                     try:
                         if worker is None:
                             worker = self._start_worker()
-                        reply = worker.request(
-                            {**bounded_job(job, worker.memory is not None), "sample_uid": self.sample_uid(slot)},
-                            wall_s + _REPLY_MARGIN_S,
-                        )
+                        task = self._relay.task(job)
+                        sent = {**bounded_job(job, worker.memory is not None), "sample_uid": self.sample_uid(slot)}
+                        reply = worker.request(self._relay.outgoing(sent, worker, task), wall_s + _REPLY_MARGIN_S)
                         if reply.get("status") in ("infrastructure", "judge_died") or "judge_error" in reply:
                             raise SandboxError(
                                 f"sandbox failure ({reply.get('status')}): "
@@ -563,6 +564,7 @@ class LocalSandbox:
                         if attempt < self.retries:
                             self.stats["infrastructure_retries"] += 1
                         continue
+                    self._relay.incoming(reply, worker, task)  # what its judge compiled, for the others
                     if reply.get("retire"):
                         # The sample's result stands; its worker could not be made clean again.
                         self._discard(worker)
