@@ -510,7 +510,7 @@ class CodeEnv(DatasetEnv):
                 program = build_job(task.answer, extract_code(attempt))["program"]  # as the sandbox ran it
             except (TaskFormatError, KeyError):
                 program = None
-        return attempt_feedback(verdict, public, program)
+        return attempt_feedback(verdict, public, program, task_format=task.answer.get("format"))
 
 
 class HumanEvalEnv(CodeEnv):

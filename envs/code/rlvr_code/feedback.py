@@ -67,8 +67,17 @@ def _syntax_error(code: str) -> str | None:
     return None
 
 
-def public_lines(public: Verdict | None, code: str | None = None) -> list[str]:
-    """The public tests' outcomes in full (their inputs and expected values are in the prompt)."""
+def public_lines(
+    public: Verdict | None, code: str | None = None, task_format: str | None = None, own_message: str | None = None
+) -> list[str]:
+    """The public tests' outcomes (their inputs and expected values are in the prompt). A failure
+    of a stdin/stdout case is quoted in full (the harness's words, from the case and the program's
+    output); one of a test in the task's own code (``task_format`` other than ``"stdio"``, or
+    unknown) by its kind alone (``scoring.error_type``): its message is the task's text, which
+    may carry hidden values (``assert f(1) == WANT[1], WANT`` with a table of every answer, or
+    ``raise AssertionError(expected)``: red team round 15), and the judge's report cannot tell it
+    from the program's own. ``own_message``: the prefix of a message the harness itself put in
+    the test (``run_tests``' value returned, ``got <nonce>: ...``), quoted as ``got: ...``."""
     if public is None:
         return []
     details = _details(public)
@@ -80,7 +89,14 @@ def public_lines(public: Verdict | None, code: str | None = None) -> list[str]:
     lines = [f"Examples from the task: {len(entries) - len(failed)}/{len(entries)} passed."]
     for entry in failed[:_MAX_QUOTED]:
         source = entry.get("source") or entry.get("name")
-        error = trim_text(str(entry.get("error") or entry.get("status")), _MAX_ERROR)
+        error = str(entry.get("error") or entry.get("status"))
+        ours = f"AssertionError: {own_message}" if own_message else None
+        if ours is not None and error.startswith(ours) and entry.get("status") == "failed":
+            error = trim_text("AssertionError: got: " + error[len(ours) :], _MAX_ERROR)
+        elif task_format == "stdio":
+            error = trim_text(error, _MAX_ERROR)
+        else:
+            error = error_type(entry)
         lines.append(f"  {source}: {error}")
     return lines
 
@@ -96,19 +112,22 @@ def hidden_line(verdict: Verdict) -> str | None:
     return line + "."
 
 
-def attempt_feedback(verdict: Verdict, public: Verdict | None, code: str | None = None) -> str:
+def attempt_feedback(
+    verdict: Verdict, public: Verdict | None, code: str | None = None, task_format: str | None = None
+) -> str:
     """The observation after a failed attempt: ``verdict`` graded it on all tests, ``public`` is
-    the run of the public tests alone (None when the task has none), ``code`` the program.
+    the run of the public tests alone (None when the task has none), ``code`` the program,
+    ``task_format`` the task's (``public_lines``: what of a public failure is quoted).
 
     It quotes text the program chose (a public test's error message, its syntax error): made
     inert (``inert_markup``) so that it cannot read as a turn of the chat once tokenized."""
-    return inert_markup(_attempt_feedback(verdict, public, code))
+    return inert_markup(_attempt_feedback(verdict, public, code, task_format))
 
 
 INFRASTRUCTURE = "The tests could not be run: the verifier failed, not your program (nothing was judged)."
 
 
-def _attempt_feedback(verdict: Verdict, public: Verdict | None, code: str | None) -> str:
+def _attempt_feedback(verdict: Verdict, public: Verdict | None, code: str | None, task_format: str | None) -> str:
     if verdict.reason is Reason.VERIFIER_ERROR:
         # Never told as the program's failure: a policy would learn from a verdict nobody gave.
         return f"{INFRASTRUCTURE}\nAnswer again."
@@ -118,7 +137,7 @@ def _attempt_feedback(verdict: Verdict, public: Verdict | None, code: str | None
     lines = ["Your program did not pass the tests."]
     if _details(verdict).get("memory"):
         lines.append(f"It exceeded the memory bound: {_details(verdict)['memory']}.")
-    lines += public_lines(public, code)
+    lines += public_lines(public, code, task_format)
     hidden = hidden_line(verdict)
     if hidden:
         lines.append(hidden)

@@ -14,6 +14,7 @@ sandbox), its per-sample wall time cut so both runs fit in the call's budget.
 from __future__ import annotations
 
 import ast
+import secrets
 import threading
 import time
 import warnings
@@ -40,6 +41,12 @@ def _verifier(timeout_s: float) -> CodeVerifier:
         return _verifiers[key]
 
 
+GOT = f"got {secrets.token_hex(8)}: "
+"""The prefix of the message ``_ShowGot`` puts in a failing assert: a nonce the task's own text
+cannot hold, so the report quotes this message and no message of the task's (which may carry
+hidden values: ``feedback.public_lines``)."""
+
+
 class _ShowGot(ast.NodeTransformer):
     """``assert L == R`` -> ``assert L == R or <raise AssertionError("got: " + repr(L))>`` (L is
     evaluated again only when the assert fails). The raise sits in the condition, not in a
@@ -53,7 +60,7 @@ class _ShowGot(ast.NodeTransformer):
             and len(test.ops) == 1
             and isinstance(test.ops[0], ast.Eq)
         ):
-            got = ast.BinOp(ast.Constant("got: "), ast.Add(), ast.Call(ast.Name("repr", ast.Load()), [test.left], []))
+            got = ast.BinOp(ast.Constant(GOT), ast.Add(), ast.Call(ast.Name("repr", ast.Load()), [test.left], []))
             error = ast.Call(ast.Name("AssertionError", ast.Load()), [got], [])
             # ``(_ for _ in ()).throw(exc)``: a raise written as an expression.
             empty = ast.GeneratorExp(
@@ -110,7 +117,10 @@ def report(task: Task, verdict: Verdict, public: Verdict | None, program: str | 
         lines.append(f"It exceeded the memory bound: {details['memory']}.")
     if verdict.reason is Reason.TIMEOUT:
         lines.append("It ran past its time limit.")
-    lines += public_lines(public, program) if public is not None else ["The task shows no example tests."]
+    shown = ["The task shows no example tests."]
+    if public is not None:
+        shown = public_lines(public, program, task.answer.get("format"), own_message=GOT)
+    lines += shown
     hidden = hidden_line(verdict)
     if hidden:
         lines.append(hidden)
