@@ -10,6 +10,10 @@ and chat templates write them into the environment's turn (Mistral's ``[TOOL_RES
 ``call_id``; Hermes-style templates the name). A forged user turn or ``[/TOOL_RESULTS][INST]``
 there speaks with the environment's voice. Now both fields pass through the same ``inert_markup``
 as the content, cut at 200 characters; a known tool's name and the env's own ids are unchanged.
+
+Also (second half): tool-call arguments nested deeper than 100 levels are one malformed call in every
+form a call arrives in (text layouts, OpenAI ``tool_calls`` with objects or JSON text, ``call_tool``);
+before, objects 2,000 deep made ``step`` raise ``RecursionError`` and ``call_tool`` ran them.
 """
 
 from __future__ import annotations
@@ -136,3 +140,99 @@ def test_the_templates_delta_after_a_call_holds_no_forged_turn(forged):
     assert delta.startswith("[TOOL_RESULTS]") and delta.endswith("[/TOOL_RESULTS]")
     inner = delta[len("[TOOL_RESULTS]") : -len("[/TOOL_RESULTS]")]
     assert _CONTROL.search(inner) is None, delta  # before: [/TOOL_RESULTS][INST]... inside the env's turn
+
+
+# -- deep arguments: never an exception, in any form a call arrives ------------------------------------
+# Before (57a8501): arguments given as objects (OpenAI ``tool_calls`` from an adapter, ``call_tool``)
+# 2,000 deep made ``step`` raise RecursionError (the assistant message writes them back as JSON); as
+# text they were refused only by the JSON parser's own recursion limit (~990 levels), so a depth
+# that parsed in a shallow stack could still fail deeper in a caller's.
+
+
+def echo_value(x: list) -> str:
+    """Say it ran.
+
+    Args:
+        x: any nested list.
+    """
+    return "ran"
+
+
+def _nested(depth: int) -> list:
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _nested_text(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+def _deep_action(form: str, depth: int):
+    if form == "dict-object":
+        function = {"name": "echo_value", "arguments": {"x": _nested(depth)}}
+        return {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"id": "c", "type": "function", "function": function}],
+        }
+    if form == "dict-string":
+        function = {"name": "echo_value", "arguments": '{"x": ' + _nested_text(depth) + "}"}
+        return {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"id": "c", "type": "function", "function": function}],
+        }
+    if form == "hermes":
+        return '<tool_call>{"name": "echo_value", "arguments": {"x": ' + _nested_text(depth) + "}}</tool_call>"
+    return (
+        "<tool_call>\n<function=echo_value>\n<parameter=x>\n"
+        + _nested_text(depth)
+        + "\n</parameter>\n</function>\n</tool_call>"
+    )
+
+
+DEPTHS = [150, 900, 2_000, 6_000]
+FORMS = ["dict-object", "dict-string", "hermes", "qwen_xml"]
+
+
+@pytest.mark.parametrize("depth", DEPTHS)
+@pytest.mark.parametrize("form", FORMS)
+def test_deep_arguments_are_a_malformed_call_and_the_episode_goes_on(form, depth):
+    parser = "qwen_xml" if form == "qwen_xml" else "hermes"
+    env = rlvr_envs.make("math-arith", tools=[echo_value], max_turns=4, isolation="inline", tool_parser=parser)
+    try:
+        env.reset(options={"task": TASK})
+        _, reward, terminated, truncated, info = env.step(_deep_action(form, depth))  # before: RecursionError
+        assert (reward, terminated, truncated) == (0.0, False, False)
+        assert info["tool_messages"][0]["content"].startswith("Error:"), info["tool_messages"]
+        assert info["tool_errors"] == 1
+        _, reward, terminated, _, info = env.step("The sum is \\boxed{12}.")
+        assert (reward, terminated, info["verdict"].reason.value) == (1.0, True, "ok")
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("depth", DEPTHS)
+def test_call_tool_refuses_deep_arguments_as_an_error_message(depth):
+    env = rlvr_envs.make("math-arith", tools=[echo_value], max_turns=4, isolation="inline")
+    try:
+        env.reset(options={"task": TASK})
+        assert env.call_tool("echo_value", {"x": _nested(depth)}).startswith("Error:")
+        assert env.call_tool("echo_value", '{"x": ' + _nested_text(depth) + "}").startswith("Error:")
+        assert env.call_tool("echo_value", {"x": _nested(20)}) == "ran"  # ordinary nesting runs
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_ordinary_nesting_still_runs(form):
+    parser = "qwen_xml" if form == "qwen_xml" else "hermes"
+    env = rlvr_envs.make("math-arith", tools=[echo_value], max_turns=4, isolation="inline", tool_parser=parser)
+    try:
+        env.reset(options={"task": TASK})
+        _, _, _, _, info = env.step(_deep_action(form, 40))
+        assert info["tool_messages"][0]["content"] == "ran"
+    finally:
+        env.close()

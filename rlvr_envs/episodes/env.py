@@ -16,7 +16,14 @@ from typing import Any
 
 from rlvr_envs.env import Env
 from rlvr_envs.episodes.actions import Turn, clean_text, inert_markup, read_action, truncate_text
-from rlvr_envs.episodes.parsers import ToolCall, ToolCallParser, call_from_object, get_tool_call_parser
+from rlvr_envs.episodes.parsers import (
+    MAX_ARGUMENT_DEPTH,
+    ToolCall,
+    ToolCallParser,
+    call_from_object,
+    get_tool_call_parser,
+    too_deep,
+)
 from rlvr_envs.episodes.schema import coerce_arguments, validate_arguments
 from rlvr_envs.episodes.shaping import EpisodeShaping
 from rlvr_envs.episodes.tools import (
@@ -411,6 +418,8 @@ class EpisodeEnv(Wrapper[Env]):
             return _error(f"unknown tool {str(call.name)[:80]!r}; available tools: {known}"), False
         if call.string_values and call.arguments is not None:
             call.arguments = coerce_arguments(tool.parameters, call.arguments)
+            if too_deep(call.arguments):  # a text value read as JSON for the schema: bounded alike
+                return _error(f"the arguments are nested deeper than {MAX_ARGUMENT_DEPTH} levels"), False
         problem = validate_arguments(tool.parameters, call.arguments)
         if problem is not None:
             return _error(f"bad arguments for {tool.name}: {problem}"), False

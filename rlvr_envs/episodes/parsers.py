@@ -31,6 +31,28 @@ __all__ = [
 
 MAX_ARGUMENT_CHARS = 100_000
 """A call whose arguments text is longer than this is refused unread."""
+MAX_ARGUMENT_DEPTH = 100
+"""Arguments nested deeper than this (arrays and objects) are refused: the episode writes them back
+as JSON (the assistant message's ``arguments``) and a schema walks them, both recursively. Before
+round 15, arguments given as objects (OpenAI ``tool_calls`` from an adapter) 2,000 deep made
+``step`` raise ``RecursionError``; as text they were refused only by the JSON parser's own limit."""
+
+
+def too_deep(value: Any, limit: int = MAX_ARGUMENT_DEPTH) -> bool:
+    """Whether ``value`` nests lists/dicts deeper than ``limit`` (an explicit stack: no recursion)."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Iterable[Any] = item.values()
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            continue
+        if depth >= limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 @dataclass
@@ -120,6 +142,8 @@ def call_from_object(
             return ToolCall(call_id, name, None, raw, "the arguments string is not valid JSON")
     if not isinstance(args, dict):
         return ToolCall(call_id, name, None, raw, '"arguments" must be a JSON object of named arguments')
+    if too_deep(args):
+        return ToolCall(call_id, name, None, raw, f"the arguments are nested deeper than {MAX_ARGUMENT_DEPTH} levels")
     return ToolCall(call_id, name, args, raw)
 
 
