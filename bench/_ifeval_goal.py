@@ -19,6 +19,7 @@ from _ifeval_speed_off import (
     without_speed_round12,
     without_speed_round13,
     without_speed_round14,
+    without_speed_round15,
     without_speed_rounds_7_and_8,
 )
 
@@ -109,13 +110,15 @@ def goal_table(seconds: float, pairs: int = 5) -> None:
 
 
 LEVELS: tuple[tuple[str, tuple[Callable[[], Any], ...]], ...] = (
+    ("round 15", (without_speed_round15,)),
     ("round 14", (without_speed_round14,)),
     ("round 13", (without_speed_round13,)),
     ("round 12", (without_speed_round12,)),
     ("round 11", (without_speed_round11, without_speed_round11_relevance)),
     (
-        "rounds 10 to 14",
+        "rounds 10 to 15",
         (
+            without_speed_round15,
             without_speed_round14,
             without_speed_round13,
             without_speed_round12,
@@ -125,8 +128,9 @@ LEVELS: tuple[tuple[str, tuple[Callable[[], Any], ...]], ...] = (
         ),
     ),
     (
-        "rounds 9 to 14",
+        "rounds 9 to 15",
         (
+            without_speed_round15,
             without_speed_round14,
             without_speed_round13,
             without_speed_round12,
@@ -137,8 +141,9 @@ LEVELS: tuple[tuple[str, tuple[Callable[[], Any], ...]], ...] = (
         ),
     ),
     (
-        "rounds 7 to 14",
+        "rounds 7 to 15",
         (
+            without_speed_round15,
             without_speed_round14,
             without_speed_round13,
             without_speed_round12,

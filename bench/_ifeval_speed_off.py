@@ -161,3 +161,19 @@ def without_speed_round14() -> Iterator[None]:
         yield
     finally:
         asides.ROUND_14 = saved
+
+
+@contextlib.contextmanager
+def without_speed_round15() -> Iterator[None]:
+    """The training ids' rules as round 14 left them: no reading per verdict
+    (``rlvr_ifeval.reading``), so each rule reads the units of a text again where an earlier rule
+    of the same verdict read them. Same verdicts and details
+    (``tests/ifeval/test_ifeval_speed_round15_reading.py``)."""
+    from rlvr_ifeval import reading
+
+    saved = reading.ROUND_15
+    reading.ROUND_15 = False
+    try:
+        yield
+    finally:
+        reading.ROUND_15 = saved

@@ -44,7 +44,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from rlvr_ifeval import contrast_jit, pasted, prose_jit
+from rlvr_ifeval import contrast_jit, pasted, prose_jit, reading
 from rlvr_ifeval.base import Checker
 
 MAX_BACKGROUND = 5000
@@ -166,6 +166,7 @@ class Background:
             order, values, best_i, best, similar = walk.run(
                 kernel, response, own_index, task, MIN_RARE_UNITS * self.unseen, MIN_OUTRANK_COVER
             )
+            _remember_walk(walk, response, order, values)
             found = _another_prompt(self, task, response, best, best_i)
             if found is None and self.outrank:
                 found = _outranking(self, task, response, similar)
@@ -336,3 +337,30 @@ def _outranking(
     if best < MIN_OUTRANK_RATIO * own:
         return None
     return {"other_prompt_similarity": round(best, 2), "own_task_similarity": round(own, 2)}
+
+
+def _remember_walk(walk: contrast_jit.Walk, response: frozenset[str] | set[str], order: Any, values: Any) -> None:
+    """Keep the walk's arrays in the open verdict's reading (``walked`` hands them on)."""
+    found = reading.current()
+    if found is not None:
+        found.values[("contrast_walk", id(walk))] = (response, order, values)
+
+
+def walked(background: Background, response: frozenset[str] | set[str]) -> tuple[Any, Any] | None:
+    """The compiled walk's arrays for the units ``response``: the prompts met in the order the walk
+    meets them and their matched weights (dense, by prompt), as ``contrast_jit.Walk.run`` gives
+    them, or None where the walk is not compiled (then ``matched_weights`` is the reading). Within
+    a verdict whose contrast rule walked the same units (``Background.answers_another``), its
+    arrays are handed on, not walked again (speed round 15): they depend on the units alone, not on
+    the prompt the rule left out or its floor. The arrays are shared: read them, never write."""
+    kernel = prose_jit.contrast_kernel()
+    walk = background.walk() if kernel is not None else None
+    if walk is None or not walk.usable:
+        return None
+    found = reading.current()
+    if found is not None:
+        kept = found.values.get(("contrast_walk", id(walk)))
+        if kept is not None and (kept[0] is response or kept[0] == response):
+            return kept[1], kept[2]
+    order, values, _, _, _ = walk.run(kernel, response, None, frozenset(), 0.0, 1.0)
+    return order, values

@@ -272,7 +272,7 @@ def _task_units(
             if name not in _TASK_TEXT_ARGS:
                 for s in strings(value):
                     literal |= units(s, prefix=prefix)
-    found -= literal
+    found = found - literal  # (a new set: ``units`` may keep the one it gave for the verdict)
     if _other_language(checkers):
         found = set()
     return TaskUnits(frozenset(found), needed(len(found)), task_text)

@@ -12,7 +12,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from rlvr_ifeval import analysis, prose_jit, units_jit
+from rlvr_ifeval import analysis, prose_jit, reading, units_jit
 from rlvr_ifeval.analysis import MAX_ANALYSED_CHARS
 from rlvr_ifeval.word_lists import FORM_WORDS_TEXT, REQUEST_WORDS_TEXT, STOP_WORDS_TEXT
 
@@ -163,7 +163,25 @@ def _bigrams(run: str) -> Iterable[str]:
 
 def units(text: str, drop: frozenset[str] = STOP_WORDS, prefix: int = PREFIX) -> set[str]:
     """The distinct units of ``text``: word prefixes (words in ``drop`` left out) and
-    no-space-script bigrams."""
+    no-space-script bigrams. Within a verdict a text read before with the same ``drop`` and
+    ``prefix`` is not read again (``rlvr_ifeval.reading``: the caller gets a copy)."""
+    found = reading.current()
+    if found is None:
+        return _read_units(text, drop, prefix)
+    key = (text, drop, prefix)
+    kept = found.units.get(key)
+    if kept is not None:
+        return set(kept)
+    read = _read_units(text, drop, prefix)
+    if len(found.units) < reading.MAX_KEPT:
+        # Kept as read, not copied (a copy of every set cost what the repeats save): no caller
+        # changes the set it gets in place (``task_units`` takes its literals out into a new one;
+        # tests/ifeval/test_ifeval_speed_round15_reading.py reads every verdict with and without).
+        found.units[key] = read
+    return read
+
+
+def _read_units(text: str, drop: frozenset[str], prefix: int) -> set[str]:
     view = analysis.ascii_view(text)  # (English with curly quotes too: they are not letters)
     if view is not None:
         kernel = prose_jit.units_kernel()

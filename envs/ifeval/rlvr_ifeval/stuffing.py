@@ -62,7 +62,7 @@ from functools import lru_cache
 from itertools import compress, pairwise
 from typing import Any
 
-from rlvr_ifeval import frames_jit, prose_jit
+from rlvr_ifeval import frames_jit, prose_jit, reading
 from rlvr_ifeval.base import Checker
 from rlvr_ifeval.relevance_units import PREFIX, STOP_WORDS, _fold, units
 from rlvr_ifeval.swapped import restated_prompt
@@ -545,7 +545,21 @@ def hook_reading(
     """What the verifier's late hooks (round 12's ``stuffed_text``, round 13's ``round13_text``)
     read: the response within the gate's cap, the task's units, how many the gate needs, and the
     label share (``min_share`` above ``relevance.MIN_SHARE``: prompts topical by construction,
-    ``ifeval-synth``, where any label counts, not only one made of the prompt's words)."""
+    ``ifeval-synth``, where any label counts, not only one made of the prompt's words). Made once
+    a verdict (``rlvr_ifeval.reading``: rounds 12, 13 and 14 each asked for it)."""
+    open_reading = reading.current()
+    if open_reading is None:
+        return _hook_reading(prompt, response, checkers, min_share)
+    key = ("hook_reading", prompt, response, tuple(checkers), min_share)
+    found = open_reading.values.get(key)
+    if found is None:
+        found = open_reading.values[key] = _hook_reading(prompt, response, checkers, min_share)
+    return found  # (this function stores only these under its key)
+
+
+def _hook_reading(
+    prompt: str, response: str, checkers: Sequence[Checker], min_share: float
+) -> tuple[str, frozenset[str], int, float]:
     from rlvr_ifeval import relevance  # (relevance imports the gate's modules; this one is read last)
 
     task = relevance.task_units(prompt, tuple(checkers), round9=True, round10=True)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from rlvr_ifeval import reading
+
 _WORD_RE = re.compile(r"\w+")
 
 
@@ -21,8 +23,18 @@ def _word_runs(text: str) -> tuple[str, ...]:
     return tuple(_WORD_RE.findall(text))
 
 
+# The same characters as letters ("a") and everything else as spaces: a word is a run of "a".
+_ASCII_WORD_TO_A = bytes(97 if c < 128 and (chr(c).isalnum() or c == ord("_")) else 32 for c in range(256))
+
+
 def count_words(text: str) -> int:
     """Words as the reference counts them: runs of ``\\w`` characters."""
+    if text.isascii() and reading.ROUND_15:
+        # Counted, not made (speed round 15): a word starts where "a" follows a space or opens
+        # the text. The gate counts whole heads only to compare with a bound (``detached``,
+        # ``genre``, the guard's minimum): a tuple of every word was built for its length.
+        flat = text.encode("ascii").translate(_ASCII_WORD_TO_A)
+        return flat.count(b" a") + flat.startswith(b"a")
     return len(_word_runs(text))
 
 

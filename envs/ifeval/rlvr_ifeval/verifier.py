@@ -18,7 +18,7 @@ from typing import Any
 from rlvr_envs.errors import ConfigurationError
 from rlvr_envs.types import Reason, Task, Verdict
 from rlvr_envs.verifier import Verifier
-from rlvr_ifeval import text
+from rlvr_ifeval import reading, text
 from rlvr_ifeval.base import Checker, InstructionError
 from rlvr_ifeval.contrast import Background
 from rlvr_ifeval.formats import OWN_FORMATS, VERBATIM_FORMAT, resolve_format, user_format  # noqa: F401
@@ -390,6 +390,17 @@ class IFEvalVerifier(Verifier):
         return None
 
     def verify(self, task: Task, completion: str) -> Verdict:
+        if not reading.ROUND_15:
+            return self._verify(task, completion)
+        # One reading of the response for the whole verdict (``rlvr_ifeval.reading``): a text the
+        # rules read into units once is not read again; closed when the verdict is made.
+        token = reading.open_reading()
+        try:
+            return self._verify(task, completion)
+        finally:
+            reading.close_reading(token)
+
+    def _verify(self, task: Task, completion: str) -> Verdict:
         try:
             plan = _TASKS.plan(task, canonical_answer)
         except (InstructionError, ValueError, TypeError) as exc:
