@@ -112,16 +112,17 @@ def _session_uid() -> int | None:
 
     A block of 64 per process (as before) and, past 64 live sessions in one process (an episode
     server's, a trainer running a batch of episodes in lockstep), a block of 2,048 more in a range
-    no sandbox uses (above the code sandbox's 1.9e9 + 64e6). Before round 15 the 65th session took
-    the 1st one's uid (a counter modulo 64): a fork bomb in one starved the other of processes.
-    Released when the session's tree is dead (``PythonProcess.kill``)."""
+    no sandbox uses (from 2.1e9: above the code sandbox's 1.9e9 + 64e6 and other languages' 1.95e9 +
+    64e6). Before round 15 the 65th session took the 1st one's uid (a counter modulo 64): a fork
+    bomb in one starved the other of processes. Released when the session's tree is dead
+    (``PythonProcess.kill``)."""
     if os.getuid() != 0:
         return None
     block = os.getpid() % 1_000_000
     with _uid_lock:
         start = next(_uids)  # rotating in the block: a just-freed uid (its tree being reaped) is reused last
         firsts = (1_800_000_000 + block * _UID_BLOCK + (start + k) % _UID_BLOCK for k in range(_UID_BLOCK))
-        overflow = (2_000_000_000 + block * _UID_OVERFLOW + k for k in range(_UID_OVERFLOW))
+        overflow = (2_100_000_000 + block * _UID_OVERFLOW + k for k in range(_UID_OVERFLOW))
         for uid in itertools.chain(firsts, overflow):
             if uid not in _live_uids:
                 _live_uids.add(uid)
