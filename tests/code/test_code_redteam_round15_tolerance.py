@@ -40,6 +40,9 @@ PRECISION = [
     ("The answer's precision must be 10^{-6}.", (1e-6, 1e-6)),
     ("Print each coordinate with an accuracy of 10^{-6}.", (1e-6, 1e-6)),
     ("Print the answer with an absolute precision of 1e-9.", (1e-9, 0.0)),
+    ("Precision: 10^{-6}.", (1e-6, 1e-6)),
+    ("精度要求 1e-6。", (1e-6, 1e-6)),
+    ("The required precision is 1e-6.", (1e-6, 1e-6)),
 ]
 # A tolerance (error, precision) that is a story's, not the answer's: no sentence about the answer,
 # or an owner that is not the answer (a possessive, "whose", "has a", "of the townsfolk").
@@ -60,6 +63,8 @@ STORY = [
     "La tolerancia de los aldeanos es 0,5; imprime la respuesta.",
     "村人の誤差は 0.5 である。答えを出力せよ。",
     "마을 사람의 오차는 0.5이다. 정답을 출력하라.",
+    "Noise tolerance in the town is 0.5.",
+    "Tolerance of each villager: 0.5.",
 ]
 # Read the same before and after (the answer's own tolerance, however owned or placed).
 HONEST = [
@@ -75,6 +80,16 @@ HONEST = [
     ("出力の誤差が 10^{-6} 以下なら正解。", (1e-6, 1e-6)),
     ("정답의 오차가 10^{-6} 이하이면 맞은 것으로 한다.", (1e-6, 1e-6)),
     ("Ответ будет считаться верным, если его погрешность не превышает 1e-6.", (1e-6, 1e-6)),
+    ("Погрешность вашего ответа не должна превышать 1e-6.", (1e-6, 1e-6)),
+    ("Допуск каждого числа равен 1e-6.", (1e-6, 1e-6)),
+    # no answer named: the error is the sentence's subject (a heading, a bare rule)
+    ("Tolerance: 1e-6.", (1e-6, 1e-6)),
+    ("误差不超过 10^{-6}。", (1e-6, 1e-6)),
+    ("The error must not exceed 1e-6.", (1e-6, 1e-6)),
+    ("Погрешность не более 1e-6.", (1e-6, 1e-6)),
+    ("Erreur maximale : 1e-6.", (1e-6, 1e-6)),
+    ("Output\nA real number.\nTolerance: 1e-6\n", (1e-6, 1e-6)),
+    ("Errors up to 1e-6 are fine.", (1e-6, 1e-6)),
 ]
 # A number type's precision, an input's: no bound (before and after).
 NOT_A_BOUND = [

@@ -34,7 +34,9 @@ Round 15 (the contest ``-v5`` ids; ``reading="v4"`` keeps round 14's):
   ("double precision", "floating-point precision") is none;
 * the bound must be **about the answer**: the sentence speaks of what is judged (the answer, the
   output, printing, a result, being accepted, correct, allowed or checked: ``_ABOUT_ANSWERS``, in
-  each language) or names the error's kind (absolute, relative); and the error word is not owned by
+  each language) or names the error's kind (absolute, relative), or the error is its subject
+  ("Tolerance: 1e-6.", "The error must not exceed 1e-6.", "误差不超过 10^{-6}。": ``_HEADING``);
+  and the error word is not owned by
   something else (a possessive before it, "the king's tolerance", "whose error", "their
   precision"; "of"/"for" and a noun after it that is not the answer, "the tolerance of the
   townsfolk"). A story's tolerance ("the townsfolk's tolerance for noise is 0.5") was read as a
@@ -131,6 +133,14 @@ _ANSWER_OWNER = re.compile(
     r"|答え|解答|出力|정답|출력|ответ|вывод",
     re.IGNORECASE,
 )
+_HEADING = re.compile(
+    r"[\s\W]*(?:(?:the|a|an|la|le|les|el|los|die|der|das|une?|o|required|allowed|maximum|maximal|max|admissible"
+    r"|permitted|acceptable|permissible|erlaubte|zulässige|maximale|максимальн\w*|допустим\w*)\s+){0,2}$",
+    re.IGNORECASE,
+)
+"""What may stand before the error word of a sentence naming no answer: nothing, an article, a
+word of allowance ("Tolerance: 1e-6.", "The error must not exceed 1e-6.", "误差不超过 10^{-6}。",
+"The required precision is 1e-6."): the error is the sentence's subject, no story's noun's."""
 _OWNED_AFTER = re.compile(
     r"\s+(?:of|for|de|del|des|du|der|do|da)\s+(?:(?:the|a|an|each|every|all|any|his|her|their|this|that|la|le|les"
     r"|el|los|las|die|das|den|o|os|as)\s+)?([^\W\d_]+)",
@@ -147,6 +157,10 @@ _NOT_AN_OWNER = re.compile(
     r"|[a-z])$",
     re.IGNORECASE,
 )
+_GENITIVE_AFTER = re.compile(r"\s+([а-яё]+(?:ого|его|ых|их))\s+([а-яё]+)", re.IGNORECASE)
+"""Russian names an error's owner in the genitive after it, no preposition: "допуск каждого
+жителя" (the tolerance of each resident); "погрешность вашего ответа" is the answer's."""
+_RUSSIAN_ANSWER = re.compile(r"ответ|вывод|результат|значени|числ|координат|выведенн", re.IGNORECASE)
 _NOT_ABOUT_ANSWERS = re.compile(
     r"(?:time|timing|clock|memory|runtime|run-time|compile|compilation|时间|時間|内存|記憶|メモリ|시간|메모리"
     r"|времени|памяти|tiempo|memoria|temps|mémoire|zeit|speicher|tempo|memória)[\s_-]?(?:de\s|du\s)?$",
@@ -240,6 +254,9 @@ def _owned_elsewhere(sentence: str, m: re.Match[str]) -> bool:
         owner = owned.group(1) or owned.group(2) or before[: owned.start(3) + len(owned.group(3) or "")]
         if owned.group(4) is not None or not _ANSWER_OWNER.search(owner):
             return True
+    genitive = _GENITIVE_AFTER.match(sentence, m.end())
+    if genitive is not None and not _RUSSIAN_ANSWER.match(genitive.group(2)):
+        return True
     after = _OWNED_AFTER.match(sentence, m.end())
     return after is not None and not _NOT_AN_OWNER.match(after.group(1))
 
@@ -264,14 +281,17 @@ def stated_bound(statement: str, reading: str = "v5") -> tuple[float, float] | N
         bounds = _bounds(sentence)
         if not bounds or _GUARANTEE.search(sentence):
             continue
-        if v5 and not (_ABOUT_ANSWERS.search(sentence) or _ABSOLUTE.search(sentence) or _RELATIVE.search(sentence)):
-            continue  # a story's number (round 15)
+        about = not v5 or bool(
+            _ABOUT_ANSWERS.search(sentence) or _ABSOLUTE.search(sentence) or _RELATIVE.search(sentence)
+        )
         error = _first_word(_ERROR_WORD, sentence, owners=v5)
         if error is None and v5:
             error = _first_word(_PRECISION_WORD, sentence, owners=True)
         anchor = error if error is not None else _first_word(_DIFFERENCE_WORD, sentence, owners=v5)
         if anchor is None:
             continue
+        if not about and (anchor > 80 or not _HEADING.match(sentence[:anchor])):
+            continue  # a story's number (round 15): no answer named, the error not the subject
         after = [value for at, value in bounds if at > anchor]
         tolerance = after[0] if after else bounds[-1][1]  # Japanese and Korean may put it first
         relative = _RELATIVE.search(sentence) is not None
