@@ -14,6 +14,10 @@ C_READ = 'long long a,b; if(scanf("%lld %lld",&a,&b)!=2) return 1;'
 C_WIN = 'printf("%lld\\n",a+b);'
 
 C_HOSTILE = {
+    # round 15: the guess, then a crash turned into exit 0 by its own signal handler
+    "exit trick: a SIGSEGV handler _exit(0)s after a guess": C_HEAD
+    + 'static void h(int s){(void)s;_exit(0);}\nint main(void){signal(SIGSEGV,h);printf("3\\n");fflush(stdout);'
+    + "*(volatile int*)0=1;return 1;}",
     "exit trick: right answer for the first case only, then _exit(0)": C_HEAD
     + 'int main(void){printf("3\\n");fflush(stdout);_exit(0);}',
     "exit trick: atexit handler prints a success marker": C_HEAD
@@ -75,6 +79,9 @@ CPP_READ = "long long a,b; std::cin>>a>>b;"
 CPP_WIN = "std::cout<<a+b<<std::endl;"
 
 CPP_HOSTILE = {
+    # round 15: a global object's constructor answers and exits before main runs
+    "exit trick: std::exit(0) in a global constructor": CPP_HEAD
+    + "struct Early { Early() { std::cout << 3 << std::endl; std::exit(0); } } early;\nint main() { return 1; }",
     "exit trick: std::quick_exit after a guess": CPP_HEAD + "int main(){std::cout<<3<<std::endl;std::quick_exit(0);}",
     "exit trick: throw out of main": CPP_HEAD + "int main(){" + CPP_READ + 'throw std::runtime_error("x");}',
     "thread bomb": CPP_HEAD
@@ -113,6 +120,9 @@ JS_READ = "const [a, b] = require('fs').readFileSync(0, 'utf8').trim().split(/\\
 JS_WIN = "console.log((a + b).toString());"
 
 JS_HOSTILE = {
+    # round 15: the guess, then a rejected promise turned into exit 0
+    "exit trick: process.exit(0) in an unhandledRejection handler": "process.on('unhandledRejection', () => process.exit(0));\n"
+    "console.log(3);\nPromise.reject(new Error('x'));",
     "exit trick: process.exit(0) after a guess": "console.log(3); process.exit(0);",
     "exit trick: swallow the crash and exit 0": "process.on('uncaughtException', () => process.exit(0));\nnull.x;",
     "kill the parent and pid 1": "try { process.kill(process.ppid, 'SIGKILL'); } catch (e) {}\n"
@@ -155,6 +165,10 @@ def _go(body: str) -> str:
 
 
 GO_HOSTILE = {
+    # round 15: init() answers and exits before main runs
+    "exit trick: os.Exit(0) in init()": GO_HEAD
+    + GO_USE
+    + "func init() {\n\tfmt.Println(3)\n\tos.Exit(0)\n}\n\nfunc main() {\n}\n",
     "exit trick: os.Exit(0) after a guess": _go("\tfmt.Println(3)\n\tos.Exit(0)"),
     "kill the parent and pid 1": _go(
         "\tsyscall.Kill(os.Getppid(), syscall.SIGKILL)\n\tsyscall.Kill(1, syscall.SIGKILL)\n\tsyscall.Kill(-1, syscall.SIGKILL)"
@@ -242,6 +256,9 @@ def _java(body: str) -> str:
 
 
 JAVA_HOSTILE = {
+    # round 15: a static initializer answers and exits before main runs
+    "exit trick: System.exit(0) in a static initializer": "public class Main { static { System.out.println(3); System.exit(0); }"
+    " public static void main(String[] a) { } }",
     "exit trick: System.exit(0) after a guess": "public class Main { public static void main(String[] a) { System.out.println(3); System.exit(0); } }",
     "exit trick: Runtime.halt in a shutdown hook": _java(
         'Runtime.getRuntime().addShutdownHook(new Thread(() -> Runtime.getRuntime().halt(0)));\nthrow new RuntimeException("x");'
