@@ -16,6 +16,7 @@ repeats, and for each run it reads, from ``/proc``:
 
     .venv/bin/python bench/code_sandbox_cpu.py --repeats 5
     .venv/bin/python bench/code_sandbox_cpu.py --repeats 1 --perf 8   # and what the kernel does
+    .venv/bin/python bench/code_sandbox_cpu.py --repeats 1 --syscalls  # system calls a sample, per stage
 
 ``--perf SECONDS`` (needs ``perf`` and root) also samples, with ``perf record -g``, each method's
 zygotes and warm judges (and the sample processes they fork, followed by perf) while the
@@ -157,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--before", type=Path, default=None, help="another checkout: its harness as a row too")
     parser.add_argument("--perf", type=float, default=0.0, help="seconds of perf record per method (0: none)")
+    parser.add_argument("--syscalls", action="store_true", help="system calls a sample per stage (strace, one pass)")
     args = parser.parse_args(argv)
     from _sandbox_floor import Floor  # bench/ is the script's folder
     from code_sandbox import Sandbox, humaneval_rows, workloads
@@ -173,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         for method in methods[shift:] + methods[:shift]:
             results[method.name].append(measure(method, samples))
     profiles = {m.name: perf_profile(m, samples, args.perf) for m in methods} if args.perf > 0 else {}
+    calls = {m.name: syscall_counts(m, samples) for m in methods} if args.syscalls else {}
     for method in methods:
         method.close()
     print(
@@ -198,6 +201,11 @@ def main(argv: list[str] | None = None) -> int:
             total = sum(kinds.values())
             top = ", ".join(f"{kind} {100 * n / total:.0f}%" for kind, n in kinds.most_common(9) if n / total >= 0.01)
             print(f"  {stage:<16} {total:6d}  {top}")
+    for name, stages in calls.items():
+        print(f"\n{name}: system calls a sample (strace -f, one pass; a sample's processes under samples)")
+        for stage, counted in stages.items():
+            top = ", ".join(f"{call} {n / len(samples):.1f}" for call, n in counted.most_common(12))
+            print(f"  {stage:<16} {sum(counted.values()) / len(samples):6.1f}  {top}")
     if args.before is not None:
         after, before = results[methods[1].name], results[methods[2].name]
         rates = [a["samples/s"] / b["samples/s"] for a, b in zip(after, before)]
@@ -270,6 +278,39 @@ def perf_profile(method: Any, samples: list, seconds: float) -> dict[str, Any]:
         kernel = [line.split()[1] for line in lines[1:] if "[kernel" in line and len(line.split()) > 1]
         kinds[roles.get(pid, "samples")][stack_kind(kernel)] += 1
     return dict(kinds)
+
+
+def syscall_counts(method: Any, samples: list) -> dict[str, Any]:
+    """System calls by stage while one pass of ``samples`` runs: ``strace -f`` on the method's
+    long-lived processes (the sample processes they fork followed, counted as ``samples``). Only
+    the counts mean anything: strace stops each process at every call, so nothing here is timed."""
+    import collections
+    import re
+    import shutil
+    import subprocess
+    import tempfile
+    import time
+
+    roles = {pid: role for pid, role in stages_of(method).items() if role != "judge zygote"}
+    if not roles or shutil.which("strace") is None:
+        return {}
+    with tempfile.TemporaryDirectory() as folder:
+        out = os.path.join(folder, "strace.txt")
+        attach = [arg for pid in roles for arg in ("-p", str(pid))]
+        tracer = subprocess.Popen(["strace", "-f", "-qq", "-o", out, *attach], stderr=subprocess.DEVNULL)
+        time.sleep(1.0)  # attached (strace gives no signal of it): a call missed here is only a count
+        method.run(samples)
+        time.sleep(0.2)
+        tracer.terminate()
+        tracer.wait()
+        lines = Path(out).read_text(errors="replace").splitlines()
+    counts: dict[str, Any] = collections.defaultdict(collections.Counter)
+    call = re.compile(r"(\d+)\s+(?:<\.\.\. )?(\w+)[( ]")
+    for line in lines:
+        found = call.match(line)
+        if found and "resumed>" not in line:
+            counts[roles.get(int(found.group(1)), "samples")][found.group(2)] += 1
+    return dict(counts)
 
 
 def before_sandbox(sandbox_class: Any, rows: list[dict], lanes: int, tree: Path) -> Any:
