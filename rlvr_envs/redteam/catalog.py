@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from rlvr_envs.redteam import attacks_answer as answer
 from rlvr_envs.redteam import attacks_code as code
+from rlvr_envs.redteam import attacks_correction as correction
+from rlvr_envs.redteam import attacks_display as display
 from rlvr_envs.redteam import attacks_glyph as glyph
 from rlvr_envs.redteam import attacks_guess as guess
 from rlvr_envs.redteam import attacks_hidden as hidden
@@ -19,6 +21,7 @@ from rlvr_envs.redteam import attacks_prompt as prompt
 from rlvr_envs.redteam import attacks_render as render
 from rlvr_envs.redteam import attacks_tail as tail
 from rlvr_envs.redteam import attacks_text as text
+from rlvr_envs.redteam import attacks_value as value
 from rlvr_envs.redteam.mining import forge_turns, mine_feedback, prompt_lookup_probes
 from rlvr_envs.redteam.retries import enumerate_retries
 from rlvr_envs.redteam.target import GoldKind, Probe, Target
@@ -119,6 +122,17 @@ CLASSES: tuple[AttackClass, ...] = (
     AttackClass("split_answer", render.split_answer_probes, _SHORT, "a short gold answer (answer_text)"),
     AttackClass("before_slot", render.before_slot_probes, _SHORT, "a short gold answer (answer_text)"),
     AttackClass("wrapped_slot", notation.wrapped_slot_probes, frozenset({"number"}), "a numeric gold answer"),
+    # Round 15: the gold's characters kept and another value stated (a scale, a longer token, a
+    # restatement in another notation, a reversed display, digits of another script), the gold
+    # corrected afterwards, only in another family's reasoning block, or one item of a list.
+    AttackClass("scale_swap", value.scale_swap_probes, frozenset({"number"}), "a non-zero numeric gold answer"),
+    AttackClass("gold_substring", value.gold_substring_probes, _SHORT, "a short gold answer (answer_text)"),
+    AttackClass("notation_clash", value.notation_clash_probes, _SHORT, "a short non-negative integer gold"),
+    AttackClass("bidi_display", display.bidi_display_probes, _SHORT, "a short gold that shows otherwise reversed"),
+    AttackClass("confusable_value", display.confusable_value_probes, frozenset({"number"}), "a numeric gold answer"),
+    AttackClass("self_correction", correction.self_correction_probes, _SHORT, "a short gold answer (answer_text)"),
+    AttackClass("reasoning_tags", correction.reasoning_tags_probes, _SHORT, "a short gold answer (answer_text)"),
+    AttackClass("list_item", correction.list_item_probes, _SHORT, "a short gold answer (answer_text)"),
     AttackClass("feedback_mining", None, None, "an env that can be made with max_turns > 1", episode=mine_feedback),
     AttackClass("forged_turn", None, None, "an env that can be made with max_turns > 1", episode=forge_turns),
     AttackClass(

@@ -55,6 +55,19 @@ _WRAPPED = (
     "percent='either' reads A% as A (round 14: every other wrap and the shared tail's '\\%' are refused)"
 )
 
+_SCALE = (
+    "'\\boxed{A} percent' / '\\boxed{A percent}': math's documented percent='either' reads the percent word as "
+    "a unit of A (round 15's scale_swap; per mille, '‱', k, lakh, тыс., 千 are refused); owner H1"
+)
+_CLASH = (
+    "'XXV, that is \\boxed{15}', 'CCCLXXXIV — \\boxed{284}', '\\boxed{15} = twenty-five': another value in "
+    "another notation restated as the answer before or after it (round 15's notation_clash); shared tail, owner H1"
+)
+_CORRECTION = (
+    "'\\boxed{15}. — 잠깐, 사실은 25입니다.': a self-correction whose clause ends on a Korean copula (round 15's "
+    "self_correction; full mode also Greek, Czech, Persian, Hebrew, Hindi, Swedish, Thai, Ukrainian); owner H1"
+)
+
 KNOWN_HOLES: dict[str, dict[str, str]] = {
     # case -> {class: what still earns reward}: each an xfail (strict: the day it is fixed the
     # mark must go); the other classes must report 0 meanwhile. (ifeval-synth's grader_note and
@@ -64,8 +77,18 @@ KNOWN_HOLES: dict[str, dict[str, str]] = {
     # Round 13's sweep (handed to the owners in /tmp/h13/findings.md): a sign or scale around the
     # answer slot and a tail closed by a stray "}" are paid. Each mark goes the day its hole is
     # mended (strict: an XPASS fails).
-    "math-arith": {"wrapped_slot": _WRAPPED},
-    "math-500": {"wrapped_slot": _WRAPPED},
+    "math-arith": {
+        "wrapped_slot": _WRAPPED,
+        "scale_swap": _SCALE,
+        "notation_clash": _CLASH,
+        "self_correction": _CORRECTION,
+    },
+    "math-500": {
+        "wrapped_slot": _WRAPPED,
+        "scale_swap": _SCALE,
+        "notation_clash": _CLASH,
+        "self_correction": _CORRECTION,
+    },
     # Round 14: math-500's broken_markup (H4's rlvr_envs.tail_markup in the math verifier), rg-chain_sum's
     # wrapped_slot ('$\\boxed{A}\\%$': the shared tail reads TeX's '\\%' as the percent sign), two_branch and
     # encoded_alternative everywhere (rlvr_envs.tail_cases, rlvr_envs.tail_encoded) mended.
@@ -75,6 +98,9 @@ KNOWN_HOLES: dict[str, dict[str, str]] = {
     # extraction.turn_marker, the plain-text dialogue in the math/rg tail and judge-ref's screen) and
     # before_slot and split_answer (the shared answer tail reads the clause that leads into the slot,
     # and a table or a lone "or" line after it).
+    # Round 15's sweep (eight classes, -n 4 over every latest id; /tmp/h15/findings.md): the rg holes (bidi_display
+    # on 82 ids, self_correction 44, scale_swap 34, notation_clash 27) are mended in rg's own screens
+    # (rlvr_reasoning_gym.screens, later_numeral); math's, in the shared answer tail, are H1's (marks above).
 }
 """case -> {class: why it still fails}."""
 
