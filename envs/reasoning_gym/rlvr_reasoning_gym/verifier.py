@@ -32,6 +32,8 @@ from rlvr_envs.types import Reason, Task, Verdict
 from rlvr_envs.verifier import Verifier
 from rlvr_reasoning_gym.catalog import RULES, Rule
 from rlvr_reasoning_gym.compare import COMPARATORS, grid_rows, named_twice, parse_int, same_text
+from rlvr_reasoning_gym.later_numeral import later_lone_numeral
+from rlvr_reasoning_gym.screens import around_answer
 
 DEFAULT_TIME_BUDGET_S = 5.0
 """Symbolic scorers (integration by sympy) need more than the core's default."""
@@ -325,6 +327,15 @@ class ReasoningGymVerifier(Verifier):
             unbalanced = {"dataset": name, "refused": broken, "tail": "broken_markup"}
             return Verdict.failure(Reason.FORMAT_ERROR, extracted=found.text, details=unbalanced)
         back = taken_back(completion, found)
+        if back is None:
+            # Round 15: "<answer>4</answer> Actually, it is V." (a lone Roman letter names a value after an integer).
+            back = later_lone_numeral(completion, found, gold_text(name, payload))
+        around = None if back is not None else around_answer(completion, found, gold_text(name, payload))
+        if around is not None:
+            # Round 15: the answer under a bidi override, a scale glued to it ("</answer>‱"), or another value
+            # restated as it just before ("III, that is <answer>2</answer>"): ``rlvr_reasoning_gym.screens``.
+            refused = {"dataset": name, "refused": around[1], "tail": around[0]}
+            return Verdict.failure(Reason.WRONG, extracted=found.text, details=refused)
         spoof = None if back is not None else look_alike_tag(completion)
         if spoof is not None:
             # "<answer>A</answer> <answеr>B</answеr>" (a Cyrillic е): the extractor skips the second
