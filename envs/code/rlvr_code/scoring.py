@@ -19,6 +19,12 @@ partial credit only for tests that doing nothing fails.
   share the task's most common expected answer passes is chance: credit is
   ``(passed - m) / (n - m)``, never below 0, where ``m`` is how many of the ``n`` counted tests
   expect that one answer (when two or more do). A full solution still earns 1.
+* ``credit_tests="shaped"`` (red team round 15) also runs a constant of each common shape
+  (``SHAPED_RESULTS``: a one-item list, a letter, 2, 0.5, a one-entry dict, a one-item tuple): a
+  task's weak tests (``assert len(f(4)) > 0``, ``assert f(11)[0] == 0``, ``assert f(2) != 5``)
+  that two or more of them pass pay nothing (one alone is an equality with its value, which an
+  honest answer earns: ``assert f(1) == 2``). Under ``"corrected"`` ``return [0]`` earned 0.5 on a
+  ten-test task with four weak tests, ``return 'a'`` 0.25.
 """
 
 from __future__ import annotations
@@ -77,6 +83,9 @@ case expecting one of them pays nothing under ``credit_tests="corrected"``."""
 
 TRIVIAL_RESULTS = ("None", "True", "False", "0", "1", "-1", "''", "[]", "()", "{}", "0.0")
 """What a function answering without its input returns (each run once per task, see ``trivial_programs``)."""
+SHAPED_RESULTS = ("[0]", "[1]", "'a'", "2", "0.5", "{0: 0}", "(0,)")
+"""Constants of the common shapes, none of them a trivial value (``credit_tests="shaped"``): what
+passes with one of them tests the answer's shape, not the task."""
 
 
 def _tokens(text: str) -> str:
@@ -296,6 +305,13 @@ def null_programs(answer: dict[str, Any], names: list[str]) -> list[str]:
     return [returning or "pass\n", raising or "raise RuntimeError('no answer')\n"]
 
 
+def shaped_programs(answer: dict[str, Any], names: list[str]) -> list[str]:
+    """For function tasks, every solution name returning each of ``SHAPED_RESULTS``."""
+    if answer.get("format") == "stdio" or not names:
+        return []
+    return ["".join(f"def {n}(*args, **kwargs):\n    return {value}\n" for n in names) for value in SHAPED_RESULTS]
+
+
 def trivial_programs(answer: dict[str, Any], names: list[str]) -> list[str]:
     """The null programs, and for function tasks every solution name returning each of
     ``TRIVIAL_RESULTS``, or its first or last argument (stdin/stdout cases are read, not run: ``TestPlan``)."""
@@ -309,7 +325,7 @@ def trivial_programs(answer: dict[str, Any], names: list[str]) -> list[str]:
     return programs
 
 
-_trivial_passes: OrderedDict[tuple[str, str, bool], frozenset[str]] = OrderedDict()
+_trivial_passes: OrderedDict[tuple[str, str, bool, bool], frozenset[str]] = OrderedDict()
 _trivial_lock = threading.Lock()
 
 
@@ -320,21 +336,32 @@ def trivial_tests(
     run: Callable[[str], dict[str, Any] | None],
     *,
     corrected: bool,
+    shaped: bool = False,
 ) -> set[str]:
-    """The tests the null programs (``corrected``: the trivial programs) pass, each program run
-    by ``run`` (None: the sandbox failed), cached per task and limits."""
-    key = (task.fingerprint, json.dumps(job["limits"], sort_keys=True), corrected)
+    """The tests the null programs (``corrected``: the trivial programs) pass, and ``shaped``:
+    those two or more constants of ``SHAPED_RESULTS`` pass (a test of the answer's shape: one
+    constant passing is an equality with that value, which an honest answer earns), each program
+    run by ``run`` (None: the sandbox failed), cached per task and limits."""
+    key = (task.fingerprint, json.dumps(job["limits"], sort_keys=True), corrected, shaped)
     with _trivial_lock:
         known = _trivial_passes.get(key)
     if known is not None:
         return set(known)
     found: set[str] = set()
-    make = trivial_programs if corrected else null_programs
-    for program in make(task.answer, [str(n) for n in job.get("solution_names") or ()]):
+    names = [str(n) for n in job.get("solution_names") or ()]
+    programs = trivial_programs(task.answer, names) if corrected else null_programs(task.answer, names)
+    shapes = shaped_programs(task.answer, names) if shaped else []
+    once: set[str] = set()
+    for index, program in enumerate(programs + shapes):
         report = run(program)
         if report is None:
             return found  # not cached: the next sample asks again
-        found |= passed_keys(report, plan)
+        passed = passed_keys(report, plan)
+        if index < len(programs):
+            found |= passed
+        else:
+            found |= passed & once
+            once |= passed
         if _timed_out(report):
             # A run stopped by its clock (a loaded host) tells nothing of what the program
             # passes: cached as passing nothing, later samples would be paid those tests.

@@ -118,7 +118,7 @@ def _sandbox_limits(
     ).as_job()
 
 
-CREDIT_TESTS = ("corrected", "discriminating", "hidden", "all")
+CREDIT_TESTS = ("shaped", "corrected", "discriminating", "hidden", "all")
 HIDDEN_TESTS = ("stdio_rules", "rules", "guard", "discriminate", "derive", "as_given")
 _public_run = threading.local()
 """What ``partial_credit`` may count (``CodeVerifier``'s ``credit_tests``)."""
@@ -153,7 +153,8 @@ class CodeVerifier(Verifier):
             (those of them the prompt does not show: a program hardcoding the prompt's examples
             earns nothing: the ``-v2`` to ``-v4`` ids'), ``"corrected"`` (those of them no trivial
             answer passes, chance-corrected for the most common expected answer: a constant or
-            an echo earns nothing, ``scoring``; the ``-v5`` ids') or ``"all"`` (every assert
+            an echo earns nothing, ``scoring``; the ``-v5`` ids'), ``"shaped"`` (also none a
+            constant of a common shape passes, ``[0]``, ``'a'``: ``scoring.SHAPED_RESULTS``) or ``"all"`` (every assert
             line reported, ``assert True`` included: the ``-v0`` ids').
         hidden_tests: ``"derive"`` (default): a task whose prompt shows every test gets hidden
             tests derived from its reference solution (``derived``), or is refused
@@ -382,7 +383,8 @@ class CodeVerifier(Verifier):
             except SandboxError:
                 return None
 
-        return trivial_tests(task, job, plan, run, corrected=self.credit_tests == "corrected")
+        corrected = self.credit_tests in ("corrected", "shaped")
+        return trivial_tests(task, job, plan, run, corrected=corrected, shaped=self.credit_tests == "shaped")
 
     def split_tests(self, task: Task) -> tuple[list[CodeTest], list[CodeTest]]:
         """``(public, hidden)`` tests of a task (``rlvr_code.split.split_tests``)."""
@@ -470,7 +472,7 @@ class CodeVerifier(Verifier):
         reward = 0.0
         if self.partial_credit and reported:
             if self.credit_tests != "all" and plan is not None and plan.tests:
-                corrected = self.credit_tests == "corrected"
+                corrected = self.credit_tests in ("corrected", "shaped")
                 hidden_only = corrected or self.credit_tests == "hidden"
                 reward = discriminating_credit(
                     entries, plan, trivial or set(), hidden_only=hidden_only, corrected=corrected
