@@ -41,6 +41,7 @@ installed (OpenRLHF calls ``.item()``), else floats in a 0-d stand-in with ``.it
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -138,7 +139,7 @@ def agent_classes(
             named, task = task_from_label(states.get("label"), str(prompt))
             if named is not None and rlvr_envs_id(named) != rlvr_envs_id(self.env.env_id):
                 raise ValueError(f"label of {named!r} given to the {self.env.env_id!r} agent")
-            self.env.reset(options={"task": task})
+            await asyncio.to_thread(self.env.reset, options={"task": task})
             self.done = False
             return {"observation": prompt}
 
@@ -146,7 +147,10 @@ def agent_classes(
             if self.done:
                 return _result(0.0, "", True, {"after_done": 1})
             action = states.get("action_text") or ""
-            obs, reward, terminated, truncated, info = self.env.step(action)
+            # In a worker thread: OpenRLHF runs every episode of an engine in one event loop, and a
+            # step may take a tool call's or a verification's whole budget (round 15: inline, it held
+            # every other episode's steps and generation for that long).
+            obs, reward, terminated, truncated, info = await asyncio.to_thread(self.env.step, action)
             stats = {k: info.get(k) for k in ("turn", "tool_calls", "tool_errors")}
             if terminated or truncated:
                 self.done = True
@@ -160,9 +164,9 @@ def agent_classes(
                         paid = failures.rewards([verdict], can_skip=False)[0]
                         reward = paid if isinstance(paid, float) else 0.0  # never SKIP: can_skip=False
                     finally:
-                        self.env.close()
+                        await asyncio.to_thread(self.env.close)
                 else:
-                    self.env.close()
+                    await asyncio.to_thread(self.env.close)
                 return _result(float(reward), "", True, logs)
             if chat_template is None:
                 return _result(float(reward), feedback_prefix + obs + assistant_prefix, False, stats)

@@ -37,7 +37,9 @@ time: ``ToolResponse`` is verl's when verl is installed, else a small stand-in w
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -105,6 +107,13 @@ def _make(config: Mapping[str, Any], tools: list[str] | None) -> Any:
     return rlvr_envs.make(env_id, **kwargs)
 
 
+def _opened(config: Mapping[str, Any], tools: list[str], task: Task) -> Any:
+    """An episode env on ``task`` (made and reset in a worker thread: making may load a dataset)."""
+    env = _make(config, tools)
+    env.reset(options={"task": task})
+    return env
+
+
 def _task(value: Any) -> Task | None:
     if value is None:
         return None
@@ -158,8 +167,15 @@ class EpisodeTool:
             # Round 11: an id verl hands out twice (two trajectories, one request id) would send the
             # first trajectory's calls to the second's episode and task, and leak the first's sessions.
             raise ValueError(f"EpisodeTool {self.name!r}: instance {instance_id!r} is already open (release it first)")
-        env = _make(self.config, [self._tool])
-        env.reset(options={"task": task})
+        self._episodes[instance_id] = None  # the id is taken before the loop is let go (round 11's rule)
+        try:
+            env = await asyncio.to_thread(_opened, self.config, [self._tool], task)
+        except BaseException:
+            self._episodes.pop(instance_id, None)
+            raise
+        if instance_id not in self._episodes:
+            await asyncio.to_thread(env.close)  # released while it was being opened
+            raise ValueError(f"EpisodeTool {self.name!r}: instance {instance_id!r} was released while it opened")
         self._episodes[instance_id] = env
         return instance_id, _tool_response("")
 
@@ -176,7 +192,10 @@ class EpisodeTool:
         if not isinstance(parameters, Mapping):
             return _tool_response("Error: the arguments must be a JSON object"), 0.0, {"error": "bad_arguments"}
         before = env.stats()
-        text = env.call_tool(self.name, dict(parameters))
+        # In a worker thread: verl runs every trajectory of a worker in one event loop, and a call
+        # may take its whole budget (a python cell's loop: 10 s). Inline, it held every other
+        # trajectory's calls and generation for that long (round 15).
+        text = await asyncio.to_thread(env.call_tool, self.name, dict(parameters))
         after = env.stats()
         metrics: dict[str, Any] = {"tool_errors": after.get("tool_errors", 0) - before.get("tool_errors", 0)}
         # The episode records a lost session itself (its ``finish`` would give verifier_error);
@@ -195,7 +214,7 @@ class EpisodeTool:
         env = self._episodes.pop(instance_id, None)
         self._lost.discard(instance_id)
         if env is not None:
-            env.close()
+            await asyncio.to_thread(env.close)  # kills the episode's sandboxes: may wait for them
 
 
 class VerifierInteraction:
@@ -213,6 +232,7 @@ class VerifierInteraction:
         self.name: str = self.config.get("name", "rlvr")
         self.failures = _failure_policy(self.config, f"verl interaction {self.name}")
         self._env = _make(self.config, None)
+        self._env_lock = threading.Lock()  # one env for every trajectory: reset + finish never interleave
         self._instances: dict[str, dict[str, Any]] = {}
 
     async def start_interaction(self, instance_id: str | None = None, **kwargs: Any) -> str:
@@ -253,7 +273,9 @@ class VerifierInteraction:
                     # structured calls (a rollout stopped at verl's tool limit) was paid.
                     final = {"content": final, "tool_calls": calls if isinstance(calls, list) else [calls]}
                 break
-        verdict = self._verify(state["task"], final)
+        # In a worker thread (a judge call or a code run must not hold verl's event loop), under the
+        # env's lock: the env is reset to each trajectory's task before its answer is scored.
+        verdict = await asyncio.to_thread(self._verify, state["task"], final)
         state["verdict"], state["paid"] = verdict, self._paid(verdict)
         feedback = "Your answer is correct." if verdict.reward >= 1.0 else "Your answer is incorrect."
         error = int(verdict.reason is Reason.VERIFIER_ERROR)
@@ -265,6 +287,10 @@ class VerifierInteraction:
         return paid if isinstance(paid, float) else 0.0  # never SKIP: can_skip=False
 
     def _verify(self, task: Task, final: str | dict[str, Any]) -> Verdict:
+        with self._env_lock:
+            return self._verify_locked(task, final)
+
+    def _verify_locked(self, task: Task, final: str | dict[str, Any]) -> Verdict:
         self._env.reset(options={"task": task})
         finish = getattr(self._env, "finish", None)
         if isinstance(final, dict) and not callable(finish):
