@@ -101,9 +101,20 @@ def _literal(node) -> tuple[bool, object]:
     import ast
 
     try:
-        return True, ast.literal_eval(node)
+        value = ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return False, None
+    if any(isinstance(n, ast.Set) for n in _nodes(node)):
+        # A set's iteration order depends on how it was built: ``literal_eval`` adds the items
+        # one by one, the compiled test updates an empty set from a folded frozenset constant
+        # (another table size), and the batch is checked against the call as wired, in that
+        # order ({12, ..., 16}: MBPP/341 diverged on every sample, a worker killed each time).
+        # Built here by the same compiled code; what is a literal is settled above.
+        try:
+            value = eval(compile(ast.Expression(node), "<literal>", "eval"), {"__builtins__": {}})
+        except Exception:
+            pass  # ``set()``: literal_eval's own spelling, the same either way
+    return True, value
 
 
 def _inert(node) -> bool:
