@@ -220,3 +220,32 @@ def test_whole_verdicts_either_way(rows) -> None:
         with _round_14():
             before = [verifier.verify(task, response) for task, response in cases]
         assert [v.model_dump() for v in now] == [v.model_dump() for v in before], name
+
+
+ONE_LINE_LABELS: tuple[str, ...] = (
+    "Keywords: laptop, choosing. The harbour was quiet at dusk and the boats rocked gently at anchor.",
+    "<<Choosing a Laptop>> The harbour was quiet at dusk and the boats rocked gently at anchor.",
+    "The harbour was quiet at dusk and the boats rocked gently at anchor. Tags: laptop choosing",
+    "   Keywords: laptop choosing   \r The harbour was quiet at dusk and the boats rocked at anchor.  ",
+    "Keywords: laptop\n" + "The harbour was quiet at dusk and the boats rocked gently at anchor. " * 8,
+    "",
+    "\n\n",
+)
+
+
+def test_label_only_settles_one_line_as_it_did(rows) -> None:
+    from rlvr_ifeval.relevance_units import TASK_STOP_WORDS_10
+
+    prompt = "Write a short guide to choosing a laptop for university."
+    task = frozenset(units(prompt, TASK_STOP_WORDS_10))
+    cases = [(prompt, text, task) for text in ONE_LINE_LABELS]
+    for row in rows[:300]:
+        checkers = tuple(build_checkers(row["instruction_id_list"], row["kwargs"]))
+        own = relevance.task_units(row["prompt"], checkers, round9=True, round10=True).units
+        cases.append((row["prompt"], row["response"][: relevance.MAX_RELEVANCE_CHARS], own))
+    for prompt_, head, task_ in cases:
+        for share in (0.0, stuffing.MIN_LABEL_PROMPT_SHARE):
+            now = stuffing.label_only(prompt_, head, task_, share)
+            with _round_14():
+                before = stuffing.label_only(prompt_, head, task_, share)
+            assert now == before, head[:80]
