@@ -419,7 +419,7 @@ def test_the_envs_build_their_background_from_their_own_prompts_or_take_yours() 
         for t in range(len(TOPICS))
     ]
     env: Any = rlvr_envs.make("ifeval-data", data=rows)
-    assert env.env_id == NEWEST == "ifeval-data-v14" and env.verifier.relevance_background is not None
+    assert env.env_id == NEWEST == "ifeval-data-v15" and env.verifier.relevance_background is not None
     assert set(env.verifier.relevance_background.prompts) == {r["prompt"] for r in rows}
     answer = ANSWERS[1].replace(",", "")
     by_prompt = {t.prompt: t for t in env.tasks}
@@ -430,7 +430,7 @@ def test_the_envs_build_their_background_from_their_own_prompts_or_take_yours() 
     own: Any = rlvr_envs.make("ifeval-data", data=rows[2:], relevance_background=mine)
     assert set(own.verifier.relevance_background.prompts) == set(mine)
     synth: Any = rlvr_envs.make("ifeval-synth", base_prompts=[r["prompt"] for r in rows])
-    assert synth.env_id == NEWEST_SYNTH == "ifeval-synth-v14" and len(
+    assert synth.env_id == NEWEST_SYNTH == "ifeval-synth-v15" and len(
         synth.verifier.relevance_background.prompts
     ) == len(rows)
 

@@ -200,8 +200,8 @@ def test_registered_ids_and_entry_points() -> None:
     resolve = rlvr_envs.registry.resolve
     assert resolve("ifeval").id == "ifeval-v1" and resolve("ifeval").size == 541
     assert resolve("ifbench").id == "ifbench-v1" and resolve("ifbench").size == 300
-    assert resolve("ifeval-synth").id == "ifeval-synth-v14" and resolve("ifeval-synth").size is None
-    assert resolve("ifeval-data").id == "ifeval-data-v14" and resolve("ifeval-data").user_data
+    assert resolve("ifeval-synth").id == "ifeval-synth-v15" and resolve("ifeval-synth").size is None
+    assert resolve("ifeval-data").id == "ifeval-data-v15" and resolve("ifeval-data").user_data
     # The training ids' latest versions require that a response addresses its prompt (issue 26).
     assert resolve("ifeval-synth").kwargs["relevance"] == resolve("ifeval-data").kwargs["relevance"] == "contrast"
     # The ids before round 3 of issue 26 keep the guard's v1 rules.

@@ -80,7 +80,7 @@ def _verifier(background: contrast.Background, env_id: str = ROUND_7) -> IFEvalV
 
 def test_the_newest_ids_are_round_7_and_round_6_keeps_its_level() -> None:
     assert flags(ROUND_7)["relevance_paste"] == 3 and flags(NEWEST)["relevance_paste"] >= 3
-    assert rlvr_envs.registry.resolve("ifeval-synth").id == "ifeval-synth-v14"
+    assert rlvr_envs.registry.resolve("ifeval-synth").id == "ifeval-synth-v15"
     assert flags(ROUND_6)["relevance_paste"] == 2 == flags("ifeval-synth-v7")["relevance_paste"]
 
 

@@ -374,6 +374,8 @@ def test_responses_in_another_language_and_short_answer_tasks_are_not_judged() -
 @pytest.mark.parametrize(
     ("env_id", "expected"),
     [
+        ("ifeval-data-v15", "contrast"),
+        ("ifeval-synth-v15", "contrast"),
         ("ifeval-data-v14", "contrast"),
         ("ifeval-synth-v14", "contrast"),
         ("ifeval-data-v13", "contrast"),
@@ -413,10 +415,12 @@ def test_training_ids_default_to_the_gate_and_benchmark_ids_score_as_the_referen
         kwargs["data"] = str(shared_path("ifbench_test.jsonl" if "ifbench" in env_id else "ifeval_input_data.jsonl"))
     env = rlvr_envs.make(env_id, **kwargs)
     assert getattr(env.verifier, "relevance", None) == expected
-    assert rlvr_envs.make("ifeval-synth").env_id == "ifeval-synth-v14"
-    assert rlvr_envs.make("ifeval-data", data=str(shared_path("ifeval_input_data.jsonl"))).env_id == "ifeval-data-v14"
+    assert rlvr_envs.make("ifeval-synth").env_id == "ifeval-synth-v15"
+    assert rlvr_envs.make("ifeval-data", data=str(shared_path("ifeval_input_data.jsonl"))).env_id == "ifeval-data-v15"
     # The ids before round 3 keep the guard's v1 rules; the latest have v2.
     latest: tuple[str, ...] = (
+        "ifeval-data-v15",
+        "ifeval-synth-v15",
         "ifeval-data-v14",
         "ifeval-synth-v14",
         "ifeval-data-v13",
@@ -446,6 +450,8 @@ def test_training_ids_default_to_the_gate_and_benchmark_ids_score_as_the_referen
     # (2) judges it by chance and a far better home; round 7 (3) by what chance or an answer gives;
     # round 8 (4) judges the response's own text (rlvr_ifeval.own_text).
     levels = {
+        "ifeval-data-v15": 11,
+        "ifeval-synth-v15": 11,
         "ifeval-data-v14": 10,
         "ifeval-synth-v14": 10,
         "ifeval-data-v13": 9,
@@ -507,7 +513,7 @@ SYNTH_ANSWERS = {
 
 def test_synth_answers_on_topic_pass_and_pastes_and_salad_do_not() -> None:
     env = rlvr_envs.make("ifeval-synth", level=1, seed=0)
-    assert env.env_id == "ifeval-synth-v14"
+    assert env.env_id == "ifeval-synth-v15"
     tasks = {p: _task(p, ["punctuation:no_comma"]) for p in SYNTH_ANSWERS}
     for prompt, answer in SYNTH_ANSWERS.items():
         assert env.verifier.verify(tasks[prompt], answer).reward == 1.0, prompt

@@ -155,7 +155,7 @@ def test_the_latest_ids_apply_the_rule(latest) -> None:
     assert env.verify(task, swahili).reward == 0.0 and old.verify(task, swahili).reward == 1.0
     assert env.verify(task, EN_ANSWER.replace(",", "")).reward == 1.0
     synth: Any = rlvr_envs.make("ifeval-synth", base_prompts=[EN_PROMPT])
-    assert synth.env_id == "ifeval-synth-v14" and synth.verifier.relevance_language
+    assert synth.env_id == "ifeval-synth-v15" and synth.verifier.relevance_language
 
 
 def test_hostile_responses_never_raise(latest) -> None:

@@ -7,6 +7,12 @@ Versions (a change that alters any reward bumps the version; the old one stays):
   ``rlvr-envs eval`` reproduces published numbers; the guard is opt-in (``guard=True``).
 * ``ifeval-v0``, ``ifbench-v0``: the degenerate-response guard on, words counted as ``\\w``
   runs (a Chinese or Thai sentence is one word), as these ids scored before.
+* ``ifeval-data-v15``, ``ifeval-synth-v15``: training envs, as ``-v14`` below, and a response of
+  ``min_words`` words or more that answers another prompt of the env's background far better than
+  its own (that prompt met with two rare words' weight or more, 30% of it covered, two of its words
+  said twice or more, and three times the response's cover of its own task, or its own task never
+  said twice) is refused (``relevance_paste=11``, issue 26 round 15: ``rlvr_ifeval.round15``). No
+  labelled-good answer paid under ``-v14`` is refused.
 * ``ifeval-data-v14``, ``ifeval-synth-v14``: training envs, as ``-v13`` below, and a response the
   overlap rule's bounds leave unjudged is read too: one of ``min_words`` words or more under a task
   of one or two units that holds none of them nor any content word of its prompt, or one of 5 to
@@ -133,6 +139,8 @@ _ROUND_12: dict[str, object] = {**_ROUND_4, "relevance_paste": 8}
 _ROUND_13: dict[str, object] = {**_ROUND_4, "relevance_paste": 9}
 # Round 14: what the overlap rule's bounds leave unjudged (rlvr_ifeval.round14).
 _ROUND_14: dict[str, object] = {**_ROUND_4, "relevance_paste": 10}
+# Round 15: an answer written for another prompt of the background, pasted (rlvr_ifeval.round15).
+_ROUND_15: dict[str, object] = {**_ROUND_4, "relevance_paste": 11}
 
 
 def register_envs() -> None:
@@ -179,6 +187,7 @@ def register_envs() -> None:
         {"relevance": "contrast", **_ROUND_12},
         {"relevance": "contrast", **_ROUND_13},
         {"relevance": "contrast", **_ROUND_14},
+        {"relevance": "contrast", **_ROUND_15},
     )
     for version, relevance in enumerate(data_relevance):
         rlvr_envs.register(
@@ -207,6 +216,7 @@ def register_envs() -> None:
         (12, {**_SYNTH_RELEVANCE, **_ROUND_12}),
         (13, {**_SYNTH_RELEVANCE, **_ROUND_13}),
         (14, {**_SYNTH_RELEVANCE, **_ROUND_14}),
+        (15, {**_SYNTH_RELEVANCE, **_ROUND_15}),
     )
     for version, guard in training:
         rlvr_envs.register(

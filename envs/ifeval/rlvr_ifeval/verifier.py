@@ -43,6 +43,7 @@ from rlvr_ifeval.relevance import (
 from rlvr_ifeval.response_language import wrong_language
 from rlvr_ifeval.round13 import ROUND_13_PASTE, round13_text
 from rlvr_ifeval.round14 import ROUND_14_PASTE, round14_text
+from rlvr_ifeval.round15 import ROUND_15_PASTE, round15_text
 from rlvr_ifeval.scoring import instruction_details
 from rlvr_ifeval.stuffing import ROUND_12_PASTE, stuffed_text
 from rlvr_ifeval.task_cache import TaskCache, TaskPlan
@@ -516,6 +517,9 @@ class IFEvalVerifier(Verifier):
                         self.relevance_min_units,
                         self.relevance_min_words,
                     )
+                if found is None and self.relevance_paste >= ROUND_15_PASTE:
+                    # Round 15 (rlvr_ifeval.round15): an answer to another prompt of the background.
+                    found = round15_text(task.prompt, response, checkers, background, self.relevance_min_words)
             return found
         from rlvr_judge.relevance import JudgeError
 
