@@ -45,8 +45,13 @@ _MARKUP = re.compile(
     # <function=...>, <think>, Gemma's <start_of_turn>, <s>, </s>) ...
     r"|<(?=\s*/?\s*(?:tool_response|tool_call|tool_result|function[=>\s]|parameter[=>\s]|think\b|"
     r"start_of_turn|end_of_turn|s>|bos>|eos>))"
-    # ... or a Mistral control token ([INST], [/TOOL_RESULTS]).
-    r"|\[(?=/?(?:INST|TOOL_CALLS|TOOL_RESULTS|AVAILABLE_TOOLS|SYSTEM_PROMPT|TOOL_CONTENT)\])",
+    # ... a start/end tag of a template's own vocabulary (FunctionGemma's <start_function_response>,
+    # <end_function_call>; Gemma's <start_of_image>), a namespaced control tag (Seed-OSS's
+    # <seed:tool_response>, MiniMax's <minimax:tool_call>) (round 15) ...
+    r"|<(?=\s*/?\s*(?:start|end)_[a-z_]+>)|<(?=\s*/?\s*[a-z]+:[a-z_]+>)"
+    # ... a Mistral control token ([INST], [/TOOL_RESULTS], [THINK], [ARGS]) or MiniMax's role markers (]~b], ]~!b[).
+    r"|\[(?=/?(?:INST|TOOL_CALLS|TOOL_RESULTS|AVAILABLE_TOOLS|SYSTEM_PROMPT|TOOL_CONTENT|THINK|ARGS|CALL_ID)\])"
+    r"|\](?=~!?b[\[\]])",
     re.IGNORECASE,
 )
 _INERT = "\u200b"
