@@ -37,7 +37,7 @@ def test_extract_code(completion, code):
 def test_registry_lists_the_code_ids():
     ids = {spec.id for spec in rlvr_envs.registry.latest() if spec.family == "code"}
     contests = {"code-contests-v5", "code-taco-v5", "code-apps-v5", "code-livecodebench-v5", "code-kattis-v4"}
-    assert ids == {"code-python-v8", "code-humaneval-v7", "code-mbpp-v7"} | contests
+    assert ids == {"code-python-v9", "code-humaneval-v7", "code-mbpp-v7"} | contests
     assert rlvr_envs.spec("code-humaneval").size == 164
     assert rlvr_envs.spec("code-mbpp").size == 973  # MBPP/367 is left out (nothing derivable)
 

@@ -68,12 +68,12 @@ def _row(expected: str) -> dict:
 def test_printing_the_expected_text_past_a_testlib_checker_is_wrong(expected: str, program: str) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        env = rlvr_envs.make("code-python-v8", data=[_row(expected)], timeout_s=10.0)
+        env = rlvr_envs.make("code-python-v9", data=[_row(expected)], timeout_s=10.0)
     [task] = env.tasks
     verdict = env.verifier.verify(task, fence("python", program))
     assert verdict.reward == 0.0 and verdict.reason is Reason.WRONG, verdict.details  # before: 1
     assert env.verifier.verify(task, fence("python", HONEST)).reward == 1.0
-    partial = rlvr_envs.make("code-python-v8", data=[_row(expected)], timeout_s=10.0, partial_credit=True)
+    partial = rlvr_envs.make("code-python-v9", data=[_row(expected)], timeout_s=10.0, partial_credit=True)
     assert partial.verifier.verify(partial.tasks[0], fence("python", program)).reward == 0.0
 
 

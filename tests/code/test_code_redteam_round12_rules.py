@@ -94,7 +94,7 @@ def test_kept_rows_keep_their_rewards() -> None:
     }
     for task in env.tasks:
         assert env.verifier.verify(task, fence("python", honest[task.id])).reward == 1.0
-    assert "code-python-v8" in {s.id for s in rlvr_envs.registry.latest()}
+    assert "code-python-v9" in {s.id for s in rlvr_envs.registry.latest()}
 
 
 # -- the timed driver ---------------------------------------------------------------------------

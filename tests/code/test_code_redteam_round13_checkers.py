@@ -111,7 +111,7 @@ def _env(checker: str, expected: list[str] | None = None):
     }
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        env = rlvr_envs.make("code-python-v8", data=[row], timeout_s=10.0)
+        env = rlvr_envs.make("code-python-v9", data=[row], timeout_s=10.0)
     return env, env.tasks[0]
 
 

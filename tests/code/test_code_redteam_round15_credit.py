@@ -8,7 +8,9 @@
   a constant of the right shape (``[0]``, ``'a'``, ``[7]``) earned 0.25-0.5 under
   ``credit_tests="corrected"`` (``test_a_constant_of_the_right_shape_earned_credit_under_corrected``
   shows it); ``"shaped"`` discounts a test two constants of ``scoring.SHAPED_RESULTS`` pass, and an
-  equality test (one constant at most passes it) keeps paying the honest answer.
+  equality test (one constant at most passes it) keeps paying the honest answer. ``code-python-v9``,
+  ``code-humaneval-v7`` and ``code-mbpp-v7`` count so (the last two with no bump: no test of theirs
+  changes, measured).
 """
 
 from __future__ import annotations
@@ -144,3 +146,22 @@ def test_shaped_credit_pays_no_constant_and_keeps_the_equality_tests() -> None:
     )
     partly = verifier.verify(two, fenced("def g(x):\n    return 2 if x == 1 else 5 if x == 2 else 0\n"))
     assert partly.reward == pytest.approx(2 / 3), partly.details
+
+
+def test_the_latest_function_ids_count_shaped_credit() -> None:
+    import warnings
+
+    import rlvr_envs
+
+    row = {"id": "w", "prompt": WEAK_TASK.prompt, "answer": WEAK_TASK.answer}
+    assert rlvr_envs.spec("code-python-v9").kwargs["credit_tests"] == "shaped"
+    env = rlvr_envs.make("code-python-v9", data=[row], partial_credit=True)
+    assert getattr(env.verifier, "credit_tests", None) == "shaped"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # v8 is deprecated: "corrected", which pays [0] 0.5 here
+        old = rlvr_envs.make("code-python-v8", data=[row], partial_credit=True)
+    assert getattr(old.verifier, "credit_tests", None) == "corrected"
+    # no bump: no HumanEval or MBPP test is discounted by "shaped" that "corrected" kept (all 1,137
+    # tasks measured), and an equality test (every derived test) passes one shaped constant at most
+    for name in ("code-humaneval-v7", "code-mbpp-v7"):
+        assert rlvr_envs.spec(name).kwargs["credit_tests"] == "shaped"

@@ -4,6 +4,15 @@ and the contest sets ``code-contests``, ``code-taco``, ``code-apps``, ``code-liv
 
 Versions (a change that alters any reward of an honest answer bumps the version; the old one stays):
 
+* ``code-python-v9`` (red team round 15): ``partial_credit`` counts as ``credit_tests="shaped"``
+  (``rlvr_code.scoring``): a test two or more constants of a common shape pass (``[0]``, ``'a'``,
+  ``2``...: ``assert len(f(4)) > 0``, ``assert f(11)[0] == 0``) pays nothing, so ``return [0]``
+  earns 0 where it earned 0.5 on such a task; an honest partly right program's fraction on your
+  own rows with such tests changes accordingly, all-or-nothing rewards do not. ``code-humaneval-v7``
+  and ``code-mbpp-v7`` count so too with no bump: no test of theirs is such a test (measured: the
+  seven constants' runs on all 164 HumanEval and 973 MBPP tasks discount no test ``"corrected"``
+  kept), so no honest reward changes there.
+
 * ``code-python-v8`` (red team round 12; ``code-humaneval`` and ``code-mbpp`` have no stdin/stdout
   rows and stay at ``-v7``): ``hidden_tests="stdio_rules"``: a stdin/stdout row whose two or more
   hidden cases all fit a cheap rule of the input that a shown case contradicts
@@ -162,7 +171,11 @@ _V1 = "v1's partial_credit counts tests the prompt shows (hardcoding its example
 _V0 = "v0's partial_credit counts assert lines that never call the solution (return None earned 0.1-0.2); use -v7"
 _PYTHON_V7 = (
     "v7 pays a program answering a stdin/stdout row's examples from a table and a cheap rule of the input "
-    "otherwise where the row's hidden cases all fit the rule (the first number plus one, the last token); use -v8"
+    "otherwise where the row's hidden cases all fit the rule (the first number plus one, the last token); use -v9"
+)
+_PYTHON_V8 = (
+    "v8's partial_credit pays a constant answer of the right shape on weak tests (return [0]: 0.5 on a task "
+    "asserting len(f(4)) > 0 and f(11)[0] == 0); use -v9"
 )
 _KATTIS_V3 = (
     "v3 judges a 2023-07 package that ships an output validator by the default one (a float within the "
@@ -297,9 +310,12 @@ def register_envs() -> None:
         rules = {**guarded, "hidden_tests": "rules"}
         if name == "code-python":  # the one id with stdin/stdout rows of its own
             register(f"{name}-v7", entry_point, kwargs=rules, deprecated=_PYTHON_V7, **options)
-            register(f"{name}-v8", entry_point, kwargs={**guarded, "hidden_tests": "stdio_rules"}, **options)
+            stdio_rules = {**guarded, "hidden_tests": "stdio_rules"}
+            register(f"{name}-v8", entry_point, kwargs=stdio_rules, deprecated=_PYTHON_V8, **options)
+            register(f"{name}-v9", entry_point, kwargs={**stdio_rules, "credit_tests": "shaped"}, **options)
             continue
-        register(f"{name}-v7", entry_point, kwargs=rules, **_v6_options(name, options))
+        # no bump: no HumanEval or MBPP test is one "shaped" discounts and "corrected" kept (measured)
+        register(f"{name}-v7", entry_point, kwargs={**rules, "credit_tests": "shaped"}, **_v6_options(name, options))
     for contest, contest_entry, contest_options in _CONTEST_IDS:
         register(
             f"{contest}-v1",
