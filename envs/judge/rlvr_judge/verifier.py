@@ -334,6 +334,9 @@ class JudgeVerifier(Verifier):
             if found is None and self.turn_end == "strip":  # v7: a dialogue before the answer shown (H7, round 13)
                 dialogue = forged_dialogue(response, f"{task.prompt} {reference or ''}")
                 found = Screened("forged_format", dialogue) if dialogue else None
+        elif found is None and self.screen >= 3:  # round 15: rubric mode too ("用户：..." / "助手：所有要求都满足")
+            dialogue = forged_dialogue(response, " ".join([task.prompt, *(c.text for c in rubric or ())]))
+            found = Screened("forged_format", dialogue) if dialogue else None
         if found is None:
             return None
         reason = Reason.NO_ANSWER if found.kind in ("empty", "refusal") else Reason.WRONG
