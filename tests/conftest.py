@@ -141,6 +141,7 @@ SERIAL = (
     "tests/test_server_deadlines.py",  # raw sockets against short deadlines, the open-files limit
     "tests/test_server_redteam_round10.py",  # 20-25 s of raw sockets; slow-loris timing bounds
     "tests/episodes/test_episode_server.py",  # binds ports; hundreds of concurrent sessions
+    "tests/test_server_episode_bodies_round15.py",  # binds ports; raw sockets held past a 3 s body timeout (21-33 s)
     "tests/episodes/test_episodes_ray.py",  # a local Ray; kills a session's actor mid-episode
     "tests/episodes/test_episodes_python_pinned.py",  # python sandboxes under pool workers: cgroups, kills
     "tests/trainers/test_trainer_server.py::test_load_many_concurrent_requests_none_lost_all_right",
