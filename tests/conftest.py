@@ -127,12 +127,13 @@ SERIAL = (
     "tests/code/test_code_redteam_round12_rules.py",  # runner uids; code-python-v8 stdio input rules
     "tests/code/test_code_redteam_round13_checkers.py",  # runner uids; the special-judge audit (constant and broken judges)
     "tests/code/test_code_redteam_round14_interactors.py",  # runner uids; the interactor audit (~50 s)
+    "tests/code/test_code_redteam_round15_leftovers.py",  # runner uids; slow interactors, sample dirs (25-33 s)
     "tests/code/test_code_redteam_round11_stdio_rules.py",  # runner uids; a contest row's program judged
     # contest presets' conformance: a float-tolerance task's reference runs in the runner (its uids)
-    "tests/test_conformance_all.py::test_conformance[code-contests-v4]",
-    "tests/test_conformance_all.py::test_conformance[code-taco-v4]",
-    "tests/test_conformance_all.py::test_conformance[code-apps-v4]",
-    "tests/test_conformance_all.py::test_conformance[code-livecodebench-v4]",
+    "tests/test_conformance_all.py::test_conformance[code-contests-v5]",
+    "tests/test_conformance_all.py::test_conformance[code-taco-v5]",
+    "tests/test_conformance_all.py::test_conformance[code-apps-v5]",
+    "tests/test_conformance_all.py::test_conformance[code-livecodebench-v5]",
     "tests/test_conformance_all.py::test_conformance[code-kattis-v4]",  # C++ validators in the runner
     # ~1,100 canonical solutions calibrated 3 times then verified: 160 s alone; past the 300 s
     # timeout beside another worker's sandbox tests (CI, round 7)
