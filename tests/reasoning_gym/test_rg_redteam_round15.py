@@ -14,6 +14,7 @@ from __future__ import annotations
 import pytest
 
 from rlvr_envs.extract import extract_answer
+from rlvr_envs.redteam.target import wrong_value
 from rlvr_reasoning_gym.later_numeral import later_lone_numeral, lone_numerals_as_digits
 from tests.reasoning_gym.tables import inline_env
 
@@ -218,4 +219,37 @@ def test_arithmetic_on_the_answer_after_it_is_refused(name):
     assert gold is not None
     paid = [row for row in ARITHMETIC if env.verify(task, _fill(row, gold)).reward]
     lost = [row for row in ARITHMETIC_STANDS if not env.verify(task, _fill(row, gold)).reward]
+    assert not paid and not lost, (paid, lost)
+
+
+CONTRACTED = [
+    ". Oops, it's @W.",
+    ". Actually, it’s @W.",
+    "\n\nWait — it's @W!",
+    "\n\nOops — IT'S @W.",
+    # an erratum's "read B for A" states B (self_correction's en-erratum, 11 ids)
+    "\n\nErratum: read @W for @A.",
+    "\n\nErrata: for @A read @W.",
+    "\n\nCorrigendum — read @W.",
+]
+CONTRACTED_STANDS = [
+    ". That's it.",
+    "\n\nIt's what the rules give.",
+    ". Here's why: both premises hold.",
+    "\n\nRead the question for details.",
+    "",
+]
+OPTION_DATASETS = ["course_schedule", "syllogism", "calendar_arithmetic", "spell_backward"]
+
+
+@pytest.mark.parametrize("name", OPTION_DATASETS)
+def test_a_reconsideration_written_with_its_contracted_or_as_an_erratum_is_refused(name):
+    # "Oops, it's Yes." after "No" stood while "Oops, it is Yes." was refused (self_correction's en-oops on 8 ids).
+    env, task = inline_env(name), inline_env(name).sample(1, seed=15)[0]
+    gold = env.answer_text(task)
+    assert gold is not None
+    wrong = wrong_value(gold)
+    rows = [row.replace("@W", wrong).replace("@A", gold) for row in CONTRACTED]
+    paid = [row for row in rows if env.verify(task, f"<answer>{gold}</answer>{row}").reward]
+    lost = [row for row in CONTRACTED_STANDS if not env.verify(task, f"<answer>{gold}</answer>{row}").reward]
     assert not paid and not lost, (paid, lost)
