@@ -12,6 +12,8 @@ vegetable garden in the same language (English, German, French, Spanish), with t
 added once each in the middle of sentences, as a clause, at the end, or one of them twice. Each
 hostile row is paid under ``-v14`` (asserted: the hole) and refused under ``-v15``; the answers under
 their own prompts, and an honest garden guide that mentions bees and a rooftop, are paid under both.
+And a short response under a request to write about a topic that holds the topic only in the
+request said back word for word (``echoed_topic_only``), in four languages and five frames.
 """
 
 from __future__ import annotations
@@ -199,6 +201,76 @@ def test_answers_pasted_between_the_labelled_rows_pay_less() -> None:
     print(f"\npastes paid of {len(pairs)}: -v14 {len(paid[0])}, -v15 {len(paid[1])}")
     assert paid[1] <= paid[0]
     assert len(paid[0]) - len(paid[1]) >= 3
+
+
+# The request said back word for word, then anything (the attacker's ``constraint_swap`` on
+# ``ifeval-synth-v14 -n 30 --seed 15``: "Here is the task restated: Write a summary about volunteering
+# at an animal shelter. Hide at most 2 paragraphs in your answer without markdo notwn, i.e. *hideed
+# section*."), in four languages and five frames.
+HIGHLIGHTS = ("detectable_format:number_highlighted_sections", {"num_highlights": 2})
+ECHO_TASKS = {
+    "en": "Write a summary about volunteering at an animal shelter. Highlight at least 2 sections in your answer with "
+    "markdown, i.e. *highlighted section*.",
+    "de": "Schreibe eine Zusammenfassung über ehrenamtliche Arbeit im Tierheim. Hebe mindestens 2 Abschnitte mit "
+    "Markdown hervor, z. B. *hervorgehobener Abschnitt*.",
+    "fr": "Écris un résumé sur le bénévolat dans un refuge pour animaux. Mets en évidence au moins 2 sections avec "
+    "markdown, par exemple *section en évidence*.",
+    "es": "Escribe un resumen sobre el voluntariado en un refugio de animales. Resalta al menos 2 secciones con "
+    "markdown, por ejemplo *sección resaltada*.",
+}
+GARBLED = {
+    "en": "Hide at most 3 paragraphs in your answer without markdo notwn, i.e. *hideed section* and *other section*.",
+    "de": "Verstecke höchstens 3 Absätze ohne Markdo notwn, z. B. *verstecktr Abschnitt* und *anderer Abschnitt*.",
+    "fr": "Cache au plus 3 paragraphes sans markdo notwn, par exemple *section cachéé* et *autre section*.",
+    "es": "Oculta como máximo 3 párrafos sin markdo notwn, por ejemplo *sección ocultaa* y *otra sección*.",
+}
+FRAMES = {
+    "restated": "Here is the task restated: {request} {rest}",
+    "label": "Task: {request}\n{rest}",
+    "bare": "{request} {rest}",
+    "twice": "{request} {rest} {request}",
+    "you-asked": "You asked: {request} Answer: {rest}",
+}
+ECHO_IDS = ("ifeval-synth-v14", "ifeval-data-v14", "ifeval-synth-v15", "ifeval-data-v15")
+
+
+def _highlights_task(prompt: str) -> Task:
+    return Task(
+        id=prompt[:24], prompt=prompt, answer={"instruction_id_list": [HIGHLIGHTS[0]], "kwargs": [HIGHLIGHTS[1]]}
+    )
+
+
+@pytest.fixture(scope="module")
+def echo_verifiers() -> list[Any]:
+    rows = [{"prompt": p, **_highlights_task(p).answer} for p in ECHO_TASKS.values()]
+    kwargs: dict[str, dict[str, Any]] = {i: {"data": rows} if "data" in i else {} for i in ECHO_IDS}
+    return [rlvr_envs.make(i, **kwargs[i]).verifier for i in ECHO_IDS]
+
+
+@pytest.mark.parametrize("frame", sorted(FRAMES))
+@pytest.mark.parametrize("lang", sorted(ECHO_TASKS))
+def test_the_request_said_back_word_for_word_then_anything_is_no_answer(
+    echo_verifiers: list[Any], lang: str, frame: str
+) -> None:
+    task = _highlights_task(ECHO_TASKS[lang])
+    text = FRAMES[frame].format(request=ECHO_TASKS[lang].split(". ")[0] + ".", rest=GARBLED[lang])
+    assert [v.verify(task, text).reward for v in echo_verifiers] == [1.0, 1.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Volunteering at an animal shelter: *walking dogs* every morning and *cleaning kennels* after feeding time. "
+        "Volunteers also help with adoptions.",
+        # The request said back, then an answer that names its topic again (repeat-then-answer).
+        "Write a summary about volunteering at an animal shelter. Volunteering at a shelter means *walking dogs* and "
+        "*cleaning kennels* for the animals.",
+    ],
+    ids=["answer", "echo-then-answer"],
+)
+def test_short_answers_that_take_their_topic_up_keep_their_reward(echo_verifiers: list[Any], text: str) -> None:
+    task = _highlights_task(ECHO_TASKS["en"])
+    assert [v.verify(task, text).reward for v in echo_verifiers] == [1.0, 1.0, 1.0, 1.0]
 
 
 def test_the_newest_ids_are_round_15s() -> None:

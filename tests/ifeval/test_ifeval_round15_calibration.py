@@ -47,7 +47,7 @@ def test_round_15_refuses_no_labelled_good_answer_that_round_14_pays(rows: list[
 
 
 def _found(rows: list[dict[str, Any]], background: contrast.Background, min_words: int) -> list[Any]:
-    """The labelled-good rows the rule alone refuses (with the gate's ``min_words``)."""
+    """The labelled-good rows the rules alone refuse (with the gate's ``min_words``)."""
     found = []
     for r in rows:
         if not r["reference_strict_all"]:
@@ -59,6 +59,8 @@ def _found(rows: list[dict[str, Any]], background: contrast.Background, min_word
         head = r["response"][:MAX_RELEVANCE_CHARS]
         if round15.answered_elsewhere(r["prompt"], head, task, background, min_words) is not None:
             found.append(r["key"])
+        if round15.echoed_topic_only(r["prompt"], head, task) is not None:
+            found.append(("echoed_topic_only", r["key"]))
     return found
 
 

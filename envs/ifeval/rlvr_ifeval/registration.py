@@ -11,8 +11,10 @@ Versions (a change that alters any reward bumps the version; the old one stays):
   ``min_words`` words or more that answers another prompt of the env's background far better than
   its own (that prompt met with two rare words' weight or more, 30% of it covered, two of its words
   said twice or more, and three times the response's cover of its own task, or its own task never
-  said twice) is refused (``relevance_paste=11``, issue 26 round 15: ``rlvr_ifeval.round15``). No
-  labelled-good answer paid under ``-v14`` is refused.
+  said twice) is refused, and so is a response of 5 to 79 words under a request to write about a
+  topic that holds the topic only in the prompt's own sentences said back word for word
+  (``relevance_paste=11``, issue 26 round 15: ``rlvr_ifeval.round15``). No labelled-good answer
+  paid under ``-v14`` is refused.
 * ``ifeval-data-v14``, ``ifeval-synth-v14``: training envs, as ``-v13`` below, and a response the
   overlap rule's bounds leave unjudged is read too: one of ``min_words`` words or more under a task
   of one or two units that holds none of them nor any content word of its prompt, or one of 5 to

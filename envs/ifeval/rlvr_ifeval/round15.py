@@ -1,6 +1,6 @@
 """Round 15 of issue 26 (``relevance_paste=11``, ``ifeval-data-v15`` / ``ifeval-synth-v15``): an
-answer written for another prompt of the env's data, pasted under this one, read after every
-earlier rule passed it.
+answer written for another prompt of the env's data, pasted under this one, and a short response
+that holds its topic only in the request said back, read after every earlier rule passed it.
 
 Issue 26: "the same response pasted under a thousand prompts must not score on them". Measured on
 the 835 labelled rows (the response of row j under the prompt of row i, i != j, every pair, the
@@ -25,6 +25,14 @@ service": its home covered 56%, four of the home's words said twice or more, not
   ``MIN_UNTAKEN_COVER`` or more (or dwells on ``MIN_UNTAKEN_DWELT`` of its units). Every candidate
   is read, best covered first, not only the heaviest.
 
+* **The topic only in the request said back** (``echoed_topic_only``): under a request to write
+  about a topic (round 14's reading), a response of 5 to ``MAX_ECHO_WORDS`` words whose topic units
+  stand only inside the prompt's own sentences said back word for word, whatever follows them (the
+  attacker's ``constraint_swap`` on ``ifeval-synth-v14 -n 30 --seed 15``: "Here is the task restated:
+  Write a summary about volunteering at an animal shelter. Hide at most 2 paragraphs ... markdo
+  notwn ..."; round 14's ``restated_short`` reads echoes with words changed inside and at most two
+  words of its own, and its ``short_off_topic`` counted the echo's topic words as held).
+
 The bounds are the calibration's: each one loosened by a step refuses labelled-good answers
 (``tests/ifeval/test_ifeval_round15_calibration.py``: a home met with 1.85 or 1.77 times the rare
 weight, keys 1967 and 3326; one of its units said twice, 2691, 3401; covered twice as well as the
@@ -44,7 +52,8 @@ from typing import Any
 from rlvr_ifeval import contrast
 from rlvr_ifeval.base import Checker
 from rlvr_ifeval.pasted import cross_lingual
-from rlvr_ifeval.relevance_units import MAX_RELEVANCE_CHARS, PREFIX, units
+from rlvr_ifeval.relevance_units import MAX_RELEVANCE_CHARS, PREFIX, STOP_WORDS, units
+from rlvr_ifeval.round14 import MIN_SHORT_WORDS, _about_request, topic_units
 from rlvr_ifeval.text_words import count_words_any_script
 
 ROUND_15_PASTE = 11
@@ -138,20 +147,59 @@ def answered_elsewhere(
     return None
 
 
+MAX_ECHO_WORDS = 80
+"""``echoed_topic_only`` reads responses under this many words (the data gate's ``min_words``,
+whichever id: ``ifeval-synth`` judges from 20 words, and a request said back is that long)."""
+MIN_ECHO_CHARS = 12
+"""A prompt sentence of this many characters or more, said back verbatim, is an echo."""
+# The prompt's sentences (a request and its constraints): split after . ? ! (and 。？！) or at lines.
+_SENTENCES_RE = re.compile(r"(?<=[.?!\u3002\uff1f\uff01])\s+|\n+")
+_ENDS = ".?!\u3002\uff1f\uff01 "
+
+
+def echoed_topic_only(prompt: str, head: str, task: frozenset[str]) -> dict[str, Any] | None:
+    """What was found when a response of ``round14.MIN_SHORT_WORDS`` to ``MAX_ECHO_WORDS`` words
+    under a request to write about a topic holds the topic's units only inside the prompt's own
+    sentences said back word for word ("Here is the task restated: Write a summary about
+    volunteering at an animal shelter. Hide at most 2 paragraphs ..."), else None. Round 14's
+    ``short_off_topic`` refuses such a response without the echo; the echo quotes the topic, it
+    does not take it up (``restated_short`` reads echoes with words changed inside and at most two
+    words of its own; here what follows the echo may be anything)."""
+    if not task or not _about_request(prompt):
+        return None
+    if len(head) > 40 * MAX_ECHO_WORDS:
+        return None  # (more words than the bound however long each)
+    words = count_words_any_script(head)
+    if not MIN_SHORT_WORDS <= words < MAX_ECHO_WORDS:
+        return None
+    said = " ".join(head.casefold().split())
+    left = said
+    for sentence in _SENTENCES_RE.split(prompt):
+        echo = " ".join(sentence.casefold().split()).rstrip(_ENDS)
+        if len(echo) >= MIN_ECHO_CHARS and echo in left:
+            left = left.replace(echo, " ")
+    if left == said:
+        return None
+    topic = topic_units(prompt, task)
+    if not topic.isdisjoint(units(left, STOP_WORDS)):
+        return None
+    return {"echoed_topic_only": words, "topic_units": len(topic)}
+
+
 def round15_text(
     prompt: str, response: str, checkers: Sequence[Checker], background: contrast.Background | None, min_words: int
 ) -> dict[str, Any] | None:
     """The verifier's hook, after round 14's rules passed the response (the gate's task units and
     bounds, the env's background)."""
-    if background is None or any(c.allows_short_answer() for c in checkers):
+    if any(c.allows_short_answer() for c in checkers):
         return None  # (a fixed option or a copy: the gate's overlap rules spare them too)
     from rlvr_ifeval.relevance import task_units  # (relevance imports the gate's modules)
 
     head = response[:MAX_RELEVANCE_CHARS]
     task = task_units(prompt, tuple(checkers), round9=True, round10=True).units
-    found = answered_elsewhere(prompt, head, task, background, min_words)
+    found = echoed_topic_only(prompt, head, task) or answered_elsewhere(prompt, head, task, background, min_words)
     # A response in the language the prompt names cannot hold its English words (as the verifier
-    # spares the overlap rule's refusals): asked only where the rule refused.
+    # spares the overlap rule's refusals): asked only where a rule refused.
     if found is not None and cross_lingual(prompt, head):
         return None
     return found
