@@ -18,6 +18,7 @@ from typing import Any
 from rlvr_envs import Reason, Task, Verdict, Verifier
 from rlvr_envs.chat_markers import strip_turn_end
 from rlvr_envs.tail_markup import broken_markup
+from rlvr_envs.tail_slot import restated_value
 from rlvr_judge.answer_reading import (  # re-exported: the verifier's names before the split
     FINAL_ANSWER_CHARS as FINAL_ANSWER_CHARS,
 )
@@ -329,6 +330,9 @@ class JudgeVerifier(Verifier):
                 found = unseen_answer(response, start)
             if found is None and self.answer_view in ("v2", "v3"):  # the views that show the answer's lead-in
                 found = doubted_lead(response, start)
+            if found is None and self.turn_end == "strip":  # v7, round 15: "III, that is <answer>2</answer>"
+                clash = restated_value(response[: start or 0], answer, after)
+                found = Screened("hedge", f"two values said to be one: {clash}") if clash else None
             if found is None and reference:
                 found = negated_reference(shown, reference)
             if found is None and self.turn_end == "strip":  # v7: a dialogue before the answer shown (H7, round 13)
