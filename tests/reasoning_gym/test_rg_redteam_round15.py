@@ -42,6 +42,8 @@ STANDS = [
     "\n\nThat is what I found.",
     "\n\nSee case C of the method, which covers it.",
     "\n\nVitamin C is unrelated.",
+    " (Q.E.D.)",
+    "\n\nQ.E.D.",
     "\n\nHope this helps!",
 ]
 
@@ -100,6 +102,8 @@ def test_a_choice_letter_after_a_text_answer_is_not_read():
         ("Vitamin C is unrelated.", "Vitamin C is unrelated."),
         ("IV.", "IV."),  # two letters: the shared tail's reading
         ("ÉV.", "ÉV."),  # inside a Latin word
+        ("(Q.E.D.)", "(Q.E.D.)"),  # abbreviations (H1's find: "D." of "Q.E.D." was read as 500)
+        ("Washington, D.C.", "Washington, D.C."),
     ],
 )
 def test_only_a_lone_letter_closing_its_clause_is_read(text, read):
@@ -125,8 +129,8 @@ OVERRIDES_STAND = [
     "\u202eab\n<answer>@A</answer>",  # the paragraph ended
     "<answer>@A</answer>",
 ]
-GLUED = ["k", "‱", "‰", "%", "万", "M", "٥", "K.", "mn", "٪"]
-GLUED_STANDS = [".", "$", ")", "**", "\n", "!", ""]
+GLUED = ["k", "‱", "‰", "%", "万", "M", "٥", "K.", "mn", "٪", "億", "천", "тыс.", "½"]
+GLUED_STANDS = [".", "$", ")", "**", "\n", "!", "", "だと思います。", "인 것 같습니다.", "입니다.", "个。"]
 RESTATED = [
     "III, that is <answer>@A</answer>",
     "@B — <answer>@A</answer>",

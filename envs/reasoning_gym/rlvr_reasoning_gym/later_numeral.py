@@ -27,8 +27,11 @@ _WINDOW = 4_000
 # or a bracket may come between): "it is V.", "**X**", "it is $V$", "其实是V。" (a CJK word before it is no
 # Latin word the letter could belong to); a Japanese or Korean copula may close the clause ("実はVです。").
 _LATIN = "A-Za-z0-9\u00c0-\u024f"
+# A letter of an abbreviation ("Q.E.D.", "U.S.", "D.C.": a full stop right before it, or one then a letter after it)
+# is no numeral.
 _LONE = re.compile(
-    rf"(?<![{_LATIN}])[IVXLCDM](?![{_LATIN}])(?=[\s*_$)）]*(?:です|だ|である|입니다|이다)?[\s*_$)）]*(?:[.!?;,:。！？；\n]|$))"
+    rf"(?<![{_LATIN}.])[IVXLCDM](?![{_LATIN}])(?!\.[{_LATIN}])"
+    r"(?=[\s*_$)）]*(?:です|だ|である|입니다|이다)?[\s*_$)）]*(?:[.!?;,:。！？；\n]|$))"
 )
 _INTEGER = re.compile(r"[+-]?\d{1,30}")
 

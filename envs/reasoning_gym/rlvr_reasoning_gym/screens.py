@@ -71,14 +71,28 @@ def _per_sign(ch: str) -> bool:
     return any(word in ("PER", "PERCENT") for word in unicodedata.name(ch, "").split())
 
 
+# Sino-Korean magnitude syllables: ten, hundred, thousand, ten thousand, hundred million, trillion.
+_HANGUL_SCALES = frozenset("십백천만억조")
+_EAST_ASIAN = ("CJK", "HIRAGANA", "KATAKANA", "HANGUL")
+
+
 def glued_suffix(found: Extraction, gold: str | None) -> str | None:
     """The first character after a numeric answer's closing delimiter, when it is glued on and reads as part
-    of the number: a letter or a digit of any script (``k``, ``M``, ``万``, ``٥``), a percent or per-mille sign.
-    Not a symbol: ``$`` closes the math around a box, ``°`` and currency signs are units, ``|`` ends a cell."""
+    of the number: a letter of an alphabet (``k``, ``M``, ``mn``, ``тыс``), any character with a numeric value
+    (a digit of any script, ``万``, ``千``, ``億``), a Sino-Korean magnitude syllable (``천``, ``만``), a percent or
+    per-mille sign. Not a kana, Hangul or ideograph without a value (``だと思います``, ``인 것 같습니다``, ``个``: a
+    particle or a counter, which the shared tail reads), nor a symbol (``$`` closes the math around a box, ``°``
+    and currency signs are units, ``|`` ends a cell)."""
     if not gold or _number(gold) is None or not found.after:
         return None
     ch = found.after[0]
-    if unicodedata.category(ch)[0] in "LN" or _per_sign(ch):
+    east_asian = unicodedata.name(ch, "").startswith(_EAST_ASIAN)
+    if (
+        unicodedata.numeric(ch, None) is not None
+        or ch in _HANGUL_SCALES
+        or (unicodedata.category(ch)[0] == "L" and not east_asian)
+        or _per_sign(ch)
+    ):
         return f"{ch!r} glued to the numeric answer changes what it states"
     return None
 
