@@ -77,7 +77,8 @@ LOOSER = {
     "MIN_DWELT_UNITS": 1,  # 2691, 3401, IFBench 240: one unit of the other prompt said twice
     "MIN_COVER_RATIO": 2.0,  # 2229, 2605, 57, 27: answers that cover a neighbouring prompt well
     "MIN_HOME_COVER": 0.25,  # the rubric 1670 (its own task covered whole, none said twice)
-    "MIN_UNTAKEN_DWELT": 2,
+    "MIN_UNTAKEN_COVER": 0.3,  # 2139: its own task never said twice, another prompt covered 30%
+    "MIN_UNTAKEN_DWELT": 2,  # 2139 again
 }
 
 
