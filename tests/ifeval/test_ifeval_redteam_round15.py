@@ -19,6 +19,7 @@ request said back word for word (``echoed_topic_only``), in four languages and f
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -285,3 +286,25 @@ def test_without_a_background_the_rule_reads_nothing() -> None:
     """``relevance_background=None`` (an env built on one prompt, a served row without its data):
     the rule has no other prompt to find and passes the response to the earlier rules' verdict."""
     assert round15.round15_text(TARGETS["en"][0], PASTES["en-a-clause"], (), None, 80) is None
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        " ".join(HOMES["en"][1].split()) * 25,  # the gate's whole head, one home said over and over
+        "rooftop hive honey bees soil harvest " * 500,  # every unit of two prompts, thousands of times
+        ECHO_TASKS["en"].split(". ")[0] + ". " + "x" * 3_000,  # an echo then one long word
+        "é" * 20_000,  # accents to strip before counting
+    ],
+    ids=["home-repeated", "units-repeated", "echo-long-word", "accents"],
+)
+def test_the_rules_read_hostile_heads_in_bounded_time(verifiers: dict[str, Any], head: str) -> None:
+    """One compiled reading and walk, then a ``str.count`` per unit of at most 8 candidates: a head
+    of the gate's 20,000 characters is read in milliseconds (bound: 2 s of CPU, hundreds of times
+    the cost measured on a loaded machine)."""
+    background = verifiers[NEW].relevance_background
+    task = frozenset({"garden", "soil", "harves", "seeds", "compos"})
+    started = time.process_time()
+    round15.answered_elsewhere(TARGETS["en"][0], head[:20_000], task, background, 80)
+    round15.echoed_topic_only(ECHO_TASKS["en"], head[:20_000], task)
+    assert time.process_time() - started < 2.0
