@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from rlvr_code import sandbox_uids
 from rlvr_code._sandbox_source import harness_fd, without_comments
 from rlvr_code.compile_relay import CompileRelay
 from rlvr_code.memory_bound import DEFAULT_TOTAL_MB, MOUNT_POINT, MemoryCgroup, bounded_job
@@ -307,8 +308,6 @@ class _Worker:
 
 
 _live_sandboxes: weakref.WeakSet[LocalSandbox] = weakref.WeakSet()
-_uid_offsets_taken = 0
-_uid_lock = threading.Lock()
 
 
 @atexit.register
@@ -375,10 +374,10 @@ class LocalSandbox:
         self._bootstrap = {role: bootstrap_source(role) for role in ("judge", "solution")}
         self._idle: queue.SimpleQueue[_Worker] = queue.SimpleQueue()
         self._slots = threading.Semaphore(workers)
-        global _uid_offsets_taken
-        with _uid_lock:
-            # Sandboxes of one process take distinct uids (64 per process before they repeat).
-            self._uid_offset, _uid_offsets_taken = _uid_offsets_taken, _uid_offsets_taken + workers
+        try:  # a uid per worker, held until close(): no two live workers share one (sandbox_uids)
+            self._uids = sandbox_uids.take(workers) if self.privileged else []
+        except sandbox_uids.NoFreeUid as exc:
+            raise SandboxUnavailable(str(exc)) from None
         self._free_slots: queue.SimpleQueue[int] = queue.SimpleQueue()
         for slot in range(workers):
             self._free_slots.put(slot)
@@ -398,10 +397,12 @@ class LocalSandbox:
 
     # -- workers -----------------------------------------------------------------------------------
     def sample_uid(self, slot: int) -> int | None:
-        """A uid no other process uses: RLIMIT_NPROC then bounds this worker's samples alone."""
+        """A uid no other live worker uses (``sandbox_uids``): RLIMIT_NPROC then bounds this worker's samples alone."""
         if not self.privileged:
             return None
-        return 1_900_000_000 + (os.getpid() % 1_000_000) * 64 + (self._uid_offset + slot) % 64
+        if slot >= len(self._uids):  # closed under a running sample (its worker is gone too): never uid None as root
+            raise SandboxError("the sandbox was closed")
+        return self._uids[slot]
 
     def _argv(
         self, role: str, root: str, link_fd: int, memory: MemoryCgroup | None = None, source_fd: int = -1
@@ -586,6 +587,8 @@ class LocalSandbox:
             workers, self._all = list(self._all), set()
         for worker in workers:
             worker.close()
+        uids, self._uids = self._uids, []  # the workers' trees are dead: their uids may serve others
+        sandbox_uids.release(uids)
 
     def __enter__(self) -> LocalSandbox:
         return self
