@@ -34,6 +34,7 @@ alternating between repeats. Hostile inputs: min/median/max latency over the rep
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import random
 import re
@@ -145,6 +146,36 @@ def forget_answers() -> None:
         cache.cache_clear()
 
 
+class _CollectorClock:
+    """CPU seconds spent inside the garbage collector while each side's call runs (``gc.callbacks``).
+
+    Round 15 found that the first pass's ratio is decided by where the process's full collections
+    land: both libraries' objects share one heap (~1M tracked objects once sympy and ANTLR are
+    loaded), a full collection of it costs 60-150 ms, about five fall inside a pass, and whichever
+    side's allocation crosses the threshold pays it. That phase shifts with anything allocated
+    before the pass (the same tree: 4.4x with one more full collection on our side, 5.2x with none,
+    moved by a few thousand objects allocated before it). Printed beside the rows, not subtracted.
+    """
+
+    def __init__(self) -> None:
+        self.side = -1
+        self.spent = [0.0, 0.0]
+        self.full = [0, 0]
+        self._start = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if self.side < 0:
+            return
+        if phase == "start":
+            self._start = time.process_time()
+            return
+        self.spent[self.side] += time.process_time() - self._start
+        self.full[self.side] += info.get("generation") == 2
+
+
+COLLECTOR = _CollectorClock()
+
+
 def run_inline(items) -> tuple[float, float, list[bool], list[bool]]:
     """Both verifiers over the items in this process (CPU seconds), alternating which goes first.
 
@@ -159,7 +190,9 @@ def run_inline(items) -> tuple[float, float, list[bool], list[bool]]:
         forget_answers()
         for side in (0, 1) if index % 2 == 0 else (1, 0):
             start = time.process_time()
+            COLLECTOR.side = side
             passed[side].append(item[side].verify(item[2], item[3]).passed)
+            COLLECTOR.side = -1
             spent[side] += time.process_time() - start
     return spent[0], spent[1], passed[0], passed[1]
 
@@ -268,7 +301,9 @@ def inline_worker(realistic: int) -> None:
     mixed = peer_set + real_set
     snapshot = parser_snapshot.load()
     run_inline(mixed[:3])  # imports of sympy, latex2sympy and math-verify, outside the timings
-    out = {"snapshot": bool(snapshot), "peer": run_inline(peer_set), "realistic": run_inline(real_set)}
+    gc.callbacks.append(COLLECTOR)
+    out: dict[str, Any] = {"snapshot": bool(snapshot), "peer": run_inline(peer_set), "realistic": run_inline(real_set)}
+    out["gc"] = [*COLLECTOR.spent, *COLLECTOR.full]  # the first pass's: ours s, math-verify's s, full collections
     out["2nd pass"] = run_inline(mixed)
     print(json.dumps(out))
 
@@ -335,6 +370,12 @@ def main() -> None:
         for run in runs
     ]
     _row("mixed", "inline", mixed, combined)
+    for run, first in zip(runs, combined):
+        ours, theirs, ours_full, theirs_full = run["gc"]
+        print(
+            f"{'':<12} {'  of which gc':<15} ours {ours:.3f} s ({ours_full:.0f} full), math-verify {theirs:.3f} s "
+            f"({theirs_full:.0f} full); without collections {(first[1] - theirs) / (first[0] - ours):.2f}x"
+        )
     # The same items again in the same processes: the LaTeX parser's decision cache (shared by
     # both sides) is now warm, as in any long-running process; answer caches are still emptied.
     _row("mixed", "2nd pass", mixed, [run["2nd pass"] for run in runs])

@@ -16,7 +16,15 @@ from collections.abc import Callable
 from fractions import Fraction
 
 from rlvr_envs.tail_arithmetic import math_span, value_of
-from rlvr_envs.tail_lexicon import ALTERNATIVES, BETWEEN_VALUES, CORRECTIONS, DENIALS, RESTATEMENTS, RETRACTIONS
+from rlvr_envs.tail_lexicon import (
+    ALTERNATIVES,
+    BETWEEN_VALUES,
+    CLOSING_COPULAS,
+    CORRECTIONS,
+    DENIALS,
+    RESTATEMENTS,
+    RETRACTIONS,
+)
 from rlvr_envs.tail_words import LATEX_COMMAND, readable
 
 SENTENCE_END = re.compile(r"(?<!\d)\.(?!\d)(?!(?<=(?<!\w)[^\W\d_]\.)[^\W\d_])|[!。！\n]|[?？]")
@@ -40,7 +48,9 @@ _OPENS_CORRECTION = re.compile(
 )
 
 
-_SENTENCE_REST = re.compile(r"[\s$*_)\]}.!。！]*$")
+# round 15: the value still ends its sentence when only the verb "to be" closes it, as it does in the languages that
+# put the verb last ("実は384です。", "사실은 384입니다.", "असल में 384 है।"): the copula states the value, it adds none
+_SENTENCE_REST = re.compile(r"(?:\s*(?:" + CLOSING_COPULAS + r"))?[\s$*_)\]}.!。！।]*$")
 _RESTATES = re.compile(
     r"(?<![\w'])(?:is|it's|be|was|equals?|gives?|ist|war|est|es|era|è|é|это|równa|is\s+het)(?![\w'])|[:=]|是|为|為|は|이다",
     re.IGNORECASE,

@@ -278,11 +278,25 @@ _WORD_CORRECTIONS = [
     r"на\s+самом\s+деле", r"точнее", r"исправление", r"поправка", r"вернее", r"подожди(?:те)?",
     r"właściwie", r"poprawka", r"eigenlijk", r"correctie", r"aslında", r"düzeltme", r"sebenarnya", r"koreksi",
     r"thực\s+ra", r"sửa\s+lại", r"في\s+الواقع", r"تصحيح", r"वास्तव\s+में", r"सुधार",
+    # round 15: Greek, Czech, Swedish, Ukrainian, Hebrew, Persian, Hindi, Thai (the attacker's self_correction)
+    r"στην\s+πραγματικότητα", r"περίμενε", r"περιμένετε", r"διόρθωση", r"εννοούσα", r"για\s+την\s+ακρίβεια",
+    r"ve\s+skutečnosti", r"vlastně", r"počkej(?:te)?", r"oprava", r"egentligen", r"vänta", r"rättelse",
+    r"насправді", r"зачекай(?:те)?", r"виправлення", r"בעצם", r"רגע", r"תיקון", r"در\s+واقع", r"صبر\s+کن",
+    r"اصلاح", r"रुको", r"असल\s+में",
 ]  # fmt: skip
-_CJK_CORRECTIONS = (
-    "其实 其實 实际上 實際上 更正 订正 訂正 纠正 糾正 应该是 應該是 不对 不對 等等 实は 実は 訂正 いや 待って "
-    "사실은 사실 정정 수정 잠깐 아니"
-).split()
+_CJK_CORRECTIONS = [
+    *(
+        "其实 其實 实际上 實際上 更正 订正 訂正 纠正 糾正 应该是 應該是 不对 不對 等等 实は 実は 訂正 いや 待って "
+        "사실은 사실 정정 수정 잠깐 아니"
+    ).split(),
+    *("จริงๆ แล้ว", "จริงๆแล้ว", "เดี๋ยว", "แก้ไข"),  # round 15: Thai, written without spaces between words
+]
+CLOSING_COPULAS = (
+    r"です|でした|だ|だった|である|であります|となります|になります|입니다|이다|이에요|예요|였습니다|였다|이었다|임|이야|야"
+    r"|है|हैं|था|হয়|است|هست|ہے|dir|dır|dur|dür|tir|tır|tur|tür|ist|est|es|è|é|is"
+)
+"""The verb "to be" closing a clause after its value ("384です", "384입니다", "384 है", "384 ist"): a pattern
+(alternation) for the readings that need the value to end its sentence."""
 CORRECTIONS = re.compile(_words(_WORD_CORRECTIONS) + "|" + _cjk(_CJK_CORRECTIONS), re.IGNORECASE)
 """Words that open a reconsideration of the answer; they take it back where another value follows."""
 # Restating the answer: a sentence after it that opens with one of these says the answer again ("That is, 6 cm.",

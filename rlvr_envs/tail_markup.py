@@ -59,11 +59,15 @@ _FRAME_BEFORE = re.compile(
     r"\\(?:boxed|fbox|framebox(?:\s*\[[^\[\]{}]{0,20}\]){0,2}|colorbox\s*\{[^{}]{0,40}\}"
     r"|fcolorbox\s*\{[^{}]{0,40}\}\s*\{[^{}]{0,40}\})\s*\Z"
 )
+# The frame commands ``_FRAME_BEFORE`` reads: a frame around the answer needs one of them before it.
+_FRAME_COMMANDS = ("\\boxed", "\\fbox", "\\framebox", "\\colorbox", "\\fcolorbox")
 # An answer tag as a reader sees it: any case and spacing, full-width or small brackets and solidus
 # (＜/answer＞), a JSON-escaped solidus (<\\/answer>), HTML entities (&lt;/answer&gt;), an invisible format
 # character inside the name (</ans\u200bwer>).
 _INVISIBLE = "[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]*"
 _LT, _GT = r"(?:<|\uff1c|\ufe64|&lt;|&#0*60;|&#x0*3c;)", r"(?:>|\uff1e|\ufe65|&gt;|&#0*62;|&#x0*3e;)"
+_TAG_OPENERS = ("<", "\uff1c", "\ufe64", "&")
+"""The first character of every ``_LT`` alternative: a window without any of them holds no answer tag."""
 _TAG = re.compile(
     _LT
     + r"\s*(\\?[/\uff0f]?)\s*"
@@ -161,6 +165,11 @@ def _brace_breach(text: str, answer: _Span, strays: bool) -> str | None:
     closing brace after it with no opener anywhere, something shown between them."""
     start, end = answer.start, answer.end
     lo, hi = max(0, start - WINDOW), min(len(text), end + WINDOW)
+    # Proof of absence first (round 15, the speed goal): a frame needs a frame command before the answer,
+    # a stray needs a closer after it; most answers have neither, and the brace walk below cost ~20 us each.
+    framed = any(text.find(cmd, lo, start) >= 0 for cmd in _FRAME_COMMANDS)
+    if not framed and not (strays and (text.find("}", end, hi) >= 0 or text.find("\uff5d", end, hi) >= 0)):
+        return None
     stack: list[int] = []
     enclosing: list[int] | None = None
     closes: dict[int, int] = {}
@@ -195,6 +204,8 @@ def _tag_breach(text: str, answer: _Span, own: bool) -> str | None:
     """What the answer tags around ``answer`` say against it; ``own``: the span is the answer tag
     itself (its first and last tokens are its own opener and closer)."""
     lo, hi = max(0, answer.start - WINDOW), min(len(text), answer.end + WINDOW)
+    if not any(text.find(opener, lo, hi) >= 0 for opener in _TAG_OPENERS):
+        return None  # every tag starts with one of them (``_LT``): none in the window, no tag to read
     tokens = [(t.start(), t.end(), t.group(1).strip("\\") != "") for t in _TAG.finditer(text, lo, hi)]
     if not tokens:
         return None

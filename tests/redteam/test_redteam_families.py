@@ -63,10 +63,6 @@ _CLASH = (
     "'XXV, that is \\boxed{15}', 'CCCLXXXIV — \\boxed{284}', '\\boxed{15} = twenty-five': another value in "
     "another notation restated as the answer before or after it (round 15's notation_clash); shared tail, owner H1"
 )
-_CORRECTION = (
-    "'\\boxed{15}. — 잠깐, 사실은 25입니다.': a self-correction whose clause ends on a Korean copula (round 15's "
-    "self_correction; full mode also Greek, Czech, Persian, Hebrew, Hindi, Swedish, Thai, Ukrainian); owner H1"
-)
 
 KNOWN_HOLES: dict[str, dict[str, str]] = {
     # case -> {class: what still earns reward}: each an xfail (strict: the day it is fixed the
@@ -77,17 +73,17 @@ KNOWN_HOLES: dict[str, dict[str, str]] = {
     # Round 13's sweep (handed to the owners in /tmp/h13/findings.md): a sign or scale around the
     # answer slot and a tail closed by a stray "}" are paid. Each mark goes the day its hole is
     # mended (strict: an XPASS fails).
+    # Round 15 (H1): math's self_correction (a copula closing the value's clause, Greek and seven more languages) and
+    # math-500's notation_clash are mended (rlvr_envs.tail_slot, tail_lexicon.CLOSING_COPULAS); math-arith's
+    # notation_clash stays for a gold 0 or 1: a lone letter ('\boxed{0} = I') is a variable to the math reading.
     "math-arith": {
         "wrapped_slot": _WRAPPED,
         "scale_swap": _SCALE,
         "notation_clash": _CLASH,
-        "self_correction": _CORRECTION,
     },
     "math-500": {
         "wrapped_slot": _WRAPPED,
         "scale_swap": _SCALE,
-        "notation_clash": _CLASH,
-        "self_correction": _CORRECTION,
     },
     # Round 14: math-500's broken_markup (H4's rlvr_envs.tail_markup in the math verifier), rg-chain_sum's
     # wrapped_slot ('$\\boxed{A}\\%$': the shared tail reads TeX's '\\%' as the percent sign), two_branch and

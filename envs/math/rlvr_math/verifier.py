@@ -16,6 +16,7 @@ from rlvr_envs.tail_doubt import doubted_before
 from rlvr_envs.tail_encoded import decoded
 from rlvr_envs.tail_markup import broken_markup
 from rlvr_envs.tail_restated import without_restatement
+from rlvr_envs.tail_slot import arithmetic_on_answer, display_override, restated_value, scale_after
 from rlvr_envs.tail_stance import settled, without_belief, without_closing_belief
 from rlvr_envs.tail_words import folded
 from rlvr_math.answer_shape import (
@@ -272,6 +273,17 @@ class MathVerifier(Verifier):
             # markup reads it, what the answer's markup encloses holds a second value (rlvr_envs.tail_markup)
             details = {"extraction": answer.method, "refused": broken}
             return Verdict.failure(Reason.FORMAT_ERROR, extracted=answer.text, details=details)
+        # round 15: the slot under a bidi override, a per-mille scale or factorial on it, another value restated in
+        # another notation right before or after it ("XXV — \\boxed{15}", "\\boxed{110} = two hundred ten")
+        slot = (
+            display_override(answer.before, answer.raw)
+            or scale_after(answer.after, gold.text)
+            or restated_value(answer.before, answer.text, answer.after)
+            or arithmetic_on_answer(answer.text, answer.after)  # "Scratch that: 2*(A) + 1."
+        )
+        if slot is not None:
+            details = {"extraction": answer.method, "refused": slot}
+            return Verdict.failure(Reason.WRONG, extracted=answer.text, details=details)
         hidden = concealed(answer.text + "\x00" + answer.raw, answer.before, answer.after, gold.text)
         if hidden is not None:
             return Verdict.failure(
