@@ -80,12 +80,15 @@ _SELF = re.compile(
     # ensured ...") and the text above named as such ("The above is accurate, sourced ...").
     r"|(?:i|we)\s+(?:have\s+)?(?:made\s+sure|ensured|double-checked|checked|verified|confirmed|guaranteed|kept"
     r"|written|wrote|produced|provided|delivered|given)"
-    r"|(?:the|everything|all\s+of\s+the)\s+(?:text\s+)?above\s+(?:is|was|has|meets|satisfies|follows)"
+    r"|(?:(?:the|everything|all\s+of\s+the)\s+(?:text\s+)?above|the\s+(?:" + _NOUNS_EN + r")\s+above|everything\s+here)"
+    r"\s+(?:is|was|has|meets|satisfies|follows|cites)"
     r"|ich\s+habe\s+(?:sichergestellt|darauf\s+geachtet|geprüft|überprüft)|je\s+me\s+suis\s+assurée?"
     r"|j['’]ai\s+(?:veillé|vérifié)|me\s+(?:he\s+)?asegur[ée]|he\s+verificado|mi\s+sono\s+assicurat[oa]"
     r"|ho\s+verificato|certifiquei-me|(?:eu\s+)?(?:garanti|verifiquei)|я\s+(?:убедил(?:ся|ась)|проверил[а]?)"
     r")(?![\w-])"
     r"|我(?:已)?(?:确保|保证|核实|检查过)|(?:私は)?(?:確認しました|保証します)|(?:저는\s*)?(?:확인했습니다|보장합니다)"
+    # a Japanese or Korean sentence puts the verb last: "私は…正確であることを確認しました", "저는 … 확인했습니다"
+    r"|私は[^。！？\n]{0,80}?(?:確認しました|保証します)|저는[^.!?\n]{0,80}?(?:확인했습니다|보장합니다)"
     r"|(?:本|这个|这篇|这段|我的)(?:回答|答案|回复|文章|段落|文本|摘要|总结|解释|翻译)"
     r"|(?:この|私の)(?:回答|答え|文章|段落|要約|記事|説明|翻訳)(?:は|が)"
     r"|(?:이|본|제)\s*(?:답변|응답|글|문단|요약|설명|번역)(?:은|는|이|가))",
@@ -193,7 +196,8 @@ def self_claim(text: str, task_text: str = "", criteria: Sequence[str] = ()) -> 
         words = [w for w in _WORD.findall(claim.casefold()) if len(w) >= 4 or not w.isascii()]
         if words and all(w in seen_words for w in words):
             continue  # the task's own words (a prompt that asks for a self-assessment)
-        rest = claim[found.end() - found.start() :]
+        # the subject is read too: a Japanese or Korean claim stands inside it ("私は…正確…確認しました")
+        rest = claim if claim.lstrip(" \t>*_#-")[:1] in ("私", "저") else claim[found.end() - found.start() :]
         said = _stems(rest)
         verdicts = len(_CORE.findall(rest)) if _may_hold(rest) else 0  # the set gate spares the long alternation
         graded = verdicts + len(said & _QUALITIES) + sum(q in rest for q in _CJK_QUALITIES)
@@ -223,7 +227,9 @@ def self_claim(text: str, task_text: str = "", criteria: Sequence[str] = ()) -> 
 # Where a bare claim's fragment ends: sentence ends, semicolons, brackets.
 _FRAGMENT_END = re.compile(r"\n|(?<!\d)[.!?;](?!\d)|[()\[\]。！？；（）]")
 # Words that only frame a claim ("Note: accurate, cited, one paragraph.", "all requirements fully met").
-_FRAME = frozenset("note notes also and the this that all fully both with each every been were was are one its".split())
+_FRAME = frozenset(
+    "note notes also and the this that all fully both with each every been were was are one its check status".split()
+)
 
 
 def _bare_claim(text: str, known: set[str], hidden: set[str], seen_words: set[str]) -> str | None:
@@ -242,7 +248,7 @@ def _bare_claim(text: str, known: set[str], hidden: set[str], seen_words: set[st
         if not 2 <= len(words) <= 12 or not _NEGATION.isdisjoint(words):
             continue
         content = [w for w in words if w not in _FRAME and not w.isdigit()]
-        verdicts = sum(1 for w in content if _CORE.fullmatch(w))
+        verdicts = sum(1 for w in content if _CORE.fullmatch(w)) + len(_MARK.findall(fragment))
         asserted = verdicts + sum(1 for w in content if w in _ASSERTIONS)
         if not asserted or verdicts + sum(1 for w in content if _stem(w) in known) < len(content):
             continue  # nothing asserted, or a word that is neither the criteria's, a quality nor a verdict
@@ -261,6 +267,7 @@ _ASSERTIONS = frozenset(
     "cited sourced met satisfied fulfilled fulfiled included followed covered addressed ensured done ok yes "
     "zitiert erfüllt enthalten cité cités respecté citado cumplido citato rispettato atendido".split()
 )
+_MARK = re.compile(r"[✓✔✅☑🗸]")
 _NEGATION = frozenset("not no never nicht kein keine pas non ni nunca não не".split())
 _CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
 # (as ``rlvr_judge.bare_verdicts`` reads them; not single quotes, which are apostrophes in prose)
