@@ -111,6 +111,26 @@ def visible(response: str) -> str:
     return text
 
 
+_MARKDOWN_COMMENT = re.compile(r"^[ \t]*\[//\]:[ \t]*#.*$", re.MULTILINE)
+
+
+def hidden_removed(response: str) -> str:
+    """``response`` without what a reader never sees (HTML comments, hidden elements, TeX's hidden
+    groups, markdown comment lines), everything else as written: markup, spacing and ``%`` kept.
+    Round 15 (``relevance_paste=11``) checks the instructions again on it
+    (``reader_view.unread_instructions``): a required keyword, phrase or length met only inside a
+    comment is not met for a reader, while a prohibition still reads the text as written. Unlike
+    ``visible`` it keeps the tags (``<<title>>`` is an instruction's markup) and a ``%`` line."""
+    text = response
+    if "<" in text:
+        text = _HIDDEN_ELEMENT.sub("", _COMMENT.sub("", text))
+    if "\\" in text:
+        text = _TEX_HIDDEN.sub("", text)
+    if "[//]" in text:
+        text = _MARKDOWN_COMMENT.sub("", text)
+    return text
+
+
 # Quoted or bracketed material of a prompt (a text to rewrite, a question to answer, keywords) is
 # the answer's to reuse: copies are sought in the prompt's own words only.
 _QUOTED = re.compile(r""""[^"]*"|“[^”]*”|«[^»]*»|„[^“”]*[“”]|(?<!\w)'[^'\n]*'(?!\w)|\[[^\]]*\]|<<[^>]*>>""")

@@ -21,7 +21,7 @@ A response must follow its instructions both ways: as written and as read.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rlvr_ifeval.base import Checker
@@ -75,9 +75,17 @@ def reader_view(response: str) -> str | None:
     return None if view == response else view
 
 
-def unread_instructions(checkers: Sequence[Checker], response: str, loose: bool) -> dict[str, Any] | None:
-    """The instructions ``response`` follows as written but not as read, or None."""
+def unread_instructions(
+    checkers: Sequence[Checker], response: str, loose: bool, hidden: Callable[[str], str] | None = None
+) -> dict[str, Any] | None:
+    """The instructions ``response`` follows as written but not as read, or None. ``hidden``
+    (round 15: ``own_text.hidden_removed``) also takes out what a reader never sees (a comment, a
+    hidden element), so that a keyword met only there is not met."""
     view = reader_view(response)
+    if hidden is not None:
+        seen = hidden(response if view is None else view)
+        if seen != (response if view is None else view):
+            view = seen
     if view is None:
         return None
     broken = [r.instruction_id for r in check_response(checkers, view, loose=loose) if not r.followed]

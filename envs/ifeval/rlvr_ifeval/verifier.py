@@ -24,7 +24,7 @@ from rlvr_ifeval.contrast import Background
 from rlvr_ifeval.formats import OWN_FORMATS, VERBATIM_FORMAT, resolve_format, user_format  # noqa: F401
 from rlvr_ifeval.genre import not_verse, too_short
 from rlvr_ifeval.guard import GUARD_RULES, NO_WORDS, REFUSAL, WORD_SALAD, content_rejection
-from rlvr_ifeval.own_text import body_on_topic, nothing_of_its_own, overlap_waived, own_text
+from rlvr_ifeval.own_text import body_on_topic, hidden_removed, nothing_of_its_own, overlap_waived, own_text
 from rlvr_ifeval.pasted import cross_lingual
 from rlvr_ifeval.reader_view import UNREAD, unread_instructions
 from rlvr_ifeval.refusals import no_content, offers_refusal, refusal
@@ -426,7 +426,9 @@ class IFEvalVerifier(Verifier):
             return task_verdict(plan, Reason.NO_ANSWER, {"rejected": why, **details}, 0.0)
         reward = 1.0 if followed == total else followed / total if self.partial_credit else 0.0
         if reward > 0 and self.relevance_paste >= 4:  # round 8: followed as a reader sees it too
-            unread = unread_instructions(checkers, response, self.loose)
+            # round 15: and without what a reader never sees (a keyword only in a comment)
+            hidden = hidden_removed if self.relevance_paste >= ROUND_15_PASTE else None
+            unread = unread_instructions(checkers, response, self.loose, hidden)
             if unread is not None:
                 return task_verdict(plan, Reason.WRONG, {"rejected": UNREAD, **unread, **details}, 0.0)
         if reward > 0 and self.relevance != "off":
