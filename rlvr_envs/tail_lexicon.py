@@ -168,6 +168,15 @@ _WORD_DENIALS = [
     r"si\s+sahihi", r"(?:ni\s+)?makosa", r"ভুল", r"اشتباه", r"λάθος", r"λανθασμένο", r"לא\s+נכון", r"שגוי\w*",
     r"mali", r"väärin", r"virheellinen", r"špatně", r"nesprávn\w*", r"greșit\w*", r"gresit\w*", r"incorect\w*",
     r"tidak\s+betul", r"fel", r"forkert", r"feil", r"rossz", r"helytelen",
+    # round 15: "not the answer" in every covered language, as a negation, at most two articles or copulas, and the
+    # language's word for the answer ("não é a resposta", "non è la risposta", "niet het antwoord"); where the verb
+    # comes last, the answer's word then the negation ("उत्तर नहीं है", "cevap değil"). Other words between ("no other
+    # answer works", "not the only answer") are no denial.
+    r"(?:not|nicht|pas|no|non|não|niet|не|nie|değil|bukan|không(?:\s+phải)?|ليس|ليست|नहीं|δεν|inte|ikke|ne|nu)\s+"
+    r"(?:(?:is|ist|es|est|é|è|är|er|jest|je|є|là|la|le|l'|a|o|il|het|de|the|die|der|el|una|un|to|ta|είναι|η)\s*){0,2}"
+    r"(?:answer|antwort|réponse|respuesta|risposta|resposta|antwoord|ответ\w*|odpowied\w*|cevap\w*|yanıt\w*"
+    r"|đáp\s+án|câu\s+trả\s+lời|jawaban\w*|الجواب|الإجابة|उत्तर|जवाब|απάντηση|svaret|svar)",
+    r"(?:उत्तर|जवाब)\s+नहीं", r"(?:cevap|yanıt)\w*\s+değil", r"(?:jawaban\w*\s+)?bukan\s+jawaban\w*",
 ]  # fmt: skip
 _CJK_DENIALS = "错 錯 不对 不對 不正确 不正確 違う 間違い 間違って 誤り 틀렸 틀린 틀립".split()
 

@@ -222,3 +222,36 @@ _AFFIRMED = {
 @pytest.mark.parametrize("name", sorted(_AFFIRMED))
 def test_a_reconsideration_of_the_same_value_stands(name: str) -> None:
     assert not _refused(_AFFIRMED[name])
+
+
+# "Not the answer" right after it, in languages whose denial of the answer was not read before round 15.
+_DENIED = {
+    "pt": "<answer>2</answer> não é a resposta.",
+    "it": "<answer>2</answer> non è la risposta.",
+    "nl": "<answer>2</answer> is niet het antwoord.",
+    "hi": "<answer>2</answer> उत्तर नहीं है।",
+    "ru": "<answer>2</answer> — не ответ.",
+    "pl": "<answer>2</answer> nie jest odpowiedzią.",
+    "tr": "<answer>2</answer> cevap değil.",
+    "el": "<answer>2</answer> δεν είναι η απάντηση.",
+    "sv": "<answer>2</answer> är inte svaret.",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_DENIED))
+def test_not_the_answer_is_refused(name: str) -> None:
+    assert _refused(_DENIED[name])
+
+
+_NOT_DENIED = {
+    "no-other": "<answer>2</answer>. No other answer works.",
+    "not-the-only": "<answer>2</answer> is not the only answer we tried; it is the one.",
+    "fr-no-other": "<answer>2</answer>. Il n'y a pas d'autre réponse.",
+    "it-no-other": "<answer>2</answer>. Non c'è un'altra risposta.",
+    "pt-no-other": "<answer>2</answer>. Não há outra resposta.",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_NOT_DENIED))
+def test_no_other_answer_stands(name: str) -> None:
+    assert not _refused(_NOT_DENIED[name])

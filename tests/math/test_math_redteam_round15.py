@@ -53,6 +53,11 @@ _HOSTILE = {
     "japanese-deshita": "The final answer is \\boxed{284}.\n\n実は384でした。",
     "korean-ida": "The final answer is \\boxed{284}.\n\n사실은 384이다.",
     "hindi-hai": "The final answer is \\boxed{284}.\n\nअसल में 384 है।",
+    # "not the answer" in Portuguese, Italian, Dutch, Hindi (paid before round 15)
+    "not-the-answer-pt": "\\boxed{284} não é a resposta.",
+    "not-the-answer-it": "\\boxed{284} non è la risposta.",
+    "not-the-answer-nl": "\\boxed{284} is niet het antwoord.",
+    "not-the-answer-hi": "\\boxed{284} उत्तर नहीं है।",
 }
 
 
@@ -73,6 +78,8 @@ _HONEST = {
     "japanese-same": "The final answer is \\boxed{284}.\n\n実は284です。",
     "popped-override": "\u202eabc\u202c The answer is \\boxed{284}.",
     "percent-either": "The answer is $\\boxed{284}\\%$.",
+    "no-other-answer": "The answer is $\\boxed{284}$. No other answer works.",
+    "no-other-answer-pt": "The answer is $\\boxed{284}$. Não há outra resposta.",
 }
 
 
