@@ -22,7 +22,7 @@ from rlvr_envs.types import Reason, Verdict
 
 TURN_MARKERS: tuple[str, ...] = (
     # The start or end of a turn (or of a sequence) in common chat templates, as a tokenizer decodes
-    # them with skip_special_tokens=False.
+    # them with skip_special_tokens=False: examples of the shapes ``_MARKER`` reads (every one is read).
     "<|im_start|>",  # ChatML: Qwen, Yi, OpenHermes
     "<|im_end|>",
     "<|eot_id|>",  # Llama 3
@@ -45,57 +45,82 @@ TURN_MARKERS: tuple[str, ...] = (
     "<|endoftext|>",  # GPT-2, Qwen's pad/EOS, Phi-2
     "<|EOT|>",  # DeepSeek Coder
 )
-# What opens a turn, before its role's name.
-_OPENERS = ("<|im_start|>", "<|start_header_id|>", "<start_of_turn>")
-_ROLE_AT_END = re.compile(r"(?:user|assistant|system|model|human|tool|ipython)(?:<\|end_header_id\|>)?\Z")
-# Every marker holds one of these: a text with none of them (nearly every completion) is decided by a
-# few substring scans, not one per marker.
-_HOLDS = ("<|", "<｜", "INST]", "_of_turn>")
+_ROLE = r"(?:user|assistant|system|model|human|tool|ipython|ai|bot|developer|function|observation)"
+# A turn marker, by the shapes templates give their control tokens (round 15: a list of 21 missed
+# Seed-OSS's <seed:eos><seed:bos>assistant and MiniMax's ]~b]ai, and a wrong answer followed by
+# either and the gold was paid). Each shape is one no honest prose or program text takes:
+_MARKER = re.compile(
+    # a bar token: ChatML, Llama 3, Phi, Zephyr, harmony (<|start|>, <|channel|>, <|message|>), GPT-2,
+    # DeepSeek's full-width <｜Assistant｜> -- except the OpenThoughts think/solution markers, which
+    # sit inside one turn (as <think> does). A name is a word: "<|x|>" (a norm) is not one.
+    r"<\|(?!(?:begin|end)_of_(?:thought|solution)\|>)[A-Za-z][A-Za-z0-9_▁.-]{1,40}\|>"
+    r"|<｜[^｜<>\n]{1,40}｜>"
+    # a template's own start/end tag: Gemma's <start_of_turn>, FunctionGemma's <start_function_response>
+    r"|<(?:start|end)_(?:of|function)_[a-z_]{1,30}>"
+    # a namespaced sequence boundary (Seed-OSS's <seed:bos>/<seed:eos>), or any namespaced tag opening a
+    # role's line (<ns:start>assistant); <seed:think> and XML's <xs:element>user</xs:element> are not
+    rf"|<[a-z][a-z0-9_]{{0,20}}:(?:(?:[be]os|eot|eom)>|[a-z_]{{1,30}}>(?=[ \t]*{_ROLE}[ \t]*(?:\n|\Z)))"
+    # MiniMax's bracket-tilde controls: ]~!b[ (begin), ]~b] (a role's turn), [e~[ (end); R's y[1]~x[2]
+    # (]~x[) is a formula
+    r"|\]~[a-z]\]|\]~![a-z]\[|\[[a-z]~\["
+    # Mistral's frames of another role's text ([THINK] sits inside the assistant's turn: not one)
+    r"|\[/?(?:INST|SYSTEM_PROMPT|AVAILABLE_TOOLS|TOOL_RESULTS|TOOL_CONTENT)\]",
+    re.IGNORECASE,
+)
+# Text that holds no marker holds none of these (nearly every completion): a few substring scans in C
+# decide it without the regex.
+_HOLDS = ("<|", "<｜", "_of_", "_function_", ":", "~", "INST]", "_TOOLS]", "_RESULTS]", "_PROMPT]", "_CONTENT]")
+_ROLE_AT_END = re.compile(_ROLE + r"\Z", re.IGNORECASE)
 
 
 def forged_turn(text: str) -> str | None:
     """The first turn marker in ``text`` that non-space text follows, or None (markers that only end
     the text, with whitespace between them, are a decoded end of turn: honest)."""
-    if not any(piece in text for piece in _HOLDS):
+    markers = _markers(text)
+    if not markers:
         return None
-    body = text[: _turn_end(text)]
-    found = [(at, m) for m in TURN_MARKERS if (at := body.find(m)) >= 0]
-    return min(found)[1] if found else None
+    end = _turn_end(text, markers)
+    return next((m.group(0) for m in markers if m.start() < end), None)
 
 
 def strip_turn_end(text: str) -> str:
     """``text`` without the turn markers (and the whitespace between them) that only end it: a decoded
     end of turn, padding, a next turn opened with only its role named. Nothing else is touched."""
-    if not any(piece in text for piece in _HOLDS):
+    markers = _markers(text)
+    if not markers:
         return text
-    end = _turn_end(text)
-    if not text[end:].strip() or forged_turn(text) is not None:
+    end = _turn_end(text, markers)
+    if not text[end:].strip() or any(m.start() < end for m in markers):
         return text  # no marker ends it (whitespace alone is kept), or one is a forged turn: refused elsewhere
     return text[:end].rstrip()
 
 
-def _turn_end(text: str) -> int:
+def _markers(text: str) -> list[re.Match[str]]:
+    if not any(piece in text for piece in _HOLDS):
+        return []
+    return list(_MARKER.finditer(text))
+
+
+def _turn_end(text: str, markers: list[re.Match[str]]) -> int:
     """Where the markers that only end ``text`` begin (``len(text)`` when none does)."""
     end = len(text)
-    while True:  # the markers (and whitespace) that only end the text; a run of one is eaten at once
+    last = len(markers) - 1
+    while True:  # the markers (and whitespace) that only end the text, from the last one back
         cut = end
         while cut and text[cut - 1].isspace():
             cut -= 1
-        if not text.endswith(TURN_MARKERS, 0, cut):
-            # A next turn only opened, its role named and nothing written ("... is 2/3. <|im_start|>user":
-            # a model not stopped at its end of turn, as in Math-Verify's own test cases): an end too.
-            role = _ROLE_AT_END.search(text, max(0, cut - 40), cut)
-            if role is not None and text.endswith(_OPENERS, 0, role.start()):
-                opener = next(m for m in _OPENERS if text.endswith(m, 0, role.start()))
-                end = role.start() - len(opener)
-                continue
-            end = cut
-            break
-        last = next(m for m in TURN_MARKERS if text.endswith(m, 0, cut))
-        end = cut - len(last)
-        while text.endswith(last, 0, end):
-            end -= len(last)
-    return end
+        if last >= 0 and markers[last].end() == cut:
+            end = markers[last].start()
+            last -= 1
+            continue
+        # A next turn only opened, its role named and nothing written ("... is 2/3. <|im_start|>user":
+        # a model not stopped at its end of turn, as in Math-Verify's own test cases): an end too.
+        role = _ROLE_AT_END.search(text, max(0, cut - 12), cut)
+        if role is not None and last >= 0 and markers[last].end() == role.start():
+            end = markers[last].start()
+            last -= 1
+            continue
+        return cut
 
 
 def forged_turn_verdict(completion: object) -> Verdict | None:
