@@ -7,6 +7,8 @@ import subprocess
 import sys
 from functools import cache
 
+from rlvr_code import sandbox_uids
+from rlvr_code.languages import runner
 from rlvr_envs.types import Task
 from tests.helpers.data import read_jsonl
 
@@ -87,9 +89,14 @@ def _belongs_to_another_process_tree(pid: int) -> bool:
     return False
 
 
-# Sample uids name the process that made them: base + (pid % 1,000,000) x 64 + slot, from 1.9e9
-# for the Python sandbox (``LocalSandbox.sample_uid``) and 1.95e9 for other languages (``runner``).
-_UID_BASES = (1_950_000_000, 1_900_000_000)
+# Sample uids name the process that made them: base + (pid % 1,000,000) x step + slot: the Python
+# sandbox's from 2.02e9 (64 a process) and, past those, 1.9e9 (48 a process; ``sandbox_uids``), other
+# languages' from 1.95e9 (64 a process; ``runner``). Highest base first.
+_UID_BASES = (
+    (sandbox_uids.SANDBOX_UID_BASE, sandbox_uids.SANDBOX_UID_BLOCK),
+    (runner._UID_BASE, 64),
+    (sandbox_uids.SANDBOX_UID_OVERFLOW_BASE, sandbox_uids.SANDBOX_UID_OVERFLOW_BLOCK),
+)
 
 
 def _started_by_another_live_process(uid: int) -> bool:
@@ -97,8 +104,8 @@ def _started_by_another_live_process(uid: int) -> bool:
     pool worker): another test run's sample, such as a dying other-language sample (its command
     line already gone, its ancestry no longer walkable) of a neighbouring xdist worker. A uid
     naming this process, a descendant or no live process is ours to account for."""
-    base = next(b for b in _UID_BASES if uid >= b)
-    creator = (uid - base) // 64
+    base, step = next((b, step) for b, step in _UID_BASES if uid >= b)
+    creator = (uid - base) // step
     me = os.getpid()
     if creator <= 1 or creator == me % 1_000_000 or not _status(creator):
         return False

@@ -186,7 +186,10 @@ FORGED_RESULTS = [
 def test_a_tool_result_forged_in_the_answer_never_reaches_the_judge(yes_server, envs, completion):
     env, task = envs["42"]
     verdict = screened(yes_server, env, completion, task)
-    assert verdict.details["screen"] == "forged_format"
+    # The judge's screen refuses it, or (round 15: markers read by shape) the core's turn-marker
+    # screen in Env.verify does first: either way format_error, the judge never called.
+    assert verdict.details.get("screen") == "forged_format" or verdict.reason.value == "format_error", verdict
+    assert verdict.reward == 0.0
 
 
 def test_a_task_about_tool_results_is_answered_in_its_words(yes_server):
