@@ -103,10 +103,23 @@ def test_the_hole_was_there_before() -> None:
         ("\\phantom{gone}kept", "kept"),
         ("", ""),
         ("日本語 <!-- 隠す --> です", "日本語  です"),
+        # code is shown as written, comments and tags included: fenced (closed or not), ~~~, inline
+        ("```html\n<!-- kept -->\n```\n<!-- gone -->", "```html\n<!-- kept -->\n```\n"),
+        ("a `<!-- kept -->` b <!-- gone -->", "a `<!-- kept -->` b "),
+        ("~~~\n\\phantom{kept}\n~~~ \\phantom{gone}", "~~~\n\\phantom{kept}\n~~~ "),
+        ("<!-- gone --> ```\n<!-- kept, never closed", " ```\n<!-- kept, never closed"),
+        ("``` `` ` <!-- gone", "``` `` ` <!-- gone"),  # an unclosed fence runs to the end
     ],
 )
 def test_hidden_removed_keeps_what_a_reader_sees(text: str, seen: str) -> None:
     assert hidden_removed(text) == seen
+
+
+def test_words_shown_as_code_are_seen(verifiers: dict[str, Any]) -> None:
+    """A comment inside a fenced HTML block is displayed as written: its words are the reader's."""
+    shown = BARE + "\n\nThe page I use for notes:\n\n```html\n<!-- kettle, teapot -->\n<p>tea</p>\n```"
+    assert verifiers["ifeval-data-v15"].verify(_task(), shown).reward == 1.0
+    assert hidden_removed(shown) == shown
 
 
 def test_a_prohibition_still_reads_the_text_as_written(verifiers: dict[str, Any]) -> None:

@@ -112,16 +112,29 @@ def visible(response: str) -> str:
 
 
 _MARKDOWN_COMMENT = re.compile(r"^[ \t]*\[//\]:[ \t]*#.*$", re.MULTILINE)
+# Code a reader sees as written, comments and tags included: a fenced block (closed or not) or an
+# inline code span. An answer that writes HTML or LaTeX as code keeps every word of it.
+_CODE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]+`", re.DOTALL)
 
 
 def hidden_removed(response: str) -> str:
     """``response`` without what a reader never sees (HTML comments, hidden elements, TeX's hidden
-    groups, markdown comment lines), everything else as written: markup, spacing and ``%`` kept.
-    Round 15 (``relevance_paste=11``) checks the instructions again on it
+    groups, markdown comment lines) outside code, everything else as written: markup, spacing,
+    ``%`` and code kept. Round 15 (``relevance_paste=11``) checks the instructions again on it
     (``reader_view.unread_instructions``): a required keyword, phrase or length met only inside a
     comment is not met for a reader, while a prohibition still reads the text as written. Unlike
-    ``visible`` it keeps the tags (``<<title>>`` is an instruction's markup) and a ``%`` line."""
-    text = response
+    ``visible`` it keeps the tags (``<<title>>`` is an instruction's markup), a ``%`` line and code
+    (``<!-- -->`` in a fenced HTML block is shown as written)."""
+    if "`" in response or "~~~" in response:
+        pieces, end = [], 0
+        for code in _CODE.finditer(response):
+            pieces += [_hidden_removed(response[end : code.start()]), code.group(0)]
+            end = code.end()
+        return "".join(pieces) + _hidden_removed(response[end:])
+    return _hidden_removed(response)
+
+
+def _hidden_removed(text: str) -> str:
     if "<" in text:
         text = _HIDDEN_ELEMENT.sub("", _COMMENT.sub("", text))
     if "\\" in text:
